@@ -1,0 +1,70 @@
+# Quire — two commands on a fresh Debian/Ubuntu machine:
+#   make run    installs what is missing, builds the frontend and the app, opens the window
+#   make test   installs what the tests need and runs every test
+SHELL := /bin/bash
+.DEFAULT_GOAL := run
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+GO ?= go
+GOFLAGS_DESKTOP := -tags desktop,production,webkit2_41 -ldflags "-w -s"
+APP := build/bin/quire
+
+# Debian packages: to build and run the window, and what the tests add.
+RUN_PKGS  := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev
+TEST_PKGS := $(RUN_PKGS) xvfb xauth x11-apps xdotool imagemagick chromium dbus-x11 fonts-dejavu-core
+
+.PHONY: run test bench build app frontend deps-run deps-test check-tools clean
+
+run: deps-run app
+	./$(APP)
+
+build app: frontend
+	CGO_ENABLED=1 $(GO) build $(GOFLAGS_DESKTOP) -o $(APP) .
+
+# Install only the packages that are missing (dpkg -s is quick and offline).
+define apt_install
+	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing: $$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+endef
+
+deps-run: check-tools
+	$(call apt_install,$(RUN_PKGS))
+
+deps-test: check-tools
+	$(call apt_install,$(TEST_PKGS))
+
+check-tools:
+	@command -v apt-get >/dev/null || { echo "This Makefile installs packages with apt-get (Debian/Ubuntu); see README for other systems."; exit 1; }
+	@command -v node >/dev/null && command -v npm >/dev/null || { \
+	  echo "Installing Node.js and npm"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq nodejs npm; }
+	@node -e 'const [a,b]=process.versions.node.split(".").map(Number); if (a<20||(a===20&&b<19)) { console.error("Node.js "+process.versions.node+" is too old: Quire needs 20.19 or newer (see README)."); process.exit(1) }'
+	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer from https://go.dev/dl/ (see README)."; exit 1; }
+
+frontend/node_modules/.package-lock.json: frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	touch $@
+
+frontend: frontend/node_modules/.package-lock.json
+	cd frontend && npm run build
+
+# Every test: Go (with the race detector; includes 50 SIGKILLs of a writer),
+# the frontend's unit tests, the UI in real Chromium against a mock and against
+# the real HTTP host with the fake Ollama, and the real window under Xvfb.
+test: deps-test frontend
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+	cd frontend && npm test
+	cd frontend && npm run test:e2e
+	$(GO) test -count=1 -tags e2e -run TestBrowser ./test/e2e/
+	CGO_ENABLED=1 $(GO) build $(GOFLAGS_DESKTOP) -o $(APP) .
+	QUIRE_APP_BIN=$(CURDIR)/$(APP) $(GO) test -count=1 -tags desktoptest -v -run TestDesktop ./test/desktop/
+
+# Benchmarks (figures go to docs/BENCHMARKS.md).
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./kernel/...
+
+clean:
+	rm -rf build/bin frontend/dist/assets frontend/dist/index.html

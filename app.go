@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync/atomic"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	wailsrt "github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"quire/config"
+	"quire/doctor"
+	"quire/host/probe"
+	"quire/kernel/protocol"
+)
+
+// Names of the runtime events the frontend listens to (docs/PROTOCOL.md).
+const (
+	eventEvents   = "quire:events"
+	eventSessions = "quire:sessions"
+)
+
+// App is the Wails host: its exported methods are bound to the frontend
+// (window.go.main.App). Wails runs each call in its own goroutine, so every
+// method is safe for concurrent use; App itself holds no conversation state.
+type App struct {
+	kernel    protocol.Kernel
+	diagnose  func(context.Context) doctor.Report
+	probePath string
+	log       *slog.Logger
+	// emit sends a runtime event to the frontend; injected so App can be
+	// tested without a window.
+	emit func(ctx context.Context, name string, data ...any)
+
+	greeted atomic.Bool // set by a successful Handshake
+
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// newApp builds the host. Wails itself quits the window on SIGINT/SIGTERM,
+// after which runWindow's deferred Close ends runs with their reason.
+func newApp(k protocol.Kernel, diagnose func(context.Context) doctor.Report, probePath string, log *slog.Logger) *App {
+	return &App{kernel: k, diagnose: diagnose, probePath: probePath, log: log, emit: wailsrt.EventsEmit}
+}
+
+// startup receives the window's context and starts forwarding updates. The
+// frontend reloads history with Events(id, from), so updates sent before it
+// subscribed are not lost.
+func (a *App) startup(ctx context.Context) {
+	a.ctx, a.cancel = context.WithCancel(ctx)
+	go a.forward(a.ctx)
+}
+
+func (a *App) shutdown(context.Context) {
+	if a.cancel != nil {
+		a.cancel()
+	}
+}
+
+// audience is what the window shows: public events only, for now.
+var audience = protocol.Audience{}
+
+// forward relays kernel updates to the frontend in order; the runtime already
+// batches streamed text, so one update is one small ExecJS call.
+func (a *App) forward(ctx context.Context) {
+	for u := range a.kernel.Watch(ctx) {
+		if evs := protocol.Filter(u.Events, audience); len(evs) > 0 {
+			a.emit(ctx, eventEvents, evs)
+		}
+		if u.Sessions != nil {
+			a.emit(ctx, eventSessions, u.Sessions)
+		}
+	}
+}
+
+func (a *App) callCtx() context.Context {
+	if a.ctx != nil {
+		return a.ctx
+	}
+	return context.Background()
+}
+
+// ready refuses every call until the frontend has shaken hands.
+func (a *App) ready() error {
+	if !a.greeted.Load() {
+		return errNoHandshake
+	}
+	return nil
+}
+
+var errNoHandshake = errors.New("the window has not shaken hands with Quire yet (call Handshake first); reload the window")
+
+// Handshake must come first: it refuses a frontend whose protocol major
+// version differs, and returns the kernel's version.
+func (a *App) Handshake(version string) (string, error) {
+	if err := protocol.Compatible(version); err != nil {
+		return "", err
+	}
+	a.greeted.Store(true)
+	return protocol.Version, nil
+}
+
+// Doctor runs the health checks shown on the first screen.
+func (a *App) Doctor() doctor.Report { return a.diagnose(a.callCtx()) }
+
+// ListSessions lists conversations, most recent first.
+func (a *App) ListSessions() ([]protocol.Session, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	list, err := a.kernel.Sessions(a.callCtx())
+	if list == nil && err == nil {
+		list = []protocol.Session{}
+	}
+	return list, err
+}
+
+// NewSession starts an empty conversation.
+func (a *App) NewSession(title string) (protocol.Session, error) {
+	if err := a.ready(); err != nil {
+		return protocol.Session{}, err
+	}
+	return protocol.Run[protocol.Session](a.callCtx(), a.kernel, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: title})
+}
+
+// RenameSession retitles a conversation.
+func (a *App) RenameSession(id, title string) (protocol.Session, error) {
+	if err := a.ready(); err != nil {
+		return protocol.Session{}, err
+	}
+	return protocol.Run[protocol.Session](a.callCtx(), a.kernel, "", protocol.RenameSession, protocol.RenameSessionPayload{Session: id, Title: title})
+}
+
+// DeleteSession removes a conversation; the frontend has asked the user first.
+func (a *App) DeleteSession(id string) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	_, err := protocol.Run[struct{}](a.callCtx(), a.kernel, "", protocol.DeleteSession, protocol.SessionRef{Session: id})
+	return err
+}
+
+// Events returns a conversation's events from seq on.
+func (a *App) Events(id string, from int64) ([]protocol.Event, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	evs, err := a.kernel.Events(a.callCtx(), id, from)
+	if err != nil {
+		return nil, err
+	}
+	return protocol.Filter(evs, audience), nil
+}
+
+// Send stores the user's message and starts the reply; it returns the run
+// id. key is the idempotency key: sending again with it has no second effect.
+func (a *App) Send(id, text, key string) (string, error) {
+	if err := a.ready(); err != nil {
+		return "", err
+	}
+	r, err := protocol.Run[protocol.SendResult](a.callCtx(), a.kernel, key, protocol.SendMessage, protocol.SendMessagePayload{Session: id, Text: text})
+	return r.RunID, err
+}
+
+// Cancel stops the conversation's reply.
+func (a *App) Cancel(id string) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	_, err := protocol.Run[struct{}](a.callCtx(), a.kernel, "", protocol.CancelRun, protocol.SessionRef{Session: id})
+	return err
+}
+
+// ReportView is the test probe: the frontend reports what it rendered, and
+// when QUIRE_TEST_PROBE is set the snapshot is written there.
+func (a *App) ReportView(snapshot map[string]any) error {
+	if a.probePath == "" {
+		return nil
+	}
+	b, err := json.Marshal(snapshot)
+	if err != nil {
+		return err
+	}
+	return probe.Write(a.probePath, b)
+}
+
+func runWindow(ctx context.Context, cfg config.Config, log *slog.Logger, stderr io.Writer) int {
+	s, err := openServices(ctx, cfg, log)
+	if err != nil {
+		fmt.Fprintln(stderr, "quire:", err)
+		return 1
+	}
+	defer s.Close()
+	if s.DBErr != nil {
+		log.Error("the database could not be opened; the window will say so", "err", s.DBErr)
+	}
+	app := newApp(s.kernel(), s.doctor, os.Getenv("QUIRE_TEST_PROBE"), log)
+	err = wails.Run(&options.App{
+		Title:            "Quire",
+		Width:            1200,
+		Height:           800,
+		MinWidth:         760,
+		MinHeight:        520,
+		AssetServer:      &assetserver.Options{Assets: assets},
+		BackgroundColour: &options.RGBA{R: 250, G: 249, B: 246, A: 255},
+		OnStartup:        app.startup,
+		OnShutdown:       app.shutdown,
+		Bind:             []any{app},
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, "quire:", err)
+		return 1
+	}
+	return 0
+}

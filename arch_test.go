@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+type listedPackage struct {
+	ImportPath string
+	Deps       []string
+}
+
+// listPackages runs `go list -deps` over the module's own packages.
+func listPackages(t *testing.T) []listedPackage {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-json=ImportPath,Deps", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	var pkgs []listedPackage
+	for dec.More() {
+		var p listedPackage
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < 5 {
+		t.Fatalf("go list found only %d packages", len(pkgs))
+	}
+	return pkgs
+}
+
+func under(path, prefix string) bool { return path == prefix || strings.HasPrefix(path, prefix+"/") }
+
+func isStd(path string) bool {
+	return !strings.Contains(strings.Split(path, "/")[0], ".") && !under(path, "quire")
+}
+
+// composes reports whether a package picks concrete parts: the composition
+// root, and the test kit that assembles the same kernel for tests.
+func composes(pkg string) bool { return pkg == "quire" || under(pkg, "quire/internal/testkit") }
+
+const (
+	wailsModule  = "github.com/wailsapp/wails"
+	sqliteModule = "modernc.org/sqlite"
+	ollamaModule = "github.com/ollama/ollama"
+)
+
+// TestLayering enforces the import rules of docs/ARCHITECTURE.md on the
+// transitive dependencies `go list -deps` reports.
+func TestLayering(t *testing.T) {
+	type rule struct {
+		name      string
+		applies   func(pkg string) bool
+		forbidden func(dep string) bool
+	}
+	rules := []rule{
+		{"kernel never depends on Wails, memory, rag, tools or hosts",
+			func(p string) bool { return under(p, "quire/kernel") },
+			func(d string) bool {
+				return under(d, wailsModule) || under(d, "quire/memory") || under(d, "quire/rag") || under(d, "quire/tools") || under(d, "quire/host")
+			}},
+		{"only kernel/store depends on the SQL driver",
+			func(p string) bool { return !under(p, "quire/kernel/store") && !composes(p) },
+			func(d string) bool { return under(d, sqliteModule) }},
+		{"only the Ollama adapter depends on the Ollama client",
+			func(p string) bool { return !under(p, "quire/kernel/provider/ollama") && !composes(p) },
+			func(d string) bool { return under(d, ollamaModule) }},
+		{"kernel/core is pure: standard library without I/O, clock or randomness, kernel/event and kernel/tool",
+			func(p string) bool { return under(p, "quire/kernel/core") },
+			func(d string) bool {
+				if isStd(d) {
+					switch d {
+					case "os", "net", "net/http", "math/rand", "math/rand/v2", "crypto/rand", "database/sql", "os/exec":
+						return true
+					}
+					return false
+				}
+				return !under(d, "quire/kernel/event") && !under(d, "quire/kernel/tool")
+			}},
+		{"hosts speak the protocol, not the store, the core or the adapter",
+			func(p string) bool { return under(p, "quire/host") },
+			func(d string) bool {
+				return under(d, "quire/kernel/store") || under(d, "quire/kernel/provider") || under(d, "quire/kernel/core") ||
+					under(d, sqliteModule) || under(d, ollamaModule)
+			}},
+	}
+	pkgs := listPackages(t)
+	for _, r := range rules {
+		t.Run(r.name, func(t *testing.T) {
+			for _, p := range pkgs {
+				if !r.applies(p.ImportPath) {
+					continue
+				}
+				for _, d := range p.Deps {
+					if r.forbidden(d) {
+						t.Errorf("%s depends on %s", p.ImportPath, d)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestLayeringRulesSeeTheRealGraph makes sure the forbidden parts really are
+// in the graph where they are allowed, so a rule cannot pass by matching nothing.
+func TestLayeringRulesSeeTheRealGraph(t *testing.T) {
+	deps := map[string][]string{}
+	for _, p := range listPackages(t) {
+		deps[p.ImportPath] = p.Deps
+	}
+	has := func(pkg, dep string) bool {
+		for _, d := range deps[pkg] {
+			if under(d, dep) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range []struct{ pkg, dep string }{
+		{"quire/kernel/store", sqliteModule},
+		{"quire/kernel/provider/ollama", ollamaModule},
+		{"quire", wailsModule},
+	} {
+		if !has(c.pkg, c.dep) {
+			t.Errorf("%s does not depend on %s: the layering test would pass vacuously", c.pkg, c.dep)
+		}
+	}
+}

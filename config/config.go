@@ -1,0 +1,158 @@
+// Package config decides Quire's settings — data directory, Ollama host, chat
+// model, context length — from, in increasing precedence: built-in defaults,
+// the settings file in the data directory, environment variables, flags.
+//
+// It owns that precedence and the defaults, in one place. It must never import
+// the kernel, Wails, a model client or a database driver.
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+)
+
+// Defaults. The chat model is small enough for a laptop and supports tools.
+const (
+	DefaultModel      = "qwen3:4b"
+	DefaultOllamaHost = "http://127.0.0.1:11434"
+	DefaultNumCtx     = 8192
+	SettingsFile      = "settings.json"
+	DatabaseFile      = "quire.db"
+)
+
+// Config is the resolved configuration.
+type Config struct {
+	DataDir    string `json:"-"`
+	OllamaHost string `json:"ollamaHost,omitempty"`
+	Model      string `json:"model,omitempty"`
+	NumCtx     int    `json:"numCtx,omitempty"`
+}
+
+// DatabasePath is where the SQLite file lives.
+func (c Config) DatabasePath() string { return filepath.Join(c.DataDir, DatabaseFile) }
+
+var ErrBadSettings = errors.New("the settings file is not valid JSON")
+
+// Env looks up an environment variable (os.LookupEnv in production).
+type Env func(key string) (string, bool)
+
+// Load resolves the configuration. fs receives the flags -data-dir,
+// -ollama-host, -model and -num-ctx; args are parsed by it.
+func Load(fs *flag.FlagSet, args []string, env Env) (Config, error) {
+	var flags Config
+	fs.StringVar(&flags.DataDir, "data-dir", "", "where Quire keeps its database and settings (env QUIRE_DATA_DIR)")
+	fs.StringVar(&flags.OllamaHost, "ollama-host", "", "Ollama's address (env OLLAMA_HOST, default "+DefaultOllamaHost+")")
+	fs.StringVar(&flags.Model, "model", "", "chat model (env QUIRE_MODEL, default "+DefaultModel+")")
+	fs.IntVar(&flags.NumCtx, "num-ctx", 0, "context length sent to Ollama (env QUIRE_NUM_CTX, default "+strconv.Itoa(DefaultNumCtx)+")")
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+
+	c := Config{OllamaHost: DefaultOllamaHost, Model: DefaultModel, NumCtx: DefaultNumCtx}
+	c.DataDir = first(flags.DataDir, lookup(env, "QUIRE_DATA_DIR"))
+	if c.DataDir == "" {
+		dir, err := defaultDataDir(env)
+		if err != nil {
+			return Config{}, err
+		}
+		c.DataDir = dir
+	}
+	saved, err := ReadSettings(c.DataDir)
+	if err != nil {
+		return Config{}, err
+	}
+	c.OllamaHost = first(flags.OllamaHost, lookup(env, "OLLAMA_HOST"), saved.OllamaHost, c.OllamaHost)
+	c.Model = first(flags.Model, lookup(env, "QUIRE_MODEL"), saved.Model, c.Model)
+	envCtx := 0
+	if v := lookup(env, "QUIRE_NUM_CTX"); v != "" {
+		if envCtx, err = strconv.Atoi(v); err != nil || envCtx <= 0 {
+			return Config{}, fmt.Errorf("QUIRE_NUM_CTX=%q: want a positive whole number", v)
+		}
+	}
+	for _, n := range []int{flags.NumCtx, envCtx, saved.NumCtx} {
+		if n > 0 {
+			c.NumCtx = n
+			break
+		}
+	}
+	return c, nil
+}
+
+func lookup(env Env, key string) string {
+	v, _ := env(key)
+	return v
+}
+
+func first(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// defaultDataDir follows XDG on Linux ($XDG_DATA_HOME/quire, else
+// ~/.local/share/quire) and the platform's convention elsewhere. Never the
+// working directory.
+func defaultDataDir(env Env) (string, error) {
+	if runtime.GOOS == "linux" || runtime.GOOS == "freebsd" || runtime.GOOS == "openbsd" {
+		if x := lookup(env, "XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
+			return filepath.Join(x, "quire"), nil
+		}
+		home := lookup(env, "HOME")
+		if home == "" {
+			return "", errors.New("cannot find your home directory: set HOME or QUIRE_DATA_DIR")
+		}
+		return filepath.Join(home, ".local", "share", "quire"), nil
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot find a data directory: %w; set QUIRE_DATA_DIR", err)
+	}
+	return filepath.Join(dir, "Quire"), nil
+}
+
+// ReadSettings reads the settings file; a missing file means no settings.
+func ReadSettings(dataDir string) (Config, error) {
+	var c Config
+	b, err := os.ReadFile(filepath.Join(dataDir, SettingsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return c, err
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, fmt.Errorf("%s: %w (%v); fix or delete it", filepath.Join(dataDir, SettingsFile), ErrBadSettings, err)
+	}
+	return c, nil
+}
+
+// WriteSettings saves the settings a user chose, atomically.
+func WriteSettings(dataDir string, c Config) error {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dataDir, ".settings-*.json")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dataDir, SettingsFile))
+}

@@ -1,0 +1,88 @@
+package config
+
+import (
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func envOf(m map[string]string) Env {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteSettings(dir, Config{Model: "from-settings", OllamaHost: "settings:1", NumCtx: 2048}); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name      string
+		args      []string
+		env       map[string]string
+		wantModel string
+		wantHost  string
+		wantCtx   int
+	}{
+		{"settings over defaults", nil, nil, "from-settings", "settings:1", 2048},
+		{"env over settings", nil, map[string]string{"QUIRE_MODEL": "env-model", "OLLAMA_HOST": "env:2", "QUIRE_NUM_CTX": "4096"}, "env-model", "env:2", 4096},
+		{"flags over env", []string{"-model", "flag-model", "-ollama-host", "flag:3", "-num-ctx", "16384"},
+			map[string]string{"QUIRE_MODEL": "env-model", "OLLAMA_HOST": "env:2"}, "flag-model", "flag:3", 16384},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{"QUIRE_DATA_DIR": dir}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			c, err := Load(fs, tc.args, envOf(env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Model != tc.wantModel || c.OllamaHost != tc.wantHost || c.NumCtx != tc.wantCtx {
+				t.Fatalf("got model=%q host=%q ctx=%d", c.Model, c.OllamaHost, c.NumCtx)
+			}
+		})
+	}
+}
+
+func TestDefaultsWithNoSettings(t *testing.T) {
+	home := t.TempDir()
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	c, err := Load(fs, nil, envOf(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != DefaultModel || c.OllamaHost != DefaultOllamaHost || c.NumCtx != DefaultNumCtx {
+		t.Fatalf("defaults not applied: %+v", c)
+	}
+	if want := filepath.Join(home, ".local", "share", "quire"); c.DataDir != want {
+		t.Fatalf("data dir %q, want %q", c.DataDir, want)
+	}
+	xdg := t.TempDir()
+	c, err = Load(flag.NewFlagSet("t", flag.ContinueOnError), nil, envOf(map[string]string{"HOME": home, "XDG_DATA_HOME": xdg}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(xdg, "quire"); c.DataDir != want {
+		t.Fatalf("data dir %q, want %q", c.DataDir, want)
+	}
+}
+
+func TestBadInputIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, SettingsFile), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if _, err := Load(fs, nil, envOf(map[string]string{"QUIRE_DATA_DIR": dir})); err == nil {
+		t.Fatal("a broken settings file was accepted")
+	}
+	fs = flag.NewFlagSet("t", flag.ContinueOnError)
+	if _, err := Load(fs, nil, envOf(map[string]string{"QUIRE_DATA_DIR": t.TempDir(), "QUIRE_NUM_CTX": "lots"})); err == nil {
+		t.Fatal("a non-numeric QUIRE_NUM_CTX was accepted")
+	}
+}

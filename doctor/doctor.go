@@ -1,0 +1,168 @@
+// Package doctor checks that Quire can work on this machine — Ollama
+// reachable, the chat model installed and able to use tools, the data
+// directory writable, SQLite with FTS5 — and says, for each failure, what the
+// user should do. `quire doctor` prints the report; the window shows it on
+// its first screen.
+//
+// It owns the checks and their remedies. It must never import Wails, a model
+// client or a database driver: the probes arrive as interfaces.
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Check is one line of the report. Remedy says what to do when OK is false.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	Remedy string `json:"remedy,omitempty"`
+}
+
+// Report is the whole diagnosis; OK is true when every check passed.
+type Report struct {
+	OK     bool    `json:"ok"`
+	Checks []Check `json:"checks"`
+}
+
+// Ollama is what the checks need to ask the model server.
+type Ollama interface {
+	Version(ctx context.Context) (string, error)
+	Models(ctx context.Context) ([]string, error)
+	Capabilities(ctx context.Context, model string) ([]string, error)
+}
+
+// SQLite reports the embedded database engine.
+type SQLite func(ctx context.Context) (version string, fts5 bool, err error)
+
+// Inputs are the settings the checks verify.
+type Inputs struct {
+	DataDir    string
+	OllamaHost string
+	Model      string
+}
+
+// Run performs every check. It never fails: a failure is a line of the report.
+func Run(ctx context.Context, in Inputs, ollama Ollama, sqlite SQLite) Report {
+	var checks []Check
+	checks = append(checks, checkDataDir(in.DataDir))
+	checks = append(checks, checkSQLite(ctx, sqlite))
+	checks = append(checks, checkOllama(ctx, in, ollama)...)
+	r := Report{OK: true, Checks: checks}
+	for _, c := range checks {
+		r.OK = r.OK && c.OK
+	}
+	return r
+}
+
+func checkDataDir(dir string) Check {
+	c := Check{Name: "Data directory", Detail: dir}
+	fail := func(err error) Check {
+		c.Detail = fmt.Sprintf("%s is not writable: %v", dir, err)
+		c.Remedy = "Make it writable, or choose another folder with --data-dir or QUIRE_DATA_DIR."
+		return c
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fail(err)
+	}
+	f, err := os.CreateTemp(dir, ".doctor-*")
+	if err != nil {
+		return fail(err)
+	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
+	c.OK = true
+	c.Detail = dir + " (writable)"
+	return c
+}
+
+func checkSQLite(ctx context.Context, sqlite SQLite) Check {
+	c := Check{Name: "SQLite"}
+	version, fts5, err := sqlite(ctx)
+	switch {
+	case err != nil:
+		c.Detail = "SQLite could not start: " + err.Error()
+		c.Remedy = "This build of Quire is broken; reinstall it."
+	case !fts5:
+		c.Detail = "SQLite " + version + " without FTS5"
+		c.Remedy = "This build of Quire lacks full-text search; reinstall it."
+	default:
+		c.OK = true
+		c.Detail = "SQLite " + version + " with FTS5"
+	}
+	return c
+}
+
+func checkOllama(ctx context.Context, in Inputs, o Ollama) []Check {
+	server := Check{Name: "Ollama"}
+	version, err := o.Version(ctx)
+	if err != nil {
+		server.Detail = "not reachable: " + err.Error()
+		server.Remedy = "Install Ollama (https://ollama.com/download) and start it with `ollama serve`, or point Quire at it with --ollama-host or OLLAMA_HOST (include the port, e.g. http://127.0.0.1:11434)."
+		return []Check{server}
+	}
+	server.OK = true
+	server.Detail = fmt.Sprintf("version %s at %s", version, in.OllamaHost)
+
+	model := Check{Name: "Chat model"}
+	names, err := o.Models(ctx)
+	if err != nil {
+		model.Detail = "could not list installed models: " + err.Error()
+		model.Remedy = "Check that Ollama is healthy (`ollama list`)."
+		return []Check{server, model}
+	}
+	if !slices.Contains(names, canonical(in.Model)) && !slices.Contains(names, in.Model) {
+		model.Detail = fmt.Sprintf("%s is not installed", in.Model)
+		model.Remedy = fmt.Sprintf("Run `ollama pull %s`, or choose an installed model with --model or QUIRE_MODEL.", in.Model)
+		return []Check{server, model}
+	}
+	model.OK = true
+	model.Detail = in.Model + " is installed"
+
+	tools := Check{Name: "Tool use"}
+	caps, err := o.Capabilities(ctx, in.Model)
+	switch {
+	case err != nil:
+		tools.Detail = "could not read the model's capabilities: " + err.Error()
+		tools.Remedy = fmt.Sprintf("Run `ollama show %s` to see what is wrong.", in.Model)
+	case !slices.Contains(caps, "tools"):
+		tools.Detail = fmt.Sprintf("%s cannot call tools (capabilities: %s)", in.Model, strings.Join(caps, ", "))
+		tools.Remedy = "Quire's assistant needs tools to work with your notes; choose a model that supports them, e.g. `ollama pull qwen3:4b`."
+	default:
+		tools.OK = true
+		tools.Detail = in.Model + " supports tools"
+	}
+	return []Check{server, model, tools}
+}
+
+// canonical adds Ollama's implicit ":latest" tag.
+func canonical(model string) string {
+	if strings.Contains(filepath.Base(model), ":") {
+		return model
+	}
+	return model + ":latest"
+}
+
+// Lines renders the report for a terminal: one line per check, and for each
+// failure one more line that says what to do.
+func (r Report) Lines() []string {
+	var out []string
+	for _, c := range r.Checks {
+		mark := "ok  "
+		if !c.OK {
+			mark = "FAIL"
+		}
+		out = append(out, fmt.Sprintf("%s %-15s %s", mark, c.Name, c.Detail))
+		if !c.OK && c.Remedy != "" {
+			out = append(out, "     → "+c.Remedy)
+		}
+	}
+	return out
+}

@@ -1,0 +1,263 @@
+// The app's state and the only code that talks to the transport. Components
+// read its fields (Svelte 5 runes) and call its methods.
+//
+// Ordering contract: live batches are folded in arrival order; while a
+// session's log is being (re)loaded, live batches for it are buffered and
+// folded after the loaded events, and the fold drops duplicate seqs, so a
+// load that overlaps the live stream neither loses nor doubles anything.
+//
+// Sending: each user message gets its own idempotency key here, and every
+// attempt to deliver that message (a transport's retries) carries it.
+import { emptyConversation, fold, hasGap, type Conversation } from './conversation';
+import { titleFrom } from './format';
+import { newIdempotencyKey } from './idempotency';
+import type { Check, DoctorReport, QEvent, Session } from './protocol';
+import type { Transport } from './transport/transport';
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export class ChatStore {
+  sessions = $state.raw<Session[]>([]);
+  activeId = $state<string | null>(null);
+  conv = $state.raw<Conversation | null>(null);
+  doctor = $state.raw<DoctorReport | null>(null);
+  doctorError = $state<string | null>(null);
+  bannerDismissed = $state(false);
+  /** A transient problem to show above the composer, or null. */
+  error = $state<string | null>(null);
+  /** A send is on its way (before the host answered). */
+  sending = $state(false);
+  /** The active session's log is being loaded. */
+  loading = $state(false);
+  /** Bumped whenever the composer should take focus. */
+  focusRequest = $state(0);
+
+  readonly active = $derived(this.sessions.find((s) => s.id === this.activeId) ?? null);
+  /**
+   * After a send, the log's lastSeq at that moment, until a run.finished past
+   * it is folded: keeps Stop on between Send's answer and run.started.
+   */
+  private awaitingAfter = $state<number | null>(null);
+  /** A run of the active session is in progress (Stop is offered). */
+  readonly running = $derived(
+    this.sending ||
+      !!this.conv?.activeRun ||
+      (this.awaitingAfter !== null && !!this.conv && this.conv.lastFinishedSeq <= this.awaitingAfter),
+  );
+  readonly streaming = $derived(!!this.conv?.activeRun || !!this.conv?.items.some((i) => i.streaming));
+  readonly failingChecks = $derived<Check[]>((this.doctor?.checks ?? []).filter((c) => !c.ok));
+  readonly showBanner = $derived(
+    !this.bannerDismissed && (this.doctorError !== null || (this.doctor !== null && !this.doctor.ok)),
+  );
+
+  private pending: QEvent[] | null = null;
+  /** Ids the host itself listed last time. */
+  private listed = new Set<string>();
+  private loadToken = 0;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(private readonly t: Transport) {}
+
+  /** Startup: subscribe, run the doctor, load sessions, open the newest. */
+  async start(): Promise<void> {
+    this.unsubscribe = this.t.subscribe(
+      (evs) => this.onEvents(evs),
+      (list) => this.onSessions(list),
+      () => void this.resync(),
+    );
+    const doctor = this.t
+      .doctor()
+      .then((r) => (this.doctor = r))
+      .catch((e) => (this.doctorError = message(e)));
+    try {
+      const list = await this.t.listSessions();
+      this.listed = new Set(list.map((s) => s.id));
+      this.sessions = list;
+    } catch (e) {
+      this.error = `Could not load your chats: ${message(e)}`;
+    }
+    if (this.sessions.length > 0 && this.activeId === null) await this.select(this.sessions[0].id);
+    this.focusRequest++;
+    await doctor;
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+  }
+
+  async select(id: string | null): Promise<void> {
+    this.focusRequest++;
+    if (id === null) {
+      this.loadToken++;
+      this.awaitingAfter = null;
+      this.activeId = null;
+      this.conv = null;
+      this.pending = null;
+      this.loading = false;
+      return;
+    }
+    if (id === this.activeId && this.conv) return;
+    this.awaitingAfter = null;
+    this.activeId = id;
+    this.conv = emptyConversation(id);
+    await this.load(id, []);
+  }
+
+  /** (Re)loads the active session's log from conv.lastSeq + 1, then folds `extra`. */
+  private async load(id: string, extra: QEvent[]): Promise<void> {
+    const token = ++this.loadToken;
+    this.pending = extra.slice();
+    this.loading = true;
+    const from = (this.conv?.session === id ? this.conv.lastSeq : -1) + 1;
+    let loaded: QEvent[] = [];
+    try {
+      loaded = await this.t.events(id, from);
+    } catch (e) {
+      if (token === this.loadToken) this.error = `Could not load this chat: ${message(e)}`;
+    }
+    if (token !== this.loadToken) return; // another load took over
+    const base = this.conv?.session === id ? this.conv : emptyConversation(id);
+    this.conv = fold(fold(base, loaded), this.pending ?? []);
+    this.pending = null;
+    this.loading = false;
+  }
+
+  private onEvents(evs: QEvent[]): void {
+    const id = this.activeId;
+    if (!id || !this.conv) return;
+    const mine = evs.filter((e) => e && e.session === id);
+    if (mine.length === 0) return;
+    if (this.pending) {
+      this.pending.push(...mine);
+      return;
+    }
+    if (hasGap(this.conv, mine)) {
+      void this.load(id, mine);
+      return;
+    }
+    this.conv = fold(this.conv, mine);
+  }
+
+  private onSessions(list: Session[]): void {
+    const before = this.sessions;
+    const listedBefore = this.listed;
+    this.listed = new Set(list.map((s) => s.id));
+    this.sessions = list;
+    const id = this.activeId;
+    if (id === null || this.listed.has(id)) return;
+    if (listedBefore.has(id)) {
+      // The host listed it before and not any more: deleted elsewhere.
+      void this.select(list[0]?.id ?? null);
+    } else {
+      // Created here and not yet in the host's list (a list that predates
+      // it): keep showing it.
+      const mine = before.find((s) => s.id === id);
+      if (mine) this.sessions = [mine, ...list];
+    }
+  }
+
+  /** After the live stream reconnected: fetch what may have been missed. */
+  async resync(): Promise<void> {
+    try {
+      this.onSessions(await this.t.listSessions());
+    } catch {
+      /* the next list event will do */
+    }
+    if (this.activeId && !this.pending) await this.load(this.activeId, []);
+  }
+
+  private upsert(s: Session): void {
+    const rest = this.sessions.filter((x) => x.id !== s.id);
+    const i = this.sessions.findIndex((x) => x.id === s.id);
+    if (i < 0) this.sessions = [s, ...rest];
+    else this.sessions = this.sessions.map((x) => (x.id === s.id ? s : x));
+  }
+
+  async newChat(title = 'New chat'): Promise<Session | null> {
+    this.error = null;
+    try {
+      const s = await this.t.newSession(title);
+      this.upsert(s);
+      await this.select(s.id);
+      return s;
+    } catch (e) {
+      this.error = `Could not start a new chat: ${message(e)}`;
+      return null;
+    }
+  }
+
+  /**
+   * Sends `text` as one new user message (with a key of its own); creates a
+   * session first when none is open. False if it failed.
+   */
+  async send(text: string): Promise<boolean> {
+    if (!text.trim()) return false;
+    this.error = null;
+    this.sending = true;
+    try {
+      const key = newIdempotencyKey();
+      let id = this.activeId;
+      if (!id) {
+        const s = await this.t.newSession(titleFrom(text));
+        this.upsert(s);
+        await this.select(s.id);
+        id = s.id;
+      }
+      const before = this.conv?.session === id ? this.conv.lastSeq : -1;
+      await this.t.send(id, text, key);
+      if (this.activeId === id) this.awaitingAfter = before;
+      return true;
+    } catch (e) {
+      this.error = `Could not send: ${message(e)}`;
+      return false;
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  async cancel(): Promise<void> {
+    const id = this.activeId;
+    if (!id) return;
+    try {
+      await this.t.cancel(id);
+    } catch (e) {
+      this.error = `Could not stop: ${message(e)}`;
+    }
+  }
+
+  async rename(id: string, title: string): Promise<boolean> {
+    const t = title.trim();
+    const old = this.sessions.find((s) => s.id === id);
+    if (!t || t === old?.title) return true;
+    try {
+      this.upsert(await this.t.renameSession(id, t));
+      return true;
+    } catch (e) {
+      this.error = `Could not rename: ${message(e)}`;
+      return false;
+    }
+  }
+
+  async remove(id: string): Promise<boolean> {
+    try {
+      await this.t.deleteSession(id);
+    } catch (e) {
+      this.error = `Could not delete: ${message(e)}`;
+      return false;
+    }
+    this.sessions = this.sessions.filter((s) => s.id !== id);
+    if (this.activeId === id) await this.select(this.sessions[0]?.id ?? null);
+    return true;
+  }
+
+  dismissBanner(): void {
+    this.bannerDismissed = true;
+  }
+
+  dismissError(): void {
+    this.error = null;
+  }
+}

@@ -1,0 +1,28 @@
+// Small pure helpers for labels.
+import type { Usage } from './protocol';
+
+/** A session title from the first message: one line, about 40 characters, cut at a word. */
+export function titleFrom(text: string, max = 40): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  if (!line) return 'New chat';
+  if (line.length <= max) return line;
+  const cut = line.slice(0, max);
+  const space = cut.lastIndexOf(' ');
+  return (space >= max * 0.5 ? cut.slice(0, space) : cut).trimEnd() + '…';
+}
+
+/** "128 prompt · 42 output tokens · 1.3 s", or '' without usage. */
+export function usageLabel(u: Usage | undefined | null): string {
+  if (!u) return '';
+  const parts: string[] = [];
+  const p = Number(u.promptTokens);
+  const o = Number(u.outputTokens);
+  if (Number.isFinite(p) && Number.isFinite(o)) parts.push(`${p} prompt · ${o} output tokens`);
+  else if (Number.isFinite(o)) parts.push(`${o} output tokens`);
+  const ns = Number(u.durationNs);
+  if (Number.isFinite(ns) && ns > 0) {
+    const s = ns / 1e9;
+    parts.push(s >= 10 ? `${Math.round(s)} s` : `${s.toFixed(1)} s`);
+  }
+  return parts.join(' · ');
+}

@@ -1,0 +1,177 @@
+// Transport for a browser talking to `quire serve`: fetch for requests,
+// one EventSource on /api/stream for live updates. Non-2xx answers carry
+// {"error": "sentence"}, which becomes the Error's message.
+//
+// Handshake: every request carries `Quire-Protocol: PROTOCOL_VERSION` and the
+// stream `?protocol=PROTOCOL_VERSION` (EventSource cannot set headers); an
+// incompatible server answers 426 with its sentence. A send carries its
+// `Idempotency-Key` and is retried with the same key when the request itself
+// failed (no answer at all), so a flaky connection cannot post it twice.
+import {
+  IDEMPOTENCY_HEADER,
+  PROTOCOL_HEADER,
+  PROTOCOL_QUERY,
+  PROTOCOL_VERSION,
+  type DoctorReport,
+  type QEvent,
+  type Session,
+  type ViewSnapshot,
+} from '../protocol';
+import type { Transport } from './transport';
+
+type FetchFn = typeof fetch;
+
+/** The part of EventSource this transport uses (a stub can stand in for it in tests). */
+export interface EventSourceLike {
+  addEventListener(type: string, listener: (ev: MessageEvent) => void): void;
+  close(): void;
+}
+export type EventSourceFactory = (url: string) => EventSourceLike;
+
+export interface HttpTransportOptions {
+  fetch?: FetchFn;
+  eventSource?: EventSourceFactory;
+  /** Pause before the n-th retry of a send is n times this (default 250 ms). */
+  retryDelayMs?: number;
+}
+
+/** How many more times a send is tried after a network error (same key each time). */
+export const SEND_RETRIES = 2;
+
+interface RequestOptions {
+  body?: unknown;
+  /** Sent as Idempotency-Key. */
+  key?: string;
+  /** Extra attempts after a network error; only for requests that are safe to repeat. */
+  retries?: number;
+}
+
+export class HttpTransport implements Transport {
+  private readonly base: string;
+  private readonly fetchFn: FetchFn;
+  private readonly makeEventSource: EventSourceFactory;
+  private readonly retryDelayMs: number;
+
+  /** `base` is an origin like "http://127.0.0.1:7777" (no trailing slash needed). */
+  constructor(base: string, opts: HttpTransportOptions = {}) {
+    this.base = base.replace(/\/+$/, '');
+    this.fetchFn = opts.fetch ?? ((input, init) => fetch(input, init));
+    this.makeEventSource = opts.eventSource ?? ((url) => new EventSource(url));
+    this.retryDelayMs = opts.retryDelayMs ?? 250;
+  }
+
+  private async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const { body, key, retries = 0 } = opts;
+    const headers: Record<string, string> = { [PROTOCOL_HEADER]: PROTOCOL_VERSION };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (key !== undefined) headers[IDEMPOTENCY_HEADER] = key;
+    const init: RequestInit = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+    let res: Response;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        res = await this.fetchFn(this.base + path, init);
+        break;
+      } catch (e) {
+        // No answer at all: the request may or may not have arrived. Only a
+        // request that is safe to repeat (a keyed send) is tried again; an
+        // HTTP error status is an answer and is never retried.
+        if (attempt < retries) {
+          if (this.retryDelayMs > 0) await new Promise((r) => setTimeout(r, this.retryDelayMs * (attempt + 1)));
+          continue;
+        }
+        throw new Error(`Could not reach Quire: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    const text = await res.text();
+    if (!res.ok) {
+      let message = '';
+      try {
+        const parsed = JSON.parse(text);
+        if (parsed && typeof parsed.error === 'string') message = parsed.error;
+      } catch {
+        /* not JSON */
+      }
+      throw new Error(message || `Request failed: ${res.status} ${res.statusText}`.trim());
+    }
+    if (res.status === 204 || text.trim() === '') return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new Error(`Quire sent an answer that is not JSON (${method} ${path}).`);
+    }
+  }
+
+  private static sessionPath(id: string): string {
+    return `/api/sessions/${encodeURIComponent(id)}`;
+  }
+
+  async doctor(): Promise<DoctorReport> {
+    const r = await this.request<DoctorReport>('GET', '/api/doctor');
+    return { ok: !!r?.ok, checks: r?.checks ?? [] };
+  }
+  async listSessions(): Promise<Session[]> {
+    return (await this.request<Session[] | null>('GET', '/api/sessions')) ?? [];
+  }
+  newSession(title: string): Promise<Session> {
+    return this.request<Session>('POST', '/api/sessions', { body: { title } });
+  }
+  renameSession(id: string, title: string): Promise<Session> {
+    return this.request<Session>('PATCH', HttpTransport.sessionPath(id), { body: { title } });
+  }
+  async deleteSession(id: string): Promise<void> {
+    await this.request<void>('DELETE', HttpTransport.sessionPath(id));
+  }
+  async events(id: string, from: number): Promise<QEvent[]> {
+    const q = `?from=${encodeURIComponent(String(from))}`;
+    return (await this.request<QEvent[] | null>('GET', `${HttpTransport.sessionPath(id)}/events${q}`)) ?? [];
+  }
+  async send(id: string, text: string, key: string): Promise<string> {
+    const r = await this.request<{ runId?: string } | undefined>('POST', `${HttpTransport.sessionPath(id)}/messages`, {
+      body: { text },
+      key,
+      retries: SEND_RETRIES,
+    });
+    return r?.runId ?? '';
+  }
+  async cancel(id: string): Promise<void> {
+    await this.request<void>('POST', `${HttpTransport.sessionPath(id)}/cancel`);
+  }
+  async reportView(snapshot: ViewSnapshot): Promise<void> {
+    await this.request<void>('POST', '/api/probe', { body: snapshot });
+  }
+
+  subscribe(
+    onEvents: (e: QEvent[]) => void,
+    onSessions: (s: Session[]) => void,
+    onResync?: () => void,
+  ): () => void {
+    const es = this.makeEventSource(
+      `${this.base}/api/stream?${PROTOCOL_QUERY}=${encodeURIComponent(PROTOCOL_VERSION)}`,
+    );
+    const BAD = Symbol('bad');
+    const parse = (ev: MessageEvent): unknown => {
+      try {
+        return JSON.parse(String(ev.data));
+      } catch {
+        return BAD;
+      }
+    };
+    es.addEventListener('events', (ev) => {
+      const data = parse(ev);
+      if (Array.isArray(data) && data.length > 0) onEvents(data as QEvent[]);
+    });
+    es.addEventListener('sessions', (ev) => {
+      const data = parse(ev);
+      // Go encodes an empty slice as null when nil: that is an empty list.
+      if (Array.isArray(data) || data === null) onSessions((data as Session[] | null) ?? []);
+    });
+    // EventSource reconnects by itself; whatever happened while it was away
+    // must be fetched again, so every open after the first asks for a resync.
+    let opened = false;
+    es.addEventListener('open', () => {
+      if (opened) onResync?.();
+      opened = true;
+    });
+    return () => es.close();
+  }
+}

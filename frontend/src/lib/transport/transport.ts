@@ -1,0 +1,58 @@
+// The one seam between the UI and a host. Two implementations: wails.ts
+// (bindings + runtime events inside the desktop window) and http.ts (HTTP + SSE
+// against `quire serve`, used in a browser and by the e2e tests). pick.ts
+// chooses. Every method rejects with an Error whose message is a sentence for
+// the user.
+//
+// The protocol handshake (PROTOCOL_VERSION) is each transport's own business
+// and invisible here: Wails calls Handshake once before anything else, HTTP
+// sends the version with every request.
+import type { DoctorReport, QEvent, Session, ViewSnapshot } from '../protocol';
+
+export interface Transport {
+  doctor(): Promise<DoctorReport>;
+  /** Newest first. */
+  listSessions(): Promise<Session[]>;
+  newSession(title: string): Promise<Session>;
+  renameSession(id: string, title: string): Promise<Session>;
+  deleteSession(id: string): Promise<void>;
+  /** Public events of a session, from `from` on, in seq order. */
+  events(id: string, from: number): Promise<QEvent[]>;
+  /**
+   * Starts a run; resolves with its run id. The reply arrives as events.
+   * `key` is the message's idempotency key (newIdempotencyKey(), one per user
+   * message): Quire treats a repeat with the same key and text as the same
+   * message, so a transport may retry with it and the message is still
+   * posted once.
+   */
+  send(id: string, text: string, key: string): Promise<string>;
+  cancel(id: string): Promise<void>;
+  /** Test-only probe; a no-op in production. */
+  reportView(snapshot: ViewSnapshot): Promise<void>;
+  /**
+   * Live updates. `onEvents` gets batches in seq order (any session);
+   * `onSessions` gets the whole list whenever it changes. `onResync`, when
+   * given, is called after the live stream reconnected and may have missed
+   * something: the caller should catch up with `events(id, lastSeq + 1)`.
+   * Returns an unsubscribe function.
+   */
+  subscribe(
+    onEvents: (events: QEvent[]) => void,
+    onSessions: (sessions: Session[]) => void,
+    onResync?: () => void,
+  ): () => void;
+}
+
+/** Turns whatever a host rejected with into an Error with a readable message. */
+export function toError(e: unknown): Error {
+  if (e instanceof Error) return e;
+  if (typeof e === 'string') return new Error(e);
+  if (e && typeof e === 'object' && 'error' in e && typeof (e as { error: unknown }).error === 'string') {
+    return new Error((e as { error: string }).error);
+  }
+  try {
+    return new Error(JSON.stringify(e));
+  } catch {
+    return new Error(String(e));
+  }
+}

@@ -1,0 +1,126 @@
+// Transport inside the Wails window: bound Go methods at window.go.main.App and
+// runtime events at window.runtime. Hand-written on purpose, so the build does
+// not depend on `wails generate` output. Shapes: docs/PROTOCOL.md.
+//
+// Handshake: Go refuses every bound method but Doctor (and the test probe)
+// until Handshake(PROTOCOL_VERSION) succeeded, so the first call that needs it
+// shakes hands and every call awaits that one memoised promise. If it fails,
+// every such call rejects with its sentence.
+import type { DoctorReport, QEvent, Session, ViewSnapshot } from '../protocol';
+import { PROTOCOL_VERSION, RuntimeEvent } from '../protocol';
+import { toError, type Transport } from './transport';
+
+/** The bound methods of the Go `App` struct. */
+export interface WailsApp {
+  /** Must come first; resolves with Quire's protocol version, rejects when incompatible. */
+  Handshake(version: string): Promise<string>;
+  Doctor(): Promise<DoctorReport>;
+  ListSessions(): Promise<Session[] | null>;
+  NewSession(title: string): Promise<Session>;
+  RenameSession(id: string, title: string): Promise<Session>;
+  DeleteSession(id: string): Promise<void>;
+  Events(id: string, fromSeq: number): Promise<QEvent[] | null>;
+  /** `key` is the message's idempotency key. */
+  Send(id: string, text: string, key: string): Promise<string>;
+  Cancel(id: string): Promise<void>;
+  ReportView(snapshot: ViewSnapshot): Promise<void>;
+}
+
+/** The part of the Wails JS runtime this app uses. */
+export interface WailsRuntime {
+  EventsOnMultiple(name: string, cb: (...data: unknown[]) => void, maxCallbacks: number): (() => void) | void;
+  BrowserOpenURL?(url: string): void;
+}
+
+declare global {
+  interface Window {
+    go?: { main?: { App?: WailsApp } };
+    runtime?: WailsRuntime;
+  }
+}
+
+export class WailsTransport implements Transport {
+  private handshake: Promise<void> | null = null;
+
+  constructor(
+    private readonly app: WailsApp,
+    private readonly runtime: WailsRuntime | undefined,
+  ) {}
+
+  /** The one Handshake of this transport, started by the first call that needs it. */
+  private shakeHands(): Promise<void> {
+    this.handshake ??= (async () => {
+      if (typeof this.app.Handshake !== 'function') {
+        throw new Error(
+          `This Quire window has no Handshake: incompatible protocol version (the page speaks ${PROTOCOL_VERSION}); update Quire.`,
+        );
+      }
+      await this.app.Handshake(PROTOCOL_VERSION);
+    })().catch((e) => {
+      throw toError(e);
+    });
+    return this.handshake;
+  }
+
+  /** Calls a bound method; after the handshake when it `needsHandshake` (all but Doctor and ReportView). */
+  private async call<T>(f: () => Promise<T>, needsHandshake = true): Promise<T> {
+    if (needsHandshake) await this.shakeHands();
+    try {
+      return await f();
+    } catch (e) {
+      // Wails rejects with the Go error's text (a string), not an Error.
+      throw toError(e);
+    }
+  }
+
+  async doctor(): Promise<DoctorReport> {
+    // The health checks must work even when the handshake would fail.
+    const r = await this.call(() => this.app.Doctor(), false);
+    return { ok: !!r?.ok, checks: r?.checks ?? [] };
+  }
+  async listSessions(): Promise<Session[]> {
+    return (await this.call(() => this.app.ListSessions())) ?? [];
+  }
+  newSession(title: string): Promise<Session> {
+    return this.call(() => this.app.NewSession(title));
+  }
+  renameSession(id: string, title: string): Promise<Session> {
+    return this.call(() => this.app.RenameSession(id, title));
+  }
+  async deleteSession(id: string): Promise<void> {
+    await this.call(() => this.app.DeleteSession(id));
+  }
+  async events(id: string, from: number): Promise<QEvent[]> {
+    return (await this.call(() => this.app.Events(id, from))) ?? [];
+  }
+  send(id: string, text: string, key: string): Promise<string> {
+    return this.call(() => this.app.Send(id, text, key));
+  }
+  async cancel(id: string): Promise<void> {
+    await this.call(() => this.app.Cancel(id));
+  }
+  async reportView(snapshot: ViewSnapshot): Promise<void> {
+    // Go does not gate the test probe: it must show what a failed handshake looks like.
+    await this.call(() => this.app.ReportView(snapshot), false);
+  }
+
+  subscribe(onEvents: (e: QEvent[]) => void, onSessions: (s: Session[]) => void): () => void {
+    const rt = this.runtime;
+    if (!rt?.EventsOnMultiple) return () => {};
+    // Each runtime event carries one argument: the batch / the whole list.
+    const offEvents = rt.EventsOnMultiple(
+      RuntimeEvent.Events,
+      (batch: unknown) => onEvents(Array.isArray(batch) ? (batch as QEvent[]) : []),
+      -1,
+    );
+    const offSessions = rt.EventsOnMultiple(
+      RuntimeEvent.Sessions,
+      (list: unknown) => onSessions(Array.isArray(list) ? (list as Session[]) : []),
+      -1,
+    );
+    return () => {
+      if (typeof offEvents === 'function') offEvents();
+      if (typeof offSessions === 'function') offSessions();
+    };
+  }
+}

@@ -1,0 +1,314 @@
+import { describe, expect, it, vi } from 'vitest';
+import { ChatStore } from '../src/lib/chat.svelte';
+import type { DoctorReport, QEvent, Session } from '../src/lib/protocol';
+import type { Transport } from '../src/lib/transport/transport';
+
+function session(id: string, title = id): Session {
+  return { id, title, createdAt: '2026-11-30T10:00:00Z', updatedAt: '2026-11-30T10:00:00Z', lastSeq: 0, running: false };
+}
+function ev(session: string, seq: number, type: string, payload: unknown = {}, runId?: string): QEvent {
+  return { session, seq, type, time: '2026-11-30T10:00:00Z', runId, visibility: 'public', payload };
+}
+
+/** An in-memory host whose live stream the test drives by hand. */
+class FakeHost implements Transport {
+  sessions: Session[] = [];
+  logs = new Map<string, QEvent[]>();
+  report: DoctorReport = { ok: true, checks: [] };
+  onEvents: (e: QEvent[]) => void = () => {};
+  onSessions: (s: Session[]) => void = () => {};
+  onResync: () => void = () => {};
+  eventsCalls: [string, number][] = [];
+  /** When set, events() waits for this before answering. */
+  gate: Promise<void> | null = null;
+  sent: [string, string][] = [];
+  /** The idempotency key of each send, in order. */
+  keys: string[] = [];
+  nextId = 1;
+
+  doctor = vi.fn(async () => this.report);
+  listSessions = vi.fn(async () => this.sessions.slice());
+  newSession = vi.fn(async (title: string) => {
+    const s = session(`n${this.nextId++}`, title);
+    this.sessions.unshift(s);
+    this.logs.set(s.id, [ev(s.id, 0, 'session.created', { title })]);
+    return s;
+  });
+  renameSession = vi.fn(async (id: string, title: string) => {
+    const s = { ...this.sessions.find((x) => x.id === id)!, title };
+    this.sessions = this.sessions.map((x) => (x.id === id ? s : x));
+    return s;
+  });
+  deleteSession = vi.fn(async (id: string) => {
+    this.sessions = this.sessions.filter((s) => s.id !== id);
+  });
+  events = vi.fn(async (id: string, from: number) => {
+    this.eventsCalls.push([id, from]);
+    if (this.gate) await this.gate;
+    return (this.logs.get(id) ?? []).filter((e) => e.seq >= from);
+  });
+  send = vi.fn(async (id: string, text: string, key: string) => {
+    this.sent.push([id, text]);
+    this.keys.push(key);
+    return 'run-1';
+  });
+  cancel = vi.fn(async () => {});
+  reportView = vi.fn(async () => {});
+  subscribe(onEvents: (e: QEvent[]) => void, onSessions: (s: Session[]) => void, onResync?: () => void) {
+    this.onEvents = onEvents;
+    this.onSessions = onSessions;
+    this.onResync = onResync ?? (() => {});
+    return () => {};
+  }
+}
+
+function hostWithTwo(): FakeHost {
+  const h = new FakeHost();
+  h.sessions = [session('new', 'Newest'), session('old', 'Older')];
+  h.logs.set('new', [ev('new', 0, 'session.created', { title: 'Newest' }), ev('new', 1, 'user.message', { text: 'hi' })]);
+  h.logs.set('old', [ev('old', 0, 'session.created', { title: 'Older' }), ev('old', 1, 'user.message', { text: 'old one' })]);
+  return h;
+}
+
+const texts = (c: ChatStore) => c.conv?.items.map((i) => `${i.kind}:${i.text}`) ?? [];
+
+describe('ChatStore', () => {
+  it('on start loads sessions, opens the newest from seq 0 and folds it', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    expect(c.sessions.map((s) => s.title)).toEqual(['Newest', 'Older']);
+    expect(c.activeId).toBe('new');
+    expect(h.eventsCalls).toEqual([['new', 0]]);
+    expect(texts(c)).toEqual(['user:hi']);
+    expect(c.showBanner).toBe(false);
+  });
+
+  it('with no sessions, nothing is open', async () => {
+    const c = new ChatStore(new FakeHost());
+    await c.start();
+    expect(c.activeId).toBeNull();
+    expect(c.conv).toBeNull();
+  });
+
+  it('folds live events of the active session only, once each', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    h.onEvents([ev('new', 2, 'run.started', {}, 'r'), ev('old', 2, 'user.message', { text: 'elsewhere' })]);
+    h.onEvents([ev('new', 3, 'assistant.delta', { content: 'Hel' }, 'r')]);
+    h.onEvents([ev('new', 3, 'assistant.delta', { content: 'Hel' }, 'r')]); // redelivered
+    expect(texts(c)).toEqual(['user:hi', 'assistant:Hel']);
+    expect(c.running).toBe(true);
+    expect(c.streaming).toBe(true);
+    h.onEvents([ev('new', 4, 'assistant.message', { content: 'Hello', usage: null }, 'r'), ev('new', 5, 'run.finished', { reason: 'completed' }, 'r')]);
+    expect(texts(c)).toEqual(['user:hi', 'assistant:Hello']);
+    expect(c.running).toBe(false);
+    expect(c.streaming).toBe(false);
+  });
+
+  it('buffers live events that arrive while the log is loading', async () => {
+    const h = hostWithTwo();
+    let open!: () => void;
+    h.gate = new Promise((r) => (open = r));
+    const c = new ChatStore(h);
+    const started = c.start();
+    await vi.waitFor(() => expect(h.eventsCalls).toHaveLength(1));
+    // The live stream is ahead of the load: seq 2 arrives first, and seq 1 twice.
+    h.onEvents([ev('new', 1, 'user.message', { text: 'hi' }), ev('new', 2, 'user.message', { text: 'live' })]);
+    open();
+    await started;
+    expect(texts(c)).toEqual(['user:hi', 'user:live']);
+  });
+
+  it('a gap in the live stream triggers a catch-up from lastSeq + 1', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    h.logs.get('new')!.push(ev('new', 2, 'user.message', { text: 'missed' }), ev('new', 3, 'user.message', { text: 'live' }));
+    h.onEvents([ev('new', 3, 'user.message', { text: 'live' })]);
+    await vi.waitFor(() => expect(texts(c)).toEqual(['user:hi', 'user:missed', 'user:live']));
+    expect(h.eventsCalls.at(-1)).toEqual(['new', 2]);
+  });
+
+  it('a reconnect (resync) refreshes the list and catches up', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    h.logs.get('new')!.push(ev('new', 2, 'run.finished', { reason: 'error', error: 'Lost.' }, 'r'));
+    h.sessions.push(session('third'));
+    h.onResync();
+    await vi.waitFor(() => expect(texts(c)).toEqual(['user:hi', 'error:Lost.']));
+    expect(c.sessions).toHaveLength(3);
+  });
+
+  it('switching sessions loads the other log and asks for focus', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    const focus = c.focusRequest;
+    await c.select('old');
+    expect(texts(c)).toEqual(['user:old one']);
+    expect(c.active?.title).toBe('Older');
+    expect(c.focusRequest).toBeGreaterThan(focus);
+  });
+
+  it('sending with no session creates one titled from the message first', async () => {
+    const h = new FakeHost();
+    const c = new ChatStore(h);
+    await c.start();
+    const text = 'Please summarise all of my garden notes from last spring';
+    expect(await c.send(text)).toBe(true);
+    expect(h.newSession).toHaveBeenCalledWith('Please summarise all of my garden notes…');
+    expect(c.activeId).toBe('n1');
+    expect(h.sent).toEqual([['n1', text]]);
+    expect(c.sessions[0].id).toBe('n1');
+  });
+
+  it('Stop stays on from Send until the run finishes, with no gap before run.started', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    expect(c.running).toBe(false);
+    await c.send('hello');
+    expect(c.sending).toBe(false);
+    expect(c.running).toBe(true); // Send answered, run.started not here yet
+    h.onEvents([ev('new', 2, 'user.message', { text: 'hello' }), ev('new', 3, 'run.started', {}, 'run-1')]);
+    expect(c.running).toBe(true);
+    h.onEvents([ev('new', 4, 'run.finished', { reason: 'completed' }, 'run-1')]);
+    expect(c.running).toBe(false);
+  });
+
+  it('a run that finished before Send answered leaves no Stop behind', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    h.send.mockImplementationOnce(async () => {
+      h.onEvents([ev('new', 2, 'user.message', { text: 'x' }), ev('new', 3, 'run.started', {}, 'r'), ev('new', 4, 'run.finished', { reason: 'error', error: 'No.' }, 'r')]);
+      return 'r';
+    });
+    await c.send('x');
+    expect(c.running).toBe(false);
+  });
+
+  it('each user message gets an idempotency key of its own', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    await c.send('same words');
+    h.onEvents([ev('new', 2, 'user.message', { text: 'same words' }), ev('new', 3, 'run.finished', { reason: 'completed' }, 'r')]);
+    await c.send('same words');
+    expect(h.sent).toEqual([
+      ['new', 'same words'],
+      ['new', 'same words'],
+    ]);
+    expect(h.keys).toHaveLength(2);
+    for (const k of h.keys) expect(k).toMatch(/^[0-9a-f-]{32,36}$/);
+    expect(h.keys[0]).not.toBe(h.keys[1]);
+  });
+
+  it('a failed send says why and returns false', async () => {
+    const h = hostWithTwo();
+    h.send.mockRejectedValueOnce(new Error('Ollama is not running.'));
+    const c = new ChatStore(h);
+    await c.start();
+    expect(await c.send('x')).toBe(false);
+    expect(c.error).toBe('Could not send: Ollama is not running.');
+    expect(c.sending).toBe(false);
+  });
+
+  it('blank messages are not sent', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    expect(await c.send('   \n')).toBe(false);
+    expect(h.send).not.toHaveBeenCalled();
+  });
+
+  it('new chat, rename and delete', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    await c.newChat();
+    expect(c.activeId).toBe('n1');
+    expect(c.sessions.map((s) => s.title)).toEqual(['New chat', 'Newest', 'Older']);
+    await c.rename('n1', '  Garden  ');
+    expect(h.renameSession).toHaveBeenCalledWith('n1', 'Garden');
+    expect(c.sessions[0].title).toBe('Garden');
+    await c.rename('n1', '   '); // blank: ignored
+    expect(h.renameSession).toHaveBeenCalledTimes(1);
+    await c.remove('n1');
+    expect(c.sessions.map((s) => s.id)).toEqual(['new', 'old']);
+    expect(c.activeId).toBe('new'); // the next one opens
+    await c.remove('new');
+    await c.remove('old');
+    expect(c.activeId).toBeNull();
+    expect(c.conv).toBeNull();
+  });
+
+  it('a session deleted elsewhere closes; one created here survives a stale list', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    h.onSessions([session('old', 'Older')]);
+    await vi.waitFor(() => expect(c.activeId).toBe('old'));
+
+    await c.newChat();
+    h.onSessions([session('old', 'Older')]); // predates the new chat
+    expect(c.activeId).toBe('n1');
+    expect(c.sessions.map((s) => s.id)).toEqual(['n1', 'old']);
+  });
+
+  it('a failing doctor shows the banner until dismissed', async () => {
+    const h = hostWithTwo();
+    h.report = {
+      ok: false,
+      checks: [
+        { name: 'ollama', ok: false, detail: 'not running at 127.0.0.1:11434', remedy: 'start it with `ollama serve`' },
+        { name: 'database', ok: true, detail: 'ok' },
+      ],
+    };
+    const c = new ChatStore(h);
+    await c.start();
+    expect(c.showBanner).toBe(true);
+    expect(c.failingChecks.map((x) => x.name)).toEqual(['ollama']);
+    c.dismissBanner();
+    expect(c.showBanner).toBe(false);
+  });
+
+  it('a doctor that cannot run also shows the banner', async () => {
+    const h = hostWithTwo();
+    h.doctor.mockRejectedValueOnce(new Error('boom'));
+    const c = new ChatStore(h);
+    await c.start();
+    expect(c.showBanner).toBe(true);
+    expect(c.doctorError).toBe('boom');
+  });
+
+  it('cancel asks the host to stop the active session', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    await c.cancel();
+    expect(h.cancel).toHaveBeenCalledWith('new');
+  });
+
+  it('a cancel the host refuses says why', async () => {
+    const h = hostWithTwo();
+    h.cancel.mockRejectedValueOnce(new Error('That chat does not exist any more.'));
+    const c = new ChatStore(h);
+    await c.start();
+    await expect(c.cancel()).resolves.toBeUndefined();
+    expect(c.error).toBe('Could not stop: That chat does not exist any more.');
+  });
+
+  it('a refused handshake shows its sentence instead of the chats', async () => {
+    const h = hostWithTwo();
+    const sentence = 'incompatible protocol version: this Quire speaks 2.0, the other side 1.0; update the older one';
+    h.listSessions.mockRejectedValueOnce(new Error(sentence));
+    const c = new ChatStore(h);
+    await c.start();
+    expect(c.error).toBe(`Could not load your chats: ${sentence}`);
+    expect(c.sessions).toEqual([]);
+  });
+});

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { titleFrom, usageLabel } from '../src/lib/format';
+
+describe('titleFrom', () => {
+  it.each([
+    { text: 'hello', want: 'hello' },
+    { text: '   ', want: 'New chat' },
+    { text: 'line one\nline two', want: 'line one line two' },
+    { text: 'Summarise my notes about the garden project and the budget', want: 'Summarise my notes about the garden…' },
+    { text: 'x'.repeat(60), want: 'x'.repeat(40) + '…' },
+    { text: 'exactly forty characters long, no more!!', want: 'exactly forty characters long, no more!!' },
+  ])('$text -> $want', ({ text, want }) => {
+    expect(titleFrom(text)).toBe(want);
+    expect(titleFrom(text).length).toBeLessThanOrEqual(41);
+  });
+});
+
+describe('usageLabel', () => {
+  it.each([
+    { u: undefined, want: '' },
+    { u: { promptTokens: 12, outputTokens: 7, durationNs: 1_500_000_000 }, want: '12 prompt · 7 output tokens · 1.5 s' },
+    { u: { promptTokens: 12, outputTokens: 7, durationNs: 0 }, want: '12 prompt · 7 output tokens' },
+    { u: { promptTokens: 1, outputTokens: 2, durationNs: 12_400_000_000 }, want: '1 prompt · 2 output tokens · 12 s' },
+  ])('$want', ({ u, want }) => {
+    expect(usageLabel(u)).toBe(want);
+  });
+});

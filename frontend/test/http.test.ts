@@ -1,0 +1,372 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { PROTOCOL_VERSION, type ViewSnapshot } from '../src/lib/protocol';
+import { HttpTransport, SEND_RETRIES, type EventSourceLike } from '../src/lib/transport/http';
+
+// A tiny stand-in for `quire serve`: records each request and answers from
+// `routes`; `drops[route]` requests to that route are read and then dropped
+// without an answer (the connection is cut), as a flaky network would.
+interface Seen {
+  method: string;
+  url: string;
+  contentType?: string;
+  protocol?: string;
+  key?: string;
+  body: unknown;
+}
+type Answer = { status: number; body?: unknown; raw?: string };
+
+let server: Server;
+let base = '';
+let seen: Seen[] = [];
+let routes: Record<string, Answer> = {};
+let drops: Record<string, number> = {};
+
+const session = {
+  id: 'a/b c',
+  title: 'Hi',
+  createdAt: '2026-11-30T10:00:00Z',
+  updatedAt: '2026-11-30T10:00:00Z',
+  lastSeq: 0,
+  running: false,
+};
+
+beforeAll(async () => {
+  server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let data = '';
+    req.on('data', (c) => (data += c));
+    req.on('end', () => {
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        contentType: req.headers['content-type'],
+        protocol: req.headers['quire-protocol'] as string | undefined,
+        key: req.headers['idempotency-key'] as string | undefined,
+        body: data ? JSON.parse(data) : undefined,
+      });
+      const route = `${req.method} ${req.url}`;
+      if ((drops[route] ?? 0) > 0) {
+        drops[route]--;
+        req.socket.destroy();
+        return;
+      }
+      const a = routes[route] ?? { status: 404, body: { error: 'no such route' } };
+      if (a.raw !== undefined) {
+        res.writeHead(a.status, { 'Content-Type': 'text/plain' });
+        res.end(a.raw);
+      } else if (a.body === undefined) {
+        res.writeHead(a.status);
+        res.end();
+      } else {
+        res.writeHead(a.status, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(a.body));
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+beforeEach(() => {
+  seen = [];
+  routes = {};
+  drops = {};
+});
+
+describe('HttpTransport requests', () => {
+  it('doctor GETs /api/doctor', async () => {
+    const report = { ok: false, checks: [{ name: 'ollama', ok: false, detail: 'down', remedy: 'start it' }] };
+    routes['GET /api/doctor'] = { status: 200, body: report };
+    expect(await new HttpTransport(base).doctor()).toEqual(report);
+  });
+
+  it('doctor turns null checks into an empty list', async () => {
+    routes['GET /api/doctor'] = { status: 200, body: { ok: true, checks: null } };
+    expect(await new HttpTransport(base).doctor()).toEqual({ ok: true, checks: [] });
+  });
+
+  it('listSessions GETs /api/sessions; null is an empty list', async () => {
+    routes['GET /api/sessions'] = { status: 200, body: [session] };
+    expect(await new HttpTransport(base).listSessions()).toEqual([session]);
+    routes['GET /api/sessions'] = { status: 200, body: null };
+    expect(await new HttpTransport(base).listSessions()).toEqual([]);
+  });
+
+  it('a trailing slash on the base is fine', async () => {
+    routes['GET /api/sessions'] = { status: 200, body: [] };
+    expect(await new HttpTransport(base + '/').listSessions()).toEqual([]);
+    expect(seen[0].url).toBe('/api/sessions');
+  });
+
+  it('newSession POSTs {title} as JSON', async () => {
+    routes['POST /api/sessions'] = { status: 200, body: session };
+    expect(await new HttpTransport(base).newSession('Hi')).toEqual(session);
+    expect(seen[0]).toMatchObject({ method: 'POST', url: '/api/sessions', body: { title: 'Hi' } });
+    expect(seen[0].contentType).toMatch(/application\/json/);
+  });
+
+  it('renameSession PATCHes the escaped id', async () => {
+    routes['PATCH /api/sessions/a%2Fb%20c'] = { status: 200, body: { ...session, title: 'New' } };
+    const s = await new HttpTransport(base).renameSession('a/b c', 'New');
+    expect(s.title).toBe('New');
+    expect(seen[0]).toMatchObject({ method: 'PATCH', body: { title: 'New' } });
+  });
+
+  it('deleteSession DELETEs and accepts 204', async () => {
+    routes['DELETE /api/sessions/s1'] = { status: 204 };
+    await expect(new HttpTransport(base).deleteSession('s1')).resolves.toBeUndefined();
+    expect(seen[0].method).toBe('DELETE');
+  });
+
+  it('events GETs from a seq; null is an empty list', async () => {
+    const e = { session: 's1', seq: 3, type: 'user.message', time: 't', visibility: 'public', payload: { text: 'x' } };
+    routes['GET /api/sessions/s1/events?from=3'] = { status: 200, body: [e] };
+    expect(await new HttpTransport(base).events('s1', 3)).toEqual([e]);
+    routes['GET /api/sessions/s1/events?from=0'] = { status: 200, body: null };
+    expect(await new HttpTransport(base).events('s1', 0)).toEqual([]);
+  });
+
+  it('send POSTs {text} with its Idempotency-Key and returns the run id from a 202', async () => {
+    routes['POST /api/sessions/s1/messages'] = { status: 202, body: { runId: 'run-9' } };
+    expect(await new HttpTransport(base).send('s1', 'hello\nworld', 'key-1')).toBe('run-9');
+    expect(seen[0].body).toEqual({ text: 'hello\nworld' });
+    expect(seen[0].key).toBe('key-1');
+  });
+
+  it('cancel POSTs to /cancel', async () => {
+    routes['POST /api/sessions/s1/cancel'] = { status: 204 };
+    await new HttpTransport(base).cancel('s1');
+    expect(seen[0]).toMatchObject({ method: 'POST', url: '/api/sessions/s1/cancel' });
+  });
+
+  it('reportView POSTs the snapshot to /api/probe', async () => {
+    routes['POST /api/probe'] = { status: 204 };
+    const snap: ViewSnapshot = {
+      activeSession: 's1',
+      sessionTitles: ['Hi'],
+      messages: [{ role: 'user', text: 'hello' }],
+      banner: null,
+      streaming: false,
+    };
+    await new HttpTransport(base).reportView(snap);
+    expect(seen[0].body).toEqual(snap);
+  });
+});
+
+describe('HttpTransport protocol version', () => {
+  it('every request carries Quire-Protocol: 1.0', async () => {
+    routes['GET /api/doctor'] = { status: 200, body: { ok: true, checks: [] } };
+    routes['GET /api/sessions'] = { status: 200, body: [] };
+    routes['POST /api/sessions'] = { status: 200, body: session };
+    routes['PATCH /api/sessions/s1'] = { status: 200, body: session };
+    routes['DELETE /api/sessions/s1'] = { status: 204 };
+    routes['GET /api/sessions/s1/events?from=0'] = { status: 200, body: [] };
+    routes['POST /api/sessions/s1/messages'] = { status: 202, body: { runId: 'r' } };
+    routes['POST /api/sessions/s1/cancel'] = { status: 204 };
+    routes['POST /api/probe'] = { status: 204 };
+    const t = new HttpTransport(base);
+    await t.doctor();
+    await t.listSessions();
+    await t.newSession('Hi');
+    await t.renameSession('s1', 'New');
+    await t.deleteSession('s1');
+    await t.events('s1', 0);
+    await t.send('s1', 'x', 'k');
+    await t.cancel('s1');
+    await t.reportView({ activeSession: null, sessionTitles: [], messages: [], banner: null, streaming: false });
+    expect(seen).toHaveLength(9);
+    for (const r of seen) expect(r.protocol, `${r.method} ${r.url}`).toBe(PROTOCOL_VERSION);
+    // Only a send carries an idempotency key.
+    expect(seen.filter((r) => r.key !== undefined).map((r) => r.url)).toEqual(['/api/sessions/s1/messages']);
+  });
+
+  it('a 426 (incompatible protocol) rejects with the server\'s sentence', async () => {
+    const sentence = 'incompatible protocol version: this Quire speaks 2.0, the other side 1.0; update the older one';
+    routes['GET /api/sessions'] = { status: 426, body: { error: sentence } };
+    await expect(new HttpTransport(base).listSessions()).rejects.toThrow(sentence);
+  });
+});
+
+describe('HttpTransport send retries', () => {
+  const MESSAGES = 'POST /api/sessions/s1/messages';
+
+  it('a send whose connection is cut is tried again with the same Idempotency-Key', async () => {
+    routes[MESSAGES] = { status: 202, body: { runId: 'run-1' } };
+    drops[MESSAGES] = SEND_RETRIES; // every attempt but the last gets no answer
+    expect(await new HttpTransport(base, { retryDelayMs: 0 }).send('s1', 'hello', 'key-7')).toBe('run-1');
+    expect(seen).toHaveLength(SEND_RETRIES + 1);
+    for (const r of seen) expect(r).toMatchObject({ url: '/api/sessions/s1/messages', key: 'key-7', body: { text: 'hello' }, protocol: '1.0' });
+  });
+
+  it('gives up after 2 retries with a readable error', async () => {
+    const fetchStub = vi.fn(async () => {
+      throw new TypeError('Failed to fetch');
+    });
+    const t = new HttpTransport('http://quire.invalid', { fetch: fetchStub as unknown as typeof fetch, retryDelayMs: 0 });
+    await expect(t.send('s1', 'x', 'key-2')).rejects.toThrow('Could not reach Quire: Failed to fetch');
+    expect(fetchStub).toHaveBeenCalledTimes(3);
+    const keys = (fetchStub.mock.calls as unknown as [string, RequestInit][]).map(([, init]) => (init.headers as Record<string, string>)['Idempotency-Key']);
+    expect(keys).toEqual(['key-2', 'key-2', 'key-2']);
+  });
+
+  it('waits a little longer before each retry', async () => {
+    vi.useFakeTimers();
+    try {
+      const fetchStub = vi.fn(async () => {
+        if (fetchStub.mock.calls.length < 3) throw new TypeError('Failed to fetch');
+        return new Response(JSON.stringify({ runId: 'r' }), { status: 202 });
+      });
+      const t = new HttpTransport('http://quire.invalid', { fetch: fetchStub as unknown as typeof fetch, retryDelayMs: 100 });
+      const sent = t.send('s1', 'x', 'k');
+      await vi.advanceTimersByTimeAsync(99);
+      expect(fetchStub).toHaveBeenCalledTimes(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(fetchStub).toHaveBeenCalledTimes(2);
+      await vi.advanceTimersByTimeAsync(199);
+      expect(fetchStub).toHaveBeenCalledTimes(2);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await sent).toBe('r');
+      expect(fetchStub).toHaveBeenCalledTimes(3);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it.each([
+    { status: 409, error: 'This chat is still answering.' },
+    { status: 422, error: 'this idempotency key was already used for a different command: "k"' },
+    { status: 500, error: 'database is locked' },
+    { status: 503, error: 'Quire is shutting down.' },
+  ])('an HTTP $status is an answer, not retried', async ({ status, error }) => {
+    routes[MESSAGES] = { status, body: { error } };
+    await expect(new HttpTransport(base, { retryDelayMs: 0 }).send('s1', 'x', 'k')).rejects.toThrow(error);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('other requests are not retried after a network error', async () => {
+    drops['GET /api/sessions'] = 1;
+    drops['POST /api/sessions'] = 1;
+    routes['GET /api/sessions'] = { status: 200, body: [] };
+    routes['POST /api/sessions'] = { status: 200, body: session };
+    const t = new HttpTransport(base, { retryDelayMs: 0 });
+    await expect(t.listSessions()).rejects.toThrow(/^Could not reach Quire/);
+    await expect(t.newSession('Hi')).rejects.toThrow(/^Could not reach Quire/);
+    expect(seen).toHaveLength(2);
+  });
+});
+
+describe('HttpTransport errors', () => {
+  it('an {"error"} body becomes the Error message, word for word', async () => {
+    routes['POST /api/sessions/s1/messages'] = { status: 409, body: { error: 'This chat is still answering.' } };
+    await expect(new HttpTransport(base).send('s1', 'x', 'k')).rejects.toThrow(/^This chat is still answering\.$/);
+  });
+
+  it.each([
+    { name: 'a 404 with an error body', answer: { status: 404, body: { error: 'No such chat.' } }, want: 'No such chat.' },
+    { name: 'a 500 with a plain body', answer: { status: 500, raw: 'boom' }, want: 'Request failed: 500 Internal Server Error' },
+    { name: 'a 400 with JSON but no error field', answer: { status: 400, body: { nope: 1 } }, want: 'Request failed: 400 Bad Request' },
+  ])('$name', async ({ answer, want }) => {
+    routes['GET /api/sessions'] = answer;
+    await expect(new HttpTransport(base).listSessions()).rejects.toThrow(want);
+  });
+
+  it('an unreachable server gives a readable error', async () => {
+    const dead = createServer();
+    await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
+    const port = (dead.address() as AddressInfo).port;
+    await new Promise<void>((r) => dead.close(() => r()));
+    await expect(new HttpTransport(`http://127.0.0.1:${port}`).listSessions()).rejects.toThrow(/^Could not reach Quire/);
+  });
+
+  it('a 200 that is not JSON is an error', async () => {
+    routes['GET /api/sessions'] = { status: 200, raw: '<html>' };
+    await expect(new HttpTransport(base).listSessions()).rejects.toThrow(/not JSON/);
+  });
+
+  it('uses the injected fetch', async () => {
+    const fetchStub = vi.fn(async () => new Response(JSON.stringify({ runId: 'r' }), { status: 202 }));
+    const t = new HttpTransport('http://quire.invalid', { fetch: fetchStub as unknown as typeof fetch });
+    expect(await t.send('s', 'x', 'k')).toBe('r');
+    expect(fetchStub).toHaveBeenCalledWith(
+      'http://quire.invalid/api/sessions/s/messages',
+      expect.objectContaining({
+        method: 'POST',
+        body: '{"text":"x"}',
+        headers: { 'Quire-Protocol': '1.0', 'Content-Type': 'application/json', 'Idempotency-Key': 'k' },
+      }),
+    );
+  });
+});
+
+// A stand-in EventSource: the test fires named events by hand.
+class FakeEventSource implements EventSourceLike {
+  static last: FakeEventSource | null = null;
+  listeners = new Map<string, ((ev: MessageEvent) => void)[]>();
+  closed = false;
+  constructor(public url: string) {
+    FakeEventSource.last = this;
+  }
+  addEventListener(type: string, l: (ev: MessageEvent) => void) {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), l]);
+  }
+  close() {
+    this.closed = true;
+  }
+  fire(type: string, data?: string) {
+    for (const l of this.listeners.get(type) ?? []) l({ data } as MessageEvent);
+  }
+}
+
+describe('HttpTransport.subscribe (SSE)', () => {
+  function subscribe() {
+    const t = new HttpTransport('http://127.0.0.1:9', { eventSource: (u) => new FakeEventSource(u) });
+    const onEvents = vi.fn();
+    const onSessions = vi.fn();
+    const onResync = vi.fn();
+    const off = t.subscribe(onEvents, onSessions, onResync);
+    return { es: FakeEventSource.last!, onEvents, onSessions, onResync, off };
+  }
+
+  it('opens /api/stream with ?protocol=1.0 (EventSource cannot send headers)', () => {
+    expect(subscribe().es.url).toBe('http://127.0.0.1:9/api/stream?protocol=1.0');
+  });
+
+  it('passes `events` batches and `sessions` lists on', () => {
+    const { es, onEvents, onSessions } = subscribe();
+    const batch = [{ session: 's', seq: 1, type: 'user.message', time: 't', visibility: 'public', payload: {} }];
+    es.fire('events', JSON.stringify(batch));
+    es.fire('sessions', JSON.stringify([session]));
+    es.fire('sessions', 'null');
+    expect(onEvents).toHaveBeenCalledWith(batch);
+    expect(onSessions.mock.calls).toEqual([[[session]], [[]]]);
+  });
+
+  it('ignores malformed and empty data', () => {
+    const { es, onEvents, onSessions } = subscribe();
+    es.fire('events', 'not json');
+    es.fire('events', '[]');
+    es.fire('events', '{"a":1}');
+    es.fire('sessions', '{oops');
+    expect(onEvents).not.toHaveBeenCalled();
+    expect(onSessions).not.toHaveBeenCalled();
+  });
+
+  it('asks for a resync on every reconnect, not on the first open', () => {
+    const { es, onResync } = subscribe();
+    es.fire('open');
+    expect(onResync).not.toHaveBeenCalled();
+    es.fire('error');
+    es.fire('open');
+    es.fire('open');
+    expect(onResync).toHaveBeenCalledTimes(2);
+  });
+
+  it('unsubscribing closes the stream', () => {
+    const { es, off } = subscribe();
+    off();
+    expect(es.closed).toBe(true);
+  });
+});

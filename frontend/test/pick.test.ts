@@ -1,0 +1,196 @@
+import { describe, expect, it, vi } from 'vitest';
+import { PROTOCOL_VERSION } from '../src/lib/protocol';
+import { HttpTransport } from '../src/lib/transport/http';
+import { pickTransport } from '../src/lib/transport/pick';
+import { WailsTransport, type WailsApp, type WailsRuntime } from '../src/lib/transport/wails';
+
+function fakeApp(over: Partial<WailsApp> = {}): WailsApp {
+  const session = { id: 's1', title: 'T', createdAt: '', updatedAt: '', lastSeq: 0, running: false };
+  return {
+    Handshake: vi.fn(async () => '1.0'),
+    Doctor: vi.fn(async () => ({ ok: true, checks: [] })),
+    ListSessions: vi.fn(async () => [session]),
+    NewSession: vi.fn(async (title: string) => ({ ...session, title })),
+    RenameSession: vi.fn(async (_id: string, title: string) => ({ ...session, title })),
+    DeleteSession: vi.fn(async () => undefined),
+    Events: vi.fn(async () => []),
+    Send: vi.fn(async () => 'run-1'),
+    Cancel: vi.fn(async () => undefined),
+    ReportView: vi.fn(async () => undefined),
+    ...over,
+  };
+}
+
+describe('pickTransport', () => {
+  it.each([
+    { name: 'no window.go', win: { location: { origin: 'http://127.0.0.1:7777' } }, want: HttpTransport },
+    { name: 'window.go without main', win: { go: {}, location: { origin: 'http://x' } }, want: HttpTransport },
+    { name: 'window.go.main without App', win: { go: { main: {} }, location: { origin: 'http://x' } }, want: HttpTransport },
+    { name: 'window.go.main.App', win: { go: { main: { App: fakeApp() } }, location: { origin: 'wails://wails' } }, want: WailsTransport },
+  ])('$name', ({ win, want }) => {
+    expect(pickTransport(win)).toBeInstanceOf(want);
+  });
+
+  it('HTTP goes to the page origin', async () => {
+    const fetchSpy = vi.spyOn(globalThis, 'fetch').mockResolvedValue(new Response('[]', { status: 200 }));
+    try {
+      await pickTransport({ location: { origin: 'http://127.0.0.1:7777' } }).listSessions();
+      expect(fetchSpy.mock.calls[0][0]).toBe('http://127.0.0.1:7777/api/sessions');
+    } finally {
+      fetchSpy.mockRestore();
+    }
+  });
+});
+
+describe('WailsTransport', () => {
+  it('calls the bound methods with their arguments', async () => {
+    const app = fakeApp();
+    const t = new WailsTransport(app, undefined);
+    await t.doctor();
+    await t.listSessions();
+    expect((await t.newSession('Hello')).title).toBe('Hello');
+    expect((await t.renameSession('s1', 'New')).title).toBe('New');
+    await t.deleteSession('s1');
+    await t.events('s1', 4);
+    expect(await t.send('s1', 'hi', 'key-1')).toBe('run-1');
+    await t.cancel('s1');
+    const snap = { activeSession: null, sessionTitles: [], messages: [], banner: null, streaming: false };
+    await t.reportView(snap);
+    expect(app.NewSession).toHaveBeenCalledWith('Hello');
+    expect(app.RenameSession).toHaveBeenCalledWith('s1', 'New');
+    expect(app.DeleteSession).toHaveBeenCalledWith('s1');
+    expect(app.Events).toHaveBeenCalledWith('s1', 4);
+    expect(app.Send).toHaveBeenCalledWith('s1', 'hi', 'key-1');
+    expect(app.Cancel).toHaveBeenCalledWith('s1');
+    expect(app.ReportView).toHaveBeenCalledWith(snap);
+  });
+
+  it('null lists from Go become empty lists', async () => {
+    const t = new WailsTransport(
+      fakeApp({
+        ListSessions: async () => null,
+        Events: async () => null,
+        Doctor: async () => ({ ok: false, checks: null as never }),
+      }),
+      undefined,
+    );
+    expect(await t.listSessions()).toEqual([]);
+    expect(await t.events('s', 0)).toEqual([]);
+    expect(await t.doctor()).toEqual({ ok: false, checks: [] });
+  });
+
+  it('a Go error (rejected with a string) becomes an Error with that message', async () => {
+    const t = new WailsTransport(fakeApp({ Send: () => Promise.reject('This chat is still answering.') }), undefined);
+    const err = await t.send('s', 'x', 'k').catch((e) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(err.message).toBe('This chat is still answering.');
+  });
+
+  it('a Cancel that Go refuses rejects with its sentence', async () => {
+    const t = new WailsTransport(fakeApp({ Cancel: () => Promise.reject('No such chat.') }), undefined);
+    await expect(t.cancel('s')).rejects.toThrow(/^No such chat\.$/);
+  });
+
+  it('subscribes to quire:events and quire:sessions for ever, and unsubscribes', () => {
+    const handlers = new Map<string, (...d: unknown[]) => void>();
+    const offs: string[] = [];
+    const runtime: WailsRuntime = {
+      EventsOnMultiple: vi.fn((name: string, cb: (...d: unknown[]) => void, max: number) => {
+        expect(max).toBe(-1);
+        handlers.set(name, cb);
+        return () => offs.push(name);
+      }),
+    };
+    const onEvents = vi.fn();
+    const onSessions = vi.fn();
+    const off = new WailsTransport(fakeApp(), runtime).subscribe(onEvents, onSessions);
+    expect([...handlers.keys()].sort()).toEqual(['quire:events', 'quire:sessions']);
+
+    const batch = [{ session: 's', seq: 0, type: 'session.created', time: '', visibility: 'public', payload: { title: 'x' } }];
+    handlers.get('quire:events')!(batch);
+    handlers.get('quire:sessions')!([]);
+    handlers.get('quire:sessions')!(null);
+    expect(onEvents).toHaveBeenCalledWith(batch);
+    expect(onSessions.mock.calls).toEqual([[[]], [[]]]);
+
+    off();
+    expect(offs.sort()).toEqual(['quire:events', 'quire:sessions']);
+  });
+
+  it('without a runtime, subscribe is a harmless no-op', () => {
+    const off = new WailsTransport(fakeApp(), undefined).subscribe(vi.fn(), vi.fn());
+    expect(() => off()).not.toThrow();
+  });
+});
+
+describe('WailsTransport handshake', () => {
+  const INCOMPATIBLE = 'incompatible protocol version: this Quire speaks 2.0, the other side 1.0; update the older one';
+  const snap = { activeSession: null, sessionTitles: [], messages: [], banner: null, streaming: false };
+
+  it('calls Handshake(PROTOCOL_VERSION) once, before any other method, and waits for it', async () => {
+    let shake!: (v: string) => void;
+    const app = fakeApp({ Handshake: vi.fn(() => new Promise<string>((r) => (shake = r))) });
+    const t = new WailsTransport(app, undefined);
+    const calls = Promise.all([t.listSessions(), t.events('s1', 0), t.send('s1', 'hi', 'k'), t.newSession('x')]);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(app.Handshake).toHaveBeenCalledTimes(1);
+    expect(app.Handshake).toHaveBeenCalledWith(PROTOCOL_VERSION);
+    for (const m of [app.ListSessions, app.Events, app.Send, app.NewSession]) expect(m).not.toHaveBeenCalled();
+
+    shake('1.0');
+    await calls;
+    await t.renameSession('s1', 'y');
+    await t.deleteSession('s1');
+    await t.cancel('s1');
+    expect(app.Handshake).toHaveBeenCalledTimes(1);
+    const first = vi.mocked(app.Handshake).mock.invocationCallOrder[0];
+    for (const m of [app.ListSessions, app.Events, app.Send, app.NewSession, app.RenameSession, app.DeleteSession, app.Cancel]) {
+      expect(vi.mocked(m).mock.invocationCallOrder[0]).toBeGreaterThan(first);
+    }
+  });
+
+  it('Doctor and the test probe go without a handshake', async () => {
+    const app = fakeApp();
+    const t = new WailsTransport(app, undefined);
+    await t.doctor();
+    await t.reportView(snap);
+    expect(app.Doctor).toHaveBeenCalled();
+    expect(app.ReportView).toHaveBeenCalledWith(snap);
+    expect(app.Handshake).not.toHaveBeenCalled();
+  });
+
+  it('a failed handshake makes every call reject with its sentence, and is not repeated', async () => {
+    const app = fakeApp({ Handshake: vi.fn(() => Promise.reject(INCOMPATIBLE)) });
+    const t = new WailsTransport(app, undefined);
+    const results = await Promise.allSettled([
+      t.listSessions(),
+      t.newSession('x'),
+      t.renameSession('s1', 'y'),
+      t.deleteSession('s1'),
+      t.events('s1', 0),
+      t.send('s1', 'hi', 'k'),
+      t.cancel('s1'),
+    ]);
+    for (const r of results) {
+      expect(r.status).toBe('rejected');
+      const err = (r as PromiseRejectedResult).reason;
+      expect(err).toBeInstanceOf(Error);
+      expect(err.message).toBe(INCOMPATIBLE);
+    }
+    await expect(t.listSessions()).rejects.toThrow(INCOMPATIBLE);
+    expect(app.Handshake).toHaveBeenCalledTimes(1);
+    for (const m of [app.ListSessions, app.NewSession, app.RenameSession, app.DeleteSession, app.Events, app.Send, app.Cancel]) {
+      expect(m).not.toHaveBeenCalled();
+    }
+    // The health checks still run, so the window can say what is wrong.
+    expect(await t.doctor()).toEqual({ ok: true, checks: [] });
+  });
+
+  it('a window without Handshake (an older Quire) is refused with a sentence', async () => {
+    const app = fakeApp();
+    delete (app as Partial<WailsApp>).Handshake;
+    const t = new WailsTransport(app, undefined);
+    await expect(t.listSessions()).rejects.toThrow(/incompatible protocol version/);
+    expect(app.ListSessions).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,162 @@
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ViewSnapshot } from '../src/lib/protocol';
+import { buildSnapshot, createReporter, plainText, readBanner, readMessages } from '../src/lib/snapshot';
+
+function dom(html: string): HTMLElement {
+  const root = document.createElement('div');
+  root.innerHTML = html;
+  return root;
+}
+
+const page = `
+  <section data-testid="banner"><h2>Quire needs attention</h2>
+    <ul><li><strong>ollama</strong>: not running
+      <div>start it with <code>ollama serve</code></div></li></ul>
+  </section>
+  <article data-testid="message" data-role="user"><div data-part="body">  hello
+there </div></article>
+  <article data-testid="message" data-role="assistant">
+    <details><summary>Thinking</summary>hidden thought</details>
+    <div data-part="body"><p>You said: <strong>hello</strong></p>
+<ul><li>one</li></ul></div>
+    <div class="foot">12 prompt · 7 output tokens</div>
+  </article>
+  <article data-testid="message" data-role="error"><span>!</span><div data-part="body">Ollama is not running.</div></article>
+  <article data-testid="message" data-role="notice"><div data-part="body">Stopped.</div></article>
+  <article data-testid="message" data-role="bogus"><div data-part="body">x</div></article>
+`;
+
+describe('readMessages', () => {
+  it('reads role and the trimmed textContent of each body, in order', () => {
+    expect(readMessages(dom(page))).toEqual([
+      { role: 'user', text: 'hello\nthere' },
+      { role: 'assistant', text: 'You said: hello\none' },
+      { role: 'error', text: 'Ollama is not running.' },
+      { role: 'notice', text: 'Stopped.' },
+    ]);
+  });
+
+  it('falls back to the whole element without a body part', () => {
+    expect(readMessages(dom('<div data-testid="message" data-role="user"> hi </div>'))).toEqual([
+      { role: 'user', text: 'hi' },
+    ]);
+  });
+});
+
+describe('readBanner', () => {
+  it('is the banner text with whitespace collapsed', () => {
+    expect(readBanner(dom(page))).toBe('Quire needs attention ollama: not running start it with ollama serve');
+  });
+  it('is null without a banner', () => {
+    expect(readBanner(dom('<p>nothing</p>'))).toBeNull();
+  });
+});
+
+describe('buildSnapshot', () => {
+  it('combines state and screen', () => {
+    const snap = buildSnapshot({ activeSession: 's1', sessionTitles: ['A', 'B'], streaming: true }, dom(page));
+    expect(snap.activeSession).toBe('s1');
+    expect(snap.sessionTitles).toEqual(['A', 'B']);
+    expect(snap.streaming).toBe(true);
+    expect(snap.messages).toHaveLength(4);
+    expect(snap.banner).toMatch(/ollama serve/);
+  });
+  it('an empty screen', () => {
+    expect(buildSnapshot({ activeSession: null, sessionTitles: [], streaming: false }, dom(''))).toEqual({
+      activeSession: null,
+      sessionTitles: [],
+      messages: [],
+      banner: null,
+      streaming: false,
+    });
+  });
+  it('plainText collapses whitespace', () => {
+    expect(plainText('  a \n\t b ')).toBe('a b');
+    expect(plainText(null)).toBe('');
+  });
+});
+
+describe('createReporter', () => {
+  afterEach(() => vi.useRealTimers());
+
+  const snap = (text: string): ViewSnapshot => ({
+    activeSession: 's',
+    sessionTitles: [],
+    messages: [{ role: 'user', text }],
+    banner: null,
+    streaming: false,
+  });
+
+  it('debounces: many changes within 100 ms give one report', () => {
+    vi.useFakeTimers();
+    let text = 'a';
+    const send = vi.fn(async () => {});
+    const r = createReporter(() => snap(text), send, 100);
+    r.schedule();
+    vi.advanceTimersByTime(50);
+    text = 'b';
+    r.schedule();
+    vi.advanceTimersByTime(99);
+    expect(send).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(send).toHaveBeenCalledTimes(1);
+    expect(send).toHaveBeenCalledWith(snap('b'));
+  });
+
+  it('does not report an unchanged snapshot twice', () => {
+    vi.useFakeTimers();
+    const send = vi.fn(async () => {});
+    const r = createReporter(() => snap('same'), send, 100);
+    r.schedule();
+    vi.advanceTimersByTime(100);
+    r.schedule();
+    vi.advanceTimersByTime(100);
+    expect(send).toHaveBeenCalledTimes(1);
+  });
+
+  it('swallows errors from the probe, sync or async', async () => {
+    vi.useFakeTimers();
+    let n = 0;
+    const rejecting = createReporter(() => snap(String(n++)), () => Promise.reject(new Error('no probe')), 10);
+    const throwing = createReporter(() => snap(String(n++)), () => {
+      throw new Error('no probe');
+    }, 10);
+    const failingTake = createReporter(() => {
+      throw new Error('no dom');
+    }, vi.fn(), 10);
+    rejecting.schedule();
+    throwing.schedule();
+    failingTake.schedule();
+    expect(() => vi.advanceTimersByTime(10)).not.toThrow();
+    await Promise.resolve();
+  });
+
+  it('cancel drops a pending report', () => {
+    vi.useFakeTimers();
+    const send = vi.fn(async () => {});
+    const r = createReporter(() => snap('x'), send, 100);
+    r.schedule();
+    r.cancel();
+    vi.advanceTimersByTime(500);
+    expect(send).not.toHaveBeenCalled();
+  });
+});
+
+describe('createReporter default timers', () => {
+  it('calls setTimeout unbound (a browser throws "Illegal invocation" otherwise)', () => {
+    const real = globalThis.setTimeout;
+    const strict = function (this: unknown, f: () => void, ms?: number) {
+      if (this !== undefined && this !== globalThis) throw new TypeError('Illegal invocation');
+      return real(f, ms);
+    } as unknown as typeof setTimeout;
+    globalThis.setTimeout = strict;
+    try {
+      const r = createReporter(() => ({ activeSession: null, sessionTitles: [], messages: [], banner: null, streaming: false }), async () => {});
+      expect(() => r.schedule()).not.toThrow();
+      r.cancel();
+    } finally {
+      globalThis.setTimeout = real;
+    }
+  });
+});

@@ -1,0 +1,331 @@
+// Package httpapi serves Quire's UI and host protocol over loopback HTTP with
+// Server-Sent Events (`quire serve`), so the same frontend runs in a browser —
+// which is how the UI is tested in real Chromium.
+//
+// It speaks only kernel/protocol. It must never import kernel/core,
+// kernel/store, a model client, Wails, memory/, rag/ or tools/.
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"quire/doctor"
+	"quire/host/probe"
+	"quire/kernel/protocol"
+)
+
+// Backend is what the server serves.
+type Backend struct {
+	Kernel    protocol.Kernel
+	Doctor    func(ctx context.Context) doctor.Report
+	ProbePath string // QUIRE_TEST_PROBE; empty outside tests
+}
+
+// Server is the HTTP host.
+type Server struct {
+	b   Backend
+	mux *http.ServeMux
+	log *slog.Logger
+}
+
+// ErrNotLoopback: Quire serves only this machine.
+var ErrNotLoopback = errors.New("quire serve listens on loopback addresses only (127.0.0.1 or ::1)")
+
+// New builds the server; assets is the built frontend.
+func New(b Backend, assets fs.FS, log *slog.Logger) *Server {
+	s := &Server{b: b, mux: http.NewServeMux(), log: log}
+	api := http.NewServeMux()
+	api.HandleFunc("GET /api/doctor", s.doctor)
+	api.HandleFunc("GET /api/sessions", s.sessions)
+	api.HandleFunc("POST /api/sessions", s.newSession)
+	api.HandleFunc("PATCH /api/sessions/{id}", s.rename)
+	api.HandleFunc("DELETE /api/sessions/{id}", s.delete)
+	api.HandleFunc("GET /api/sessions/{id}/events", s.events)
+	api.HandleFunc("POST /api/sessions/{id}/messages", s.send)
+	api.HandleFunc("POST /api/sessions/{id}/cancel", s.cancel)
+	api.HandleFunc("POST /api/commands", s.command)
+	api.HandleFunc("POST /api/probe", s.probe)
+	api.HandleFunc("GET /api/stream", s.stream)
+	s.mux.HandleFunc("GET /api/handshake", s.handshake)
+	s.mux.Handle("/api/", requireHandshake(api))
+	s.mux.Handle("/", http.FileServerFS(assets))
+	return s
+}
+
+// ProtocolHeader carries the client's protocol version on every API request
+// (or the "protocol" query parameter, for EventSource, which cannot set
+// headers). It is the handshake made stateless: a request from an
+// incompatible client is refused before it does anything.
+const ProtocolHeader = "Quire-Protocol"
+
+func requireHandshake(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v := r.Header.Get(ProtocolHeader)
+		if v == "" {
+			v = r.URL.Query().Get("protocol")
+		}
+		if err := protocol.Compatible(v); err != nil {
+			writeJSON(w, http.StatusUpgradeRequired, map[string]string{"error": err.Error()})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) handshake(w http.ResponseWriter, r *http.Request) {
+	if err := protocol.Compatible(r.URL.Query().Get("version")); err != nil {
+		s.fail(w, http.StatusUpgradeRequired, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"version": protocol.Version})
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// ListenAndServe serves on addr (loopback only) until ctx ends; ready gets the URL.
+func (s *Server) ListenAndServe(ctx context.Context, addr string, ready func(url string)) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return ErrNotLoopback
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	ready("http://" + ln.Addr().String())
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
+		defer cancel()
+		srv.Shutdown(shutdown)
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func (s *Server) fail(w http.ResponseWriter, status int, err error) {
+	writeJSON(w, status, map[string]string{"error": err.Error()})
+}
+
+func readJSON(r *http.Request, v any) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("the request body is not the JSON expected: %w", err)
+	}
+	return nil
+}
+
+func (s *Server) doctor(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.b.Doctor(r.Context()))
+}
+
+func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
+	list, err := s.b.Kernel.Sessions(r.Context())
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	if list == nil {
+		list = []protocol.Session{}
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+// run executes a command and writes its result, mapping errors to statuses.
+func (s *Server) run(w http.ResponseWriter, r *http.Request, typ string, payload any, ok int) {
+	cmd, err := protocol.NewCommand("", r.Header.Get("Idempotency-Key"), typ, payload)
+	if err != nil {
+		s.fail(w, http.StatusBadRequest, err)
+		return
+	}
+	s.execute(w, r, cmd, ok)
+}
+
+func (s *Server) execute(w http.ResponseWriter, r *http.Request, cmd protocol.Command, ok int) {
+	res, err := s.b.Kernel.Execute(r.Context(), cmd)
+	if err != nil {
+		s.fail(w, statusOf(err), err)
+		return
+	}
+	if ok == http.StatusNoContent {
+		w.WriteHeader(ok)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(ok)
+	w.Write(res)
+}
+
+func statusOf(err error) int {
+	switch {
+	case errors.Is(err, protocol.ErrIdempotencyConflict):
+		return http.StatusUnprocessableEntity
+	case errors.Is(err, protocol.ErrIncompatible):
+		return http.StatusUpgradeRequired
+	case errors.Is(err, protocol.ErrBadPayload), errors.Is(err, protocol.ErrUnknownCommand):
+		return http.StatusBadRequest
+	case errors.Is(err, protocol.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, protocol.ErrConflict):
+		return http.StatusConflict
+	}
+	return http.StatusInternalServerError
+}
+
+type titleBody struct {
+	Title string `json:"title"`
+}
+
+func (s *Server) newSession(w http.ResponseWriter, r *http.Request) {
+	var b protocol.CreateSessionPayload
+	if err := readJSON(r, &b); err != nil {
+		s.fail(w, http.StatusBadRequest, err)
+		return
+	}
+	s.run(w, r, protocol.CreateSession, b, http.StatusOK)
+}
+
+func (s *Server) rename(w http.ResponseWriter, r *http.Request) {
+	var b titleBody
+	if err := readJSON(r, &b); err != nil {
+		s.fail(w, http.StatusBadRequest, err)
+		return
+	}
+	s.run(w, r, protocol.RenameSession, protocol.RenameSessionPayload{Session: r.PathValue("id"), Title: b.Title}, http.StatusOK)
+}
+
+func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
+	s.run(w, r, protocol.DeleteSession, protocol.SessionRef{Session: r.PathValue("id")}, http.StatusNoContent)
+}
+
+// audienceOf reads which events the client asked to see; sensitive events
+// are sent only when asked for by name.
+func audienceOf(r *http.Request) protocol.Audience {
+	q := r.URL.Query()
+	return protocol.Audience{Internal: q.Get("internal") == "1", Sensitive: q.Get("sensitive") == "1"}
+}
+
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	from := int64(0)
+	if v := r.URL.Query().Get("from"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			s.fail(w, http.StatusBadRequest, fmt.Errorf("from=%q is not a seq", v))
+			return
+		}
+		from = n
+	}
+	evs, err := s.b.Kernel.Events(r.Context(), r.PathValue("id"), from)
+	if err != nil {
+		s.fail(w, statusOf(err), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, protocol.Filter(evs, audienceOf(r)))
+}
+
+func (s *Server) send(w http.ResponseWriter, r *http.Request) {
+	var b struct {
+		Text string `json:"text"`
+	}
+	if err := readJSON(r, &b); err != nil {
+		s.fail(w, http.StatusBadRequest, err)
+		return
+	}
+	s.run(w, r, protocol.SendMessage, protocol.SendMessagePayload{Session: r.PathValue("id"), Text: b.Text}, http.StatusAccepted)
+}
+
+func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
+	s.run(w, r, protocol.CancelRun, protocol.SessionRef{Session: r.PathValue("id")}, http.StatusNoContent)
+}
+
+// command accepts a whole command envelope (docs/PROTOCOL.md).
+func (s *Server) command(w http.ResponseWriter, r *http.Request) {
+	var cmd protocol.Command
+	if err := readJSON(r, &cmd); err != nil {
+		s.fail(w, http.StatusBadRequest, err)
+		return
+	}
+	s.execute(w, r, cmd, http.StatusOK)
+}
+
+func (s *Server) probe(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
+	if err == nil {
+		err = probe.Write(s.b.ProbePath, body)
+	}
+	if err != nil {
+		s.fail(w, http.StatusBadRequest, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// stream sends every update as SSE until the client goes away. A client that
+// reconnects reloads events from its last seq with /events?from=, so nothing
+// is lost between streams.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		s.fail(w, http.StatusInternalServerError, errors.New("streaming is not supported"))
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, ": connected\n\n")
+	flusher.Flush()
+	aud := audienceOf(r)
+	updates := s.b.Kernel.Watch(r.Context())
+	keepAlive := time.NewTicker(15 * time.Second)
+	defer keepAlive.Stop()
+	for {
+		select {
+		case u, ok := <-updates:
+			if !ok {
+				return
+			}
+			if evs := protocol.Filter(u.Events, aud); len(evs) > 0 {
+				writeSSE(w, "events", evs)
+			}
+			if u.Sessions != nil {
+				writeSSE(w, "sessions", u.Sessions)
+			}
+			flusher.Flush()
+		case <-keepAlive.C:
+			fmt.Fprint(w, ": keep-alive\n\n")
+			flusher.Flush()
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+func writeSSE(w io.Writer, name string, v any) {
+	b, _ := json.Marshal(v)
+	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+}

@@ -1,0 +1,262 @@
+package httpapi_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"quire/doctor"
+	"quire/host/httpapi"
+	"quire/internal/testkit"
+	"quire/kernel/protocol"
+	"quire/kernel/provider/ollama/ollamatest"
+	"quire/kernel/store"
+)
+
+type env struct {
+	srv   *httptest.Server
+	store *store.Store
+	fake  *ollamatest.Server
+}
+
+// serve runs the HTTP host over the real kernel (testkit).
+func serve(t *testing.T, probe string) env {
+	t.Helper()
+	k := testkit.New(t)
+	assets := fstest.MapFS{"index.html": {Data: []byte("<title>Quire</title>")}}
+	h := httpapi.New(httpapi.Backend{Kernel: k.Runtime, ProbePath: probe,
+		Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }}, assets, slog.New(slog.DiscardHandler))
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return env{srv, k.Store, k.Ollama}
+}
+
+func do(t *testing.T, method, url, body string, headers ...string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(body))
+	req.Header.Set(httpapi.ProtocolHeader, protocol.Version)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func newSession(t *testing.T, e env) string {
+	t.Helper()
+	status, body := do(t, "POST", e.srv.URL+"/api/sessions", `{"title":"Notes"}`)
+	var s protocol.Session
+	if status != 200 || json.Unmarshal([]byte(body), &s) != nil || s.ID == "" {
+		t.Fatalf("create session: %d %s", status, body)
+	}
+	return s.ID
+}
+
+func TestRoutes(t *testing.T) {
+	probe := filepath.Join(t.TempDir(), "view.json")
+	e := serve(t, probe)
+	id := newSession(t, e)
+	cases := []struct {
+		method, path, body string
+		status             int
+		contains           string
+	}{
+		{"GET", "/", "", 200, "<title>Quire</title>"},
+		{"GET", "/api/doctor", "", 200, `"ok":true`},
+		{"GET", "/api/sessions", "", 200, `"title":"Notes"`},
+		{"POST", "/api/sessions", `{broken`, 400, "not the JSON expected"},
+		{"PATCH", "/api/sessions/" + id, `{"title":"Renamed"}`, 200, `"title":"Renamed"`},
+		{"PATCH", "/api/sessions/zz", `{"title":"x"}`, 404, "no such session"},
+		{"GET", "/api/sessions/" + id + "/events?from=1", "", 200, `"seq":1`},
+		{"GET", "/api/sessions/" + id + "/events?from=-3", "", 400, "is not a seq"},
+		{"GET", "/api/sessions/" + id + "/events?from=99", "", 200, "[]"},
+		{"GET", "/api/sessions/zz/events", "", 404, "no such session"},
+		{"POST", "/api/sessions/" + id + "/messages", `{"text":"  "}`, 400, "empty"},
+		{"POST", "/api/sessions/zz/messages", `{"text":"hi"}`, 404, "no such session"},
+		{"POST", "/api/commands", `{"type":"session.frobnicate","payload":{},"protocolVersion":"1.0"}`, 400, "unknown command"},
+		{"POST", "/api/commands", `{"type":"session.rename","payload":{"sesion":"x"},"protocolVersion":"1.0"}`, 400, "payload"},
+		{"POST", "/api/commands", `{"type":"session.rename","payload":{"session":"x"},"protocolVersion":"2.0"}`, 426, "incompatible"},
+		{"POST", "/api/sessions/" + id + "/cancel", "", 204, ""},
+		{"POST", "/api/probe", `{"messages":[]}`, 204, ""},
+		{"POST", "/api/probe", `not json`, 400, "not JSON"},
+		{"DELETE", "/api/sessions/" + id, "", 204, ""},
+		{"DELETE", "/api/sessions/" + id, "", 404, "no such session"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			status, body := do(t, tc.method, e.srv.URL+tc.path, tc.body)
+			if status != tc.status || !strings.Contains(body, tc.contains) {
+				t.Fatalf("%d %q, want %d containing %q", status, body, tc.status, tc.contains)
+			}
+		})
+	}
+	if b, err := os.ReadFile(probe); err != nil || string(b) != `{"messages":[]}` {
+		t.Fatalf("probe %q %v", b, err)
+	}
+}
+
+func TestHandshakeComesFirst(t *testing.T) {
+	e := serve(t, "")
+	cases := []struct {
+		name    string
+		version string
+		status  int
+	}{
+		{"missing", "", 426},
+		{"other major", "2.0", 426},
+		{"garbage", "banana", 426},
+		{"same major, newer minor", "1.7", 200},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequestWithContext(t.Context(), "POST", e.srv.URL+"/api/sessions", strings.NewReader(`{"title":"x"}`))
+			if tc.version != "" {
+				req.Header.Set(httpapi.ProtocolHeader, tc.version)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tc.status)
+			}
+		})
+	}
+	list, _ := e.store.Sessions(t.Context())
+	if len(list) != 1 {
+		t.Fatalf("refused requests had an effect: %d sessions", len(list))
+	}
+	if status, body := do(t, "GET", e.srv.URL+"/api/handshake?version=1.0", ""); status != 200 || !strings.Contains(body, protocol.Version) {
+		t.Fatalf("handshake: %d %s", status, body)
+	}
+	if status, _ := do(t, "GET", e.srv.URL+"/api/handshake?version=0.9", ""); status != 426 {
+		t.Fatalf("old handshake: %d", status)
+	}
+}
+
+func TestIdempotencyKeyHeader(t *testing.T) {
+	e := serve(t, "")
+	id := newSession(t, e)
+	url := e.srv.URL + "/api/sessions/" + id + "/messages"
+	s1, b1 := do(t, "POST", url, `{"text":"hi"}`, "Idempotency-Key", "k-1")
+	waitIdle(t, e, id)
+	s2, b2 := do(t, "POST", url, `{"text":"hi"}`, "Idempotency-Key", "k-1")
+	if s1 != 202 || s2 != 202 || b1 != b2 {
+		t.Fatalf("repeat: %d %s / %d %s", s1, b1, s2, b2)
+	}
+	s3, b3 := do(t, "POST", url, `{"text":"something else"}`, "Idempotency-Key", "k-1")
+	if s3 != 422 || !strings.Contains(b3, "idempotency key") {
+		t.Fatalf("reused key: %d %s", s3, b3)
+	}
+	if n := len(e.fake.Requests()); n != 1 {
+		t.Fatalf("the model was asked %d times for one message", n)
+	}
+}
+
+func waitIdle(t *testing.T, e env, id string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		_, body := do(t, "GET", e.srv.URL+"/api/sessions/"+id+"/events", "")
+		if strings.Contains(body, `"run.finished"`) {
+			return
+		}
+	}
+	t.Fatal("the run did not finish")
+}
+
+func TestSensitiveEventsOnlyWhenAskedFor(t *testing.T) {
+	e := serve(t, "")
+	id := newSession(t, e)
+	// A log holding one event of each visibility, as a later Quire writes them.
+	for seq, vis := range map[int]string{1: "internal", 2: "sensitive"} {
+		if _, err := e.store.DB().Exec(`INSERT INTO events (session, seq, type, time_ns, ignorable, visibility, payload)
+			VALUES (?, ?, 'user.message', 0, 0, ?, '{"text":"`+vis+`"}')`, id, seq, vis); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		query string
+		want  []string
+		not   []string
+	}{
+		{"", nil, []string{"internal", "sensitive"}},
+		{"?internal=1", []string{"internal"}, []string{`"sensitive"`}},
+		{"?internal=1&sensitive=1", []string{"internal", "sensitive"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.query, func(t *testing.T) {
+			_, body := do(t, "GET", e.srv.URL+"/api/sessions/"+id+"/events"+tc.query, "")
+			for _, w := range tc.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("missing %s: %s", w, body)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(body, n) {
+					t.Errorf("leaked %s: %s", n, body)
+				}
+			}
+		})
+	}
+}
+
+func TestStreamDeliversUpdatesAsSSE(t *testing.T) {
+	e := serve(t, "")
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+"/api/stream?protocol="+protocol.Version, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Scan() // ": connected"
+	newSession(t, e)
+	var lines []string
+	for sc.Scan() {
+		if l := sc.Text(); l != "" && !strings.HasPrefix(l, ":") {
+			lines = append(lines, l)
+		}
+		if len(lines) == 4 {
+			break
+		}
+	}
+	want := []string{"event: events", `data: [{"session":"`, "event: sessions", `data: [{"id":"`}
+	for i, w := range want {
+		if i >= len(lines) || !strings.HasPrefix(lines[i], w) {
+			t.Fatalf("SSE lines %q, want prefixes %q", lines, want)
+		}
+	}
+	if !strings.Contains(lines[1], `"type":"session.created"`) {
+		t.Fatalf("first event %s", lines[1])
+	}
+}
+
+func TestRefusesNonLoopback(t *testing.T) {
+	s := httpapi.New(httpapi.Backend{}, fstest.MapFS{}, slog.New(slog.DiscardHandler))
+	err := s.ListenAndServe(t.Context(), "0.0.0.0:0", func(string) {})
+	if !errors.Is(err, httpapi.ErrNotLoopback) {
+		t.Fatalf("listening on all interfaces: %v", err)
+	}
+}

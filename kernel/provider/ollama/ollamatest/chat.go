@@ -1,0 +1,273 @@
+package ollamatest
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ollama/ollama/api"
+)
+
+// handleChat answers POST /api/chat. Its checks come in the order of
+// Ollama's ChatHandler, so that a request that is wrong in two ways gets the
+// same error from the fake as from the real server.
+func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	var req api.ChatRequest
+	bad := parseBody(body, &req)
+	rec := Request{Body: body}
+	if bad == "" {
+		rec.Chat = req
+	}
+	// Record before answering, so a test that has its answer sees the request.
+	s.record(rec)
+	if bad != "" {
+		writeError(w, http.StatusBadRequest, bad)
+		return
+	}
+
+	if req.TopLogprobs < 0 || req.TopLogprobs > 20 {
+		writeError(w, http.StatusBadRequest, "top_logprobs must be between 0 and 20")
+		return
+	}
+	if req.Model == "" {
+		writeError(w, http.StatusBadRequest, "model is required")
+		return
+	}
+	m, ok := s.find(req.Model)
+	if !ok {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model))
+		return
+	}
+	if len(req.Messages) == 0 && req.KeepAlive != nil && req.KeepAlive.Duration == 0 {
+		writeJSON(w, http.StatusOK, doneOnly(req.Model, "unload"))
+		return
+	}
+
+	if m.has("thinking") {
+		// Ollama turns thinking on for thinking models unless told not to.
+		if req.Think == nil {
+			req.Think = &api.ThinkValue{Value: true}
+		}
+	} else if req.Think.Bool() {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("%q does not support thinking", req.Model))
+		return
+	}
+	if !m.has("completion") {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("%q does not support chat", req.Model))
+		return
+	}
+	if len(req.Tools) > 0 && !m.has("tools") {
+		writeError(w, http.StatusBadRequest, m.name.String()+" does not support tools")
+		return
+	}
+	numCtx, err := contextSize(req.Options, m)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	if len(req.Messages) == 0 {
+		writeJSON(w, http.StatusOK, doneOnly(req.Model, "load"))
+		return
+	}
+	// Without truncate:false Ollama silently drops the oldest messages to
+	// fit; with it, the runner refuses the prompt.
+	if req.Truncate != nil && !*req.Truncate && EstimateTokens(&req) > numCtx {
+		writeError(w, http.StatusBadRequest, "the input length exceeds the context length")
+		return
+	}
+
+	turn, scripted := s.nextTurn()
+	if !scripted && s.reply != nil {
+		turn, scripted = s.reply(lastUser(&req))
+	}
+	if !scripted {
+		turn = echo(&req)
+	}
+	if turn.Fail.Kind == FailStatus {
+		writeError(w, turn.Fail.status(), turn.Fail.message())
+		return
+	}
+	parts, err := s.messages(turn, req.Think.Bool())
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	s.play(w, r, &req, turn, parts, start)
+}
+
+// play sends the turn's messages, streamed or as one reply, and then the
+// final chunk, unless the turn fails first.
+func (s *Server) play(w http.ResponseWriter, r *http.Request, req *api.ChatRequest, turn Turn, parts []api.Message, start time.Time) {
+	stream := req.Stream == nil || *req.Stream
+	out := newNDJSON(w)
+	delay := cmp.Or(turn.Delay, s.delay)
+	failAt := -1 // the chunk index at which the reply fails; -1 for never
+	if turn.Fail.Kind != "" && turn.Fail.Kind != FailStatus {
+		failAt = min(turn.Fail.After, len(parts))
+	}
+	evalStart := time.Now()
+	whole := api.Message{Role: "assistant"}
+
+	for i := 0; ; i++ {
+		if i == failAt {
+			s.failReply(r, out, turn.Fail, stream)
+			return
+		}
+		if !s.wait(r, delay) {
+			s.abandon(out)
+			return
+		}
+		if i == len(parts) {
+			break
+		}
+		if !stream {
+			whole.Content += parts[i].Content
+			whole.Thinking += parts[i].Thinking
+			whole.ToolCalls = append(whole.ToolCalls, parts[i].ToolCalls...)
+			continue
+		}
+		if out.line(api.ChatResponse{Model: req.Model, CreatedAt: time.Now().UTC(), Message: parts[i]}) != nil {
+			return
+		}
+	}
+
+	final := doneOnly(req.Model, cmp.Or(turn.DoneReason, "stop"))
+	promptTokens := cmp.Or(turn.PromptEvalCount, EstimateTokens(req))
+	evalTokens := cmp.Or(turn.EvalCount, max(len(parts), 1))
+	final.Metrics = api.Metrics{
+		LoadDuration:       time.Millisecond,
+		PromptEvalCount:    promptTokens,
+		PromptEvalDuration: time.Duration(promptTokens) * 50 * time.Microsecond,
+		EvalCount:          evalTokens,
+		EvalDuration:       max(time.Since(evalStart), time.Microsecond),
+	}
+	final.TotalDuration = max(time.Since(start), final.LoadDuration+final.PromptEvalDuration+final.EvalDuration)
+	if !stream {
+		final.Message = whole
+		writeJSON(w, http.StatusOK, final)
+		return
+	}
+	out.line(final)
+}
+
+func (s *Server) failReply(r *http.Request, out *ndjson, f Failure, stream bool) {
+	switch f.Kind {
+	case FailErrorLine:
+		if stream {
+			out.fail(http.StatusInternalServerError, f.message())
+		} else {
+			// Ollama gathers a non-streamed reply first, so a runner error
+			// becomes the whole answer.
+			writeError(out.w, http.StatusInternalServerError, f.message())
+		}
+	case FailDrop:
+		out.drop()
+	case FailHang:
+		s.hang(r, out)
+	}
+}
+
+// doneOnly is a final chunk with an empty assistant message.
+func doneOnly(modelName, reason string) api.ChatResponse {
+	return api.ChatResponse{
+		Model:      modelName,
+		CreatedAt:  time.Now().UTC(),
+		Message:    api.Message{Role: "assistant"},
+		Done:       true,
+		DoneReason: reason,
+	}
+}
+
+// messages turns a Turn into the message of each non-final chunk.
+func (s *Server) messages(t Turn, thinking bool) ([]api.Message, error) {
+	var out []api.Message
+	if thinking {
+		for _, p := range t.Thinking {
+			out = append(out, api.Message{Role: "assistant", Thinking: p})
+		}
+	}
+	for _, p := range t.Content {
+		out = append(out, api.Message{Role: "assistant", Content: p})
+	}
+	for i, tc := range t.ToolCalls {
+		args := api.NewToolCallFunctionArguments()
+		if len(tc.Arguments) > 0 {
+			if err := json.Unmarshal(tc.Arguments, &args); err != nil {
+				return nil, fmt.Errorf("fake ollama: scripted tool call %q: arguments are not a JSON object: %v", tc.Name, err)
+			}
+		}
+		id := tc.ID
+		if id == "" {
+			id = s.callID()
+		}
+		out = append(out, api.Message{Role: "assistant", ToolCalls: []api.ToolCall{{
+			ID:       id,
+			Function: api.ToolCallFunction{Index: i, Name: tc.Name, Arguments: args},
+		}}})
+	}
+	return out, nil
+}
+
+// callID is the next generated tool-call id; Ollama's are random
+// "call_xxxxxxxx", the fake's count up so that tests are repeatable.
+func (s *Server) callID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	return fmt.Sprintf("call_%08d", s.calls)
+}
+
+// echo is the reply when no turn is scripted: "You said: <last user
+// message>", a word per chunk.
+func echo(req *api.ChatRequest) Turn {
+	return Turn{Content: splitWords("You said: " + lastUser(req))}
+}
+
+func lastUser(req *api.ChatRequest) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == "user" {
+			return req.Messages[i].Content
+		}
+	}
+	return ""
+}
+
+// EstimateTokens is the fake's stand-in for a tokenizer: a quarter of the
+// characters of every message's content, thinking and tool-call arguments,
+// rounded up. The fake compares it with num_ctx, and reports it as
+// prompt_eval_count unless the turn says otherwise.
+func EstimateTokens(req *api.ChatRequest) int {
+	chars := 0
+	for _, m := range req.Messages {
+		chars += utf8.RuneCountInString(m.Content) + utf8.RuneCountInString(m.Thinking)
+		for _, tc := range m.ToolCalls {
+			chars += utf8.RuneCountInString(tc.Function.Name) + utf8.RuneCountInString(tc.Function.Arguments.String())
+		}
+	}
+	return (chars + 3) / 4
+}
+
+// contextSize is the num_ctx the request runs with: the requested one, or
+// Ollama's default of 4096 for small machines, capped at what the model was
+// trained for as Ollama caps it.
+func contextSize(opts map[string]any, m installed) (int, error) {
+	n := defaultNumCtx
+	if v, ok := opts["num_ctx"]; ok && v != nil {
+		f, ok := v.(float64)
+		if !ok {
+			return 0, fmt.Errorf("option %q must be of type integer", "num_ctx")
+		}
+		n = int(f)
+	}
+	return max(min(n, m.ContextLength), 4), nil
+}

@@ -1,0 +1,93 @@
+package ollamatest
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+
+	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/types/model"
+)
+
+// handlePull answers POST /api/pull with the progress lines Ollama sends:
+// "pulling manifest", a "pulling <digest>" line per step of each layer,
+// "verifying sha256 digest", "writing manifest" and "success". A model that
+// is neither installed nor pullable fails after "pulling manifest", as a
+// pull of a name the registry does not know does.
+func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
+	var req api.PullRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	name := cmp.Or(req.Model, req.Name)
+	if !model.ParseName(name).IsValid() {
+		writeError(w, http.StatusBadRequest, "invalid model name")
+		return
+	}
+	s.mu.Lock()
+	have, isInstalled := findIn(s.models, name)
+	want, isPullable := findIn(s.pullable, name)
+	s.mu.Unlock()
+
+	stream := req.Stream == nil || *req.Stream
+	out := newNDJSON(w)
+	var latest api.ProgressResponse
+	send := func(p api.ProgressResponse) bool {
+		if !s.wait(r, s.delay) {
+			s.abandon(out)
+			return false
+		}
+		latest = p
+		return !stream || out.line(p) == nil
+	}
+	fail := func(msg string) {
+		if stream {
+			out.fail(http.StatusInternalServerError, msg)
+			return
+		}
+		writeError(w, http.StatusInternalServerError, msg)
+	}
+
+	if !send(api.ProgressResponse{Status: "pulling manifest"}) {
+		return
+	}
+	target := want
+	if isInstalled {
+		target = have
+	} else if !isPullable {
+		fail("pull model manifest: file does not exist")
+		return
+	}
+	for i, size := range []int64{target.Size, 487} {
+		sum := sha256.Sum256([]byte(target.name.String() + "/" + strconv.Itoa(i)))
+		digest := "sha256:" + hex.EncodeToString(sum[:])
+		status := "pulling " + digest[7:19]
+		steps := []int64{0, size / 4, size / 2, size * 3 / 4, size}
+		if isInstalled {
+			// Blobs already on disk are reported complete at once.
+			steps = []int64{size}
+		}
+		for _, done := range steps {
+			if !send(api.ProgressResponse{Status: status, Digest: digest, Total: size, Completed: done}) {
+				return
+			}
+		}
+	}
+	if !send(api.ProgressResponse{Status: "verifying sha256 digest"}) ||
+		!send(api.ProgressResponse{Status: "writing manifest"}) {
+		return
+	}
+	if !isInstalled {
+		// Installed before "success", so a client may use it as soon as it
+		// reads that line.
+		s.AddModel(target.Model)
+	}
+	if !send(api.ProgressResponse{Status: "success"}) {
+		return
+	}
+	if !stream {
+		writeJSON(w, http.StatusOK, latest)
+	}
+}

@@ -1,0 +1,120 @@
+package ollamatest
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Turn is the scripted reply to one /api/chat call.
+//
+// The reply is streamed in this order: one chunk per Thinking piece, one per
+// Content piece, one per ToolCall, then the final done chunk. Thinking pieces
+// are sent only when thinking is on for the request (the model has the
+// "thinking" capability and the request did not send think:false), because
+// that is when a real model produces them.
+type Turn struct {
+	Thinking  []string   `json:"thinking,omitempty"`
+	Content   []string   `json:"content,omitempty"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+
+	// DoneReason goes into the final chunk; empty means "stop".
+	DoneReason string `json:"done_reason,omitempty"`
+	// PromptEvalCount and EvalCount go into the final chunk; zero means an
+	// estimate (EstimateTokens of the request, and one token per chunk).
+	PromptEvalCount int `json:"prompt_eval_count,omitempty"`
+	EvalCount       int `json:"eval_count,omitempty"`
+
+	// Delay is the pause before each chunk; zero means the server's WithDelay.
+	// In JSON it is a Go duration string such as "30ms".
+	Delay time.Duration `json:"-"`
+
+	// Fail makes the reply fail; the zero value means it does not.
+	Fail Failure `json:"fail,omitzero"`
+}
+
+// ToolCall is one whole tool call the model makes. Arguments is the JSON
+// object of arguments; its key order is kept on the wire.
+type ToolCall struct {
+	// ID is sent as the call's id; empty means a generated "call_…" id,
+	// as the real server assigns.
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// FailKind names how a scripted reply fails.
+type FailKind string
+
+const (
+	// FailStatus answers with HTTP Status and {"error": Message} before any
+	// chunk, as Ollama does when a request fails before the model starts.
+	FailStatus FailKind = "status"
+	// FailErrorLine sends After chunks, then an {"error": Message} line and
+	// ends the response, as Ollama does when the runner fails mid-reply. With
+	// After 0 nothing has been written yet, so, like the real server, it
+	// becomes an HTTP 500 with the error as the body.
+	FailErrorLine FailKind = "error_line"
+	// FailDrop sends After chunks, then closes the TCP connection without
+	// finishing the response, as when the server process dies.
+	FailDrop FailKind = "drop"
+	// FailHang sends After chunks, then sends nothing more until the client
+	// goes away or the fake server is closed.
+	FailHang FailKind = "hang"
+)
+
+// Failure describes how a scripted reply fails.
+type Failure struct {
+	Kind FailKind `json:"kind"`
+	// After is how many chunks are sent before failing (not FailStatus).
+	After int `json:"after,omitempty"`
+	// Status is the HTTP status of FailStatus; zero means 500.
+	Status int `json:"status,omitempty"`
+	// Message is the error text; empty means the real server's message for
+	// a crashed runner.
+	Message string `json:"message,omitempty"`
+}
+
+// runnerStopped is what Ollama says when its model runner dies.
+const runnerStopped = "model runner has unexpectedly stopped, this may be due to resource limitations or an internal error, check ollama server logs for details"
+
+func (f Failure) message() string {
+	if f.Message == "" {
+		return runnerStopped
+	}
+	return f.Message
+}
+
+func (f Failure) status() int {
+	if f.Status == 0 {
+		return 500
+	}
+	return f.Status
+}
+
+// UnmarshalJSON reads a Turn from a script file, where delay is a duration
+// string ("30ms") because nanosecond integers are unreadable in a script.
+func (t *Turn) UnmarshalJSON(b []byte) error {
+	type plain Turn
+	var v struct {
+		plain
+		Delay string `json:"delay,omitempty"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*t = Turn(v.plain)
+	if v.Delay != "" {
+		d, err := time.ParseDuration(v.Delay)
+		if err != nil {
+			return fmt.Errorf("turn delay: %w", err)
+		}
+		t.Delay = d
+	}
+	switch t.Fail.Kind {
+	case "", FailStatus, FailErrorLine, FailDrop, FailHang:
+	default:
+		return fmt.Errorf("turn fail kind %q: want one of status, error_line, drop, hang", t.Fail.Kind)
+	}
+	return nil
+}

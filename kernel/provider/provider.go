@@ -1,0 +1,116 @@
+// Package provider is the model seam: the one interface through which the
+// kernel asks a language model for a reply, and the plain types it speaks.
+//
+// It owns the request/response vocabulary of the kernel, not of any vendor.
+// It must never import a model client (Ollama, HTTP libraries) nor anything
+// under host/, memory/, rag/ or tools/; adapters such as provider/ollama
+// translate to and from these types.
+package provider
+
+import (
+	"context"
+	"errors"
+)
+
+// Role says who wrote a message in a request.
+type Role string
+
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// ToolCall is one call the model asked for, with its arguments exactly as the
+// model produced them (JSON text), so nothing is lost before validation.
+type ToolCall struct {
+	ID        string `json:"id,omitempty"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Message is one entry of the history sent to the model.
+type Message struct {
+	Role       Role       `json:"role"`
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
+	ToolName   string     `json:"toolName,omitempty"`
+	ToolCallID string     `json:"toolCallId,omitempty"`
+}
+
+// ToolSpec describes a tool the model may call; Parameters is a JSON Schema.
+type ToolSpec struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Parameters  map[string]any `json:"parameters"`
+}
+
+// Request is everything the model sees in one step. It is built from the
+// event log alone, so that it can be rebuilt later byte for byte.
+type Request struct {
+	Model      string     `json:"model"`
+	Messages   []Message  `json:"messages"`
+	Tools      []ToolSpec `json:"tools,omitempty"`
+	ContextLen int        `json:"numCtx"`
+}
+
+// Usage is what the model reports about one step.
+type Usage struct {
+	PromptTokens int   `json:"promptTokens"`
+	OutputTokens int   `json:"outputTokens"`
+	DurationNS   int64 `json:"durationNs"`
+}
+
+// Chunk is one piece of a streamed reply. Exactly one of its fields is set,
+// except in the final chunk, which carries Done, DoneReason and Usage.
+type Chunk struct {
+	Content    string
+	Thinking   string
+	ToolCalls  []ToolCall
+	Done       bool
+	DoneReason string
+	Usage      Usage
+}
+
+// Provider streams one model reply. Stream calls onChunk synchronously, in
+// the order the model produced the pieces, and returns only after the final
+// chunk (nil error) or a failure. A cancelled ctx makes Stream return an error
+// that wraps context.Cause(ctx); it never reports a cut-off stream as success.
+type Provider interface {
+	Stream(ctx context.Context, req Request, onChunk func(Chunk) error) error
+}
+
+// Sentinel errors: adapters wrap their failures in one of these so the kernel
+// can decide what to do without knowing the vendor.
+var (
+	// ErrUnavailable: the model server cannot be reached (not running, wrong host).
+	ErrUnavailable = errors.New("the model server is not reachable")
+	// ErrModelMissing: the server answered but does not have the model.
+	ErrModelMissing = errors.New("the model is not installed")
+	// ErrStreamBroken: the reply started and then stopped without finishing.
+	ErrStreamBroken = errors.New("the model's reply stopped before it finished")
+	// ErrRejected: the server refused the request as malformed or too large.
+	ErrRejected = errors.New("the model server rejected the request")
+	// ErrServer: the server failed while answering.
+	ErrServer = errors.New("the model server failed")
+)
+
+// Error is a failure an adapter explains to the user: Message says what
+// happened and what to do, Kind is one of the sentinels above, Err is the
+// underlying error (what the server or the network said), kept for errors.Is
+// and shown after the sentence.
+type Error struct {
+	Kind    error
+	Message string
+	Err     error
+}
+
+func (e *Error) Error() string {
+	if e.Err == nil {
+		return e.Message
+	}
+	return e.Message + " (" + e.Err.Error() + ")"
+}
+
+func (e *Error) Unwrap() []error { return []error{e.Kind, e.Err} }

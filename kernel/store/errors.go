@@ -1,0 +1,25 @@
+package store
+
+import (
+	"errors"
+
+	"quire/kernel/event"
+)
+
+var (
+	// ErrNewerDatabase: the file was written by a newer Quire; opening it
+	// with this one could lose data, so it is left untouched.
+	ErrNewerDatabase = errors.New("the database was written by a newer version of Quire")
+	// ErrCorrupt: SQLite's integrity check failed or the file is not a database.
+	ErrCorrupt = errors.New("the database file is damaged")
+	// ErrEmptyAppend: Append was called with nothing to append.
+	ErrEmptyAppend = errors.New("nothing to append")
+)
+
+// The errors of the log port, defined with it in kernel/event.
+var (
+	ErrNoSession     = event.ErrNoSession
+	ErrSessionExists = event.ErrSessionExists
+	ErrBadBranch     = event.ErrBadBranch
+	ErrKeyReused     = event.ErrKeyReused
+)

@@ -1,0 +1,394 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"quire/kernel/event"
+)
+
+// Session is a row of the sessions index (see event.SessionSummary).
+type Session = event.SessionSummary
+
+// Once and Done are the idempotency record of a write (see event.Once).
+type (
+	Once = event.Once
+	Done = event.Done
+)
+
+// CreateSession starts a session: its first event (seq 0) is session.created.
+// With once, a repeat of the same request returns the first result instead.
+func (s *Store) CreateSession(ctx context.Context, id, title string, at time.Time, parent *event.BranchPoint, once *Once) ([]event.Event, *Done, error) {
+	return s.write(ctx, id, &creation{parent: parent}, once, []event.Draft{{
+		Type: event.SessionCreated, Time: at, Payload: event.SessionCreatedPayload{Title: title, Parent: parent},
+	}})
+}
+
+// Append adds drafts to the end of an existing session's log, atomically: all
+// of them get consecutive seqs, or none is stored. It returns the stored events.
+func (s *Store) Append(ctx context.Context, session string, drafts ...event.Draft) ([]event.Event, error) {
+	evs, _, err := s.write(ctx, session, nil, nil, drafts)
+	return evs, err
+}
+
+// AppendOnce is Append made idempotent by once.
+func (s *Store) AppendOnce(ctx context.Context, once Once, session string, drafts ...event.Draft) ([]event.Event, *Done, error) {
+	return s.write(ctx, session, nil, &once, drafts)
+}
+
+type creation struct{ parent *event.BranchPoint }
+
+func (s *Store) write(ctx context.Context, session string, create *creation, once *Once, drafts []event.Draft) ([]event.Event, *Done, error) {
+	if len(drafts) == 0 {
+		return nil, nil, ErrEmptyAppend
+	}
+	// Encode everything before the transaction: a bad draft must not leave a
+	// half-written batch, and validation must not hold the write lock.
+	encoded := make([]event.Encoded, len(drafts))
+	for i, d := range drafts {
+		e, err := event.Encode(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		encoded[i] = e
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("append to %s: %w", session, err)
+	}
+	defer tx.Rollback()
+
+	if once != nil {
+		done, err := claim(ctx, tx, *once)
+		if err != nil || done != nil {
+			return nil, done, err
+		}
+	}
+
+	var last, replaces int64
+	err = tx.QueryRowContext(ctx, "SELECT last_seq, replaces FROM sessions WHERE id = ?", session).Scan(&last, &replaces)
+	switch {
+	case create != nil && err == nil:
+		return nil, nil, fmt.Errorf("%w: %s", ErrSessionExists, session)
+	case create != nil && errors.Is(err, sql.ErrNoRows):
+		last = -1
+		if err := checkBranch(ctx, tx, create.parent); err != nil {
+			return nil, nil, err
+		}
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil, fmt.Errorf("%w: %s", ErrNoSession, session)
+	case err != nil:
+		return nil, nil, fmt.Errorf("append to %s: %w", session, err)
+	}
+
+	out := make([]event.Event, len(encoded))
+	title := ""
+	for i, e := range encoded {
+		seq := last + 1 + int64(i)
+		if err := e.CheckRefs(seq); err != nil {
+			return nil, nil, fmt.Errorf("session %s: %w", session, err)
+		}
+		out[i] = event.Event{Session: session, Seq: seq, Type: e.Type, Time: e.Time, RunID: e.RunID,
+			Ignorable: e.Ignorable, Visibility: e.Visibility, Sources: e.Sources, Payload: e.Payload}
+		if t, ok := titleOf(out[i]); ok {
+			title = t
+		}
+		if e.Type == event.HistoryReplace {
+			replaces++
+		}
+	}
+	if err := insertEvents(ctx, tx, out); err != nil {
+		return nil, nil, fmt.Errorf("append to %s: %w", session, err)
+	}
+	newLast := last + int64(len(encoded))
+	at := encoded[len(encoded)-1].Time.UnixNano()
+	switch {
+	case create != nil:
+		var parent, parentSeq any
+		if p := create.parent; p != nil {
+			parent, parentSeq = p.Session, p.Seq
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO sessions (id, title, created_ns, updated_ns, last_seq, replaces, parent, parent_seq)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, session, title, encoded[0].Time.UnixNano(), at, newLast, replaces, parent, parentSeq)
+	case title != "":
+		_, err = tx.ExecContext(ctx, `UPDATE sessions SET title = ?, updated_ns = ?, last_seq = ?, replaces = ? WHERE id = ?`,
+			title, at, newLast, replaces, session)
+	default:
+		_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_ns = ?, last_seq = ?, replaces = ? WHERE id = ?`,
+			at, newLast, replaces, session)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("append to %s: index: %w", session, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, nil, fmt.Errorf("append to %s: commit: %w", session, err)
+	}
+	return out, nil, nil
+}
+
+// insertRows is how many events one INSERT carries: multi-row inserts cut
+// the per-statement cost that dominates batched deltas (9 parameters a row,
+// well under SQLite's limit of 32766).
+const insertRows = 64
+
+func insertEvents(ctx context.Context, tx *sql.Tx, evs []event.Event) error {
+	for start := 0; start < len(evs); start += insertRows {
+		chunk := evs[start:min(start+insertRows, len(evs))]
+		var q strings.Builder
+		q.WriteString("INSERT INTO events (session, seq, type, time_ns, run_id, ignorable, visibility, sources, payload) VALUES ")
+		args := make([]any, 0, len(chunk)*9)
+		for i, e := range chunk {
+			if i > 0 {
+				q.WriteByte(',')
+			}
+			q.WriteString("(?,?,?,?,?,?,?,?,?)")
+			args = append(args, e.Session, e.Seq, string(e.Type), e.Time.UnixNano(), e.RunID,
+				e.Ignorable, string(e.Visibility), joinSeqs(e.Sources), []byte(e.Payload))
+		}
+		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+			return fmt.Errorf("events %d..%d: %w", chunk[0].Seq, chunk[len(chunk)-1].Seq, err)
+		}
+	}
+	return nil
+}
+
+// claim records once's key in tx, or reports the earlier write with that key.
+func claim(ctx context.Context, tx *sql.Tx, once Once) (*Done, error) {
+	var fingerprint string
+	var result []byte
+	err := tx.QueryRowContext(ctx, "SELECT fingerprint, result FROM commands WHERE key = ?", once.Key).Scan(&fingerprint, &result)
+	switch {
+	case err == nil && fingerprint == once.Fingerprint:
+		return &Done{Result: result}, nil
+	case err == nil:
+		return nil, fmt.Errorf("%w (key %q)", ErrKeyReused, once.Key)
+	case !errors.Is(err, sql.ErrNoRows):
+		return nil, fmt.Errorf("idempotency key %q: %w", once.Key, err)
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO commands (key, fingerprint, result, created_ns) VALUES (?, ?, ?, ?)",
+		once.Key, once.Fingerprint, once.Result, time.Now().UnixNano()); err != nil {
+		return nil, fmt.Errorf("idempotency key %q: %w", once.Key, err)
+	}
+	return nil, nil
+}
+
+// Recall returns what was stored under an idempotency key, if anything.
+func (s *Store) Recall(ctx context.Context, key string) (fingerprint string, result []byte, found bool, err error) {
+	err = s.db.QueryRowContext(ctx, "SELECT fingerprint, result FROM commands WHERE key = ?", key).Scan(&fingerprint, &result)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil, false, nil
+	}
+	if err != nil {
+		return "", nil, false, fmt.Errorf("idempotency key %q: %w", key, err)
+	}
+	return fingerprint, result, true, nil
+}
+
+func checkBranch(ctx context.Context, tx *sql.Tx, p *event.BranchPoint) error {
+	if p == nil {
+		return nil
+	}
+	var last int64
+	err := tx.QueryRowContext(ctx, "SELECT last_seq FROM sessions WHERE id = ?", p.Session).Scan(&last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: no session %s", ErrBadBranch, p.Session)
+	}
+	if err != nil {
+		return err
+	}
+	if p.Seq < 0 || p.Seq > last {
+		return fmt.Errorf("%w: session %s has events 0..%d, not %d", ErrBadBranch, p.Session, last, p.Seq)
+	}
+	return nil
+}
+
+func titleOf(e event.Event) (string, bool) {
+	switch e.Type {
+	case event.SessionCreated:
+		p, err := event.As[event.SessionCreatedPayload](e)
+		return p.Title, err == nil
+	case event.SessionRenamed:
+		p, err := event.As[event.SessionRenamedPayload](e)
+		return p.Title, err == nil
+	}
+	return "", false
+}
+
+// Events returns the session's events with seq >= from, in seq order. Unknown
+// ignorable events are skipped; an unknown event that may not be skipped is an
+// error (*event.ErrNewerEvent) that names the session, seq and type.
+func (s *Store) Events(ctx context.Context, session string, from int64) ([]event.Event, error) {
+	return s.EventsRange(ctx, session, from, -1)
+}
+
+// EventsRange is Events up to and including seq to (-1: to the end).
+func (s *Store) EventsRange(ctx context.Context, session string, from, to int64) ([]event.Event, error) {
+	return s.query(ctx, session, from, to, "")
+}
+
+// ProjectedEvents is EventsRange restricted to the types that become model
+// messages — plus any unknown event that may not be skipped, so that reading
+// less never means failing less loudly. Projection reads through it because
+// streamed deltas outnumber messages tenfold.
+func (s *Store) ProjectedEvents(ctx context.Context, session string, from, to int64) ([]event.Event, error) {
+	return s.query(ctx, session, from, to, projectedFilter)
+}
+
+var projectedFilter = func() string {
+	quote := func(ts []event.Type) string {
+		q := make([]string, len(ts))
+		for i, t := range ts {
+			q[i] = "'" + strings.ReplaceAll(string(t), "'", "''") + "'"
+		}
+		return strings.Join(q, ",")
+	}
+	return " AND (type IN (" + quote(event.Types(true)) + ") OR (ignorable = 0 AND type NOT IN (" + quote(event.Types(false)) + ")))"
+}()
+
+func (s *Store) query(ctx context.Context, session string, from, to int64, filter string) ([]event.Event, error) {
+	if to < 0 {
+		to = 1<<63 - 1
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, type, time_ns, run_id, ignorable, visibility, sources, payload
+		FROM events WHERE session = ? AND seq >= ? AND seq <= ?`+filter+` ORDER BY seq`, session, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", session, err)
+	}
+	defer rows.Close()
+	var out []event.Event
+	for rows.Next() {
+		var (
+			e       event.Event
+			typ     string
+			timeNS  int64
+			vis     string
+			sources string
+			payload []byte
+		)
+		if err := rows.Scan(&e.Seq, &typ, &timeNS, &e.RunID, &e.Ignorable, &vis, &sources, &payload); err != nil {
+			return nil, fmt.Errorf("read %s: %w", session, err)
+		}
+		e.Session, e.Type, e.Visibility = session, event.Type(typ), event.Visibility(vis)
+		e.Time = time.Unix(0, timeNS).UTC()
+		e.Payload = json.RawMessage(payload)
+		if e.Sources, err = splitSeqs(sources); err != nil {
+			return nil, fmt.Errorf("read %s at %d: sources: %w", session, e.Seq, err)
+		}
+		known, err := event.Known(e)
+		if err != nil {
+			return nil, err
+		}
+		if known {
+			out = append(out, e)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", session, err)
+	}
+	return out, nil
+}
+
+const sessionColumns = `id, title, created_ns, updated_ns, last_seq, replaces, parent, parent_seq`
+
+func scanSession(row interface{ Scan(...any) error }) (Session, error) {
+	var r Session
+	var created, updated int64
+	var parent sql.NullString
+	var parentSeq sql.NullInt64
+	if err := row.Scan(&r.ID, &r.Title, &created, &updated, &r.LastSeq, &r.Replaces, &parent, &parentSeq); err != nil {
+		return r, err
+	}
+	r.CreatedAt, r.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
+	if parent.Valid {
+		r.Parent = &event.BranchPoint{Session: parent.String, Seq: parentSeq.Int64}
+	}
+	return r, nil
+}
+
+// Sessions lists every session, most recently updated first.
+func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions ORDER BY updated_ns DESC, id`)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	defer rows.Close()
+	var out []Session
+	for rows.Next() {
+		r, err := scanSession(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Session returns one session's summary.
+func (s *Store) Session(ctx context.Context, id string) (Session, error) {
+	r, err := scanSession(s.db.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("%w: %s", ErrNoSession, id)
+	}
+	if err != nil {
+		return r, fmt.Errorf("read session %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// DeleteSession removes a session and its whole log. This is the one
+// destructive operation: the user asked for the conversation to be gone.
+// Branches of it keep their own events but can no longer be projected.
+func (s *Store) DeleteSession(ctx context.Context, id string, once *Once) (*Done, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("delete session %s: %w", id, err)
+	}
+	defer tx.Rollback()
+	if once != nil {
+		done, err := claim(ctx, tx, *once)
+		if err != nil || done != nil {
+			return done, err
+		}
+	}
+	res, err := tx.ExecContext(ctx, "DELETE FROM sessions WHERE id = ?", id)
+	if err != nil {
+		return nil, fmt.Errorf("delete session %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, fmt.Errorf("%w: %s", ErrNoSession, id)
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM events WHERE session = ?", id); err != nil {
+		return nil, fmt.Errorf("delete session %s: %w", id, err)
+	}
+	return nil, tx.Commit()
+}
+
+func joinSeqs(seqs []int64) string {
+	parts := make([]string, len(seqs))
+	for i, s := range seqs {
+		parts[i] = strconv.FormatInt(s, 10)
+	}
+	return strings.Join(parts, ",")
+}
+
+func splitSeqs(s string) ([]int64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	parts := strings.Split(s, ",")
+	out := make([]int64, len(parts))
+	for i, p := range parts {
+		n, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
+}

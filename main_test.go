@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"quire/config"
+	"quire/kernel/protocol"
+	"quire/kernel/provider/ollama/ollamatest"
+)
+
+func configFor(dataDir, ollamaURL string) config.Config {
+	return config.Config{DataDir: dataDir, OllamaHost: ollamaURL, Model: "qwen3:4b", NumCtx: 4096}
+}
+
+func TestDoctorCommand(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	cases := []struct {
+		name     string
+		host     string
+		model    string
+		wantCode int
+		want     []string
+	}{
+		{"healthy", fake.URL(), "qwen3:4b", 0, []string{"ok   Ollama", "version 0.17.4", "ok   Chat model", "ok   SQLite", "FTS5", "ok   Database"}},
+		{"model missing", fake.URL(), "llama3.2", 1, []string{"FAIL Chat model", "ollama pull llama3.2"}},
+		{"ollama down", "http://127.0.0.1:1", "qwen3:4b", 1, []string{"FAIL Ollama", "ollama serve"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			dir := filepath.Join(t.TempDir(), "data")
+			code := run([]string{"doctor", "-data-dir", dir, "-ollama-host", tc.host, "-model", tc.model}, &out, &errOut)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tc.wantCode, out.String(), errOut.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, out.String())
+				}
+			}
+		})
+	}
+}
+
+func TestUnknownCommand(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"frobnicate"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "unknown command") {
+		t.Fatalf("exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+func TestSessionsAndReplayCommands(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	dir := t.TempDir()
+	s, err := openServices(t.Context(), configFor(dir, fake.URL()), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := protocol.Run[protocol.Session](t.Context(), s.kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "Trip plans"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "pack list"}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		evs, _ := s.kernel().Events(t.Context(), sess.ID, 0)
+		if len(evs) > 0 && evs[len(evs)-1].Type == "run.finished" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the reply did not finish")
+		}
+	}
+	s.Close()
+
+	var out, errOut bytes.Buffer
+	if code := run([]string{"sessions", "-data-dir", dir}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "Trip plans") || !strings.Contains(out.String(), sess.ID) {
+		t.Fatalf("sessions: %d %q %q", code, out.String(), errOut.String())
+	}
+	out.Reset()
+	if code := run([]string{"replay", sess.ID, "-data-dir", dir}, &out, &errOut); code != 0 {
+		t.Fatalf("replay: %d %s", code, errOut.String())
+	}
+	for _, want := range []string{"session.created", "user.message", "pack list", "assistant.message", "You said: pack list", "run.finished"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("replay lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if code := run([]string{"replay", sess.ID, "-from", "1", "-json", "-data-dir", dir}, &out, &errOut); code != 0 {
+		t.Fatalf("replay -json: %d %s", code, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var first protocol.Event
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || first.Seq != 1 || first.Type != "user.message" {
+		t.Fatalf("first JSON line %q: %+v %v", lines[0], first, err)
+	}
+	errOut.Reset()
+	if code := run([]string{"replay", "nope", "-data-dir", dir}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "no such session") {
+		t.Fatalf("replay of a missing session: %d %q", code, errOut.String())
+	}
+}

@@ -1,0 +1,215 @@
+//go:build desktoptest
+
+// Package desktop drives the real Quire window under Xvfb: the built binary,
+// the real webview, keystrokes from xdotool, a fake Ollama server speaking
+// the real wire protocol. `make test` builds the app and runs it with
+// QUIRE_APP_BIN set.
+package desktop
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"quire/kernel/provider/ollama/ollamatest"
+)
+
+// view is the snapshot the frontend reports through the test probe.
+type view struct {
+	ActiveSession *string  `json:"activeSession"`
+	SessionTitles []string `json:"sessionTitles"`
+	Messages      []struct {
+		Role string `json:"role"`
+		Text string `json:"text"`
+	} `json:"messages"`
+	Banner    *string `json:"banner"`
+	Streaming bool    `json:"streaming"`
+}
+
+func (v view) has(role, text string) bool {
+	for _, m := range v.Messages {
+		if m.Role == role && strings.Contains(m.Text, text) {
+			return true
+		}
+	}
+	return false
+}
+
+func artifacts(t *testing.T) string {
+	dir := os.Getenv("QUIRE_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "test-artifacts")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// startXvfb starts a virtual display and returns its DISPLAY value.
+func startXvfb(t *testing.T) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start Xvfb (is the xvfb package installed?): %v", err)
+	}
+	w.Close()
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		t.Fatalf("Xvfb did not report its display: %v", err)
+	}
+	return ":" + strings.TrimSpace(line)
+}
+
+type app struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+func startApp(t *testing.T, display, dataDir, probe, ollamaURL string) *app {
+	t.Helper()
+	bin := os.Getenv("QUIRE_APP_BIN")
+	if bin == "" {
+		t.Fatal("QUIRE_APP_BIN is not set: run this test through `make test`, which builds the app first")
+	}
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(),
+		"DISPLAY="+display,
+		"QUIRE_DATA_DIR="+dataDir,
+		"QUIRE_TEST_PROBE="+probe,
+		"OLLAMA_HOST="+ollamaURL,
+		"WEBKIT_DISABLE_COMPOSITING_MODE=1",
+		"GDK_BACKEND=x11",
+		"NO_AT_BRIDGE=1",
+	)
+	logFile, err := os.Create(filepath.Join(artifacts(t), "desktop-app.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	a := &app{cmd: cmd, done: make(chan error, 1)}
+	go func() { a.done <- cmd.Wait(); logFile.Close() }()
+	t.Cleanup(func() { a.stop(t) })
+	return a
+}
+
+// stop asks the app to quit (SIGTERM) and waits for it to exit.
+func (a *app) stop(t *testing.T) {
+	if a.cmd.ProcessState != nil {
+		return
+	}
+	a.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-a.done:
+	case <-time.After(15 * time.Second):
+		a.cmd.Process.Kill()
+		<-a.done
+		t.Errorf("the app did not quit within 15s of SIGTERM")
+	}
+}
+
+// waitView polls the probe file until ok accepts the snapshot.
+func waitView(t *testing.T, a *app, probe, what string, ok func(view) bool) view {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	var last view
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-a.done:
+			a.done <- err
+			t.Fatalf("the app exited while waiting for %s: %v (see test-artifacts/desktop-app.log)", what, err)
+		default:
+		}
+		b, err := os.ReadFile(probe)
+		if err == nil && json.Unmarshal(b, &last) == nil && ok(last) {
+			return last
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s; last view: %+v", what, last)
+	return last
+}
+
+func run(t *testing.T, display string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), "DISPLAY="+display)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func screenshot(t *testing.T, display, name string) {
+	t.Helper()
+	path := filepath.Join(artifacts(t), name)
+	run(t, display, "import", "-window", "root", path)
+	t.Logf("screenshot: %s", path)
+}
+
+// TestDesktopChatAndRestart types a message into the real window, waits for
+// the streamed reply to be rendered, then restarts the app on the same data
+// directory and checks the conversation is shown again, rebuilt from the log.
+func TestDesktopChatAndRestart(t *testing.T) {
+	display := startXvfb(t)
+	fake := ollamatest.New(t, ollamatest.WithDelay(30*time.Millisecond))
+	fake.AddModel(ollamatest.DefaultModel())
+	dataDir := t.TempDir()
+	probe := filepath.Join(t.TempDir(), "view.json")
+	const typed = "hello from xdotool"
+	const reply = "You said: " + typed
+
+	first := startApp(t, display, dataDir, probe, fake.URL())
+	waitView(t, first, probe, "the frontend to load", func(v view) bool { return v.Messages != nil })
+	win := run(t, display, "xdotool", "search", "--sync", "--onlyvisible", "--name", "^Quire$")
+	win = strings.Fields(win)[0]
+	run(t, display, "xdotool", "windowfocus", "--sync", win)
+	run(t, display, "xdotool", "type", "--delay", "15", "--window", win, typed)
+	run(t, display, "xdotool", "key", "--window", win, "Return")
+	got := waitView(t, first, probe, "the streamed reply", func(v view) bool {
+		return v.has("user", typed) && v.has("assistant", reply) && !v.Streaming
+	})
+	screenshot(t, display, "desktop-chat.png")
+	if len(got.SessionTitles) != 1 {
+		t.Fatalf("sessions after the first message: %v", got.SessionTitles)
+	}
+	if n := len(fake.Requests()); n != 1 {
+		t.Fatalf("the fake Ollama got %d chat requests, want 1", n)
+	}
+	first.stop(t)
+
+	if err := os.Remove(probe); err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	second := startApp(t, display, dataDir, probe, fake.URL())
+	restored := waitView(t, second, probe, "the conversation after restart", func(v view) bool {
+		return v.has("user", typed) && v.has("assistant", reply)
+	})
+	screenshot(t, display, "desktop-restart.png")
+	if len(restored.SessionTitles) != 1 {
+		t.Fatalf("sessions after restart: %v", restored.SessionTitles)
+	}
+	if n := len(fake.Requests()); n != 1 {
+		t.Fatalf("restarting sent %d chat requests, want 1 (nothing is re-run)", n)
+	}
+	fmt.Fprintln(os.Stderr, "desktop: chat and restart verified")
+}

@@ -1,0 +1,121 @@
+//go:build e2e
+
+// Package e2e runs the frontend's end-to-end cases in real Chromium against
+// the real HTTP host: `quire serve`'s handler over the real runtime, a real
+// SQLite file and the fake Ollama server. `make test` runs it after building
+// the frontend.
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"quire/doctor"
+	"quire/host/httpapi"
+	"quire/internal/testkit"
+	"quire/kernel/provider/ollama"
+	"quire/kernel/provider/ollama/ollamatest"
+	"quire/kernel/runtime"
+	"quire/kernel/store"
+)
+
+const (
+	failPrompt = "/fail please"
+	slowPrompt = "/slow count"
+)
+
+// replies picks the fake model's answer by what the browser typed.
+func replies(last string) (ollamatest.Turn, bool) {
+	switch last {
+	case failPrompt:
+		return ollamatest.Turn{Content: []string{"Starting"}, Fail: ollamatest.Failure{Kind: ollamatest.FailErrorLine, After: 1,
+			Message: "model runner has unexpectedly stopped"}}, true
+	case slowPrompt:
+		var words []string
+		for i := range 60 {
+			words = append(words, strconv.Itoa(i+1)+" ")
+		}
+		return ollamatest.Turn{Content: words, Delay: 150 * time.Millisecond}, true
+	}
+	return ollamatest.Turn{}, false
+}
+
+type doctorProbe struct{ p *ollama.Provider }
+
+func (d doctorProbe) Version(ctx context.Context) (string, error)  { return d.p.Version(ctx) }
+func (d doctorProbe) Models(ctx context.Context) ([]string, error) { return d.p.Models(ctx) }
+func (d doctorProbe) Capabilities(ctx context.Context, m string) ([]string, error) {
+	info, err := d.p.ModelInfo(ctx, m)
+	return info.Capabilities, err
+}
+
+func TestBrowser(t *testing.T) {
+	frontend, err := filepath.Abs("../../frontend")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(frontend, "dist", "index.html")); err != nil {
+		t.Fatalf("frontend/dist is not built (run `make test`): %v", err)
+	}
+	fake := ollamatest.New(t, ollamatest.WithDelay(20*time.Millisecond), ollamatest.WithReplies(replies))
+	fake.AddModel(ollamatest.DefaultModel())
+	dataDir := t.TempDir()
+	k := testkit.Open(t, fake, filepath.Join(dataDir, "quire.db"), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	model := k.Model
+	diagnose := func(ctx context.Context) doctor.Report {
+		return doctor.Run(ctx, doctor.Inputs{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b"}, doctorProbe{model},
+			func(ctx context.Context) (string, bool, error) {
+				d, err := store.Diagnose(ctx)
+				return d.SQLiteVersion, d.FTS5, err
+			})
+	}
+	h := httpapi.New(httpapi.Backend{Kernel: k.Runtime, Doctor: diagnose}, os.DirFS(filepath.Join(frontend, "dist")), slog.New(slog.DiscardHandler))
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "e2e/run.mjs")
+	cmd.Dir = frontend
+	cmd.Env = append(os.Environ(), "QUIRE_E2E_URL="+srv.URL, "QUIRE_E2E_FAIL_PROMPT="+failPrompt, "QUIRE_E2E_SLOW_PROMPT="+slowPrompt)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	var last string
+	sc := bufio.NewScanner(io.Reader(out))
+	for sc.Scan() {
+		t.Log(sc.Text())
+		if strings.TrimSpace(sc.Text()) != "" {
+			last = sc.Text()
+		}
+	}
+	runErr := cmd.Wait()
+	m := regexp.MustCompile(`^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$`).FindStringSubmatch(strings.TrimSpace(last))
+	if m == nil {
+		t.Fatalf("the e2e runner did not report a summary (last line %q): %v", last, runErr)
+	}
+	passed, _ := strconv.Atoi(m[1])
+	failed, _ := strconv.Atoi(m[2])
+	if runErr != nil || failed > 0 || passed < 5 {
+		t.Fatalf("browser e2e against the real backend: %s (%v)", last, runErr)
+	}
+	if n := len(fake.Requests()); n == 0 {
+		t.Fatal("the browser run never reached the model: it did not use the real backend")
+	}
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"quire/config"
+	"quire/doctor"
+	"quire/kernel/protocol"
+	"quire/kernel/provider/ollama"
+	"quire/kernel/runtime"
+	"quire/kernel/store"
+)
+
+// services are the concrete parts main picks. Runtime is nil when the
+// database could not be opened; DBErr then says why, and doctor reports it.
+type services struct {
+	cfg     config.Config
+	ollama  *ollama.Provider
+	store   *store.Store
+	runtime *runtime.Runtime
+	DBErr   error
+}
+
+func openServices(ctx context.Context, cfg config.Config, log *slog.Logger) (*services, error) {
+	host, err := ollama.ParseHost(cfg.OllamaHost)
+	if err != nil {
+		return nil, fmt.Errorf("ollama host %q: %w", cfg.OllamaHost, err)
+	}
+	s := &services{cfg: cfg, ollama: ollama.New(host, &http.Client{})}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		s.DBErr = fmt.Errorf("cannot create the data directory %s: %w", cfg.DataDir, err)
+		return s, nil
+	}
+	st, err := store.Open(ctx, cfg.DatabasePath())
+	if err != nil {
+		s.DBErr = err
+		return s, nil
+	}
+	s.store = st
+	s.runtime = runtime.New(st, s.ollama, runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx}, runtime.WithLogger(log))
+	if err := s.runtime.Recover(ctx); err != nil {
+		log.Error("closing interrupted runs", "err", err)
+	}
+	return s, nil
+}
+
+func (s *services) Close() {
+	if s.runtime != nil {
+		s.runtime.Close()
+	}
+	if s.store != nil {
+		s.store.Close()
+	}
+}
+
+// kernel is what hosts talk to: the runtime, or, when the database could not
+// be opened, a kernel that answers every call with the reason.
+func (s *services) kernel() protocol.Kernel {
+	if s.runtime == nil {
+		return protocol.Unavailable{Err: fmt.Errorf("Quire's database could not be opened: %w", s.DBErr)}
+	}
+	return s.runtime
+}
+
+// doctor runs every check, with a deadline so a hung Ollama cannot hang it.
+func (s *services) doctor(ctx context.Context) doctor.Report {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	r := doctor.Run(ctx, doctor.Inputs{DataDir: s.cfg.DataDir, OllamaHost: s.cfg.OllamaHost, Model: s.cfg.Model},
+		doctorOllama{s.ollama}, func(ctx context.Context) (string, bool, error) {
+			d, err := store.Diagnose(ctx)
+			return d.SQLiteVersion, d.FTS5, err
+		})
+	db := doctor.Check{Name: "Database", OK: s.DBErr == nil, Detail: s.cfg.DatabasePath()}
+	if s.DBErr != nil {
+		db.Detail = s.DBErr.Error()
+		db.Remedy = "Quire left the file untouched. Move it aside to start afresh, or update Quire if it was written by a newer version."
+		if errors.Is(s.DBErr, store.ErrCorrupt) {
+			db.Remedy = "The file is damaged; Quire left it untouched. Move it aside (a backup may sit beside it) and Quire will start a new one."
+		}
+		r.OK = false
+	}
+	r.Checks = append(r.Checks, db)
+	return r
+}
+
+// doctorOllama adapts the Ollama adapter to the doctor's probe interface.
+type doctorOllama struct{ c *ollama.Provider }
+
+func (d doctorOllama) Version(ctx context.Context) (string, error)  { return d.c.Version(ctx) }
+func (d doctorOllama) Models(ctx context.Context) ([]string, error) { return d.c.Models(ctx) }
+func (d doctorOllama) Capabilities(ctx context.Context, model string) ([]string, error) {
+	info, err := d.c.ModelInfo(ctx, model)
+	return info.Capabilities, err
+}
