@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync/atomic"
 
 	"github.com/wailsapp/wails/v2"
@@ -19,6 +20,7 @@ import (
 	"quire/doctor"
 	"quire/host/probe"
 	"quire/kernel/protocol"
+	"quire/kernel/runtime"
 )
 
 // Names of the runtime events the frontend listens to (docs/PROTOCOL.md).
@@ -35,28 +37,79 @@ type App struct {
 	diagnose  func(context.Context) doctor.Report
 	probePath string
 	log       *slog.Logger
-	// emit sends a runtime event to the frontend; injected so App can be
-	// tested without a window.
-	emit func(ctx context.Context, name string, data ...any)
+	// emit sends a runtime event to the frontend and dialog shows a native
+	// Yes/No question; both injected so App can be tested without a window.
+	emit   func(ctx context.Context, name string, data ...any)
+	dialog func(ctx context.Context, title, message string) (yes bool, err error)
 
 	greeted atomic.Bool // set by a successful Handshake
 
-	ctx    context.Context
+	// window is the context Wails gave at start-up; runtime calls need it,
+	// and permission questions may arrive from the runtime before it is set.
+	window atomic.Pointer[context.Context]
 	cancel context.CancelFunc
 }
 
 // newApp builds the host. Wails itself quits the window on SIGINT/SIGTERM,
 // after which runWindow's deferred Close ends runs with their reason.
 func newApp(k protocol.Kernel, diagnose func(context.Context) doctor.Report, probePath string, log *slog.Logger) *App {
-	return &App{kernel: k, diagnose: diagnose, probePath: probePath, log: log, emit: wailsrt.EventsEmit}
+	return &App{kernel: k, diagnose: diagnose, probePath: probePath, log: log, emit: wailsrt.EventsEmit, dialog: nativeQuestion}
+}
+
+// nativeQuestion shows a native Yes/No dialog. On Linux Wails ignores custom
+// buttons and passes the message to GTK as a printf format (STACK.md), so
+// '%' is escaped.
+func nativeQuestion(ctx context.Context, title, message string) (bool, error) {
+	answer, err := wailsrt.MessageDialog(ctx, wailsrt.MessageDialogOptions{
+		Type: wailsrt.QuestionDialog, Title: title, Message: strings.ReplaceAll(message, "%", "%%"),
+	})
+	return strings.EqualFold(answer, "Yes"), err
+}
+
+// Ask is the runtime's Asker for the window: one native dialog for all the
+// calls of a step, naming each tool and what it would be given.
+func (a *App) Ask(ctx context.Context, q runtime.Question) (runtime.Answer, error) {
+	window := a.window.Load()
+	if window == nil {
+		<-ctx.Done() // no window yet: the run's deadline answers
+		return runtime.Answer{}, context.Cause(ctx)
+	}
+	yes, err := a.dialog(*window, permissionTitle(q), permissionText(q))
+	if err != nil {
+		return runtime.Answer{}, err
+	}
+	return runtime.Answer{Allowed: yes}, nil
+}
+
+func permissionTitle(q runtime.Question) string {
+	if len(q.Calls) == 1 {
+		return "Allow Quire to run " + q.Calls[0].Name + "?"
+	}
+	return fmt.Sprintf("Allow Quire to run these %d actions?", len(q.Calls))
+}
+
+func permissionText(q runtime.Question) string {
+	var b strings.Builder
+	b.WriteString("The assistant wants to:\n")
+	for _, c := range q.Calls {
+		args := string(c.Arguments)
+		if r := []rune(args); len(r) > 400 {
+			args = string(r[:400]) + "…"
+		}
+		fmt.Fprintf(&b, "\n• %s %s", c.Name, args)
+	}
+	b.WriteString("\n\nYes runs them all; No tells the assistant you declined.")
+	return b.String()
 }
 
 // startup receives the window's context and starts forwarding updates. The
 // frontend reloads history with Events(id, from), so updates sent before it
 // subscribed are not lost.
 func (a *App) startup(ctx context.Context) {
-	a.ctx, a.cancel = context.WithCancel(ctx)
-	go a.forward(a.ctx)
+	a.window.Store(&ctx)
+	var fwd context.Context
+	fwd, a.cancel = context.WithCancel(ctx)
+	go a.forward(fwd)
 }
 
 func (a *App) shutdown(context.Context) {
@@ -82,8 +135,8 @@ func (a *App) forward(ctx context.Context) {
 }
 
 func (a *App) callCtx() context.Context {
-	if a.ctx != nil {
-		return a.ctx
+	if ctx := a.window.Load(); ctx != nil {
+		return *ctx
 	}
 	return context.Background()
 }
@@ -203,6 +256,7 @@ func runWindow(ctx context.Context, cfg config.Config, log *slog.Logger, stderr 
 		log.Error("the database could not be opened; the window will say so", "err", s.DBErr)
 	}
 	app := newApp(s.kernel(), s.doctor, os.Getenv("QUIRE_TEST_PROBE"), log)
+	s.setAsker(app.Ask)
 	err = wails.Run(&options.App{
 		Title:            "Quire",
 		Width:            1200,

@@ -15,6 +15,8 @@ import (
 
 	"quire/doctor"
 	"quire/internal/testkit"
+	"quire/kernel/runtime"
+	"quire/kernel/tool"
 	"quire/kernel/protocol"
 	"quire/kernel/provider/ollama/ollamatest"
 )
@@ -150,5 +152,41 @@ func TestUnavailableDatabaseStillAnswers(t *testing.T) {
 	last := r.Checks[len(r.Checks)-1]
 	if last.Name != "Database" || last.OK || !strings.Contains(last.Remedy, "Move it aside") {
 		t.Fatalf("database check %+v", last)
+	}
+}
+
+func TestPermissionDialogAsksOnceForAllCalls(t *testing.T) {
+	a, _, _ := newTestApp(t, "")
+	var asked []string
+	a.dialog = func(_ context.Context, title, message string) (bool, error) {
+		asked = append(asked, title+"\n"+message)
+		return true, nil
+	}
+	q := runtime.Question{Calls: []tool.Call{
+		{ID: "1", Name: "move_note", Arguments: []byte(`{"from":"a.md","to":"100% done/a.md"}`)},
+		{ID: "2", Name: "create_note", Arguments: []byte(`{"path":"b.md"}`)},
+	}}
+	// Before the window is up, the question waits for the run's deadline.
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := a.Ask(ctx, q); err == nil {
+		t.Fatal("a question before the window existed was answered")
+	}
+	a.startup(t.Context())
+	ans, err := a.Ask(t.Context(), q)
+	if err != nil || !ans.Allowed {
+		t.Fatalf("answer %+v, %v", ans, err)
+	}
+	if len(asked) != 1 {
+		t.Fatalf("%d dialogs for one question", len(asked))
+	}
+	for _, want := range []string{"these 2 actions", "move_note", `"to":"100% done/a.md"`, "create_note"} {
+		if !strings.Contains(asked[0], want) {
+			t.Errorf("dialog lacks %q:\n%s", want, asked[0])
+		}
+	}
+	a.dialog = func(context.Context, string, string) (bool, error) { return false, nil }
+	if ans, _ := a.Ask(t.Context(), q); ans.Allowed {
+		t.Fatal("No was read as yes")
 	}
 }

@@ -2,20 +2,25 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
 
 type listedPackage struct {
 	ImportPath string
+	Imports    []string
 	Deps       []string
 }
 
 // listPackages runs `go list -deps` over the module's own packages.
 func listPackages(t *testing.T) []listedPackage {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-json=ImportPath,Deps", "./...").Output()
+	out, err := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", "./...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
@@ -70,18 +75,9 @@ func TestLayering(t *testing.T) {
 		{"only the Ollama adapter depends on the Ollama client",
 			func(p string) bool { return !under(p, "quire/kernel/provider/ollama") && !composes(p) },
 			func(d string) bool { return under(d, ollamaModule) }},
-		{"kernel/core is pure: standard library without I/O, clock or randomness, kernel/event and kernel/tool",
+		{"kernel/core depends only on the standard library, kernel/event and kernel/tool",
 			func(p string) bool { return under(p, "quire/kernel/core") },
-			func(d string) bool {
-				if isStd(d) {
-					switch d {
-					case "os", "net", "net/http", "math/rand", "math/rand/v2", "crypto/rand", "database/sql", "os/exec":
-						return true
-					}
-					return false
-				}
-				return !under(d, "quire/kernel/event") && !under(d, "quire/kernel/tool")
-			}},
+			func(d string) bool { return !isStd(d) && !under(d, "quire/kernel/event") && !under(d, "quire/kernel/tool") }},
 		{"hosts speak the protocol, not the store, the core or the adapter",
 			func(p string) bool { return under(p, "quire/host") },
 			func(d string) bool {
@@ -103,6 +99,42 @@ func TestLayering(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCoreIsPure keeps I/O, the clock and randomness out of kernel/core:
+// none of its packages may import them directly (fmt reaching os does not
+// count), and its code may not read the clock.
+func TestCoreIsPure(t *testing.T) {
+	impure := []string{"os", "os/exec", "net", "net/http", "io/ioutil", "math/rand", "math/rand/v2", "crypto/rand", "database/sql", "syscall", "log", "log/slog"}
+	found := false
+	for _, p := range listPackages(t) {
+		if !under(p.ImportPath, "quire/kernel/core") {
+			continue
+		}
+		found = true
+		for _, imp := range p.Imports {
+			if slices.Contains(impure, imp) {
+				t.Errorf("%s imports %s", p.ImportPath, imp)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no kernel/core package found")
+	}
+	files, _ := filepath.Glob("kernel/core/*.go")
+	clock := regexp.MustCompile(`\btime\.(Now|Since|Until|After|AfterFunc|Sleep|Tick|NewTimer|NewTicker)\(`)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := clock.Find(src); m != nil {
+			t.Errorf("%s reads the clock: %s", f, m)
+		}
 	}
 }
 

@@ -90,7 +90,7 @@ func TestSessionsAndReplayCommands(t *testing.T) {
 	if code := run([]string{"replay", sess.ID, "-data-dir", dir}, &out, &errOut); code != 0 {
 		t.Fatalf("replay: %d %s", code, errOut.String())
 	}
-	for _, want := range []string{"session.created", "user.message", "pack list", "assistant.message", "You said: pack list", "run.finished"} {
+	for _, want := range []string{"session.created", "input.received", "user.message", "pack list", "assistant.message", "You said: pack list", "run.finished"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("replay lacks %q:\n%s", want, out.String())
 		}
@@ -101,7 +101,7 @@ func TestSessionsAndReplayCommands(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	var first protocol.Event
-	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || first.Seq != 1 || first.Type != "user.message" {
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || first.Seq != 1 || first.Type != "input.received" {
 		t.Fatalf("first JSON line %q: %+v %v", lines[0], first, err)
 	}
 	errOut.Reset()

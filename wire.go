@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"quire/config"
@@ -25,6 +26,7 @@ type services struct {
 	store   *store.Store
 	runtime *runtime.Runtime
 	DBErr   error
+	asker   atomic.Pointer[runtime.Asker]
 }
 
 func openServices(ctx context.Context, cfg config.Config, log *slog.Logger) (*services, error) {
@@ -43,12 +45,28 @@ func openServices(ctx context.Context, cfg config.Config, log *slog.Logger) (*se
 		return s, nil
 	}
 	s.store = st
-	s.runtime = runtime.New(st, s.ollama, runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx}, runtime.WithLogger(log))
-	if err := s.runtime.Recover(ctx); err != nil {
-		log.Error("closing interrupted runs", "err", err)
+	s.runtime = runtime.New(st, s.ollama, runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx},
+		runtime.WithLogger(log), runtime.WithAsker(s.ask))
+	if err := s.runtime.Start(ctx); err != nil {
+		log.Error("starting the runtime", "err", err)
 	}
 	return s, nil
 }
+
+// ask puts a permission question to whichever host asks the user: the
+// window's native dialog once it is up; otherwise the question stays open
+// for an in-page answer (protocol.AnswerAsk) until the run's deadline
+// answers it by default.
+func (s *services) ask(ctx context.Context, q runtime.Question) (runtime.Answer, error) {
+	if asker := s.asker.Load(); asker != nil {
+		return (*asker)(ctx, q)
+	}
+	<-ctx.Done()
+	return runtime.Answer{}, context.Cause(ctx)
+}
+
+// setAsker makes a host the one that asks the user.
+func (s *services) setAsker(a runtime.Asker) { s.asker.Store(&a) }
 
 func (s *services) Close() {
 	if s.runtime != nil {

@@ -368,3 +368,17 @@ describe('hasGap', () => {
     expect(hasGap(c, events)).toBe(want);
   });
 });
+
+describe('the kernel starts a run before the step that takes up the words', () => {
+  it('shows the user message above the reply it prompts', () => {
+    const conv = foldAll(S, [
+      ev(0, 'session.created', { title: 't' }),
+      ev(1, 'input.received', { inputId: 'i1', intent: 'follow_up', text: 'hi', runId: 'r1' }),
+      ev(2, 'run.started', { model: 'm', inputId: 'i1' }, 'r1'),
+      ev(3, 'user.message', { text: 'hi', inputId: 'i1' }, 'r1'),
+      ev(4, 'step.started', { step: 1 }, 'r1'),
+      ev(5, 'assistant.delta', { content: 'hello' }, 'r1'),
+    ]);
+    expect(conv.items.map((i) => `${i.kind}:${i.text}`)).toEqual(['user:hi', 'assistant:hello']);
+  });
+});

@@ -53,6 +53,7 @@ func New(b Backend, assets fs.FS, log *slog.Logger) *Server {
 	api.HandleFunc("GET /api/sessions/{id}/events", s.events)
 	api.HandleFunc("POST /api/sessions/{id}/messages", s.send)
 	api.HandleFunc("POST /api/sessions/{id}/cancel", s.cancel)
+	api.HandleFunc("POST /api/sessions/{id}/answer", s.answer)
 	api.HandleFunc("POST /api/commands", s.command)
 	api.HandleFunc("POST /api/probe", s.probe)
 	api.HandleFunc("GET /api/stream", s.stream)
@@ -250,13 +251,26 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 	var b struct {
-		Text string `json:"text"`
+		Text   string `json:"text"`
+		Intent string `json:"intent"`
 	}
 	if err := readJSON(r, &b); err != nil {
 		s.fail(w, http.StatusBadRequest, err)
 		return
 	}
-	s.run(w, r, protocol.SendMessage, protocol.SendMessagePayload{Session: r.PathValue("id"), Text: b.Text}, http.StatusAccepted)
+	s.run(w, r, protocol.SendMessage, protocol.SendMessagePayload{Session: r.PathValue("id"), Text: b.Text, Intent: b.Intent}, http.StatusAccepted)
+}
+
+// answer is the in-page answer to a permission question (the window uses a
+// native dialog instead).
+func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
+	var b protocol.AnswerPayload
+	if err := readJSON(r, &b); err != nil {
+		s.fail(w, http.StatusBadRequest, err)
+		return
+	}
+	b.Session = r.PathValue("id")
+	s.run(w, r, protocol.AnswerAsk, b, http.StatusNoContent)
 }
 
 func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {

@@ -93,6 +93,8 @@ func TestRoutes(t *testing.T) {
 		{"POST", "/api/commands", `{"type":"session.rename","payload":{"sesion":"x"},"protocolVersion":"1.0"}`, 400, "payload"},
 		{"POST", "/api/commands", `{"type":"session.rename","payload":{"session":"x"},"protocolVersion":"2.0"}`, 426, "incompatible"},
 		{"POST", "/api/sessions/" + id + "/cancel", "", 204, ""},
+		{"POST", "/api/sessions/" + id + "/answer", `{"callIds":["c1"],"allowed":true}`, 409, "no open question"},
+		{"POST", "/api/sessions/" + id + "/messages", `{"text":"x","intent":"sideways"}`, 400, "intent"},
 		{"POST", "/api/probe", `{"messages":[]}`, 204, ""},
 		{"POST", "/api/probe", `not json`, 400, "not JSON"},
 		{"DELETE", "/api/sessions/" + id, "", 204, ""},
@@ -187,7 +189,7 @@ func TestSensitiveEventsOnlyWhenAskedFor(t *testing.T) {
 	// A log holding one event of each visibility, as a later Quire writes them.
 	for seq, vis := range map[int]string{1: "internal", 2: "sensitive"} {
 		if _, err := e.store.DB().Exec(`INSERT INTO events (session, seq, type, time_ns, ignorable, visibility, payload)
-			VALUES (?, ?, 'user.message', 0, 0, ?, '{"text":"`+vis+`"}')`, id, seq, vis); err != nil {
+			VALUES (?, ?, 'session.renamed', 0, 0, ?, '{"title":"`+vis+`"}')`, id, seq, vis); err != nil {
 			t.Fatal(err)
 		}
 	}

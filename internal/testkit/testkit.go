@@ -5,11 +5,13 @@
 package testkit
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"path/filepath"
 	"testing"
 
+	"quire/kernel/core"
 	"quire/kernel/provider/ollama"
 	"quire/kernel/provider/ollama/ollamatest"
 	"quire/kernel/runtime"
@@ -51,6 +53,36 @@ func Open(t testing.TB, fake *ollamatest.Server, path string, opts ...runtime.Op
 	}
 	model := ollama.New(u, &http.Client{})
 	rt := runtime.New(st, model, runtime.Settings{Model: Model, NumCtx: 8192}, opts...)
-	t.Cleanup(func() { rt.Close(); st.Close() })
-	return &Kernel{Runtime: rt, Store: st, Ollama: fake, Model: model, Path: path}
+	k := &Kernel{Runtime: rt, Store: st, Ollama: fake, Model: model, Path: path}
+	t.Cleanup(func() {
+		rt.Close()
+		k.Check(t)
+		st.Close()
+	})
+	return k
+}
+
+// Check runs the log checker over every session: the run and step
+// invariants (core.Verify), and that re-running Update over the facts
+// reproduces the records (core.Replay). Every test that uses a Kernel gets
+// it when it ends.
+func (k *Kernel) Check(t testing.TB) {
+	t.Helper()
+	list, err := k.Store.Sessions(context.Background())
+	if err != nil {
+		return // the store was closed by the test itself
+	}
+	for _, s := range list {
+		evs, err := k.Store.Events(context.Background(), s.ID, 0)
+		if err != nil {
+			t.Errorf("session %s: %v", s.ID, err)
+			continue
+		}
+		if err := core.Verify(evs); err != nil {
+			t.Errorf("session %s: %v", s.ID, err)
+		}
+		if err := core.Replay(evs); err != nil {
+			t.Errorf("session %s: %v", s.ID, err)
+		}
+	}
 }

@@ -17,6 +17,24 @@ const (
 	ToolResult       Type = "tool.result"
 	RunFinished      Type = "run.finished"
 	HistoryReplace   Type = "history.replace"
+
+	// Facts of the agent loop (kernel/core reads them as messages).
+	InputReceived      Type = "input.received"
+	StreamFailed       Type = "stream.failed"
+	StepRetried        Type = "step.retried"
+	PermissionAnswered Type = "permission.answered"
+	CancelRequested    Type = "cancel.requested"
+	BudgetExceeded     Type = "budget.exceeded"
+	CheckpointDone     Type = "checkpoint.done"
+	ClockTick          Type = "clock.tick"
+	RunInterrupted     Type = "run.interrupted"
+
+	// Records the loop derives from facts.
+	StepStarted         Type = "step.started"
+	ToolStarted         Type = "tool.started"
+	PermissionRequested Type = "permission.requested"
+	ToolRefused         Type = "tool.refused"
+	KernelError         Type = "kernel.error"
 )
 
 // SessionCreatedPayload is always seq 0 of a session. A branch names the
@@ -37,12 +55,17 @@ type SessionRenamedPayload struct {
 	Title string `json:"title"`
 }
 
+// UserMessagePayload is the user's text as the model sees it: appended when
+// the input is consumed by a step, which for a steer is later than it arrived.
 type UserMessagePayload struct {
-	Text string `json:"text"`
+	Text    string `json:"text"`
+	InputID string `json:"inputId,omitempty"`
+	Intent  string `json:"intent,omitempty"`
 }
 
 type RunStartedPayload struct {
-	Model string `json:"model"`
+	Model   string `json:"model"`
+	InputID string `json:"inputId,omitempty"`
 }
 
 // AssistantDeltaPayload is one streamed piece of a reply. Deltas are logged for
@@ -70,6 +93,7 @@ type Usage struct {
 // AssistantMessagePayload is a whole reply. Interrupted marks a reply cut off
 // by a cancel or failure: what the user saw is kept, and the model sees it too.
 type AssistantMessagePayload struct {
+	Step        int        `json:"step,omitempty"`
 	Content     string     `json:"content"`
 	Thinking    string     `json:"thinking,omitempty"`
 	ToolCalls   []ToolCall `json:"toolCalls,omitempty"`
@@ -82,20 +106,144 @@ type AssistantMessagePayload struct {
 // ToolResultPayload is what a tool returned: Content is what the model sees,
 // Data the structured result (any JSON value) kept for the UI and replay.
 type ToolResultPayload struct {
-	CallID  string `json:"callId,omitempty"`
-	Name    string `json:"name"`
-	Status  string `json:"status,omitempty"`
-	Content string `json:"content"`
-	Data    any    `json:"data,omitempty"`
+	CallID     string `json:"callId,omitempty"`
+	Name       string `json:"name"`
+	Status     string `json:"status,omitempty"`
+	Content    string `json:"content"`
+	Data       any    `json:"data,omitempty"`
+	DurationNS int64  `json:"durationNs,omitempty"`
+	Attempts   int    `json:"attempts,omitempty"`
 }
 
 // Reasons a run finishes with.
 const (
 	ReasonCompleted   = "completed"
 	ReasonCancelled   = "cancelled"
+	ReasonDenied      = "denied"
+	ReasonNothingToDo = "nothing-to-do"
 	ReasonError       = "error"
+	ReasonMaxSteps    = "max-steps"
+	ReasonMaxTools    = "max-tool-calls"
+	ReasonBudget      = "budget"
+	ReasonLoop        = "loop"
 	ReasonInterrupted = "interrupted"
 )
+
+// ToolDecl is a tool as frozen into a capability snapshot.
+type ToolDecl struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Parameters  map[string]any `json:"parameters"`
+	Effects     uint8          `json:"effects"`
+	Idempotency string         `json:"idempotency"`
+	TimeoutNS   int64          `json:"timeoutNs"`
+	Parallel    bool           `json:"parallel,omitempty"`
+}
+
+// Limits are the guardrails of a run (seed 002 decision 11).
+type Limits struct {
+	MaxSteps         int   `json:"maxSteps"`
+	MaxToolCalls     int   `json:"maxToolCalls"`
+	TokenBudget      int   `json:"tokenBudget"`
+	MaxInputTokens   int   `json:"maxInputTokens"`
+	LoopRepeats      int   `json:"loopRepeats"`
+	PermissionWaitNS int64 `json:"permissionWaitNs"`
+}
+
+// Capabilities are frozen when a run starts: the model, the tools, the
+// policy and the limits it runs with, so a settings change mid-run affects
+// only later runs. They ride on the input that opens the run.
+type Capabilities struct {
+	Model        string     `json:"model"`
+	NumCtx       int        `json:"numCtx"`
+	Profile      string     `json:"profile"`
+	Tools        []ToolDecl `json:"tools,omitempty"`
+	Limits       Limits     `json:"limits"`
+	Contributors []string   `json:"contributors,omitempty"`
+	// PermissionDefault answers a permission request nobody answered in
+	// time: "deny" (the default) or "allow".
+	PermissionDefault string `json:"permissionDefault,omitempty"`
+}
+
+// InputReceivedPayload is an input as it arrived. Intent is follow_up (next
+// turn), steer (next step, wakes the loop) or inject (next step, does not).
+// RunID and Caps are used if this input opens a run.
+type InputReceivedPayload struct {
+	InputID string        `json:"inputId"`
+	Intent  string        `json:"intent"`
+	Text    string        `json:"text"`
+	RunID   string        `json:"runId,omitempty"`
+	Caps    *Capabilities `json:"caps,omitempty"`
+}
+
+type StreamFailedPayload struct {
+	Step    int    `json:"step"`
+	Class   string `json:"class"`
+	Message string `json:"message"`
+}
+
+type StepRetriedPayload struct {
+	Step    int    `json:"step"`
+	Attempt int    `json:"attempt"`
+	Reason  string `json:"reason"`
+	AfterNS int64  `json:"afterNs"`
+}
+
+type PermissionAnsweredPayload struct {
+	CallIDs   []string `json:"callIds"`
+	Allowed   bool     `json:"allowed"`
+	Feedback  string   `json:"feedback,omitempty"`
+	ByDefault bool     `json:"byDefault,omitempty"`
+}
+
+type CancelRequestedPayload struct {
+	Cause string `json:"cause"`
+}
+
+type BudgetExceededPayload struct {
+	Message string `json:"message"`
+}
+
+type CheckpointDonePayload struct {
+	Inputs []InputReceivedPayload `json:"inputs,omitempty"`
+}
+
+type ClockTickPayload struct{}
+
+type RunInterruptedPayload struct{}
+
+type StepStartedPayload struct {
+	Step     int      `json:"step"`
+	InputIDs []string `json:"inputIds,omitempty"`
+}
+
+type ToolStartedPayload struct {
+	CallID string `json:"callId"`
+	Name   string `json:"name"`
+}
+
+type PermissionRequestedPayload struct {
+	Calls      []ToolCall `json:"calls"`
+	DeadlineNS int64      `json:"deadlineNs"`
+}
+
+// ToolRefusedPayload is a call that did not run, or whose end is unknown:
+// denied, cancelled, refused by a limit, or dispatched before a crash
+// (unknown_completion). The model sees Reason as the call's result.
+type ToolRefusedPayload struct {
+	CallID string `json:"callId"`
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Reason string `json:"reason"`
+}
+
+// KernelErrorPayload records a message that made no sense in the phase it
+// arrived in; the machine ignores it instead of panicking.
+type KernelErrorPayload struct {
+	Phase   string `json:"phase"`
+	Message string `json:"message"`
+	Problem string `json:"problem"`
+}
 
 // RunFinishedPayload is the one terminal event of a run. Error is a sentence
 // for the user when Reason is error.
@@ -114,29 +262,65 @@ type HistoryReplacePayload struct {
 	Summary string `json:"summary"`
 }
 
+// Kind says where an event comes from: a fact happened (the runtime
+// appends it and feeds it to the loop), a record is what the loop derived
+// from facts (re-running the loop over the facts reproduces the records),
+// and plain events belong to neither (sessions, compaction).
+type Kind uint8
+
+const (
+	Plain Kind = iota
+	Fact
+	Record
+)
+
 type spec struct {
 	payload    reflect.Type
 	visibility Visibility
 	ignorable  bool
 	projected  bool
+	kind       Kind
 }
 
-func specOf[T any](v Visibility, ignorable, projected bool) spec {
-	return spec{payload: reflect.TypeFor[T](), visibility: v, ignorable: ignorable, projected: projected}
+func specOf[T any](v Visibility, ignorable, projected bool, kind ...Kind) spec {
+	sp := spec{payload: reflect.TypeFor[T](), visibility: v, ignorable: ignorable, projected: projected}
+	if len(kind) > 0 {
+		sp.kind = kind[0]
+	}
+	return sp
 }
 
 // specs is the registry. It is read-only after package initialisation.
 var specs = map[Type]spec{
-	SessionCreated:   specOf[SessionCreatedPayload](Public, false, false),
-	SessionRenamed:   specOf[SessionRenamedPayload](Public, false, false),
-	UserMessage:      specOf[UserMessagePayload](Public, false, true),
-	RunStarted:       specOf[RunStartedPayload](Public, false, false),
-	AssistantDelta:   specOf[AssistantDeltaPayload](Public, true, false),
-	AssistantMessage: specOf[AssistantMessagePayload](Public, false, true),
-	ToolResult:       specOf[ToolResultPayload](Public, false, true),
-	RunFinished:      specOf[RunFinishedPayload](Public, false, false),
-	HistoryReplace:   specOf[HistoryReplacePayload](Public, false, true),
+	SessionCreated: specOf[SessionCreatedPayload](Public, false, false),
+	SessionRenamed: specOf[SessionRenamedPayload](Public, false, false),
+	HistoryReplace: specOf[HistoryReplacePayload](Public, false, true),
+
+	InputReceived:      specOf[InputReceivedPayload](Public, false, false, Fact),
+	AssistantDelta:     specOf[AssistantDeltaPayload](Public, true, false, Fact),
+	AssistantMessage:   specOf[AssistantMessagePayload](Public, false, true, Fact),
+	StreamFailed:       specOf[StreamFailedPayload](Public, false, false, Fact),
+	StepRetried:        specOf[StepRetriedPayload](Internal, false, false, Fact),
+	ToolResult:         specOf[ToolResultPayload](Public, false, true, Fact),
+	PermissionAnswered: specOf[PermissionAnsweredPayload](Public, false, false, Fact),
+	CancelRequested:    specOf[CancelRequestedPayload](Public, false, false, Fact),
+	BudgetExceeded:     specOf[BudgetExceededPayload](Public, false, false, Fact),
+	CheckpointDone:     specOf[CheckpointDonePayload](Internal, false, false, Fact),
+	ClockTick:          specOf[ClockTickPayload](Internal, false, false, Fact),
+	RunInterrupted:     specOf[RunInterruptedPayload](Internal, false, false, Fact),
+
+	UserMessage:         specOf[UserMessagePayload](Public, false, true, Record),
+	RunStarted:          specOf[RunStartedPayload](Public, false, false, Record),
+	StepStarted:         specOf[StepStartedPayload](Internal, false, false, Record),
+	ToolStarted:         specOf[ToolStartedPayload](Public, false, false, Record),
+	PermissionRequested: specOf[PermissionRequestedPayload](Public, false, false, Record),
+	ToolRefused:         specOf[ToolRefusedPayload](Public, false, true, Record),
+	RunFinished:         specOf[RunFinishedPayload](Public, false, false, Record),
+	KernelError:         specOf[KernelErrorPayload](Internal, false, false, Record),
 }
+
+// KindOf says whether events of type t are facts, records or neither.
+func KindOf(t Type) Kind { return specs[t].kind }
 
 // Projected reports whether events of type t become model messages.
 func Projected(t Type) bool { return specs[t].projected }

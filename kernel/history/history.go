@@ -34,6 +34,32 @@ type entry struct {
 // projection is the state of a fold over one session's events.
 type projection struct {
 	entries []entry
+	// Tool results go back to the model in call order even when the tools
+	// finished in another order: results wait here until every earlier call
+	// of the same assistant message has its result.
+	awaiting []string
+	held     map[string]entry
+}
+
+// addResult places a tool result (or refusal) for callID.
+func (p *projection) addResult(callID string, en entry) {
+	if !slices.Contains(p.awaiting, callID) {
+		p.entries = append(p.entries, en) // not from the last tool-calling reply
+		return
+	}
+	if p.held == nil {
+		p.held = map[string]entry{}
+	}
+	p.held[callID] = en
+	for len(p.awaiting) > 0 {
+		next, ok := p.held[p.awaiting[0]]
+		if !ok {
+			break
+		}
+		p.entries = append(p.entries, next)
+		delete(p.held, p.awaiting[0])
+		p.awaiting = p.awaiting[1:]
+	}
 }
 
 // apply folds one event in. A replace removes the messages whose events fall
@@ -51,12 +77,16 @@ func (p *projection) apply(e event.Event) error {
 		p.entries = append(p.entries, entry{e.Session, e.Seq, provider.Message{Role: provider.RoleUser, Content: x.Text}})
 	case event.AssistantMessagePayload:
 		m := provider.Message{Role: provider.RoleAssistant, Content: x.Content}
+		p.awaiting, p.held = nil, nil
 		for _, c := range x.ToolCalls {
 			m.ToolCalls = append(m.ToolCalls, provider.ToolCall(c))
+			p.awaiting = append(p.awaiting, c.ID)
 		}
 		p.entries = append(p.entries, entry{e.Session, e.Seq, m})
 	case event.ToolResultPayload:
-		p.entries = append(p.entries, entry{e.Session, e.Seq, provider.Message{Role: provider.RoleTool, Content: x.Content, ToolName: x.Name, ToolCallID: x.CallID}})
+		p.addResult(x.CallID, entry{e.Session, e.Seq, provider.Message{Role: provider.RoleTool, Content: x.Content, ToolName: x.Name, ToolCallID: x.CallID}})
+	case event.ToolRefusedPayload:
+		p.addResult(x.CallID, entry{e.Session, e.Seq, provider.Message{Role: provider.RoleTool, Content: x.Reason, ToolName: x.Name, ToolCallID: x.CallID}})
 	case event.HistoryReplacePayload:
 		replaced := func(en entry) bool { return en.session == e.Session && en.seq >= x.From && en.seq <= x.To }
 		at := slices.IndexFunc(p.entries, func(en entry) bool { return en.session == e.Session && en.seq >= x.From })
@@ -71,6 +101,14 @@ func (p *projection) apply(e event.Event) error {
 		return fmt.Errorf("session %s, event %d: %s is marked projected but has no projection", e.Session, e.Seq, e.Type)
 	}
 	return nil
+}
+
+func (p *projection) clone() projection {
+	held := make(map[string]entry, len(p.held))
+	for k, v := range p.held {
+		held[k] = v
+	}
+	return projection{entries: slices.Clone(p.entries), awaiting: slices.Clone(p.awaiting), held: held}
 }
 
 func (p *projection) messages() []provider.Message {
@@ -143,7 +181,7 @@ func (p *Projector) Messages(ctx context.Context, session string) ([]provider.Me
 	from := int64(0)
 	if ok && c.replaces == info.Replaces && c.lastSeq < info.LastSeq {
 		// Only appends since the cached fold: continue it.
-		proj = projection{entries: slices.Clone(c.proj.entries)}
+		proj = c.proj.clone()
 		from = c.lastSeq + 1
 	} else if proj, err = p.base(ctx, info, map[string]bool{}); err != nil {
 		return nil, err

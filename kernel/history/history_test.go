@@ -3,6 +3,7 @@ package history
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,5 +53,27 @@ func TestProjectFailsOnUndecodablePayload(t *testing.T) {
 	bad := event.Event{Session: "s", Seq: 1, Type: event.UserMessage, Payload: json.RawMessage(`{"text": 5}`)}
 	if _, err := Project([]event.Event{bad}); err == nil {
 		t.Fatal("a payload of the wrong shape was projected without error")
+	}
+}
+
+func TestToolResultsGoBackInCallOrder(t *testing.T) {
+	events := []event.Event{
+		ev(t, 1, event.UserMessage, event.UserMessagePayload{Text: "do both"}),
+		ev(t, 2, event.AssistantMessage, event.AssistantMessagePayload{ToolCalls: []event.ToolCall{
+			{ID: "a", Name: "slow"}, {ID: "b", Name: "fast"}, {ID: "c", Name: "denied"}}}),
+		ev(t, 3, event.ToolResult, event.ToolResultPayload{CallID: "b", Name: "fast", Content: "B"}),
+		ev(t, 4, event.ToolRefused, event.ToolRefusedPayload{CallID: "c", Name: "denied", Status: "denied", Reason: "C"}),
+		ev(t, 5, event.ToolResult, event.ToolResultPayload{CallID: "a", Name: "slow", Content: "A"}),
+	}
+	got, err := Project(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, m := range got[2:] {
+		order = append(order, m.ToolCallID+"="+m.Content)
+	}
+	if strings.Join(order, ",") != "a=A,b=B,c=C" {
+		t.Fatalf("tool results in %v, want call order", order)
 	}
 }

@@ -23,11 +23,12 @@ type Command struct {
 
 // Command types and their payloads.
 const (
-	CreateSession = "session.create" // CreateSessionPayload -> Session
-	RenameSession = "session.rename" // RenameSessionPayload -> Session
-	DeleteSession = "session.delete" // SessionRef -> {}
-	SendMessage   = "message.send"   // SendMessagePayload -> SendResult
-	CancelRun     = "run.cancel"     // SessionRef -> {}
+	CreateSession = "session.create"    // CreateSessionPayload -> Session
+	RenameSession = "session.rename"    // RenameSessionPayload -> Session
+	DeleteSession = "session.delete"    // SessionRef -> {}
+	SendMessage   = "message.send"      // SendMessagePayload -> SendResult
+	CancelRun     = "run.cancel"        // SessionRef -> {}
+	AnswerAsk     = "permission.answer" // AnswerPayload -> {}
 )
 
 type CreateSessionPayload struct {
@@ -46,9 +47,23 @@ type SessionRef struct {
 	Session string `json:"session"`
 }
 
+// SendMessagePayload is a message from the user. Intent is when it is taken
+// up: "follow_up" (the default: the next run, queued if one is going),
+// "steer" (the next step of the run that is going) or "inject" (the next
+// step whenever it comes, without starting one).
 type SendMessagePayload struct {
 	Session string `json:"session"`
 	Text    string `json:"text"`
+	Intent  string `json:"intent,omitempty"`
+}
+
+// AnswerPayload answers a permission question in-page (the window answers
+// with a native dialog instead).
+type AnswerPayload struct {
+	Session  string   `json:"session"`
+	CallIDs  []string `json:"callIds"`
+	Allowed  bool     `json:"allowed"`
+	Feedback string   `json:"feedback,omitempty"`
 }
 
 type SendResult struct {

@@ -46,6 +46,11 @@ type Session struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 	LastSeq   int64     `json:"lastSeq"`
 	Running   bool      `json:"running"`
+	// Status is whether the kernel has the session attached; RunStatus what
+	// its run is doing (idle, streaming, awaiting-permission,
+	// executing-tools, closing).
+	Status    string `json:"status,omitempty"`
+	RunStatus string `json:"runStatus,omitempty"`
 	// A branch names the session and seq it forks from.
 	Parent    string `json:"parent,omitempty"`
 	ParentSeq int64  `json:"parentSeq,omitempty"`

@@ -94,6 +94,8 @@ var (
 	ErrRejected = errors.New("the model server rejected the request")
 	// ErrServer: the server failed while answering.
 	ErrServer = errors.New("the model server failed")
+	// ErrOverloaded: the server is busy (HTTP 429 or 503); try again later.
+	ErrOverloaded = errors.New("the model server is busy")
 )
 
 // Error is a failure an adapter explains to the user: Message says what

@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
+	"quire/kernel/core"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 )
@@ -38,7 +40,7 @@ func (r *Runtime) Execute(ctx context.Context, cmd protocol.Command) (json.RawMe
 		return nil, fmt.Errorf("%w: %q", protocol.ErrIdempotencyConflict, cmd.IdempotencyKey)
 	case errors.Is(err, event.ErrNoSession):
 		return nil, protocol.Classify(protocol.ErrNotFound, err)
-	case errors.Is(err, ErrSessionBusy), errors.Is(err, event.ErrSessionExists):
+	case errors.Is(err, event.ErrSessionExists), errors.Is(err, ErrNotAsked):
 		return nil, protocol.Classify(protocol.ErrConflict, err)
 	case errors.Is(err, ErrEmptyMessage), errors.Is(err, event.ErrBadBranch):
 		return nil, protocol.Classify(protocol.ErrBadPayload, err)
@@ -103,8 +105,13 @@ func (r *Runtime) execute(ctx context.Context, cmd protocol.Command, once *event
 		if err != nil {
 			return nil, err
 		}
-		r.cancel(p.Session, ErrCancelledByUser)
-		return json.RawMessage(`{}`), nil
+		return json.RawMessage(`{}`), r.cancel(ctx, p.Session, ErrCancelledByUser)
+	case protocol.AnswerAsk:
+		p, err := decode[protocol.AnswerPayload](cmd)
+		if err != nil {
+			return nil, err
+		}
+		return json.RawMessage(`{}`), r.answer(ctx, p)
 	}
 	return nil, fmt.Errorf("%w %q", protocol.ErrUnknownCommand, cmd.Type)
 }
@@ -191,8 +198,7 @@ func (r *Runtime) rename(ctx context.Context, p protocol.RenameSessionPayload, o
 }
 
 func (r *Runtime) delete(ctx context.Context, id string, once *event.Once) (json.RawMessage, error) {
-	r.cancel(id, ErrSessionDeleted)
-	r.waitIdle(id)
+	r.detach(id)
 	o, res, err := withResult(once, struct{}{})
 	if err != nil {
 		return nil, err
@@ -207,22 +213,96 @@ func (r *Runtime) delete(ctx context.Context, id string, once *event.Once) (json
 	return res, nil
 }
 
-func (r *Runtime) cancel(id string, cause error) {
-	r.mu.Lock()
-	run, ok := r.running[id]
-	r.mu.Unlock()
-	if ok {
-		run.cancel(cause)
+// cancel asks the session's open run to stop, with cause as its reason.
+// Stopping a session with no open run does nothing.
+func (r *Runtime) cancel(ctx context.Context, id string, cause error) error {
+	s, err := r.attach(ctx, id)
+	if err != nil {
+		return err
 	}
+	if !s.model().Open() {
+		return nil
+	}
+	return s.deliver(ctx, fact(event.CancelRequested, r.now(), "", event.CancelRequestedPayload{Cause: cause.Error()}))
 }
 
-// waitIdle waits until the session's run, if any, has written its terminal
-// event; runs end promptly once cancelled, since their writes are detached.
-func (r *Runtime) waitIdle(id string) {
-	r.mu.Lock()
-	run, ok := r.running[id]
-	r.mu.Unlock()
-	if ok {
-		<-run.done
+// ErrNotAsked: an answer came for a question that is not open.
+var ErrNotAsked = errors.New("there is no open question about those calls (answered already, or the request ended)")
+
+func (r *Runtime) answer(ctx context.Context, p protocol.AnswerPayload) error {
+	s, err := r.attach(ctx, p.Session)
+	if err != nil {
+		return err
 	}
+	m := s.model()
+	// An answer must be about exactly the calls of the open question: one
+	// about other calls (a stale page, a question already answered) would
+	// be ignored by the loop, and the host would never know.
+	if m.Phase != core.AwaitingPermission || !sameCalls(p.CallIDs, m.Run.Asking) {
+		return ErrNotAsked
+	}
+	return s.deliver(ctx, fact(event.PermissionAnswered, r.now(), m.Run.ID,
+		event.PermissionAnsweredPayload{CallIDs: p.CallIDs, Allowed: p.Allowed, Feedback: p.Feedback}))
+}
+
+// sameCalls reports whether a and b hold the same call ids.
+func sameCalls(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, id := range a {
+		if !slices.Contains(b, id) {
+			return false
+		}
+	}
+	return true
+}
+
+// submit records an input. A follow-up to an idle session opens a run at
+// once; otherwise the input waits in the session's queue for its turn
+// (seed 000 §6). It returns once the input is durably in the log, with the
+// id of the run it opens or will open.
+func (r *Runtime) submit(ctx context.Context, p protocol.SendMessagePayload, once *event.Once) (json.RawMessage, error) {
+	if strings.TrimSpace(p.Text) == "" {
+		return nil, ErrEmptyMessage
+	}
+	intent := core.Intent(p.Intent)
+	switch intent {
+	case "":
+		intent = core.FollowUp
+	case core.FollowUp, core.Steer, core.Inject:
+	default:
+		return nil, fmt.Errorf("%w: intent %q is not follow_up, steer or inject", protocol.ErrBadPayload, p.Intent)
+	}
+	s, err := r.attach(ctx, p.Session)
+	if err != nil {
+		return nil, err
+	}
+	in := event.InputReceivedPayload{InputID: r.newID(), Intent: string(intent), Text: p.Text}
+	result := protocol.SendResult{}
+	if intent != core.Inject {
+		// Any input but an inject may open a run — a steer too, if the run
+		// it was meant for has ended by the time it is taken up.
+		caps, err := r.snapshot(ctx, p.Session)
+		if err != nil {
+			return nil, err
+		}
+		in.RunID, in.Caps = r.newID(), caps
+		result.RunID = in.RunID
+	}
+	if m := s.model(); intent != core.FollowUp && m.Open() {
+		result.RunID = m.Run.ID
+	}
+	o, res, err := withResult(once, result)
+	if err != nil {
+		return nil, err
+	}
+	prior, err := s.deliverOnce(ctx, o, fact(event.InputReceived, r.now(), "", in))
+	if err != nil {
+		return nil, err
+	}
+	if prior != nil {
+		return prior, nil
+	}
+	return res, nil
 }

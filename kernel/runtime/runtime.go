@@ -5,14 +5,18 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
+	"quire/kernel/core"
 	"quire/kernel/event"
 	"quire/kernel/history"
 	"quire/kernel/protocol"
 	"quire/kernel/provider"
+	"quire/kernel/tool"
 )
 
 // Store is what the runtime needs of the event store.
@@ -29,29 +33,42 @@ type Store interface {
 // Sentinel errors, also used as cancellation causes so the reason a run
 // stopped survives into its terminal event.
 var (
-	ErrSessionBusy     = errors.New("this conversation is still answering; wait for it or press Stop")
 	ErrEmptyMessage    = errors.New("the message is empty")
 	ErrCancelledByUser = errors.New("stopped by the user")
 	ErrSessionDeleted  = errors.New("the conversation was deleted")
 	ErrShutdown        = errors.New("Quire is shutting down")
+	ErrDuplicateTool   = errors.New("two tools have the same name")
+	ErrClosed          = errors.New("Quire is shutting down and takes no new work")
 )
 
-// Settings are the model settings a run uses; they are read when it starts.
+// Settings are the model settings and limits runs use; they are frozen into
+// a run's capability snapshot when it starts.
 type Settings struct {
-	Model  string
-	NumCtx int
+	Model   string
+	NumCtx  int
+	Profile tool.Profile
+	Limits  event.Limits
+	// PermissionDefault answers a question nobody answered before the
+	// deadline ("deny" or "allow").
+	PermissionDefault string
+}
+
+// DefaultLimits are the guardrails unless settings say otherwise.
+var DefaultLimits = event.Limits{
+	MaxSteps: 25, MaxToolCalls: 50, TokenBudget: 200_000, LoopRepeats: 3,
+	PermissionWaitNS: int64(5 * time.Minute),
 }
 
 // Update is what subscribers receive (see protocol.Update).
 type Update = protocol.Update
 
-// Option configures a Runtime; tests use options to fix the clock and ids.
+// Option configures a Runtime.
 type Option func(*Runtime)
 
 // WithClock sets the source of event times.
 func WithClock(now func() time.Time) Option { return func(r *Runtime) { r.now = now } }
 
-// WithIDs sets the generator of session and run ids.
+// WithIDs sets the generator of session, run, input and call ids.
 func WithIDs(newID func() string) Option { return func(r *Runtime) { r.newID = newID } }
 
 // WithFlushEvery sets how often streamed deltas are appended as one batch.
@@ -59,6 +76,46 @@ func WithFlushEvery(d time.Duration) Option { return func(r *Runtime) { r.flushE
 
 // WithLogger sets the logger.
 func WithLogger(l *slog.Logger) Option { return func(r *Runtime) { r.log = l } }
+
+// WithStreams bounds how many model streams run at once, across sessions.
+func WithStreams(n int) Option { return func(r *Runtime) { r.pool = make(chan struct{}, max(1, n)) } }
+
+// WithTools adds tool providers.
+func WithTools(p ...ToolProvider) Option { return func(r *Runtime) { r.toolProviders = append(r.toolProviders, p...) } }
+
+// WithContributors adds context contributors.
+func WithContributors(c ...ContextContributor) Option {
+	return func(r *Runtime) { r.contributors = append(r.contributors, c...) }
+}
+
+// WithSubscribers adds lifecycle subscribers.
+func WithSubscribers(s ...LifecycleSubscriber) Option {
+	return func(r *Runtime) { r.lifecycle = append(r.lifecycle, s...) }
+}
+
+// WithTriggers adds run triggers.
+func WithTriggers(t ...RunTrigger) Option { return func(r *Runtime) { r.triggers = append(r.triggers, t...) } }
+
+// WithCheckpoint adds pre-close hooks, run in the order given.
+func WithCheckpoint(h ...CheckpointHook) Option {
+	return func(r *Runtime) { r.checkpoint = append(r.checkpoint, h...) }
+}
+
+// WithAsker sets how the user is asked for permission. Without one (no UI)
+// every question gets the default answer at once, so nothing hangs.
+func WithAsker(a Asker) Option { return func(r *Runtime) { r.asker = a } }
+
+// WithErrorHandlers puts handlers in front of the default error chain.
+func WithErrorHandlers(h ...ErrorHandler) Option {
+	return func(r *Runtime) { r.handlers = append(h, r.handlers...) }
+}
+
+// WithJitter sets the source of backoff jitter (a number in [0, 1)).
+func WithJitter(j func() float64) Option { return func(r *Runtime) { r.jitter = j } }
+
+// WithCleanup bounds how long a cancelled tool may take to stop before it
+// is given a cancelled result and abandoned.
+func WithCleanup(d time.Duration) Option { return func(r *Runtime) { r.cleanup = d } }
 
 // Runtime drives the sessions of one database. It is safe for concurrent use.
 type Runtime struct {
@@ -69,35 +126,65 @@ type Runtime struct {
 	now        func() time.Time
 	newID      func() string
 	flushEvery time.Duration
+	cleanup    time.Duration
 	log        *slog.Logger
+	pool       chan struct{}
 
-	base context.Context
-	stop context.CancelCauseFunc
-	wg   sync.WaitGroup
+	toolProviders []ToolProvider
+	contributors  []ContextContributor
+	lifecycle     []LifecycleSubscriber
+	triggers      []RunTrigger
+	checkpoint    []CheckpointHook
+	asker         Asker
+	handlers      []ErrorHandler
+	compactor     Compactor
+	jitter        func() float64
+
+	base   context.Context
+	stop   context.CancelCauseFunc
+	owners sync.WaitGroup // owner goroutines
+	work   sync.WaitGroup // streams, tools, questions, checkpoints
 
 	mu       sync.Mutex
 	settings Settings
-	running  map[string]*activeRun // by session
-}
-
-// activeRun is a run in flight: done closes after its terminal event.
-type activeRun struct {
-	cancel context.CancelCauseFunc
-	done   chan struct{}
+	sessions map[string]*session
+	closing  bool
 }
 
 // New returns a Runtime over a store and a model.
 func New(st Store, model provider.Provider, settings Settings, opts ...Option) *Runtime {
+	if settings.Limits == (event.Limits{}) {
+		settings.Limits = DefaultLimits
+	}
+	if settings.Profile == "" {
+		settings.Profile = tool.AskMe
+	}
 	r := &Runtime{
 		store: st, feed: event.NewFeed(st), history: history.NewProjector(st), model: model, settings: settings,
-		now: time.Now, newID: randomID, flushEvery: 40 * time.Millisecond, log: slog.Default(),
-		running: map[string]*activeRun{},
+		now: time.Now, newID: randomID, flushEvery: 40 * time.Millisecond, cleanup: 2 * time.Second, log: slog.Default(),
+		pool: make(chan struct{}, 2), sessions: map[string]*session{}, jitter: defaultJitter,
 	}
+	r.handlers = defaultHandlers(r)
 	for _, o := range opts {
 		o(r)
 	}
 	r.base, r.stop = context.WithCancelCause(context.Background())
 	return r
+}
+
+// Start checks the capabilities and starts the run triggers. Duplicate tool
+// names fail here, at start-up, not when the model first calls one.
+func (r *Runtime) Start(ctx context.Context) error {
+	if _, err := r.tools(); err != nil {
+		return err
+	}
+	for _, t := range r.triggers {
+		t.Start(r.base, func(ctx context.Context, session, text, intent string) error {
+			_, err := r.submit(ctx, protocol.SendMessagePayload{Session: session, Text: text, Intent: intent}, nil)
+			return err
+		})
+	}
+	return r.Recover(ctx)
 }
 
 func randomID() string {
@@ -108,43 +195,86 @@ func randomID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// SetSettings changes the model settings for runs that start later.
+// SetSettings changes the settings for runs that start later.
 func (r *Runtime) SetSettings(s Settings) {
+	if s.Limits == (event.Limits{}) {
+		s.Limits = DefaultLimits
+	}
+	if s.Profile == "" {
+		s.Profile = tool.AskMe
+	}
 	r.mu.Lock()
 	r.settings = s
 	r.mu.Unlock()
 }
 
-// Recover closes runs that a crash left open: each gets a run.finished event
-// with reason interrupted, so every run has exactly one terminal event.
+// tools collects the tools of every provider, refusing duplicate names.
+func (r *Runtime) tools() (map[string]tool.Tool, error) {
+	out := map[string]tool.Tool{}
+	for _, p := range r.toolProviders {
+		for _, t := range p.Tools() {
+			name := t.Spec().Name
+			if _, dup := out[name]; dup {
+				return nil, fmt.Errorf("%w: %q", ErrDuplicateTool, name)
+			}
+			out[name] = t
+		}
+	}
+	return out, nil
+}
+
+// snapshot freezes the capabilities a run will use.
+func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabilities, error) {
+	r.mu.Lock()
+	s := r.settings
+	r.mu.Unlock()
+	tools, err := r.tools()
+	if err != nil {
+		return nil, err
+	}
+	caps := &event.Capabilities{Model: s.Model, NumCtx: s.NumCtx, Profile: string(s.Profile), Limits: s.Limits,
+		PermissionDefault: s.PermissionDefault}
+	names := make([]string, 0, len(tools))
+	for n := range tools {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		sp := tools[n].Spec()
+		caps.Tools = append(caps.Tools, event.ToolDecl{Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters,
+			Effects: uint8(sp.Effects), Idempotency: string(sp.Idempotency), TimeoutNS: int64(sp.Timeout), Parallel: sp.Parallel})
+	}
+	for _, c := range r.contributors {
+		text, err := c.Contribute(ctx, session)
+		if err != nil {
+			r.log.Warn("context contributor failed", "contributor", c.Name(), "err", err)
+			continue
+		}
+		if text != "" {
+			caps.Contributors = append(caps.Contributors, c.Name()+"\n"+text)
+		}
+	}
+	return caps, nil
+}
+
+// Recover closes runs that a crash left open. Each session's facts are
+// folded into its Model; a session with an open run gets a run.interrupted
+// fact, which closes the run as interrupted and gives every call that was
+// dispatched but never reported an unknown_completion result — it is never
+// run again on its own.
 func (r *Runtime) Recover(ctx context.Context) error {
-	sessions, err := r.store.Sessions(ctx)
+	list, err := r.store.Sessions(ctx)
 	if err != nil {
 		return err
 	}
-	for _, s := range sessions {
-		events, err := r.store.Events(ctx, s.ID, 0)
+	for _, s := range list {
+		sess, err := r.attach(ctx, s.ID)
 		if err != nil {
 			return err
 		}
-		open := map[string]bool{}
-		var order []string
-		for _, e := range events {
-			switch e.Type {
-			case event.RunStarted:
-				open[e.RunID] = true
-				order = append(order, e.RunID)
-			case event.RunFinished:
-				delete(open, e.RunID)
-			}
-		}
-		for _, run := range order {
-			if !open[run] {
-				continue
-			}
-			r.log.Info("closing a run left open by a crash", "session", s.ID, "run", run)
-			if _, err := r.feed.Append(ctx, s.ID, event.Draft{Type: event.RunFinished, Time: r.now(), RunID: run,
-				Payload: event.RunFinishedPayload{Reason: event.ReasonInterrupted, Error: "Quire stopped before this reply finished."}}); err != nil {
+		if sess.model().Open() {
+			r.log.Info("closing a run left open by a crash", "session", s.ID, "run", sess.model().Run.ID)
+			if err := sess.deliver(ctx, fact(event.RunInterrupted, r.now(), "", event.RunInterruptedPayload{})); err != nil {
 				return err
 			}
 		}
@@ -152,10 +282,77 @@ func (r *Runtime) Recover(ctx context.Context) error {
 	return nil
 }
 
-// Close cancels every run with ErrShutdown and waits for their terminal events.
+// Close cancels every open run with ErrShutdown, waits for their terminal
+// events and stops the owners.
 func (r *Runtime) Close() {
+	r.mu.Lock()
+	if r.closing {
+		r.mu.Unlock()
+		return
+	}
+	r.closing = true
+	sessions := make([]*session, 0, len(r.sessions))
+	for _, s := range r.sessions {
+		sessions = append(sessions, s)
+	}
+	r.mu.Unlock()
+	for _, s := range sessions {
+		s.shutdown(ErrShutdown)
+	}
 	r.stop(ErrShutdown)
-	r.wg.Wait()
+	r.work.Wait()
+	for _, s := range sessions {
+		s.closeInbox()
+	}
+	r.owners.Wait()
+}
+
+// attach returns the session's owner, starting it (and folding its log into
+// a Model) if needed.
+func (r *Runtime) attach(ctx context.Context, id string) (*session, error) {
+	r.mu.Lock()
+	if s, ok := r.sessions[id]; ok {
+		r.mu.Unlock()
+		return s, nil
+	}
+	if r.closing {
+		r.mu.Unlock()
+		return nil, ErrClosed
+	}
+	r.mu.Unlock()
+	if _, err := r.store.Session(ctx, id); err != nil {
+		return nil, err
+	}
+	evs, err := r.store.Events(ctx, id, 0)
+	if err != nil {
+		return nil, err
+	}
+	m, err := core.Fold(evs)
+	if err != nil {
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.sessions[id]; ok {
+		return s, nil
+	}
+	s := newSession(r, id, m)
+	r.sessions[id] = s
+	r.owners.Add(1)
+	go s.own()
+	return s, nil
+}
+
+// detach stops a session's owner (the session was deleted).
+func (r *Runtime) detach(id string) {
+	r.mu.Lock()
+	s, ok := r.sessions[id]
+	delete(r.sessions, id)
+	r.mu.Unlock()
+	if ok {
+		s.shutdown(ErrSessionDeleted)
+		s.closeInbox()
+	}
 }
 
 // Subscribe registers fn for every later update; the returned func removes
@@ -187,7 +384,7 @@ func sessionListChanges(evs []event.Event) bool {
 	}
 	for _, e := range evs {
 		switch e.Type {
-		case event.SessionCreated, event.SessionRenamed, event.RunStarted, event.RunFinished, event.UserMessage:
+		case event.SessionCreated, event.SessionRenamed, event.RunStarted, event.RunFinished, event.UserMessage, event.PermissionRequested:
 			return true
 		}
 	}
@@ -201,18 +398,23 @@ func (r *Runtime) Sessions(ctx context.Context) ([]protocol.Session, error) {
 		return nil, err
 	}
 	out := make([]protocol.Session, len(rows))
-	r.mu.Lock()
 	for i, s := range rows {
 		out[i] = r.sessionOf(s)
 	}
-	r.mu.Unlock()
 	return out, nil
 }
 
-// sessionOf must be called with r.mu held.
 func (r *Runtime) sessionOf(s event.SessionSummary) protocol.Session {
-	_, running := r.running[s.ID]
-	out := protocol.Session{ID: s.ID, Title: s.Title, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, LastSeq: s.LastSeq, Running: running}
+	out := protocol.Session{ID: s.ID, Title: s.Title, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, LastSeq: s.LastSeq,
+		RunStatus: string(RunIdle), Status: string(SessionDetached)}
+	r.mu.Lock()
+	sess, ok := r.sessions[s.ID]
+	r.mu.Unlock()
+	if ok {
+		out.Status = string(SessionAttached)
+		out.RunStatus = string(runStatus(sess.model()))
+		out.Running = out.RunStatus != string(RunIdle)
+	}
 	if s.Parent != nil {
 		out.Parent, out.ParentSeq = s.Parent.Session, s.Parent.Seq
 	}
@@ -224,8 +426,6 @@ func (r *Runtime) session(ctx context.Context, id string) (protocol.Session, err
 	if err != nil {
 		return protocol.Session{}, err
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	return r.sessionOf(s), nil
 }
 

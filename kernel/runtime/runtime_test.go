@@ -115,8 +115,8 @@ func TestChatStreamsThroughTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	evs := h.waitFinished(t, s.ID, 1)
-	if got := types(evs); !strings.HasPrefix(got, "session.created user.message run.started assistant.delta") ||
-		!strings.HasSuffix(got, "assistant.message run.finished") {
+	if got := types(evs); !strings.HasPrefix(got, "session.created input.received run.started user.message step.started assistant.delta") ||
+		!strings.HasSuffix(got, "assistant.message checkpoint.done run.finished") {
 		t.Fatalf("event sequence: %s", got)
 	}
 	var streamed string
@@ -229,62 +229,71 @@ func TestSubmitRules(t *testing.T) {
 	if _, err := submit(t, h.rt, s.ID, "   "); !errors.Is(err, runtime.ErrEmptyMessage) {
 		t.Fatalf("empty message: %v", err)
 	}
-	if _, err := submit(t, h.rt, s.ID, "first"); err != nil {
+	first, err := submit(t, h.rt, s.ID, "first")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := submit(t, h.rt, s.ID, "second"); !errors.Is(err, runtime.ErrSessionBusy) {
-		t.Fatalf("second submit while answering: %v", err)
+	// A follow-up while the first run streams is queued for the next run.
+	second, err := submit(t, h.rt, s.ID, "second")
+	if err != nil || second == first {
+		t.Fatalf("follow-up while answering: %q %v (first %q)", second, err, first)
 	}
 	if _, err := submit(t, h.rt, "no-such-session", "x"); !errors.Is(err, store.ErrNoSession) {
 		t.Fatalf("unknown session: %v", err)
 	}
-	// Closing the runtime ends the hanging run with the shutdown reason.
+	// Closing the runtime ends the hanging run with the shutdown reason; the
+	// queued follow-up then opens its run, which the shutdown ends too.
 	h.rt.Close()
 	evs, _ := h.store.Events(t.Context(), s.ID, 0)
 	fins := only[event.RunFinishedPayload](t, evs, event.RunFinished)
-	if len(fins) != 1 || fins[0].Reason != event.ReasonCancelled || !strings.Contains(fins[0].Error, "shutting down") {
+	if len(fins) == 0 || fins[0].Reason != event.ReasonCancelled || !strings.Contains(fins[0].Error, "shutting down") {
 		t.Fatalf("after Close: %+v", fins)
 	}
 }
 
 func TestRecoverClosesRunsLeftOpen(t *testing.T) {
-	fake := ollamatest.New(t)
-	fake.AddModel(ollamatest.DefaultModel())
-	path := filepath.Join(t.TempDir(), "quire.db")
-	st, err := store.Open(t.Context(), path)
-	if err != nil {
+	h := newHarness(t)
+	h.fake.Script(ollamatest.Turn{Content: []string{"par", "tial"}, Fail: ollamatest.Failure{Kind: ollamatest.FailHang, After: 2}})
+	s, _ := newSession(t, h.rt, "crashed")
+	if _, err := submit(t, h.rt, s.ID, "q"); err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now()
-	if _, _, err := st.CreateSession(t.Context(), "s", "crashed", now, nil, nil); err != nil {
+	waitFor(t, h, s.ID, event.AssistantDelta)
+	// What a crash leaves: the database as committed, with the run open.
+	crashed := filepath.Join(t.TempDir(), "crashed.db")
+	if _, err := h.store.DB().Exec("VACUUM INTO ?", crashed); err != nil {
 		t.Fatal(err)
 	}
-	// What a crash mid-reply leaves: a run started, some deltas, no end.
-	if _, err := st.Append(t.Context(), "s",
-		event.Draft{Type: event.UserMessage, Time: now, Payload: event.UserMessagePayload{Text: "q"}},
-		event.Draft{Type: event.RunStarted, Time: now, RunID: "r1", Payload: event.RunStartedPayload{Model: model}},
-		event.Draft{Type: event.AssistantDelta, Time: now, RunID: "r1", Payload: event.AssistantDeltaPayload{Content: "par"}},
-	); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
-
-	h := attach(t, fake, path)
+	h2 := attach(t, h.fake, crashed)
 	for range 2 { // idempotent: a second recovery adds nothing
-		if err := h.rt.Recover(t.Context()); err != nil {
+		if err := h2.rt.Recover(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	evs, _ := h.store.Events(t.Context(), "s", 0)
+	evs, _ := h2.store.Events(t.Context(), s.ID, 0)
 	fins := only[event.RunFinishedPayload](t, evs, event.RunFinished)
 	if len(fins) != 1 || fins[0].Reason != event.ReasonInterrupted {
 		t.Fatalf("terminal events after recovery: %+v", fins)
 	}
 	// The session accepts new messages afterwards.
-	if _, err := submit(t, h.rt, "s", "again"); err != nil {
+	if _, err := submit(t, h2.rt, s.ID, "again"); err != nil {
 		t.Fatal(err)
 	}
-	h.waitFinished(t, "s", 2)
+	h2.waitFinished(t, s.ID, 2)
+}
+
+// waitFor waits until the session's log has an event of type typ.
+func waitFor(t *testing.T, h *harness, session string, typ event.Type) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		evs, _ := h.store.Events(t.Context(), session, 0)
+		for _, e := range evs {
+			if e.Type == typ {
+				return
+			}
+		}
+	}
+	t.Fatalf("no %s in the log", typ)
 }
 
 func TestSubscribersSeeEveryEventInOrder(t *testing.T) {

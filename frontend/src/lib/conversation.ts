@@ -137,9 +137,15 @@ function apply(st: FoldState, events: readonly QEvent[]): FoldState {
         if (typeof p.title === 'string') title = p.title;
         break;
 
-      case EventType.UserMessage:
-        items.push({ key: e.seq, kind: 'user', text: String(p.text ?? ''), streaming: false });
+      case EventType.UserMessage: {
+        // A run starts (and shows its placeholder) before the step that takes
+        // up the user's words: keep the words above the reply they prompt.
+        const user: Item = { key: e.seq, kind: 'user', text: String(p.text ?? ''), streaming: false };
+        const i = activeRun ? openItem(activeRun) : -1;
+        if (i >= 0 && i === items.length - 1 && !items[i].text && !items[i].thinking) items.splice(i, 0, user);
+        else items.push(user);
         break;
+      }
 
       case EventType.RunStarted:
         activeRun = runId;

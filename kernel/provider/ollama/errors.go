@@ -63,6 +63,8 @@ func (p *Provider) classify(err error, modelName string) error {
 			return fail(provider.ErrModelMissing, "Ollama at %s does not have the model %q: run `ollama pull %s`, or choose another model", p.host, modelName, modelName)
 		case status.StatusCode == http.StatusNotFound:
 			return fail(provider.ErrUnavailable, "%s does not answer like Ollama: check the Ollama address", p.host)
+		case status.StatusCode == http.StatusTooManyRequests || status.StatusCode == http.StatusServiceUnavailable:
+			return fail(provider.ErrOverloaded, "Ollama at %s is busy: Quire will try again shortly", p.host)
 		case status.StatusCode >= 500:
 			return fail(provider.ErrServer, "Ollama at %s failed: see the Ollama server log", p.host)
 		default:

@@ -1,0 +1,155 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"quire/kernel/provider"
+)
+
+// Failure is a model error on its way through the error chain.
+type Failure struct {
+	Session string
+	Step    int
+	Attempt int // retries made so far for this step
+	Class   string
+	Err     error
+}
+
+// Verdict is a handler's answer: retry after a pause, or give up with a
+// sentence for the user.
+type Verdict struct {
+	Retry   bool
+	After   time.Duration
+	Reason  string
+	Message string
+}
+
+// ErrorHandler looks at a failure; handled is false when the failure is not
+// its kind, and the next handler is asked (seed 000 §6: any handler may
+// answer "handled, retry").
+type ErrorHandler func(ctx context.Context, f Failure) (v Verdict, handled bool)
+
+// Classes of model failures.
+const (
+	ClassOverloaded = "overloaded"
+	ClassNetwork    = "network"
+	ClassOverflow   = "context-overflow"
+	ClassModel      = "model-missing"
+	ClassRejected   = "rejected"
+	ClassServer     = "server"
+	ClassCancelled  = "cancelled"
+)
+
+func classify(err error) string {
+	switch {
+	case errors.Is(err, provider.ErrOverloaded):
+		return ClassOverloaded
+	case errors.Is(err, provider.ErrUnavailable), errors.Is(err, provider.ErrStreamBroken):
+		return ClassNetwork
+	case errors.Is(err, provider.ErrModelMissing):
+		return ClassModel
+	case errors.Is(err, provider.ErrRejected) && overflowed(err):
+		return ClassOverflow
+	case errors.Is(err, provider.ErrRejected):
+		return ClassRejected
+	}
+	return ClassServer
+}
+
+// overflowed recognises Ollama's refusal of a prompt longer than num_ctx
+// (sent because Quire always asks it not to truncate).
+func overflowed(err error) bool {
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "context length") || strings.Contains(msg, "context window")
+}
+
+// Compactor shortens a session's history (by replace events) so the next
+// request fits; the overflow handler calls it.
+type Compactor func(ctx context.Context, session string) error
+
+// WithCompactor sets what the context-overflow handler calls.
+func WithCompactor(c Compactor) Option { return func(r *Runtime) { r.compactor = c } }
+
+// defaultHandlers is the chain after any handlers given by options: busy
+// server -> backoff with jitter and a cap; network -> a bounded retry;
+// overflow -> compact, and retry only if the history really got shorter;
+// anything else -> give up with what the adapter said.
+func defaultHandlers(r *Runtime) []ErrorHandler {
+	return []ErrorHandler{
+		func(_ context.Context, f Failure) (Verdict, bool) {
+			if f.Class != ClassOverloaded {
+				return Verdict{}, false
+			}
+			if f.Attempt >= 4 {
+				return Verdict{Message: "The model server stayed busy after several tries; try again in a minute."}, true
+			}
+			return Verdict{Retry: true, After: backoff(f.Attempt, r.jitter), Reason: "the model server is busy"}, true
+		},
+		func(_ context.Context, f Failure) (Verdict, bool) {
+			if f.Class != ClassNetwork {
+				return Verdict{}, false
+			}
+			if f.Attempt >= 2 {
+				return Verdict{}, false // give up with the adapter's sentence
+			}
+			return Verdict{Retry: true, After: backoff(f.Attempt, r.jitter), Reason: "the connection to the model failed"}, true
+		},
+		func(ctx context.Context, f Failure) (Verdict, bool) {
+			if f.Class != ClassOverflow {
+				return Verdict{}, false
+			}
+			if r.compactor == nil || f.Attempt >= 2 {
+				return Verdict{Message: "This conversation no longer fits in the model's context window. Start a new chat, or raise the context length (-num-ctx)."}, true
+			}
+			before, err := r.historySize(ctx, f.Session)
+			if err == nil {
+				err = r.compactor(ctx, f.Session)
+			}
+			after, err2 := r.historySize(ctx, f.Session)
+			if err != nil || err2 != nil || after >= before {
+				// Retrying a request that did not shrink would fail the same way.
+				return Verdict{Message: "This conversation no longer fits in the model's context window, and compacting it did not make it smaller. Start a new chat."}, true
+			}
+			return Verdict{Retry: true, Reason: fmt.Sprintf("compacted the history from %d to %d characters", before, after)}, true
+		},
+	}
+}
+
+// backoff is 0.5 s doubling per attempt, capped at 8 s, with ±20% jitter.
+func backoff(attempt int, jitter func() float64) time.Duration {
+	d := 500 * time.Millisecond << min(attempt, 4)
+	return time.Duration(float64(d) * (0.8 + 0.4*jitter()))
+}
+
+// historySize is the size of what the model would see, in characters.
+func (r *Runtime) historySize(ctx context.Context, session string) (int, error) {
+	msgs, err := r.history.Messages(ctx, session)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, m := range msgs {
+		n += len(m.Content)
+		for _, c := range m.ToolCalls {
+			n += len(c.Arguments)
+		}
+	}
+	return n, nil
+}
+
+// judge runs the chain.
+func (r *Runtime) judge(ctx context.Context, f Failure) Verdict {
+	for _, h := range r.handlers {
+		if v, ok := h(ctx, f); ok {
+			return v
+		}
+	}
+	return Verdict{}
+}
+
+func defaultJitter() float64 { return rand.Float64() }

@@ -1,0 +1,423 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"quire/kernel/core"
+	"quire/kernel/event"
+	"quire/kernel/provider"
+	"quire/kernel/tool"
+)
+
+// perform starts a command's work. Everything that waits (a stream, a tool,
+// a question, the checkpoint) runs in its own goroutine and reports back
+// through the inbox as facts; the owner never blocks on it.
+func (s *session) perform(c core.Cmd) {
+	switch x := c.(type) {
+	case core.StartStream:
+		s.spawn(func() { s.stream(x) })
+	case core.RunTool:
+		s.spawn(func() { s.runTool(x) })
+	case core.AskPermission:
+		s.spawn(func() { s.ask(x) })
+	case core.RunCheckpoint:
+		s.spawn(func() { s.checkpoint(x) })
+	case core.CancelRun:
+		s.mu.Lock()
+		if s.cancel != nil && s.m.Run.ID == x.RunID {
+			s.cancel(errors.New(x.Cause))
+		}
+		s.mu.Unlock()
+	}
+}
+
+func (s *session) spawn(f func()) {
+	s.r.work.Add(1)
+	go func() {
+		defer s.r.work.Done()
+		f()
+	}()
+}
+
+// report posts facts from a worker; a session that is gone drops them.
+func (s *session) report(facts ...event.Draft) {
+	if err := s.post(delivery{facts: facts}); err != nil {
+		s.r.log.Debug("dropped a report for a closed session", "session", s.id, "err", err)
+	}
+}
+
+// stream asks the model for one step's reply and reports it: deltas in
+// batches, then the whole reply, or the failure after the error chain.
+func (s *session) stream(x core.StartStream) {
+	ctx, runID := s.runContext()
+	if runID != x.RunID {
+		return
+	}
+	failed := func(class, message string) {
+		s.report(fact(event.StreamFailed, s.r.now(), runID, event.StreamFailedPayload{Step: x.Step, Class: class, Message: message}))
+	}
+	cancelled := func() { failed(ClassCancelled, context.Cause(ctx).Error()) }
+	if x.After > 0 {
+		t := time.NewTimer(x.After)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			cancelled()
+			return
+		}
+	}
+	select {
+	case s.r.pool <- struct{}{}:
+	case <-ctx.Done():
+		cancelled()
+		return
+	}
+	defer func() { <-s.r.pool }()
+
+	caps := s.model().Run.Caps
+	req, err := s.request(ctx, caps)
+	if err != nil {
+		if ctx.Err() != nil {
+			cancelled()
+			return
+		}
+		failed(ClassServer, "Quire could not rebuild this conversation: "+err.Error())
+		return
+	}
+	batcher := newDeltaBatcher(s.r.flushEvery, func(drafts []event.Draft) { s.report(drafts...) })
+	var reply, thinking strings.Builder
+	var calls []event.ToolCall
+	var final provider.Chunk
+	err = s.r.model.Stream(ctx, req, func(c provider.Chunk) error {
+		if c.Content != "" || c.Thinking != "" {
+			reply.WriteString(c.Content)
+			thinking.WriteString(c.Thinking)
+			batcher.add(fact(event.AssistantDelta, s.r.now(), runID, event.AssistantDeltaPayload{Content: c.Content, Thinking: c.Thinking}))
+		}
+		for _, tc := range c.ToolCalls {
+			if tc.ID == "" {
+				tc.ID = fmt.Sprintf("call_%s_%d_%d", runID, x.Step, len(calls))
+			}
+			calls = append(calls, event.ToolCall(tc))
+		}
+		if c.Done {
+			final = c
+		}
+		return nil
+	})
+	batcher.close()
+	msg := event.AssistantMessagePayload{Step: x.Step, Content: reply.String(), Thinking: thinking.String(), ToolCalls: calls,
+		Model: caps.Model, DoneReason: final.DoneReason, Usage: event.Usage(final.Usage)}
+	if err == nil {
+		s.report(fact(event.AssistantMessage, s.r.now(), runID, msg))
+		return
+	}
+	partial := msg.Content != "" || msg.Thinking != ""
+	var facts []event.Draft
+	if partial {
+		// What the user already saw stays in the conversation, marked as cut off.
+		msg.Interrupted, msg.ToolCalls = true, nil
+		facts = append(facts, fact(event.AssistantMessage, s.r.now(), runID, msg))
+	}
+	if ctx.Err() != nil {
+		if !partial {
+			cancelled()
+		} else {
+			s.report(facts...)
+		}
+		return
+	}
+	class := classify(err)
+	v := s.r.judge(ctx, Failure{Session: s.id, Step: x.Step, Attempt: x.Attempt, Class: class, Err: err})
+	if v.Retry && !partial {
+		// A retry after text was shown would show it twice; only an attempt
+		// that produced nothing is tried again.
+		s.report(fact(event.StepRetried, s.r.now(), runID, event.StepRetriedPayload{Step: x.Step, Attempt: x.Attempt + 1, Reason: v.Reason, AfterNS: int64(v.After)}))
+		return
+	}
+	message := v.Message
+	if message == "" {
+		message = sentence(err)
+	}
+	facts = append(facts, fact(event.StreamFailed, s.r.now(), runID, event.StreamFailedPayload{Step: x.Step, Class: class, Message: message}))
+	s.report(facts...)
+}
+
+// request builds what the model sees at this step from the log alone: the
+// frozen capabilities (system text, tools, model) and the projected history.
+func (s *session) request(ctx context.Context, caps event.Capabilities) (provider.Request, error) {
+	msgs, err := s.r.history.Messages(ctx, s.id)
+	if err != nil {
+		return provider.Request{}, err
+	}
+	var all []provider.Message
+	if len(caps.Contributors) > 0 {
+		all = append(all, provider.Message{Role: provider.RoleSystem, Content: strings.Join(caps.Contributors, "\n\n")})
+	}
+	all = append(all, msgs...)
+	req := provider.Request{Model: caps.Model, Messages: all, ContextLen: caps.NumCtx}
+	for _, d := range caps.Tools {
+		req.Tools = append(req.Tools, provider.ToolSpec{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
+	}
+	return req, nil
+}
+
+func sentence(err error) string {
+	msg := err.Error()
+	if msg == "" {
+		return "The model failed without saying why."
+	}
+	return strings.ToUpper(msg[:1]) + msg[1:]
+}
+
+// errToolTimeout is the cause of a tool cut at its deadline.
+var errToolTimeout = errors.New("the tool took too long")
+
+const defaultToolTimeout = time.Minute
+
+// runTool runs one call in its own goroutine with its own deadline, retries
+// it only if the tool declared itself idempotent, and reports its result. A
+// tool that does not stop within the cleanup bound after a cancel is given a
+// cancelled result and abandoned.
+func (s *session) runTool(x core.RunTool) {
+	ctx, runID := s.runContext()
+	if runID != x.RunID {
+		return
+	}
+	start := time.Now()
+	res := tool.Result{Status: tool.Failure}
+	attempts := 0
+	tools, _ := s.r.tools()
+	t, ok := tools[x.Call.Name]
+	if !ok {
+		res.Content = fmt.Sprintf("The tool %s is no longer available.", x.Call.Name)
+	} else {
+		timeout := x.Timeout
+		if timeout <= 0 {
+			timeout = defaultToolTimeout
+		}
+		tries := 1
+		if t.Spec().Retryable() {
+			tries = 2
+		}
+		for attempts < tries {
+			attempts++
+			var err error
+			res, err = s.callTool(ctx, t, x.Call, timeout)
+			if err == nil && res.Status != tool.Failure {
+				break
+			}
+			if err != nil {
+				res = tool.Result{Status: tool.Failure, Content: err.Error()}
+			}
+			if ctx.Err() != nil {
+				res = tool.Result{Status: tool.Cancelled, Content: "Cancelled: " + context.Cause(ctx).Error()}
+				break
+			}
+		}
+	}
+	s.report(fact(event.ToolResult, s.r.now(), runID, event.ToolResultPayload{CallID: x.Call.ID, Name: x.Call.Name,
+		Status: string(res.Status), Content: res.Content, Data: res.Data, DurationNS: int64(time.Since(start)), Attempts: attempts}))
+}
+
+func (s *session) callTool(ctx context.Context, t tool.Tool, call tool.Call, timeout time.Duration) (tool.Result, error) {
+	tctx, cancel := context.WithTimeoutCause(ctx, timeout, errToolTimeout)
+	defer cancel()
+	type outcome struct {
+		res tool.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- outcome{err: fmt.Errorf("the tool failed: %v", p)}
+			}
+		}()
+		res, err := t.Run(tctx, call)
+		done <- outcome{res, err}
+	}()
+	select {
+	case o := <-done:
+		return o.res, o.err
+	case <-tctx.Done():
+	}
+	if ctx.Err() == nil {
+		return tool.Result{Status: tool.Failure, Content: fmt.Sprintf("The tool %s took longer than %s and was stopped.", call.Name, timeout)}, nil
+	}
+	// Cancelled: give the tool a bounded moment to stop cleanly.
+	select {
+	case o := <-done:
+		if o.err == nil && o.res.Status != tool.Failure {
+			return o.res, nil
+		}
+	case <-time.After(s.r.cleanup):
+	}
+	return tool.Result{Status: tool.Cancelled, Content: "Cancelled: " + context.Cause(ctx).Error()}, nil
+}
+
+// ask puts one question to the user for the calls together. Without an
+// asker (no UI) the default answer comes at once, so nothing hangs; with a
+// deadline, a tick at the deadline lets the machine answer by default.
+func (s *session) ask(x core.AskPermission) {
+	ctx, runID := s.runContext()
+	if runID != x.RunID {
+		return
+	}
+	ids := make([]string, len(x.Calls))
+	for i, c := range x.Calls {
+		ids[i] = c.ID
+	}
+	if s.r.asker == nil {
+		allow := s.model().Run.Caps.PermissionDefault == "allow"
+		s.report(fact(event.PermissionAnswered, s.r.now(), runID, event.PermissionAnsweredPayload{CallIDs: ids, Allowed: allow, ByDefault: true}))
+		return
+	}
+	var once sync.Once
+	if !x.Deadline.IsZero() {
+		timer := time.AfterFunc(time.Until(x.Deadline), func() {
+			once.Do(func() { s.report(fact(event.ClockTick, s.r.now(), "", event.ClockTickPayload{})) })
+		})
+		defer timer.Stop()
+	}
+	// The Asker runs in its own goroutine: once the run ends (a cancel
+	// answers the question for it) nobody waits for an Asker that ignores
+	// its context, neither the run nor Close.
+	type reply struct {
+		ans Answer
+		err error
+	}
+	got := make(chan reply, 1)
+	go func() {
+		ans, err := s.r.asker(ctx, Question{Session: s.id, RunID: runID, Calls: x.Calls})
+		got <- reply{ans, err}
+	}()
+	var rep reply
+	select {
+	case rep = <-got:
+	case <-ctx.Done():
+		return
+	}
+	if rep.err != nil || ctx.Err() != nil {
+		return // a cancel or the deadline answers instead
+	}
+	m := s.model()
+	if m.Run.ID != runID || m.Phase != core.AwaitingPermission || !sameCalls(ids, m.Run.Asking) {
+		return // answered already (by default, or by the host)
+	}
+	once.Do(func() {
+		s.report(fact(event.PermissionAnswered, s.r.now(), runID, event.PermissionAnsweredPayload{CallIDs: ids, Allowed: rep.ans.Allowed, Feedback: rep.ans.Feedback}))
+	})
+}
+
+// checkpoint runs the pre-close hooks one after another. They run in their
+// own goroutine so that a hook that ignores a cancel cannot keep the run
+// open (nor Close waiting): like a tool, it gets the cleanup bound after the
+// cancel and is then abandoned, and the run closes without its texts.
+func (s *session) checkpoint(x core.RunCheckpoint) {
+	ctx, runID := s.runContext()
+	if runID != x.RunID {
+		return
+	}
+	done := make(chan []event.InputReceivedPayload, 1)
+	go func() { done <- s.runHooks(ctx, runID) }()
+	var inputs []event.InputReceivedPayload
+	select {
+	case inputs = <-done:
+	case <-ctx.Done():
+		select {
+		case inputs = <-done:
+		case <-time.After(s.r.cleanup):
+			s.r.log.Warn("a checkpoint hook did not stop after the cancel and was abandoned", "session", s.id)
+		}
+	}
+	s.report(fact(event.CheckpointDone, s.r.now(), runID, event.CheckpointDonePayload{Inputs: inputs}))
+}
+
+func (s *session) runHooks(ctx context.Context, runID string) []event.InputReceivedPayload {
+	var inputs []event.InputReceivedPayload
+	for _, h := range s.r.checkpoint {
+		if ctx.Err() != nil {
+			break
+		}
+		texts, err := s.runHook(ctx, h, runID)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.r.log.Warn("checkpoint hook failed", "session", s.id, "err", err)
+			}
+			continue
+		}
+		for _, t := range texts {
+			inputs = append(inputs, event.InputReceivedPayload{InputID: s.r.newID(), Intent: string(core.Steer), Text: t})
+		}
+	}
+	return inputs
+}
+
+// runHook runs one hook; a panic is a failure of that hook, not of Quire.
+func (s *session) runHook(ctx context.Context, h CheckpointHook, runID string) (texts []string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the checkpoint hook failed: %v", p)
+		}
+	}()
+	return h(ctx, s.id, runID)
+}
+
+// deltaBatcher appends streamed pieces in batches, at most every interval, so
+// the log and the window see a few writes per second instead of one per token
+// while no piece waits longer than the interval.
+type deltaBatcher struct {
+	mu      sync.Mutex
+	pending []event.Draft
+	flush   func([]event.Draft)
+	done    chan struct{}
+	stopped chan struct{}
+}
+
+func newDeltaBatcher(every time.Duration, flush func([]event.Draft)) *deltaBatcher {
+	b := &deltaBatcher{flush: flush, done: make(chan struct{}), stopped: make(chan struct{})}
+	go func() {
+		defer close(b.stopped)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				b.drain()
+			case <-b.done:
+				b.drain()
+				return
+			}
+		}
+	}()
+	return b
+}
+
+func (b *deltaBatcher) add(d event.Draft) {
+	b.mu.Lock()
+	b.pending = append(b.pending, d)
+	b.mu.Unlock()
+}
+
+func (b *deltaBatcher) drain() {
+	b.mu.Lock()
+	batch := b.pending
+	b.pending = nil
+	b.mu.Unlock()
+	if len(batch) > 0 {
+		b.flush(batch)
+	}
+}
+
+// close flushes what is left; the flush is queued before close returns.
+func (b *deltaBatcher) close() {
+	close(b.done)
+	<-b.stopped
+}

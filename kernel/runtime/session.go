@@ -1,0 +1,255 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"quire/kernel/core"
+	"quire/kernel/event"
+)
+
+// delivery is a batch of facts for a session's owner: they are applied and
+// appended together, and done (if not nil) gets the outcome.
+type delivery struct {
+	facts []event.Draft
+	once  *event.Once
+	done  chan deliveryResult
+}
+
+type deliveryResult struct {
+	prior []byte // the first result, when once's key was seen before
+	err   error
+}
+
+// session is the owner of one session's Model. Only its goroutine (own)
+// changes the Model; others read it under mu.
+type session struct {
+	r     *Runtime
+	id    string
+	inbox chan delivery
+
+	sendMu sync.RWMutex // held to send on inbox; held exclusively to close it
+	closed bool
+
+	mu     sync.Mutex
+	m      core.Model
+	run    context.Context
+	cancel context.CancelCauseFunc
+	idle   chan struct{} // closed when the Model is idle; replaced when a run opens
+}
+
+func newSession(r *Runtime, id string, m core.Model) *session {
+	s := &session{r: r, id: id, inbox: make(chan delivery, 64), m: m, idle: make(chan struct{})}
+	if !m.Open() {
+		close(s.idle)
+	} else {
+		s.run, s.cancel = context.WithCancelCause(r.base)
+	}
+	return s
+}
+
+func (s *session) model() core.Model {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m
+}
+
+// deliver hands facts to the owner and waits until they are in the log.
+func (s *session) deliver(ctx context.Context, facts ...event.Draft) error {
+	_, err := s.deliverOnce(ctx, nil, facts...)
+	return err
+}
+
+func (s *session) deliverOnce(ctx context.Context, once *event.Once, facts ...event.Draft) (prior []byte, err error) {
+	d := delivery{facts: facts, once: once, done: make(chan deliveryResult, 1)}
+	if err := s.post(d); err != nil {
+		return nil, err
+	}
+	select {
+	case res := <-d.done:
+		return res.prior, res.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// post queues a delivery without waiting for it; it fails only once the
+// session is gone.
+func (s *session) post(d delivery) error {
+	s.sendMu.RLock()
+	defer s.sendMu.RUnlock()
+	if s.closed {
+		return ErrClosed
+	}
+	s.inbox <- d
+	return nil
+}
+
+// closeInbox ends the owner once it has applied what was sent.
+func (s *session) closeInbox() {
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	if !s.closed {
+		s.closed = true
+		close(s.inbox)
+	}
+}
+
+// own is the owner goroutine: it applies deliveries in arrival order.
+func (s *session) own() {
+	defer s.r.owners.Done()
+	for d := range s.inbox {
+		prior, err := s.apply(d)
+		if d.done != nil {
+			d.done <- deliveryResult{prior: prior, err: err}
+		}
+	}
+}
+
+// apply runs Update over each fact, appends facts and records in one
+// transaction, and only then adopts the new Model and performs the commands.
+func (s *session) apply(d delivery) ([]byte, error) {
+	m := s.model()
+	var drafts []event.Draft
+	var cmds []core.Cmd
+	for _, f := range d.facts {
+		enc, err := event.Encode(f)
+		if err != nil {
+			return nil, err
+		}
+		msg, ok, err := core.MsgOf(event.Event{Session: s.id, Type: enc.Type, Time: enc.Time, RunID: enc.RunID, Payload: enc.Payload})
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("runtime: %s is not a fact", f.Type)
+		}
+		step := core.Update(m, msg)
+		m = step.Model
+		drafts = append(drafts, f)
+		drafts = append(drafts, step.Records...)
+		cmds = append(cmds, step.Cmds...)
+	}
+	var prior []byte
+	_, err := s.r.feed.AppendWith(context.WithoutCancel(s.r.base), func(ctx context.Context) ([]event.Event, error) {
+		if d.once == nil {
+			return s.r.store.Append(ctx, s.id, drafts...)
+		}
+		evs, done, err := s.r.store.AppendOnce(ctx, *d.once, s.id, drafts...)
+		if done != nil {
+			prior = done.Result
+		}
+		return evs, err
+	})
+	if err != nil || prior != nil {
+		return prior, err // the Model stays what the log says
+	}
+	s.adopt(m)
+	for _, c := range cmds {
+		s.perform(c)
+	}
+	s.notifyFinished(drafts)
+	return nil, nil
+}
+
+// adopt makes m the session's Model and keeps the run context and the idle
+// signal in step with it.
+func (s *session) adopt(m core.Model) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	wasOpen, isOpen := s.m.Open() && s.run != nil, m.Open()
+	switch {
+	case isOpen && (!wasOpen || s.m.Run.ID != m.Run.ID):
+		if s.cancel != nil {
+			s.cancel(nil)
+		}
+		s.run, s.cancel = context.WithCancelCause(s.r.base)
+		select {
+		case <-s.idle:
+			s.idle = make(chan struct{})
+		default:
+		}
+	case !isOpen && wasOpen:
+		s.cancel(nil)
+		s.run, s.cancel = nil, nil
+	}
+	if !isOpen {
+		select {
+		case <-s.idle:
+		default:
+			close(s.idle)
+		}
+	}
+	s.m = m
+}
+
+func (s *session) runContext() (context.Context, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.run == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		return ctx, ""
+	}
+	return s.run, s.m.Run.ID
+}
+
+// notifyFinished tells lifecycle subscribers about runs that finished.
+func (s *session) notifyFinished(drafts []event.Draft) {
+	for _, d := range drafts {
+		if d.Type != event.RunFinished || len(s.r.lifecycle) == 0 {
+			continue
+		}
+		reason := d.Payload.(event.RunFinishedPayload).Reason
+		for _, l := range s.r.lifecycle {
+			s.r.work.Add(1)
+			go func() {
+				defer s.r.work.Done()
+				l.RunFinished(s.r.base, s.id, d.RunID, reason)
+			}()
+		}
+	}
+}
+
+// shutdown cancels the open run with cause and waits, bounded, until the
+// run has its terminal event.
+func (s *session) shutdown(cause error) {
+	m := s.model()
+	if !m.Open() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*s.r.cleanup+time.Second)
+	defer cancel()
+	if err := s.deliver(ctx, fact(event.CancelRequested, s.r.now(), "", event.CancelRequestedPayload{Cause: cause.Error()})); err != nil {
+		s.r.log.Warn("could not record the cancel", "session", s.id, "err", err)
+		return
+	}
+	s.mu.Lock()
+	idle := s.idle
+	s.mu.Unlock()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+		s.r.log.Warn("a run did not stop in time", "session", s.id)
+	}
+}
+
+// waitIdle waits until no run is open.
+func (s *session) waitIdle(ctx context.Context) error {
+	s.mu.Lock()
+	idle := s.idle
+	s.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+func fact(t event.Type, at time.Time, runID string, payload any) event.Draft {
+	return event.Draft{Type: t, Time: at, RunID: runID, Payload: payload}
+}
+
