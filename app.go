@@ -223,6 +223,17 @@ func (a *App) Send(id, text, key string) (string, error) {
 	return r.RunID, err
 }
 
+// SendWith is Send with an intent: "follow_up" (the next request), "steer"
+// (joins the request that is going, at its next step) or "inject".
+func (a *App) SendWith(id, text, intent, key string) (string, error) {
+	if err := a.ready(); err != nil {
+		return "", err
+	}
+	r, err := protocol.Run[protocol.SendResult](a.callCtx(), a.kernel, key, protocol.SendMessage,
+		protocol.SendMessagePayload{Session: id, Text: text, Intent: intent})
+	return r.RunID, err
+}
+
 // Cancel stops the conversation's reply.
 func (a *App) Cancel(id string) error {
 	if err := a.ready(); err != nil {

@@ -321,7 +321,11 @@ func (s *stepper) streamFinished(x StreamFinished) {
 		for i, c := range ask {
 			calls[i] = event.ToolCall{ID: c.ID, Name: c.Name, Arguments: string(c.Arguments)}
 		}
-		s.record(event.PermissionRequested, event.PermissionRequestedPayload{Calls: calls, DeadlineNS: r.Deadline.UnixNano()})
+		var deadline int64
+		if !r.Deadline.IsZero() {
+			deadline = r.Deadline.UnixNano()
+		}
+		s.record(event.PermissionRequested, event.PermissionRequestedPayload{Calls: calls, DeadlineNS: deadline})
 		s.cmd(AskPermission{RunID: r.ID, Calls: ask, Deadline: r.Deadline})
 		s.m.Phase = AwaitingPermission
 		return
@@ -432,11 +436,12 @@ func (s *stepper) checkpointDone(x CheckpointDone) {
 		s.settle()
 		return
 	}
-	if len(x.Inputs) > 0 {
-		for _, in := range x.Inputs {
-			in.Intent = string(Steer) // a checkpoint extends this run
-			s.m.Queue = append(s.m.Queue, in)
-		}
+	for _, in := range x.Inputs {
+		in.Intent = string(Steer) // a checkpoint extends this run
+		s.m.Queue = append(s.m.Queue, in)
+	}
+	// A hook's input, or a steer that came while the hooks ran, extends the run.
+	if slices.ContainsFunc(s.m.Queue, func(in Input) bool { return Intent(in.Intent) == Steer }) {
 		s.startStep(-1)
 		return
 	}
@@ -530,8 +535,10 @@ func (s *stepper) streamFailed(x StreamFailed) {
 }
 
 func (s *stepper) cancelRequested(x CancelRequested) {
-	if !s.m.Open() {
-		return // nothing to cancel: harmless, like pressing Stop twice
+	if !s.m.Open() || (x.RunID != "" && x.RunID != s.m.Run.ID) {
+		// Nothing to cancel, or a Stop meant for a run that already ended:
+		// harmless, like pressing Stop twice.
+		return
 	}
 	s.stop(event.ReasonCancelled, x.Cause)
 }

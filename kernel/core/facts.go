@@ -42,7 +42,7 @@ func MsgOf(e event.Event) (msg Msg, ok bool, err error) {
 	case event.PermissionAnsweredPayload:
 		return PermissionAnswered{At: at, RunID: e.RunID, CallIDs: p.CallIDs, Allowed: p.Allowed, Feedback: p.Feedback, ByDefault: p.ByDefault}, true, nil
 	case event.CancelRequestedPayload:
-		return CancelRequested{At: at, Cause: p.Cause}, true, nil
+		return CancelRequested{At: at, RunID: e.RunID, Cause: p.Cause}, true, nil
 	case event.BudgetExceededPayload:
 		return BudgetExceeded{At: at, RunID: e.RunID, Message: p.Message}, true, nil
 	case event.CheckpointDonePayload:

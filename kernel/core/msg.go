@@ -85,6 +85,7 @@ type PermissionAnswered struct {
 // who asked (the user, the session closing, the app shutting down).
 type CancelRequested struct {
 	At    time.Time
+	RunID string // the run it was meant for; empty means whatever is open
 	Cause string
 }
 

@@ -146,7 +146,7 @@ type Limits struct {
 	MaxToolCalls     int   `json:"maxToolCalls"`
 	TokenBudget      int   `json:"tokenBudget"`
 	MaxInputTokens   int   `json:"maxInputTokens"`
-	LoopRepeats      int   `json:"loopRepeats"`
+	LoopRepeats      int   `json:"loopRepeats"` // the same call with the same result this many times ends the run; below 2 means 2
 	PermissionWaitNS int64 `json:"permissionWaitNs"`
 }
 

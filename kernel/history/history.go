@@ -44,7 +44,8 @@ type projection struct {
 // addResult places a tool result (or refusal) for callID.
 func (p *projection) addResult(callID string, en entry) {
 	if !slices.Contains(p.awaiting, callID) {
-		p.entries = append(p.entries, en) // not from the last tool-calling reply
+		// A result for a call the last reply did not make (the loop recorded
+		// it as a kernel.error): the model never asked, so it never sees it.
 		return
 	}
 	if p.held == nil {

@@ -220,10 +220,13 @@ func (r *Runtime) cancel(ctx context.Context, id string, cause error) error {
 	if err != nil {
 		return err
 	}
-	if !s.model().Open() {
+	m := s.model()
+	if !m.Open() {
 		return nil
 	}
-	return s.deliver(ctx, fact(event.CancelRequested, r.now(), "", event.CancelRequestedPayload{Cause: cause.Error()}))
+	// The cancel names the run it was meant for, so a Stop that arrives as
+	// that run ends cannot stop the next one.
+	return s.deliver(ctx, fact(event.CancelRequested, r.now(), m.Run.ID, event.CancelRequestedPayload{Cause: cause.Error()}))
 }
 
 // ErrNotAsked: an answer came for a question that is not open.

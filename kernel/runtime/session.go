@@ -38,10 +38,11 @@ type session struct {
 	run    context.Context
 	cancel context.CancelCauseFunc
 	idle   chan struct{} // closed when the Model is idle; replaced when a run opens
+	ended  chan struct{} // closed and replaced whenever the open run changes (closes, or another opens)
 }
 
 func newSession(r *Runtime, id string, m core.Model) *session {
-	s := &session{r: r, id: id, inbox: make(chan delivery, 64), m: m, idle: make(chan struct{})}
+	s := &session{r: r, id: id, inbox: make(chan delivery, 64), m: m, idle: make(chan struct{}), ended: make(chan struct{})}
 	if !m.Open() {
 		close(s.idle)
 	} else {
@@ -182,6 +183,10 @@ func (s *session) adopt(m core.Model) {
 			close(s.idle)
 		}
 	}
+	if s.m.Run.ID != m.Run.ID {
+		close(s.ended)
+		s.ended = make(chan struct{})
+	}
 	s.m = m
 }
 
@@ -214,25 +219,32 @@ func (s *session) notifyFinished(drafts []event.Draft) {
 }
 
 // shutdown cancels the open run with cause and waits, bounded, until the
-// run has its terminal event.
+// run has its terminal event. A queued follow-up may open the next run as
+// the cancelled one closes; it is cancelled too, so that no run of the
+// session is left going (nor left open in the log).
 func (s *session) shutdown(cause error) {
-	m := s.model()
-	if !m.Open() {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*s.r.cleanup+time.Second)
 	defer cancel()
-	if err := s.deliver(ctx, fact(event.CancelRequested, s.r.now(), "", event.CancelRequestedPayload{Cause: cause.Error()})); err != nil {
-		s.r.log.Warn("could not record the cancel", "session", s.id, "err", err)
-		return
-	}
-	s.mu.Lock()
-	idle := s.idle
-	s.mu.Unlock()
-	select {
-	case <-idle:
-	case <-ctx.Done():
-		s.r.log.Warn("a run did not stop in time", "session", s.id)
+	for {
+		s.mu.Lock()
+		m, ended := s.m, s.ended
+		s.mu.Unlock()
+		if !m.Open() {
+			return
+		}
+		if m.Run.Stopping == "" {
+			if err := s.deliver(ctx, fact(event.CancelRequested, s.r.now(), "", event.CancelRequestedPayload{Cause: cause.Error()})); err != nil {
+				s.r.log.Warn("could not record the cancel", "session", s.id, "err", err)
+				return
+			}
+			continue
+		}
+		select {
+		case <-ended:
+		case <-ctx.Done():
+			s.r.log.Warn("a run did not stop in time", "session", s.id)
+			return
+		}
 	}
 }
 
@@ -252,4 +264,3 @@ func (s *session) waitIdle(ctx context.Context) error {
 func fact(t event.Type, at time.Time, runID string, payload any) event.Draft {
 	return event.Draft{Type: t, Time: at, RunID: runID, Payload: payload}
 }
-
