@@ -206,6 +206,11 @@ func (s *session) runTool(x core.RunTool) {
 		if t.Spec().Retryable() {
 			tries = 2
 		}
+		// Calls of tools that may not run alongside others take turns.
+		if !t.Spec().Parallel {
+			s.serial.Lock()
+			defer s.serial.Unlock()
+		}
 		for attempts < tries {
 			attempts++
 			var err error

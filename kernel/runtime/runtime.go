@@ -81,7 +81,9 @@ func WithLogger(l *slog.Logger) Option { return func(r *Runtime) { r.log = l } }
 func WithStreams(n int) Option { return func(r *Runtime) { r.pool = make(chan struct{}, max(1, n)) } }
 
 // WithTools adds tool providers.
-func WithTools(p ...ToolProvider) Option { return func(r *Runtime) { r.toolProviders = append(r.toolProviders, p...) } }
+func WithTools(p ...ToolProvider) Option {
+	return func(r *Runtime) { r.toolProviders = append(r.toolProviders, p...) }
+}
 
 // WithContributors adds context contributors.
 func WithContributors(c ...ContextContributor) Option {
@@ -94,7 +96,9 @@ func WithSubscribers(s ...LifecycleSubscriber) Option {
 }
 
 // WithTriggers adds run triggers.
-func WithTriggers(t ...RunTrigger) Option { return func(r *Runtime) { r.triggers = append(r.triggers, t...) } }
+func WithTriggers(t ...RunTrigger) Option {
+	return func(r *Runtime) { r.triggers = append(r.triggers, t...) }
+}
 
 // WithCheckpoint adds pre-close hooks, run in the order given.
 func WithCheckpoint(h ...CheckpointHook) Option {

@@ -32,6 +32,7 @@ type session struct {
 
 	sendMu sync.RWMutex // held to send on inbox; held exclusively to close it
 	closed bool
+	serial sync.Mutex // held by a tool that declared it may not run in parallel
 
 	mu     sync.Mutex
 	m      core.Model

@@ -1,0 +1,221 @@
+package runtime_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"quire/internal/testkit"
+	"quire/kernel/event"
+	"quire/kernel/history"
+	"quire/kernel/provider/ollama/ollamatest"
+	"quire/kernel/runtime"
+)
+
+var busy = ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailStatus, Status: 503, Message: "server busy"}}
+
+// A busy server (503) is retried after a backoff, and the step completes.
+func TestBusyServerIsRetried(t *testing.T) {
+	k := kit(t, runtime.WithJitter(func() float64 { return 0 }))
+	k.Ollama.Script(busy, saying("hello after all"))
+	s := chat(t, k)
+	say(t, k, s, "hi", "")
+	evs := waitRuns(t, k, s, 1)
+
+	retries := only[event.StepRetriedPayload](t, evs, event.StepRetried)
+	if len(retries) != 1 || retries[0].Step != 1 || retries[0].Attempt != 1 || !strings.Contains(retries[0].Reason, "busy") {
+		t.Fatalf("retries %+v", retries)
+	}
+	// 0.5 s at attempt 0, times 0.8 with no jitter.
+	if after := time.Duration(retries[0].AfterNS); after != 400*time.Millisecond {
+		t.Fatalf("backoff %s, want 400ms", after)
+	}
+	var failedAt, retriedAt time.Time
+	for _, e := range evs {
+		if e.Type == event.StepRetried {
+			failedAt = e.Time
+		}
+		if e.Type == event.AssistantMessage {
+			retriedAt = e.Time
+		}
+	}
+	if d := retriedAt.Sub(failedAt); d < 400*time.Millisecond {
+		t.Fatalf("retried after %s, before the backoff", d)
+	}
+	if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
+		t.Fatalf("run finished %+v", fin)
+	}
+	if n := len(requests(k)); n != 2 {
+		t.Fatalf("%d requests, want 2", n)
+	}
+	if msgs := only[event.AssistantMessagePayload](t, evs, event.AssistantMessage); len(msgs) != 1 || msgs[0].Content != "hello after all" {
+		t.Fatalf("replies %+v", msgs)
+	}
+}
+
+// Handlers given by WithErrorHandlers are asked before the default chain;
+// one that does not handle a failure passes it on.
+func TestErrorHandlersArePluggable(t *testing.T) {
+	var seen, passed atomic.Int32
+	pass := func(_ context.Context, f runtime.Failure) (runtime.Verdict, bool) {
+		passed.Add(1)
+		return runtime.Verdict{}, false
+	}
+	now := func(_ context.Context, f runtime.Failure) (runtime.Verdict, bool) {
+		if f.Class != runtime.ClassOverloaded {
+			return runtime.Verdict{}, false
+		}
+		seen.Add(1)
+		if f.Attempt >= 2 {
+			return runtime.Verdict{Message: "Gave up after two quick tries."}, true
+		}
+		return runtime.Verdict{Retry: true, After: 0, Reason: "retry at once"}, true
+	}
+	k := kit(t, runtime.WithErrorHandlers(pass, now))
+
+	// Two busy answers, then a good one: retried twice, at once.
+	k.Ollama.Script(busy, busy, saying("ok"))
+	s := chat(t, k)
+	start := time.Now()
+	say(t, k, s, "hi", "")
+	evs := waitRuns(t, k, s, 1)
+	if d := time.Since(start); d >= time.Second {
+		t.Fatalf("took %s: the default backoff (at least 1.2s for two retries) answered, not the handler", d)
+	}
+	retries := only[event.StepRetriedPayload](t, evs, event.StepRetried)
+	if len(retries) != 2 || retries[0].Attempt != 1 || retries[1].Attempt != 2 || retries[0].Reason != "retry at once" || retries[0].AfterNS != 0 {
+		t.Fatalf("retries %+v", retries)
+	}
+	if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
+		t.Fatalf("run finished %+v", fin)
+	}
+
+	// Three busy answers: the handler gives up with its own sentence.
+	k.Ollama.Script(busy, busy, busy)
+	say(t, k, s, "again", "")
+	evs = waitRuns(t, k, s, 2)
+	fins := only[event.RunFinishedPayload](t, evs, event.RunFinished)
+	if fins[1].Reason != event.ReasonError || fins[1].Error != "Gave up after two quick tries." {
+		t.Fatalf("second run finished %+v", fins[1])
+	}
+	if seen.Load() != 5 || passed.Load() != 5 {
+		t.Fatalf("the handler saw %d failures and the one before it %d, want 5 each", seen.Load(), passed.Load())
+	}
+}
+
+// A missing model fails at once, with a sentence saying how to get it.
+func TestMissingModelFailsAtOnce(t *testing.T) {
+	k := kit(t)
+	k.Runtime.SetSettings(settings(func(s *runtime.Settings) { s.Model = "absent:1b" }))
+	s := chat(t, k)
+	say(t, k, s, "hi", "")
+	evs := waitRuns(t, k, s, 1)
+	fin := finished(t, evs)
+	if fin.Reason != event.ReasonError || !strings.Contains(fin.Error, "ollama pull absent:1b") {
+		t.Fatalf("run finished %+v", fin)
+	}
+	failed := only[event.StreamFailedPayload](t, evs, event.StreamFailed)
+	if len(failed) != 1 || failed[0].Class != runtime.ClassModel {
+		t.Fatalf("stream.failed %+v", failed)
+	}
+	if count(evs, event.StepRetried) != 0 || len(requests(k)) != 1 {
+		t.Fatalf("retried a missing model: %s, %d requests", types(evs), len(requests(k)))
+	}
+}
+
+// overflowKit is a kernel whose model context is so small (num_ctx 64, about
+// 256 characters for the fake server) that a long message overflows it.
+func overflowKit(t *testing.T, opts ...runtime.Option) *testkit.Kernel {
+	k := kit(t, opts...)
+	k.Runtime.SetSettings(settings(func(s *runtime.Settings) { s.NumCtx = 64 }))
+	return k
+}
+
+var longMessage = strings.Repeat("a long paragraph that will not fit. ", 12)
+
+// compacting returns a Compactor that replaces the session's whole history
+// with summary, and the kernel it must use (set it once the kernel exists).
+func compacting(summary string, calls *atomic.Int32) (runtime.Compactor, **testkit.Kernel) {
+	var k *testkit.Kernel
+	return func(ctx context.Context, session string) error {
+		calls.Add(1)
+		evs, err := k.Store.Events(ctx, session, 0)
+		if err != nil {
+			return err
+		}
+		var from, to int64 = -1, -1
+		for _, e := range evs {
+			if event.Projected(e.Type) {
+				if from < 0 {
+					from = e.Seq
+				}
+				to = e.Seq
+			}
+		}
+		_, err = k.Store.Append(ctx, session, event.Draft{Type: event.HistoryReplace, Time: time.Now(),
+			Payload: event.HistoryReplacePayload{From: from, To: to, Summary: summary}})
+		return err
+	}, &k
+}
+
+func TestContextOverflow(t *testing.T) {
+	t.Run("without a compactor the run fails", func(t *testing.T) {
+		k := overflowKit(t)
+		s := chat(t, k)
+		say(t, k, s, longMessage, "")
+		evs := waitRuns(t, k, s, 1)
+		fin := finished(t, evs)
+		if fin.Reason != event.ReasonError || !strings.Contains(fin.Error, "no longer fits") {
+			t.Fatalf("run finished %+v", fin)
+		}
+		if failed := only[event.StreamFailedPayload](t, evs, event.StreamFailed); len(failed) != 1 || failed[0].Class != runtime.ClassOverflow {
+			t.Fatalf("stream.failed %+v", failed)
+		}
+		if count(evs, event.StepRetried) != 0 {
+			t.Fatalf("retried without compacting: %s", types(evs))
+		}
+	})
+
+	t.Run("a compactor that shrinks the history gets a retry", func(t *testing.T) {
+		var calls atomic.Int32
+		compact, kp := compacting("the user pasted a long paragraph", &calls)
+		k := overflowKit(t, runtime.WithCompactor(compact))
+		*kp = k
+		s := chat(t, k)
+		say(t, k, s, longMessage, "")
+		evs := waitRuns(t, k, s, 1)
+		if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
+			t.Fatalf("run finished %+v: %s", fin, types(evs))
+		}
+		retries := only[event.StepRetriedPayload](t, evs, event.StepRetried)
+		if len(retries) != 1 || retries[0].Attempt != 1 || !strings.Contains(retries[0].Reason, "compacted") {
+			t.Fatalf("retries %+v", retries)
+		}
+		reqs := requests(k)
+		if len(reqs) != 2 || calls.Load() != 1 {
+			t.Fatalf("%d requests, %d compactions", len(reqs), calls.Load())
+		}
+		if got := transcript(reqs[1]); got != "user:"+history.SummaryLabel+"the user pasted a long paragraph" {
+			t.Fatalf("retried request: %s", got)
+		}
+	})
+
+	t.Run("a compactor that does not shrink the history gets no retry", func(t *testing.T) {
+		var calls atomic.Int32
+		compact, kp := compacting(longMessage+" and more", &calls)
+		k := overflowKit(t, runtime.WithCompactor(compact))
+		*kp = k
+		s := chat(t, k)
+		say(t, k, s, longMessage, "")
+		evs := waitRuns(t, k, s, 1)
+		fin := finished(t, evs)
+		if fin.Reason != event.ReasonError || !strings.Contains(fin.Error, "did not make it smaller") {
+			t.Fatalf("run finished %+v", fin)
+		}
+		if count(evs, event.StepRetried) != 0 || len(requests(k)) != 1 || calls.Load() != 1 {
+			t.Fatalf("%s; %d requests; %d compactions", types(evs), len(requests(k)), calls.Load())
+		}
+	})
+}

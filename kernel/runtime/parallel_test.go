@@ -1,0 +1,50 @@
+package runtime_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"quire/kernel/event"
+	"quire/kernel/tool"
+)
+
+// Tools that did not declare themselves parallel-safe take turns; those that
+// did run at once.
+func TestOnlyParallelSafeToolsOverlap(t *testing.T) {
+	for _, parallel := range []bool{false, true} {
+		t.Run(map[bool]string{false: "serial", true: "parallel"}[parallel], func(t *testing.T) {
+			var running, most atomic.Int32
+			work := func(ctx context.Context, _ tool.Call) (tool.Result, error) {
+				n := running.Add(1)
+				for {
+					m := most.Load()
+					if n <= m || most.CompareAndSwap(m, n) {
+						break
+					}
+				}
+				time.Sleep(100 * time.Millisecond)
+				running.Add(-1)
+				return tool.Result{Status: tool.Success, Content: "ok"}, nil
+			}
+			a := &fakeTool{spec: tool.Spec{Name: "a", Effects: tool.ReadFs, Idempotency: tool.Safe, Parallel: parallel}, run: work}
+			b := &fakeTool{spec: tool.Spec{Name: "b", Effects: tool.ReadFs, Idempotency: tool.Safe, Parallel: parallel}, run: work}
+			k := kit(t, withTools(a, b))
+			k.Ollama.Script(calling("c1:a", "c2:b"), saying("done"))
+			s := chat(t, k)
+			say(t, k, s, "go", "")
+			evs := waitRuns(t, k, s, 1)
+			if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
+				t.Fatalf("run finished %+v", fin)
+			}
+			want := int32(1)
+			if parallel {
+				want = 2
+			}
+			if got := most.Load(); got != want {
+				t.Fatalf("at most %d calls ran at once, want %d", got, want)
+			}
+		})
+	}
+}

@@ -1,0 +1,322 @@
+package runtime_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"quire/internal/testkit"
+	"quire/kernel/event"
+	"quire/kernel/protocol"
+	"quire/kernel/runtime"
+	"quire/kernel/tool"
+)
+
+func writeTool() *fakeTool {
+	return &fakeTool{spec: tool.Spec{Name: "write_note", Description: "Write a note.", Effects: tool.WriteFs, Idempotency: tool.Unsafe},
+		run: replying("written")}
+}
+
+// asker records the questions it gets and answers each with answer, which
+// may block.
+type asker struct {
+	mu        sync.Mutex
+	questions []runtime.Question
+	returned  int
+	answer    func(ctx context.Context) (runtime.Answer, error)
+}
+
+func (a *asker) ask(ctx context.Context, q runtime.Question) (runtime.Answer, error) {
+	a.mu.Lock()
+	a.questions = append(a.questions, q)
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.returned++
+		a.mu.Unlock()
+	}()
+	return a.answer(ctx)
+}
+
+func (a *asker) asked() ([]runtime.Question, int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]runtime.Question(nil), a.questions...), a.returned
+}
+
+func answering(ans runtime.Answer) *asker {
+	return &asker{answer: func(context.Context) (runtime.Answer, error) { return ans, nil }}
+}
+
+// neverAnswering blocks until the run's context ends.
+func neverAnswering() *asker {
+	return &asker{answer: func(ctx context.Context) (runtime.Answer, error) {
+		<-ctx.Done()
+		return runtime.Answer{}, context.Cause(ctx)
+	}}
+}
+
+// askTwoWrites runs a turn in which the model makes two write calls under
+// the "ask" profile and waits for the run to end.
+func askTwoWrites(t *testing.T, k *testkit.Kernel) (session string, evs []event.Event) {
+	t.Helper()
+	k.Ollama.Script(calling(`w1:write_note:{"path":"a.md"}`, `w2:write_note:{"path":"b.md"}`), saying("done"))
+	s := chat(t, k)
+	say(t, k, s, "write two notes", "")
+	return s, waitRuns(t, k, s, 1)
+}
+
+func refusals(t *testing.T, evs []event.Event) map[string]event.ToolRefusedPayload {
+	out := map[string]event.ToolRefusedPayload{}
+	for _, r := range only[event.ToolRefusedPayload](t, evs, event.ToolRefused) {
+		out[r.CallID] = r
+	}
+	return out
+}
+
+// Two calls that need permission in one reply make one question; allowing
+// it runs both.
+func TestPermissionOneQuestionForTheCallsOfAReply(t *testing.T) {
+	w := writeTool()
+	a := answering(runtime.Answer{Allowed: true})
+	k := kit(t, withTools(w), runtime.WithAsker(a.ask))
+	_, evs := askTwoWrites(t, k)
+
+	qs, _ := a.asked()
+	if len(qs) != 1 || len(qs[0].Calls) != 2 || qs[0].Calls[0].ID != "w1" || qs[0].Calls[1].ID != "w2" {
+		t.Fatalf("questions %+v, want one about w1 and w2", qs)
+	}
+	if qs[0].RunID == "" || qs[0].Calls[0].Name != "write_note" {
+		t.Fatalf("question %+v", qs[0])
+	}
+	reqd := only[event.PermissionRequestedPayload](t, evs, event.PermissionRequested)
+	if len(reqd) != 1 || len(reqd[0].Calls) != 2 {
+		t.Fatalf("permission.requested %+v", reqd)
+	}
+	if w.runs() != 2 || count(evs, event.ToolResult) != 2 {
+		t.Fatalf("allowed calls: %d runs, %d results", w.runs(), count(evs, event.ToolResult))
+	}
+	if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
+		t.Fatalf("run finished %+v", fin)
+	}
+}
+
+// The user's reason for saying no reaches the model as the calls' result.
+func TestPermissionDeniedWithFeedbackTellsTheModelWhy(t *testing.T) {
+	w := writeTool()
+	a := answering(runtime.Answer{Allowed: false, Feedback: "not that folder"})
+	k := kit(t, withTools(w), runtime.WithAsker(a.ask))
+	_, evs := askTwoWrites(t, k)
+
+	if w.runs() != 0 {
+		t.Fatalf("a denied tool ran %d times", w.runs())
+	}
+	refused := refusals(t, evs)
+	for _, id := range []string{"w1", "w2"} {
+		r := refused[id]
+		if r.Status != string(tool.Denied) || !strings.Contains(r.Reason, "not that folder") {
+			t.Fatalf("refusal of %s: %+v", id, r)
+		}
+	}
+	reqs := requests(k)
+	tm := toolMessages(reqs[len(reqs)-1])
+	if len(tm) != 2 || !strings.Contains(tm[0].Content, "not that folder") || !strings.Contains(tm[1].Content, "not that folder") {
+		t.Fatalf("next request: %s", transcript(reqs[len(reqs)-1]))
+	}
+}
+
+// Without an Asker (no UI) the default answer comes at once.
+func TestPermissionWithoutAskerGetsTheDefaultAtOnce(t *testing.T) {
+	for _, c := range []struct {
+		dflt    string
+		allowed bool
+	}{{"", false}, {"deny", false}, {"allow", true}} {
+		t.Run("default "+c.dflt, func(t *testing.T) {
+			w := writeTool()
+			k := kit(t, withTools(w))
+			// The deadline is long: only an immediate default answer ends this in time.
+			k.Runtime.SetSettings(settings(func(s *runtime.Settings) { s.PermissionDefault = c.dflt }))
+			start := time.Now()
+			_, evs := askTwoWrites(t, k)
+			if d := time.Since(start); d > 5*time.Second {
+				t.Fatalf("took %s", d)
+			}
+			ans := only[event.PermissionAnsweredPayload](t, evs, event.PermissionAnswered)
+			if len(ans) != 1 || !ans[0].ByDefault || ans[0].Allowed != c.allowed || len(ans[0].CallIDs) != 2 {
+				t.Fatalf("answers %+v", ans)
+			}
+			if c.allowed {
+				if w.runs() != 2 {
+					t.Fatalf("allowed by default, ran %d times", w.runs())
+				}
+			} else {
+				if w.runs() != 0 {
+					t.Fatalf("denied by default, ran %d times", w.runs())
+				}
+				for id, r := range refusals(t, evs) {
+					if r.Status != string(tool.Denied) || !strings.Contains(r.Reason, "Nobody answered") {
+						t.Fatalf("refusal of %s: %+v", id, r)
+					}
+				}
+			}
+			if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
+				t.Fatalf("run finished %+v", fin)
+			}
+		})
+	}
+}
+
+// An Asker that never answers: at the permission deadline a clock.tick
+// gives the default answer, and the Asker is released when the run ends.
+func TestPermissionDeadlineAnswersByDefault(t *testing.T) {
+	const wait = 200 * time.Millisecond
+	for _, c := range []struct {
+		dflt    string
+		allowed bool
+	}{{"deny", false}, {"allow", true}} {
+		t.Run("default "+c.dflt, func(t *testing.T) {
+			w := writeTool()
+			a := neverAnswering()
+			k := kit(t, withTools(w), runtime.WithAsker(a.ask))
+			limits := runtime.DefaultLimits
+			limits.PermissionWaitNS = int64(wait)
+			k.Runtime.SetSettings(settings(func(s *runtime.Settings) { s.Limits, s.PermissionDefault = limits, c.dflt }))
+			_, evs := askTwoWrites(t, k)
+
+			if count(evs, event.ClockTick) == 0 {
+				t.Fatalf("no clock.tick: %s", types(evs))
+			}
+			var asked, answered time.Time
+			for _, e := range evs {
+				switch {
+				case e.Type == event.PermissionRequested:
+					asked = e.Time
+				case e.Type == event.ClockTick && answered.IsZero():
+					answered = e.Time
+				}
+			}
+			if d := answered.Sub(asked); d < wait || d > wait+3*time.Second {
+				t.Fatalf("the deadline answered after %s, want about %s", d, wait)
+			}
+			if c.allowed && w.runs() != 2 || !c.allowed && w.runs() != 0 {
+				t.Fatalf("default %s: tool ran %d times", c.dflt, w.runs())
+			}
+			if !c.allowed {
+				for id, r := range refusals(t, evs) {
+					if r.Status != string(tool.Denied) || !strings.Contains(r.Reason, "in time") {
+						t.Fatalf("refusal of %s: %+v", id, r)
+					}
+				}
+			}
+			if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
+				t.Fatalf("run finished %+v", fin)
+			}
+			// The Asker that was left waiting is released once the run ends.
+			for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+				if qs, returned := a.asked(); len(qs) == 1 && returned == 1 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the Asker was never released")
+				}
+			}
+		})
+	}
+}
+
+// A host can answer in-page (protocol.AnswerAsk) while the Asker waits; a
+// second answer is a conflict.
+func TestPermissionAnsweredByTheHost(t *testing.T) {
+	for _, allowed := range []bool{true, false} {
+		name := "deny"
+		if allowed {
+			name = "allow"
+		}
+		t.Run(name, func(t *testing.T) {
+			w := writeTool()
+			a := neverAnswering()
+			k := kit(t, withTools(w), runtime.WithAsker(a.ask))
+			k.Ollama.Script(calling(`w1:write_note:{"path":"a.md"}`, `w2:write_note:{"path":"b.md"}`), saying("done"))
+			s := chat(t, k)
+			say(t, k, s, "write two notes", "")
+			evs := waitType(t, k, s, event.PermissionRequested)
+			req := only[event.PermissionRequestedPayload](t, evs, event.PermissionRequested)[0]
+			var ids []string
+			for _, c := range req.Calls {
+				ids = append(ids, c.ID)
+			}
+			// A question about other calls is not the open one.
+			if err := runCmd(t, k.Runtime, protocol.AnswerAsk, protocol.AnswerPayload{Session: s, CallIDs: ids[:1], Allowed: true}); !errors.Is(err, protocol.ErrConflict) {
+				t.Fatalf("an answer about only some of the asked calls: %v, want a conflict", err)
+			}
+			ans := protocol.AnswerPayload{Session: s, CallIDs: ids, Allowed: allowed, Feedback: "use drafts/"}
+			if err := runCmd(t, k.Runtime, protocol.AnswerAsk, ans); err != nil {
+				t.Fatal(err)
+			}
+			evs = waitRuns(t, k, s, 1)
+			if err := runCmd(t, k.Runtime, protocol.AnswerAsk, ans); !errors.Is(err, protocol.ErrConflict) {
+				t.Fatalf("a second answer: %v, want a conflict", err)
+			}
+			if allowed && w.runs() != 2 || !allowed && w.runs() != 0 {
+				t.Fatalf("tool ran %d times", w.runs())
+			}
+			if !allowed {
+				for id, r := range refusals(t, evs) {
+					if !strings.Contains(r.Reason, "use drafts/") {
+						t.Fatalf("refusal of %s: %+v", id, r)
+					}
+				}
+			}
+			if n := count(evs, event.KernelError); n != 0 {
+				t.Fatalf("%d kernel errors: %s", n, types(evs))
+			}
+			if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
+				t.Fatalf("run finished %+v", fin)
+			}
+		})
+	}
+}
+
+// An Asker that ignores its context (a dialog nobody closes) does not keep
+// a cancelled run open, and Close does not wait for it.
+func TestAskerThatIgnoresCancelDoesNotBlockClose(t *testing.T) {
+	asking, asked := signal()
+	release, unblock := signal()
+	a := &asker{answer: func(context.Context) (runtime.Answer, error) {
+		asked()
+		<-release
+		return runtime.Answer{Allowed: true}, nil
+	}}
+	w := writeTool()
+	k := kit(t, withTools(w), runtime.WithAsker(a.ask))
+	t.Cleanup(unblock)
+	k.Ollama.Script(calling(`w1:write_note:{"path":"a.md"}`))
+	s := chat(t, k)
+	say(t, k, s, "write", "")
+	<-asking
+	if err := runCmd(t, k.Runtime, protocol.CancelRun, protocol.SessionRef{Session: s}); err != nil {
+		t.Fatal(err)
+	}
+	evs := waitRuns(t, k, s, 1)
+	if fin := finished(t, evs); fin.Reason != event.ReasonCancelled {
+		t.Fatalf("run finished %+v", fin)
+	}
+	if r := refusals(t, evs)["w1"]; r.Status != string(tool.Cancelled) {
+		t.Fatalf("refusal %+v", r)
+	}
+	closed := make(chan struct{})
+	go func() { k.Runtime.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(3 * time.Second):
+		unblock()
+		<-closed
+		t.Fatal("Close waited for an Asker that ignores its context")
+	}
+	if w.runs() != 0 {
+		t.Fatalf("the cancelled call ran")
+	}
+}

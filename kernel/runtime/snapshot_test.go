@@ -1,0 +1,277 @@
+package runtime_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"quire/internal/testkit"
+	"quire/kernel/event"
+	"quire/kernel/protocol"
+	"quire/kernel/provider/ollama/ollamatest"
+	"quire/kernel/runtime"
+	"quire/kernel/tool"
+)
+
+// A checkpoint hook that returns text extends the run by one step whose
+// request carries it; when the hook has nothing more, the run completes.
+func TestCheckpointExtendsTheRun(t *testing.T) {
+	var hooked atomic.Int32
+	hook := func(_ context.Context, session, runID string) ([]string, error) {
+		if hooked.Add(1) == 1 {
+			return []string{"continue with the todo"}, nil
+		}
+		return nil, nil
+	}
+	k := kit(t, runtime.WithCheckpoint(hook))
+	s := chat(t, k)
+	run := say(t, k, s, "plan my day", "")
+	evs := waitRuns(t, k, s, 1)
+
+	if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
+		t.Fatalf("run finished %+v", fin)
+	}
+	if n := count(ofRun(evs, run), event.StepStarted); n != 2 || hooked.Load() != 2 {
+		t.Fatalf("%d steps and %d checkpoints, want 2 and 2: %s", n, hooked.Load(), types(evs))
+	}
+	users := only[event.UserMessagePayload](t, evs, event.UserMessage)
+	if len(users) != 2 || users[1].Text != "continue with the todo" || users[1].Intent != "steer" {
+		t.Fatalf("user messages %+v", users)
+	}
+	reqs := requests(k)
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	last := reqs[1].Messages[len(reqs[1].Messages)-1]
+	if last.Role != "user" || last.Content != "continue with the todo" {
+		t.Fatalf("second request: %s", transcript(reqs[1]))
+	}
+}
+
+// A hook that panics is a failed hook: the hooks after it still run and
+// the run goes on.
+func TestPanickingCheckpointHookIsAFailedHook(t *testing.T) {
+	var later atomic.Int32
+	k := kit(t, runtime.WithCheckpoint(
+		func(context.Context, string, string) ([]string, error) { panic("hook bug") },
+		func(context.Context, string, string) ([]string, error) {
+			if later.Add(1) == 1 {
+				return []string{"one more thing"}, nil
+			}
+			return nil, nil
+		},
+	))
+	s := chat(t, k)
+	say(t, k, s, "hi", "")
+	evs := waitRuns(t, k, s, 1)
+	if fin := finished(t, evs); fin.Reason != event.ReasonCompleted || later.Load() != 2 {
+		t.Fatalf("run finished %+v; the later hook ran %d times", fin, later.Load())
+	}
+	if users := only[event.UserMessagePayload](t, evs, event.UserMessage); len(users) != 2 || users[1].Text != "one more thing" {
+		t.Fatalf("user messages %+v", users)
+	}
+}
+
+// Cancelling while the checkpoint runs ends the run once, as cancelled —
+// also when a hook ignores its context: it is abandoned after the cleanup
+// bound, like a tool, and Close does not wait for it.
+func TestCancelDuringCheckpoint(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		ignores bool
+	}{{"hook stops", false}, {"hook ignores the cancel", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			const cleanup = 100 * time.Millisecond
+			started, start := signal()
+			release, unblock := signal()
+			var sawCause atomic.Value
+			hook := func(ctx context.Context, session, runID string) ([]string, error) {
+				start()
+				if c.ignores {
+					<-release
+					return []string{"too late"}, nil
+				}
+				<-ctx.Done()
+				sawCause.Store(context.Cause(ctx).Error())
+				return []string{"too late"}, ctx.Err()
+			}
+			k := kit(t, runtime.WithCheckpoint(hook), runtime.WithCleanup(cleanup))
+			t.Cleanup(unblock)
+			s := chat(t, k)
+			say(t, k, s, "hi", "")
+			<-started
+			at := time.Now()
+			if err := runCmd(t, k.Runtime, protocol.CancelRun, protocol.SessionRef{Session: s}); err != nil {
+				t.Fatal(err)
+			}
+			evs := waitLog(t, k, s, "the run to end", func(evs []event.Event) bool {
+				return count(evs, event.RunFinished) > 0 || time.Since(at) > 3*time.Second
+			})
+			took := time.Since(at)
+			fin := finished(t, evs)
+			if fin.Reason != event.ReasonCancelled || !strings.Contains(fin.Error, "stopped by the user") {
+				t.Fatalf("run finished %+v", fin)
+			}
+			if took > cleanup+time.Second {
+				t.Fatalf("the run ended %s after the cancel; the cleanup bound is %s", took, cleanup)
+			}
+			if !c.ignores && sawCause.Load() != "stopped by the user" {
+				t.Fatalf("the hook saw cause %v", sawCause.Load())
+			}
+			if n := count(evs, event.StepStarted); n != 1 {
+				t.Fatalf("the cancelled checkpoint started another step: %s", types(evs))
+			}
+			// Closing does not wait for a hook that ignores the cancel.
+			closed := make(chan struct{})
+			go func() { k.Runtime.Close(); close(closed) }()
+			select {
+			case <-closed:
+			case <-time.After(3 * time.Second):
+				unblock()
+				<-closed
+				t.Fatal("Close waited for a checkpoint hook that ignores its context")
+			}
+			if n := count(logOf(t, k, s), event.RunFinished); n != 1 {
+				t.Fatalf("%d run.finished after Close", n)
+			}
+		})
+	}
+}
+
+// A settings change while a run is going affects only later runs: the
+// capabilities are frozen when the run starts.
+func TestSettingsChangeMidRunAffectsOnlyLaterRuns(t *testing.T) {
+	const other = "llama3.2:1b"
+	started, start := signal()
+	release, unblock := signal()
+	wait := &fakeTool{spec: tool.Spec{Name: "wait", Effects: tool.ReadFs, Idempotency: tool.Safe},
+		run: func(ctx context.Context, _ tool.Call) (tool.Result, error) {
+			start()
+			select {
+			case <-release:
+				return tool.Result{Status: tool.Success, Content: "waited"}, nil
+			case <-ctx.Done():
+				return tool.Result{}, ctx.Err()
+			}
+		}}
+	k := kit(t, withTools(wait))
+	t.Cleanup(unblock)
+	k.Ollama.AddModel(ollamatest.Model{Name: other, Capabilities: []string{"completion", "tools"}})
+	k.Ollama.Script(calling("c1:wait"), ollamatest.Turn{Content: []string{"first ", "run ", "done"}, Delay: 10 * time.Millisecond})
+	s := chat(t, k)
+	first := say(t, k, s, "one", "")
+	<-started
+	k.Runtime.SetSettings(settings(func(st *runtime.Settings) { st.Model = other }))
+	unblock()
+	evs := waitRuns(t, k, s, 1)
+	if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
+		t.Fatalf("run finished %+v", fin)
+	}
+	second := say(t, k, s, "two", "")
+	evs = waitRuns(t, k, s, 2)
+
+	var models []string
+	for _, r := range requests(k) {
+		models = append(models, r.Model)
+	}
+	if want := []string{testkit.Model, testkit.Model, other}; !slices.Equal(models, want) {
+		t.Fatalf("request models %v, want %v", models, want)
+	}
+	for _, c := range []struct{ run, model string }{{first, testkit.Model}, {second, other}} {
+		started := only[event.RunStartedPayload](t, ofRun(evs, c.run), event.RunStarted)
+		msgs := only[event.AssistantMessagePayload](t, ofRun(evs, c.run), event.AssistantMessage)
+		if len(started) != 1 || started[0].Model != c.model {
+			t.Fatalf("run %s started %+v, want model %s", c.run, started, c.model)
+		}
+		for _, m := range msgs {
+			if m.Model != c.model {
+				t.Fatalf("run %s: a reply of %s, want %s", c.run, m.Model, c.model)
+			}
+		}
+	}
+}
+
+type contributor struct {
+	name, text string
+	err        error
+}
+
+func (c contributor) Name() string { return c.name }
+func (c contributor) Contribute(context.Context, string) (string, error) {
+	return c.text, c.err
+}
+
+// A contributor's text is the system message of every request of the run,
+// and is frozen in the log with the input that opened the run; a failing
+// contributor is left out.
+func TestContributorsTextIsTheSystemMessage(t *testing.T) {
+	k := kit(t, runtime.WithContributors(
+		contributor{name: "memory", text: "The user's name is Ada."},
+		contributor{name: "broken", err: errors.New("index missing")},
+		contributor{name: "empty"},
+		contributor{name: "clock", text: "Today is Monday."},
+	))
+	s := chat(t, k)
+	say(t, k, s, "hi", "")
+	evs := waitRuns(t, k, s, 1)
+	want := "memory\nThe user's name is Ada.\n\nclock\nToday is Monday."
+	req := requests(k)[0]
+	if req.Messages[0].Role != "system" || req.Messages[0].Content != want || req.Messages[1].Role != "user" {
+		t.Fatalf("request: %s", transcript(req))
+	}
+	in := only[event.InputReceivedPayload](t, evs, event.InputReceived)
+	if len(in) != 1 || in[0].Caps == nil || strings.Join(in[0].Caps.Contributors, "\n\n") != want {
+		t.Fatalf("input.received %+v", in)
+	}
+}
+
+type lifecycle struct {
+	mu   sync.Mutex
+	got  []string
+	done chan struct{}
+}
+
+func (l *lifecycle) RunFinished(_ context.Context, session, runID, reason string) {
+	l.mu.Lock()
+	l.got = append(l.got, session+"/"+runID+"/"+reason)
+	l.mu.Unlock()
+	l.done <- struct{}{}
+}
+
+// A lifecycle subscriber hears each finished run with its reason.
+func TestLifecycleSubscriberHearsRunFinished(t *testing.T) {
+	l := &lifecycle{done: make(chan struct{}, 8)}
+	k := kit(t, runtime.WithSubscribers(l))
+	s := chat(t, k)
+	ok := say(t, k, s, "hi", "")
+	<-l.done
+	k.Runtime.SetSettings(settings(func(st *runtime.Settings) { st.Model = "absent:1b" }))
+	failed := say(t, k, s, "again", "")
+	<-l.done
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	want := []string{s + "/" + ok + "/" + event.ReasonCompleted, s + "/" + failed + "/" + event.ReasonError}
+	if !slices.Equal(l.got, want) {
+		t.Fatalf("heard %v, want %v", l.got, want)
+	}
+}
+
+// Two tools with one name are refused at start-up, not when the model
+// first calls one.
+func TestDuplicateToolNamesFailAtStart(t *testing.T) {
+	a := &fakeTool{spec: tool.Spec{Name: "search", Effects: tool.ReadFs}, run: replying("a")}
+	b := &fakeTool{spec: tool.Spec{Name: "search", Effects: tool.Net}, run: replying("b")}
+	k := kit(t, withTools(a), withTools(b))
+	if err := k.Runtime.Start(t.Context()); !errors.Is(err, runtime.ErrDuplicateTool) || !strings.Contains(err.Error(), `"search"`) {
+		t.Fatalf("Start: %v, want ErrDuplicateTool naming the tool", err)
+	}
+	s := chat(t, k)
+	if _, err := submit(t, k.Runtime, s, "hi"); !errors.Is(err, runtime.ErrDuplicateTool) {
+		t.Fatalf("submit: %v", err)
+	}
+}
