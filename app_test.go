@@ -15,10 +15,10 @@ import (
 
 	"quire/doctor"
 	"quire/internal/testkit"
-	"quire/kernel/runtime"
-	"quire/kernel/tool"
 	"quire/kernel/protocol"
 	"quire/kernel/provider/ollama/ollamatest"
+	"quire/kernel/runtime"
+	"quire/kernel/tool"
 )
 
 type emitted struct {

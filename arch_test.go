@@ -77,7 +77,9 @@ func TestLayering(t *testing.T) {
 			func(d string) bool { return under(d, ollamaModule) }},
 		{"kernel/core depends only on the standard library, kernel/event and kernel/tool",
 			func(p string) bool { return under(p, "quire/kernel/core") },
-			func(d string) bool { return !isStd(d) && !under(d, "quire/kernel/event") && !under(d, "quire/kernel/tool") }},
+			func(d string) bool {
+				return !isStd(d) && !under(d, "quire/kernel/event") && !under(d, "quire/kernel/tool")
+			}},
 		{"hosts speak the protocol, not the store, the core or the adapter",
 			func(p string) bool { return under(p, "quire/host") },
 			func(d string) bool {

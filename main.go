@@ -33,6 +33,8 @@ Usage:
   quire sessions [flags]   list conversations
   quire replay SESSION [-from SEQ] [-json] [-internal] [-sensitive]
                            print a conversation's event log
+  quire replay SESSION -request N
+                           print the exact request (JSON) sent to the model at its Nth call
 
 Flags (every command):
   -data-dir DIR      data directory (env QUIRE_DATA_DIR)
@@ -67,6 +69,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fset.BoolVar(&replay.json, "json", false, "print one JSON event per line")
 		fset.BoolVar(&replay.audience.Internal, "internal", true, "include internal events")
 		fset.BoolVar(&replay.audience.Sensitive, "sensitive", false, "include sensitive events")
+		fset.IntVar(&replay.request, "request", 0, "print the exact request sent to the model at this model call (1 = the first) instead of the log")
 	}
 	cfg, err := config.Load(fset, args, os.LookupEnv)
 	if errors.Is(err, flag.ErrHelp) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -108,4 +109,67 @@ func TestSessionsAndReplayCommands(t *testing.T) {
 	if code := run([]string{"replay", "nope", "-data-dir", dir}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "no such session") {
 		t.Fatalf("replay of a missing session: %d %q", code, errOut.String())
 	}
+}
+
+// TestReplayRequestIsWhatTheModelReceived rebuilds each request from the log
+// alone and compares it, as canonical JSON, with the body the fake Ollama
+// server received, over a multi-turn chat (tools, a system text and retries
+// are covered by kernel/runtime's TestEveryRequestCanBeRebuiltFromTheLog).
+func TestReplayRequestIsWhatTheModelReceived(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	dir := t.TempDir()
+	s, err := openServices(t.Context(), configFor(dir, fake.URL()), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := protocol.Run[protocol.Session](t.Context(), s.kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range []string{"first question", "second, with \"quotes\" and ünïcode", "third"} {
+		if _, err := protocol.Run[protocol.SendResult](t.Context(), s.kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+		waitFinishedRuns(t, s, sess.ID, i+1)
+	}
+	s.Close()
+	got := fake.Requests()
+	if len(got) != 3 {
+		t.Fatalf("the model got %d requests", len(got))
+	}
+	for n := 1; n <= 3; n++ {
+		var out, errOut bytes.Buffer
+		if code := run([]string{"replay", sess.ID, "-request", fmt.Sprint(n), "-data-dir", dir}, &out, &errOut); code != 0 {
+			t.Fatalf("replay -request %d: %s", n, errOut.String())
+		}
+		want, err := canonicalJSON(got[n-1].Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.TrimSpace(out.String()) != string(want) {
+			t.Fatalf("request %d rebuilt from the log:\n%s\nreceived by the model:\n%s", n, out.String(), want)
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"replay", sess.ID, "-request", "4", "-data-dir", dir}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "no such step") {
+		t.Fatalf("a step that does not exist: %d %q", code, errOut.String())
+	}
+}
+
+func waitFinishedRuns(t *testing.T, s *services, session string, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		evs, _ := s.kernel().Events(t.Context(), session, 0)
+		count := 0
+		for _, e := range evs {
+			if e.Type == "run.finished" {
+				count++
+			}
+		}
+		if count >= n {
+			return
+		}
+	}
+	t.Fatalf("run %d did not finish", n)
 }

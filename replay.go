@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 
 	"quire/config"
 	"quire/kernel/protocol"
+	"quire/kernel/provider/ollama"
 )
 
 type replayOptions struct {
@@ -18,6 +20,7 @@ type replayOptions struct {
 	from     int64
 	json     bool
 	audience protocol.Audience
+	request  int
 }
 
 // runReplay prints a session's log, as stored, from a seq on.
@@ -32,6 +35,9 @@ func runReplay(ctx context.Context, cfg config.Config, o replayOptions, log *slo
 		return 1
 	}
 	defer s.Close()
+	if o.request > 0 {
+		return printRequest(ctx, s, o, stdout, stderr)
+	}
 	evs, err := s.kernel().Events(ctx, o.session, o.from)
 	if errors.Is(err, protocol.ErrNotFound) {
 		fmt.Fprintf(stderr, "quire: %v (`quire sessions` lists them)\n", err)
@@ -63,4 +69,40 @@ func oneLine(payload json.RawMessage) string {
 		s = string(r[:159]) + "…"
 	}
 	return s
+}
+
+// printRequest prints the request of the session's nth model call, rebuilt
+// from the log alone, as the JSON body sent to Ollama (canonical: keys
+// sorted), so it can be compared with what the server received.
+func printRequest(ctx context.Context, s *services, o replayOptions, stdout, stderr io.Writer) int {
+	if s.runtime == nil {
+		fmt.Fprintln(stderr, "quire: Quire's database could not be opened:", s.DBErr)
+		return 1
+	}
+	req, err := s.runtime.Request(ctx, o.session, o.request)
+	if err != nil {
+		fmt.Fprintln(stderr, "quire:", err)
+		return 1
+	}
+	body, err := ollama.RequestJSON(req)
+	if err == nil {
+		body, err = canonicalJSON(body)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "quire:", err)
+		return 1
+	}
+	stdout.Write(append(body, '\n'))
+	return 0
+}
+
+// canonicalJSON re-encodes JSON with object keys sorted.
+func canonicalJSON(b []byte) ([]byte, error) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
 }

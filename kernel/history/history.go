@@ -165,29 +165,44 @@ func NewProjector(src Source) *Projector {
 	return &Projector{src: src, cache: map[string]cached{}}
 }
 
-// Messages returns what the model sees of session. The returned slice is
-// shared with the cache: callers must not modify it.
+// Messages returns what the model sees of session now. The returned slice
+// is shared with the cache: callers must not modify it.
 func (p *Projector) Messages(ctx context.Context, session string) ([]provider.Message, error) {
+	return p.MessagesAt(ctx, session, -1)
+}
+
+// MessagesAt returns what the model saw of session when its log ended at seq
+// upTo (-1: now). A request is always built at a known seq, so it can be
+// rebuilt later from the log alone. The cache holds the last fold, keyed by
+// (seq, replace count); a later seq extends it — a replace is folded like
+// any other event — and an earlier one is folded afresh.
+func (p *Projector) MessagesAt(ctx context.Context, session string, upTo int64) ([]provider.Message, error) {
 	info, err := p.src.Session(ctx, session)
 	if err != nil {
 		return nil, err
 	}
+	replaces := info.Replaces
+	if upTo < 0 || upTo >= info.LastSeq {
+		upTo = info.LastSeq
+	} else {
+		replaces = -1 // not known for a past seq; the seq alone keys it
+	}
 	p.mu.Lock()
 	c, ok := p.cache[session]
 	p.mu.Unlock()
-	if ok && c.lastSeq == info.LastSeq && c.replaces == info.Replaces {
+	if ok && c.lastSeq == upTo && (replaces < 0 || c.replaces == replaces) {
 		return c.msgs, nil
 	}
 	var proj projection
 	from := int64(0)
-	if ok && c.replaces == info.Replaces && c.lastSeq < info.LastSeq {
+	if ok && c.lastSeq < upTo {
 		// Only appends since the cached fold: continue it.
 		proj = c.proj.clone()
 		from = c.lastSeq + 1
 	} else if proj, err = p.base(ctx, info, map[string]bool{}); err != nil {
 		return nil, err
 	}
-	evs, err := p.src.ProjectedEvents(ctx, session, from, info.LastSeq)
+	evs, err := p.src.ProjectedEvents(ctx, session, from, upTo)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +211,7 @@ func (p *Projector) Messages(ctx context.Context, session string) ([]provider.Me
 			return nil, err
 		}
 	}
-	c = cached{lastSeq: info.LastSeq, replaces: info.Replaces, proj: proj, msgs: proj.messages()}
+	c = cached{lastSeq: upTo, replaces: replaces, proj: proj, msgs: proj.messages()}
 	p.mu.Lock()
 	p.cache[session] = c
 	p.mu.Unlock()

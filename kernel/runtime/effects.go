@@ -149,10 +149,29 @@ func (s *session) stream(x core.StartStream) {
 	s.report(facts...)
 }
 
-// request builds what the model sees at this step from the log alone: the
-// frozen capabilities (system text, tools, model) and the projected history.
+// request builds what the model sees at this attempt of the current step:
+// the request as of the event that asked for it — the step's step.started,
+// or the step.retried of a retry, which comes after any compaction the
+// error chain made (Runtime.requestAt).
 func (s *session) request(ctx context.Context, caps event.Capabilities) (provider.Request, error) {
-	msgs, err := s.r.history.Messages(ctx, s.id)
+	run := s.model().Run.ID
+	started, err := s.r.store.LastSeqOf(ctx, s.id, event.StepStarted, run)
+	if err != nil {
+		return provider.Request{}, err
+	}
+	retried, err := s.r.store.LastSeqOf(ctx, s.id, event.StepRetried, run)
+	if err != nil {
+		return provider.Request{}, err
+	}
+	return s.r.requestAt(ctx, s.id, max(started, retried), caps)
+}
+
+// requestAt is the one place a request is built, from the log alone: the
+// run's frozen capabilities (system text, tools, model) and the history as
+// projected at seq, the event that asked for the model call. Streaming and `quire replay
+// -request` both call it, so what was sent can be rebuilt byte for byte.
+func (r *Runtime) requestAt(ctx context.Context, session string, seq int64, caps event.Capabilities) (provider.Request, error) {
+	msgs, err := r.history.MessagesAt(ctx, session, seq)
 	if err != nil {
 		return provider.Request{}, err
 	}

@@ -28,6 +28,7 @@ type Store interface {
 	DeleteSession(ctx context.Context, id string, once *event.Once) (*event.Done, error)
 	Sessions(ctx context.Context) ([]event.SessionSummary, error)
 	Recall(ctx context.Context, key string) (fingerprint string, result []byte, found bool, err error)
+	LastSeqOf(ctx context.Context, session string, typ event.Type, runID string) (int64, error)
 }
 
 // Sentinel errors, also used as cancellation causes so the reason a run

@@ -178,6 +178,21 @@ func claim(ctx context.Context, tx *sql.Tx, once Once) (*Done, error) {
 	return nil, nil
 }
 
+// LastSeqOf is the seq of the session's last event of type typ in run runID
+// (-1 when there is none).
+func (s *Store) LastSeqOf(ctx context.Context, session string, typ event.Type, runID string) (int64, error) {
+	var seq sql.NullInt64
+	err := s.db.QueryRowContext(ctx, `SELECT MAX(seq) FROM events WHERE session = ? AND type = ? AND run_id = ?`,
+		session, string(typ), runID).Scan(&seq)
+	if err != nil {
+		return -1, fmt.Errorf("read %s: %w", session, err)
+	}
+	if !seq.Valid {
+		return -1, nil
+	}
+	return seq.Int64, nil
+}
+
 // Recall returns what was stored under an idempotency key, if anything.
 func (s *Store) Recall(ctx context.Context, key string) (fingerprint string, result []byte, found bool, err error) {
 	err = s.db.QueryRowContext(ctx, "SELECT fingerprint, result FROM commands WHERE key = ?", key).Scan(&fingerprint, &result)

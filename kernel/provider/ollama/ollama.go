@@ -217,3 +217,13 @@ func chunks(resp api.ChatResponse) []provider.Chunk {
 	}
 	return out
 }
+
+// RequestJSON is the body Stream sends to /api/chat for req, as the Ollama
+// client encodes it; `quire replay -request` prints it.
+func RequestJSON(req provider.Request) ([]byte, error) {
+	chat, err := chatRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(chat)
+}

@@ -1,0 +1,66 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"quire/kernel/event"
+	"quire/kernel/provider"
+)
+
+// ErrNoSuchStep: the session has fewer model requests than asked for.
+var ErrNoSuchStep = errors.New("the conversation has no such step")
+
+// Request rebuilds, from the log alone, the request sent to the model at the
+// session's nth model call (1 = the first), whatever run it was in. Each
+// step.started and each step.retried asked for one call.
+func (r *Runtime) Request(ctx context.Context, session string, n int) (provider.Request, error) {
+	evs, err := r.store.Events(ctx, session, 0)
+	if err != nil {
+		return provider.Request{}, err
+	}
+	count := 0
+	for _, e := range evs {
+		if e.Type != event.StepStarted && e.Type != event.StepRetried {
+			continue
+		}
+		if count++; count != n {
+			continue
+		}
+		caps, err := capsOfRun(evs, e.RunID)
+		if err != nil {
+			return provider.Request{}, err
+		}
+		return r.requestAt(ctx, session, e.Seq, caps)
+	}
+	return provider.Request{}, fmt.Errorf("%w: step %d of %d", ErrNoSuchStep, n, count)
+}
+
+// capsOfRun finds the capabilities frozen on the input that opened a run.
+func capsOfRun(evs []event.Event, runID string) (event.Capabilities, error) {
+	opener := ""
+	for _, e := range evs {
+		if e.Type == event.RunStarted && e.RunID == runID {
+			p, err := event.As[event.RunStartedPayload](e)
+			if err != nil {
+				return event.Capabilities{}, err
+			}
+			opener = p.InputID
+			break
+		}
+	}
+	for _, e := range evs {
+		if e.Type != event.InputReceived {
+			continue
+		}
+		p, err := event.As[event.InputReceivedPayload](e)
+		if err != nil {
+			return event.Capabilities{}, err
+		}
+		if p.InputID == opener && p.Caps != nil {
+			return *p.Caps, nil
+		}
+	}
+	return event.Capabilities{}, fmt.Errorf("run %s: the input that opened it is not in the log", runID)
+}

@@ -1,0 +1,69 @@
+package runtime_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"quire/kernel/provider/ollama"
+	"quire/kernel/provider/ollama/ollamatest"
+	"quire/kernel/runtime"
+	"quire/kernel/tool"
+)
+
+func canonical(t *testing.T, b []byte) string {
+	t.Helper()
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}
+
+// TestEveryRequestCanBeRebuiltFromTheLog: for each model call of a run with
+// a system text, tools, a tool call, a retry after a busy server and a
+// second run, Request(n) rebuilt from the log is byte for byte (canonical
+// JSON) the body the fake Ollama server received.
+func TestEveryRequestCanBeRebuiltFromTheLog(t *testing.T) {
+	read := &fakeTool{spec: tool.Spec{Name: "read_note", Description: "Read a note.", Effects: tool.ReadFs, Idempotency: tool.Safe,
+		Parameters: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}, "required": []any{"path"}}},
+		run: replying("# Plan\nbuy milk")}
+	k := kit(t, withTools(read), runtime.WithContributors(contributor{name: "identity", text: "You are Quire."}),
+		runtime.WithJitter(func() float64 { return 0 }))
+	k.Ollama.Script(
+		calling(`c1:read_note:{"path":"plan.md"}`),
+		ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailStatus, Status: 503, Message: "busy"}},
+		saying("You need milk."),
+		saying("Anything else?"),
+	)
+	s := chat(t, k)
+	say(t, k, s, "what is in my plan?", "")
+	waitRuns(t, k, s, 1)
+	say(t, k, s, "thanks", "")
+	waitRuns(t, k, s, 2)
+	got := k.Ollama.Requests()
+	if len(got) != 4 { // tool call, busy, the retry that answers, the second run
+		evs, _ := k.Store.Events(t.Context(), s, 0)
+		t.Fatalf("%d model calls: %s", len(got), types(evs))
+	}
+	for n := 1; n <= len(got); n++ {
+		req, err := k.Runtime.Request(t.Context(), s, n)
+		if err != nil {
+			t.Fatalf("request %d: %v", n, err)
+		}
+		body, err := ollama.RequestJSON(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rebuilt, sent := canonical(t, body), canonical(t, got[n-1].Body); rebuilt != sent {
+			t.Fatalf("request %d rebuilt from the log:\n%s\nsent:\n%s", n, rebuilt, sent)
+		}
+	}
+	if _, err := k.Runtime.Request(t.Context(), s, 5); !errors.Is(err, runtime.ErrNoSuchStep) {
+		t.Fatalf("a call that never happened: %v", err)
+	}
+}
