@@ -1,7 +1,7 @@
 // The e2e cases. Each gets a fresh browser context at 1280x800; with the mock
 // server, a fresh mock state too. Cases marked mockOnly rely on the mock's
-// scripted replies ("You said: …", "/fail", "/slow").
-import { DOCTOR_REMEDY, FAIL_SENTENCE, VERSION } from './mock-server.mjs';
+// scripted replies ("You said: …", "/fail", "/slow", "/tool", "/ask").
+import { DOCTOR_REMEDY, FAIL_SENTENCE, GARDEN_NOTES, NOT_ASKED, TODO_TEXT, VERSION } from './mock-server.mjs';
 
 const WAIT_MS = 15000;
 
@@ -78,6 +78,45 @@ async function send(page, text) {
   await $(page, 'composer').press('Enter');
 }
 
+/** The tool-call cards on screen, in document order. */
+function toolCards(page) {
+  return page.$$eval('[data-testid="tool-card"]', (els) =>
+    els.map((el) => {
+      const t = (id) => el.querySelector(`[data-testid="${id}"]`)?.textContent?.trim() ?? '';
+      return {
+        name: t('tool-name'),
+        status: el.getAttribute('data-status'),
+        chip: t('tool-status'),
+        summary: t('tool-summary'),
+        duration: t('tool-duration'),
+        result: el.querySelector('[data-testid="tool-result"]')?.textContent ?? '',
+      };
+    }),
+  );
+}
+
+/** What the conversation column shows, in order: messages, tool steps, questions and pending inputs. */
+function timeline(page) {
+  return page.$$eval('[data-testid="message"], [data-testid="tool-step"], [data-testid="permission"], [data-testid="pending-input"]', (els) =>
+    els.map((el) => {
+      const id = el.getAttribute('data-testid');
+      if (id === 'message') return `${el.getAttribute('data-role')}:${(el.querySelector('[data-part="body"]') ?? el).textContent.trim()}`;
+      if (id === 'tool-step') return `tools:${[...el.querySelectorAll('[data-testid="tool-name"]')].map((n) => n.textContent.trim()).join(',')}`;
+      if (id === 'permission') return `permission:${el.getAttribute('data-state')}`;
+      return `pending:${el.getAttribute('data-intent')}:${el.querySelector('.bubble').textContent.trim()}`;
+    }),
+  );
+}
+
+/** Records the JSON bodies the page POSTs to paths matching `re`. */
+function recordPosts(page, re) {
+  const bodies = [];
+  page.on('request', (r) => {
+    if (r.method() === 'POST' && re.test(new URL(r.url()).pathname)) bodies.push(JSON.parse(r.postData() ?? 'null'));
+  });
+  return bodies;
+}
+
 async function probe(base) {
   return (await fetch(`${base}/__mock/probe`)).json();
 }
@@ -115,6 +154,8 @@ function fakeWails({ speaks }) {
   window.__handshakes = [];
   window.__keys = [];
   window.__probe = [];
+  window.__sendWith = [];
+  let asking = null; // {id, runId, call}: a question the native dialog would be asking
   // Wails rejects with the Go error's text, a string.
   const refuse = (name, sentence) => {
     window.__refused.push(name);
@@ -174,6 +215,19 @@ function fakeWails({ speaks }) {
           emit('quire:events', [make(id, 'user.message', { text })]);
           const runId = 'wr' + ++n;
           sent[key] = { id, text, runId };
+          if (text.startsWith('/ask')) {
+            // A step that asks: in the window, Go shows a native dialog; the page only shows the question.
+            const call = { id: 'wc' + ++n, name: 'write_file', arguments: JSON.stringify({ path: 'todo.md', content: 'Buy seeds' }) };
+            asking = { id, runId, call };
+            setTimeout(() => {
+              emit('quire:events', [
+                make(id, 'run.started', { model: 'm' }, runId),
+                make(id, 'assistant.message', { step: 1, content: '', toolCalls: [call], doneReason: 'stop', model: 'm', usage: { promptTokens: 3, outputTokens: 1, durationNs: 1e8 } }, runId),
+                make(id, 'permission.requested', { calls: [call], deadlineNs: (Date.now() + 600000) * 1e6 }, runId),
+              ]);
+            }, 50);
+            return runId;
+          }
           setTimeout(() => {
             // One batch with several events, as the Go side batches tokens.
             emit('quire:events', [
@@ -190,6 +244,28 @@ function fakeWails({ speaks }) {
             }, 150);
           }, 50);
           return runId;
+        }),
+        SendWith: bound('SendWith', (id, text, intent, key) => {
+          window.__keys.push(key);
+          window.__sendWith.push([id, text, intent]);
+          const inputId = 'wi' + ++n;
+          const q = asking;
+          emit('quire:events', [make(id, 'input.received', { inputId, intent, text, runId: 'wr' + ++n })]);
+          if (q) {
+            // Then the dialog is answered Yes: the call runs and the next step takes up the steer.
+            asking = null;
+            setTimeout(() => {
+              emit('quire:events', [
+                make(id, 'permission.answered', { callIds: [q.call.id], allowed: true }, q.runId),
+                make(id, 'tool.started', { callId: q.call.id, name: q.call.name }, q.runId),
+                make(id, 'tool.result', { callId: q.call.id, name: q.call.name, status: 'success', content: 'Wrote 1 line to todo.md.', durationNs: 3e8 }, q.runId),
+                make(id, 'user.message', { text, inputId, intent }, q.runId),
+                make(id, 'assistant.message', { step: 2, content: `Done, and noted: ${text}`, doneReason: 'stop', model: 'm', usage: { promptTokens: 3, outputTokens: 3, durationNs: 5e8 } }, q.runId),
+                make(id, 'run.finished', { reason: 'completed' }, q.runId),
+              ]);
+            }, 600);
+          }
+          return q ? q.runId : 'wr' + n;
         }),
         Cancel: bound('Cancel', () => {}),
         ReportView: bound('ReportView', (snap) => void window.__probe.push(snap), false),
@@ -634,6 +710,233 @@ export const cases = [
         const msgs = await messages(page);
         assert(msgs.at(-1).text === 'You said: flaky network', `the reply, got ${JSON.stringify(msgs)}`);
       }
+    },
+  },
+
+  {
+    name: 'a tool call shows as a card: name, arguments, status, duration and result',
+    slug: 'tool-card',
+    mockOnly: true,
+    async run({ page, base, shot }) {
+      await open(page, base);
+      await send(page, '/tool slow check my notes');
+      // While the tools run: one card per call, in call order, under the step that made them.
+      await until(async () => (await toolCards(page)).map((c) => c.status).join() === 'running,running', 'two running cards');
+      let cards = await toolCards(page);
+      assert(cards.map((c) => c.name).join() === 'read_file,search_notes', `call order, got ${JSON.stringify(cards)}`);
+      assert(cards[0].chip === 'running…', `a running chip, got ${cards[0].chip}`);
+      assert(cards[0].summary === 'notes/garden.md' && cards[1].summary === 'query: tomatoes · limit: 5', `summaries, got ${JSON.stringify(cards)}`);
+      assert((await $(page, 'tool-step').count()) === 1, 'the tool-only step is one tool step, not an empty message');
+      // The second call finishes first; the cards keep the call order.
+      await until(async () => (await toolCards(page)).map((c) => c.status).join() === 'running,done', 'the second call done first');
+      await until(async () => (await toolCards(page)).map((c) => c.status).join() === 'done,done', 'both calls done');
+      cards = await toolCards(page);
+      assert(cards.map((c) => c.name).join() === 'read_file,search_notes', `still in call order, got ${JSON.stringify(cards)}`);
+      assert(cards[0].chip === 'done' && /^\d\.\d s$/.test(cards[0].duration), `done with a duration, got ${JSON.stringify(cards[0])}`);
+      // The result shows its first lines; the rest on demand.
+      const lines = GARDEN_NOTES.split('\n');
+      assert(cards[0].result === lines.slice(0, 6).join('\n'), `the first lines of the result, got ${JSON.stringify(cards[0].result)}`);
+      const toggle = page.locator('[data-testid="tool-card"]').first().locator('[data-testid="tool-result-toggle"]');
+      assert((await toggle.textContent()).trim() === `Show all ${lines.length} lines`, 'a Show all button');
+      // The arguments, pretty-printed, behind a disclosure.
+      const args = page.locator('[data-testid="tool-card"]').nth(1).locator('details.args');
+      await args.locator('summary').click();
+      const pretty = await args.locator('[data-testid="tool-args"]').textContent();
+      assert(pretty === '{\n  "query": "tomatoes",\n  "limit": 5\n}', `pretty arguments, got ${JSON.stringify(pretty)}`);
+      await until(() => settled(page), 'the final reply');
+      assert(
+        JSON.stringify(await timeline(page)) ===
+          JSON.stringify(['user:/tool slow check my notes', 'tools:read_file,search_notes', 'assistant:Your notes say to water the tomatoes daily.']),
+        `the timeline, got ${JSON.stringify(await timeline(page))}`,
+      );
+      await page.screenshot({ path: shot });
+      await toggle.click();
+      assert((await toolCards(page))[0].result === GARDEN_NOTES, 'Show all shows the whole result');
+
+      // A replayed log renders the same cards.
+      const live = (await toolCards(page)).map(({ name, status, chip, summary, duration }) => ({ name, status, chip, summary, duration }));
+      await page.reload();
+      await $(page, 'composer').waitFor();
+      await until(async () => (await toolCards(page)).length === 2, 'the cards after reload');
+      const replayed = (await toolCards(page)).map(({ name, status, chip, summary, duration }) => ({ name, status, chip, summary, duration }));
+      assert(JSON.stringify(replayed) === JSON.stringify(live), `the same cards after reload, got ${JSON.stringify(replayed)} vs ${JSON.stringify(live)}`);
+    },
+  },
+
+  {
+    name: "a permission question: Don't allow with a reason shows the refusal with the reason",
+    slug: 'permission-deny',
+    mockOnly: true,
+    async run({ page, base, shot }) {
+      const answers = recordPosts(page, /\/answer$/);
+      await open(page, base);
+      await send(page, '/ask tidy my list');
+      const card = page.locator('[data-testid="permission"][data-state="open"]');
+      await card.waitFor({ timeout: WAIT_MS });
+      assert((await card.locator('h3').textContent()).trim() === 'Allow Quire to run write_file?', 'the question names the tool');
+      // Every argument, whole: the text it would write keeps its lines.
+      const args = await card.locator('[data-testid="permission-args"]').innerText();
+      assert(args.includes('todo.md') && TODO_TEXT.split('\n').every((l) => args.includes(l)), `all the arguments, got ${JSON.stringify(args)}`);
+      assert((await $(page, 'permission-reason').getAttribute('placeholder')) === 'Tell the assistant why (optional)', 'the reason field');
+      const cards = await toolCards(page);
+      assert(cards.length === 1 && cards[0].status === 'asking', `the call waits for the user, got ${JSON.stringify(cards)}`);
+      await until(async () => (await $(page, 'session-asking').count()) === 1, 'the sidebar says the chat waits for an answer');
+      await until(async () => (await page.locator('.working').count()) === 0, 'no working dots while asking');
+      await page.screenshot({ path: shot });
+
+      await $(page, 'permission-reason').fill('not today, thanks');
+      await $(page, 'permission-deny').click();
+      const record = $(page, 'permission-record');
+      await record.waitFor({ timeout: WAIT_MS });
+      assert((await record.textContent()).trim() === 'Not allowed — not today, thanks', `the record, got "${await record.textContent()}"`);
+      await until(async () => (await toolCards(page))[0]?.status === 'denied', 'the call denied');
+      const denied = (await toolCards(page))[0];
+      assert(denied.chip === 'denied' && denied.result.includes("The user's reason: not today, thanks"), `the refusal with the reason, got ${JSON.stringify(denied)}`);
+      assert(JSON.stringify(answers) === JSON.stringify([{ callIds: [answers[0]?.callIds?.[0]], allowed: false, feedback: 'not today, thanks' }]) && answers[0].callIds[0], `one answer, got ${JSON.stringify(answers)}`);
+      await until(() => settled(page), 'the final reply');
+      const t = await timeline(page);
+      assert(
+        JSON.stringify(t) === JSON.stringify(['user:/ask tidy my list', 'assistant:I will add these to your to-do list.', 'permission:closed', 'assistant:All right, I left todo.md alone.']),
+        `the timeline, got ${JSON.stringify(t)}`,
+      );
+      await page.screenshot({ path: shot.replace(/\.png$/, '-answered.png') });
+    },
+  },
+
+  {
+    name: 'a permission question: Allow runs the call (and a closed question says so)',
+    slug: 'permission-allow',
+    mockOnly: true,
+    async run({ page, base }) {
+      const answers = recordPosts(page, /\/answer$/);
+      await open(page, base);
+      await send(page, '/ask tidy my list');
+      await page.locator('[data-testid="permission"][data-state="open"]').waitFor({ timeout: WAIT_MS });
+      // An answer Quire refuses (409: the question closed meanwhile) shows Go's sentence, word for word.
+      let refused = false;
+      await page.route('**/api/sessions/*/answer', (route) => {
+        if (refused) return route.continue();
+        refused = true;
+        return route.fulfill({ status: 409, contentType: 'application/json', body: JSON.stringify({ error: NOT_ASKED }) });
+      });
+      await $(page, 'permission-allow').click();
+      const err = $(page, 'permission-error');
+      await err.waitFor({ timeout: WAIT_MS });
+      assert((await err.textContent()).trim() === NOT_ASKED, `the 409 sentence, got "${await err.textContent()}"`);
+      assert((await page.locator('[data-testid="permission"][data-state="open"]').count()) === 1, 'the question is still open');
+
+      await $(page, 'permission-allow').click();
+      const record = $(page, 'permission-record');
+      await record.waitFor({ timeout: WAIT_MS });
+      assert((await record.textContent()).trim() === 'Allowed', `the record, got "${await record.textContent()}"`);
+      await until(async () => (await toolCards(page))[0]?.status === 'done', 'the call ran');
+      const done = (await toolCards(page))[0];
+      assert(done.result.trim() === 'Wrote 3 lines to todo.md.', `the result, got ${JSON.stringify(done)}`);
+      await until(() => settled(page), 'the final reply');
+      const msgs = await messages(page);
+      assert(msgs.at(-1).text === 'Done: todo.md has your three items.', `the final reply, got ${JSON.stringify(msgs)}`);
+      assert(answers.length === 2 && answers.every((a) => a.allowed === true && a.feedback === '' && a.callIds.length === 1), `two tries, the same answer, got ${JSON.stringify(answers)}`);
+    },
+  },
+
+  {
+    name: 'a steer sent during a run shows as pending, then lands before the final reply',
+    slug: 'steer',
+    mockOnly: true,
+    async run({ page, base, shot }) {
+      const sends = recordPosts(page, /\/messages$/);
+      await open(page, base);
+      await send(page, '/tool slow check my notes');
+      await until(async () => (await toolCards(page)).some((c) => c.status === 'running'), 'a running tool');
+      await $(page, 'send-steer').waitFor();
+      await $(page, 'send-queue').waitFor();
+      assert((await $(page, 'send-steer').textContent()).trim() === 'Add to current request', 'the steer button');
+      assert((await $(page, 'send-queue').textContent()).trim() === 'Queue as next request', 'the queue button');
+      // Enter while running adds to the current request.
+      await send(page, 'only this week');
+      const pending = $(page, 'pending-input');
+      await pending.waitFor({ timeout: WAIT_MS });
+      assert((await pending.getAttribute('data-intent')) === 'steer', 'a pending steer');
+      assert((await pending.textContent()).includes('Will be added to the current request'), `its label, got "${await pending.textContent()}"`);
+      await page.screenshot({ path: shot.replace(/\.png$/, '-pending.png') });
+      await pending.waitFor({ state: 'detached', timeout: WAIT_MS });
+      await until(() => settled(page), 'the final reply');
+      const t = await timeline(page);
+      assert(
+        JSON.stringify(t) ===
+          JSON.stringify([
+            'user:/tool slow check my notes',
+            'tools:read_file,search_notes',
+            'user:only this week',
+            'assistant:Noted: only this week. Your notes say to water the tomatoes daily.',
+          ]),
+        `the steer lands before the final reply, got ${JSON.stringify(t)}`,
+      );
+      assert(sends.map((b) => b.intent).join() === 'follow_up,steer', `intents sent, got ${JSON.stringify(sends)}`);
+      assert((await $(page, 'send').count()) === 1 && (await $(page, 'send-steer').count()) === 0, 'one Send button again when idle');
+    },
+  },
+
+  {
+    name: 'a queued follow-up waits for the current request, then runs',
+    slug: 'queue',
+    mockOnly: true,
+    async run({ page, base, shot }) {
+      const sends = recordPosts(page, /\/messages$/);
+      await open(page, base);
+      await send(page, '/tool slow check my notes');
+      await until(async () => (await toolCards(page)).some((c) => c.status === 'running'), 'a running tool');
+      await $(page, 'composer').fill('and then the roses?');
+      await $(page, 'send-queue').click();
+      const pending = $(page, 'pending-input');
+      await pending.waitFor({ timeout: WAIT_MS });
+      assert((await pending.getAttribute('data-intent')) === 'follow_up', 'a pending follow-up');
+      assert((await pending.textContent()).includes('Queued: runs after the current request'), `its label, got "${await pending.textContent()}"`);
+      await page.screenshot({ path: shot.replace(/\.png$/, '-pending.png') });
+      // It stays below while the first request finishes its steps.
+      await until(async () => (await messages(page)).some((m) => m.text === 'Your notes say to water the tomatoes daily.'), 'the first reply');
+      await until(async () => (await messages(page)).some((m) => m.text === 'You said: and then the roses?'), 'the follow-up answered');
+      await until(() => settled(page), 'everything settled');
+      const t = await timeline(page);
+      assert(
+        JSON.stringify(t) ===
+          JSON.stringify([
+            'user:/tool slow check my notes',
+            'tools:read_file,search_notes',
+            'assistant:Your notes say to water the tomatoes daily.',
+            'user:and then the roses?',
+            'assistant:You said: and then the roses?',
+          ]),
+        `the follow-up runs after, got ${JSON.stringify(t)}`,
+      );
+      assert(sends.map((b) => b.intent).join() === 'follow_up,follow_up', `intents sent, got ${JSON.stringify(sends)}`);
+    },
+  },
+
+  {
+    name: 'inside Wails: a question is answered in the dialog window, and a steer uses SendWith',
+    slug: 'wails-permission',
+    async run({ page, context, base, shot }) {
+      await context.addInitScript(fakeWails, { speaks: VERSION });
+      const apiCalls = [];
+      page.on('request', (r) => {
+        if (new URL(r.url()).pathname.startsWith('/api/')) apiCalls.push(r.url());
+      });
+      await open(page, base);
+      await send(page, '/ask tidy my list');
+      const card = page.locator('[data-testid="permission"][data-state="open"]');
+      await card.waitFor({ timeout: WAIT_MS });
+      assert((await $(page, 'permission-dialog-note').textContent()).trim() === 'Answer in the dialog window', 'the dialog note');
+      assert((await $(page, 'permission-allow').count()) === 0 && (await $(page, 'permission-deny').count()) === 0, 'no buttons in the window');
+      assert((await card.locator('[data-testid="permission-args"]').innerText()).includes('Buy seeds'), 'the arguments are shown');
+      await page.screenshot({ path: shot });
+      await send(page, 'hurry');
+      await until(async () => (await messages(page)).some((m) => m.text === 'Done, and noted: hurry'), 'the run after the dialog');
+      assert((await $(page, 'permission-record').textContent()).trim() === 'Allowed', 'the record');
+      const { sendWith, calls } = await page.evaluate(() => ({ sendWith: window.__sendWith, calls: window.__calls }));
+      assert(sendWith.length === 1 && sendWith[0][1] === 'hurry' && sendWith[0][2] === 'steer', `SendWith(id, text, "steer", key), got ${JSON.stringify(sendWith)}`);
+      assert(calls.filter((c) => c === 'Send').length === 1, `Send once (the first message), got ${JSON.stringify(calls)}`);
+      assert(apiCalls.length === 0, `no HTTP API calls inside Wails, got ${apiCalls.join(', ')}`);
     },
   },
 ];

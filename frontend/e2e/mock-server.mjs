@@ -1,8 +1,15 @@
 // A small in-memory stand-in for `quire serve` (docs/PROTOCOL.md, HTTP + SSE),
 // used by the e2e runner when QUIRE_E2E_URL is not set. It serves
 // frontend/dist and answers every /api route; a reply is "You said: <text>",
-// streamed as run.started, several assistant.delta, assistant.message and
-// run.finished.
+// streamed as input.received, run.started, user.message, several
+// assistant.delta, assistant.message and run.finished.
+//
+// Like kernel/core, a session has a queue of inputs and at most one run: a
+// message sent while a run is going is logged at once as input.received and
+// taken up later — a follow_up when the run has finished (it opens the next
+// run), a steer at the run's next step (its user.message comes first, then
+// that step's reply). Internal events (step.started) are not sent, as Go
+// filters them out for the page.
 //
 // Like Go, it insists on the handshake (426 without a compatible
 // Quire-Protocol header, or ?protocol= on the stream; GET /api/handshake) and
@@ -14,7 +21,14 @@
 //   POST /__mock/reset {doctorOk?: boolean}   forget everything
 //   GET  /__mock/probe                         the last view snapshot posted to /api/probe
 // Magic messages: "/fail ..." ends the run with an error; "/slow ..." streams
-// slowly so a test can press Stop.
+// slowly so a test can press Stop; "/tool ..." makes a step that calls two
+// tools (read_file, search_notes: tool.started, then tool.result after about
+// 300 ms, the second call's first), then a text step ("/tool slow ..." takes
+// about 2 s per tool, time enough to send something meanwhile); "/ask ..."
+// makes a step that calls write_file, asks with permission.requested and waits
+// for POST /api/sessions/{id}/answer: then permission.answered, and either
+// tool.started + tool.result or tool.refused (denied, with the user's reason),
+// then a final text step.
 //
 // Run alone: node e2e/mock-server.mjs [port]  (prints the URL)
 import { randomUUID } from 'node:crypto';
@@ -26,6 +40,22 @@ import { fileURLToPath } from 'node:url';
 export const VERSION = '1.0';
 export const FAIL_SENTENCE = 'Ollama is not running at http://127.0.0.1:11434: start it with `ollama serve`.';
 export const DOCTOR_REMEDY = 'start it with `ollama serve`';
+/** Go's sentence (kernel/runtime ErrNotAsked) for an answer to a question that is not open. */
+export const NOT_ASKED = 'there is no open question about those calls (answered already, or the request ended)';
+/** What the mock's read_file returns for "/tool": more lines than a card shows at first. */
+export const GARDEN_NOTES = [
+  '# Garden',
+  '- Water the tomatoes daily',
+  '- Sow basil in May',
+  '- Prune the roses in March',
+  '- Mulch the beds before summer',
+  '- Net the strawberries',
+  '- Compost: turn it weekly',
+  '- Order seeds for next year',
+].join('\n');
+/** The text "/ask" wants to write. */
+export const TODO_TEXT = 'Buy seeds\nWater the tomatoes\nPrune the roses';
+
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -49,8 +79,22 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
   const dist = resolve(distDir ?? fileURLToPath(new URL('../dist', import.meta.url)));
   let state;
   const reset = (opts = {}) => {
-    for (const r of state?.runs?.values() ?? []) clearTimeout(r.timer);
-    state = { sessions: new Map(), logs: new Map(), runs: new Map(), keys: new Map(), probe: null, doctorOk: opts.doctorOk ?? true, n: 0 };
+    for (const r of state?.runs?.values() ?? []) stopTimers(r);
+    state = {
+      sessions: new Map(),
+      logs: new Map(),
+      // Per session: the run going (at most one) and the inputs waiting.
+      runs: new Map(),
+      queues: new Map(),
+      keys: new Map(),
+      probe: null,
+      doctorOk: opts.doctorOk ?? true,
+      n: 0,
+    };
+  };
+  const stopTimers = (run) => {
+    for (const t of run.timers) clearTimeout(t);
+    run.timers.clear();
   };
   reset();
   const clients = new Set();
@@ -75,50 +119,189 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
     return e;
   };
 
-  function startRun(id, text) {
+  const newId = (prefix) => `${prefix}-${randomUUID().slice(0, 8)}`;
+  /** Runs fn after ms unless the run is stopped first. */
+  const later = (run, ms, fn) => {
+    const t = setTimeout(() => {
+      run.timers.delete(t);
+      fn();
+    }, ms);
+    run.timers.add(t);
+  };
+  const setRunStatus = (id, status) => {
     const s = state.sessions.get(id);
-    const runId = 'run-' + randomUUID().slice(0, 8);
-    s.running = true;
-    append(id, 'run.started', { model: 'mock:latest' }, runId);
+    if (!s) return;
+    s.status = 'attached';
+    s.runStatus = status;
+    s.running = status !== 'idle';
     broadcast('sessions', list());
-    const run = { runId, timer: null };
+  };
+  const sameSet = (a, b) => a.length === b.length && a.every((x) => b.includes(x));
+
+  /** What a run does, from the text of the input that opened it. */
+  const scriptOf = (text) => {
+    for (const k of ['fail', 'slow', 'tool', 'ask']) if (text.startsWith('/' + k)) return k;
+    return 'plain';
+  };
+
+  /** Records an input (kernel/runtime submit): opens a run when the session is idle, else it waits. */
+  function submit(id, text, intent) {
+    const inputId = newId('in');
+    const runId = intent === 'inject' ? '' : newId('run');
+    const input = { inputId, intent, text, runId };
+    state.queues.get(id).push(input);
+    const current = state.runs.get(id);
+    append(id, 'input.received', runId ? { inputId, intent, text, runId } : { inputId, intent, text });
+    const result = { runId: current && intent !== 'follow_up' ? current.runId : runId };
+    if (!current && intent !== 'inject') openNextRun(id);
+    return result;
+  }
+
+  /** Opens a run for the first waiting follow-up or steer, if any (kernel/core openNextRun). */
+  function openNextRun(id) {
+    const queue = state.queues.get(id) ?? [];
+    const i = queue.findIndex((x) => x.intent !== 'inject');
+    if (i < 0) return;
+    const opener = queue[i];
+    const run = { runId: opener.runId, opener, kind: scriptOf(opener.text), step: 0, timers: new Set(), phase: 'streaming', inFlight: [], asking: null, allowed: null };
     state.runs.set(id, run);
-    const finish = (payload) => {
-      state.runs.delete(id);
-      s.running = false;
-      append(id, 'run.finished', payload, runId);
-      broadcast('sessions', list());
-    };
-    if (text.startsWith('/fail')) {
-      run.timer = setTimeout(() => finish({ reason: 'error', error: FAIL_SENTENCE }), deltaMs);
-      return runId;
-    }
-    const slow = text.startsWith('/slow');
-    const reply = slow ? 'Counting slowly: ' + Array.from({ length: 40 }, (_, i) => i + 1).join(', ') + '.' : `You said: ${text}`;
-    const pieces = chunk(reply, slow ? 4 : Math.max(1, Math.ceil(reply.length / 6)));
-    run.finish = finish;
+    append(id, 'run.started', { model: 'mock:latest', inputId: opener.inputId }, run.runId);
+    startStep(id, run, i);
+  }
+
+  /** Takes up the opener (index `first`, or -1) and every steer/inject, then asks for a reply. */
+  function startStep(id, run, first) {
+    const queue = state.queues.get(id) ?? [];
+    const taken = queue.filter((x, i) => i === first || x.intent === 'steer' || x.intent === 'inject');
+    state.queues.set(id, queue.filter((x) => !taken.includes(x)));
+    run.step++;
+    for (const x of taken) append(id, 'user.message', { text: x.text, inputId: x.inputId, intent: x.intent }, run.runId);
+    run.phase = 'streaming';
+    setRunStatus(id, 'streaming');
+    const steers = taken.filter((x) => x.intent !== 'follow_up');
+    if (run.kind === 'fail') return later(run, deltaMs, () => finish(id, run, { reason: 'error', error: FAIL_SENTENCE }));
+    if (run.kind === 'tool' && run.step === 1) return toolStep(id, run);
+    if (run.kind === 'ask' && run.step === 1) return askStep(id, run);
+    let reply;
+    if (run.kind === 'slow' && run.step === 1) reply = 'Counting slowly: ' + Array.from({ length: 40 }, (_, i) => i + 1).join(', ') + '.';
+    else if (run.kind === 'tool') reply = 'Your notes say to water the tomatoes daily.';
+    else if (run.kind === 'ask') reply = run.allowed ? 'Done: todo.md has your three items.' : 'All right, I left todo.md alone.';
+    else reply = `You said: ${steers.at(-1)?.text ?? run.opener.text}`;
+    if (steers.length && run.kind !== 'plain') reply = `Noted: ${steers.at(-1).text}. ${reply}`;
+    stream(id, run, reply, { slow: run.kind === 'slow' && run.step === 1 }, () => afterStep(id, run));
+  }
+
+  /** Streams `text` as deltas, then the whole message with `calls`; then `next`. */
+  function stream(id, run, text, { slow = false, calls = [] } = {}, next) {
+    const pieces = text ? chunk(text, slow ? 4 : Math.max(1, Math.ceil(text.length / 6))) : [];
+    run.said = '';
     let i = 0;
-    const step = () => {
+    const tick = () => {
       if (i < pieces.length) {
-        append(id, 'assistant.delta', { content: pieces[i++] }, runId);
-        run.timer = setTimeout(step, slow ? 250 : deltaMs);
-        return;
+        run.said += pieces[i];
+        append(id, 'assistant.delta', { content: pieces[i++] }, run.runId);
+        return later(run, slow ? 250 : deltaMs, tick);
       }
-      append(
-        id,
-        'assistant.message',
-        {
-          content: reply,
-          doneReason: 'stop',
-          model: 'mock:latest',
-          usage: { promptTokens: 24 + text.length, outputTokens: pieces.length, durationNs: 1_234_000_000 },
-        },
-        runId,
-      );
-      finish({ reason: 'completed' });
+      const msg = {
+        step: run.step,
+        content: text,
+        doneReason: 'stop',
+        model: 'mock:latest',
+        usage: { promptTokens: 24 + run.opener.text.length, outputTokens: pieces.length + calls.length, durationNs: 1_234_000_000 },
+      };
+      if (calls.length) msg.toolCalls = calls;
+      append(id, 'assistant.message', msg, run.runId);
+      run.said = null;
+      next();
     };
-    run.timer = setTimeout(step, deltaMs);
-    return runId;
+    later(run, deltaMs, tick);
+  }
+
+  /** After a step with no calls: the next step if a steer waits, else the run is done. */
+  function afterStep(id, run) {
+    if ((state.queues.get(id) ?? []).some((x) => x.intent === 'steer')) return startStep(id, run, -1);
+    finish(id, run, { reason: 'completed' });
+  }
+
+  /** Runs `calls` (each: {call, ms, content}) and moves on once all have results. */
+  function runTools(id, run, calls) {
+    run.phase = 'tools';
+    run.inFlight = calls.map((c) => c.call);
+    for (const { call } of calls) append(id, 'tool.started', { callId: call.id, name: call.name }, run.runId);
+    setRunStatus(id, 'executing-tools');
+    for (const { call, ms, content } of calls) {
+      later(run, ms, () => {
+        run.inFlight = run.inFlight.filter((c) => c !== call);
+        append(id, 'tool.result', { callId: call.id, name: call.name, status: 'success', content, durationNs: ms * 1e6 }, run.runId);
+        if (run.inFlight.length === 0) startStep(id, run, -1);
+      });
+    }
+  }
+
+  function toolStep(id, run) {
+    const slow = /^\/tool\s+slow/.test(run.opener.text);
+    const read = { id: newId('call'), name: 'read_file', arguments: JSON.stringify({ path: 'notes/garden.md' }) };
+    const search = { id: newId('call'), name: 'search_notes', arguments: JSON.stringify({ query: 'tomatoes', limit: 5 }) };
+    stream(id, run, '', { calls: [read, search] }, () =>
+      runTools(id, run, [
+        // The second call finishes first: the cards stay in call order.
+        { call: read, ms: slow ? 2000 : 350, content: GARDEN_NOTES },
+        { call: search, ms: slow ? 1800 : 250, content: 'garden.md:2: - Water the tomatoes daily' },
+      ]),
+    );
+  }
+
+  function askStep(id, run) {
+    const write = { id: newId('call'), name: 'write_file', arguments: JSON.stringify({ path: 'todo.md', content: TODO_TEXT }) };
+    stream(id, run, 'I will add these to your to-do list.', { calls: [write] }, () => {
+      run.phase = 'asking';
+      run.asking = [write];
+      append(id, 'permission.requested', { calls: [write], deadlineNs: (Date.now() + 10 * 60_000) * 1e6 }, run.runId);
+      setRunStatus(id, 'awaiting-permission');
+    });
+  }
+
+  /** The user's answer (kernel/runtime answer): only to the open question, about exactly its calls. */
+  function answer(id, callIds, allowed, feedback) {
+    const run = state.runs.get(id);
+    if (!run || run.phase !== 'asking' || !sameSet(callIds, run.asking.map((c) => c.id))) refuse(409, NOT_ASKED);
+    const asked = run.asking;
+    run.asking = null;
+    run.allowed = allowed;
+    append(id, 'permission.answered', feedback ? { callIds, allowed, feedback } : { callIds, allowed }, run.runId);
+    if (allowed) return runTools(id, run, asked.map((call) => ({ call, ms: 300, content: 'Wrote 3 lines to todo.md.' })));
+    for (const call of asked) {
+      const reason = 'The user said no to this call.' + (feedback ? ` The user's reason: ${feedback}` : '');
+      append(id, 'tool.refused', { callId: call.id, name: call.name, status: 'denied', reason }, run.runId);
+    }
+    startStep(id, run, -1);
+  }
+
+  /** Stop (kernel/core stop): what is in flight ends, the question closes, the run finishes cancelled. */
+  function cancel(id) {
+    const run = state.runs.get(id);
+    if (!run) return;
+    stopTimers(run);
+    if (run.said) {
+      // Like Go: what the user already saw stays, marked as cut off.
+      append(id, 'assistant.message', { step: run.step, content: run.said, doneReason: '', model: 'mock:latest', usage: { promptTokens: 0, outputTokens: 0, durationNs: 0 }, interrupted: true }, run.runId);
+    }
+    for (const call of run.asking ?? []) {
+      append(id, 'tool.refused', { callId: call.id, name: call.name, status: 'cancelled', reason: 'Not run: the request was stopped before the user answered.' }, run.runId);
+    }
+    for (const call of run.inFlight) {
+      append(id, 'tool.result', { callId: call.id, name: call.name, status: 'cancelled', content: 'Stopped before it finished.' }, run.runId);
+    }
+    finish(id, run, { reason: 'cancelled' });
+  }
+
+  /** The one run.finished of a run; then the next waiting follow-up opens its run. */
+  function finish(id, run, payload) {
+    stopTimers(run);
+    state.runs.delete(id);
+    append(id, 'run.finished', payload, run.runId);
+    setRunStatus(id, 'idle');
+    openNextRun(id);
   }
 
   const readBody = (req) =>
@@ -170,8 +353,9 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
     'session.create': { title: 'string', parent: 'string', parentSeq: 'number' },
     'session.rename': { session: 'string', title: 'string' },
     'session.delete': { session: 'string' },
-    'message.send': { session: 'string', text: 'string' },
+    'message.send': { session: 'string', text: 'string', intent: 'string' },
     'run.cancel': { session: 'string' },
+    'permission.answer': { session: 'string', callIds: 'array', allowed: 'boolean', feedback: 'string' },
   };
   function decode(type, payload) {
     const shape = PAYLOADS[type];
@@ -180,7 +364,8 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
     if (!payload || typeof payload !== 'object' || Array.isArray(payload)) bad('not an object');
     for (const [k, v] of Object.entries(payload)) {
       if (!(k in shape)) bad(`unknown field ${JSON.stringify(k)}`);
-      if (typeof v !== shape[k]) bad(`${k} is not a ${shape[k]}`);
+      const ok = shape[k] === 'array' ? Array.isArray(v) && v.every((x) => typeof x === 'string') : typeof v === shape[k];
+      if (!ok) bad(`${k} is not a ${shape[k] === 'array' ? 'list of strings' : shape[k]}`);
     }
     return payload;
   }
@@ -224,9 +409,10 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
       case 'session.create':
         return once(() => {
           const t = now();
-          const s = { id: 's' + ++state.n + '-' + randomUUID().slice(0, 6), title: (p.title ?? '').trim() || 'New chat', createdAt: t, updatedAt: t, lastSeq: 0, running: false, n: state.n };
+          const s = { id: 's' + ++state.n + '-' + randomUUID().slice(0, 6), title: (p.title ?? '').trim() || 'New chat', createdAt: t, updatedAt: t, lastSeq: 0, running: false, status: 'attached', runStatus: 'idle', n: state.n };
           state.sessions.set(s.id, s);
           state.logs.set(s.id, []);
+          state.queues.set(s.id, []);
           append(s.id, 'session.created', { title: s.title });
           broadcast('sessions', list());
           return current(s.id);
@@ -247,8 +433,9 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
         return once(() => {
           if (!state.sessions.has(p.session)) refuse(404, 'That chat does not exist any more.');
           const run = state.runs.get(p.session);
-          if (run) clearTimeout(run.timer);
+          if (run) stopTimers(run);
           state.runs.delete(p.session);
+          state.queues.delete(p.session);
           state.sessions.delete(p.session);
           state.logs.delete(p.session);
           broadcast('sessions', list());
@@ -257,27 +444,24 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
       case 'message.send': {
         const text = p.text ?? '';
         if (!text.trim()) refuse(400, 'There is nothing to send.');
-        if (state.runs.has(p.session)) {
-          // A retry of the send that started this run is not an error.
-          const seen = key ? state.keys.get(key) : undefined;
-          if (seen && seen.fp === fp) return seen.result;
-          refuse(409, 'This chat is still answering.');
+        const intent = p.intent || 'follow_up';
+        if (!['follow_up', 'steer', 'inject'].includes(intent)) {
+          refuse(400, `the command's payload is not what its type expects: intent ${JSON.stringify(p.intent)} is not follow_up, steer or inject`);
         }
+        // Like Go: a message into a busy session is not refused; it waits or joins.
         return once(() => {
           if (!state.sessions.has(p.session)) refuse(404, 'That chat does not exist any more.');
-          append(p.session, 'user.message', { text });
-          return { runId: startRun(p.session, text) };
+          return submit(p.session, text, intent);
         });
       }
-      case 'run.cancel': {
+      case 'run.cancel':
         // Like Go: no key, and nothing to stop is not an error.
-        const run = state.runs.get(p.session);
-        if (run) {
-          clearTimeout(run.timer);
-          run.finish?.({ reason: 'cancelled' });
-        }
+        cancel(p.session);
         return {};
-      }
+      case 'permission.answer':
+        if (!state.sessions.has(p.session)) refuse(404, 'That chat does not exist any more.');
+        answer(p.session, p.callIds ?? [], !!p.allowed, (p.feedback ?? '').trim());
+        return {};
     }
   }
 
@@ -336,7 +520,7 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
       state.probe = await readBody(req);
       return json(res, 204);
     }
-    const sm = p.match(/^\/api\/sessions\/([^/]+)(\/events|\/messages|\/cancel)?$/);
+    const sm = p.match(/^\/api\/sessions\/([^/]+)(\/events|\/messages|\/cancel|\/answer)?$/);
     if (sm) {
       const id = decodeURIComponent(sm[1]);
       const sub = sm[2] ?? '';
@@ -357,7 +541,15 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
       if (m === 'POST' && sub === '/messages') {
         const b = await readBody(req);
         if (!b) return fail(res, 400, 'the request body is not the JSON expected');
-        return json(res, 202, command(req, 'message.send', { session: id, text: typeof b.text === 'string' ? b.text : '' }));
+        const payload = { session: id, text: typeof b.text === 'string' ? b.text : '' };
+        if (typeof b.intent === 'string' && b.intent) payload.intent = b.intent; // omitempty, as Go
+        return json(res, 202, command(req, 'message.send', payload));
+      }
+      if (m === 'POST' && sub === '/answer') {
+        const b = await readBody(req);
+        if (!b || !Array.isArray(b.callIds) || typeof b.allowed !== 'boolean') return fail(res, 400, 'the request body is not the JSON expected');
+        command(req, 'permission.answer', { session: id, callIds: b.callIds.map(String), allowed: b.allowed, feedback: typeof b.feedback === 'string' ? b.feedback : '' });
+        return json(res, 204);
       }
       if (m === 'POST' && sub === '/cancel') {
         command(req, 'run.cancel', { session: id });

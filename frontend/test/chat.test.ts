@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ChatStore } from '../src/lib/chat.svelte';
-import type { DoctorReport, QEvent, Session } from '../src/lib/protocol';
+import type { DoctorReport, Intent, QEvent, Session } from '../src/lib/protocol';
 import type { Transport } from '../src/lib/transport/transport';
 
 function session(id: string, title = id): Session {
@@ -12,6 +12,7 @@ function ev(session: string, seq: number, type: string, payload: unknown = {}, r
 
 /** An in-memory host whose live stream the test drives by hand. */
 class FakeHost implements Transport {
+  answersInPage = true;
   sessions: Session[] = [];
   logs = new Map<string, QEvent[]>();
   report: DoctorReport = { ok: true, checks: [] };
@@ -22,6 +23,8 @@ class FakeHost implements Transport {
   /** When set, events() waits for this before answering. */
   gate: Promise<void> | null = null;
   sent: [string, string][] = [];
+  /** The intent of each send, in order. */
+  intents: (Intent | undefined)[] = [];
   /** The idempotency key of each send, in order. */
   keys: string[] = [];
   nextId = 1;
@@ -47,11 +50,13 @@ class FakeHost implements Transport {
     if (this.gate) await this.gate;
     return (this.logs.get(id) ?? []).filter((e) => e.seq >= from);
   });
-  send = vi.fn(async (id: string, text: string, key: string) => {
+  send = vi.fn(async (id: string, text: string, key: string, intent?: Intent) => {
     this.sent.push([id, text]);
     this.keys.push(key);
+    this.intents.push(intent);
     return 'run-1';
   });
+  answer = vi.fn(async (_id: string, _callIds: string[], _allowed: boolean, _feedback: string) => {});
   cancel = vi.fn(async () => {});
   reportView = vi.fn(async () => {});
   subscribe(onEvents: (e: QEvent[]) => void, onSessions: (s: Session[]) => void, onResync?: () => void) {
@@ -310,5 +315,98 @@ describe('ChatStore', () => {
     await c.start();
     expect(c.error).toBe(`Could not load your chats: ${sentence}`);
     expect(c.sessions).toEqual([]);
+  });
+
+  it('an idle send is a follow-up, whatever the composer asked', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    expect(c.runGoing).toBe(false);
+    await c.send('first', 'steer');
+    expect(h.intents).toEqual(['follow_up']);
+  });
+
+  it('while a request is going: Enter steers (the default), "Queue as next request" is a follow-up', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    h.onEvents([ev('new', 2, 'run.started', { model: 'm' }, 'r'), ev('new', 3, 'assistant.delta', { content: 'Hel' }, 'r')]);
+    expect(c.runGoing).toBe(true);
+    await c.send('only this week');
+    await c.send('and then the roses', 'follow_up');
+    expect(h.sent).toEqual([
+      ['new', 'only this week'],
+      ['new', 'and then the roses'],
+    ]);
+    expect(h.intents).toEqual(['steer', 'follow_up']);
+    expect(new Set(h.keys).size).toBe(2);
+    // The steer shows as pending until a step takes it up.
+    h.onEvents([ev('new', 4, 'input.received', { inputId: 'i2', intent: 'steer', text: 'only this week', runId: 'x' })]);
+    expect(c.conv?.pending.map((p) => p.text)).toEqual(['only this week']);
+    h.onEvents([ev('new', 5, 'assistant.message', { content: 'Hello', usage: null }, 'r'), ev('new', 6, 'user.message', { text: 'only this week', inputId: 'i2', intent: 'steer' }, 'r')]);
+    expect(c.conv?.pending).toEqual([]);
+    expect(texts(c)).toEqual(['user:hi', 'assistant:Hello', 'user:only this week']);
+    h.onEvents([ev('new', 7, 'run.finished', { reason: 'completed' }, 'r')]);
+    expect(c.runGoing).toBe(false);
+    await c.send('new topic', 'steer');
+    expect(h.intents.at(-1)).toBe('follow_up');
+  });
+
+  it('the open question is the last permission item without an answer', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    expect(c.question).toBeNull();
+    expect(c.answersInPage).toBe(true);
+    const calls = [
+      { id: 'w1', name: 'write_file', arguments: '{}' },
+      { id: 'w2', name: 'delete_file', arguments: '{}' },
+    ];
+    h.onEvents([
+      ev('new', 2, 'run.started', { model: 'm' }, 'r'),
+      ev('new', 3, 'assistant.message', { content: '', toolCalls: calls, usage: null }, 'r'),
+      ev('new', 4, 'permission.requested', { calls, deadlineNs: 0 }, 'r'),
+    ]);
+    expect(c.question?.key).toBe(4);
+    expect(c.running).toBe(true);
+    h.onEvents([ev('new', 5, 'permission.answered', { callIds: ['w1', 'w2'], allowed: true }, 'r')]);
+    expect(c.question).toBeNull();
+  });
+
+  it('answer sends every call of the question, the choice and the trimmed reason', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    const calls = [
+      { id: 'w1', name: 'write_file', arguments: '{}' },
+      { id: 'w2', name: 'delete_file', arguments: '{}' },
+    ];
+    h.onEvents([ev('new', 2, 'run.started', { model: 'm' }, 'r'), ev('new', 3, 'permission.requested', { calls, deadlineNs: 0 }, 'r')]);
+    let release!: () => void;
+    h.answer.mockImplementationOnce(() => new Promise<void>((r) => (release = r)));
+    const pending = c.answer(c.question!, false, '  not today  ');
+    expect(c.answering).toBe(3);
+    expect(await c.answer(c.question!, true)).toBe(false); // one answer at a time
+    release();
+    expect(await pending).toBe(true);
+    expect(c.answering).toBeNull();
+    expect(h.answer).toHaveBeenCalledTimes(1);
+    expect(h.answer).toHaveBeenCalledWith('new', ['w1', 'w2'], false, 'not today');
+    expect(c.answerError).toBeNull();
+  });
+
+  it('an answer the host refuses (the question closed) keeps its sentence on that question', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    const calls = [{ id: 'w1', name: 'write_file', arguments: '{}' }];
+    h.onEvents([ev('new', 2, 'run.started', { model: 'm' }, 'r'), ev('new', 3, 'permission.requested', { calls, deadlineNs: 0 }, 'r')]);
+    const sentence = 'there is no open question about those calls (answered already, or the request ended)';
+    h.answer.mockRejectedValueOnce(new Error(sentence));
+    expect(await c.answer(c.question!, true)).toBe(false);
+    expect(c.answerError).toEqual({ key: 3, text: sentence });
+    expect(c.answering).toBeNull();
+    await c.select('old');
+    expect(c.answerError).toBeNull();
   });
 });

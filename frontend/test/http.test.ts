@@ -129,11 +129,61 @@ describe('HttpTransport requests', () => {
     expect(await new HttpTransport(base).events('s1', 0)).toEqual([]);
   });
 
-  it('send POSTs {text} with its Idempotency-Key and returns the run id from a 202', async () => {
+  it('send POSTs {text, intent: follow_up} with its Idempotency-Key and returns the run id from a 202', async () => {
     routes['POST /api/sessions/s1/messages'] = { status: 202, body: { runId: 'run-9' } };
     expect(await new HttpTransport(base).send('s1', 'hello\nworld', 'key-1')).toBe('run-9');
-    expect(seen[0].body).toEqual({ text: 'hello\nworld' });
+    expect(seen[0].body).toEqual({ text: 'hello\nworld', intent: 'follow_up' });
     expect(seen[0].key).toBe('key-1');
+  });
+
+  it.each(['follow_up', 'steer', 'inject'] as const)('send with intent %s puts it in the body', async (intent) => {
+    routes['POST /api/sessions/s1/messages'] = { status: 202, body: { runId: 'run-going' } };
+    expect(await new HttpTransport(base).send('s1', 'also this', 'key-2', intent)).toBe('run-going');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ method: 'POST', url: '/api/sessions/s1/messages', key: 'key-2', protocol: PROTOCOL_VERSION });
+    expect(seen[0].body).toEqual({ text: 'also this', intent });
+  });
+
+  it('a steer whose answer is lost is retried with the same key and the same intent', async () => {
+    routes['POST /api/sessions/s1/messages'] = { status: 202, body: { runId: 'run-going' } };
+    drops['POST /api/sessions/s1/messages'] = 1;
+    const t = new HttpTransport(base, { retryDelayMs: 0 });
+    expect(await t.send('s1', 'steer me', 'key-3', 'steer')).toBe('run-going');
+    expect(seen.map((x) => [x.key, x.body])).toEqual([
+      ['key-3', { text: 'steer me', intent: 'steer' }],
+      ['key-3', { text: 'steer me', intent: 'steer' }],
+    ]);
+  });
+
+  it('answer POSTs {callIds, allowed, feedback} to /answer and accepts 204', async () => {
+    routes['POST /api/sessions/a%2Fb%20c/answer'] = { status: 204 };
+    const t = new HttpTransport(base);
+    expect(t.answersInPage).toBe(true);
+    await expect(t.answer('a/b c', ['call-1', 'call-2'], false, 'not that file')).resolves.toBeUndefined();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({
+      method: 'POST',
+      url: '/api/sessions/a%2Fb%20c/answer',
+      contentType: 'application/json',
+      protocol: PROTOCOL_VERSION,
+    });
+    expect(seen[0].body).toEqual({ callIds: ['call-1', 'call-2'], allowed: false, feedback: 'not that file' });
+    expect(seen[0].key).toBeUndefined();
+  });
+
+  it('answer with Allow and no reason sends an empty feedback', async () => {
+    routes['POST /api/sessions/s1/answer'] = { status: 204 };
+    await new HttpTransport(base).answer('s1', ['c1'], true, '');
+    expect(seen[0].body).toEqual({ callIds: ['c1'], allowed: true, feedback: '' });
+  });
+
+  it('answer to a closed question (409) rejects with the sentence, word for word, and is not retried', async () => {
+    const sentence = 'there is no open question about those calls (answered already, or the request ended)';
+    routes['POST /api/sessions/s1/answer'] = { status: 409, body: { error: sentence } };
+    await expect(new HttpTransport(base, { retryDelayMs: 0 }).answer('s1', ['c1'], true, '')).rejects.toThrow(
+      new Error(sentence),
+    );
+    expect(seen).toHaveLength(1);
   });
 
   it('cancel POSTs to /cancel', async () => {
@@ -294,7 +344,7 @@ describe('HttpTransport errors', () => {
       'http://quire.invalid/api/sessions/s/messages',
       expect.objectContaining({
         method: 'POST',
-        body: '{"text":"x"}',
+        body: '{"text":"x","intent":"follow_up"}',
         headers: { 'Quire-Protocol': '1.0', 'Content-Type': 'application/json', 'Idempotency-Key': 'k' },
       }),
     );

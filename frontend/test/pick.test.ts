@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { PROTOCOL_VERSION } from '../src/lib/protocol';
 import { HttpTransport } from '../src/lib/transport/http';
 import { pickTransport } from '../src/lib/transport/pick';
-import { WailsTransport, type WailsApp, type WailsRuntime } from '../src/lib/transport/wails';
+import { ANSWER_IN_DIALOG, NO_SEND_WITH, WailsTransport, type WailsApp, type WailsRuntime } from '../src/lib/transport/wails';
 
 function fakeApp(over: Partial<WailsApp> = {}): WailsApp {
   const session = { id: 's1', title: 'T', createdAt: '', updatedAt: '', lastSeq: 0, running: false };
@@ -15,6 +15,7 @@ function fakeApp(over: Partial<WailsApp> = {}): WailsApp {
     DeleteSession: vi.fn(async () => undefined),
     Events: vi.fn(async () => []),
     Send: vi.fn(async () => 'run-1'),
+    SendWith: vi.fn(async () => 'run-going'),
     Cancel: vi.fn(async () => undefined),
     ReportView: vi.fn(async () => undefined),
     ...over,
@@ -84,6 +85,46 @@ describe('WailsTransport', () => {
     const err = await t.send('s', 'x', 'k').catch((e) => e);
     expect(err).toBeInstanceOf(Error);
     expect(err.message).toBe('This chat is still answering.');
+  });
+
+  it('send with intent follow_up (the default) calls Send(id, text, key), not SendWith', async () => {
+    const app = fakeApp();
+    const t = new WailsTransport(app, undefined);
+    expect(await t.send('s1', 'next one', 'k1', 'follow_up')).toBe('run-1');
+    expect(await t.send('s1', 'and this', 'k2')).toBe('run-1');
+    expect(app.Send).toHaveBeenNthCalledWith(1, 's1', 'next one', 'k1');
+    expect(app.Send).toHaveBeenNthCalledWith(2, 's1', 'and this', 'k2');
+    expect(app.SendWith).not.toHaveBeenCalled();
+  });
+
+  it.each(['steer', 'inject'] as const)('send with intent %s calls SendWith(id, text, intent, key), after the handshake', async (intent) => {
+    const app = fakeApp();
+    const t = new WailsTransport(app, undefined);
+    expect(await t.send('s1', 'also check the dates', 'k3', intent)).toBe('run-going');
+    expect(app.SendWith).toHaveBeenCalledWith('s1', 'also check the dates', intent, 'k3');
+    expect(app.Send).not.toHaveBeenCalled();
+    expect(vi.mocked(app.SendWith!).mock.invocationCallOrder[0]).toBeGreaterThan(vi.mocked(app.Handshake).mock.invocationCallOrder[0]);
+  });
+
+  it('a SendWith that Go refuses rejects with its sentence', async () => {
+    const t = new WailsTransport(fakeApp({ SendWith: () => Promise.reject('intent "x" is not follow_up, steer or inject') }), undefined);
+    await expect(t.send('s1', 'x', 'k', 'steer')).rejects.toThrow(/^intent "x" is not follow_up, steer or inject$/);
+  });
+
+  it('an older window without SendWith: a steer rejects with a sentence and Send is not used instead', async () => {
+    const app = fakeApp();
+    delete (app as Partial<WailsApp>).SendWith;
+    const t = new WailsTransport(app, undefined);
+    await expect(t.send('s1', 'x', 'k', 'steer')).rejects.toThrow(NO_SEND_WITH);
+    expect(app.Send).not.toHaveBeenCalled();
+  });
+
+  it('answers are not given in the page: answersInPage is false and answer rejects without calling Go', async () => {
+    const app = fakeApp();
+    const t = new WailsTransport(app, undefined);
+    expect(t.answersInPage).toBe(false);
+    await expect(t.answer('s1', ['c1'], true, '')).rejects.toThrow(ANSWER_IN_DIALOG);
+    for (const m of Object.values(app)) expect(m).not.toHaveBeenCalled();
   });
 
   it('a Cancel that Go refuses rejects with its sentence', async () => {

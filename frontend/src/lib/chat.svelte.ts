@@ -7,15 +7,30 @@
 // load that overlaps the live stream neither loses nor doubles anything.
 //
 // Sending: each user message gets its own idempotency key here, and every
-// attempt to deliver that message (a transport's retries) carries it.
-import { emptyConversation, fold, hasGap, type Conversation } from './conversation';
+// attempt to deliver that message (a transport's retries) carries it. While a
+// run is going, a message is sent as a steer (it joins the request at its next
+// step) or as a follow-up (queued as the next request); otherwise follow_up.
+//
+// Permission questions: the open one of the active session is `question`;
+// `answer` sends the user's answer (only where the transport answersInPage).
+import { emptyConversation, fold, hasGap, type Conversation, type Item } from './conversation';
 import { titleFrom } from './format';
 import { newIdempotencyKey } from './idempotency';
-import type { Check, DoctorReport, QEvent, Session } from './protocol';
+import type { Check, DoctorReport, Intent, QEvent, Session } from './protocol';
 import type { Transport } from './transport/transport';
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
+}
+
+/** The last permission item of `conv` still waiting for an answer, or null. */
+export function openQuestion(conv: Conversation | null): Item | null {
+  const items = conv?.items ?? [];
+  for (let i = items.length - 1; i >= 0; i--) {
+    const p = items[i].permission;
+    if (items[i].kind === 'permission' && p && !p.answer && !p.closed) return items[i];
+  }
+  return null;
 }
 
 export class ChatStore {
@@ -33,6 +48,10 @@ export class ChatStore {
   loading = $state(false);
   /** Bumped whenever the composer should take focus. */
   focusRequest = $state(0);
+  /** The key of the permission item whose answer is on its way, or null. */
+  answering = $state<number | null>(null);
+  /** Why the last answer failed, for the permission item with that key. */
+  answerError = $state<{ key: number; text: string } | null>(null);
 
   readonly active = $derived(this.sessions.find((s) => s.id === this.activeId) ?? null);
   /**
@@ -40,12 +59,18 @@ export class ChatStore {
    * it is folded: keeps Stop on between Send's answer and run.started.
    */
   private awaitingAfter = $state<number | null>(null);
-  /** A run of the active session is in progress (Stop is offered). */
-  readonly running = $derived(
-    this.sending ||
-      !!this.conv?.activeRun ||
+  /**
+   * A request of the active session is going (not counting a send on its
+   * way): a new message can steer it or be queued after it.
+   */
+  readonly runGoing = $derived(
+    !!this.conv?.activeRun ||
       (this.awaitingAfter !== null && !!this.conv && this.conv.lastFinishedSeq <= this.awaitingAfter),
   );
+  /** A run of the active session is in progress (Stop is offered). */
+  readonly running = $derived(this.sending || this.runGoing);
+  /** The open permission question of the active session (the last one not answered), or null. */
+  readonly question = $derived<Item | null>(openQuestion(this.conv));
   readonly streaming = $derived(!!this.conv?.activeRun || !!this.conv?.items.some((i) => i.streaming));
   readonly failingChecks = $derived<Check[]>((this.doctor?.checks ?? []).filter((c) => !c.ok));
   readonly showBanner = $derived(
@@ -59,6 +84,11 @@ export class ChatStore {
   private unsubscribe: (() => void) | null = null;
 
   constructor(private readonly t: Transport) {}
+
+  /** Questions can be answered in the page (else the desktop window asks in a dialog). */
+  get answersInPage(): boolean {
+    return this.t.answersInPage;
+  }
 
   /** Startup: subscribe, run the doctor, load sessions, open the newest. */
   async start(): Promise<void> {
@@ -90,6 +120,7 @@ export class ChatStore {
 
   async select(id: string | null): Promise<void> {
     this.focusRequest++;
+    if (id !== this.activeId) this.answerError = null; // keyed by seq: meaningless in another chat
     if (id === null) {
       this.loadToken++;
       this.awaitingAfter = null;
@@ -191,10 +222,13 @@ export class ChatStore {
 
   /**
    * Sends `text` as one new user message (with a key of its own); creates a
-   * session first when none is open. False if it failed.
+   * session first when none is open. While a request is going, `intent` says
+   * whether it joins it ('steer', the default) or waits for the next one
+   * ('follow_up'); otherwise it is always a follow-up. False if it failed.
    */
-  async send(text: string): Promise<boolean> {
+  async send(text: string, intent: Intent = 'steer'): Promise<boolean> {
     if (!text.trim()) return false;
+    const mode: Intent = this.activeId && this.runGoing ? intent : 'follow_up';
     this.error = null;
     this.sending = true;
     try {
@@ -207,7 +241,7 @@ export class ChatStore {
         id = s.id;
       }
       const before = this.conv?.session === id ? this.conv.lastSeq : -1;
-      await this.t.send(id, text, key);
+      await this.t.send(id, text, key, mode);
       if (this.activeId === id) this.awaitingAfter = before;
       return true;
     } catch (e) {
@@ -225,6 +259,33 @@ export class ChatStore {
       await this.t.cancel(id);
     } catch (e) {
       this.error = `Could not stop: ${message(e)}`;
+    }
+  }
+
+  /**
+   * Answers the open permission question `item` of the active session: all of
+   * its calls, allowed or not, with an optional reason. False if it failed
+   * (the sentence is in answerError, e.g. the question closed meanwhile).
+   */
+  async answer(item: Item, allowed: boolean, feedback = ''): Promise<boolean> {
+    const id = this.activeId;
+    const p = item.permission;
+    if (!id || !p || this.answering !== null) return false;
+    this.answering = item.key;
+    this.answerError = null;
+    try {
+      await this.t.answer(
+        id,
+        p.calls.map((c) => c.id),
+        allowed,
+        feedback.trim(),
+      );
+      return true;
+    } catch (e) {
+      this.answerError = { key: item.key, text: message(e) };
+      return false;
+    } finally {
+      this.answering = null;
     }
   }
 

@@ -6,23 +6,75 @@
 // Rules (docs/PROTOCOL.md):
 // - events of other sessions, duplicate seqs (a reconnect or an overlapping
 //   catch-up delivers the same event twice) and unknown types are ignored;
+// - `input.received` adds a pending input (shown as a queued bubble below the
+//   conversation) until the `user.message` with its inputId arrives: then it
+//   becomes a user item where the step took it up;
 // - `assistant.delta` pieces accumulate into the open (streaming) assistant
 //   item of their run;
 // - `assistant.message` replaces that item's text with the whole reply (no
-//   duplication); a later delta of the same run (the next step of a tool loop)
-//   opens a new item;
+//   duplication) and lists its tool calls, in call order; a later delta of the
+//   same run (the next step) opens a new item;
+// - `tool.started` / `tool.result` / `tool.refused` update their call (by
+//   callId) wherever it is, whatever order they arrive in;
+// - `permission.requested` adds a permission item; `permission.answered`
+//   records the answer on it;
 // - `run.finished` closes the run: 'error' adds an error item with the
-//   sentence from Go, 'cancelled' marks the open item as stopped.
+//   sentence from Go, 'cancelled' marks the open item as stopped, the limits
+//   (max-steps, budget, loop, …) add a notice with their sentence.
 import type {
   AssistantDeltaPayload,
   AssistantMessagePayload,
+  Intent,
+  PermissionAnsweredPayload,
+  PermissionRequestedPayload,
   QEvent,
   RunFinishedPayload,
+  ToolCall,
+  ToolRefusedPayload,
+  ToolResultPayload,
   Usage,
 } from './protocol';
 import { EventType } from './protocol';
 
-export type ItemKind = 'user' | 'assistant' | 'error' | 'notice';
+export type ItemKind = 'user' | 'assistant' | 'error' | 'notice' | 'permission';
+
+/**
+ * Where a tool call is: asked for by the model (requested), waiting for the
+ * user (asking), running, finished with a result, or refused (not run, or its
+ * end is unknown).
+ */
+export type CallPhase = 'requested' | 'asking' | 'running' | 'finished' | 'refused';
+
+export interface CallState {
+  id: string;
+  name: string;
+  /** The model's JSON text. */
+  arguments: string;
+  phase: CallPhase;
+  /** tool.result's status when finished, tool.refused's when refused. */
+  status?: string;
+  /** The result's content, or the refusal's reason. */
+  content?: string;
+  data?: unknown;
+  durationNs?: number;
+  attempts?: number;
+}
+
+export interface PermissionAnswer {
+  allowed: boolean;
+  feedback?: string;
+  byDefault?: boolean;
+}
+
+export interface PermissionState {
+  calls: readonly ToolCall[];
+  /** Unix nanoseconds of the default answer; 0 when none. */
+  deadlineNs: number;
+  /** Set when permission.answered came. */
+  answer?: PermissionAnswer;
+  /** The request ended (or was stopped) before any answer. */
+  closed?: boolean;
+}
 
 export interface Item {
   /** Stable key: the seq of the event that created the item. */
@@ -35,7 +87,32 @@ export interface Item {
   streaming: boolean;
   /** The run was cancelled while this item was being written. */
   stopped?: boolean;
+  /** The reply was cut off (a cancel or a failure). */
+  interrupted?: boolean;
   usage?: Usage;
+  /** The step of the run that wrote this reply. */
+  step?: number;
+  /** The tool calls of this step, in call order. */
+  calls?: readonly CallState[];
+  /** kind 'permission': the question and, once given, its answer. */
+  permission?: PermissionState;
+  /** kind 'notice': 'warn' for a run stopped by a limit. */
+  tone?: 'warn';
+  /** kind 'user': how it was sent. */
+  intent?: Intent;
+  /** kind 'user': its request ended before taking it up (the model never saw it). */
+  unsent?: boolean;
+}
+
+/** An input that arrived and waits for a step to take it up. */
+export interface PendingInput {
+  /** The seq of its input.received. */
+  key: number;
+  inputId: string;
+  intent: Intent;
+  text: string;
+  /** The run it opens if it opens one. */
+  runId?: string;
 }
 
 export interface Conversation {
@@ -43,6 +120,8 @@ export interface Conversation {
   /** Title as the log tells it (session.created / session.renamed). */
   title: string | null;
   items: readonly Item[];
+  /** Inputs not yet taken up, in arrival order (shown after the items). */
+  pending: readonly PendingInput[];
   /** Run id of the run in progress, or null. */
   activeRun: string | null;
   /** Highest seq folded so far; -1 when nothing was. */
@@ -58,8 +137,31 @@ export interface Conversation {
 export const STOPPED_NOTICE = 'Stopped.';
 export const FALLBACK_ERROR = 'Something went wrong while answering.';
 
+/** What a run stopped by a limit says when Go sent no sentence. */
+export const REASON_FALLBACK: Readonly<Record<string, string>> = {
+  denied: 'This request was not run.',
+  'nothing-to-do': 'There was nothing to answer.',
+  'max-steps': 'Stopped: this request took the most steps one request may take.',
+  'max-tool-calls': 'Stopped: the assistant asked for more tool calls than one request may make.',
+  budget: 'Stopped: this request used up its token budget.',
+  loop: 'Stopped: the assistant kept making the same call with the same result.',
+  interrupted: 'Quire stopped before this request finished.',
+};
+
+const INTENTS: ReadonlySet<string> = new Set(['follow_up', 'steer', 'inject']);
+
 export function emptyConversation(session: string): Conversation {
-  return { session, title: null, items: [], activeRun: null, lastSeq: -1, lastFinishedSeq: -1, seen: new Set(), events: [] };
+  return {
+    session,
+    title: null,
+    items: [],
+    pending: [],
+    activeRun: null,
+    lastSeq: -1,
+    lastFinishedSeq: -1,
+    seen: new Set(),
+    events: [],
+  };
 }
 
 /**
@@ -88,6 +190,7 @@ export function fold(conv: Conversation, events: readonly QEvent[]): Conversatio
       {
         title: conv.title,
         items: conv.items.slice(),
+        pending: conv.pending.slice(),
         activeRun: conv.activeRun,
         lastSeq: conv.lastSeq,
         lastFinishedSeq: conv.lastFinishedSeq,
@@ -97,21 +200,44 @@ export function fold(conv: Conversation, events: readonly QEvent[]): Conversatio
     return { session: conv.session, ...st, seen, events: conv.events.concat(fresh) };
   }
   const all = conv.events.concat(fresh).sort((a, b) => a.seq - b.seq);
-  const st = apply({ title: null, items: [], activeRun: null, lastSeq: -1, lastFinishedSeq: -1 }, all);
+  const st = apply({ title: null, items: [], pending: [], activeRun: null, lastSeq: -1, lastFinishedSeq: -1 }, all);
   return { session: conv.session, ...st, seen, events: all };
 }
 
 interface FoldState {
   title: string | null;
   items: Item[];
+  pending: PendingInput[];
   activeRun: string | null;
   lastSeq: number;
   lastFinishedSeq: number;
 }
 
-/** Applies events (sorted, new, of this session) to `st`; `st.items` is a private copy. */
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** A tool call from the log, whatever shape it came in. */
+function toCall(c: unknown): ToolCall | null {
+  if (!c || typeof c !== 'object') return null;
+  const o = c as Record<string, unknown>;
+  const args = o.arguments;
+  return {
+    id: str(o.id),
+    name: str(o.name),
+    arguments: typeof args === 'string' ? args : args === undefined ? '' : JSON.stringify(args),
+  };
+}
+
+function toCalls(list: unknown): ToolCall[] {
+  if (!Array.isArray(list)) return [];
+  return list.map(toCall).filter((c): c is ToolCall => c !== null);
+}
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/** Applies events (sorted, new, of this session) to `st`; `st.items` and `st.pending` are private copies. */
 function apply(st: FoldState, events: readonly QEvent[]): FoldState {
   const items = st.items;
+  let pending = st.pending;
   let { title, activeRun, lastSeq, lastFinishedSeq } = st;
 
   // Index (in `items`) of the open assistant item of a run, or -1.
@@ -122,8 +248,45 @@ function apply(st: FoldState, events: readonly QEvent[]): FoldState {
     }
     return -1;
   };
+  const lastAssistant = (runId: string): number => {
+    for (let i = items.length - 1; i >= 0; i--) {
+      if (items[i].kind === 'assistant' && items[i].runId === runId) return i;
+    }
+    return -1;
+  };
   const update = (i: number, patch: Partial<Item>) => {
     items[i] = { ...items[i], ...patch };
+  };
+  const updateCall = (i: number, j: number, patch: Partial<CallState>) => {
+    const calls = (items[i].calls ?? []).slice();
+    calls[j] = { ...calls[j], ...patch };
+    items[i] = { ...items[i], calls };
+  };
+  /** [item, call] of a call by id; a call the log never announced gets a card of its own. */
+  const findCall = (callId: string, name: string, runId: string, seq: number): [number, number] => {
+    for (let i = items.length - 1; i >= 0; i--) {
+      const calls = items[i].calls;
+      if (!calls) continue;
+      const j = calls.findIndex((c) => c.id === callId && (callId !== '' || c.name === name));
+      if (j >= 0) return [i, j];
+    }
+    const call: CallState = { id: callId, name, arguments: '', phase: 'requested' };
+    const i = lastAssistant(runId);
+    if (i >= 0 && items[i].calls) {
+      update(i, { calls: [...(items[i].calls ?? []), call] });
+      return [i, (items[i].calls ?? []).length - 1];
+    }
+    items.push({ key: seq, kind: 'assistant', text: '', runId, streaming: false, calls: [call] });
+    return [items.length - 1, 0];
+  };
+  /** Index of the last permission item asking about any of `callIds` that has no answer, or -1. */
+  const openPermission = (callIds: readonly string[]): number => {
+    for (let i = items.length - 1; i >= 0; i--) {
+      const p = items[i].permission;
+      if (items[i].kind !== 'permission' || !p || p.answer || p.closed) continue;
+      if (p.calls.some((c) => callIds.includes(c.id))) return i;
+    }
+    return -1;
   };
 
   for (const e of events) {
@@ -137,10 +300,21 @@ function apply(st: FoldState, events: readonly QEvent[]): FoldState {
         if (typeof p.title === 'string') title = p.title;
         break;
 
+      case EventType.InputReceived: {
+        const inputId = str(p.inputId);
+        if (pending.some((x) => x.inputId === inputId && inputId !== '')) break;
+        const intent = INTENTS.has(p.intent) ? (p.intent as Intent) : 'follow_up';
+        pending = [...pending, { key: e.seq, inputId, intent, text: str(p.text), runId: str(p.runId) || undefined }];
+        break;
+      }
+
       case EventType.UserMessage: {
+        const inputId = str(p.inputId);
+        if (inputId) pending = pending.filter((x) => x.inputId !== inputId);
         // A run starts (and shows its placeholder) before the step that takes
         // up the user's words: keep the words above the reply they prompt.
         const user: Item = { key: e.seq, kind: 'user', text: String(p.text ?? ''), streaming: false };
+        if (INTENTS.has(p.intent) && p.intent !== 'follow_up') user.intent = p.intent as Intent;
         const i = activeRun ? openItem(activeRun) : -1;
         if (i >= 0 && i === items.length - 1 && !items[i].text && !items[i].thinking) items.splice(i, 0, user);
         else items.push(user);
@@ -171,11 +345,15 @@ function apply(st: FoldState, events: readonly QEvent[]): FoldState {
 
       case EventType.AssistantMessage: {
         const m = p as AssistantMessagePayload;
+        const calls: CallState[] = toCalls(m.toolCalls).map((c) => ({ ...c, phase: 'requested' }));
         const final: Partial<Item> = {
           text: String(m.content ?? ''),
           thinking: m.thinking ? String(m.thinking) : undefined,
           usage: m.usage,
           streaming: false,
+          step: num(m.step),
+          calls: calls.length ? calls : undefined,
+          interrupted: m.interrupted ? true : undefined,
         };
         let i = openItem(runId);
         if (i >= 0) update(i, final);
@@ -183,26 +361,136 @@ function apply(st: FoldState, events: readonly QEvent[]): FoldState {
           items.push({ key: e.seq, kind: 'assistant', runId, ...final } as Item);
           i = items.length - 1;
         }
-        // A step that only called tools has no text to show.
-        if (!items[i].text && !items[i].thinking) items.splice(i, 1);
+        // A step with no text and no calls has nothing to show.
+        if (!items[i].text && !items[i].thinking && !items[i].calls) items.splice(i, 1);
+        break;
+      }
+
+      case EventType.ToolStarted: {
+        const [i, j] = findCall(str(p.callId), str(p.name), runId, e.seq);
+        const c = items[i].calls![j];
+        if (c.phase === 'requested' || c.phase === 'asking') updateCall(i, j, { phase: 'running', name: c.name || str(p.name) });
+        break;
+      }
+
+      case EventType.ToolResult: {
+        const r = p as ToolResultPayload;
+        const [i, j] = findCall(str(r.callId), str(r.name), runId, e.seq);
+        updateCall(i, j, {
+          phase: 'finished',
+          name: items[i].calls![j].name || str(r.name),
+          status: str(r.status) || 'success',
+          content: str(r.content),
+          data: r.data,
+          durationNs: num(r.durationNs),
+          attempts: num(r.attempts),
+        });
+        break;
+      }
+
+      case EventType.ToolRefused: {
+        const r = p as ToolRefusedPayload;
+        const callId = str(r.callId);
+        const [i, j] = findCall(callId, str(r.name), runId, e.seq);
+        updateCall(i, j, {
+          phase: 'refused',
+          name: items[i].calls![j].name || str(r.name),
+          status: str(r.status) || 'failure',
+          content: str(r.reason),
+        });
+        // A call refused while its question was open (a stop): nothing to answer any more.
+        const k = openPermission([callId]);
+        if (k >= 0) update(k, { permission: { ...items[k].permission!, closed: true } });
+        break;
+      }
+
+      case EventType.PermissionRequested: {
+        const q = p as PermissionRequestedPayload;
+        const calls = toCalls(q.calls);
+        const ids = calls.map((c) => c.id);
+        for (let i = 0; i < items.length; i++) {
+          const list = items[i].calls;
+          if (!list) continue;
+          list.forEach((c, j) => {
+            if (ids.includes(c.id) && c.phase === 'requested') updateCall(i, j, { phase: 'asking' });
+          });
+        }
+        items.push({
+          key: e.seq,
+          kind: 'permission',
+          text: '',
+          runId,
+          streaming: false,
+          permission: { calls, deadlineNs: num(q.deadlineNs) ?? 0 },
+        });
+        break;
+      }
+
+      case EventType.PermissionAnswered: {
+        const a = p as PermissionAnsweredPayload;
+        const ids = Array.isArray(a.callIds) ? a.callIds.map(String) : [];
+        const k = openPermission(ids);
+        if (k < 0) break;
+        const answer: PermissionAnswer = { allowed: !!a.allowed };
+        if (a.feedback) answer.feedback = String(a.feedback);
+        if (a.byDefault) answer.byDefault = true;
+        update(k, { permission: { ...items[k].permission!, answer } });
+        // The answered calls wait no more: they run (tool.started) or are refused next.
+        for (let i = 0; i < items.length; i++) {
+          items[i].calls?.forEach((c, j) => {
+            if (ids.includes(c.id) && c.phase === 'asking') updateCall(i, j, { phase: 'requested' });
+          });
+        }
         break;
       }
 
       case EventType.RunFinished: {
         const f = p as RunFinishedPayload;
+        const reason = String(f.reason ?? '');
+        const cancelled = reason === 'cancelled';
         const i = openItem(runId);
-        let empty = true;
+        let stopShown = false;
         if (i >= 0) {
-          empty = !items[i].text && !items[i].thinking;
+          const empty = !items[i].text && !items[i].thinking && !items[i].calls;
           if (empty) items.splice(i, 1);
-          else update(i, { streaming: false, stopped: f.reason === 'cancelled' ? true : undefined });
+          else {
+            update(i, { streaming: false, stopped: cancelled ? true : undefined });
+            stopShown = cancelled;
+          }
+        } else if (cancelled) {
+          // The reply was cut off and then logged whole (interrupted): mark it stopped.
+          const j = lastAssistant(runId);
+          if (j >= 0 && j === items.length - 1 && items[j].interrupted) {
+            update(j, { stopped: true });
+            stopShown = true;
+          }
         }
-        if (f.reason === 'cancelled' && empty) {
+        // Nothing of this run may stay "running" or "waiting" once it ended.
+        for (let k = 0; k < items.length; k++) {
+          const it = items[k];
+          if (it.runId !== runId) continue;
+          if (it.kind === 'permission' && it.permission && !it.permission.answer && !it.permission.closed) {
+            update(k, { permission: { ...it.permission, closed: true } });
+          }
+          it.calls?.forEach((c, j) => {
+            if (c.phase === 'running') updateCall(k, j, { phase: 'refused', status: 'unknown_completion' });
+            else if (c.phase === 'requested' || c.phase === 'asking') updateCall(k, j, { phase: 'refused', status: 'cancelled' });
+          });
+        }
+        // An input this run was opened for and never took up (e.g. too long):
+        // shown where it was, marked as not sent to the assistant.
+        for (const x of pending.filter((x) => x.runId === runId && runId !== '')) {
+          items.push({ key: x.key, kind: 'user', text: x.text, streaming: false, unsent: true });
+        }
+        pending = pending.filter((x) => !(x.runId === runId && runId !== ''));
+
+        const sentence = typeof f.error === 'string' && f.error.trim() ? f.error : '';
+        if (cancelled && !stopShown) {
           items.push({ key: e.seq, kind: 'notice', text: STOPPED_NOTICE, runId, streaming: false });
-        }
-        if (f.reason === 'error') {
-          const text = typeof f.error === 'string' && f.error.trim() ? f.error : FALLBACK_ERROR;
-          items.push({ key: e.seq, kind: 'error', text, runId, streaming: false });
+        } else if (reason === 'error') {
+          items.push({ key: e.seq, kind: 'error', text: sentence || FALLBACK_ERROR, runId, streaming: false });
+        } else if (reason !== 'completed' && !cancelled && (sentence || REASON_FALLBACK[reason])) {
+          items.push({ key: e.seq, kind: 'notice', tone: 'warn', text: sentence || REASON_FALLBACK[reason], runId, streaming: false });
         }
         if (activeRun === runId) activeRun = null;
         lastFinishedSeq = e.seq;
@@ -210,11 +498,11 @@ function apply(st: FoldState, events: readonly QEvent[]): FoldState {
       }
 
       default:
-        // Unknown types are ignored (the kernel is the strict one).
+        // Unknown types (and step.started, which changes nothing on screen) are ignored.
         break;
     }
   }
-  return { title, items, activeRun, lastSeq, lastFinishedSeq };
+  return { title, items, pending, activeRun, lastSeq, lastFinishedSeq };
 }
 
 /** Folds a whole log from scratch. */
@@ -228,4 +516,20 @@ export function hasGap(conv: Conversation, events: readonly QEvent[]): boolean {
   if (mine.length === 0) return false;
   const min = Math.min(...mine.map((e) => e.seq));
   return min > conv.lastSeq + 1;
+}
+
+/**
+ * True while a run is going and nothing of it shows progress: no reply is
+ * streaming, no call is running or waiting for the user. That is the pause
+ * between steps (the next step.started is internal), shown as "working".
+ */
+export function betweenSteps(conv: Conversation | null): boolean {
+  if (!conv?.activeRun) return false;
+  for (const it of conv.items) {
+    if (it.streaming) return false;
+    if (it.runId !== conv.activeRun) continue;
+    if (it.calls?.some((c) => c.phase === 'running' || c.phase === 'asking' || c.phase === 'requested')) return false;
+    if (it.permission && !it.permission.answer && !it.permission.closed) return false;
+  }
+  return true;
 }

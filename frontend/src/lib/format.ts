@@ -11,9 +11,10 @@ export function titleFrom(text: string, max = 40): string {
   return (space >= max * 0.5 ? cut.slice(0, space) : cut).trimEnd() + '…';
 }
 
-/** "128 prompt · 42 output tokens · 1.3 s", or '' without usage. */
+/** "128 prompt · 42 output tokens · 1.3 s", or '' without usage (or an all-zero one, as a cut-off reply has). */
 export function usageLabel(u: Usage | undefined | null): string {
   if (!u) return '';
+  if (!Number(u.promptTokens) && !Number(u.outputTokens) && !Number(u.durationNs)) return '';
   const parts: string[] = [];
   const p = Number(u.promptTokens);
   const o = Number(u.outputTokens);
@@ -25,4 +26,10 @@ export function usageLabel(u: Usage | undefined | null): string {
     parts.push(s >= 10 ? `${Math.round(s)} s` : `${s.toFixed(1)} s`);
   }
   return parts.join(' · ');
+}
+
+/** The line under a pending (not yet taken up) message. */
+export function pendingLabel(intent: string, runGoing: boolean): string {
+  if (intent === 'steer' || intent === 'inject') return 'Will be added to the current request';
+  return runGoing ? 'Queued: runs after the current request' : 'Sending…';
 }

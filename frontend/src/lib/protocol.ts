@@ -30,6 +30,9 @@ export interface QEvent {
   payload: any;
 }
 
+/** What a session's run is doing (Session.runStatus). */
+export type RunStatus = 'idle' | 'streaming' | 'awaiting-permission' | 'executing-tools' | 'closing';
+
 export interface Session {
   id: string;
   title: string;
@@ -37,6 +40,10 @@ export interface Session {
   updatedAt: string;
   lastSeq: number;
   running: boolean;
+  /** Whether the kernel has the session attached ('attached' | 'detached'); optional. */
+  status?: string;
+  /** What its run is doing; optional (older hosts leave it out). */
+  runStatus?: RunStatus;
   /** A branch: the session it forks from, and the last seq of that session it keeps. */
   parent?: string;
   parentSeq?: number;
@@ -54,15 +61,41 @@ export interface DoctorReport {
   checks: Check[];
 }
 
-// Payloads of the event types a frontend renders.
+// Payloads of the event types a frontend renders (kernel/event/types.go).
 export interface SessionTitlePayload {
   title: string;
 }
+
+/**
+ * When a message is taken up: 'follow_up' the next request (queued while one
+ * is going), 'steer' the next step of the request that is going, 'inject' the
+ * next step whenever it comes, without starting one.
+ */
+export type Intent = 'follow_up' | 'steer' | 'inject';
+
+/** An input arrived; it may wait in a queue until a step takes it up (user.message). */
+export interface InputReceivedPayload {
+  inputId: string;
+  intent: Intent;
+  text: string;
+  /** The run this input opens, if it opens one. */
+  runId?: string;
+  caps?: unknown;
+}
+/** The user's words as the model sees them: logged when a step takes the input up. */
 export interface UserMessagePayload {
   text: string;
+  inputId?: string;
+  intent?: Intent;
 }
 export interface RunStartedPayload {
   model: string;
+  /** The input that opened the run. */
+  inputId?: string;
+}
+export interface StepStartedPayload {
+  step: number;
+  inputIds?: string[];
 }
 export interface AssistantDeltaPayload {
   content?: string;
@@ -73,17 +106,74 @@ export interface Usage {
   outputTokens: number;
   durationNs: number;
 }
+/** A call the model asked for; `arguments` is the model's JSON text. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
 export interface AssistantMessagePayload {
+  step?: number;
   content: string;
   thinking?: string;
-  toolCalls?: unknown[];
+  toolCalls?: ToolCall[];
   doneReason: string;
   model: string;
   usage: Usage;
+  /** Cut off by a cancel or a failure: what the user saw is kept. */
+  interrupted?: boolean;
 }
-export type FinishReason = 'completed' | 'cancelled' | 'error';
+export interface ToolStartedPayload {
+  callId: string;
+  name: string;
+}
+export type ToolResultStatus = 'success' | 'failure' | 'partial' | 'empty' | 'cancelled';
+export interface ToolResultPayload {
+  callId: string;
+  name: string;
+  status?: ToolResultStatus;
+  /** What the model sees. */
+  content: string;
+  /** The structured result (any JSON value), for the UI and replay. */
+  data?: unknown;
+  durationNs?: number;
+  attempts?: number;
+}
+/** unknown_completion: dispatched before a crash; it may or may not have happened. */
+export type ToolRefusedStatus = 'denied' | 'cancelled' | 'failure' | 'unknown_completion';
+export interface ToolRefusedPayload {
+  callId: string;
+  name: string;
+  status: ToolRefusedStatus;
+  /** A sentence; the model sees it as the call's result. */
+  reason: string;
+}
+export interface PermissionRequestedPayload {
+  calls: ToolCall[];
+  /** Unix time in nanoseconds when the default answer is given; 0 when none. */
+  deadlineNs: number;
+}
+export interface PermissionAnsweredPayload {
+  callIds: string[];
+  allowed: boolean;
+  feedback?: string;
+  /** Nobody answered in time: the default answer. */
+  byDefault?: boolean;
+}
+export type FinishReason =
+  | 'completed'
+  | 'cancelled'
+  | 'denied'
+  | 'nothing-to-do'
+  | 'error'
+  | 'max-steps'
+  | 'max-tool-calls'
+  | 'budget'
+  | 'loop'
+  | 'interrupted';
 export interface RunFinishedPayload {
   reason: FinishReason;
+  /** A sentence for the user (error, and every reason but completed/cancelled/nothing-to-do). */
   error?: string;
 }
 
@@ -91,10 +181,17 @@ export interface RunFinishedPayload {
 export const EventType = {
   SessionCreated: 'session.created',
   SessionRenamed: 'session.renamed',
+  InputReceived: 'input.received',
   UserMessage: 'user.message',
   RunStarted: 'run.started',
+  StepStarted: 'step.started',
   AssistantDelta: 'assistant.delta',
   AssistantMessage: 'assistant.message',
+  ToolStarted: 'tool.started',
+  ToolResult: 'tool.result',
+  ToolRefused: 'tool.refused',
+  PermissionRequested: 'permission.requested',
+  PermissionAnswered: 'permission.answered',
   RunFinished: 'run.finished',
 } as const;
 

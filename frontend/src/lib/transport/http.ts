@@ -13,6 +13,7 @@ import {
   PROTOCOL_QUERY,
   PROTOCOL_VERSION,
   type DoctorReport,
+  type Intent,
   type QEvent,
   type Session,
   type ViewSnapshot,
@@ -47,6 +48,7 @@ interface RequestOptions {
 }
 
 export class HttpTransport implements Transport {
+  readonly answersInPage = true;
   private readonly base: string;
   private readonly fetchFn: FetchFn;
   private readonly makeEventSource: EventSourceFactory;
@@ -125,9 +127,9 @@ export class HttpTransport implements Transport {
     const q = `?from=${encodeURIComponent(String(from))}`;
     return (await this.request<QEvent[] | null>('GET', `${HttpTransport.sessionPath(id)}/events${q}`)) ?? [];
   }
-  async send(id: string, text: string, key: string): Promise<string> {
+  async send(id: string, text: string, key: string, intent: Intent = 'follow_up'): Promise<string> {
     const r = await this.request<{ runId?: string } | undefined>('POST', `${HttpTransport.sessionPath(id)}/messages`, {
-      body: { text },
+      body: { text, intent },
       key,
       retries: SEND_RETRIES,
     });
@@ -135,6 +137,12 @@ export class HttpTransport implements Transport {
   }
   async cancel(id: string): Promise<void> {
     await this.request<void>('POST', `${HttpTransport.sessionPath(id)}/cancel`);
+  }
+  /** POST …/answer {callIds, allowed, feedback}: 204, or 409 {"error"} when the question is closed. */
+  async answer(id: string, callIds: string[], allowed: boolean, feedback: string): Promise<void> {
+    await this.request<void>('POST', `${HttpTransport.sessionPath(id)}/answer`, {
+      body: { callIds, allowed, feedback },
+    });
   }
   async reportView(snapshot: ViewSnapshot): Promise<void> {
     await this.request<void>('POST', '/api/probe', { body: snapshot });

@@ -7,9 +7,15 @@
 // The protocol handshake (PROTOCOL_VERSION) is each transport's own business
 // and invisible here: Wails calls Handshake once before anything else, HTTP
 // sends the version with every request.
-import type { DoctorReport, QEvent, Session, ViewSnapshot } from '../protocol';
+import type { DoctorReport, Intent, QEvent, Session, ViewSnapshot } from '../protocol';
 
 export interface Transport {
+  /**
+   * True when permission questions are answered in the page (HTTP). False in
+   * the desktop window, where a native dialog asks and `answer` is not
+   * offered: the page shows the question read-only.
+   */
+  readonly answersInPage: boolean;
   doctor(): Promise<DoctorReport>;
   /** Newest first. */
   listSessions(): Promise<Session[]>;
@@ -23,9 +29,18 @@ export interface Transport {
    * `key` is the message's idempotency key (newIdempotencyKey(), one per user
    * message): Quire treats a repeat with the same key and text as the same
    * message, so a transport may retry with it and the message is still
-   * posted once.
+   * posted once. `intent` (default 'follow_up') says when it is taken up:
+   * 'follow_up' the next request (queued while one is going), 'steer' the
+   * next step of the request that is going. Resolves with the id of the run
+   * it opens or joins.
    */
-  send(id: string, text: string, key: string): Promise<string>;
+  send(id: string, text: string, key: string, intent?: Intent): Promise<string>;
+  /**
+   * Answers the open permission question of session `id` about `callIds`
+   * (all the calls of the question). Rejects with the host's sentence, e.g.
+   * when the question is already closed.
+   */
+  answer(id: string, callIds: string[], allowed: boolean, feedback: string): Promise<void>;
   cancel(id: string): Promise<void>;
   /** Test-only probe; a no-op in production. */
   reportView(snapshot: ViewSnapshot): Promise<void>;

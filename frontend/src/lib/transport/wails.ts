@@ -6,7 +6,10 @@
 // until Handshake(PROTOCOL_VERSION) succeeded, so the first call that needs it
 // shakes hands and every call awaits that one memoised promise. If it fails,
 // every such call rejects with its sentence.
-import type { DoctorReport, QEvent, Session, ViewSnapshot } from '../protocol';
+//
+// Permission questions: Go asks them in a native dialog, so there is no bound
+// method to answer one; `answersInPage` is false and `answer` rejects.
+import type { DoctorReport, Intent, QEvent, Session, ViewSnapshot } from '../protocol';
 import { PROTOCOL_VERSION, RuntimeEvent } from '../protocol';
 import { toError, type Transport } from './transport';
 
@@ -20,8 +23,13 @@ export interface WailsApp {
   RenameSession(id: string, title: string): Promise<Session>;
   DeleteSession(id: string): Promise<void>;
   Events(id: string, fromSeq: number): Promise<QEvent[] | null>;
-  /** `key` is the message's idempotency key. */
+  /** `key` is the message's idempotency key; the intent is follow_up. */
   Send(id: string, text: string, key: string): Promise<string>;
+  /**
+   * Send with an intent ('follow_up' | 'steer' | 'inject'); used when it is
+   * not follow_up. Optional: an older Quire has no SendWith.
+   */
+  SendWith?(id: string, text: string, intent: Intent, key: string): Promise<string>;
   Cancel(id: string): Promise<void>;
   ReportView(snapshot: ViewSnapshot): Promise<void>;
 }
@@ -39,7 +47,13 @@ declare global {
   }
 }
 
+/** Why WailsTransport.answer rejects: the desktop window answers in a native dialog. */
+export const ANSWER_IN_DIALOG = 'In the Quire window, questions about running tools are answered in the dialog window.';
+/** Why a steer fails inside an older Quire window (no SendWith). */
+export const NO_SEND_WITH = 'This Quire window cannot add to a running request (it has no SendWith); update Quire.';
+
 export class WailsTransport implements Transport {
+  readonly answersInPage = false;
   private handshake: Promise<void> | null = null;
 
   constructor(
@@ -93,8 +107,16 @@ export class WailsTransport implements Transport {
   async events(id: string, from: number): Promise<QEvent[]> {
     return (await this.call(() => this.app.Events(id, from))) ?? [];
   }
-  send(id: string, text: string, key: string): Promise<string> {
-    return this.call(() => this.app.Send(id, text, key));
+  send(id: string, text: string, key: string, intent: Intent = 'follow_up'): Promise<string> {
+    if (intent === 'follow_up') return this.call(() => this.app.Send(id, text, key));
+    return this.call(() => {
+      if (typeof this.app.SendWith !== 'function') return Promise.reject(NO_SEND_WITH);
+      return this.app.SendWith(id, text, intent, key);
+    });
+  }
+  /** There is no bound method: the window asks in a native dialog. */
+  answer(_id: string, _callIds: string[], _allowed: boolean, _feedback: string): Promise<void> {
+    return Promise.reject(new Error(ANSWER_IN_DIALOG));
   }
   async cancel(id: string): Promise<void> {
     await this.call(() => this.app.Cancel(id));
