@@ -1,16 +1,24 @@
 // Package tool is the kernel's vocabulary for tools: what a tool declares
 // (name, schema, effects, idempotency, timeout), the result every tool
-// returns, and the permission decision as a pure function of a tool's
-// effects and the user's profile.
+// returns, the permission decision as a pure function of a tool's effects and
+// the user's profile, the lenient parse of a call's arguments (ParseArgs) and
+// the "after" stage that redacts and truncates a result (Finish).
 //
-// It imports only the standard library. It must never import a database
-// driver, a model client, Wails, memory/, rag/ or tools/ (the concrete tools
-// live there and depend on this package, not the other way round).
+// It imports only the standard library, because kernel/core imports it and
+// core's dependencies are the standard library and the kernel vocabulary
+// only. What needs a JSON Schema library (the registry of tools, which
+// checks each declared schema, and the strict validation of arguments) lives
+// in the sub-package kernel/tool/registry, which core does not import. This
+// package must never import a database driver, a model client, Wails,
+// memory/, rag/ or tools/ (the concrete tools live there and depend on this
+// package, not the other way round).
 package tool
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -28,17 +36,54 @@ const (
 // AllEffects lists every effect, in order.
 var AllEffects = []Effect{ReadFs, WriteFs, Net, Exec}
 
+// effectNames are the settings-file spellings of AllEffects, in the same order.
+var effectNames = []string{"read", "write", "net", "exec"}
+
+// String spells the set as a settings file does: "none", or the names of its
+// effects joined with "+" in the order of AllEffects ("read+write").
+// ParseEffects reads it back. Bits outside AllEffects, which no tool should
+// declare, show as "unknown(0x..)" so they are never silently dropped.
 func (e Effect) String() string {
 	if e == 0 {
 		return "none"
 	}
 	var parts []string
-	for i, name := range []string{"read", "write", "net", "exec"} {
+	var known Effect
+	for i, name := range effectNames {
+		known |= AllEffects[i]
 		if e&AllEffects[i] != 0 {
 			parts = append(parts, name)
 		}
 	}
+	if rest := e &^ known; rest != 0 {
+		parts = append(parts, fmt.Sprintf("unknown(%#x)", uint8(rest)))
+	}
 	return strings.Join(parts, "+")
+}
+
+// ParseEffects reads an effect set as written in a settings file: "none", or
+// one or more of read, write, net and exec joined with "+" ("read+write").
+// Case and spaces around the names do not matter, and a name may repeat; an
+// empty string and any other name are refused with ErrUnknownEffect, so a typo
+// never turns into "no effects".
+func ParseEffects(s string) (Effect, error) {
+	trimmed := strings.TrimSpace(s)
+	if strings.EqualFold(trimmed, "none") {
+		return 0, nil
+	}
+	if trimmed == "" {
+		return 0, fmt.Errorf("%w: the effect set is empty (write \"none\" for no effects)", ErrUnknownEffect)
+	}
+	var e Effect
+	for _, part := range strings.Split(trimmed, "+") {
+		i := slices.Index(effectNames, strings.ToLower(strings.TrimSpace(part)))
+		if i < 0 {
+			return 0, fmt.Errorf("%w: %q in %q (want \"none\", or %s joined with \"+\")",
+				ErrUnknownEffect, strings.TrimSpace(part), s, strings.Join(effectNames, ", "))
+		}
+		e |= AllEffects[i]
+	}
+	return e, nil
 }
 
 // Idempotency says whether running a tool twice is the same as once, which
@@ -131,8 +176,20 @@ const (
 )
 
 // Decide is the permission policy: a pure function of a tool's effects and
-// the profile. A tool with no effects always runs.
+// the profile. Under every known profile a tool with no effects, or that only
+// reads, runs. An empty profile is one nobody set and means "ask", the
+// default (as the runtime's settings do). Any other profile Decide does not
+// know allows nothing: a typo in a settings file must never widen what runs
+// without asking.
 func Decide(e Effect, p Profile) Decision {
+	if p == "" {
+		p = AskMe
+	}
+	switch p {
+	case Minimal, AskMe, Write:
+	default:
+		return Deny
+	}
 	if e == 0 || e == ReadFs {
 		return Allow
 	}
@@ -140,7 +197,9 @@ func Decide(e Effect, p Profile) Decision {
 	case Minimal:
 		return Deny
 	case Write:
-		if e&(Net|Exec) == 0 {
+		// Within {ReadFs, WriteFs}, not merely "no Net or Exec": a bit this
+		// version does not know asks rather than runs.
+		if e&^(ReadFs|WriteFs) == 0 {
 			return Allow
 		}
 		return Ask
