@@ -110,6 +110,7 @@ type ToolResultPayload struct {
 	Name       string `json:"name"`
 	Status     string `json:"status,omitempty"`
 	Content    string `json:"content"`
+	Full       string `json:"full,omitempty"` // the whole output when Content was cut
 	Data       any    `json:"data,omitempty"`
 	DurationNS int64  `json:"durationNs,omitempty"`
 	Attempts   int    `json:"attempts,omitempty"`

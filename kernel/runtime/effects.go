@@ -200,6 +200,10 @@ var errToolTimeout = errors.New("the tool took too long")
 
 const defaultToolTimeout = time.Minute
 
+// maxToolOutput is how much of a tool's output the model reads (about 2,000
+// tokens); the rest stays in the log.
+const maxToolOutput = 8000
+
 // runTool runs one call in its own goroutine with its own deadline, retries
 // it only if the tool declared itself idempotent, and reports its result. A
 // tool that does not stop within the cleanup bound after a cancel is given a
@@ -212,11 +216,23 @@ func (s *session) runTool(x core.RunTool) {
 	start := time.Now()
 	res := tool.Result{Status: tool.Failure}
 	attempts := 0
-	tools, _ := s.r.tools()
-	t, ok := tools[x.Call.Name]
-	if !ok {
+	tools, err := s.r.tools()
+	var t tool.Tool
+	ok := false
+	if err == nil {
+		t, ok = tools.Get(x.Call.Name)
+	}
+	// Lenient parse, then strict validation: bad arguments never break the
+	// loop, they become a result the model can correct.
+	args := tool.ParseArgs(string(x.Call.Arguments))
+	switch {
+	case !ok:
 		res.Content = fmt.Sprintf("The tool %s is no longer available.", x.Call.Name)
-	} else {
+	case tools.Validate(x.Call.Name, args) != nil:
+		res.Content = tools.Validate(x.Call.Name, args).Error() + ". Call the tool again with arguments that match its schema."
+	default:
+		call := x.Call
+		call.Arguments = args.JSON()
 		timeout := x.Timeout
 		if timeout <= 0 {
 			timeout = defaultToolTimeout
@@ -233,7 +249,7 @@ func (s *session) runTool(x core.RunTool) {
 		for attempts < tries {
 			attempts++
 			var err error
-			res, err = s.callTool(ctx, t, x.Call, timeout)
+			res, err = s.callTool(ctx, t, call, timeout)
 			if err == nil && res.Status != tool.Failure {
 				break
 			}
@@ -246,8 +262,16 @@ func (s *session) runTool(x core.RunTool) {
 			}
 		}
 	}
+	// The after stage: secrets redacted, long output cut for the model with
+	// the whole kept in the log beside it.
+	forModel, full := tool.Finish(res, tool.FinishOptions{MaxChars: maxToolOutput, Redact: tool.DefaultRedactions(),
+		Handle: "the tool.result event of call " + x.Call.ID + " (field full)"})
+	if full == forModel.Content {
+		full = ""
+	}
+	res = forModel
 	s.report(fact(event.ToolResult, s.r.now(), runID, event.ToolResultPayload{CallID: x.Call.ID, Name: x.Call.Name,
-		Status: string(res.Status), Content: res.Content, Data: res.Data, DurationNS: int64(time.Since(start)), Attempts: attempts}))
+		Status: string(res.Status), Content: res.Content, Full: full, Data: res.Data, DurationNS: int64(time.Since(start)), Attempts: attempts}))
 }
 
 func (s *session) callTool(ctx context.Context, t tool.Tool, call tool.Call, timeout time.Duration) (tool.Result, error) {

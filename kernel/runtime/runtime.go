@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"quire/kernel/protocol"
 	"quire/kernel/provider"
 	"quire/kernel/tool"
+	"quire/kernel/tool/registry"
 )
 
 // Store is what the runtime needs of the event store.
@@ -213,19 +213,36 @@ func (r *Runtime) SetSettings(s Settings) {
 	r.mu.Unlock()
 }
 
-// tools collects the tools of every provider, refusing duplicate names.
-func (r *Runtime) tools() (map[string]tool.Tool, error) {
-	out := map[string]tool.Tool{}
+// tools builds the registry of every provider's tools: duplicate names and
+// invalid specs fail here. A spec that declares no parameters takes no
+// arguments, and one that does not say whether it is idempotent is treated
+// as unsafe, so it is never retried.
+func (r *Runtime) tools() (*registry.Registry, error) {
+	var all []tool.Tool
 	for _, p := range r.toolProviders {
 		for _, t := range p.Tools() {
-			name := t.Spec().Name
-			if _, dup := out[name]; dup {
-				return nil, fmt.Errorf("%w: %q", ErrDuplicateTool, name)
-			}
-			out[name] = t
+			all = append(all, withDefaults{t})
 		}
 	}
-	return out, nil
+	reg, err := registry.New(all...)
+	if errors.Is(err, registry.ErrDuplicate) {
+		return nil, fmt.Errorf("%w: %w", ErrDuplicateTool, err)
+	}
+	return reg, err
+}
+
+// withDefaults fills in what a spec may leave out.
+type withDefaults struct{ tool.Tool }
+
+func (w withDefaults) Spec() tool.Spec {
+	sp := w.Tool.Spec()
+	if sp.Parameters == nil {
+		sp.Parameters = map[string]any{"type": "object"}
+	}
+	if sp.Idempotency == "" {
+		sp.Idempotency = tool.Unsafe
+	}
+	return sp
 }
 
 // snapshot freezes the capabilities a run will use.
@@ -239,13 +256,7 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 	}
 	caps := &event.Capabilities{Model: s.Model, NumCtx: s.NumCtx, Profile: string(s.Profile), Limits: s.Limits,
 		PermissionDefault: s.PermissionDefault}
-	names := make([]string, 0, len(tools))
-	for n := range tools {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		sp := tools[n].Spec()
+	for _, sp := range tools.Specs() {
 		caps.Tools = append(caps.Tools, event.ToolDecl{Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters,
 			Effects: uint8(sp.Effects), Idempotency: string(sp.Idempotency), TimeoutNS: int64(sp.Timeout), Parallel: sp.Parallel})
 	}

@@ -1,0 +1,78 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"quire/kernel/event"
+	"quire/kernel/tool"
+)
+
+func readNote(run func(context.Context, tool.Call) (tool.Result, error)) *fakeTool {
+	return &fakeTool{spec: tool.Spec{Name: "read_note", Description: "Read a note.", Effects: tool.ReadFs, Idempotency: tool.Safe,
+		Parameters: map[string]any{"type": "object", "required": []any{"path"},
+			"properties": map[string]any{"path": map[string]any{"type": "string"}, "limit": map[string]any{"type": "integer"}}}},
+		run: run}
+}
+
+// Bad arguments never break the loop: they become a result the model reads
+// and corrects, and the tool does not run on them.
+func TestBadArgumentsBecomeACorrectableResult(t *testing.T) {
+	var got []string
+	read := readNote(func(_ context.Context, c tool.Call) (tool.Result, error) {
+		got = append(got, string(c.Arguments))
+		return tool.Result{Status: tool.Success, Content: "contents"}, nil
+	})
+	k := kit(t, withTools(read))
+	k.Ollama.Script(
+		calling(`c1:read_note:{"limit":"ten"}`),
+		calling(`c2:read_note:{"path":"plan.md","limit":10}`),
+		saying("done"),
+	)
+	s := chat(t, k)
+	say(t, k, s, "read it", "")
+	evs := waitRuns(t, k, s, 1)
+	if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
+		t.Fatalf("run %+v", fin)
+	}
+	results := only[event.ToolResultPayload](t, evs, event.ToolResult)
+	if results[0].Status != "failure" || !strings.Contains(results[0].Content, `"path" is required`) || !strings.Contains(results[0].Content, `"limit" must be an integer`) {
+		t.Fatalf("first result %+v", results[0])
+	}
+	if len(got) != 1 || !strings.Contains(got[0], `"plan.md"`) {
+		t.Fatalf("the tool ran on %v; it must run only on valid arguments", got)
+	}
+}
+
+// Long output is cut for the model with a note, the whole is kept in the
+// log, and secrets are redacted from both.
+func TestLongOutputIsCutAndSecretsRedacted(t *testing.T) {
+	long := "AKIAABCDEFGHIJKLMNOP\n" + strings.Repeat("line of a long note\n", 1000)
+	read := readNote(func(context.Context, tool.Call) (tool.Result, error) {
+		return tool.Result{Status: tool.Success, Content: long}, nil
+	})
+	k := kit(t, withTools(read))
+	k.Ollama.Script(calling(`c1:read_note:{"path":"big.md"}`), saying("ok"))
+	s := chat(t, k)
+	say(t, k, s, "read big", "")
+	evs := waitRuns(t, k, s, 1)
+	r := only[event.ToolResultPayload](t, evs, event.ToolResult)[0]
+	if len(r.Content) > 9000 || !strings.Contains(r.Content, "more characters not shown") {
+		t.Fatalf("content for the model is %d chars: %q", len(r.Content), r.Content[len(r.Content)-200:])
+	}
+	if !strings.Contains(r.Full, "line of a long note") || len(r.Full) < 20000 {
+		t.Fatalf("the whole output is not kept (%d chars)", len(r.Full))
+	}
+	for _, text := range []string{r.Content, r.Full} {
+		if strings.Contains(text, "AKIAABCDEFGHIJKLMNOP") {
+			t.Fatal("a secret reached the log")
+		}
+	}
+	reqs := k.Ollama.Requests()
+	body, _ := json.Marshal(reqs[len(reqs)-1].Chat.Messages)
+	if strings.Contains(string(body), "AKIA") || len(body) > 12000 {
+		t.Fatalf("the model saw %d bytes of tool output or a secret", len(body))
+	}
+}
