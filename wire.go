@@ -12,6 +12,7 @@ import (
 
 	"quire/config"
 	"quire/doctor"
+	"quire/kernel/prompt"
 	"quire/kernel/protocol"
 	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
@@ -46,7 +47,7 @@ func openServices(ctx context.Context, cfg config.Config, log *slog.Logger) (*se
 	}
 	s.store = st
 	s.runtime = runtime.New(st, s.ollama, runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx},
-		runtime.WithLogger(log), runtime.WithAsker(s.ask))
+		runtime.WithLogger(log), runtime.WithAsker(s.ask), runtime.WithPrompt(basePrompt()))
 	if err := s.runtime.Start(ctx); err != nil {
 		log.Error("starting the runtime", "err", err)
 	}
@@ -116,4 +117,16 @@ func (d doctorOllama) Models(ctx context.Context) ([]string, error) { return d.c
 func (d doctorOllama) Capabilities(ctx context.Context, model string) ([]string, error) {
 	info, err := d.c.ModelInfo(ctx, model)
 	return info.Capabilities, err
+}
+
+// basePrompt is who the assistant is and where it runs; other parts add
+// their fragments (kernel/prompt priorities).
+func basePrompt() *prompt.Assembler {
+	a := prompt.New()
+	a.Register(prompt.Fragment{Name: "identity", Priority: prompt.Identity,
+		Text: "You are Quire, an assistant that helps the user organise their notes. Be concise and concrete."})
+	a.Register(prompt.Fragment{Name: "deployment", Priority: prompt.Deployment,
+		Text: "You run entirely on the user's own computer with a local model; nothing leaves it. " +
+			"Before you change, move or rename a note, the user approves it."})
+	return a
 }

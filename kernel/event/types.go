@@ -17,6 +17,7 @@ const (
 	ToolResult       Type = "tool.result"
 	RunFinished      Type = "run.finished"
 	HistoryReplace   Type = "history.replace"
+	ContextText      Type = "context.text"
 
 	// Facts of the agent loop (kernel/core reads them as messages).
 	InputReceived      Type = "input.received"
@@ -155,12 +156,16 @@ type Limits struct {
 // policy and the limits it runs with, so a settings change mid-run affects
 // only later runs. They ride on the input that opens the run.
 type Capabilities struct {
-	Model        string     `json:"model"`
-	NumCtx       int        `json:"numCtx"`
-	Profile      string     `json:"profile"`
-	Tools        []ToolDecl `json:"tools,omitempty"`
-	Limits       Limits     `json:"limits"`
-	Contributors []string   `json:"contributors,omitempty"`
+	Model   string     `json:"model"`
+	NumCtx  int        `json:"numCtx"`
+	Profile string     `json:"profile"`
+	Tools   []ToolDecl `json:"tools,omitempty"`
+	Limits  Limits     `json:"limits"`
+	// System is the hash of the system text (a context.text event of the
+	// session holds it, stored once per distinct text); Contributors name
+	// the parts it was assembled from.
+	System       string   `json:"system,omitempty"`
+	Contributors []string `json:"contributors,omitempty"`
 	// PermissionDefault answers a permission request nobody answered in
 	// time: "deny" (the default) or "allow".
 	PermissionDefault string `json:"permissionDefault,omitempty"`
@@ -275,6 +280,14 @@ const (
 	Record
 )
 
+// ContextTextPayload is an assembled system text, stored once per session for
+// each distinct text and referred to by its hash.
+type ContextTextPayload struct {
+	Hash  string   `json:"hash"`
+	Text  string   `json:"text"`
+	Parts []string `json:"parts,omitempty"`
+}
+
 type spec struct {
 	payload    reflect.Type
 	visibility Visibility
@@ -296,6 +309,7 @@ var specs = map[Type]spec{
 	SessionCreated: specOf[SessionCreatedPayload](Public, false, false),
 	SessionRenamed: specOf[SessionRenamedPayload](Public, false, false),
 	HistoryReplace: specOf[HistoryReplacePayload](Public, false, true),
+	ContextText:    specOf[ContextTextPayload](Internal, false, false),
 
 	InputReceived:      specOf[InputReceivedPayload](Public, false, false, Fact),
 	AssistantDelta:     specOf[AssistantDeltaPayload](Public, true, false, Fact),

@@ -27,6 +27,19 @@ const (
 	Tools      = 100
 )
 
+type sessionKey struct{}
+
+// WithSession tells dynamic fragments which session they assemble for.
+func WithSession(ctx context.Context, session string) context.Context {
+	return context.WithValue(ctx, sessionKey{}, session)
+}
+
+// Session is the session being assembled for ("" when none was given).
+func Session(ctx context.Context) string {
+	s, _ := ctx.Value(sessionKey{}).(string)
+	return s
+}
+
 // Fragment is one contribution to the system text.
 type Fragment struct {
 	Name     string

@@ -176,8 +176,12 @@ func (r *Runtime) requestAt(ctx context.Context, session string, seq int64, caps
 		return provider.Request{}, err
 	}
 	var all []provider.Message
-	if len(caps.Contributors) > 0 {
-		all = append(all, provider.Message{Role: provider.RoleSystem, Content: strings.Join(caps.Contributors, "\n\n")})
+	if caps.System != "" {
+		text, err := r.systemText(ctx, session, caps.System)
+		if err != nil {
+			return provider.Request{}, err
+		}
+		all = append(all, provider.Message{Role: provider.RoleSystem, Content: text})
 	}
 	all = append(all, msgs...)
 	req := provider.Request{Model: caps.Model, Messages: all, ContextLen: caps.NumCtx}

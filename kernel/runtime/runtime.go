@@ -13,6 +13,7 @@ import (
 	"quire/kernel/core"
 	"quire/kernel/event"
 	"quire/kernel/history"
+	"quire/kernel/prompt"
 	"quire/kernel/protocol"
 	"quire/kernel/provider"
 	"quire/kernel/tool"
@@ -29,6 +30,7 @@ type Store interface {
 	Sessions(ctx context.Context) ([]event.SessionSummary, error)
 	Recall(ctx context.Context, key string) (fingerprint string, result []byte, found bool, err error)
 	LastSeqOf(ctx context.Context, session string, typ event.Type, runID string) (int64, error)
+	EventsOfType(ctx context.Context, session string, typ event.Type) ([]event.Event, error)
 }
 
 // Sentinel errors, also used as cancellation causes so the reason a run
@@ -85,6 +87,10 @@ func WithStreams(n int) Option { return func(r *Runtime) { r.pool = make(chan st
 func WithTools(p ...ToolProvider) Option {
 	return func(r *Runtime) { r.toolProviders = append(r.toolProviders, p...) }
 }
+
+// WithPrompt sets the assembler of the system text (identity, deployment,
+// tool guidance...); contributors are added to it as fragments.
+func WithPrompt(a *prompt.Assembler) Option { return func(r *Runtime) { r.prompt = a } }
 
 // WithContributors adds context contributors.
 func WithContributors(c ...ContextContributor) Option {
@@ -144,6 +150,8 @@ type Runtime struct {
 	handlers      []ErrorHandler
 	compactor     Compactor
 	jitter        func() float64
+	prompt        *prompt.Assembler
+	texts         sync.Map // system text hash -> text; content-addressed, so never stale
 
 	base   context.Context
 	stop   context.CancelCauseFunc
@@ -172,6 +180,12 @@ func New(st Store, model provider.Provider, settings Settings, opts ...Option) *
 	r.handlers = defaultHandlers(r)
 	for _, o := range opts {
 		o(r)
+	}
+	if r.prompt == nil {
+		r.prompt = prompt.New()
+	}
+	for _, c := range r.contributors {
+		r.prompt.Register(prompt.Fragment{Name: c.Name(), Priority: ContributorPriority, Dynamic: r.contribution(c)})
 	}
 	r.base, r.stop = context.WithCancelCause(context.Background())
 	return r
@@ -260,17 +274,83 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 		caps.Tools = append(caps.Tools, event.ToolDecl{Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters,
 			Effects: uint8(sp.Effects), Idempotency: string(sp.Idempotency), TimeoutNS: int64(sp.Timeout), Parallel: sp.Parallel})
 	}
-	for _, c := range r.contributors {
-		text, err := c.Contribute(ctx, session)
-		if err != nil {
-			r.log.Warn("context contributor failed", "contributor", c.Name(), "err", err)
-			continue
-		}
-		if text != "" {
-			caps.Contributors = append(caps.Contributors, c.Name()+"\n"+text)
+	assembled, err := r.prompt.Assemble(prompt.WithSession(ctx, session))
+	if err != nil {
+		return nil, err
+	}
+	for _, part := range assembled.Parts {
+		caps.Contributors = append(caps.Contributors, part.Name)
+	}
+	if assembled.Text != "" {
+		caps.System = assembled.Hash()
+		if err := r.storeText(ctx, session, assembled); err != nil {
+			return nil, err
 		}
 	}
 	return caps, nil
+}
+
+// ContributorPriority places contributors between the deployment fragments
+// and tool guidance (kernel/prompt).
+const ContributorPriority = 50
+
+// contribution makes a contributor a dynamic fragment. A failing contributor
+// is left out with a warning rather than failing the run.
+func (r *Runtime) contribution(c ContextContributor) func(context.Context) (string, error) {
+	return func(ctx context.Context) (string, error) {
+		text, err := c.Contribute(ctx, prompt.Session(ctx))
+		if err != nil {
+			r.log.Warn("context contributor failed", "contributor", c.Name(), "err", err)
+			return "", nil
+		}
+		if text == "" {
+			return "", nil
+		}
+		return c.Name() + "\n" + text, nil
+	}
+}
+
+// storeText appends a context.text event for the assembled text unless the
+// session already has one with its hash: an unchanged system text is stored
+// once, however many runs send it.
+func (r *Runtime) storeText(ctx context.Context, session string, a prompt.Assembly) error {
+	hash := a.Hash()
+	if _, err := r.systemText(ctx, session, hash); err == nil {
+		return nil
+	}
+	names := make([]string, len(a.Parts))
+	for i, p := range a.Parts {
+		names[i] = p.Name
+	}
+	if _, err := r.feed.Append(ctx, session, fact(event.ContextText, r.now(), "", event.ContextTextPayload{Hash: hash, Text: a.Text, Parts: names})); err != nil {
+		return err
+	}
+	r.texts.Store(session+"\x00"+hash, a.Text)
+	return nil
+}
+
+var errNoText = errors.New("the system text is not in the log")
+
+// systemText finds the text with this hash in the session's log.
+func (r *Runtime) systemText(ctx context.Context, session, hash string) (string, error) {
+	if t, ok := r.texts.Load(session + "\x00" + hash); ok {
+		return t.(string), nil
+	}
+	evs, err := r.store.EventsOfType(ctx, session, event.ContextText)
+	if err != nil {
+		return "", err
+	}
+	for _, e := range evs {
+		p, err := event.As[event.ContextTextPayload](e)
+		if err != nil {
+			return "", err
+		}
+		if p.Hash == hash {
+			r.texts.Store(session+"\x00"+hash, p.Text)
+			return p.Text, nil
+		}
+	}
+	return "", fmt.Errorf("%w (hash %s)", errNoText, hash)
 }
 
 // Recover closes runs that a crash left open. Each session's facts are

@@ -225,8 +225,16 @@ func TestContributorsTextIsTheSystemMessage(t *testing.T) {
 		t.Fatalf("request: %s", transcript(req))
 	}
 	in := only[event.InputReceivedPayload](t, evs, event.InputReceived)
-	if len(in) != 1 || in[0].Caps == nil || strings.Join(in[0].Caps.Contributors, "\n\n") != want {
-		t.Fatalf("input.received %+v", in)
+	texts := only[event.ContextTextPayload](t, evs, event.ContextText)
+	if len(in) != 1 || in[0].Caps == nil || len(texts) != 1 || texts[0].Text != want || in[0].Caps.System != texts[0].Hash ||
+		strings.Join(in[0].Caps.Contributors, ",") != "memory,clock" {
+		t.Fatalf("input.received %+v, context.text %+v", in, texts)
+	}
+	// An unchanged system text is stored once, however many runs send it.
+	say(t, k, s, "again", "")
+	evs = waitRuns(t, k, s, 2)
+	if texts := only[event.ContextTextPayload](t, evs, event.ContextText); len(texts) != 1 {
+		t.Fatalf("%d context.text events for one unchanged text", len(texts))
 	}
 }
 

@@ -178,6 +178,11 @@ func claim(ctx context.Context, tx *sql.Tx, once Once) (*Done, error) {
 	return nil, nil
 }
 
+// EventsOfType returns the session's events of one type, in seq order.
+func (s *Store) EventsOfType(ctx context.Context, session string, typ event.Type) ([]event.Event, error) {
+	return s.query(ctx, session, 0, -1, " AND type = '"+strings.ReplaceAll(string(typ), "'", "''")+"'")
+}
+
 // LastSeqOf is the seq of the session's last event of type typ in run runID
 // (-1 when there is none).
 func (s *Store) LastSeqOf(ctx context.Context, session string, typ event.Type, runID string) (int64, error) {
