@@ -91,12 +91,15 @@ func permissionTitle(q runtime.Question) string {
 func permissionText(q runtime.Question) string {
 	var b strings.Builder
 	b.WriteString("The assistant wants to:\n")
-	for _, c := range q.Calls {
-		args := string(c.Arguments)
-		if r := []rune(args); len(r) > 400 {
-			args = string(r[:400]) + "…"
+	for i, c := range q.Calls {
+		desc := c.Name + " " + string(c.Arguments)
+		if i < len(q.Descriptions) {
+			desc = q.Descriptions[i]
 		}
-		fmt.Fprintf(&b, "\n• %s %s", c.Name, args)
+		if r := []rune(desc); len(r) > 1200 {
+			desc = string(r[:1200]) + "…"
+		}
+		fmt.Fprintf(&b, "\n• %s", desc)
 	}
 	b.WriteString("\n\nYes runs them all; No tells the assistant you declined.")
 	return b.String()

@@ -28,6 +28,7 @@ type services struct {
 	runtime *runtime.Runtime
 	DBErr   error
 	asker   atomic.Pointer[runtime.Asker]
+	notes   *notesTools
 }
 
 func openServices(ctx context.Context, cfg config.Config, log *slog.Logger) (*services, error) {
@@ -46,8 +47,12 @@ func openServices(ctx context.Context, cfg config.Config, log *slog.Logger) (*se
 		return s, nil
 	}
 	s.store = st
+	s.notes = &notesTools{store: st, log: log}
+	if err := s.notes.SetDir(cfg.NotesDir); err != nil {
+		log.Warn("notes folder", "err", err)
+	}
 	s.runtime = runtime.New(st, s.ollama, runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx},
-		runtime.WithLogger(log), runtime.WithAsker(s.ask), runtime.WithPrompt(basePrompt()))
+		runtime.WithLogger(log), runtime.WithAsker(s.ask), runtime.WithPrompt(basePrompt()), runtime.WithTools(s.notes))
 	if err := s.runtime.Start(ctx); err != nil {
 		log.Error("starting the runtime", "err", err)
 	}
@@ -72,6 +77,9 @@ func (s *services) setAsker(a runtime.Asker) { s.asker.Store(&a) }
 func (s *services) Close() {
 	if s.runtime != nil {
 		s.runtime.Close()
+	}
+	if s.notes != nil {
+		s.notes.Close()
 	}
 	if s.store != nil {
 		s.store.Close()

@@ -32,6 +32,9 @@ type Config struct {
 	OllamaHost string `json:"ollamaHost,omitempty"`
 	Model      string `json:"model,omitempty"`
 	NumCtx     int    `json:"numCtx,omitempty"`
+	// NotesDir is the folder of notes the assistant may read and, with the
+	// user's yes, change. Empty until the user chooses one.
+	NotesDir string `json:"notesDir,omitempty"`
 }
 
 // DatabasePath is where the SQLite file lives.
@@ -49,6 +52,7 @@ func Load(fs *flag.FlagSet, args []string, env Env) (Config, error) {
 	fs.StringVar(&flags.DataDir, "data-dir", "", "where Quire keeps its database and settings (env QUIRE_DATA_DIR)")
 	fs.StringVar(&flags.OllamaHost, "ollama-host", "", "Ollama's address (env OLLAMA_HOST, default "+DefaultOllamaHost+")")
 	fs.StringVar(&flags.Model, "model", "", "chat model (env QUIRE_MODEL, default "+DefaultModel+")")
+	fs.StringVar(&flags.NotesDir, "notes-dir", "", "the folder of notes the assistant works on (env QUIRE_NOTES_DIR)")
 	fs.IntVar(&flags.NumCtx, "num-ctx", 0, "context length sent to Ollama (env QUIRE_NUM_CTX, default "+strconv.Itoa(DefaultNumCtx)+")")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
@@ -69,6 +73,7 @@ func Load(fs *flag.FlagSet, args []string, env Env) (Config, error) {
 	}
 	c.OllamaHost = first(flags.OllamaHost, lookup(env, "OLLAMA_HOST"), saved.OllamaHost, c.OllamaHost)
 	c.Model = first(flags.Model, lookup(env, "QUIRE_MODEL"), saved.Model, c.Model)
+	c.NotesDir = first(flags.NotesDir, lookup(env, "QUIRE_NOTES_DIR"), saved.NotesDir)
 	envCtx := 0
 	if v := lookup(env, "QUIRE_NUM_CTX"); v != "" {
 		if envCtx, err = strconv.Atoi(v); err != nil || envCtx <= 0 {

@@ -347,7 +347,7 @@ func (s *session) ask(x core.AskPermission) {
 	}
 	got := make(chan reply, 1)
 	go func() {
-		ans, err := s.r.asker(ctx, Question{Session: s.id, RunID: runID, Calls: x.Calls})
+		ans, err := s.r.asker(ctx, s.question(runID, x.Calls))
 		got <- reply{ans, err}
 	}()
 	var rep reply
@@ -472,4 +472,20 @@ func (b *deltaBatcher) drain() {
 func (b *deltaBatcher) close() {
 	close(b.done)
 	<-b.stopped
+}
+
+// question describes the calls for the person answering.
+func (s *session) question(runID string, calls []tool.Call) Question {
+	q := Question{Session: s.id, RunID: runID, Calls: calls}
+	reg, err := s.r.tools()
+	for _, c := range calls {
+		desc := c.Name + " " + string(c.Arguments)
+		if err == nil {
+			if t, ok := reg.Get(c.Name); ok {
+				desc = tool.Describe(t, c)
+			}
+		}
+		q.Descriptions = append(q.Descriptions, desc)
+	}
+	return q
 }

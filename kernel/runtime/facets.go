@@ -48,6 +48,9 @@ type Question struct {
 	Session string
 	RunID   string
 	Calls   []tool.Call
+	// Descriptions say, call by call, what each would do (tool.Describe):
+	// for an edit a compact diff, for a move from -> to.
+	Descriptions []string
 }
 
 // Answer is the user's answer to a Question.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"quire/kernel/event"
+	"quire/kernel/runtime"
 	"quire/kernel/tool"
 )
 
@@ -74,5 +75,27 @@ func TestLongOutputIsCutAndSecretsRedacted(t *testing.T) {
 	body, _ := json.Marshal(reqs[len(reqs)-1].Chat.Messages)
 	if strings.Contains(string(body), "AKIA") || len(body) > 12000 {
 		t.Fatalf("the model saw %d bytes of tool output or a secret", len(body))
+	}
+}
+
+type describing struct{ *fakeTool }
+
+func (d describing) Describe(c tool.Call) string { return "Move a.md → b.md (" + c.ID + ")" }
+
+// The person asked sees what each call would do, as the tool describes it.
+func TestQuestionsCarryTheToolsDescriptions(t *testing.T) {
+	move := describing{&fakeTool{spec: tool.Spec{Name: "move_note", Effects: tool.WriteFs, Idempotency: tool.Keyed}, run: replying("moved")}}
+	plain := &fakeTool{spec: tool.Spec{Name: "other_write", Effects: tool.WriteFs}, run: replying("ok")}
+	var asked runtime.Question
+	k := kit(t, withTools(move, plain), runtime.WithAsker(func(_ context.Context, q runtime.Question) (runtime.Answer, error) {
+		asked = q
+		return runtime.Answer{Allowed: true}, nil
+	}))
+	k.Ollama.Script(calling(`c1:move_note:{"from":"a.md"}`, `c2:other_write:{"x":1}`), saying("done"))
+	s := chat(t, k)
+	say(t, k, s, "tidy up", "")
+	waitRuns(t, k, s, 1)
+	if len(asked.Descriptions) != 2 || asked.Descriptions[0] != "Move a.md → b.md (c1)" || asked.Descriptions[1] != `other_write {"x":1}` {
+		t.Fatalf("descriptions %q", asked.Descriptions)
 	}
 }

@@ -248,6 +248,8 @@ func (r *Runtime) tools() (*registry.Registry, error) {
 // withDefaults fills in what a spec may leave out.
 type withDefaults struct{ tool.Tool }
 
+func (w withDefaults) Describe(c tool.Call) string { return tool.Describe(w.Tool, c) }
+
 func (w withDefaults) Spec() tool.Spec {
 	sp := w.Tool.Spec()
 	if sp.Parameters == nil {

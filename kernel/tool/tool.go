@@ -207,3 +207,21 @@ func Decide(e Effect, p Profile) Decision {
 		return Ask
 	}
 }
+
+// Describer renders a call for a person — in a permission dialog, on a card
+// — as a pure function of the call, so live and replayed logs look the same.
+// Tools that do not implement it are shown by name and arguments.
+type Describer interface {
+	Describe(call Call) string
+}
+
+// Describe renders a call with the tool's Describer, or by name and
+// arguments.
+func Describe(t Tool, call Call) string {
+	if d, ok := t.(Describer); ok {
+		if s := d.Describe(call); s != "" {
+			return s
+		}
+	}
+	return call.Name + " " + string(call.Arguments)
+}

@@ -1,0 +1,205 @@
+package notes
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+
+	"quire/kernel/tool"
+)
+
+func moveNote(r *Root) tool.Tool {
+	type args struct {
+		From      string `json:"from"`
+		To        string `json:"to"`
+		RequestID string `json:"requestId"`
+	}
+	params := []param{
+		{"from", true, str("The note or folder to move or rename, relative to the notes folder, like inbox/idea.md.")},
+		{"to", true, str("Its new path, like projects/idea.md. If this is an existing folder, it moves into that folder. Missing folders are made.")},
+		{"requestId", false, str(requestIDDesc)},
+	}
+	spec := writeSpec("move_note", "Move or rename a note or a folder inside the notes folder. "+
+		"It never replaces an existing note: if the destination is taken it fails, and you should choose another name. A note keeps its kind of extension.", tool.Keyed)
+	return newTool(spec, params, func(ctx context.Context, call tool.Call, a args) (tool.Result, error) {
+		unlock, err := r.lockWrite(ctx)
+		if err != nil {
+			return tool.Result{}, err
+		}
+		defer unlock()
+		src, err := r.resolve(a.From)
+		if err != nil {
+			return tool.Result{}, err
+		}
+		dst, err := r.resolve(a.To)
+		if err != nil {
+			return tool.Result{}, err
+		}
+		id := a.RequestID
+		if id == "" {
+			id = call.ID
+		}
+		key, asked := "move_note:"+id, src.rel+"\x00"+dst.rel
+		if q, ok := r.requests.get(key); ok && id != "" {
+			if q.args != asked {
+				return tool.Result{}, fail(ErrRequestReused, "the requestId %q already moved %s to %s; use a new requestId for a different move", id, q.change.From, q.change.Path)
+			}
+			if moved, err := r.resolve(q.change.Path); err == nil && moved.exists && !src.exists {
+				return changed(q.change, "%s was already moved to %s by an earlier try of this request", src.rel, dst.rel), nil
+			}
+		}
+		switch {
+		case src.rel == ".":
+			return tool.Result{}, fail(ErrBadPath, "the notes folder itself cannot be moved; give a note or a folder inside it")
+		case !src.exists:
+			hint := ""
+			if dst.exists {
+				hint = fmt.Sprintf(" (%s exists: was it moved already?)", dst.rel)
+			}
+			return tool.Result{}, fail(ErrNotFound, "%q does not exist%s; list_notes or find_notes shows which notes there are", src.rel, hint)
+		case src.entry != src.real:
+			return tool.Result{}, fail(ErrNotNote, "%q is a symbolic link, which would break if moved; move what it points to, %s, instead", src.rel, src.real)
+		}
+		caseOnly := dst.exists && dst.entry != src.entry && strings.EqualFold(dst.entry, src.entry) && sameFile(src.info, dst.info)
+		if dst.exists && dst.info.IsDir() && !caseOnly {
+			// Into an existing folder, as mv does.
+			if dst, err = r.resolve(path.Join(dst.rel, path.Base(src.rel))); err != nil {
+				return tool.Result{}, err
+			}
+		}
+		if dst.rel == "." || dst.exists && !caseOnly {
+			return tool.Result{}, fail(ErrExists, "%q already exists, and move_note never replaces anything; choose another name", dst.rel)
+		}
+		folder := src.info.IsDir()
+		if folder && (dst.real == src.real || strings.HasPrefix(dst.real, src.real+"/")) {
+			return tool.Result{}, fail(ErrBadPath, "the folder %s cannot move into itself", src.rel)
+		}
+		if !folder && !sameKind(src.real, dst.rel) {
+			return tool.Result{}, fail(ErrNotNote, "%q would lose its %s extension; keep it, like %s%s", src.rel, path.Ext(src.real), strings.TrimSuffix(dst.rel, path.Ext(dst.rel)), path.Ext(src.real))
+		}
+		if !caseOnly {
+			if err := r.checkNew(dst, src.entry); err != nil {
+				return tool.Result{}, err
+			}
+		}
+		sum := ""
+		if !folder {
+			if sum, err = r.hashFile(src.real); err != nil {
+				return tool.Result{}, err
+			}
+		}
+		if err := r.moveEntry(src.entry, dst.real, folder, caseOnly); err != nil {
+			return tool.Result{}, err
+		}
+		c := Change{ID: r.newID(), Tool: "move_note", Kind: KindMove, From: src.entry, Path: dst.real, SHA256: sum, RequestID: id}
+		if id != "" {
+			r.requests.put(key, request{args: asked, change: c})
+		}
+		return changed(c, "Moved %s to %s", src.rel, dst.rel), nil
+	})
+}
+
+// sameKind reports whether a file may be renamed from one name to another:
+// the same extension, or both notes (.md to .txt is fine, .md to .sh is not).
+func sameKind(from, to string) bool {
+	return strings.EqualFold(path.Ext(from), path.Ext(to)) || isNoteName(from) && isNoteName(to)
+}
+
+func sameFile(a, b fs.FileInfo) bool {
+	return a != nil && b != nil && os.SameFile(a, b)
+}
+
+// moveEntry renames from to to (both real paths) without replacing
+// anything: a file is hard-linked to its new name (which fails if the name
+// is taken) and then unlinked from the old one; a folder, or a file on a
+// filesystem without hard links, is renamed after a last check. A case-only
+// rename is a plain rename.
+func (r *Root) moveEntry(from, to string, folder, caseOnly bool) error {
+	if !caseOnly {
+		if err := r.makeParents(to); err != nil {
+			return err
+		}
+	}
+	rename := func() error {
+		if !caseOnly {
+			if _, err := r.fs.Lstat(osName(to)); err == nil {
+				return fail(ErrExists, "%q appeared while moving; nothing was moved", to)
+			}
+		}
+		if err := r.fs.Rename(osName(from), osName(to)); err != nil {
+			return fmt.Errorf("%q could not be moved to %s: %w", from, to, err)
+		}
+		return nil
+	}
+	var err error
+	if folder || caseOnly {
+		err = rename()
+	} else if lerr := r.fs.Link(osName(from), osName(to)); errors.Is(lerr, fs.ErrExist) {
+		err = fail(ErrExists, "%q appeared while moving; nothing was moved", to)
+	} else if lerr != nil {
+		err = rename()
+	} else if rerr := r.fs.Remove(osName(from)); rerr != nil {
+		r.fs.Remove(osName(to))
+		err = fmt.Errorf("%q could not be moved to %s: %w", from, to, rerr)
+	}
+	if err != nil {
+		return err
+	}
+	r.syncDir(path.Dir(from))
+	r.syncDir(path.Dir(to))
+	return nil
+}
+
+// hashFile is the SHA-256 of the file at real, streamed.
+func (r *Root) hashFile(real string) (string, error) {
+	f, err := r.fs.Open(osName(real))
+	if err != nil {
+		return "", fmt.Errorf("%q cannot be read: %w", real, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%q cannot be read: %w", real, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func makeFolder(r *Root) tool.Tool {
+	type args struct {
+		Path string `json:"path"`
+	}
+	params := []param{{"path", true, str("The folder to make, relative to the notes folder, like projects/2026. Missing parent folders are made too.")}}
+	spec := writeSpec("make_folder", "Make a folder in the notes folder, to organise notes. Making a folder that already exists does nothing.", tool.Safe)
+	return newTool(spec, params, func(ctx context.Context, _ tool.Call, a args) (tool.Result, error) {
+		unlock, err := r.lockWrite(ctx)
+		if err != nil {
+			return tool.Result{}, err
+		}
+		defer unlock()
+		t, err := r.resolve(a.Path)
+		if err != nil {
+			return tool.Result{}, err
+		}
+		if t.exists {
+			if t.info.IsDir() {
+				return tool.Result{Status: tool.Success, Content: fmt.Sprintf("The folder %s already exists; nothing was changed.", t.rel)}, nil
+			}
+			return tool.Result{}, fail(ErrExists, "%q is an existing file, so a folder cannot be made there; choose another name", t.rel)
+		}
+		if err := r.checkNew(t, ""); err != nil {
+			return tool.Result{}, err
+		}
+		if err := r.fs.MkdirAll(osName(t.real), 0o755); err != nil {
+			return tool.Result{}, fmt.Errorf("the folder %s could not be made: %w", t.rel, err)
+		}
+		c := Change{ID: r.newID(), Tool: "make_folder", Kind: KindMakeFolder, Path: t.real}
+		return changed(c, "Made the folder %s", t.rel), nil
+	})
+}
