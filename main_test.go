@@ -173,3 +173,34 @@ func waitFinishedRuns(t *testing.T, s *services, session string, n int) {
 	}
 	t.Fatalf("run %d did not finish", n)
 }
+
+// TestOpenPlanItemsExtendTheRunOnce: a plan with open items at the end of a
+// run gets one reminder step, and no more.
+func TestOpenPlanItemsExtendTheRunOnce(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(
+		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "c1", Name: "update_todos", Arguments: []byte(`{"items":[{"text":"file plan.md"}]}`)}}},
+		ollamatest.Turn{Content: []string{"I made a plan."}},
+		ollamatest.Turn{Content: []string{"Still to do."}},
+	)
+	dir := t.TempDir()
+	s, err := openServices(t.Context(), configFor(dir, fake.URL()), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sess, _ := protocol.Run[protocol.Session](t.Context(), s.kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "p"})
+	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "organise"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFinishedRuns(t, s, sess.ID, 1)
+	reqs := fake.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model calls, want 3 (plan, reply, one reminder step)", len(reqs))
+	}
+	last := reqs[2].Chat.Messages
+	if m := last[len(last)-1]; m.Role != "user" || !strings.Contains(m.Content, "file plan.md") {
+		t.Fatalf("the reminder step's last message: %+v", m)
+	}
+}

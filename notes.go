@@ -11,6 +11,7 @@ import (
 	"quire/kernel/store"
 	"quire/kernel/tool"
 	"quire/tools/notes"
+	"quire/tools/todo"
 )
 
 // notesTools offers the note tools for the folder the user chose; the folder
@@ -82,4 +83,54 @@ func (c changeLog) Change(ctx context.Context, id string) (notes.Change, error) 
 		}
 	}
 	return notes.Change{}, fmt.Errorf("%w: %s", errNoChange, id)
+}
+
+// todoTools offers the plan and self-report tools.
+type todoTools struct{}
+
+func (todoTools) Tools() []tool.Tool { return todo.Tools() }
+
+// planReminder is the pre-close checkpoint hook: when the session's latest
+// plan still has open items, the run gets one more step with a reminder —
+// once per run, so a model that will not finish cannot loop on it.
+type planReminder struct {
+	store *store.Store
+
+	mu       sync.Mutex
+	reminded map[string]bool
+}
+
+func (p *planReminder) Hook(ctx context.Context, session, runID string) ([]string, error) {
+	p.mu.Lock()
+	if p.reminded == nil {
+		p.reminded = map[string]bool{}
+	}
+	done := p.reminded[runID]
+	p.mu.Unlock()
+	if done {
+		return nil, nil
+	}
+	evs, err := p.store.EventsOfType(ctx, session, event.ToolResult)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		r, err := event.As[event.ToolResultPayload](evs[i])
+		if err != nil || r.Name != "update_todos" {
+			continue
+		}
+		plan, ok := todo.DecodePlan(r.Data)
+		if !ok {
+			return nil, nil
+		}
+		text := todo.Reminder(plan)
+		if text == "" {
+			return nil, nil
+		}
+		p.mu.Lock()
+		p.reminded[runID] = true
+		p.mu.Unlock()
+		return []string{text}, nil
+	}
+	return nil, nil
 }

@@ -52,7 +52,8 @@ func openServices(ctx context.Context, cfg config.Config, log *slog.Logger) (*se
 		log.Warn("notes folder", "err", err)
 	}
 	s.runtime = runtime.New(st, s.ollama, runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx},
-		runtime.WithLogger(log), runtime.WithAsker(s.ask), runtime.WithPrompt(basePrompt()), runtime.WithTools(s.notes))
+		runtime.WithLogger(log), runtime.WithAsker(s.ask), runtime.WithPrompt(basePrompt()), runtime.WithTools(s.notes, todoTools{}),
+		runtime.WithCheckpoint((&planReminder{store: st}).Hook))
 	if err := s.runtime.Start(ctx); err != nil {
 		log.Error("starting the runtime", "err", err)
 	}
