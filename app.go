@@ -23,6 +23,12 @@ import (
 	"quire/kernel/runtime"
 )
 
+// Settings are the user's choices a host may change.
+type Settings interface {
+	NotesDir() string
+	SetNotesDir(dir string) error
+}
+
 // Names of the runtime events the frontend listens to (docs/PROTOCOL.md).
 const (
 	eventEvents   = "quire:events"
@@ -43,6 +49,8 @@ type App struct {
 	dialog func(ctx context.Context, title, message string) (yes bool, err error)
 
 	greeted atomic.Bool // set by a successful Handshake
+
+	settings Settings
 
 	// window is the context Wails gave at start-up; runtime calls need it,
 	// and permission questions may arrive from the runtime before it is set.
@@ -270,6 +278,7 @@ func runWindow(ctx context.Context, cfg config.Config, log *slog.Logger, stderr 
 		log.Error("the database could not be opened; the window will say so", "err", s.DBErr)
 	}
 	app := newApp(s.kernel(), s.doctor, os.Getenv("QUIRE_TEST_PROBE"), log)
+	app.settings = s
 	s.setAsker(app.Ask)
 	err = wails.Run(&options.App{
 		Title:            "Quire",
@@ -288,4 +297,31 @@ func runWindow(ctx context.Context, cfg config.Config, log *slog.Logger, stderr 
 		return 1
 	}
 	return 0
+}
+
+// NotesFolder is the folder the note tools work on ("" until chosen).
+func (a *App) NotesFolder() string {
+	if a.settings == nil {
+		return ""
+	}
+	return a.settings.NotesDir()
+}
+
+// ChooseNotesFolder asks for the notes folder with the native folder dialog
+// and remembers it. It returns the folder, or "" if the user cancelled.
+func (a *App) ChooseNotesFolder() (string, error) {
+	if a.settings == nil {
+		return "", errors.New("settings cannot be changed in this window")
+	}
+	window := a.window.Load()
+	if window == nil {
+		return "", errors.New("the window is not ready yet")
+	}
+	dir, err := wailsrt.OpenDirectoryDialog(*window, wailsrt.OpenDialogOptions{
+		Title: "Choose the folder of your notes", DefaultDirectory: a.settings.NotesDir(), CanCreateDirectories: true,
+	})
+	if err != nil || dir == "" {
+		return "", err
+	}
+	return dir, a.settings.SetNotesDir(dir)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -202,5 +203,42 @@ func TestOpenPlanItemsExtendTheRunOnce(t *testing.T) {
 	last := reqs[2].Chat.Messages
 	if m := last[len(last)-1]; m.Role != "user" || !strings.Contains(m.Content, "file plan.md") {
 		t.Fatalf("the reminder step's last message: %+v", m)
+	}
+}
+
+// TestNotesFolderIsRememberedAndGivesTheTools: choosing a notes folder turns
+// the note tools on for later runs and is saved for the next start.
+func TestNotesFolderIsRememberedAndGivesTheTools(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	dir, notesDir := t.TempDir(), t.TempDir()
+	s, err := openServices(t.Context(), configFor(dir, fake.URL()), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.SetNotesDir(filepath.Join(notesDir, "missing")); err == nil {
+		t.Fatal("a folder that does not exist was accepted")
+	}
+	if err := s.SetNotesDir(notesDir); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := config.ReadSettings(dir)
+	if err != nil || saved.NotesDir != notesDir {
+		t.Fatalf("settings %+v %v", saved, err)
+	}
+	sess, _ := protocol.Run[protocol.Session](t.Context(), s.kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "n"})
+	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "list"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFinishedRuns(t, s, sess.ID, 1)
+	var names []string
+	for _, tl := range fake.Requests()[0].Chat.Tools {
+		names = append(names, tl.Function.Name)
+	}
+	for _, want := range []string{"list_notes", "move_note", "update_todos", "undo"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("the model was not offered %s (tools: %v)", want, names)
+		}
 	}
 }

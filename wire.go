@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,6 +30,7 @@ type services struct {
 	DBErr   error
 	asker   atomic.Pointer[runtime.Asker]
 	notes   *notesTools
+	mu      sync.Mutex // guards cfg.NotesDir
 }
 
 func openServices(ctx context.Context, cfg config.Config, log *slog.Logger) (*services, error) {
@@ -138,4 +140,34 @@ func basePrompt() *prompt.Assembler {
 		Text: "You run entirely on the user's own computer with a local model; nothing leaves it. " +
 			"Before you change, move or rename a note, the user approves it."})
 	return a
+}
+
+// NotesDir is the notes folder in use.
+func (s *services) NotesDir() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.NotesDir
+}
+
+// SetNotesDir points the note tools at dir and saves it in the settings
+// file, so the next start uses it too.
+func (s *services) SetNotesDir(dir string) error {
+	if s.notes == nil {
+		return s.DBErr
+	}
+	if err := s.notes.SetDir(dir); err != nil {
+		return err
+	}
+	saved, err := config.ReadSettings(s.cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	saved.NotesDir = dir
+	if err := config.WriteSettings(s.cfg.DataDir, saved); err != nil {
+		return fmt.Errorf("the notes folder is set but could not be saved: %w", err)
+	}
+	s.mu.Lock()
+	s.cfg.NotesDir = dir
+	s.mu.Unlock()
+	return nil
 }

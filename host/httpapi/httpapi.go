@@ -28,7 +28,14 @@ import (
 type Backend struct {
 	Kernel    protocol.Kernel
 	Doctor    func(ctx context.Context) doctor.Report
-	ProbePath string // QUIRE_TEST_PROBE; empty outside tests
+	Settings  Settings // may be nil: settings cannot be changed
+	ProbePath string   // QUIRE_TEST_PROBE; empty outside tests
+}
+
+// Settings are the user's choices the page may read and change.
+type Settings interface {
+	NotesDir() string
+	SetNotesDir(dir string) error
 }
 
 // Server is the HTTP host.
@@ -55,6 +62,8 @@ func New(b Backend, assets fs.FS, log *slog.Logger) *Server {
 	api.HandleFunc("POST /api/sessions/{id}/cancel", s.cancel)
 	api.HandleFunc("POST /api/sessions/{id}/answer", s.answer)
 	api.HandleFunc("POST /api/commands", s.command)
+	api.HandleFunc("GET /api/settings", s.getSettings)
+	api.HandleFunc("PUT /api/settings", s.putSettings)
 	api.HandleFunc("POST /api/probe", s.probe)
 	api.HandleFunc("GET /api/stream", s.stream)
 	s.mux.HandleFunc("GET /api/handshake", s.handshake)
@@ -275,6 +284,35 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
 	s.run(w, r, protocol.CancelRun, protocol.SessionRef{Session: r.PathValue("id")}, http.StatusNoContent)
+}
+
+type settingsBody struct {
+	NotesDir string `json:"notesDir"`
+}
+
+func (s *Server) getSettings(w http.ResponseWriter, r *http.Request) {
+	if s.b.Settings == nil {
+		writeJSON(w, http.StatusOK, settingsBody{})
+		return
+	}
+	writeJSON(w, http.StatusOK, settingsBody{NotesDir: s.b.Settings.NotesDir()})
+}
+
+func (s *Server) putSettings(w http.ResponseWriter, r *http.Request) {
+	var b settingsBody
+	if err := readJSON(r, &b); err != nil {
+		s.fail(w, http.StatusBadRequest, err)
+		return
+	}
+	if s.b.Settings == nil {
+		s.fail(w, http.StatusConflict, errors.New("settings cannot be changed here"))
+		return
+	}
+	if err := s.b.Settings.SetNotesDir(b.NotesDir); err != nil {
+		s.fail(w, http.StatusBadRequest, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, settingsBody{NotesDir: s.b.Settings.NotesDir()})
 }
 
 // command accepts a whole command envelope (docs/PROTOCOL.md).

@@ -262,3 +262,32 @@ func TestRefusesNonLoopback(t *testing.T) {
 		t.Fatalf("listening on all interfaces: %v", err)
 	}
 }
+
+type settings struct{ dir string }
+
+func (s *settings) NotesDir() string { return s.dir }
+func (s *settings) SetNotesDir(dir string) error {
+	if dir == "/nope" {
+		return errors.New("the notes folder /nope cannot be used")
+	}
+	s.dir = dir
+	return nil
+}
+
+func TestSettingsRoutes(t *testing.T) {
+	k := testkit.New(t)
+	st := &settings{}
+	h := httpapi.New(httpapi.Backend{Kernel: k.Runtime, Settings: st, Doctor: func(context.Context) doctor.Report { return doctor.Report{} }},
+		fstest.MapFS{}, slog.New(slog.DiscardHandler))
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	if status, body := do(t, "PUT", srv.URL+"/api/settings", `{"notesDir":"/home/ada/Notes"}`); status != 200 || !strings.Contains(body, "/home/ada/Notes") {
+		t.Fatalf("put: %d %s", status, body)
+	}
+	if status, body := do(t, "GET", srv.URL+"/api/settings", ""); status != 200 || !strings.Contains(body, `"notesDir":"/home/ada/Notes"`) {
+		t.Fatalf("get: %d %s", status, body)
+	}
+	if status, body := do(t, "PUT", srv.URL+"/api/settings", `{"notesDir":"/nope"}`); status != 400 || !strings.Contains(body, "cannot be used") {
+		t.Fatalf("bad folder: %d %s", status, body)
+	}
+}
