@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -81,7 +82,7 @@ type app struct {
 	done chan error
 }
 
-func startApp(t *testing.T, display, dataDir, probe, ollamaURL string) *app {
+func startApp(t *testing.T, display, dataDir, probe, ollamaURL string, env ...string) *app {
 	t.Helper()
 	bin := os.Getenv("QUIRE_APP_BIN")
 	if bin == "" {
@@ -97,6 +98,7 @@ func startApp(t *testing.T, display, dataDir, probe, ollamaURL string) *app {
 		"GDK_BACKEND=x11",
 		"NO_AT_BRIDGE=1",
 	)
+	cmd.Env = append(cmd.Env, env...)
 	logFile, err := os.Create(filepath.Join(artifacts(t), "desktop-app.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -212,4 +214,53 @@ func TestDesktopChatAndRestart(t *testing.T) {
 		t.Fatalf("restarting sent %d chat requests, want 1 (nothing is re-run)", n)
 	}
 	fmt.Fprintln(os.Stderr, "desktop: chat and restart verified")
+}
+
+// TestDesktopMoveNeedsTheUsersYes: the model asks to move a note; the window
+// shows a native Yes/No dialog naming the move; xdotool answers Yes; the
+// note has moved. Before the answer, nothing on disk changed.
+func TestDesktopMoveNeedsTheUsersYes(t *testing.T) {
+	display := startXvfb(t)
+	var calls atomic.Int32
+	fake := ollamatest.New(t, ollamatest.WithDelay(10*time.Millisecond), ollamatest.WithReplies(func(last string) (ollamatest.Turn, bool) {
+		if !strings.Contains(last, "file the note") {
+			return ollamatest.Turn{}, false
+		}
+		if calls.Add(1) == 1 {
+			return ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "m1", Name: "move_note",
+				Arguments: []byte(`{"from":"inbox/idea.md","to":"projects/idea.md","requestId":"r1"}`)}}}, true
+		}
+		return ollamatest.Turn{Content: []string{"Moved ", "it."}}, true
+	}))
+	fake.AddModel(ollamatest.DefaultModel())
+	notesDir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(notesDir, "inbox"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(notesDir, "inbox", "idea.md"), []byte("# Idea\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	probe := filepath.Join(t.TempDir(), "view.json")
+	a := startApp(t, display, t.TempDir(), probe, fake.URL(), "QUIRE_NOTES_DIR="+notesDir)
+	waitView(t, a, probe, "the frontend to load", func(v view) bool { return v.Messages != nil })
+	win := strings.Fields(run(t, display, "xdotool", "search", "--sync", "--onlyvisible", "--name", "^Quire$"))[0]
+	run(t, display, "xdotool", "windowfocus", "--sync", win)
+	run(t, display, "xdotool", "type", "--delay", "15", "--window", win, "please file the note")
+	run(t, display, "xdotool", "key", "--window", win, "Return")
+
+	dialog := strings.Fields(run(t, display, "xdotool", "search", "--sync", "--onlyvisible", "--name", "Allow Quire to run move_note"))[0]
+	screenshot(t, display, "desktop-permission.png")
+	if _, err := os.Stat(filepath.Join(notesDir, "inbox", "idea.md")); err != nil {
+		t.Fatal("the note moved before the user said yes")
+	}
+	run(t, display, "xdotool", "windowfocus", "--sync", dialog)
+	run(t, display, "xdotool", "key", "--window", dialog, "alt+y")
+	waitView(t, a, probe, "the reply after the move", func(v view) bool { return v.has("assistant", "Moved it.") && !v.Streaming })
+	screenshot(t, display, "desktop-moved.png")
+	if _, err := os.Stat(filepath.Join(notesDir, "projects", "idea.md")); err != nil {
+		t.Fatalf("the note is not at its new place: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(notesDir, "inbox", "idea.md")); err == nil {
+		t.Fatal("the note is still at its old place")
+	}
 }
