@@ -283,9 +283,16 @@ const (
 // ContextTextPayload is an assembled system text, stored once per session for
 // each distinct text and referred to by its hash.
 type ContextTextPayload struct {
-	Hash  string   `json:"hash"`
-	Text  string   `json:"text"`
-	Parts []string `json:"parts,omitempty"`
+	Hash  string     `json:"hash"`
+	Zones []ZoneText `json:"zones"`
+	Parts []string   `json:"parts,omitempty"`
+}
+
+// ZoneText is the text of one zone of the context (kernel/prompt): sent as
+// its own system message, in zone order, before the history.
+type ZoneText struct {
+	Zone string `json:"zone"`
+	Text string `json:"text"`
 }
 
 type spec struct {

@@ -40,9 +40,26 @@ func Session(ctx context.Context) string {
 	return s
 }
 
+// Zone is a part of the context with its own lifetime and compaction policy
+// (seed 002 decision 4). Zones are sent in this order, before the history:
+// the system zone (who the assistant is, rules; never compacted), the task
+// zone (what this request is about), the working-memory zone (conclusions,
+// open sub-tasks, paths tried).
+type Zone string
+
+const (
+	SystemZone  Zone = "system"
+	TaskZone    Zone = "task"
+	WorkingZone Zone = "working-memory"
+)
+
+// Zones lists the zones in the order they are sent.
+var Zones = []Zone{SystemZone, TaskZone, WorkingZone}
+
 // Fragment is one contribution to the system text.
 type Fragment struct {
 	Name     string
+	Zone     Zone // empty means SystemZone
 	Priority int
 	Text     string
 	// Dynamic, when set, is called at every assembly instead of using Text.
@@ -78,20 +95,32 @@ func (a *Assembler) Register(f Fragment) (unregister func()) {
 // Part is an assembled fragment.
 type Part struct {
 	Name string `json:"name"`
+	Zone Zone   `json:"zone"`
 	Text string `json:"text"`
 }
 
-// Assembly is the result: the parts in order and their joined text.
+// Assembly is the result: the parts in zone order (then priority), the text
+// of each non-empty zone, and all of it joined (what Hash addresses).
 type Assembly struct {
-	Parts []Part `json:"parts"`
-	Text  string `json:"text"`
+	Parts []Part     `json:"parts"`
+	Zones []ZoneText `json:"zones"`
+	Text  string     `json:"text"`
+}
+
+// ZoneText is the assembled text of one zone.
+type ZoneText struct {
+	Zone Zone   `json:"zone"`
+	Text string `json:"text"`
 }
 
 // Hash addresses the assembled text, so an unchanged system text is stored
 // once however often it is sent.
 func (a Assembly) Hash() string {
-	sum := sha256.Sum256([]byte(a.Text))
-	return hex.EncodeToString(sum[:])
+	h := sha256.New()
+	for _, z := range a.Zones {
+		h.Write([]byte(string(z.Zone) + "\x00" + z.Text + "\x00"))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Assemble evaluates the fragments in priority order (registration order
@@ -109,7 +138,17 @@ func (a *Assembler) Assemble(ctx context.Context) (Assembly, error) {
 		entries = append(entries, entry{id, f})
 	}
 	a.mu.Unlock()
+	zoneOf := func(f Fragment) int {
+		z := f.Zone
+		if z == "" {
+			z = SystemZone
+		}
+		return slices.Index(Zones, z)
+	}
 	slices.SortFunc(entries, func(x, y entry) int {
+		if zx, zy := zoneOf(x.f), zoneOf(y.f); zx != zy {
+			return zx - zy
+		}
 		if x.f.Priority != y.f.Priority {
 			return x.f.Priority - y.f.Priority
 		}
@@ -117,7 +156,15 @@ func (a *Assembler) Assemble(ctx context.Context) (Assembly, error) {
 	})
 	var out Assembly
 	var texts []string
+	byZone := map[Zone][]string{}
 	for _, e := range entries {
+		zone := e.f.Zone
+		if zone == "" {
+			zone = SystemZone
+		}
+		if !slices.Contains(Zones, zone) {
+			return Assembly{}, fmt.Errorf("prompt fragment %q: unknown zone %q", e.f.Name, zone)
+		}
 		text := e.f.Text
 		if e.f.Dynamic != nil {
 			t, err := e.f.Dynamic(ctx)
@@ -127,11 +174,17 @@ func (a *Assembler) Assemble(ctx context.Context) (Assembly, error) {
 			text = t
 		}
 		if text = strings.TrimSpace(text); text != "" {
-			out.Parts = append(out.Parts, Part{Name: e.f.Name, Text: text})
+			out.Parts = append(out.Parts, Part{Name: e.f.Name, Zone: zone, Text: text})
 			texts = append(texts, text)
+			byZone[zone] = append(byZone[zone], text)
 		}
 		if e.f.TakeOver {
 			break
+		}
+	}
+	for _, z := range Zones {
+		if len(byZone[z]) > 0 {
+			out.Zones = append(out.Zones, ZoneText{Zone: z, Text: strings.Join(byZone[z], "\n\n")})
 		}
 	}
 	out.Text = strings.Join(texts, "\n\n")

@@ -64,3 +64,36 @@ func TestUnregisterAndTakeOver(t *testing.T) {
 		t.Fatal("the same text hashed differently")
 	}
 }
+
+func TestZonesComeInOrderEachWithItsText(t *testing.T) {
+	a := New()
+	a.Register(Fragment{Name: "memory", Zone: WorkingZone, Text: "Open: file plan.md"})
+	a.Register(Fragment{Name: "goal", Zone: TaskZone, Text: "Tidy the inbox."})
+	a.Register(Fragment{Name: "identity", Priority: Identity, Text: "You are Quire."})
+	got, err := a.Assemble(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var zones []string
+	for _, z := range got.Zones {
+		zones = append(zones, string(z.Zone)+"="+z.Text)
+	}
+	if strings.Join(zones, "|") != "system=You are Quire.|task=Tidy the inbox.|working-memory=Open: file plan.md" {
+		t.Fatalf("zones %v", zones)
+	}
+	a.Register(Fragment{Name: "bad", Zone: "elsewhere", Text: "x"})
+	if _, err := a.Assemble(context.Background()); err == nil {
+		t.Fatal("an unknown zone was accepted")
+	}
+}
+
+func TestTheSameTextInAnotherZoneHashesDifferently(t *testing.T) {
+	x, y := New(), New()
+	x.Register(Fragment{Name: "a", Text: "same"})
+	y.Register(Fragment{Name: "a", Zone: TaskZone, Text: "same"})
+	ax, _ := x.Assemble(context.Background())
+	ay, _ := y.Assemble(context.Background())
+	if ax.Hash() == ay.Hash() {
+		t.Fatal("a zone change did not change the hash")
+	}
+}

@@ -177,11 +177,15 @@ func (r *Runtime) requestAt(ctx context.Context, session string, seq int64, caps
 	}
 	var all []provider.Message
 	if caps.System != "" {
-		text, err := r.systemText(ctx, session, caps.System)
+		zones, err := r.systemText(ctx, session, caps.System)
 		if err != nil {
 			return provider.Request{}, err
 		}
-		all = append(all, provider.Message{Role: provider.RoleSystem, Content: text})
+		// One system message per zone, in zone order: each zone can later be
+		// compacted on its own terms.
+		for _, z := range zones {
+			all = append(all, provider.Message{Role: provider.RoleSystem, Content: z.Text})
+		}
 	}
 	all = append(all, msgs...)
 	req := provider.Request{Model: caps.Model, Messages: all, ContextLen: caps.NumCtx}

@@ -185,7 +185,7 @@ func New(st Store, model provider.Provider, settings Settings, opts ...Option) *
 		r.prompt = prompt.New()
 	}
 	for _, c := range r.contributors {
-		r.prompt.Register(prompt.Fragment{Name: c.Name(), Priority: ContributorPriority, Dynamic: r.contribution(c)})
+		r.prompt.Register(prompt.Fragment{Name: c.Name(), Zone: prompt.WorkingZone, Priority: ContributorPriority, Dynamic: r.contribution(c)})
 	}
 	r.base, r.stop = context.WithCancelCause(context.Background())
 	return r
@@ -292,8 +292,7 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 	return caps, nil
 }
 
-// ContributorPriority places contributors between the deployment fragments
-// and tool guidance (kernel/prompt).
+// ContributorPriority orders contributors within the working-memory zone.
 const ContributorPriority = 50
 
 // contribution makes a contributor a dynamic fragment. A failing contributor
@@ -312,8 +311,8 @@ func (r *Runtime) contribution(c ContextContributor) func(context.Context) (stri
 	}
 }
 
-// storeText appends a context.text event for the assembled text unless the
-// session already has one with its hash: an unchanged system text is stored
+// storeText appends a context.text event for the assembled zones unless the
+// session already has one with their hash: an unchanged context is stored
 // once, however many runs send it.
 func (r *Runtime) storeText(ctx context.Context, session string, a prompt.Assembly) error {
 	hash := a.Hash()
@@ -322,37 +321,41 @@ func (r *Runtime) storeText(ctx context.Context, session string, a prompt.Assemb
 	}
 	names := make([]string, len(a.Parts))
 	for i, p := range a.Parts {
-		names[i] = p.Name
+		names[i] = string(p.Zone) + "/" + p.Name
 	}
-	if _, err := r.feed.Append(ctx, session, fact(event.ContextText, r.now(), "", event.ContextTextPayload{Hash: hash, Text: a.Text, Parts: names})); err != nil {
+	zones := make([]event.ZoneText, len(a.Zones))
+	for i, z := range a.Zones {
+		zones[i] = event.ZoneText{Zone: string(z.Zone), Text: z.Text}
+	}
+	if _, err := r.feed.Append(ctx, session, fact(event.ContextText, r.now(), "", event.ContextTextPayload{Hash: hash, Zones: zones, Parts: names})); err != nil {
 		return err
 	}
-	r.texts.Store(session+"\x00"+hash, a.Text)
+	r.texts.Store(session+"\x00"+hash, zones)
 	return nil
 }
 
-var errNoText = errors.New("the system text is not in the log")
+var errNoText = errors.New("the context text is not in the log")
 
-// systemText finds the text with this hash in the session's log.
-func (r *Runtime) systemText(ctx context.Context, session, hash string) (string, error) {
+// systemText finds the zones with this hash in the session's log.
+func (r *Runtime) systemText(ctx context.Context, session, hash string) ([]event.ZoneText, error) {
 	if t, ok := r.texts.Load(session + "\x00" + hash); ok {
-		return t.(string), nil
+		return t.([]event.ZoneText), nil
 	}
 	evs, err := r.store.EventsOfType(ctx, session, event.ContextText)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	for _, e := range evs {
 		p, err := event.As[event.ContextTextPayload](e)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		if p.Hash == hash {
-			r.texts.Store(session+"\x00"+hash, p.Text)
-			return p.Text, nil
+			r.texts.Store(session+"\x00"+hash, p.Zones)
+			return p.Zones, nil
 		}
 	}
-	return "", fmt.Errorf("%w (hash %s)", errNoText, hash)
+	return nil, fmt.Errorf("%w (hash %s)", errNoText, hash)
 }
 
 // Recover closes runs that a crash left open. Each session's facts are

@@ -226,7 +226,8 @@ func TestContributorsTextIsTheSystemMessage(t *testing.T) {
 	}
 	in := only[event.InputReceivedPayload](t, evs, event.InputReceived)
 	texts := only[event.ContextTextPayload](t, evs, event.ContextText)
-	if len(in) != 1 || in[0].Caps == nil || len(texts) != 1 || texts[0].Text != want || in[0].Caps.System != texts[0].Hash ||
+	if len(in) != 1 || in[0].Caps == nil || len(texts) != 1 || len(texts[0].Zones) != 1 || texts[0].Zones[0].Text != want ||
+		texts[0].Zones[0].Zone != "working-memory" || in[0].Caps.System != texts[0].Hash ||
 		strings.Join(in[0].Caps.Contributors, ",") != "memory,clock" {
 		t.Fatalf("input.received %+v, context.text %+v", in, texts)
 	}
