@@ -18,6 +18,7 @@ import (
 	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
 	"quire/kernel/store"
+	"quire/kernel/tool/registry"
 )
 
 // services are the concrete parts main picks. Runtime is nil when the
@@ -53,7 +54,9 @@ func openServices(ctx context.Context, cfg config.Config, log *slog.Logger) (*se
 	if err := s.notes.SetDir(cfg.NotesDir); err != nil {
 		log.Warn("notes folder", "err", err)
 	}
-	s.runtime = runtime.New(st, s.ollama, runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx},
+	settings := runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx,
+		Layers: []registry.Layer{{Name: "settings", Deny: cfg.DisabledTools}}}
+	s.runtime = runtime.New(st, s.ollama, settings,
 		runtime.WithLogger(log), runtime.WithAsker(s.ask), runtime.WithPrompt(basePrompt()), runtime.WithTools(s.notes, todoTools{}),
 		runtime.WithCheckpoint((&planReminder{store: st}).Hook))
 	if err := s.runtime.Start(ctx); err != nil {

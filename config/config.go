@@ -35,6 +35,8 @@ type Config struct {
 	// NotesDir is the folder of notes the assistant may read and, with the
 	// user's yes, change. Empty until the user chooses one.
 	NotesDir string `json:"notesDir,omitempty"`
+	// DisabledTools are never offered to the model (settings file only).
+	DisabledTools []string `json:"disabledTools,omitempty"`
 }
 
 // DatabasePath is where the SQLite file lives.
@@ -74,6 +76,7 @@ func Load(fs *flag.FlagSet, args []string, env Env) (Config, error) {
 	c.OllamaHost = first(flags.OllamaHost, lookup(env, "OLLAMA_HOST"), saved.OllamaHost, c.OllamaHost)
 	c.Model = first(flags.Model, lookup(env, "QUIRE_MODEL"), saved.Model, c.Model)
 	c.NotesDir = first(flags.NotesDir, lookup(env, "QUIRE_NOTES_DIR"), saved.NotesDir)
+	c.DisabledTools = saved.DisabledTools
 	envCtx := 0
 	if v := lookup(env, "QUIRE_NUM_CTX"); v != "" {
 		if envCtx, err = strconv.Atoi(v); err != nil || envCtx <= 0 {

@@ -9,6 +9,7 @@ import (
 	"quire/kernel/event"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
+	"quire/kernel/tool/registry"
 )
 
 func readNote(run func(context.Context, tool.Call) (tool.Result, error)) *fakeTool {
@@ -97,5 +98,36 @@ func TestQuestionsCarryTheToolsDescriptions(t *testing.T) {
 	waitRuns(t, k, s, 1)
 	if len(asked.Descriptions) != 2 || asked.Descriptions[0] != "Move a.md → b.md (c1)" || asked.Descriptions[1] != `other_write {"x":1}` {
 		t.Fatalf("descriptions %q", asked.Descriptions)
+	}
+}
+
+// A tool denied by a visibility layer is not offered, and a call to it is
+// refused like a call to a tool that does not exist; a later layer's allow
+// does not lift the deny.
+func TestDeniedToolsAreNotOffered(t *testing.T) {
+	secret := &fakeTool{spec: tool.Spec{Name: "exec_shell", Effects: tool.Exec}, run: replying("ran")}
+	read := readNote(replying("ok"))
+	k := kit(t, withTools(secret, read))
+	k.Runtime.SetSettings(runtime.Settings{Model: "qwen3:4b", NumCtx: 8192, Layers: []registry.Layer{
+		{Name: "global", Deny: []string{"exec_shell"}},
+		{Name: "mode", Allow: []string{"exec_shell", "read_note"}},
+	}})
+	k.Ollama.Script(calling(`c1:exec_shell:{}`), saying("ok"))
+	s := chat(t, k)
+	say(t, k, s, "run it", "")
+	evs := waitRuns(t, k, s, 1)
+	var offered []string
+	for _, tl := range k.Ollama.Requests()[0].Chat.Tools {
+		offered = append(offered, tl.Function.Name)
+	}
+	if len(offered) != 1 || offered[0] != "read_note" {
+		t.Fatalf("offered %v", offered)
+	}
+	if secret.runs() != 0 {
+		t.Fatal("a denied tool ran")
+	}
+	refused := only[event.ToolRefusedPayload](t, evs, event.ToolRefused)
+	if len(refused) != 1 || !strings.Contains(refused[0].Reason, "no tool named") {
+		t.Fatalf("refusals %+v", refused)
 	}
 }

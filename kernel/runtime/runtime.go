@@ -54,6 +54,9 @@ type Settings struct {
 	// PermissionDefault answers a question nobody answered before the
 	// deadline ("deny" or "allow").
 	PermissionDefault string
+	// Layers decide which tools the model is offered: global, then mode,
+	// then sub-agent, then allow/deny lists. A deny in any layer wins.
+	Layers []registry.Layer
 }
 
 // DefaultLimits are the guardrails unless settings say otherwise.
@@ -272,7 +275,7 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 	}
 	caps := &event.Capabilities{Model: s.Model, NumCtx: s.NumCtx, Profile: string(s.Profile), Limits: s.Limits,
 		PermissionDefault: s.PermissionDefault}
-	for _, sp := range tools.Specs() {
+	for _, sp := range tools.Visible(s.Layers...) {
 		caps.Tools = append(caps.Tools, event.ToolDecl{Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters,
 			Effects: uint8(sp.Effects), Idempotency: string(sp.Idempotency), TimeoutNS: int64(sp.Timeout), Parallel: sp.Parallel})
 	}
