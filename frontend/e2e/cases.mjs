@@ -1,7 +1,20 @@
 // The e2e cases. Each gets a fresh browser context at 1280x800; with the mock
 // server, a fresh mock state too. Cases marked mockOnly rely on the mock's
-// scripted replies ("You said: …", "/fail", "/slow", "/tool", "/ask").
-import { DOCTOR_REMEDY, FAIL_SENTENCE, GARDEN_NOTES, NOT_ASKED, TODO_TEXT, VERSION } from './mock-server.mjs';
+// scripted replies ("You said: …", "/fail", "/slow", "/tool", "/ask", "/plan",
+// "/move", "/unsure", "Undo the change …") or settings.
+import {
+  DOCTOR_REMEDY,
+  FAIL_SENTENCE,
+  GARDEN_NOTES,
+  MOVE_FROM,
+  MOVE_TO,
+  NOT_ASKED,
+  PLAN_ITEMS,
+  TODO_TEXT,
+  UNSURE_REPORT,
+  VERSION,
+  notAbsolute,
+} from './mock-server.mjs';
 
 const WAIT_MS = 15000;
 
@@ -42,6 +55,36 @@ async function open(page, base) {
 function messages(page) {
   return page.$$eval('[data-testid="message"]', (els) =>
     els.map((el) => ({ role: el.getAttribute('data-role'), text: (el.querySelector('[data-part="body"]') ?? el).textContent.trim() })),
+  );
+}
+
+/** The first-run hint's words (NotesHint.svelte). */
+const HINT = 'Choose the folder of your notes so Quire can read and organise them. Quire asks before it changes anything.';
+
+/** The sidebar's notes folder row: {name, title (the full path), button}. */
+function notesRow(page) {
+  return page.evaluate(() => {
+    const row = document.querySelector('[data-testid="notes-folder"]');
+    const name = row?.querySelector('[data-testid="notes-folder-name"]');
+    return {
+      name: name?.textContent?.trim() ?? null,
+      title: name?.getAttribute('title') ?? null,
+      button: row?.querySelector('[data-testid="notes-folder-choose"]')?.textContent?.trim() ?? null,
+    };
+  });
+}
+
+/** The checklist items of `root` (a locator): [{text, done, struck}]. */
+function todoItems(root) {
+  return root.locator('[data-testid="todo-item"]').evaluateAll((els) =>
+    els.map((el) => {
+      const text = el.querySelector('.text');
+      return {
+        text: text.textContent.trim(),
+        done: el.getAttribute('data-done') === 'true',
+        struck: getComputedStyle(text).textDecorationLine.includes('line-through'),
+      };
+    }),
   );
 }
 
@@ -129,7 +172,7 @@ async function probe(base) {
  * __refused, __handshakes (versions asked for), __keys (Send's keys) and
  * __probe (ReportView snapshots). Runs in the page: self-contained.
  */
-function fakeWails({ speaks }) {
+function fakeWails({ speaks, notesDir = '/home/ann/Notes', dialog = [] }) {
   const L = {};
   const sessions = [];
   const logs = {};
@@ -155,6 +198,9 @@ function fakeWails({ speaks }) {
   window.__keys = [];
   window.__probe = [];
   window.__sendWith = [];
+  // What the folder dialog answers, one click after another ('' = cancelled); then notesDir.
+  const answers = dialog.slice();
+  let folder = notesDir;
   let asking = null; // {id, runId, call}: a question the native dialog would be asking
   // Wails rejects with the Go error's text, a string.
   const refuse = (name, sentence) => {
@@ -269,6 +315,17 @@ function fakeWails({ speaks }) {
         }),
         Cancel: bound('Cancel', () => {}),
         ReportView: bound('ReportView', (snap) => void window.__probe.push(snap), false),
+        // Like app.go: neither needs the handshake.
+        NotesFolder: bound('NotesFolder', () => folder, false),
+        ChooseNotesFolder: bound(
+          'ChooseNotesFolder',
+          () => {
+            const chosen = answers.length ? answers.shift() : folder;
+            if (chosen) folder = chosen;
+            return chosen;
+          },
+          false,
+        ),
       },
     },
   };
@@ -548,15 +605,16 @@ export const cases = [
       assert(last.messages[1].text === 'Wails says: hi from the window', `probe, got ${JSON.stringify(last)}`);
       assert(apiCalls.length === 0, `no HTTP API calls inside Wails, got ${apiCalls.join(', ')}`);
 
-      // The handshake came once, before every method that needs it (Doctor and
-      // the probe may go first), and the fake App refused nothing.
+      // The handshake came once, before every method that needs it (Doctor,
+      // NotesFolder and the probe may go first), and the fake App refused nothing.
       const { calls, refused, handshakes, keys } = await page.evaluate(() => ({
         calls: window.__calls,
         refused: window.__refused,
         handshakes: window.__handshakes,
         keys: window.__keys,
       }));
-      const gated = calls.filter((c) => c !== 'Doctor' && c !== 'ReportView');
+      const ungated = ['Doctor', 'ReportView', 'NotesFolder', 'ChooseNotesFolder'];
+      const gated = calls.filter((c) => !ungated.includes(c));
       assert(gated[0] === 'Handshake', `Handshake first, got ${JSON.stringify(calls)}`);
       assert(gated.filter((c) => c === 'Handshake').length === 1, `one Handshake, got ${JSON.stringify(calls)}`);
       assert(JSON.stringify(handshakes) === JSON.stringify([VERSION]), `Handshake("${VERSION}"), got ${JSON.stringify(handshakes)}`);
@@ -599,7 +657,10 @@ export const cases = [
       await send(page, 'hello?');
       await until(async () => ((await $(page, 'error-strip').textContent()) ?? '').includes('Could not send: incompatible protocol version'), 'the send refused');
       const after = await page.evaluate(() => window.__calls);
-      assert(!after.some((c) => c !== 'Doctor' && c !== 'ReportView' && c !== 'Handshake'), `nothing but Doctor and the probe was called, got ${JSON.stringify(after)}`);
+      assert(
+        !after.some((c) => !['Doctor', 'ReportView', 'Handshake', 'NotesFolder'].includes(c)),
+        `nothing but Doctor, the notes folder and the probe was called, got ${JSON.stringify(after)}`,
+      );
       // The probe still works, so a test can see what the user sees.
       await until(async () => (await page.evaluate(() => window.__probe.length)) > 0, 'a ReportView');
     },
@@ -937,6 +998,227 @@ export const cases = [
       assert(sendWith.length === 1 && sendWith[0][1] === 'hurry' && sendWith[0][2] === 'steer', `SendWith(id, text, "steer", key), got ${JSON.stringify(sendWith)}`);
       assert(calls.filter((c) => c === 'Send').length === 1, `Send once (the first message), got ${JSON.stringify(calls)}`);
       assert(apiCalls.length === 0, `no HTTP API calls inside Wails, got ${apiCalls.join(', ')}`);
+    },
+  },
+  {
+    name: 'the notes folder: the first-run hint, then a path set in the browser (an error, then a folder)',
+    slug: 'notes-folder',
+    mockOnly: true,
+    async run({ page, base, shot }) {
+      const puts = [];
+      page.on('request', (r) => {
+        if (r.method() === 'PUT' && new URL(r.url()).pathname === '/api/settings') {
+          puts.push({ body: JSON.parse(r.postData() ?? 'null'), protocol: r.headers()['quire-protocol'] });
+        }
+      });
+      await open(page, base);
+      const hint = $(page, 'notes-hint');
+      await hint.waitFor({ timeout: WAIT_MS });
+      assert((await hint.locator('p').first().textContent()).trim() === HINT, `the hint's words, got "${await hint.textContent()}"`);
+      let row = await notesRow(page);
+      assert(row.name === 'Not chosen yet' && row.button === 'Choose…', `the row before, got ${JSON.stringify(row)}`);
+      await page.screenshot({ path: shot.replace(/\.png$/, '-hint.png') });
+
+      // In a browser, Choose… opens a path field (no folder dialog).
+      await $(page, 'notes-hint-choose').click();
+      const input = hint.locator('[data-testid="notes-folder-input"]');
+      await input.waitFor();
+      assert(await input.evaluate((el) => document.activeElement === el), 'the path field has focus');
+      await input.fill('notes');
+      await hint.locator('[data-testid="notes-folder-save"]').click();
+      const err = hint.locator('[data-testid="notes-folder-error"]');
+      await err.waitFor({ timeout: WAIT_MS });
+      assert((await err.textContent()).trim() === notAbsolute('notes'), `Quire's 400 sentence word for word, got "${await err.textContent()}"`);
+      assert((await notesRow(page)).name === 'Not chosen yet', 'nothing chosen after the error');
+      await page.screenshot({ path: shot.replace(/\.png$/, '-error.png') });
+
+      await input.fill('/home/ann/Notes');
+      await input.press('Enter');
+      await hint.waitFor({ state: 'detached', timeout: WAIT_MS });
+      row = await until(async () => {
+        const r = await notesRow(page);
+        return r.name === 'Notes' && r;
+      }, 'the folder in the sidebar');
+      assert(row.title === '/home/ann/Notes' && row.button === 'Change…', `the row after, got ${JSON.stringify(row)}`);
+      assert(
+        JSON.stringify(puts) ===
+          JSON.stringify([
+            { body: { notesDir: 'notes' }, protocol: VERSION },
+            { body: { notesDir: '/home/ann/Notes' }, protocol: VERSION },
+          ]),
+        `two PUTs with the protocol header, got ${JSON.stringify(puts)}`,
+      );
+      const saved = await (await api(base, '/api/settings')).json();
+      assert(saved.notesDir === '/home/ann/Notes', `saved, got ${JSON.stringify(saved)}`);
+
+      // Change… in the sidebar starts from the folder chosen now; Escape closes it.
+      await $(page, 'notes-folder-choose').click();
+      const side = page.locator('[data-testid="notes-folder"] [data-testid="notes-folder-input"]');
+      await side.waitFor();
+      assert((await side.inputValue()) === '/home/ann/Notes', `prefilled, got "${await side.inputValue()}"`);
+      await side.fill('relative/Notes');
+      await side.press('Enter');
+      const sideErr = page.locator('[data-testid="notes-folder"] [data-testid="notes-folder-error"]');
+      await sideErr.waitFor({ timeout: WAIT_MS });
+      assert((await sideErr.textContent()).trim() === notAbsolute('relative/Notes'), 'the sentence in the sidebar too');
+      await page.screenshot({ path: shot });
+      await side.press('Escape');
+      await side.waitFor({ state: 'detached' });
+      assert((await notesRow(page)).name === 'Notes', 'still the chosen folder');
+
+      // It is Quire's setting: a reload shows it, and no hint.
+      await page.reload();
+      await $(page, 'composer').waitFor();
+      await until(async () => (await notesRow(page)).name === 'Notes', 'the folder after reload');
+      assert((await $(page, 'notes-hint').count()) === 0, 'no hint once a folder is chosen');
+
+      // With no folder again, the hint comes back and can be dismissed.
+      await api(base, '/api/settings', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ notesDir: '' }) });
+      await page.reload();
+      await hint.waitFor({ timeout: WAIT_MS });
+      await $(page, 'notes-hint-dismiss').click();
+      await hint.waitFor({ state: 'detached' });
+      assert((await notesRow(page)).button === 'Choose…', 'the sidebar row stays');
+    },
+  },
+
+  {
+    name: 'inside Wails: the notes folder is chosen in the native dialog (a cancel changes nothing)',
+    slug: 'wails-notes-folder',
+    async run({ page, context, base }) {
+      await context.addInitScript(fakeWails, { speaks: VERSION, notesDir: '', dialog: ['', '/Users/ann/Documents/Notes'] });
+      const apiCalls = [];
+      page.on('request', (r) => {
+        if (new URL(r.url()).pathname.startsWith('/api/')) apiCalls.push(r.url());
+      });
+      await open(page, base);
+      await $(page, 'notes-hint').waitFor({ timeout: WAIT_MS });
+      await $(page, 'notes-hint-choose').click(); // the dialog is cancelled
+      await until(async () => (await page.evaluate(() => window.__calls.filter((c) => c === 'ChooseNotesFolder').length)) === 1, 'the dialog');
+      assert((await $(page, 'notes-folder-input').count()) === 0, 'no path field in the window');
+      assert((await $(page, 'notes-hint').count()) === 1 && (await notesRow(page)).name === 'Not chosen yet', 'a cancel changes nothing');
+      await $(page, 'notes-folder-choose').click(); // from the sidebar this time: a folder
+      await until(async () => (await notesRow(page)).name === 'Notes', 'the chosen folder in the sidebar');
+      assert((await notesRow(page)).title === '/Users/ann/Documents/Notes', 'the full path on hover');
+      await $(page, 'notes-hint').waitFor({ state: 'detached', timeout: WAIT_MS });
+      assert(apiCalls.length === 0, `no HTTP API calls inside Wails, got ${apiCalls.join(', ')}`);
+      const refused = await page.evaluate(() => window.__refused);
+      assert(refused.length === 0, `nothing refused, got ${JSON.stringify(refused)}`);
+    },
+  },
+
+  {
+    name: 'a plan (update_todos) is a checklist, pinned above the conversation while the request goes',
+    slug: 'plan',
+    mockOnly: true,
+    mockOptions: { notesDir: '/home/ann/Notes' },
+    async run({ page, base, shot }) {
+      await open(page, base);
+      await send(page, '/plan slow sort my inbox');
+      const card = page.locator('[data-testid="tool-card"][data-kind="checklist"]');
+      await card.waitFor({ timeout: WAIT_MS });
+      const panel = $(page, 'plan-panel');
+      await panel.waitFor({ timeout: WAIT_MS });
+      assert((await $(page, 'plan-panel-progress').textContent()).trim() === '1 of 3 done', 'the panel says 1 of 3 done');
+      const want = PLAN_ITEMS.map((i) => ({ text: i.text, done: i.done, struck: i.done }));
+      let items = await todoItems(panel);
+      assert(JSON.stringify(items) === JSON.stringify(want), `the panel's items, got ${JSON.stringify(items)}`);
+      assert(await panel.evaluate((el) => getComputedStyle(el.parentElement).position === 'sticky'), 'the panel is sticky');
+      await page.screenshot({ path: shot.replace(/\.png$/, '-going.png') });
+
+      // The card in the conversation: "Plan", 1 of 3 done, done items struck through.
+      assert((await card.locator('[data-testid="plan-progress"]').textContent()).trim() === '1 of 3 done', 'the card says 1 of 3 done');
+      items = await todoItems(card);
+      assert(JSON.stringify(items) === JSON.stringify(want), `the card's items, got ${JSON.stringify(items)}`);
+      assert((await card.locator('[data-testid="tool-result"]').count()) === 0, "the model's text is not shown");
+
+      // Once the request is done the panel goes; the card stays.
+      await until(() => settled(page), 'the final reply');
+      await panel.waitFor({ state: 'detached', timeout: WAIT_MS });
+      const t = await timeline(page);
+      assert(
+        JSON.stringify(t) ===
+          JSON.stringify(['user:/plan slow sort my inbox', 'tools:update_todos', 'assistant:I have read your inbox; next I will sort the notes into project folders.']),
+        `the timeline, got ${JSON.stringify(t)}`,
+      );
+      await page.screenshot({ path: shot });
+
+      // A replayed log renders the same checklist.
+      await page.reload();
+      await card.waitFor({ timeout: WAIT_MS });
+      items = await todoItems(card);
+      assert(JSON.stringify(items) === JSON.stringify(want), `the same items after reload, got ${JSON.stringify(items)}`);
+      assert((await $(page, 'plan-panel').count()) === 0, 'no panel when nothing is going');
+    },
+  },
+
+  {
+    name: 'report_state is a distinct "The assistant is unsure" card',
+    slug: 'unsure',
+    mockOnly: true,
+    mockOptions: { notesDir: '/home/ann/Notes' },
+    async run({ page, base, shot }) {
+      await open(page, base);
+      await send(page, '/unsure fix my plan');
+      const card = page.locator('[data-testid="tool-card"][data-kind="unsure"]');
+      await card.waitFor({ timeout: WAIT_MS });
+      assert((await card.locator('[data-testid="unsure-title"]').textContent()).trim() === 'The assistant is unsure', 'the title');
+      for (const k of ['state', 'plan', 'confusion']) {
+        const text = (await card.locator(`[data-testid="unsure-${k}"]`).textContent()).trim();
+        assert(text === UNSURE_REPORT[k], `${k}: got "${text}"`);
+      }
+      await until(() => settled(page), 'the final reply');
+      await page.screenshot({ path: shot });
+    },
+  },
+
+  {
+    name: 'a moved note: the change said plainly, and Undo sends the undo message',
+    slug: 'move-undo',
+    mockOnly: true,
+    mockOptions: { notesDir: '/home/ann/Notes' },
+    async run({ page, base, shot }) {
+      const sends = recordPosts(page, /\/messages$/);
+      await open(page, base);
+      await send(page, '/move tidy my inbox');
+      const card = page.locator('[data-testid="tool-card"][data-kind="change"]').first();
+      await card.waitFor({ timeout: WAIT_MS });
+      await until(() => settled(page), 'the reply');
+      const summary = (await card.locator('[data-testid="tool-summary"]').textContent()).trim();
+      assert(summary === `Moved ${MOVE_FROM} → ${MOVE_TO}`, `the change said plainly, got "${summary}"`);
+      assert((await card.locator('[data-testid="tool-name"]').textContent()).trim() === 'move_note', 'the tool');
+      assert((await card.locator('[data-testid="tool-result"]').count()) === 0, "the model's text is not shown");
+      const undo = card.locator('[data-testid="change-undo"]');
+      assert((await undo.textContent()).trim() === 'Undo', 'an Undo button');
+      await page.screenshot({ path: shot.replace(/\.png$/, '-before.png') });
+
+      // Undo sends a normal message: the assistant then calls undo, which asks first.
+      const id = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
+      const log = await (await api(base, `/api/sessions/${encodeURIComponent(id)}/events?from=0`)).json();
+      const changeId = log.find((e) => e.type === 'tool.result' && e.payload.name === 'move_note').payload.data.id;
+      const message = `Undo the change ${changeId} (Moved ${MOVE_FROM} → ${MOVE_TO}).`;
+      await undo.click();
+      await until(async () => (await messages(page)).some((m) => m.role === 'user' && m.text === message), 'the undo message as a user bubble');
+      assert(JSON.stringify(sends.map((b) => b.text)) === JSON.stringify(['/move tidy my inbox', message]), `the messages sent, got ${JSON.stringify(sends)}`);
+      assert(sends[1].intent === 'follow_up', `sent as a follow-up, got ${JSON.stringify(sends[1])}`);
+      const ask = page.locator('[data-testid="permission"][data-state="open"]');
+      await ask.waitFor({ timeout: WAIT_MS });
+      assert((await ask.locator('h3').textContent()).trim() === 'Allow Quire to run undo?', 'the undo asks first');
+      await $(page, 'permission-allow').click();
+      await until(() => settled(page), 'the undo done');
+
+      // The undo's own change, and the first one marked Undone.
+      const cards = page.locator('[data-testid="tool-card"][data-kind="change"]');
+      await until(async () => (await cards.count()) === 2, 'two change cards');
+      const back = cards.nth(1);
+      assert((await back.locator('[data-testid="tool-summary"]').textContent()).trim() === `Moved ${MOVE_TO} → ${MOVE_FROM}`, 'the undo moved it back');
+      assert((await back.locator('[data-testid="tool-note"]').textContent()).trim() === `Undid change ${changeId}`, 'the undo says which change');
+      await until(async () => (await card.locator('[data-testid="change-undone"]').count()) === 1, 'the first change marked Undone');
+      assert((await card.locator('[data-testid="change-undo"]').count()) === 0, 'no Undo on an undone change');
+      assert((await back.locator('[data-testid="change-undo"]').count()) === 1, 'the undo can be undone in its turn');
+      const msgs = await messages(page);
+      assert(msgs.at(-1).text === 'Undone: a.md is back in inbox.', `the final reply, got ${JSON.stringify(msgs.at(-1))}`);
+      await page.screenshot({ path: shot });
     },
   },
 ];

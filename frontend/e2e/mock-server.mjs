@@ -28,7 +28,19 @@
 // makes a step that calls write_file, asks with permission.requested and waits
 // for POST /api/sessions/{id}/answer: then permission.answered, and either
 // tool.started + tool.result or tool.refused (denied, with the user's reason),
-// then a final text step.
+// then a final text step. "/plan ..." makes a step that calls update_todos
+// (PLAN_ITEMS: 3 items, 1 done; its result's data is the plan), then a text
+// step ("/plan slow ..." streams that text slowly, so the plan panel can be
+// seen while the request goes). "/move ..." makes a step that calls
+// move_note, whose result's data is a Change (MOVE_FROM → MOVE_TO), then a
+// text step. "Undo the change <id> (...)." (what a change card's Undo sends)
+// makes a step that calls undo {changeId}, which asks first like Go's; allowed,
+// its result is the Change that reverts <id> (with `undoes`). "/unsure ..."
+// makes a step that calls report_state (UNSURE_REPORT), then a text step.
+//
+// Settings: GET /api/settings {notesDir} ("" until set; POST /__mock/reset
+// {notesDir} presets it) and PUT /api/settings {notesDir}, which answers 400
+// with Go's kind of sentence for a path that does not start with "/".
 //
 // Run alone: node e2e/mock-server.mjs [port]  (prints the URL)
 import { randomUUID } from 'node:crypto';
@@ -55,6 +67,23 @@ export const GARDEN_NOTES = [
 ].join('\n');
 /** The text "/ask" wants to write. */
 export const TODO_TEXT = 'Buy seeds\nWater the tomatoes\nPrune the roses';
+/** The plan "/plan" sends with update_todos. */
+export const PLAN_ITEMS = [
+  { text: 'Read the notes in the inbox', done: true },
+  { text: 'Sort them into project folders', done: false },
+  { text: 'Link related notes', done: false },
+];
+/** What "/move" moves. */
+export const MOVE_FROM = 'inbox/a.md';
+export const MOVE_TO = 'projects/a.md';
+/** What "/unsure" reports with report_state. */
+export const UNSURE_REPORT = {
+  state: 'I found two notes called plan.md, one in projects and one in archive.',
+  plan: 'Edit the one in projects, unless you meant the other.',
+  confusion: 'Your message says "my plan", and both could be it.',
+};
+/** The sentence PUT /api/settings answers (400) for a path that is not absolute. */
+export const notAbsolute = (dir) => `the notes folder ${dir} cannot be used: it is not an absolute path`;
 
 
 const TYPES = {
@@ -89,6 +118,8 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
       keys: new Map(),
       probe: null,
       doctorOk: opts.doctorOk ?? true,
+      notesDir: typeof opts.notesDir === 'string' ? opts.notesDir : '',
+      changes: 0,
       n: 0,
     };
   };
@@ -140,9 +171,15 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
 
   /** What a run does, from the text of the input that opened it. */
   const scriptOf = (text) => {
-    for (const k of ['fail', 'slow', 'tool', 'ask']) if (text.startsWith('/' + k)) return k;
+    for (const k of ['fail', 'slow', 'tool', 'ask', 'plan', 'move', 'unsure']) if (text.startsWith('/' + k)) return k;
+    if (UNDO_ASK.test(text)) return 'undo';
     return 'plain';
   };
+  const UNDO_ASK = /^Undo the change (\S+?)[\s.]/;
+  const newChangeId = () => `chg_${(++state.changes).toString(16).padStart(16, '0')}`;
+  /** The Change a tool result of session `id` carries as its data, by change id. */
+  const findChange = (id, changeId) =>
+    (state.logs.get(id) ?? []).map((e) => e.type === 'tool.result' && e.payload.data).find((d) => d && d.id === changeId) ?? null;
 
   /** Records an input (kernel/runtime submit): opens a run when the session is idle, else it waits. */
   function submit(id, text, intent) {
@@ -182,13 +219,22 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
     if (run.kind === 'fail') return later(run, deltaMs, () => finish(id, run, { reason: 'error', error: FAIL_SENTENCE }));
     if (run.kind === 'tool' && run.step === 1) return toolStep(id, run);
     if (run.kind === 'ask' && run.step === 1) return askStep(id, run);
+    if (run.kind === 'plan' && run.step === 1) return planStep(id, run);
+    if (run.kind === 'move' && run.step === 1) return moveStep(id, run);
+    if (run.kind === 'undo' && run.step === 1) return undoStep(id, run);
+    if (run.kind === 'unsure' && run.step === 1) return unsureStep(id, run);
     let reply;
     if (run.kind === 'slow' && run.step === 1) reply = 'Counting slowly: ' + Array.from({ length: 40 }, (_, i) => i + 1).join(', ') + '.';
     else if (run.kind === 'tool') reply = 'Your notes say to water the tomatoes daily.';
     else if (run.kind === 'ask') reply = run.allowed ? 'Done: todo.md has your three items.' : 'All right, I left todo.md alone.';
+    else if (run.kind === 'plan') reply = 'I have read your inbox; next I will sort the notes into project folders.';
+    else if (run.kind === 'move') reply = `I moved a.md from the inbox into projects.`;
+    else if (run.kind === 'unsure') reply = 'Which of the two plan.md notes do you mean?';
+    else if (run.kind === 'undo') reply = run.allowed ? `Undone: a.md is back in ${MOVE_FROM.split('/')[0]}.` : 'All right, I left it as it is.';
     else reply = `You said: ${steers.at(-1)?.text ?? run.opener.text}`;
     if (steers.length && run.kind !== 'plain') reply = `Noted: ${steers.at(-1).text}. ${reply}`;
-    stream(id, run, reply, { slow: run.kind === 'slow' && run.step === 1 }, () => afterStep(id, run));
+    const slow = (run.kind === 'slow' && run.step === 1) || (run.kind === 'plan' && /^\/plan\s+slow/.test(run.opener.text));
+    stream(id, run, reply, { slow }, () => afterStep(id, run));
   }
 
   /** Streams `text` as deltas, then the whole message with `calls`; then `next`. */
@@ -223,16 +269,18 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
     finish(id, run, { reason: 'completed' });
   }
 
-  /** Runs `calls` (each: {call, ms, content}) and moves on once all have results. */
+  /** Runs `calls` (each: {call, ms, content, data?}) and moves on once all have results. */
   function runTools(id, run, calls) {
     run.phase = 'tools';
     run.inFlight = calls.map((c) => c.call);
     for (const { call } of calls) append(id, 'tool.started', { callId: call.id, name: call.name }, run.runId);
     setRunStatus(id, 'executing-tools');
-    for (const { call, ms, content } of calls) {
+    for (const { call, ms, content, data } of calls) {
       later(run, ms, () => {
         run.inFlight = run.inFlight.filter((c) => c !== call);
-        append(id, 'tool.result', { callId: call.id, name: call.name, status: 'success', content, durationNs: ms * 1e6 }, run.runId);
+        const result = { callId: call.id, name: call.name, status: 'success', content, durationNs: ms * 1e6 };
+        if (data !== undefined) result.data = data;
+        append(id, 'tool.result', result, run.runId);
         if (run.inFlight.length === 0) startStep(id, run, -1);
       });
     }
@@ -249,6 +297,52 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
         { call: search, ms: slow ? 1800 : 250, content: 'garden.md:2: - Water the tomatoes daily' },
       ]),
     );
+  }
+
+  /** update_todos with PLAN_ITEMS: its result's data is the plan (tools/todo). */
+  function planStep(id, run) {
+    const plan = { items: PLAN_ITEMS };
+    const call = { id: newId('call'), name: 'update_todos', arguments: JSON.stringify(plan) };
+    const open = PLAN_ITEMS.filter((i) => !i.done).length;
+    stream(id, run, '', { calls: [call] }, () =>
+      runTools(id, run, [{ call, ms: 120, content: `Plan saved: ${PLAN_ITEMS.length} items, ${open} still open.`, data: plan }]),
+    );
+  }
+
+  /** move_note MOVE_FROM → MOVE_TO: its result's data is the Change (tools/notes), as Go encodes it. */
+  function moveStep(id, run) {
+    const call = { id: newId('call'), name: 'move_note', arguments: JSON.stringify({ from: MOVE_FROM, to: MOVE_TO }) };
+    const change = { id: newChangeId(), tool: 'move_note', kind: 'move', path: MOVE_TO, from: MOVE_FROM, before: null, after: null, sha256: 'e3b0c44298fc1c14' };
+    stream(id, run, '', { calls: [call] }, () =>
+      runTools(id, run, [{ call, ms: 200, content: `Moved ${MOVE_FROM} to ${MOVE_TO} (change ${change.id}; undo can revert it)`, data: change }]),
+    );
+  }
+
+  /** report_state with UNSURE_REPORT: its result's data is the report (tools/todo). */
+  function unsureStep(id, run) {
+    const call = { id: newId('call'), name: 'report_state', arguments: JSON.stringify(UNSURE_REPORT) };
+    stream(id, run, '', { calls: [call] }, () =>
+      runTools(id, run, [{ call, ms: 80, content: 'Reported. The user can see your report; continue if you can, or ask the user.', data: UNSURE_REPORT }]),
+    );
+  }
+
+  /** undo {changeId}: asks first (Go's undo is unsafe); allowed, its Change reverts the one asked for. */
+  function undoStep(id, run) {
+    const changeId = run.opener.text.match(UNDO_ASK)?.[1] ?? '';
+    const call = { id: newId('call'), name: 'undo', arguments: JSON.stringify({ changeId }) };
+    const c = findChange(id, changeId);
+    const data = c
+      ? c.kind === 'move'
+        ? { id: newChangeId(), tool: 'undo', kind: 'move', path: c.from, from: c.path, before: null, after: null, undoes: c.id }
+        : { id: newChangeId(), tool: 'undo', kind: 'write', path: c.path, before: c.after ?? null, after: c.before ?? null, undoes: c.id }
+      : undefined;
+    run.results = new Map([[call.id, data ? { content: `Undid change ${changeId} (change ${data.id}; undo can revert it)`, data } : { content: `There is no change ${changeId}.` }]]);
+    stream(id, run, 'I will undo that change.', { calls: [call] }, () => {
+      run.phase = 'asking';
+      run.asking = [call];
+      append(id, 'permission.requested', { calls: [call], deadlineNs: (Date.now() + 10 * 60_000) * 1e6 }, run.runId);
+      setRunStatus(id, 'awaiting-permission');
+    });
   }
 
   function askStep(id, run) {
@@ -269,7 +363,9 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
     run.asking = null;
     run.allowed = allowed;
     append(id, 'permission.answered', feedback ? { callIds, allowed, feedback } : { callIds, allowed }, run.runId);
-    if (allowed) return runTools(id, run, asked.map((call) => ({ call, ms: 300, content: 'Wrote 3 lines to todo.md.' })));
+    if (allowed) {
+      return runTools(id, run, asked.map((call) => ({ call, ms: 300, content: 'Wrote 3 lines to todo.md.', ...run.results?.get(call.id) })));
+    }
     for (const call of asked) {
       const reason = 'The user said no to this call.' + (feedback ? ` The user's reason: ${feedback}` : '');
       append(id, 'tool.refused', { callId: call.id, name: call.name, status: 'denied', reason }, run.runId);
@@ -499,6 +595,15 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
       });
     }
     if (m === 'GET' && p === '/api/sessions') return json(res, 200, list());
+    if (m === 'GET' && p === '/api/settings') return json(res, 200, { notesDir: state.notesDir });
+    if (m === 'PUT' && p === '/api/settings') {
+      const b = await readBody(req);
+      if (!b || typeof b !== 'object' || typeof b.notesDir !== 'string') return fail(res, 400, 'the request body is not the JSON expected');
+      // Like Go's SetNotesDir: the folder must exist; here, it must at least be absolute.
+      if (b.notesDir !== '' && !b.notesDir.startsWith('/')) return fail(res, 400, notAbsolute(b.notesDir));
+      state.notesDir = b.notesDir;
+      return json(res, 200, { notesDir: state.notesDir });
+    }
     if (m === 'POST' && p === '/api/sessions') {
       const b = await readBody(req);
       if (!b || typeof b.title !== 'string') return fail(res, 400, 'A chat needs a title.');

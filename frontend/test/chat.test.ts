@@ -13,6 +13,16 @@ function ev(session: string, seq: number, type: string, payload: unknown = {}, r
 /** An in-memory host whose live stream the test drives by hand. */
 class FakeHost implements Transport {
   answersInPage = true;
+  choosesFolderInDialog = false;
+  notesDir = '';
+  /** When set, chooseNotesFolder rejects with it. */
+  folderError: string | null = null;
+  notesFolder = vi.fn(async () => this.notesDir);
+  chooseNotesFolder = vi.fn(async (path?: string) => {
+    if (this.folderError) throw new Error(this.folderError);
+    this.notesDir = path ?? '';
+    return this.notesDir;
+  });
   sessions: Session[] = [];
   logs = new Map<string, QEvent[]>();
   report: DoctorReport = { ok: true, checks: [] };
@@ -408,5 +418,109 @@ describe('ChatStore', () => {
     expect(c.answering).toBeNull();
     await c.select('old');
     expect(c.answerError).toBeNull();
+  });
+});
+
+describe('ChatStore: the notes folder', () => {
+  it('loads it on start; no folder shows the hint until dismissed', async () => {
+    const h = new FakeHost();
+    const c = new ChatStore(h);
+    expect(c.notesDir).toBeNull();
+    expect(c.showNotesHint).toBe(false); // not known yet: no hint
+    await c.start();
+    expect(h.notesFolder).toHaveBeenCalledTimes(1);
+    expect(c.notesDir).toBe('');
+    expect(c.showNotesHint).toBe(true);
+    c.dismissNotesHint();
+    expect(c.showNotesHint).toBe(false);
+  });
+
+  it('a folder already chosen: no hint', async () => {
+    const h = new FakeHost();
+    h.notesDir = '/home/ann/Notes';
+    const c = new ChatStore(h);
+    await c.start();
+    expect(c.notesDir).toBe('/home/ann/Notes');
+    expect(c.showNotesHint).toBe(false);
+  });
+
+  it('a folder that cannot be read is unknown, with the sentence, and no hint', async () => {
+    const h = new FakeHost();
+    h.notesFolder.mockRejectedValueOnce(new Error('This Quire window cannot choose a notes folder; update Quire.'));
+    const c = new ChatStore(h);
+    await c.start();
+    expect(c.notesDir).toBeNull();
+    expect(c.notesDirError).toBe('This Quire window cannot choose a notes folder; update Quire.');
+    expect(c.showNotesHint).toBe(false);
+  });
+
+  it("chooseNotesFolder passes the path on; an error comes back as the host's sentence and changes nothing", async () => {
+    const h = new FakeHost();
+    const c = new ChatStore(h);
+    await c.start();
+    h.folderError = 'the notes folder notes cannot be used: it is not an absolute path';
+    expect(await c.chooseNotesFolder('notes')).toBe(h.folderError);
+    expect(c.notesDir).toBe('');
+    expect(c.choosingFolder).toBe(false);
+    h.folderError = null;
+    expect(await c.chooseNotesFolder('/home/ann/Notes')).toBeNull();
+    expect(h.chooseNotesFolder).toHaveBeenLastCalledWith('/home/ann/Notes');
+    expect(c.notesDir).toBe('/home/ann/Notes');
+    expect(c.showNotesHint).toBe(false);
+  });
+
+  it('a cancelled dialog ("") keeps the folder there was', async () => {
+    const h = new FakeHost();
+    h.notesDir = '/home/ann/Notes';
+    h.choosesFolderInDialog = true;
+    h.chooseNotesFolder.mockResolvedValueOnce('');
+    const c = new ChatStore(h);
+    await c.start();
+    expect(c.choosesFolderInDialog).toBe(true);
+    expect(await c.chooseNotesFolder()).toBeNull();
+    expect(h.chooseNotesFolder).toHaveBeenCalledWith(undefined);
+    expect(c.notesDir).toBe('/home/ann/Notes');
+  });
+});
+
+describe('ChatStore: plans and note changes', () => {
+  const MOVE = { id: 'chg_01', tool: 'move_note', kind: 'move', path: 'projects/a.md', from: 'inbox/a.md', before: null, after: null };
+
+  it('derives the latest plan and the undone changes of the active conversation', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    expect(c.plan).toBeNull();
+    const plan = { items: [{ text: 'a', done: true }, { text: 'b', done: false }] };
+    h.onEvents([
+      ev('new', 2, 'run.started', { model: 'm' }, 'r'),
+      ev('new', 3, 'assistant.message', { content: '', toolCalls: [{ id: 'p', name: 'update_todos', arguments: '{}' }, { id: 'm', name: 'move_note', arguments: '{}' }] }, 'r'),
+      ev('new', 4, 'tool.result', { callId: 'p', name: 'update_todos', status: 'success', content: '', data: plan }, 'r'),
+      ev('new', 5, 'tool.result', { callId: 'm', name: 'move_note', status: 'success', content: '', data: MOVE }, 'r'),
+    ]);
+    expect(c.runGoing).toBe(true);
+    expect(c.plan?.progress).toBe('1 of 2 done');
+    expect(c.undone.size).toBe(0);
+    h.onEvents([
+      ev('new', 6, 'assistant.message', { content: '', toolCalls: [{ id: 'u', name: 'undo', arguments: '{"changeId":"chg_01"}' }] }, 'r'),
+      ev('new', 7, 'tool.result', { callId: 'u', name: 'undo', status: 'success', content: '', data: { ...MOVE, id: 'chg_02', tool: 'undo', undoes: 'chg_01' } }, 'r'),
+    ]);
+    expect([...c.undone]).toEqual(['chg_01']);
+    await c.select('old');
+    expect(c.plan).toBeNull();
+  });
+
+  it('undo sends the message like any other, queued after a request that is going', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    const text = 'Undo the change chg_01 (Moved inbox/a.md → projects/a.md).';
+    expect(await c.undo(text)).toBe(true);
+    expect(h.sent.at(-1)).toEqual(['new', text]);
+    expect(h.intents.at(-1)).toBe('follow_up');
+    h.onEvents([ev('new', 2, 'run.started', { model: 'm' }, 'r')]);
+    expect(await c.undo(text)).toBe(true);
+    expect(h.intents.at(-1)).toBe('follow_up');
+    expect(new Set(h.keys).size).toBe(2); // each a message of its own
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pendingLabel, titleFrom, usageLabel } from '../src/lib/format';
+import { folderName, pendingLabel, titleFrom, usageLabel } from '../src/lib/format';
 
 describe('titleFrom', () => {
   it.each([
@@ -43,5 +43,21 @@ describe('usageLabel of a cut-off reply', () => {
   });
   it('zero prompt tokens with some output still shows', () => {
     expect(usageLabel({ promptTokens: 0, outputTokens: 3, durationNs: 0 })).toBe('0 prompt · 3 output tokens');
+  });
+});
+
+describe('folderName', () => {
+  it.each([
+    ['/home/ann/Notes', 'Notes'],
+    ['/home/ann/Notes/', 'Notes'],
+    ['  /home/ann/My Notes  ', 'My Notes'],
+    ['C:\\Users\\ann\\Notes', 'Notes'],
+    ['C:\\Users\\ann\\Notes\\', 'Notes'],
+    ['C:\\', 'C:'],
+    ['/', '/'],
+    ['Notes', 'Notes'],
+    ['', ''],
+  ])('%j -> %j', (path, want) => {
+    expect(folderName(path)).toBe(want);
   });
 });

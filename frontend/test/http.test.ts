@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PROTOCOL_VERSION, type ViewSnapshot } from '../src/lib/protocol';
 import { HttpTransport, SEND_RETRIES, type EventSourceLike } from '../src/lib/transport/http';
+import { NO_FOLDER_PATH } from '../src/lib/transport/transport';
 
 // A tiny stand-in for `quire serve`: records each request and answers from
 // `routes`; `drops[route]` requests to that route are read and then dropped
@@ -203,6 +204,43 @@ describe('HttpTransport requests', () => {
     };
     await new HttpTransport(base).reportView(snap);
     expect(seen[0].body).toEqual(snap);
+  });
+});
+
+describe('HttpTransport notes folder', () => {
+  const SENTENCE = 'the notes folder /nope cannot be used: stat /nope: no such file or directory';
+
+  it('has no folder dialog: the page asks for a path', () => {
+    expect(new HttpTransport(base).choosesFolderInDialog).toBe(false);
+  });
+
+  it('notesFolder GETs /api/settings and returns notesDir ("" until chosen)', async () => {
+    routes['GET /api/settings'] = { status: 200, body: { notesDir: '/home/ann/Notes' } };
+    expect(await new HttpTransport(base).notesFolder()).toBe('/home/ann/Notes');
+    expect(seen[0]).toMatchObject({ method: 'GET', url: '/api/settings', protocol: PROTOCOL_VERSION });
+    routes['GET /api/settings'] = { status: 200, body: { notesDir: '' } };
+    expect(await new HttpTransport(base).notesFolder()).toBe('');
+    routes['GET /api/settings'] = { status: 200, body: {} };
+    expect(await new HttpTransport(base).notesFolder()).toBe('');
+  });
+
+  it('chooseNotesFolder(path) PUTs {notesDir} (trimmed) and resolves with the folder Quire kept', async () => {
+    routes['PUT /api/settings'] = { status: 200, body: { notesDir: '/home/ann/Notes' } };
+    expect(await new HttpTransport(base).chooseNotesFolder('  /home/ann/Notes/ ')).toBe('/home/ann/Notes');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ method: 'PUT', url: '/api/settings', protocol: PROTOCOL_VERSION, body: { notesDir: '/home/ann/Notes/' } });
+    expect(seen[0].contentType).toMatch(/application\/json/);
+    expect(seen[0].key).toBeUndefined();
+  });
+
+  it("a 400 rejects with Quire's sentence, word for word", async () => {
+    routes['PUT /api/settings'] = { status: 400, body: { error: SENTENCE } };
+    await expect(new HttpTransport(base).chooseNotesFolder('/nope')).rejects.toThrow(SENTENCE);
+  });
+
+  it.each([undefined, '', '   '])('without a path (%j) it rejects with a sentence and sends nothing', async (path) => {
+    await expect(new HttpTransport(base).chooseNotesFolder(path)).rejects.toThrow(NO_FOLDER_PATH);
+    expect(seen).toHaveLength(0);
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { PROTOCOL_VERSION } from '../src/lib/protocol';
 import { HttpTransport } from '../src/lib/transport/http';
 import { pickTransport } from '../src/lib/transport/pick';
-import { ANSWER_IN_DIALOG, NO_SEND_WITH, WailsTransport, type WailsApp, type WailsRuntime } from '../src/lib/transport/wails';
+import { ANSWER_IN_DIALOG, NO_NOTES_FOLDER, NO_SEND_WITH, WailsTransport, type WailsApp, type WailsRuntime } from '../src/lib/transport/wails';
 
 function fakeApp(over: Partial<WailsApp> = {}): WailsApp {
   const session = { id: 's1', title: 'T', createdAt: '', updatedAt: '', lastSeq: 0, running: false };
@@ -18,6 +18,8 @@ function fakeApp(over: Partial<WailsApp> = {}): WailsApp {
     SendWith: vi.fn(async () => 'run-going'),
     Cancel: vi.fn(async () => undefined),
     ReportView: vi.fn(async () => undefined),
+    NotesFolder: vi.fn(async () => '/home/ann/Notes'),
+    ChooseNotesFolder: vi.fn(async () => '/home/ann/Other'),
     ...over,
   };
 }
@@ -161,6 +163,66 @@ describe('WailsTransport', () => {
   it('without a runtime, subscribe is a harmless no-op', () => {
     const off = new WailsTransport(fakeApp(), undefined).subscribe(vi.fn(), vi.fn());
     expect(() => off()).not.toThrow();
+  });
+});
+
+describe('WailsTransport notes folder', () => {
+  it('chooses in the native dialog', () => {
+    expect(new WailsTransport(fakeApp(), undefined).choosesFolderInDialog).toBe(true);
+  });
+
+  it('notesFolder calls NotesFolder(); "" until chosen', async () => {
+    const app = fakeApp();
+    const t = new WailsTransport(app, undefined);
+    expect(await t.notesFolder()).toBe('/home/ann/Notes');
+    vi.mocked(app.NotesFolder!).mockResolvedValueOnce('');
+    expect(await t.notesFolder()).toBe('');
+    expect(app.NotesFolder).toHaveBeenCalledWith();
+  });
+
+  it('chooseNotesFolder calls ChooseNotesFolder() and ignores a path: the dialog asks', async () => {
+    const app = fakeApp();
+    const t = new WailsTransport(app, undefined);
+    expect(await t.chooseNotesFolder('/typed/path')).toBe('/home/ann/Other');
+    expect(app.ChooseNotesFolder).toHaveBeenCalledTimes(1);
+    expect(app.ChooseNotesFolder).toHaveBeenCalledWith();
+  });
+
+  it('a cancelled dialog resolves with ""', async () => {
+    const t = new WailsTransport(fakeApp({ ChooseNotesFolder: vi.fn(async () => '') }), undefined);
+    expect(await t.chooseNotesFolder()).toBe('');
+  });
+
+  it("a Go error (a string) rejects with its sentence", async () => {
+    const sentence = 'the notes folder /x cannot be used: permission denied';
+    const t = new WailsTransport(fakeApp({ ChooseNotesFolder: vi.fn(() => Promise.reject(sentence)) }), undefined);
+    const err = await t.chooseNotesFolder().catch((e) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(err.message).toBe(sentence);
+  });
+
+  it('neither waits for the handshake, as Go does not gate them', async () => {
+    const app = fakeApp({ Handshake: vi.fn(() => new Promise<string>(() => {})) }); // never answers
+    const t = new WailsTransport(app, undefined);
+    expect(await t.notesFolder()).toBe('/home/ann/Notes');
+    expect(await t.chooseNotesFolder()).toBe('/home/ann/Other');
+    expect(app.Handshake).not.toHaveBeenCalled();
+  });
+
+  it('still work when the handshake failed', async () => {
+    const app = fakeApp({ Handshake: vi.fn(() => Promise.reject('incompatible protocol version: …')) });
+    const t = new WailsTransport(app, undefined);
+    await expect(t.listSessions()).rejects.toThrow(/incompatible/);
+    expect(await t.notesFolder()).toBe('/home/ann/Notes');
+  });
+
+  it('an older window without them rejects with a sentence', async () => {
+    const app = fakeApp();
+    delete (app as Partial<WailsApp>).NotesFolder;
+    delete (app as Partial<WailsApp>).ChooseNotesFolder;
+    const t = new WailsTransport(app, undefined);
+    await expect(t.notesFolder()).rejects.toThrow(NO_NOTES_FOLDER);
+    await expect(t.chooseNotesFolder()).rejects.toThrow(NO_NOTES_FOLDER);
   });
 });
 

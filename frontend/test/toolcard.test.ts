@@ -218,7 +218,7 @@ describe('toolCard', () => {
     ];
     let live = emptyConversation('s');
     for (const e of log) live = fold(live, [e]);
-    const cards = (items: typeof live.items) => items.flatMap((i) => i.calls ?? []).map(toolCard);
+    const cards = (items: typeof live.items) => items.flatMap((i) => i.calls ?? []).map((c) => toolCard(c));
     expect(cards(live.items)).toEqual(cards(foldAll('s', log).items));
     expect(cards(live.items).map((c) => `${c.name}:${c.chipLabel}:${c.duration}`)).toEqual(['x:done:1.0 s', 'y:denied:']);
   });

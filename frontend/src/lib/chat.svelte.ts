@@ -13,10 +13,17 @@
 //
 // Permission questions: the open one of the active session is `question`;
 // `answer` sends the user's answer (only where the transport answersInPage).
+//
+// The notes folder: `notesDir` is loaded at start ("" until one is chosen,
+// which shows the first-run hint); `chooseNotesFolder` opens the desktop
+// window's dialog, or in a browser sets the path the user typed. Undo on a
+// note change is a normal message (`undo`), queued after a request that is
+// going: the assistant then calls the undo tool, which asks the user first.
 import { emptyConversation, fold, hasGap, type Conversation, type Item } from './conversation';
 import { titleFrom } from './format';
 import { newIdempotencyKey } from './idempotency';
 import type { Check, DoctorReport, Intent, QEvent, Session } from './protocol';
+import { latestPlan, undoneChanges, type ChecklistDetail } from './toolcard';
 import type { Transport } from './transport/transport';
 
 function message(e: unknown): string {
@@ -52,6 +59,14 @@ export class ChatStore {
   answering = $state<number | null>(null);
   /** Why the last answer failed, for the permission item with that key. */
   answerError = $state<{ key: number; text: string } | null>(null);
+  /** The notes folder: null while not known (loading, or it could not be read), "" when none is chosen. */
+  notesDir = $state<string | null>(null);
+  /** Why the notes folder could not be read, or null. */
+  notesDirError = $state<string | null>(null);
+  /** The folder dialog is open, or a path is being checked. */
+  choosingFolder = $state(false);
+  /** The first-run hint about the notes folder was dismissed. */
+  notesHintDismissed = $state(false);
 
   readonly active = $derived(this.sessions.find((s) => s.id === this.activeId) ?? null);
   /**
@@ -76,6 +91,12 @@ export class ChatStore {
   readonly showBanner = $derived(
     !this.bannerDismissed && (this.doctorError !== null || (this.doctor !== null && !this.doctor.ok)),
   );
+  /** No notes folder yet: the hint above the composer asks for one. */
+  readonly showNotesHint = $derived(this.notesDir === '' && !this.notesHintDismissed);
+  /** The latest plan (update_todos) of the active conversation, or null. */
+  readonly plan = $derived<ChecklistDetail | null>(latestPlan(this.conv));
+  /** Ids of the note changes of the active conversation that a later undo reverted. */
+  readonly undone = $derived<ReadonlySet<string>>(undoneChanges(this.conv));
 
   private pending: QEvent[] | null = null;
   /** Ids the host itself listed last time. */
@@ -90,6 +111,11 @@ export class ChatStore {
     return this.t.answersInPage;
   }
 
+  /** The notes folder is chosen in a native dialog (else the page asks for its path). */
+  get choosesFolderInDialog(): boolean {
+    return this.t.choosesFolderInDialog;
+  }
+
   /** Startup: subscribe, run the doctor, load sessions, open the newest. */
   async start(): Promise<void> {
     this.unsubscribe = this.t.subscribe(
@@ -101,6 +127,7 @@ export class ChatStore {
       .doctor()
       .then((r) => (this.doctor = r))
       .catch((e) => (this.doctorError = message(e)));
+    const notes = this.loadNotesFolder();
     try {
       const list = await this.t.listSessions();
       this.listed = new Set(list.map((s) => s.id));
@@ -110,7 +137,53 @@ export class ChatStore {
     }
     if (this.sessions.length > 0 && this.activeId === null) await this.select(this.sessions[0].id);
     this.focusRequest++;
-    await doctor;
+    await Promise.all([doctor, notes]);
+  }
+
+  /** Reads the notes folder from the host. */
+  async loadNotesFolder(): Promise<void> {
+    try {
+      this.notesDir = await this.t.notesFolder();
+      this.notesDirError = null;
+    } catch (e) {
+      this.notesDirError = message(e);
+    }
+  }
+
+  /**
+   * Chooses the notes folder: the native dialog in the desktop window (a
+   * cancel changes nothing), else the absolute `path` the user typed.
+   * Resolves with null when done (or cancelled), else with the host's
+   * sentence for the user.
+   */
+  async chooseNotesFolder(path?: string): Promise<string | null> {
+    if (this.choosingFolder) return null;
+    this.choosingFolder = true;
+    try {
+      const dir = await this.t.chooseNotesFolder(path);
+      if (dir) {
+        this.notesDir = dir;
+        this.notesDirError = null;
+      }
+      return null;
+    } catch (e) {
+      return message(e);
+    } finally {
+      this.choosingFolder = false;
+    }
+  }
+
+  dismissNotesHint(): void {
+    this.notesHintDismissed = true;
+  }
+
+  /**
+   * Asks the assistant to undo a note change: `text` (the card's undo
+   * message) is sent like any message, as the next request when one is
+   * going. False if it could not be sent.
+   */
+  undo(text: string): Promise<boolean> {
+    return this.send(text, 'follow_up');
   }
 
   stop(): void {

@@ -33,3 +33,15 @@ export function pendingLabel(intent: string, runGoing: boolean): string {
   if (intent === 'steer' || intent === 'inject') return 'Will be added to the current request';
   return runGoing ? 'Queued: runs after the current request' : 'Sending…';
 }
+
+/**
+ * A folder's last path segment, for a short label: "/home/ann/Notes" →
+ * "Notes", "C:\Users\ann\Notes\" → "Notes", "/" → "/", "C:\" → "C:".
+ */
+export function folderName(path: string): string {
+  const p = path.trim();
+  if (!p) return '';
+  const parts = p.split(/[\\/]+/).filter(Boolean);
+  if (parts.length === 0) return p[0]; // the root: "/" or "\"
+  return parts[parts.length - 1];
+}

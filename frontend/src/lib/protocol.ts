@@ -177,6 +177,56 @@ export interface RunFinishedPayload {
   error?: string;
 }
 
+// The `data` of some tools' results (tool.result payload.data), which the
+// page renders as more than text (src/lib/toolcard.ts). Go: tools/todo,
+// tools/notes.
+
+/** One entry of the assistant's plan. */
+export interface TodoItem {
+  text: string;
+  done: boolean;
+}
+/** update_todos: the whole plan for the request (the latest one is the plan). */
+export interface TodoPlan {
+  items: TodoItem[];
+}
+/** report_state: the assistant says it is unsure, in its own words. */
+export interface StateReport {
+  state: string;
+  plan?: string;
+  confusion?: string;
+}
+/**
+ * What a Change did: 'write' (a note's text went from `before` to `after`;
+ * null: the note did not exist), 'move' (`from` → `path`), 'mkdir' / 'rmdir'
+ * (the folder `path`).
+ */
+export type ChangeKind = 'write' | 'move' | 'mkdir' | 'rmdir';
+/**
+ * One change by a note tool (create_note, append_note, edit_note, move_note,
+ * make_folder, set_tags, link_notes, undo): the `data` of its result. Paths are
+ * relative to the notes folder, with '/'. The undo tool takes `id` back.
+ */
+export interface NoteChange {
+  id: string;
+  /** The tool that made it. */
+  tool: string;
+  kind: ChangeKind;
+  path: string;
+  /** A move's source. */
+  from?: string;
+  before?: string | null;
+  after?: string | null;
+  /** Set by undo: the change it reverted. */
+  undoes?: string;
+}
+
+/** GET / PUT /api/settings. */
+export interface Settings {
+  /** Absolute path of the notes folder; "" until chosen. */
+  notesDir: string;
+}
+
 /** The event types this frontend folds; anything else is ignored. */
 export const EventType = {
   SessionCreated: 'session.created',

@@ -1,8 +1,13 @@
 // Pure renderers for tool calls and permission questions: folded state in,
 // display data out. The components only lay these out, so a live run and a
 // replayed log look the same, and every label is tested (test/toolcard.test.ts).
-import type { CallState, PermissionState } from './conversation';
-import type { ToolCall } from './protocol';
+//
+// Some tools get a card of their own kind (`detail`), read from their
+// result's data (docs/PROTOCOL.md, "Tool data"): update_todos a checklist,
+// report_state "The assistant is unsure", a note tool's change one plain line
+// with Undo. The renderer only says what Undo would send; the component sends it.
+import type { CallState, Conversation, PermissionState } from './conversation';
+import type { ChangeKind, NoteChange, StateReport, TodoItem, TodoPlan, ToolCall } from './protocol';
 
 /** The chip of a call card. */
 export type ChipKind = 'waiting' | 'asking' | 'running' | 'done' | 'partial' | 'failed' | 'denied' | 'cancelled' | 'unknown';
@@ -40,6 +45,53 @@ export interface ToolCardView {
   result: Folded | null;
   /** True while the call is not finished (running or waiting). */
   busy: boolean;
+  /** A card of its own kind (a plan, a report, a note change), or null: the plain card. */
+  detail: CardDetail | null;
+}
+
+/** update_todos: the plan as a checklist. */
+export interface ChecklistDetail {
+  kind: 'checklist';
+  title: string;
+  items: TodoItem[];
+  done: number;
+  total: number;
+  /** "2 of 5 done". */
+  progress: string;
+}
+
+/** report_state: the assistant says it is unsure. */
+export interface UnsureDetail {
+  kind: 'unsure';
+  /** "The assistant is unsure". */
+  title: string;
+  /** State, then plan and confusion when given: label and the assistant's words. */
+  fields: { key: keyof StateReport; label: string; text: string }[];
+}
+
+/** A note tool's change, said plainly, and how to undo it. */
+export interface ChangeDetail {
+  kind: 'change';
+  /** The change's id (what the undo tool takes). */
+  changeId: string;
+  /** "Moved inbox/a.md → projects/a.md", "Edited plan.md", "Created ideas.md". */
+  summary: string;
+  /** For a change made by undo: "Undid change chg_…". */
+  note: string;
+  /** A later undo reverted it (and was not itself undone). */
+  undone: boolean;
+  /** Undo is offered: the change has an id and was not undone. */
+  undoable: boolean;
+  /** The user message Undo sends. */
+  undoMessage: string;
+}
+
+export type CardDetail = ChecklistDetail | UnsureDetail | ChangeDetail;
+
+/** What a card needs to know of the rest of the conversation. */
+export interface CardContext {
+  /** Ids of the changes a later undo reverted (undoneChanges()). */
+  undone?: ReadonlySet<string>;
 }
 
 /** Lines shown of a folded block before "Show all". */
@@ -168,8 +220,191 @@ export function chipOf(call: Pick<CallState, 'phase' | 'status'>): ChipKind {
   return 'waiting';
 }
 
-/** Everything a tool-call card shows. Pure: the same call gives the same card. */
-export function toolCard(call: CallState): ToolCardView {
+// ---- Tool data -------------------------------------------------------------
+
+export const UNSURE_TITLE = 'The assistant is unsure';
+export const PLAN_TITLE = 'Plan';
+const CHANGE_KINDS: ReadonlySet<string> = new Set<ChangeKind>(['write', 'move', 'mkdir', 'rmdir']);
+
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** The arguments' JSON text as a value, or undefined. */
+function argsValue(text: string): unknown {
+  const p = parseJSON(text.trim());
+  return p.ok ? p.value : undefined;
+}
+
+/** A plan from update_todos' data (or arguments), or null when it is not one. */
+export function asPlan(v: unknown): TodoPlan | null {
+  if (!isObject(v) || !Array.isArray(v.items)) return null;
+  const items: TodoItem[] = [];
+  for (const it of v.items) {
+    if (!isObject(it) || typeof it.text !== 'string' || !it.text.trim()) continue;
+    items.push({ text: it.text, done: it.done === true });
+  }
+  return { items };
+}
+
+/** A report from report_state's data (or arguments), or null. */
+export function asReport(v: unknown): StateReport | null {
+  if (!isObject(v) || typeof v.state !== 'string' || !v.state.trim()) return null;
+  const r: StateReport = { state: v.state };
+  if (typeof v.plan === 'string' && v.plan.trim()) r.plan = v.plan;
+  if (typeof v.confusion === 'string' && v.confusion.trim()) r.confusion = v.confusion;
+  return r;
+}
+
+/** A note tool's change from its result's data, or null (a read's data, a failure's). */
+export function asChange(v: unknown): NoteChange | null {
+  if (!isObject(v)) return null;
+  const { id, tool, kind, path } = v;
+  if (typeof id !== 'string' || !id || typeof path !== 'string' || !path || typeof kind !== 'string' || !CHANGE_KINDS.has(kind)) {
+    return null;
+  }
+  const c: NoteChange = { id, tool: typeof tool === 'string' ? tool : '', kind: kind as ChangeKind, path };
+  if (typeof v.from === 'string' && v.from) c.from = v.from;
+  if (v.before === null || typeof v.before === 'string') c.before = v.before;
+  if (v.after === null || typeof v.after === 'string') c.after = v.after;
+  if (typeof v.undoes === 'string' && v.undoes) c.undoes = v.undoes;
+  return c;
+}
+
+/** "2 of 5 done"; "No items" for an empty plan. */
+export function progressLabel(done: number, total: number): string {
+  return total === 0 ? 'No items' : `${done} of ${total} done`;
+}
+
+/** What a write by each tool did to the note at `path`, when it existed before and after. */
+const WRITE_VERBS: Readonly<Record<string, (path: string) => string>> = {
+  create_note: (p) => `Created ${p}`,
+  append_note: (p) => `Added to ${p}`,
+  edit_note: (p) => `Edited ${p}`,
+  set_tags: (p) => `Set the tags of ${p}`,
+  link_notes: (p) => `Added a link to ${p}`,
+  undo: (p) => `Put back the earlier text of ${p}`,
+};
+
+/** A change said plainly: "Moved inbox/a.md → projects/a.md", "Edited plan.md", "Created ideas.md". */
+export function changeSummary(c: NoteChange): string {
+  switch (c.kind) {
+    case 'move':
+      return c.from ? `Moved ${c.from} → ${c.path}` : `Moved to ${c.path}`;
+    case 'mkdir':
+      return `Made the folder ${c.path}`;
+    case 'rmdir':
+      return `Removed the folder ${c.path}`;
+    case 'write':
+      if (c.after === null) return `Removed ${c.path}`;
+      if (c.before === null) return c.tool === 'undo' ? `Put back ${c.path}` : `Created ${c.path}`;
+      return (WRITE_VERBS[c.tool] ?? ((p: string) => `Edited ${p}`))(c.path);
+  }
+  return `Changed ${c.path}`;
+}
+
+/** What Undo sends: a normal user message; the assistant then calls undo (which asks first). */
+export function undoMessage(c: NoteChange): string {
+  return `Undo the change ${c.id} (${changeSummary(c)}).`;
+}
+
+/** True when the call ended in a way that makes its data worth showing (not refused, not failed). */
+function usable(call: CallState): boolean {
+  if (call.phase === 'refused') return false;
+  if (call.phase === 'finished') return call.status !== 'failure' && call.status !== 'cancelled';
+  return true;
+}
+
+/**
+ * The plan of an update_todos call: its result's data, or, until that
+ * arrives, its arguments (they are the same list). Null for another tool, a
+ * refused or failed call, or a plan that cannot be read.
+ */
+export function planOf(call: CallState): TodoPlan | null {
+  if (call.name !== 'update_todos' || !usable(call)) return null;
+  return asPlan(call.data) ?? (call.phase === 'finished' && call.data !== undefined ? null : asPlan(argsValue(call.arguments)));
+}
+
+/** The report of a report_state call (data, else arguments), or null. */
+export function reportOf(call: CallState): StateReport | null {
+  if (call.name !== 'report_state' || !usable(call)) return null;
+  return asReport(call.data) ?? (call.phase === 'finished' && call.data !== undefined ? null : asReport(argsValue(call.arguments)));
+}
+
+/** The change a finished note write made (its result's data), or null. */
+export function changeOf(call: CallState): NoteChange | null {
+  if (call.phase !== 'finished' || call.status === 'failure' || call.status === 'cancelled') return null;
+  return asChange(call.data);
+}
+
+export function checklist(plan: TodoPlan): ChecklistDetail {
+  const done = plan.items.filter((i) => i.done).length;
+  return { kind: 'checklist', title: PLAN_TITLE, items: plan.items, done, total: plan.items.length, progress: progressLabel(done, plan.items.length) };
+}
+
+const REPORT_LABELS: [keyof StateReport, string][] = [
+  ['state', 'Where it is'],
+  ['plan', 'What it means to do'],
+  ['confusion', 'What does not add up'],
+];
+
+/** The card of a call of its own kind, or null. */
+export function cardDetail(call: CallState, ctx: CardContext = {}): CardDetail | null {
+  const plan = planOf(call);
+  if (plan) return checklist(plan);
+  const report = reportOf(call);
+  if (report) {
+    const fields = REPORT_LABELS.filter(([k]) => report[k]).map(([key, label]) => ({ key, label, text: report[key] ?? '' }));
+    return { kind: 'unsure', title: UNSURE_TITLE, fields };
+  }
+  const change = changeOf(call);
+  if (change) {
+    const undone = ctx.undone?.has(change.id) ?? false;
+    return {
+      kind: 'change',
+      changeId: change.id,
+      summary: changeSummary(change),
+      note: change.undoes ? `Undid change ${change.undoes}` : '',
+      undone,
+      undoable: !undone,
+      undoMessage: undoMessage(change),
+    };
+  }
+  return null;
+}
+
+/** Every call of the conversation, in order (steps in order, calls in call order). */
+function* callsOf(conv: Conversation | null): Generator<CallState> {
+  for (const it of conv?.items ?? []) for (const c of it.calls ?? []) yield c;
+}
+
+/**
+ * Ids of the changes that stand undone: reverted by an undo that was not
+ * itself undone later (undoing an undo puts the first change back).
+ */
+export function undoneChanges(conv: Conversation | null): Set<string> {
+  const changes = new Map<string, NoteChange>();
+  const undone = new Set<string>();
+  for (const call of callsOf(conv)) {
+    const c = changeOf(call);
+    if (!c) continue;
+    changes.set(c.id, c);
+    if (!c.undoes) continue;
+    undone.add(c.undoes);
+    // Undoing an undo re-applies what that undo had reverted.
+    const reverted = changes.get(c.undoes)?.undoes;
+    if (reverted) undone.delete(reverted);
+  }
+  return undone;
+}
+
+/** The latest plan of the conversation (the last update_todos call with one), or null. */
+export function latestPlan(conv: Conversation | null): ChecklistDetail | null {
+  let plan: TodoPlan | null = null;
+  for (const call of callsOf(conv)) plan = planOf(call) ?? plan;
+  return plan ? checklist(plan) : null;
+}
+
+/** Everything a tool-call card shows. Pure: the same call (and context) gives the same card. */
+export function toolCard(call: CallState, ctx: CardContext = {}): ToolCardView {
   const chip = chipOf(call);
   const { label, tone } = CHIPS[chip];
   let note = '';
@@ -196,6 +431,7 @@ export function toolCard(call: CallState): ToolCardView {
     attempts: Number.isFinite(attempts) && attempts > 1 ? `${attempts} attempts` : '',
     result,
     busy: chip === 'waiting' || chip === 'asking' || chip === 'running',
+    detail: cardDetail(call, ctx),
   };
 }
 

@@ -16,9 +16,10 @@ import {
   type Intent,
   type QEvent,
   type Session,
+  type Settings,
   type ViewSnapshot,
 } from '../protocol';
-import type { Transport } from './transport';
+import { NO_FOLDER_PATH, type Transport } from './transport';
 
 type FetchFn = typeof fetch;
 
@@ -49,6 +50,7 @@ interface RequestOptions {
 
 export class HttpTransport implements Transport {
   readonly answersInPage = true;
+  readonly choosesFolderInDialog = false;
   private readonly base: string;
   private readonly fetchFn: FetchFn;
   private readonly makeEventSource: EventSourceFactory;
@@ -146,6 +148,21 @@ export class HttpTransport implements Transport {
   }
   async reportView(snapshot: ViewSnapshot): Promise<void> {
     await this.request<void>('POST', '/api/probe', { body: snapshot });
+  }
+  /** GET /api/settings → {notesDir}. */
+  async notesFolder(): Promise<string> {
+    const r = await this.request<Partial<Settings> | undefined>('GET', '/api/settings');
+    return typeof r?.notesDir === 'string' ? r.notesDir : '';
+  }
+  /**
+   * PUT /api/settings {notesDir: path} → {notesDir}, or 400 {"error"} when the
+   * folder cannot be used. A browser has no folder dialog: `path` is required.
+   */
+  async chooseNotesFolder(path?: string): Promise<string> {
+    const dir = (path ?? '').trim();
+    if (!dir) throw new Error(NO_FOLDER_PATH);
+    const r = await this.request<Partial<Settings> | undefined>('PUT', '/api/settings', { body: { notesDir: dir } });
+    return typeof r?.notesDir === 'string' ? r.notesDir : dir;
   }
 
   subscribe(

@@ -9,6 +9,9 @@
 // sends the version with every request.
 import type { DoctorReport, Intent, QEvent, Session, ViewSnapshot } from '../protocol';
 
+/** Why choosing a folder by path fails without a path. */
+export const NO_FOLDER_PATH = 'Type the full path of the folder of your notes, like /home/you/Notes.';
+
 export interface Transport {
   /**
    * True when permission questions are answered in the page (HTTP). False in
@@ -16,6 +19,23 @@ export interface Transport {
    * offered: the page shows the question read-only.
    */
   readonly answersInPage: boolean;
+  /**
+   * How the notes folder is chosen. True in the desktop window:
+   * `chooseNotesFolder()` opens the native folder dialog. False in a browser,
+   * which cannot open one: the page asks for the folder's absolute path and
+   * passes it to `chooseNotesFolder(path)`.
+   */
+  readonly choosesFolderInDialog: boolean;
+  /** The notes folder (an absolute path), or "" until one is chosen. */
+  notesFolder(): Promise<string>;
+  /**
+   * Chooses the notes folder and resolves with it. With a dialog
+   * (choosesFolderInDialog) `path` is ignored: the dialog asks, and the
+   * promise resolves with "" when the user cancelled (nothing changed).
+   * Without one `path` is required (the absolute path of an existing folder);
+   * Quire checks it and rejects with its sentence when it cannot be used.
+   */
+  chooseNotesFolder(path?: string): Promise<string>;
   doctor(): Promise<DoctorReport>;
   /** Newest first. */
   listSessions(): Promise<Session[]>;

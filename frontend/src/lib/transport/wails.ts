@@ -2,10 +2,14 @@
 // runtime events at window.runtime. Hand-written on purpose, so the build does
 // not depend on `wails generate` output. Shapes: docs/PROTOCOL.md.
 //
-// Handshake: Go refuses every bound method but Doctor (and the test probe)
-// until Handshake(PROTOCOL_VERSION) succeeded, so the first call that needs it
-// shakes hands and every call awaits that one memoised promise. If it fails,
-// every such call rejects with its sentence.
+// Handshake: Go refuses every bound method but Doctor, NotesFolder,
+// ChooseNotesFolder (and the test probe) until Handshake(PROTOCOL_VERSION)
+// succeeded, so the first call that needs it shakes hands and every call
+// awaits that one memoised promise. If it fails, every such call rejects with
+// its sentence.
+//
+// The notes folder: ChooseNotesFolder opens Go's native folder dialog, so
+// `choosesFolderInDialog` is true and the page offers no path field.
 //
 // Permission questions: Go asks them in a native dialog, so there is no bound
 // method to answer one; `answersInPage` is false and `answer` rejects.
@@ -32,6 +36,14 @@ export interface WailsApp {
   SendWith?(id: string, text: string, intent: Intent, key: string): Promise<string>;
   Cancel(id: string): Promise<void>;
   ReportView(snapshot: ViewSnapshot): Promise<void>;
+  /** The notes folder, "" until chosen. Needs no handshake. Optional: an older Quire has none. */
+  NotesFolder?(): Promise<string>;
+  /**
+   * Opens the native folder dialog and remembers the choice: resolves with
+   * the folder, or "" when cancelled; rejects with a sentence. Needs no
+   * handshake. Optional: an older Quire has none.
+   */
+  ChooseNotesFolder?(): Promise<string>;
 }
 
 /** The part of the Wails JS runtime this app uses. */
@@ -49,11 +61,14 @@ declare global {
 
 /** Why WailsTransport.answer rejects: the desktop window answers in a native dialog. */
 export const ANSWER_IN_DIALOG = 'In the Quire window, questions about running tools are answered in the dialog window.';
+/** Why the notes folder cannot be read or chosen inside an older Quire window. */
+export const NO_NOTES_FOLDER = 'This Quire window cannot choose a notes folder; update Quire.';
 /** Why a steer fails inside an older Quire window (no SendWith). */
 export const NO_SEND_WITH = 'This Quire window cannot add to a running request (it has no SendWith); update Quire.';
 
 export class WailsTransport implements Transport {
   readonly answersInPage = false;
+  readonly choosesFolderInDialog = true;
   private handshake: Promise<void> | null = null;
 
   constructor(
@@ -76,7 +91,7 @@ export class WailsTransport implements Transport {
     return this.handshake;
   }
 
-  /** Calls a bound method; after the handshake when it `needsHandshake` (all but Doctor and ReportView). */
+  /** Calls a bound method; after the handshake when it `needsHandshake` (all but Doctor, the notes folder's and ReportView). */
   private async call<T>(f: () => Promise<T>, needsHandshake = true): Promise<T> {
     if (needsHandshake) await this.shakeHands();
     try {
@@ -124,6 +139,23 @@ export class WailsTransport implements Transport {
   async reportView(snapshot: ViewSnapshot): Promise<void> {
     // Go does not gate the test probe: it must show what a failed handshake looks like.
     await this.call(() => this.app.ReportView(snapshot), false);
+  }
+
+  /** NotesFolder(); like Doctor, it does not wait for the handshake (Go does not gate it). */
+  async notesFolder(): Promise<string> {
+    const r = await this.call(() => {
+      if (typeof this.app.NotesFolder !== 'function') return Promise.reject(NO_NOTES_FOLDER);
+      return this.app.NotesFolder();
+    }, false);
+    return typeof r === 'string' ? r : '';
+  }
+  /** ChooseNotesFolder(): the native dialog asks, so `path` is ignored. "" when cancelled. */
+  async chooseNotesFolder(_path?: string): Promise<string> {
+    const r = await this.call(() => {
+      if (typeof this.app.ChooseNotesFolder !== 'function') return Promise.reject(NO_NOTES_FOLDER);
+      return this.app.ChooseNotesFolder();
+    }, false);
+    return typeof r === 'string' ? r : '';
   }
 
   subscribe(onEvents: (e: QEvent[]) => void, onSessions: (s: Session[]) => void): () => void {
