@@ -31,6 +31,9 @@ Usage:
   quire doctor [flags]     check Ollama, the model, the data directory and SQLite
   quire serve [flags]      serve the same UI on http://127.0.0.1 (for a browser)
   quire sessions [flags]   list conversations
+  quire index PATH...      index documents (Markdown, text, HTML, PDF) for search_docs
+  quire search [-n N] [-json] QUERY
+                           search the indexed documents
   quire replay SESSION [-from SEQ] [-json] [-internal] [-sensitive]
                            print a conversation's event log
   quire replay SESSION -request N
@@ -58,9 +61,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fset.Usage = func() { fmt.Fprint(stderr, usage) }
 	addr := ""
 	var replay replayOptions
+	searchN, searchJSON := 8, false
 	switch cmd {
 	case "serve":
 		fset.StringVar(&addr, "addr", "127.0.0.1:8765", "address to listen on (loopback only)")
+	case "search":
+		fset.IntVar(&searchN, "n", 8, "how many hits")
+		fset.BoolVar(&searchJSON, "json", false, "print JSON")
 	case "replay":
 		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 			replay.session, args = args[0], args[1:]
@@ -93,6 +100,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runSessions(ctx, cfg, log, stdout, stderr)
 	case "replay":
 		return runReplay(ctx, cfg, replay, log, stdout, stderr)
+	case "index", "search":
+		s, err := openServices(ctx, cfg, log)
+		if err != nil {
+			fmt.Fprintln(stderr, "quire:", err)
+			return 1
+		}
+		defer s.Close()
+		if s.rag == nil {
+			fmt.Fprintln(stderr, "quire: the document index is not available (see `quire doctor`)")
+			return 1
+		}
+		if cmd == "index" {
+			return runIndex(ctx, s.rag, fset.Args(), stdout, stderr)
+		}
+		return runSearch(ctx, s.rag, strings.Join(fset.Args(), " "), searchN, searchJSON, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0

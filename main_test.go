@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -236,9 +237,34 @@ func TestNotesFolderIsRememberedAndGivesTheTools(t *testing.T) {
 	for _, tl := range fake.Requests()[0].Chat.Tools {
 		names = append(names, tl.Function.Name)
 	}
-	for _, want := range []string{"list_notes", "move_note", "update_todos", "undo"} {
+	for _, want := range []string{"list_notes", "move_note", "update_todos", "undo", "search_docs"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("the model was not offered %s (tools: %v)", want, names)
+		}
+	}
+}
+
+// TestIndexAndSearchThroughTheCLI: `quire index` then `quire search` find a
+// document with its citation, with no embedding model (the offline embedder).
+func TestIndexAndSearchThroughTheCLI(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	dir, docs := t.TempDir(), t.TempDir()
+	note := "# Garden\n\n## Tomatoes\n\nWater the tomatoes every morning in July.\n"
+	if err := os.WriteFile(filepath.Join(docs, "garden.md"), []byte(note), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"index", "-data-dir", dir, "-ollama-host", fake.URL(), docs}, &out, &errOut); code != 0 {
+		t.Fatalf("index: %d\n%s%s", code, out.String(), errOut.String())
+	}
+	out.Reset()
+	if code := run([]string{"search", "-data-dir", dir, "-ollama-host", fake.URL(), "watering", "tomatoes"}, &out, &errOut); code != 0 {
+		t.Fatalf("search: %d %s", code, errOut.String())
+	}
+	for _, want := range []string{"garden.md", "Tomatoes", "Water the tomatoes"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("search output lacks %q:\n%s", want, out.String())
 		}
 	}
 }

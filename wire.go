@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,7 +19,10 @@ import (
 	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
 	"quire/kernel/store"
+	"quire/kernel/tool"
 	"quire/kernel/tool/registry"
+	"quire/rag"
+	"quire/tools/searchdocs"
 )
 
 // services are the concrete parts main picks. Runtime is nil when the
@@ -31,6 +35,7 @@ type services struct {
 	DBErr   error
 	asker   atomic.Pointer[runtime.Asker]
 	notes   *notesTools
+	rag     *rag.Index
 	mu      sync.Mutex // guards cfg.NotesDir
 }
 
@@ -54,10 +59,15 @@ func openServices(ctx context.Context, cfg config.Config, log *slog.Logger) (*se
 	if err := s.notes.SetDir(cfg.NotesDir); err != nil {
 		log.Warn("notes folder", "err", err)
 	}
+	s.rag, err = rag.Open(ctx, st.DB(), s.embedder(ctx, cfg.EmbedModel))
+	if err != nil {
+		log.Error("the document index could not be opened; search_docs is off", "err", err)
+		s.rag = nil
+	}
 	settings := runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx,
 		Layers: []registry.Layer{{Name: "settings", Deny: cfg.DisabledTools}}}
 	s.runtime = runtime.New(st, s.ollama, settings,
-		runtime.WithLogger(log), runtime.WithAsker(s.ask), runtime.WithPrompt(basePrompt()), runtime.WithTools(s.notes, todoTools{}),
+		runtime.WithLogger(log), runtime.WithAsker(s.ask), runtime.WithPrompt(basePrompt()), runtime.WithTools(s.notes, todoTools{}, docsTools{s.rag}),
 		runtime.WithCheckpoint((&planReminder{store: st}).Hook))
 	if err := s.runtime.Start(ctx); err != nil {
 		log.Error("starting the runtime", "err", err)
@@ -86,6 +96,9 @@ func (s *services) Close() {
 	}
 	if s.notes != nil {
 		s.notes.Close()
+	}
+	if s.rag != nil {
+		s.rag.Close()
 	}
 	if s.store != nil {
 		s.store.Close()
@@ -173,4 +186,40 @@ func (s *services) SetNotesDir(dir string) error {
 	s.cfg.NotesDir = dir
 	s.mu.Unlock()
 	return nil
+}
+
+// embedder is the Ollama embedding model when it is installed, else nil: the
+// index then uses its built-in offline embedder, so search always works.
+func (s *services) embedder(ctx context.Context, model string) rag.Embedder {
+	if model == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	info, err := s.ollama.ModelInfo(ctx, model)
+	if err != nil || !slices.Contains(info.Capabilities, "embedding") {
+		return nil
+	}
+	return ollamaEmbedder{p: s.ollama, model: model}
+}
+
+// ollamaEmbedder adapts the Ollama adapter to rag.Embedder.
+type ollamaEmbedder struct {
+	p     *ollama.Provider
+	model string
+}
+
+func (e ollamaEmbedder) Name() string { return "ollama:" + e.model }
+func (e ollamaEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	return e.p.Embed(ctx, e.model, texts)
+}
+
+// docsTools offers search_docs when the index is open.
+type docsTools struct{ idx *rag.Index }
+
+func (d docsTools) Tools() []tool.Tool {
+	if d.idx == nil {
+		return nil
+	}
+	return []tool.Tool{searchdocs.New(d.idx)}
 }

@@ -22,6 +22,7 @@ const (
 	DefaultModel      = "qwen3:4b"
 	DefaultOllamaHost = "http://127.0.0.1:11434"
 	DefaultNumCtx     = 8192
+	DefaultEmbedModel = "nomic-embed-text"
 	SettingsFile      = "settings.json"
 	DatabaseFile      = "quire.db"
 )
@@ -35,6 +36,9 @@ type Config struct {
 	// NotesDir is the folder of notes the assistant may read and, with the
 	// user's yes, change. Empty until the user chooses one.
 	NotesDir string `json:"notesDir,omitempty"`
+	// EmbedModel embeds documents for search; when Ollama does not have it,
+	// Quire's offline embedder is used.
+	EmbedModel string `json:"embedModel,omitempty"`
 	// DisabledTools are never offered to the model (settings file only).
 	DisabledTools []string `json:"disabledTools,omitempty"`
 }
@@ -77,6 +81,7 @@ func Load(fs *flag.FlagSet, args []string, env Env) (Config, error) {
 	c.Model = first(flags.Model, lookup(env, "QUIRE_MODEL"), saved.Model, c.Model)
 	c.NotesDir = first(flags.NotesDir, lookup(env, "QUIRE_NOTES_DIR"), saved.NotesDir)
 	c.DisabledTools = saved.DisabledTools
+	c.EmbedModel = first(lookup(env, "QUIRE_EMBED_MODEL"), saved.EmbedModel, DefaultEmbedModel)
 	envCtx := 0
 	if v := lookup(env, "QUIRE_NUM_CTX"); v != "" {
 		if envCtx, err = strconv.Atoi(v); err != nil || envCtx <= 0 {

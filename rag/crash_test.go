@@ -1,0 +1,202 @@
+package rag
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	crashKills = flag.Int("rag.kills", 0, "how many times TestKilledIndexingResumesWithoutDuplicates kills the indexer (0: 12, or 6 under -race)")
+	raceKills  = 0
+)
+
+func killCount() int {
+	switch {
+	case *crashKills > 0:
+		return *crashKills
+	case raceKills > 0:
+		return raceKills
+	}
+	return 12
+}
+
+const crashChildEnv = "QUIRE_RAG_CRASH_CHILD" // "db path|root"
+
+// TestMain lets the test binary double as the indexing process the crash
+// test kills.
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(crashChildEnv); spec != "" {
+		crashChild(spec)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// crashChild indexes the root, committing small transactions and saying
+// so on stdout, until it finishes or is killed.
+func crashChild(spec string) {
+	dbPath, root, _ := strings.Cut(spec, "|")
+	db := openDB(fatalTB{}, filepath.Dir(dbPath))
+	out := bufio.NewWriter(os.Stdout)
+	ix, err := Open(context.Background(), db, nil, WithWorkers(2), WithChunkSize(300), func(o *options) {
+		o.txRows = 40
+		o.afterCommit = func() { fmt.Fprintln(out, "commit"); out.Flush() }
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child open:", err)
+		os.Exit(3)
+	}
+	if err := ix.Index(context.Background(), []string{root}, nil); err != nil {
+		fmt.Fprintln(os.Stderr, "child index:", err)
+		os.Exit(3)
+	}
+	fmt.Fprintln(out, "finished")
+	out.Flush()
+	os.Exit(0)
+}
+
+// fatalTB is enough of testing.TB for openDB outside a test.
+type fatalTB struct{ testing.TB }
+
+func (fatalTB) Helper()               {}
+func (fatalTB) Cleanup(func())        {}
+func (fatalTB) Fatal(args ...any)     { fmt.Fprintln(os.Stderr, args...); os.Exit(3) }
+func (fatalTB) Fatalf(string, ...any) { os.Exit(3) }
+
+// TestKilledIndexingResumesWithoutDuplicates kills an indexing process
+// with SIGKILL at random moments. After every kill the index must be
+// consistent — no chunk twice, FTS in step with the chunks, no vector
+// without its chunk, every finished file complete — and a final pass must
+// produce exactly what an uninterrupted index produces.
+func TestKilledIndexingResumesWithoutDuplicates(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "notes")
+	for i := range 120 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Note %d\n\n", i)
+		sections := 3 + i%7
+		if i%10 == 0 {
+			sections = 60 // more than one batch of chunks: written in several transactions
+		}
+		for s := range sections {
+			fmt.Fprintf(&b, "## Section %d\n\n%s\n\n", s, strings.Repeat(fmt.Sprintf("word%d topic%d ", i, s), 20+i%13))
+		}
+		write(t, filepath.Join(root, fmt.Sprintf("note%03d.md", i)), b.String())
+	}
+	dbDir := filepath.Join(dir, "db")
+	os.MkdirAll(dbDir, 0o755)
+	dbPath := filepath.Join(dbDir, "quire.db")
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	kills, finishedEarly := 0, 0
+	want := killCount()
+	for attempt := 0; kills < want && attempt < want*3; attempt++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), crashChildEnv+"="+dbPath+"|"+root)
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines := bufio.NewScanner(stdout)
+		if !lines.Scan() {
+			cmd.Wait()
+			t.Fatalf("the indexer made no commit: %s", stderr.String())
+		}
+		done := make(chan bool, 1)
+		go func() {
+			finished := false
+			for lines.Scan() {
+				finished = finished || lines.Text() == "finished"
+			}
+			done <- finished
+		}()
+		time.Sleep(time.Duration(rng.IntN(30000)) * time.Microsecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		if <-done {
+			finishedEarly++
+			// Nothing left to interrupt: start again from scratch.
+			os.Remove(dbPath)
+			os.Remove(dbPath + "-wal")
+			os.Remove(dbPath + "-shm")
+			continue
+		}
+		kills++
+		checkConsistent(t, dbPath, fmt.Sprintf("after kill %d", kills))
+	}
+	if kills == 0 {
+		t.Fatal("the indexer always finished before it could be killed")
+	}
+	// Resume in this process and compare with an index made in one go.
+	db := openDB(t, dbDir)
+	ix := openIndex(t, db, nil, WithChunkSize(300))
+	index(t, ix, root)
+	checkConsistent(t, dbPath, "after resuming")
+	freshDir := t.TempDir()
+	fresh := openDB(t, freshDir)
+	index(t, openIndex(t, fresh, nil, WithChunkSize(300)), root)
+	if got, want := contents(t, db), contents(t, fresh); got != want {
+		t.Fatalf("the resumed index differs from one made in one go")
+	}
+	if n := count(t, db, `SELECT count(*) FROM rag_files WHERE status != 'done'`); n != 0 {
+		t.Fatalf("%d files not done after resuming", n)
+	}
+	if got, want := ix.coll.Count(), count(t, db, `SELECT count(*) FROM rag_chunks`); got != want {
+		t.Fatalf("%d vectors in memory for %d chunks", got, want)
+	}
+	t.Logf("%d kills (%d runs finished before the kill)", kills, finishedEarly)
+}
+
+func checkConsistent(t *testing.T, dbPath, when string) {
+	t.Helper()
+	db := openDB(t, filepath.Dir(dbPath))
+	checks := map[string]string{
+		"duplicated chunks":            `SELECT count(*) FROM (SELECT 1 FROM rag_chunks GROUP BY file_id, ord HAVING count(*) > 1)`,
+		"vectors without a chunk":      `SELECT count(*) FROM rag_vectors v WHERE NOT EXISTS (SELECT 1 FROM rag_chunks c WHERE c.id = v.chunk_id)`,
+		"chunks without a file":        `SELECT count(*) FROM rag_chunks c WHERE NOT EXISTS (SELECT 1 FROM rag_files f WHERE f.id = c.file_id)`,
+		"finished files missing parts": `SELECT count(*) FROM rag_files f WHERE status IN ('embedded', 'done') AND (chunks != (SELECT count(*) FROM rag_chunks c WHERE c.file_id = f.id) OR EXISTS (SELECT 1 FROM rag_chunks c WHERE c.file_id = f.id AND NOT EXISTS (SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id)))`,
+		"parsed files missing chunks":  `SELECT count(*) FROM rag_files f WHERE status = 'parsed' AND chunks != (SELECT count(*) FROM rag_chunks c WHERE c.file_id = f.id)`,
+		"chunk ords with gaps":         `SELECT count(*) FROM rag_files f WHERE status != 'queued' AND (SELECT coalesce(max(ord) + 1, 0) FROM rag_chunks c WHERE c.file_id = f.id) != (SELECT count(*) FROM rag_chunks c WHERE c.file_id = f.id)`,
+	}
+	for what, q := range checks {
+		if n := count(t, db, q); n != 0 {
+			t.Fatalf("%s: %d %s", when, n, what)
+		}
+	}
+	if _, err := db.Exec(`INSERT INTO rag_fts(rag_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
+		t.Fatalf("%s: the FTS index is out of step with the chunks: %v", when, err)
+	}
+}
+
+// contents is every file's chunks, in order, as text.
+func contents(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	rows, err := db.Query(`SELECT f.path, c.ord, c.heading, c.start_line, c.end_line, c.text FROM rag_chunks c JOIN rag_files f ON f.id = c.file_id ORDER BY f.path, c.ord`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var path, heading, text string
+		var ord, start, end int
+		rows.Scan(&path, &ord, &heading, &start, &end, &text)
+		fmt.Fprintf(&b, "%s %d %s %d-%d %s\n", path, ord, heading, start, end, text)
+	}
+	return b.String()
+}

@@ -1,0 +1,35 @@
+// Package rag is Quire's document retrieval: it watches folders and files
+// the user drops, keeps a durable index of them in SQLite, and answers
+// searches with hybrid (lexical + vector) ranking and a citation on every hit.
+//
+// What it owns:
+//   - ingestion: files are parsed (rag/parse) and cut into chunks
+//     (rag/chunk) that keep their heading path and line range;
+//   - change detection in two layers: an FNV-1a fingerprint over each
+//     watched root's paths, sizes and modification times skips all work
+//     when nothing changed; per-file SHA-256 content hashes re-index only
+//     the files whose content changed, and files gone from disk are dropped;
+//   - durable indexing: one job row per file (queued → parsed → embedded →
+//     done, or failed with a reason); a restart resumes unfinished jobs
+//     and never duplicates chunks; progress reports counts and an ETA;
+//     cancellation through the context;
+//   - lexical search with SQLite FTS5 and its bm25 ranking (Porter stemmer,
+//     user text quoted term by term so no query is a syntax error);
+//   - vector search with an in-memory chromem-go collection loaded at Open
+//     from the vectors stored in SQLite (the database is the truth; chromem's
+//     own file persistence is not used); embeddings come from the Embedder
+//     the caller supplies (Ollama's /api/embed through an adapter in main),
+//     or from the built-in offline embedder (rag/hashvec) when none is;
+//   - fusion of the two rankings by Reciprocal Rank Fusion.
+//
+// Its tables (rag_*) live in the database the caller opens and hands in;
+// their schema version is a row in rag_meta (kernel/store owns PRAGMA
+// user_version). It uses database/sql only: it must never import a SQL
+// driver, the Ollama client, the kernel runtime, hosts or Wails.
+//
+// Ordering and delivery: one Index pass runs at a time (a second call
+// waits); Search may run at any time, alongside a pass, and sees each
+// file's chunks once they are committed. Progress callbacks are called
+// synchronously, in order, from the goroutine running the pass; they must
+// not block.
+package rag

@@ -1,0 +1,28 @@
+package rag
+
+import (
+	"errors"
+
+	"quire/rag/parse"
+)
+
+var (
+	// ErrNewerSchema: the rag tables were written by a newer Quire.
+	ErrNewerSchema = errors.New("the document index was written by a newer version of Quire")
+	// ErrClosed: the Index was closed.
+	ErrClosed = errors.New("the document index is closed")
+	// ErrEmptyQuery: a search needs some text.
+	ErrEmptyQuery = errors.New("the search query is empty")
+	// ErrNotIndexed: the path is not in the index.
+	ErrNotIndexed = errors.New("not in the document index")
+	// ErrRootMissing: a watched folder or file is not there (an unplugged
+	// drive, a moved folder); its documents are kept until it is removed.
+	ErrRootMissing = errors.New("the watched path is not there")
+)
+
+// The reasons a file is refused, from rag/parse.
+var (
+	ErrUnsupported = parse.ErrUnsupported
+	ErrBinary      = parse.ErrBinary
+	ErrMalformed   = parse.ErrMalformed
+)

@@ -1,0 +1,468 @@
+package rag
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	chromem "github.com/philippgille/chromem-go"
+
+	"quire/rag/hashvec"
+)
+
+// Embedder turns texts into vectors, one per text, in order. Name says
+// which model made them: vectors are only compared under the same name,
+// and a change of name makes the index embed its documents again.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	Name() string
+}
+
+// QueryEmbedder may be implemented by an Embedder whose model embeds
+// queries differently from documents (nomic-embed-text wants a
+// "search_query: " prefix); without it, queries go through Embed.
+type QueryEmbedder interface {
+	EmbedQuery(ctx context.Context, query string) ([]float32, error)
+}
+
+// Progress is how an Index pass is going. Counts are files of this pass.
+type Progress struct {
+	Phase       string        // "scanning", "indexing", "done"
+	Total       int           // files to parse or embed in this pass
+	Done        int           // of those, finished (indexed or failed)
+	Failed      int           // of those, failed
+	CurrentFile string        // the file most recently started
+	ETA         time.Duration // estimated time left; 0 when unknown
+}
+
+// Document is the state of one file in the index.
+type Document struct {
+	Path    string
+	Root    string // the watched folder or file it was found under
+	Format  string // markdown, text, html, pdf; empty if refused before reading
+	Status  string // Queued, Parsed, Embedded, Done or Failed
+	Reason  string // why it failed
+	Chunks  int
+	Size    int64
+	ModTime time.Time
+	Updated time.Time
+}
+
+// Hit is one search result with its citation.
+type Hit struct {
+	Path        string   // absolute path of the file
+	Name        string   // the path shown to people: relative to the parent of its watched root
+	HeadingPath []string // enclosing headings, outermost first (PDF: "Page N")
+	StartLine   int      // first and last line of the chunk in the file (PDF: in the page's text)
+	EndLine     int
+	Snippet     string  // a passage of the chunk around the query's words
+	Score       float64 // fused Reciprocal Rank Fusion score
+	LexicalRank int     // 1-based rank in the lexical list; 0 = not found by it
+	VectorRank  int     // 1-based rank in the vector list; 0 = not found by it
+}
+
+// Option changes how an Index works.
+type Option func(*options)
+
+type options struct {
+	rrfK        float64
+	chunkSize   int
+	depth       int
+	batch       int
+	workers     int
+	snippet     int
+	lexWeights  [2]float64
+	vecWeight   float64 // 0 = the default for the embedder
+	maxDF       float64 // lexical terms in more than this share of chunks are left out; 0 = none
+	pruneFloor  int     // ... and in more than this many chunks
+	progress    func(Progress)
+	offline     hashvec.Config
+	afterParse  func(path string) // test hook: called after a file is parsed, before its last batch is written
+	afterCommit func()            // test hook: called after each transaction of a pass
+	txRows      int               // most rows written in one transaction of a pass
+}
+
+// WithRRFK sets k in Reciprocal Rank Fusion, score = Σ 1/(k + rank). Default 60.
+func WithRRFK(k float64) Option { return func(o *options) { o.rrfK = k } }
+
+// WithChunkSize caps chunks at n bytes. Default 1500 (about 350 tokens,
+// within any embedding model's context).
+func WithChunkSize(n int) Option { return func(o *options) { o.chunkSize = n } }
+
+// WithVectorWeight multiplies the vector list's terms in the fusion:
+// score = 1/(k + lexical rank) + w/(k + vector rank). Default 1 with an
+// embedding model and 0.3 with the built-in offline embedder, whose
+// vectors are a weaker lexical signal (docs/BENCHMARKS.md).
+func WithVectorWeight(w float64) Option { return func(o *options) { o.vecWeight = w } }
+
+// WithLexicalMaxDF leaves out of the lexical query the words found in
+// more than share (0–1) of all chunks (and in more than 500), as long as
+// a rarer word remains:
+// they add little to bm25 and make FTS5 score nearly every chunk. 0 keeps
+// every word. Default 0.2 (on SciFact it changes nDCG@10 by +0.0007 and
+// cuts the lexical arm's time at 53k chunks by a third).
+func WithLexicalMaxDF(share float64) Option { return func(o *options) { o.maxDF = share } }
+
+// WithDepth sets how many candidates each arm ranks before fusion. Default 100.
+func WithDepth(n int) Option { return func(o *options) { o.depth = n } }
+
+// WithEmbedBatch sets how many texts go to the Embedder per call. Default 32.
+func WithEmbedBatch(n int) Option { return func(o *options) { o.batch = n } }
+
+// WithWorkers sets how many files are parsed and embedded at once.
+// Default: the number of CPUs.
+func WithWorkers(n int) Option { return func(o *options) { o.workers = n } }
+
+// WithSnippetLength sets the length of a hit's snippet in bytes. Default 320.
+func WithSnippetLength(n int) Option { return func(o *options) { o.snippet = n } }
+
+// WithLexicalWeights sets bm25's column weights for the heading path and
+// the text. Default 1, 1.
+func WithLexicalWeights(heading, text float64) Option {
+	return func(o *options) { o.lexWeights = [2]float64{heading, text} }
+}
+
+// WithProgress receives the progress of every pass (as well as the
+// function passed to Index), such as one started by Retry.
+func WithProgress(fn func(Progress)) Option { return func(o *options) { o.progress = fn } }
+
+// WithOfflineEmbedder sets the configuration of the built-in embedder.
+func WithOfflineEmbedder(cfg hashvec.Config) Option { return func(o *options) { o.offline = cfg } }
+
+// Index is a document index. It is safe for concurrent use.
+type Index struct {
+	db   *sql.DB
+	opts options
+
+	emb     Embedder       // the active embedder
+	embName string         // emb.Name(), the key of its vectors
+	offline *hashvec.Model // the built-in embedder when it is the active one
+	sketch  *hashvec.Sketch
+
+	coll  *chromem.Collection
+	vecMu sync.Mutex // serialises changes to coll (chromem's Delete reads unlocked)
+
+	run      chan struct{} // a token: one pass at a time
+	closing  chan struct{}
+	closed   atomic.Bool
+	stopOnce sync.Once
+
+	vectorErr atomic.Pointer[string] // the last failure of the vector arm in Search
+	dfs       termStats              // document frequencies of query words, until the next change
+	parses    atomic.Int64           // files parsed since Open (for tests)
+}
+
+// Open prepares the rag tables in db (creating or upgrading them; a newer
+// schema is refused), picks the embedder — emb, or the built-in offline
+// embedder when emb is nil — and loads the stored vectors of that embedder
+// into memory. Files left mid-way by a crash are resumed by the next Index.
+func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index, error) {
+	o := options{rrfK: 60, maxDF: 0.2, pruneFloor: 500, chunkSize: 1500, depth: 100, batch: 32, workers: runtime.GOMAXPROCS(0), snippet: 320,
+		lexWeights: [2]float64{1, 1}, offline: hashvec.Default, txRows: 4096}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.workers < 1 {
+		o.workers = 1
+	}
+	if o.batch < 1 {
+		o.batch = 1
+	}
+	if o.depth < 1 {
+		o.depth = 1
+	}
+	if o.vecWeight <= 0 {
+		o.vecWeight = 1
+		if emb == nil {
+			o.vecWeight = 0.3
+		}
+	}
+	if err := migrate(ctx, db); err != nil {
+		return nil, err
+	}
+	ix := &Index{db: db, opts: o, run: make(chan struct{}, 1), closing: make(chan struct{})}
+	if emb == nil {
+		ix.offline = hashvec.New(o.offline)
+		emb = ix.offline
+	}
+	ix.emb, ix.embName = emb, emb.Name()
+	if ix.embName == "" {
+		return nil, errors.New("rag: the embedder has no name")
+	}
+	cdb := chromem.NewDB()
+	coll, err := cdb.GetOrCreateCollection("chunks", nil, func(context.Context, string) ([]float32, error) {
+		return nil, errors.New("rag: vectors are computed by the index, not by chromem")
+	})
+	if err != nil {
+		return nil, err
+	}
+	ix.coll = coll
+	if err := ix.load(ctx); err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// load fills the vector collection from SQLite, marks embedded files done,
+// sends files whose chunks lack vectors of this embedder back to Parsed,
+// and readies the offline embedder's statistics.
+func (ix *Index) load(ctx context.Context) error {
+	rows, err := ix.db.QueryContext(ctx, `SELECT chunk_id, vec FROM rag_vectors WHERE embedder = ?`, ix.embName)
+	if err != nil {
+		return fmt.Errorf("rag: load vectors: %w", err)
+	}
+	var docs []chromem.Document
+	for rows.Next() {
+		var id int64
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			rows.Close()
+			return fmt.Errorf("rag: load vectors: %w", err)
+		}
+		v, err := decodeVector(blob)
+		if err != nil {
+			rows.Close()
+			return fmt.Errorf("rag: vector of chunk %d: %w", id, err)
+		}
+		docs = append(docs, chromem.Document{ID: chunkKey(id), Embedding: v})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("rag: load vectors: %w", err)
+	}
+	if err := ix.addVectors(ctx, docs); err != nil {
+		return err
+	}
+	if _, err := ix.db.ExecContext(ctx, `UPDATE rag_files SET status = 'done' WHERE status = 'embedded'`); err != nil {
+		return fmt.Errorf("rag: %w", err)
+	}
+	if _, err := ix.db.ExecContext(ctx, `UPDATE rag_files SET status = 'parsed' WHERE status = 'done' AND EXISTS (
+		SELECT 1 FROM rag_chunks c WHERE c.file_id = rag_files.id AND NOT EXISTS (
+			SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?))`, ix.embName); err != nil {
+		return fmt.Errorf("rag: %w", err)
+	}
+	if ix.offline != nil {
+		return ix.loadSketch(ctx)
+	}
+	return nil
+}
+
+// Embedder says which embedder makes the vectors, for people: the model's
+// name, or "built-in offline embedder (...)".
+func (ix *Index) Embedder() string {
+	if ix.offline != nil {
+		return "built-in offline embedder (" + ix.embName + ")"
+	}
+	return ix.embName
+}
+
+// VectorError is the last error of the vector arm of a search (the search
+// then ranked by text alone), or "" if the last search had none.
+func (ix *Index) VectorError() string {
+	if p := ix.vectorErr.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// Close stops a running pass (it ends with an error; its work so far is
+// kept and resumed later), waits for it, and saves the offline embedder's
+// statistics. It does not close the database: close the Index first.
+func (ix *Index) Close() error {
+	ix.stopOnce.Do(func() { close(ix.closing) })
+	if ix.closed.Swap(true) {
+		return nil
+	}
+	ix.run <- struct{}{}
+	defer func() { <-ix.run }()
+	if ix.offline != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return ix.saveSketch(ctx)
+	}
+	return nil
+}
+
+// acquire takes the pass token, waiting for a running pass; the returned
+// context is also cancelled by Close.
+func (ix *Index) acquire(ctx context.Context) (context.Context, func(), error) {
+	if ix.closed.Load() {
+		return nil, nil, ErrClosed
+	}
+	select {
+	case ix.run <- struct{}{}:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	case <-ix.closing:
+		return nil, nil, ErrClosed
+	}
+	if ix.closed.Load() {
+		<-ix.run
+		return nil, nil, ErrClosed
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		select {
+		case <-ix.closing:
+			cancel(ErrClosed)
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(nil); <-ix.run }, nil
+}
+
+// Documents lists every file in the index with its state, by path.
+func (ix *Index) Documents(ctx context.Context) ([]Document, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT path, root, format, status, reason, chunks, size, mtime_ns, updated_ns
+		FROM rag_files ORDER BY path`)
+	if err != nil {
+		return nil, fmt.Errorf("rag: %w", err)
+	}
+	defer rows.Close()
+	var out []Document
+	for rows.Next() {
+		var d Document
+		var mtime, updated int64
+		if err := rows.Scan(&d.Path, &d.Root, &d.Format, &d.Status, &d.Reason, &d.Chunks, &d.Size, &mtime, &updated); err != nil {
+			return nil, fmt.Errorf("rag: %w", err)
+		}
+		if mtime > 0 {
+			d.ModTime = time.Unix(0, mtime)
+		}
+		if updated > 0 {
+			d.Updated = time.Unix(0, updated)
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// Remove takes a watched root, or a file or folder inside one, out of the
+// index: its chunks and vectors are deleted, and a path inside a watched
+// root is excluded from later passes (naming it in Index again includes it).
+func (ix *Index) Remove(ctx context.Context, path string) error {
+	path, err := absPath(path)
+	if err != nil {
+		return err
+	}
+	ctx, release, err := ix.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	roots, err := ix.roots(ctx)
+	if err != nil {
+		return err
+	}
+	ids, err := ix.fileIDsUnder(ctx, path)
+	if err != nil {
+		return err
+	}
+	isRoot, inside := false, false
+	for _, r := range roots {
+		if r.path == path && !r.excluded {
+			isRoot = true
+		} else if !r.excluded && within(path, r.path) {
+			inside = true
+		}
+	}
+	if len(ids) == 0 && !isRoot && !inside {
+		return fmt.Errorf("%s: %w", path, ErrNotIndexed)
+	}
+	w := ix.newWriter(ctx, nil)
+	err = w.inTx(func(tx *sql.Tx) error {
+		for _, id := range ids {
+			if err := w.deleteFile(tx, id); err != nil {
+				return err
+			}
+		}
+		// Roots under the removed path go too.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM rag_roots WHERE path = ? OR path LIKE ? ESCAPE '\'`, path, likeUnder(path)); err != nil {
+			return err
+		}
+		if inside {
+			_, err := tx.ExecContext(ctx, `INSERT INTO rag_roots(path, excluded) VALUES (?, 1)`, path)
+			if err != nil {
+				return err
+			}
+			// The enclosing root's fingerprint no longer describes what is indexed.
+			_, err = tx.ExecContext(ctx, `UPDATE rag_roots SET fingerprint = '' WHERE excluded = 0`)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("rag: remove %s: %w", path, err)
+	}
+	w.afterCommit()
+	return ix.saveSketchIfOffline(ctx)
+}
+
+// Retry queues a failed file (or every failed file under a folder) again
+// and runs a pass over its root.
+func (ix *Index) Retry(ctx context.Context, path string) error {
+	path, err := absPath(path)
+	if err != nil {
+		return err
+	}
+	var root string
+	err = ix.db.QueryRowContext(ctx, `SELECT root FROM rag_files WHERE path = ? OR path LIKE ? ESCAPE '\' LIMIT 1`, path, likeUnder(path)).Scan(&root)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%s: %w", path, ErrNotIndexed)
+	}
+	if err != nil {
+		return fmt.Errorf("rag: %w", err)
+	}
+	if _, err := ix.db.ExecContext(ctx, `UPDATE rag_files SET status = 'queued', reason = '', hash = ''
+		WHERE status = 'failed' AND (path = ? OR path LIKE ? ESCAPE '\')`, path, likeUnder(path)); err != nil {
+		return fmt.Errorf("rag: %w", err)
+	}
+	return ix.Index(ctx, []string{root}, nil)
+}
+
+func (ix *Index) fileIDsUnder(ctx context.Context, path string) ([]int64, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT id FROM rag_files WHERE path = ? OR path LIKE ? ESCAPE '\'`, path, likeUnder(path))
+	if err != nil {
+		return nil, fmt.Errorf("rag: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+func absPath(p string) (string, error) {
+	if strings.TrimSpace(p) == "" {
+		return "", errors.New("rag: empty path")
+	}
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return "", fmt.Errorf("rag: %s: %w", p, err)
+	}
+	return a, nil
+}
+
+// within reports whether path is strictly inside dir.
+func within(path, dir string) bool {
+	return strings.HasPrefix(path, strings.TrimSuffix(dir, string(os.PathSeparator))+string(os.PathSeparator))
+}
+
+// likeUnder is a LIKE pattern for the paths strictly inside dir.
+func likeUnder(dir string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return r.Replace(strings.TrimSuffix(dir, string(os.PathSeparator))+string(os.PathSeparator)) + "%"
+}

@@ -1,0 +1,370 @@
+package rag
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"quire/rag/parse"
+)
+
+type root struct {
+	path        string
+	excluded    bool
+	fingerprint string
+}
+
+func (ix *Index) roots(ctx context.Context) ([]root, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT path, excluded, fingerprint FROM rag_roots ORDER BY path`)
+	if err != nil {
+		return nil, fmt.Errorf("rag: %w", err)
+	}
+	defer rows.Close()
+	var out []root
+	for rows.Next() {
+		var r root
+		if err := rows.Scan(&r.path, &r.excluded, &r.fingerprint); err != nil {
+			return nil, fmt.Errorf("rag: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Roots lists the watched folders and files.
+func (ix *Index) Roots(ctx context.Context) ([]string, error) {
+	rs, err := ix.roots(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range rs {
+		if !r.excluded {
+			out = append(out, r.path)
+		}
+	}
+	return out, nil
+}
+
+// resolveRoots makes the named paths watched roots and returns the roots
+// to scan: all watched roots when none are named. A path inside a watched
+// root scans that root; a path enclosing watched roots replaces them.
+// Naming an excluded path includes it again.
+func (ix *Index) resolveRoots(ctx context.Context, paths []string) ([]string, error) {
+	existing, err := ix.roots(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		var out []string
+		for _, r := range existing {
+			if !r.excluded {
+				out = append(out, r.path)
+			}
+		}
+		return out, nil
+	}
+	var errs []error
+	var scan []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			scan = append(scan, p)
+		}
+	}
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("rag: %w", err)
+	}
+	defer tx.Rollback()
+	for _, p := range paths {
+		p, err := absPath(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if _, err := os.Stat(p); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", p, ErrRootMissing))
+			continue
+		}
+		// Naming a path lifts exclusions at, inside or around it.
+		for _, r := range existing {
+			if r.excluded && (r.path == p || within(r.path, p) || within(p, r.path)) {
+				if _, err := tx.ExecContext(ctx, `DELETE FROM rag_roots WHERE path = ? AND excluded = 1`, r.path); err != nil {
+					return nil, fmt.Errorf("rag: %w", err)
+				}
+			}
+		}
+		var enclosing string
+		for _, r := range existing {
+			if !r.excluded && (r.path == p || within(p, r.path)) {
+				enclosing = r.path
+			}
+		}
+		if enclosing != "" {
+			if _, err := tx.ExecContext(ctx, `UPDATE rag_roots SET fingerprint = '' WHERE path = ?`, enclosing); err != nil {
+				return nil, fmt.Errorf("rag: %w", err)
+			}
+			add(enclosing)
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM rag_roots WHERE excluded = 0 AND path LIKE ? ESCAPE '\'`, likeUnder(p)); err != nil {
+			return nil, fmt.Errorf("rag: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE rag_files SET root = ? WHERE path LIKE ? ESCAPE '\'`, p, likeUnder(p)); err != nil {
+			return nil, fmt.Errorf("rag: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO rag_roots(path) VALUES (?) ON CONFLICT(path) DO UPDATE SET excluded = 0`, p); err != nil {
+			return nil, fmt.Errorf("rag: %w", err)
+		}
+		add(p)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("rag: %w", err)
+	}
+	return scan, errors.Join(errs...)
+}
+
+type fileStat struct {
+	path  string
+	size  int64
+	mtime int64 // ns
+}
+
+// racyWindow: a file modified this recently may be modified again within
+// the resolution of its timestamp without its size or time changing, so
+// neither its time nor its root's fingerprint is trusted.
+const racyWindow = 2 * time.Second
+
+// walk lists the regular files of a root in path order, skipping hidden
+// files and folders (".git") and excluded paths; symbolic links to files
+// are followed, to folders not.
+func walk(ctx context.Context, rootPath string, excluded []string) ([]fileStat, error) {
+	var out []fileStat
+	err := filepath.WalkDir(rootPath, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == rootPath {
+				return err
+			}
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if p != rootPath && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		for _, e := range excluded {
+			if p == e || within(p, e) {
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+		}
+		if d.IsDir() {
+			return nil
+		}
+		var info fs.FileInfo
+		if d.Type()&fs.ModeSymlink != 0 {
+			info, err = os.Stat(p)
+		} else {
+			info, err = d.Info()
+		}
+		if err != nil || !info.Mode().IsRegular() {
+			return nil
+		}
+		out = append(out, fileStat{p, info.Size(), info.ModTime().UnixNano()})
+		return nil
+	})
+	return out, err
+}
+
+// fingerprint is FNV-1a (64-bit) over the root, its exclusions and every
+// file's path, size and modification time.
+func fingerprint(rootPath string, excluded []string, files []fileStat) string {
+	h := fnv.New64a()
+	io.WriteString(h, rootPath)
+	for _, e := range excluded {
+		io.WriteString(h, "\x00-"+e)
+	}
+	var buf []byte
+	for _, f := range files {
+		buf = append(buf[:0], 0)
+		buf = append(buf, f.path...)
+		buf = append(buf, 0)
+		buf = strconv.AppendInt(buf, f.size, 10)
+		buf = append(buf, 0)
+		buf = strconv.AppendInt(buf, f.mtime, 10)
+		h.Write(buf)
+	}
+	return strconv.FormatUint(h.Sum64(), 16)
+}
+
+// trustedMtime is the time to record for a file: its modification time,
+// or 0 (meaning "check the content next time") if it is too recent.
+func trustedMtime(mtime int64, now time.Time) int64 {
+	if mtime > now.Add(-racyWindow).UnixNano() {
+		return 0
+	}
+	return mtime
+}
+
+func hashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// scanResult is what a scan of one root found.
+type scanResult struct {
+	root        string
+	fingerprint string // to record once the root's jobs are all finished
+	stable      bool   // no file was modified within racyWindow
+	skipped     bool   // the fingerprint matched and nothing was pending
+}
+
+// scan compares a root with the index: new files are queued (or refused
+// by name), files whose size or time changed are hashed and queued only if
+// their content changed, and files gone from disk are dropped.
+func (ix *Index) scan(ctx context.Context, w *writer, rootPath string, excluded []string, stored string) (scanResult, error) {
+	now := time.Now()
+	if _, err := os.Stat(rootPath); err != nil {
+		return scanResult{}, fmt.Errorf("%s: %w", rootPath, ErrRootMissing)
+	}
+	files, err := walk(ctx, rootPath, excluded)
+	if err != nil {
+		return scanResult{}, fmt.Errorf("rag: scan %s: %w", rootPath, err)
+	}
+	res := scanResult{root: rootPath, fingerprint: fingerprint(rootPath, excluded, files), stable: true}
+	for _, f := range files {
+		if trustedMtime(f.mtime, now) == 0 {
+			res.stable = false
+			break
+		}
+	}
+	var pending int
+	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM rag_files WHERE root = ? AND status IN ('queued', 'parsed', 'embedded')`, rootPath).Scan(&pending); err != nil {
+		return res, fmt.Errorf("rag: %w", err)
+	}
+	if res.fingerprint == stored && pending == 0 {
+		res.skipped = true
+		return res, nil
+	}
+
+	type known struct {
+		id          int64
+		size, mtime int64
+		hash        string
+		status      string
+		format      string
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, path, size, mtime_ns, hash, status, format FROM rag_files WHERE root = ?`, rootPath)
+	if err != nil {
+		return res, fmt.Errorf("rag: %w", err)
+	}
+	have := map[string]known{}
+	for rows.Next() {
+		var k known
+		var p string
+		if err := rows.Scan(&k.id, &p, &k.size, &k.mtime, &k.hash, &k.status, &k.format); err != nil {
+			rows.Close()
+			return res, fmt.Errorf("rag: %w", err)
+		}
+		have[p] = k
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return res, fmt.Errorf("rag: %w", err)
+	}
+
+	// Hash the changed files before the transaction: reading is slow.
+	type change struct {
+		f      fileStat
+		k      known
+		exists bool
+		same   bool // content unchanged
+	}
+	var changes []change
+	for _, f := range files {
+		k, ok := have[f.path]
+		delete(have, f.path)
+		if ok && k.size == f.size && k.mtime == f.mtime {
+			continue
+		}
+		c := change{f: f, k: k, exists: ok}
+		if ok && k.hash != "" && k.size == f.size {
+			if h, err := hashFile(f.path); err == nil && h == k.hash {
+				c.same = true
+			}
+		}
+		changes = append(changes, c)
+	}
+	if len(changes) == 0 && len(have) == 0 {
+		return res, nil
+	}
+	err = w.inTx(func(tx *sql.Tx) error {
+		for _, c := range changes {
+			mtime := trustedMtime(c.f.mtime, now)
+			switch {
+			case c.same || (c.exists && c.k.format == "" && c.k.status == Failed):
+				// Same content (or a file refused by its name): only the stat changes.
+				if _, err := tx.ExecContext(ctx, `UPDATE rag_files SET size = ?, mtime_ns = ? WHERE id = ?`, c.f.size, mtime, c.k.id); err != nil {
+					return err
+				}
+			case c.exists:
+				if _, err := tx.ExecContext(ctx, `UPDATE rag_files SET status = 'queued', reason = '', size = ?, mtime_ns = ?, updated_ns = ? WHERE id = ?`,
+					c.f.size, mtime, now.UnixNano(), c.k.id); err != nil {
+					return err
+				}
+			default:
+				status, reason, format := Queued, "", ""
+				if f, err := parse.ByName(c.f.path); err != nil {
+					status, reason = Failed, err.Error()
+				} else {
+					format = string(f)
+				}
+				if _, err := tx.ExecContext(ctx, `INSERT INTO rag_files(path, root, format, size, mtime_ns, status, reason, updated_ns)
+					VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, c.f.path, rootPath, format, c.f.size, mtime, status, reason, now.UnixNano()); err != nil {
+					return err
+				}
+			}
+		}
+		for _, k := range have {
+			if err := w.deleteFile(tx, k.id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return res, fmt.Errorf("rag: scan %s: %w", rootPath, err)
+	}
+	w.afterCommit()
+	return res, nil
+}

@@ -1,0 +1,139 @@
+package rag
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// schemaVersion is the version of the rag tables this code writes and reads.
+const schemaVersion = 1
+
+// migrations[i] brings the rag tables from version i to i+1.
+var migrations = []string{
+	`CREATE TABLE rag_roots (
+		path        TEXT PRIMARY KEY,
+		excluded    INTEGER NOT NULL DEFAULT 0,
+		fingerprint TEXT NOT NULL DEFAULT ''
+	) WITHOUT ROWID;
+	CREATE TABLE rag_files (
+		id         INTEGER PRIMARY KEY,
+		path       TEXT NOT NULL UNIQUE,
+		root       TEXT NOT NULL,
+		format     TEXT NOT NULL DEFAULT '',
+		size       INTEGER NOT NULL DEFAULT 0,
+		mtime_ns   INTEGER NOT NULL DEFAULT 0,
+		hash       TEXT NOT NULL DEFAULT '',
+		status     TEXT NOT NULL,
+		reason     TEXT NOT NULL DEFAULT '',
+		chunks     INTEGER NOT NULL DEFAULT 0,
+		updated_ns INTEGER NOT NULL DEFAULT 0
+	);
+	CREATE INDEX rag_files_root ON rag_files(root, status);
+	CREATE TABLE rag_chunks (
+		id         INTEGER PRIMARY KEY,
+		file_id    INTEGER NOT NULL REFERENCES rag_files(id),
+		ord        INTEGER NOT NULL,
+		heading    TEXT NOT NULL,
+		start_line INTEGER NOT NULL,
+		end_line   INTEGER NOT NULL,
+		text       TEXT NOT NULL,
+		UNIQUE (file_id, ord)
+	);
+	CREATE VIRTUAL TABLE rag_fts USING fts5(heading, text, content='rag_chunks', content_rowid='id',
+		tokenize='porter unicode61 remove_diacritics 2');
+	CREATE TRIGGER rag_chunks_ai AFTER INSERT ON rag_chunks BEGIN
+		INSERT INTO rag_fts(rowid, heading, text) VALUES (new.id, new.heading, new.text);
+	END;
+	CREATE TRIGGER rag_chunks_ad AFTER DELETE ON rag_chunks BEGIN
+		INSERT INTO rag_fts(rag_fts, rowid, heading, text) VALUES ('delete', old.id, old.heading, old.text);
+	END;
+	CREATE TABLE rag_vectors (
+		chunk_id INTEGER NOT NULL REFERENCES rag_chunks(id) ON DELETE CASCADE,
+		embedder TEXT NOT NULL,
+		vec      BLOB NOT NULL,
+		PRIMARY KEY (chunk_id, embedder)
+	) WITHOUT ROWID;
+	CREATE TABLE rag_stats (
+		name    TEXT PRIMARY KEY,
+		version INTEGER NOT NULL,
+		data    BLOB NOT NULL
+	) WITHOUT ROWID;`,
+}
+
+// migrate creates or upgrades the rag tables in one transaction. A newer
+// version is refused and nothing is written.
+func migrate(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("rag schema: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS rag_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`); err != nil {
+		return fmt.Errorf("rag schema: %w", err)
+	}
+	version := 0
+	var v string
+	switch err := tx.QueryRowContext(ctx, `SELECT value FROM rag_meta WHERE key = 'schema'`).Scan(&v); {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return fmt.Errorf("rag schema: %w", err)
+	default:
+		if version, err = strconv.Atoi(v); err != nil {
+			return fmt.Errorf("rag schema: unreadable version %q in rag_meta", v)
+		}
+	}
+	if version > schemaVersion {
+		return fmt.Errorf("%w (rag schema %d, this Quire knows %d); update Quire, nothing was changed", ErrNewerSchema, version, schemaVersion)
+	}
+	if version == schemaVersion {
+		return nil
+	}
+	for ; version < schemaVersion; version++ {
+		if _, err := tx.ExecContext(ctx, migrations[version]); err != nil {
+			return fmt.Errorf("rag schema: migrate to %d: %w", version+1, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO rag_meta(key, value) VALUES ('schema', ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, strconv.Itoa(schemaVersion)); err != nil {
+		return fmt.Errorf("rag schema: %w", err)
+	}
+	return tx.Commit()
+}
+
+// Job states, as stored in rag_files.status.
+const (
+	Queued   = "queued"   // found new or changed; waiting to be parsed
+	Parsed   = "parsed"   // chunks stored and searchable by text; vectors pending
+	Embedded = "embedded" // vectors stored; not yet in the in-memory vector index
+	Done     = "done"     // fully searchable
+	Failed   = "failed"   // see the reason; Retry or a change to the file tries again
+)
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// bumpCorpus marks a change of the chunks or vectors: statistics saved
+// under an older corpus version are stale.
+func bumpCorpus(ctx context.Context, tx execer) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO rag_meta(key, value) VALUES ('corpus', '1')
+		ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`)
+	return err
+}
+
+func corpusVersion(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (int64, error) {
+	var v sql.NullString
+	err := q.QueryRowContext(ctx, `SELECT value FROM rag_meta WHERE key = 'corpus'`).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(v.String, 10, 64)
+}

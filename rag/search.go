@@ -1,0 +1,483 @@
+package rag
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+
+	"quire/rag/hashvec"
+)
+
+// MaxHits is the most hits Search returns.
+const MaxHits = 100
+
+// Search ranks chunks for query in two independent arms — lexical (FTS5
+// bm25 over the heading path and text) and vector (cosine similarity to
+// the query's embedding) — each to the index's depth, fuses the two
+// rankings by Reciprocal Rank Fusion (the vector list weighted, see
+// WithVectorWeight) and returns the best n hits (10 if
+// n <= 0, at most MaxHits), each with its citation.
+//
+// Any text is a valid query: it is cut into words and each word is
+// quoted, so FTS5 syntax in it ("col:x", "AND", "*", a lone quote) is
+// searched for as words, never interpreted. If the vector arm fails (the
+// embedding model went away), the hits come from the lexical arm alone
+// and VectorError says why.
+func (ix *Index) Search(ctx context.Context, query string, n int) ([]Hit, error) {
+	if ix.closed.Load() {
+		return nil, ErrClosed
+	}
+	query = strings.TrimSpace(query)
+	if query == "" {
+		return nil, ErrEmptyQuery
+	}
+	if n <= 0 {
+		n = 10
+	}
+	n = min(n, MaxHits)
+	depth := max(ix.opts.depth, n)
+	terms := queryTerms(query)
+	// The arms are independent: run them at once.
+	var vec []int64
+	var vecErr error
+	vecDone := make(chan struct{})
+	go func() {
+		defer close(vecDone)
+		vec, vecErr = ix.vectorRanking(ctx, query, depth)
+	}()
+	lex, err := ix.lexical(ctx, terms, depth)
+	<-vecDone
+	if err != nil {
+		return nil, err
+	}
+	if err := vecErr; err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		msg := err.Error()
+		ix.vectorErr.Store(&msg)
+	} else {
+		ix.vectorErr.Store(nil)
+	}
+	fused := fuseWeighted(ix.opts.rrfK, ix.opts.vecWeight, lex, vec)
+	if len(fused) > n {
+		fused = fused[:n]
+	}
+	return ix.hits(ctx, fused, terms)
+}
+
+// ranked is one chunk in the fused ranking.
+type ranked struct {
+	id       int64
+	score    float64
+	lex, vec int // 1-based ranks; 0 = absent from that list
+}
+
+// fuse combines rankings by Reciprocal Rank Fusion: a chunk scores the sum
+// of 1/(k + rank) over the lists it appears in. Ties go to the better
+// lexical rank, then the better vector rank, then the lower id, so the
+// order is deterministic. lists[0] is lexical, lists[1] vector.
+func fuse(k float64, lists ...[]int64) []ranked { return fuseWeighted(k, 1, lists...) }
+
+// fuseWeighted is fuse with the vector list's terms multiplied by vw.
+func fuseWeighted(k, vw float64, lists ...[]int64) []ranked {
+	byID := map[int64]*ranked{}
+	var order []*ranked
+	for li, list := range lists {
+		for i, id := range list {
+			r := byID[id]
+			if r == nil {
+				r = &ranked{id: id}
+				byID[id] = r
+				order = append(order, r)
+			}
+			rank := i + 1
+			switch li {
+			case 0:
+				if r.lex != 0 {
+					continue // a duplicate in one list counts once, at its best rank
+				}
+				r.lex = rank
+			case 1:
+				if r.vec != 0 {
+					continue
+				}
+				r.vec = rank
+			}
+			w := 1.0
+			if li == 1 {
+				w = vw
+			}
+			r.score += w / (k + float64(rank))
+		}
+	}
+	out := make([]ranked, len(order))
+	for i, r := range order {
+		out[i] = *r
+	}
+	slices.SortFunc(out, func(a, b ranked) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		if c := compareRank(a.lex, b.lex); c != 0 {
+			return c
+		}
+		if c := compareRank(a.vec, b.vec); c != 0 {
+			return c
+		}
+		return compareInt(a.id, b.id)
+	})
+	return out
+}
+
+// compareRank orders ranks best first, absent (0) last.
+func compareRank(a, b int) int {
+	switch {
+	case a == b:
+		return 0
+	case a == 0:
+		return 1
+	case b == 0:
+		return -1
+	case a < b:
+		return -1
+	}
+	return 1
+}
+
+func compareInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// maxTerms bounds the words of a query sent to FTS5.
+const maxTerms = 64
+
+// queryTerms cuts a query into lowercase words (runs of letters, digits
+// and combining marks, as FTS5's unicode61 tokenizer does), once each, in
+// order, without English stopwords unless the query is nothing but.
+func queryTerms(q string) []string {
+	var all, content []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(q, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r))
+	}) {
+		w = strings.ToLower(w)
+		if seen[w] || strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
+			continue
+		}
+		seen[w] = true
+		all = append(all, w)
+		if !hashvec.IsStopword(w) {
+			content = append(content, w)
+		}
+	}
+	if len(content) == 0 {
+		content = all
+	}
+	if len(content) > maxTerms {
+		content = content[:maxTerms]
+	}
+	return content
+}
+
+// matchExpr is an FTS5 query matching any of the terms: each term is a
+// double-quoted string (internal quotes doubled), so nothing in it is syntax.
+func matchExpr(terms []string) string {
+	quoted := make([]string, len(terms))
+	for i, t := range terms {
+		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	}
+	return strings.Join(quoted, " OR ")
+}
+
+func (ix *Index) lexical(ctx context.Context, terms []string, depth int) ([]int64, error) {
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	if ix.opts.maxDF > 0 {
+		var err error
+		if terms, err = ix.pruneCommon(ctx, terms); err != nil {
+			return nil, fmt.Errorf("rag: lexical search: %w", err)
+		}
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT rowid FROM rag_fts WHERE rag_fts MATCH ? ORDER BY bm25(rag_fts, ?, ?) LIMIT ?`,
+		matchExpr(terms), ix.opts.lexWeights[0], ix.opts.lexWeights[1], depth)
+	if err != nil {
+		return nil, fmt.Errorf("rag: lexical search: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("rag: lexical search: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("rag: lexical search: %w", err)
+	}
+	return ids, nil
+}
+
+func (ix *Index) queryVector(ctx context.Context, query string) ([]float32, error) {
+	if ix.offline != nil {
+		return ix.offline.Query(query, ix.sketch), nil
+	}
+	var v []float32
+	var err error
+	if qe, ok := ix.emb.(QueryEmbedder); ok {
+		v, err = qe.EmbedQuery(ctx, query)
+	} else {
+		var vs [][]float32
+		vs, err = ix.emb.Embed(ctx, []string{query})
+		if err == nil && len(vs) != 1 {
+			err = fmt.Errorf("%s returned %d vectors for one query", ix.embName, len(vs))
+		}
+		if err == nil {
+			v = vs[0]
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("embed the query with %s: %w", ix.embName, err)
+	}
+	return unit(v)
+}
+
+func (ix *Index) vectorRanking(ctx context.Context, query string, depth int) ([]int64, error) {
+	count := ix.coll.Count()
+	if count == 0 {
+		return nil, nil
+	}
+	qv, err := ix.queryVector(ctx, query)
+	if err != nil || qv == nil {
+		return nil, err
+	}
+	// chromem refuses nResults above the collection's size.
+	res, err := ix.coll.QueryEmbedding(ctx, qv, min(depth, count), nil, nil)
+	if err != nil {
+		if count = ix.coll.Count(); count == 0 {
+			return nil, nil
+		}
+		// The collection shrank between Count and the query: once more.
+		if res, err = ix.coll.QueryEmbedding(ctx, qv, min(depth, count), nil, nil); err != nil {
+			return nil, fmt.Errorf("vector search: %w", err)
+		}
+	}
+	ids := make([]int64, 0, len(res))
+	for _, r := range res {
+		id, err := strconv.ParseInt(r.ID, 10, 64)
+		if err != nil {
+			return nil, errors.New("vector search: a vector has a malformed id")
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// hits loads the chunks of a fused ranking with their citations. A chunk
+// deleted since it was ranked is left out.
+func (ix *Index) hits(ctx context.Context, fused []ranked, terms []string) ([]Hit, error) {
+	if len(fused) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(fused))
+	for i, r := range fused {
+		args[i] = r.id
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT c.id, f.path, f.root, c.heading, c.start_line, c.end_line, c.text
+		FROM rag_chunks c JOIN rag_files f ON f.id = c.file_id WHERE c.id IN (?`+strings.Repeat(", ?", len(fused)-1)+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("rag: %w", err)
+	}
+	defer rows.Close()
+	byID := map[int64]Hit{}
+	for rows.Next() {
+		var id int64
+		var h Hit
+		var root, heading, text string
+		if err := rows.Scan(&id, &h.Path, &root, &heading, &h.StartLine, &h.EndLine, &text); err != nil {
+			return nil, fmt.Errorf("rag: %w", err)
+		}
+		h.Name = displayName(root, h.Path)
+		h.HeadingPath = splitHeadings(heading)
+		h.Snippet = snippet(text, terms, ix.opts.snippet)
+		byID[id] = h
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("rag: %w", err)
+	}
+	out := make([]Hit, 0, len(fused))
+	for _, r := range fused {
+		h, ok := byID[r.id]
+		if !ok {
+			continue
+		}
+		h.Score, h.LexicalRank, h.VectorRank = r.score, r.lex, r.vec
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// displayName is a path relative to the parent of its root: dropping
+// ~/notes gives "notes/plan.md".
+func displayName(root, path string) string {
+	if rel, err := filepath.Rel(filepath.Dir(root), path); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
+
+// snippet picks the passage of at most max bytes of text (whitespace
+// collapsed) with the most distinct query words, then the most
+// occurrences; "…" marks a cut.
+func snippet(text string, terms []string, max int) string {
+	words := strings.Fields(text)
+	if len(words) == 0 {
+		return ""
+	}
+	if max < 16 {
+		max = 16
+	}
+	hit := make([]int, len(words)) // index+1 of the matched term, or 0
+	for i, w := range words {
+		lw := strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+		for ti, t := range terms {
+			if matchesTerm(lw, t) {
+				hit[i] = ti + 1
+				break
+			}
+		}
+	}
+	bestStart, bestEnd, bestDistinct, bestCount := 0, 0, -1, -1
+	counts := make([]int, len(terms)+1)
+	distinct, count, size, end := 0, 0, -1, 0
+	for start := range words {
+		// Grow the window [start, end) while it fits (always at least one word).
+		for end < len(words) && (end == start || size+1+len(words[end]) <= max) {
+			size += 1 + len(words[end])
+			if t := hit[end]; t > 0 {
+				if counts[t] == 0 {
+					distinct++
+				}
+				counts[t]++
+				count++
+			}
+			end++
+		}
+		if distinct > bestDistinct || distinct == bestDistinct && count > bestCount {
+			bestStart, bestEnd, bestDistinct, bestCount = start, end, distinct, count
+		}
+		if end == len(words) {
+			break // later windows are suffixes of this one
+		}
+		size -= 1 + len(words[start])
+		if t := hit[start]; t > 0 {
+			counts[t]--
+			count--
+			if counts[t] == 0 {
+				distinct--
+			}
+		}
+	}
+	s := strings.Join(words[bestStart:bestEnd], " ")
+	if len(s) > max {
+		s = cutBytes(s, max)
+	}
+	if bestStart > 0 {
+		s = "…" + s
+	}
+	if bestEnd < len(words) {
+		s += "…"
+	}
+	return s
+}
+
+func matchesTerm(w, t string) bool {
+	if len(t) <= 3 {
+		return w == t
+	}
+	p := t[:max(4, len(t)-2)]
+	return strings.HasPrefix(w, p)
+}
+
+func cutBytes(s string, n int) string {
+	for n > 0 && n < len(s) && !utf8RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// termStats caches how many chunks contain each query word (as FTS5
+// matches it, stemmed), and the number of chunks; any change to the
+// chunks clears it.
+type termStats struct {
+	mu     sync.Mutex
+	chunks int
+	df     map[string]int
+}
+
+func (s *termStats) reset() {
+	s.mu.Lock()
+	s.chunks, s.df = 0, nil
+	s.mu.Unlock()
+}
+
+// pruneCommon drops the words in more than maxDF of the chunks, keeping
+// at least the rarest word.
+func (ix *Index) pruneCommon(ctx context.Context, terms []string) ([]string, error) {
+	s := &ix.dfs
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.df == nil {
+		s.df = map[string]int{}
+		if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM rag_chunks`).Scan(&s.chunks); err != nil {
+			s.df = nil
+			return nil, err
+		}
+	}
+	// Below a few hundred matches scoring is cheap anyway, and in a small
+	// collection every word is "common".
+	limit := max(int(ix.opts.maxDF*float64(s.chunks)), ix.opts.pruneFloor)
+	var kept []string
+	rarest, rarestDF := "", -1
+	for _, t := range terms {
+		df, ok := s.df[t]
+		if !ok {
+			if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM rag_fts WHERE rag_fts MATCH ?`, matchExpr([]string{t})).Scan(&df); err != nil {
+				return nil, err
+			}
+			if len(s.df) > 50000 {
+				clear(s.df)
+			}
+			s.df[t] = df
+		}
+		if df <= limit {
+			kept = append(kept, t)
+		}
+		if df > 0 && (rarestDF < 0 || df < rarestDF) {
+			rarest, rarestDF = t, df
+		}
+	}
+	if len(kept) == 0 && rarest != "" {
+		kept = []string{rarest}
+	}
+	return kept, nil
+}

@@ -1,0 +1,184 @@
+package rag
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	chromem "github.com/philippgille/chromem-go"
+
+	"quire/rag/hashvec"
+)
+
+func chunkKey(id int64) string { return strconv.FormatInt(id, 10) }
+
+// encodeVector stores a vector as little-endian float32s.
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func decodeVector(b []byte) ([]float32, error) {
+	if len(b) == 0 || len(b)%4 != 0 {
+		return nil, fmt.Errorf("a stored vector has %d bytes", len(b))
+	}
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v, nil
+}
+
+// unit checks a vector from an embedder and returns it L2-normalised
+// (chromem-go does not normalise vectors made by an embedding function,
+// and a stored vector must compare by cosine = dot product).
+func unit(v []float32) ([]float32, error) {
+	if len(v) == 0 {
+		return nil, errors.New("the embedder returned an empty vector")
+	}
+	var sum float64
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, errors.New("the embedder returned a vector with NaN or Inf")
+		}
+		sum += float64(x) * float64(x)
+	}
+	if sum == 0 {
+		return nil, errors.New("the embedder returned a zero vector")
+	}
+	out := make([]float32, len(v))
+	inv := 1 / math.Sqrt(sum)
+	for i, x := range v {
+		out[i] = float32(float64(x) * inv)
+	}
+	return out, nil
+}
+
+// addVectors puts vectors into the in-memory collection.
+func (ix *Index) addVectors(ctx context.Context, docs []chromem.Document) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	ix.vecMu.Lock()
+	defer ix.vecMu.Unlock()
+	for _, d := range docs {
+		if err := ix.coll.AddDocument(context.WithoutCancel(ctx), d); err != nil {
+			return fmt.Errorf("rag: vector index: %w", err)
+		}
+	}
+	return nil
+}
+
+func (ix *Index) removeVectors(ctx context.Context, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = chunkKey(id)
+	}
+	ix.vecMu.Lock()
+	defer ix.vecMu.Unlock()
+	return ix.coll.Delete(context.WithoutCancel(ctx), nil, nil, keys...)
+}
+
+// The offline embedder's document-frequency statistics are saved under
+// the corpus version they describe; a crash between a change and the
+// next save leaves the versions apart, and they are rebuilt from the chunks.
+
+func (ix *Index) sketchName() string { return "sketch:" + ix.embName }
+
+func (ix *Index) loadSketch(ctx context.Context) error {
+	version, err := corpusVersion(ctx, ix.db)
+	if err != nil {
+		return fmt.Errorf("rag: %w", err)
+	}
+	var saved int64
+	var data []byte
+	err = ix.db.QueryRowContext(ctx, `SELECT version, data FROM rag_stats WHERE name = ?`, ix.sketchName()).Scan(&saved, &data)
+	sk := hashvec.NewSketch()
+	if err == nil && saved == version && sk.UnmarshalBinary(data) == nil {
+		ix.sketch = sk
+		return nil
+	}
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("rag: %w", err)
+	}
+	if err := ix.rebuildSketch(ctx, sk); err != nil {
+		return err
+	}
+	ix.sketch = sk
+	return ix.saveSketch(ctx)
+}
+
+// rebuildSketch counts the features of every chunk that has a vector of
+// the offline embedder.
+func (ix *Index) rebuildSketch(ctx context.Context, sk sketchUpdater) error {
+	rows, err := ix.db.QueryContext(ctx, `SELECT c.text FROM rag_chunks c JOIN rag_vectors v ON v.chunk_id = c.id AND v.embedder = ?`, ix.embName)
+	if err != nil {
+		return fmt.Errorf("rag: rebuild statistics: %w", err)
+	}
+	defer rows.Close()
+	var batch [][]uint64
+	for rows.Next() {
+		var text string
+		if err := rows.Scan(&text); err != nil {
+			return fmt.Errorf("rag: rebuild statistics: %w", err)
+		}
+		batch = append(batch, ix.features(text))
+		if len(batch) == 1024 {
+			sk.Update(batch, +1)
+			batch = batch[:0]
+		}
+	}
+	sk.Update(batch, +1)
+	return rows.Err()
+}
+
+type sketchUpdater interface{ Update([][]uint64, int) }
+
+func (ix *Index) features(text string) []uint64 {
+	var fs []uint64
+	ix.offline.Features(text, func(h uint64) { fs = append(fs, h) })
+	return fs
+}
+
+func (ix *Index) saveSketch(ctx context.Context) error {
+	if ix.sketch == nil {
+		return nil
+	}
+	data, err := ix.sketch.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	// The version is read and the row written in one transaction, so a
+	// concurrent change cannot slip between them.
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("rag: save statistics: %w", err)
+	}
+	defer tx.Rollback()
+	version, err := corpusVersion(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("rag: save statistics: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO rag_stats(name, version, data) VALUES (?, ?, ?)
+		ON CONFLICT(name) DO UPDATE SET version = excluded.version, data = excluded.data`, ix.sketchName(), version, data); err != nil {
+		return fmt.Errorf("rag: save statistics: %w", err)
+	}
+	return tx.Commit()
+}
+
+func (ix *Index) saveSketchIfOffline(ctx context.Context) error {
+	if ix.offline == nil {
+		return nil
+	}
+	return ix.saveSketch(context.WithoutCancel(ctx))
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"quire/rag"
+	"quire/tools/searchdocs"
+)
+
+// runIndex is `quire index PATH...`: it makes the paths watched roots,
+// brings the index up to date with a progress bar on stderr, and prints a
+// summary (and every failed file with its reason) on stdout. Exit status:
+// 0 when the pass completed (even if some files were refused), 1 when it
+// did not (a missing path, a database error, an interrupt: the work done
+// is kept and the next run resumes it), 2 for a usage error.
+func runIndex(ctx context.Context, idx *rag.Index, paths []string, stdout, stderr io.Writer) int {
+	if len(paths) == 0 {
+		fmt.Fprintln(stderr, "usage: quire index PATH...   (folders or files: Markdown, text, HTML, PDF)")
+		return 2
+	}
+	fmt.Fprintf(stdout, "Embeddings: %s\n", idx.Embedder())
+	bar := &progressBar{w: stderr}
+	start := time.Now()
+	err := idx.Index(ctx, paths, bar.show)
+	bar.end()
+	var last rag.Progress
+	if bar.seen {
+		last = bar.last
+	}
+	took := time.Since(start).Round(time.Millisecond)
+	docs, derr := idx.Documents(ctx)
+	if derr != nil {
+		fmt.Fprintln(stderr, "quire index:", derr)
+		return 1
+	}
+	var indexed, pending int
+	var failed []rag.Document
+	for _, d := range docs {
+		if !inRoots(d.Path, paths) {
+			continue
+		}
+		switch d.Status {
+		case rag.Done:
+			indexed++
+		case rag.Failed:
+			failed = append(failed, d)
+		default:
+			pending++
+		}
+	}
+	fmt.Fprintf(stdout, "%d files indexed, %d not indexed", indexed, len(failed))
+	if pending > 0 {
+		fmt.Fprintf(stdout, ", %d unfinished", pending)
+	}
+	if last.Total == 0 && err == nil {
+		fmt.Fprintf(stdout, " (nothing changed; %s)\n", took)
+	} else {
+		fmt.Fprintf(stdout, " (%d processed in %s)\n", last.Total, took)
+	}
+	for _, d := range failed {
+		fmt.Fprintf(stdout, "  %s: %s\n", d.Path, d.Reason)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "quire index:", err)
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintln(stderr, "Stopped; run it again to resume where it stopped.")
+		}
+		return 1
+	}
+	return 0
+}
+
+// inRoots reports whether path is one of roots or inside one.
+func inRoots(path string, roots []string) bool {
+	for _, r := range roots {
+		abs, err := filepath.Abs(r)
+		if err != nil {
+			continue
+		}
+		if path == abs || strings.HasPrefix(path, strings.TrimSuffix(abs, string(filepath.Separator))+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// progressBar redraws one line: "[#####.....] 120/5183  2 failed  ETA 3s  notes/plan.md".
+type progressBar struct {
+	w     io.Writer
+	last  rag.Progress
+	seen  bool
+	drawn bool
+}
+
+const barWidth = 24
+
+func (b *progressBar) show(p rag.Progress) {
+	b.last, b.seen = p, true
+	if p.Phase != "indexing" || p.Total == 0 {
+		return
+	}
+	filled := barWidth * p.Done / p.Total
+	line := fmt.Sprintf("[%s%s] %d/%d", strings.Repeat("#", filled), strings.Repeat(".", barWidth-filled), p.Done, p.Total)
+	if p.Failed > 0 {
+		line += fmt.Sprintf("  %d failed", p.Failed)
+	}
+	if p.ETA > 0 {
+		line += fmt.Sprintf("  ETA %s", p.ETA.Round(time.Second))
+	}
+	if p.CurrentFile != "" {
+		name := filepath.Base(p.CurrentFile)
+		if len(name) > 40 {
+			name = name[:37] + "..."
+		}
+		line += "  " + name
+	}
+	fmt.Fprintf(b.w, "\r%-100s", line)
+	b.drawn = true
+}
+
+func (b *progressBar) end() {
+	if b.drawn {
+		fmt.Fprintf(b.w, "\r%-100s\r", "")
+	}
+}
+
+// runSearch is `quire search QUERY`: the n best passages with their
+// citations, as the model sees them, or as JSON (the tool's Citation
+// objects) with jsonOut. Exit status: 0 with hits, 1 with none or on an
+// error, 2 for a usage error.
+func runSearch(ctx context.Context, idx *rag.Index, query string, n int, jsonOut bool, stdout, stderr io.Writer) int {
+	if strings.TrimSpace(query) == "" {
+		fmt.Fprintln(stderr, "usage: quire search [-n N] [-json] QUERY")
+		return 2
+	}
+	hits, err := idx.Search(ctx, query, n)
+	if err != nil {
+		fmt.Fprintln(stderr, "quire search:", err)
+		return 1
+	}
+	cs := searchdocs.Citations(hits)
+	if jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(searchdocs.Data{Query: query, Embedder: idx.Embedder(), Hits: cs}); err != nil {
+			fmt.Fprintln(stderr, "quire search:", err)
+			return 1
+		}
+	} else {
+		for _, c := range cs {
+			fmt.Fprintln(stdout, c.Line())
+		}
+	}
+	if msg := idx.VectorError(); msg != "" {
+		fmt.Fprintln(stderr, "quire search: ranked by words only; the vector search failed:", msg)
+	}
+	if len(cs) == 0 {
+		fmt.Fprintln(stderr, "No passage matches.")
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,271 @@
+// Package searchdocs is the search_docs tool: the model's way into the
+// documents the user added to Quire. It validates the model's arguments
+// strictly (a readable error, never a guess), searches the rag index, and
+// gives the model numbered passages with citations —
+//
+//	[1] notes/plan.md › Goals › Budget (lines 12–30): snippet
+//
+// — while Data carries the same hits, structured, for the UI.
+//
+// It imports kernel/tool and rag only. It must never import a SQL driver,
+// the Ollama client, the kernel runtime, hosts or Wails.
+package searchdocs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"quire/kernel/tool"
+	"quire/rag"
+)
+
+// Name is the tool's name.
+const Name = "search_docs"
+
+const (
+	defaultLimit = 5
+	maxLimit     = 20
+	maxQuery     = 1000
+)
+
+// Searcher is what the tool needs of the index; *rag.Index is one.
+type Searcher interface {
+	Search(ctx context.Context, query string, n int) ([]rag.Hit, error)
+	Embedder() string
+}
+
+// Tool is search_docs.
+type Tool struct{ s Searcher }
+
+// New returns the tool over s.
+func New(s Searcher) *Tool { return &Tool{s: s} }
+
+// InputSchema is the JSON Schema of the arguments.
+func InputSchema() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"query": map[string]any{
+				"type":        "string",
+				"description": "What to look for: key words, a question or a statement. Plain text; no query syntax.",
+				"minLength":   1,
+				"maxLength":   maxQuery,
+			},
+			"limit": map[string]any{
+				"type":        "integer",
+				"description": fmt.Sprintf("How many passages to return, 1 to %d (default %d).", maxLimit, defaultLimit),
+				"minimum":     1,
+				"maximum":     maxLimit,
+			},
+		},
+		"required":             []any{"query"},
+		"additionalProperties": false,
+	}
+}
+
+// OutputSchema is the JSON Schema of Result.Data.
+func OutputSchema() map[string]any {
+	str := map[string]any{"type": "string"}
+	integer := map[string]any{"type": "integer"}
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"query":    str,
+			"embedder": map[string]any{"type": "string", "description": "which embedder made the vectors"},
+			"hits": map[string]any{
+				"type": "array",
+				"items": map[string]any{
+					"type": "object",
+					"properties": map[string]any{
+						"n":           map[string]any{"type": "integer", "description": "the number the model cites, [n]"},
+						"path":        str,
+						"name":        map[string]any{"type": "string", "description": "the path as shown: relative to the parent of its watched folder"},
+						"headings":    map[string]any{"type": "array", "items": str},
+						"startLine":   integer,
+						"endLine":     integer,
+						"snippet":     str,
+						"score":       map[string]any{"type": "number"},
+						"lexicalRank": map[string]any{"type": "integer", "description": "rank by words (FTS5 bm25); 0 = not found that way"},
+						"vectorRank":  map[string]any{"type": "integer", "description": "rank by vector similarity; 0 = not found that way"},
+					},
+					"required": []any{"n", "path", "name", "startLine", "endLine", "snippet", "score", "lexicalRank", "vectorRank"},
+				},
+			},
+		},
+		"required": []any{"query", "embedder", "hits"},
+	}
+}
+
+// Spec declares the tool: it reads files (the index of them), has no
+// effect, and may run alongside other calls.
+func (t *Tool) Spec() tool.Spec {
+	return tool.Spec{
+		Name: Name,
+		Description: "Search the documents the user added to Quire (Markdown, text, HTML and PDF files) by words and by meaning. " +
+			"Returns numbered passages, each with its file, headings and line range. Cite the passages you use as [1], [2] in your answer, " +
+			"and say so when nothing relevant was found rather than guessing.",
+		Parameters:  InputSchema(),
+		Effects:     tool.ReadFs,
+		Idempotency: tool.Safe,
+		Timeout:     30 * time.Second,
+		Parallel:    true,
+	}
+}
+
+// Data is Result.Data.
+type Data struct {
+	Query    string     `json:"query"`
+	Embedder string     `json:"embedder"`
+	Hits     []Citation `json:"hits"`
+}
+
+// Citation is one hit as the tool reports it.
+type Citation struct {
+	N           int      `json:"n"`
+	Path        string   `json:"path"`
+	Name        string   `json:"name"`
+	Headings    []string `json:"headings,omitempty"`
+	StartLine   int      `json:"startLine"`
+	EndLine     int      `json:"endLine"`
+	Snippet     string   `json:"snippet"`
+	Score       float64  `json:"score"`
+	LexicalRank int      `json:"lexicalRank"`
+	VectorRank  int      `json:"vectorRank"`
+}
+
+// Citations numbers hits from 1.
+func Citations(hits []rag.Hit) []Citation {
+	out := make([]Citation, len(hits))
+	for i, h := range hits {
+		out[i] = Citation{N: i + 1, Path: h.Path, Name: h.Name, Headings: h.HeadingPath, StartLine: h.StartLine, EndLine: h.EndLine,
+			Snippet: h.Snippet, Score: h.Score, LexicalRank: h.LexicalRank, VectorRank: h.VectorRank}
+	}
+	return out
+}
+
+// Line is one citation as the model reads it:
+// "[1] notes/plan.md › Goals › Budget (lines 12–30): snippet".
+func (c Citation) Line() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%d] %s", c.N, c.Name)
+	for _, h := range c.Headings {
+		b.WriteString(" › ")
+		b.WriteString(h)
+	}
+	switch {
+	case c.StartLine <= 0:
+	case c.EndLine > c.StartLine:
+		fmt.Fprintf(&b, " (lines %d–%d)", c.StartLine, c.EndLine)
+	default:
+		fmt.Fprintf(&b, " (line %d)", c.StartLine)
+	}
+	b.WriteString(": ")
+	b.WriteString(c.Snippet)
+	return b.String()
+}
+
+// Render is the text the model reads for these citations.
+func Render(query string, cs []Citation) string {
+	if len(cs) == 0 {
+		return fmt.Sprintf("No passage in the user's documents matches %q.", query)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d passages from the user's documents for %q (cite them as [n]):\n", len(cs), query)
+	for _, c := range cs {
+		b.WriteString(c.Line())
+		b.WriteByte('\n')
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+type args struct {
+	Query string
+	Limit int
+}
+
+// parseArgs validates the model's arguments against InputSchema, with
+// errors a model can act on.
+func parseArgs(raw json.RawMessage) (args, error) {
+	a := args{Limit: defaultLimit}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return a, errors.New(`search_docs needs arguments: {"query": "what to look for"}`)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return a, fmt.Errorf(`search_docs: the arguments must be a JSON object such as {"query": "budget 2025", "limit": 5}; got %s`, clip(string(raw), 80))
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k != "query" && k != "limit" {
+			return a, fmt.Errorf(`search_docs: unknown argument %q; it takes "query" (required) and "limit"`, k)
+		}
+	}
+	q, ok := m["query"]
+	if !ok {
+		return a, errors.New(`search_docs: "query" is required: a non-empty string of what to look for`)
+	}
+	if err := json.Unmarshal(q, &a.Query); err != nil {
+		return a, fmt.Errorf(`search_docs: "query" must be a string, got %s`, clip(string(q), 40))
+	}
+	a.Query = strings.TrimSpace(a.Query)
+	if a.Query == "" {
+		return a, errors.New(`search_docs: "query" is empty; say what to look for`)
+	}
+	if n := len([]rune(a.Query)); n > maxQuery {
+		return a, fmt.Errorf(`search_docs: "query" is %d characters long; the most is %d`, n, maxQuery)
+	}
+	if l, ok := m["limit"]; ok && string(l) != "null" {
+		var f float64
+		if err := json.Unmarshal(l, &f); err != nil || f != math.Trunc(f) || f < 1 || f > maxLimit {
+			return a, fmt.Errorf(`search_docs: "limit" must be a whole number from 1 to %d, got %s`, maxLimit, clip(string(l), 40))
+		}
+		a.Limit = int(f)
+	}
+	return a, nil
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// Run searches. Bad arguments and a failed search are failures whose
+// Content tells the model what went wrong; no match is Empty.
+func (t *Tool) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
+	start := time.Now()
+	a, err := parseArgs(call.Arguments)
+	if err != nil {
+		return tool.Result{Status: tool.Failure, Content: err.Error()}, nil
+	}
+	hits, err := t.s.Search(ctx, a.Query, a.Limit)
+	if err != nil {
+		if ctx.Err() != nil {
+			return tool.Result{}, ctx.Err()
+		}
+		return tool.Result{Status: tool.Failure, Content: "search_docs: the search failed: " + err.Error()}, nil
+	}
+	cs := Citations(hits)
+	res := tool.Result{
+		Status:  tool.Success,
+		Content: Render(a.Query, cs),
+		Data:    Data{Query: a.Query, Embedder: t.s.Embedder(), Hits: cs},
+		Meta:    tool.Meta{DurationNS: int64(time.Since(start))},
+	}
+	if len(cs) == 0 {
+		res.Status = tool.Empty
+	}
+	return res, nil
+}
