@@ -32,4 +32,9 @@
 // file's chunks once they are committed. Progress callbacks are called
 // synchronously, in order, from the goroutine running the pass; they must
 // not block.
+//
+// Two processes may share the database (the app and a `quire index` run):
+// each finds the other's chunks by words at once; the other's vectors reach
+// this process's in-memory vector index at its next Open, and statistics
+// that went stale that way are never saved over fresh ones.
 package rag

@@ -155,6 +155,7 @@ type Index struct {
 	closed   atomic.Bool
 	stopOnce sync.Once
 
+	corpus    atomic.Int64           // the corpus version the in-memory statistics describe
 	vectorErr atomic.Pointer[string] // the last failure of the vector arm in Search
 	dfs       termStats              // document frequencies of query words, until the next change
 	parses    atomic.Int64           // files parsed since Open (for tests)

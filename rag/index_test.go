@@ -407,3 +407,25 @@ func TestWordsInMostChunksAreLeftOutOfTheLexicalQuery(t *testing.T) {
 		t.Errorf("after the change: %d lexical hits, want 1", lexical)
 	}
 }
+
+// Two indexes on one database stand for the app and a `quire index` run
+// beside it: the one whose statistics went stale must not save them over
+// the other's.
+func TestStaleStatisticsAreNotSavedOverFreshOnes(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "notes")
+	write(t, filepath.Join(root, "a.md"), "# A\n\nalpha\n")
+	db := openDB(t, dir)
+	app := openIndex(t, db, nil)
+	index(t, app, root)
+	cli := openIndex(t, db, nil)
+	write(t, filepath.Join(root, "b.md"), "# B\n\nbravo\n")
+	write(t, filepath.Join(root, "c.md"), "# C\n\ncharlie\n")
+	index(t, cli, root)
+	cli.Close()
+	app.Close() // its statistics count one document; the corpus has three
+	fresh := openIndex(t, db, nil)
+	if got, want := fresh.sketch.Docs(), int64(count(t, db, `SELECT count(*) FROM rag_chunks`)); got != want {
+		t.Fatalf("the statistics count %d chunks; the index has %d", got, want)
+	}
+}

@@ -658,6 +658,7 @@ func (w *writer) afterCommit() error {
 	ctx := w.wctx()
 	if w.bumped {
 		w.ix.dfs.reset()
+		w.ix.corpus.Add(1) // bumpCorpus added one in the transaction
 	}
 	if err := w.ix.removeVectors(ctx, w.remove); err != nil {
 		return err

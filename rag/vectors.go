@@ -106,6 +106,7 @@ func (ix *Index) loadSketch(ctx context.Context) error {
 	sk := hashvec.NewSketch()
 	if err == nil && saved == version && sk.UnmarshalBinary(data) == nil {
 		ix.sketch = sk
+		ix.corpus.Store(version)
 		return nil
 	}
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -115,6 +116,7 @@ func (ix *Index) loadSketch(ctx context.Context) error {
 		return err
 	}
 	ix.sketch = sk
+	ix.corpus.Store(version)
 	return ix.saveSketch(ctx)
 }
 
@@ -168,6 +170,12 @@ func (ix *Index) saveSketch(ctx context.Context) error {
 	version, err := corpusVersion(ctx, tx)
 	if err != nil {
 		return fmt.Errorf("rag: save statistics: %w", err)
+	}
+	if version != ix.corpus.Load() {
+		// Another process (a `quire index` beside the app) changed the
+		// chunks: these statistics do not describe them. Leave the saved
+		// ones apart from the corpus, so the next Open counts afresh.
+		return nil
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO rag_stats(name, version, data) VALUES (?, ?, ?)
 		ON CONFLICT(name) DO UPDATE SET version = excluded.version, data = excluded.data`, ix.sketchName(), version, data); err != nil {
