@@ -286,11 +286,12 @@ func (r *Runtime) submit(ctx context.Context, p protocol.SendMessagePayload, onc
 	if intent != core.Inject {
 		// Any input but an inject may open a run — a steer too, if the run
 		// it was meant for has ended by the time it is taken up.
-		caps, err := r.snapshot(ctx, p.Session)
+		caps, tools, err := r.snapshot(ctx, p.Session)
 		if err != nil {
 			return nil, err
 		}
 		in.RunID, in.Caps = r.newID(), caps
+		s.freeze(in.RunID, tools)
 		result.RunID = in.RunID
 	}
 	if m := s.model(); intent != core.FollowUp && m.Open() {

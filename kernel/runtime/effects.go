@@ -224,7 +224,7 @@ func (s *session) runTool(x core.RunTool) {
 	start := time.Now()
 	res := tool.Result{Status: tool.Failure}
 	attempts := 0
-	tools, err := s.r.tools()
+	tools, err := s.toolsOf(runID)
 	var t tool.Tool
 	ok := false
 	if err == nil {
@@ -481,7 +481,7 @@ func (b *deltaBatcher) close() {
 // question describes the calls for the person answering.
 func (s *session) question(runID string, calls []tool.Call) Question {
 	q := Question{Session: s.id, RunID: runID, Calls: calls}
-	reg, err := s.r.tools()
+	reg, err := s.toolsOf(runID)
 	for _, c := range calls {
 		desc := c.Name + " " + string(c.Arguments)
 		if err == nil {

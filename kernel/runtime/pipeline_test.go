@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"quire/kernel/event"
 	"quire/kernel/runtime"
@@ -129,5 +131,48 @@ func TestDeniedToolsAreNotOffered(t *testing.T) {
 	refused := only[event.ToolRefusedPayload](t, evs, event.ToolRefused)
 	if len(refused) != 1 || !strings.Contains(refused[0].Reason, "no tool named") {
 		t.Fatalf("refusals %+v", refused)
+	}
+}
+
+type switchable struct {
+	mu    sync.Mutex
+	tools []tool.Tool
+}
+
+func (s *switchable) Tools() []tool.Tool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tools
+}
+
+func (s *switchable) set(ts ...tool.Tool) {
+	s.mu.Lock()
+	s.tools = ts
+	s.mu.Unlock()
+}
+
+// Tools are frozen with the run: taking a tool away mid-run (a new notes
+// folder, say) affects only later runs.
+func TestToolsAreFrozenForTheRun(t *testing.T) {
+	read := readNote(replying("contents"))
+	p := &switchable{}
+	p.set(read)
+	k := kit(t, runtime.WithTools(p))
+	turn := calling(`c1:read_note:{"path":"a.md"}`)
+	turn.Delay = 100 * time.Millisecond
+	k.Ollama.Script(turn, saying("done"))
+	s := chat(t, k)
+	say(t, k, s, "read", "")
+	p.set() // gone for later runs
+	evs := waitRuns(t, k, s, 1)
+	r := only[event.ToolResultPayload](t, evs, event.ToolResult)
+	if len(r) != 1 || r[0].Status != "success" || read.runs() != 1 {
+		t.Fatalf("the run lost its tool: %+v", r)
+	}
+	k.Ollama.Script(calling(`c2:read_note:{"path":"a.md"}`), saying("done"))
+	say(t, k, s, "again", "")
+	evs = waitRuns(t, k, s, 2)
+	if refused := only[event.ToolRefusedPayload](t, evs, event.ToolRefused); len(refused) != 1 {
+		t.Fatalf("the next run still had the tool: %+v", refused)
 	}
 }

@@ -264,14 +264,17 @@ func (w withDefaults) Spec() tool.Spec {
 	return sp
 }
 
-// snapshot freezes the capabilities a run will use.
-func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabilities, error) {
+// snapshot freezes the capabilities a run will use: what goes into the log,
+// and the tool registry its calls will run with, so a change of settings or
+// notes folder mid-run affects only later runs (and no schema is compiled
+// again on every call).
+func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabilities, *registry.Registry, error) {
 	r.mu.Lock()
 	s := r.settings
 	r.mu.Unlock()
 	tools, err := r.tools()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	caps := &event.Capabilities{Model: s.Model, NumCtx: s.NumCtx, Profile: string(s.Profile), Limits: s.Limits,
 		PermissionDefault: s.PermissionDefault}
@@ -281,7 +284,7 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 	}
 	assembled, err := r.prompt.Assemble(prompt.WithSession(ctx, session))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, part := range assembled.Parts {
 		caps.Contributors = append(caps.Contributors, part.Name)
@@ -289,10 +292,10 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 	if assembled.Text != "" {
 		caps.System = assembled.Hash()
 		if err := r.storeText(ctx, session, assembled); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return caps, nil
+	return caps, tools, nil
 }
 
 // ContributorPriority orders contributors within the working-memory zone.

@@ -3,11 +3,13 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
 	"quire/kernel/core"
 	"quire/kernel/event"
+	"quire/kernel/tool/registry"
 )
 
 // delivery is a batch of facts for a session's owner: they are applied and
@@ -39,6 +41,9 @@ type session struct {
 	run    context.Context
 	cancel context.CancelCauseFunc
 	idle   chan struct{} // closed when the Model is idle; replaced when a run opens
+	// frozen holds the tool registry of each run that is open or waiting
+	// to open, taken when its input arrived.
+	frozen map[string]*registry.Registry
 	ended  chan struct{} // closed and replaced whenever the open run changes (closes, or another opens)
 }
 
@@ -149,11 +154,46 @@ func (s *session) apply(d delivery) ([]byte, error) {
 		return prior, err // the Model stays what the log says
 	}
 	s.adopt(m)
+	s.prune(m)
 	for _, c := range cmds {
 		s.perform(c)
 	}
 	s.notifyFinished(drafts)
 	return nil, nil
+}
+
+// freeze keeps the registry a run will use once it opens.
+func (s *session) freeze(runID string, reg *registry.Registry) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.frozen == nil {
+		s.frozen = map[string]*registry.Registry{}
+	}
+	s.frozen[runID] = reg
+}
+
+// prune drops the registries of runs that are neither open nor waiting.
+func (s *session) prune(m core.Model) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id := range s.frozen {
+		if id == m.Run.ID || slices.ContainsFunc(m.Queue, func(in core.Input) bool { return in.RunID == id }) {
+			continue
+		}
+		delete(s.frozen, id)
+	}
+}
+
+// toolsOf is the registry frozen for a run, or (a run opened before a
+// restart) the current one.
+func (s *session) toolsOf(runID string) (*registry.Registry, error) {
+	s.mu.Lock()
+	reg, ok := s.frozen[runID]
+	s.mu.Unlock()
+	if ok {
+		return reg, nil
+	}
+	return s.r.tools()
 }
 
 // adopt makes m the session's Model and keeps the run context and the idle
