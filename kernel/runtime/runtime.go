@@ -31,6 +31,7 @@ type Store interface {
 	Recall(ctx context.Context, key string) (fingerprint string, result []byte, found bool, err error)
 	LastSeqOf(ctx context.Context, session string, typ event.Type, runID string) (int64, error)
 	EventsOfType(ctx context.Context, session string, typ event.Type) ([]event.Event, error)
+	SessionsWithOpenRuns(ctx context.Context) ([]string, error)
 }
 
 // Sentinel errors, also used as cancellation causes so the reason a run
@@ -369,18 +370,22 @@ func (r *Runtime) systemText(ctx context.Context, session, hash string) ([]event
 // fact, which closes the run as interrupted and gives every call that was
 // dispatched but never reported an unknown_completion result — it is never
 // run again on its own.
+//
+// Only sessions whose last run.started has no run.finished after it are
+// folded (runs of a session are strictly sequential); the rest stay
+// detached until they are used, so start-up does not read every log.
 func (r *Runtime) Recover(ctx context.Context) error {
-	list, err := r.store.Sessions(ctx)
+	ids, err := r.store.SessionsWithOpenRuns(ctx)
 	if err != nil {
 		return err
 	}
-	for _, s := range list {
-		sess, err := r.attach(ctx, s.ID)
+	for _, id := range ids {
+		sess, err := r.attach(ctx, id)
 		if err != nil {
 			return err
 		}
 		if sess.model().Open() {
-			r.log.Info("closing a run left open by a crash", "session", s.ID, "run", sess.model().Run.ID)
+			r.log.Info("closing a run left open by a crash", "session", id, "run", sess.model().Run.ID)
 			if err := sess.deliver(ctx, fact(event.RunInterrupted, r.now(), "", event.RunInterruptedPayload{})); err != nil {
 				return err
 			}

@@ -183,6 +183,28 @@ func (s *Store) EventsOfType(ctx context.Context, session string, typ event.Type
 	return s.query(ctx, session, 0, -1, " AND type = '"+strings.ReplaceAll(string(typ), "'", "''")+"'")
 }
 
+// SessionsWithOpenRuns lists the sessions whose last run.started has no
+// run.finished after it: the runs a crash may have left open.
+func (s *Store) SessionsWithOpenRuns(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT session FROM events
+		WHERE type IN ('run.started', 'run.finished')
+		GROUP BY session
+		HAVING MAX(CASE WHEN type = 'run.started' THEN seq END) > COALESCE(MAX(CASE WHEN type = 'run.finished' THEN seq END), -1)`)
+	if err != nil {
+		return nil, fmt.Errorf("find open runs: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("find open runs: %w", err)
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
 // LastSeqOf is the seq of the session's last event of type typ in run runID
 // (-1 when there is none).
 func (s *Store) LastSeqOf(ctx context.Context, session string, typ event.Type, runID string) (int64, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -385,5 +386,38 @@ func TestIdempotencyKeys(t *testing.T) {
 	}
 	if done, err := s.DeleteSession(t.Context(), "a", &Once{Key: "d", Fingerprint: "del a", Result: []byte(`{}`)}); err != nil || done == nil {
 		t.Fatalf("repeated delete: %v %v", done, err)
+	}
+}
+
+func TestSessionsWithOpenRuns(t *testing.T) {
+	s := open(t)
+	run := func(typ event.Type, id string) event.Draft {
+		if typ == event.RunStarted {
+			return event.Draft{Type: typ, Time: t0, RunID: id, Payload: event.RunStartedPayload{}}
+		}
+		return event.Draft{Type: typ, Time: t0, RunID: id, Payload: event.RunFinishedPayload{Reason: "completed"}}
+	}
+	for id, drafts := range map[string][]event.Draft{
+		"never":    nil,
+		"closed":   {run(event.RunStarted, "r1"), run(event.RunFinished, "r1")},
+		"open":     {run(event.RunStarted, "r1"), run(event.RunFinished, "r1"), run(event.RunStarted, "r2")},
+		"justopen": {run(event.RunStarted, "r1")},
+	} {
+		if _, _, err := s.CreateSession(t.Context(), id, id, t0, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if len(drafts) > 0 {
+			if _, err := s.Append(t.Context(), id, drafts...); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got, err := s.SessionsWithOpenRuns(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	if strings.Join(got, ",") != "justopen,open" {
+		t.Fatalf("open runs in %v", got)
 	}
 }
