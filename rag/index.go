@@ -426,7 +426,12 @@ func (ix *Index) Retry(ctx context.Context, path string) error {
 		WHERE status = 'failed' AND (path = ? OR path LIKE ? ESCAPE '\')`, path, likeUnder(path)); err != nil {
 		return fmt.Errorf("rag: %w", err)
 	}
-	return ix.Index(ctx, []string{root}, nil)
+	// The root is rescanned without being named again: naming it would
+	// lift the exclusions of paths removed inside it (Remove).
+	if _, err := ix.db.ExecContext(ctx, `UPDATE rag_roots SET fingerprint = '' WHERE path = ?`, root); err != nil {
+		return fmt.Errorf("rag: %w", err)
+	}
+	return ix.Index(ctx, nil, nil)
 }
 
 func (ix *Index) fileIDsUnder(ctx context.Context, path string) ([]int64, error) {

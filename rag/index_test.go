@@ -254,6 +254,9 @@ func TestRemoveAndRetry(t *testing.T) {
 		t.Errorf("removing an unknown path: %v", err)
 	}
 
+	if err := ix.Remove(context.Background(), filepath.Join(root, "sub")); err != nil {
+		t.Fatal(err)
+	}
 	write(t, filepath.Join(root, "broken.txt"), "now it is text: nebula\n")
 	age(t, filepath.Join(root, "broken.txt"), 2) // same stat as before? no: the size changed
 	if err := ix.Retry(context.Background(), filepath.Join(root, "broken.txt")); err != nil {
@@ -261,6 +264,9 @@ func TestRemoveAndRetry(t *testing.T) {
 	}
 	if d := docStatus(t, ix)["broken.txt"]; d.Status != Done || !found(t, ix, "nebula") {
 		t.Errorf("after Retry: %+v", d)
+	}
+	if found(t, ix, "quasar") {
+		t.Error("retrying a file brought back a folder removed inside its root")
 	}
 	if err := ix.Remove(context.Background(), root); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,69 @@
+package protocol
+
+import "time"
+
+// The documents the user gave Quire for search_docs, as hosts show them:
+// the documents panel, the indexing progress bar and the source viewer a
+// citation opens. The kernel does not produce these; the library package
+// does, and every host (the window, `quire serve`) passes them through
+// unchanged, so the page reads the same shapes from either transport.
+
+// Indexing phases, as IndexProgress.Phase says them.
+const (
+	PhaseIdle      = "idle"      // nothing has run since start
+	PhaseScanning  = "scanning"  // looking for new and changed files
+	PhaseIndexing  = "indexing"  // reading and embedding files
+	PhaseDone      = "done"      // the last pass finished
+	PhaseCancelled = "cancelled" // the last pass was stopped by the user (its work is kept)
+	PhaseFailed    = "failed"    // the last pass stopped on an error (Error says which)
+)
+
+// IndexProgress is how background indexing is going. Counts are files of
+// the current (or last) pass.
+type IndexProgress struct {
+	Running     bool     `json:"running"`
+	Phase       string   `json:"phase"`
+	Total       int      `json:"total"`
+	Done        int      `json:"done"`
+	Failed      int      `json:"failed"`
+	CurrentFile string   `json:"currentFile,omitempty"`
+	ETAMillis   int64    `json:"etaMs"`           // 0 when unknown
+	Paths       []string `json:"paths,omitempty"` // what the pass was asked to index; empty = every known folder
+	Error       string   `json:"error,omitempty"` // a sentence, for PhaseFailed
+	Queued      int      `json:"queued"`          // passes waiting behind this one
+}
+
+// Document is one file in the index.
+type Document struct {
+	Path    string    `json:"path"`
+	Name    string    `json:"name"` // the path shown: relative to the parent of its watched folder
+	Root    string    `json:"root"`
+	Format  string    `json:"format,omitempty"`
+	Status  string    `json:"status"` // queued, parsed, embedded, done, failed
+	Reason  string    `json:"reason,omitempty"`
+	Chunks  int       `json:"chunks"`
+	Size    int64     `json:"size"`
+	Updated time.Time `json:"updated"`
+}
+
+// DocumentsState is everything the documents panel shows.
+type DocumentsState struct {
+	Embedder    string        `json:"embedder"`              // "ollama:nomic-embed-text" or the offline embedder's name
+	Offline     bool          `json:"offline"`               // the built-in offline embedder is in use
+	VectorError string        `json:"vectorError,omitempty"` // why vector search is off or degraded
+	Roots       []string      `json:"roots"`
+	Documents   []Document    `json:"documents"`
+	Progress    IndexProgress `json:"progress"`
+}
+
+// DocumentSource is an indexed document's text for the viewer. Lines are
+// counted from 1 as citations count them; for a PDF the text is the one
+// page asked for, as extracted.
+type DocumentSource struct {
+	Path   string `json:"path"`
+	Name   string `json:"name"`
+	Format string `json:"format"`
+	Page   int    `json:"page,omitempty"`  // PDF only
+	Pages  int    `json:"pages,omitempty"` // PDF only
+	Text   string `json:"text"`
+}

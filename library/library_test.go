@@ -1,0 +1,354 @@
+package library_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"quire/kernel/protocol"
+	"quire/kernel/store"
+	"quire/library"
+	"quire/rag"
+)
+
+// open builds a library over a real rag index in a real SQLite file.
+func open(t *testing.T, dataDir string, emb rag.Embedder) (*library.Library, *rag.Index) {
+	t.Helper()
+	st, err := store.Open(t.Context(), filepath.Join(dataDir, "quire.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := rag.Open(t.Context(), st.DB(), emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := library.New(idx, slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(context.Background())
+	lib.Start(ctx)
+	t.Cleanup(func() { lib.Close(); cancel(); idx.Close(); st.Close() })
+	return lib, idx
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// folder is a small folder of documents: two readable, one binary behind
+// a text extension.
+func folder(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "papers")
+	write(t, filepath.Join(dir, "garden.md"), "# Garden\n\nTomatoes need sun.\n\n## Water\n\nWater the basil every morning.\n")
+	write(t, filepath.Join(dir, "notes.txt"), "Plain notes about compost.\n")
+	write(t, filepath.Join(dir, "blob.txt"), "\x00\x01\x02binary\x00\xff\xfe")
+	return dir
+}
+
+// waitFinal reads progress until a pass ends, and returns every state seen.
+func waitFinal(t *testing.T, ch <-chan protocol.IndexProgress) []protocol.IndexProgress {
+	t.Helper()
+	var seen []protocol.IndexProgress
+	sawRunning := false
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case p := <-ch:
+			seen = append(seen, p)
+			if p.Running {
+				sawRunning = true
+			} else if sawRunning {
+				return seen
+			}
+		case <-timeout:
+			t.Fatalf("no end of the pass; seen %+v", seen)
+		}
+	}
+}
+
+func docByName(st protocol.DocumentsState, name string) (protocol.Document, bool) {
+	for _, d := range st.Documents {
+		if strings.HasSuffix(d.Path, string(filepath.Separator)+name) {
+			return d, true
+		}
+	}
+	return protocol.Document{}, false
+}
+
+func TestAddIndexesInTheBackgroundWithProgress(t *testing.T) {
+	lib, _ := open(t, t.TempDir(), nil)
+	dir := folder(t)
+	ch := lib.Watch(t.Context())
+	if err := lib.Add(t.Context(), []string{dir}); err != nil {
+		t.Fatal(err)
+	}
+	seen := waitFinal(t, ch)
+	final := seen[len(seen)-1]
+	if final.Phase != protocol.PhaseDone || final.Total != 3 || final.Done != 3 || final.Failed != 1 || final.Error != "" {
+		t.Fatalf("final progress %+v", final)
+	}
+	st, err := lib.State(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Offline || !strings.Contains(st.Embedder, "offline") {
+		t.Errorf("with no model the offline embedder is active: %+v", st)
+	}
+	if len(st.Roots) != 1 || st.Roots[0] != dir {
+		t.Errorf("roots %v", st.Roots)
+	}
+	for name, status := range map[string]string{"garden.md": rag.Done, "notes.txt": rag.Done, "blob.txt": rag.Failed} {
+		d, ok := docByName(st, name)
+		if !ok || d.Status != status {
+			t.Errorf("%s: %+v (found %v), want status %s", name, d, ok, status)
+		}
+	}
+	blob, _ := docByName(st, "blob.txt")
+	if !strings.Contains(blob.Reason, "binary") {
+		t.Errorf("the binary file's reason does not say why: %q", blob.Reason)
+	}
+	garden, _ := docByName(st, "garden.md")
+	if garden.Name != "papers/garden.md" || garden.Chunks == 0 {
+		t.Errorf("garden.md as listed: %+v", garden)
+	}
+}
+
+func TestAddRefusesWhatCannotBeIndexed(t *testing.T) {
+	lib, _ := open(t, t.TempDir(), nil)
+	cases := []struct {
+		name  string
+		paths []string
+		want  error
+	}{
+		{"nothing", nil, library.ErrNoPaths},
+		{"blank", []string{"  "}, library.ErrNoPaths},
+		{"relative", []string{"docs/plan.md"}, library.ErrRelativePath},
+		{"missing", []string{filepath.Join(t.TempDir(), "gone")}, library.ErrMissing},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := lib.Add(t.Context(), c.paths)
+			if !errors.Is(err, c.want) || !errors.Is(err, protocol.ErrBadPayload) {
+				t.Fatalf("Add(%q) = %v, want %v (a bad request)", c.paths, err, c.want)
+			}
+		})
+	}
+}
+
+func TestSourceReadsOnlyIndexedDocuments(t *testing.T) {
+	lib, _ := open(t, t.TempDir(), nil)
+	dir := folder(t)
+	pdf, err := os.ReadFile(filepath.Join("testdata", "report.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.pdf"), pdf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(filepath.Dir(dir), "secret.md")
+	write(t, outside, "# Secret\n")
+	ch := lib.Watch(t.Context())
+	if err := lib.Add(t.Context(), []string{dir}); err != nil {
+		t.Fatal(err)
+	}
+	waitFinal(t, ch)
+
+	src, err := lib.Source(t.Context(), filepath.Join(dir, "garden.md"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Name != "papers/garden.md" || src.Format != "markdown" || !strings.HasPrefix(src.Text, "# Garden\n\nTomatoes") {
+		t.Errorf("garden.md source: %+v", src)
+	}
+	page2, err := lib.Source(t.Context(), filepath.Join(dir, "report.pdf"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page2.Page != 2 || page2.Pages != 2 || page2.Text != "Second page text\n\nCosts fell." {
+		t.Errorf("report.pdf page 2: %+v", page2)
+	}
+
+	bad := []struct {
+		name  string
+		path  string
+		page  int
+		class error
+		want  error
+	}{
+		{"outside the indexed folders", outside, 0, protocol.ErrNotFound, library.ErrUnknownDocument},
+		{"a system file", "/etc/passwd", 0, protocol.ErrNotFound, library.ErrUnknownDocument},
+		{"the folder itself", dir, 0, protocol.ErrNotFound, library.ErrUnknownDocument},
+		{"a way out through ..", filepath.Join(dir, "..", "secret.md"), 0, protocol.ErrNotFound, library.ErrUnknownDocument},
+		{"relative", "papers/garden.md", 0, protocol.ErrBadPayload, library.ErrRelativePath},
+		{"a document that failed", filepath.Join(dir, "blob.txt"), 0, protocol.ErrConflict, library.ErrUnreadable},
+		{"a page the PDF does not have", filepath.Join(dir, "report.pdf"), 9, protocol.ErrNotFound, nil},
+	}
+	for _, c := range bad {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := lib.Source(t.Context(), c.path, c.page)
+			if err == nil || !errors.Is(err, c.class) || (c.want != nil && !errors.Is(err, c.want)) {
+				t.Fatalf("Source(%q) = %+v, %v; want %v", c.path, got, err, c.want)
+			}
+			if got.Text != "" {
+				t.Fatalf("refused, yet text came back: %q", got.Text)
+			}
+		})
+	}
+}
+
+// stuckEmbedder blocks every embedding until its context ends, so a pass
+// is reliably in flight when the test cancels it.
+type stuckEmbedder struct{ started chan struct{} }
+
+func (e stuckEmbedder) Name() string { return "stuck" }
+func (e stuckEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	select {
+	case e.started <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func TestCancelStopsThePassAndKeepsItsWork(t *testing.T) {
+	data := t.TempDir()
+	emb := stuckEmbedder{started: make(chan struct{}, 1)}
+	lib, _ := open(t, data, emb)
+	dir := folder(t)
+	ch := lib.Watch(t.Context())
+	if err := lib.Add(t.Context(), []string{dir}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-emb.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the pass never reached embedding")
+	}
+	lib.Cancel()
+	seen := waitFinal(t, ch)
+	if final := seen[len(seen)-1]; final.Phase != protocol.PhaseCancelled || final.Running {
+		t.Fatalf("after Cancel: %+v", final)
+	}
+	st, err := lib.State(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	garden, ok := docByName(st, "garden.md")
+	if !ok || garden.Status != rag.Parsed {
+		t.Fatalf("the parsed work is kept for the next pass: %+v", garden)
+	}
+}
+
+func TestRemoveAndRetry(t *testing.T) {
+	lib, _ := open(t, t.TempDir(), nil)
+	dir := folder(t)
+	ch := lib.Watch(t.Context())
+	if err := lib.Add(t.Context(), []string{dir}); err != nil {
+		t.Fatal(err)
+	}
+	waitFinal(t, ch)
+
+	for _, path := range []string{"/etc/passwd", filepath.Join(filepath.Dir(dir), "other.md")} {
+		if err := lib.Remove(t.Context(), path); !errors.Is(err, library.ErrUnknownDocument) {
+			t.Errorf("Remove(%s) = %v, want ErrUnknownDocument", path, err)
+		}
+		if err := lib.Retry(t.Context(), path); !errors.Is(err, library.ErrUnknownDocument) {
+			t.Errorf("Retry(%s) = %v, want ErrUnknownDocument", path, err)
+		}
+	}
+
+	if err := lib.Remove(t.Context(), filepath.Join(dir, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	waitFinal(t, ch)
+	write(t, filepath.Join(dir, "blob.txt"), "Now it is text about mulch.\n")
+	if err := lib.Retry(t.Context(), filepath.Join(dir, "blob.txt")); err != nil {
+		t.Fatal(err)
+	}
+	waitFinal(t, ch)
+	st, err := lib.State(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := docByName(st, "notes.txt"); ok {
+		t.Error("notes.txt is still listed after Remove")
+	}
+	if blob, _ := docByName(st, "blob.txt"); blob.Status != rag.Done {
+		t.Errorf("blob.txt after fixing and Retry: %+v", blob)
+	}
+}
+
+func TestStartRefreshesTheKnownFolders(t *testing.T) {
+	data := t.TempDir()
+	dir := folder(t)
+	first, _ := open(t, data, nil)
+	ch := first.Watch(t.Context())
+	if err := first.Add(t.Context(), []string{dir}); err != nil {
+		t.Fatal(err)
+	}
+	waitFinal(t, ch)
+	first.Close()
+
+	write(t, filepath.Join(dir, "later.md"), "# Later\n\nAdded while Quire was closed.\n")
+	second, _ := open(t, data, nil)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, err := second.State(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, ok := docByName(st, "later.md"); ok && d.Status == rag.Done && !st.Progress.Running {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the file added while closed was not indexed at start: %+v", st)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestWatchGivesASlowReaderTheLatest(t *testing.T) {
+	lib, _ := open(t, t.TempDir(), nil)
+	ch := lib.Watch(t.Context())
+	if first := <-ch; first.Phase != protocol.PhaseIdle {
+		t.Fatalf("the first state is the current one: %+v", first)
+	}
+	// Three passes while nobody reads: the reader then gets the last state,
+	// not a backlog.
+	for range 3 {
+		if err := lib.Add(t.Context(), []string{folder(t)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for lib.Progress().Running || lib.Progress().Queued > 0 || lib.Progress().Phase == protocol.PhaseIdle {
+		if time.Now().After(deadline) {
+			t.Fatal("the passes did not finish")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // let the relay goroutine take the last state
+	got := <-ch
+	if got.Running || got.Phase != protocol.PhaseDone {
+		t.Fatalf("a slow reader got %+v, want the final state", got)
+	}
+	select {
+	case extra := <-ch:
+		t.Fatalf("a backlog was queued: %+v", extra)
+	default:
+	}
+}
