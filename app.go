@@ -56,6 +56,11 @@ type App struct {
 	// and permission questions may arrive from the runtime before it is set.
 	window atomic.Pointer[context.Context]
 	cancel context.CancelFunc
+
+	// docs is the documents panel (nil when the index is not open); onDrop
+	// registers the window's file-drop callback (app_docs.go).
+	docs   Documents
+	onDrop func(ctx context.Context, cb func(x, y int, paths []string))
 }
 
 // newApp builds the host. Wails itself quits the window on SIGINT/SIGTERM,
@@ -121,6 +126,7 @@ func (a *App) startup(ctx context.Context) {
 	var fwd context.Context
 	fwd, a.cancel = context.WithCancel(ctx)
 	go a.forward(fwd)
+	a.startDocuments(fwd)
 }
 
 func (a *App) shutdown(context.Context) {
@@ -279,6 +285,9 @@ func runWindow(ctx context.Context, cfg config.Config, log *slog.Logger, stderr 
 	}
 	app := newApp(s.kernel(), s.doctor, os.Getenv("QUIRE_TEST_PROBE"), log)
 	app.settings = s
+	if lib := s.startLibrary(ctx, log); lib != nil {
+		app.attachDocuments(lib)
+	}
 	s.setAsker(app.Ask)
 	err = wails.Run(&options.App{
 		Title:            "Quire",
@@ -291,6 +300,10 @@ func runWindow(ctx context.Context, cfg config.Config, log *slog.Logger, stderr 
 		OnStartup:        app.startup,
 		OnShutdown:       app.shutdown,
 		Bind:             []any{app},
+		// Dropped files reach OnFileDrop. DisableWebViewDrop stays false: on
+		// Linux it would remove the drop target and no drop would arrive
+		// (STACK.md); the page prevents WebKit's own handling instead.
+		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true},
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "quire:", err)

@@ -86,6 +86,14 @@ func TestLayering(t *testing.T) {
 				return under(d, "quire/kernel/store") || under(d, "quire/kernel/provider") || under(d, "quire/kernel/core") ||
 					under(d, sqliteModule) || under(d, ollamaModule)
 			}},
+		{"hosts reach documents through their own interface, not rag or the library",
+			func(p string) bool { return under(p, "quire/host") },
+			func(d string) bool { return under(d, "quire/rag") || under(d, "quire/library") }},
+		{"the library never depends on Wails, hosts or the kernel runtime",
+			func(p string) bool { return under(p, "quire/library") },
+			func(d string) bool {
+				return under(d, wailsModule) || under(d, "quire/host") || under(d, "quire/kernel/runtime")
+			}},
 	}
 	pkgs := listPackages(t)
 	for _, r := range rules {
@@ -159,6 +167,7 @@ func TestLayeringRulesSeeTheRealGraph(t *testing.T) {
 		{"quire/kernel/store", sqliteModule},
 		{"quire/kernel/provider/ollama", ollamaModule},
 		{"quire", wailsModule},
+		{"quire/library", "quire/rag"},
 	} {
 		if !has(c.pkg, c.dep) {
 			t.Errorf("%s does not depend on %s: the layering test would pass vacuously", c.pkg, c.dep)

@@ -21,6 +21,7 @@ import (
 	"quire/kernel/store"
 	"quire/kernel/tool"
 	"quire/kernel/tool/registry"
+	"quire/library"
 	"quire/rag"
 	"quire/tools/searchdocs"
 )
@@ -36,7 +37,8 @@ type services struct {
 	asker   atomic.Pointer[runtime.Asker]
 	notes   *notesTools
 	rag     *rag.Index
-	mu      sync.Mutex // guards cfg.NotesDir
+	library *library.Library // started by a host that shows documents (startLibrary)
+	mu      sync.Mutex       // guards cfg.NotesDir
 }
 
 func openServices(ctx context.Context, cfg config.Config, log *slog.Logger) (*services, error) {
@@ -96,6 +98,9 @@ func (s *services) Close() {
 	}
 	if s.notes != nil {
 		s.notes.Close()
+	}
+	if s.library != nil {
+		s.library.Close()
 	}
 	if s.rag != nil {
 		s.rag.Close()
@@ -222,4 +227,18 @@ func (d docsTools) Tools() []tool.Tool {
 		return nil
 	}
 	return []tool.Tool{searchdocs.New(d.idx)}
+}
+
+// startLibrary starts the documents panel's back end for a host (the
+// window, `quire serve`): background indexing, and a refresh of the known
+// folders now. Nil when the index is not open.
+func (s *services) startLibrary(ctx context.Context, log *slog.Logger) *library.Library {
+	if s.rag == nil {
+		return nil
+	}
+	if s.library == nil {
+		s.library = library.New(s.rag, log)
+		s.library.Start(ctx)
+	}
+	return s.library
 }

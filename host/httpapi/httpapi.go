@@ -28,8 +28,9 @@ import (
 type Backend struct {
 	Kernel    protocol.Kernel
 	Doctor    func(ctx context.Context) doctor.Report
-	Settings  Settings // may be nil: settings cannot be changed
-	ProbePath string   // QUIRE_TEST_PROBE; empty outside tests
+	Settings  Settings  // may be nil: settings cannot be changed
+	ProbePath string    // QUIRE_TEST_PROBE; empty outside tests
+	Documents Documents // may be nil: no document index (documents.go)
 }
 
 // Settings are the user's choices the page may read and change.
@@ -66,6 +67,7 @@ func New(b Backend, assets fs.FS, log *slog.Logger) *Server {
 	api.HandleFunc("PUT /api/settings", s.putSettings)
 	api.HandleFunc("POST /api/probe", s.probe)
 	api.HandleFunc("GET /api/stream", s.stream)
+	s.documentRoutes(api)
 	s.mux.HandleFunc("GET /api/handshake", s.handshake)
 	s.mux.Handle("/api/", requireHandshake(api))
 	s.mux.Handle("/", http.FileServerFS(assets))
@@ -341,6 +343,21 @@ func (s *Server) probe(w http.ResponseWriter, r *http.Request) {
 // reconnects reloads events from its last seq with /events?from=, so nothing
 // is lost between streams.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
+	aud := audienceOf(r)
+	serveSSE(s, w, r, s.b.Kernel.Watch(r.Context()), func(u protocol.Update) {
+		if evs := protocol.Filter(u.Events, aud); len(evs) > 0 {
+			writeSSE(w, "events", evs)
+		}
+		if u.Sessions != nil {
+			writeSSE(w, "sessions", u.Sessions)
+		}
+	})
+}
+
+// serveSSE answers with an event stream and writes each value from
+// updates with write, flushing after each, with a keep-alive comment every
+// 15 s, until updates closes or the client goes away.
+func serveSSE[T any](s *Server, w http.ResponseWriter, r *http.Request, updates <-chan T, write func(T)) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
 		s.fail(w, http.StatusInternalServerError, errors.New("streaming is not supported"))
@@ -351,8 +368,6 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	fmt.Fprint(w, ": connected\n\n")
 	flusher.Flush()
-	aud := audienceOf(r)
-	updates := s.b.Kernel.Watch(r.Context())
 	keepAlive := time.NewTicker(15 * time.Second)
 	defer keepAlive.Stop()
 	for {
@@ -361,12 +376,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 			if !ok {
 				return
 			}
-			if evs := protocol.Filter(u.Events, aud); len(evs) > 0 {
-				writeSSE(w, "events", evs)
-			}
-			if u.Sessions != nil {
-				writeSSE(w, "sessions", u.Sessions)
-			}
+			write(u)
 			flusher.Flush()
 		case <-keepAlive.C:
 			fmt.Fprint(w, ": keep-alive\n\n")

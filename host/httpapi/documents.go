@@ -1,0 +1,134 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"quire/kernel/protocol"
+)
+
+// Documents is the documents panel's back end (the library package); the
+// same methods the window binds.
+type Documents interface {
+	State(ctx context.Context) (protocol.DocumentsState, error)
+	Add(ctx context.Context, paths []string) error
+	Cancel()
+	Retry(ctx context.Context, path string) error
+	Remove(ctx context.Context, path string) error
+	Source(ctx context.Context, path string, page int) (protocol.DocumentSource, error)
+	Watch(ctx context.Context) <-chan protocol.IndexProgress
+}
+
+// errNoDocuments: the server was started without a document index.
+var errNoDocuments = errors.New("the document index is not available; see the health checks")
+
+// documentRoutes serves the documents panel:
+//
+//	GET  /api/documents              DocumentsState
+//	POST /api/documents              {"paths": [...]} queue for indexing → 202
+//	POST /api/documents/cancel       stop the running pass → 204
+//	POST /api/documents/retry        {"path"} → 202
+//	POST /api/documents/remove       {"path"} → 202
+//	GET  /api/documents/source       ?path=&page= → DocumentSource (indexed documents only)
+//	GET  /api/documents/stream       SSE "indexing": IndexProgress, lossy (the latest)
+func (s *Server) documentRoutes(api *http.ServeMux) {
+	api.HandleFunc("GET /api/documents", s.withDocs(s.docsState))
+	api.HandleFunc("POST /api/documents", s.withDocs(s.docsAdd))
+	api.HandleFunc("POST /api/documents/cancel", s.withDocs(s.docsCancel))
+	api.HandleFunc("POST /api/documents/retry", s.withDocs(s.docsRetry))
+	api.HandleFunc("POST /api/documents/remove", s.withDocs(s.docsRemove))
+	api.HandleFunc("GET /api/documents/source", s.withDocs(s.docsSource))
+	api.HandleFunc("GET /api/documents/stream", s.withDocs(s.docsStream))
+}
+
+func (s *Server) withDocs(h func(Documents, http.ResponseWriter, *http.Request)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.b.Documents == nil {
+			s.fail(w, http.StatusServiceUnavailable, errNoDocuments)
+			return
+		}
+		h(s.b.Documents, w, r)
+	}
+}
+
+func (s *Server) docsState(d Documents, w http.ResponseWriter, r *http.Request) {
+	st, err := d.State(r.Context())
+	if err != nil {
+		s.fail(w, statusOf(err), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+func (s *Server) docsAdd(d Documents, w http.ResponseWriter, r *http.Request) {
+	var b struct {
+		Paths []string `json:"paths"`
+	}
+	if err := readJSON(r, &b); err != nil {
+		s.fail(w, http.StatusBadRequest, err)
+		return
+	}
+	if err := d.Add(r.Context(), b.Paths); err != nil {
+		s.fail(w, statusOf(err), err)
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+func (s *Server) docsCancel(d Documents, w http.ResponseWriter, r *http.Request) {
+	d.Cancel()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+type pathBody struct {
+	Path string `json:"path"`
+}
+
+func (s *Server) docsRetry(d Documents, w http.ResponseWriter, r *http.Request) {
+	s.docsPathAction(w, r, d.Retry)
+}
+
+func (s *Server) docsRemove(d Documents, w http.ResponseWriter, r *http.Request) {
+	s.docsPathAction(w, r, d.Remove)
+}
+
+func (s *Server) docsPathAction(w http.ResponseWriter, r *http.Request, act func(context.Context, string) error) {
+	var b pathBody
+	if err := readJSON(r, &b); err != nil {
+		s.fail(w, http.StatusBadRequest, err)
+		return
+	}
+	if err := act(r.Context(), b.Path); err != nil {
+		s.fail(w, statusOf(err), err)
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+func (s *Server) docsSource(d Documents, w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	page := 0
+	if v := q.Get("page"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			s.fail(w, http.StatusBadRequest, fmt.Errorf("page=%q is not a page number", v))
+			return
+		}
+		page = n
+	}
+	src, err := d.Source(r.Context(), q.Get("path"), page)
+	if err != nil {
+		s.fail(w, statusOf(err), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, src)
+}
+
+// docsStream sends indexing progress as SSE until the client goes away:
+// the current state first, then changes (the latest when the client is slow).
+func (s *Server) docsStream(d Documents, w http.ResponseWriter, r *http.Request) {
+	serveSSE(s, w, r, d.Watch(r.Context()), func(p protocol.IndexProgress) { writeSSE(w, "indexing", p) })
+}
