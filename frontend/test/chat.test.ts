@@ -14,6 +14,15 @@ function ev(session: string, seq: number, type: string, payload: unknown = {}, r
 class FakeHost implements Transport {
   answersInPage = true;
   choosesFolderInDialog = false;
+  // The documents panel is not this file's subject (test/documents.test.ts).
+  takesFileDrops = false;
+  documents = vi.fn(async () => ({ embedder: '', offline: true, roots: [], documents: [], progress: { running: false, phase: 'idle' as const, total: 0, done: 0, failed: 0, etaMs: 0, queued: 0 } }));
+  indexPaths = vi.fn(async () => {});
+  cancelIndexing = vi.fn(async () => {});
+  retryDocument = vi.fn(async () => {});
+  removeDocument = vi.fn(async () => {});
+  documentSource = vi.fn(async () => ({ path: '', name: '', format: '', text: '' }));
+  subscribeIndexing = vi.fn(() => () => {});
   notesDir = '';
   /** When set, chooseNotesFolder rejects with it. */
   folderError: string | null = null;

@@ -458,3 +458,59 @@ describe('HttpTransport.subscribe (SSE)', () => {
     expect(es.closed).toBe(true);
   });
 });
+
+describe('HttpTransport documents', () => {
+  const state = { embedder: 'offline', offline: true, roots: null, documents: null, progress: { running: false, phase: 'idle' } };
+
+  it('lists, adds, cancels, retries, removes and reads sources on the documents routes', async () => {
+    routes = {
+      'GET /api/documents': { status: 200, body: state },
+      'POST /api/documents': { status: 202 },
+      'POST /api/documents/cancel': { status: 204 },
+      'POST /api/documents/retry': { status: 202 },
+      'POST /api/documents/remove': { status: 202 },
+      'GET /api/documents/source?path=%2Fhome%2Fann%2Fa+b.md&page=2': { status: 200, body: { path: '/home/ann/a b.md', name: 'a b.md', format: 'markdown', text: 'x' } },
+    };
+    const t = new HttpTransport(base);
+    expect(t.takesFileDrops).toBe(false);
+    const st = await t.documents();
+    expect(st.documents).toEqual([]); // Go's null list is an empty list
+    expect(st.roots).toEqual([]);
+    await t.indexPaths([' /home/ann/papers ', '']);
+    await t.cancelIndexing();
+    await t.retryDocument('/home/ann/a.md');
+    await t.removeDocument('/home/ann/b.md');
+    expect((await t.documentSource('/home/ann/a b.md', 2)).text).toBe('x');
+    expect(seen.map((s) => [s.method, s.url, s.body, s.protocol])).toEqual([
+      ['GET', '/api/documents', undefined, PROTOCOL_VERSION],
+      ['POST', '/api/documents', { paths: ['/home/ann/papers'] }, PROTOCOL_VERSION],
+      ['POST', '/api/documents/cancel', undefined, PROTOCOL_VERSION],
+      ['POST', '/api/documents/retry', { path: '/home/ann/a.md' }, PROTOCOL_VERSION],
+      ['POST', '/api/documents/remove', { path: '/home/ann/b.md' }, PROTOCOL_VERSION],
+      ['GET', '/api/documents/source?path=%2Fhome%2Fann%2Fa+b.md&page=2', undefined, PROTOCOL_VERSION],
+    ]);
+  });
+
+  it('rejects with the host sentence, and an empty add without asking', async () => {
+    routes = {
+      'GET /api/documents/source?path=%2Fetc%2Fpasswd&page=0': { status: 404, body: { error: 'this file is not in the document index' } },
+    };
+    const t = new HttpTransport(base);
+    await expect(t.documentSource('/etc/passwd')).rejects.toThrow('this file is not in the document index');
+    await expect(t.indexPaths(['  '])).rejects.toThrow('Type the full path');
+    expect(seen).toHaveLength(1);
+  });
+
+  it('follows indexing progress on its own stream', () => {
+    const t = new HttpTransport('http://127.0.0.1:9', { eventSource: (u) => new FakeEventSource(u) });
+    const onProgress = vi.fn();
+    const off = t.subscribeIndexing(onProgress);
+    const es = FakeEventSource.last!;
+    expect(es.url).toBe('http://127.0.0.1:9/api/documents/stream?protocol=1.0');
+    es.fire('indexing', '{"running":true,"phase":"indexing","total":4,"done":1}');
+    es.fire('indexing', 'not json');
+    expect(onProgress.mock.calls).toEqual([[{ running: true, phase: 'indexing', total: 4, done: 1 }]]);
+    off();
+    expect(es.closed).toBe(true);
+  });
+});

@@ -297,3 +297,59 @@ describe('WailsTransport handshake', () => {
     expect(app.ListSessions).not.toHaveBeenCalled();
   });
 });
+
+describe('WailsTransport documents', () => {
+  it('calls the bound documents methods after the handshake', async () => {
+    const app = fakeApp({
+      Documents: vi.fn(async () => ({ embedder: 'x', offline: true, roots: null as never, documents: null as never, progress: {} as never })),
+      IndexPaths: vi.fn(async () => undefined),
+      CancelIndexing: vi.fn(async () => undefined),
+      RetryDocument: vi.fn(async () => undefined),
+      RemoveDocument: vi.fn(async () => undefined),
+      DocumentSource: vi.fn(async (path: string, page: number) => ({ path, name: 'a.md', format: 'markdown', page, text: 't' })),
+    });
+    const t = new WailsTransport(app, undefined);
+    expect(t.takesFileDrops).toBe(true);
+    expect((await t.documents()).documents).toEqual([]);
+    await t.indexPaths(['/home/ann/papers']);
+    await t.cancelIndexing();
+    await t.retryDocument('/a.md');
+    await t.removeDocument('/b.md');
+    expect((await t.documentSource('/a.md')).page).toBe(0);
+    expect(app.Handshake).toHaveBeenCalledTimes(1);
+    expect(app.IndexPaths).toHaveBeenCalledWith(['/home/ann/papers']);
+    expect(app.RetryDocument).toHaveBeenCalledWith('/a.md');
+    expect(app.RemoveDocument).toHaveBeenCalledWith('/b.md');
+    expect(app.DocumentSource).toHaveBeenCalledWith('/a.md', 0);
+  });
+
+  it('rejects with Go error text, and says so when the window has no documents panel', async () => {
+    const t = new WailsTransport(
+      fakeApp({ DocumentSource: vi.fn(() => Promise.reject('/etc/passwd: this file is not in the document index')) }),
+      undefined,
+    );
+    await expect(t.documentSource('/etc/passwd')).rejects.toThrow('not in the document index');
+    await expect(t.documents()).rejects.toThrow('no documents panel');
+  });
+
+  it('forwards quire:indexing and quire:drop-error runtime events', () => {
+    const listeners = new Map<string, (...d: unknown[]) => void>();
+    const rt: WailsRuntime = {
+      EventsOnMultiple: vi.fn((name: string, cb: (...d: unknown[]) => void) => {
+        listeners.set(name, cb);
+        return () => listeners.delete(name);
+      }),
+    };
+    const t = new WailsTransport(fakeApp(), rt);
+    const onProgress = vi.fn();
+    const onDrop = vi.fn();
+    const off = t.subscribeIndexing(onProgress, onDrop);
+    listeners.get('quire:indexing')!({ running: true, phase: 'scanning' });
+    listeners.get('quire:indexing')!(null);
+    listeners.get('quire:drop-error')!('there is no such file or folder');
+    expect(onProgress.mock.calls).toEqual([[{ running: true, phase: 'scanning' }]]);
+    expect(onDrop).toHaveBeenCalledWith('there is no such file or folder');
+    off();
+    expect(listeners.size).toBe(0);
+  });
+});

@@ -249,7 +249,91 @@ export const EventType = {
 export const RuntimeEvent = {
   Events: 'quire:events',
   Sessions: 'quire:sessions',
+  /** IndexProgress, whenever it changes. */
+  Indexing: 'quire:indexing',
+  /** A sentence: files dropped on the window that could not be queued. */
+  DropError: 'quire:drop-error',
 } as const;
+
+// The documents panel (Go: kernel/protocol/documents.go).
+
+/** Where background indexing is. */
+export type IndexPhase = 'idle' | 'scanning' | 'indexing' | 'done' | 'cancelled' | 'failed';
+
+/** How background indexing is going; counts are files of the current (or last) pass. */
+export interface IndexProgress {
+  running: boolean;
+  phase: IndexPhase;
+  total: number;
+  done: number;
+  failed: number;
+  currentFile?: string;
+  /** Estimated time left in ms; 0 when unknown. */
+  etaMs: number;
+  /** What the pass was asked to index; absent = every known folder. */
+  paths?: string[];
+  /** A sentence, for phase 'failed'. */
+  error?: string;
+  /** Passes waiting behind this one. */
+  queued: number;
+}
+
+export type DocumentStatus = 'queued' | 'parsed' | 'embedded' | 'done' | 'failed';
+
+/** One file in the index. */
+export interface DocumentInfo {
+  path: string;
+  /** The path shown: relative to the parent of its watched folder. */
+  name: string;
+  root: string;
+  format?: string;
+  status: DocumentStatus;
+  reason?: string;
+  chunks: number;
+  size: number;
+  updated: string;
+}
+
+/** Everything the documents panel shows (GET /api/documents, Documents()). */
+export interface DocumentsState {
+  /** "ollama:nomic-embed-text" or "built-in offline embedder (…)". */
+  embedder: string;
+  offline: boolean;
+  vectorError?: string;
+  roots: string[];
+  documents: DocumentInfo[];
+  progress: IndexProgress;
+}
+
+/** An indexed document's text for the viewer; a PDF's one page. */
+export interface DocumentSource {
+  path: string;
+  name: string;
+  format: string;
+  page?: number;
+  pages?: number;
+  text: string;
+}
+
+/** search_docs: one numbered passage (tools/searchdocs Citation). */
+export interface Citation {
+  n: number;
+  path: string;
+  name: string;
+  headings?: string[];
+  startLine: number;
+  endLine: number;
+  snippet: string;
+  score: number;
+  lexicalRank: number;
+  vectorRank: number;
+}
+/** search_docs: the `data` of its result. */
+export interface SearchDocsData {
+  query: string;
+  embedder: string;
+  hits: Citation[];
+}
 
 /** What the test probe (ReportView / POST /api/probe) receives. */
 export interface ViewSnapshot {
@@ -258,4 +342,12 @@ export interface ViewSnapshot {
   messages: { role: 'user' | 'assistant' | 'error' | 'notice'; text: string }[];
   banner: string | null;
   streaming: boolean;
+  /** The documents panel's rows, when it is open. */
+  documents?: { name: string; status: string; reason: string }[];
+  /** The indexing bar, when shown. */
+  indexing?: { phase: string; done: number; total: number; label: string } | null;
+  /** The text of every citation link on screen ("[1]"), in document order. */
+  citations?: string[];
+  /** The source viewer, when open: the document and the highlighted lines. */
+  viewer?: { name: string; start: number; end: number; highlighted: string } | null;
 }

@@ -35,14 +35,58 @@ export function readBanner(root: ParentNode): string | null {
   return el ? plainText(el.textContent) : null;
 }
 
-export function buildSnapshot(state: SnapshotState, root: ParentNode): ViewSnapshot {
+/** The documents panel's rows, or undefined when it is closed. */
+export function readDocuments(root: ParentNode): ViewSnapshot['documents'] {
+  if (!root.querySelector('[data-testid="documents-panel"]')) return undefined;
+  return Array.from(root.querySelectorAll<HTMLElement>('[data-testid="doc-item"]'), (el) => ({
+    name: plainText(el.querySelector('[data-testid="doc-name"]')?.textContent),
+    status: el.getAttribute('data-status') ?? '',
+    reason: plainText(el.querySelector('[data-testid="doc-reason"]')?.textContent),
+  }));
+}
+
+/** The indexing bar, or undefined when it is not shown. */
+export function readIndexing(root: ParentNode): ViewSnapshot['indexing'] {
+  const el = root.querySelector<HTMLElement>('[data-testid="indexing-bar"]');
+  if (!el) return undefined;
   return {
+    phase: el.getAttribute('data-phase') ?? '',
+    done: Number(el.getAttribute('data-done')) || 0,
+    total: Number(el.getAttribute('data-total')) || 0,
+    label: plainText(el.querySelector('[data-testid="indexing-label"]')?.textContent),
+  };
+}
+
+/** The text of each citation link in the messages, or undefined when there is none. */
+export function readCitations(root: ParentNode): string[] | undefined {
+  const links = Array.from(root.querySelectorAll('[data-testid="citation-link"]'), (el) => plainText(el.textContent));
+  return links.length ? links : undefined;
+}
+
+/** The source viewer, or undefined when it is closed. */
+export function readViewer(root: ParentNode): ViewSnapshot['viewer'] {
+  const el = root.querySelector<HTMLElement>('[data-testid="source-viewer"]');
+  if (!el) return undefined;
+  return {
+    name: plainText(el.querySelector('[data-testid="source-name"]')?.textContent),
+    start: Number(el.getAttribute('data-start')) || 0,
+    end: Number(el.getAttribute('data-end')) || 0,
+    highlighted: Array.from(el.querySelectorAll('[data-testid="source-marked"] .txt'), (l) => l.textContent ?? '').join('\n'),
+  };
+}
+
+export function buildSnapshot(state: SnapshotState, root: ParentNode): ViewSnapshot {
+  const snap: ViewSnapshot = {
     activeSession: state.activeSession,
     sessionTitles: state.sessionTitles.slice(),
     messages: readMessages(root),
     banner: readBanner(root),
     streaming: state.streaming,
   };
+  // Documents parts only when on screen, so older probes see what they did.
+  const parts = { documents: readDocuments(root), indexing: readIndexing(root), citations: readCitations(root), viewer: readViewer(root) };
+  for (const [k, v] of Object.entries(parts)) if (v !== undefined) Object.assign(snap, { [k]: v });
+  return snap;
 }
 
 /**

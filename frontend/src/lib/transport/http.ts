@@ -13,12 +13,16 @@ import {
   PROTOCOL_QUERY,
   PROTOCOL_VERSION,
   type DoctorReport,
+  type DocumentSource,
+  type DocumentsState,
+  type IndexProgress,
   type Intent,
   type QEvent,
   type Session,
   type Settings,
   type ViewSnapshot,
 } from '../protocol';
+import { NO_DOCUMENT_PATH } from './documents';
 import { NO_FOLDER_PATH, type Transport } from './transport';
 
 type FetchFn = typeof fetch;
@@ -51,6 +55,7 @@ interface RequestOptions {
 export class HttpTransport implements Transport {
   readonly answersInPage = true;
   readonly choosesFolderInDialog = false;
+  readonly takesFileDrops = false;
   private readonly base: string;
   private readonly fetchFn: FetchFn;
   private readonly makeEventSource: EventSourceFactory;
@@ -163,6 +168,47 @@ export class HttpTransport implements Transport {
     if (!dir) throw new Error(NO_FOLDER_PATH);
     const r = await this.request<Partial<Settings> | undefined>('PUT', '/api/settings', { body: { notesDir: dir } });
     return typeof r?.notesDir === 'string' ? r.notesDir : dir;
+  }
+
+  /** GET /api/documents. */
+  async documents(): Promise<DocumentsState> {
+    const r = await this.request<DocumentsState>('GET', '/api/documents');
+    return { ...r, roots: r?.roots ?? [], documents: r?.documents ?? [] };
+  }
+  /** POST /api/documents {paths} → 202, or 400 {"error"} for a path that cannot be indexed. */
+  async indexPaths(paths: string[]): Promise<void> {
+    const clean = paths.map((p) => p.trim()).filter(Boolean);
+    if (clean.length === 0) throw new Error(NO_DOCUMENT_PATH);
+    await this.request<void>('POST', '/api/documents', { body: { paths: clean } });
+  }
+  async cancelIndexing(): Promise<void> {
+    await this.request<void>('POST', '/api/documents/cancel');
+  }
+  async retryDocument(path: string): Promise<void> {
+    await this.request<void>('POST', '/api/documents/retry', { body: { path } });
+  }
+  async removeDocument(path: string): Promise<void> {
+    await this.request<void>('POST', '/api/documents/remove', { body: { path } });
+  }
+  /** GET /api/documents/source?path=&page= → 404 {"error"} for anything that is not an indexed document. */
+  documentSource(path: string, page = 0): Promise<DocumentSource> {
+    const q = new URLSearchParams({ path, page: String(page) });
+    return this.request<DocumentSource>('GET', `/api/documents/source?${q}`);
+  }
+  /** One EventSource on /api/documents/stream: "indexing" events carry IndexProgress. */
+  subscribeIndexing(onProgress: (p: IndexProgress) => void): () => void {
+    const es = this.makeEventSource(
+      `${this.base}/api/documents/stream?${PROTOCOL_QUERY}=${encodeURIComponent(PROTOCOL_VERSION)}`,
+    );
+    es.addEventListener('indexing', (ev) => {
+      try {
+        const p = JSON.parse(String(ev.data));
+        if (p && typeof p === 'object') onProgress(p as IndexProgress);
+      } catch {
+        /* a broken event is skipped; the next one carries the whole state */
+      }
+    });
+    return () => es.close();
   }
 
   subscribe(

@@ -8,11 +8,12 @@
 // and invisible here: Wails calls Handshake once before anything else, HTTP
 // sends the version with every request.
 import type { DoctorReport, Intent, QEvent, Session, ViewSnapshot } from '../protocol';
+import type { DocumentsTransport } from './documents';
 
 /** Why choosing a folder by path fails without a path. */
 export const NO_FOLDER_PATH = 'Type the full path of the folder of your notes, like /home/you/Notes.';
 
-export interface Transport {
+export interface Transport extends DocumentsTransport {
   /**
    * True when permission questions are answered in the page (HTTP). False in
    * the desktop window, where a native dialog asks and `answer` is not

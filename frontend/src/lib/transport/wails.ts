@@ -13,7 +13,7 @@
 //
 // Permission questions: Go asks them in a native dialog, so there is no bound
 // method to answer one; `answersInPage` is false and `answer` rejects.
-import type { DoctorReport, Intent, QEvent, Session, ViewSnapshot } from '../protocol';
+import type { DoctorReport, DocumentSource, DocumentsState, IndexProgress, Intent, QEvent, Session, ViewSnapshot } from '../protocol';
 import { PROTOCOL_VERSION, RuntimeEvent } from '../protocol';
 import { toError, type Transport } from './transport';
 
@@ -44,6 +44,13 @@ export interface WailsApp {
    * handshake. Optional: an older Quire has none.
    */
   ChooseNotesFolder?(): Promise<string>;
+  // The documents panel (app_docs.go). Optional: an older Quire has none.
+  Documents?(): Promise<DocumentsState>;
+  IndexPaths?(paths: string[]): Promise<void>;
+  CancelIndexing?(): Promise<void>;
+  RetryDocument?(path: string): Promise<void>;
+  RemoveDocument?(path: string): Promise<void>;
+  DocumentSource?(path: string, page: number): Promise<DocumentSource>;
 }
 
 /** The part of the Wails JS runtime this app uses. */
@@ -63,12 +70,15 @@ declare global {
 export const ANSWER_IN_DIALOG = 'In the Quire window, questions about running tools are answered in the dialog window.';
 /** Why the notes folder cannot be read or chosen inside an older Quire window. */
 export const NO_NOTES_FOLDER = 'This Quire window cannot choose a notes folder; update Quire.';
+/** Why the documents panel cannot work inside an older Quire window. */
+export const NO_DOCUMENTS = 'This Quire window has no documents panel; update Quire.';
 /** Why a steer fails inside an older Quire window (no SendWith). */
 export const NO_SEND_WITH = 'This Quire window cannot add to a running request (it has no SendWith); update Quire.';
 
 export class WailsTransport implements Transport {
   readonly answersInPage = false;
   readonly choosesFolderInDialog = true;
+  readonly takesFileDrops = true;
   private handshake: Promise<void> | null = null;
 
   constructor(
@@ -156,6 +166,39 @@ export class WailsTransport implements Transport {
       return this.app.ChooseNotesFolder();
     }, false);
     return typeof r === 'string' ? r : '';
+  }
+
+  /** Calls a documents method if this window has it (an older one has not). */
+  private docs<T>(f: ((app: WailsApp) => Promise<T>) | null): Promise<T> {
+    return this.call(() => (f ? f(this.app) : Promise.reject(NO_DOCUMENTS)));
+  }
+  async documents(): Promise<DocumentsState> {
+    const r = await this.docs(this.app.Documents ? (a) => a.Documents!() : null);
+    return { ...r, roots: r?.roots ?? [], documents: r?.documents ?? [] };
+  }
+  async indexPaths(paths: string[]): Promise<void> {
+    await this.docs(this.app.IndexPaths ? (a) => a.IndexPaths!(paths) : null);
+  }
+  async cancelIndexing(): Promise<void> {
+    await this.docs(this.app.CancelIndexing ? (a) => a.CancelIndexing!() : null);
+  }
+  async retryDocument(path: string): Promise<void> {
+    await this.docs(this.app.RetryDocument ? (a) => a.RetryDocument!(path) : null);
+  }
+  async removeDocument(path: string): Promise<void> {
+    await this.docs(this.app.RemoveDocument ? (a) => a.RemoveDocument!(path) : null);
+  }
+  documentSource(path: string, page = 0): Promise<DocumentSource> {
+    return this.docs(this.app.DocumentSource ? (a) => a.DocumentSource!(path, page) : null);
+  }
+  subscribeIndexing(onProgress: (p: IndexProgress) => void, onDropError?: (sentence: string) => void): () => void {
+    const rt = this.runtime;
+    if (!rt?.EventsOnMultiple) return () => {};
+    const offs = [
+      rt.EventsOnMultiple(RuntimeEvent.Indexing, (p: unknown) => p && typeof p === 'object' && onProgress(p as IndexProgress), -1),
+      rt.EventsOnMultiple(RuntimeEvent.DropError, (s: unknown) => onDropError?.(String(s)), -1),
+    ];
+    return () => offs.forEach((off) => typeof off === 'function' && off());
   }
 
   subscribe(onEvents: (e: QEvent[]) => void, onSessions: (s: Session[]) => void): () => void {
