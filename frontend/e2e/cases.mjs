@@ -3,6 +3,12 @@
 // scripted replies ("You said: …", "/fail", "/slow", "/tool", "/ask", "/plan",
 // "/move", "/unsure", "Undo the change …") or settings.
 import {
+  CITE_HITS,
+  CITE_REPLY,
+  DOC_FILES,
+  DOCS_ROOT,
+  NO_SUCH_PATH,
+  NOT_INDEXED,
   DOCTOR_REMEDY,
   FAIL_SENTENCE,
   GARDEN_NOTES,
@@ -198,6 +204,27 @@ function fakeWails({ speaks, notesDir = '/home/ann/Notes', dialog = [] }) {
   window.__keys = [];
   window.__probe = [];
   window.__sendWith = [];
+  // The documents panel as app_docs.go binds it; window.__drop(paths) is what
+  // Go does when Wails' OnFileDrop fires: progress over quire:indexing.
+  let docs = [];
+  let progress = { running: false, phase: 'idle', total: 0, done: 0, failed: 0, etaMs: 0, queued: 0 };
+  const setProgress = (p) => {
+    progress = { ...progress, ...p };
+    emit('quire:indexing', progress);
+  };
+  window.__drop = (paths) => {
+    if (paths.some((p) => !p.startsWith('/'))) return emit('quire:drop-error', 'there is no such file or folder; check the path');
+    const root = paths[0];
+    setProgress({ running: true, phase: 'scanning', total: 0, done: 0, failed: 0, paths });
+    setTimeout(() => setProgress({ phase: 'indexing', total: 2, done: 1, currentFile: root + '/notes.md', etaMs: 3000 }), 150);
+    setTimeout(() => {
+      docs = [
+        { path: root + '/notes.md', name: 'papers/notes.md', root, format: 'markdown', status: 'done', chunks: 3, size: 10, updated: now() },
+        { path: root + '/scan.txt', name: 'papers/scan.txt', root, format: 'text', status: 'failed', reason: 'binary content: the file looks like image/png, not text', chunks: 0, size: 10, updated: now() },
+      ];
+      setProgress({ running: false, phase: 'done', total: 2, done: 2, failed: 1, currentFile: undefined, etaMs: 0 });
+    }, 450);
+  };
   // What the folder dialog answers, one click after another ('' = cancelled); then notesDir.
   const answers = dialog.slice();
   let folder = notesDir;
@@ -315,6 +342,12 @@ function fakeWails({ speaks, notesDir = '/home/ann/Notes', dialog = [] }) {
         }),
         Cancel: bound('Cancel', () => {}),
         ReportView: bound('ReportView', (snap) => void window.__probe.push(snap), false),
+        Documents: bound('Documents', () => ({ embedder: 'ollama:nomic-embed-text', offline: false, roots: [], documents: docs, progress })),
+        IndexPaths: bound('IndexPaths', (paths) => window.__drop(paths)),
+        CancelIndexing: bound('CancelIndexing', () => {}),
+        RetryDocument: bound('RetryDocument', () => {}),
+        RemoveDocument: bound('RemoveDocument', () => {}),
+        DocumentSource: bound('DocumentSource', (path) => Promise.reject(`${path}: this file is not in the document index; drop it on the window to add it`)),
         // Like app.go: neither needs the handshake.
         NotesFolder: bound('NotesFolder', () => folder, false),
         ChooseNotesFolder: bound(
@@ -677,7 +710,8 @@ export const cases = [
         const u = new URL(r.url());
         if (!u.pathname.startsWith('/api/')) return;
         seen.push(`${r.method()} ${u.pathname}`);
-        const ok = u.pathname === '/api/stream' ? u.searchParams.get('protocol') === VERSION : r.headers()['quire-protocol'] === VERSION;
+        const stream = u.pathname === '/api/stream' || u.pathname === '/api/documents/stream'; // EventSource: no headers
+        const ok = stream ? u.searchParams.get('protocol') === VERSION : r.headers()['quire-protocol'] === VERSION;
         if (!ok) unversioned.push(`${r.method()} ${u.pathname}${u.search}`);
       });
       await open(page, base);
@@ -1219,6 +1253,166 @@ export const cases = [
       const msgs = await messages(page);
       assert(msgs.at(-1).text === 'Undone: a.md is back in inbox.', `the final reply, got ${JSON.stringify(msgs.at(-1))}`);
       await page.screenshot({ path: shot });
+    },
+  },
+
+  {
+    name: 'documents: a folder added by path is indexed with a progress bar; a binary file fails with its reason; retry and remove',
+    slug: 'documents-panel',
+    mockOnly: true,
+    async run({ page, base, shot }) {
+      await open(page, base);
+      await $(page, 'documents-open').click();
+      await $(page, 'documents-panel').waitFor({ timeout: WAIT_MS });
+      const panelText = await $(page, 'documents-embedder').textContent();
+      assert(panelText.includes('built-in offline embedder'), `the active embedder is said, got "${panelText}"`);
+
+      // A relative path: Go's sentence, and nothing queued.
+      await $(page, 'documents-input').fill('papers');
+      await $(page, 'documents-add').click();
+      await until(async () => ((await $(page, 'documents-error').textContent()) ?? '').includes('give the full path'), 'the relative-path sentence');
+      await $(page, 'documents-input').fill('/home/ann/nowhere');
+      await $(page, 'documents-add').click();
+      await until(async () => ((await $(page, 'documents-error').textContent()) ?? '').includes(NO_SUCH_PATH), 'the missing-path sentence');
+
+      await $(page, 'documents-input').fill(DOCS_ROOT);
+      await $(page, 'documents-add').click();
+      const bar = $(page, 'indexing-bar');
+      // The bar counts files while the pass runs, naming the current one.
+      await until(async () => /^Indexing \d of 3 files$/.test((await $(page, 'indexing-label').textContent()) ?? ''), 'the bar counting files');
+      const detail = (await $(page, 'indexing-detail').textContent()) ?? '';
+      assert(/left/.test(detail), `the bar says the time left, got "${detail}"`);
+      assert((await $(page, 'indexing-cancel').count()) === 1, 'Stop is offered while indexing');
+      await page.screenshot({ path: shot.replace(/\.png$/, '-progress.png') });
+      await until(async () => (await bar.getAttribute('data-phase')) === 'done', 'the pass done');
+      assert((await $(page, 'indexing-label').textContent()).trim() === 'Indexed 3 files', 'the outcome');
+      const rows = () =>
+        page.$$eval('[data-testid="doc-item"]', (els) =>
+          els.map((el) => ({
+            name: el.querySelector('[data-testid="doc-name"]').textContent.trim(),
+            status: el.getAttribute('data-status'),
+            reason: el.querySelector('[data-testid="doc-reason"]')?.textContent.trim() ?? '',
+          })),
+        );
+      const got = await until(async () => {
+        const r = await rows();
+        return r.length === 3 && r.every((x) => x.status !== 'queued') && r;
+      }, 'three documents listed');
+      const photo = got.find((r) => r.name === 'papers/photo.txt');
+      assert(photo?.status === 'failed' && photo.reason === DOC_FILES[`${DOCS_ROOT}/photo.txt`].failed, `the binary file failed with its reason, got ${JSON.stringify(got)}`);
+      assert(got.filter((r) => r.status === 'done').length === 2, `two ready, got ${JSON.stringify(got)}`);
+      assert((await $(page, 'documents-count').textContent()).trim() === '3', 'the header counts the documents');
+      await page.screenshot({ path: shot });
+
+      // Retry is offered only on the failed one; Remove asks first, then the row goes.
+      assert((await $(page, 'doc-retry').count()) === 1, 'one Retry');
+      const retried = recordPosts(page, /\/api\/documents\/retry$/);
+      await $(page, 'doc-retry').click();
+      await until(() => retried.length === 1, 'the retry sent');
+      assert(retried[0].path === `${DOCS_ROOT}/photo.txt`, `retry of the failed file, got ${JSON.stringify(retried)}`);
+      await until(async () => (await bar.getAttribute('data-phase')) === 'done', 'the retry pass done');
+      await page.locator('[data-testid="doc-item"][data-path$="/soil.txt"] [data-testid="doc-remove"]').click();
+      await $(page, 'confirm-delete').click();
+      await until(async () => (await rows()).every((r) => r.name !== 'papers/soil.txt'), 'soil.txt removed from the list');
+    },
+  },
+
+  {
+    name: 'Stop cancels indexing; the bar says what was kept',
+    slug: 'documents-cancel',
+    mockOnly: true,
+    async run({ page, base }) {
+      await open(page, base);
+      await $(page, 'documents-open').click();
+      await $(page, 'documents-input').fill(DOCS_ROOT);
+      await $(page, 'documents-add').click();
+      await $(page, 'indexing-cancel').click();
+      const bar = $(page, 'indexing-bar');
+      await until(async () => (await bar.getAttribute('data-phase')) === 'cancelled', 'the pass stopped');
+      assert((await $(page, 'indexing-label').textContent()).trim() === 'Indexing stopped', 'the bar says it stopped');
+      assert(((await $(page, 'indexing-detail').textContent()) ?? '').includes('the rest is picked up next time'), 'and what happens to the rest');
+      await $(page, 'indexing-close').click();
+      assert((await bar.count()) === 0, 'the finished bar can be closed');
+    },
+  },
+
+  {
+    name: 'a cited answer: search_docs passages and [n] in the reply open the source at the cited lines',
+    slug: 'citations',
+    mockOnly: true,
+    mockOptions: { docsIndexed: true },
+    async run({ page, base, shot }) {
+      await open(page, base);
+      await send(page, '/cite how do I water the basil?');
+      await until(() => settled(page), 'the reply');
+      const reply = (await messages(page)).at(-1);
+      assert(reply.text === CITE_REPLY, `the reply, got ${JSON.stringify(reply)}`);
+      const links = await page.$$eval('[data-testid="citation-link"]', (els) => els.map((e) => e.textContent));
+      assert(JSON.stringify(links) === JSON.stringify(['[1]', '[2]']), `[1] and [2] are links, got ${JSON.stringify(links)}`);
+      // The search_docs card lists the passages as links too, not the model's text.
+      const passages = await page.$$eval('[data-testid="citation"]', (els) => els.map((e) => e.textContent.replace(/\s+/g, ' ').trim()));
+      assert(passages[0] === '[1] papers/garden.md › Garden › Water · lines 7–8', `the first passage, got ${JSON.stringify(passages)}`);
+
+      await page.locator('[data-testid="citation-link"][data-cite="1"]').click();
+      const viewer = $(page, 'source-viewer');
+      await viewer.waitFor({ timeout: WAIT_MS });
+      await until(async () => (await $(page, 'source-marked').count()) === 2, 'the cited lines highlighted');
+      const marked = await page.$$eval('[data-testid="source-marked"]', (els) => els.map((e) => [Number(e.getAttribute('data-line')), e.querySelector('.txt').textContent]));
+      assert(
+        JSON.stringify(marked) === JSON.stringify([[7, 'Water the basil every morning.'], [8, 'Never let the pots dry out.']]),
+        `lines 7–8 highlighted, got ${JSON.stringify(marked)}`,
+      );
+      assert((await $(page, 'source-name').textContent()).trim() === CITE_HITS[0].name, 'the viewer names the document');
+      assert((await $(page, 'source-where').textContent()).trim() === 'lines 7–8', 'and the lines');
+      const visible = await page.locator('[data-testid="source-marked"]').first().isVisible();
+      assert(visible, 'the cited lines are in view');
+      await page.screenshot({ path: shot });
+      await page.keyboard.press('Escape');
+      await until(async () => (await viewer.count()) === 0, 'Escape closes the viewer');
+
+      // The card's passage [2] opens soil.txt.
+      await page.locator('[data-testid="citation"][data-cite="2"]').click();
+      await until(async () => ((await $(page, 'source-name').textContent()) ?? '').trim() === 'papers/soil.txt', 'soil.txt in the viewer');
+      await $(page, 'source-close').click();
+
+      // Once removed, a citation of it is refused with Go's sentence, not shown.
+      await api(base, '/api/documents/remove', { method: 'POST', body: JSON.stringify({ path: CITE_HITS[0].path }) });
+      await page.locator('[data-testid="citation-link"][data-cite="1"]').click();
+      await until(async () => ((await $(page, 'source-error').textContent()) ?? '').includes(NOT_INDEXED), 'the refusal in the viewer');
+      assert((await $(page, 'source-marked').count()) === 0, 'no text shown for a refused document');
+    },
+  },
+
+  {
+    name: 'inside Wails: a dropped folder shows progress to done, the panel lists it, and the page cancels WebKit\'s own drop',
+    slug: 'wails-drop',
+    async run({ page, context, base }) {
+      await context.addInitScript(fakeWails, { speaks: VERSION });
+      await open(page, base);
+      // The Linux reload bug: WebKitGTK opens a dropped file unless the page cancels the drop.
+      const prevented = await page.evaluate(() => {
+        const over = new DragEvent('dragover', { cancelable: true, bubbles: true });
+        const drop = new DragEvent('drop', { cancelable: true, bubbles: true });
+        document.body.dispatchEvent(over);
+        document.body.dispatchEvent(drop);
+        return [over.defaultPrevented, drop.defaultPrevented];
+      });
+      assert(JSON.stringify(prevented) === '[true,true]', `dragover and drop are cancelled, got ${JSON.stringify(prevented)}`);
+      await page.evaluate(() => window.__drop(['/home/ann/papers']));
+      await until(async () => ((await $(page, 'indexing-label').textContent()) ?? '') === 'Indexing 1 of 2 files', 'the bar while indexing');
+      assert(((await $(page, 'indexing-detail').textContent()) ?? '').startsWith('notes.md · about 3 s left'), 'the current file and the time left');
+      await until(async () => (await $(page, 'indexing-bar').getAttribute('data-phase')) === 'done', 'done');
+      await $(page, 'documents-open').click();
+      await until(async () => (await $(page, 'doc-item').count()) === 2, 'two documents');
+      const embedder = (await $(page, 'documents-embedder').textContent()).trim();
+      assert(embedder === 'Meaning search: Ollama model nomic-embed-text', `the embedder, got "${embedder}"`);
+      const hint = await page.locator('[data-testid="documents-form"] .hint').textContent();
+      assert(hint.includes('Drop files or folders anywhere on this window'), `the window says to drop, got "${hint}"`);
+      // A drop Go cannot queue is said in the panel.
+      await page.evaluate(() => window.__drop(['relative/path']));
+      await until(async () => ((await $(page, 'documents-error').textContent()) ?? '').includes('no such file or folder'), 'the drop error');
+      const calls = await page.evaluate(() => window.__calls);
+      assert(calls.includes('Documents'), `the Documents binding was used, got ${JSON.stringify(calls)}`);
     },
   },
 ];

@@ -38,6 +38,18 @@
 // its result is the Change that reverts <id> (with `undoes`). "/unsure ..."
 // makes a step that calls report_state (UNSURE_REPORT), then a text step.
 //
+// "/cite ..." makes a step that calls search_docs (its result's data: CITE_HITS,
+// passages of the documents in DOC_FILES), then a text step citing them,
+// CITE_REPLY.
+//
+// Documents (host/httpapi/documents.go): GET /api/documents, POST
+// /api/documents {paths} (a path must be absolute and be DOCS_ROOT or a file
+// of DOC_FILES, else 400 with Go's sentence; indexing then runs on timers,
+// one file every DOC_STEP_MS, with progress on GET /api/documents/stream),
+// POST /api/documents/cancel, /retry and /remove {path} (404 for a path not
+// indexed), GET /api/documents/source?path=&page= (404 unless indexed, 409 for
+// a failed one). POST /__mock/reset {docsIndexed: true} starts with DOC_FILES indexed.
+//
 // Settings: GET /api/settings {notesDir} ("" until set; POST /__mock/reset
 // {notesDir} presets it) and PUT /api/settings {notesDir}, which answers 400
 // with Go's kind of sentence for a path that does not start with "/".
@@ -82,6 +94,28 @@ export const UNSURE_REPORT = {
   plan: 'Edit the one in projects, unless you meant the other.',
   confusion: 'Your message says "my plan", and both could be it.',
 };
+/** The folder of documents the mock knows, and its files: text, or why it cannot be read. */
+export const DOCS_ROOT = '/home/ann/papers';
+export const DOC_FILES = {
+  [`${DOCS_ROOT}/garden.md`]: {
+    format: 'markdown',
+    text: ['# Garden', '', 'Tomatoes need sun.', '', '## Water', '', 'Water the basil every morning.', 'Never let the pots dry out.', '', '## Soil', '', 'Add compost in spring.'].join('\n'),
+  },
+  [`${DOCS_ROOT}/soil.txt`]: { format: 'text', text: 'Compost feeds the soil.\nTurn the heap weekly.\n' },
+  [`${DOCS_ROOT}/photo.txt`]: { failed: 'binary content: the file looks like image/png, not text' },
+};
+/** Milliseconds per file while the mock indexes. */
+export const DOC_STEP_MS = 250;
+/** What search_docs returns for "/cite": passage 1 is lines 7–8 of garden.md. */
+export const CITE_HITS = [
+  { n: 1, path: `${DOCS_ROOT}/garden.md`, name: 'papers/garden.md', headings: ['Garden', 'Water'], startLine: 7, endLine: 8, snippet: 'Water the basil every morning. Never let the pots dry out.', score: 0.032, lexicalRank: 1, vectorRank: 1 },
+  { n: 2, path: `${DOCS_ROOT}/soil.txt`, name: 'papers/soil.txt', headings: [], startLine: 1, endLine: 2, snippet: 'Compost feeds the soil.', score: 0.016, lexicalRank: 2, vectorRank: 0 },
+];
+export const CITE_REPLY = 'Water the basil every morning [1], and feed the soil with compost [2].';
+/** Go's sentences (library/errors.go). */
+export const NOT_INDEXED = 'this file is not in the document index; drop it on the window to add it';
+export const NO_SUCH_PATH = 'there is no such file or folder; check the path';
+
 /** The sentence PUT /api/settings answers (400) for a path that is not absolute. */
 export const notAbsolute = (dir) => `the notes folder ${dir} cannot be used: it is not an absolute path`;
 
@@ -109,6 +143,7 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
   let state;
   const reset = (opts = {}) => {
     for (const r of state?.runs?.values() ?? []) stopTimers(r);
+    stopDocTimers();
     state = {
       sessions: new Map(),
       logs: new Map(),
@@ -119,9 +154,17 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
       probe: null,
       doctorOk: opts.doctorOk ?? true,
       notesDir: typeof opts.notesDir === 'string' ? opts.notesDir : '',
+      docs: new Map(),
+      roots: [],
+      progress: { running: false, phase: 'idle', total: 0, done: 0, failed: 0, etaMs: 0, queued: 0 },
+      docTimers: new Set(),
       changes: 0,
       n: 0,
     };
+  };
+  const stopDocTimers = () => {
+    for (const t of state?.docTimers ?? []) clearTimeout(t);
+    state?.docTimers.clear();
   };
   const stopTimers = (run) => {
     for (const t of run.timers) clearTimeout(t);
@@ -171,7 +214,7 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
 
   /** What a run does, from the text of the input that opened it. */
   const scriptOf = (text) => {
-    for (const k of ['fail', 'slow', 'tool', 'ask', 'plan', 'move', 'unsure']) if (text.startsWith('/' + k)) return k;
+    for (const k of ['fail', 'slow', 'tool', 'ask', 'plan', 'move', 'unsure', 'cite']) if (text.startsWith('/' + k)) return k;
     if (UNDO_ASK.test(text)) return 'undo';
     return 'plain';
   };
@@ -223,6 +266,7 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
     if (run.kind === 'move' && run.step === 1) return moveStep(id, run);
     if (run.kind === 'undo' && run.step === 1) return undoStep(id, run);
     if (run.kind === 'unsure' && run.step === 1) return unsureStep(id, run);
+    if (run.kind === 'cite' && run.step === 1) return citeStep(id, run);
     let reply;
     if (run.kind === 'slow' && run.step === 1) reply = 'Counting slowly: ' + Array.from({ length: 40 }, (_, i) => i + 1).join(', ') + '.';
     else if (run.kind === 'tool') reply = 'Your notes say to water the tomatoes daily.';
@@ -230,6 +274,7 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
     else if (run.kind === 'plan') reply = 'I have read your inbox; next I will sort the notes into project folders.';
     else if (run.kind === 'move') reply = `I moved a.md from the inbox into projects.`;
     else if (run.kind === 'unsure') reply = 'Which of the two plan.md notes do you mean?';
+    else if (run.kind === 'cite') reply = CITE_REPLY;
     else if (run.kind === 'undo') reply = run.allowed ? `Undone: a.md is back in ${MOVE_FROM.split('/')[0]}.` : 'All right, I left it as it is.';
     else reply = `You said: ${steers.at(-1)?.text ?? run.opener.text}`;
     if (steers.length && run.kind !== 'plain') reply = `Noted: ${steers.at(-1).text}. ${reply}`;
@@ -323,6 +368,15 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
     const call = { id: newId('call'), name: 'report_state', arguments: JSON.stringify(UNSURE_REPORT) };
     stream(id, run, '', { calls: [call] }, () =>
       runTools(id, run, [{ call, ms: 80, content: 'Reported. The user can see your report; continue if you can, or ask the user.', data: UNSURE_REPORT }]),
+    );
+  }
+
+  /** search_docs: its result's data is CITE_HITS (tools/searchdocs). */
+  function citeStep(id, run) {
+    const call = { id: newId('call'), name: 'search_docs', arguments: JSON.stringify({ query: 'watering and soil' }) };
+    const content = CITE_HITS.map((h) => `[${h.n}] ${h.name} (lines ${h.startLine}–${h.endLine}): ${h.snippet}`).join('\n');
+    stream(id, run, '', { calls: [call] }, () =>
+      runTools(id, run, [{ call, ms: 150, content, data: { query: 'watering and soil', embedder: 'built-in offline embedder (mock)', hits: CITE_HITS } }]),
     );
   }
 
@@ -625,6 +679,7 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
       state.probe = await readBody(req);
       return json(res, 204);
     }
+    if (p === '/api/documents' || p.startsWith('/api/documents/')) return documentsRoute(req, res, url, m, p);
     const sm = p.match(/^\/api\/sessions\/([^/]+)(\/events|\/messages|\/cancel|\/answer)?$/);
     if (sm) {
       const id = decodeURIComponent(sm[1]);
@@ -664,6 +719,118 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
     return fail(res, 404, 'No such API route.');
   }
 
+  // The documents panel's routes, as library + host/httpapi answer them.
+  const docsClients = new Set();
+  const docsState = () => ({
+    embedder: 'built-in offline embedder (mock)',
+    offline: true,
+    roots: state.roots.slice(),
+    documents: [...state.docs.values()].sort((a, b) => (a.path < b.path ? -1 : 1)),
+    progress: state.progress,
+  });
+  const setProgress = (p) => {
+    state.progress = { running: false, phase: 'idle', total: 0, done: 0, failed: 0, etaMs: 0, queued: 0, ...p };
+    const msg = `event: indexing\ndata: ${JSON.stringify(state.progress)}\n\n`;
+    for (const r of docsClients) r.write(msg);
+  };
+  const docOf = (path, status, reason = '') => ({
+    path,
+    name: 'papers/' + path.slice(DOCS_ROOT.length + 1),
+    root: DOCS_ROOT,
+    format: DOC_FILES[path].format ?? '',
+    status,
+    reason,
+    chunks: status === 'done' ? 2 : 0,
+    size: (DOC_FILES[path].text ?? '').length,
+    updated: now(),
+  });
+  const docLater = (ms, fn) => {
+    const t = setTimeout(() => {
+      state.docTimers.delete(t);
+      fn();
+    }, ms);
+    state.docTimers.add(t);
+  };
+  /** One pass over `files`, a file every DOC_STEP_MS; progress as Go's library sends it. */
+  function indexFiles(files, paths) {
+    stopDocTimers();
+    if (!state.roots.includes(DOCS_ROOT)) state.roots.push(DOCS_ROOT);
+    setProgress({ running: true, phase: 'scanning', paths });
+    for (const f of files) state.docs.set(f, docOf(f, 'queued'));
+    let done = 0;
+    let failed = 0;
+    const step = () => {
+      if (done === files.length) return setProgress({ phase: 'done', total: files.length, done, failed, paths });
+      const f = files[done];
+      const why = DOC_FILES[f].failed;
+      state.docs.set(f, docOf(f, why ? 'failed' : 'done', why));
+      done++;
+      if (why) failed++;
+      setProgress({ running: true, phase: 'indexing', total: files.length, done, failed, currentFile: files[done] ?? f, etaMs: (files.length - done) * DOC_STEP_MS, paths });
+      docLater(DOC_STEP_MS, step);
+    };
+    docLater(DOC_STEP_MS, () => {
+      setProgress({ running: true, phase: 'indexing', total: files.length, done: 0, failed: 0, currentFile: files[0], etaMs: files.length * DOC_STEP_MS, paths });
+      docLater(DOC_STEP_MS, step);
+    });
+  }
+  const known = (path) => typeof path === 'string' && (state.docs.has(path) || state.roots.includes(path));
+
+  async function documentsRoute(req, res, url, m, p) {
+    if (m === 'GET' && p === '/api/documents') return json(res, 200, docsState());
+    if (m === 'GET' && p === '/api/documents/stream') {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
+      res.write(`: connected\n\nevent: indexing\ndata: ${JSON.stringify(state.progress)}\n\n`);
+      docsClients.add(res);
+      req.on('close', () => docsClients.delete(res));
+      return;
+    }
+    if (m === 'POST' && p === '/api/documents') {
+      const b = await readBody(req);
+      if (!b || !Array.isArray(b.paths)) return fail(res, 400, 'the request body is not the JSON expected');
+      const paths = b.paths.filter((x) => typeof x === 'string' && x.trim());
+      if (!paths.length) return fail(res, 400, 'nothing to index: drop a file or folder on the window, or type its full path');
+      const files = [];
+      for (const path of paths) {
+        if (!path.startsWith('/')) return fail(res, 400, `"${path}": give the full path, like /home/you/Documents`);
+        if (path === DOCS_ROOT) files.push(...Object.keys(DOC_FILES));
+        else if (DOC_FILES[path]) files.push(path);
+        else return fail(res, 400, `${path}: ${NO_SUCH_PATH}`);
+      }
+      indexFiles([...new Set(files)], paths);
+      return json(res, 202);
+    }
+    if (m === 'POST' && p === '/api/documents/cancel') {
+      if (state.progress.running) {
+        stopDocTimers();
+        setProgress({ ...state.progress, running: false, phase: 'cancelled', currentFile: undefined, etaMs: 0 });
+      }
+      return json(res, 204);
+    }
+    if (m === 'POST' && (p === '/api/documents/retry' || p === '/api/documents/remove')) {
+      const b = await readBody(req);
+      if (!b || typeof b.path !== 'string') return fail(res, 400, 'the request body is not the JSON expected');
+      if (!known(b.path)) return fail(res, 404, `${b.path}: ${NOT_INDEXED}`);
+      if (p.endsWith('/remove')) {
+        for (const k of [...state.docs.keys()]) if (k === b.path || k.startsWith(b.path + '/')) state.docs.delete(k);
+        state.roots = state.roots.filter((r) => r !== b.path);
+        setProgress({ phase: 'done' });
+      } else {
+        indexFiles([...state.docs.keys()].filter((k) => (k === b.path || k.startsWith(b.path + '/')) && state.docs.get(k).status === 'failed'), [b.path]);
+      }
+      return json(res, 202);
+    }
+    if (m === 'GET' && p === '/api/documents/source') {
+      const path = url.searchParams.get('path') ?? '';
+      if (!path.startsWith('/')) return fail(res, 400, `"${path}": give the full path, like /home/you/Documents`);
+      const d = state.docs.get(path);
+      if (!d) return fail(res, 404, `${path}: ${NOT_INDEXED}`);
+      if (d.status === 'failed') return fail(res, 409, `Quire could not read this document; see its reason in the documents panel, fix the file and retry (${d.reason})`);
+      return json(res, 200, { path, name: d.name, format: d.format, text: DOC_FILES[path].text });
+    }
+    return fail(res, 404, 'No such API route.');
+  }
+
   function serveStatic(req, res, url) {
     let rel = decodeURIComponent(url.pathname);
     if (rel.endsWith('/')) rel += 'index.html';
@@ -683,7 +850,12 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
       if (url.pathname === '/__mock/reset' && req.method === 'POST') {
         const b = (await readBody(req)) ?? {};
         reset(b);
+        if (b.docsIndexed) {
+          state.roots = [DOCS_ROOT];
+          for (const f of Object.keys(DOC_FILES)) state.docs.set(f, docOf(f, DOC_FILES[f].failed ? 'failed' : 'done', DOC_FILES[f].failed ?? ''));
+        }
         broadcast('sessions', list());
+        setProgress({});
         return json(res, 204);
       }
       if (url.pathname === '/__mock/probe') return json(res, 200, state.probe);
@@ -706,6 +878,8 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
         reset();
         for (const res of clients) res.end();
         clients.clear();
+        for (const res of docsClients) res.end();
+        docsClients.clear();
         server.closeAllConnections?.();
         server.close(() => ok());
       }),
