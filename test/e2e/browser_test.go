@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"sync"
 	"log/slog"
 	"net/http/httptest"
 	"os"
@@ -28,12 +29,22 @@ import (
 	"quire/kernel/provider/ollama/ollamatest"
 	"quire/kernel/runtime"
 	"quire/kernel/store"
+	"quire/kernel/tool"
+	"quire/library"
+	"quire/rag"
+	"quire/tools/searchdocs"
 )
 
 const (
 	failPrompt = "/fail please"
 	slowPrompt = "/slow count"
+	// citePrompt's first request calls search_docs; the next cites [1] and [2]
+	// (the reply the frontend's mock gives, e2e/mock-server.mjs CITE_REPLY).
+	citePrompt = "/cite how do I water the basil?"
+	citeReply  = "Water the basil every morning [1], and feed the soil with compost [2]."
 )
+
+var citeCalls sync.Map // prompt -> *int: requests seen for it
 
 // replies picks the fake model's answer by what the browser typed.
 func replies(last string) (ollamatest.Turn, bool) {
@@ -41,6 +52,14 @@ func replies(last string) (ollamatest.Turn, bool) {
 	case failPrompt:
 		return ollamatest.Turn{Content: []string{"Starting"}, Fail: ollamatest.Failure{Kind: ollamatest.FailErrorLine, After: 1,
 			Message: "model runner has unexpectedly stopped"}}, true
+	case citePrompt:
+		n, _ := citeCalls.LoadOrStore(last, new(int))
+		*n.(*int)++
+		if *n.(*int) == 1 {
+			return ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "cite-1", Name: searchdocs.Name,
+				Arguments: []byte(`{"query":"water the basil every morning; compost for the soil"}`)}}}, true
+		}
+		return ollamatest.Turn{Content: []string{"Water the basil every morning [1], ", "and feed the soil with compost [2]."}}, true
 	case slowPrompt:
 		var words []string
 		for i := range 60 {
@@ -71,7 +90,23 @@ func TestBrowser(t *testing.T) {
 	fake := ollamatest.New(t, ollamatest.WithDelay(20*time.Millisecond), ollamatest.WithReplies(replies))
 	fake.AddModel(ollamatest.DefaultModel())
 	dataDir := t.TempDir()
-	k := testkit.Open(t, fake, filepath.Join(dataDir, "quire.db"), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	// The documents the browser adds by path (the cases' DOC_FILES), in a
+	// real folder, indexed by the real library into its own SQLite file.
+	docsDir := writeDocs(t)
+	docsDB, err := store.Open(t.Context(), filepath.Join(dataDir, "docs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := rag.Open(t.Context(), docsDB.DB(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := library.New(idx, slog.New(slog.DiscardHandler))
+	libCtx, stopLib := context.WithCancel(context.Background())
+	lib.Start(libCtx)
+	t.Cleanup(func() { lib.Close(); stopLib(); idx.Close(); docsDB.Close() })
+	k := testkit.Open(t, fake, filepath.Join(dataDir, "quire.db"), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithTools(docTools{searchdocs.New(idx)}))
 	model := k.Model
 	diagnose := func(ctx context.Context) doctor.Report {
 		return doctor.Run(ctx, doctor.Inputs{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b"}, doctorProbe{model},
@@ -80,7 +115,7 @@ func TestBrowser(t *testing.T) {
 				return d.SQLiteVersion, d.FTS5, err
 			})
 	}
-	h := httpapi.New(httpapi.Backend{Kernel: k.Runtime, Doctor: diagnose}, os.DirFS(filepath.Join(frontend, "dist")), slog.New(slog.DiscardHandler))
+	h := httpapi.New(httpapi.Backend{Kernel: k.Runtime, Doctor: diagnose, Documents: lib}, os.DirFS(filepath.Join(frontend, "dist")), slog.New(slog.DiscardHandler))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 
@@ -88,7 +123,8 @@ func TestBrowser(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "e2e/run.mjs")
 	cmd.Dir = frontend
-	cmd.Env = append(os.Environ(), "QUIRE_E2E_URL="+srv.URL, "QUIRE_E2E_FAIL_PROMPT="+failPrompt, "QUIRE_E2E_SLOW_PROMPT="+slowPrompt)
+	cmd.Env = append(os.Environ(), "QUIRE_E2E_URL="+srv.URL, "QUIRE_E2E_FAIL_PROMPT="+failPrompt, "QUIRE_E2E_SLOW_PROMPT="+slowPrompt,
+		"QUIRE_E2E_DOCS_DIR="+docsDir, "QUIRE_E2E_CITE_PROMPT="+citePrompt)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -118,4 +154,32 @@ func TestBrowser(t *testing.T) {
 	if n := len(fake.Requests()); n == 0 {
 		t.Fatal("the browser run never reached the model: it did not use the real backend")
 	}
+}
+
+type docTools struct{ t tool.Tool }
+
+func (d docTools) Tools() []tool.Tool { return []tool.Tool{d.t} }
+
+// writeDocs makes the folder "papers" the documents cases add: two files
+// Quire reads and one binary file behind a text extension.
+func writeDocs(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "papers")
+	files := map[string]string{
+		"garden.md": "# Garden\n\nTomatoes need sun.\n\n## Water\n\nWater the basil every morning.\nNever let the pots dry out.\n\n## Soil\n\nAdd compost in spring.\n",
+		"soil.txt":  "Compost feeds the soil.\nTurn the heap weekly.\n",
+		"photo.txt": "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00",
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, old, old)
+	}
+	return dir
 }
