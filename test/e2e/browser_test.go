@@ -10,7 +10,6 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"sync"
 	"log/slog"
 	"net/http/httptest"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
