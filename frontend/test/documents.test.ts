@@ -295,6 +295,7 @@ describe('snapshot of the documents parts', () => {
     expect(snap.indexing).toEqual({ phase: 'done', done: 3, total: 3, label: 'Indexed 3 files' });
     expect(snap.documents).toEqual([{ name: 'papers/x.txt', status: 'failed', reason: 'binary content' }]);
     expect(snap.citations).toEqual(['[1]']);
+    expect(snap.citationPoints).toEqual([{ x: 0, y: 0 }]); // jsdom lays nothing out
     expect(snap.viewer).toEqual({ name: 'papers/p1.md', start: 2, end: 3, highlighted: 'b\nc' });
   });
 });

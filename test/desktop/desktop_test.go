@@ -33,6 +33,24 @@ type view struct {
 	} `json:"messages"`
 	Banner    *string `json:"banner"`
 	Streaming bool    `json:"streaming"`
+	// The documents parts (frontend/src/lib/snapshot.ts), when on screen.
+	Indexing *struct {
+		Phase string `json:"phase"`
+		Done  int    `json:"done"`
+		Total int    `json:"total"`
+		Label string `json:"label"`
+	} `json:"indexing"`
+	Citations      []string `json:"citations"`
+	CitationPoints []struct {
+		X int `json:"x"`
+		Y int `json:"y"`
+	} `json:"citationPoints"`
+	Viewer *struct {
+		Name        string `json:"name"`
+		Start       int    `json:"start"`
+		End         int    `json:"end"`
+		Highlighted string `json:"highlighted"`
+	} `json:"viewer"`
 }
 
 func (v view) has(role, text string) bool {

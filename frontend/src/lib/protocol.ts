@@ -348,6 +348,8 @@ export interface ViewSnapshot {
   indexing?: { phase: string; done: number; total: number; label: string } | null;
   /** The text of every citation link on screen ("[1]"), in document order. */
   citations?: string[];
+  /** Where each of those links is: its centre in CSS pixels of the viewport (a test clicks it). */
+  citationPoints?: { x: number; y: number }[];
   /** The source viewer, when open: the document and the highlighted lines. */
   viewer?: { name: string; start: number; end: number; highlighted: string } | null;
 }

@@ -63,6 +63,15 @@ export function readCitations(root: ParentNode): string[] | undefined {
   return links.length ? links : undefined;
 }
 
+/** The centre of each citation link in the viewport, or undefined when there is none. */
+export function readCitationPoints(root: ParentNode): { x: number; y: number }[] | undefined {
+  const links = Array.from(root.querySelectorAll<HTMLElement>('[data-testid="citation-link"]'), (el) => {
+    const r = el.getBoundingClientRect();
+    return { x: Math.round(r.left + r.width / 2), y: Math.round(r.top + r.height / 2) };
+  });
+  return links.length ? links : undefined;
+}
+
 /** The source viewer, or undefined when it is closed. */
 export function readViewer(root: ParentNode): ViewSnapshot['viewer'] {
   const el = root.querySelector<HTMLElement>('[data-testid="source-viewer"]');
@@ -84,7 +93,7 @@ export function buildSnapshot(state: SnapshotState, root: ParentNode): ViewSnaps
     streaming: state.streaming,
   };
   // Documents parts only when on screen, so older probes see what they did.
-  const parts = { documents: readDocuments(root), indexing: readIndexing(root), citations: readCitations(root), viewer: readViewer(root) };
+  const parts = { documents: readDocuments(root), indexing: readIndexing(root), citations: readCitations(root), citationPoints: readCitationPoints(root), viewer: readViewer(root) };
   for (const [k, v] of Object.entries(parts)) if (v !== undefined) Object.assign(snap, { [k]: v });
   return snap;
 }
