@@ -19,6 +19,7 @@ import (
 type Index interface {
 	Index(ctx context.Context, roots []string, progress func(rag.Progress)) error
 	Documents(ctx context.Context) ([]rag.Document, error)
+	Document(ctx context.Context, path string) (rag.Document, error)
 	Roots(ctx context.Context) ([]string, error)
 	Remove(ctx context.Context, path string) error
 	Retry(ctx context.Context, path string) error
@@ -205,6 +206,11 @@ func (l *Library) Watch(ctx context.Context) <-chan protocol.IndexProgress {
 		var held protocol.IndexProgress
 		holding := false
 		for {
+			select { // a newer state first, so a stale one is never sent when both are ready
+			case p := <-ch:
+				held, holding = p, true
+			default:
+			}
 			var send chan protocol.IndexProgress
 			if holding {
 				send = out

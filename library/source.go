@@ -2,6 +2,7 @@ package library
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,19 +28,12 @@ func (l *Library) Source(ctx context.Context, path string, page int) (protocol.D
 		return protocol.DocumentSource{}, fmt.Errorf("%q: %w", path, ErrRelativePath)
 	}
 	path = filepath.Clean(path)
-	docs, err := l.idx.Documents(ctx)
+	doc, err := l.idx.Document(ctx, path)
+	if errors.Is(err, rag.ErrNotIndexed) {
+		return protocol.DocumentSource{}, fmt.Errorf("%s: %w", path, ErrUnknownDocument)
+	}
 	if err != nil {
 		return protocol.DocumentSource{}, err
-	}
-	var doc *rag.Document
-	for i := range docs {
-		if docs[i].Path == path {
-			doc = &docs[i]
-			break
-		}
-	}
-	if doc == nil {
-		return protocol.DocumentSource{}, fmt.Errorf("%s: %w", path, ErrUnknownDocument)
 	}
 	if doc.Status == rag.Failed {
 		return protocol.DocumentSource{}, fmt.Errorf("%w (%s)", ErrUnreadable, doc.Reason)

@@ -322,28 +322,7 @@ func (ix *Index) acquire(ctx context.Context) (context.Context, func(), error) {
 
 // Documents lists every file in the index with its state, by path.
 func (ix *Index) Documents(ctx context.Context) ([]Document, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT path, root, format, status, reason, chunks, size, mtime_ns, updated_ns
-		FROM rag_files ORDER BY path`)
-	if err != nil {
-		return nil, fmt.Errorf("rag: %w", err)
-	}
-	defer rows.Close()
-	var out []Document
-	for rows.Next() {
-		var d Document
-		var mtime, updated int64
-		if err := rows.Scan(&d.Path, &d.Root, &d.Format, &d.Status, &d.Reason, &d.Chunks, &d.Size, &mtime, &updated); err != nil {
-			return nil, fmt.Errorf("rag: %w", err)
-		}
-		if mtime > 0 {
-			d.ModTime = time.Unix(0, mtime)
-		}
-		if updated > 0 {
-			d.Updated = time.Unix(0, updated)
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
+	return ix.queryDocuments(ctx, `ORDER BY path`)
 }
 
 // Remove takes a watched root, or a file or folder inside one, out of the

@@ -1,5 +1,11 @@
 package rag
 
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
 // Small accessors for hosts that show the index to people (the documents
 // panel); they read state, never change it.
 
@@ -10,3 +16,42 @@ func (ix *Index) Offline() bool { return ix.offline != nil }
 // DisplayName is path as citations show it: relative to the parent of the
 // watched root it was found under.
 func DisplayName(root, path string) string { return displayName(root, path) }
+
+// Document is the state of the file at path (absolute, cleaned), or
+// ErrNotIndexed.
+func (ix *Index) Document(ctx context.Context, path string) (Document, error) {
+	docs, err := ix.queryDocuments(ctx, `WHERE path = ?`, path)
+	if err != nil {
+		return Document{}, err
+	}
+	if len(docs) == 0 {
+		return Document{}, fmt.Errorf("%s: %w", path, ErrNotIndexed)
+	}
+	return docs[0], nil
+}
+
+// queryDocuments reads rag_files rows; tail is the WHERE / ORDER BY clause.
+func (ix *Index) queryDocuments(ctx context.Context, tail string, args ...any) ([]Document, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT path, root, format, status, reason, chunks, size, mtime_ns, updated_ns
+		FROM rag_files `+tail, args...)
+	if err != nil {
+		return nil, fmt.Errorf("rag: %w", err)
+	}
+	defer rows.Close()
+	var out []Document
+	for rows.Next() {
+		var d Document
+		var mtime, updated int64
+		if err := rows.Scan(&d.Path, &d.Root, &d.Format, &d.Status, &d.Reason, &d.Chunks, &d.Size, &mtime, &updated); err != nil {
+			return nil, fmt.Errorf("rag: %w", err)
+		}
+		if mtime > 0 {
+			d.ModTime = time.Unix(0, mtime)
+		}
+		if updated > 0 {
+			d.Updated = time.Unix(0, updated)
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
