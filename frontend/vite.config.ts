@@ -3,6 +3,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   plugins: [svelte()],
+  // Component tests mount Svelte components in jsdom: Vitest must resolve
+  // Svelte's browser build, not its server one. (Builds keep Vite's defaults.)
+  ...(process.env.VITEST ? { resolve: { conditions: ['browser'] } } : {}),
   // Relative asset URLs: the same dist works from Wails' asset server and `quire serve`.
   base: './',
   build: {
