@@ -98,7 +98,7 @@ func TestAddIndexesInTheBackgroundWithProgress(t *testing.T) {
 	}
 	seen := waitFinal(t, ch)
 	final := seen[len(seen)-1]
-	if final.Phase != protocol.PhaseDone || final.Total != 3 || final.Done != 3 || final.Failed != 1 || final.Error != "" {
+	if final.Phase != protocol.PhaseDone || final.Total != 3 || final.Done != 3 || final.Failed != 1 || final.Refused != 0 || final.Error != "" {
 		t.Fatalf("final progress %+v", final)
 	}
 	st, err := lib.State(t.Context())
@@ -124,6 +124,28 @@ func TestAddIndexesInTheBackgroundWithProgress(t *testing.T) {
 	garden, _ := docByName(st, "garden.md")
 	if garden.Name != "papers/garden.md" || garden.Chunks == 0 {
 		t.Errorf("garden.md as listed: %+v", garden)
+	}
+}
+
+func TestADroppedFileQuireCannotReadIsSaid(t *testing.T) {
+	lib, _ := open(t, t.TempDir(), nil)
+	dir := t.TempDir()
+	photo := filepath.Join(dir, "photo.png")
+	write(t, photo, "\x89PNG\r\n\x1a\n\x00\x00")
+	ch := lib.Watch(t.Context())
+	if err := lib.Add(t.Context(), []string{photo}); err != nil {
+		t.Fatal(err)
+	}
+	seen := waitFinal(t, ch)
+	if final := seen[len(seen)-1]; final.Phase != protocol.PhaseDone || final.Total != 0 || final.Refused != 1 {
+		t.Fatalf("a refused file is counted in the outcome: %+v", final)
+	}
+	st, err := lib.State(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := docByName(st, "photo.png"); !ok || d.Status != rag.Failed || !strings.Contains(d.Reason, "unsupported format") {
+		t.Fatalf("photo.png in the panel: %+v (found %v)", d, ok)
 	}
 }
 

@@ -58,9 +58,20 @@ describe('progressView', () => {
     [
       'done with failures warns',
       progress({ phase: 'done', total: 5, done: 5, failed: 2 }),
-      { label: 'Indexed 5 files', detail: '2 could not be read; see the documents panel', tone: 'warn' },
+      { label: 'Indexed 5 files', detail: '2 files could not be read; see the documents panel', tone: 'warn' },
     ],
-    ['a pass with nothing to do shows nothing', progress({ phase: 'done' }), { show: false }],
+    ['a refresh with nothing to do shows nothing', progress({ phase: 'done' }), { show: false }],
+    ['a drop with nothing new says so', progress({ phase: 'done', paths: ['/home/ann/papers'] }), { show: true, label: 'Nothing new to index', tone: 'ok' }],
+    [
+      'a dropped file in a format Quire does not read is said',
+      progress({ phase: 'done', refused: 1, paths: ['/home/ann/photo.png'] }),
+      { show: true, label: 'Nothing could be indexed', detail: '1 file could not be read; see the documents panel', tone: 'warn' },
+    ],
+    [
+      'refused files add to the failures',
+      progress({ phase: 'done', total: 2, done: 2, failed: 1, refused: 2 }),
+      { label: 'Indexed 2 files', detail: '3 files could not be read; see the documents panel' },
+    ],
     [
       'cancelled keeps the count',
       progress({ phase: 'cancelled', total: 8, done: 3 }),

@@ -26,6 +26,7 @@ type IndexProgress struct {
 	Total       int      `json:"total"`
 	Done        int      `json:"done"`
 	Failed      int      `json:"failed"`
+	Refused     int      `json:"refused"` // files under the named paths that cannot be read, not counted in Total (an unsupported format is refused before the pass)
 	CurrentFile string   `json:"currentFile,omitempty"`
 	ETAMillis   int64    `json:"etaMs"`           // 0 when unknown
 	Paths       []string `json:"paths,omitempty"` // what the pass was asked to index; empty = every known folder

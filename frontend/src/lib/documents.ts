@@ -52,16 +52,21 @@ export function progressView(p: IndexProgress | null | undefined): ProgressView 
     const detail = [p.currentFile ? baseName(p.currentFile) : '', etaLabel(p.etaMs)].filter(Boolean).join(' · ');
     return { show: true, running: true, percent, label: `Indexing ${done} of ${files(total)}`, detail: detail + failedNote, tone: 'neutral' };
   }
+  const unreadable = failed + Math.max(0, p.refused ?? 0);
   switch (p.phase) {
     case 'done':
-      if (total === 0) return none;
+      if (total === 0 && unreadable === 0) {
+        // A refresh with nothing to do shows nothing; a drop says it was seen.
+        if (!p.paths?.length) return none;
+        return { show: true, running: false, percent: 100, label: 'Nothing new to index', detail: 'Those documents are up to date', tone: 'ok' };
+      }
       return {
         show: true,
         running: false,
         percent: 100,
-        label: `Indexed ${files(total)}`,
-        detail: failed > 0 ? `${failed} could not be read; see the documents panel` : '',
-        tone: failed > 0 ? 'warn' : 'ok',
+        label: total === 0 ? 'Nothing could be indexed' : `Indexed ${files(total)}`,
+        detail: unreadable > 0 ? `${files(unreadable)} could not be read; see the documents panel` : '',
+        tone: unreadable > 0 ? 'warn' : 'ok',
       };
     case 'cancelled':
       return {

@@ -267,6 +267,8 @@ export interface IndexProgress {
   total: number;
   done: number;
   failed: number;
+  /** Files under the named paths that cannot be read and are not counted in total (an unsupported format). */
+  refused?: number;
   currentFile?: string;
   /** Estimated time left in ms; 0 when unknown. */
   etaMs: number;
