@@ -133,7 +133,7 @@ func (c *Compactor) Figures(ctx context.Context, in Input) (event.Pollution, []S
 	for i, e := range in.History {
 		sized[i] = Sized{Entry: e, Tokens: scale(MessageTokens(e.Message), f)}
 	}
-	return Measure(fixed, sized, c.Window(ctx, in.Request), c.policy.LowValueTokens), sized, fixed
+	return Measure(fixed, sized, c.policy.KeepRecent, c.Window(ctx, in.Request), c.policy.LowValueTokens), sized, fixed
 }
 
 // Compact decides whether in.Request needs compacting and, if so, returns
@@ -157,7 +157,7 @@ func (c *Compactor) Compact(ctx context.Context, in Input) ([]event.Draft, error
 		keep = min(keep, 2) // the request does not fit at all: keep less
 	}
 	tokens := fig.Tokens
-	target := int(c.policy.Target * float64(fig.Window))
+	target := c.policy.TargetTokens(fixed, fig.Window)
 	var drafts []event.Draft
 	for _, strategy := range d.Strategies {
 		if tokens <= target {
@@ -166,7 +166,10 @@ func (c *Compactor) Compact(ctx context.Context, in Input) ([]event.Draft, error
 		spans := Spans(entries(sized), in.Session, keep)
 		// From the last span back, so the indexes of earlier ones hold.
 		for _, sp := range slices.Backward(spans) {
-			draft, next, err := c.apply(ctx, in, strategy, sp, sized)
+			if sp.First == sp.Last && sized[sp.First].Tokens <= c.policy.LowValueTokens {
+				continue // a short summary alone: nothing worth a model call
+			}
+			draft, next, items, err := c.apply(ctx, in, strategy, sp, sized)
 			if err != nil {
 				if !errors.Is(err, errNothing) {
 					c.log.Debug("compaction strategy failed", "session", in.Session, "strategy", strategy, "err", err)
@@ -177,6 +180,14 @@ func (c *Compactor) Compact(ctx context.Context, in Input) ([]event.Draft, error
 			if after >= tokens {
 				c.log.Debug("compaction discarded", "session", in.Session, "strategy", strategy, "err", ErrNotSmaller, "before", tokens, "after", after)
 				continue
+			}
+			if items != nil {
+				// Written only for a replace that is kept, so every item in
+				// working memory stands for history the model no longer sees.
+				if err := c.memory.NoteWorking(ctx, in.Session, items, draft.Sources); err != nil {
+					c.log.Debug("working memory refused the facts", "session", in.Session, "err", err)
+					continue
+				}
 			}
 			p := draft.Payload.(event.HistoryReplacePayload)
 			p.Compaction.Trigger, p.Compaction.Figures = d.Trigger, fig
@@ -199,11 +210,12 @@ var errNothing = errors.New("nothing to compact in this span")
 
 // apply runs one strategy on one span and returns the replace draft and
 // the history as it would be after it.
-func (c *Compactor) apply(ctx context.Context, in Input, strategy string, sp Span, sized []Sized) (event.Draft, []Sized, error) {
+func (c *Compactor) apply(ctx context.Context, in Input, strategy string, sp Span, sized []Sized) (event.Draft, []Sized, []Item, error) {
 	part := sized[sp.First : sp.Last+1]
 	es := entries(part)
 	var text string
 	var dropped []string
+	var items []Item
 	switch strategy {
 	case StrategyDropLogs:
 		sizes := make([]int, len(part))
@@ -212,36 +224,32 @@ func (c *Compactor) apply(ctx context.Context, in Input, strategy string, sp Spa
 		}
 		text, dropped = dropLogs(es, sizes, c.policy.LowValueTokens)
 		if len(dropped) == 0 {
-			return event.Draft{}, nil, errNothing
+			return event.Draft{}, nil, nil, errNothing
 		}
 	case StrategySummarise, StrategyExtractFacts:
 		if in.Model == nil {
-			return event.Draft{}, nil, errors.New("no model to ask")
+			return event.Draft{}, nil, nil, errors.New("no model to ask")
 		}
 		budget := max(int(0.5*float64(c.Window(ctx, in.Request)))*charsPerToken, 400)
 		tx := transcript(es, budget)
 		if strategy == StrategySummarise {
 			s, err := ask(ctx, in.Model, in.Request.Model, in.Request.ContextLen, summarisePrompt, tx)
 			if err != nil {
-				return event.Draft{}, nil, err
+				return event.Draft{}, nil, nil, err
 			}
 			text = s
 		} else {
 			answer, err := ask(ctx, in.Model, in.Request.Model, in.Request.ContextLen, factsPrompt, tx)
 			if err != nil {
-				return event.Draft{}, nil, err
+				return event.Draft{}, nil, nil, err
 			}
-			items, err := parseFacts(answer)
-			if err != nil {
-				return event.Draft{}, nil, err
-			}
-			if err := c.memory.NoteWorking(ctx, in.Session, items, sources(es, in.Session)); err != nil {
-				return event.Draft{}, nil, fmt.Errorf("working memory: %w", err)
+			if items, err = parseFacts(answer); err != nil {
+				return event.Draft{}, nil, nil, err
 			}
 			text = factsText(items)
 		}
 	default:
-		return event.Draft{}, nil, fmt.Errorf("unknown strategy %q", strategy)
+		return event.Draft{}, nil, nil, fmt.Errorf("unknown strategy %q", strategy)
 	}
 	if Latest(entries(sized)) >= 0 {
 		if sp.BeforeLatest {
@@ -257,7 +265,7 @@ func (c *Compactor) apply(ctx context.Context, in Input, strategy string, sp Spa
 	draft := event.Draft{Type: event.HistoryReplace, Sources: sources(es, in.Session),
 		Payload: event.HistoryReplacePayload{From: sp.From, To: sp.To, Summary: text,
 			Compaction: &event.CompactionRecord{Strategy: strategy, Dropped: dropped}}}
-	return draft, next, nil
+	return draft, next, items, nil
 }
 
 // calibrate pairs the prompt tokens the model reported with the estimate

@@ -30,7 +30,9 @@ type Policy struct {
 	// small context is cheap however polluted it is.
 	MinFill float64
 	// Target: a compaction goes on with the next strategy until the
-	// request fills no more than this share.
+	// history takes no more than this share of the room SizeTrigger leaves
+	// it beside the fixed part (system zones and tools), so that the next
+	// steps do not trigger again at once.
 	Target float64
 	// KeepRecent: this many messages at the end stay verbatim (the model's
 	// latest step and what it saw).
@@ -58,15 +60,24 @@ const dupMinRunes = 16
 // Measure computes the pollution figures of a request: fixed is the
 // estimate of what compaction may not touch (system zones, tools), hist the
 // history with each message's estimate, window the tokens the model can
-// take. Shares are of the history's tokens; Fill is of the whole request.
-func Measure(fixed int, hist []Sized, window, lowValueTokens int) event.Pollution {
+// take. Fill is of the whole request. The shares are of the history's
+// tokens except the last recent messages: what the model is working on
+// now is kept verbatim whatever it is, so it is not counted as pollution —
+// counting it would trigger a compaction that has nothing to remove.
+func Measure(fixed int, hist []Sized, recent, window, lowValueTokens int) event.Pollution {
 	f := event.Pollution{Tokens: fixed, Window: window}
+	for _, h := range hist {
+		f.Tokens += h.Tokens
+	}
+	if window > 0 {
+		f.Fill = float64(f.Tokens) / float64(window)
+	}
 	total := 0
 	bySource := map[string]int{}
 	low := 0
 	seen := map[string]bool{}
 	dupChars, allChars := 0, 0
-	for _, h := range hist {
+	for _, h := range hist[:max(len(hist)-recent, 0)] {
 		total += h.Tokens
 		m := h.Message
 		if m.Role == provider.RoleTool {
@@ -88,10 +99,6 @@ func Measure(fixed int, hist []Sized, window, lowValueTokens int) event.Pollutio
 			seen[line] = true
 		}
 	}
-	f.Tokens += total
-	if window > 0 {
-		f.Fill = float64(f.Tokens) / float64(window)
-	}
 	if total > 0 {
 		for src, n := range bySource {
 			share := float64(n) / float64(total)
@@ -106,6 +113,12 @@ func Measure(fixed int, hist []Sized, window, lowValueTokens int) event.Pollutio
 	}
 	f.Index = max(f.TopSourceShare, f.DuplicateRatio, f.LowValueShare)
 	return f
+}
+
+// TargetTokens is the request size a compaction aims for (see Policy.Target).
+func (p Policy) TargetTokens(fixed, window int) int {
+	room := max(int(p.SizeTrigger*float64(window))-fixed, 0)
+	return fixed + int(p.Target*float64(room))
 }
 
 // Decision is whether to compact, why, and the strategies to try in order.
@@ -173,8 +186,8 @@ func Latest(hist []history.Entry) int {
 // before the latest user request, and those after it except the last
 // keepRecent. Each span starts at a user or assistant message and ends
 // where the next message is not a tool result, so an assistant message is
-// never separated from the results of its calls. A span that is a single
-// earlier summary is left alone: summarising a summary gains nothing.
+// never separated from the results of its calls. A span may be a single
+// earlier summary (a stub grown long can be summarised).
 func Spans(hist []history.Entry, session string, keepRecent int) []Span {
 	own := 0
 	for own < len(hist) && hist[own].Session != session {
@@ -190,7 +203,7 @@ func Spans(hist []history.Entry, session string, keepRecent int) []Span {
 		for last >= first && last+1 < len(hist) && hist[last+1].Message.Role == provider.RoleTool {
 			last--
 		}
-		if first > last || (first == last && IsSummary(hist[first].Message)) {
+		if first > last {
 			return
 		}
 		for i := first + 1; i <= last; i++ {

@@ -87,6 +87,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 
 	turn, scripted := s.nextTurn()
+	if !scripted && s.respond != nil {
+		turn, scripted = s.respond(req)
+	}
 	if !scripted && s.reply != nil {
 		turn, scripted = s.reply(lastUser(&req))
 	}
