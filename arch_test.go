@@ -80,6 +80,11 @@ func TestLayering(t *testing.T) {
 			func(d string) bool {
 				return !isStd(d) && !under(d, "quire/kernel/event") && !under(d, "quire/kernel/tool")
 			}},
+		{"kernel/compact depends only on the standard library, kernel/event, kernel/history and kernel/provider",
+			func(p string) bool { return under(p, "quire/kernel/compact") },
+			func(d string) bool {
+				return !isStd(d) && !under(d, "quire/kernel/event") && !under(d, "quire/kernel/history") && d != "quire/kernel/provider"
+			}},
 		{"hosts speak the protocol, not the store, the core or the adapter",
 			func(p string) bool { return under(p, "quire/host") },
 			func(d string) bool {
@@ -159,6 +164,7 @@ func TestLayeringRulesSeeTheRealGraph(t *testing.T) {
 		{"quire/kernel/store", sqliteModule},
 		{"quire/kernel/provider/ollama", ollamaModule},
 		{"quire", wailsModule},
+		{"quire/kernel/runtime", "quire/kernel/compact"},
 	} {
 		if !has(c.pkg, c.dep) {
 			t.Errorf("%s does not depend on %s: the layering test would pass vacuously", c.pkg, c.dep)

@@ -68,7 +68,8 @@ func openServices(ctx context.Context, cfg config.Config, log *slog.Logger) (*se
 		Layers: []registry.Layer{{Name: "settings", Deny: cfg.DisabledTools}}}
 	s.runtime = runtime.New(st, s.ollama, settings,
 		runtime.WithLogger(log), runtime.WithAsker(s.ask), runtime.WithPrompt(basePrompt()), runtime.WithTools(s.notes, todoTools{}, docsTools{s.rag}),
-		runtime.WithCheckpoint((&planReminder{store: st}).Hook))
+		runtime.WithCheckpoint((&planReminder{store: st}).Hook),
+		runtime.WithCompaction(compaction(s.ollama, log)))
 	if err := s.runtime.Start(ctx); err != nil {
 		log.Error("starting the runtime", "err", err)
 	}

@@ -22,7 +22,9 @@ type WindowSource interface {
 // WindowFunc adapts a function to WindowSource.
 type WindowFunc func(ctx context.Context, model string) (int, error)
 
-func (f WindowFunc) ContextLength(ctx context.Context, model string) (int, error) { return f(ctx, model) }
+func (f WindowFunc) ContextLength(ctx context.Context, model string) (int, error) {
+	return f(ctx, model)
+}
 
 // fallbackWindow is Ollama's num_ctx when a request sets none, on the
 // small machines Quire is for.

@@ -117,7 +117,7 @@ func Measure(fixed int, hist []Sized, recent, window, lowValueTokens int) event.
 
 // TargetTokens is the request size a compaction aims for (see Policy.Target).
 func (p Policy) TargetTokens(fixed, window int) int {
-	room := max(int(p.SizeTrigger*float64(window))-fixed, 0)
+	room := max(int(min(p.SizeTrigger, 1)*float64(window))-fixed, 0)
 	return fixed + int(p.Target*float64(room))
 }
 

@@ -379,3 +379,45 @@ func report(t *testing.T, reqs []api.ChatRequest, evs []event.Event) {
 		t.Logf("compaction %d: %s by %s, index %.2f, fill %.2f, %d -> %d tokens", i+1, c.Strategy, c.Trigger, c.Figures.Index, c.Figures.Fill, c.BeforeTokens, c.AfterTokens)
 	}
 }
+
+// TestOverflowAloneKeepsTheTaskGoing: with the proactive triggers off, the
+// same task reaches the model's limit; Ollama refuses the request, the
+// error chain's overflow handler compacts (forced), and the step is
+// retried — only because the history shrank — until the task completes
+// with the code name still in the last request.
+func TestOverflowAloneKeepsTheTaskGoing(t *testing.T) {
+	const n = 30
+	off := compact.DefaultPolicy
+	off.SizeTrigger, off.PollutionTrigger = 10, 10
+	o := run(t, n, runtime.WithCompaction(compact.New(compact.WithPolicy(off))))
+	if o.finished.Reason != event.ReasonCompleted || !strings.Contains(o.answer, codeName) {
+		t.Fatalf("run ended %+v with %q", o.finished, o.answer)
+	}
+	var overflows, retries int
+	for _, e := range events(t, o.k, o.session) {
+		switch e.Type {
+		case event.HistoryReplace:
+			p, _ := event.As[event.HistoryReplacePayload](e)
+			if p.Compaction == nil || p.Compaction.Trigger != compact.TriggerOverflow {
+				t.Fatalf("a compaction not made for an overflow: %+v", p.Compaction)
+			}
+			overflows++
+		case event.StepRetried:
+			p, _ := event.As[event.StepRetriedPayload](e)
+			if !strings.HasPrefix(p.Reason, "compacted the history") {
+				t.Fatalf("retried for %q", p.Reason)
+			}
+			retries++
+		}
+	}
+	refused := 0
+	for _, req := range loopRequests(o.k.Ollama) {
+		if ollamatest.EstimateTokens(&req) > numCtx {
+			refused++
+		}
+	}
+	if overflows == 0 || retries == 0 || refused != retries {
+		t.Fatalf("%d overflow compactions, %d retries, %d refused requests: want each refusal compacted and retried", overflows, retries, refused)
+	}
+	t.Logf("%d notes: %d requests refused by Ollama, each compacted and retried (%d replaces)", n, refused, overflows)
+}
