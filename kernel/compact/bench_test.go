@@ -70,4 +70,3 @@ func BenchmarkCompactDropLogs(b *testing.B) {
 		}
 	}
 }
-
