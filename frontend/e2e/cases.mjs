@@ -1,11 +1,13 @@
 // The e2e cases. Each gets a fresh browser context at 1280x800; with the mock
 // server, a fresh mock state too. Cases marked mockOnly rely on the mock's
 // scripted replies ("You said: …", "/fail", "/slow", "/tool", "/ask", "/plan",
-// "/move", "/unsure", "Undo the change …") or settings.
+// "/move", "/unsure", "/compact", "Undo the change …") or settings.
 import {
+  COMPACTION_STUB,
   DOCTOR_REMEDY,
   FAIL_SENTENCE,
   GARDEN_NOTES,
+  LONG_NOTE,
   MOVE_FROM,
   MOVE_TO,
   NOT_ASKED,
@@ -1219,6 +1221,46 @@ export const cases = [
       const msgs = await messages(page);
       assert(msgs.at(-1).text === 'Undone: a.md is back in inbox.', `the final reply, got ${JSON.stringify(msgs.at(-1))}`);
       await page.screenshot({ path: shot });
+    },
+  },
+
+  {
+    name: 'a compaction shows as a marker with the stub, and its originals expand',
+    slug: 'compaction-marker',
+    mockOnly: true,
+    async run({ page, base, shot }) {
+      await open(page, base);
+      await send(page, '/compact read the build log');
+      await until(() => settled(page), 'the final reply');
+      const marker = $(page, 'compaction');
+      await marker.waitFor({ timeout: WAIT_MS });
+      assert((await marker.count()) === 1, 'one marker');
+      const label = (await marker.locator('[data-part="label"]').textContent()).trim();
+      assert(
+        label === 'Earlier messages compacted (long tool output dropped) because the context was getting full · 3,121 → 1,204 tokens',
+        `the marker says what, why and how much, got ${JSON.stringify(label)}`,
+      );
+      // What the model sees instead: behind a disclosure, the stub as Go wrote it.
+      const summary = marker.locator('details.summary');
+      assert(!(await summary.locator('[data-part="summary"]').isVisible()), 'the stub starts folded');
+      await summary.locator('summary').click();
+      assert((await summary.locator('[data-part="summary"]').innerText()) === COMPACTION_STUB, 'the stub, as logged');
+      // The originals expand: the call and the whole long output.
+      const originals = $(page, 'compaction-originals');
+      const toggle = originals.locator('summary');
+      assert((await toggle.textContent()).trim() === 'Show the 2 original messages', `the expand control, got ${await toggle.textContent()}`);
+      await toggle.click();
+      const rows = await originals.locator('li').evaluateAll((els) => els.map((el) => ({ role: el.getAttribute('data-role'), text: el.querySelector('.what')?.textContent ?? '' })));
+      assert(rows.length === 2 && rows[0].role === 'assistant' && rows[1].role === 'tool' && rows[1].text === LONG_NOTE, `the originals, got ${JSON.stringify(rows).slice(0, 300)}`);
+      // The conversation above the marker is untouched: the card still holds the output.
+      assert((await toolCards(page)).length === 1, 'the read card is still shown');
+      const msgs = await messages(page);
+      assert(msgs.at(-1).text === 'The build log shows 40 modules compiled.', `the reply after the compaction, got ${JSON.stringify(msgs.at(-1))}`);
+      await page.screenshot({ path: shot });
+      // Replayed from the log after a reload: the same marker.
+      await page.reload();
+      await $(page, 'composer').waitFor();
+      await until(async () => (await $(page, 'compaction').count()) === 1, 'the marker after reload');
     },
   },
 ];
