@@ -766,3 +766,43 @@ func TestPromptEvalCountGrowsWithTheRequest(t *testing.T) {
 		t.Errorf("tool declarations must count: %d with tools, %d without", withTools, plain)
 	}
 }
+
+// TestResponderSeesTheWholeRequest: WithResponder answers from the whole
+// request (here its system message), before WithReplies; false falls
+// through to it, and then to the echo; a scripted turn still comes first.
+func TestResponderSeesTheWholeRequest(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t,
+		ollamatest.WithResponder(func(req api.ChatRequest) (ollamatest.Turn, bool) {
+			if req.Messages[0].Role == "system" && req.Messages[0].Content == "summarise" {
+				return ollamatest.Turn{Content: []string{"a summary"}}, true
+			}
+			return ollamatest.Turn{}, false
+		}),
+		ollamatest.WithReplies(func(last string) (ollamatest.Turn, bool) {
+			return ollamatest.Turn{Content: []string{"replied"}}, last == "reply"
+		}))
+	srv.AddModel(ollamatest.DefaultModel())
+	post := func(msgs string) string {
+		resp := post(t, t.Context(), srv, "/api/chat", `{"model":"qwen3:4b","stream":false,"think":false,"messages":[`+msgs+`]}`)
+		defer resp.Body.Close()
+		var r api.ChatResponse
+		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+			t.Fatal(err)
+		}
+		return r.Message.Content
+	}
+	for _, tc := range []struct{ msgs, want string }{
+		{`{"role":"system","content":"summarise"},{"role":"user","content":"reply"}`, "a summary"},
+		{`{"role":"system","content":"other"},{"role":"user","content":"reply"}`, "replied"},
+		{`{"role":"system","content":"other"},{"role":"user","content":"hi"}`, "You said: hi"},
+	} {
+		if got := post(tc.msgs); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.msgs, got, tc.want)
+		}
+	}
+	srv.Script(ollamatest.Turn{Content: []string{"scripted"}})
+	if got := post(`{"role":"system","content":"summarise"},{"role":"user","content":"x"}`); got != "scripted" {
+		t.Errorf("a scripted turn comes first, got %q", got)
+	}
+}
