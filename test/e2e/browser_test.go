@@ -68,10 +68,11 @@ func TestBrowser(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(frontend, "dist", "index.html")); err != nil {
 		t.Fatalf("frontend/dist is not built (run `make test`): %v", err)
 	}
-	fake := ollamatest.New(t, ollamatest.WithDelay(20*time.Millisecond), ollamatest.WithReplies(replies))
+	fake := ollamatest.New(t, ollamatest.WithDelay(20*time.Millisecond), ollamatest.WithReplies(replies), ollamatest.WithResponder(compactReplies))
 	fake.AddModel(ollamatest.DefaultModel())
 	dataDir := t.TempDir()
-	k := testkit.Open(t, fake, filepath.Join(dataDir, "quire.db"), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	k := testkit.Open(t, fake, filepath.Join(dataDir, "quire.db"), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithTools(caseTools{readNote{}}), compactPolicy())
 	model := k.Model
 	diagnose := func(ctx context.Context) doctor.Report {
 		return doctor.Run(ctx, doctor.Inputs{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b"}, doctorProbe{model},
@@ -88,7 +89,7 @@ func TestBrowser(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "e2e/run.mjs")
 	cmd.Dir = frontend
-	cmd.Env = append(os.Environ(), "QUIRE_E2E_URL="+srv.URL, "QUIRE_E2E_FAIL_PROMPT="+failPrompt, "QUIRE_E2E_SLOW_PROMPT="+slowPrompt)
+	cmd.Env = append(os.Environ(), "QUIRE_E2E_URL="+srv.URL, "QUIRE_E2E_FAIL_PROMPT="+failPrompt, "QUIRE_E2E_SLOW_PROMPT="+slowPrompt, "QUIRE_E2E_COMPACT_PROMPT="+compactPrompt)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
