@@ -230,3 +230,38 @@ func TestCalibratesFromWhatTheModelCounted(t *testing.T) {
 		t.Fatalf("factor %v: a report was counted twice", f)
 	}
 }
+
+// TestAFailingModelLosesNothing: when the summary request fails (the model
+// server refuses it) or answers with nothing, no summary is recorded; the
+// cheaper drop-logs compaction still stands, and Compact reports no error
+// (the step goes on with what it has).
+func TestAFailingModelLosesNothing(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		reply ollamatest.Turn
+	}{
+		{"server error", ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailStatus, Status: 500, Message: "out of memory"}}},
+		{"empty answer", ollamatest.Turn{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fake := ollamatest.New(t, ollamatest.WithResponder(func(api.ChatRequest) (ollamatest.Turn, bool) { return tc.reply, true }))
+			fake.AddModel(ollamatest.Model{Name: "qwen3:4b", Capabilities: []string{"completion", "tools"}})
+			u, _ := url.Parse(fake.URL())
+			// Target 0: every strategy is tried; the logs are long enough to drop.
+			c := compact.New(compact.WithPolicy(compact.Policy{SizeTrigger: 0.1, Target: 0, KeepRecent: 2, LowValueTokens: 100}))
+			drafts, err := c.Compact(t.Context(), input(ollama.New(u, nil), 6, 1200))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := replaces(t, drafts)
+			if len(fake.Requests()) == 0 {
+				t.Fatal("the summariser was never asked")
+			}
+			if len(got) != 1 || got[0].Compaction.Strategy != compact.StrategyDropLogs {
+				t.Fatalf("want only the drop-logs replace, got %+v", got)
+			}
+		})
+	}
+}

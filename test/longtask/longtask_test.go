@@ -432,3 +432,40 @@ func TestOverflowAloneKeepsTheTaskGoing(t *testing.T) {
 	}
 	t.Logf("%d notes: %d requests refused by Ollama, each compacted and retried (%d replaces)", n, refused, overflows)
 }
+
+// TestOverflowThatCannotBeCompactedSaysSo: a request whose only message is
+// the latest user request, longer than the window, cannot be compacted
+// (the latest request is never replaced): no replace is made, nothing is
+// lost from the log, and the run ends with a sentence saying what to do.
+func TestOverflowThatCannotBeCompactedSaysSo(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	k := testkit.Open(t, fake, filepath.Join(t.TempDir(), "quire.db"), runtime.WithCompaction(compact.New()))
+	k.Runtime.SetSettings(runtime.Settings{Model: testkit.Model, NumCtx: numCtx})
+	s, err := protocol.Run[protocol.Session](t.Context(), k.Runtime, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "too long"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("word ", 5000) // about 6,250 tokens
+	if _, err := protocol.Run[protocol.SendResult](t.Context(), k.Runtime, "", protocol.SendMessage,
+		protocol.SendMessagePayload{Session: s.ID, Text: long}); err != nil {
+		t.Fatal(err)
+	}
+	f := waitFinished(t, k, s.ID)
+	if f.Reason != event.ReasonError || !strings.Contains(f.Error, "compacting it did not make it smaller") {
+		t.Fatalf("run ended %+v", f)
+	}
+	kept := false
+	for _, e := range events(t, k, s.ID) {
+		switch e.Type {
+		case event.HistoryReplace:
+			t.Fatalf("a replace was made: %s", e.Payload)
+		case event.UserMessage:
+			p, _ := event.As[event.UserMessagePayload](e)
+			kept = kept || p.Text == long
+		}
+	}
+	if !kept {
+		t.Fatal("the long message is not in the log as it was sent")
+	}
+}
