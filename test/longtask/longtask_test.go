@@ -289,16 +289,7 @@ func TestLongNoteReadingNeedsCompaction(t *testing.T) {
 				t.Errorf("request %d: the system zone changed: %q", i+1, req.Messages[0].Content)
 			}
 		}
-		// Every request the fake received is rebuilt from the log alone.
-		for i, req := range reqs {
-			got, err := o.k.Runtime.Request(t.Context(), o.session, i+1)
-			if err != nil {
-				t.Fatalf("replay of request %d: %v", i+1, err)
-			}
-			if a, b := fingerprint(got.Messages), fingerprintAPI(req.Messages); a != b {
-				t.Fatalf("replay of request %d differs from what was sent:\nreplayed %s\nsent     %s", i+1, a, b)
-			}
-		}
+		replays(t, o)
 		if o.reader.summaries == 0 {
 			t.Error("no summary was asked for: the scenario did not exercise summarising")
 		}
@@ -319,6 +310,21 @@ func TestLongNoteReadingNeedsCompaction(t *testing.T) {
 		t.Logf("without compaction: %d of %d notes read, then Ollama refused a request of %d tokens (num_ctx %d): %s",
 			o.reader.read, n, ollamatest.EstimateTokens(&last), numCtx, o.finished.Error)
 	})
+}
+
+// replays checks that every request the fake received (refused ones
+// included) is rebuilt from the log alone by Runtime.Request.
+func replays(t *testing.T, o outcome) {
+	t.Helper()
+	for i, req := range loopRequests(o.k.Ollama) {
+		got, err := o.k.Runtime.Request(t.Context(), o.session, i+1)
+		if err != nil {
+			t.Fatalf("replay of request %d: %v", i+1, err)
+		}
+		if a, b := fingerprint(got.Messages), fingerprintAPI(req.Messages); a != b {
+			t.Fatalf("replay of request %d differs from what was sent:\nreplayed %s\nsent     %s", i+1, a, b)
+		}
+	}
 }
 
 func holdsVerbatimUser(req api.ChatRequest, text string) bool {
@@ -430,6 +436,7 @@ func TestOverflowAloneKeepsTheTaskGoing(t *testing.T) {
 	if overflows == 0 || retries == 0 || refused != retries {
 		t.Fatalf("%d overflow compactions, %d retries, %d refused requests: want each refusal compacted and retried", overflows, retries, refused)
 	}
+	replays(t, o)
 	t.Logf("%d notes: %d requests refused by Ollama, each compacted and retried (%d replaces)", n, refused, overflows)
 }
 
