@@ -68,6 +68,22 @@ describe('compaction marker', () => {
     expect(m.compaction!.originals.map((o) => o.text)).toEqual(['Remember: BLUEBIRD-7']);
   });
 
+  it('a later compaction over an earlier summary marks the earlier marker superseded', () => {
+    const more: QEvent[] = [
+      ev(9, 'assistant.message', { content: '', toolCalls: [{ id: 'c3', name: 'read_note', arguments: '{"path":"c.md"}' }] }, 'r1'),
+      ev(10, 'tool.result', { callId: 'c3', name: 'read_note', content: 'a third note' }, 'r1'),
+      ev(11, 'history.replace', { from: 4, to: 10, summary: 'Read a, b and c.', compaction: { ...record, strategy: 'summarise' } }, 'r1'),
+    ];
+    const conv = foldAll(S, [...log, ...more]);
+    const markers = conv.items.filter((i) => i.kind === 'compaction');
+    expect(markers.map((m) => [m.key, m.compaction!.supersededBy])).toEqual([
+      [8, 11],
+      [11, undefined],
+    ]);
+    // The later marker lists every original message of its range, the earlier ones' included.
+    expect(markers[1].compaction!.originals.map((o) => o.seq)).toEqual([4, 5, 6, 7, 9, 10]);
+  });
+
   it('a replace with a broken range is ignored', () => {
     const conv = foldAll(S, [...log.slice(0, 8), ev(8, 'history.replace', { summary: 'x' })]);
     expect(conv.items.some((i) => i.kind === 'compaction')).toBe(false);

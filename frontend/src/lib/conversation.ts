@@ -21,7 +21,8 @@
 // - `history.replace` (a compaction) adds a marker where it happened, with
 //   the summary or stub the model sees instead, the figures it was judged
 //   by, and the original messages of its range (they stay in the log and
-//   stay shown above; the marker can list them);
+//   stay shown above; the marker can list them); an earlier marker whose
+//   summary the new range covers is marked superseded;
 // - `run.finished` closes the run: 'error' adds an error item with the
 //   sentence from Go, 'cancelled' marks the open item as stopped, the limits
 //   (max-steps, budget, loop, …) add a notice with their sentence.
@@ -105,6 +106,8 @@ export interface CompactionState {
   dropped: readonly string[];
   /** The messages of from..to in the log, in seq order. */
   originals: readonly OriginalMessage[];
+  /** Set when a later compaction replaced this one's summary too: the seq of its marker. */
+  supersededBy?: number;
 }
 
 export interface Item {
@@ -568,6 +571,14 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
         if (from === undefined || to === undefined) break;
         const c = r.compaction;
         const f = c?.figures;
+        // An earlier summary inside this range is replaced in its turn (it
+        // stands at its own `from`): its marker says so instead of repeating.
+        items.forEach((it, i) => {
+          const old = it.compaction;
+          if (it.kind === 'compaction' && old && !old.supersededBy && old.from >= from && old.from <= to) {
+            update(i, { compaction: { ...old, supersededBy: e.seq } });
+          }
+        });
         items.push({
           key: e.seq,
           kind: 'compaction',
