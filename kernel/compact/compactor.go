@@ -234,6 +234,11 @@ func (c *Compactor) apply(ctx context.Context, in Input, strategy string, sp Spa
 		}
 		budget := max(int(0.5*float64(c.Window(ctx, in.Request)))*charsPerToken, 400)
 		tx := transcript(es, budget)
+		if l := Latest(entries(sized)); l >= 0 {
+			// What matters in the transcript depends on what the user asked.
+			tx = "The user's latest request (it stays in the conversation word for word): " +
+				cut(sized[l].Message.Content, transcriptCap) + "\n\nTranscript to compact:\n" + tx
+		}
 		if strategy == StrategySummarise {
 			s, err := ask(ctx, in.Model, in.Request.Model, in.Request.ContextLen, summarisePrompt, tx)
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ollama/ollama/api"
@@ -90,7 +91,12 @@ func TestNothingToDoOnASmallCleanRequest(t *testing.T) {
 
 func TestDropLogsThenSummariseKeepSystemAndLatest(t *testing.T) {
 	t.Parallel()
+	var asked []string
+	var mu sync.Mutex
 	p, fake := model(t, func(tx string) string {
+		mu.Lock()
+		asked = append(asked, tx)
+		mu.Unlock()
 		return "The user said the code name is BLUEBIRD-7; notes were read."
 	})
 	in := input(p, 5, 1200) // 5 reads of about 300 tokens: fill about 0.8 of 2048
@@ -121,6 +127,16 @@ func TestDropLogsThenSummariseKeepSystemAndLatest(t *testing.T) {
 		}
 	}
 	_ = fake
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) == 0 {
+		t.Error("the summariser was never asked")
+	}
+	for _, tx := range asked {
+		if !strings.HasPrefix(tx, "The user's latest request (it stays in the conversation word for word): Read my notes one by one.\n") {
+			t.Errorf("the summariser was not told the latest request:\n%.200s", tx)
+		}
+	}
 }
 
 func TestACompactionThatIsNotSmallerIsDiscarded(t *testing.T) {
