@@ -122,6 +122,14 @@ func TestDropLogsThenSummariseKeepSystemAndLatest(t *testing.T) {
 		if r.Compaction.AfterTokens >= r.Compaction.BeforeTokens {
 			t.Errorf("replace %d..%d kept although it is not smaller: %+v", r.From, r.To, r.Compaction)
 		}
+		// The latest request is labelled as the latest from wherever the summary stands.
+		label := "(This is the work done so far on the user's latest request, which is the last user message before this summary.)"
+		if r.To < 3 {
+			label = "(The user's latest request follows this summary, word for word.)"
+		}
+		if !strings.HasSuffix(r.Summary, label) {
+			t.Errorf("replace %d..%d does not say where the latest request is: %q", r.From, r.To, r.Summary)
+		}
 		if r.Compaction.Figures.Window != 2048 {
 			t.Errorf("window %d; want the model's trained 2048 under num_ctx 4096", r.Compaction.Figures.Window)
 		}
