@@ -238,8 +238,23 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 	log := newFollower()
 	stop := log.follow(ctx, inst.Kernel, sess.ID)
 	sent, mark := 0, 0
+	// idle confirms in the stored log what the followed events suggest:
+	// events arrive one by one, and the input.received that opens a run
+	// comes before the run.started appended with it.
+	idle := func(evs []protocol.Event) bool {
+		if !settled(evs, sent) {
+			return false
+		}
+		stored, err := inst.Kernel.Events(ctx, sess.ID, 0)
+		return err == nil && settled(stored, sent)
+	}
 	for i, a := range sc.User {
-		if err := log.waitFor(ctx, func(evs []protocol.Event) bool { return ready(a.When, evs, mark, sent) }); err != nil {
+		if err := log.waitFor(ctx, func(evs []protocol.Event) bool {
+			if a.When == "idle" {
+				return idle(evs)
+			}
+			return ready(a.When, evs, mark)
+		}); err != nil {
 			stop()
 			return fmt.Errorf("user[%d] waited for %q: %w", i, a.When, err)
 		}
@@ -267,7 +282,7 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 			p.actionErrors = append(p.actionErrors, err.Error())
 		}
 	}
-	settleErr := log.waitFor(ctx, func(evs []protocol.Event) bool { return settled(evs, sent) })
+	settleErr := log.waitFor(ctx, idle)
 	stop()
 	// The stored log is the truth; the followed copy only paced the user.
 	evs, err := inst.Kernel.Events(context.WithoutCancel(ctx), sess.ID, 0)
@@ -281,13 +296,10 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 	return nil
 }
 
-// ready reports whether the user's wait is over.
-func ready(when string, evs []protocol.Event, mark, sent int) bool {
-	switch when {
-	case "":
+// ready reports whether the user's wait for an event is over.
+func ready(when string, evs []protocol.Event, mark int) bool {
+	if when == "" {
 		return true
-	case "idle":
-		return settled(evs, sent)
 	}
 	return slices.ContainsFunc(evs[mark:], func(e protocol.Event) bool { return e.Type == when })
 }
