@@ -75,15 +75,17 @@ type Setup struct {
 	Tools []string `yaml:"tools"`
 }
 
-// File is a file to create. Text is written Repeat times (default once).
+// File is a file to create: Text written Repeat times (default once), then
+// End once (a marker at the end of a huge file).
 type File struct {
 	Path   string `yaml:"path"`
 	Text   string `yaml:"text"`
 	Repeat int    `yaml:"repeat"`
+	End    string `yaml:"end"`
 }
 
 // Content is the file's bytes.
-func (f File) Content() string { return strings.Repeat(f.Text, max(1, f.Repeat)) }
+func (f File) Content() string { return strings.Repeat(f.Text, max(1, f.Repeat)) + f.End }
 
 // Action is one thing the user does, in order. Exactly one of Say, Cancel
 // and Restart is set. When says what to wait for first.
@@ -166,6 +168,11 @@ type Expectations struct {
 	// order: an action refused with an error not listed here fails the
 	// scenario.
 	Refused []string `yaml:"refused"`
+}
+
+func (e Expectations) checksSomething() bool {
+	return len(e.Files) > 0 || e.NotesUnchanged || e.OutsideUnchanged || len(e.Unseen) > 0 || e.Runs != nil || e.Error != "" ||
+		len(e.Reply) > 0 || len(e.Events) > 0 || len(e.Seen) > 0 || e.Requests > 0 || e.Asked != nil || len(e.Refused) > 0
 }
 
 // FileCheck is what must hold of one file afterwards.
@@ -341,6 +348,9 @@ func (sc *Scenario) validate() error {
 		if !slices.Contains(knownReasons, r) {
 			bad("expect.runs: %q is not a close reason (%s)", r, strings.Join(knownReasons, ", "))
 		}
+	}
+	if !sc.Expect.checksSomething() {
+		bad("expect: a scenario must check something (files, runs, events, seen/unseen...), or it could never fail")
 	}
 	for i, e := range sc.Expect.Events {
 		if e.Type == "" {
