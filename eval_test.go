@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"quire/eval"
+	"quire/kernel/provider/ollama/ollamatest"
 )
 
 // TestEvalSet runs every scenario in evals/ through main's own wiring and the
@@ -42,6 +46,156 @@ func TestEvalSet(t *testing.T) {
 			for _, f := range r.Failures {
 				t.Errorf("  %s", f)
 			}
+		}
+	}
+}
+
+// TestEvalWrongExpectationFails: every kind of check can fail, and says
+// what it expected and what happened. Each case takes a scenario that
+// passes and breaks one expectation.
+func TestEvalWrongExpectationFails(t *testing.T) {
+	all, err := eval.LoadDir("evals")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]eval.Scenario{}
+	for _, sc := range all {
+		byName[sc.Name] = sc
+	}
+	zero := 0
+	wrong := "# Sunset\n"
+	tests := []struct {
+		scenario string
+		breakIt  func(*eval.Expectations)
+		want     string
+	}{
+		{"normal-file-a-note", func(e *eval.Expectations) {
+			e.Files["ideas/sunset-lamp.md"] = eval.FileCheck{Equals: &wrong}
+		}, `ideas/sunset-lamp.md is "# Sunset lamp`},
+		{"normal-file-a-note", func(e *eval.Expectations) { e.Files["ideas/other.md"] = eval.FileCheck{} }, "ideas/other.md does not exist"},
+		{"normal-file-a-note", func(e *eval.Expectations) { e.NotesUnchanged = true }, "the notes folder gained ideas/sunset-lamp.md"},
+		{"normal-file-a-note", func(e *eval.Expectations) { e.Runs = []string{"cancelled"} }, `runs closed with ["completed"], expected ["cancelled"]`},
+		{"normal-file-a-note", func(e *eval.Expectations) { e.Asked = &zero }, "asked 1 permission question(s), expected 0"},
+		{"normal-file-a-note", func(e *eval.Expectations) { e.Reply = []string{"ideas/other.md"} }, `expected it to contain "ideas/other.md"`},
+		{"normal-file-a-note", func(e *eval.Expectations) {
+			e.Events = append(e.Events, eval.EventCheck{Type: "tool.result", Fields: map[string]string{"status": "failure"}})
+		}, `no tool.result event matches status="failure"`},
+		{"normal-file-a-note", func(e *eval.Expectations) { e.Seen = []string{"a text nobody wrote"} }, `no request to the model contains "a text nobody wrote"`},
+		{"normal-file-a-note", func(e *eval.Expectations) { e.Unseen = []string{"reading lamp"} }, `contains "reading lamp", which the model must never see`},
+		{"normal-file-a-note", func(e *eval.Expectations) { e.Requests = 5 }, "the model got 2 request(s), expected 5"},
+		{"edge-ollama-down", func(e *eval.Expectations) { e.Error = "ollama pull" }, `expected it to contain "ollama pull"`},
+		{"edge-empty-message", func(e *eval.Expectations) { e.Refused = nil }, "refused unexpectedly"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scenario+"/"+tt.want, func(t *testing.T) {
+			sc, ok := byName[tt.scenario]
+			if !ok {
+				t.Fatalf("no scenario %s", tt.scenario)
+			}
+			// Break a copy: the maps and slices of the loaded scenario stay as they were.
+			sc.Expect.Files = maps.Clone(sc.Expect.Files)
+			sc.Expect.Events = slices.Clone(sc.Expect.Events)
+			tt.breakIt(&sc.Expect)
+			res := eval.RunOne(t.Context(), sc, evalBuilder(quietLog(io.Discard)), eval.Options{})
+			if res.Pass {
+				t.Fatal("the scenario passed with a wrong expectation")
+			}
+			if !slices.ContainsFunc(res.Failures, func(f string) bool { return strings.Contains(f, tt.want) }) {
+				t.Fatalf("failures %q do not say %q", res.Failures, tt.want)
+			}
+		})
+	}
+}
+
+// TestEvalScriptedTurnsAreNeeded: a scenario whose model says something else
+// than scripted fails, so the checks depend on the conversation and do not
+// pass whatever happens.
+func TestEvalScriptedTurnsAreNeeded(t *testing.T) {
+	all, err := eval.LoadDir("evals")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := eval.Select(all, eval.Options{Filter: "normal-file-a-note"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := list[0]
+	sc.Model = sc.Model[1:] // the model never calls create_note
+	res := eval.RunOne(t.Context(), sc, evalBuilder(quietLog(io.Discard)), eval.Options{})
+	if res.Pass {
+		t.Fatal("the scenario passed although the note was never created")
+	}
+	for _, want := range []string{"ideas/sunset-lamp.md does not exist", "asked 0 permission question(s), expected 1"} {
+		if !slices.ContainsFunc(res.Failures, func(f string) bool { return strings.Contains(f, want) }) {
+			t.Errorf("failures %q do not say %q", res.Failures, want)
+		}
+	}
+}
+
+// TestEvalRealModel runs the set with -real against the fake server acting
+// as a real model (it echoes the user): the scripted turns must not be
+// used, only outcome checks apply, scenarios that stage a failure of the
+// fake server are skipped, and what the model was sent is still recorded.
+func TestEvalRealModel(t *testing.T) {
+	model := ollamatest.New(t)
+	model.AddModel(ollamatest.DefaultModel())
+	all, err := eval.LoadDir("evals")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pick := func(name string) eval.Scenario {
+		for _, sc := range all {
+			if sc.Name == name {
+				return sc
+			}
+		}
+		t.Fatalf("no scenario %s", name)
+		return eval.Scenario{}
+	}
+	leak := pick("normal-plain-question")
+	leak.Name = "unseen-user-text"
+	leak.Expect.Unseen = []string{"why keep notes in plain Markdown"} // the echo model is sent it
+	list := []eval.Scenario{
+		pick("normal-file-a-note"),             // outcome: the note; the echo model never writes it
+		pick("edge-busy-then-answers"),         // only scripted checks: they do not apply
+		pick("edge-ollama-down"),               // stages a failure: skipped
+		pick("adversarial-document-injection"), // outcome: notes unchanged, which the echo keeps
+		leak,
+	}
+	report := eval.Run(t.Context(), list, evalBuilder(quietLog(io.Discard)),
+		eval.Options{Real: true, Host: model.URL(), Model: ollamatest.DefaultModel().Name})
+	got := map[string]eval.Result{}
+	for _, r := range report.Results {
+		got[r.Name] = r
+	}
+	if r := got["normal-file-a-note"]; r.Pass || !slices.ContainsFunc(r.Failures, func(f string) bool { return strings.Contains(f, "ideas/sunset-lamp.md does not exist") }) {
+		t.Errorf("normal-file-a-note against the echo model: %+v, want a failure of its file check", r)
+	}
+	if r := got["edge-busy-then-answers"]; !r.Pass {
+		t.Errorf("edge-busy-then-answers: %+v, want a pass (its checks describe the script)", r)
+	}
+	if r := got["edge-ollama-down"]; !r.Skipped {
+		t.Errorf("edge-ollama-down: %+v, want it skipped", r)
+	}
+	if r := got["adversarial-document-injection"]; !r.Pass {
+		t.Errorf("adversarial-document-injection: %+v, want a pass", r)
+	}
+	if r := got["unseen-user-text"]; r.Pass || !slices.ContainsFunc(r.Failures, func(f string) bool { return strings.Contains(f, "must never see") }) {
+		t.Errorf("unseen-user-text: %+v, want the recorder to catch the text", r)
+	}
+	if model.Pending() != 0 {
+		t.Errorf("%d turns were scripted on the real model", model.Pending())
+	}
+	// Every request the model got was echoed, not scripted: each asked for
+	// a reply to what the user said (4 scenarios ran; busy-then-answers's
+	// 503 was never staged, so each got exactly one request).
+	if n := len(model.Requests()); n != 4 {
+		t.Errorf("the model got %d requests, want 4 (one per scenario that ran)", n)
+	}
+	sum := report.Summary()
+	for _, want := range []string{"2/4 scenarios passed against the model qwen3:4b", "normal 0/2 (0%)", "edge 1/1 (100%)", "1 skipped"} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary %q lacks %q", sum, want)
 		}
 	}
 }

@@ -108,7 +108,7 @@ func (r Report) Summary() string {
 	var classes []string
 	for _, c := range r.Rates() {
 		passed, ran, skipped = passed+c.Passed, ran+c.Ran, skipped+c.Skipped
-		if r.Real {
+		if r.Real && c.Ran > 0 {
 			classes = append(classes, fmt.Sprintf("%s %d/%d (%.0f%%)", c.Class, c.Passed, c.Ran, 100*c.Rate()))
 		} else {
 			classes = append(classes, fmt.Sprintf("%s %d/%d", c.Class, c.Passed, c.Ran))
