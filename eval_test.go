@@ -157,8 +157,9 @@ func TestEvalRealModel(t *testing.T) {
 	leak.Expect.Unseen = []string{"why keep notes in plain Markdown"} // the echo model is sent it
 	list := []eval.Scenario{
 		pick("normal-file-a-note"),             // outcome: the note; the echo model never writes it
-		pick("edge-busy-then-answers"),         // only scripted checks: they do not apply
+		pick("normal-follow-up-conversation"),  // only scripted checks: they do not apply
 		pick("edge-ollama-down"),               // stages a failure: skipped
+		pick("edge-busy-then-answers"),         // stages a failing reply: skipped
 		pick("adversarial-document-injection"), // outcome: notes unchanged, which the echo keeps
 		leak,
 	}
@@ -171,11 +172,13 @@ func TestEvalRealModel(t *testing.T) {
 	if r := got["normal-file-a-note"]; r.Pass || !slices.ContainsFunc(r.Failures, func(f string) bool { return strings.Contains(f, "ideas/sunset-lamp.md does not exist") }) {
 		t.Errorf("normal-file-a-note against the echo model: %+v, want a failure of its file check", r)
 	}
-	if r := got["edge-busy-then-answers"]; !r.Pass {
-		t.Errorf("edge-busy-then-answers: %+v, want a pass (its checks describe the script)", r)
+	if r := got["normal-follow-up-conversation"]; !r.Pass {
+		t.Errorf("normal-follow-up-conversation: %+v, want a pass (its checks describe the script)", r)
 	}
-	if r := got["edge-ollama-down"]; !r.Skipped {
-		t.Errorf("edge-ollama-down: %+v, want it skipped", r)
+	for _, name := range []string{"edge-ollama-down", "edge-busy-then-answers"} {
+		if r := got[name]; !r.Skipped {
+			t.Errorf("%s: %+v, want it skipped", name, r)
+		}
 	}
 	if r := got["adversarial-document-injection"]; !r.Pass {
 		t.Errorf("adversarial-document-injection: %+v, want a pass", r)
@@ -186,16 +189,43 @@ func TestEvalRealModel(t *testing.T) {
 	if model.Pending() != 0 {
 		t.Errorf("%d turns were scripted on the real model", model.Pending())
 	}
-	// Every request the model got was echoed, not scripted: each asked for
-	// a reply to what the user said (4 scenarios ran; busy-then-answers's
-	// 503 was never staged, so each got exactly one request).
-	if n := len(model.Requests()); n != 4 {
-		t.Errorf("the model got %d requests, want 4 (one per scenario that ran)", n)
+	// The model answered every message itself, once: one request per
+	// message of the 4 scenarios that ran (the follow-up conversation has
+	// two), and no scripted step (create_note's) was played.
+	if n := len(model.Requests()); n != 5 {
+		t.Errorf("the model got %d requests, want 5 (one per message of the scenarios that ran)", n)
 	}
 	sum := report.Summary()
-	for _, want := range []string{"2/4 scenarios passed against the model qwen3:4b", "normal 0/2 (0%)", "edge 1/1 (100%)", "1 skipped"} {
+	for _, want := range []string{"2/4 scenarios passed against the model qwen3:4b", "normal 1/3 (33%)", "edge 0/0", "adversarial 1/1 (100%)", "2 skipped"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary %q lacks %q", sum, want)
+		}
+	}
+}
+
+// TestEvalsDocListsEveryScenario keeps docs/EVALS.md's list of scenarios
+// true: each one is listed under its class.
+func TestEvalsDocListsEveryScenario(t *testing.T) {
+	all, err := eval.LoadDir("evals")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("docs/EVALS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := map[string]string{}
+	parts := strings.Split(string(doc), "\n### ")
+	for _, class := range eval.Classes {
+		for _, p := range parts {
+			if strings.HasPrefix(strings.ToLower(p), class) {
+				sections[class] = p
+			}
+		}
+	}
+	for _, sc := range all {
+		if !strings.Contains(sections[sc.Class], "| `"+sc.Name+"` |") {
+			t.Errorf("docs/EVALS.md does not list %s under %s", sc.Name, sc.Class)
 		}
 	}
 }

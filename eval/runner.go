@@ -105,7 +105,7 @@ func Run(ctx context.Context, scenarios []Scenario, build Builder, opts Options)
 // RunOne plays one scenario in a fresh temporary world and checks it.
 func RunOne(ctx context.Context, sc Scenario, build Builder, opts Options) Result {
 	res := Result{Name: sc.Name, Class: sc.Class, File: sc.File}
-	if opts.Real && (sc.Real != nil && !*sc.Real || sc.Setup.Ollama == "down" || sc.Setup.Ollama == "no-model") {
+	if opts.Real && !sc.forReal() {
 		res.Skipped = true
 		return res
 	}
@@ -122,6 +122,16 @@ func RunOne(ctx context.Context, sc Scenario, build Builder, opts Options) Resul
 	}
 	res.Pass = len(res.Failures) == 0
 	return res
+}
+
+// forReal reports whether the scenario means anything against a real
+// model: not when it stages a failure only the fake server can (Ollama down,
+// a missing model, a failing reply), or says real: false.
+func (sc *Scenario) forReal() bool {
+	if sc.Real != nil && !*sc.Real || sc.Setup.Ollama == "down" || sc.Setup.Ollama == "no-model" {
+		return false
+	}
+	return !slices.ContainsFunc(sc.Model, func(t ModelTurn) bool { return t.Fail != nil })
 }
 
 // played is what a scenario left behind, for the checks.
