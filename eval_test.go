@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"maps"
 	"os"
@@ -83,6 +84,9 @@ func TestEvalWrongExpectationFails(t *testing.T) {
 		{"normal-file-a-note", func(e *eval.Expectations) { e.Seen = []string{"a text nobody wrote"} }, `no request to the model contains "a text nobody wrote"`},
 		{"normal-file-a-note", func(e *eval.Expectations) { e.Unseen = []string{"reading lamp"} }, `contains "reading lamp", which the model must never see`},
 		{"normal-file-a-note", func(e *eval.Expectations) { e.Requests = 5 }, "the model got 2 request(s), expected 5"},
+		{"normal-file-a-note", func(e *eval.Expectations) {
+			e.Events = append(e.Events, eval.EventCheck{Type: "tool.result", Fields: map[string]string{"nmae": "create_note"}, Count: &zero})
+		}, `no tool.result event has a field "nmae"`},
 		{"edge-ollama-down", func(e *eval.Expectations) { e.Error = "ollama pull" }, `expected it to contain "ollama pull"`},
 		{"edge-empty-message", func(e *eval.Expectations) { e.Refused = nil }, "refused unexpectedly"},
 	}
@@ -227,5 +231,47 @@ func TestEvalsDocListsEveryScenario(t *testing.T) {
 		if !strings.Contains(sections[sc.Class], "| `"+sc.Name+"` |") {
 			t.Errorf("docs/EVALS.md does not list %s under %s", sc.Name, sc.Class)
 		}
+	}
+}
+
+// TestEvalCommand runs `quire eval` as a user does: the table and summary,
+// JSON, and clear errors (exit 2) for a bad scenario file or a filter that
+// selects nothing.
+func TestEvalCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"eval", "-filter", "normal-plain-question"}, &out, &errb); code != 0 {
+		t.Fatalf("quire eval: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	for _, want := range []string{"SCENARIO", "normal-plain-question  normal  pass", "eval: 1/1 scenarios passed against the scripted model"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+
+	out.Reset()
+	if code := run([]string{"eval", "-json", "-filter", "edge-model-missing"}, &out, &errb); code != 0 {
+		t.Fatalf("quire eval -json: exit %d\n%s", code, errb.String())
+	}
+	var rep struct {
+		Passed  bool
+		Results []eval.Result
+		Rates   []eval.ClassRate
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || !rep.Passed || len(rep.Results) != 1 || rep.Results[0].Name != "edge-model-missing" || len(rep.Rates) != 3 {
+		t.Fatalf("quire eval -json = %+v, %v\n%s", rep, err, out.String())
+	}
+
+	dir := t.TempDir()
+	bad := "class: edge\nuser: [{say: hi}]\nexpect: {runs: [completed], files: {a.md: {contians: [x]}}}\n"
+	if err := os.WriteFile(filepath.Join(dir, "typo.yaml"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	errb.Reset()
+	if code := run([]string{"eval", "-dir", dir}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "typo.yaml") || !strings.Contains(errb.String(), "contians") {
+		t.Errorf("a scenario with a typo: exit %d, %q; want 2 naming the file and the field", code, errb.String())
+	}
+	errb.Reset()
+	if code := run([]string{"eval", "-filter", "no-such-scenario"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "no scenarios match") {
+		t.Errorf("a filter that selects nothing: exit %d, %q", code, errb.String())
 	}
 }

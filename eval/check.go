@@ -87,6 +87,10 @@ func (p *played) check(sc Scenario, real bool) []string {
 		}
 	}
 	for _, ec := range ex.Events {
+		if missing := unknownFields(p.events, ec); missing != "" && ec.Count != nil && *ec.Count == 0 {
+			fail("no %s event has a field %q: the check could never match", ec.Type, missing)
+			continue
+		}
 		n := countMatching(p.events, ec)
 		switch {
 		case ec.Count == nil && n == 0:
@@ -300,6 +304,36 @@ func countMatching(evs []protocol.Event, ec EventCheck) int {
 		}
 	}
 	return n
+}
+
+// unknownFields returns a field the check names that no event of its type
+// has, or "". With count 0 such a field (a typo) would make the check pass
+// whatever happened; with any other count it simply matches nothing.
+func unknownFields(evs []protocol.Event, ec EventCheck) string {
+	seen := map[string]bool{}
+	found := false
+	for _, e := range evs {
+		if e.Type == ec.Type {
+			found = true
+			for k := range payload(e) {
+				seen[k] = true
+			}
+		}
+	}
+	if !found {
+		return ""
+	}
+	for _, k := range slices.Sorted(maps.Keys(ec.Fields)) {
+		if !seen[k] {
+			return k
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(ec.Contains)) {
+		if !seen[k] {
+			return k
+		}
+	}
+	return ""
 }
 
 func describeCheck(ec EventCheck) string {

@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"quire/kernel/event"
 	"quire/kernel/provider/ollama/ollamatest"
 )
 
@@ -352,9 +353,16 @@ func (sc *Scenario) validate() error {
 	if !sc.Expect.checksSomething() {
 		bad("expect: a scenario must check something (files, runs, events, seen/unseen...), or it could never fail")
 	}
+	types := event.Types(false)
+	known := func(t string) bool { return slices.Contains(types, event.Type(t)) }
 	for i, e := range sc.Expect.Events {
-		if e.Type == "" {
-			bad("expect.events[%d]: type is required", i)
+		if !known(e.Type) {
+			bad("expect.events[%d].type %q is not an event type (see kernel/event/types.go)", i, e.Type)
+		}
+	}
+	for i, a := range sc.User {
+		if a.When != "" && a.When != "idle" && !known(a.When) {
+			bad("user[%d].when %q: want idle or an event type such as tool.started", i, a.When)
 		}
 	}
 	return errors.Join(errs...)

@@ -37,6 +37,8 @@ func TestParseRefusesWhatItDoesNotKnow(t *testing.T) {
 		{"unknown fixture", goodScenario + "setup: {tools: [teleport]}\n", `no fixture tool "teleport"`},
 		{"unknown reason", strings.Replace(goodScenario, "[completed]", "[finished]", 1), `"finished" is not a close reason`},
 		{"escaping setup path", goodScenario + "setup: {notes: [{path: ../x.md, text: x}]}\n", "must be relative and stay in its folder"},
+		{"unknown event type", goodScenario + "  events: [{type: tool.finished}]\n", `"tool.finished" is not an event type`},
+		{"unknown wait", strings.Replace(goodScenario, `say: "hi"`, "say: hi\n    when: soonish", 1), `when "soonish"`},
 		{"nothing checked", "class: normal\nuser: [{say: hi}]\n", "must check something"},
 		{"two documents", goodScenario + "---\n" + goodScenario, "one YAML document"},
 		{"empty file", "", "empty"},
