@@ -92,6 +92,7 @@ func TestEvalWrongExpectationFails(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.scenario+"/"+tt.want, func(t *testing.T) {
+			t.Parallel()
 			sc, ok := byName[tt.scenario]
 			if !ok {
 				t.Fatalf("no scenario %s", tt.scenario)

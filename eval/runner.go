@@ -152,7 +152,9 @@ type played struct {
 func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*played, error) {
 	timeout := time.Duration(sc.Timeout)
 	if timeout == 0 {
-		timeout = 10 * time.Second
+		// Generous: it is only reached when something hangs, and a loaded
+		// machine under -race must not turn a slow pass into a failure.
+		timeout = 30 * time.Second
 		if opts.Real {
 			timeout = 5 * time.Minute
 		}

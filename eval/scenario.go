@@ -42,7 +42,7 @@ type Scenario struct {
 	// point is a failure only the fake server can stage (Ollama down, a
 	// dropped stream).
 	Real *bool `yaml:"real"`
-	// Timeout bounds the whole scenario; default 10s (scripted) or 5m (real).
+	// Timeout bounds the whole scenario; default 30s (scripted) or 5m (real).
 	Timeout Duration `yaml:"timeout"`
 
 	Setup   Setup        `yaml:"setup"`
