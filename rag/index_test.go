@@ -467,3 +467,29 @@ func TestStatisticsAreSavedOnlyWhenTheyChanged(t *testing.T) {
 		t.Fatal("closing an unchanged index rewrote its statistics differently")
 	}
 }
+
+// BenchmarkOpenClose is what every start and quit of Quire pays for the
+// document index when nothing changed in between: with no documents, and
+// with one indexed.
+func BenchmarkOpenClose(b *testing.B) {
+	for _, docs := range []int{0, 1} {
+		b.Run(fmt.Sprintf("documents=%d", docs), func(b *testing.B) {
+			dir := b.TempDir()
+			db := openDB(b, dir)
+			first := openIndex(b, db, nil)
+			if docs > 0 {
+				root := filepath.Join(dir, "docs")
+				write(b, filepath.Join(root, "a.md"), "# A\n\nalpha\n")
+				index(b, first, root)
+			}
+			first.Close()
+			for b.Loop() {
+				ix, err := Open(b.Context(), db, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ix.Close()
+			}
+		})
+	}
+}
