@@ -176,6 +176,11 @@ func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*playe
 	if p.setupOutside, err = writeFiles(p.outside, sc.Setup.Outside); err != nil {
 		return p, err
 	}
+	for _, l := range sc.Setup.Links {
+		if err := os.Symlink(l.Target, filepath.Join(p.notes, filepath.FromSlash(l.Path))); err != nil {
+			return p, err
+		}
+	}
 	if !sc.Setup.NoNotesFolder {
 		env.NotesDir = p.notes
 	}
@@ -454,11 +459,12 @@ func writeFiles(dir string, files []File) (map[string]string, error) {
 	return out, nil
 }
 
-// readTree returns every file under dir by slash path.
+// readTree returns every regular file under dir by slash path; links are
+// not followed (the files they point to are checked where they are).
 func readTree(dir string) (map[string]string, error) {
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil || !d.Type().IsRegular() {
 			return err
 		}
 		b, err := os.ReadFile(path)

@@ -63,6 +63,8 @@ type Setup struct {
 	// Outside are files beside the notes folder (at ../outside/ from its
 	// root), which the note tools must never reach.
 	Outside []File `yaml:"outside"`
+	// Links are symbolic links made in the notes folder, to stage a way out.
+	Links []Link `yaml:"links"`
 	// NoNotesFolder starts with no notes folder chosen: no note tools.
 	NoNotesFolder bool `yaml:"no_notes_folder"`
 	// Ollama is "up" (default), "down" (nothing listens at its address) or
@@ -87,6 +89,13 @@ type File struct {
 
 // Content is the file's bytes.
 func (f File) Content() string { return strings.Repeat(f.Text, max(1, f.Repeat)) + f.End }
+
+// Link is a symbolic link at Path (in the notes folder) to Target, as
+// written (relative targets resolve from the link's folder).
+type Link struct {
+	Path   string `yaml:"path"`
+	Target string `yaml:"target"`
+}
 
 // Action is one thing the user does, in order. Exactly one of Say, Cancel
 // and Restart is set. When says what to wait for first.
@@ -338,6 +347,11 @@ func (sc *Scenario) validate() error {
 	for _, name := range sc.Setup.Tools {
 		if _, ok := fixtures[name]; !ok {
 			bad("setup.tools: no fixture tool %q (there are sleep and hang)", name)
+		}
+	}
+	for _, l := range sc.Setup.Links {
+		if l.Path == "" || l.Target == "" || filepath.IsAbs(l.Path) || strings.HasPrefix(filepath.Clean(l.Path), "..") {
+			bad("setup.links: a link needs a path inside the notes folder and a target (%q -> %q)", l.Path, l.Target)
 		}
 	}
 	for _, f := range slices.Concat(sc.Setup.Notes, sc.Setup.Documents, sc.Setup.Outside) {
