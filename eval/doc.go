@@ -16,8 +16,14 @@
 // wiring later (memory, compaction) are in every scenario without a change
 // here.
 //
-// Like main and internal/testkit it picks concrete parts (the fake Ollama
+// Against a real model (Options.Real) the scripted turns are never used: a
+// recording proxy in front of Ollama keeps what the model was sent, and only
+// outcome checks apply (files, unchanged folders, texts the model must never
+// see, and the invariants every scenario gets: no change without the user's
+// yes, one terminal event per run).
+//
+// Like main and internal/testkit it picks a concrete part (the fake Ollama
 // server), so arch_test.go lets it depend on the Ollama client. It must never
-// import Wails, a host, or the concrete tools: they reach it only through the
-// Builder.
+// import Wails, a host, the concrete tools, rag or the store: they reach it
+// only through the Builder, and it reads the log through kernel/protocol.
 package eval
