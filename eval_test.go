@@ -276,3 +276,24 @@ func TestEvalCommand(t *testing.T) {
 		t.Errorf("a filter that selects nothing: exit %d, %q", code, errb.String())
 	}
 }
+
+// TestEvalHangFailsInTime: a conversation that never settles (the model
+// stops answering mid-reply, with no deadline of its own) fails at the
+// scenario's time limit, saying so and how the log ends.
+func TestEvalHangFailsInTime(t *testing.T) {
+	sc, err := eval.Parse([]byte(`
+class: edge
+timeout: 1s
+user: [{say: hi}]
+model: [{say: "one two three", fail: {kind: hang, after: 1}}]
+expect: {runs: [completed]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Name = "hang"
+	res := eval.RunOne(t.Context(), sc, evalBuilder(quietLog(io.Discard)), eval.Options{})
+	if res.Pass || len(res.Failures) == 0 || !strings.Contains(res.Failures[0], "did not settle in time") || !strings.Contains(res.Failures[0], "the log ends with") {
+		t.Fatalf("a hung conversation: %+v", res)
+	}
+}

@@ -265,6 +265,20 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 		stored, err := inst.Kernel.Events(ctx, sess.ID, 0)
 		return err == nil && settled(stored, sent)
 	}
+	// done stops following and keeps the stored log for the checks, also
+	// when the conversation went wrong: the log says how.
+	done := func(err error) error {
+		stop()
+		evs, lerr := inst.Kernel.Events(context.WithoutCancel(ctx), sess.ID, 0)
+		if lerr != nil {
+			return errors.Join(err, fmt.Errorf("reading the log: %w", lerr))
+		}
+		p.events = evs
+		if err != nil {
+			return fmt.Errorf("%w; %s", err, lastEvents(evs, 4))
+		}
+		return nil
+	}
 	for i, a := range sc.User {
 		if err := log.waitFor(ctx, func(evs []protocol.Event) bool {
 			if a.When == "idle" {
@@ -272,8 +286,7 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 			}
 			return ready(a.When, evs, mark)
 		}); err != nil {
-			stop()
-			return fmt.Errorf("user[%d] waited for %q: %w", i, a.When, err)
+			return done(fmt.Errorf("user[%d] waited for %q in vain: %w", i, a.When, err))
 		}
 		mark = log.len()
 		var err error
@@ -299,18 +312,10 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 			p.actionErrors = append(p.actionErrors, err.Error())
 		}
 	}
-	settleErr := log.waitFor(ctx, idle)
-	stop()
-	// The stored log is the truth; the followed copy only paced the user.
-	evs, err := inst.Kernel.Events(context.WithoutCancel(ctx), sess.ID, 0)
-	if err != nil {
-		return fmt.Errorf("reading the log: %w", err)
+	if err := log.waitFor(ctx, idle); err != nil {
+		return done(fmt.Errorf("%w in time (%v)", ErrNotSettled, err))
 	}
-	p.events = evs
-	if settleErr != nil {
-		return fmt.Errorf("%w in time (%v): %s", ErrNotSettled, settleErr, lastEvents(evs, 4))
-	}
-	return nil
+	return done(nil)
 }
 
 // ready reports whether the user's wait for an event is over.
