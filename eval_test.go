@@ -297,3 +297,24 @@ expect: {runs: [completed]}
 		t.Fatalf("a hung conversation: %+v", res)
 	}
 }
+
+// TestEvalYesIsForTheNamedTool: an answer scripted for one tool never
+// approves another; the scenario fails saying which question did not fit.
+func TestEvalYesIsForTheNamedTool(t *testing.T) {
+	all, err := eval.LoadDir("evals")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := eval.Select(all, eval.Options{Filter: "normal-file-a-note"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := list[0]
+	sc.Answers = []eval.Answer{{Allow: true, Tool: "move_note"}}
+	res := eval.RunOne(t.Context(), sc, evalBuilder(quietLog(io.Discard)), eval.Options{})
+	for _, want := range []string{"question 1 was about create_note, the scenario expected move_note", "ideas/sunset-lamp.md does not exist"} {
+		if !slices.ContainsFunc(res.Failures, func(f string) bool { return strings.Contains(f, want) }) {
+			t.Errorf("failures %q do not say %q", res.Failures, want)
+		}
+	}
+}

@@ -411,31 +411,45 @@ type asker struct {
 }
 
 func (a *asker) ask(ctx context.Context, q runtime.Question) (runtime.Answer, error) {
+	ans, ok := a.next(q)
+	if !ok {
+		return runtime.Answer{Allowed: false, Feedback: "No."}, nil
+	}
+	if ans.Hold {
+		<-ctx.Done()
+		return runtime.Answer{}, context.Cause(ctx)
+	}
+	return runtime.Answer{Allowed: ans.Allow, Feedback: ans.Feedback}, nil
+}
+
+// next takes the scripted answer to q; ok is false when there is none, or
+// it is meant for another tool (a real model may ask in another order, and
+// a yes meant for one tool must never approve another). Scripted runs note
+// both as problems.
+func (a *asker) next(q runtime.Question) (ans Answer, ok bool) {
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	i := a.asked
 	a.asked++
 	var names []string
 	for _, c := range q.Calls {
 		names = append(names, c.Name)
 	}
-	if i >= len(a.answers) {
+	problem := func(format string, args ...any) {
 		if !a.real {
-			a.problems = append(a.problems, fmt.Sprintf("the user was asked about %s (question %d) and the scenario has no answer for it",
-				strings.Join(names, ", "), i+1))
+			a.problems = append(a.problems, fmt.Sprintf(format, args...))
 		}
-		a.mu.Unlock()
-		return runtime.Answer{Allowed: false, Feedback: "No."}, nil
 	}
-	ans := a.answers[i]
-	if ans.Tool != "" && !slices.Contains(names, ans.Tool) && !a.real {
-		a.problems = append(a.problems, fmt.Sprintf("question %d was about %s, the scenario expected %s", i+1, strings.Join(names, ", "), ans.Tool))
+	if i >= len(a.answers) {
+		problem("the user was asked about %s (question %d) and the scenario has no answer for it", strings.Join(names, ", "), i+1)
+		return Answer{}, false
 	}
-	a.mu.Unlock()
-	if ans.Hold {
-		<-ctx.Done()
-		return runtime.Answer{}, context.Cause(ctx)
+	ans = a.answers[i]
+	if ans.Tool != "" && !slices.Contains(names, ans.Tool) {
+		problem("question %d was about %s, the scenario expected %s", i+1, strings.Join(names, ", "), ans.Tool)
+		return Answer{}, false
 	}
-	return runtime.Answer{Allowed: ans.Allow, Feedback: ans.Feedback}, nil
+	return ans, true
 }
 
 func (a *asker) result() (int, []string) {
