@@ -13,6 +13,9 @@ APP := build/bin/quire
 RUN_PKGS  := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev
 TEST_PKGS := $(RUN_PKGS) xvfb xauth x11-apps xdotool imagemagick chromium dbus-x11 fonts-dejavu-core
 
+# TestEvalSet (in go test ./...) writes the eval table here; make test prints it.
+export QUIRE_EVAL_REPORT := $(CURDIR)/build/eval-report.txt
+
 .PHONY: run test bench build app frontend deps-run deps-test check-tools clean
 
 run: deps-run app
@@ -56,6 +59,7 @@ frontend: frontend/node_modules/.package-lock.json
 test: deps-test frontend
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+	@cat $(QUIRE_EVAL_REPORT)
 	cd frontend && npm test
 	cd frontend && npm run test:e2e
 	$(GO) test -count=1 -tags e2e -run TestBrowser ./test/e2e/

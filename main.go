@@ -38,6 +38,8 @@ Usage:
                            print a conversation's event log
   quire replay SESSION -request N
                            print the exact request (JSON) sent to the model at its Nth call
+  quire eval [-filter X] [-json] [-real] [-dir DIR]
+                           run the eval set (scripted; -real: against -model on Ollama)
 
 Flags (every command):
   -data-dir DIR      data directory (env QUIRE_DATA_DIR)
@@ -62,7 +64,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	addr := ""
 	var replay replayOptions
 	searchN, searchJSON := 8, false
+	var evalOpts evalOptions
 	switch cmd {
+	case "eval":
+		evalOpts.register(fset)
 	case "serve":
 		fset.StringVar(&addr, "addr", "127.0.0.1:8765", "address to listen on (loopback only)")
 	case "search":
@@ -115,6 +120,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runIndex(ctx, s.rag, fset.Args(), stdout, stderr)
 		}
 		return runSearch(ctx, s.rag, strings.Join(fset.Args(), " "), searchN, searchJSON, stdout, stderr)
+	case "eval":
+		return runEval(ctx, cfg, evalOpts, quietLog(stderr), stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -41,7 +41,9 @@ type services struct {
 	mu      sync.Mutex       // guards cfg.NotesDir
 }
 
-func openServices(ctx context.Context, cfg config.Config, log *slog.Logger) (*services, error) {
+// extra options come after main's own, so a caller (quire eval) may add
+// tools or answer permission questions itself.
+func openServices(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...runtime.Option) (*services, error) {
 	host, err := ollama.ParseHost(cfg.OllamaHost)
 	if err != nil {
 		return nil, fmt.Errorf("ollama host %q: %w", cfg.OllamaHost, err)
@@ -68,9 +70,11 @@ func openServices(ctx context.Context, cfg config.Config, log *slog.Logger) (*se
 	}
 	settings := runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx,
 		Layers: []registry.Layer{{Name: "settings", Deny: cfg.DisabledTools}}}
-	s.runtime = runtime.New(st, s.ollama, settings,
+	opts := append([]runtime.Option{
 		runtime.WithLogger(log), runtime.WithAsker(s.ask), runtime.WithPrompt(basePrompt()), runtime.WithTools(s.notes, todoTools{}, docsTools{s.rag}),
-		runtime.WithCheckpoint((&planReminder{store: st}).Hook))
+		runtime.WithCheckpoint((&planReminder{store: st}).Hook),
+		runtime.WithCompaction(compaction(s.ollama, log))}, extra...)
+	s.runtime = runtime.New(st, s.ollama, settings, opts...)
 	if err := s.runtime.Start(ctx); err != nil {
 		log.Error("starting the runtime", "err", err)
 	}

@@ -155,7 +155,11 @@ type Index struct {
 	closed   atomic.Bool
 	stopOnce sync.Once
 
-	corpus    atomic.Int64           // the corpus version the in-memory statistics describe
+	corpus atomic.Int64 // the corpus version the in-memory statistics describe
+	// saved is the corpus version the stored statistics describe (-1: none
+	// worth storing yet), so an open or close with nothing new writes
+	// nothing: marshalling the sketch is most of the cost of Open and Close.
+	saved     atomic.Int64
 	vectorErr atomic.Pointer[string] // the last failure of the vector arm in Search
 	dfs       termStats              // document frequencies of query words, until the next change
 	parses    atomic.Int64           // files parsed since Open (for tests)

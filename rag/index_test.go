@@ -435,3 +435,67 @@ func TestStaleStatisticsAreNotSavedOverFreshOnes(t *testing.T) {
 		t.Fatalf("the statistics count %d chunks; the index has %d", got, want)
 	}
 }
+
+// TestStatisticsAreSavedOnlyWhenTheyChanged: opening and closing an index
+// whose statistics did not change writes none (marshalling them is most of
+// the cost of Open and Close), and a change is saved and read back.
+func TestStatisticsAreSavedOnlyWhenTheyChanged(t *testing.T) {
+	dir := t.TempDir()
+	db := openDB(t, dir)
+	stored := func() int { return count(t, db, `SELECT count(*) FROM rag_stats`) }
+	empty := openIndex(t, db, nil)
+	empty.Close()
+	if n := stored(); n != 0 {
+		t.Fatalf("an empty index stored %d statistics rows", n)
+	}
+	root := filepath.Join(dir, "notes")
+	write(t, filepath.Join(root, "a.md"), "# A\n\nalpha\n")
+	ix := openIndex(t, db, nil)
+	index(t, ix, root)
+	ix.Close()
+	if n := stored(); n != 1 {
+		t.Fatalf("after indexing, %d statistics rows are stored, want 1", n)
+	}
+	var before []byte
+	if err := db.QueryRow(`SELECT data FROM rag_stats`).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	again := openIndex(t, db, nil)
+	if got, want := again.sketch.Docs(), int64(count(t, db, `SELECT count(*) FROM rag_chunks`)); got != want {
+		t.Fatalf("the statistics read back count %d chunks; the index has %d", got, want)
+	}
+	again.Close()
+	var after []byte
+	if err := db.QueryRow(`SELECT data FROM rag_stats`).Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if string(before) != string(after) {
+		t.Fatal("closing an unchanged index rewrote its statistics differently")
+	}
+}
+
+// BenchmarkOpenClose is what every start and quit of Quire pays for the
+// document index when nothing changed in between: with no documents, and
+// with one indexed.
+func BenchmarkOpenClose(b *testing.B) {
+	for _, docs := range []int{0, 1} {
+		b.Run(fmt.Sprintf("documents=%d", docs), func(b *testing.B) {
+			dir := b.TempDir()
+			db := openDB(b, dir)
+			first := openIndex(b, db, nil)
+			if docs > 0 {
+				root := filepath.Join(dir, "docs")
+				write(b, filepath.Join(root, "a.md"), "# A\n\nalpha\n")
+				index(b, first, root)
+			}
+			first.Close()
+			for b.Loop() {
+				ix, err := Open(b.Context(), db, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ix.Close()
+			}
+		})
+	}
+}

@@ -107,6 +107,7 @@ func (ix *Index) loadSketch(ctx context.Context) error {
 	if err == nil && saved == version && sk.UnmarshalBinary(data) == nil {
 		ix.sketch = sk
 		ix.corpus.Store(version)
+		ix.saved.Store(version)
 		return nil
 	}
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -117,6 +118,12 @@ func (ix *Index) loadSketch(ctx context.Context) error {
 	}
 	ix.sketch = sk
 	ix.corpus.Store(version)
+	ix.saved.Store(-1)
+	if sk.Docs() == 0 {
+		// Counting no chunks again next time costs nothing: store nothing.
+		ix.saved.Store(version)
+		return nil
+	}
 	return ix.saveSketch(ctx)
 }
 
@@ -153,7 +160,7 @@ func (ix *Index) features(text string) []uint64 {
 }
 
 func (ix *Index) saveSketch(ctx context.Context) error {
-	if ix.sketch == nil {
+	if ix.sketch == nil || ix.saved.Load() == ix.corpus.Load() {
 		return nil
 	}
 	data, err := ix.sketch.MarshalBinary()
@@ -181,7 +188,11 @@ func (ix *Index) saveSketch(ctx context.Context) error {
 		ON CONFLICT(name) DO UPDATE SET version = excluded.version, data = excluded.data`, ix.sketchName(), version, data); err != nil {
 		return fmt.Errorf("rag: save statistics: %w", err)
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	ix.saved.Store(version)
+	return nil
 }
 
 func (ix *Index) saveSketchIfOffline(ctx context.Context) error {

@@ -1,7 +1,7 @@
 // The e2e cases. Each gets a fresh browser context at 1280x800; with the mock
 // server, a fresh mock state too. Cases marked mockOnly rely on the mock's
 // scripted replies ("You said: …", "/fail", "/slow", "/tool", "/ask", "/plan",
-// "/move", "/unsure", "Undo the change …") or settings.
+// "/move", "/unsure", "/compact", "Undo the change …") or settings.
 import {
   CITE_HITS,
   CITE_REPLY,
@@ -9,9 +9,11 @@ import {
   DOCS_ROOT,
   NO_SUCH_PATH,
   NOT_INDEXED,
+  COMPACTION_STUB,
   DOCTOR_REMEDY,
   FAIL_SENTENCE,
   GARDEN_NOTES,
+  LONG_NOTE,
   MOVE_FROM,
   MOVE_TO,
   NOT_ASKED,
@@ -1457,6 +1459,55 @@ export const cases = [
       assert(name === 'papers/garden.md', `passage 1 is in garden.md, got ${name}`);
       assert(marked.includes('Water the basil every morning.'), `the highlighted lines hold the passage, got ${JSON.stringify(marked)}`);
       await page.screenshot({ path: shot });
+    },
+  },
+
+  {
+    name: 'a compaction shows as a marker with the stub, and its originals expand',
+    slug: 'compaction-marker',
+    // Against a real server, QUIRE_E2E_COMPACT_PROMPT names a message whose
+    // run reads a long log twice and is compacted (drop-logs) before its last step.
+    mockOnly: !process.env.QUIRE_E2E_COMPACT_PROMPT,
+    async run({ page, base, shot, mock }) {
+      await open(page, base);
+      await send(page, mock ? '/compact read the build log' : process.env.QUIRE_E2E_COMPACT_PROMPT);
+      await until(() => settled(page), 'the final reply');
+      const marker = $(page, 'compaction');
+      await marker.waitFor({ timeout: WAIT_MS });
+      assert((await marker.count()) === 1, 'one marker');
+      assert((await marker.getAttribute('data-strategy')) === 'drop-logs' && (await marker.getAttribute('data-trigger')) === 'size', 'drop-logs by size');
+      const label = (await marker.locator('[data-part="label"]').textContent()).trim();
+      const want = mock
+        ? /^Earlier messages compacted \(long tool output dropped\) because the context was getting full · 3,121 → 1,204 tokens$/
+        : /^Earlier messages compacted \(long tool output dropped\) because the context was getting full · [\d,]+ → [\d,]+ tokens$/;
+      assert(want.test(label), `the marker says what, why and how much, got ${JSON.stringify(label)}`);
+      // What the model sees instead: behind a disclosure, the stub as Go wrote it.
+      const summary = marker.locator('details.summary');
+      assert(!(await summary.locator('[data-part="summary"]').isVisible()), 'the stub starts folded');
+      await summary.locator('summary').click();
+      const stub = await summary.locator('[data-part="summary"]').innerText();
+      if (mock) assert(stub === COMPACTION_STUB, `the stub, as logged, got ${JSON.stringify(stub)}`);
+      assert(
+        stub.includes('Assistant called read_note {"path":"logs/build.md"}') && stub.includes('[dropped: read_note output'),
+        `the stub names the call and what was dropped, got ${JSON.stringify(stub)}`,
+      );
+      // The originals expand: the call and the whole long output.
+      const originals = $(page, 'compaction-originals');
+      const toggle = originals.locator('summary');
+      assert((await toggle.textContent()).trim() === 'Show the 2 original messages', `the expand control, got ${await toggle.textContent()}`);
+      await toggle.click();
+      const rows = await originals.locator('li').evaluateAll((els) => els.map((el) => ({ role: el.getAttribute('data-role'), text: el.querySelector('.what')?.textContent ?? '' })));
+      const whole = mock ? rows[1]?.text === LONG_NOTE : rows[1]?.text.startsWith('Line 1 of the build log') && rows[1]?.text.length > 4000;
+      assert(rows.length === 2 && rows[0].role === 'assistant' && rows[1].role === 'tool' && whole, `the originals, got ${JSON.stringify(rows).slice(0, 300)}`);
+      // The conversation above the marker is untouched: the read cards are still shown.
+      assert((await toolCards(page)).length === (mock ? 1 : 2), 'the read cards are still shown');
+      const msgs = await messages(page);
+      assert(msgs.at(-1).text === 'The build log shows 40 modules compiled.', `the reply after the compaction, got ${JSON.stringify(msgs.at(-1))}`);
+      await page.screenshot({ path: shot });
+      // Replayed from the log after a reload: the same marker.
+      await page.reload();
+      await $(page, 'composer').waitFor();
+      await until(async () => (await $(page, 'compaction').count()) === 1, 'the marker after reload');
     },
   },
 ];

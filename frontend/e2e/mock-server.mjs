@@ -37,6 +37,9 @@
 // makes a step that calls undo {changeId}, which asks first like Go's; allowed,
 // its result is the Change that reverts <id> (with `undoes`). "/unsure ..."
 // makes a step that calls report_state (UNSURE_REPORT), then a text step.
+// "/compact ..." makes a step that calls read_note (a long LONG_NOTE), then
+// compacts it as Go's kernel/compact does (history.replace of that step with
+// COMPACTION_STUB and its record), then a text step.
 //
 // "/cite ..." makes a step that calls search_docs (its result's data: CITE_HITS,
 // passages of the documents in DOC_FILES), then a text step citing them,
@@ -88,6 +91,11 @@ export const PLAN_ITEMS = [
 /** What "/move" moves. */
 export const MOVE_FROM = 'inbox/a.md';
 export const MOVE_TO = 'projects/a.md';
+/** What "/compact" reads before it is compacted. */
+export const LONG_NOTE = Array.from({ length: 40 }, (_, i) => `Line ${i + 1} of the build log: compiling module ${i + 1}`).join('\n');
+/** The stub "/compact" replaces the read with, as drop-logs writes it. */
+export const COMPACTION_STUB =
+  'Assistant called read_note {"path":"logs/build.md"}\n[dropped: read_note output, 2000 characters, event 5; the whole output is kept in the log]';
 /** What "/unsure" reports with report_state. */
 export const UNSURE_REPORT = {
   state: 'I found two notes called plan.md, one in projects and one in archive.',
@@ -214,7 +222,7 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
 
   /** What a run does, from the text of the input that opened it. */
   const scriptOf = (text) => {
-    for (const k of ['fail', 'slow', 'tool', 'ask', 'plan', 'move', 'unsure', 'cite']) if (text.startsWith('/' + k)) return k;
+    for (const k of ['fail', 'slow', 'tool', 'ask', 'plan', 'move', 'unsure', 'cite', 'compact']) if (text.startsWith('/' + k)) return k;
     if (UNDO_ASK.test(text)) return 'undo';
     return 'plain';
   };
@@ -267,6 +275,8 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
     if (run.kind === 'undo' && run.step === 1) return undoStep(id, run);
     if (run.kind === 'unsure' && run.step === 1) return unsureStep(id, run);
     if (run.kind === 'cite' && run.step === 1) return citeStep(id, run);
+    if (run.kind === 'compact' && run.step === 1) return compactStep(id, run);
+    if (run.kind === 'compact' && run.step === 2) compactBefore(id, run);
     let reply;
     if (run.kind === 'slow' && run.step === 1) reply = 'Counting slowly: ' + Array.from({ length: 40 }, (_, i) => i + 1).join(', ') + '.';
     else if (run.kind === 'tool') reply = 'Your notes say to water the tomatoes daily.';
@@ -275,6 +285,7 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
     else if (run.kind === 'move') reply = `I moved a.md from the inbox into projects.`;
     else if (run.kind === 'unsure') reply = 'Which of the two plan.md notes do you mean?';
     else if (run.kind === 'cite') reply = CITE_REPLY;
+    else if (run.kind === 'compact') reply = 'The build log shows 40 modules compiled.';
     else if (run.kind === 'undo') reply = run.allowed ? `Undone: a.md is back in ${MOVE_FROM.split('/')[0]}.` : 'All right, I left it as it is.';
     else reply = `You said: ${steers.at(-1)?.text ?? run.opener.text}`;
     if (steers.length && run.kind !== 'plain') reply = `Noted: ${steers.at(-1).text}. ${reply}`;
@@ -377,6 +388,31 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
     const content = CITE_HITS.map((h) => `[${h.n}] ${h.name} (lines ${h.startLine}–${h.endLine}): ${h.snippet}`).join('\n');
     stream(id, run, '', { calls: [call] }, () =>
       runTools(id, run, [{ call, ms: 150, content, data: { query: 'watering and soil', embedder: 'built-in offline embedder (mock)', hits: CITE_HITS } }]),
+    );
+  }
+
+  /** read_note of a long log, to be compacted before the next step. */
+  function compactStep(id, run) {
+    const call = { id: newId('call'), name: 'read_note', arguments: JSON.stringify({ path: 'logs/build.md' }) };
+    stream(id, run, '', { calls: [call] }, () => runTools(id, run, [{ call, ms: 80, content: LONG_NOTE }]));
+  }
+
+  /** The replace Go's compaction appends before a step: the run's first reply and its result. */
+  function compactBefore(id, run) {
+    const mine = (state.logs.get(id) ?? []).filter((e) => e.runId === run.runId);
+    const from = mine.find((e) => e.type === 'assistant.message')?.seq ?? 0;
+    const to = mine.filter((e) => e.type === 'tool.result').at(-1)?.seq ?? from;
+    const figures = { tokens: 3121, window: 4096, fill: 0.76, topSource: 'read_note', topSourceShare: 0.9, duplicateRatio: 0, lowValueShare: 0.9, index: 0.9 };
+    append(
+      id,
+      'history.replace',
+      {
+        from,
+        to,
+        summary: COMPACTION_STUB,
+        compaction: { strategy: 'drop-logs', trigger: 'size', figures, beforeTokens: 3121, afterTokens: 1204, dropped: ['read_note output, 2000 characters, event 5'] },
+      },
+      run.runId,
     );
   }
 

@@ -266,6 +266,37 @@ type HistoryReplacePayload struct {
 	From    int64  `json:"from"`
 	To      int64  `json:"to"`
 	Summary string `json:"summary"`
+	// Compaction says why and how the range was replaced, when a compaction
+	// did it (kernel/compact); absent for replaces made otherwise.
+	Compaction *CompactionRecord `json:"compaction,omitempty"`
+}
+
+// CompactionRecord is what a compaction records with each replace it
+// makes: the strategy, what triggered it, the figures it judged by, and
+// the estimated size of the whole request before and after, in tokens.
+type CompactionRecord struct {
+	Strategy     string    `json:"strategy"` // summarise, drop-logs, extract-facts
+	Trigger      string    `json:"trigger"`  // size, pollution, overflow
+	Figures      Pollution `json:"figures"`
+	BeforeTokens int       `json:"beforeTokens"`
+	AfterTokens  int       `json:"afterTokens"`
+	// Dropped names, for drop-logs, each tool output the stub stands for.
+	Dropped []string `json:"dropped,omitempty"`
+}
+
+// Pollution are the figures a compaction decision reads (seed 002 decision
+// 7): how full the window is, and how polluted the history is — the
+// largest share from one tool, the share that repeats earlier messages,
+// and the share in long tool logs. Index is the largest of the three.
+type Pollution struct {
+	Tokens         int     `json:"tokens"` // estimated, the whole request
+	Window         int     `json:"window"`
+	Fill           float64 `json:"fill"`
+	TopSource      string  `json:"topSource,omitempty"`
+	TopSourceShare float64 `json:"topSourceShare"`
+	DuplicateRatio float64 `json:"duplicateRatio"`
+	LowValueShare  float64 `json:"lowValueShare"`
+	Index          float64 `json:"index"`
 }
 
 // Kind says where an event comes from: a fact happened (the runtime

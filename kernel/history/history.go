@@ -177,9 +177,41 @@ func (p *Projector) Messages(ctx context.Context, session string) ([]provider.Me
 // (seq, replace count); a later seq extends it — a replace is folded like
 // any other event — and an earlier one is folded afresh.
 func (p *Projector) MessagesAt(ctx context.Context, session string, upTo int64) ([]provider.Message, error) {
-	info, err := p.src.Session(ctx, session)
+	c, err := p.fold(ctx, session, upTo)
 	if err != nil {
 		return nil, err
+	}
+	return c.msgs, nil
+}
+
+// Entry is a projected message with the event it stands for: its session
+// (a branch's history holds its parents' entries too) and seq. A summary
+// made by a history.replace carries the replace's From.
+type Entry struct {
+	Session string
+	Seq     int64
+	Message provider.Message
+}
+
+// EntriesAt is MessagesAt with each message's origin, so a compaction can
+// name the seq range it replaces. The slice is the caller's own.
+func (p *Projector) EntriesAt(ctx context.Context, session string, upTo int64) ([]Entry, error) {
+	c, err := p.fold(ctx, session, upTo)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, len(c.proj.entries))
+	for i, en := range c.proj.entries {
+		out[i] = Entry{Session: en.session, Seq: en.seq, Message: en.msg}
+	}
+	return out, nil
+}
+
+// fold is the cached projection of session at upTo (-1: now).
+func (p *Projector) fold(ctx context.Context, session string, upTo int64) (cached, error) {
+	info, err := p.src.Session(ctx, session)
+	if err != nil {
+		return cached{}, err
 	}
 	replaces := info.Replaces
 	if upTo < 0 || upTo >= info.LastSeq {
@@ -191,7 +223,7 @@ func (p *Projector) MessagesAt(ctx context.Context, session string, upTo int64) 
 	c, ok := p.cache[session]
 	p.mu.Unlock()
 	if ok && c.lastSeq == upTo && (replaces < 0 || c.replaces == replaces) {
-		return c.msgs, nil
+		return c, nil
 	}
 	var proj projection
 	from := int64(0)
@@ -200,22 +232,22 @@ func (p *Projector) MessagesAt(ctx context.Context, session string, upTo int64) 
 		proj = c.proj.clone()
 		from = c.lastSeq + 1
 	} else if proj, err = p.base(ctx, info, map[string]bool{}); err != nil {
-		return nil, err
+		return cached{}, err
 	}
 	evs, err := p.src.ProjectedEvents(ctx, session, from, upTo)
 	if err != nil {
-		return nil, err
+		return cached{}, err
 	}
 	for _, e := range evs {
 		if err := proj.apply(e); err != nil {
-			return nil, err
+			return cached{}, err
 		}
 	}
 	c = cached{lastSeq: upTo, replaces: replaces, proj: proj, msgs: proj.messages()}
 	p.mu.Lock()
 	p.cache[session] = c
 	p.mu.Unlock()
-	return c.msgs, nil
+	return c, nil
 }
 
 // base is the projection a session starts from: empty, or for a branch its

@@ -141,3 +141,49 @@ func TestBranchProjection(t *testing.T) {
 		}
 	}
 }
+
+// TestEntriesNameTheirEvents: a compaction chooses its range by the seqs
+// EntriesAt gives, so each message must carry its event's seq, and a
+// summary the From of its replace (a later replace from there covers it).
+func TestEntriesNameTheirEvents(t *testing.T) {
+	st := openStore(t)
+	p := history.NewProjector(st)
+	ctx := t.Context()
+	if _, _, err := st.CreateSession(ctx, "s", "S", t0, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Append(ctx, "s", user("a"), assistant("b"), user("c"), assistant("d")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Append(ctx, "s", replace(1, 2, "ab")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.EntriesAt(ctx, "s", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs []int64
+	for _, e := range got {
+		if e.Session != "s" {
+			t.Fatalf("entry of session %q", e.Session)
+		}
+		seqs = append(seqs, e.Seq)
+	}
+	if want := []int64{1, 3, 4}; len(seqs) != 3 || seqs[0] != want[0] || seqs[1] != want[1] || seqs[2] != want[2] {
+		t.Fatalf("seqs %v, want %v (the summary carries From 1)", seqs, want)
+	}
+	if msgs, _ := p.Messages(ctx, "s"); render(msgs) != "user:ab|user:c|assistant:d" {
+		t.Fatalf("messages %s", render(msgs))
+	}
+	// A later replace over the summary and the next message.
+	if _, err := st.Append(ctx, "s", replace(1, 3, "abc")); err != nil {
+		t.Fatal(err)
+	}
+	if msgs, _ := p.Messages(ctx, "s"); render(msgs) != "user:abc|assistant:d" {
+		t.Fatalf("after a replace over a summary: %s", render(msgs))
+	}
+	// Past seqs answer as they were.
+	if old, _ := p.EntriesAt(ctx, "s", 4); len(old) != 4 {
+		t.Fatalf("entries at seq 4: %d, want the 4 originals", len(old))
+	}
+}

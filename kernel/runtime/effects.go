@@ -81,6 +81,12 @@ func (s *session) stream(x core.StartStream) {
 	defer func() { <-s.r.pool }()
 
 	caps := s.model().Run.Caps
+	if s.r.compaction != nil {
+		if err := s.compact(ctx, false); err != nil && ctx.Err() == nil {
+			// The request goes out as it is; the overflow handler is the net.
+			s.r.log.Warn("compaction before a step failed", "session", s.id, "err", err)
+		}
+	}
 	req, err := s.request(ctx, caps)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -154,16 +160,27 @@ func (s *session) stream(x core.StartStream) {
 // or the step.retried of a retry, which comes after any compaction the
 // error chain made (Runtime.requestAt).
 func (s *session) request(ctx context.Context, caps event.Capabilities) (provider.Request, error) {
-	run := s.model().Run.ID
-	started, err := s.r.store.LastSeqOf(ctx, s.id, event.StepStarted, run)
+	at, err := s.anchor(ctx, s.model().Run.ID)
 	if err != nil {
 		return provider.Request{}, err
 	}
-	retried, err := s.r.store.LastSeqOf(ctx, s.id, event.StepRetried, run)
-	if err != nil {
-		return provider.Request{}, err
+	return s.r.requestAt(ctx, s.id, at, caps)
+}
+
+// anchor is the seq the current attempt's request is built at: the last
+// step.started or step.retried of the run, or a compaction's replace made
+// after it (a replace made for an overflow always precedes the
+// step.retried that follows it).
+func (s *session) anchor(ctx context.Context, run string) (int64, error) {
+	at := int64(-1)
+	for _, typ := range []event.Type{event.StepStarted, event.StepRetried, event.HistoryReplace} {
+		seq, err := s.r.store.LastSeqOf(ctx, s.id, typ, run)
+		if err != nil {
+			return -1, err
+		}
+		at = max(at, seq)
 	}
-	return s.r.requestAt(ctx, s.id, max(started, retried), caps)
+	return at, nil
 }
 
 // requestAt is the one place a request is built, from the log alone: the

@@ -21,7 +21,7 @@ func (r *Runtime) Request(ctx context.Context, session string, n int) (provider.
 		return provider.Request{}, err
 	}
 	count := 0
-	for _, e := range evs {
+	for i, e := range evs {
 		if e.Type != event.StepStarted && e.Type != event.StepRetried {
 			continue
 		}
@@ -32,7 +32,7 @@ func (r *Runtime) Request(ctx context.Context, session string, n int) (provider.
 		if err != nil {
 			return provider.Request{}, err
 		}
-		return r.requestAt(ctx, session, e.Seq, caps)
+		return r.requestAt(ctx, session, compactedAt(evs[i:], e.RunID), caps)
 	}
 	return provider.Request{}, fmt.Errorf("%w: step %d of %d", ErrNoSuchStep, n, count)
 }
@@ -63,4 +63,25 @@ func capsOfRun(evs []event.Event, runID string) (event.Capabilities, error) {
 		}
 	}
 	return event.Capabilities{}, fmt.Errorf("run %s: the input that opened it is not in the log", runID)
+}
+
+// compactedAt is where the request asked for by evs[0] was built: at evs[0],
+// or at the last replace a compaction made before that call (proactive:
+// after the step.started / step.retried and before the reply, a failure
+// or the next attempt).
+func compactedAt(evs []event.Event, run string) int64 {
+	at := evs[0].Seq
+	for _, e := range evs[1:] {
+		if e.RunID != run {
+			continue
+		}
+		switch {
+		case proactive(e):
+			at = e.Seq
+		case e.Type == event.HistoryReplace, e.Type == event.StepStarted, e.Type == event.StepRetried,
+			e.Type == event.AssistantMessage, e.Type == event.StreamFailed, e.Type == event.RunFinished:
+			return at
+		}
+	}
+	return at
 }

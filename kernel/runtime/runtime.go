@@ -153,6 +153,7 @@ type Runtime struct {
 	asker         Asker
 	handlers      []ErrorHandler
 	compactor     Compactor
+	compaction    Compaction
 	jitter        func() float64
 	prompt        *prompt.Assembler
 	texts         sync.Map // system text hash -> text; content-addressed, so never stale

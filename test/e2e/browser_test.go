@@ -87,7 +87,7 @@ func TestBrowser(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(frontend, "dist", "index.html")); err != nil {
 		t.Fatalf("frontend/dist is not built (run `make test`): %v", err)
 	}
-	fake := ollamatest.New(t, ollamatest.WithDelay(20*time.Millisecond), ollamatest.WithReplies(replies))
+	fake := ollamatest.New(t, ollamatest.WithDelay(20*time.Millisecond), ollamatest.WithReplies(replies), ollamatest.WithResponder(compactReplies))
 	fake.AddModel(ollamatest.DefaultModel())
 	dataDir := t.TempDir()
 	// The documents the browser adds by path (the cases' DOC_FILES), in a
@@ -106,7 +106,7 @@ func TestBrowser(t *testing.T) {
 	lib.Start(libCtx)
 	t.Cleanup(func() { lib.Close(); stopLib(); idx.Close(); docsDB.Close() })
 	k := testkit.Open(t, fake, filepath.Join(dataDir, "quire.db"), runtime.WithLogger(slog.New(slog.DiscardHandler)),
-		runtime.WithTools(docTools{searchdocs.New(idx)}))
+		runtime.WithTools(docTools{searchdocs.New(idx)}, caseTools{readNote{}}), compactPolicy())
 	model := k.Model
 	diagnose := func(ctx context.Context) doctor.Report {
 		return doctor.Run(ctx, doctor.Inputs{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b"}, doctorProbe{model},
@@ -123,7 +123,7 @@ func TestBrowser(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "e2e/run.mjs")
 	cmd.Dir = frontend
-	cmd.Env = append(os.Environ(), "QUIRE_E2E_URL="+srv.URL, "QUIRE_E2E_FAIL_PROMPT="+failPrompt, "QUIRE_E2E_SLOW_PROMPT="+slowPrompt,
+	cmd.Env = append(os.Environ(), "QUIRE_E2E_URL="+srv.URL, "QUIRE_E2E_FAIL_PROMPT="+failPrompt, "QUIRE_E2E_SLOW_PROMPT="+slowPrompt, "QUIRE_E2E_COMPACT_PROMPT="+compactPrompt,
 		"QUIRE_E2E_DOCS_DIR="+docsDir, "QUIRE_E2E_CITE_PROMPT="+citePrompt)
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -18,12 +18,18 @@
 //   callId) wherever it is, whatever order they arrive in;
 // - `permission.requested` adds a permission item; `permission.answered`
 //   records the answer on it;
+// - `history.replace` (a compaction) adds a marker where it happened, with
+//   the summary or stub the model sees instead, the figures it was judged
+//   by, and the original messages of its range (they stay in the log and
+//   stay shown above; the marker can list them); an earlier marker whose
+//   summary the new range covers is marked superseded;
 // - `run.finished` closes the run: 'error' adds an error item with the
 //   sentence from Go, 'cancelled' marks the open item as stopped, the limits
 //   (max-steps, budget, loop, …) add a notice with their sentence.
 import type {
   AssistantDeltaPayload,
   AssistantMessagePayload,
+  HistoryReplacePayload,
   Intent,
   PermissionAnsweredPayload,
   PermissionRequestedPayload,
@@ -36,7 +42,7 @@ import type {
 } from './protocol';
 import { EventType } from './protocol';
 
-export type ItemKind = 'user' | 'assistant' | 'error' | 'notice' | 'permission';
+export type ItemKind = 'user' | 'assistant' | 'error' | 'notice' | 'permission' | 'compaction';
 
 /**
  * Where a tool call is: asked for by the model (requested), waiting for the
@@ -76,6 +82,34 @@ export interface PermissionState {
   closed?: boolean;
 }
 
+/** One message a compaction replaced, as the model saw it before. */
+export interface OriginalMessage {
+  seq: number;
+  role: 'user' | 'assistant' | 'tool';
+  text: string;
+  /** The tool's name (role tool), or the calls an assistant message made. */
+  name?: string;
+}
+
+/** kind 'compaction': what replaced what, and why. */
+export interface CompactionState {
+  from: number;
+  to: number;
+  /** summarise, drop-logs, extract-facts; '' for a replace made otherwise. */
+  strategy: string;
+  /** size, pollution, overflow; '' when not recorded. */
+  trigger: string;
+  beforeTokens?: number;
+  afterTokens?: number;
+  index?: number;
+  fill?: number;
+  dropped: readonly string[];
+  /** The messages of from..to in the log, in seq order. */
+  originals: readonly OriginalMessage[];
+  /** Set when a later compaction replaced this one's summary too: the seq of its marker. */
+  supersededBy?: number;
+}
+
 export interface Item {
   /** Stable key: the seq of the event that created the item. */
   key: number;
@@ -102,6 +136,8 @@ export interface Item {
   intent?: Intent;
   /** kind 'user': its request ended before taking it up (the model never saw it). */
   unsent?: boolean;
+  /** kind 'compaction': the replace; `text` is the summary or stub. */
+  compaction?: CompactionState;
 }
 
 /** An input that arrived and waits for a step to take it up. */
@@ -196,11 +232,12 @@ export function fold(conv: Conversation, events: readonly QEvent[]): Conversatio
         lastFinishedSeq: conv.lastFinishedSeq,
       },
       fresh,
+      conv.events,
     );
     return { session: conv.session, ...st, seen, events: conv.events.concat(fresh) };
   }
   const all = conv.events.concat(fresh).sort((a, b) => a.seq - b.seq);
-  const st = apply({ title: null, items: [], pending: [], activeRun: null, lastSeq: -1, lastFinishedSeq: -1 }, all);
+  const st = apply({ title: null, items: [], pending: [], activeRun: null, lastSeq: -1, lastFinishedSeq: -1 }, all, []);
   return { session: conv.session, ...st, seen, events: all };
 }
 
@@ -234,8 +271,38 @@ function toCalls(list: unknown): ToolCall[] {
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
-/** Applies events (sorted, new, of this session) to `st`; `st.items` and `st.pending` are private copies. */
-function apply(st: FoldState, events: readonly QEvent[]): FoldState {
+/** The messages a replace of from..to stands for: the projected events in its range. */
+function originals(from: number, to: number, events: readonly QEvent[]): OriginalMessage[] {
+  const out: OriginalMessage[] = [];
+  for (const e of events) {
+    if (e.seq < from || e.seq > to) continue;
+    const p = e.payload ?? {};
+    switch (e.type) {
+      case EventType.UserMessage:
+        out.push({ seq: e.seq, role: 'user', text: str(p.text) });
+        break;
+      case EventType.AssistantMessage: {
+        const calls = toCalls(p.toolCalls).map((c) => `${c.name} ${c.arguments}`.trim());
+        out.push({ seq: e.seq, role: 'assistant', text: str(p.content), name: calls.length ? calls.join(', ') : undefined });
+        break;
+      }
+      case EventType.ToolResult:
+        out.push({ seq: e.seq, role: 'tool', text: str(p.content), name: str(p.name) });
+        break;
+      case EventType.ToolRefused:
+        out.push({ seq: e.seq, role: 'tool', text: str(p.reason), name: str(p.name) });
+        break;
+    }
+  }
+  return out.sort((a, b) => a.seq - b.seq);
+}
+
+/**
+ * Applies events (sorted, new, of this session) to `st`; `st.items` and
+ * `st.pending` are private copies; `prior` are the events folded before
+ * (a compaction marker lists the originals it replaced from them).
+ */
+function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[]): FoldState {
   const items = st.items;
   let pending = st.pending;
   let { title, activeRun, lastSeq, lastFinishedSeq } = st;
@@ -494,6 +561,43 @@ function apply(st: FoldState, events: readonly QEvent[]): FoldState {
         }
         if (activeRun === runId) activeRun = null;
         lastFinishedSeq = e.seq;
+        break;
+      }
+
+      case EventType.HistoryReplace: {
+        const r = p as HistoryReplacePayload;
+        const from = num(r.from);
+        const to = num(r.to);
+        if (from === undefined || to === undefined) break;
+        const c = r.compaction;
+        const f = c?.figures;
+        // An earlier summary inside this range is replaced in its turn (it
+        // stands at its own `from`): its marker says so instead of repeating.
+        items.forEach((it, i) => {
+          const old = it.compaction;
+          if (it.kind === 'compaction' && old && !old.supersededBy && old.from >= from && old.from <= to) {
+            update(i, { compaction: { ...old, supersededBy: e.seq } });
+          }
+        });
+        items.push({
+          key: e.seq,
+          kind: 'compaction',
+          text: str(r.summary),
+          runId: runId || undefined,
+          streaming: false,
+          compaction: {
+            from,
+            to,
+            strategy: str(c?.strategy),
+            trigger: str(c?.trigger),
+            beforeTokens: num(c?.beforeTokens),
+            afterTokens: num(c?.afterTokens),
+            index: num(f?.index),
+            fill: num(f?.fill),
+            dropped: Array.isArray(c?.dropped) ? c.dropped.map(String) : [],
+            originals: originals(from, to, prior.concat(events.filter((x) => x.seq < e.seq))),
+          },
+        });
         break;
       }
 

@@ -45,3 +45,31 @@ export function folderName(path: string): string {
   if (parts.length === 0) return p[0]; // the root: "/" or "\"
   return parts[parts.length - 1];
 }
+
+const STRATEGY_LABEL: Readonly<Record<string, string>> = {
+  summarise: 'summarised',
+  'drop-logs': 'long tool output dropped',
+  'extract-facts': 'facts moved to working memory',
+};
+
+const TRIGGER_LABEL: Readonly<Record<string, string>> = {
+  size: 'the context was getting full',
+  pollution: 'the context was crowded by one kind of content',
+  overflow: 'the model refused a request longer than its context',
+};
+
+/**
+ * The headline of a compaction marker: "Earlier messages compacted
+ * (summarised) because the context was getting full · 3,121 → 2,704 tokens".
+ */
+export function compactionLabel(c: { strategy: string; trigger: string; beforeTokens?: number; afterTokens?: number }): string {
+  let s = 'Earlier messages compacted';
+  const how = STRATEGY_LABEL[c.strategy];
+  if (how) s += ` (${how})`;
+  const why = TRIGGER_LABEL[c.trigger];
+  if (why) s += ` because ${why}`;
+  if (Number.isFinite(c.beforeTokens) && Number.isFinite(c.afterTokens)) {
+    s += ` · ${c.beforeTokens!.toLocaleString('en-US')} → ${c.afterTokens!.toLocaleString('en-US')} tokens`;
+  }
+  return s;
+}

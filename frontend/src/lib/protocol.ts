@@ -148,6 +148,33 @@ export interface ToolRefusedPayload {
   /** A sentence; the model sees it as the call's result. */
   reason: string;
 }
+/** The figures a compaction judged by (kernel/event Pollution). */
+export interface Pollution {
+  tokens: number;
+  window: number;
+  fill: number;
+  topSource?: string;
+  topSourceShare: number;
+  duplicateRatio: number;
+  lowValueShare: number;
+  index: number;
+}
+/** Why and how a compaction replaced a range (kernel/event CompactionRecord). */
+export interface CompactionRecord {
+  strategy: string;
+  trigger: string;
+  figures: Pollution;
+  beforeTokens: number;
+  afterTokens: number;
+  dropped?: string[];
+}
+/** In what the model sees, events from..to are replaced by summary; the originals stay in the log. */
+export interface HistoryReplacePayload {
+  from: number;
+  to: number;
+  summary: string;
+  compaction?: CompactionRecord;
+}
 export interface PermissionRequestedPayload {
   calls: ToolCall[];
   /** Unix time in nanoseconds when the default answer is given; 0 when none. */
@@ -243,6 +270,7 @@ export const EventType = {
   PermissionRequested: 'permission.requested',
   PermissionAnswered: 'permission.answered',
   RunFinished: 'run.finished',
+  HistoryReplace: 'history.replace',
 } as const;
 
 /** Wails runtime event names (EventsOn). */

@@ -74,9 +74,9 @@ func BenchmarkToolTurn(b *testing.B) {
 // read-only tool runs without asking), one new session per iteration, and
 // waits for the run's run.finished event through a subscription. It returns
 // the mean time per turn.
-func quireArm(b *testing.B, fake *ollamatest.Server, delay time.Duration) time.Duration {
+func quireArm(b *testing.B, fake *ollamatest.Server, delay time.Duration, opts ...runtime.Option) time.Duration {
 	k := testkit.Open(b, fake, filepath.Join(b.TempDir(), "quire.db"),
-		runtime.WithTools(tools{readNote{}}), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+		append([]runtime.Option{runtime.WithTools(tools{readNote{}}), runtime.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
 	rt := k.Runtime
 
 	// What the subscriber saw of the run in progress; there is one at a time.

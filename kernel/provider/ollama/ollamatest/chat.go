@@ -87,6 +87,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 
 	turn, scripted := s.nextTurn()
+	if !scripted && s.respond != nil {
+		turn, scripted = s.respond(req)
+	}
 	if !scripted && s.reply != nil {
 		turn, scripted = s.reply(lastUser(&req))
 	}
@@ -242,10 +245,13 @@ func lastUser(req *api.ChatRequest) string {
 	return ""
 }
 
-// EstimateTokens is the fake's stand-in for a tokenizer: a quarter of the
-// characters of every message's content, thinking and tool-call arguments,
-// rounded up. The fake compares it with num_ctx, and reports it as
-// prompt_eval_count unless the turn says otherwise.
+// EstimateTokens is the fake's stand-in for a tokenizer and chat template:
+// a quarter of the characters of every message's content, thinking and
+// tool-call arguments and of the tool declarations (rendered as JSON, as
+// templates do), rounded up, plus TemplateTokens per message for the
+// role markers a template wraps each message in. The fake compares it with
+// num_ctx, and reports it as prompt_eval_count unless the turn says
+// otherwise, so the count grows with the request as a real one does.
 func EstimateTokens(req *api.ChatRequest) int {
 	chars := 0
 	for _, m := range req.Messages {
@@ -254,8 +260,17 @@ func EstimateTokens(req *api.ChatRequest) int {
 			chars += utf8.RuneCountInString(tc.Function.Name) + utf8.RuneCountInString(tc.Function.Arguments.String())
 		}
 	}
-	return (chars + 3) / 4
+	if len(req.Tools) > 0 {
+		if b, err := json.Marshal(req.Tools); err == nil {
+			chars += utf8.RuneCount(b)
+		}
+	}
+	return (chars+3)/4 + TemplateTokens*len(req.Messages)
 }
+
+// TemplateTokens is what the fake's template adds per message
+// ("<|im_start|>role\n" ... "<|im_end|>\n" in Qwen's).
+const TemplateTokens = 5
 
 // contextSize is the num_ctx the request runs with: the requested one, or
 // Ollama's default of 4096 for small machines, capped at what the model was

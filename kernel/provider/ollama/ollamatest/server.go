@@ -56,6 +56,8 @@ type Server struct {
 	// reply chooses a turn from the last user message when no turn is
 	// scripted (WithReplies); nil means the echo.
 	reply func(lastUser string) (Turn, bool)
+	// respond is like reply but sees the whole request (WithResponder).
+	respond func(req api.ChatRequest) (Turn, bool)
 
 	mu       sync.Mutex
 	models   []installed
@@ -79,6 +81,14 @@ func WithDelay(d time.Duration) Option { return func(s *Server) { s.delay = d } 
 // pick failures and delays by what was typed.
 func WithReplies(reply func(lastUser string) (Turn, bool)) Option {
 	return func(s *Server) { s.reply = reply }
+}
+
+// WithResponder sets how the server answers when no turn is scripted,
+// from the whole request: a test's stand-in for a model that reads what it
+// is sent (a summariser, a model that reads notes one by one). It is asked
+// before WithReplies; false falls through to it.
+func WithResponder(respond func(req api.ChatRequest) (Turn, bool)) Option {
+	return func(s *Server) { s.respond = respond }
 }
 
 // WithVersion sets what /api/version reports. Default: Version.

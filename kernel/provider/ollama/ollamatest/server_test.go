@@ -721,3 +721,88 @@ func TestRepliesChosenByWhatTheUserSaid(t *testing.T) {
 		t.Fatalf("echo: %d %s", status, body)
 	}
 }
+
+// TestPromptEvalCountGrowsWithTheRequest: the fake reports prompt_eval_count
+// as a tokenizer would, growing with the messages, their template wrapping
+// and the tool declarations, and refuses exactly where that count passes
+// num_ctx (with truncate:false) — so a client can calibrate against it.
+func TestPromptEvalCountGrowsWithTheRequest(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t)
+	srv.AddModel(ollamatest.Model{Name: "plain", Capabilities: []string{"completion", "tools"}})
+	count := func(body string) (int, int) {
+		resp := post(t, t.Context(), srv, "/api/chat", body)
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return 0, resp.StatusCode
+		}
+		var final api.ChatResponse
+		if err := json.NewDecoder(resp.Body).Decode(&final); err != nil {
+			t.Fatal(err)
+		}
+		return final.PromptEvalCount, resp.StatusCode
+	}
+	msg := func(n int) string { return `{"role":"user","content":"` + strings.Repeat("a", n) + `"}` }
+	tools := `"tools":[{"type":"function","function":{"name":"read_note","description":"Read a note","parameters":{"type":"object","properties":{}}}}],`
+	for _, tc := range []struct {
+		name   string
+		body   string
+		want   int
+		status int
+	}{
+		{"one message: chars/4 + template", `{"model":"plain","stream":false,"messages":[` + msg(400) + `]}`, 100 + ollamatest.TemplateTokens, 200},
+		{"two messages", `{"model":"plain","stream":false,"messages":[` + msg(400) + `,` + msg(400) + `]}`, 200 + 2*ollamatest.TemplateTokens, 200},
+		{"exactly num_ctx fits", `{"model":"plain","stream":false,"truncate":false,"options":{"num_ctx":105},"messages":[` + msg(400) + `]}`, 105, 200},
+		{"one token over is refused", `{"model":"plain","stream":false,"truncate":false,"options":{"num_ctx":104},"messages":[` + msg(400) + `]}`, 0, 400},
+	} {
+		got, status := count(tc.body)
+		if status != tc.status || got != tc.want {
+			t.Errorf("%s: got %d (HTTP %d), want %d (HTTP %d)", tc.name, got, status, tc.want, tc.status)
+		}
+	}
+	plain, _ := count(`{"model":"plain","stream":false,"messages":[` + msg(40) + `]}`)
+	withTools, _ := count(`{"model":"plain","stream":false,` + tools + `"messages":[` + msg(40) + `]}`)
+	if withTools <= plain {
+		t.Errorf("tool declarations must count: %d with tools, %d without", withTools, plain)
+	}
+}
+
+// TestResponderSeesTheWholeRequest: WithResponder answers from the whole
+// request (here its system message), before WithReplies; false falls
+// through to it, and then to the echo; a scripted turn still comes first.
+func TestResponderSeesTheWholeRequest(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t,
+		ollamatest.WithResponder(func(req api.ChatRequest) (ollamatest.Turn, bool) {
+			if req.Messages[0].Role == "system" && req.Messages[0].Content == "summarise" {
+				return ollamatest.Turn{Content: []string{"a summary"}}, true
+			}
+			return ollamatest.Turn{}, false
+		}),
+		ollamatest.WithReplies(func(last string) (ollamatest.Turn, bool) {
+			return ollamatest.Turn{Content: []string{"replied"}}, last == "reply"
+		}))
+	srv.AddModel(ollamatest.DefaultModel())
+	post := func(msgs string) string {
+		resp := post(t, t.Context(), srv, "/api/chat", `{"model":"qwen3:4b","stream":false,"think":false,"messages":[`+msgs+`]}`)
+		defer resp.Body.Close()
+		var r api.ChatResponse
+		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+			t.Fatal(err)
+		}
+		return r.Message.Content
+	}
+	for _, tc := range []struct{ msgs, want string }{
+		{`{"role":"system","content":"summarise"},{"role":"user","content":"reply"}`, "a summary"},
+		{`{"role":"system","content":"other"},{"role":"user","content":"reply"}`, "replied"},
+		{`{"role":"system","content":"other"},{"role":"user","content":"hi"}`, "You said: hi"},
+	} {
+		if got := post(tc.msgs); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.msgs, got, tc.want)
+		}
+	}
+	srv.Script(ollamatest.Turn{Content: []string{"scripted"}})
+	if got := post(`{"role":"system","content":"summarise"},{"role":"user","content":"x"}`); got != "scripted" {
+		t.Errorf("a scripted turn comes first, got %q", got)
+	}
+}

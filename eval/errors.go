@@ -1,0 +1,16 @@
+package eval
+
+import "errors"
+
+// Sentinel errors of the eval package.
+var (
+	// ErrScenario marks a scenario file that cannot be used: it does not
+	// parse, names a field the format does not have, or breaks a rule of the
+	// format. The message names the file (and the line or field).
+	ErrScenario = errors.New("invalid scenario")
+	// ErrNoScenarios is a directory or filter that selects nothing.
+	ErrNoScenarios = errors.New("no scenarios")
+	// ErrNotSettled is a conversation that did not come to rest in the
+	// scenario's time limit.
+	ErrNotSettled = errors.New("the conversation did not settle")
+)

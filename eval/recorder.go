@@ -1,0 +1,103 @@
+package eval
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/ollama/ollama/api"
+
+	"quire/kernel/provider/ollama/ollamatest"
+)
+
+// recorder stands between Quire and a real Ollama and keeps the body of
+// every /api/chat request, so "what the model was sent" can be checked
+// against a real model as against the fake server.
+type recorder struct {
+	srv *http.Server
+	ln  net.Listener
+
+	mu     sync.Mutex
+	bodies [][]byte
+}
+
+func newRecorder(host string) (*recorder, error) {
+	if !strings.Contains(host, "://") {
+		host = "http://" + host
+	}
+	target, err := url.Parse(host)
+	if err != nil {
+		return nil, fmt.Errorf("ollama host %q: %w", host, err)
+	}
+	if target.Port() == "" {
+		target.Host = net.JoinHostPort(target.Hostname(), "11434") // as Quire's ParseHost does
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	r := &recorder{ln: ln}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1 // stream each chunk as it comes
+	r.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path == "/api/chat" {
+			body, err := io.ReadAll(req.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			r.mu.Lock()
+			r.bodies = append(r.bodies, body)
+			r.mu.Unlock()
+			req.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		proxy.ServeHTTP(w, req)
+	})}
+	go r.srv.Serve(ln)
+	return r, nil
+}
+
+func (r *recorder) URL() string { return "http://" + r.ln.Addr().String() }
+func (r *recorder) Close()      { r.srv.Close() }
+
+// Requests are the recorded requests' texts.
+func (r *recorder) Requests() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	reqs := make([]ollamatest.Request, len(r.bodies))
+	for i, b := range r.bodies {
+		json.Unmarshal(b, &reqs[i].Chat) // an undecodable body keeps no text, as the model read none
+	}
+	return requestTexts(reqs)
+}
+
+// requestTexts flattens each request's messages (content, thinking, tool
+// calls) into one text to search.
+func requestTexts(reqs []ollamatest.Request) []string {
+	out := make([]string, len(reqs))
+	for i, r := range reqs {
+		out[i] = messagesText(r.Chat.Messages)
+	}
+	return out
+}
+
+func messagesText(msgs []api.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		fmt.Fprintf(&b, "[%s] %s\n", m.Role, m.Content)
+		if m.Thinking != "" {
+			fmt.Fprintf(&b, "(thinking) %s\n", m.Thinking)
+		}
+		for _, c := range m.ToolCalls {
+			fmt.Fprintf(&b, "(call %s) %s\n", c.Function.Name, c.Function.Arguments.String())
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,104 @@
+package compact
+
+import (
+	"encoding/json"
+	"sync"
+	"unicode/utf8"
+
+	"quire/kernel/provider"
+)
+
+// The raw estimate: a token is about four characters of English or code,
+// and a chat template wraps each message in a few tokens of its own (role
+// markers, separators). Calibration corrects both per model.
+const (
+	charsPerToken   = 4
+	messageOverhead = 4
+)
+
+// MessageTokens is the raw estimate of one message: its text, the names
+// and arguments of its tool calls, and the template's wrapping.
+func MessageTokens(m provider.Message) int {
+	chars := utf8.RuneCountInString(m.Content) + utf8.RuneCountInString(m.ToolName)
+	for _, c := range m.ToolCalls {
+		chars += utf8.RuneCountInString(c.Name) + utf8.RuneCountInString(c.Arguments)
+	}
+	return (chars+charsPerToken-1)/charsPerToken + messageOverhead
+}
+
+// ToolsTokens is the raw estimate of the tool declarations a request
+// carries: the template renders them as JSON.
+func ToolsTokens(tools []provider.ToolSpec) int {
+	if len(tools) == 0 {
+		return 0
+	}
+	b, err := json.Marshal(tools)
+	if err != nil {
+		return 0
+	}
+	return (utf8.RuneCount(b) + charsPerToken - 1) / charsPerToken
+}
+
+// RequestTokens is the raw estimate of a whole request.
+func RequestTokens(req provider.Request) int {
+	n := ToolsTokens(req.Tools)
+	for _, m := range req.Messages {
+		n += MessageTokens(m)
+	}
+	return n
+}
+
+// Calibration holds, per model, the factor between the raw estimate and
+// what the model's tokenizer counted (Ollama's prompt_eval_count). It is
+// safe for concurrent use.
+type Calibration struct {
+	mu     sync.Mutex
+	factor map[string]float64
+}
+
+// Factor bounds: a report outside them is a fluke (a cached prompt, a
+// server that reports nothing), not a tokenizer.
+const (
+	minFactor = 0.25
+	maxFactor = 4
+)
+
+// Observe records that a request estimated at raw tokens was counted as
+// actual by model. Each observation moves the factor halfway, so one odd
+// report cannot swing it and a new model settles in a few steps.
+func (c *Calibration) Observe(model string, raw, actual int) {
+	if raw <= 0 || actual <= 0 {
+		return
+	}
+	f := min(max(float64(actual)/float64(raw), minFactor), maxFactor)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.factor == nil {
+		c.factor = map[string]float64{}
+	}
+	if old, ok := c.factor[model]; ok {
+		f = (old + f) / 2
+	}
+	c.factor[model] = f
+}
+
+// Factor is the model's factor; 1 until something was observed.
+func (c *Calibration) Factor(model string) float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f, ok := c.factor[model]; ok {
+		return f
+	}
+	return 1
+}
+
+// scale applies a factor to a raw estimate, rounding up so that an
+// estimate never claims a request fits when it is a token over.
+func scale(raw int, f float64) int {
+	v := float64(raw) * f
+	n := int(v)
+	if float64(n) < v {
+		n++
+	}
+	return n
+}
