@@ -1419,50 +1419,6 @@ export const cases = [
   },
 
   {
-    // Runs on both hosts: the mock, and the real backend (test/e2e), which
-    // gives a real folder (QUIRE_E2E_DOCS_DIR, named "papers", the files of
-    // DOC_FILES) and a fake model that calls search_docs and then cites [1].
-    name: 'documents end to end: add a folder, progress to done, a binary file failed, then a cited answer opens the source',
-    slug: 'documents-e2e',
-    mockOnly: !process.env.QUIRE_E2E_DOCS_DIR,
-    async run({ page, base, mock, shot }) {
-      const root = mock ? DOCS_ROOT : process.env.QUIRE_E2E_DOCS_DIR;
-      await open(page, base);
-      await $(page, 'documents-open').click();
-      await $(page, 'documents-input').fill(root);
-      await $(page, 'documents-add').click();
-      const bar = $(page, 'indexing-bar');
-      await until(async () => (await bar.count()) === 1 && (await bar.getAttribute('data-phase')) === 'done', 'indexing done', 30000);
-      assert((await bar.getAttribute('data-total')) === '3', `three files in the pass, got ${await bar.getAttribute('data-total')}`);
-      const rows = await until(async () => {
-        const r = await page.$$eval('[data-testid="doc-item"]', (els) =>
-          els.map((el) => [el.querySelector('[data-testid="doc-name"]').textContent.trim(), el.getAttribute('data-status'), el.querySelector('[data-testid="doc-reason"]')?.textContent ?? '']),
-        );
-        return r.length === 3 && r.every(([, st]) => st === 'done' || st === 'failed') && r;
-      }, 'the three documents listed');
-      const byName = Object.fromEntries(rows.map(([n, st, why]) => [n, [st, why]]));
-      assert(byName['papers/garden.md']?.[0] === 'done' && byName['papers/soil.txt']?.[0] === 'done', `garden.md and soil.txt ready, got ${JSON.stringify(rows)}`);
-      assert(byName['papers/photo.txt']?.[0] === 'failed' && /binary/.test(byName['papers/photo.txt'][1]), `photo.txt failed as binary, got ${JSON.stringify(rows)}`);
-      await $(page, 'documents-close').click();
-
-      await send(page, mock ? '/cite how do I water the basil?' : process.env.QUIRE_E2E_CITE_PROMPT);
-      await until(() => settled(page), 'the cited reply', 30000);
-      const reply = (await messages(page)).at(-1);
-      assert(reply.role === 'assistant' && reply.text === CITE_REPLY, `the reply, got ${JSON.stringify(reply)}`);
-      const link = page.locator('[data-testid="citation-link"][data-cite="1"]');
-      assert((await link.count()) === 1, 'the reply\'s [1] is a link');
-      await link.click();
-      await $(page, 'source-viewer').waitFor({ timeout: WAIT_MS });
-      await until(async () => (await $(page, 'source-marked').count()) > 0, 'the cited lines highlighted');
-      const name = (await $(page, 'source-name').textContent()).trim();
-      const marked = await page.$$eval('[data-testid="source-marked"] .txt', (els) => els.map((e) => e.textContent));
-      assert(name === 'papers/garden.md', `passage 1 is in garden.md, got ${name}`);
-      assert(marked.includes('Water the basil every morning.'), `the highlighted lines hold the passage, got ${JSON.stringify(marked)}`);
-      await page.screenshot({ path: shot });
-    },
-  },
-
-  {
     name: 'a compaction shows as a marker with the stub, and its originals expand',
     slug: 'compaction-marker',
     // Against a real server, QUIRE_E2E_COMPACT_PROMPT names a message whose
@@ -1508,6 +1464,51 @@ export const cases = [
       await page.reload();
       await $(page, 'composer').waitFor();
       await until(async () => (await $(page, 'compaction').count()) === 1, 'the marker after reload');
+    },
+  },
+  {
+    // Runs on both hosts: the mock, and the real backend (test/e2e), which
+    // gives a real folder (QUIRE_E2E_DOCS_DIR, named "papers", the files of
+    // DOC_FILES) and a fake model that calls search_docs and then cites [1].
+    // Last, and in a chat of its own: on the real backend, sessions outlive cases.
+    name: 'documents end to end: add a folder, progress to done, a binary file failed, then a cited answer opens the source',
+    slug: 'documents-e2e',
+    mockOnly: !process.env.QUIRE_E2E_DOCS_DIR,
+    async run({ page, base, mock, shot }) {
+      const root = mock ? DOCS_ROOT : process.env.QUIRE_E2E_DOCS_DIR;
+      await open(page, base);
+      await $(page, 'documents-open').click();
+      await $(page, 'documents-input').fill(root);
+      await $(page, 'documents-add').click();
+      const bar = $(page, 'indexing-bar');
+      await until(async () => (await bar.count()) === 1 && (await bar.getAttribute('data-phase')) === 'done', 'indexing done', 30000);
+      assert((await bar.getAttribute('data-total')) === '3', `three files in the pass, got ${await bar.getAttribute('data-total')}`);
+      const rows = await until(async () => {
+        const r = await page.$$eval('[data-testid="doc-item"]', (els) =>
+          els.map((el) => [el.querySelector('[data-testid="doc-name"]').textContent.trim(), el.getAttribute('data-status'), el.querySelector('[data-testid="doc-reason"]')?.textContent ?? '']),
+        );
+        return r.length === 3 && r.every(([, st]) => st === 'done' || st === 'failed') && r;
+      }, 'the three documents listed');
+      const byName = Object.fromEntries(rows.map(([n, st, why]) => [n, [st, why]]));
+      assert(byName['papers/garden.md']?.[0] === 'done' && byName['papers/soil.txt']?.[0] === 'done', `garden.md and soil.txt ready, got ${JSON.stringify(rows)}`);
+      assert(byName['papers/photo.txt']?.[0] === 'failed' && /binary/.test(byName['papers/photo.txt'][1]), `photo.txt failed as binary, got ${JSON.stringify(rows)}`);
+      await $(page, 'documents-close').click();
+
+      await newChat(page);
+      await send(page, mock ? '/cite how do I water the basil?' : process.env.QUIRE_E2E_CITE_PROMPT);
+      await until(() => settled(page), 'the cited reply', 30000);
+      const reply = (await messages(page)).at(-1);
+      assert(reply.role === 'assistant' && reply.text === CITE_REPLY, `the reply, got ${JSON.stringify(reply)}`);
+      const link = page.locator('[data-testid="citation-link"][data-cite="1"]');
+      assert((await link.count()) === 1, 'the reply\'s [1] is a link');
+      await link.click();
+      await $(page, 'source-viewer').waitFor({ timeout: WAIT_MS });
+      await until(async () => (await $(page, 'source-marked').count()) > 0, 'the cited lines highlighted');
+      const name = (await $(page, 'source-name').textContent()).trim();
+      const marked = await page.$$eval('[data-testid="source-marked"] .txt', (els) => els.map((e) => e.textContent));
+      assert(name === 'papers/garden.md', `passage 1 is in garden.md, got ${name}`);
+      assert(marked.includes('Water the basil every morning.'), `the highlighted lines hold the passage, got ${JSON.stringify(marked)}`);
+      await page.screenshot({ path: shot });
     },
   },
 ];
