@@ -1,0 +1,139 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"quire/internal/vecblob"
+	"quire/rag/hashvec"
+)
+
+// rrfK is the Reciprocal Rank Fusion constant (as in rag).
+const rrfK = 60
+
+// Search returns the kept long-term items (facts and preferences, of kinds
+// if given) most relevant to query: FTS5 bm25 and vector neighbours fused
+// by Reciprocal Rank Fusion. Items of every session are searched: long-term
+// memory is shared across conversations.
+func (s *Store) Search(ctx context.Context, query string, limit int, kinds ...string) ([]Item, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	if len(kinds) == 0 {
+		kinds = []string{Fact, Preference}
+	}
+	depth := max(4*limit, 20)
+	scores := map[int64]float64{}
+	lex, err := s.lexical(ctx, query, depth)
+	if err != nil {
+		return nil, err
+	}
+	for i, id := range lex {
+		scores[id] += 1 / float64(rrfK+i+1)
+	}
+	vec, err := s.vector(ctx, query, depth)
+	if err != nil {
+		return nil, err
+	}
+	for i, id := range vec {
+		scores[id] += 1 / float64(rrfK+i+1)
+	}
+	ranked := make([]int64, 0, len(scores))
+	for id := range scores {
+		ranked = append(ranked, id)
+	}
+	slices.SortFunc(ranked, func(a, b int64) int {
+		if scores[a] != scores[b] {
+			if scores[a] > scores[b] {
+				return -1
+			}
+			return 1
+		}
+		return int(a - b)
+	})
+	out := []Item{}
+	for _, id := range ranked {
+		if len(out) == limit {
+			break
+		}
+		rowid, it, err := scanItem(s.db.QueryRowContext(ctx, `SELECT `+itemColumns+` FROM memory_items WHERE rowid = ?`, id))
+		if err != nil || rowid == 0 {
+			continue // forgotten since the vector was read
+		}
+		if it.Status == Kept && slices.Contains(kinds, it.Kind) {
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+// matchExpr turns a request into an FTS5 query: its content words, each
+// quoted so nothing in it is FTS5 syntax, joined with OR.
+func matchExpr(query string) string {
+	var terms []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if !hashvec.IsStopword(w) && !slices.Contains(terms, w) && len(terms) < 32 {
+			terms = append(terms, `"`+w+`"`)
+		}
+	}
+	return strings.Join(terms, " OR ")
+}
+
+func (s *Store) lexical(ctx context.Context, query string, depth int) ([]int64, error) {
+	expr := matchExpr(query)
+	if expr == "" {
+		return nil, nil
+	}
+	ids, err := rowids(ctx, s.db, `SELECT f.rowid FROM memory_fts f JOIN memory_items i ON i.rowid = f.rowid
+		WHERE memory_fts MATCH ? AND i.kind != 'working' ORDER BY bm25(memory_fts) LIMIT ?`, expr, depth)
+	if err != nil {
+		return nil, fmt.Errorf("memory: lexical search: %w", err)
+	}
+	return ids, nil
+}
+
+func (s *Store) vector(ctx context.Context, query string, depth int) ([]int64, error) {
+	if strings.TrimSpace(query) == "" {
+		return nil, nil
+	}
+	s.mu.Lock()
+	coll := s.coll
+	s.mu.Unlock()
+	n := min(depth, coll.Count())
+	if n == 0 {
+		return nil, nil
+	}
+	vecs, err := s.emb.Embed(ctx, []string{query})
+	if err != nil || len(vecs) != 1 {
+		s.logger.Warn("memory: embedding the request failed; lexical search only", "err", err)
+		return nil, nil
+	}
+	q, err := vecblob.Unit(vecs[0])
+	if err != nil {
+		return nil, nil
+	}
+	res, err := coll.QueryEmbedding(ctx, q, n, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("memory: vector search: %w", err)
+	}
+	ids := make([]int64, 0, len(res))
+	for _, r := range res {
+		if r.Similarity <= 0 {
+			continue // shares nothing with the request
+		}
+		if id, err := strconv.ParseInt(r.ID, 10, 64); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+// recent returns the newest kept items of a kind.
+func (s *Store) recent(ctx context.Context, kind string, limit int) ([]Item, error) {
+	return s.query(ctx, `SELECT `+itemColumns+` FROM memory_items WHERE kind = ? AND status = 'kept'
+		ORDER BY updated_ns DESC, rowid DESC LIMIT ?`, kind, limit)
+}
