@@ -66,6 +66,7 @@ func openRig(t *testing.T, fake *ollamatest.Server, path string, o rigOptions) *
 		if o.learn {
 			u, _ := url.Parse(fake.URL())
 			model = ollama.New(u, &http.Client{})
+			mem.SetLearning(true)
 		}
 		var learner *memory.Learner
 		if model != nil {

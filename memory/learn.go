@@ -33,7 +33,8 @@ type Learner struct {
 // DefaultSearches are the tools whose calls count as attempted paths.
 var DefaultSearches = []string{"search_docs", "find_notes", "list_notes"}
 
-// Learner returns the post-run step; model may be nil.
+// Learner returns the post-run step; model may be nil. Proposals are asked
+// for only while learning is on (WithLearning, SetLearning).
 func (s *Store) Learner(model provider.Provider, name string, numCtx int) *Learner {
 	return &Learner{s: s, model: model, name: name, numCtx: numCtx, timeout: 2 * time.Minute, Searches: DefaultSearches}
 }
@@ -55,7 +56,7 @@ func (l *Learner) RunFinished(ctx context.Context, session, runID, reason string
 	if err := l.recordSearches(ctx, session, evs, run); err != nil {
 		l.s.logger.Warn("memory: record searches", "session", session, "err", err)
 	}
-	if reason != event.ReasonCompleted || l.model == nil {
+	if reason != event.ReasonCompleted || l.model == nil || !l.s.Learning() {
 		return
 	}
 	if err := l.propose(ctx, session, run); err != nil {

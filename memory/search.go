@@ -88,8 +88,9 @@ func (s *Store) lexical(ctx context.Context, query string, depth int) ([]int64, 
 	if expr == "" {
 		return nil, nil
 	}
-	ids, err := rowids(ctx, s.db, `SELECT f.rowid FROM memory_fts f JOIN memory_items i ON i.rowid = f.rowid
-		WHERE memory_fts MATCH ? AND i.kind != 'working' ORDER BY bm25(memory_fts) LIMIT ?`, expr, depth)
+	// Working items are few and filtered out with the rest by Search; a
+	// join here would look up every matching row, not just the best.
+	ids, err := rowids(ctx, s.db, `SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY bm25(memory_fts) LIMIT ?`, expr, depth)
 	if err != nil {
 		return nil, fmt.Errorf("memory: lexical search: %w", err)
 	}

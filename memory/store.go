@@ -88,6 +88,7 @@ type Store struct {
 	logger   *slog.Logger
 	budget   int
 	approval atomic.Bool
+	learn    atomic.Bool
 
 	mu   sync.Mutex // serialises writes, catch-up and the vector index
 	coll *chromem.Collection
@@ -117,6 +118,11 @@ func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.logger = l } 
 
 // WithApproval makes new long-term items wait for the user's approval.
 func WithApproval(on bool) Option { return func(s *Store) { s.approval.Store(on) } }
+
+// WithLearning makes the post-run step ask the model for facts and
+// preferences worth keeping after each completed run. It is off by default:
+// on a small machine that call competes with the user's next message.
+func WithLearning(on bool) Option { return func(s *Store) { s.learn.Store(on) } }
 
 // WithBudget sets the token budget of the working-memory zone (estimated at
 // four characters a token). Default 600.
@@ -159,6 +165,12 @@ func (s *Store) Approval() bool { return s.approval.Load() }
 
 // SetApproval changes it for later writes; items already kept stay kept.
 func (s *Store) SetApproval(on bool) { s.approval.Store(on) }
+
+// Learning says whether the post-run step asks the model for proposals.
+func (s *Store) Learning() bool { return s.learn.Load() }
+
+// SetLearning turns proposals after each run on or off.
+func (s *Store) SetLearning(on bool) { s.learn.Store(on) }
 
 func randomID() string {
 	var b [6]byte

@@ -21,9 +21,11 @@ type MemoryItem struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
-// MemoryList is every item, and whether new long-term items wait for the
-// user's approval.
+// MemoryList is every item and the memory settings: whether new long-term
+// items wait for the user's approval, and whether the model is asked after
+// each run for facts and preferences worth keeping (Learn).
 type MemoryList struct {
 	Items    []MemoryItem `json:"items"`
 	Approval bool         `json:"approval"`
+	Learn    bool         `json:"learn"`
 }
