@@ -281,7 +281,7 @@ func runWindow(ctx context.Context, cfg config.Config, log *slog.Logger, stderr 
 	}
 	app := newApp(s.kernel(), s.doctor, os.Getenv("QUIRE_TEST_PROBE"), log)
 	app.settings = s
-	app.memory = s
+	app.memory = s.memoryPanel()
 	s.setAsker(app.Ask)
 	err = wails.Run(&options.App{
 		Title:            "Quire",

@@ -38,7 +38,7 @@ func TestMemoryPanelThroughHTTPAndTheWindow(t *testing.T) {
 	}
 	waitFinishedRuns(t, s, sess.ID, 1)
 
-	srv := httptest.NewServer(httpapi.New(httpapi.Backend{Kernel: s.kernel(), Memory: s}, fstest.MapFS{}, slog.New(slog.DiscardHandler)))
+	srv := httptest.NewServer(httpapi.New(httpapi.Backend{Kernel: s.kernel(), Memory: s.memoryPanel()}, fstest.MapFS{}, slog.New(slog.DiscardHandler)))
 	defer srv.Close()
 	call := func(method, path, body string) (int, string) {
 		t.Helper()
@@ -88,7 +88,7 @@ func TestMemoryPanelThroughHTTPAndTheWindow(t *testing.T) {
 
 	// The window's bound methods reach the same backend.
 	a := newApp(s.kernel(), s.doctor, "", slog.New(slog.DiscardHandler))
-	a.memory = s
+	a.memory = s.memoryPanel()
 	if _, err := a.MemoryList(); err == nil {
 		t.Error("MemoryList answered before the handshake")
 	}

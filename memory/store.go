@@ -90,6 +90,9 @@ type Store struct {
 	approval atomic.Bool
 	learn    atomic.Bool
 
+	save       func(approval, learn bool) error
+	settingsMu sync.Mutex // serialises saving the settings
+
 	mu   sync.Mutex // serialises writes, catch-up and the vector index
 	coll *chromem.Collection
 }
