@@ -291,4 +291,6 @@ export interface ViewSnapshot {
   messages: { role: 'user' | 'assistant' | 'error' | 'notice'; text: string }[];
   banner: string | null;
   streaming: boolean;
+  /** The memory panel's items while it is open (absent when it is closed). */
+  memory?: { kind: string; status: string; text: string }[];
 }
