@@ -71,26 +71,66 @@ func (s *Store) Search(ctx context.Context, query string, limit int, kinds ...st
 	return out, nil
 }
 
-// matchExpr turns a request into an FTS5 query: its content words, each
-// quoted so nothing in it is FTS5 syntax, joined with OR.
-func matchExpr(query string) string {
+// queryTerms are the content words of a request, lower-cased, each once.
+func queryTerms(query string) []string {
 	var terms []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		if !hashvec.IsStopword(w) && !slices.Contains(terms, w) && len(terms) < 32 {
-			terms = append(terms, `"`+w+`"`)
+			terms = append(terms, w)
 		}
 	}
-	return strings.Join(terms, " OR ")
+	return terms
 }
 
+// quote makes a term an FTS5 string, so nothing in it is FTS5 syntax.
+func quote(term string) string { return `"` + strings.ReplaceAll(term, `"`, `""`) + `"` }
+
+// commonShare: a term in more than this share of the items says little about
+// which are relevant, and scoring every item it matches is what makes a
+// lexical search slow; such terms are dropped while rarer ones remain.
+const commonShare = 0.2
+
 func (s *Store) lexical(ctx context.Context, query string, depth int) ([]int64, error) {
-	expr := matchExpr(query)
-	if expr == "" {
+	terms := queryTerms(query)
+	if len(terms) == 0 {
 		return nil, nil
+	}
+	var total int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM memory_items WHERE kind != 'working'`).Scan(&total); err != nil {
+		return nil, fmt.Errorf("memory: lexical search: %w", err)
+	}
+	type counted struct {
+		term string
+		df   int
+	}
+	var kept, common []counted
+	for _, t := range terms {
+		var df int
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?`, quote(t)).Scan(&df); err != nil {
+			return nil, fmt.Errorf("memory: lexical search: %w", err)
+		}
+		switch {
+		case df == 0:
+		case float64(df) > commonShare*float64(total) && total >= 50:
+			common = append(common, counted{t, df})
+		default:
+			kept = append(kept, counted{t, df})
+		}
+	}
+	if len(kept) == 0 && len(common) > 0 {
+		// Only common words: the rarest of them still ranks something.
+		kept = []counted{slices.MinFunc(common, func(a, b counted) int { return a.df - b.df })}
+	}
+	if len(kept) == 0 {
+		return nil, nil
+	}
+	quoted := make([]string, len(kept))
+	for i, c := range kept {
+		quoted[i] = quote(c.term)
 	}
 	// Working items are few and filtered out with the rest by Search; a
 	// join here would look up every matching row, not just the best.
-	ids, err := rowids(ctx, s.db, `SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY bm25(memory_fts) LIMIT ?`, expr, depth)
+	ids, err := rowids(ctx, s.db, `SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?`, strings.Join(quoted, " OR "), depth)
 	if err != nil {
 		return nil, fmt.Errorf("memory: lexical search: %w", err)
 	}
