@@ -38,12 +38,7 @@ func (c Context) Contribute(ctx context.Context, session string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	request := prompt.Request(ctx)
-	prefs, err := s.relevant(ctx, request, Preference)
-	if err != nil {
-		return "", err
-	}
-	facts, err := s.relevant(ctx, request, Fact)
+	prefs, facts, err := s.relevant(ctx, prompt.Request(ctx))
 	if err != nil {
 		return "", err
 	}
@@ -71,17 +66,35 @@ func (c Context) Contribute(ctx context.Context, session string) (string, error)
 
 func line(it Item) string { return fmt.Sprintf("- [%s] %s", it.ID, it.Text) }
 
-// relevant returns the kept items of a kind that matter for the request:
-// the best matches, then (for preferences, which apply to any note work)
-// the newest, up to perSection.
-func (s *Store) relevant(ctx context.Context, request, kind string) ([]Item, error) {
-	found, err := s.Search(ctx, request, perSection, kind)
+// relevant returns the kept preferences and facts that matter for the
+// request (one search for both), up to perSection of each. Preferences,
+// which apply to any work on notes, are topped up with the newest; with no
+// request, facts are the newest too.
+func (s *Store) relevant(ctx context.Context, request string) (prefs, facts []Item, err error) {
+	found, err := s.Search(ctx, request, 2*perSection, Fact, Preference)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if strings.TrimSpace(request) != "" && kind == Fact {
-		return found, nil
+	for _, it := range found {
+		if it.Kind == Preference && len(prefs) < perSection {
+			prefs = append(prefs, it)
+		} else if it.Kind == Fact && len(facts) < perSection {
+			facts = append(facts, it)
+		}
 	}
+	if prefs, err = s.topUp(ctx, prefs, Preference); err != nil {
+		return nil, nil, err
+	}
+	if strings.TrimSpace(request) == "" {
+		if facts, err = s.topUp(ctx, facts, Fact); err != nil {
+			return nil, nil, err
+		}
+	}
+	return prefs, facts, nil
+}
+
+// topUp adds the newest kept items of a kind to found, up to perSection.
+func (s *Store) topUp(ctx context.Context, found []Item, kind string) ([]Item, error) {
 	more, err := s.recent(ctx, kind, perSection)
 	if err != nil {
 		return nil, err
