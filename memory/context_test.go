@@ -126,7 +126,7 @@ func TestToolsOutsideARunHaveNoSession(t *testing.T) {
 		}
 	}
 	res, err := rem.Run(context.Background(), tool.Call{ID: "x", Name: "remember", Arguments: []byte(`{"kind":"fact","text":"x"}`)})
-	if err != nil || res.Status != tool.Failure {
+	if err != nil || res.Status != tool.Failure || !strings.Contains(res.Content, "inside a conversation") {
 		t.Fatalf("res = %+v, %v; want a failure", res, err)
 	}
 }

@@ -16,8 +16,12 @@ func WithSettingsSaver(save func(approval, learn bool) error) Option {
 	return func(s *Store) { s.save = save }
 }
 
-// MemoryList is every item and the settings.
+// MemoryList is every item and the settings. It catches up with the log
+// first, so a deleted conversation's items are gone from the panel too.
 func (s *Store) MemoryList(ctx context.Context) (protocol.MemoryList, error) {
+	if err := s.CatchUp(ctx); err != nil {
+		return protocol.MemoryList{}, err
+	}
 	items, err := s.List(ctx)
 	return protocol.MemoryList{Items: items, Approval: s.Approval(), Learn: s.Learning()}, err
 }

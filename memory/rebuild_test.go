@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"quire/kernel/event"
+	"quire/kernel/protocol"
 	"quire/kernel/provider/ollama/ollamatest"
 	"quire/memory"
 )
@@ -176,4 +177,26 @@ func nonNil(s []int64) []int64 {
 		return []int64{}
 	}
 	return s
+}
+
+func TestADeletedConversationTakesWhatWasLearntInItAlong(t *testing.T) {
+	r := newRig(t, rigOptions{})
+	a, b := r.chat(t), r.chat(t)
+	if _, err := r.mem.Remember(t.Context(), a, memory.Fact, "", "Learnt in a.", memory.ByUser, nil); err != nil {
+		t.Fatal(err)
+	}
+	kept, err := r.mem.Remember(t.Context(), b, memory.Fact, "", "Learnt in b.", memory.ByUser, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := protocol.Run[struct{}](t.Context(), r.k.Runtime, "", protocol.DeleteSession, protocol.SessionRef{Session: a}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := r.mem.MemoryList(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 || list.Items[0].ID != kept.ID {
+		t.Errorf("after deleting a: %+v", list.Items)
+	}
 }

@@ -41,6 +41,9 @@ func (r remember) Run(ctx context.Context, call tool.Call) (tool.Result, error) 
 		return tool.Result{Status: tool.Failure, Content: "The arguments are not a JSON object: " + err.Error()}, nil
 	}
 	session := tool.SessionOf(ctx)
+	if session == "" {
+		return tool.Result{Status: tool.Failure, Content: "remember works only inside a conversation."}, nil
+	}
 	it, err := r.s.Remember(ctx, session, a.Kind, a.Note, a.Text, ByTool, r.s.callSources(ctx, session, call.ID))
 	if err != nil {
 		return tool.Result{Status: tool.Failure, Content: err.Error()}, nil
