@@ -48,10 +48,11 @@ const (
 
 // Origins of a write.
 const (
-	ByTool     = "tool"
-	ByProposal = "proposal"
-	ByAuto     = "auto"
-	ByUser     = "user"
+	ByTool       = "tool"
+	ByProposal   = "proposal"
+	ByAuto       = "auto"
+	ByUser       = "user"
+	ByCompaction = "compaction"
 )
 
 // MaxText is the longest item text, in characters: a memory is one fact,
@@ -257,11 +258,13 @@ type WorkingItem struct {
 	Text string
 }
 
-// NoteWorking writes working-memory items for a session in one append, each
-// citing sources (seqs of that session's events it was drawn from).
-// Compaction's "extract structured facts" strategy calls it.
+// NoteWorking writes working-memory items for a session in one append (all
+// or nothing), each citing sources: seqs of that session's events it was
+// drawn from, which must exist. Compaction's "extract structured facts"
+// strategy calls it; the items' origin is "compaction". An empty or
+// over-long text or an unknown note is refused before anything is written.
 func (s *Store) NoteWorking(ctx context.Context, session string, items []WorkingItem, sources []int64) error {
-	return s.noteWorking(ctx, session, ByAuto, items, sources)
+	return s.noteWorking(ctx, session, ByCompaction, items, sources)
 }
 
 func (s *Store) noteWorking(ctx context.Context, session, origin string, items []WorkingItem, sources []int64) error {
