@@ -142,3 +142,25 @@ func TestBadInputGetsAClearErrorAndWritesNothing(t *testing.T) {
 		t.Errorf("the kept item changed: %+v, %v", got, err)
 	}
 }
+
+func TestNoteWorkingIsAllOrNothing(t *testing.T) {
+	r := newRig(t, rigOptions{})
+	s := r.chat(t)
+	before := len(r.log(t, s))
+	if err := r.mem.NoteWorking(t.Context(), s, []memory.WorkingItem{{Note: memory.Conclusion, Text: "fine"}, {Note: memory.OpenTask, Text: ""}}, nil); !errors.Is(err, memory.ErrEmptyText) {
+		t.Errorf("an empty second item: %v", err)
+	}
+	if err := r.mem.NoteWorking(t.Context(), s, []memory.WorkingItem{{Note: memory.Conclusion, Text: "fine"}}, []int64{999}); err == nil {
+		t.Error("a source that is not in the session was accepted")
+	}
+	if after := len(r.log(t, s)); after != before {
+		t.Errorf("refused writes appended %d events", after-before)
+	}
+	if err := r.mem.NoteWorking(t.Context(), s, []memory.WorkingItem{{Note: memory.Conclusion, Text: "a"}, {Note: memory.Attempt, Text: "b"}}, []int64{0}); err != nil {
+		t.Fatal(err)
+	}
+	items, _ := r.mem.Session(t.Context(), s)
+	if len(items) != 2 || items[0].Origin != memory.ByCompaction || items[1].Note != memory.Attempt || !slices.Equal(items[1].Sources, []int64{0}) {
+		t.Errorf("items = %+v", items)
+	}
+}
