@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 
 	"quire/kernel/protocol"
@@ -20,7 +19,7 @@ type Memory interface {
 	SetMemoryLearning(ctx context.Context, on bool) error
 }
 
-var errNoMemory = fmt.Errorf("memory is not available here (%w)", protocol.ErrConflict)
+var errNoMemory = errors.New("memory is not available in this Quire (its database could not be opened); see the health checks")
 
 func (s *Server) memoryRoutes(api *http.ServeMux) {
 	api.HandleFunc("GET /api/memory", s.memoryList)
@@ -33,7 +32,7 @@ func (s *Server) memoryRoutes(api *http.ServeMux) {
 // memory returns the backend, or answers the request itself when there is none.
 func (s *Server) memory(w http.ResponseWriter) Memory {
 	if s.b.Memory == nil {
-		s.fail(w, statusOf(errNoMemory), errNoMemory)
+		s.fail(w, http.StatusConflict, errNoMemory)
 	}
 	return s.b.Memory
 }
