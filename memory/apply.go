@@ -277,7 +277,7 @@ func (s *Store) Rebuild(ctx context.Context) error {
 	if err == nil {
 		var coll *chromem.Collection
 		if coll, err = chromem.NewDB().CreateCollection("memory", nil, nil); err == nil {
-			s.coll = coll
+			s.coll.Store(coll)
 		}
 	}
 	s.mu.Unlock()
@@ -322,7 +322,7 @@ func (s *Store) addDocs(ctx context.Context, docs []chromem.Document) error {
 	if len(docs) == 0 {
 		return nil
 	}
-	if err := s.coll.AddDocuments(ctx, docs, 1); err != nil {
+	if err := s.coll.Load().AddDocuments(ctx, docs, 1); err != nil {
 		return fmt.Errorf("memory: vector index: %w", err)
 	}
 	return nil
@@ -336,7 +336,7 @@ func (s *Store) dropVectors(ctx context.Context, ids []int64) error {
 	for i, id := range ids {
 		keys[i] = vecKey(id)
 	}
-	if err := s.coll.Delete(ctx, nil, nil, keys...); err != nil {
+	if err := s.coll.Load().Delete(ctx, nil, nil, keys...); err != nil {
 		return fmt.Errorf("memory: vector index: %w", err)
 	}
 	return nil

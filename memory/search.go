@@ -141,9 +141,7 @@ func (s *Store) vector(ctx context.Context, query string, depth int) ([]int64, e
 	if strings.TrimSpace(query) == "" {
 		return nil, nil
 	}
-	s.mu.Lock()
-	coll := s.coll
-	s.mu.Unlock()
+	coll := s.coll.Load()
 	n := min(depth, coll.Count())
 	if n == 0 {
 		return nil, nil

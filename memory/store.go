@@ -94,8 +94,10 @@ type Store struct {
 	save       func(approval, learn bool) error
 	settingsMu sync.Mutex // serialises saving the settings
 
-	mu   sync.Mutex // serialises writes, catch-up and the vector index
-	coll *chromem.Collection
+	mu sync.Mutex // serialises writes, catch-up and the vector index
+	// coll is the vector index; read without mu, so a search never waits
+	// for a write that is embedding (Rebuild swaps it).
+	coll atomic.Pointer[chromem.Collection]
 }
 
 // Option configures a Store.
@@ -149,7 +151,7 @@ func Open(ctx context.Context, db *sql.DB, log Reader, opts ...Option) (*Store, 
 	if err != nil {
 		return nil, fmt.Errorf("memory: vector index: %w", err)
 	}
-	s.coll = coll
+	s.coll.Store(coll)
 	if err := s.loadVectors(ctx); err != nil {
 		return nil, err
 	}
