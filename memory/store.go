@@ -94,7 +94,7 @@ type Store struct {
 	save       func(approval, learn bool) error
 	settingsMu sync.Mutex // serialises saving the settings
 
-	mu sync.Mutex // serialises writes, catch-up and the vector index
+	mu sync.Mutex // serialises writes, catch-up and changes to the vector index
 	// coll is the vector index; read without mu, so a search never waits
 	// for a write that is embedding (Rebuild swaps it).
 	coll atomic.Pointer[chromem.Collection]

@@ -173,3 +173,19 @@ describe('memory in the window', () => {
     expect(memoryList(null)).toEqual({ items: [], approval: false, learn: false });
   });
 });
+
+describe('MemoryStore.refresh', () => {
+  it('shows the new list and keeps the sentence of a failed action', async () => {
+    const host = new FakeMemory();
+    const m = new MemoryStore(host);
+    await m.load();
+    await m.edit('a', '');
+    host.list.items.push(item('c'));
+    await m.refresh();
+    expect(m.items.map((i) => i.id)).toEqual(['a', 'b', 'c']);
+    expect(m.error).toContain('empty');
+    host.memory.mockRejectedValueOnce(new Error('gone'));
+    await m.refresh();
+    expect(m.items).toHaveLength(3);
+  });
+});

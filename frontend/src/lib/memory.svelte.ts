@@ -77,6 +77,19 @@ export class MemoryStore {
     }
   }
 
+  /**
+   * Shows the host's list again without touching the sentence of a failed
+   * action (a refresh in the background, e.g. after a reply: the assistant
+   * may have remembered something). A failed refresh changes nothing.
+   */
+  async refresh(): Promise<void> {
+    try {
+      this.show(await this.host.memory());
+    } catch {
+      /* the next action or refresh says what is wrong */
+    }
+  }
+
   async load(): Promise<void> {
     this.loading = true;
     await this.act(null, async () => {});
