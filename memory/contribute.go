@@ -9,16 +9,16 @@ import (
 	"quire/kernel/prompt"
 )
 
-// Context is the ContextContributor of the working-memory zone: a bounded,
+// WorkingZone is the ContextContributor of the working-memory zone: a bounded,
 // structured summary of what the assistant remembers, evaluated when a run
 // starts (the runtime freezes it into the run's context, so it is in the log).
-type Context struct{ s *Store }
+type WorkingZone struct{ s *Store }
 
 // Contributor returns the working-memory contributor of the store.
-func (s *Store) Contributor() Context { return Context{s} }
+func (s *Store) Contributor() WorkingZone { return WorkingZone{s} }
 
 // Name names the zone's part; the runtime puts it above the text.
-func (Context) Name() string { return "Memory" }
+func (WorkingZone) Name() string { return "Memory" }
 
 // perSection bounds how many long-term items of each kind are considered.
 const perSection = 8
@@ -32,7 +32,7 @@ type section struct {
 // Contribute renders this session's working memory and the long-term items
 // relevant to the request (prompt.Request) within the store's token budget
 // (four characters a token). What is cut is counted, never silently lost.
-func (c Context) Contribute(ctx context.Context, session string) (string, error) {
+func (c WorkingZone) Contribute(ctx context.Context, session string) (string, error) {
 	s := c.s
 	working, err := s.Session(ctx, session)
 	if err != nil {

@@ -53,7 +53,7 @@ func (l *Learner) RunFinished(ctx context.Context, session, runID, reason string
 			run = append(run, e)
 		}
 	}
-	if err := l.recordSearches(ctx, session, evs, run); err != nil {
+	if err := l.recordSearches(ctx, session, run); err != nil {
 		l.s.logger.Warn("memory: record searches", "session", session, "err", err)
 	}
 	if reason != event.ReasonCompleted || l.model == nil || !l.s.Learning() {
@@ -66,7 +66,7 @@ func (l *Learner) RunFinished(ctx context.Context, session, runID, reason string
 
 // recordSearches writes one attempt per search call of the run, citing the
 // call and its result, unless the same attempt is already remembered.
-func (l *Learner) recordSearches(ctx context.Context, session string, all, run []event.Event) error {
+func (l *Learner) recordSearches(ctx context.Context, session string, run []event.Event) error {
 	calls := map[string]struct {
 		seq  int64
 		call event.ToolCall
