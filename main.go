@@ -178,7 +178,7 @@ func runServe(ctx context.Context, cfg config.Config, addr string, log *slog.Log
 		fmt.Fprintln(stderr, "quire:", err)
 		return 1
 	}
-	srv := httpapi.New(httpapi.Backend{Kernel: s.kernel(), Doctor: s.doctor, Settings: s, ProbePath: os.Getenv("QUIRE_TEST_PROBE")}, dist, log)
+	srv := httpapi.New(httpapi.Backend{Kernel: s.kernel(), Doctor: s.doctor, Settings: s, Memory: s.memoryPanel(), ProbePath: os.Getenv("QUIRE_TEST_PROBE")}, dist, log)
 	if err := srv.ListenAndServe(ctx, addr, func(url string) { fmt.Fprintln(stdout, "Quire is serving on", url) }); err != nil {
 		fmt.Fprintln(stderr, "quire:", err)
 		return 1

@@ -274,7 +274,7 @@ func (s *session) runTool(x core.RunTool) {
 		for attempts < tries {
 			attempts++
 			var err error
-			res, err = s.callTool(ctx, t, call, timeout)
+			res, err = s.callTool(tool.WithSession(ctx, s.id), t, call, timeout)
 			if err == nil && res.Status != tool.Failure {
 				break
 			}

@@ -35,13 +35,25 @@ export function readBanner(root: ParentNode): string | null {
   return el ? plainText(el.textContent) : null;
 }
 
+/** The memory panel's items as shown, or null when the panel is closed. */
+export function readMemory(root: ParentNode): NonNullable<ViewSnapshot['memory']> | null {
+  if (!root.querySelector('[data-testid="memory-panel"]')) return null;
+  return [...root.querySelectorAll<HTMLElement>('[data-testid="memory-item"]')].map((el) => ({
+    kind: el.getAttribute('data-kind') ?? '',
+    status: el.getAttribute('data-status') ?? '',
+    text: plainText(el.querySelector('[data-testid="memory-text"]')?.textContent),
+  }));
+}
+
 export function buildSnapshot(state: SnapshotState, root: ParentNode): ViewSnapshot {
+  const memory = readMemory(root);
   return {
     activeSession: state.activeSession,
     sessionTitles: state.sessionTitles.slice(),
     messages: readMessages(root),
     banner: readBanner(root),
     streaming: state.streaming,
+    ...(memory ? { memory } : {}),
   };
 }
 
