@@ -18,6 +18,7 @@ import (
 
 	"quire/config"
 	"quire/doctor"
+	"quire/host/httpapi"
 	"quire/host/probe"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
@@ -51,6 +52,7 @@ type App struct {
 	greeted atomic.Bool // set by a successful Handshake
 
 	settings Settings
+	memory   httpapi.Memory // the memory panel's backend; nil: nothing to show
 
 	// window is the context Wails gave at start-up; runtime calls need it,
 	// and permission questions may arrive from the runtime before it is set.
@@ -288,6 +290,7 @@ func runWindow(ctx context.Context, cfg config.Config, log *slog.Logger, stderr 
 	if lib := s.startLibrary(ctx, log); lib != nil {
 		app.attachDocuments(lib)
 	}
+	app.memory = s.memoryPanel()
 	s.setAsker(app.Ask)
 	err = wails.Run(&options.App{
 		Title:            "Quire",

@@ -95,6 +95,12 @@ func TestLayering(t *testing.T) {
 				return under(d, wailsModule) || under(d, "quire/host") || under(d, "quire/tools") || under(d, "quire/rag") ||
 					under(d, "quire/kernel/store") || under(d, sqliteModule)
 			}},
+		{"memory reaches the kernel only through its facets and ports, never a host or Wails",
+			func(p string) bool { return under(p, "quire/memory") },
+			func(d string) bool {
+				return under(d, "quire/kernel/store") || under(d, "quire/kernel/runtime") || under(d, "quire/kernel/core") ||
+					under(d, "quire/host") || under(d, "quire/tools") || under(d, wailsModule)
+			}},
 		{"hosts speak the protocol, not the store, the core or the adapter",
 			func(p string) bool { return under(p, "quire/host") },
 			func(d string) bool {
@@ -185,6 +191,8 @@ func TestLayeringRulesSeeTheRealGraph(t *testing.T) {
 		{"quire/library", "quire/rag"},
 		{"quire/kernel/runtime", "quire/kernel/compact"},
 		{"quire/eval", ollamaModule},
+		{"quire", "quire/memory"},
+		{"quire/memory", "quire/kernel/event"},
 	} {
 		if !has(c.pkg, c.dep) {
 			t.Errorf("%s does not depend on %s: the layering test would pass vacuously", c.pkg, c.dep)

@@ -82,6 +82,7 @@ func TestEvalWrongExpectationFails(t *testing.T) {
 			e.Events = append(e.Events, eval.EventCheck{Type: "tool.result", Fields: map[string]string{"status": "failure"}})
 		}, `no tool.result event matches status="failure"`},
 		{"normal-file-a-note", func(e *eval.Expectations) { e.Seen = []string{"a text nobody wrote"} }, `no request to the model contains "a text nobody wrote"`},
+		{"normal-file-a-note", func(e *eval.Expectations) { e.SeenLast = []string{"a text nobody wrote"} }, `the last request to the model does not contain "a text nobody wrote"`},
 		{"normal-file-a-note", func(e *eval.Expectations) { e.Unseen = []string{"reading lamp"} }, `contains "reading lamp", which the model must never see`},
 		{"normal-file-a-note", func(e *eval.Expectations) { e.Requests = 5 }, "the model got 2 request(s), expected 5"},
 		{"normal-file-a-note", func(e *eval.Expectations) {

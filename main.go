@@ -178,7 +178,7 @@ func runServe(ctx context.Context, cfg config.Config, addr string, log *slog.Log
 		fmt.Fprintln(stderr, "quire:", err)
 		return 1
 	}
-	backend := httpapi.Backend{Kernel: s.kernel(), Doctor: s.doctor, Settings: s, ProbePath: os.Getenv("QUIRE_TEST_PROBE")}
+	backend := httpapi.Backend{Kernel: s.kernel(), Doctor: s.doctor, Settings: s, Memory: s.memoryPanel(), ProbePath: os.Getenv("QUIRE_TEST_PROBE")}
 	if lib := s.startLibrary(ctx, log); lib != nil {
 		backend.Documents = lib
 	}

@@ -22,6 +22,7 @@ import (
 	"quire/kernel/tool"
 	"quire/kernel/tool/registry"
 	"quire/library"
+	"quire/memory"
 	"quire/rag"
 	"quire/tools/searchdocs"
 )
@@ -38,6 +39,7 @@ type services struct {
 	notes   *notesTools
 	rag     *rag.Index
 	library *library.Library // started by a host that shows documents (startLibrary)
+	mem     *memory.Store    // nil when it could not be opened
 	mu      sync.Mutex       // guards cfg.NotesDir
 }
 
@@ -63,18 +65,24 @@ func openServices(ctx context.Context, cfg config.Config, log *slog.Logger, extr
 	if err := s.notes.SetDir(cfg.NotesDir); err != nil {
 		log.Warn("notes folder", "err", err)
 	}
-	s.rag, err = rag.Open(ctx, st.DB(), s.embedder(ctx, cfg.EmbedModel))
+	emb := s.embedder(ctx, cfg.EmbedModel)
+	s.rag, err = rag.Open(ctx, st.DB(), emb)
 	if err != nil {
 		log.Error("the document index could not be opened; search_docs is off", "err", err)
 		s.rag = nil
 	}
 	settings := runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx,
 		Layers: []registry.Layer{{Name: "settings", Deny: cfg.DisabledTools}}}
-	opts := append([]runtime.Option{
+	opts := []runtime.Option{
 		runtime.WithLogger(log), runtime.WithAsker(s.ask), runtime.WithPrompt(basePrompt()), runtime.WithTools(s.notes, todoTools{}, docsTools{s.rag}),
-		runtime.WithCheckpoint((&planReminder{store: st}).Hook),
-		runtime.WithCompaction(compaction(s.ollama, log))}, extra...)
-	s.runtime = runtime.New(st, s.ollama, settings, opts...)
+		runtime.WithCheckpoint((&planReminder{store: st}).Hook)}
+	// Memory shares rag's choice of embedder (nil: its offline one).
+	opts = append(opts, s.openMemory(ctx, emb, log)...)
+	opts = append(opts, runtime.WithCompaction(compaction(s.ollama, s.mem, log)))
+	s.runtime = runtime.New(st, s.ollama, settings, append(opts, extra...)...)
+	if s.mem != nil {
+		s.mem.Attach(s.runtime)
+	}
 	if err := s.runtime.Start(ctx); err != nil {
 		log.Error("starting the runtime", "err", err)
 	}

@@ -41,6 +41,12 @@ type Config struct {
 	EmbedModel string `json:"embedModel,omitempty"`
 	// DisabledTools are never offered to the model (settings file only).
 	DisabledTools []string `json:"disabledTools,omitempty"`
+	// MemoryApproval makes new long-term memories wait for the user's
+	// approval in the memory panel (settings file only; the panel sets it).
+	MemoryApproval bool `json:"memoryApproval,omitempty"`
+	// MemoryLearn asks the model after each run for facts and preferences
+	// worth remembering (settings file only; the panel sets it).
+	MemoryLearn bool `json:"memoryLearn,omitempty"`
 }
 
 // DatabasePath is where the SQLite file lives.
@@ -81,6 +87,7 @@ func Load(fs *flag.FlagSet, args []string, env Env) (Config, error) {
 	c.Model = first(flags.Model, lookup(env, "QUIRE_MODEL"), saved.Model, c.Model)
 	c.NotesDir = first(flags.NotesDir, lookup(env, "QUIRE_NOTES_DIR"), saved.NotesDir)
 	c.DisabledTools = saved.DisabledTools
+	c.MemoryApproval, c.MemoryLearn = saved.MemoryApproval, saved.MemoryLearn
 	c.EmbedModel = first(lookup(env, "QUIRE_EMBED_MODEL"), saved.EmbedModel, DefaultEmbedModel)
 	envCtx := 0
 	if v := lookup(env, "QUIRE_NUM_CTX"); v != "" {

@@ -104,6 +104,13 @@ func (p *played) check(sc Scenario, real bool) []string {
 			fail("no request to the model contains %q (%d requests)", text, len(p.requests))
 		}
 	}
+	for _, text := range ex.SeenLast {
+		if len(p.requests) == 0 {
+			fail("the model got no request; expected the last one to contain %q", text)
+		} else if last := p.requests[len(p.requests)-1]; !strings.Contains(last, text) {
+			fail("the last request to the model does not contain %q (it is %d characters: %q)", text, len(last), short(last))
+		}
+	}
 	if ex.Requests > 0 && len(p.requests) != ex.Requests {
 		fail("the model got %d request(s), expected %d", len(p.requests), ex.Requests)
 	}

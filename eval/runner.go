@@ -203,7 +203,7 @@ func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*playe
 		env.OllamaHost, env.Model, env.EmbedModel = rec.URL(), opts.Model, opts.EmbedModel
 		requests = rec.Requests
 	} else {
-		fake, err := ollamatest.Listen("127.0.0.1:0")
+		fake, err := ollamatest.Listen("127.0.0.1:0", ollamatest.WithAside(compactionStandIn))
 		if err != nil {
 			return p, err
 		}

@@ -170,6 +170,9 @@ type Expectations struct {
 	Events []EventCheck `yaml:"events"`
 	// Seen are texts some request to the model must contain.
 	Seen []string `yaml:"seen"`
+	// SeenLast are texts the last request to the model must contain: what
+	// must survive to the end of a long run (compaction must keep it).
+	SeenLast []string `yaml:"seen_last"`
 	// Requests is the exact number of requests the model got; 0 means any.
 	Requests int `yaml:"requests"`
 	// Asked is the number of permission questions the user got; nil means any.
@@ -182,7 +185,7 @@ type Expectations struct {
 
 func (e Expectations) checksSomething() bool {
 	return len(e.Files) > 0 || e.NotesUnchanged || e.OutsideUnchanged || len(e.Unseen) > 0 || e.Runs != nil || e.Error != "" ||
-		len(e.Reply) > 0 || len(e.Events) > 0 || len(e.Seen) > 0 || e.Requests > 0 || e.Asked != nil || len(e.Refused) > 0
+		len(e.Reply) > 0 || len(e.Events) > 0 || len(e.Seen) > 0 || len(e.SeenLast) > 0 || e.Requests > 0 || e.Asked != nil || len(e.Refused) > 0
 }
 
 // FileCheck is what must hold of one file afterwards.

@@ -15,6 +15,7 @@ import (
 
 	chromem "github.com/philippgille/chromem-go"
 
+	"quire/internal/vecblob"
 	"quire/rag/hashvec"
 )
 
@@ -232,7 +233,7 @@ func (ix *Index) load(ctx context.Context) error {
 			rows.Close()
 			return fmt.Errorf("rag: load vectors: %w", err)
 		}
-		v, err := decodeVector(blob)
+		v, err := vecblob.Decode(blob)
 		if err != nil {
 			rows.Close()
 			return fmt.Errorf("rag: vector of chunk %d: %w", id, err)

@@ -17,6 +17,7 @@ import (
 
 	chromem "github.com/philippgille/chromem-go"
 
+	"quire/internal/vecblob"
 	"quire/rag/chunk"
 	"quire/rag/hashvec"
 	"quire/rag/parse"
@@ -472,7 +473,7 @@ func (ix *Index) embed(ctx context.Context, texts []string) ([][]float32, [][]ui
 			return nil, nil, fmt.Errorf("%s returned %d vectors for %d texts", ix.embName, len(got), len(part))
 		}
 		for _, v := range got {
-			u, err := unit(v)
+			u, err := vecblob.Unit(v)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -752,7 +753,7 @@ func (w *writer) apply(tx *sql.Tx, m message) error {
 				id = ids[m.ords[i]]
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO rag_vectors(chunk_id, embedder, vec) VALUES (?, ?, ?)`,
-				id, w.ix.embName, encodeVector(v)); err != nil {
+				id, w.ix.embName, vecblob.Encode(v)); err != nil {
 				return err
 			}
 			w.add = append(w.add, chromem.Document{ID: chunkKey(id), Embedding: v})

@@ -4,12 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"strconv"
-)
 
-// schemaVersion is the version of the rag tables this code writes and reads.
-const schemaVersion = 1
+	"quire/internal/sqlschema"
+)
 
 // migrations[i] brings the rag tables from version i to i+1.
 var migrations = []string{
@@ -66,41 +64,7 @@ var migrations = []string{
 // migrate creates or upgrades the rag tables in one transaction. A newer
 // version is refused and nothing is written.
 func migrate(ctx context.Context, db *sql.DB) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("rag schema: %w", err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS rag_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`); err != nil {
-		return fmt.Errorf("rag schema: %w", err)
-	}
-	version := 0
-	var v string
-	switch err := tx.QueryRowContext(ctx, `SELECT value FROM rag_meta WHERE key = 'schema'`).Scan(&v); {
-	case errors.Is(err, sql.ErrNoRows):
-	case err != nil:
-		return fmt.Errorf("rag schema: %w", err)
-	default:
-		if version, err = strconv.Atoi(v); err != nil {
-			return fmt.Errorf("rag schema: unreadable version %q in rag_meta", v)
-		}
-	}
-	if version > schemaVersion {
-		return fmt.Errorf("%w (rag schema %d, this Quire knows %d); update Quire, nothing was changed", ErrNewerSchema, version, schemaVersion)
-	}
-	if version == schemaVersion {
-		return nil
-	}
-	for ; version < schemaVersion; version++ {
-		if _, err := tx.ExecContext(ctx, migrations[version]); err != nil {
-			return fmt.Errorf("rag schema: migrate to %d: %w", version+1, err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO rag_meta(key, value) VALUES ('schema', ?)
-		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, strconv.Itoa(schemaVersion)); err != nil {
-		return fmt.Errorf("rag schema: %w", err)
-	}
-	return tx.Commit()
+	return sqlschema.Migrate(ctx, db, "rag", migrations, ErrNewerSchema)
 }
 
 // Job states, as stored in rag_files.status.

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unicode"
 
+	"quire/internal/vecblob"
 	"quire/rag/hashvec"
 )
 
@@ -256,7 +257,7 @@ func (ix *Index) queryVector(ctx context.Context, query string) ([]float32, erro
 	if err != nil {
 		return nil, fmt.Errorf("embed the query with %s: %w", ix.embName, err)
 	}
-	return unit(v)
+	return vecblob.Unit(v)
 }
 
 func (ix *Index) vectorRanking(ctx context.Context, query string, depth int) ([]int64, error) {

@@ -3,10 +3,8 @@ package rag
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 
 	chromem "github.com/philippgille/chromem-go"
@@ -15,51 +13,6 @@ import (
 )
 
 func chunkKey(id int64) string { return strconv.FormatInt(id, 10) }
-
-// encodeVector stores a vector as little-endian float32s.
-func encodeVector(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-func decodeVector(b []byte) ([]float32, error) {
-	if len(b) == 0 || len(b)%4 != 0 {
-		return nil, fmt.Errorf("a stored vector has %d bytes", len(b))
-	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v, nil
-}
-
-// unit checks a vector from an embedder and returns it L2-normalised
-// (chromem-go does not normalise vectors made by an embedding function,
-// and a stored vector must compare by cosine = dot product).
-func unit(v []float32) ([]float32, error) {
-	if len(v) == 0 {
-		return nil, errors.New("the embedder returned an empty vector")
-	}
-	var sum float64
-	for _, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return nil, errors.New("the embedder returned a vector with NaN or Inf")
-		}
-		sum += float64(x) * float64(x)
-	}
-	if sum == 0 {
-		return nil, errors.New("the embedder returned a zero vector")
-	}
-	out := make([]float32, len(v))
-	inv := 1 / math.Sqrt(sum)
-	for i, x := range v {
-		out[i] = float32(float64(x) * inv)
-	}
-	return out, nil
-}
 
 // addVectors puts vectors into the in-memory collection.
 func (ix *Index) addVectors(ctx context.Context, docs []chromem.Document) error {

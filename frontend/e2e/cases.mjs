@@ -11,6 +11,7 @@ import {
   NOT_INDEXED,
   COMPACTION_STUB,
   DOCTOR_REMEDY,
+  MEMORY_EMPTY,
   FAIL_SENTENCE,
   GARDEN_NOTES,
   LONG_NOTE,
@@ -1466,6 +1467,71 @@ export const cases = [
       await until(async () => (await $(page, 'compaction').count()) === 1, 'the marker after reload');
     },
   },
+
+  {
+    name: 'the memory panel: see an item by kind, edit it (an empty text is refused), keep a pending one, follow it to its chat, forget it',
+    slug: 'memory-panel',
+    async run({ page, base, shot }) {
+      const memory = async () => (await (await api(base, '/api/memory')).json()) ?? {};
+      const item = (text) => page.locator('[data-testid="memory-item"]', { has: page.locator('[data-testid="memory-text"]', { hasText: text }) });
+      await open(page, base);
+      await newChat(page);
+      const chatA = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
+      await send(page, '/remember Tags are lower-case.');
+      await until(() => settled(page), 'the reply after remember');
+
+      await $(page, 'memory-open').click();
+      await $(page, 'memory-panel').waitFor({ timeout: WAIT_MS });
+      const tags = item('Tags are lower-case.');
+      await tags.waitFor({ timeout: WAIT_MS });
+      assert((await tags.getAttribute('data-kind')) === 'preference', 'the item is a preference');
+      assert((await page.locator('[data-testid="memory-group"][data-group="preference"] [data-testid="memory-item"]').count()) === 1, 'shown under Preferences');
+      const id = await tags.getAttribute('data-id');
+
+      // Edit, and an empty text is refused with Quire's sentence.
+      await tags.locator('[data-testid="memory-edit"]').click();
+      await $(page, 'memory-edit-input').fill('   ');
+      await $(page, 'memory-save').click();
+      await until(async () => ((await $(page, 'memory-error').textContent()) ?? '').includes(MEMORY_EMPTY), 'the empty-text sentence');
+      await $(page, 'memory-edit-input').fill('Tags are lower-case and short.');
+      await $(page, 'memory-save').click();
+      await item('Tags are lower-case and short.').waitFor({ timeout: WAIT_MS });
+      await until(async () => (await memory()).items?.find((i) => i.id === id)?.text === 'Tags are lower-case and short.', 'the host to hold the edit');
+
+      // Approval on: the next remembered item waits in the panel.
+      await $(page, 'memory-approval').check();
+      await until(async () => (await memory()).approval === true, 'approval saved');
+      await $(page, 'memory-close').click();
+      await send(page, '/remember Notes go in the Inbox first.');
+      await until(() => settled(page), 'the reply after the second remember');
+      await newChat(page);
+      await $(page, 'memory-open').click();
+      const inbox = item('Notes go in the Inbox first.');
+      await inbox.waitFor({ timeout: WAIT_MS });
+      assert((await inbox.getAttribute('data-status')) === 'pending', 'the new item is pending');
+      assert((await page.locator('[data-testid="memory-group"][data-group="pending"] [data-testid="memory-item"]').count()) === 1, 'shown under approval');
+      await inbox.locator('[data-testid="memory-approve"]').click();
+      await until(async () => (await inbox.getAttribute('data-status')) === 'kept', 'the item kept');
+      await page.screenshot({ path: shot });
+
+      // The link goes back to the conversation it came from.
+      await inbox.locator('[data-testid="memory-source"]').click();
+      await until(async () => (await $(page, 'memory-panel').count()) === 0, 'the panel to close');
+      await until(
+        async () => (await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id')) === chatA,
+        'the source chat to be active',
+      );
+
+      // Forget.
+      await $(page, 'memory-open').click();
+      await item('Tags are lower-case and short.').locator('[data-testid="memory-forget"]').click();
+      await until(async () => (await item('Tags are lower-case and short.').count()) === 0, 'the forgotten item to go');
+      await until(async () => !(await memory()).items?.some((i) => i.id === id), 'the host to forget it');
+      await $(page, 'memory-approval').uncheck();
+      await until(async () => (await memory()).approval === false, 'approval off again');
+    },
+  },
+
   {
     // Runs on both hosts: the mock, and the real backend (test/e2e), which
     // gives a real folder (QUIRE_E2E_DOCS_DIR, named "papers", the files of

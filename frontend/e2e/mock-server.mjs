@@ -53,6 +53,13 @@
 // indexed), GET /api/documents/source?path=&page= (404 unless indexed, 409 for
 // a failed one). POST /__mock/reset {docsIndexed: true} starts with DOC_FILES indexed.
 //
+// Memory: "/remember <text>" makes a step that calls remember {kind:
+// "preference", text}; like Go's tool it adds an item citing the user's
+// message and the call (pending when approval is on), then a text step.
+// GET /api/memory, PATCH/DELETE /api/memory/{id}, POST /api/memory/{id}/review
+// and PUT /api/memory/settings answer as Go's host/httpapi/memory.go does,
+// with its sentences (MEMORY_EMPTY, memoryUnknown).
+//
 // Settings: GET /api/settings {notesDir} ("" until set; POST /__mock/reset
 // {notesDir} presets it) and PUT /api/settings {notesDir}, which answers 400
 // with Go's kind of sentence for a path that does not start with "/".
@@ -96,6 +103,10 @@ export const LONG_NOTE = Array.from({ length: 40 }, (_, i) => `Line ${i + 1} of 
 /** The stub "/compact" replaces the read with, as drop-logs writes it. */
 export const COMPACTION_STUB =
   'Assistant called read_note {"path":"logs/build.md"}\n[dropped: read_note output, 2000 characters, event 5; the whole output is kept in the log]';
+/** Go's sentence (memory.checkText) for an empty memory text. */
+export const MEMORY_EMPTY = 'The memory text is empty: write the fact or preference to remember.';
+/** Go's sentence for an id that is not remembered. */
+export const memoryUnknown = (id) => `No memory item has the id ${JSON.stringify(id)} (it may have been forgotten); list the memory to see the ids.`;
 /** What "/unsure" reports with report_state. */
 export const UNSURE_REPORT = {
   state: 'I found two notes called plan.md, one in projects and one in archive.',
@@ -166,6 +177,9 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
       roots: [],
       progress: { running: false, phase: 'idle', total: 0, done: 0, failed: 0, etaMs: 0, queued: 0 },
       docTimers: new Set(),
+      memory: [],
+      memoryApproval: false,
+      memoryLearn: false,
       changes: 0,
       n: 0,
     };
@@ -222,7 +236,7 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
 
   /** What a run does, from the text of the input that opened it. */
   const scriptOf = (text) => {
-    for (const k of ['fail', 'slow', 'tool', 'ask', 'plan', 'move', 'unsure', 'cite', 'compact']) if (text.startsWith('/' + k)) return k;
+    for (const k of ['fail', 'slow', 'tool', 'ask', 'plan', 'move', 'unsure', 'compact', 'remember', 'cite']) if (text.startsWith('/' + k)) return k;
     if (UNDO_ASK.test(text)) return 'undo';
     return 'plain';
   };
@@ -277,6 +291,7 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
     if (run.kind === 'cite' && run.step === 1) return citeStep(id, run);
     if (run.kind === 'compact' && run.step === 1) return compactStep(id, run);
     if (run.kind === 'compact' && run.step === 2) compactBefore(id, run);
+    if (run.kind === 'remember' && run.step === 1) return rememberStep(id, run);
     let reply;
     if (run.kind === 'slow' && run.step === 1) reply = 'Counting slowly: ' + Array.from({ length: 40 }, (_, i) => i + 1).join(', ') + '.';
     else if (run.kind === 'tool') reply = 'Your notes say to water the tomatoes daily.';
@@ -286,6 +301,7 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
     else if (run.kind === 'unsure') reply = 'Which of the two plan.md notes do you mean?';
     else if (run.kind === 'cite') reply = CITE_REPLY;
     else if (run.kind === 'compact') reply = 'The build log shows 40 modules compiled.';
+    else if (run.kind === 'remember') reply = 'I will remember that.';
     else if (run.kind === 'undo') reply = run.allowed ? `Undone: a.md is back in ${MOVE_FROM.split('/')[0]}.` : 'All right, I left it as it is.';
     else reply = `You said: ${steers.at(-1)?.text ?? run.opener.text}`;
     if (steers.length && run.kind !== 'plain') reply = `Noted: ${steers.at(-1).text}. ${reply}`;
@@ -372,6 +388,25 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
     stream(id, run, '', { calls: [call] }, () =>
       runTools(id, run, [{ call, ms: 200, content: `Moved ${MOVE_FROM} to ${MOVE_TO} (change ${change.id}; undo can revert it)`, data: change }]),
     );
+  }
+
+  /** remember {kind: preference, text}: an item citing the user's message and the call (memory/tools.go). */
+  function rememberStep(id, run) {
+    const text = run.opener.text.replace(/^\/remember\s*/, '');
+    const call = { id: newId('call'), name: 'remember', arguments: JSON.stringify({ kind: 'preference', text }) };
+    stream(id, run, '', { calls: [call] }, () => {
+      const log = state.logs.get(id);
+      const user = log.findLast((e) => e.type === 'user.message').seq;
+      const said = log.at(-1).seq;
+      const now = new Date().toISOString();
+      const item = {
+        id: newId('m').slice(0, 14), kind: 'preference', text, status: state.memoryApproval ? 'pending' : 'kept', origin: 'tool',
+        session: id, seq: said + 1, events: [said + 1], sources: [user, said], createdAt: now, updatedAt: now,
+      };
+      state.memory.unshift(item);
+      const content = item.status === 'pending' ? `Saved as [${item.id}], pending: the user approves new memories in the memory panel before they are kept.` : `Remembered as [${item.id}].`;
+      runTools(id, run, [{ call, ms: 60, content, data: item }]);
+    });
   }
 
   /** report_state with UNSURE_REPORT: its result's data is the report (tools/todo). */
@@ -694,6 +729,7 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
       state.notesDir = b.notesDir;
       return json(res, 200, { notesDir: state.notesDir });
     }
+    if (p === '/api/memory' || p.startsWith('/api/memory/')) return memoryRoute(req, res, m, p);
     if (m === 'POST' && p === '/api/sessions') {
       const b = await readBody(req);
       if (!b || typeof b.title !== 'string') return fail(res, 400, 'A chat needs a title.');
@@ -863,6 +899,45 @@ export async function startMock({ distDir, port = 0, deltaMs = 70 } = {}) {
       if (!d) return fail(res, 404, `${path}: ${NOT_INDEXED}`);
       if (d.status === 'failed') return fail(res, 409, `Quire could not read this document; see its reason in the documents panel, fix the file and retry (${d.reason})`);
       return json(res, 200, { path, name: d.name, format: d.format, text: DOC_FILES[path].text });
+    }
+    return fail(res, 404, 'No such API route.');
+  }
+
+  /** Go's host/httpapi/memory.go over state.memory. */
+  async function memoryRoute(req, res, m, p) {
+    const listed = () => ({ items: state.memory, approval: state.memoryApproval, learn: state.memoryLearn });
+    if (m === 'GET' && p === '/api/memory') return json(res, 200, listed());
+    if (m === 'PUT' && p === '/api/memory/settings') {
+      const b = await readBody(req);
+      if (!b || (typeof b.approval !== 'boolean' && typeof b.learn !== 'boolean')) return fail(res, 400, 'send {"approval": true|false} and/or {"learn": true|false}');
+      if (typeof b.approval === 'boolean') state.memoryApproval = b.approval;
+      if (typeof b.learn === 'boolean') state.memoryLearn = b.learn;
+      return json(res, 200, listed());
+    }
+    const mm = p.match(/^\/api\/memory\/([^/]+)(\/review)?$/);
+    if (!mm) return fail(res, 404, 'No such API route.');
+    const id = decodeURIComponent(mm[1]);
+    const it = state.memory.find((x) => x.id === id);
+    if (!it) return fail(res, 404, memoryUnknown(id));
+    if (m === 'PATCH' && !mm[2]) {
+      const b = await readBody(req);
+      if (!b || typeof b.text !== 'string') return fail(res, 400, 'send {"text": "the new text"}');
+      if (!b.text.trim()) return fail(res, 400, MEMORY_EMPTY);
+      it.text = b.text.trim();
+      it.updatedAt = new Date().toISOString();
+      return json(res, 200, it);
+    }
+    if (m === 'DELETE' && !mm[2]) {
+      state.memory = state.memory.filter((x) => x !== it);
+      return json(res, 204);
+    }
+    if (m === 'POST' && mm[2]) {
+      const b = await readBody(req);
+      if (!b || typeof b.approve !== 'boolean') return fail(res, 400, 'send {"approve": true} or {"approve": false}');
+      if (it.status !== 'pending') return fail(res, 409, 'This memory is already kept; only pending items are approved or rejected.');
+      if (b.approve) it.status = 'kept';
+      else state.memory = state.memory.filter((x) => x !== it);
+      return json(res, 204);
     }
     return fail(res, 404, 'No such API route.');
   }

@@ -48,6 +48,15 @@ class FakeHost implements Transport {
   keys: string[] = [];
   nextId = 1;
 
+  // The memory panel's part of the host (unused by these tests).
+  memory = vi.fn(async () => ({ items: [], approval: false, learn: false }));
+  editMemory = vi.fn(async (): Promise<never> => {
+    throw new Error('not in this fake');
+  });
+  forgetMemory = vi.fn(async () => {});
+  reviewMemory = vi.fn(async () => {});
+  setMemorySettings = vi.fn(async () => ({ items: [], approval: false, learn: false }));
+
   doctor = vi.fn(async () => this.report);
   listSessions = vi.fn(async () => this.sessions.slice());
   newSession = vi.fn(async (title: string) => {

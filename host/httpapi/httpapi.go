@@ -29,6 +29,7 @@ type Backend struct {
 	Kernel    protocol.Kernel
 	Doctor    func(ctx context.Context) doctor.Report
 	Settings  Settings  // may be nil: settings cannot be changed
+	Memory    Memory    // may be nil: the memory panel has nothing to show
 	ProbePath string    // QUIRE_TEST_PROBE; empty outside tests
 	Documents Documents // may be nil: no document index (documents.go)
 }
@@ -66,6 +67,7 @@ func New(b Backend, assets fs.FS, log *slog.Logger) *Server {
 	api.HandleFunc("GET /api/settings", s.getSettings)
 	api.HandleFunc("PUT /api/settings", s.putSettings)
 	api.HandleFunc("POST /api/probe", s.probe)
+	s.memoryRoutes(api)
 	api.HandleFunc("GET /api/stream", s.stream)
 	s.documentRoutes(api)
 	s.mux.HandleFunc("GET /api/handshake", s.handshake)

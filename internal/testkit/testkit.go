@@ -43,10 +43,18 @@ func New(t testing.TB, opts ...runtime.Option) *Kernel {
 // to fake; it is closed when the test ends (closing it earlier is fine).
 func Open(t testing.TB, fake *ollamatest.Server, path string, opts ...runtime.Option) *Kernel {
 	t.Helper()
+	return OpenWith(t, fake, path, func(*store.Store) []runtime.Option { return opts })
+}
+
+// OpenWith is Open for parts built over the store before the runtime (such
+// as memory, whose facets the runtime takes): with returns the options.
+func OpenWith(t testing.TB, fake *ollamatest.Server, path string, with func(st *store.Store) []runtime.Option) *Kernel {
+	t.Helper()
 	st, err := store.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	opts := with(st)
 	u, err := url.Parse(fake.URL())
 	if err != nil {
 		t.Fatal(err)

@@ -240,13 +240,13 @@ func (c *Compactor) apply(ctx context.Context, in Input, strategy string, sp Spa
 				cut(sized[l].Message.Content, transcriptCap) + "\n\nTranscript to compact:\n" + tx
 		}
 		if strategy == StrategySummarise {
-			s, err := ask(ctx, in.Model, in.Request.Model, in.Request.ContextLen, summarisePrompt, tx)
+			s, err := ask(ctx, in.Model, in.Request.Model, in.Request.ContextLen, SummarisePrompt, tx)
 			if err != nil {
 				return event.Draft{}, nil, nil, err
 			}
 			text = s
 		} else {
-			answer, err := ask(ctx, in.Model, in.Request.Model, in.Request.ContextLen, factsPrompt, tx)
+			answer, err := ask(ctx, in.Model, in.Request.Model, in.Request.ContextLen, FactsPrompt, tx)
 			if err != nil {
 				return event.Draft{}, nil, nil, err
 			}

@@ -12,15 +12,16 @@ import (
 )
 
 // The compaction prompts: the model is asked in a request of its own, with
-// its own system text, never inside the conversation.
+// its own system text, never inside the conversation. Exported so a
+// stand-in model (the eval set's fake server) can tell these requests apart.
 const (
-	summarisePrompt = `You compact a conversation between a user and an assistant that uses tools.
+	SummarisePrompt = `You compact a conversation between a user and an assistant that uses tools.
 Write a short summary of the transcript you are given, for the assistant to continue from.
 Keep, exactly: every fact the user stated, names, numbers, paths, decisions and conclusions, open sub-tasks, and which searches or reads were already made and what they found (so they are not repeated).
 Leave out: pleasantries, tool output that led nowhere, repetition.
 Write plain sentences or a short list. Do not answer the user and do not invent anything.`
 
-	factsPrompt = `You extract working memory from a transcript of a user and an assistant that uses tools.
+	FactsPrompt = `You extract working memory from a transcript of a user and an assistant that uses tools.
 Answer with one JSON object and nothing else:
 {"items":[{"kind":"conclusion"|"open"|"attempt"|"fact","text":"..."}]}
 conclusion: something established; open: a sub-task not done yet; attempt: a search or read already made, with its outcome; fact: something the user stated.

@@ -370,6 +370,11 @@ var specs = map[Type]spec{
 	ToolRefused:         specOf[ToolRefusedPayload](Public, false, true, Record),
 	RunFinished:         specOf[RunFinishedPayload](Public, false, false, Record),
 	KernelError:         specOf[KernelErrorPayload](Internal, false, false, Record),
+
+	MemoryRemember: specOf[MemoryRememberPayload](Internal, false, false),
+	MemoryEdit:     specOf[MemoryEditPayload](Internal, false, false),
+	MemoryForget:   specOf[MemoryForgetPayload](Internal, false, false),
+	MemoryReview:   specOf[MemoryReviewPayload](Internal, false, false),
 }
 
 // KindOf says whether events of type t are facts, records or neither.

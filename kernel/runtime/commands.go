@@ -13,6 +13,7 @@ import (
 
 	"quire/kernel/core"
 	"quire/kernel/event"
+	"quire/kernel/prompt"
 	"quire/kernel/protocol"
 )
 
@@ -286,7 +287,7 @@ func (r *Runtime) submit(ctx context.Context, p protocol.SendMessagePayload, onc
 	if intent != core.Inject {
 		// Any input but an inject may open a run — a steer too, if the run
 		// it was meant for has ended by the time it is taken up.
-		caps, tools, err := r.snapshot(ctx, p.Session)
+		caps, tools, err := r.snapshot(prompt.WithRequest(ctx, p.Text), p.Session)
 		if err != nil {
 			return nil, err
 		}

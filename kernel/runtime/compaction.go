@@ -47,7 +47,7 @@ func (s *session) compact(ctx context.Context, forced bool) error {
 	if err != nil {
 		return err
 	}
-	req, err := s.r.requestAt(ctx, s.id, at, caps)
+	req, err := s.r.requestAt(ctx, s.id, run, at, caps)
 	if err != nil {
 		return err
 	}

@@ -87,6 +87,10 @@ func (s *session) stream(x core.StartStream) {
 			s.r.log.Warn("compaction before a step failed", "session", s.id, "err", err)
 		}
 	}
+	if err := s.refreshContext(ctx, caps); err != nil && ctx.Err() == nil {
+		// The step goes out with the context it had; memory catches up next step.
+		s.r.log.Warn("refreshing the context before a step failed", "session", s.id, "err", err)
+	}
 	req, err := s.request(ctx, caps)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -164,16 +168,16 @@ func (s *session) request(ctx context.Context, caps event.Capabilities) (provide
 	if err != nil {
 		return provider.Request{}, err
 	}
-	return s.r.requestAt(ctx, s.id, at, caps)
+	return s.r.requestAt(ctx, s.id, s.model().Run.ID, at, caps)
 }
 
 // anchor is the seq the current attempt's request is built at: the last
-// step.started or step.retried of the run, or a compaction's replace made
-// after it (a replace made for an overflow always precedes the
-// step.retried that follows it).
+// step.started or step.retried of the run, or a compaction's replace or a
+// refreshed context text made after it (a replace made for an overflow
+// always precedes the step.retried that follows it).
 func (s *session) anchor(ctx context.Context, run string) (int64, error) {
 	at := int64(-1)
-	for _, typ := range []event.Type{event.StepStarted, event.StepRetried, event.HistoryReplace} {
+	for _, typ := range []event.Type{event.StepStarted, event.StepRetried, event.HistoryReplace, event.ContextText} {
 		seq, err := s.r.store.LastSeqOf(ctx, s.id, typ, run)
 		if err != nil {
 			return -1, err
@@ -187,14 +191,18 @@ func (s *session) anchor(ctx context.Context, run string) (int64, error) {
 // run's frozen capabilities (system text, tools, model) and the history as
 // projected at seq, the event that asked for the model call. Streaming and `quire replay
 // -request` both call it, so what was sent can be rebuilt byte for byte.
-func (r *Runtime) requestAt(ctx context.Context, session string, seq int64, caps event.Capabilities) (provider.Request, error) {
+func (r *Runtime) requestAt(ctx context.Context, session, run string, seq int64, caps event.Capabilities) (provider.Request, error) {
 	msgs, err := r.history.MessagesAt(ctx, session, seq)
 	if err != nil {
 		return provider.Request{}, err
 	}
+	hash, err := r.textAt(ctx, session, run, seq, caps.System)
+	if err != nil {
+		return provider.Request{}, err
+	}
 	var all []provider.Message
-	if caps.System != "" {
-		zones, err := r.systemText(ctx, session, caps.System)
+	if hash != "" {
+		zones, err := r.systemText(ctx, session, hash)
 		if err != nil {
 			return provider.Request{}, err
 		}
@@ -274,7 +282,7 @@ func (s *session) runTool(x core.RunTool) {
 		for attempts < tries {
 			attempts++
 			var err error
-			res, err = s.callTool(ctx, t, call, timeout)
+			res, err = s.callTool(tool.WithSession(ctx, s.id), t, call, timeout)
 			if err == nil && res.Status != tool.Failure {
 				break
 			}

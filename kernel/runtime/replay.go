@@ -32,7 +32,7 @@ func (r *Runtime) Request(ctx context.Context, session string, n int) (provider.
 		if err != nil {
 			return provider.Request{}, err
 		}
-		return r.requestAt(ctx, session, compactedAt(evs[i:], e.RunID), caps)
+		return r.requestAt(ctx, session, e.RunID, compactedAt(evs[i:], e.RunID), caps)
 	}
 	return provider.Request{}, fmt.Errorf("%w: step %d of %d", ErrNoSuchStep, n, count)
 }
@@ -66,9 +66,8 @@ func capsOfRun(evs []event.Event, runID string) (event.Capabilities, error) {
 }
 
 // compactedAt is where the request asked for by evs[0] was built: at evs[0],
-// or at the last replace a compaction made before that call (proactive:
-// after the step.started / step.retried and before the reply, a failure
-// or the next attempt).
+// or at the last proactive replace or refreshed context text of the run
+// made after it and before the reply, a failure or the next attempt.
 func compactedAt(evs []event.Event, run string) int64 {
 	at := evs[0].Seq
 	for _, e := range evs[1:] {
@@ -76,7 +75,7 @@ func compactedAt(evs []event.Event, run string) int64 {
 			continue
 		}
 		switch {
-		case proactive(e):
+		case proactive(e), e.Type == event.ContextText:
 			at = e.Seq
 		case e.Type == event.HistoryReplace, e.Type == event.StepStarted, e.Type == event.StepRetried,
 			e.Type == event.AssistantMessage, e.Type == event.StreamFailed, e.Type == event.RunFinished:

@@ -327,6 +327,15 @@ func (r *Runtime) storeText(ctx context.Context, session string, a prompt.Assemb
 	if _, err := r.systemText(ctx, session, hash); err == nil {
 		return nil
 	}
+	return r.appendText(ctx, session, "", a)
+}
+
+// appendText appends the assembled zones as a context.text: with no run
+// when a run is opened (stored once per session per hash), stamped with the
+// run when a step refreshes it (its position is where the step's request is
+// built).
+func (r *Runtime) appendText(ctx context.Context, session, run string, a prompt.Assembly) error {
+	hash := a.Hash()
 	names := make([]string, len(a.Parts))
 	for i, p := range a.Parts {
 		names[i] = string(p.Zone) + "/" + p.Name
@@ -335,7 +344,7 @@ func (r *Runtime) storeText(ctx context.Context, session string, a prompt.Assemb
 	for i, z := range a.Zones {
 		zones[i] = event.ZoneText{Zone: string(z.Zone), Text: z.Text}
 	}
-	if _, err := r.feed.Append(ctx, session, fact(event.ContextText, r.now(), "", event.ContextTextPayload{Hash: hash, Zones: zones, Parts: names})); err != nil {
+	if _, err := r.feed.Append(ctx, session, fact(event.ContextText, r.now(), run, event.ContextTextPayload{Hash: hash, Zones: zones, Parts: names})); err != nil {
 		return err
 	}
 	r.texts.Store(session+"\x00"+hash, zones)

@@ -153,12 +153,14 @@ func (s *session) apply(d delivery) ([]byte, error) {
 	if err != nil || prior != nil {
 		return prior, err // the Model stays what the log says
 	}
+	// Subscribers are counted in r.work before the Model says the run is
+	// over: shutdown waits for that, so Close's work.Wait cannot miss them.
+	s.notifyFinished(drafts)
 	s.adopt(m)
 	s.prune(m)
 	for _, c := range cmds {
 		s.perform(c)
 	}
-	s.notifyFinished(drafts)
 	return nil, nil
 }
 

@@ -282,3 +282,87 @@ func TestDesktopMoveNeedsTheUsersYes(t *testing.T) {
 		t.Fatal("the note is still at its old place")
 	}
 }
+
+// memoryItems is what the memory panel shows, from the probe (nil when the
+// panel is closed).
+type memoryView struct {
+	Memory *[]struct {
+		Kind   string `json:"kind"`
+		Status string `json:"status"`
+		Text   string `json:"text"`
+	} `json:"memory"`
+}
+
+func readMemoryView(t *testing.T, probe string) memoryView {
+	t.Helper()
+	var m memoryView
+	b, err := os.ReadFile(probe)
+	if err == nil {
+		_ = json.Unmarshal(b, &m)
+	}
+	return m
+}
+
+// waitMemory polls the probe until the memory panel shows what ok wants.
+func waitMemory(t *testing.T, a *app, probe, what string, ok func(m memoryView) bool) {
+	t.Helper()
+	waitView(t, a, probe, what, func(view) bool { return ok(readMemoryView(t, probe)) })
+}
+
+// TestDesktopMemoryPanelSeeEditForget: the model remembers a preference;
+// in the real window the user opens the memory panel (a click on the
+// sidebar's Memory button), sees the item, edits it and forgets it with the
+// keyboard, and each step shows what Quire now holds.
+func TestDesktopMemoryPanelSeeEditForget(t *testing.T) {
+	display := startXvfb(t)
+	fake := ollamatest.New(t, ollamatest.WithDelay(10*time.Millisecond))
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(
+		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "c1", Name: "remember", Arguments: []byte(`{"kind":"preference","text":"Tags are lower-case."}`)}}},
+		ollamatest.Turn{Content: []string{"I will remember that."}},
+	)
+	probe := filepath.Join(t.TempDir(), "view.json")
+	a := startApp(t, display, t.TempDir(), probe, fake.URL())
+	waitView(t, a, probe, "the frontend to load", func(v view) bool { return v.Messages != nil })
+	win := strings.Fields(run(t, display, "xdotool", "search", "--sync", "--onlyvisible", "--name", "^Quire$"))[0]
+	run(t, display, "xdotool", "windowfocus", "--sync", win)
+	run(t, display, "xdotool", "type", "--delay", "15", "--window", win, "I like lower-case tags")
+	run(t, display, "xdotool", "key", "--window", win, "Return")
+	waitView(t, a, probe, "the reply", func(v view) bool { return v.has("assistant", "I will remember that.") && !v.Streaming })
+
+	// The sidebar's Memory button: 14 px in, under the New chat button (Sidebar.svelte).
+	openPanel := func() {
+		run(t, display, "xdotool", "mousemove", "--window", win, "135", "123", "click", "1")
+	}
+	openPanel()
+	waitMemory(t, a, probe, "the panel with the remembered item", func(m memoryView) bool {
+		return m.Memory != nil && len(*m.Memory) == 1 && (*m.Memory)[0].Text == "Tags are lower-case." && (*m.Memory)[0].Kind == "preference"
+	})
+	screenshot(t, display, "desktop-memory.png")
+
+	// The panel focuses its close button; Tab goes through the two settings
+	// and the item's link to its Edit button.
+	keys := func(k ...string) {
+		for _, key := range k {
+			run(t, display, "xdotool", "key", "--window", win, key)
+			time.Sleep(80 * time.Millisecond)
+		}
+	}
+	keys("Tab", "Tab", "Tab", "Tab", "Return")
+	time.Sleep(300 * time.Millisecond)
+	keys("ctrl+a")
+	run(t, display, "xdotool", "type", "--delay", "15", "--window", win, "Tags are short.")
+	keys("Return")
+	waitMemory(t, a, probe, "the edited item", func(m memoryView) bool {
+		return m.Memory != nil && len(*m.Memory) == 1 && (*m.Memory)[0].Text == "Tags are short."
+	})
+
+	// Escape closes the panel; opened again, Tab reaches Forget.
+	keys("Escape")
+	waitMemory(t, a, probe, "the panel to close", func(m memoryView) bool { return m.Memory == nil })
+	openPanel()
+	waitMemory(t, a, probe, "the panel again", func(m memoryView) bool { return m.Memory != nil && len(*m.Memory) == 1 })
+	keys("Tab", "Tab", "Tab", "Tab", "Tab", "Return")
+	waitMemory(t, a, probe, "the item forgotten", func(m memoryView) bool { return m.Memory != nil && len(*m.Memory) == 0 })
+	screenshot(t, display, "desktop-memory-forgotten.png")
+}

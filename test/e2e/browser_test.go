@@ -9,6 +9,7 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -31,6 +32,7 @@ import (
 	"quire/kernel/store"
 	"quire/kernel/tool"
 	"quire/library"
+	"quire/memory"
 	"quire/rag"
 	"quire/tools/searchdocs"
 )
@@ -46,8 +48,31 @@ const (
 
 var citeCalls sync.Map // prompt -> *int: requests seen for it
 
+// rememberPrefix makes the model remember the rest as a preference (the
+// memory panel's case): the first request for such a message calls the
+// remember tool, the next (with its result) says so.
+const rememberPrefix = "/remember "
+
 // replies picks the fake model's answer by what the browser typed.
-func replies(last string) (ollamatest.Turn, bool) {
+func replies() func(last string) (ollamatest.Turn, bool) {
+	var mu sync.Mutex
+	remembered := map[string]bool{}
+	return func(last string) (ollamatest.Turn, bool) {
+		if text, ok := strings.CutPrefix(last, rememberPrefix); ok {
+			mu.Lock()
+			defer mu.Unlock()
+			if remembered[last] {
+				return ollamatest.Turn{Content: []string{"I will remember that."}}, true
+			}
+			remembered[last] = true
+			args, _ := json.Marshal(map[string]string{"kind": "preference", "text": text})
+			return ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{Name: "remember", Arguments: args}}}, true
+		}
+		return reply(last)
+	}
+}
+
+func reply(last string) (ollamatest.Turn, bool) {
 	switch last {
 	case failPrompt:
 		return ollamatest.Turn{Content: []string{"Starting"}, Fail: ollamatest.Failure{Kind: ollamatest.FailErrorLine, After: 1,
@@ -87,7 +112,7 @@ func TestBrowser(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(frontend, "dist", "index.html")); err != nil {
 		t.Fatalf("frontend/dist is not built (run `make test`): %v", err)
 	}
-	fake := ollamatest.New(t, ollamatest.WithDelay(20*time.Millisecond), ollamatest.WithReplies(replies), ollamatest.WithResponder(compactReplies))
+	fake := ollamatest.New(t, ollamatest.WithDelay(20*time.Millisecond), ollamatest.WithReplies(replies()), ollamatest.WithResponder(compactReplies))
 	fake.AddModel(ollamatest.DefaultModel())
 	dataDir := t.TempDir()
 	// The documents the browser adds by path (the cases' DOC_FILES), in a
@@ -105,8 +130,16 @@ func TestBrowser(t *testing.T) {
 	libCtx, stopLib := context.WithCancel(context.Background())
 	lib.Start(libCtx)
 	t.Cleanup(func() { lib.Close(); stopLib(); idx.Close(); docsDB.Close() })
-	k := testkit.Open(t, fake, filepath.Join(dataDir, "quire.db"), runtime.WithLogger(slog.New(slog.DiscardHandler)),
-		runtime.WithTools(docTools{searchdocs.New(idx)}, caseTools{readNote{}}), compactPolicy())
+	var mem *memory.Store
+	k := testkit.OpenWith(t, fake, filepath.Join(dataDir, "quire.db"), func(st *store.Store) []runtime.Option {
+		var err error
+		if mem, err = memory.Open(t.Context(), st.DB(), st); err != nil {
+			t.Fatal(err)
+		}
+		return []runtime.Option{runtime.WithLogger(slog.New(slog.DiscardHandler)),
+			runtime.WithTools(caseTools{readNote{}}, mem, docTools{searchdocs.New(idx)}), runtime.WithContributors(mem.Contributor()), compactPolicy()}
+	})
+	mem.Attach(k.Runtime)
 	model := k.Model
 	diagnose := func(ctx context.Context) doctor.Report {
 		return doctor.Run(ctx, doctor.Inputs{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b"}, doctorProbe{model},
@@ -115,7 +148,7 @@ func TestBrowser(t *testing.T) {
 				return d.SQLiteVersion, d.FTS5, err
 			})
 	}
-	h := httpapi.New(httpapi.Backend{Kernel: k.Runtime, Doctor: diagnose, Documents: lib}, os.DirFS(filepath.Join(frontend, "dist")), slog.New(slog.DiscardHandler))
+	h := httpapi.New(httpapi.Backend{Kernel: k.Runtime, Doctor: diagnose, Memory: mem, Documents: lib}, os.DirFS(filepath.Join(frontend, "dist")), slog.New(slog.DiscardHandler))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 

@@ -106,6 +106,11 @@ export class ChatStore {
 
   constructor(private readonly t: Transport) {}
 
+  /** The host, for panels with their own state (memory). */
+  get host(): Transport {
+    return this.t;
+  }
+
   /** Questions can be answered in the page (else the desktop window asks in a dialog). */
   get answersInPage(): boolean {
     return this.t.answersInPage;

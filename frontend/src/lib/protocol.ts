@@ -248,6 +248,39 @@ export interface NoteChange {
   undoes?: string;
 }
 
+/** The kinds of memory: working memory of one conversation, long-term facts, preferences. */
+export type MemoryKind = 'working' | 'fact' | 'preference';
+
+/** One remembered item (GET /api/memory, MemoryList()). */
+export interface MemoryItem {
+  id: string;
+  kind: MemoryKind;
+  /** For working memory: 'conclusion' | 'open' | 'attempt'. */
+  note?: string;
+  text: string;
+  /** 'kept', or 'pending' until the user approves it. */
+  status: 'kept' | 'pending';
+  /** Who wrote it: 'tool' (the model), 'proposal' (after a run), 'auto', 'user', 'compaction'. */
+  origin: string;
+  /** The conversation it came from, and the event in it. */
+  session: string;
+  seq: number;
+  /** Seqs of the memory events that shaped it, and of the events it was drawn from. */
+  events: number[];
+  sources: number[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Every item and the memory settings. */
+export interface MemoryList {
+  items: MemoryItem[];
+  /** New long-term items wait for the user's approval. */
+  approval: boolean;
+  /** After each reply the model is asked what is worth remembering. */
+  learn: boolean;
+}
+
 /** GET / PUT /api/settings. */
 export interface Settings {
   /** Absolute path of the notes folder; "" until chosen. */
@@ -382,4 +415,6 @@ export interface ViewSnapshot {
   citationPoints?: { x: number; y: number }[];
   /** The source viewer, when open: the document and the highlighted lines. */
   viewer?: { name: string; start: number; end: number; highlighted: string } | null;
+  /** The memory panel's items while it is open (absent when it is closed). */
+  memory?: { kind: string; status: string; text: string }[];
 }

@@ -84,13 +84,25 @@ export function readViewer(root: ParentNode): ViewSnapshot['viewer'] {
   };
 }
 
+/** The memory panel's items as shown, or null when the panel is closed. */
+export function readMemory(root: ParentNode): NonNullable<ViewSnapshot['memory']> | null {
+  if (!root.querySelector('[data-testid="memory-panel"]')) return null;
+  return [...root.querySelectorAll<HTMLElement>('[data-testid="memory-item"]')].map((el) => ({
+    kind: el.getAttribute('data-kind') ?? '',
+    status: el.getAttribute('data-status') ?? '',
+    text: plainText(el.querySelector('[data-testid="memory-text"]')?.textContent),
+  }));
+}
+
 export function buildSnapshot(state: SnapshotState, root: ParentNode): ViewSnapshot {
+  const memory = readMemory(root);
   const snap: ViewSnapshot = {
     activeSession: state.activeSession,
     sessionTitles: state.sessionTitles.slice(),
     messages: readMessages(root),
     banner: readBanner(root),
     streaming: state.streaming,
+    ...(memory ? { memory } : {}),
   };
   // Documents parts only when on screen, so older probes see what they did.
   const parts = { documents: readDocuments(root), indexing: readIndexing(root), citations: readCitations(root), citationPoints: readCitationPoints(root), viewer: readViewer(root) };

@@ -17,13 +17,15 @@ import {
   type DocumentsState,
   type IndexProgress,
   type Intent,
+  type MemoryItem,
+  type MemoryList,
   type QEvent,
   type Session,
   type Settings,
   type ViewSnapshot,
 } from '../protocol';
 import { NO_DOCUMENT_PATH } from './documents';
-import { NO_FOLDER_PATH, type Transport } from './transport';
+import { memoryList, NO_FOLDER_PATH, type Transport } from './transport';
 
 type FetchFn = typeof fetch;
 
@@ -209,6 +211,26 @@ export class HttpTransport implements Transport {
       }
     });
     return () => es.close();
+  }
+  /** GET /api/memory → {items, approval, learn}. */
+  async memory(): Promise<MemoryList> {
+    return memoryList(await this.request<Partial<MemoryList>>('GET', '/api/memory'));
+  }
+  /** PATCH /api/memory/{id} {text} → the item; 400 / 404 {"error"}. */
+  editMemory(id: string, text: string): Promise<MemoryItem> {
+    return this.request<MemoryItem>('PATCH', `/api/memory/${encodeURIComponent(id)}`, { body: { text } });
+  }
+  /** DELETE /api/memory/{id} → 204. */
+  async forgetMemory(id: string): Promise<void> {
+    await this.request<void>('DELETE', `/api/memory/${encodeURIComponent(id)}`);
+  }
+  /** POST /api/memory/{id}/review {approve} → 204; 409 when it is not pending. */
+  async reviewMemory(id: string, approve: boolean): Promise<void> {
+    await this.request<void>('POST', `/api/memory/${encodeURIComponent(id)}/review`, { body: { approve } });
+  }
+  /** PUT /api/memory/settings {approval?, learn?} → the list. */
+  async setMemorySettings(s: { approval?: boolean; learn?: boolean }): Promise<MemoryList> {
+    return memoryList(await this.request<Partial<MemoryList>>('PUT', '/api/memory/settings', { body: s }));
   }
 
   subscribe(

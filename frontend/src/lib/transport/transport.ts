@@ -7,13 +7,38 @@
 // The protocol handshake (PROTOCOL_VERSION) is each transport's own business
 // and invisible here: Wails calls Handshake once before anything else, HTTP
 // sends the version with every request.
-import type { DoctorReport, Intent, QEvent, Session, ViewSnapshot } from '../protocol';
+import type { DoctorReport, Intent, MemoryItem, MemoryList, QEvent, Session, ViewSnapshot } from '../protocol';
 import type { DocumentsTransport } from './documents';
 
 /** Why choosing a folder by path fails without a path. */
 export const NO_FOLDER_PATH = 'Type the full path of the folder of your notes, like /home/you/Notes.';
 
-export interface Transport extends DocumentsTransport {
+/**
+ * The memory panel's part of a host. Every method rejects with the host's
+ * sentence (an unknown id, an empty or over-long text, …).
+ */
+export interface MemoryHost {
+  /** Every remembered item and the memory settings. */
+  memory(): Promise<MemoryList>;
+  /** Replaces an item's text; resolves with the item as it now is. */
+  editMemory(id: string, text: string): Promise<MemoryItem>;
+  /** Forgets an item (the log keeps the events that made it). */
+  forgetMemory(id: string): Promise<void>;
+  /** Approves (keeps) or rejects a pending item. */
+  reviewMemory(id: string, approve: boolean): Promise<void>;
+  /** Changes the memory settings given; resolves with the list as it now is. */
+  setMemorySettings(s: { approval?: boolean; learn?: boolean }): Promise<MemoryList>;
+}
+
+/** Why memory cannot be used with an older host. */
+export const NO_MEMORY = 'This Quire cannot show its memory; update Quire.';
+
+/** A list from a host, with the arrays and flags a panel relies on. */
+export function memoryList(r: Partial<MemoryList> | null | undefined): MemoryList {
+  return { items: Array.isArray(r?.items) ? r.items : [], approval: !!r?.approval, learn: !!r?.learn };
+}
+
+export interface Transport extends MemoryHost, DocumentsTransport {
   /**
    * True when permission questions are answered in the page (HTTP). False in
    * the desktop window, where a native dialog asks and `answer` is not

@@ -13,9 +13,9 @@
 //
 // Permission questions: Go asks them in a native dialog, so there is no bound
 // method to answer one; `answersInPage` is false and `answer` rejects.
-import type { DoctorReport, DocumentSource, DocumentsState, IndexProgress, Intent, QEvent, Session, ViewSnapshot } from '../protocol';
+import type { DoctorReport, DocumentSource, DocumentsState, IndexProgress, Intent, MemoryItem, MemoryList, QEvent, Session, ViewSnapshot } from '../protocol';
 import { PROTOCOL_VERSION, RuntimeEvent } from '../protocol';
-import { toError, type Transport } from './transport';
+import { memoryList, NO_MEMORY, toError, type Transport } from './transport';
 
 /** The bound methods of the Go `App` struct. */
 export interface WailsApp {
@@ -51,6 +51,13 @@ export interface WailsApp {
   RetryDocument?(path: string): Promise<void>;
   RemoveDocument?(path: string): Promise<void>;
   DocumentSource?(path: string, page: number): Promise<DocumentSource>;
+  /** The memory panel's methods. Optional: an older Quire has none. */
+  MemoryList?(): Promise<MemoryList>;
+  EditMemory?(id: string, text: string): Promise<MemoryItem>;
+  ForgetMemory?(id: string): Promise<void>;
+  ReviewMemory?(id: string, approve: boolean): Promise<void>;
+  SetMemoryApproval?(on: boolean): Promise<void>;
+  SetMemoryLearning?(on: boolean): Promise<void>;
 }
 
 /** The part of the Wails JS runtime this app uses. */
@@ -199,6 +206,32 @@ export class WailsTransport implements Transport {
       rt.EventsOnMultiple(RuntimeEvent.DropError, (s: unknown) => onDropError?.(String(s)), -1),
     ];
     return () => offs.forEach((off) => typeof off === 'function' && off());
+  }
+  /** Calls a memory method the window may not have (an older Quire). */
+  private mem<T>(f: ((app: WailsApp) => Promise<T>) | undefined): Promise<T> {
+    return this.call(() => (f ? f(this.app) : Promise.reject(NO_MEMORY)));
+  }
+  async memory(): Promise<MemoryList> {
+    const f = this.app.MemoryList;
+    return memoryList(await this.mem(f && ((a) => f.call(a))));
+  }
+  editMemory(id: string, text: string): Promise<MemoryItem> {
+    const f = this.app.EditMemory;
+    return this.mem(f && ((a) => f.call(a, id, text)));
+  }
+  async forgetMemory(id: string): Promise<void> {
+    const f = this.app.ForgetMemory;
+    await this.mem(f && ((a) => f.call(a, id)));
+  }
+  async reviewMemory(id: string, approve: boolean): Promise<void> {
+    const f = this.app.ReviewMemory;
+    await this.mem(f && ((a) => f.call(a, id, approve)));
+  }
+  async setMemorySettings(s: { approval?: boolean; learn?: boolean }): Promise<MemoryList> {
+    const { SetMemoryApproval: approval, SetMemoryLearning: learn } = this.app;
+    if (s.approval !== undefined) await this.mem(approval && ((a) => approval.call(a, s.approval!)));
+    if (s.learn !== undefined) await this.mem(learn && ((a) => learn.call(a, s.learn!)));
+    return this.memory();
   }
 
   subscribe(onEvents: (e: QEvent[]) => void, onSessions: (s: Session[]) => void): () => void {

@@ -86,7 +86,14 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	turn, scripted := s.nextTurn()
+	var turn Turn
+	var scripted bool
+	if s.aside != nil {
+		turn, scripted = s.aside(req)
+	}
+	if !scripted {
+		turn, scripted = s.nextTurn()
+	}
 	if !scripted && s.respond != nil {
 		turn, scripted = s.respond(req)
 	}

@@ -58,6 +58,9 @@ type Server struct {
 	reply func(lastUser string) (Turn, bool)
 	// respond is like reply but sees the whole request (WithResponder).
 	respond func(req api.ChatRequest) (Turn, bool)
+	// aside answers requests that are not part of the scripted conversation,
+	// before the script (WithAside).
+	aside func(req api.ChatRequest) (Turn, bool)
 
 	mu       sync.Mutex
 	models   []installed
@@ -89,6 +92,14 @@ func WithReplies(reply func(lastUser string) (Turn, bool)) Option {
 // before WithReplies; false falls through to it.
 func WithResponder(respond func(req api.ChatRequest) (Turn, bool)) Option {
 	return func(s *Server) { s.respond = respond }
+}
+
+// WithAside answers the requests it claims before any scripted turn: a
+// side conversation the script does not know about, such as the compactor's
+// own summarising request in the middle of a scripted run. Its claims do not
+// use up a scripted turn; false leaves the request to the script.
+func WithAside(answer func(req api.ChatRequest) (Turn, bool)) Option {
+	return func(s *Server) { s.aside = answer }
 }
 
 // WithVersion sets what /api/version reports. Default: Version.

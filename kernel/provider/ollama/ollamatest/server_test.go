@@ -806,3 +806,34 @@ func TestResponderSeesTheWholeRequest(t *testing.T) {
 		t.Errorf("a scripted turn comes first, got %q", got)
 	}
 }
+
+// TestAsideComesBeforeTheScript: a request WithAside claims is answered by
+// it and leaves the scripted turns for the conversation they were written
+// for; what it declines takes the next scripted turn.
+func TestAsideComesBeforeTheScript(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t, ollamatest.WithAside(func(req api.ChatRequest) (ollamatest.Turn, bool) {
+		return ollamatest.Turn{Content: []string{"a summary"}}, req.Messages[0].Content == "summarise"
+	}))
+	srv.AddModel(ollamatest.DefaultModel())
+	srv.Script(ollamatest.Turn{Content: []string{"first"}}, ollamatest.Turn{Content: []string{"second"}})
+	post := func(system string) string {
+		resp := post(t, t.Context(), srv, "/api/chat", `{"model":"qwen3:4b","stream":false,"think":false,"messages":[{"role":"system","content":"`+system+`"},{"role":"user","content":"x"}]}`)
+		defer resp.Body.Close()
+		var r api.ChatResponse
+		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+			t.Fatal(err)
+		}
+		return r.Message.Content
+	}
+	for i, tc := range []struct{ system, want string }{
+		{"chat", "first"}, {"summarise", "a summary"}, {"chat", "second"}, {"summarise", "a summary"},
+	} {
+		if got := post(tc.system); got != tc.want {
+			t.Errorf("request %d (%s): got %q, want %q", i, tc.system, got, tc.want)
+		}
+	}
+	if n := srv.Pending(); n != 0 {
+		t.Errorf("%d scripted turns left, want 0", n)
+	}
+}

@@ -1,0 +1,114 @@
+// The memory panel's state: what the assistant remembers, grouped for the
+// panel, with the user's actions (edit, forget, approve/reject, settings).
+// Every action asks the host and then shows the host's list again, so the
+// panel never shows what Quire does not hold; a failure keeps the panel as
+// it was and shows the host's sentence.
+import type { MemoryItem, MemoryList } from './protocol';
+import type { MemoryHost } from './transport/transport';
+
+/** One group of the panel. */
+export interface MemoryGroup {
+  key: 'pending' | 'preference' | 'fact' | 'working' | 'other-working';
+  title: string;
+  items: MemoryItem[];
+}
+
+const NOTE_LABEL: Record<string, string> = { conclusion: 'Conclusion', open: 'Open sub-task', attempt: 'Tried' };
+
+/** What a working-memory note is called in the panel. */
+export function noteLabel(note: string | undefined): string {
+  return NOTE_LABEL[note ?? ''] ?? 'Note';
+}
+
+/**
+ * Groups items for the panel: pending first (they need the user), then
+ * preferences, facts, the working memory of the active conversation and that
+ * of other conversations. Empty groups are left out; order within a group is
+ * the host's (newest first for long-term items, oldest first for working).
+ */
+export function groupMemory(items: MemoryItem[], activeSession: string | null): MemoryGroup[] {
+  const groups: MemoryGroup[] = [
+    { key: 'pending', title: 'Waiting for your approval', items: [] },
+    { key: 'preference', title: 'Preferences', items: [] },
+    { key: 'fact', title: 'Facts', items: [] },
+    { key: 'working', title: 'This conversation', items: [] },
+    { key: 'other-working', title: 'Other conversations', items: [] },
+  ];
+  const at = (k: MemoryGroup['key']) => groups.find((g) => g.key === k)!;
+  for (const it of items) {
+    if (it.status === 'pending') at('pending').items.push(it);
+    else if (it.kind === 'preference') at('preference').items.push(it);
+    else if (it.kind === 'fact') at('fact').items.push(it);
+    else if (it.session === activeSession) at('working').items.push(it);
+    else at('other-working').items.push(it);
+  }
+  return groups.filter((g) => g.items.length > 0);
+}
+
+export class MemoryStore {
+  items = $state<MemoryItem[]>([]);
+  approval = $state(false);
+  learn = $state(false);
+  loading = $state(false);
+  error = $state<string | null>(null);
+  /** The id of the item whose action is going, to disable its buttons. */
+  busy = $state<string | null>(null);
+
+  constructor(private readonly host: MemoryHost) {}
+
+  private show(l: MemoryList) {
+    this.items = l.items;
+    this.approval = l.approval;
+    this.learn = l.learn;
+  }
+
+  private async act(id: string | null, f: () => Promise<unknown>): Promise<boolean> {
+    this.busy = id;
+    this.error = null;
+    try {
+      await f();
+      this.show(await this.host.memory());
+      return true;
+    } catch (e) {
+      this.error = e instanceof Error ? e.message : String(e);
+      return false;
+    } finally {
+      this.busy = null;
+    }
+  }
+
+  /**
+   * Shows the host's list again without touching the sentence of a failed
+   * action (a refresh in the background, e.g. after a reply: the assistant
+   * may have remembered something). A failed refresh changes nothing.
+   */
+  async refresh(): Promise<void> {
+    try {
+      this.show(await this.host.memory());
+    } catch {
+      /* the next action or refresh says what is wrong */
+    }
+  }
+
+  async load(): Promise<void> {
+    this.loading = true;
+    await this.act(null, async () => {});
+    this.loading = false;
+  }
+  /** Resolves true when the host kept the new text. */
+  edit(id: string, text: string): Promise<boolean> {
+    return this.act(id, () => this.host.editMemory(id, text));
+  }
+  forget(id: string): Promise<boolean> {
+    return this.act(id, () => this.host.forgetMemory(id));
+  }
+  review(id: string, approve: boolean): Promise<boolean> {
+    return this.act(id, () => this.host.reviewMemory(id, approve));
+  }
+  setApproval(on: boolean): Promise<boolean> {
+    return this.act(null, () => this.host.setMemorySettings({ approval: on }));
+  }
+  setLearn(on: boolean): Promise<boolean> {
+    return this.act(null, () => this.host.setMemorySettings({ learn: on }));
+  }
+}

@@ -1,0 +1,191 @@
+import { describe, expect, it, vi } from 'vitest';
+import { groupMemory, MemoryStore, noteLabel } from '../src/lib/memory.svelte';
+import type { MemoryItem, MemoryList } from '../src/lib/protocol';
+import { HttpTransport } from '../src/lib/transport/http';
+import { memoryList, NO_MEMORY, type MemoryHost } from '../src/lib/transport/transport';
+import { WailsTransport, type WailsApp } from '../src/lib/transport/wails';
+
+function item(id: string, over: Partial<MemoryItem> = {}): MemoryItem {
+  return {
+    id,
+    kind: 'fact',
+    text: `text ${id}`,
+    status: 'kept',
+    origin: 'tool',
+    session: 's1',
+    seq: 3,
+    events: [4],
+    sources: [3],
+    createdAt: '2026-11-30T10:00:00Z',
+    updatedAt: '2026-11-30T10:00:00Z',
+    ...over,
+  };
+}
+
+describe('groupMemory', () => {
+  it('puts pending first, then preferences, facts, this conversation and others, leaving out empty groups', () => {
+    const items = [
+      item('f1'),
+      item('w-other', { kind: 'working', note: 'open', session: 's2' }),
+      item('p1', { kind: 'preference' }),
+      item('pend', { status: 'pending' }),
+      item('w-here', { kind: 'working', note: 'attempt', session: 's1' }),
+    ];
+    const groups = groupMemory(items, 's1');
+    expect(groups.map((g) => [g.key, g.items.map((i) => i.id)])).toEqual([
+      ['pending', ['pend']],
+      ['preference', ['p1']],
+      ['fact', ['f1']],
+      ['working', ['w-here']],
+      ['other-working', ['w-other']],
+    ]);
+    expect(groupMemory([item('f1')], null).map((g) => g.key)).toEqual(['fact']);
+    expect(groupMemory([], 's1')).toEqual([]);
+  });
+  it('names working-memory notes', () => {
+    expect([noteLabel('conclusion'), noteLabel('open'), noteLabel('attempt'), noteLabel(undefined)]).toEqual([
+      'Conclusion',
+      'Open sub-task',
+      'Tried',
+      'Note',
+    ]);
+  });
+});
+
+/** An in-memory host that refuses what Quire refuses. */
+class FakeMemory implements MemoryHost {
+  list: MemoryList = { items: [item('a'), item('b', { status: 'pending' })], approval: false, learn: false };
+  memory = vi.fn(async () => structuredClone(this.list));
+  editMemory = vi.fn(async (id: string, text: string) => {
+    if (!text.trim()) throw new Error('The memory text is empty: write the fact or preference to remember.');
+    const it = this.list.items.find((i) => i.id === id);
+    if (!it) throw new Error(`No memory item has the id "${id}"`);
+    it.text = text;
+    return it;
+  });
+  forgetMemory = vi.fn(async (id: string) => {
+    this.list.items = this.list.items.filter((i) => i.id !== id);
+  });
+  reviewMemory = vi.fn(async (id: string, approve: boolean) => {
+    if (approve) this.list.items.find((i) => i.id === id)!.status = 'kept';
+    else this.list.items = this.list.items.filter((i) => i.id !== id);
+  });
+  setMemorySettings = vi.fn(async (s: { approval?: boolean; learn?: boolean }) => {
+    this.list = { ...this.list, ...s };
+    return structuredClone(this.list);
+  });
+}
+
+describe('MemoryStore', () => {
+  it('shows the host list after each action', async () => {
+    const host = new FakeMemory();
+    const m = new MemoryStore(host);
+    await m.load();
+    expect(m.items.map((i) => i.id)).toEqual(['a', 'b']);
+    expect(await m.edit('a', 'new text')).toBe(true);
+    expect(m.items[0].text).toBe('new text');
+    await m.review('b', true);
+    expect(m.items[1].status).toBe('kept');
+    await m.forget('a');
+    expect(m.items.map((i) => i.id)).toEqual(['b']);
+    await m.setApproval(true);
+    await m.setLearn(true);
+    expect([m.approval, m.learn]).toEqual([true, true]);
+    expect(host.setMemorySettings.mock.calls).toEqual([[{ approval: true }], [{ learn: true }]]);
+  });
+  it('keeps the list and shows the host sentence when an action fails', async () => {
+    const host = new FakeMemory();
+    const m = new MemoryStore(host);
+    await m.load();
+    expect(await m.edit('a', '  ')).toBe(false);
+    expect(m.error).toBe('The memory text is empty: write the fact or preference to remember.');
+    expect(m.items[0].text).toBe('text a');
+    expect(await m.edit('zz', 'x')).toBe(false);
+    expect(m.error).toContain('"zz"');
+    await m.forget('a');
+    expect(m.error).toBeNull();
+  });
+});
+
+describe('memory over HTTP', () => {
+  it('uses the /api/memory routes and passes errors through', async () => {
+    const calls: [string, string, string | undefined][] = [];
+    const fetch = vi.fn(async (url: RequestInfo | URL, init?: RequestInit) => {
+      calls.push([init?.method ?? 'GET', String(url).replace('http://q', ''), init?.body as string | undefined]);
+      if (String(url).endsWith('/nope')) return new Response(JSON.stringify({ error: 'No memory item has the id "nope"' }), { status: 404 });
+      if (init?.method === 'DELETE' || String(url).endsWith('/review')) return new Response(null, { status: 204 });
+      return new Response(JSON.stringify({ items: null, approval: true }), { status: 200 });
+    });
+    const t = new HttpTransport('http://q', { fetch: fetch as typeof globalThis.fetch });
+    expect(await t.memory()).toEqual({ items: [], approval: true, learn: false });
+    await t.forgetMemory('a/b');
+    await t.reviewMemory('x', false);
+    await t.setMemorySettings({ learn: true });
+    await expect(t.editMemory('nope', 'x')).rejects.toThrow('No memory item has the id "nope"');
+    expect(calls).toEqual([
+      ['GET', '/api/memory', undefined],
+      ['DELETE', '/api/memory/a%2Fb', undefined],
+      ['POST', '/api/memory/x/review', '{"approve":false}'],
+      ['PUT', '/api/memory/settings', '{"learn":true}'],
+      ['PATCH', '/api/memory/nope', '{"text":"x"}'],
+    ]);
+  });
+});
+
+describe('memory in the window', () => {
+  it('calls the bound methods after the handshake, and says so when the window has none', async () => {
+    const order: string[] = [];
+    const app: WailsApp = {
+      Handshake: async () => {
+        order.push('Handshake');
+        return '1.0';
+      },
+      Doctor: async () => ({ ok: true, checks: [] }),
+      ListSessions: async () => [],
+      NewSession: async () => ({}) as never,
+      RenameSession: async () => ({}) as never,
+      DeleteSession: async () => {},
+      Events: async () => [],
+      Send: async () => '',
+      Cancel: async () => {},
+      ReportView: async () => {},
+      MemoryList: async () => {
+        order.push('MemoryList');
+        return { items: [item('a')], approval: false, learn: true };
+      },
+      ForgetMemory: async (id: string) => {
+        order.push(`ForgetMemory ${id}`);
+      },
+      SetMemoryApproval: async (on: boolean) => {
+        order.push(`SetMemoryApproval ${on}`);
+      },
+      EditMemory: async () => Promise.reject('The memory text is empty: write the fact or preference to remember.'),
+    };
+    const t = new WailsTransport(app, undefined);
+    expect((await t.memory()).items.map((i) => i.id)).toEqual(['a']);
+    await t.forgetMemory('a');
+    expect((await t.setMemorySettings({ approval: true })).learn).toBe(true);
+    await expect(t.editMemory('a', '')).rejects.toThrow('The memory text is empty');
+    await expect(t.reviewMemory('a', true)).rejects.toThrow(NO_MEMORY);
+    expect(order).toEqual(['Handshake', 'MemoryList', 'ForgetMemory a', 'SetMemoryApproval true', 'MemoryList']);
+  });
+  it('memoryList fills in what a host left out', () => {
+    expect(memoryList(null)).toEqual({ items: [], approval: false, learn: false });
+  });
+});
+
+describe('MemoryStore.refresh', () => {
+  it('shows the new list and keeps the sentence of a failed action', async () => {
+    const host = new FakeMemory();
+    const m = new MemoryStore(host);
+    await m.load();
+    await m.edit('a', '');
+    host.list.items.push(item('c'));
+    await m.refresh();
+    expect(m.items.map((i) => i.id)).toEqual(['a', 'b', 'c']);
+    expect(m.error).toContain('empty');
+    host.memory.mockRejectedValueOnce(new Error('gone'));
+    await m.refresh();
+    expect(m.items).toHaveLength(3);
+  });
+});

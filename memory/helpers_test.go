@@ -1,0 +1,189 @@
+package memory_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"quire/internal/testkit"
+	"quire/kernel/event"
+	"quire/kernel/protocol"
+	"quire/kernel/provider/ollama"
+	"quire/kernel/provider/ollama/ollamatest"
+	"quire/kernel/runtime"
+	"quire/kernel/store"
+	"quire/kernel/tool"
+	"quire/memory"
+)
+
+// rig is a real kernel (runtime, SQLite file, real Ollama client, fake
+// Ollama server) with memory's three facets plugged in.
+type rig struct {
+	k   *testkit.Kernel
+	mem *memory.Store
+}
+
+type rigOptions struct {
+	learn bool // the post-run step proposes with the model
+	tools []tool.Tool
+	mem   []memory.Option
+}
+
+// rigs numbers the rigs of a test binary, so ids of a reopened database never clash.
+var rigs atomic.Int64
+
+type toolset []tool.Tool
+
+func (s toolset) Tools() []tool.Tool { return s }
+
+func newRig(t *testing.T, o rigOptions) *rig {
+	t.Helper()
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	return openRig(t, fake, filepath.Join(t.TempDir(), "quire.db"), o)
+}
+
+func openRig(t *testing.T, fake *ollamatest.Server, path string, o rigOptions) *rig {
+	t.Helper()
+	r := &rig{}
+	rigNo := rigs.Add(1)
+	var n atomic.Int64
+	ids := func() string { return fmt.Sprintf("r%dm%d", rigNo, n.Add(1)) }
+	r.k = testkit.OpenWith(t, fake, path, func(st *store.Store) []runtime.Option {
+		mem, err := memory.Open(t.Context(), st.DB(), st, append([]memory.Option{memory.WithIDs(ids)}, o.mem...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.mem = mem
+		var model *ollama.Provider
+		if o.learn {
+			u, _ := url.Parse(fake.URL())
+			model = ollama.New(u, &http.Client{})
+			mem.SetLearning(true)
+		}
+		var learner *memory.Learner
+		if model != nil {
+			learner = mem.Learner(model, testkit.Model, 8192)
+		} else {
+			learner = mem.Learner(nil, "", 0)
+		}
+		return []runtime.Option{runtime.WithFlushEvery(5 * time.Millisecond), runtime.WithTools(mem, toolset(o.tools)),
+			runtime.WithContributors(mem.Contributor()), runtime.WithSubscribers(learner)}
+	})
+	r.mem.Attach(r.k.Runtime)
+	return r
+}
+
+func (r *rig) chat(t *testing.T) string {
+	t.Helper()
+	s, err := protocol.Run[protocol.Session](t.Context(), r.k.Runtime, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.ID
+}
+
+// say sends text and waits until its run has finished.
+func (r *rig) say(t *testing.T, session, text string) string {
+	t.Helper()
+	res, err := protocol.Run[protocol.SendResult](t.Context(), r.k.Runtime, "", protocol.SendMessage,
+		protocol.SendMessagePayload{Session: session, Text: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.waitLog(t, session, "run "+res.RunID+" to finish", func(evs []event.Event) bool {
+		for _, e := range evs {
+			if e.Type == event.RunFinished && e.RunID == res.RunID {
+				return true
+			}
+		}
+		return false
+	})
+	return res.RunID
+}
+
+func (r *rig) log(t *testing.T, session string) []event.Event {
+	t.Helper()
+	evs, err := r.k.Store.Events(context.Background(), session, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+func (r *rig) waitLog(t *testing.T, session, what string, cond func([]event.Event) bool) []event.Event {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		evs := r.log(t, session)
+		if cond(evs) {
+			return evs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 10s for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// waitItems polls the memory until cond holds.
+func (r *rig) waitItems(t *testing.T, what string, cond func([]memory.Item) bool) []memory.Item {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		items, err := r.mem.List(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cond(items) {
+			return items
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 10s for %s; items: %+v", what, items)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func countType(evs []event.Event, typ event.Type) int {
+	n := 0
+	for _, e := range evs {
+		if e.Type == typ {
+			n++
+		}
+	}
+	return n
+}
+
+// calling is a scripted reply that calls one tool with JSON arguments.
+func calling(id, name, args string) ollamatest.Turn {
+	return ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: id, Name: name, Arguments: json.RawMessage(args)}}}
+}
+
+func saying(text string) ollamatest.Turn { return ollamatest.Turn{Content: []string{text}} }
+
+// workingZone is the working-memory system message of the n-th chat request
+// the fake server received ("" if it had none).
+func workingZone(t *testing.T, fake *ollamatest.Server, n int) string {
+	t.Helper()
+	reqs := fake.Requests()
+	if n < 0 {
+		n += len(reqs)
+	}
+	if n < 0 || n >= len(reqs) {
+		t.Fatalf("request %d of %d", n, len(reqs))
+	}
+	for _, m := range reqs[n].Chat.Messages {
+		if m.Role == "system" && strings.HasPrefix(m.Content, "Memory\n") {
+			return m.Content
+		}
+	}
+	return ""
+}

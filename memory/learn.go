@@ -1,0 +1,231 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"quire/kernel/event"
+	"quire/kernel/provider"
+)
+
+// Learner is the post-run step (a LifecycleSubscriber). When a run finishes
+// it records the searches the run made as working memory (what was tried and
+// what came of it, so the next run does not repeat them, seed 002 §5.1), and
+// asks the model — with its own prompt, through the provider port — which
+// facts and preferences of the run are worth keeping. The runtime calls it
+// in its own goroutine, after the run's terminal event: it is never on the
+// run's critical path.
+type Learner struct {
+	s       *Store
+	model   provider.Provider // nil: no proposals, searches are still recorded
+	name    string
+	numCtx  int
+	timeout time.Duration
+	// Searches are the tools whose calls are recorded as attempts.
+	Searches []string
+}
+
+// DefaultSearches are the tools whose calls count as attempted paths.
+var DefaultSearches = []string{"search_docs", "find_notes", "list_notes"}
+
+// Learner returns the post-run step; model may be nil. Proposals are asked
+// for only while learning is on (WithLearning, SetLearning).
+func (s *Store) Learner(model provider.Provider, name string, numCtx int) *Learner {
+	return &Learner{s: s, model: model, name: name, numCtx: numCtx, timeout: 2 * time.Minute, Searches: DefaultSearches}
+}
+
+// RunFinished learns from the run that just finished. Failures are logged:
+// memory is a help, never a reason for a run to fail.
+func (l *Learner) RunFinished(ctx context.Context, session, runID, reason string) {
+	evs, err := l.s.log.Events(ctx, session, 0)
+	if err != nil {
+		l.s.logger.Warn("memory: read the finished run", "session", session, "err", err)
+		return
+	}
+	var run []event.Event
+	for _, e := range evs {
+		if e.RunID == runID {
+			run = append(run, e)
+		}
+	}
+	if err := l.recordSearches(ctx, session, run); err != nil {
+		l.s.logger.Warn("memory: record searches", "session", session, "err", err)
+	}
+	if reason != event.ReasonCompleted || l.model == nil || !l.s.Learning() {
+		return
+	}
+	if err := l.propose(ctx, session, run); err != nil {
+		l.s.logger.Warn("memory: propose facts and preferences", "session", session, "err", err)
+	}
+}
+
+// recordSearches writes one attempt per search call of the run, citing the
+// call and its result, unless the same attempt is already remembered.
+func (l *Learner) recordSearches(ctx context.Context, session string, run []event.Event) error {
+	calls := map[string]struct {
+		seq  int64
+		call event.ToolCall
+	}{}
+	for _, e := range run {
+		if e.Type != event.AssistantMessage {
+			continue
+		}
+		p, err := event.As[event.AssistantMessagePayload](e)
+		if err != nil {
+			return err
+		}
+		for _, c := range p.ToolCalls {
+			calls[c.ID] = struct {
+				seq  int64
+				call event.ToolCall
+			}{e.Seq, c}
+		}
+	}
+	known, err := l.s.Session(ctx, session)
+	if err != nil {
+		return err
+	}
+	for _, e := range run {
+		if e.Type != event.ToolResult {
+			continue
+		}
+		p, err := event.As[event.ToolResultPayload](e)
+		if err != nil {
+			return err
+		}
+		c, ok := calls[p.CallID]
+		if !ok || !slices.Contains(l.Searches, p.Name) {
+			continue
+		}
+		text := clip(fmt.Sprintf("%s %s → %s: %s", p.Name, compactJSON(c.call.Arguments), p.Status, firstLine(p.Content)), MaxText)
+		if slices.ContainsFunc(known, func(it Item) bool { return it.Text == text }) {
+			continue
+		}
+		if err := l.s.noteWorking(ctx, session, ByAuto, []WorkingItem{{Note: Attempt, Text: text}}, []int64{c.seq, e.Seq}); err != nil {
+			return err
+		}
+		known = append(known, Item{Text: text})
+	}
+	return nil
+}
+
+// proposalPrompt is the proposer's own instruction.
+const proposalPrompt = `You choose what an assistant for notes should remember about its user after a conversation.
+Reply with one JSON object and nothing else: {"facts": ["..."], "preferences": ["..."]}.
+facts: lasting facts about the user's world that the user stated (people, projects, places, where things are kept).
+preferences: how the user wants notes named, filed, tagged or written.
+At most 3 of each, one short sentence each, written about "the user". Leave out anything under "Already known",
+anything only about this one task, and guesses. Use empty lists when nothing is worth keeping.`
+
+// maxTranscript bounds the conversation the proposer reads (characters).
+const maxTranscript = 6000
+
+func (l *Learner) propose(ctx context.Context, session string, run []event.Event) error {
+	var lines []string
+	var sources []int64
+	for _, e := range run {
+		switch e.Type {
+		case event.UserMessage:
+			p, err := event.As[event.UserMessagePayload](e)
+			if err != nil {
+				return err
+			}
+			lines = append(lines, "User: "+p.Text)
+			sources = append(sources, e.Seq)
+		case event.AssistantMessage:
+			p, err := event.As[event.AssistantMessagePayload](e)
+			if err != nil {
+				return err
+			}
+			if strings.TrimSpace(p.Content) != "" {
+				lines = append(lines, "Assistant: "+p.Content)
+				sources = append(sources, e.Seq)
+			}
+		}
+	}
+	if len(sources) == 0 {
+		return nil
+	}
+	transcript := strings.Join(lines, "\n")
+	if len(transcript) > maxTranscript {
+		transcript = "…" + transcript[len(transcript)-maxTranscript:]
+	}
+	all, err := l.s.List(ctx)
+	if err != nil {
+		return err
+	}
+	var known []string
+	for _, it := range all {
+		if it.Kind != Working {
+			known = append(known, "- "+it.Text)
+		}
+	}
+	ask := "Already known:\n" + strings.Join(known, "\n") + "\n\nConversation:\n" + transcript
+	ctx, cancel := context.WithTimeout(ctx, l.timeout)
+	defer cancel()
+	var reply strings.Builder
+	req := provider.Request{Model: l.name, ContextLen: l.numCtx, Messages: []provider.Message{
+		{Role: provider.RoleSystem, Content: proposalPrompt}, {Role: provider.RoleUser, Content: ask}}}
+	if err := l.model.Stream(ctx, req, func(c provider.Chunk) error { reply.WriteString(c.Content); return nil }); err != nil {
+		return err
+	}
+	var got struct {
+		Facts       []string `json:"facts"`
+		Preferences []string `json:"preferences"`
+	}
+	text := reply.String()
+	start, end := strings.Index(text, "{"), strings.LastIndex(text, "}")
+	if start < 0 || end < start {
+		return fmt.Errorf("the model's proposal is not a JSON object: %q", clip(text, 200))
+	}
+	if err := json.Unmarshal([]byte(text[start:end+1]), &got); err != nil {
+		return fmt.Errorf("the model's proposal is not the JSON asked for: %w", err)
+	}
+	for _, k := range []struct {
+		kind  string
+		texts []string
+	}{{Fact, got.Facts}, {Preference, got.Preferences}} {
+		kind, texts := k.kind, k.texts
+		for _, t := range texts[:min(len(texts), 3)] {
+			t = strings.TrimSpace(t)
+			if t == "" || slices.ContainsFunc(all, func(it Item) bool { return strings.EqualFold(it.Text, t) }) {
+				continue
+			}
+			if _, err := l.s.Remember(ctx, session, kind, "", clip(t, MaxText), ByProposal, sources); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return clip(s, 120)
+}
+
+func compactJSON(s string) string {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return clip(s, 120)
+	}
+	b, _ := json.Marshal(v)
+	return clip(string(b), 120)
+}
+
+// clip cuts s to at most n characters, marking the cut.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,109 @@
+package memory_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"quire/kernel/event"
+	"quire/kernel/tool"
+	"quire/memory"
+)
+
+type findNotes struct{}
+
+func (findNotes) Spec() tool.Spec {
+	return tool.Spec{Name: "find_notes", Parameters: map[string]any{"type": "object", "properties": map[string]any{"query": map[string]any{"type": "string"}}},
+		Idempotency: tool.Safe, Parallel: true}
+}
+func (findNotes) Run(context.Context, tool.Call) (tool.Result, error) {
+	return tool.Result{Status: tool.Empty, Content: "No note matches \"receipts\".\n(searched 41 notes)"}, nil
+}
+
+func TestSearchesOfARunAreRememberedAsAttemptsAndShownNextRun(t *testing.T) {
+	r := newRig(t, rigOptions{tools: []tool.Tool{findNotes{}}})
+	s := r.chat(t)
+	r.k.Ollama.Script(calling("c1", "find_notes", `{"query":"receipts"}`), saying("Nothing found."))
+	r.say(t, s, "Where are my receipts?")
+	items := r.waitItems(t, "the search to be recorded", func(items []memory.Item) bool { return len(items) == 1 })
+	it := items[0]
+	if it.Kind != memory.Working || it.Note != memory.Attempt || it.Origin != memory.ByAuto ||
+		it.Text != `find_notes {"query":"receipts"} → empty: No note matches "receipts".` {
+		t.Fatalf("attempt = %+v", it)
+	}
+	evs := r.log(t, s)
+	if evs[it.Sources[0]].Type != event.AssistantMessage || evs[it.Sources[1]].Type != event.ToolResult {
+		t.Errorf("the attempt cites %v", it.Sources)
+	}
+	// The same search in a later run is not recorded twice.
+	r.k.Ollama.Script(calling("c2", "find_notes", `{"query":"receipts"}`), saying("Still nothing."))
+	r.say(t, s, "Look again")
+	if z := workingZone(t, r.k.Ollama, -2); !strings.Contains(z, "Already tried") || !strings.Contains(z, `find_notes {"query":"receipts"} → empty`) {
+		t.Errorf("the next run's working zone does not show the attempt:\n%s", z)
+	}
+	r.k.Runtime.Close() // waits for the second run's post-run step
+	if items, _ := r.mem.List(t.Context()); len(items) != 1 {
+		t.Errorf("%d items after repeating the search, want 1", len(items))
+	}
+}
+
+func TestProposedFactsWaitForApprovalAndEnterTheContextOnlyWhenApproved(t *testing.T) {
+	r := newRig(t, rigOptions{learn: true, mem: []memory.Option{memory.WithApproval(true)}})
+	s := r.chat(t)
+	r.k.Ollama.Script(saying("Sure, I will file it under Garden."),
+		saying(`Here you go: {"facts": ["The user's allotment is plot 14."], "preferences": ["The user files garden notes under Garden/."]}`))
+	r.say(t, s, "My allotment is plot 14; I keep garden notes in Garden/.")
+	items := r.waitItems(t, "two proposals", func(items []memory.Item) bool { return len(items) == 2 })
+	for _, it := range items {
+		if it.Status != memory.Pending || it.Origin != memory.ByProposal {
+			t.Errorf("proposal %+v is not pending", it)
+		}
+		if len(it.Sources) != 2 {
+			t.Errorf("proposal cites %v, want the user message and the reply", it.Sources)
+		}
+	}
+	// The proposer's request is its own: a system prompt and the transcript, no tools.
+	reqs := r.k.Ollama.Requests()
+	last := reqs[len(reqs)-1].Chat
+	if len(last.Tools) != 0 || len(last.Messages) != 2 || !strings.Contains(last.Messages[0].Content, `{"facts"`) ||
+		!strings.Contains(last.Messages[1].Content, "User: My allotment is plot 14") {
+		t.Errorf("proposal request = %+v", last.Messages)
+	}
+
+	r.k.Ollama.Script(saying("ok"), saying(`{"facts": [], "preferences": []}`))
+	r.say(t, s, "What plot is mine?")
+	for i := range r.k.Ollama.Requests() {
+		if z := workingZone(t, r.k.Ollama, i); strings.Contains(z, "plot 14") {
+			t.Errorf("a pending fact reached the model:\n%s", z)
+		}
+	}
+	fact := items[slices.IndexFunc(items, func(it memory.Item) bool { return it.Kind == memory.Fact })]
+	if err := r.mem.Review(t.Context(), fact.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	r.waitLog(t, s, "settled", func([]event.Event) bool { return r.k.Ollama.Pending() == 0 })
+	r.k.Ollama.Script(saying("Plot 14."), saying(`{"facts": [], "preferences": []}`))
+	r.say(t, s, "What plot is mine?")
+	found := false
+	for i := range r.k.Ollama.Requests() {
+		if strings.Contains(workingZone(t, r.k.Ollama, i), "The user's allotment is plot 14.") {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("the approved fact never reached the model")
+	}
+}
+
+func TestAProposalThatIsNotJSONChangesNothing(t *testing.T) {
+	r := newRig(t, rigOptions{learn: true})
+	s := r.chat(t)
+	r.k.Ollama.Script(saying("Hello."), saying("I think the user likes tea."))
+	r.say(t, s, "hi")
+	r.waitLog(t, s, "the proposer's call", func([]event.Event) bool { return r.k.Ollama.Pending() == 0 && len(r.k.Ollama.Requests()) == 2 })
+	r.k.Runtime.Close() // waits for the post-run step
+	if items, _ := r.mem.List(t.Context()); len(items) != 0 {
+		t.Errorf("items from a reply that is not JSON: %+v", items)
+	}
+}
