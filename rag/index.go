@@ -148,7 +148,8 @@ type Index struct {
 	sketch  *hashvec.Sketch
 
 	coll  *chromem.Collection
-	vecMu sync.Mutex // serialises changes to coll (chromem's Delete reads unlocked)
+	mat   *matrix    // the same vectors, laid out for the scan (matrix.go)
+	vecMu sync.Mutex // serialises changes to coll and mat (chromem's Delete reads unlocked)
 
 	run      chan struct{} // a token: one pass at a time
 	closing  chan struct{}
@@ -205,7 +206,7 @@ func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index
 	if err != nil {
 		return nil, err
 	}
-	ix.coll = coll
+	ix.coll, ix.mat = coll, newMatrix()
 	if err := ix.load(ctx); err != nil {
 		return nil, err
 	}
@@ -220,7 +221,7 @@ func (ix *Index) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("rag: load vectors: %w", err)
 	}
-	var docs []chromem.Document
+	var docs []idVec
 	for rows.Next() {
 		var id int64
 		var blob []byte
@@ -233,7 +234,7 @@ func (ix *Index) load(ctx context.Context) error {
 			rows.Close()
 			return fmt.Errorf("rag: vector of chunk %d: %w", id, err)
 		}
-		docs = append(docs, chromem.Document{ID: chunkKey(id), Embedding: v})
+		docs = append(docs, idVec{id, v})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

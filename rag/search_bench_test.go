@@ -1,0 +1,106 @@
+package rag
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The search latency benchmark (docs/BENCHMARKS.md, "Retrieval speed")
+// runs only when given the SciFact data:
+//
+//	go test ./rag -run '^$' -bench Search -benchtime 809x -scifact ../../shared/data/scifact
+//
+// It indexes two corpora — the first 3,500 abstracts (about 5k chunks) and
+// seven variants of all 5,183 (about 53k chunks) — and runs the 809
+// training claims through Search in turn, one per iteration. Besides ns/op
+// (the mean) it reports the median and 95th percentile as p50-ms and
+// p95-ms. The arms alone are the lexical and vector sub-benchmarks.
+// -scifact.cache keeps the corpora and their databases between runs (an
+// unchanged corpus is then a no-op pass).
+var scifactCache = flag.String("scifact.cache", "", "folder to keep the benchmark corpora and indexes in between runs; empty = a temporary folder")
+
+// writeVariants writes copies variants of docs under root, each abstract's
+// sentences rotated by the copy's number, so the copies are not duplicates.
+func writeVariants(t testing.TB, root string, docs []sfDoc, copies int) {
+	t.Helper()
+	for copyN := range copies {
+		dir := filepath.Join(root, fmt.Sprintf("copy%02d", copyN))
+		if _, err := os.Stat(dir); err == nil {
+			continue // kept from an earlier run (-scifact.cache)
+		}
+		writeCorpus(t, dir, docs, func(d sfDoc) string {
+			s := strings.SplitAfter(d.Text, ". ")
+			r := copyN % max(1, len(s))
+			rotated := strings.Join(append(append([]string{}, s[r:]...), s[:r]...), "")
+			return "# " + d.Title + "\n\n" + rotated + "\n"
+		})
+	}
+}
+
+// benchIndex opens (building or bringing up to date) the index of copies
+// variants of docs under base/name.
+func benchIndex(b *testing.B, base, name string, docs []sfDoc, copies int) *Index {
+	b.Helper()
+	dir := filepath.Join(base, name)
+	root := filepath.Join(dir, "corpus")
+	writeVariants(b, root, docs, copies)
+	db := openDB(b, dir)
+	ix := openIndex(b, db, nil, sfOpts()...)
+	start := time.Now()
+	if err := ix.Index(context.Background(), []string{root}, nil); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%s: %d chunks, index pass %v", name, count(b, db, `SELECT count(*) FROM rag_chunks`), time.Since(start).Round(time.Millisecond))
+	return ix
+}
+
+func BenchmarkSearch(b *testing.B) {
+	if *scifactDir == "" {
+		b.Skip("no -scifact data folder given")
+	}
+	docs, queries, _ := loadSciFact(b, *scifactDir)
+	base := *scifactCache
+	if base == "" {
+		base = b.TempDir()
+	}
+	ctx := context.Background()
+	for _, size := range []struct {
+		name   string
+		docs   int
+		copies int
+	}{{"chunks=5k", 3500, 1}, {"chunks=53k", len(docs), 7}} {
+		ix := benchIndex(b, base, size.name, docs[:size.docs], size.copies)
+		arms := []struct {
+			name string
+			run  func(q string) error
+		}{
+			{"search", func(q string) error { _, err := ix.Search(ctx, q, 10); return err }},
+			{"lexical", func(q string) error { _, err := ix.lexical(ctx, queryTerms(q), ix.opts.depth); return err }},
+			{"vector", func(q string) error { _, err := ix.vectorRanking(ctx, q, ix.opts.depth); return err }},
+		}
+		for _, arm := range arms {
+			b.Run(size.name+"/"+arm.name, func(b *testing.B) {
+				ds := make([]time.Duration, 0, b.N)
+				i := 0
+				for b.Loop() {
+					start := time.Now()
+					if err := arm.run(queries[i%len(queries)].Text); err != nil {
+						b.Fatal(err)
+					}
+					ds = append(ds, time.Since(start))
+					i++
+				}
+				slices.Sort(ds)
+				b.ReportMetric(float64(ds[len(ds)/2])/1e6, "p50-ms")
+				b.ReportMetric(float64(ds[len(ds)*95/100])/1e6, "p95-ms")
+			})
+		}
+	}
+}
