@@ -12,12 +12,15 @@ import (
 	"time"
 )
 
-// The search latency benchmark (docs/BENCHMARKS.md, "Retrieval speed")
-// runs only when given the SciFact data:
+// The retrieval speed benchmarks (docs/BENCHMARKS.md, "Retrieval speed")
+// run only when given the SciFact data:
 //
-//	go test ./rag -run '^$' -bench Search -benchtime 809x -scifact ../../shared/data/scifact
+//	go test ./rag -run '^$' -bench . -benchtime 809x -scifact ../../shared/data/scifact
 //
-// It indexes two corpora — the first 3,500 abstracts (about 5k chunks) and
+// BenchmarkIndex indexes the 5,183 abstracts into a new database per
+// iteration with the offline embedder and reports the peak Go heap in use
+// while it runs; BenchmarkReindexNoop times a pass over the unchanged
+// folder. BenchmarkSearch indexes two corpora — the first 3,500 abstracts (about 5k chunks) and
 // seven variants of all 5,183 (about 53k chunks) — and runs the 809
 // training claims through Search in turn, one per iteration. Besides ns/op
 // (the mean) it reports the median and 95th percentile as p50-ms and
@@ -102,5 +105,70 @@ func BenchmarkSearch(b *testing.B) {
 				b.ReportMetric(float64(ds[len(ds)*95/100])/1e6, "p95-ms")
 			})
 		}
+	}
+}
+
+// sciFactCorpus writes the abstracts as Markdown files once per process.
+func sciFactCorpus(b *testing.B) (string, []sfDoc) {
+	b.Helper()
+	if *scifactDir == "" {
+		b.Skip("no -scifact data folder given")
+	}
+	docs, _, _ := loadSciFact(b, *scifactDir)
+	base := *scifactCache
+	if base == "" {
+		base = b.TempDir()
+	}
+	dir := filepath.Join(base, "scifact")
+	if _, err := os.Stat(dir); err != nil {
+		writeCorpus(b, dir, docs, nil)
+	}
+	return dir, docs
+}
+
+func BenchmarkIndex(b *testing.B) {
+	corpus, docs := sciFactCorpus(b)
+	ctx := context.Background()
+	var peak uint64
+	chunks := 0
+	for b.Loop() {
+		b.StopTimer()
+		dir := b.TempDir()
+		db := openDB(b, dir)
+		ix := openIndex(b, db, nil)
+		b.StartTimer()
+		heap, _ := memPeak(func() {
+			if err := ix.Index(ctx, []string{corpus}, nil); err != nil {
+				b.Fatal(err)
+			}
+		})
+		b.StopTimer()
+		peak = max(peak, heap)
+		chunks = count(b, db, `SELECT count(*) FROM rag_chunks`)
+		if d := docStatus(b, ix); len(d) != len(docs) {
+			b.Fatalf("%d documents indexed, want %d", len(d), len(docs))
+		}
+		ix.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(chunks), "chunks")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+}
+
+func BenchmarkReindexNoop(b *testing.B) {
+	corpus, _ := sciFactCorpus(b)
+	ctx := context.Background()
+	ix := openIndex(b, openDB(b, b.TempDir()), nil)
+	if err := ix.Index(ctx, []string{corpus}, nil); err != nil {
+		b.Fatal(err)
+	}
+	before := ix.parses.Load()
+	for b.Loop() {
+		if err := ix.Index(ctx, []string{corpus}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if n := ix.parses.Load() - before; n != 0 {
+		b.Fatalf("a pass over the unchanged folder parsed %d files", n)
 	}
 }
