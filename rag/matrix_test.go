@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -83,6 +84,11 @@ func TestMatrixRanksLikeChromem(t *testing.T) {
 				}
 				if len(got) != len(want) {
 					t.Fatalf("%d hits, chromem %d", len(got), len(want))
+				}
+				// The collection's documents are the matrix's rows, not copies.
+				id, _ := strconv.ParseInt(want[0].ID, 10, 64)
+				if row := ix.mat.row(int(ix.mat.slot[id])); &row[0] != &want[0].Embedding[0] {
+					t.Fatalf("chromem holds its own copy of chunk %d's vector", id)
 				}
 				for i := range got {
 					if chunkKey(got[i]) == want[i].ID {
