@@ -83,8 +83,6 @@ type options struct {
 	vecWeight   float64 // 0 = the default for the embedder
 	maxDF       float64 // lexical terms in more than this share of chunks are left out; 0 = none
 	pruneFloor  int     // ... and in more than this many chunks
-	lexParts    int     // most rowid ranges the lexical arm ranks in parallel
-	lexPartRows int     // chunks per range: below, a query's fixed cost (finding each word's postings, its idf) outweighs the gain
 	progress    func(Progress)
 	offline     hashvec.Config
 	afterParse  func(path string) // test hook: called after a file is parsed, before its last batch is written
@@ -169,7 +167,7 @@ type Index struct {
 // embedder when emb is nil — and loads the stored vectors of that embedder
 // into memory. Files left mid-way by a crash are resumed by the next Index.
 func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index, error) {
-	o := options{rrfK: 60, maxDF: 0.2, pruneFloor: 500, chunkSize: 1500, depth: 100, batch: 32, workers: runtime.GOMAXPROCS(0), snippet: 320, lexParts: runtime.GOMAXPROCS(0), lexPartRows: 16384,
+	o := options{rrfK: 60, maxDF: 0.2, pruneFloor: 500, chunkSize: 1500, depth: 100, batch: 32, workers: runtime.GOMAXPROCS(0), snippet: 320,
 		lexWeights: [2]float64{1, 1}, offline: hashvec.Default, txRows: 4096}
 	for _, opt := range opts {
 		opt(&o)

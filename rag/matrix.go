@@ -99,11 +99,10 @@ func (m *matrix) remove(ids []int64) {
 	}
 }
 
-// scored is one chunk's score for the query: the vector arm's similarity
-// or the lexical arm's bm25, higher is better.
+// scored is one row's similarity to the query.
 type scored struct {
 	id  int64
-	sim float64
+	sim float32
 }
 
 // better orders by similarity, then by lower id, so equal scores rank
@@ -133,27 +132,17 @@ func (m *matrix) topK(q []float32, k int) ([]int64, error) {
 	}
 	wg.Wait()
 	all := slices.Concat(tops...)
-	sortScored(all)
-	return idsOf(all, k), nil
-}
-
-// sortScored sorts best first; ids are distinct, so the order is total.
-func sortScored(s []scored) {
-	slices.SortFunc(s, func(a, b scored) int {
+	slices.SortFunc(all, func(a, b scored) int {
 		if better(a, b) {
 			return -1
 		}
-		return 1
+		return 1 // ids are distinct: never equal
 	})
-}
-
-// idsOf is the ids of the first k.
-func idsOf(s []scored, k int) []int64 {
-	ids := make([]int64, min(k, len(s)))
+	ids := make([]int64, min(k, len(all)))
 	for i := range ids {
-		ids[i] = s[i].id
+		ids[i] = all[i].id
 	}
-	return ids
+	return ids, nil
 }
 
 // scan keeps the best k rows of slots [lo, hi) in a min-heap (worst at
@@ -167,7 +156,7 @@ func (m *matrix) scan(q []float32, k, lo, hi int) []scored {
 			continue
 		}
 		rv.Data = m.row(s)
-		c := scored{id: m.ids[s], sim: float64(blas32.Dot(qv, rv))}
+		c := scored{id: m.ids[s], sim: blas32.Dot(qv, rv)}
 		switch {
 		case len(h) < k:
 			heap.Push(&h, c)

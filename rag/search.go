@@ -2,9 +2,7 @@ package rag
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -209,75 +207,30 @@ func (ix *Index) lexical(ctx context.Context, terms []string, depth int) ([]int6
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	st, err := ix.corpusStats(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("rag: lexical search: %w", err)
-	}
 	if ix.opts.maxDF > 0 {
-		if terms, err = ix.pruneCommon(ctx, terms, st.chunks); err != nil {
+		var err error
+		if terms, err = ix.pruneCommon(ctx, terms); err != nil {
 			return nil, fmt.Errorf("rag: lexical search: %w", err)
 		}
 	}
-	// FTS5 computes bm25 for every chunk that matches any word, and at
-	// tens of thousands of chunks that is most of a search's time (a
-	// b-tree lookup of each chunk's length). Large indexes are ranked in
-	// rowid ranges on parallel connections and the parts merged by score:
-	// bm25's statistics (idf, average length) are the whole table's, so a
-	// part's scores are the scores of the whole query.
-	expr := matchExpr(terms)
-	parts := min(ix.opts.lexParts, max(1, st.chunks/ix.opts.lexPartRows))
-	if parts <= 1 || st.maxID-st.minID < int64(parts) {
-		best, err := ix.lexicalRange(ctx, expr, depth, math.MinInt64, math.MaxInt64)
-		return idsOf(best, depth), err
-	}
-	lists := make([][]scored, parts)
-	errs := make([]error, parts)
-	var wg sync.WaitGroup
-	span := st.maxID - st.minID + 1
-	for p := range parts {
-		lo := st.minID + span*int64(p)/int64(parts)
-		hi := st.minID + span*int64(p+1)/int64(parts) - 1
-		if p == 0 {
-			lo = math.MinInt64
-		}
-		if p == parts-1 {
-			hi = math.MaxInt64 // chunks added since the bounds were read
-		}
-		wg.Go(func() { lists[p], errs[p] = ix.lexicalRange(ctx, expr, depth, lo, hi) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	all := slices.Concat(lists...)
-	sortScored(all)
-	return idsOf(all, depth), nil
-}
-
-// lexicalRange ranks the chunks with rowid in [lo, hi], best first, with
-// their scores (higher is better); equal scores go to the lower rowid, as
-// in the merge.
-func (ix *Index) lexicalRange(ctx context.Context, expr string, depth int, lo, hi int64) ([]scored, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT rowid, bm25(rag_fts, ?, ?) AS s FROM rag_fts
-		WHERE rag_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY s, rowid LIMIT ?`,
-		ix.opts.lexWeights[0], ix.opts.lexWeights[1], expr, lo, hi, depth)
+	rows, err := ix.db.QueryContext(ctx, `SELECT rowid FROM rag_fts WHERE rag_fts MATCH ? ORDER BY bm25(rag_fts, ?, ?) LIMIT ?`,
+		matchExpr(terms), ix.opts.lexWeights[0], ix.opts.lexWeights[1], depth)
 	if err != nil {
 		return nil, fmt.Errorf("rag: lexical search: %w", err)
 	}
 	defer rows.Close()
-	var out []scored
+	var ids []int64
 	for rows.Next() {
-		var c scored
-		if err := rows.Scan(&c.id, &c.sim); err != nil {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
 			return nil, fmt.Errorf("rag: lexical search: %w", err)
 		}
-		c.sim = -c.sim // bm25() is lower for better matches
-		out = append(out, c)
+		ids = append(ids, id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("rag: lexical search: %w", err)
 	}
-	return out, nil
+	return ids, nil
 }
 
 func (ix *Index) queryVector(ctx context.Context, query string) ([]float32, error) {
@@ -455,67 +408,48 @@ func cutBytes(s string, n int) string {
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // termStats caches how many chunks contain each query word (as FTS5
-// matches it, stemmed), the number of chunks and their rowid bounds; any
-// change to the chunks clears it.
+// matches it, stemmed), and the number of chunks; any change to the
+// chunks clears it.
 type termStats struct {
 	mu     sync.Mutex
-	corpus corpusStats
-	df     map[string]int // nil until the corpus statistics are read
-}
-
-type corpusStats struct {
-	chunks       int
-	minID, maxID int64
+	chunks int
+	df     map[string]int
 }
 
 func (s *termStats) reset() {
 	s.mu.Lock()
-	s.corpus, s.df = corpusStats{}, nil
+	s.chunks, s.df = 0, nil
 	s.mu.Unlock()
-}
-
-// corpusStats reads (once per change of the chunks) the number of chunks
-// and their rowid bounds.
-func (ix *Index) corpusStats(ctx context.Context) (corpusStats, error) {
-	s := &ix.dfs
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.df == nil {
-		var c corpusStats
-		if err := ix.db.QueryRowContext(ctx, `SELECT count(*), coalesce(min(id), 0), coalesce(max(id), 0) FROM rag_chunks`).
-			Scan(&c.chunks, &c.minID, &c.maxID); err != nil {
-			return c, err
-		}
-		s.corpus, s.df = c, map[string]int{}
-	}
-	return s.corpus, nil
 }
 
 // pruneCommon drops the words in more than maxDF of the chunks, keeping
 // at least the rarest word.
-func (ix *Index) pruneCommon(ctx context.Context, terms []string, chunks int) ([]string, error) {
+func (ix *Index) pruneCommon(ctx context.Context, terms []string) ([]string, error) {
 	s := &ix.dfs
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.df == nil {
+		s.df = map[string]int{}
+		if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM rag_chunks`).Scan(&s.chunks); err != nil {
+			s.df = nil
+			return nil, err
+		}
+	}
 	// Below a few hundred matches scoring is cheap anyway, and in a small
 	// collection every word is "common".
-	limit := max(int(ix.opts.maxDF*float64(chunks)), ix.opts.pruneFloor)
+	limit := max(int(ix.opts.maxDF*float64(s.chunks)), ix.opts.pruneFloor)
 	var kept []string
 	rarest, rarestDF := "", -1
 	for _, t := range terms {
-		s.mu.Lock()
 		df, ok := s.df[t]
-		s.mu.Unlock()
 		if !ok {
 			if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM rag_fts WHERE rag_fts MATCH ?`, matchExpr([]string{t})).Scan(&df); err != nil {
 				return nil, err
 			}
-			s.mu.Lock()
-			if s.df != nil { // not cleared by a change meanwhile
-				if len(s.df) > 50000 {
-					clear(s.df)
-				}
-				s.df[t] = df
+			if len(s.df) > 50000 {
+				clear(s.df)
 			}
-			s.mu.Unlock()
+			s.df[t] = df
 		}
 		if df <= limit {
 			kept = append(kept, t)
