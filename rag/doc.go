@@ -14,8 +14,7 @@
 //     and never duplicates chunks; progress reports counts and an ETA;
 //     cancellation through the context;
 //   - lexical search with SQLite FTS5 and its bm25 ranking (Porter stemmer,
-//     user text quoted term by term so no query is a syntax error; a large
-//     index is ranked in rowid ranges on parallel connections and merged);
+//     user text quoted term by term so no query is a syntax error);
 //   - vector search with an in-memory chromem-go collection loaded at Open
 //     from the vectors stored in SQLite (the database is the truth; chromem's
 //     own file persistence is not used), ranked by an exhaustive scan of a
