@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	chromem "github.com/philippgille/chromem-go"
 
 	"quire/rag/hashvec"
@@ -137,6 +138,10 @@ func WithProgress(fn func(Progress)) Option { return func(o *options) { o.progre
 // WithOfflineEmbedder sets the configuration of the built-in embedder.
 func WithOfflineEmbedder(cfg hashvec.Config) Option { return func(o *options) { o.offline = cfg } }
 
+// queryCacheSize is how many query vectors of an embedding model are kept
+// (3 MB at 768 dimensions).
+const queryCacheSize = 256
+
 // Index is a document index. It is safe for concurrent use.
 type Index struct {
 	db   *sql.DB
@@ -146,6 +151,8 @@ type Index struct {
 	embName string         // emb.Name(), the key of its vectors
 	offline *hashvec.Model // the built-in embedder when it is the active one
 	sketch  *hashvec.Sketch
+
+	queries *lru.Cache[string, []float32] // query vectors of an embedding model, by query text
 
 	coll  *chromem.Collection
 	mat   *matrix    // the same vectors, laid out for the scan (matrix.go)
@@ -199,6 +206,11 @@ func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index
 	if ix.embName == "" {
 		return nil, errors.New("rag: the embedder has no name")
 	}
+	queries, err := lru.New[string, []float32](queryCacheSize)
+	if err != nil {
+		return nil, err
+	}
+	ix.queries = queries
 	cdb := chromem.NewDB()
 	coll, err := cdb.GetOrCreateCollection("chunks", nil, func(context.Context, string) ([]float32, error) {
 		return nil, errors.New("rag: vectors are computed by the index, not by chromem")

@@ -237,6 +237,13 @@ func (ix *Index) queryVector(ctx context.Context, query string) ([]float32, erro
 	if ix.offline != nil {
 		return ix.offline.Query(query, ix.sketch), nil
 	}
+	// An embedding model's query vector costs a call to the model (tens of
+	// milliseconds through Ollama) and never changes under one model name,
+	// so repeated queries reuse it. The offline embedder's is not cached:
+	// it is cheap, and its idf weights follow the corpus.
+	if v, ok := ix.queries.Get(query); ok {
+		return v, nil
+	}
 	var v []float32
 	var err error
 	if qe, ok := ix.emb.(QueryEmbedder); ok {
@@ -254,7 +261,11 @@ func (ix *Index) queryVector(ctx context.Context, query string) ([]float32, erro
 	if err != nil {
 		return nil, fmt.Errorf("embed the query with %s: %w", ix.embName, err)
 	}
-	return unit(v)
+	if v, err = unit(v); err != nil {
+		return nil, err
+	}
+	ix.queries.Add(query, v)
+	return v, nil
 }
 
 func (ix *Index) vectorRanking(ctx context.Context, query string, depth int) ([]int64, error) {
