@@ -69,6 +69,11 @@ test: deps-test frontend
 # Benchmarks (figures go to docs/BENCHMARKS.md).
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./kernel/...
+	$(GO) test ./rag -run '^$$' -bench 'Index|Reindex' -benchtime 3x -scifact $(SCIFACT)
+	$(GO) test ./rag -run '^$$' -bench Search -benchtime 809x -timeout 30m -scifact $(SCIFACT)
+
+# The SciFact data for rag's benchmarks (docs/BENCHMARKS.md, issue 6).
+SCIFACT ?= $(CURDIR)/../shared/data/scifact
 
 clean:
 	rm -rf build/bin frontend/dist/assets frontend/dist/index.html

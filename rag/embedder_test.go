@@ -95,8 +95,8 @@ func TestAnEmbeddingModelBatchesAndFailuresKeepTextSearch(t *testing.T) {
 	if got := other.texts.Load(); got != int64(count(t, db, `SELECT count(*) FROM rag_chunks`)) {
 		t.Errorf("the new embedder embedded %d texts", got)
 	}
-	if ix2.coll.Count() != count(t, db, `SELECT count(*) FROM rag_chunks`) {
-		t.Errorf("%d vectors in memory", ix2.coll.Count())
+	if inMemory(t, ix2) != count(t, db, `SELECT count(*) FROM rag_chunks`) {
+		t.Errorf("%d vectors in memory", inMemory(t, ix2))
 	}
 }
 

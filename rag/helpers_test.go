@@ -96,3 +96,13 @@ func docStatus(t testing.TB, ix *Index) map[string]Document {
 	}
 	return m
 }
+
+// inMemory is the number of vectors in the in-memory index, after
+// checking the chromem-go collection and the scan's matrix agree.
+func inMemory(t testing.TB, ix *Index) int {
+	t.Helper()
+	if c, m := ix.coll.Count(), ix.mat.Len(); c != m {
+		t.Fatalf("chromem holds %d vectors, the matrix %d", c, m)
+	}
+	return ix.coll.Count()
+}

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	chromem "github.com/philippgille/chromem-go"
 
 	"quire/internal/vecblob"
@@ -138,6 +139,10 @@ func WithProgress(fn func(Progress)) Option { return func(o *options) { o.progre
 // WithOfflineEmbedder sets the configuration of the built-in embedder.
 func WithOfflineEmbedder(cfg hashvec.Config) Option { return func(o *options) { o.offline = cfg } }
 
+// queryCacheSize is how many query vectors of an embedding model are kept
+// (3 MB at 768 dimensions).
+const queryCacheSize = 256
+
 // Index is a document index. It is safe for concurrent use.
 type Index struct {
 	db   *sql.DB
@@ -148,8 +153,11 @@ type Index struct {
 	offline *hashvec.Model // the built-in embedder when it is the active one
 	sketch  *hashvec.Sketch
 
+	queries *lru.Cache[string, []float32] // query vectors of an embedding model, by query text
+
 	coll  *chromem.Collection
-	vecMu sync.Mutex // serialises changes to coll (chromem's Delete reads unlocked)
+	mat   *matrix    // the same vectors, laid out for the scan (matrix.go)
+	vecMu sync.Mutex // serialises changes to coll and mat (chromem's Delete reads unlocked)
 
 	run      chan struct{} // a token: one pass at a time
 	closing  chan struct{}
@@ -203,6 +211,11 @@ func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index
 	if ix.embName == "" {
 		return nil, errors.New("rag: the embedder has no name")
 	}
+	queries, err := lru.New[string, []float32](queryCacheSize)
+	if err != nil {
+		return nil, err
+	}
+	ix.queries = queries
 	cdb := chromem.NewDB()
 	coll, err := cdb.GetOrCreateCollection("chunks", nil, func(context.Context, string) ([]float32, error) {
 		return nil, errors.New("rag: vectors are computed by the index, not by chromem")
@@ -210,7 +223,7 @@ func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index
 	if err != nil {
 		return nil, err
 	}
-	ix.coll = coll
+	ix.coll, ix.mat = coll, newMatrix()
 	if err := ix.load(ctx); err != nil {
 		return nil, err
 	}
@@ -225,7 +238,7 @@ func (ix *Index) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("rag: load vectors: %w", err)
 	}
-	var docs []chromem.Document
+	var docs []idVec
 	for rows.Next() {
 		var id int64
 		var blob []byte
@@ -238,7 +251,7 @@ func (ix *Index) load(ctx context.Context) error {
 			rows.Close()
 			return fmt.Errorf("rag: vector of chunk %d: %w", id, err)
 		}
-		docs = append(docs, chromem.Document{ID: chunkKey(id), Embedding: v})
+		docs = append(docs, idVec{id, v})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

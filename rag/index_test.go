@@ -160,7 +160,7 @@ func TestOnlyTheChangedFileIsReindexedAndDeletedFilesAreDropped(t *testing.T) {
 	if got := count(t, db, `SELECT count(*) FROM rag_vectors`); got != chunksBefore-1 {
 		t.Errorf("%d vectors stored, want %d", got, chunksBefore-1)
 	}
-	if got := ix.coll.Count(); got != chunksBefore-1 {
+	if got := inMemory(t, ix); got != chunksBefore-1 {
 		t.Errorf("%d vectors in memory, want %d", got, chunksBefore-1)
 	}
 	if _, ok := docStatus(t, ix)["gone.md"]; ok {
@@ -271,8 +271,8 @@ func TestRemoveAndRetry(t *testing.T) {
 	if err := ix.Remove(context.Background(), root); err != nil {
 		t.Fatal(err)
 	}
-	if docs, _ := ix.Documents(context.Background()); len(docs) != 0 || count(t, db, `SELECT count(*) FROM rag_chunks`) != 0 || ix.coll.Count() != 0 {
-		t.Errorf("after removing the root: %d documents, %d chunks, %d vectors", len(docs), count(t, db, `SELECT count(*) FROM rag_chunks`), ix.coll.Count())
+	if docs, _ := ix.Documents(context.Background()); len(docs) != 0 || count(t, db, `SELECT count(*) FROM rag_chunks`) != 0 || inMemory(t, ix) != 0 {
+		t.Errorf("after removing the root: %d documents, %d chunks, %d vectors", len(docs), count(t, db, `SELECT count(*) FROM rag_chunks`), inMemory(t, ix))
 	}
 }
 

@@ -108,7 +108,9 @@ func TestA100MBFileStreamsInBoundedMemory(t *testing.T) {
 	grew := int64(live) - int64(before[0].Value.Uint64())
 	t.Logf("100 MB: %d chunks in %v; live heap grew by at most %.1f MB (heap in use peaked at %.0f MB)",
 		chunks, time.Since(start).Round(time.Millisecond), float64(grew)/(1<<20), float64(inUse)/(1<<20))
-	if grew > 16<<20 {
+	// Reading the file whole would grow it by 100 MB or more; the bound
+	// leaves room for what other tests' goroutines leave live meanwhile.
+	if grew > 40<<20 {
 		t.Fatalf("the live heap grew by %d MB while streaming a 100 MB file", grew>>20)
 	}
 	if longest > 1500 || bytes < 95<<20 {

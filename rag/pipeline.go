@@ -15,8 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	chromem "github.com/philippgille/chromem-go"
-
 	"quire/internal/vecblob"
 	"quire/rag/chunk"
 	"quire/rag/hashvec"
@@ -510,7 +508,7 @@ type writer struct {
 	ids map[int64][]int64 // chunk ids by position, for files being parsed
 
 	// effects of the transaction in flight, applied after it commits
-	add           []chromem.Document
+	add           []idVec
 	remove        []int64
 	embedded      []*job
 	finished      int // files finished in the transaction
@@ -756,7 +754,7 @@ func (w *writer) apply(tx *sql.Tx, m message) error {
 				id, w.ix.embName, vecblob.Encode(v)); err != nil {
 				return err
 			}
-			w.add = append(w.add, chromem.Document{ID: chunkKey(id), Embedding: v})
+			w.add = append(w.add, idVec{id, v})
 		}
 		if w.ix.sketch != nil && len(m.feats) > 0 {
 			w.ix.sketch.Update(m.feats, +1)

@@ -37,6 +37,7 @@ var (
 	scifactVW    = flag.Float64("scifact.vw", 0, "weight of the vector list in fusion; 0 = the index's default")
 	scifactMaxDF = flag.Float64("scifact.maxdf", -1, "lexical max df share for the main and 50k runs; -1 = the default")
 	scifact50k   = flag.Bool("scifact.50k", true, "also build a ~50k-chunk index and time queries on it")
+	scifactDims  = flag.Int("scifact.dims", 0, "dimensions of the offline embedder for the main and 50k runs; 0 = the default")
 )
 
 type sfDoc struct{ ID, Title, Text string }
@@ -355,7 +356,7 @@ func TestSciFact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("reopen (load %d vectors into chromem): %v", ix2.coll.Count(), time.Since(start).Round(time.Millisecond))
+	t.Logf("reopen (load %d vectors into chromem): %v", inMemory(t, ix2), time.Since(start).Round(time.Millisecond))
 	ix2.Close()
 
 	ev := newEvaluator(t, ix, queries, qrels)
@@ -389,10 +390,16 @@ func TestSciFact(t *testing.T) {
 }
 
 func sfOpts() []Option {
+	var opts []Option
 	if *scifactMaxDF >= 0 {
-		return []Option{WithLexicalMaxDF(*scifactMaxDF)}
+		opts = append(opts, WithLexicalMaxDF(*scifactMaxDF))
 	}
-	return nil
+	if *scifactDims > 0 {
+		cfg := hashvec.Default
+		cfg.Dims = *scifactDims
+		opts = append(opts, WithOfflineEmbedder(cfg))
+	}
+	return opts
 }
 
 // sweep tries settings that need a new index.

@@ -2,11 +2,9 @@ package rag
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -240,6 +238,13 @@ func (ix *Index) queryVector(ctx context.Context, query string) ([]float32, erro
 	if ix.offline != nil {
 		return ix.offline.Query(query, ix.sketch), nil
 	}
+	// An embedding model's query vector costs a call to the model (tens of
+	// milliseconds through Ollama) and never changes under one model name,
+	// so repeated queries reuse it. The offline embedder's is not cached:
+	// it is cheap, and its idf weights follow the corpus.
+	if v, ok := ix.queries.Get(query); ok {
+		return v, nil
+	}
 	var v []float32
 	var err error
 	if qe, ok := ix.emb.(QueryEmbedder); ok {
@@ -257,36 +262,24 @@ func (ix *Index) queryVector(ctx context.Context, query string) ([]float32, erro
 	if err != nil {
 		return nil, fmt.Errorf("embed the query with %s: %w", ix.embName, err)
 	}
-	return vecblob.Unit(v)
+	if v, err = vecblob.Unit(v); err != nil {
+		return nil, err
+	}
+	ix.queries.Add(query, v)
+	return v, nil
 }
 
 func (ix *Index) vectorRanking(ctx context.Context, query string, depth int) ([]int64, error) {
-	count := ix.coll.Count()
-	if count == 0 {
+	if ix.mat.Len() == 0 {
 		return nil, nil
 	}
 	qv, err := ix.queryVector(ctx, query)
 	if err != nil || qv == nil {
 		return nil, err
 	}
-	// chromem refuses nResults above the collection's size.
-	res, err := ix.coll.QueryEmbedding(ctx, qv, min(depth, count), nil, nil)
+	ids, err := ix.mat.topK(qv, depth)
 	if err != nil {
-		if count = ix.coll.Count(); count == 0 {
-			return nil, nil
-		}
-		// The collection shrank between Count and the query: once more.
-		if res, err = ix.coll.QueryEmbedding(ctx, qv, min(depth, count), nil, nil); err != nil {
-			return nil, fmt.Errorf("vector search: %w", err)
-		}
-	}
-	ids := make([]int64, 0, len(res))
-	for _, r := range res {
-		id, err := strconv.ParseInt(r.ID, 10, 64)
-		if err != nil {
-			return nil, errors.New("vector search: a vector has a malformed id")
-		}
-		ids = append(ids, id)
+		return nil, fmt.Errorf("vector search: %w", err)
 	}
 	return ids, nil
 }

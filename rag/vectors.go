@@ -14,15 +14,26 @@ import (
 
 func chunkKey(id int64) string { return strconv.FormatInt(id, 10) }
 
-// addVectors puts vectors into the in-memory collection.
-func (ix *Index) addVectors(ctx context.Context, docs []chromem.Document) error {
-	if len(docs) == 0 {
+// idVec is a chunk's vector on its way into memory.
+type idVec struct {
+	id  int64
+	vec []float32
+}
+
+// addVectors puts vectors into the in-memory index: the matrix row is
+// also the embedding of the chromem-go document, so each vector is held once.
+func (ix *Index) addVectors(ctx context.Context, vs []idVec) error {
+	if len(vs) == 0 {
 		return nil
 	}
 	ix.vecMu.Lock()
 	defer ix.vecMu.Unlock()
-	for _, d := range docs {
-		if err := ix.coll.AddDocument(context.WithoutCancel(ctx), d); err != nil {
+	for _, v := range vs {
+		row, err := ix.mat.set(v.id, v.vec)
+		if err != nil {
+			return fmt.Errorf("rag: vector index: %w", err)
+		}
+		if err := ix.coll.AddDocument(context.WithoutCancel(ctx), chromem.Document{ID: chunkKey(v.id), Embedding: row}); err != nil {
 			return fmt.Errorf("rag: vector index: %w", err)
 		}
 	}
@@ -39,7 +50,13 @@ func (ix *Index) removeVectors(ctx context.Context, ids []int64) error {
 	}
 	ix.vecMu.Lock()
 	defer ix.vecMu.Unlock()
-	return ix.coll.Delete(context.WithoutCancel(ctx), nil, nil, keys...)
+	// The collection first: its documents point into the matrix's rows,
+	// which the matrix may reuse once it forgets them.
+	if err := ix.coll.Delete(context.WithoutCancel(ctx), nil, nil, keys...); err != nil {
+		return err
+	}
+	ix.mat.remove(ids)
+	return nil
 }
 
 // The offline embedder's document-frequency statistics are saved under

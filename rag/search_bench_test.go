@@ -1,0 +1,201 @@
+package rag
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"quire/kernel/store"
+)
+
+// The retrieval speed benchmarks (docs/BENCHMARKS.md, "Retrieval speed")
+// run only when given the SciFact data:
+//
+//	go test ./rag -run '^$' -bench . -benchtime 809x -scifact ../../shared/data/scifact
+//
+// BenchmarkIndex indexes the 5,183 abstracts into a new database per
+// iteration with the offline embedder and reports the peak Go heap in use
+// while it runs; BenchmarkReindexNoop times a pass over the unchanged
+// folder. BenchmarkSearch indexes two corpora — the first 3,500 abstracts (about 5k chunks) and
+// seven variants of all 5,183 (about 53k chunks) — and runs the 809
+// training claims through Search in turn, one per iteration. Besides ns/op
+// (the mean) it reports the median and 95th percentile as p50-ms and
+// p95-ms, and the process's CPU time per search as cpu-ms/op. The arms alone are the lexical and vector sub-benchmarks.
+// -scifact.cache keeps the corpora and their databases between runs (an
+// unchanged corpus is then a no-op pass).
+var scifactCache = flag.String("scifact.cache", "", "folder to keep the benchmark corpora and indexes in between runs; empty = a temporary folder")
+
+// writeVariants writes copies variants of docs under root, each abstract's
+// sentences rotated by the copy's number, so the copies are not duplicates.
+func writeVariants(t testing.TB, root string, docs []sfDoc, copies int) {
+	t.Helper()
+	for copyN := range copies {
+		dir := filepath.Join(root, fmt.Sprintf("copy%02d", copyN))
+		if _, err := os.Stat(dir); err == nil {
+			continue // kept from an earlier run (-scifact.cache)
+		}
+		writeCorpus(t, dir, docs, func(d sfDoc) string {
+			s := strings.SplitAfter(d.Text, ". ")
+			r := copyN % max(1, len(s))
+			rotated := strings.Join(append(append([]string{}, s[r:]...), s[:r]...), "")
+			return "# " + d.Title + "\n\n" + rotated + "\n"
+		})
+	}
+}
+
+// benchIndex opens (building or bringing up to date) the index of copies
+// variants of docs under base/name.
+func benchIndex(b *testing.B, base, name string, docs []sfDoc, copies int) *Index {
+	b.Helper()
+	dir := filepath.Join(base, name)
+	root := filepath.Join(dir, "corpus")
+	writeVariants(b, root, docs, copies)
+	db := openDB(b, dir)
+	ix := openIndex(b, db, nil, sfOpts()...)
+	start := time.Now()
+	if err := ix.Index(context.Background(), []string{root}, nil); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%s: %d chunks, index pass %v", name, count(b, db, `SELECT count(*) FROM rag_chunks`), time.Since(start).Round(time.Millisecond))
+	return ix
+}
+
+func BenchmarkSearch(b *testing.B) {
+	if *scifactDir == "" {
+		b.Skip("no -scifact data folder given")
+	}
+	docs, queries, _ := loadSciFact(b, *scifactDir)
+	base := *scifactCache
+	if base == "" {
+		base = b.TempDir()
+	}
+	ctx := context.Background()
+	for _, size := range []struct {
+		name   string
+		docs   int
+		copies int
+	}{{"chunks=5k", 3500, 1}, {"chunks=53k", len(docs), 7}} {
+		ix := benchIndex(b, base, size.name, docs[:size.docs], size.copies)
+		arms := []struct {
+			name string
+			run  func(q string) error
+		}{
+			{"search", func(q string) error { _, err := ix.Search(ctx, q, 10); return err }},
+			{"lexical", func(q string) error { _, err := ix.lexical(ctx, queryTerms(q), ix.opts.depth); return err }},
+			{"vector", func(q string) error { _, err := ix.vectorRanking(ctx, q, ix.opts.depth); return err }},
+		}
+		for _, arm := range arms {
+			b.Run(size.name+"/"+arm.name, func(b *testing.B) {
+				ds := make([]time.Duration, 0, b.N)
+				i := 0
+				cpu := cpuTime()
+				for b.Loop() {
+					start := time.Now()
+					if err := arm.run(queries[i%len(queries)].Text); err != nil {
+						b.Fatal(err)
+					}
+					ds = append(ds, time.Since(start))
+					i++
+				}
+				cpu = cpuTime() - cpu
+				slices.Sort(ds)
+				b.ReportMetric(float64(cpu)/1e6/float64(len(ds)), "cpu-ms/op")
+				b.ReportMetric(float64(ds[len(ds)/2])/1e6, "p50-ms")
+				b.ReportMetric(float64(ds[len(ds)*95/100])/1e6, "p95-ms")
+			})
+		}
+	}
+}
+
+// cpuTime is the CPU time the process has used, user and system: on a
+// machine shared with other work it says what a search costs better than
+// the wall clock does.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// sciFactCorpus writes the abstracts as Markdown files once per process.
+func sciFactCorpus(b *testing.B) (string, []sfDoc) {
+	b.Helper()
+	if *scifactDir == "" {
+		b.Skip("no -scifact data folder given")
+	}
+	docs, _, _ := loadSciFact(b, *scifactDir)
+	base := *scifactCache
+	if base == "" {
+		base = b.TempDir()
+	}
+	dir := filepath.Join(base, "scifact")
+	if _, err := os.Stat(dir); err != nil {
+		writeCorpus(b, dir, docs, nil)
+	}
+	return dir, docs
+}
+
+func BenchmarkIndex(b *testing.B) {
+	corpus, docs := sciFactCorpus(b)
+	ctx := context.Background()
+	var peak uint64
+	chunks := 0
+	for b.Loop() {
+		b.StopTimer()
+		// Each pass gets its own database, closed at the end of the
+		// iteration, so no earlier index is alive during the next one's peak.
+		st, err := store.Open(ctx, filepath.Join(b.TempDir(), "quire.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix, err := Open(ctx, st.DB(), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC() // the peak is this pass's, not the last one's garbage
+		b.StartTimer()
+		heap, _ := memPeak(func() {
+			if err := ix.Index(ctx, []string{corpus}, nil); err != nil {
+				b.Fatal(err)
+			}
+		})
+		b.StopTimer()
+		peak = max(peak, heap)
+		chunks = count(b, st.DB(), `SELECT count(*) FROM rag_chunks`)
+		if d := docStatus(b, ix); len(d) != len(docs) {
+			b.Fatalf("%d documents indexed, want %d", len(d), len(docs))
+		}
+		ix.Close()
+		st.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(chunks), "chunks")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+}
+
+func BenchmarkReindexNoop(b *testing.B) {
+	corpus, _ := sciFactCorpus(b)
+	ctx := context.Background()
+	ix := openIndex(b, openDB(b, b.TempDir()), nil)
+	if err := ix.Index(ctx, []string{corpus}, nil); err != nil {
+		b.Fatal(err)
+	}
+	before := ix.parses.Load()
+	for b.Loop() {
+		if err := ix.Index(ctx, []string{corpus}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if n := ix.parses.Load() - before; n != 0 {
+		b.Fatalf("a pass over the unchanged folder parsed %d files", n)
+	}
+}
