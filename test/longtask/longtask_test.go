@@ -212,7 +212,7 @@ func waitFinished(t *testing.T, k *testkit.Kernel, session string) event.RunFini
 func loopRequests(fake *ollamatest.Server) []api.ChatRequest {
 	var out []api.ChatRequest
 	for _, r := range fake.Requests() {
-		if len(r.Chat.Messages) > 0 && strings.HasPrefix(r.Chat.Messages[0].Content, "You compact") {
+		if len(r.Chat.Messages) > 0 && (r.Chat.Messages[0].Content == compact.SummarisePrompt || r.Chat.Messages[0].Content == compact.FactsPrompt) {
 			continue
 		}
 		out = append(out, r.Chat)
