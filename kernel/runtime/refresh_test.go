@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"quire/kernel/event"
-	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
 )
@@ -69,17 +68,5 @@ func TestContextIsRefreshedEachStep(t *testing.T) {
 	if refreshed != 1 {
 		t.Errorf("%d refreshed context texts, want 1 (step 2 of run 1; run 2 opens with the new text)", refreshed)
 	}
-	for n := 1; n <= len(sent); n++ {
-		req, err := k.Runtime.Request(t.Context(), s, n)
-		if err != nil {
-			t.Fatalf("request %d: %v", n, err)
-		}
-		body, err := ollama.RequestJSON(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rebuilt, was := canonical(t, body), canonical(t, k.Ollama.Requests()[n-1].Body); rebuilt != was {
-			t.Fatalf("request %d rebuilt from the log:\n%s\nsent:\n%s", n, rebuilt, was)
-		}
-	}
+	rebuiltAsSent(t, k, s)
 }

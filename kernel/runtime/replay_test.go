@@ -6,6 +6,7 @@ import (
 	"errors"
 	"testing"
 
+	"quire/internal/testkit"
 	"quire/kernel/provider/ollama"
 	"quire/kernel/provider/ollama/ollamatest"
 	"quire/kernel/runtime"
@@ -22,6 +23,26 @@ func canonical(t *testing.T, b []byte) string {
 	}
 	out, _ := json.Marshal(v)
 	return string(out)
+}
+
+// rebuiltAsSent checks that every request the fake server received from
+// the session is, byte for byte (canonical JSON), Request(n) rebuilt from
+// the log.
+func rebuiltAsSent(t *testing.T, k *testkit.Kernel, s string) {
+	t.Helper()
+	for n, sent := range k.Ollama.Requests() {
+		req, err := k.Runtime.Request(t.Context(), s, n+1)
+		if err != nil {
+			t.Fatalf("request %d: %v", n+1, err)
+		}
+		body, err := ollama.RequestJSON(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rebuilt, was := canonical(t, body), canonical(t, sent.Body); rebuilt != was {
+			t.Fatalf("request %d rebuilt from the log:\n%s\nsent:\n%s", n+1, rebuilt, was)
+		}
+	}
 }
 
 // TestEveryRequestCanBeRebuiltFromTheLog: for each model call of a run with
@@ -50,19 +71,7 @@ func TestEveryRequestCanBeRebuiltFromTheLog(t *testing.T) {
 		evs, _ := k.Store.Events(t.Context(), s, 0)
 		t.Fatalf("%d model calls: %s", len(got), types(evs))
 	}
-	for n := 1; n <= len(got); n++ {
-		req, err := k.Runtime.Request(t.Context(), s, n)
-		if err != nil {
-			t.Fatalf("request %d: %v", n, err)
-		}
-		body, err := ollama.RequestJSON(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rebuilt, sent := canonical(t, body), canonical(t, got[n-1].Body); rebuilt != sent {
-			t.Fatalf("request %d rebuilt from the log:\n%s\nsent:\n%s", n, rebuilt, sent)
-		}
-	}
+	rebuiltAsSent(t, k, s)
 	if _, err := k.Runtime.Request(t.Context(), s, 5); !errors.Is(err, runtime.ErrNoSuchStep) {
 		t.Fatalf("a call that never happened: %v", err)
 	}
