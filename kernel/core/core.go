@@ -299,6 +299,8 @@ func (s *stepper) streamFinished(x StreamFinished) {
 		switch {
 		case !ok:
 			s.refuse(c, tool.Failure, fmt.Sprintf("There is no tool named %q. Use one of: %s.", c.Name, s.toolNames()))
+		case x.Invalid[c.ID] != "":
+			s.refuse(c, tool.Failure, x.Invalid[c.ID])
 		default:
 			switch tool.Decide(tool.Effect(decl.Effects), tool.Profile(r.Caps.Profile)) {
 			case tool.Allow:

@@ -28,10 +28,17 @@ func MsgOf(e event.Event) (msg Msg, ok bool, err error) {
 		return StreamDelta{At: at, RunID: e.RunID}, true, nil
 	case event.AssistantMessagePayload:
 		calls := make([]tool.Call, len(p.ToolCalls))
+		var invalid map[string]string
 		for i, c := range p.ToolCalls {
 			calls[i] = tool.Call{ID: c.ID, Name: c.Name, Arguments: []byte(c.Arguments)}
+			if c.Invalid != "" {
+				if invalid == nil {
+					invalid = map[string]string{}
+				}
+				invalid[c.ID] = c.Invalid
+			}
 		}
-		return StreamFinished{At: at, RunID: e.RunID, Step: p.Step, Content: p.Content, Calls: calls,
+		return StreamFinished{At: at, RunID: e.RunID, Step: p.Step, Content: p.Content, Calls: calls, Invalid: invalid,
 			PromptTokens: p.Usage.PromptTokens, OutputTokens: p.Usage.OutputTokens, Interrupted: p.Interrupted}, true, nil
 	case event.StreamFailedPayload:
 		return StreamFailed{At: at, RunID: e.RunID, Step: p.Step, Class: p.Class, Message: p.Message}, true, nil

@@ -247,7 +247,7 @@ func factOf(msg Msg) event.Draft {
 	case StreamFinished:
 		var calls []event.ToolCall
 		for _, c := range x.Calls {
-			calls = append(calls, event.ToolCall{ID: c.ID, Name: c.Name, Arguments: string(c.Arguments)})
+			calls = append(calls, event.ToolCall{ID: c.ID, Name: c.Name, Arguments: string(c.Arguments), Invalid: x.Invalid[c.ID]})
 		}
 		d.Type, d.RunID, d.Payload = event.AssistantMessage, x.RunID, event.AssistantMessagePayload{
 			Step: x.Step, Content: x.Content, ToolCalls: calls, DoneReason: "stop", Model: "qwen3:4b",

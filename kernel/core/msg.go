@@ -29,11 +29,14 @@ type StreamDelta struct {
 // assistant.message). Interrupted marks a partial reply of a stream that broke
 // or was cancelled; its StreamFailed (or the cancel) follows.
 type StreamFinished struct {
-	At           time.Time
-	RunID        string
-	Step         int
-	Content      string
-	Calls        []tool.Call
+	At      time.Time
+	RunID   string
+	Step    int
+	Content string
+	Calls   []tool.Call
+	// Invalid holds, by call id, why a call's arguments do not match its
+	// tool's schema (event.ToolCall.Invalid).
+	Invalid      map[string]string
 	PromptTokens int
 	OutputTokens int
 	Interrupted  bool

@@ -188,6 +188,26 @@ func TestNoDeadlineWithoutAWait(t *testing.T) {
 	}
 }
 
+// TestInvalidArgumentsAreAnsweredBeforeAsking: a call the runtime found
+// malformed as the reply arrived is answered with that sentence at once; the
+// user is asked only about the valid call of the step.
+func TestInvalidArgumentsAreAnsweredBeforeAsking(t *testing.T) {
+	l := newLoop(t)
+	l.open("r1", "write two notes", capsWith())
+	bad, good := call("c1", writeTool), call("c2", writeTool)
+	step := l.send(StreamFinished{RunID: "r1", Step: l.m.Run.Step, Calls: []tool.Call{bad, good},
+		Invalid: map[string]string{"c1": `"path" is required. Call the tool again with arguments that match its schema.`}})
+	wantTypes(t, step.Records, event.ToolRefused, event.PermissionRequested)
+	if p := step.Records[0].Payload.(event.ToolRefusedPayload); p.CallID != "c1" || p.Status != string(tool.Failure) || !strings.Contains(p.Reason, `"path" is required`) {
+		t.Fatalf("refusal %+v", p)
+	}
+	asked := step.Records[1].Payload.(event.PermissionRequestedPayload)
+	if len(asked.Calls) != 1 || asked.Calls[0].ID != "c2" {
+		t.Fatalf("asked about %+v, want c2 only", asked.Calls)
+	}
+	l.wantPhase(AwaitingPermission)
+}
+
 // TestUnknownToolIsRefusedWithTheToolList: the model is told which tools
 // exist, and the other calls of the step go on.
 func TestUnknownToolIsRefusedWithTheToolList(t *testing.T) {

@@ -276,6 +276,7 @@ func TestFactsReadBackAsTheirMessages(t *testing.T) {
 		Submitted{At: at, Input: followUp("i1", "r1", "hello", capsWith())},
 		StreamDelta{At: at, RunID: "r1"},
 		StreamFinished{At: at, RunID: "r1", Step: 2, Content: "hi", Calls: []tool.Call{call("c1", readTool)}, PromptTokens: 3, OutputTokens: 4, Interrupted: true},
+		StreamFinished{At: at, RunID: "r1", Step: 3, Calls: []tool.Call{call("c1", readTool), call("c2", writeTool)}, Invalid: map[string]string{"c2": "\"path\" is required"}},
 		StreamFailed{At: at, RunID: "r1", Step: 2, Class: "server", Message: "broke"},
 		StepRetried{At: at, RunID: "r1", Step: 2, Attempt: 3, After: time.Second, Reason: "busy"},
 		ToolFinished{At: at, RunID: "r1", CallID: "c1", Status: "success", Content: "ok"},

@@ -82,6 +82,10 @@ type ToolCall struct {
 	ID        string `json:"id,omitempty"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	// Invalid says why the arguments do not match the tool's schema, found
+	// when the reply arrived: the call is answered with it at once, never
+	// put to the user nor run.
+	Invalid string `json:"invalid,omitempty"`
 }
 
 // Usage is what the model reported for one step.

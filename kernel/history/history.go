@@ -80,7 +80,7 @@ func (p *projection) apply(e event.Event) error {
 		m := provider.Message{Role: provider.RoleAssistant, Content: x.Content}
 		p.awaiting, p.held = nil, nil
 		for _, c := range x.ToolCalls {
-			m.ToolCalls = append(m.ToolCalls, provider.ToolCall(c))
+			m.ToolCalls = append(m.ToolCalls, provider.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 			p.awaiting = append(p.awaiting, c.ID)
 		}
 		p.entries = append(p.entries, entry{e.Session, e.Seq, m})

@@ -114,7 +114,7 @@ func (s *session) stream(x core.StartStream) {
 			if tc.ID == "" {
 				tc.ID = fmt.Sprintf("call_%s_%d_%d", runID, x.Step, len(calls))
 			}
-			calls = append(calls, event.ToolCall(tc))
+			calls = append(calls, event.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
 		}
 		if c.Done {
 			final = c
@@ -122,6 +122,7 @@ func (s *session) stream(x core.StartStream) {
 		return nil
 	})
 	batcher.close()
+	s.checkArguments(runID, calls)
 	msg := event.AssistantMessagePayload{Step: x.Step, Content: reply.String(), Thinking: thinking.String(), ToolCalls: calls,
 		Model: caps.Model, DoneReason: final.DoneReason, Usage: event.Usage(final.Usage)}
 	if err == nil {
@@ -158,6 +159,29 @@ func (s *session) stream(x core.StartStream) {
 	facts = append(facts, fact(event.StreamFailed, s.r.now(), runID, event.StreamFailedPayload{Step: x.Step, Class: class, Message: message}))
 	s.report(facts...)
 }
+
+// checkArguments validates each call's arguments against the run's frozen
+// tools as the reply arrives, so a malformed call is answered with the
+// schema error at once instead of being put to the user first (a question
+// about a call that cannot run hides nothing but wastes the user's yes).
+// The verdict goes into the log with the call; runTool checks again.
+func (s *session) checkArguments(runID string, calls []event.ToolCall) {
+	tools, err := s.toolsOf(runID)
+	if err != nil {
+		return // runTool reports it per call
+	}
+	for i, c := range calls {
+		if _, ok := tools.Get(c.Name); !ok {
+			continue // core answers calls of unknown tools
+		}
+		if err := tools.Validate(c.Name, tool.ParseArgs(c.Arguments)); err != nil {
+			calls[i].Invalid = err.Error() + invalidHint
+		}
+	}
+}
+
+// invalidHint ends the sentence a call with bad arguments gets.
+const invalidHint = ". Call the tool again with arguments that match its schema."
 
 // request builds what the model sees at this attempt of the current step:
 // the request as of the event that asked for it — the step's step.started,
@@ -262,7 +286,7 @@ func (s *session) runTool(x core.RunTool) {
 	case !ok:
 		res.Content = fmt.Sprintf("The tool %s is no longer available.", x.Call.Name)
 	case tools.Validate(x.Call.Name, args) != nil:
-		res.Content = tools.Validate(x.Call.Name, args).Error() + ". Call the tool again with arguments that match its schema."
+		res.Content = tools.Validate(x.Call.Name, args).Error() + invalidHint
 	default:
 		call := x.Call
 		call.Arguments = args.JSON()

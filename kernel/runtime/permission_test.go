@@ -104,6 +104,37 @@ func TestPermissionOneQuestionForTheCallsOfAReply(t *testing.T) {
 	}
 }
 
+// A call whose arguments do not match its schema is answered with the
+// schema error as the reply arrives: the user is asked only about the valid
+// call of the reply, and the invalid one never runs.
+func TestPermissionIsNotAskedForAMalformedCall(t *testing.T) {
+	w := writeTool()
+	w.spec.Parameters = map[string]any{"type": "object", "required": []any{"path"},
+		"properties": map[string]any{"path": map[string]any{"type": "string"}}}
+	a := answering(runtime.Answer{Allowed: true})
+	k := kit(t, withTools(w), runtime.WithAsker(a.ask))
+	k.Ollama.Script(calling(`w1:write_note:{"path":7}`, `w2:write_note:{"path":"b.md"}`), saying("done"))
+	s := chat(t, k)
+	say(t, k, s, "write two notes", "")
+	evs := waitRuns(t, k, s, 1)
+
+	qs, _ := a.asked()
+	if len(qs) != 1 || len(qs[0].Calls) != 1 || qs[0].Calls[0].ID != "w2" {
+		t.Fatalf("questions %+v, want one about w2 only", qs)
+	}
+	r := refusals(t, evs)
+	if r["w1"].Status != "failure" || !strings.Contains(r["w1"].Reason, "match its schema") {
+		t.Fatalf("w1 refusal %+v", r["w1"])
+	}
+	if w.runs() != 1 {
+		t.Fatalf("the tool ran %d times, want once (w2)", w.runs())
+	}
+	msgs := only[event.AssistantMessagePayload](t, evs, event.AssistantMessage)
+	if c := msgs[0].ToolCalls; len(c) != 2 || c[0].Invalid == "" || c[1].Invalid != "" {
+		t.Fatalf("the verdicts are not in the log with the calls: %+v", c)
+	}
+}
+
 // The user's reason for saying no reaches the model as the calls' result.
 func TestPermissionDeniedWithFeedbackTellsTheModelWhy(t *testing.T) {
 	w := writeTool()

@@ -41,9 +41,14 @@ func TestBadArgumentsBecomeACorrectableResult(t *testing.T) {
 	if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
 		t.Fatalf("run %+v", fin)
 	}
-	results := only[event.ToolResultPayload](t, evs, event.ToolResult)
-	if results[0].Status != "failure" || !strings.Contains(results[0].Content, `"path" is required`) || !strings.Contains(results[0].Content, `"limit" must be an integer`) {
-		t.Fatalf("first result %+v", results[0])
+	// The bad call is answered as the reply arrives, and the model reads why.
+	bad := only[event.ToolRefusedPayload](t, evs, event.ToolRefused)
+	if len(bad) != 1 || bad[0].CallID != "c1" || bad[0].Status != "failure" ||
+		!strings.Contains(bad[0].Reason, `"path" is required`) || !strings.Contains(bad[0].Reason, `"limit" must be an integer`) {
+		t.Fatalf("refusals %+v", bad)
+	}
+	if second := transcript(requests(k)[1]); !strings.Contains(second, `"path" is required`) {
+		t.Fatalf("the model was not told why: %s", second)
 	}
 	if len(got) != 1 || !strings.Contains(got[0], `"plan.md"`) {
 		t.Fatalf("the tool ran on %v; it must run only on valid arguments", got)
