@@ -65,9 +65,11 @@ func TestRememberArgumentsAreValidatedByTheRegistry(t *testing.T) {
 	}
 	var failures []string
 	for _, e := range evs {
-		if e.Type == event.ToolResult {
-			p, _ := event.As[event.ToolResultPayload](e)
-			failures = append(failures, p.Status+": "+p.Content)
+		// Arguments are checked as the reply arrives: a bad call is
+		// refused with the schema error and never runs.
+		if e.Type == event.ToolRefused {
+			p, _ := event.As[event.ToolRefusedPayload](e)
+			failures = append(failures, p.Status+": "+p.Reason)
 		}
 	}
 	if len(failures) != 2 || !strings.HasPrefix(failures[0], "failure") || !strings.Contains(failures[0], "kind") ||
