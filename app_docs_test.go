@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"quire/internal/testkit"
 	"quire/kernel/protocol"
 	"quire/kernel/store"
 	"quire/library"
@@ -46,18 +46,6 @@ func newDocsApp(t *testing.T) (*App, func(paths ...string), func() []emitted) {
 	return a, func(paths ...string) { dropped(10, 20, paths) }, got
 }
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Now().Add(-time.Hour)
-	os.Chtimes(path, old, old)
-}
-
 // lastIndexing waits for an emitted quire:indexing event that ok accepts.
 func lastIndexing(t *testing.T, got func() []emitted, ok func(protocol.IndexProgress) bool) protocol.IndexProgress {
 	t.Helper()
@@ -87,8 +75,8 @@ func TestDroppedFolderIsIndexedWithProgressInTheWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "papers")
-	writeFile(t, filepath.Join(dir, "garden.md"), "# Garden\n\nTomatoes need sun.\n")
-	writeFile(t, filepath.Join(dir, "photo.txt"), "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00")
+	testkit.WriteOld(t, filepath.Join(dir, "garden.md"), "# Garden\n\nTomatoes need sun.\n")
+	testkit.WriteOld(t, filepath.Join(dir, "photo.txt"), "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00")
 	drop(dir)
 	final := lastIndexing(t, got, func(p protocol.IndexProgress) bool { return !p.Running && p.Phase == protocol.PhaseDone })
 	if final.Total != 2 || final.Done != 2 || final.Failed != 1 {
@@ -126,7 +114,7 @@ func TestWindowRefusesWhatIsNotAnIndexedDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	secret := filepath.Join(t.TempDir(), "secret.md")
-	writeFile(t, secret, "# Secret\n")
+	testkit.WriteOld(t, secret, "# Secret\n")
 	for _, c := range []struct {
 		name string
 		call func() error

@@ -113,19 +113,27 @@ func TestEvalWrongExpectationFails(t *testing.T) {
 	}
 }
 
-// TestEvalScriptedTurnsAreNeeded: a scenario whose model says something else
-// than scripted fails, so the checks depend on the conversation and do not
-// pass whatever happens.
-func TestEvalScriptedTurnsAreNeeded(t *testing.T) {
+// scenarioNamed loads one scenario of the set by name.
+func scenarioNamed(t *testing.T, name string) eval.Scenario {
+	t.Helper()
 	all, err := eval.LoadDir("evals")
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := eval.Select(all, eval.Options{Filter: "normal-file-a-note"})
-	if err != nil {
-		t.Fatal(err)
+	for _, sc := range all {
+		if sc.Name == name {
+			return sc
+		}
 	}
-	sc := list[0]
+	t.Fatalf("no scenario named %s", name)
+	return eval.Scenario{}
+}
+
+// TestEvalScriptedTurnsAreNeeded: a scenario whose model says something else
+// than scripted fails, so the checks depend on the conversation and do not
+// pass whatever happens.
+func TestEvalScriptedTurnsAreNeeded(t *testing.T) {
+	sc := scenarioNamed(t, "normal-file-a-note")
 	sc.Model = sc.Model[1:] // the model never calls create_note
 	res := eval.RunOne(t.Context(), sc, evalBuilder(quietLog(io.Discard)), eval.Options{})
 	if res.Pass {
@@ -302,15 +310,7 @@ expect: {runs: [completed]}
 // TestEvalYesIsForTheNamedTool: an answer scripted for one tool never
 // approves another; the scenario fails saying which question did not fit.
 func TestEvalYesIsForTheNamedTool(t *testing.T) {
-	all, err := eval.LoadDir("evals")
-	if err != nil {
-		t.Fatal(err)
-	}
-	list, err := eval.Select(all, eval.Options{Filter: "normal-file-a-note"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := list[0]
+	sc := scenarioNamed(t, "normal-file-a-note")
 	sc.Answers = []eval.Answer{{Allow: true, Tool: "move_note"}}
 	res := eval.RunOne(t.Context(), sc, evalBuilder(quietLog(io.Discard)), eval.Options{})
 	for _, want := range []string{"question 1 was about create_note, the scenario expected move_note", "ideas/sunset-lamp.md does not exist"} {

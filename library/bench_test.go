@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"quire/internal/testkit"
 	"quire/library"
 )
 
@@ -40,7 +41,7 @@ func benchLibrary(b *testing.B, n int) (*library.Library, string) {
 	b.Helper()
 	dir := filepath.Join(b.TempDir(), "docs")
 	for i := range n {
-		write(b, filepath.Join(dir, fmt.Sprintf("doc-%d.md", i)), fmt.Sprintf("# Title %d\n\nThis is document %d about topic %d.\n", i, i, i%97))
+		testkit.WriteOld(b, filepath.Join(dir, fmt.Sprintf("doc-%d.md", i)), fmt.Sprintf("# Title %d\n\nThis is document %d about topic %d.\n", i, i, i%97))
 	}
 	lib, _ := open(b, b.TempDir(), nil)
 	if err := lib.Add(b.Context(), []string{dir}); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"quire/internal/testkit"
 	"quire/kernel/protocol"
 	"quire/kernel/store"
 	"quire/library"
@@ -34,28 +35,14 @@ func open(t testing.TB, dataDir string, emb rag.Embedder) (*library.Library, *ra
 	return lib, idx
 }
 
-func write(t testing.TB, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(path, old, old); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // folder is a small folder of documents: two readable, one binary behind
 // a text extension.
 func folder(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "papers")
-	write(t, filepath.Join(dir, "garden.md"), "# Garden\n\nTomatoes need sun.\n\n## Water\n\nWater the basil every morning.\n")
-	write(t, filepath.Join(dir, "notes.txt"), "Plain notes about compost.\n")
-	write(t, filepath.Join(dir, "blob.txt"), "\x00\x01\x02binary\x00\xff\xfe")
+	testkit.WriteOld(t, filepath.Join(dir, "garden.md"), "# Garden\n\nTomatoes need sun.\n\n## Water\n\nWater the basil every morning.\n")
+	testkit.WriteOld(t, filepath.Join(dir, "notes.txt"), "Plain notes about compost.\n")
+	testkit.WriteOld(t, filepath.Join(dir, "blob.txt"), "\x00\x01\x02binary\x00\xff\xfe")
 	return dir
 }
 
@@ -131,7 +118,7 @@ func TestADroppedFileQuireCannotReadIsSaid(t *testing.T) {
 	lib, _ := open(t, t.TempDir(), nil)
 	dir := t.TempDir()
 	photo := filepath.Join(dir, "photo.png")
-	write(t, photo, "\x89PNG\r\n\x1a\n\x00\x00")
+	testkit.WriteOld(t, photo, "\x89PNG\r\n\x1a\n\x00\x00")
 	ch := lib.Watch(t.Context())
 	if err := lib.Add(t.Context(), []string{photo}); err != nil {
 		t.Fatal(err)
@@ -182,7 +169,7 @@ func TestSourceReadsOnlyIndexedDocuments(t *testing.T) {
 		t.Fatal(err)
 	}
 	outside := filepath.Join(filepath.Dir(dir), "secret.md")
-	write(t, outside, "# Secret\n")
+	testkit.WriteOld(t, outside, "# Secret\n")
 	ch := lib.Watch(t.Context())
 	if err := lib.Add(t.Context(), []string{dir}); err != nil {
 		t.Fatal(err)
@@ -307,7 +294,7 @@ func TestRemoveAndRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFinal(t, ch)
-	write(t, filepath.Join(dir, "blob.txt"), "Now it is text about mulch.\n")
+	testkit.WriteOld(t, filepath.Join(dir, "blob.txt"), "Now it is text about mulch.\n")
 	if err := lib.Retry(t.Context(), filepath.Join(dir, "blob.txt")); err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +322,7 @@ func TestStartRefreshesTheKnownFolders(t *testing.T) {
 	waitFinal(t, ch)
 	first.Close()
 
-	write(t, filepath.Join(dir, "later.md"), "# Later\n\nAdded while Quire was closed.\n")
+	testkit.WriteOld(t, filepath.Join(dir, "later.md"), "# Later\n\nAdded while Quire was closed.\n")
 	second, _ := open(t, data, nil)
 	deadline := time.Now().Add(30 * time.Second)
 	for {

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,18 +43,6 @@ func serveDocs(t *testing.T) *httptest.Server {
 	return srv
 }
 
-func writeDoc(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Now().Add(-time.Hour)
-	os.Chtimes(path, old, old)
-}
-
 func documentsState(t *testing.T, srv *httptest.Server) protocol.DocumentsState {
 	t.Helper()
 	status, body := do(t, "GET", srv.URL+"/api/documents", "")
@@ -84,10 +71,10 @@ func waitIndexed(t *testing.T, srv *httptest.Server, n int) protocol.DocumentsSt
 func TestDocumentsRoutes(t *testing.T) {
 	srv := serveDocs(t)
 	dir := filepath.Join(t.TempDir(), "papers")
-	writeDoc(t, filepath.Join(dir, "garden.md"), "# Garden\n\nTomatoes need sun.\n")
-	writeDoc(t, filepath.Join(dir, "blob.txt"), "\x00\x01binary\x00")
+	testkit.WriteOld(t, filepath.Join(dir, "garden.md"), "# Garden\n\nTomatoes need sun.\n")
+	testkit.WriteOld(t, filepath.Join(dir, "blob.txt"), "\x00\x01binary\x00")
 	outside := filepath.Join(filepath.Dir(dir), "secret.md")
-	writeDoc(t, outside, "# Secret\n")
+	testkit.WriteOld(t, outside, "# Secret\n")
 
 	body, _ := json.Marshal(map[string]any{"paths": []string{dir}})
 	if status, b := do(t, "POST", srv.URL+"/api/documents", string(body)); status != http.StatusAccepted {
@@ -167,7 +154,7 @@ func TestDocumentsRoutes(t *testing.T) {
 func TestDocumentsStreamSendsProgress(t *testing.T) {
 	srv := serveDocs(t)
 	dir := t.TempDir()
-	writeDoc(t, filepath.Join(dir, "a.md"), "# A\n\nalpha\n")
+	testkit.WriteOld(t, filepath.Join(dir, "a.md"), "# A\n\nalpha\n")
 	req, _ := http.NewRequestWithContext(t.Context(), "GET", srv.URL+"/api/documents/stream?protocol="+protocol.Version, nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -280,13 +280,19 @@ func (s *session) runTool(x core.RunTool) {
 		t, ok = tools.Get(x.Call.Name)
 	}
 	// Lenient parse, then strict validation: bad arguments never break the
-	// loop, they become a result the model can correct.
+	// loop, they become a result the model can correct. checkArguments
+	// already kept malformed calls from being dispatched; this is the same
+	// check at the point of use.
 	args := tool.ParseArgs(string(x.Call.Arguments))
+	var invalid error
+	if ok {
+		invalid = tools.Validate(x.Call.Name, args)
+	}
 	switch {
 	case !ok:
 		res.Content = fmt.Sprintf("The tool %s is no longer available.", x.Call.Name)
-	case tools.Validate(x.Call.Name, args) != nil:
-		res.Content = tools.Validate(x.Call.Name, args).Error() + invalidHint
+	case invalid != nil:
+		res.Content = invalid.Error() + invalidHint
 	default:
 		call := x.Call
 		call.Arguments = args.JSON()
