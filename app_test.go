@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"quire/doctor"
+	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/protocol"
-	"quire/kernel/provider/ollama/ollamatest"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
 )

@@ -76,9 +76,16 @@ func TestLayering(t *testing.T) {
 			// eval runs scenarios against the fake Ollama server (and records
 			// what a real one is sent), so it sees the client's types.
 			func(p string) bool {
-				return !under(p, "quire/kernel/provider/ollama") && !composes(p) && !under(p, "quire/eval")
+				return !under(p, "quire/kernel/provider/ollama") && !composes(p) && !under(p, "quire/eval") &&
+					!under(p, "quire/internal/ollamatest")
 			},
 			func(d string) bool { return under(d, ollamaModule) }},
+		{"the fake Ollama server is test and eval equipment: no product package depends on it",
+			// `quire eval` reaches it through eval, which plays scenarios against it.
+			func(p string) bool {
+				return !under(p, "quire/internal/ollamatest") && !under(p, "quire/eval") && !composes(p) && !under(p, "quire/host/cli")
+			},
+			func(d string) bool { return under(d, "quire/internal/ollamatest") }},
 		{"kernel/core depends only on the standard library, kernel/event and kernel/tool",
 			func(p string) bool { return under(p, "quire/kernel/core") },
 			func(d string) bool {
@@ -191,6 +198,7 @@ func TestLayeringRulesSeeTheRealGraph(t *testing.T) {
 		{"quire/library", "quire/rag"},
 		{"quire/kernel/runtime", "quire/kernel/compact"},
 		{"quire/eval", ollamaModule},
+		{"quire/eval", "quire/internal/ollamatest"},
 		{"quire", "quire/memory"},
 		{"quire/memory", "quire/kernel/event"},
 	} {

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"quire/eval"
-	"quire/kernel/provider/ollama/ollamatest"
+	"quire/internal/ollamatest"
 )
 
 // TestEvalSet runs every scenario in evals/ through main's own wiring and the

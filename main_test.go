@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"quire/config"
+	"quire/internal/ollamatest"
 	"quire/kernel/protocol"
-	"quire/kernel/provider/ollama/ollamatest"
 )
 
 func configFor(dataDir, ollamaURL string) config.Config {

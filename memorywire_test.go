@@ -12,8 +12,8 @@ import (
 
 	"quire/config"
 	"quire/host/httpapi"
+	"quire/internal/ollamatest"
 	"quire/kernel/protocol"
-	"quire/kernel/provider/ollama/ollamatest"
 )
 
 // TestMemoryPanelThroughHTTPAndTheWindow drives the memory panel's backend

@@ -6,7 +6,7 @@
 // A scenario is a user's task end to end: the notes folder and documents it
 // starts from, the user's messages with their timing (follow-ups, steers
 // mid-run, cancels, a crash and restart), the model's turns (scripted, served
-// by the fake Ollama server of kernel/provider/ollama/ollamatest, or replaced
+// by the fake Ollama server of internal/ollamatest, or replaced
 // by a real model with Options.Real), the user's answers to permission
 // questions, and the outcome: files on disk, events in the log, what the
 // model was sent.

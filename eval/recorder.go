@@ -14,7 +14,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"quire/kernel/provider/ollama/ollamatest"
+	"quire/internal/ollamatest"
 )
 
 // recorder stands between Quire and a real Ollama and keeps the body of

@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"quire/internal/ollamatest"
 	"quire/kernel/protocol"
-	"quire/kernel/provider/ollama/ollamatest"
 	"quire/kernel/runtime"
 )
 

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
+	"quire/internal/ollamatest"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
-	"quire/kernel/provider/ollama/ollamatest"
 	"quire/memory"
 )
 

@@ -18,9 +18,9 @@ import (
 
 	"quire/doctor"
 	"quire/host/httpapi"
+	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/protocol"
-	"quire/kernel/provider/ollama/ollamatest"
 	"quire/kernel/store"
 )
 

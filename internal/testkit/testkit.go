@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"quire/internal/ollamatest"
 	"quire/kernel/core"
 	"quire/kernel/provider/ollama"
-	"quire/kernel/provider/ollama/ollamatest"
 	"quire/kernel/runtime"
 	"quire/kernel/store"
 )

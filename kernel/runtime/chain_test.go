@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/history"
-	"quire/kernel/provider/ollama/ollamatest"
 	"quire/kernel/runtime"
 )
 

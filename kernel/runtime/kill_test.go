@@ -16,11 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/provider/ollama"
-	"quire/kernel/provider/ollama/ollamatest"
 	"quire/kernel/runtime"
 	"quire/kernel/store"
 	"quire/kernel/tool"

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"testing"
 
+	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/provider/ollama"
-	"quire/kernel/provider/ollama/ollamatest"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
 )

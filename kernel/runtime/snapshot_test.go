@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
-	"quire/kernel/provider/ollama/ollamatest"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
 )

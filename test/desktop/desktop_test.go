@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"quire/kernel/provider/ollama/ollamatest"
+	"quire/internal/ollamatest"
 )
 
 // view is the snapshot the frontend reports through the test probe.

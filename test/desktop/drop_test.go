@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"quire/kernel/provider/ollama/ollamatest"
+	"quire/internal/ollamatest"
 )
 
 // buildDragSource compiles testdata/dragsource.c, a tiny GTK window that is

@@ -25,9 +25,9 @@ import (
 
 	"quire/doctor"
 	"quire/host/httpapi"
+	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/provider/ollama"
-	"quire/kernel/provider/ollama/ollamatest"
 	"quire/kernel/runtime"
 	"quire/kernel/store"
 	"quire/kernel/tool"

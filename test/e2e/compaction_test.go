@@ -9,8 +9,8 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"quire/internal/ollamatest"
 	"quire/kernel/compact"
-	"quire/kernel/provider/ollama/ollamatest"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
 )

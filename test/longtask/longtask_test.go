@@ -18,6 +18,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/compact"
 	"quire/kernel/event"
@@ -25,7 +26,6 @@ import (
 	"quire/kernel/prompt"
 	"quire/kernel/protocol"
 	"quire/kernel/provider"
-	"quire/kernel/provider/ollama/ollamatest"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
 	"quire/tools/notes"

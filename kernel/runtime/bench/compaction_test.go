@@ -3,8 +3,8 @@ package bench_test
 import (
 	"testing"
 
+	"quire/internal/ollamatest"
 	"quire/kernel/compact"
-	"quire/kernel/provider/ollama/ollamatest"
 	"quire/kernel/runtime"
 )
 

@@ -25,7 +25,7 @@ import (
 	"syscall"
 	"time"
 
-	"quire/kernel/provider/ollama/ollamatest"
+	"quire/internal/ollamatest"
 )
 
 func main() {

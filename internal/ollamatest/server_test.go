@@ -17,7 +17,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"quire/kernel/provider/ollama/ollamatest"
+	"quire/internal/ollamatest"
 )
 
 // post sends body to path and returns the response; the caller closes it.
