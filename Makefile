@@ -16,13 +16,18 @@ TEST_PKGS := $(RUN_PKGS) xvfb xauth x11-apps xdotool imagemagick chromium dbus-x
 # TestEvalSet (in go test ./...) writes the eval table here; make test prints it.
 export QUIRE_EVAL_REPORT := $(CURDIR)/build/eval-report.txt
 
-.PHONY: run test bench build app frontend deps-run deps-test check-tools clean
+.PHONY: run test bench build app frontend deps-run deps-test check-tools clean bindings package test-package
 
 run: deps-run app
 	./$(APP)
 
 build app: frontend
 	CGO_ENABLED=1 $(GO) build $(GOFLAGS_DESKTOP) -o $(APP) .
+
+# Regenerate frontend/wailsjs from app.go's bound App (Wails' bindings mode,
+# no Wails CLI needed); test/bindings fails while they are stale.
+bindings:
+	$(GO) test -count=1 ./test/bindings -update
 
 # Install only the packages that are missing (dpkg -s is quick and offline).
 define apt_install
