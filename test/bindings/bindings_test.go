@@ -38,16 +38,14 @@ func TestBindingsAreFresh(t *testing.T) {
 	bin := buildGenerator(t, rootAbs)
 	if *update {
 		generate(t, bin, rootAbs)
+		cliModes(t, filepath.Join(rootAbs, wailsJSDir(t, readConfig(t, rootAbs)), "wailsjs"))
 		return
 	}
 
 	// A throwaway project folder holding only wails.json: the generated tree
 	// lands under it, never in the repository.
 	dir := t.TempDir()
-	cfg, err := os.ReadFile(filepath.Join(rootAbs, "wails.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := readConfig(t, rootAbs)
 	if err := os.WriteFile(filepath.Join(dir, "wails.json"), cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +59,31 @@ func TestBindingsAreFresh(t *testing.T) {
 	}
 	if diff := compare(want, got); diff != "" {
 		t.Errorf("%s is stale: it is not what app.go's bound methods generate today.\n%s\nRun `make bindings` and commit the result.", rel, diff)
+	}
+}
+
+func readConfig(t *testing.T, rootAbs string) []byte {
+	t.Helper()
+	cfg, err := os.ReadFile(filepath.Join(rootAbs, "wails.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// cliModes leaves the files as `wails build` and `wails dev` do, so neither
+// shows a mode change after `make bindings`: the bindings mode makes every
+// file 0755, then the CLI extracts the runtime again as 0644.
+func cliModes(t *testing.T, wailsjs string) {
+	t.Helper()
+	err := filepath.WalkDir(filepath.Join(wailsjs, "runtime"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		return os.Chmod(path, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
