@@ -99,4 +99,4 @@ bench:
 SCIFACT ?= $(CURDIR)/../shared/data/scifact
 
 clean:
-	rm -rf build/bin frontend/dist/assets frontend/dist/index.html
+	rm -rf build/bin build/quire_*.deb frontend/dist/assets frontend/dist/index.html
