@@ -16,13 +16,18 @@ TEST_PKGS := $(RUN_PKGS) xvfb xauth x11-apps xdotool imagemagick chromium dbus-x
 # TestEvalSet (in go test ./...) writes the eval table here; make test prints it.
 export QUIRE_EVAL_REPORT := $(CURDIR)/build/eval-report.txt
 
-.PHONY: run test bench build app frontend deps-run deps-test check-tools clean
+.PHONY: run test bench build app frontend deps-run deps-test check-tools clean bindings package test-package
 
 run: deps-run app
 	./$(APP)
 
 build app: frontend
 	CGO_ENABLED=1 $(GO) build $(GOFLAGS_DESKTOP) -o $(APP) .
+
+# Regenerate frontend/wailsjs from app.go's bound App (Wails' bindings mode,
+# no Wails CLI needed); test/bindings fails while they are stale.
+bindings:
+	$(GO) test -count=1 ./test/bindings -update
 
 # Install only the packages that are missing (dpkg -s is quick and offline).
 define apt_install
@@ -65,6 +70,24 @@ test: deps-test frontend
 	$(GO) test -count=1 -tags e2e -run TestBrowser ./test/e2e/
 	CGO_ENABLED=1 $(GO) build $(GOFLAGS_DESKTOP) -o $(APP) .
 	QUIRE_APP_BIN=$(CURDIR)/$(APP) $(GO) test -count=1 -tags desktoptest -v -run TestDesktop ./test/desktop/
+	$(MAKE) --no-print-directory test-package
+
+# The Debian package: build/quire_<version>_<arch>.deb holding build/bin/quire
+# (built as by `make build`), the desktop entry and the icons (build/linux/).
+package: deps-run app
+	rm -f build/quire_*.deb
+	build/linux/mkdeb.sh $(APP) build
+
+# Installs the package, starts the installed /usr/bin/quire under Xvfb once
+# (test/desktop TestInstalledPackage), then removes the package again unless
+# it was installed before (nothing else is removed).
+test-package: package
+	@had=$$(dpkg-query -W -f '$${Status}' quire 2>/dev/null | grep -c 'ok installed'); \
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --reinstall --no-install-recommends ./build/quire_*.deb || exit 1; \
+	QUIRE_APP_BIN=/usr/bin/quire QUIRE_DESKTOP_ENTRY=/usr/share/applications/quire.desktop \
+	  $(GO) test -count=1 -tags desktoptest -v -run '^TestInstalledPackage$$' ./test/desktop/; rc=$$?; \
+	if [ "$$had" = 0 ]; then $(SUDO) dpkg -r quire >/dev/null; else echo "quire was installed before: the tested package stays installed"; fi; \
+	exit $$rc
 
 # Benchmarks (figures go to docs/BENCHMARKS.md).
 bench:
@@ -76,4 +99,4 @@ bench:
 SCIFACT ?= $(CURDIR)/../shared/data/scifact
 
 clean:
-	rm -rf build/bin frontend/dist/assets frontend/dist/index.html
+	rm -rf build/bin build/quire_*.deb frontend/dist/assets frontend/dist/index.html

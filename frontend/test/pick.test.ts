@@ -34,6 +34,33 @@ describe('pickTransport', () => {
     expect(pickTransport(win)).toBeInstanceOf(want);
   });
 
+  it('inside the window, calls go through the generated bindings (wailsjs) to window.go and window.runtime', async () => {
+    const app = fakeApp();
+    const subscribed: string[] = [];
+    const runtime: WailsRuntime = {
+      EventsOnMultiple: (name: string) => {
+        subscribed.push(name);
+        return () => {};
+      },
+    };
+    // The generated functions read the global window at call time; the
+    // window handed to pickTransport only tells it where it runs, so a call
+    // that reached its App would not have gone through wailsjs.
+    vi.stubGlobal('window', { go: { main: { App: app } }, runtime });
+    const notVia = () => Promise.reject('called window.go by hand, not through wailsjs');
+    const seen = fakeApp({ Handshake: vi.fn(notVia), NewSession: vi.fn(notVia) });
+    try {
+      const t = pickTransport({ go: { main: { App: seen } }, runtime, location: { origin: 'wails://wails' } });
+      expect((await t.newSession('Via wailsjs')).title).toBe('Via wailsjs');
+      expect(app.Handshake).toHaveBeenCalledWith(PROTOCOL_VERSION);
+      expect(app.NewSession).toHaveBeenCalledWith('Via wailsjs');
+      t.subscribe(vi.fn(), vi.fn());
+      expect(subscribed.sort()).toEqual(['quire:events', 'quire:sessions']);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
   it('HTTP goes to the page origin', async () => {
     const fetchSpy = vi.spyOn(globalThis, 'fetch').mockResolvedValue(new Response('[]', { status: 200 }));
     try {

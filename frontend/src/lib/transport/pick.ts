@@ -1,9 +1,9 @@
-// Chooses the transport: the Wails bindings when the page runs inside the
-// desktop window (window.go.main.App exists), otherwise HTTP + SSE against the
-// origin that served the page (`quire serve`).
+// Chooses the transport: the generated Wails bindings when the page runs
+// inside the desktop window (window.go.main.App exists), otherwise HTTP + SSE
+// against the origin that served the page (`quire serve`).
 import { HttpTransport } from './http';
 import type { Transport } from './transport';
-import { WailsTransport, type WailsApp, type WailsRuntime } from './wails';
+import { generatedApp, generatedRuntime, WailsTransport, type WailsApp, type WailsRuntime } from './wails';
 
 export interface HostWindow {
   go?: { main?: { App?: WailsApp } };
@@ -12,7 +12,7 @@ export interface HostWindow {
 }
 
 export function pickTransport(win: HostWindow = window): Transport {
-  const app = win.go?.main?.App;
-  if (app) return new WailsTransport(app, win.runtime);
+  // The generated functions call window.go.main.App and window.runtime.
+  if (win.go?.main?.App) return new WailsTransport(generatedApp, win.runtime ? generatedRuntime : undefined);
   return new HttpTransport(win.location.origin);
 }

@@ -1,6 +1,7 @@
-// Transport inside the Wails window: bound Go methods at window.go.main.App and
-// runtime events at window.runtime. Hand-written on purpose, so the build does
-// not depend on `wails generate` output. Shapes: docs/PROTOCOL.md.
+// Transport inside the Wails window: the generated bindings of the Go `App`
+// (frontend/wailsjs/go/main/App.js, written by `make bindings` from app.go;
+// test/bindings fails when they are stale) and the generated runtime's events
+// (frontend/wailsjs/runtime). Shapes: docs/PROTOCOL.md.
 //
 // Handshake: Go refuses every bound method but Doctor, NotesFolder,
 // ChooseNotesFolder (and the test probe) until Handshake(PROTOCOL_VERSION)
@@ -13,58 +14,75 @@
 //
 // Permission questions: Go asks them in a native dialog, so there is no bound
 // method to answer one; `answersInPage` is false and `answer` rejects.
-import type { DoctorReport, DocumentSource, DocumentsState, IndexProgress, Intent, MemoryItem, MemoryList, QEvent, Session, ViewSnapshot } from '../protocol';
+import * as bound from '../../../wailsjs/go/main/App';
+import * as boundRuntime from '../../../wailsjs/runtime/runtime';
+import type { DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, QEvent, Session, ViewSnapshot } from '../protocol';
 import { PROTOCOL_VERSION, RuntimeEvent } from '../protocol';
 import { memoryList, NO_MEMORY, toError, type Transport } from './transport';
 
-/** The bound methods of the Go `App` struct. */
+type Bound = typeof bound;
+/**
+ * A bound method: its name and parameters are the generated binding's (so a
+ * method renamed or re-typed in Go fails `npm run check` here), its result the
+ * JSON shape of ../protocol (the generated classes are never constructed: the
+ * window hands over plain JSON).
+ */
+type Method<K extends keyof Bound, R> = (...args: Parameters<Bound[K]>) => Promise<R>;
+
+/** The bound methods of the Go `App` struct this transport calls. */
 export interface WailsApp {
   /** Must come first; resolves with Quire's protocol version, rejects when incompatible. */
-  Handshake(version: string): Promise<string>;
-  Doctor(): Promise<DoctorReport>;
-  ListSessions(): Promise<Session[] | null>;
-  NewSession(title: string): Promise<Session>;
-  RenameSession(id: string, title: string): Promise<Session>;
-  DeleteSession(id: string): Promise<void>;
-  Events(id: string, fromSeq: number): Promise<QEvent[] | null>;
+  Handshake: Method<'Handshake', string>;
+  Doctor: Method<'Doctor', DoctorReport>;
+  ListSessions: Method<'ListSessions', Session[] | null>;
+  NewSession: Method<'NewSession', Session>;
+  RenameSession: Method<'RenameSession', Session>;
+  DeleteSession: Method<'DeleteSession', void>;
+  Events: Method<'Events', QEvent[] | null>;
   /** `key` is the message's idempotency key; the intent is follow_up. */
-  Send(id: string, text: string, key: string): Promise<string>;
+  Send: Method<'Send', string>;
   /**
    * Send with an intent ('follow_up' | 'steer' | 'inject'); used when it is
    * not follow_up. Optional: an older Quire has no SendWith.
    */
-  SendWith?(id: string, text: string, intent: Intent, key: string): Promise<string>;
-  Cancel(id: string): Promise<void>;
-  ReportView(snapshot: ViewSnapshot): Promise<void>;
+  SendWith?: Method<'SendWith', string>;
+  Cancel: Method<'Cancel', void>;
+  ReportView: Method<'ReportView', void>;
   /** The notes folder, "" until chosen. Needs no handshake. Optional: an older Quire has none. */
-  NotesFolder?(): Promise<string>;
+  NotesFolder?: Method<'NotesFolder', string>;
   /**
    * Opens the native folder dialog and remembers the choice: resolves with
    * the folder, or "" when cancelled; rejects with a sentence. Needs no
    * handshake. Optional: an older Quire has none.
    */
-  ChooseNotesFolder?(): Promise<string>;
+  ChooseNotesFolder?: Method<'ChooseNotesFolder', string>;
   // The documents panel (app_docs.go). Optional: an older Quire has none.
-  Documents?(): Promise<DocumentsState>;
-  IndexPaths?(paths: string[]): Promise<void>;
-  CancelIndexing?(): Promise<void>;
-  RetryDocument?(path: string): Promise<void>;
-  RemoveDocument?(path: string): Promise<void>;
-  DocumentSource?(path: string, page: number): Promise<DocumentSource>;
+  Documents?: Method<'Documents', DocumentsState>;
+  IndexPaths?: Method<'IndexPaths', void>;
+  CancelIndexing?: Method<'CancelIndexing', void>;
+  RetryDocument?: Method<'RetryDocument', void>;
+  RemoveDocument?: Method<'RemoveDocument', void>;
+  DocumentSource?: Method<'DocumentSource', DocumentSource>;
   /** The memory panel's methods. Optional: an older Quire has none. */
-  MemoryList?(): Promise<MemoryList>;
-  EditMemory?(id: string, text: string): Promise<MemoryItem>;
-  ForgetMemory?(id: string): Promise<void>;
-  ReviewMemory?(id: string, approve: boolean): Promise<void>;
-  SetMemoryApproval?(on: boolean): Promise<void>;
-  SetMemoryLearning?(on: boolean): Promise<void>;
+  MemoryList?: Method<'MemoryList', MemoryList>;
+  EditMemory?: Method<'EditMemory', MemoryItem>;
+  ForgetMemory?: Method<'ForgetMemory', void>;
+  ReviewMemory?: Method<'ReviewMemory', void>;
+  SetMemoryApproval?: Method<'SetMemoryApproval', void>;
+  SetMemoryLearning?: Method<'SetMemoryLearning', void>;
 }
+
+/** The generated bindings; only their results are re-typed (see Method). */
+export const generatedApp = bound as unknown as WailsApp;
 
 /** The part of the Wails JS runtime this app uses. */
 export interface WailsRuntime {
   EventsOnMultiple(name: string, cb: (...data: unknown[]) => void, maxCallbacks: number): (() => void) | void;
   BrowserOpenURL?(url: string): void;
 }
+
+/** The generated runtime (its functions call window.runtime). */
+export const generatedRuntime: WailsRuntime = boundRuntime;
 
 declare global {
   interface Window {
@@ -88,6 +106,7 @@ export class WailsTransport implements Transport {
   readonly takesFileDrops = true;
   private handshake: Promise<void> | null = null;
 
+  /** In the window, `app` and `runtime` are `generatedApp` and `generatedRuntime`; tests hand in fakes. */
   constructor(
     private readonly app: WailsApp,
     private readonly runtime: WailsRuntime | undefined,

@@ -1,0 +1,461 @@
+export namespace doctor {
+	
+	export class Check {
+	    name: string;
+	    ok: boolean;
+	    detail: string;
+	    remedy?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Check(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.ok = source["ok"];
+	        this.detail = source["detail"];
+	        this.remedy = source["remedy"];
+	    }
+	}
+	export class Report {
+	    ok: boolean;
+	    checks: Check[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Report(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ok = source["ok"];
+	        this.checks = this.convertValues(source["checks"], Check);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace protocol {
+	
+	export class Document {
+	    path: string;
+	    name: string;
+	    root: string;
+	    format?: string;
+	    status: string;
+	    reason?: string;
+	    chunks: number;
+	    size: number;
+	    // Go type: time
+	    updated: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Document(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.name = source["name"];
+	        this.root = source["root"];
+	        this.format = source["format"];
+	        this.status = source["status"];
+	        this.reason = source["reason"];
+	        this.chunks = source["chunks"];
+	        this.size = source["size"];
+	        this.updated = this.convertValues(source["updated"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class DocumentSource {
+	    path: string;
+	    name: string;
+	    format: string;
+	    page?: number;
+	    pages?: number;
+	    text: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new DocumentSource(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.name = source["name"];
+	        this.format = source["format"];
+	        this.page = source["page"];
+	        this.pages = source["pages"];
+	        this.text = source["text"];
+	    }
+	}
+	export class IndexProgress {
+	    running: boolean;
+	    phase: string;
+	    total: number;
+	    done: number;
+	    failed: number;
+	    refused: number;
+	    currentFile?: string;
+	    etaMs: number;
+	    paths?: string[];
+	    error?: string;
+	    queued: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new IndexProgress(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.running = source["running"];
+	        this.phase = source["phase"];
+	        this.total = source["total"];
+	        this.done = source["done"];
+	        this.failed = source["failed"];
+	        this.refused = source["refused"];
+	        this.currentFile = source["currentFile"];
+	        this.etaMs = source["etaMs"];
+	        this.paths = source["paths"];
+	        this.error = source["error"];
+	        this.queued = source["queued"];
+	    }
+	}
+	export class DocumentsState {
+	    embedder: string;
+	    offline: boolean;
+	    vectorError?: string;
+	    roots: string[];
+	    documents: Document[];
+	    progress: IndexProgress;
+	
+	    static createFrom(source: any = {}) {
+	        return new DocumentsState(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.embedder = source["embedder"];
+	        this.offline = source["offline"];
+	        this.vectorError = source["vectorError"];
+	        this.roots = source["roots"];
+	        this.documents = this.convertValues(source["documents"], Document);
+	        this.progress = this.convertValues(source["progress"], IndexProgress);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Event {
+	    session: string;
+	    seq: number;
+	    type: string;
+	    // Go type: time
+	    time: any;
+	    runId?: string;
+	    visibility: string;
+	    sources?: number[];
+	    payload: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Event(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session = source["session"];
+	        this.seq = source["seq"];
+	        this.type = source["type"];
+	        this.time = this.convertValues(source["time"], null);
+	        this.runId = source["runId"];
+	        this.visibility = source["visibility"];
+	        this.sources = source["sources"];
+	        this.payload = source["payload"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class MemoryItem {
+	    id: string;
+	    kind: string;
+	    note?: string;
+	    text: string;
+	    status: string;
+	    origin: string;
+	    session: string;
+	    seq: number;
+	    events: number[];
+	    sources: number[];
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    updatedAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new MemoryItem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.kind = source["kind"];
+	        this.note = source["note"];
+	        this.text = source["text"];
+	        this.status = source["status"];
+	        this.origin = source["origin"];
+	        this.session = source["session"];
+	        this.seq = source["seq"];
+	        this.events = source["events"];
+	        this.sources = source["sources"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class MemoryList {
+	    items: MemoryItem[];
+	    approval: boolean;
+	    learn: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new MemoryList(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.items = this.convertValues(source["items"], MemoryItem);
+	        this.approval = source["approval"];
+	        this.learn = source["learn"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Session {
+	    id: string;
+	    title: string;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    updatedAt: any;
+	    lastSeq: number;
+	    running: boolean;
+	    status?: string;
+	    runStatus?: string;
+	    parent?: string;
+	    parentSeq?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Session(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	        this.lastSeq = source["lastSeq"];
+	        this.running = source["running"];
+	        this.status = source["status"];
+	        this.runStatus = source["runStatus"];
+	        this.parent = source["parent"];
+	        this.parentSeq = source["parentSeq"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace runtime {
+	
+	export class Answer {
+	    Allowed: boolean;
+	    Feedback: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Answer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.Allowed = source["Allowed"];
+	        this.Feedback = source["Feedback"];
+	    }
+	}
+	export class Question {
+	    Session: string;
+	    RunID: string;
+	    Calls: tool.Call[];
+	    Descriptions: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Question(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.Session = source["Session"];
+	        this.RunID = source["RunID"];
+	        this.Calls = this.convertValues(source["Calls"], tool.Call);
+	        this.Descriptions = source["Descriptions"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace tool {
+	
+	export class Call {
+	    id: string;
+	    name: string;
+	    arguments: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Call(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.arguments = source["arguments"];
+	    }
+	}
+
+}
+
