@@ -1,29 +1,31 @@
-// The e2e cases. Each gets a fresh browser context at 1280x800; with the mock
-// server, a fresh mock state too. Cases marked mockOnly rely on the mock's
-// scripted replies ("You said: …", "/fail", "/slow", "/tool", "/ask", "/plan",
-// "/move", "/unsure", "/compact", "Undo the change …") or settings.
-import {
-  CITE_HITS,
-  CITE_REPLY,
-  DOC_FILES,
-  DOCS_ROOT,
-  NO_SUCH_PATH,
-  NOT_INDEXED,
-  COMPACTION_STUB,
-  DOCTOR_REMEDY,
-  MEMORY_EMPTY,
-  FAIL_SENTENCE,
-  GARDEN_NOTES,
-  LONG_NOTE,
-  MOVE_FROM,
-  MOVE_TO,
-  NOT_ASKED,
-  PLAN_ITEMS,
-  TODO_TEXT,
-  UNSURE_REPORT,
-  VERSION,
-  notAbsolute,
-} from './mock-server.mjs';
+// The e2e cases, run against the real backend (test/e2e/browser_test.go:
+// `quire serve`'s handler, the real runtime and SQLite, the fake Ollama
+// server). Each gets a fresh browser context at 1280x800; the backend is one
+// for the whole run, so a case opens a chat of its own and sets up what it
+// needs (the notes folder, the documents) through the API. The fake model
+// answers the prompts in QUIRE_E2E_FIXTURES as test/e2e/script_test.go
+// scripts them and echoes the rest ("You said: …").
+//
+// The "inside Wails" cases replace window.go and window.runtime with
+// fakeWails, a stand-in for app.go's bindings: no HTTP backend can produce
+// Wails bindings, and the real window is tested under Xvfb (test/desktop).
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+
+/** What the backend's Go side made for the cases (browser_test.go fixtures). */
+const FX = (() => {
+  const raw = process.env.QUIRE_E2E_FIXTURES;
+  return raw ? JSON.parse(raw) : { prompts: {} };
+})();
+const P = FX.prompts;
+const VERSION = '1.0';
+const CITE_REPLY = P.citeReply;
+/** Go's sentences (library/errors.go), as the page shows them. */
+const NOT_INDEXED = 'this file is not in the document index; drop it on the window to add it';
+const NO_SUCH_PATH = 'there is no such file or folder; check the path';
+const RELATIVE_PATH = 'give the full path, like /home/you/Documents';
+/** Go's sentence (memory.checkText) for an empty memory text. */
+const MEMORY_EMPTY = 'The memory text is empty: write the fact or preference to remember.';
 
 const WAIT_MS = 15000;
 
@@ -119,7 +121,10 @@ async function composerFocused(page) {
 }
 
 async function newChat(page) {
-  const before = await $(page, 'session-item').count();
+  // The sidebar first lists every chat the backend has (other cases' too).
+  const all = (await (await api(new URL(page.url()).origin, '/api/sessions')).json()).length;
+  await until(async () => (await $(page, 'session-item').count()) === all, `the ${all} chats in the sidebar`);
+  const before = all;
   await $(page, 'new-session').click();
   await until(async () => (await $(page, 'session-item').count()) === before + 1, 'a new session in the sidebar');
   await until(async () => (await page.locator('[data-testid="session-item"][aria-current="page"]').count()) === 1, 'the new session to be active');
@@ -169,8 +174,30 @@ function recordPosts(page, re) {
   return bodies;
 }
 
-async function probe(base) {
-  return (await fetch(`${base}/__mock/probe`)).json();
+/** The page's last view snapshot, as POST /api/probe wrote it (null before the first). */
+function probe() {
+  return existsSync(FX.probePath) ? JSON.parse(readFileSync(FX.probePath, 'utf8')) : null;
+}
+
+/** The log of the chat the page shows. */
+async function activeLog(page, base) {
+  const id = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
+  return (await api(base, `/api/sessions/${encodeURIComponent(id)}/events?from=0`)).json();
+}
+
+/** Points the note tools at the fixtures' notes folder (a setting, through the API). */
+async function useNotes(base, dir = FX.notesDir) {
+  const r = await api(base, '/api/settings', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ notesDir: dir }) });
+  assert(r.status === 200, `the notes folder set, got ${r.status} ${await r.text()}`);
+}
+
+/** Removes every document from the index, so a case starts from none. */
+async function clearDocuments(base) {
+  const docs = async () => (await (await api(base, '/api/documents')).json()).documents ?? [];
+  for (const d of await docs()) {
+    await api(base, '/api/documents/remove', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path: d.path }) });
+  }
+  await until(async () => (await docs()).length === 0, 'an empty document index');
 }
 
 /**
@@ -371,10 +398,11 @@ export const cases = [
   {
     name: 'send a message and see the streamed reply rendered',
     slug: 'send-stream',
-    async run({ page, base, mock }) {
+    async run({ page, base }) {
       await open(page, base);
       await until(() => composerFocused(page), 'the composer to have focus on load');
-      if (!mock) await newChat(page);
+      // The first case: the backend has no chat yet, so the message opens one titled by it.
+      assert((await $(page, 'session-item').count()) === 0, 'no chat before the first message');
 
       // Shift+Enter is a new line, not a send.
       await $(page, 'composer').fill('line one');
@@ -383,43 +411,33 @@ export const cases = [
       assert((await $(page, 'composer').inputValue()) === 'line one\nline two', 'Shift+Enter inserts a newline');
       assert((await $(page, 'message').count()) === 0, 'nothing was sent by Shift+Enter');
 
-      await send(page, 'hello **Quire**');
+      await send(page, P.stream);
       assert((await $(page, 'composer').inputValue()) === '', 'the composer is cleared after sending');
-      await until(
-        async () => (await messages(page)).some((m) => m.role === 'user' && m.text === 'hello **Quire**'),
-        'the user bubble (raw text)',
-      );
-      if (mock) {
-        // While streaming: the caret class and the Stop button are there.
-        await page.locator('[data-role="assistant"].streaming').waitFor({ timeout: WAIT_MS });
-        await $(page, 'stop').waitFor({ timeout: WAIT_MS });
-        await until(
-          async () => (await messages(page)).some((m) => m.role === 'assistant' && m.text === 'You said: hello Quire'),
-          'the whole streamed reply',
-        );
-        // Markdown in the reply is rendered, not shown raw.
-        assert((await page.locator('[data-role="assistant"] strong').textContent()) === 'Quire', 'bold is rendered');
-        await until(async () => (await page.locator('[data-role="assistant"].streaming').count()) === 0, 'streaming to end');
-        await until(async () => (await $(page, 'stop').count()) === 0, 'Stop to go away');
-        const usage = await $(page, 'usage').textContent();
-        assert(/prompt · \d+ output tokens · 1\.2 s/.test(usage), `usage under the reply, got "${usage}"`);
-        const msgs = await messages(page);
-        assert(msgs.filter((m) => m.role === 'assistant').length === 1, 'exactly one reply (deltas not duplicated)');
-        // The test probe got the same picture.
-        const snap = await until(async () => {
-          const p = await probe(base);
-          return p && !p.streaming && p.messages.length === 2 && p;
-        }, 'a probe snapshot after the reply');
-        assert(snap.messages[1].text === 'You said: hello Quire', `probe reply text, got ${JSON.stringify(snap.messages)}`);
-        assert(snap.activeSession && snap.sessionTitles[0] === 'hello **Quire**', `probe session, got ${JSON.stringify(snap)}`);
-        assert(snap.banner === null, 'no banner in the probe');
-      } else {
-        await until(
-          async () => (await messages(page)).some((m) => (m.role === 'assistant' || m.role === 'error') && m.text),
-          'a reply or an error sentence',
-          60000,
-        );
-      }
+      await until(async () => (await messages(page)).some((m) => m.role === 'user' && m.text === P.stream), 'the user bubble (raw text)');
+      // While streaming: the caret class and the Stop button are there.
+      await page.locator('[data-role="assistant"].streaming').waitFor({ timeout: WAIT_MS });
+      await $(page, 'stop').waitFor({ timeout: WAIT_MS });
+      const reply = 'You said: ' + P.stream.replaceAll('**', '');
+      await until(async () => (await messages(page)).some((m) => m.role === 'assistant' && m.text === reply), 'the whole streamed reply');
+      // Markdown in the reply is rendered, not shown raw.
+      assert((await page.locator('[data-role="assistant"] strong').textContent()) === 'Quire', 'bold is rendered');
+      await until(async () => (await page.locator('[data-role="assistant"].streaming').count()) === 0, 'streaming to end');
+      await until(async () => (await $(page, 'stop').count()) === 0, 'Stop to go away');
+      // The usage under the reply is the one Go logged.
+      const log = await activeLog(page, base);
+      const { usage } = log.filter((e) => e.type === 'assistant.message').at(-1).payload;
+      const shown = await $(page, 'usage').textContent();
+      assert(usage.promptTokens > 0 && shown.includes(`${usage.promptTokens} prompt`) && shown.includes(`${usage.outputTokens} output tokens`), `usage under the reply, got "${shown}" for ${JSON.stringify(usage)}`);
+      const msgs = await messages(page);
+      assert(msgs.filter((m) => m.role === 'assistant').length === 1, 'exactly one reply (deltas not duplicated)');
+      // The test probe (POST /api/probe, written by Go) got the same picture.
+      const snap = await until(async () => {
+        const p = probe();
+        return p && !p.streaming && p.messages.length === 2 && p;
+      }, 'a probe snapshot after the reply');
+      assert(snap.messages[1].text === reply, `probe reply text, got ${JSON.stringify(snap.messages)}`);
+      assert(snap.activeSession && snap.sessionTitles[0] === P.stream, `probe session, got ${JSON.stringify(snap)}`);
+      assert(snap.banner === null, 'no banner in the probe');
     },
   },
 
@@ -498,54 +516,44 @@ export const cases = [
   {
     name: 'the doctor banner shows a failing check with its remedy',
     slug: 'doctor-banner',
-    mockOptions: { doctorOk: false },
-    async run({ page, base, mock, shot }) {
-      if (!mock) {
-        await page.route('**/api/doctor', (route) =>
-          route.fulfill({
-            status: 200,
-            contentType: 'application/json',
-            body: JSON.stringify({
-              ok: false,
-              checks: [
-                { name: 'database', ok: true, detail: 'ok' },
-                { name: 'ollama', ok: false, detail: 'Ollama is not running at http://127.0.0.1:11434', remedy: DOCTOR_REMEDY },
-              ],
-            }),
-          }),
-        );
-      }
+    async run({ page, shot }) {
+      // The same backend, whose doctor finds no Ollama at its address.
+      const base = FX.downUrl;
+      const report = await (await api(base, '/api/doctor')).json();
+      const failing = report.checks.filter((c) => !c.ok);
+      const passing = report.checks.filter((c) => c.ok);
+      assert(!report.ok && failing.length === 1 && failing[0].name === 'Ollama' && passing.length > 0, `one failing check, got ${JSON.stringify(report)}`);
+      const [bad] = failing;
       await open(page, base);
       const banner = $(page, 'banner');
       await banner.waitFor({ timeout: WAIT_MS });
       const text = (await banner.textContent()).replace(/\s+/g, ' ');
-      assert(text.includes('ollama') && text.includes('Ollama is not running at http://127.0.0.1:11434'), `failing check in banner, got "${text}"`);
-      assert(text.includes('start it with ollama serve'), `remedy in banner, got "${text}"`);
-      assert((await banner.locator('code').textContent()) === 'ollama serve', 'the remedy command is shown as code');
-      assert(!text.includes('database'), 'passing checks are not listed');
+      assert(text.includes(bad.name) && text.includes(bad.detail), `failing check in banner, got "${text}"`);
+      assert(text.includes(bad.remedy.replaceAll('`', '')), `remedy in banner, got "${text}"`);
+      assert(text.includes('start it with ollama serve'), `the remedy says to start Ollama, got "${text}"`);
+      assert((await banner.locator('code').allTextContents()).join() === 'ollama serve', 'the remedy command is shown as code');
+      for (const c of passing) assert(!text.includes(c.detail), `passing checks are not listed, got "${text}"`);
       assert(await $(page, 'composer').isEditable(), 'the chat still works');
-      if (mock) {
-        const snap = await until(async () => (await probe(base))?.banner, 'the banner in the probe');
-        assert(snap.includes('ollama serve'), `probe banner, got ${snap}`);
-      }
+      const snap = await until(async () => probe()?.banner, 'the banner in the probe');
+      assert(snap.includes('ollama serve'), `probe banner, got ${snap}`);
       await page.screenshot({ path: shot }); // the banner, before it is dismissed
       await $(page, 'banner-dismiss').click();
       await banner.waitFor({ state: 'detached' });
       assert(await $(page, 'composer').isVisible(), 'the chat is still there after dismissing');
-      if (mock) await until(async () => (await probe(base))?.banner === null, 'no banner in the probe after dismissing');
+      await until(async () => probe()?.banner === null, 'no banner in the probe after dismissing');
     },
   },
 
   {
     name: 'reload the page and the conversation is still there',
     slug: 'reload',
-    async run({ page, base, mock }) {
+    async run({ page, base }) {
       await open(page, base);
       await newChat(page);
       await send(page, 'remember this');
-      await until(() => settled(page), 'the reply to settle', mock ? WAIT_MS : 60000);
+      await until(() => settled(page), 'the reply to settle');
       const before = await messages(page);
-      if (mock) assert(JSON.stringify(before) === JSON.stringify([{ role: 'user', text: 'remember this' }, { role: 'assistant', text: 'You said: remember this' }]), `before reload, got ${JSON.stringify(before)}`);
+      assert(JSON.stringify(before) === JSON.stringify([{ role: 'user', text: 'remember this' }, { role: 'assistant', text: 'You said: remember this' }]), `before reload, got ${JSON.stringify(before)}`);
       const active = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
 
       await page.reload();
@@ -564,20 +572,17 @@ export const cases = [
   {
     name: 'a run that finishes with an error shows the error sentence',
     slug: 'run-error',
-    // Against a real server, QUIRE_E2E_FAIL_PROMPT names a message whose run ends in an error.
-    mockOnly: !process.env.QUIRE_E2E_FAIL_PROMPT,
-    async run({ page, base, mock }) {
+    // The fake Ollama's runner dies after one chunk of this reply.
+    async run({ page, base }) {
       await open(page, base);
-      if (!mock) await newChat(page);
-      await send(page, mock ? '/fail please' : process.env.QUIRE_E2E_FAIL_PROMPT);
-      const err = await until(async () => (await messages(page)).find((m) => m.role === 'error'), 'an error item', 60000);
+      await newChat(page);
+      await send(page, P.fail);
+      const err = await until(async () => (await messages(page)).find((m) => m.role === 'error'), 'an error item');
       // The sentence is shown word for word: the one in the run.finished event.
-      const id = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
-      const log = await (await api(base, `/api/sessions/${encodeURIComponent(id)}/events?from=0`)).json();
+      const log = await activeLog(page, base);
       const finished = log.filter((e) => e.type === 'run.finished').at(-1);
-      assert(finished?.payload?.reason === 'error', `the log ends the run with an error, got ${JSON.stringify(finished)}`);
+      assert(finished?.payload?.reason === 'error' && finished.payload.error, `the log ends the run with an error, got ${JSON.stringify(finished)}`);
       assert(err.text === finished.payload.error, `the sentence from Go, got "${err.text}"`);
-      if (mock) assert(err.text === FAIL_SENTENCE, `the mock's sentence, got "${err.text}"`);
       const msgs = await messages(page);
       assert(msgs.at(-1).role === 'error' && msgs[0].role === 'user', `user ... error, got ${JSON.stringify(msgs)}`);
       const color = await page.locator('[data-role="error"]').last().evaluate((el) => getComputedStyle(el).color);
@@ -590,14 +595,13 @@ export const cases = [
   {
     name: 'Stop cancels a running reply',
     slug: 'stop',
-    // Against a real server, QUIRE_E2E_SLOW_PROMPT names a message whose reply streams for a few seconds.
-    mockOnly: !process.env.QUIRE_E2E_SLOW_PROMPT,
-    async run({ page, base, shot, mock }) {
+    // The fake model streams this reply, "1 2 … 60", a word every 150 ms.
+    async run({ page, base, shot }) {
       await open(page, base);
-      if (!mock) await newChat(page);
-      await send(page, mock ? '/slow count' : process.env.QUIRE_E2E_SLOW_PROMPT);
-      await $(page, 'stop').waitFor({ timeout: mock ? WAIT_MS : 60000 });
-      await until(async () => (await messages(page)).find((m) => m.role === 'assistant' && m.text.length > (mock ? 30 : 0)), 'some streamed text', mock ? WAIT_MS : 60000);
+      await newChat(page);
+      await send(page, P.slow);
+      await $(page, 'stop').waitFor({ timeout: WAIT_MS });
+      await until(async () => (await messages(page)).find((m) => m.role === 'assistant' && m.text.length > 8), 'some streamed text');
       assert((await page.locator('[data-role="assistant"].streaming').count()) === 1, 'the caret while streaming');
       await page.screenshot({ path: shot.replace(/\.png$/, '-streaming.png') });
       await $(page, 'stop').click();
@@ -608,11 +612,11 @@ export const cases = [
       );
       await until(() => composerFocused(page), 'the composer to have focus again after Stop');
       assert((await page.locator('[data-role="assistant"].streaming').count()) === 0, 'no caret after stopping');
-      if (mock) {
-        const text = (await messages(page)).find((m) => m.role === 'assistant').text;
-        const full = 'Counting slowly: ' + Array.from({ length: 40 }, (_, i) => i + 1).join(', ') + '.';
-        assert(text.length > 8 && full.startsWith(text) && text !== full, `a partial reply, got "${text}"`);
-      }
+      const text = (await messages(page)).find((m) => m.role === 'assistant').text;
+      const full = Array.from({ length: 60 }, (_, i) => i + 1).join(' ');
+      assert(text.length > 8 && full.startsWith(text) && text !== full, `a partial reply, got "${text}"`);
+      const log = await activeLog(page, base);
+      assert(log.filter((e) => e.type === 'run.finished').at(-1)?.payload?.reason === 'cancelled', 'the run finished cancelled');
     },
   },
 
@@ -720,7 +724,7 @@ export const cases = [
       await open(page, base);
       await newChat(page);
       await send(page, 'versioned');
-      await until(() => settled(page), 'the reply to settle', 60000);
+      await until(() => settled(page), 'the reply to settle');
       assert(seen.includes('GET /api/stream') && seen.includes('POST /api/sessions'), `the page used the API, got ${JSON.stringify(seen)}`);
       assert(unversioned.length === 0, `requests without the protocol version: ${unversioned.join(', ')}`);
 
@@ -767,7 +771,7 @@ export const cases = [
   {
     name: 'a send whose answer is lost is retried with the same key and posted once',
     slug: 'send-retry',
-    async run({ page, base, mock, shot }) {
+    async run({ page, base, shot }) {
       const attempts = [];
       let cut = false;
       await page.route('**/api/sessions/*/messages', async (route) => {
@@ -787,7 +791,7 @@ export const cases = [
       await open(page, base);
       await newChat(page);
       await send(page, 'flaky network');
-      await until(() => settled(page), 'the reply to settle', mock ? WAIT_MS : 60000);
+      await until(() => settled(page), 'the reply to settle');
       await page.screenshot({ path: shot });
 
       assert(attempts.length === 2, `two attempts, got ${JSON.stringify(attempts)}`);
@@ -804,20 +808,19 @@ export const cases = [
       const log = await (await api(base, `/api/sessions/${encodeURIComponent(id)}/events?from=0`)).json();
       assert(log.filter((e) => e.type === 'user.message').length === 1, 'one user.message in the log');
       assert(log.filter((e) => e.type === 'run.started').length === 1, 'one run');
-      if (mock) {
-        const msgs = await messages(page);
-        assert(msgs.at(-1).text === 'You said: flaky network', `the reply, got ${JSON.stringify(msgs)}`);
-      }
+      const msgs = await messages(page);
+      assert(msgs.at(-1).text === 'You said: flaky network', `the reply, got ${JSON.stringify(msgs)}`);
     },
   },
 
   {
     name: 'a tool call shows as a card: name, arguments, status, duration and result',
     slug: 'tool-card',
-    mockOnly: true,
+    // The fake model calls two slow tools (browser_test.go slowPair): search_notes ends first.
     async run({ page, base, shot }) {
       await open(page, base);
-      await send(page, '/tool slow check my notes');
+      await newChat(page);
+      await send(page, P.tool);
       // While the tools run: one card per call, in call order, under the step that made them.
       await until(async () => (await toolCards(page)).map((c) => c.status).join() === 'running,running', 'two running cards');
       let cards = await toolCards(page);
@@ -832,7 +835,10 @@ export const cases = [
       assert(cards.map((c) => c.name).join() === 'read_file,search_notes', `still in call order, got ${JSON.stringify(cards)}`);
       assert(cards[0].chip === 'done' && /^\d\.\d s$/.test(cards[0].duration), `done with a duration, got ${JSON.stringify(cards[0])}`);
       // The result shows its first lines; the rest on demand.
-      const lines = GARDEN_NOTES.split('\n');
+      const log = await activeLog(page, base);
+      const read = log.find((e) => e.type === 'tool.result' && e.payload.name === 'read_file').payload;
+      const lines = read.content.split('\n');
+      assert(lines.length > 6, `a result longer than a card shows, got ${JSON.stringify(read)}`);
       assert(cards[0].result === lines.slice(0, 6).join('\n'), `the first lines of the result, got ${JSON.stringify(cards[0].result)}`);
       const toggle = page.locator('[data-testid="tool-card"]').first().locator('[data-testid="tool-result-toggle"]');
       assert((await toggle.textContent()).trim() === `Show all ${lines.length} lines`, 'a Show all button');
@@ -843,13 +849,12 @@ export const cases = [
       assert(pretty === '{\n  "query": "tomatoes",\n  "limit": 5\n}', `pretty arguments, got ${JSON.stringify(pretty)}`);
       await until(() => settled(page), 'the final reply');
       assert(
-        JSON.stringify(await timeline(page)) ===
-          JSON.stringify(['user:/tool slow check my notes', 'tools:read_file,search_notes', 'assistant:Your notes say to water the tomatoes daily.']),
+        JSON.stringify(await timeline(page)) === JSON.stringify([`user:${P.tool}`, 'tools:read_file,search_notes', 'assistant:Your notes say to water the tomatoes daily.']),
         `the timeline, got ${JSON.stringify(await timeline(page))}`,
       );
       await page.screenshot({ path: shot });
       await toggle.click();
-      assert((await toolCards(page))[0].result === GARDEN_NOTES, 'Show all shows the whole result');
+      assert((await toolCards(page))[0].result === read.content, 'Show all shows the whole result');
 
       // A replayed log renders the same cards.
       const live = (await toolCards(page)).map(({ name, status, chip, summary, duration }) => ({ name, status, chip, summary, duration }));
@@ -864,17 +869,19 @@ export const cases = [
   {
     name: "a permission question: Don't allow with a reason shows the refusal with the reason",
     slug: 'permission-deny',
-    mockOnly: true,
+    // The fake model calls create_note, a note tool that writes: Quire asks first.
     async run({ page, base, shot }) {
       const answers = recordPosts(page, /\/answer$/);
+      await useNotes(base);
       await open(page, base);
-      await send(page, '/ask tidy my list');
+      await newChat(page);
+      await send(page, P.ask);
       const card = page.locator('[data-testid="permission"][data-state="open"]');
       await card.waitFor({ timeout: WAIT_MS });
-      assert((await card.locator('h3').textContent()).trim() === 'Allow Quire to run write_file?', 'the question names the tool');
+      assert((await card.locator('h3').textContent()).trim() === 'Allow Quire to run create_note?', 'the question names the tool');
       // Every argument, whole: the text it would write keeps its lines.
       const args = await card.locator('[data-testid="permission-args"]').innerText();
-      assert(args.includes('todo.md') && TODO_TEXT.split('\n').every((l) => args.includes(l)), `all the arguments, got ${JSON.stringify(args)}`);
+      assert(args.includes('todo.md') && FX.todo.split('\n').every((l) => args.includes(l)), `all the arguments, got ${JSON.stringify(args)}`);
       assert((await $(page, 'permission-reason').getAttribute('placeholder')) === 'Tell the assistant why (optional)', 'the reason field');
       const cards = await toolCards(page);
       assert(cards.length === 1 && cards[0].status === 'asking', `the call waits for the user, got ${JSON.stringify(cards)}`);
@@ -894,33 +901,45 @@ export const cases = [
       await until(() => settled(page), 'the final reply');
       const t = await timeline(page);
       assert(
-        JSON.stringify(t) === JSON.stringify(['user:/ask tidy my list', 'assistant:I will add these to your to-do list.', 'permission:closed', 'assistant:All right, I left todo.md alone.']),
+        JSON.stringify(t) === JSON.stringify([`user:${P.ask}`, 'assistant:I will add these to your to-do list.', 'permission:closed', 'assistant:All right, I left todo.md alone.']),
         `the timeline, got ${JSON.stringify(t)}`,
       );
+      assert(!existsSync(join(FX.notesDir, 'todo.md')), 'nothing was written');
       await page.screenshot({ path: shot.replace(/\.png$/, '-answered.png') });
     },
   },
 
   {
-    name: 'a permission question: Allow runs the call (and a closed question says so)',
+    name: 'a permission question: Allow runs the call (and a refused answer says so)',
     slug: 'permission-allow',
-    mockOnly: true,
     async run({ page, base }) {
       const answers = recordPosts(page, /\/answer$/);
+      await useNotes(base);
       await open(page, base);
-      await send(page, '/ask tidy my list');
+      await newChat(page);
+      await send(page, P.ask);
       await page.locator('[data-testid="permission"][data-state="open"]').waitFor({ timeout: WAIT_MS });
-      // An answer Quire refuses (409: the question closed meanwhile) shows Go's sentence, word for word.
-      let refused = false;
+      // An answer Quire refuses (409: not about the calls asked, as when the
+      // question closed meanwhile) shows Go's sentence, word for word: the
+      // first answer reaches Quire about another call.
+      const id = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
+      const probeAnswer = await api(base, `/api/sessions/${encodeURIComponent(id)}/answer`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ callIds: ['call_not_asked'], allowed: true }),
+      });
+      const notAsked = (await probeAnswer.json()).error;
+      assert(probeAnswer.status === 409 && notAsked, `an answer about another call: 409, got ${probeAnswer.status} ${notAsked}`);
+      let tampered = false;
       await page.route('**/api/sessions/*/answer', (route) => {
-        if (refused) return route.continue();
-        refused = true;
-        return route.fulfill({ status: 409, contentType: 'application/json', body: JSON.stringify({ error: NOT_ASKED }) });
+        if (tampered) return route.continue();
+        tampered = true;
+        return route.continue({ postData: JSON.stringify({ ...JSON.parse(route.request().postData()), callIds: ['call_not_asked'] }) });
       });
       await $(page, 'permission-allow').click();
       const err = $(page, 'permission-error');
       await err.waitFor({ timeout: WAIT_MS });
-      assert((await err.textContent()).trim() === NOT_ASKED, `the 409 sentence, got "${await err.textContent()}"`);
+      assert((await err.textContent()).trim() === notAsked, `the 409 sentence, got "${await err.textContent()}"`);
       assert((await page.locator('[data-testid="permission"][data-state="open"]').count()) === 1, 'the question is still open');
 
       await $(page, 'permission-allow').click();
@@ -928,9 +947,12 @@ export const cases = [
       await record.waitFor({ timeout: WAIT_MS });
       assert((await record.textContent()).trim() === 'Allowed', `the record, got "${await record.textContent()}"`);
       await until(async () => (await toolCards(page))[0]?.status === 'done', 'the call ran');
-      const done = (await toolCards(page))[0];
-      assert(done.result.trim() === 'Wrote 3 lines to todo.md.', `the result, got ${JSON.stringify(done)}`);
       await until(() => settled(page), 'the final reply');
+      const created = (await activeLog(page, base)).find((e) => e.type === 'tool.result' && e.payload.name === 'create_note').payload;
+      const done = (await toolCards(page))[0];
+      assert(created.status === 'success' && /todo\.md/.test(created.content), `create_note made todo.md, got ${JSON.stringify(created)}`);
+      assert(done.summary === 'Created todo.md', `the card says what changed, got ${JSON.stringify(done)}`);
+      assert(readFileSync(join(FX.notesDir, 'todo.md'), 'utf8').includes(FX.todo), 'the note is written');
       const msgs = await messages(page);
       assert(msgs.at(-1).text === 'Done: todo.md has your three items.', `the final reply, got ${JSON.stringify(msgs)}`);
       assert(answers.length === 2 && answers.every((a) => a.allowed === true && a.feedback === '' && a.callIds.length === 1), `two tries, the same answer, got ${JSON.stringify(answers)}`);
@@ -940,11 +962,11 @@ export const cases = [
   {
     name: 'a steer sent during a run shows as pending, then lands before the final reply',
     slug: 'steer',
-    mockOnly: true,
     async run({ page, base, shot }) {
       const sends = recordPosts(page, /\/messages$/);
       await open(page, base);
-      await send(page, '/tool slow check my notes');
+      await newChat(page);
+      await send(page, P.tool);
       await until(async () => (await toolCards(page)).some((c) => c.status === 'running'), 'a running tool');
       await $(page, 'send-steer').waitFor();
       await $(page, 'send-queue').waitFor();
@@ -962,27 +984,24 @@ export const cases = [
       const t = await timeline(page);
       assert(
         JSON.stringify(t) ===
-          JSON.stringify([
-            'user:/tool slow check my notes',
-            'tools:read_file,search_notes',
-            'user:only this week',
-            'assistant:Noted: only this week. Your notes say to water the tomatoes daily.',
-          ]),
+          JSON.stringify([`user:${P.tool}`, 'tools:read_file,search_notes', 'user:only this week', 'assistant:Noted: only this week. Your notes say to water the tomatoes daily.']),
         `the steer lands before the final reply, got ${JSON.stringify(t)}`,
       );
       assert(sends.map((b) => b.intent).join() === 'follow_up,steer', `intents sent, got ${JSON.stringify(sends)}`);
       assert((await $(page, 'send').count()) === 1 && (await $(page, 'send-steer').count()) === 0, 'one Send button again when idle');
+      const runs = (await activeLog(page, base)).filter((e) => e.type === 'run.started');
+      assert(runs.length === 1, `the steer joined the run, got ${runs.length} runs`);
     },
   },
 
   {
     name: 'a queued follow-up waits for the current request, then runs',
     slug: 'queue',
-    mockOnly: true,
     async run({ page, base, shot }) {
       const sends = recordPosts(page, /\/messages$/);
       await open(page, base);
-      await send(page, '/tool slow check my notes');
+      await newChat(page);
+      await send(page, P.tool);
       await until(async () => (await toolCards(page)).some((c) => c.status === 'running'), 'a running tool');
       await $(page, 'composer').fill('and then the roses?');
       await $(page, 'send-queue').click();
@@ -999,7 +1018,7 @@ export const cases = [
       assert(
         JSON.stringify(t) ===
           JSON.stringify([
-            'user:/tool slow check my notes',
+            `user:${P.tool}`,
             'tools:read_file,search_notes',
             'assistant:Your notes say to water the tomatoes daily.',
             'user:and then the roses?',
@@ -1008,6 +1027,8 @@ export const cases = [
         `the follow-up runs after, got ${JSON.stringify(t)}`,
       );
       assert(sends.map((b) => b.intent).join() === 'follow_up,follow_up', `intents sent, got ${JSON.stringify(sends)}`);
+      const runs = (await activeLog(page, base)).filter((e) => e.type === 'run.started');
+      assert(runs.length === 2, `the follow-up ran on its own, got ${runs.length} runs`);
     },
   },
 
