@@ -290,7 +290,7 @@ function fakeWails({ speaks, notesDir = '/home/ann/Notes', dialog = [] }) {
           greeted = true;
           return Promise.resolve(speaks);
         },
-        Doctor: bound('Doctor', () => ({ ok: true, checks: [{ name: 'ollama', ok: true, detail: 'mock' }] }), false),
+        Doctor: bound('Doctor', () => ({ ok: true, checks: [{ name: 'ollama', ok: true, detail: 'the fake window' }] }), false),
         ListSessions: bound('ListSessions', () => copy()),
         NewSession: bound('NewSession', (title) => {
           const s = { id: 'w' + ++n, title, createdAt: now(), updatedAt: now(), lastSeq: 0, running: false };
@@ -885,8 +885,14 @@ export const cases = [
       assert((await $(page, 'permission-reason').getAttribute('placeholder')) === 'Tell the assistant why (optional)', 'the reason field');
       const cards = await toolCards(page);
       assert(cards.length === 1 && cards[0].status === 'asking', `the call waits for the user, got ${JSON.stringify(cards)}`);
-      await until(async () => (await $(page, 'session-asking').count()) === 1, 'the sidebar says the chat waits for an answer');
       await until(async () => (await page.locator('.working').count()) === 0, 'no working dots while asking');
+      // The sidebar says the chat waits for an answer. Read after a reload:
+      // the list Go sends live with permission.requested is made before the
+      // session's model moves on (kernel/runtime Subscribe), so it can still
+      // say "streaming" until the next change.
+      await page.reload();
+      await card.waitFor({ timeout: WAIT_MS });
+      await until(async () => (await $(page, 'session-asking').count()) === 1, 'the sidebar says the chat waits for an answer');
       await page.screenshot({ path: shot });
 
       await $(page, 'permission-reason').fill('not today, thanks');
@@ -1061,13 +1067,17 @@ export const cases = [
   {
     name: 'the notes folder: the first-run hint, then a path set in the browser (an error, then a folder)',
     slug: 'notes-folder',
-    mockOnly: true,
     async run({ page, base, shot }) {
+      await useNotes(base, ''); // other cases chose one
       const puts = [];
+      const answers = [];
       page.on('request', (r) => {
         if (r.method() === 'PUT' && new URL(r.url()).pathname === '/api/settings') {
           puts.push({ body: JSON.parse(r.postData() ?? 'null'), protocol: r.headers()['quire-protocol'] });
         }
+      });
+      page.on('response', async (r) => {
+        if (r.request().method() === 'PUT' && new URL(r.url()).pathname === '/api/settings') answers.push({ status: r.status(), body: await r.json() });
       });
       await open(page, base);
       const hint = $(page, 'notes-hint');
@@ -1086,52 +1096,56 @@ export const cases = [
       await hint.locator('[data-testid="notes-folder-save"]').click();
       const err = hint.locator('[data-testid="notes-folder-error"]');
       await err.waitFor({ timeout: WAIT_MS });
-      assert((await err.textContent()).trim() === notAbsolute('notes'), `Quire's 400 sentence word for word, got "${await err.textContent()}"`);
+      await until(() => answers.length === 1, 'the answer to the first PUT');
+      assert(answers[0].status === 400 && answers[0].body.error.startsWith('the notes folder notes cannot be used'), `Quire refuses a folder that is not there, got ${JSON.stringify(answers[0])}`);
+      assert((await err.textContent()).trim() === answers[0].body.error, `Quire's 400 sentence word for word, got "${await err.textContent()}"`);
       assert((await notesRow(page)).name === 'Not chosen yet', 'nothing chosen after the error');
       await page.screenshot({ path: shot.replace(/\.png$/, '-error.png') });
 
-      await input.fill('/home/ann/Notes');
+      await input.fill(FX.notesDir);
       await input.press('Enter');
       await hint.waitFor({ state: 'detached', timeout: WAIT_MS });
       row = await until(async () => {
         const r = await notesRow(page);
-        return r.name === 'Notes' && r;
+        return r.name === basename(FX.notesDir) && r;
       }, 'the folder in the sidebar');
-      assert(row.title === '/home/ann/Notes' && row.button === 'Change…', `the row after, got ${JSON.stringify(row)}`);
+      assert(row.title === FX.notesDir && row.button === 'Change…', `the row after, got ${JSON.stringify(row)}`);
       assert(
         JSON.stringify(puts) ===
           JSON.stringify([
             { body: { notesDir: 'notes' }, protocol: VERSION },
-            { body: { notesDir: '/home/ann/Notes' }, protocol: VERSION },
+            { body: { notesDir: FX.notesDir }, protocol: VERSION },
           ]),
         `two PUTs with the protocol header, got ${JSON.stringify(puts)}`,
       );
       const saved = await (await api(base, '/api/settings')).json();
-      assert(saved.notesDir === '/home/ann/Notes', `saved, got ${JSON.stringify(saved)}`);
+      assert(saved.notesDir === FX.notesDir, `saved, got ${JSON.stringify(saved)}`);
 
       // Change… in the sidebar starts from the folder chosen now; Escape closes it.
       await $(page, 'notes-folder-choose').click();
       const side = page.locator('[data-testid="notes-folder"] [data-testid="notes-folder-input"]');
       await side.waitFor();
-      assert((await side.inputValue()) === '/home/ann/Notes', `prefilled, got "${await side.inputValue()}"`);
-      await side.fill('relative/Notes');
+      assert((await side.inputValue()) === FX.notesDir, `prefilled, got "${await side.inputValue()}"`);
+      await side.fill(join(FX.notesDir, 'missing'));
       await side.press('Enter');
       const sideErr = page.locator('[data-testid="notes-folder"] [data-testid="notes-folder-error"]');
       await sideErr.waitFor({ timeout: WAIT_MS });
-      assert((await sideErr.textContent()).trim() === notAbsolute('relative/Notes'), 'the sentence in the sidebar too');
+      await until(() => answers.length === 3, 'the answer to the third PUT');
+      assert(answers[2].status === 400 && (await sideErr.textContent()).trim() === answers[2].body.error, `the sentence in the sidebar too, got ${JSON.stringify(answers[2])}`);
       await page.screenshot({ path: shot });
       await side.press('Escape');
       await side.waitFor({ state: 'detached' });
-      assert((await notesRow(page)).name === 'Notes', 'still the chosen folder');
+      assert((await notesRow(page)).name === basename(FX.notesDir), 'still the chosen folder');
+      assert((await (await api(base, '/api/settings')).json()).notesDir === FX.notesDir, 'and in Quire');
 
       // It is Quire's setting: a reload shows it, and no hint.
       await page.reload();
       await $(page, 'composer').waitFor();
-      await until(async () => (await notesRow(page)).name === 'Notes', 'the folder after reload');
+      await until(async () => (await notesRow(page)).name === basename(FX.notesDir), 'the folder after reload');
       assert((await $(page, 'notes-hint').count()) === 0, 'no hint once a folder is chosen');
 
       // With no folder again, the hint comes back and can be dismissed.
-      await api(base, '/api/settings', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ notesDir: '' }) });
+      await useNotes(base, '');
       await page.reload();
       await hint.waitFor({ timeout: WAIT_MS });
       await $(page, 'notes-hint-dismiss').click();
@@ -1168,17 +1182,17 @@ export const cases = [
   {
     name: 'a plan (update_todos) is a checklist, pinned above the conversation while the request goes',
     slug: 'plan',
-    mockOnly: true,
-    mockOptions: { notesDir: '/home/ann/Notes' },
+    // The fake model calls update_todos (FX.plan), then streams its reply slowly.
     async run({ page, base, shot }) {
       await open(page, base);
-      await send(page, '/plan slow sort my inbox');
+      await newChat(page);
+      await send(page, P.plan);
       const card = page.locator('[data-testid="tool-card"][data-kind="checklist"]');
       await card.waitFor({ timeout: WAIT_MS });
       const panel = $(page, 'plan-panel');
       await panel.waitFor({ timeout: WAIT_MS });
       assert((await $(page, 'plan-panel-progress').textContent()).trim() === '1 of 3 done', 'the panel says 1 of 3 done');
-      const want = PLAN_ITEMS.map((i) => ({ text: i.text, done: i.done, struck: i.done }));
+      const want = FX.plan.map((i) => ({ text: i.text, done: i.done, struck: i.done }));
       let items = await todoItems(panel);
       assert(JSON.stringify(items) === JSON.stringify(want), `the panel's items, got ${JSON.stringify(items)}`);
       assert(await panel.evaluate((el) => getComputedStyle(el.parentElement).position === 'sticky'), 'the panel is sticky');
@@ -1195,8 +1209,7 @@ export const cases = [
       await panel.waitFor({ state: 'detached', timeout: WAIT_MS });
       const t = await timeline(page);
       assert(
-        JSON.stringify(t) ===
-          JSON.stringify(['user:/plan slow sort my inbox', 'tools:update_todos', 'assistant:I have read your inbox; next I will sort the notes into project folders.']),
+        JSON.stringify(t) === JSON.stringify([`user:${P.plan}`, 'tools:update_todos', 'assistant:I have read your inbox; next I will sort the notes into project folders.']),
         `the timeline, got ${JSON.stringify(t)}`,
       );
       await page.screenshot({ path: shot });
@@ -1213,17 +1226,16 @@ export const cases = [
   {
     name: 'report_state is a distinct "The assistant is unsure" card',
     slug: 'unsure',
-    mockOnly: true,
-    mockOptions: { notesDir: '/home/ann/Notes' },
     async run({ page, base, shot }) {
       await open(page, base);
-      await send(page, '/unsure fix my plan');
+      await newChat(page);
+      await send(page, P.unsure);
       const card = page.locator('[data-testid="tool-card"][data-kind="unsure"]');
       await card.waitFor({ timeout: WAIT_MS });
       assert((await card.locator('[data-testid="unsure-title"]').textContent()).trim() === 'The assistant is unsure', 'the title');
       for (const k of ['state', 'plan', 'confusion']) {
         const text = (await card.locator(`[data-testid="unsure-${k}"]`).textContent()).trim();
-        assert(text === UNSURE_REPORT[k], `${k}: got "${text}"`);
+        assert(text === FX.unsure[k], `${k}: got "${text}"`);
       }
       await until(() => settled(page), 'the final reply');
       await page.screenshot({ path: shot });
@@ -1233,17 +1245,24 @@ export const cases = [
   {
     name: 'a moved note: the change said plainly, and Undo sends the undo message',
     slug: 'move-undo',
-    mockOnly: true,
-    mockOptions: { notesDir: '/home/ann/Notes' },
+    // The fake model calls move_note on the notes folder; Quire asks first, and the note moves.
     async run({ page, base, shot }) {
+      const [from, to] = ['inbox/a.md', 'projects/a.md'];
       const sends = recordPosts(page, /\/messages$/);
+      await useNotes(base);
       await open(page, base);
-      await send(page, '/move tidy my inbox');
+      await newChat(page);
+      await send(page, P.move);
+      const ask = page.locator('[data-testid="permission"][data-state="open"]');
+      await ask.waitFor({ timeout: WAIT_MS });
+      assert((await ask.locator('h3').textContent()).trim() === 'Allow Quire to run move_note?', 'the move asks first');
+      await $(page, 'permission-allow').click();
       const card = page.locator('[data-testid="tool-card"][data-kind="change"]').first();
       await card.waitFor({ timeout: WAIT_MS });
       await until(() => settled(page), 'the reply');
+      assert(existsSync(join(FX.notesDir, to)) && !existsSync(join(FX.notesDir, from)), 'the note moved');
       const summary = (await card.locator('[data-testid="tool-summary"]').textContent()).trim();
-      assert(summary === `Moved ${MOVE_FROM} → ${MOVE_TO}`, `the change said plainly, got "${summary}"`);
+      assert(summary === `Moved ${from} → ${to}`, `the change said plainly, got "${summary}"`);
       assert((await card.locator('[data-testid="tool-name"]').textContent()).trim() === 'move_note', 'the tool');
       assert((await card.locator('[data-testid="tool-result"]').count()) === 0, "the model's text is not shown");
       const undo = card.locator('[data-testid="change-undo"]');
@@ -1251,25 +1270,23 @@ export const cases = [
       await page.screenshot({ path: shot.replace(/\.png$/, '-before.png') });
 
       // Undo sends a normal message: the assistant then calls undo, which asks first.
-      const id = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
-      const log = await (await api(base, `/api/sessions/${encodeURIComponent(id)}/events?from=0`)).json();
-      const changeId = log.find((e) => e.type === 'tool.result' && e.payload.name === 'move_note').payload.data.id;
-      const message = `Undo the change ${changeId} (Moved ${MOVE_FROM} → ${MOVE_TO}).`;
+      const changeId = (await activeLog(page, base)).find((e) => e.type === 'tool.result' && e.payload.name === 'move_note').payload.data.id;
+      assert(/^chg_/.test(changeId), `the move's change id, got ${changeId}`);
+      const message = `Undo the change ${changeId} (Moved ${from} → ${to}).`;
       await undo.click();
       await until(async () => (await messages(page)).some((m) => m.role === 'user' && m.text === message), 'the undo message as a user bubble');
-      assert(JSON.stringify(sends.map((b) => b.text)) === JSON.stringify(['/move tidy my inbox', message]), `the messages sent, got ${JSON.stringify(sends)}`);
+      assert(JSON.stringify(sends.map((b) => b.text)) === JSON.stringify([P.move, message]), `the messages sent, got ${JSON.stringify(sends)}`);
       assert(sends[1].intent === 'follow_up', `sent as a follow-up, got ${JSON.stringify(sends[1])}`);
-      const ask = page.locator('[data-testid="permission"][data-state="open"]');
-      await ask.waitFor({ timeout: WAIT_MS });
-      assert((await ask.locator('h3').textContent()).trim() === 'Allow Quire to run undo?', 'the undo asks first');
+      await until(async () => (await ask.count()) === 1 && (await ask.locator('h3').textContent()).trim() === 'Allow Quire to run undo?', 'the undo asks first');
       await $(page, 'permission-allow').click();
+      await until(async () => (await page.locator('[data-testid="tool-card"][data-kind="change"]').count()) === 2, 'two change cards');
       await until(() => settled(page), 'the undo done');
+      assert(existsSync(join(FX.notesDir, from)) && !existsSync(join(FX.notesDir, to)), 'the note is back');
 
       // The undo's own change, and the first one marked Undone.
       const cards = page.locator('[data-testid="tool-card"][data-kind="change"]');
-      await until(async () => (await cards.count()) === 2, 'two change cards');
       const back = cards.nth(1);
-      assert((await back.locator('[data-testid="tool-summary"]').textContent()).trim() === `Moved ${MOVE_TO} → ${MOVE_FROM}`, 'the undo moved it back');
+      assert((await back.locator('[data-testid="tool-summary"]').textContent()).trim() === `Moved ${to} → ${from}`, 'the undo moved it back');
       assert((await back.locator('[data-testid="tool-note"]').textContent()).trim() === `Undid change ${changeId}`, 'the undo says which change');
       await until(async () => (await card.locator('[data-testid="change-undone"]').count()) === 1, 'the first change marked Undone');
       assert((await card.locator('[data-testid="change-undo"]').count()) === 0, 'no Undo on an undone change');
@@ -1283,30 +1300,30 @@ export const cases = [
   {
     name: 'documents: a folder added by path is indexed with a progress bar; a binary file fails with its reason; retry and remove',
     slug: 'documents-panel',
-    mockOnly: true,
+    // The folder's texts are slow to embed (browser_test.go slowEmbedder), so the bar can be seen counting.
     async run({ page, base, shot }) {
+      await clearDocuments(base);
       await open(page, base);
       await $(page, 'documents-open').click();
       await $(page, 'documents-panel').waitFor({ timeout: WAIT_MS });
       const panelText = await $(page, 'documents-embedder').textContent();
-      assert(panelText.includes('built-in offline embedder'), `the active embedder is said, got "${panelText}"`);
+      assert(panelText.trim() === 'Meaning search: Ollama model nomic-embed-text', `the active embedder is said, got "${panelText}"`);
 
       // A relative path: Go's sentence, and nothing queued.
       await $(page, 'documents-input').fill('papers');
       await $(page, 'documents-add').click();
-      await until(async () => ((await $(page, 'documents-error').textContent()) ?? '').includes('give the full path'), 'the relative-path sentence');
-      await $(page, 'documents-input').fill('/home/ann/nowhere');
+      await until(async () => ((await $(page, 'documents-error').textContent()) ?? '').includes(RELATIVE_PATH), 'the relative-path sentence');
+      await $(page, 'documents-input').fill(join(FX.panelDir, 'nowhere'));
       await $(page, 'documents-add').click();
       await until(async () => ((await $(page, 'documents-error').textContent()) ?? '').includes(NO_SUCH_PATH), 'the missing-path sentence');
 
-      await $(page, 'documents-input').fill(DOCS_ROOT);
+      await $(page, 'documents-input').fill(FX.panelDir);
       await $(page, 'documents-add').click();
       const bar = $(page, 'indexing-bar');
-      // The bar counts files while the pass runs, naming the current one.
+      // The bar counts files while the pass runs, naming the current one and the time left.
       await until(async () => /^Indexing \d of 3 files$/.test((await $(page, 'indexing-label').textContent()) ?? ''), 'the bar counting files');
-      const detail = (await $(page, 'indexing-detail').textContent()) ?? '';
-      assert(/left/.test(detail), `the bar says the time left, got "${detail}"`);
       assert((await $(page, 'indexing-cancel').count()) === 1, 'Stop is offered while indexing');
+      await until(async () => /left/.test((await $(page, 'indexing-detail').textContent()) ?? ''), 'the bar says the time left');
       await page.screenshot({ path: shot.replace(/\.png$/, '-progress.png') });
       await until(async () => (await bar.getAttribute('data-phase')) === 'done', 'the pass done');
       assert((await $(page, 'indexing-label').textContent()).trim() === 'Indexed 3 files', 'the outcome');
@@ -1323,7 +1340,9 @@ export const cases = [
         return r.length === 3 && r.every((x) => x.status !== 'queued') && r;
       }, 'three documents listed');
       const photo = got.find((r) => r.name === 'papers/photo.txt');
-      assert(photo?.status === 'failed' && photo.reason === DOC_FILES[`${DOCS_ROOT}/photo.txt`].failed, `the binary file failed with its reason, got ${JSON.stringify(got)}`);
+      const failed = (await (await api(base, '/api/documents')).json()).documents.find((d) => d.path === join(FX.panelDir, 'photo.txt'));
+      assert(failed?.status === 'failed' && /binary/.test(failed.reason), `Quire failed the binary file, got ${JSON.stringify(failed)}`);
+      assert(photo?.status === 'failed' && photo.reason === failed.reason, `the binary file failed with its reason, got ${JSON.stringify(got)}`);
       assert(got.filter((r) => r.status === 'done').length === 2, `two ready, got ${JSON.stringify(got)}`);
       assert((await $(page, 'documents-count').textContent()).trim() === '3', 'the header counts the documents');
       await page.screenshot({ path: shot });
@@ -1333,22 +1352,24 @@ export const cases = [
       const retried = recordPosts(page, /\/api\/documents\/retry$/);
       await $(page, 'doc-retry').click();
       await until(() => retried.length === 1, 'the retry sent');
-      assert(retried[0].path === `${DOCS_ROOT}/photo.txt`, `retry of the failed file, got ${JSON.stringify(retried)}`);
+      assert(retried[0].path === join(FX.panelDir, 'photo.txt'), `retry of the failed file, got ${JSON.stringify(retried)}`);
       await until(async () => (await bar.getAttribute('data-phase')) === 'done', 'the retry pass done');
       await page.locator('[data-testid="doc-item"][data-path$="/soil.txt"] [data-testid="doc-remove"]').click();
       await $(page, 'confirm-delete').click();
       await until(async () => (await rows()).every((r) => r.name !== 'papers/soil.txt'), 'soil.txt removed from the list');
+      await until(async () => !(await (await api(base, '/api/documents')).json()).documents.some((d) => d.path.endsWith('/soil.txt')), 'soil.txt out of the index');
     },
   },
 
   {
     name: 'Stop cancels indexing; the bar says what was kept',
     slug: 'documents-cancel',
-    mockOnly: true,
+    // A file of this folder is embedded only once its pass is stopped (browser_test.go slowEmbedder).
     async run({ page, base }) {
+      await clearDocuments(base);
       await open(page, base);
       await $(page, 'documents-open').click();
-      await $(page, 'documents-input').fill(DOCS_ROOT);
+      await $(page, 'documents-input').fill(FX.holdDir);
       await $(page, 'documents-add').click();
       await $(page, 'indexing-cancel').click();
       const bar = $(page, 'indexing-bar');
@@ -1357,55 +1378,11 @@ export const cases = [
       assert(((await $(page, 'indexing-detail').textContent()) ?? '').includes('the rest is picked up next time'), 'and what happens to the rest');
       await $(page, 'indexing-close').click();
       assert((await bar.count()) === 0, 'the finished bar can be closed');
+      const docs = (await (await api(base, '/api/documents')).json()).documents;
+      assert(!docs.some((d) => d.path.endsWith('/big.md') && d.status === 'done'), `the held file was not indexed, got ${JSON.stringify(docs)}`);
     },
   },
 
-  {
-    name: 'a cited answer: search_docs passages and [n] in the reply open the source at the cited lines',
-    slug: 'citations',
-    mockOnly: true,
-    mockOptions: { docsIndexed: true },
-    async run({ page, base, shot }) {
-      await open(page, base);
-      await send(page, '/cite how do I water the basil?');
-      await until(() => settled(page), 'the reply');
-      const reply = (await messages(page)).at(-1);
-      assert(reply.text === CITE_REPLY, `the reply, got ${JSON.stringify(reply)}`);
-      const links = await page.$$eval('[data-testid="citation-link"]', (els) => els.map((e) => e.textContent));
-      assert(JSON.stringify(links) === JSON.stringify(['[1]', '[2]']), `[1] and [2] are links, got ${JSON.stringify(links)}`);
-      // The search_docs card lists the passages as links too, not the model's text.
-      const passages = await page.$$eval('[data-testid="citation"]', (els) => els.map((e) => e.textContent.replace(/\s+/g, ' ').trim()));
-      assert(passages[0] === '[1] papers/garden.md › Garden › Water · lines 7–8', `the first passage, got ${JSON.stringify(passages)}`);
-
-      await page.locator('[data-testid="citation-link"][data-cite="1"]').click();
-      const viewer = $(page, 'source-viewer');
-      await viewer.waitFor({ timeout: WAIT_MS });
-      await until(async () => (await $(page, 'source-marked').count()) === 2, 'the cited lines highlighted');
-      const marked = await page.$$eval('[data-testid="source-marked"]', (els) => els.map((e) => [Number(e.getAttribute('data-line')), e.querySelector('.txt').textContent]));
-      assert(
-        JSON.stringify(marked) === JSON.stringify([[7, 'Water the basil every morning.'], [8, 'Never let the pots dry out.']]),
-        `lines 7–8 highlighted, got ${JSON.stringify(marked)}`,
-      );
-      assert((await $(page, 'source-name').textContent()).trim() === CITE_HITS[0].name, 'the viewer names the document');
-      assert((await $(page, 'source-where').textContent()).trim() === 'lines 7–8', 'and the lines');
-      const visible = await page.locator('[data-testid="source-marked"]').first().isVisible();
-      assert(visible, 'the cited lines are in view');
-      await page.screenshot({ path: shot });
-      await page.keyboard.press('Escape');
-      await until(async () => (await viewer.count()) === 0, 'Escape closes the viewer');
-
-      // The card's passage [2] opens soil.txt.
-      await page.locator('[data-testid="citation"][data-cite="2"]').click();
-      await until(async () => ((await $(page, 'source-name').textContent()) ?? '').trim() === 'papers/soil.txt', 'soil.txt in the viewer');
-      await $(page, 'source-close').click();
-
-      // Once removed, a citation of it is refused with Go's sentence, not shown.
-      await api(base, '/api/documents/remove', { method: 'POST', body: JSON.stringify({ path: CITE_HITS[0].path }) });
-      await page.locator('[data-testid="citation-link"][data-cite="1"]').click();
-      await until(async () => ((await $(page, 'source-error').textContent()) ?? '').includes(NOT_INDEXED), 'the refusal in the viewer');
-      assert((await $(page, 'source-marked').count()) === 0, 'no text shown for a refused document');
-    },
-  },
 
   {
     name: 'inside Wails: a dropped folder shows progress to done, the panel lists it, and the page cancels WebKit\'s own drop',
@@ -1443,30 +1420,33 @@ export const cases = [
   {
     name: 'a compaction shows as a marker with the stub, and its originals expand',
     slug: 'compaction-marker',
-    // Against a real server, QUIRE_E2E_COMPACT_PROMPT names a message whose
-    // run reads a long log twice and is compacted (drop-logs) before its last step.
-    mockOnly: !process.env.QUIRE_E2E_COMPACT_PROMPT,
-    async run({ page, base, shot, mock }) {
+    // The fake model reads a long log twice; before its last step the real
+    // compaction drops the first read (drop-logs, by size: compaction_test.go).
+    async run({ page, base, shot }) {
       await open(page, base);
-      await send(page, mock ? '/compact read the build log' : process.env.QUIRE_E2E_COMPACT_PROMPT);
+      await newChat(page);
+      await send(page, P.compact);
       await until(() => settled(page), 'the final reply');
       const marker = $(page, 'compaction');
       await marker.waitFor({ timeout: WAIT_MS });
       assert((await marker.count()) === 1, 'one marker');
       assert((await marker.getAttribute('data-strategy')) === 'drop-logs' && (await marker.getAttribute('data-trigger')) === 'size', 'drop-logs by size');
+      const replace = (await activeLog(page, base)).find((e) => e.type === 'history.replace').payload;
+      const { beforeTokens, afterTokens } = replace.compaction;
       const label = (await marker.locator('[data-part="label"]').textContent()).trim();
-      const want = mock
-        ? /^Earlier messages compacted \(long tool output dropped\) because the context was getting full · 3,121 → 1,204 tokens$/
-        : /^Earlier messages compacted \(long tool output dropped\) because the context was getting full · [\d,]+ → [\d,]+ tokens$/;
-      assert(want.test(label), `the marker says what, why and how much, got ${JSON.stringify(label)}`);
+      const n = (x) => x.toLocaleString('en-US');
+      assert(
+        label === `Earlier messages compacted (long tool output dropped) because the context was getting full · ${n(beforeTokens)} → ${n(afterTokens)} tokens` && afterTokens < beforeTokens,
+        `the marker says what, why and how much, got ${JSON.stringify(label)}`,
+      );
       // What the model sees instead: behind a disclosure, the stub as Go wrote it.
       const summary = marker.locator('details.summary');
       assert(!(await summary.locator('[data-part="summary"]').isVisible()), 'the stub starts folded');
       await summary.locator('summary').click();
       const stub = await summary.locator('[data-part="summary"]').innerText();
-      if (mock) assert(stub === COMPACTION_STUB, `the stub, as logged, got ${JSON.stringify(stub)}`);
+      assert(stub === replace.summary, `the stub, as logged, got ${JSON.stringify(stub)}`);
       assert(
-        stub.includes('Assistant called read_note {"path":"logs/build.md"}') && stub.includes('[dropped: read_note output'),
+        stub.includes('Assistant called read_log {"path":"logs/build.md"}') && stub.includes('[dropped: read_log output'),
         `the stub names the call and what was dropped, got ${JSON.stringify(stub)}`,
       );
       // The originals expand: the call and the whole long output.
@@ -1475,10 +1455,10 @@ export const cases = [
       assert((await toggle.textContent()).trim() === 'Show the 2 original messages', `the expand control, got ${await toggle.textContent()}`);
       await toggle.click();
       const rows = await originals.locator('li').evaluateAll((els) => els.map((el) => ({ role: el.getAttribute('data-role'), text: el.querySelector('.what')?.textContent ?? '' })));
-      const whole = mock ? rows[1]?.text === LONG_NOTE : rows[1]?.text.startsWith('Line 1 of the build log') && rows[1]?.text.length > 4000;
+      const whole = rows[1]?.text.startsWith('Line 1 of the build log') && rows[1]?.text.includes('Line 40 of the build log');
       assert(rows.length === 2 && rows[0].role === 'assistant' && rows[1].role === 'tool' && whole, `the originals, got ${JSON.stringify(rows).slice(0, 300)}`);
       // The conversation above the marker is untouched: the read cards are still shown.
-      assert((await toolCards(page)).length === (mock ? 1 : 2), 'the read cards are still shown');
+      assert((await toolCards(page)).length === 2, 'the read cards are still shown');
       const msgs = await messages(page);
       assert(msgs.at(-1).text === 'The build log shows 40 modules compiled.', `the reply after the compaction, got ${JSON.stringify(msgs.at(-1))}`);
       await page.screenshot({ path: shot });
@@ -1498,7 +1478,7 @@ export const cases = [
       await open(page, base);
       await newChat(page);
       const chatA = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
-      await send(page, '/remember Tags are lower-case.');
+      await send(page, P.remember + 'Tags are lower-case.');
       await until(() => settled(page), 'the reply after remember');
 
       await $(page, 'memory-open').click();
@@ -1523,7 +1503,7 @@ export const cases = [
       await $(page, 'memory-approval').check();
       await until(async () => (await memory()).approval === true, 'approval saved');
       await $(page, 'memory-close').click();
-      await send(page, '/remember Notes go in the Inbox first.');
+      await send(page, P.remember + 'Notes go in the Inbox first.');
       await until(() => settled(page), 'the reply after the second remember');
       await newChat(page);
       await $(page, 'memory-open').click();
@@ -1554,15 +1534,13 @@ export const cases = [
   },
 
   {
-    // Runs on both hosts: the mock, and the real backend (test/e2e), which
-    // gives a real folder (QUIRE_E2E_DOCS_DIR, named "papers", the files of
-    // DOC_FILES) and a fake model that calls search_docs and then cites [1].
-    // Last, and in a chat of its own: on the real backend, sessions outlive cases.
+    // A real folder (FX.docsDir, named "papers") and a fake model that calls
+    // search_docs and then cites [1].
     name: 'documents end to end: add a folder, progress to done, a binary file failed, then a cited answer opens the source',
     slug: 'documents-e2e',
-    mockOnly: !process.env.QUIRE_E2E_DOCS_DIR,
-    async run({ page, base, mock, shot }) {
-      const root = mock ? DOCS_ROOT : process.env.QUIRE_E2E_DOCS_DIR;
+    async run({ page, base, shot }) {
+      const root = FX.docsDir;
+      await clearDocuments(base);
       await open(page, base);
       await $(page, 'documents-open').click();
       await $(page, 'documents-input').fill(root);
@@ -1582,7 +1560,7 @@ export const cases = [
       await $(page, 'documents-close').click();
 
       await newChat(page);
-      await send(page, mock ? '/cite how do I water the basil?' : process.env.QUIRE_E2E_CITE_PROMPT);
+      await send(page, P.cite);
       await until(() => settled(page), 'the cited reply', 30000);
       const reply = (await messages(page)).at(-1);
       assert(reply.role === 'assistant' && reply.text === CITE_REPLY, `the reply, got ${JSON.stringify(reply)}`);
@@ -1596,6 +1574,69 @@ export const cases = [
       assert(name === 'papers/garden.md', `passage 1 is in garden.md, got ${name}`);
       assert(marked.includes('Water the basil every morning.'), `the highlighted lines hold the passage, got ${JSON.stringify(marked)}`);
       await page.screenshot({ path: shot });
+    },
+  },
+  {
+    name: 'a cited answer: search_docs passages and [n] in the reply open the source at the cited lines',
+    slug: 'citations',
+    // Last: it removes a document the other cases cite.
+    async run({ page, base, shot }) {
+      const garden = join(FX.docsDir, 'garden.md');
+      await api(base, '/api/documents', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ paths: [FX.docsDir] }) });
+      await until(async () => {
+        const docs = (await (await api(base, '/api/documents')).json()).documents;
+        return ['garden.md', 'soil.txt'].every((f) => docs.some((d) => d.path === join(FX.docsDir, f) && d.status === 'done'));
+      }, 'the folder indexed');
+      await open(page, base);
+      await newChat(page);
+      await send(page, P.cite);
+      await until(() => settled(page), 'the reply');
+      const reply = (await messages(page)).at(-1);
+      assert(reply.text === CITE_REPLY, `the reply, got ${JSON.stringify(reply)}`);
+      const links = await page.$$eval('[data-testid="citation-link"]', (els) => els.map((e) => e.textContent));
+      assert(JSON.stringify(links) === JSON.stringify(['[1]', '[2]']), `[1] and [2] are links, got ${JSON.stringify(links)}`);
+      // The search_docs card lists the passages as links too, not the model's text.
+      const passages = await page.$$eval('[data-testid="citation"]', (els) => els.map((e) => e.textContent.replace(/\s+/g, ' ').trim()));
+      // The passages as rag chunks the folder: garden.md by its sections.
+      assert(
+        JSON.stringify(passages) ===
+          JSON.stringify([
+            '[1] papers/garden.md › Garden › Water · lines 5–8',
+            '[2] papers/garden.md › Garden › Soil · lines 10–12',
+            '[3] papers/soil.txt · lines 1–2',
+            '[4] papers/garden.md › Garden · lines 1–3',
+          ]),
+        `the passages, got ${JSON.stringify(passages)}`,
+      );
+
+      await page.locator('[data-testid="citation-link"][data-cite="1"]').click();
+      const viewer = $(page, 'source-viewer');
+      await viewer.waitFor({ timeout: WAIT_MS });
+      await until(async () => (await $(page, 'source-marked').count()) === 4, 'the cited lines highlighted');
+      const marked = await page.$$eval('[data-testid="source-marked"]', (els) => els.map((e) => [Number(e.getAttribute('data-line')), e.querySelector('.txt').textContent.trim()]));
+      assert(
+        JSON.stringify(marked) === JSON.stringify([[5, '## Water'], [6, ''], [7, 'Water the basil every morning.'], [8, 'Never let the pots dry out.']]),
+        `lines 5–8 highlighted, got ${JSON.stringify(marked)}`,
+      );
+      assert((await $(page, 'source-name').textContent()).trim() === 'papers/garden.md', 'the viewer names the document');
+      assert((await $(page, 'source-where').textContent()).trim() === 'lines 5–8', 'and the lines');
+      const visible = await page.locator('[data-testid="source-marked"]').first().isVisible();
+      assert(visible, 'the cited lines are in view');
+      await page.screenshot({ path: shot });
+      await page.keyboard.press('Escape');
+      await until(async () => (await viewer.count()) === 0, 'Escape closes the viewer');
+
+      // The card's passage [3] opens soil.txt.
+      await page.locator('[data-testid="citation"][data-cite="3"]').click();
+      await until(async () => ((await $(page, 'source-name').textContent()) ?? '').trim() === 'papers/soil.txt', 'soil.txt in the viewer');
+      await $(page, 'source-close').click();
+
+      // Once removed, a citation of it is refused with Go's sentence, not shown.
+      await api(base, '/api/documents/remove', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path: garden }) });
+      await until(async () => !(await (await api(base, '/api/documents')).json()).documents.some((d) => d.path === garden), 'garden.md out of the index');
+      await page.locator('[data-testid="citation-link"][data-cite="1"]').click();
+      await until(async () => ((await $(page, 'source-error').textContent()) ?? '').includes(NOT_INDEXED), 'the refusal in the viewer');
+      assert((await $(page, 'source-marked').count()) === 0, 'no text shown for a refused document');
     },
   },
 ];
