@@ -1353,7 +1353,11 @@ export const cases = [
       await $(page, 'doc-retry').click();
       await until(() => retried.length === 1, 'the retry sent');
       assert(retried[0].path === join(FX.panelDir, 'photo.txt'), `retry of the failed file, got ${JSON.stringify(retried)}`);
-      await until(async () => (await bar.getAttribute('data-phase')) === 'done', 'the retry pass done');
+      // Quire read it again, and failed it again for the same reason.
+      await until(async () => {
+        const d = (await (await api(base, '/api/documents')).json()).documents.find((x) => x.path === failed.path);
+        return d.updated !== failed.updated && d.status === 'failed' && d.reason === failed.reason;
+      }, 'the file read again');
       await page.locator('[data-testid="doc-item"][data-path$="/soil.txt"] [data-testid="doc-remove"]').click();
       await $(page, 'confirm-delete').click();
       await until(async () => (await rows()).every((r) => r.name !== 'papers/soil.txt'), 'soil.txt removed from the list');
@@ -1546,8 +1550,12 @@ export const cases = [
       await $(page, 'documents-input').fill(root);
       await $(page, 'documents-add').click();
       const bar = $(page, 'indexing-bar');
-      await until(async () => (await bar.count()) === 1 && (await bar.getAttribute('data-phase')) === 'done', 'indexing done', 30000);
-      assert((await bar.getAttribute('data-total')) === '3', `three files in the pass, got ${await bar.getAttribute('data-total')}`);
+      // Done with this folder's three files (not the removals before it).
+      await until(
+        async () => (await bar.count()) === 1 && (await bar.getAttribute('data-phase')) === 'done' && (await bar.getAttribute('data-total')) === '3',
+        'indexing done with three files',
+        30000,
+      );
       const rows = await until(async () => {
         const r = await page.$$eval('[data-testid="doc-item"]', (els) =>
           els.map((el) => [el.querySelector('[data-testid="doc-name"]').textContent.trim(), el.getAttribute('data-status'), el.querySelector('[data-testid="doc-reason"]')?.textContent ?? '']),

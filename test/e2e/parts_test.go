@@ -197,7 +197,7 @@ func (e *slowEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 			<-ctx.Done()
 			return nil, fmt.Errorf("%w: %w", errHeld, context.Cause(ctx))
 		case strings.Contains(t, slowMark):
-			if err := pause(ctx, 700*time.Millisecond); err != nil {
+			if err := pause(ctx, time.Second); err != nil {
 				return nil, err
 			}
 		}
