@@ -1,29 +1,31 @@
-// The e2e cases. Each gets a fresh browser context at 1280x800; with the mock
-// server, a fresh mock state too. Cases marked mockOnly rely on the mock's
-// scripted replies ("You said: …", "/fail", "/slow", "/tool", "/ask", "/plan",
-// "/move", "/unsure", "/compact", "Undo the change …") or settings.
-import {
-  CITE_HITS,
-  CITE_REPLY,
-  DOC_FILES,
-  DOCS_ROOT,
-  NO_SUCH_PATH,
-  NOT_INDEXED,
-  COMPACTION_STUB,
-  DOCTOR_REMEDY,
-  MEMORY_EMPTY,
-  FAIL_SENTENCE,
-  GARDEN_NOTES,
-  LONG_NOTE,
-  MOVE_FROM,
-  MOVE_TO,
-  NOT_ASKED,
-  PLAN_ITEMS,
-  TODO_TEXT,
-  UNSURE_REPORT,
-  VERSION,
-  notAbsolute,
-} from './mock-server.mjs';
+// The e2e cases, run against the real backend (test/e2e/browser_test.go:
+// `quire serve`'s handler, the real runtime and SQLite, the fake Ollama
+// server). Each gets a fresh browser context at 1280x800; the backend is one
+// for the whole run, so a case opens a chat of its own and sets up what it
+// needs (the notes folder, the documents) through the API. The fake model
+// answers the prompts in QUIRE_E2E_FIXTURES as test/e2e/script_test.go
+// scripts them and echoes the rest ("You said: …").
+//
+// The "inside Wails" cases replace window.go and window.runtime with
+// fakeWails, a stand-in for app.go's bindings: no HTTP backend can produce
+// Wails bindings, and the real window is tested under Xvfb (test/desktop).
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+
+/** What the backend's Go side made for the cases (browser_test.go fixtures). */
+const FX = (() => {
+  const raw = process.env.QUIRE_E2E_FIXTURES;
+  return raw ? JSON.parse(raw) : { prompts: {} };
+})();
+const P = FX.prompts;
+const VERSION = '1.0';
+const CITE_REPLY = P.citeReply;
+/** Go's sentences (library/errors.go), as the page shows them. */
+const NOT_INDEXED = 'this file is not in the document index; drop it on the window to add it';
+const NO_SUCH_PATH = 'there is no such file or folder; check the path';
+const RELATIVE_PATH = 'give the full path, like /home/you/Documents';
+/** Go's sentence (memory.checkText) for an empty memory text. */
+const MEMORY_EMPTY = 'The memory text is empty: write the fact or preference to remember.';
 
 const WAIT_MS = 15000;
 
@@ -119,7 +121,10 @@ async function composerFocused(page) {
 }
 
 async function newChat(page) {
-  const before = await $(page, 'session-item').count();
+  // The sidebar first lists every chat the backend has (other cases' too).
+  const all = (await (await api(new URL(page.url()).origin, '/api/sessions')).json()).length;
+  await until(async () => (await $(page, 'session-item').count()) === all, `the ${all} chats in the sidebar`);
+  const before = all;
   await $(page, 'new-session').click();
   await until(async () => (await $(page, 'session-item').count()) === before + 1, 'a new session in the sidebar');
   await until(async () => (await page.locator('[data-testid="session-item"][aria-current="page"]').count()) === 1, 'the new session to be active');
@@ -169,8 +174,30 @@ function recordPosts(page, re) {
   return bodies;
 }
 
-async function probe(base) {
-  return (await fetch(`${base}/__mock/probe`)).json();
+/** The page's last view snapshot, as POST /api/probe wrote it (null before the first). */
+function probe() {
+  return existsSync(FX.probePath) ? JSON.parse(readFileSync(FX.probePath, 'utf8')) : null;
+}
+
+/** The log of the chat the page shows. */
+async function activeLog(page, base) {
+  const id = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
+  return (await api(base, `/api/sessions/${encodeURIComponent(id)}/events?from=0`)).json();
+}
+
+/** Points the note tools at the fixtures' notes folder (a setting, through the API). */
+async function useNotes(base, dir = FX.notesDir) {
+  const r = await api(base, '/api/settings', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ notesDir: dir }) });
+  assert(r.status === 200, `the notes folder set, got ${r.status} ${await r.text()}`);
+}
+
+/** Removes every document from the index, so a case starts from none. */
+async function clearDocuments(base) {
+  const docs = async () => (await (await api(base, '/api/documents')).json()).documents ?? [];
+  for (const d of await docs()) {
+    await api(base, '/api/documents/remove', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path: d.path }) });
+  }
+  await until(async () => (await docs()).length === 0, 'an empty document index');
 }
 
 /**
@@ -263,7 +290,7 @@ function fakeWails({ speaks, notesDir = '/home/ann/Notes', dialog = [] }) {
           greeted = true;
           return Promise.resolve(speaks);
         },
-        Doctor: bound('Doctor', () => ({ ok: true, checks: [{ name: 'ollama', ok: true, detail: 'mock' }] }), false),
+        Doctor: bound('Doctor', () => ({ ok: true, checks: [{ name: 'ollama', ok: true, detail: 'the fake window' }] }), false),
         ListSessions: bound('ListSessions', () => copy()),
         NewSession: bound('NewSession', (title) => {
           const s = { id: 'w' + ++n, title, createdAt: now(), updatedAt: now(), lastSeq: 0, running: false };
@@ -371,10 +398,11 @@ export const cases = [
   {
     name: 'send a message and see the streamed reply rendered',
     slug: 'send-stream',
-    async run({ page, base, mock }) {
+    async run({ page, base }) {
       await open(page, base);
       await until(() => composerFocused(page), 'the composer to have focus on load');
-      if (!mock) await newChat(page);
+      // The first case: the backend has no chat yet, so the message opens one titled by it.
+      assert((await $(page, 'session-item').count()) === 0, 'no chat before the first message');
 
       // Shift+Enter is a new line, not a send.
       await $(page, 'composer').fill('line one');
@@ -383,43 +411,33 @@ export const cases = [
       assert((await $(page, 'composer').inputValue()) === 'line one\nline two', 'Shift+Enter inserts a newline');
       assert((await $(page, 'message').count()) === 0, 'nothing was sent by Shift+Enter');
 
-      await send(page, 'hello **Quire**');
+      await send(page, P.stream);
       assert((await $(page, 'composer').inputValue()) === '', 'the composer is cleared after sending');
-      await until(
-        async () => (await messages(page)).some((m) => m.role === 'user' && m.text === 'hello **Quire**'),
-        'the user bubble (raw text)',
-      );
-      if (mock) {
-        // While streaming: the caret class and the Stop button are there.
-        await page.locator('[data-role="assistant"].streaming').waitFor({ timeout: WAIT_MS });
-        await $(page, 'stop').waitFor({ timeout: WAIT_MS });
-        await until(
-          async () => (await messages(page)).some((m) => m.role === 'assistant' && m.text === 'You said: hello Quire'),
-          'the whole streamed reply',
-        );
-        // Markdown in the reply is rendered, not shown raw.
-        assert((await page.locator('[data-role="assistant"] strong').textContent()) === 'Quire', 'bold is rendered');
-        await until(async () => (await page.locator('[data-role="assistant"].streaming').count()) === 0, 'streaming to end');
-        await until(async () => (await $(page, 'stop').count()) === 0, 'Stop to go away');
-        const usage = await $(page, 'usage').textContent();
-        assert(/prompt · \d+ output tokens · 1\.2 s/.test(usage), `usage under the reply, got "${usage}"`);
-        const msgs = await messages(page);
-        assert(msgs.filter((m) => m.role === 'assistant').length === 1, 'exactly one reply (deltas not duplicated)');
-        // The test probe got the same picture.
-        const snap = await until(async () => {
-          const p = await probe(base);
-          return p && !p.streaming && p.messages.length === 2 && p;
-        }, 'a probe snapshot after the reply');
-        assert(snap.messages[1].text === 'You said: hello Quire', `probe reply text, got ${JSON.stringify(snap.messages)}`);
-        assert(snap.activeSession && snap.sessionTitles[0] === 'hello **Quire**', `probe session, got ${JSON.stringify(snap)}`);
-        assert(snap.banner === null, 'no banner in the probe');
-      } else {
-        await until(
-          async () => (await messages(page)).some((m) => (m.role === 'assistant' || m.role === 'error') && m.text),
-          'a reply or an error sentence',
-          60000,
-        );
-      }
+      await until(async () => (await messages(page)).some((m) => m.role === 'user' && m.text === P.stream), 'the user bubble (raw text)');
+      // While streaming: the caret class and the Stop button are there.
+      await page.locator('[data-role="assistant"].streaming').waitFor({ timeout: WAIT_MS });
+      await $(page, 'stop').waitFor({ timeout: WAIT_MS });
+      const reply = 'You said: ' + P.stream.replaceAll('**', '');
+      await until(async () => (await messages(page)).some((m) => m.role === 'assistant' && m.text === reply), 'the whole streamed reply');
+      // Markdown in the reply is rendered, not shown raw.
+      assert((await page.locator('[data-role="assistant"] strong').textContent()) === 'Quire', 'bold is rendered');
+      await until(async () => (await page.locator('[data-role="assistant"].streaming').count()) === 0, 'streaming to end');
+      await until(async () => (await $(page, 'stop').count()) === 0, 'Stop to go away');
+      // The usage under the reply is the one Go logged.
+      const log = await activeLog(page, base);
+      const { usage } = log.filter((e) => e.type === 'assistant.message').at(-1).payload;
+      const shown = await $(page, 'usage').textContent();
+      assert(usage.promptTokens > 0 && shown.includes(`${usage.promptTokens} prompt`) && shown.includes(`${usage.outputTokens} output tokens`), `usage under the reply, got "${shown}" for ${JSON.stringify(usage)}`);
+      const msgs = await messages(page);
+      assert(msgs.filter((m) => m.role === 'assistant').length === 1, 'exactly one reply (deltas not duplicated)');
+      // The test probe (POST /api/probe, written by Go) got the same picture.
+      const snap = await until(async () => {
+        const p = probe();
+        return p && !p.streaming && p.messages.length === 2 && p;
+      }, 'a probe snapshot after the reply');
+      assert(snap.messages[1].text === reply, `probe reply text, got ${JSON.stringify(snap.messages)}`);
+      assert(snap.activeSession && snap.sessionTitles[0] === P.stream, `probe session, got ${JSON.stringify(snap)}`);
+      assert(snap.banner === null, 'no banner in the probe');
     },
   },
 
@@ -498,54 +516,44 @@ export const cases = [
   {
     name: 'the doctor banner shows a failing check with its remedy',
     slug: 'doctor-banner',
-    mockOptions: { doctorOk: false },
-    async run({ page, base, mock, shot }) {
-      if (!mock) {
-        await page.route('**/api/doctor', (route) =>
-          route.fulfill({
-            status: 200,
-            contentType: 'application/json',
-            body: JSON.stringify({
-              ok: false,
-              checks: [
-                { name: 'database', ok: true, detail: 'ok' },
-                { name: 'ollama', ok: false, detail: 'Ollama is not running at http://127.0.0.1:11434', remedy: DOCTOR_REMEDY },
-              ],
-            }),
-          }),
-        );
-      }
+    async run({ page, shot }) {
+      // The same backend, whose doctor finds no Ollama at its address.
+      const base = FX.downUrl;
+      const report = await (await api(base, '/api/doctor')).json();
+      const failing = report.checks.filter((c) => !c.ok);
+      const passing = report.checks.filter((c) => c.ok);
+      assert(!report.ok && failing.length === 1 && failing[0].name === 'Ollama' && passing.length > 0, `one failing check, got ${JSON.stringify(report)}`);
+      const [bad] = failing;
       await open(page, base);
       const banner = $(page, 'banner');
       await banner.waitFor({ timeout: WAIT_MS });
       const text = (await banner.textContent()).replace(/\s+/g, ' ');
-      assert(text.includes('ollama') && text.includes('Ollama is not running at http://127.0.0.1:11434'), `failing check in banner, got "${text}"`);
-      assert(text.includes('start it with ollama serve'), `remedy in banner, got "${text}"`);
-      assert((await banner.locator('code').textContent()) === 'ollama serve', 'the remedy command is shown as code');
-      assert(!text.includes('database'), 'passing checks are not listed');
+      assert(text.includes(bad.name) && text.includes(bad.detail), `failing check in banner, got "${text}"`);
+      assert(text.includes(bad.remedy.replaceAll('`', '')), `remedy in banner, got "${text}"`);
+      assert(text.includes('start it with ollama serve'), `the remedy says to start Ollama, got "${text}"`);
+      assert((await banner.locator('code').allTextContents()).join() === 'ollama serve', 'the remedy command is shown as code');
+      for (const c of passing) assert(!text.includes(c.detail), `passing checks are not listed, got "${text}"`);
       assert(await $(page, 'composer').isEditable(), 'the chat still works');
-      if (mock) {
-        const snap = await until(async () => (await probe(base))?.banner, 'the banner in the probe');
-        assert(snap.includes('ollama serve'), `probe banner, got ${snap}`);
-      }
+      const snap = await until(async () => probe()?.banner, 'the banner in the probe');
+      assert(snap.includes('ollama serve'), `probe banner, got ${snap}`);
       await page.screenshot({ path: shot }); // the banner, before it is dismissed
       await $(page, 'banner-dismiss').click();
       await banner.waitFor({ state: 'detached' });
       assert(await $(page, 'composer').isVisible(), 'the chat is still there after dismissing');
-      if (mock) await until(async () => (await probe(base))?.banner === null, 'no banner in the probe after dismissing');
+      await until(async () => probe()?.banner === null, 'no banner in the probe after dismissing');
     },
   },
 
   {
     name: 'reload the page and the conversation is still there',
     slug: 'reload',
-    async run({ page, base, mock }) {
+    async run({ page, base }) {
       await open(page, base);
       await newChat(page);
       await send(page, 'remember this');
-      await until(() => settled(page), 'the reply to settle', mock ? WAIT_MS : 60000);
+      await until(() => settled(page), 'the reply to settle');
       const before = await messages(page);
-      if (mock) assert(JSON.stringify(before) === JSON.stringify([{ role: 'user', text: 'remember this' }, { role: 'assistant', text: 'You said: remember this' }]), `before reload, got ${JSON.stringify(before)}`);
+      assert(JSON.stringify(before) === JSON.stringify([{ role: 'user', text: 'remember this' }, { role: 'assistant', text: 'You said: remember this' }]), `before reload, got ${JSON.stringify(before)}`);
       const active = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
 
       await page.reload();
@@ -564,20 +572,17 @@ export const cases = [
   {
     name: 'a run that finishes with an error shows the error sentence',
     slug: 'run-error',
-    // Against a real server, QUIRE_E2E_FAIL_PROMPT names a message whose run ends in an error.
-    mockOnly: !process.env.QUIRE_E2E_FAIL_PROMPT,
-    async run({ page, base, mock }) {
+    // The fake Ollama's runner dies after one chunk of this reply.
+    async run({ page, base }) {
       await open(page, base);
-      if (!mock) await newChat(page);
-      await send(page, mock ? '/fail please' : process.env.QUIRE_E2E_FAIL_PROMPT);
-      const err = await until(async () => (await messages(page)).find((m) => m.role === 'error'), 'an error item', 60000);
+      await newChat(page);
+      await send(page, P.fail);
+      const err = await until(async () => (await messages(page)).find((m) => m.role === 'error'), 'an error item');
       // The sentence is shown word for word: the one in the run.finished event.
-      const id = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
-      const log = await (await api(base, `/api/sessions/${encodeURIComponent(id)}/events?from=0`)).json();
+      const log = await activeLog(page, base);
       const finished = log.filter((e) => e.type === 'run.finished').at(-1);
-      assert(finished?.payload?.reason === 'error', `the log ends the run with an error, got ${JSON.stringify(finished)}`);
+      assert(finished?.payload?.reason === 'error' && finished.payload.error, `the log ends the run with an error, got ${JSON.stringify(finished)}`);
       assert(err.text === finished.payload.error, `the sentence from Go, got "${err.text}"`);
-      if (mock) assert(err.text === FAIL_SENTENCE, `the mock's sentence, got "${err.text}"`);
       const msgs = await messages(page);
       assert(msgs.at(-1).role === 'error' && msgs[0].role === 'user', `user ... error, got ${JSON.stringify(msgs)}`);
       const color = await page.locator('[data-role="error"]').last().evaluate((el) => getComputedStyle(el).color);
@@ -590,14 +595,13 @@ export const cases = [
   {
     name: 'Stop cancels a running reply',
     slug: 'stop',
-    // Against a real server, QUIRE_E2E_SLOW_PROMPT names a message whose reply streams for a few seconds.
-    mockOnly: !process.env.QUIRE_E2E_SLOW_PROMPT,
-    async run({ page, base, shot, mock }) {
+    // The fake model streams this reply, "1 2 … 60", a word every 150 ms.
+    async run({ page, base, shot }) {
       await open(page, base);
-      if (!mock) await newChat(page);
-      await send(page, mock ? '/slow count' : process.env.QUIRE_E2E_SLOW_PROMPT);
-      await $(page, 'stop').waitFor({ timeout: mock ? WAIT_MS : 60000 });
-      await until(async () => (await messages(page)).find((m) => m.role === 'assistant' && m.text.length > (mock ? 30 : 0)), 'some streamed text', mock ? WAIT_MS : 60000);
+      await newChat(page);
+      await send(page, P.slow);
+      await $(page, 'stop').waitFor({ timeout: WAIT_MS });
+      await until(async () => (await messages(page)).find((m) => m.role === 'assistant' && m.text.length > 8), 'some streamed text');
       assert((await page.locator('[data-role="assistant"].streaming').count()) === 1, 'the caret while streaming');
       await page.screenshot({ path: shot.replace(/\.png$/, '-streaming.png') });
       await $(page, 'stop').click();
@@ -608,11 +612,11 @@ export const cases = [
       );
       await until(() => composerFocused(page), 'the composer to have focus again after Stop');
       assert((await page.locator('[data-role="assistant"].streaming').count()) === 0, 'no caret after stopping');
-      if (mock) {
-        const text = (await messages(page)).find((m) => m.role === 'assistant').text;
-        const full = 'Counting slowly: ' + Array.from({ length: 40 }, (_, i) => i + 1).join(', ') + '.';
-        assert(text.length > 8 && full.startsWith(text) && text !== full, `a partial reply, got "${text}"`);
-      }
+      const text = (await messages(page)).find((m) => m.role === 'assistant').text;
+      const full = Array.from({ length: 60 }, (_, i) => i + 1).join(' ');
+      assert(text.length > 8 && full.startsWith(text) && text !== full, `a partial reply, got "${text}"`);
+      const log = await activeLog(page, base);
+      assert(log.filter((e) => e.type === 'run.finished').at(-1)?.payload?.reason === 'cancelled', 'the run finished cancelled');
     },
   },
 
@@ -720,7 +724,7 @@ export const cases = [
       await open(page, base);
       await newChat(page);
       await send(page, 'versioned');
-      await until(() => settled(page), 'the reply to settle', 60000);
+      await until(() => settled(page), 'the reply to settle');
       assert(seen.includes('GET /api/stream') && seen.includes('POST /api/sessions'), `the page used the API, got ${JSON.stringify(seen)}`);
       assert(unversioned.length === 0, `requests without the protocol version: ${unversioned.join(', ')}`);
 
@@ -767,7 +771,7 @@ export const cases = [
   {
     name: 'a send whose answer is lost is retried with the same key and posted once',
     slug: 'send-retry',
-    async run({ page, base, mock, shot }) {
+    async run({ page, base, shot }) {
       const attempts = [];
       let cut = false;
       await page.route('**/api/sessions/*/messages', async (route) => {
@@ -787,7 +791,7 @@ export const cases = [
       await open(page, base);
       await newChat(page);
       await send(page, 'flaky network');
-      await until(() => settled(page), 'the reply to settle', mock ? WAIT_MS : 60000);
+      await until(() => settled(page), 'the reply to settle');
       await page.screenshot({ path: shot });
 
       assert(attempts.length === 2, `two attempts, got ${JSON.stringify(attempts)}`);
@@ -804,20 +808,19 @@ export const cases = [
       const log = await (await api(base, `/api/sessions/${encodeURIComponent(id)}/events?from=0`)).json();
       assert(log.filter((e) => e.type === 'user.message').length === 1, 'one user.message in the log');
       assert(log.filter((e) => e.type === 'run.started').length === 1, 'one run');
-      if (mock) {
-        const msgs = await messages(page);
-        assert(msgs.at(-1).text === 'You said: flaky network', `the reply, got ${JSON.stringify(msgs)}`);
-      }
+      const msgs = await messages(page);
+      assert(msgs.at(-1).text === 'You said: flaky network', `the reply, got ${JSON.stringify(msgs)}`);
     },
   },
 
   {
     name: 'a tool call shows as a card: name, arguments, status, duration and result',
     slug: 'tool-card',
-    mockOnly: true,
+    // The fake model calls two slow tools (browser_test.go slowPair): search_notes ends first.
     async run({ page, base, shot }) {
       await open(page, base);
-      await send(page, '/tool slow check my notes');
+      await newChat(page);
+      await send(page, P.tool);
       // While the tools run: one card per call, in call order, under the step that made them.
       await until(async () => (await toolCards(page)).map((c) => c.status).join() === 'running,running', 'two running cards');
       let cards = await toolCards(page);
@@ -832,7 +835,10 @@ export const cases = [
       assert(cards.map((c) => c.name).join() === 'read_file,search_notes', `still in call order, got ${JSON.stringify(cards)}`);
       assert(cards[0].chip === 'done' && /^\d\.\d s$/.test(cards[0].duration), `done with a duration, got ${JSON.stringify(cards[0])}`);
       // The result shows its first lines; the rest on demand.
-      const lines = GARDEN_NOTES.split('\n');
+      const log = await activeLog(page, base);
+      const read = log.find((e) => e.type === 'tool.result' && e.payload.name === 'read_file').payload;
+      const lines = read.content.split('\n');
+      assert(lines.length > 6, `a result longer than a card shows, got ${JSON.stringify(read)}`);
       assert(cards[0].result === lines.slice(0, 6).join('\n'), `the first lines of the result, got ${JSON.stringify(cards[0].result)}`);
       const toggle = page.locator('[data-testid="tool-card"]').first().locator('[data-testid="tool-result-toggle"]');
       assert((await toggle.textContent()).trim() === `Show all ${lines.length} lines`, 'a Show all button');
@@ -843,13 +849,12 @@ export const cases = [
       assert(pretty === '{\n  "query": "tomatoes",\n  "limit": 5\n}', `pretty arguments, got ${JSON.stringify(pretty)}`);
       await until(() => settled(page), 'the final reply');
       assert(
-        JSON.stringify(await timeline(page)) ===
-          JSON.stringify(['user:/tool slow check my notes', 'tools:read_file,search_notes', 'assistant:Your notes say to water the tomatoes daily.']),
+        JSON.stringify(await timeline(page)) === JSON.stringify([`user:${P.tool}`, 'tools:read_file,search_notes', 'assistant:Your notes say to water the tomatoes daily.']),
         `the timeline, got ${JSON.stringify(await timeline(page))}`,
       );
       await page.screenshot({ path: shot });
       await toggle.click();
-      assert((await toolCards(page))[0].result === GARDEN_NOTES, 'Show all shows the whole result');
+      assert((await toolCards(page))[0].result === read.content, 'Show all shows the whole result');
 
       // A replayed log renders the same cards.
       const live = (await toolCards(page)).map(({ name, status, chip, summary, duration }) => ({ name, status, chip, summary, duration }));
@@ -864,22 +869,30 @@ export const cases = [
   {
     name: "a permission question: Don't allow with a reason shows the refusal with the reason",
     slug: 'permission-deny',
-    mockOnly: true,
+    // The fake model calls create_note, a note tool that writes: Quire asks first.
     async run({ page, base, shot }) {
       const answers = recordPosts(page, /\/answer$/);
+      await useNotes(base);
       await open(page, base);
-      await send(page, '/ask tidy my list');
+      await newChat(page);
+      await send(page, P.ask);
       const card = page.locator('[data-testid="permission"][data-state="open"]');
       await card.waitFor({ timeout: WAIT_MS });
-      assert((await card.locator('h3').textContent()).trim() === 'Allow Quire to run write_file?', 'the question names the tool');
+      assert((await card.locator('h3').textContent()).trim() === 'Allow Quire to run create_note?', 'the question names the tool');
       // Every argument, whole: the text it would write keeps its lines.
       const args = await card.locator('[data-testid="permission-args"]').innerText();
-      assert(args.includes('todo.md') && TODO_TEXT.split('\n').every((l) => args.includes(l)), `all the arguments, got ${JSON.stringify(args)}`);
+      assert(args.includes('todo.md') && FX.todo.split('\n').every((l) => args.includes(l)), `all the arguments, got ${JSON.stringify(args)}`);
       assert((await $(page, 'permission-reason').getAttribute('placeholder')) === 'Tell the assistant why (optional)', 'the reason field');
       const cards = await toolCards(page);
       assert(cards.length === 1 && cards[0].status === 'asking', `the call waits for the user, got ${JSON.stringify(cards)}`);
-      await until(async () => (await $(page, 'session-asking').count()) === 1, 'the sidebar says the chat waits for an answer');
       await until(async () => (await page.locator('.working').count()) === 0, 'no working dots while asking');
+      // The sidebar says the chat waits for an answer. Read after a reload:
+      // the list Go sends live with permission.requested is made before the
+      // session's model moves on (kernel/runtime Subscribe), so it can still
+      // say "streaming" until the next change.
+      await page.reload();
+      await card.waitFor({ timeout: WAIT_MS });
+      await until(async () => (await $(page, 'session-asking').count()) === 1, 'the sidebar says the chat waits for an answer');
       await page.screenshot({ path: shot });
 
       await $(page, 'permission-reason').fill('not today, thanks');
@@ -894,33 +907,45 @@ export const cases = [
       await until(() => settled(page), 'the final reply');
       const t = await timeline(page);
       assert(
-        JSON.stringify(t) === JSON.stringify(['user:/ask tidy my list', 'assistant:I will add these to your to-do list.', 'permission:closed', 'assistant:All right, I left todo.md alone.']),
+        JSON.stringify(t) === JSON.stringify([`user:${P.ask}`, 'assistant:I will add these to your to-do list.', 'permission:closed', 'assistant:All right, I left todo.md alone.']),
         `the timeline, got ${JSON.stringify(t)}`,
       );
+      assert(!existsSync(join(FX.notesDir, 'todo.md')), 'nothing was written');
       await page.screenshot({ path: shot.replace(/\.png$/, '-answered.png') });
     },
   },
 
   {
-    name: 'a permission question: Allow runs the call (and a closed question says so)',
+    name: 'a permission question: Allow runs the call (and a refused answer says so)',
     slug: 'permission-allow',
-    mockOnly: true,
     async run({ page, base }) {
       const answers = recordPosts(page, /\/answer$/);
+      await useNotes(base);
       await open(page, base);
-      await send(page, '/ask tidy my list');
+      await newChat(page);
+      await send(page, P.ask);
       await page.locator('[data-testid="permission"][data-state="open"]').waitFor({ timeout: WAIT_MS });
-      // An answer Quire refuses (409: the question closed meanwhile) shows Go's sentence, word for word.
-      let refused = false;
+      // An answer Quire refuses (409: not about the calls asked, as when the
+      // question closed meanwhile) shows Go's sentence, word for word: the
+      // first answer reaches Quire about another call.
+      const id = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
+      const probeAnswer = await api(base, `/api/sessions/${encodeURIComponent(id)}/answer`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ callIds: ['call_not_asked'], allowed: true }),
+      });
+      const notAsked = (await probeAnswer.json()).error;
+      assert(probeAnswer.status === 409 && notAsked, `an answer about another call: 409, got ${probeAnswer.status} ${notAsked}`);
+      let tampered = false;
       await page.route('**/api/sessions/*/answer', (route) => {
-        if (refused) return route.continue();
-        refused = true;
-        return route.fulfill({ status: 409, contentType: 'application/json', body: JSON.stringify({ error: NOT_ASKED }) });
+        if (tampered) return route.continue();
+        tampered = true;
+        return route.continue({ postData: JSON.stringify({ ...JSON.parse(route.request().postData()), callIds: ['call_not_asked'] }) });
       });
       await $(page, 'permission-allow').click();
       const err = $(page, 'permission-error');
       await err.waitFor({ timeout: WAIT_MS });
-      assert((await err.textContent()).trim() === NOT_ASKED, `the 409 sentence, got "${await err.textContent()}"`);
+      assert((await err.textContent()).trim() === notAsked, `the 409 sentence, got "${await err.textContent()}"`);
       assert((await page.locator('[data-testid="permission"][data-state="open"]').count()) === 1, 'the question is still open');
 
       await $(page, 'permission-allow').click();
@@ -928,9 +953,12 @@ export const cases = [
       await record.waitFor({ timeout: WAIT_MS });
       assert((await record.textContent()).trim() === 'Allowed', `the record, got "${await record.textContent()}"`);
       await until(async () => (await toolCards(page))[0]?.status === 'done', 'the call ran');
-      const done = (await toolCards(page))[0];
-      assert(done.result.trim() === 'Wrote 3 lines to todo.md.', `the result, got ${JSON.stringify(done)}`);
       await until(() => settled(page), 'the final reply');
+      const created = (await activeLog(page, base)).find((e) => e.type === 'tool.result' && e.payload.name === 'create_note').payload;
+      const done = (await toolCards(page))[0];
+      assert(created.status === 'success' && /todo\.md/.test(created.content), `create_note made todo.md, got ${JSON.stringify(created)}`);
+      assert(done.summary === 'Created todo.md', `the card says what changed, got ${JSON.stringify(done)}`);
+      assert(readFileSync(join(FX.notesDir, 'todo.md'), 'utf8').includes(FX.todo), 'the note is written');
       const msgs = await messages(page);
       assert(msgs.at(-1).text === 'Done: todo.md has your three items.', `the final reply, got ${JSON.stringify(msgs)}`);
       assert(answers.length === 2 && answers.every((a) => a.allowed === true && a.feedback === '' && a.callIds.length === 1), `two tries, the same answer, got ${JSON.stringify(answers)}`);
@@ -940,11 +968,11 @@ export const cases = [
   {
     name: 'a steer sent during a run shows as pending, then lands before the final reply',
     slug: 'steer',
-    mockOnly: true,
     async run({ page, base, shot }) {
       const sends = recordPosts(page, /\/messages$/);
       await open(page, base);
-      await send(page, '/tool slow check my notes');
+      await newChat(page);
+      await send(page, P.tool);
       await until(async () => (await toolCards(page)).some((c) => c.status === 'running'), 'a running tool');
       await $(page, 'send-steer').waitFor();
       await $(page, 'send-queue').waitFor();
@@ -962,27 +990,24 @@ export const cases = [
       const t = await timeline(page);
       assert(
         JSON.stringify(t) ===
-          JSON.stringify([
-            'user:/tool slow check my notes',
-            'tools:read_file,search_notes',
-            'user:only this week',
-            'assistant:Noted: only this week. Your notes say to water the tomatoes daily.',
-          ]),
+          JSON.stringify([`user:${P.tool}`, 'tools:read_file,search_notes', 'user:only this week', 'assistant:Noted: only this week. Your notes say to water the tomatoes daily.']),
         `the steer lands before the final reply, got ${JSON.stringify(t)}`,
       );
       assert(sends.map((b) => b.intent).join() === 'follow_up,steer', `intents sent, got ${JSON.stringify(sends)}`);
       assert((await $(page, 'send').count()) === 1 && (await $(page, 'send-steer').count()) === 0, 'one Send button again when idle');
+      const runs = (await activeLog(page, base)).filter((e) => e.type === 'run.started');
+      assert(runs.length === 1, `the steer joined the run, got ${runs.length} runs`);
     },
   },
 
   {
     name: 'a queued follow-up waits for the current request, then runs',
     slug: 'queue',
-    mockOnly: true,
     async run({ page, base, shot }) {
       const sends = recordPosts(page, /\/messages$/);
       await open(page, base);
-      await send(page, '/tool slow check my notes');
+      await newChat(page);
+      await send(page, P.tool);
       await until(async () => (await toolCards(page)).some((c) => c.status === 'running'), 'a running tool');
       await $(page, 'composer').fill('and then the roses?');
       await $(page, 'send-queue').click();
@@ -999,7 +1024,7 @@ export const cases = [
       assert(
         JSON.stringify(t) ===
           JSON.stringify([
-            'user:/tool slow check my notes',
+            `user:${P.tool}`,
             'tools:read_file,search_notes',
             'assistant:Your notes say to water the tomatoes daily.',
             'user:and then the roses?',
@@ -1008,6 +1033,8 @@ export const cases = [
         `the follow-up runs after, got ${JSON.stringify(t)}`,
       );
       assert(sends.map((b) => b.intent).join() === 'follow_up,follow_up', `intents sent, got ${JSON.stringify(sends)}`);
+      const runs = (await activeLog(page, base)).filter((e) => e.type === 'run.started');
+      assert(runs.length === 2, `the follow-up ran on its own, got ${runs.length} runs`);
     },
   },
 
@@ -1040,13 +1067,17 @@ export const cases = [
   {
     name: 'the notes folder: the first-run hint, then a path set in the browser (an error, then a folder)',
     slug: 'notes-folder',
-    mockOnly: true,
     async run({ page, base, shot }) {
+      await useNotes(base, ''); // other cases chose one
       const puts = [];
+      const answers = [];
       page.on('request', (r) => {
         if (r.method() === 'PUT' && new URL(r.url()).pathname === '/api/settings') {
           puts.push({ body: JSON.parse(r.postData() ?? 'null'), protocol: r.headers()['quire-protocol'] });
         }
+      });
+      page.on('response', async (r) => {
+        if (r.request().method() === 'PUT' && new URL(r.url()).pathname === '/api/settings') answers.push({ status: r.status(), body: await r.json() });
       });
       await open(page, base);
       const hint = $(page, 'notes-hint');
@@ -1065,52 +1096,56 @@ export const cases = [
       await hint.locator('[data-testid="notes-folder-save"]').click();
       const err = hint.locator('[data-testid="notes-folder-error"]');
       await err.waitFor({ timeout: WAIT_MS });
-      assert((await err.textContent()).trim() === notAbsolute('notes'), `Quire's 400 sentence word for word, got "${await err.textContent()}"`);
+      await until(() => answers.length === 1, 'the answer to the first PUT');
+      assert(answers[0].status === 400 && answers[0].body.error.startsWith('the notes folder notes cannot be used'), `Quire refuses a folder that is not there, got ${JSON.stringify(answers[0])}`);
+      assert((await err.textContent()).trim() === answers[0].body.error, `Quire's 400 sentence word for word, got "${await err.textContent()}"`);
       assert((await notesRow(page)).name === 'Not chosen yet', 'nothing chosen after the error');
       await page.screenshot({ path: shot.replace(/\.png$/, '-error.png') });
 
-      await input.fill('/home/ann/Notes');
+      await input.fill(FX.notesDir);
       await input.press('Enter');
       await hint.waitFor({ state: 'detached', timeout: WAIT_MS });
       row = await until(async () => {
         const r = await notesRow(page);
-        return r.name === 'Notes' && r;
+        return r.name === basename(FX.notesDir) && r;
       }, 'the folder in the sidebar');
-      assert(row.title === '/home/ann/Notes' && row.button === 'Change…', `the row after, got ${JSON.stringify(row)}`);
+      assert(row.title === FX.notesDir && row.button === 'Change…', `the row after, got ${JSON.stringify(row)}`);
       assert(
         JSON.stringify(puts) ===
           JSON.stringify([
             { body: { notesDir: 'notes' }, protocol: VERSION },
-            { body: { notesDir: '/home/ann/Notes' }, protocol: VERSION },
+            { body: { notesDir: FX.notesDir }, protocol: VERSION },
           ]),
         `two PUTs with the protocol header, got ${JSON.stringify(puts)}`,
       );
       const saved = await (await api(base, '/api/settings')).json();
-      assert(saved.notesDir === '/home/ann/Notes', `saved, got ${JSON.stringify(saved)}`);
+      assert(saved.notesDir === FX.notesDir, `saved, got ${JSON.stringify(saved)}`);
 
       // Change… in the sidebar starts from the folder chosen now; Escape closes it.
       await $(page, 'notes-folder-choose').click();
       const side = page.locator('[data-testid="notes-folder"] [data-testid="notes-folder-input"]');
       await side.waitFor();
-      assert((await side.inputValue()) === '/home/ann/Notes', `prefilled, got "${await side.inputValue()}"`);
-      await side.fill('relative/Notes');
+      assert((await side.inputValue()) === FX.notesDir, `prefilled, got "${await side.inputValue()}"`);
+      await side.fill(join(FX.notesDir, 'missing'));
       await side.press('Enter');
       const sideErr = page.locator('[data-testid="notes-folder"] [data-testid="notes-folder-error"]');
       await sideErr.waitFor({ timeout: WAIT_MS });
-      assert((await sideErr.textContent()).trim() === notAbsolute('relative/Notes'), 'the sentence in the sidebar too');
+      await until(() => answers.length === 3, 'the answer to the third PUT');
+      assert(answers[2].status === 400 && (await sideErr.textContent()).trim() === answers[2].body.error, `the sentence in the sidebar too, got ${JSON.stringify(answers[2])}`);
       await page.screenshot({ path: shot });
       await side.press('Escape');
       await side.waitFor({ state: 'detached' });
-      assert((await notesRow(page)).name === 'Notes', 'still the chosen folder');
+      assert((await notesRow(page)).name === basename(FX.notesDir), 'still the chosen folder');
+      assert((await (await api(base, '/api/settings')).json()).notesDir === FX.notesDir, 'and in Quire');
 
       // It is Quire's setting: a reload shows it, and no hint.
       await page.reload();
       await $(page, 'composer').waitFor();
-      await until(async () => (await notesRow(page)).name === 'Notes', 'the folder after reload');
+      await until(async () => (await notesRow(page)).name === basename(FX.notesDir), 'the folder after reload');
       assert((await $(page, 'notes-hint').count()) === 0, 'no hint once a folder is chosen');
 
       // With no folder again, the hint comes back and can be dismissed.
-      await api(base, '/api/settings', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ notesDir: '' }) });
+      await useNotes(base, '');
       await page.reload();
       await hint.waitFor({ timeout: WAIT_MS });
       await $(page, 'notes-hint-dismiss').click();
@@ -1147,17 +1182,17 @@ export const cases = [
   {
     name: 'a plan (update_todos) is a checklist, pinned above the conversation while the request goes',
     slug: 'plan',
-    mockOnly: true,
-    mockOptions: { notesDir: '/home/ann/Notes' },
+    // The fake model calls update_todos (FX.plan), then streams its reply slowly.
     async run({ page, base, shot }) {
       await open(page, base);
-      await send(page, '/plan slow sort my inbox');
+      await newChat(page);
+      await send(page, P.plan);
       const card = page.locator('[data-testid="tool-card"][data-kind="checklist"]');
       await card.waitFor({ timeout: WAIT_MS });
       const panel = $(page, 'plan-panel');
       await panel.waitFor({ timeout: WAIT_MS });
       assert((await $(page, 'plan-panel-progress').textContent()).trim() === '1 of 3 done', 'the panel says 1 of 3 done');
-      const want = PLAN_ITEMS.map((i) => ({ text: i.text, done: i.done, struck: i.done }));
+      const want = FX.plan.map((i) => ({ text: i.text, done: i.done, struck: i.done }));
       let items = await todoItems(panel);
       assert(JSON.stringify(items) === JSON.stringify(want), `the panel's items, got ${JSON.stringify(items)}`);
       assert(await panel.evaluate((el) => getComputedStyle(el.parentElement).position === 'sticky'), 'the panel is sticky');
@@ -1174,8 +1209,7 @@ export const cases = [
       await panel.waitFor({ state: 'detached', timeout: WAIT_MS });
       const t = await timeline(page);
       assert(
-        JSON.stringify(t) ===
-          JSON.stringify(['user:/plan slow sort my inbox', 'tools:update_todos', 'assistant:I have read your inbox; next I will sort the notes into project folders.']),
+        JSON.stringify(t) === JSON.stringify([`user:${P.plan}`, 'tools:update_todos', 'assistant:I have read your inbox; next I will sort the notes into project folders.']),
         `the timeline, got ${JSON.stringify(t)}`,
       );
       await page.screenshot({ path: shot });
@@ -1192,17 +1226,16 @@ export const cases = [
   {
     name: 'report_state is a distinct "The assistant is unsure" card',
     slug: 'unsure',
-    mockOnly: true,
-    mockOptions: { notesDir: '/home/ann/Notes' },
     async run({ page, base, shot }) {
       await open(page, base);
-      await send(page, '/unsure fix my plan');
+      await newChat(page);
+      await send(page, P.unsure);
       const card = page.locator('[data-testid="tool-card"][data-kind="unsure"]');
       await card.waitFor({ timeout: WAIT_MS });
       assert((await card.locator('[data-testid="unsure-title"]').textContent()).trim() === 'The assistant is unsure', 'the title');
       for (const k of ['state', 'plan', 'confusion']) {
         const text = (await card.locator(`[data-testid="unsure-${k}"]`).textContent()).trim();
-        assert(text === UNSURE_REPORT[k], `${k}: got "${text}"`);
+        assert(text === FX.unsure[k], `${k}: got "${text}"`);
       }
       await until(() => settled(page), 'the final reply');
       await page.screenshot({ path: shot });
@@ -1212,17 +1245,24 @@ export const cases = [
   {
     name: 'a moved note: the change said plainly, and Undo sends the undo message',
     slug: 'move-undo',
-    mockOnly: true,
-    mockOptions: { notesDir: '/home/ann/Notes' },
+    // The fake model calls move_note on the notes folder; Quire asks first, and the note moves.
     async run({ page, base, shot }) {
+      const [from, to] = ['inbox/a.md', 'projects/a.md'];
       const sends = recordPosts(page, /\/messages$/);
+      await useNotes(base);
       await open(page, base);
-      await send(page, '/move tidy my inbox');
+      await newChat(page);
+      await send(page, P.move);
+      const ask = page.locator('[data-testid="permission"][data-state="open"]');
+      await ask.waitFor({ timeout: WAIT_MS });
+      assert((await ask.locator('h3').textContent()).trim() === 'Allow Quire to run move_note?', 'the move asks first');
+      await $(page, 'permission-allow').click();
       const card = page.locator('[data-testid="tool-card"][data-kind="change"]').first();
       await card.waitFor({ timeout: WAIT_MS });
       await until(() => settled(page), 'the reply');
+      assert(existsSync(join(FX.notesDir, to)) && !existsSync(join(FX.notesDir, from)), 'the note moved');
       const summary = (await card.locator('[data-testid="tool-summary"]').textContent()).trim();
-      assert(summary === `Moved ${MOVE_FROM} → ${MOVE_TO}`, `the change said plainly, got "${summary}"`);
+      assert(summary === `Moved ${from} → ${to}`, `the change said plainly, got "${summary}"`);
       assert((await card.locator('[data-testid="tool-name"]').textContent()).trim() === 'move_note', 'the tool');
       assert((await card.locator('[data-testid="tool-result"]').count()) === 0, "the model's text is not shown");
       const undo = card.locator('[data-testid="change-undo"]');
@@ -1230,25 +1270,23 @@ export const cases = [
       await page.screenshot({ path: shot.replace(/\.png$/, '-before.png') });
 
       // Undo sends a normal message: the assistant then calls undo, which asks first.
-      const id = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
-      const log = await (await api(base, `/api/sessions/${encodeURIComponent(id)}/events?from=0`)).json();
-      const changeId = log.find((e) => e.type === 'tool.result' && e.payload.name === 'move_note').payload.data.id;
-      const message = `Undo the change ${changeId} (Moved ${MOVE_FROM} → ${MOVE_TO}).`;
+      const changeId = (await activeLog(page, base)).find((e) => e.type === 'tool.result' && e.payload.name === 'move_note').payload.data.id;
+      assert(/^chg_/.test(changeId), `the move's change id, got ${changeId}`);
+      const message = `Undo the change ${changeId} (Moved ${from} → ${to}).`;
       await undo.click();
       await until(async () => (await messages(page)).some((m) => m.role === 'user' && m.text === message), 'the undo message as a user bubble');
-      assert(JSON.stringify(sends.map((b) => b.text)) === JSON.stringify(['/move tidy my inbox', message]), `the messages sent, got ${JSON.stringify(sends)}`);
+      assert(JSON.stringify(sends.map((b) => b.text)) === JSON.stringify([P.move, message]), `the messages sent, got ${JSON.stringify(sends)}`);
       assert(sends[1].intent === 'follow_up', `sent as a follow-up, got ${JSON.stringify(sends[1])}`);
-      const ask = page.locator('[data-testid="permission"][data-state="open"]');
-      await ask.waitFor({ timeout: WAIT_MS });
-      assert((await ask.locator('h3').textContent()).trim() === 'Allow Quire to run undo?', 'the undo asks first');
+      await until(async () => (await ask.count()) === 1 && (await ask.locator('h3').textContent()).trim() === 'Allow Quire to run undo?', 'the undo asks first');
       await $(page, 'permission-allow').click();
+      await until(async () => (await page.locator('[data-testid="tool-card"][data-kind="change"]').count()) === 2, 'two change cards');
       await until(() => settled(page), 'the undo done');
+      assert(existsSync(join(FX.notesDir, from)) && !existsSync(join(FX.notesDir, to)), 'the note is back');
 
       // The undo's own change, and the first one marked Undone.
       const cards = page.locator('[data-testid="tool-card"][data-kind="change"]');
-      await until(async () => (await cards.count()) === 2, 'two change cards');
       const back = cards.nth(1);
-      assert((await back.locator('[data-testid="tool-summary"]').textContent()).trim() === `Moved ${MOVE_TO} → ${MOVE_FROM}`, 'the undo moved it back');
+      assert((await back.locator('[data-testid="tool-summary"]').textContent()).trim() === `Moved ${to} → ${from}`, 'the undo moved it back');
       assert((await back.locator('[data-testid="tool-note"]').textContent()).trim() === `Undid change ${changeId}`, 'the undo says which change');
       await until(async () => (await card.locator('[data-testid="change-undone"]').count()) === 1, 'the first change marked Undone');
       assert((await card.locator('[data-testid="change-undo"]').count()) === 0, 'no Undo on an undone change');
@@ -1262,30 +1300,30 @@ export const cases = [
   {
     name: 'documents: a folder added by path is indexed with a progress bar; a binary file fails with its reason; retry and remove',
     slug: 'documents-panel',
-    mockOnly: true,
+    // The folder's texts are slow to embed (browser_test.go slowEmbedder), so the bar can be seen counting.
     async run({ page, base, shot }) {
+      await clearDocuments(base);
       await open(page, base);
       await $(page, 'documents-open').click();
       await $(page, 'documents-panel').waitFor({ timeout: WAIT_MS });
       const panelText = await $(page, 'documents-embedder').textContent();
-      assert(panelText.includes('built-in offline embedder'), `the active embedder is said, got "${panelText}"`);
+      assert(panelText.trim() === 'Meaning search: Ollama model nomic-embed-text', `the active embedder is said, got "${panelText}"`);
 
       // A relative path: Go's sentence, and nothing queued.
       await $(page, 'documents-input').fill('papers');
       await $(page, 'documents-add').click();
-      await until(async () => ((await $(page, 'documents-error').textContent()) ?? '').includes('give the full path'), 'the relative-path sentence');
-      await $(page, 'documents-input').fill('/home/ann/nowhere');
+      await until(async () => ((await $(page, 'documents-error').textContent()) ?? '').includes(RELATIVE_PATH), 'the relative-path sentence');
+      await $(page, 'documents-input').fill(join(FX.panelDir, 'nowhere'));
       await $(page, 'documents-add').click();
       await until(async () => ((await $(page, 'documents-error').textContent()) ?? '').includes(NO_SUCH_PATH), 'the missing-path sentence');
 
-      await $(page, 'documents-input').fill(DOCS_ROOT);
+      await $(page, 'documents-input').fill(FX.panelDir);
       await $(page, 'documents-add').click();
       const bar = $(page, 'indexing-bar');
-      // The bar counts files while the pass runs, naming the current one.
+      // The bar counts files while the pass runs, naming the current one and the time left.
       await until(async () => /^Indexing \d of 3 files$/.test((await $(page, 'indexing-label').textContent()) ?? ''), 'the bar counting files');
-      const detail = (await $(page, 'indexing-detail').textContent()) ?? '';
-      assert(/left/.test(detail), `the bar says the time left, got "${detail}"`);
       assert((await $(page, 'indexing-cancel').count()) === 1, 'Stop is offered while indexing');
+      await until(async () => /left/.test((await $(page, 'indexing-detail').textContent()) ?? ''), 'the bar says the time left');
       await page.screenshot({ path: shot.replace(/\.png$/, '-progress.png') });
       await until(async () => (await bar.getAttribute('data-phase')) === 'done', 'the pass done');
       assert((await $(page, 'indexing-label').textContent()).trim() === 'Indexed 3 files', 'the outcome');
@@ -1302,7 +1340,9 @@ export const cases = [
         return r.length === 3 && r.every((x) => x.status !== 'queued') && r;
       }, 'three documents listed');
       const photo = got.find((r) => r.name === 'papers/photo.txt');
-      assert(photo?.status === 'failed' && photo.reason === DOC_FILES[`${DOCS_ROOT}/photo.txt`].failed, `the binary file failed with its reason, got ${JSON.stringify(got)}`);
+      const failed = (await (await api(base, '/api/documents')).json()).documents.find((d) => d.path === join(FX.panelDir, 'photo.txt'));
+      assert(failed?.status === 'failed' && /binary/.test(failed.reason), `Quire failed the binary file, got ${JSON.stringify(failed)}`);
+      assert(photo?.status === 'failed' && photo.reason === failed.reason, `the binary file failed with its reason, got ${JSON.stringify(got)}`);
       assert(got.filter((r) => r.status === 'done').length === 2, `two ready, got ${JSON.stringify(got)}`);
       assert((await $(page, 'documents-count').textContent()).trim() === '3', 'the header counts the documents');
       await page.screenshot({ path: shot });
@@ -1312,22 +1352,28 @@ export const cases = [
       const retried = recordPosts(page, /\/api\/documents\/retry$/);
       await $(page, 'doc-retry').click();
       await until(() => retried.length === 1, 'the retry sent');
-      assert(retried[0].path === `${DOCS_ROOT}/photo.txt`, `retry of the failed file, got ${JSON.stringify(retried)}`);
-      await until(async () => (await bar.getAttribute('data-phase')) === 'done', 'the retry pass done');
+      assert(retried[0].path === join(FX.panelDir, 'photo.txt'), `retry of the failed file, got ${JSON.stringify(retried)}`);
+      // Quire read it again, and failed it again for the same reason.
+      await until(async () => {
+        const d = (await (await api(base, '/api/documents')).json()).documents.find((x) => x.path === failed.path);
+        return d.updated !== failed.updated && d.status === 'failed' && d.reason === failed.reason;
+      }, 'the file read again');
       await page.locator('[data-testid="doc-item"][data-path$="/soil.txt"] [data-testid="doc-remove"]').click();
       await $(page, 'confirm-delete').click();
       await until(async () => (await rows()).every((r) => r.name !== 'papers/soil.txt'), 'soil.txt removed from the list');
+      await until(async () => !(await (await api(base, '/api/documents')).json()).documents.some((d) => d.path.endsWith('/soil.txt')), 'soil.txt out of the index');
     },
   },
 
   {
     name: 'Stop cancels indexing; the bar says what was kept',
     slug: 'documents-cancel',
-    mockOnly: true,
+    // A file of this folder is embedded only once its pass is stopped (browser_test.go slowEmbedder).
     async run({ page, base }) {
+      await clearDocuments(base);
       await open(page, base);
       await $(page, 'documents-open').click();
-      await $(page, 'documents-input').fill(DOCS_ROOT);
+      await $(page, 'documents-input').fill(FX.holdDir);
       await $(page, 'documents-add').click();
       await $(page, 'indexing-cancel').click();
       const bar = $(page, 'indexing-bar');
@@ -1336,55 +1382,11 @@ export const cases = [
       assert(((await $(page, 'indexing-detail').textContent()) ?? '').includes('the rest is picked up next time'), 'and what happens to the rest');
       await $(page, 'indexing-close').click();
       assert((await bar.count()) === 0, 'the finished bar can be closed');
+      const docs = (await (await api(base, '/api/documents')).json()).documents;
+      assert(!docs.some((d) => d.path.endsWith('/big.md') && d.status === 'done'), `the held file was not indexed, got ${JSON.stringify(docs)}`);
     },
   },
 
-  {
-    name: 'a cited answer: search_docs passages and [n] in the reply open the source at the cited lines',
-    slug: 'citations',
-    mockOnly: true,
-    mockOptions: { docsIndexed: true },
-    async run({ page, base, shot }) {
-      await open(page, base);
-      await send(page, '/cite how do I water the basil?');
-      await until(() => settled(page), 'the reply');
-      const reply = (await messages(page)).at(-1);
-      assert(reply.text === CITE_REPLY, `the reply, got ${JSON.stringify(reply)}`);
-      const links = await page.$$eval('[data-testid="citation-link"]', (els) => els.map((e) => e.textContent));
-      assert(JSON.stringify(links) === JSON.stringify(['[1]', '[2]']), `[1] and [2] are links, got ${JSON.stringify(links)}`);
-      // The search_docs card lists the passages as links too, not the model's text.
-      const passages = await page.$$eval('[data-testid="citation"]', (els) => els.map((e) => e.textContent.replace(/\s+/g, ' ').trim()));
-      assert(passages[0] === '[1] papers/garden.md › Garden › Water · lines 7–8', `the first passage, got ${JSON.stringify(passages)}`);
-
-      await page.locator('[data-testid="citation-link"][data-cite="1"]').click();
-      const viewer = $(page, 'source-viewer');
-      await viewer.waitFor({ timeout: WAIT_MS });
-      await until(async () => (await $(page, 'source-marked').count()) === 2, 'the cited lines highlighted');
-      const marked = await page.$$eval('[data-testid="source-marked"]', (els) => els.map((e) => [Number(e.getAttribute('data-line')), e.querySelector('.txt').textContent]));
-      assert(
-        JSON.stringify(marked) === JSON.stringify([[7, 'Water the basil every morning.'], [8, 'Never let the pots dry out.']]),
-        `lines 7–8 highlighted, got ${JSON.stringify(marked)}`,
-      );
-      assert((await $(page, 'source-name').textContent()).trim() === CITE_HITS[0].name, 'the viewer names the document');
-      assert((await $(page, 'source-where').textContent()).trim() === 'lines 7–8', 'and the lines');
-      const visible = await page.locator('[data-testid="source-marked"]').first().isVisible();
-      assert(visible, 'the cited lines are in view');
-      await page.screenshot({ path: shot });
-      await page.keyboard.press('Escape');
-      await until(async () => (await viewer.count()) === 0, 'Escape closes the viewer');
-
-      // The card's passage [2] opens soil.txt.
-      await page.locator('[data-testid="citation"][data-cite="2"]').click();
-      await until(async () => ((await $(page, 'source-name').textContent()) ?? '').trim() === 'papers/soil.txt', 'soil.txt in the viewer');
-      await $(page, 'source-close').click();
-
-      // Once removed, a citation of it is refused with Go's sentence, not shown.
-      await api(base, '/api/documents/remove', { method: 'POST', body: JSON.stringify({ path: CITE_HITS[0].path }) });
-      await page.locator('[data-testid="citation-link"][data-cite="1"]').click();
-      await until(async () => ((await $(page, 'source-error').textContent()) ?? '').includes(NOT_INDEXED), 'the refusal in the viewer');
-      assert((await $(page, 'source-marked').count()) === 0, 'no text shown for a refused document');
-    },
-  },
 
   {
     name: 'inside Wails: a dropped folder shows progress to done, the panel lists it, and the page cancels WebKit\'s own drop',
@@ -1422,30 +1424,33 @@ export const cases = [
   {
     name: 'a compaction shows as a marker with the stub, and its originals expand',
     slug: 'compaction-marker',
-    // Against a real server, QUIRE_E2E_COMPACT_PROMPT names a message whose
-    // run reads a long log twice and is compacted (drop-logs) before its last step.
-    mockOnly: !process.env.QUIRE_E2E_COMPACT_PROMPT,
-    async run({ page, base, shot, mock }) {
+    // The fake model reads a long log twice; before its last step the real
+    // compaction drops the first read (drop-logs, by size: compaction_test.go).
+    async run({ page, base, shot }) {
       await open(page, base);
-      await send(page, mock ? '/compact read the build log' : process.env.QUIRE_E2E_COMPACT_PROMPT);
+      await newChat(page);
+      await send(page, P.compact);
       await until(() => settled(page), 'the final reply');
       const marker = $(page, 'compaction');
       await marker.waitFor({ timeout: WAIT_MS });
       assert((await marker.count()) === 1, 'one marker');
       assert((await marker.getAttribute('data-strategy')) === 'drop-logs' && (await marker.getAttribute('data-trigger')) === 'size', 'drop-logs by size');
+      const replace = (await activeLog(page, base)).find((e) => e.type === 'history.replace').payload;
+      const { beforeTokens, afterTokens } = replace.compaction;
       const label = (await marker.locator('[data-part="label"]').textContent()).trim();
-      const want = mock
-        ? /^Earlier messages compacted \(long tool output dropped\) because the context was getting full · 3,121 → 1,204 tokens$/
-        : /^Earlier messages compacted \(long tool output dropped\) because the context was getting full · [\d,]+ → [\d,]+ tokens$/;
-      assert(want.test(label), `the marker says what, why and how much, got ${JSON.stringify(label)}`);
+      const n = (x) => x.toLocaleString('en-US');
+      assert(
+        label === `Earlier messages compacted (long tool output dropped) because the context was getting full · ${n(beforeTokens)} → ${n(afterTokens)} tokens` && afterTokens < beforeTokens,
+        `the marker says what, why and how much, got ${JSON.stringify(label)}`,
+      );
       // What the model sees instead: behind a disclosure, the stub as Go wrote it.
       const summary = marker.locator('details.summary');
       assert(!(await summary.locator('[data-part="summary"]').isVisible()), 'the stub starts folded');
       await summary.locator('summary').click();
       const stub = await summary.locator('[data-part="summary"]').innerText();
-      if (mock) assert(stub === COMPACTION_STUB, `the stub, as logged, got ${JSON.stringify(stub)}`);
+      assert(stub === replace.summary, `the stub, as logged, got ${JSON.stringify(stub)}`);
       assert(
-        stub.includes('Assistant called read_note {"path":"logs/build.md"}') && stub.includes('[dropped: read_note output'),
+        stub.includes('Assistant called read_log {"path":"logs/build.md"}') && stub.includes('[dropped: read_log output'),
         `the stub names the call and what was dropped, got ${JSON.stringify(stub)}`,
       );
       // The originals expand: the call and the whole long output.
@@ -1454,10 +1459,10 @@ export const cases = [
       assert((await toggle.textContent()).trim() === 'Show the 2 original messages', `the expand control, got ${await toggle.textContent()}`);
       await toggle.click();
       const rows = await originals.locator('li').evaluateAll((els) => els.map((el) => ({ role: el.getAttribute('data-role'), text: el.querySelector('.what')?.textContent ?? '' })));
-      const whole = mock ? rows[1]?.text === LONG_NOTE : rows[1]?.text.startsWith('Line 1 of the build log') && rows[1]?.text.length > 4000;
+      const whole = rows[1]?.text.startsWith('Line 1 of the build log') && rows[1]?.text.includes('Line 40 of the build log');
       assert(rows.length === 2 && rows[0].role === 'assistant' && rows[1].role === 'tool' && whole, `the originals, got ${JSON.stringify(rows).slice(0, 300)}`);
       // The conversation above the marker is untouched: the read cards are still shown.
-      assert((await toolCards(page)).length === (mock ? 1 : 2), 'the read cards are still shown');
+      assert((await toolCards(page)).length === 2, 'the read cards are still shown');
       const msgs = await messages(page);
       assert(msgs.at(-1).text === 'The build log shows 40 modules compiled.', `the reply after the compaction, got ${JSON.stringify(msgs.at(-1))}`);
       await page.screenshot({ path: shot });
@@ -1477,7 +1482,7 @@ export const cases = [
       await open(page, base);
       await newChat(page);
       const chatA = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
-      await send(page, '/remember Tags are lower-case.');
+      await send(page, P.remember + 'Tags are lower-case.');
       await until(() => settled(page), 'the reply after remember');
 
       await $(page, 'memory-open').click();
@@ -1502,7 +1507,7 @@ export const cases = [
       await $(page, 'memory-approval').check();
       await until(async () => (await memory()).approval === true, 'approval saved');
       await $(page, 'memory-close').click();
-      await send(page, '/remember Notes go in the Inbox first.');
+      await send(page, P.remember + 'Notes go in the Inbox first.');
       await until(() => settled(page), 'the reply after the second remember');
       await newChat(page);
       await $(page, 'memory-open').click();
@@ -1533,22 +1538,24 @@ export const cases = [
   },
 
   {
-    // Runs on both hosts: the mock, and the real backend (test/e2e), which
-    // gives a real folder (QUIRE_E2E_DOCS_DIR, named "papers", the files of
-    // DOC_FILES) and a fake model that calls search_docs and then cites [1].
-    // Last, and in a chat of its own: on the real backend, sessions outlive cases.
+    // A real folder (FX.docsDir, named "papers") and a fake model that calls
+    // search_docs and then cites [1].
     name: 'documents end to end: add a folder, progress to done, a binary file failed, then a cited answer opens the source',
     slug: 'documents-e2e',
-    mockOnly: !process.env.QUIRE_E2E_DOCS_DIR,
-    async run({ page, base, mock, shot }) {
-      const root = mock ? DOCS_ROOT : process.env.QUIRE_E2E_DOCS_DIR;
+    async run({ page, base, shot }) {
+      const root = FX.docsDir;
+      await clearDocuments(base);
       await open(page, base);
       await $(page, 'documents-open').click();
       await $(page, 'documents-input').fill(root);
       await $(page, 'documents-add').click();
       const bar = $(page, 'indexing-bar');
-      await until(async () => (await bar.count()) === 1 && (await bar.getAttribute('data-phase')) === 'done', 'indexing done', 30000);
-      assert((await bar.getAttribute('data-total')) === '3', `three files in the pass, got ${await bar.getAttribute('data-total')}`);
+      // Done with this folder's three files (not the removals before it).
+      await until(
+        async () => (await bar.count()) === 1 && (await bar.getAttribute('data-phase')) === 'done' && (await bar.getAttribute('data-total')) === '3',
+        'indexing done with three files',
+        30000,
+      );
       const rows = await until(async () => {
         const r = await page.$$eval('[data-testid="doc-item"]', (els) =>
           els.map((el) => [el.querySelector('[data-testid="doc-name"]').textContent.trim(), el.getAttribute('data-status'), el.querySelector('[data-testid="doc-reason"]')?.textContent ?? '']),
@@ -1561,7 +1568,7 @@ export const cases = [
       await $(page, 'documents-close').click();
 
       await newChat(page);
-      await send(page, mock ? '/cite how do I water the basil?' : process.env.QUIRE_E2E_CITE_PROMPT);
+      await send(page, P.cite);
       await until(() => settled(page), 'the cited reply', 30000);
       const reply = (await messages(page)).at(-1);
       assert(reply.role === 'assistant' && reply.text === CITE_REPLY, `the reply, got ${JSON.stringify(reply)}`);
@@ -1575,6 +1582,69 @@ export const cases = [
       assert(name === 'papers/garden.md', `passage 1 is in garden.md, got ${name}`);
       assert(marked.includes('Water the basil every morning.'), `the highlighted lines hold the passage, got ${JSON.stringify(marked)}`);
       await page.screenshot({ path: shot });
+    },
+  },
+  {
+    name: 'a cited answer: search_docs passages and [n] in the reply open the source at the cited lines',
+    slug: 'citations',
+    // Last: it removes a document the other cases cite.
+    async run({ page, base, shot }) {
+      const garden = join(FX.docsDir, 'garden.md');
+      await api(base, '/api/documents', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ paths: [FX.docsDir] }) });
+      await until(async () => {
+        const docs = (await (await api(base, '/api/documents')).json()).documents;
+        return ['garden.md', 'soil.txt'].every((f) => docs.some((d) => d.path === join(FX.docsDir, f) && d.status === 'done'));
+      }, 'the folder indexed');
+      await open(page, base);
+      await newChat(page);
+      await send(page, P.cite);
+      await until(() => settled(page), 'the reply');
+      const reply = (await messages(page)).at(-1);
+      assert(reply.text === CITE_REPLY, `the reply, got ${JSON.stringify(reply)}`);
+      const links = await page.$$eval('[data-testid="citation-link"]', (els) => els.map((e) => e.textContent));
+      assert(JSON.stringify(links) === JSON.stringify(['[1]', '[2]']), `[1] and [2] are links, got ${JSON.stringify(links)}`);
+      // The search_docs card lists the passages as links too, not the model's text.
+      const passages = await page.$$eval('[data-testid="citation"]', (els) => els.map((e) => e.textContent.replace(/\s+/g, ' ').trim()));
+      // The passages as rag chunks the folder: garden.md by its sections.
+      assert(
+        JSON.stringify(passages) ===
+          JSON.stringify([
+            '[1] papers/garden.md › Garden › Water · lines 5–8',
+            '[2] papers/garden.md › Garden › Soil · lines 10–12',
+            '[3] papers/soil.txt · lines 1–2',
+            '[4] papers/garden.md › Garden · lines 1–3',
+          ]),
+        `the passages, got ${JSON.stringify(passages)}`,
+      );
+
+      await page.locator('[data-testid="citation-link"][data-cite="1"]').click();
+      const viewer = $(page, 'source-viewer');
+      await viewer.waitFor({ timeout: WAIT_MS });
+      await until(async () => (await $(page, 'source-marked').count()) === 4, 'the cited lines highlighted');
+      const marked = await page.$$eval('[data-testid="source-marked"]', (els) => els.map((e) => [Number(e.getAttribute('data-line')), e.querySelector('.txt').textContent.trim()]));
+      assert(
+        JSON.stringify(marked) === JSON.stringify([[5, '## Water'], [6, ''], [7, 'Water the basil every morning.'], [8, 'Never let the pots dry out.']]),
+        `lines 5–8 highlighted, got ${JSON.stringify(marked)}`,
+      );
+      assert((await $(page, 'source-name').textContent()).trim() === 'papers/garden.md', 'the viewer names the document');
+      assert((await $(page, 'source-where').textContent()).trim() === 'lines 5–8', 'and the lines');
+      const visible = await page.locator('[data-testid="source-marked"]').first().isVisible();
+      assert(visible, 'the cited lines are in view');
+      await page.screenshot({ path: shot });
+      await page.keyboard.press('Escape');
+      await until(async () => (await viewer.count()) === 0, 'Escape closes the viewer');
+
+      // The card's passage [3] opens soil.txt.
+      await page.locator('[data-testid="citation"][data-cite="3"]').click();
+      await until(async () => ((await $(page, 'source-name').textContent()) ?? '').trim() === 'papers/soil.txt', 'soil.txt in the viewer');
+      await $(page, 'source-close').click();
+
+      // Once removed, a citation of it is refused with Go's sentence, not shown.
+      await api(base, '/api/documents/remove', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path: garden }) });
+      await until(async () => !(await (await api(base, '/api/documents')).json()).documents.some((d) => d.path === garden), 'garden.md out of the index');
+      await page.locator('[data-testid="citation-link"][data-cite="1"]').click();
+      await until(async () => ((await $(page, 'source-error').textContent()) ?? '').includes(NOT_INDEXED), 'the refusal in the viewer');
+      assert((await $(page, 'source-marked').count()) === 0, 'no text shown for a refused document');
     },
   },
 ];

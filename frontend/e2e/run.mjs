@@ -1,13 +1,14 @@
 // End-to-end tests in real Chromium (playwright-core, the system browser; no
-// browser download). Against QUIRE_E2E_URL when set (e.g. a running
-// `quire serve`), otherwise against e2e/mock-server.mjs serving frontend/dist.
-// One screenshot per case goes to frontend/test-artifacts/. The last line is
-// "N passed, M failed" (", K skipped" when some case needs the mock).
+// browser download) against the real backend at QUIRE_E2E_URL, whose
+// fixtures (the fake model's prompts, folders) are in QUIRE_E2E_FIXTURES:
+// test/e2e/browser_test.go assembles `quire serve` over the fake Ollama and
+// runs this (`go test -tags e2e -run TestBrowser ./test/e2e/`). One
+// screenshot per case goes to frontend/test-artifacts/. A case's line is
+// "✓ [slug] name (ms)" or "✗ [slug] …"; the last line is "N passed, M failed".
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { cases } from './cases.mjs';
-import { startMock } from './mock-server.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const ARTIFACTS = here('../test-artifacts');
@@ -24,9 +25,9 @@ function withTimeout(promise, ms, what) {
 }
 
 async function main() {
-  const external = process.env.QUIRE_E2E_URL?.replace(/\/+$/, '');
-  if (!external && !existsSync(here('../dist/index.html'))) {
-    console.error('frontend/dist/index.html is missing: run `npm run build` first.');
+  const base = process.env.QUIRE_E2E_URL?.replace(/\/+$/, '');
+  if (!base || !process.env.QUIRE_E2E_FIXTURES) {
+    console.error('The cases run against the real backend: `go test -count=1 -tags e2e -run TestBrowser ./test/e2e/` (after `npm run build`).');
     console.log('0 passed, 1 failed');
     return 1;
   }
@@ -37,9 +38,7 @@ async function main() {
   }
   mkdirSync(ARTIFACTS, { recursive: true });
 
-  const mock = external ? null : await startMock();
-  const base = external ?? mock.url;
-  console.log(`e2e against ${base}${mock ? ' (mock server)' : ''}`);
+  console.log(`e2e against ${base}`);
 
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -56,16 +55,9 @@ async function main() {
 
   let passed = 0;
   let failed = 0;
-  let skipped = 0;
   try {
     for (const [i, c] of cases.entries()) {
       if (only && !only.test(c.name)) continue;
-      if (c.mockOnly && !mock) {
-        skipped++;
-        console.log(`- ${c.name} (skipped: needs the mock server)`);
-        continue;
-      }
-      if (mock) await fetch(`${base}/__mock/reset`, { method: 'POST', body: JSON.stringify(c.mockOptions ?? {}) });
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
       const page = await context.newPage();
       const pageErrors = [];
@@ -75,25 +67,24 @@ async function main() {
       rmSync(shot.replace(/\.png$/, '-FAILED.png'), { force: true });
       const started = Date.now();
       try {
-        await withTimeout(c.run({ page, context, base, mock: !!mock, shot }), CASE_TIMEOUT_MS, c.name);
+        await withTimeout(c.run({ page, context, base, shot }), CASE_TIMEOUT_MS, c.name);
         if (pageErrors.length) throw new Error(`uncaught page error: ${pageErrors[0]}`);
         // A case may take its own screenshot at its most telling moment.
         if (!existsSync(shot)) await page.screenshot({ path: shot }).catch(() => {});
         passed++;
-        console.log(`✓ ${c.name} (${Date.now() - started} ms)`);
+        console.log(`✓ [${c.slug}] ${c.name} (${Date.now() - started} ms)`);
       } catch (e) {
         failed++;
         await page.screenshot({ path: shot.replace(/\.png$/, '-FAILED.png') }).catch(() => {});
-        console.log(`✗ ${c.name} (${Date.now() - started} ms)\n    ${String(e?.stack ?? e).split('\n').slice(0, 6).join('\n    ')}`);
+        console.log(`✗ [${c.slug}] ${c.name} (${Date.now() - started} ms)\n    ${String(e?.stack ?? e).split('\n').slice(0, 6).join('\n    ')}`);
       } finally {
         await context.close().catch(() => {});
       }
     }
   } finally {
     await browser.close().catch(() => {});
-    await mock?.close();
   }
-  console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  console.log(`${passed} passed, ${failed} failed`);
   return failed > 0 || passed === 0 ? 1 : 0;
 }
 

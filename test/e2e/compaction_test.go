@@ -29,7 +29,7 @@ func compactPolicy() runtime.Option {
 	return runtime.WithCompaction(compact.New(compact.WithPolicy(p)))
 }
 
-// buildLog is what read_note returns: 40 lines of about 150 characters.
+// buildLog is what read_log returns: 40 lines of about 150 characters.
 var buildLog = func() string {
 	var b strings.Builder
 	for i := 1; i <= 40; i++ {
@@ -59,18 +59,19 @@ func compactReplies(req api.ChatRequest) (ollamatest.Turn, bool) {
 	if compacted || reads >= 2 {
 		return ollamatest.Turn{Content: []string{"The build log shows 40 modules compiled."}}, true
 	}
-	return ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{Name: "read_note", Arguments: []byte(`{"path":"logs/build.md"}`)}}}, true
+	return ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{Name: "read_log", Arguments: []byte(`{"path":"logs/build.md"}`)}}}, true
 }
 
-// readNote is the case's read-only tool.
-type readNote struct{}
+// readLog is the case's read-only tool (not the note tools' read_note: the
+// notes folder is on for other cases, and one name is one tool).
+type readLog struct{}
 
-func (readNote) Spec() tool.Spec {
-	return tool.Spec{Name: "read_note", Description: "Read a note.", Effects: tool.ReadFs, Idempotency: tool.Safe,
+func (readLog) Spec() tool.Spec {
+	return tool.Spec{Name: "read_log", Description: "Read a note.", Effects: tool.ReadFs, Idempotency: tool.Safe,
 		Parameters: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}, "required": []any{"path"}}}
 }
 
-func (readNote) Run(context.Context, tool.Call) (tool.Result, error) {
+func (readLog) Run(context.Context, tool.Call) (tool.Result, error) {
 	return tool.Result{Status: tool.Success, Content: buildLog}, nil
 }
 
