@@ -66,6 +66,15 @@ test: deps-test frontend
 	CGO_ENABLED=1 $(GO) build $(GOFLAGS_DESKTOP) -o $(APP) .
 	QUIRE_APP_BIN=$(CURDIR)/$(APP) $(GO) test -count=1 -tags desktoptest -v -run TestDesktop ./test/desktop/
 
+# The frontend's side of the Go<->TypeScript contract (internal/contract): the
+# generated types (frontend/src/lib/generated/protocol.ts) and the golden event
+# log of a real conversation the frontend tests fold. Run after changing a Go
+# payload type; go test ./internal/contract fails while either is stale.
+.PHONY: generate
+generate:
+	$(GO) run ./internal/contract/cmd/contract
+	$(GO) test -count=1 -run '^TestGoldenLogIsFresh$$' ./internal/contract/ -update
+
 # Benchmarks (figures go to docs/BENCHMARKS.md).
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./kernel/...

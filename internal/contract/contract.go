@@ -3,10 +3,13 @@
 // and every registered event payload, kernel/protocol's host-facing types
 // and command payloads, the doctor's report, the Data of the tools the page
 // renders) and generates their TypeScript twin, frontend/src/lib/generated/
-// protocol.ts. A test fails when that file is stale, so a changed Go payload
-// reaches the frontend's type check (svelte-check) and its tests.
+// protocol.ts. Its test also plays a real conversation and keeps its public
+// events as a golden log (frontend/test/golden/conversation.json) that the
+// frontend's tests fold. A test fails while either file is stale, so a
+// changed Go payload reaches the frontend's type check (svelte-check) and
+// its tests (Vitest) before it reaches a user.
 //
-// Regenerate with `make generate` (go run ./internal/contract/cmd/contract).
+// Regenerate both with `make generate`.
 //
 // It is equipment for building, not product: nothing but its command and
 // test imports it. It must never import a host, the store or Wails.
