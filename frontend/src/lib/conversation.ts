@@ -26,7 +26,7 @@
 // - `run.finished` closes the run: 'error' adds an error item with the
 //   sentence from Go, 'cancelled' marks the open item as stopped, the limits
 //   (max-steps, budget, loop, …) add a notice with their sentence.
-import type { Intent, QEvent, ToolCall, Usage } from './protocol';
+import type { FinishReason, Intent, QEvent, ToolCall, Usage } from './protocol';
 import { EventType } from './protocol';
 
 export type ItemKind = 'user' | 'assistant' | 'error' | 'notice' | 'permission' | 'compaction';
@@ -169,7 +169,7 @@ export const STOPPED_NOTICE = 'Stopped.';
 export const FALLBACK_ERROR = 'Something went wrong while answering.';
 
 /** What a run stopped by a limit says when Go sent no sentence. */
-export const REASON_FALLBACK: Readonly<Record<string, string>> = {
+export const REASON_FALLBACK: Readonly<Partial<Record<FinishReason, string>>> = {
   denied: 'This request was not run.',
   'nothing-to-do': 'There was nothing to answer.',
   'max-steps': 'Stopped: this request took the most steps one request may take.',
@@ -179,7 +179,7 @@ export const REASON_FALLBACK: Readonly<Record<string, string>> = {
   interrupted: 'Quire stopped before this request finished.',
 };
 
-const INTENTS: ReadonlySet<string> = new Set(['follow_up', 'steer', 'inject']);
+const INTENTS: ReadonlySet<string> = new Set<Intent>(['follow_up', 'steer', 'inject']);
 
 export function emptyConversation(session: string): Conversation {
   return {
@@ -521,7 +521,7 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
 
       case EventType.RunFinished: {
         const f = e.payload;
-        const reason = String(f.reason ?? '');
+        const reason = f.reason;
         const cancelled = reason === 'cancelled';
         const i = openItem(runId);
         let stopShown = false;
@@ -564,8 +564,9 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
           items.push({ key: e.seq, kind: 'notice', text: STOPPED_NOTICE, runId, streaming: false });
         } else if (reason === 'error') {
           items.push({ key: e.seq, kind: 'error', text: sentence || FALLBACK_ERROR, runId, streaming: false });
-        } else if (reason !== 'completed' && !cancelled && (sentence || REASON_FALLBACK[reason])) {
-          items.push({ key: e.seq, kind: 'notice', tone: 'warn', text: sentence || REASON_FALLBACK[reason], runId, streaming: false });
+        } else if (reason !== 'completed' && !cancelled) {
+          const text = sentence || REASON_FALLBACK[reason];
+          if (text) items.push({ key: e.seq, kind: 'notice', tone: 'warn', text, runId, streaming: false });
         }
         if (activeRun === runId) activeRun = null;
         lastFinishedSeq = e.seq;
