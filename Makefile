@@ -89,6 +89,15 @@ test-package: package
 	if [ "$$had" = 0 ]; then $(SUDO) dpkg -r quire >/dev/null; else echo "quire was installed before: the tested package stays installed"; fi; \
 	exit $$rc
 
+# The frontend's side of the Go<->TypeScript contract (internal/contract): the
+# generated types (frontend/src/lib/generated/protocol.ts) and the golden event
+# log of a real conversation the frontend tests fold. Run after changing a Go
+# payload type; go test ./internal/contract fails while either is stale.
+.PHONY: generate
+generate:
+	$(GO) run ./internal/contract/cmd/contract
+	$(GO) test -count=1 -run '^TestGoldenLogIsFresh$$' ./internal/contract/ -update
+
 # Benchmarks (figures go to docs/BENCHMARKS.md).
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./kernel/...

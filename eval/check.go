@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/tool"
 )
@@ -20,6 +21,7 @@ func (p *played) check(sc Scenario, real bool) []string {
 	ex := sc.Expect
 
 	// Invariants: they hold for every scenario and every model.
+	fails = append(fails, undecodable(p.events)...)
 	fails = append(fails, unapprovedWrites(p.events)...)
 	fails = append(fails, unclosedRuns(p.events)...)
 
@@ -87,7 +89,9 @@ func (p *played) check(sc Scenario, real bool) []string {
 		}
 	}
 	for _, ec := range ex.Events {
-		if missing := unknownFields(p.events, ec); missing != "" && ec.Count != nil && *ec.Count == 0 {
+		// Parse refuses these; a scenario changed in memory (a test that
+		// breaks one) reaches here unchecked.
+		if missing := unknownField(ec); missing != "" {
 			fail("no %s event has a field %q: the check could never match", ec.Type, missing)
 			continue
 		}
@@ -163,8 +167,37 @@ func diffTree(what string, want, got map[string]string) []string {
 	return fails
 }
 
-// payload decodes an event's payload as a JSON object.
-func payload(e protocol.Event) map[string]any {
+// toEvent is e as kernel/event reads it.
+func toEvent(e protocol.Event) event.Event {
+	return event.Event{Session: e.Session, Seq: e.Seq, Type: event.Type(e.Type), RunID: e.RunID, Payload: e.Payload}
+}
+
+// payloadOf decodes an event's payload as its registered Go type T (the
+// types kernel/event writes, so a renamed field is a compile error here,
+// not a silent blank). An event of another type, or one that does not
+// decode, gives T's zero value; undecodable reports the latter.
+func payloadOf[T any](e protocol.Event) T {
+	v, _ := event.As[T](toEvent(e))
+	return v
+}
+
+// undecodable finds events whose payload does not decode as the Go type
+// registered for their type: what the run wrote and what Quire reads have
+// drifted apart.
+func undecodable(evs []protocol.Event) []string {
+	var fails []string
+	for _, e := range evs {
+		if _, err := event.Decode(toEvent(e)); err != nil {
+			fails = append(fails, err.Error())
+		}
+	}
+	return fails
+}
+
+// fields decodes an event's payload as a JSON object, for the checks a
+// scenario writes by field name (expect.events); Parse has already refused
+// a name the event's Go type does not have.
+func fields(e protocol.Event) map[string]any {
 	var m map[string]any
 	json.Unmarshal(e.Payload, &m)
 	return m
@@ -190,34 +223,23 @@ func unapprovedWrites(evs []protocol.Event) []string {
 	approved := map[string]bool{}
 	var fails []string
 	for _, e := range evs {
-		p := payload(e)
-		switch e.Type {
-		case "input.received":
-			var in struct {
-				Caps *struct {
-					Tools []struct {
-						Name    string      `json:"name"`
-						Effects tool.Effect `json:"effects"`
-					} `json:"tools"`
-				} `json:"caps"`
-			}
-			json.Unmarshal(e.Payload, &in)
-			if in.Caps != nil {
+		switch event.Type(e.Type) {
+		case event.InputReceived:
+			if in := payloadOf[event.InputReceivedPayload](e); in.Caps != nil {
 				for _, t := range in.Caps.Tools {
-					effects[t.Name] = t.Effects
+					effects[t.Name] = tool.Effect(t.Effects)
 				}
 			}
-		case "permission.answered":
-			if p["allowed"] == true && p["byDefault"] != true {
-				ids, _ := p["callIds"].([]any)
-				for _, id := range ids {
-					approved[text(id)] = true
+		case event.PermissionAnswered:
+			if a := payloadOf[event.PermissionAnsweredPayload](e); a.Allowed && !a.ByDefault {
+				for _, id := range a.CallIDs {
+					approved[id] = true
 				}
 			}
-		case "tool.started":
-			name, id := text(p["name"]), text(p["callId"])
-			if effects[name]&^tool.ReadFs != 0 && !approved[id] {
-				fails = append(fails, fmt.Sprintf("call %s of %s, which can change things, started without the user's yes", id, name))
+		case event.ToolStarted:
+			st := payloadOf[event.ToolStartedPayload](e)
+			if effects[st.Name]&^tool.ReadFs != 0 && !approved[st.CallID] {
+				fails = append(fails, fmt.Sprintf("call %s of %s, which can change things, started without the user's yes", st.CallID, st.Name))
 			}
 		}
 	}
@@ -229,10 +251,10 @@ func unclosedRuns(evs []protocol.Event) []string {
 	finished := map[string]int{}
 	var started []string
 	for _, e := range evs {
-		switch e.Type {
-		case "run.started":
+		switch event.Type(e.Type) {
+		case event.RunStarted:
 			started = append(started, e.RunID)
-		case "run.finished":
+		case event.RunFinished:
 			finished[e.RunID]++
 		}
 	}
@@ -248,8 +270,8 @@ func unclosedRuns(evs []protocol.Event) []string {
 func reasons(evs []protocol.Event) []string {
 	out := []string{}
 	for _, e := range evs {
-		if e.Type == "run.finished" {
-			out = append(out, text(payload(e)["reason"]))
+		if event.Type(e.Type) == event.RunFinished {
+			out = append(out, payloadOf[event.RunFinishedPayload](e).Reason)
 		}
 	}
 	return out
@@ -258,8 +280,8 @@ func reasons(evs []protocol.Event) []string {
 func runErrors(evs []protocol.Event) string {
 	var errs []string
 	for _, e := range evs {
-		if e.Type == "run.finished" {
-			if msg := text(payload(e)["error"]); msg != "" {
+		if event.Type(e.Type) == event.RunFinished {
+			if msg := payloadOf[event.RunFinishedPayload](e).Error; msg != "" {
 				errs = append(errs, msg)
 			}
 		}
@@ -272,8 +294,8 @@ func runErrors(evs []protocol.Event) string {
 
 func lastRunError(evs []protocol.Event) string {
 	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].Type == "run.finished" {
-			return text(payload(evs[i])["error"])
+		if event.Type(evs[i].Type) == event.RunFinished {
+			return payloadOf[event.RunFinishedPayload](evs[i]).Error
 		}
 	}
 	return ""
@@ -281,8 +303,8 @@ func lastRunError(evs []protocol.Event) string {
 
 func lastReply(evs []protocol.Event) string {
 	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].Type == "assistant.message" {
-			return text(payload(evs[i])["content"])
+		if event.Type(evs[i].Type) == event.AssistantMessage {
+			return payloadOf[event.AssistantMessagePayload](evs[i]).Content
 		}
 	}
 	return ""
@@ -294,7 +316,7 @@ func countMatching(evs []protocol.Event, ec EventCheck) int {
 		if e.Type != ec.Type {
 			continue
 		}
-		p := payload(e)
+		p := fields(e)
 		ok := true
 		for k, want := range ec.Fields {
 			if text(p[k]) != want {
@@ -311,36 +333,6 @@ func countMatching(evs []protocol.Event, ec EventCheck) int {
 		}
 	}
 	return n
-}
-
-// unknownFields returns a field the check names that no event of its type
-// has, or "". With count 0 such a field (a typo) would make the check pass
-// whatever happened; with any other count it simply matches nothing.
-func unknownFields(evs []protocol.Event, ec EventCheck) string {
-	seen := map[string]bool{}
-	found := false
-	for _, e := range evs {
-		if e.Type == ec.Type {
-			found = true
-			for k := range payload(e) {
-				seen[k] = true
-			}
-		}
-	}
-	if !found {
-		return ""
-	}
-	for _, k := range slices.Sorted(maps.Keys(ec.Fields)) {
-		if !seen[k] {
-			return k
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(ec.Contains)) {
-		if !seen[k] {
-			return k
-		}
-	}
-	return ""
 }
 
 func describeCheck(ec EventCheck) string {
@@ -369,18 +361,11 @@ func short(s string) string {
 // tokens (prompt + output) as the model reported them.
 func (p *played) metrics() (steps, calls, tokens int) {
 	for _, e := range p.events {
-		switch e.Type {
-		case "step.started":
+		switch event.Type(e.Type) {
+		case event.StepStarted:
 			steps++
-		case "assistant.message":
-			var m struct {
-				ToolCalls []json.RawMessage `json:"toolCalls"`
-				Usage     struct {
-					PromptTokens int `json:"promptTokens"`
-					OutputTokens int `json:"outputTokens"`
-				} `json:"usage"`
-			}
-			json.Unmarshal(e.Payload, &m)
+		case event.AssistantMessage:
+			m := payloadOf[event.AssistantMessagePayload](e)
 			calls += len(m.ToolCalls)
 			tokens += m.Usage.PromptTokens + m.Usage.OutputTokens
 		}

@@ -2,51 +2,63 @@ package eval
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
+	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/tool"
 )
 
-func ev(typ, run string, payload any) protocol.Event {
-	b, _ := json.Marshal(payload)
-	return protocol.Event{Type: typ, RunID: run, Payload: b}
+// ev is an event as the run writes it: its payload is the Go type
+// registered for its type (or raw JSON, for a payload that drifted).
+func ev(typ event.Type, run string, payload any) protocol.Event {
+	b, ok := payload.(json.RawMessage)
+	if !ok {
+		b, _ = json.Marshal(payload)
+	}
+	return protocol.Event{Type: string(typ), RunID: run, Payload: b}
 }
 
 // TestInvariantsCanFail: the checks every scenario gets find a write that
-// started without a yes (or with a yes given only by default), and a run
-// without exactly one terminal event.
+// started without a yes (or with a yes given only by default), a run
+// without exactly one terminal event, and a payload that does not decode
+// as its Go type.
 func TestInvariantsCanFail(t *testing.T) {
 	t.Parallel()
-	caps := map[string]any{"caps": map[string]any{"tools": []map[string]any{
-		{"name": "create_note", "effects": tool.ReadFs | tool.WriteFs}, {"name": "read_note", "effects": tool.ReadFs}}}}
+	caps := event.InputReceivedPayload{Caps: &event.Capabilities{Tools: []event.ToolDecl{
+		{Name: "create_note", Effects: uint8(tool.ReadFs | tool.WriteFs)}, {Name: "read_note", Effects: uint8(tool.ReadFs)}}}}
+	started := func(id, name string) protocol.Event {
+		return ev(event.ToolStarted, "r", event.ToolStartedPayload{CallID: id, Name: name})
+	}
+	answered := func(a event.PermissionAnsweredPayload) protocol.Event { return ev(event.PermissionAnswered, "r", a) }
+	finished := func(reason string) protocol.Event {
+		return ev(event.RunFinished, "r1", event.RunFinishedPayload{Reason: reason})
+	}
 	tests := []struct {
 		name string
 		evs  []protocol.Event
 		want string // "" for no failure
 	}{
-		{"approved write", []protocol.Event{ev("input.received", "", caps),
-			ev("permission.answered", "r", map[string]any{"callIds": []string{"c1"}, "allowed": true}),
-			ev("tool.started", "r", map[string]any{"callId": "c1", "name": "create_note"})}, ""},
-		{"read needs no yes", []protocol.Event{ev("input.received", "", caps),
-			ev("tool.started", "r", map[string]any{"callId": "c1", "name": "read_note"})}, ""},
-		{"write without a yes", []protocol.Event{ev("input.received", "", caps),
-			ev("tool.started", "r", map[string]any{"callId": "c1", "name": "create_note"})}, "call c1 of create_note"},
-		{"yes for another call", []protocol.Event{ev("input.received", "", caps),
-			ev("permission.answered", "r", map[string]any{"callIds": []string{"c2"}, "allowed": true}),
-			ev("tool.started", "r", map[string]any{"callId": "c1", "name": "create_note"})}, "started without the user's yes"},
-		{"yes only by default", []protocol.Event{ev("input.received", "", caps),
-			ev("permission.answered", "r", map[string]any{"callIds": []string{"c1"}, "allowed": true, "byDefault": true}),
-			ev("tool.started", "r", map[string]any{"callId": "c1", "name": "create_note"})}, "started without the user's yes"},
-		{"run never closed", []protocol.Event{ev("run.started", "r1", map[string]any{})}, "run r1 has 0 terminal events"},
-		{"run closed twice", []protocol.Event{ev("run.started", "r1", map[string]any{}),
-			ev("run.finished", "r1", map[string]any{"reason": "completed"}), ev("run.finished", "r1", map[string]any{"reason": "error"})}, "run r1 has 2 terminal events"},
+		{"approved write", []protocol.Event{ev(event.InputReceived, "", caps),
+			answered(event.PermissionAnsweredPayload{CallIDs: []string{"c1"}, Allowed: true}), started("c1", "create_note")}, ""},
+		{"read needs no yes", []protocol.Event{ev(event.InputReceived, "", caps), started("c1", "read_note")}, ""},
+		{"write without a yes", []protocol.Event{ev(event.InputReceived, "", caps), started("c1", "create_note")}, "call c1 of create_note"},
+		{"yes for another call", []protocol.Event{ev(event.InputReceived, "", caps),
+			answered(event.PermissionAnsweredPayload{CallIDs: []string{"c2"}, Allowed: true}), started("c1", "create_note")}, "started without the user's yes"},
+		{"yes only by default", []protocol.Event{ev(event.InputReceived, "", caps),
+			answered(event.PermissionAnsweredPayload{CallIDs: []string{"c1"}, Allowed: true, ByDefault: true}), started("c1", "create_note")}, "started without the user's yes"},
+		{"run never closed", []protocol.Event{ev(event.RunStarted, "r1", event.RunStartedPayload{})}, "run r1 has 0 terminal events"},
+		{"run closed twice", []protocol.Event{ev(event.RunStarted, "r1", event.RunStartedPayload{}),
+			finished(event.ReasonCompleted), finished(event.ReasonError)}, "run r1 has 2 terminal events"},
+		{"a payload that drifted from its Go type", []protocol.Event{ev(event.RunStarted, "r1", event.RunStartedPayload{}),
+			ev(event.RunFinished, "r1", json.RawMessage(`{"reason": 5}`))}, "payload does not decode"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := strings.Join(append(unapprovedWrites(tt.evs), unclosedRuns(tt.evs)...), "; ")
+			got := strings.Join(slices.Concat(undecodable(tt.evs), unapprovedWrites(tt.evs), unclosedRuns(tt.evs)), "; ")
 			if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
 				t.Fatalf("invariants say %q, want %q", got, tt.want)
 			}

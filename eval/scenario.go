@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -307,7 +308,8 @@ var (
 	knownIntents = []string{"", "follow_up", "steer", "inject"}
 	knownFails   = []string{"status", "error_line", "drop", "hang"}
 	knownOllama  = []string{"", "up", "down", "no-model"}
-	knownReasons = []string{"completed", "cancelled", "denied", "nothing-to-do", "error", "max-steps", "max-tool-calls", "budget", "loop", "interrupted"}
+	knownReasons = []string{event.ReasonCompleted, event.ReasonCancelled, event.ReasonDenied, event.ReasonNothingToDo, event.ReasonError,
+		event.ReasonMaxSteps, event.ReasonMaxTools, event.ReasonBudget, event.ReasonLoop, event.ReasonInterrupted}
 )
 
 // validate checks the rules YAML types cannot express.
@@ -373,8 +375,12 @@ func (sc *Scenario) validate() error {
 	types := event.Types(false)
 	known := func(t string) bool { return slices.Contains(types, event.Type(t)) }
 	for i, e := range sc.Expect.Events {
-		if !known(e.Type) {
+		if _, ok := event.PayloadType(event.Type(e.Type)); !ok {
 			bad("expect.events[%d].type %q is not an event type (see kernel/event/types.go)", i, e.Type)
+		} else if k := unknownField(e); k != "" {
+			// A misspelt field would match nothing: with count 0 the check
+			// could never fail, so the payload's Go type decides the names.
+			bad("expect.events[%d]: %s has no field %q (it has %s)", i, e.Type, k, strings.Join(jsonNames(event.Type(e.Type)), ", "))
 		}
 	}
 	for i, a := range sc.User {
@@ -383,6 +389,42 @@ func (sc *Scenario) validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// unknownField is a field a check names (fields or contains) that the Go
+// payload type of its event type does not have, or "".
+func unknownField(ec EventCheck) string {
+	names := jsonNames(event.Type(ec.Type))
+	for _, m := range []map[string]string{ec.Fields, ec.Contains} {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if !slices.Contains(names, k) {
+				return k
+			}
+		}
+	}
+	return ""
+}
+
+// jsonNames are the JSON names of the fields of t's payload type, as
+// encoding/json writes them (none for an unknown type).
+func jsonNames(t event.Type) []string {
+	pt, ok := event.PayloadType(t)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for i := range pt.NumField() {
+		f := pt.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out = append(out, name)
+	}
+	return out
 }
 
 // turns converts the scripted model turns for the fake server.

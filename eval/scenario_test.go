@@ -38,6 +38,8 @@ func TestParseRefusesWhatItDoesNotKnow(t *testing.T) {
 		{"unknown reason", strings.Replace(goodScenario, "[completed]", "[finished]", 1), `"finished" is not a close reason`},
 		{"escaping setup path", goodScenario + "setup: {notes: [{path: ../x.md, text: x}]}\n", "must be relative and stay in its folder"},
 		{"unknown event type", goodScenario + "  events: [{type: tool.finished}]\n", `"tool.finished" is not an event type`},
+		{"misspelt event field", goodScenario + "  events: [{type: tool.refused, fields: {stauts: denied}, count: 0}]\n", `tool.refused has no field "stauts"`},
+		{"misspelt contains field", goodScenario + "  events: [{type: run.finished, contains: {errors: x}}]\n", `run.finished has no field "errors" (it has reason, error)`},
 		{"unknown wait", strings.Replace(goodScenario, `say: "hi"`, "say: hi\n    when: soonish", 1), `when "soonish"`},
 		{"nothing checked", "class: normal\nuser: [{say: hi}]\n", "must check something"},
 		{"two documents", goodScenario + "---\n" + goodScenario, "one YAML document"},

@@ -1,14 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ChatStore } from '../src/lib/chat.svelte';
 import type { DoctorReport, Intent, QEvent, Session } from '../src/lib/protocol';
+import { event } from './events';
 import type { Transport } from '../src/lib/transport/transport';
 
 function session(id: string, title = id): Session {
   return { id, title, createdAt: '2026-11-30T10:00:00Z', updatedAt: '2026-11-30T10:00:00Z', lastSeq: 0, running: false };
 }
-function ev(session: string, seq: number, type: string, payload: unknown = {}, runId?: string): QEvent {
-  return { session, seq, type, time: '2026-11-30T10:00:00Z', runId, visibility: 'public', payload };
-}
+const ev = event;
 
 /** An in-memory host whose live stream the test drives by hand. */
 class FakeHost implements Transport {
@@ -16,7 +15,7 @@ class FakeHost implements Transport {
   choosesFolderInDialog = false;
   // The documents panel is not this file's subject (test/documents.test.ts).
   takesFileDrops = false;
-  documents = vi.fn(async () => ({ embedder: '', offline: true, roots: [], documents: [], progress: { running: false, phase: 'idle' as const, total: 0, done: 0, failed: 0, etaMs: 0, queued: 0 } }));
+  documents = vi.fn(async () => ({ embedder: '', offline: true, roots: [], documents: [], progress: { running: false, phase: 'idle' as const, total: 0, done: 0, failed: 0, refused: 0, etaMs: 0, queued: 0 } }));
   indexPaths = vi.fn(async () => {});
   cancelIndexing = vi.fn(async () => {});
   retryDocument = vi.fn(async () => {});
@@ -134,7 +133,7 @@ describe('ChatStore', () => {
     expect(texts(c)).toEqual(['user:hi', 'assistant:Hel']);
     expect(c.running).toBe(true);
     expect(c.streaming).toBe(true);
-    h.onEvents([ev('new', 4, 'assistant.message', { content: 'Hello', usage: null }, 'r'), ev('new', 5, 'run.finished', { reason: 'completed' }, 'r')]);
+    h.onEvents([ev('new', 4, 'assistant.message', { content: 'Hello' }, 'r'), ev('new', 5, 'run.finished', { reason: 'completed' }, 'r')]);
     expect(texts(c)).toEqual(['user:hi', 'assistant:Hello']);
     expect(c.running).toBe(false);
     expect(c.streaming).toBe(false);
@@ -371,7 +370,7 @@ describe('ChatStore', () => {
     // The steer shows as pending until a step takes it up.
     h.onEvents([ev('new', 4, 'input.received', { inputId: 'i2', intent: 'steer', text: 'only this week', runId: 'x' })]);
     expect(c.conv?.pending.map((p) => p.text)).toEqual(['only this week']);
-    h.onEvents([ev('new', 5, 'assistant.message', { content: 'Hello', usage: null }, 'r'), ev('new', 6, 'user.message', { text: 'only this week', inputId: 'i2', intent: 'steer' }, 'r')]);
+    h.onEvents([ev('new', 5, 'assistant.message', { content: 'Hello' }, 'r'), ev('new', 6, 'user.message', { text: 'only this week', inputId: 'i2', intent: 'steer' }, 'r')]);
     expect(c.conv?.pending).toEqual([]);
     expect(texts(c)).toEqual(['user:hi', 'assistant:Hello', 'user:only this week']);
     h.onEvents([ev('new', 7, 'run.finished', { reason: 'completed' }, 'r')]);
@@ -392,7 +391,7 @@ describe('ChatStore', () => {
     ];
     h.onEvents([
       ev('new', 2, 'run.started', { model: 'm' }, 'r'),
-      ev('new', 3, 'assistant.message', { content: '', toolCalls: calls, usage: null }, 'r'),
+      ev('new', 3, 'assistant.message', { content: '', toolCalls: calls }, 'r'),
       ev('new', 4, 'permission.requested', { calls, deadlineNs: 0 }, 'r'),
     ]);
     expect(c.question?.key).toBe(4);

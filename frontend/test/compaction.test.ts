@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { fold, foldAll, emptyConversation } from '../src/lib/conversation';
 import { compactionLabel } from '../src/lib/format';
-import type { QEvent } from '../src/lib/protocol';
+import type { EventPayloads, EventTypeName, QEvent } from '../src/lib/protocol';
+import { event } from './events';
 
 const S = 'sess-c';
 
-function ev(seq: number, type: string, payload: unknown = {}, runId?: string): QEvent {
-  return { session: S, seq, type, time: '2026-11-30T10:00:00Z', runId, visibility: 'public', payload };
+function ev<T extends EventTypeName>(seq: number, type: T, payload: Partial<EventPayloads[T]> = {}, runId?: string): QEvent {
+  return event(S, seq, type, payload, runId);
 }
 
 const record = {

@@ -11,13 +11,14 @@ import {
   type Conversation,
   type Item,
 } from '../src/lib/conversation';
-import type { QEvent } from '../src/lib/protocol';
+import type { EventPayloads, EventTypeName, QEvent } from '../src/lib/protocol';
+import { event, rawEvent } from './events';
 
 const S = 'sess-1';
 const usage = { promptTokens: 12, outputTokens: 7, durationNs: 1_500_000_000 };
 
-function ev(seq: number, type: string, payload: unknown = {}, runId?: string, session = S): QEvent {
-  return { session, seq, type, time: '2026-11-30T10:00:00Z', runId, visibility: 'public', payload };
+function ev<T extends EventTypeName>(seq: number, type: T, payload: Partial<EventPayloads[T]> = {}, runId?: string, session = S): QEvent {
+  return event(session, seq, type, payload, runId);
 }
 
 // A typical log: created, user message, one streamed run.
@@ -172,7 +173,7 @@ const cases: Case[] = [
   },
   {
     name: 'unknown types are ignored',
-    events: [created, ev(1, 'memory.written', { x: 1 }), ev(2, 'user.message', { text: 'a' }), ev(3, 'clock.tick', {}), ev(4, 'step.started', { step: 1 })],
+    events: [created, rawEvent(S, 1, 'memory.written', { x: 1 }), ev(2, 'user.message', { text: 'a' }), ev(3, 'clock.tick', {}), ev(4, 'step.started', { step: 1 })],
     want: [{ kind: 'user', text: 'a' }],
   },
   {
@@ -267,7 +268,7 @@ const cases: Case[] = [
   },
   {
     name: 'a payload that is null does not throw',
-    events: [ev(0, 'session.created', null), ev(1, 'user.message', null)],
+    events: [rawEvent(S, 0, 'session.created', null), rawEvent(S, 1, 'user.message', null)],
     want: [{ kind: 'user', text: '' }],
   },
 ];
@@ -365,7 +366,7 @@ describe('hasGap', () => {
     { name: 'next seq', events: [d1], want: false },
     { name: 'already seen', events: [user], want: false },
     { name: 'a seq is missing', events: [d2], want: true },
-    { name: 'other session', events: [ev(9, 'x', {}, undefined, 'other')], want: false },
+    { name: 'other session', events: [rawEvent('other', 9, 'x', {})], want: false },
     { name: 'empty batch', events: [], want: false },
   ])('$name -> $want', ({ events, want }) => {
     expect(hasGap(c, events)).toBe(want);
@@ -665,7 +666,7 @@ const agentCases: AgentCase[] = [
     want: ['user:check my notes', 'assistant: [c1 read_file refused/cancelled; c2 search_notes refused/cancelled]', `warn:${sentence}`],
     activeRun: null,
   })),
-  ...['max-steps', 'budget', 'loop', 'interrupted', 'denied', 'nothing-to-do'].map((reason) => ({
+  ...(['max-steps', 'budget', 'loop', 'interrupted', 'denied', 'nothing-to-do'] as const).map((reason) => ({
     name: `run.finished ${reason} without a sentence says something anyway`,
     events: [created, T.input, T.started, T.user, ev(4, 'run.finished', { reason }, 'r1')],
     want: ['user:check my notes', `warn:${REASON_FALLBACK[reason]}`],

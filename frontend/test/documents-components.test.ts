@@ -11,14 +11,15 @@ import SourceViewer from '../src/components/SourceViewer.svelte';
 import type { ChatStore } from '../src/lib/chat.svelte';
 import { foldAll } from '../src/lib/conversation';
 import { DOCUMENTS_CONTEXT, DocumentsStore } from '../src/lib/documents.svelte';
-import type { Citation, DocumentInfo, DocumentsState, IndexProgress, QEvent } from '../src/lib/protocol';
+import type { EventPayloads, EventTypeName, Citation, DocumentInfo, DocumentsState, IndexProgress, QEvent } from '../src/lib/protocol';
+import { event } from './events';
 import type { Transport } from '../src/lib/transport/transport';
 
 const ROOT = '/home/ann/papers';
 const GARDEN = ['# Garden', '', 'Tomatoes need sun.', '', '## Water', '', 'Water the basil every morning.', 'Never let the pots dry out.'].join('\n');
 
 function progress(over: Partial<IndexProgress> = {}): IndexProgress {
-  return { running: false, phase: 'idle', total: 0, done: 0, failed: 0, etaMs: 0, queued: 0, ...over };
+  return { running: false, phase: 'idle', total: 0, done: 0, failed: 0, refused: 0, etaMs: 0, queued: 0, ...over };
 }
 function doc(name: string, status: DocumentInfo['status'], reason = ''): DocumentInfo {
   return { path: `${ROOT}/${name}`, name: `papers/${name}`, root: ROOT, status, reason, chunks: 2, size: 10, updated: '2026-11-30T10:00:00Z' };
@@ -195,11 +196,11 @@ describe('citations to the source viewer', () => {
   });
 
   it('[1] in a reply is a link to the passage; a refused source shows the sentence, no text', async () => {
-    const ev = (seq: number, type: string, payload: unknown): QEvent => ({ session: 's', seq, type, time: '2026-11-30T10:00:00Z', runId: 'r', visibility: 'public', payload });
+    const ev = <T extends EventTypeName>(seq: number, type: T, payload: Partial<EventPayloads[T]>): QEvent => event('s', seq, type, payload, 'r');
     const conv = foldAll('s', [
       ev(0, 'session.created', { title: 'Docs' }),
       ev(1, 'run.started', {}),
-      ev(2, 'assistant.message', { content: '', toolCalls: [{ id: 'c1', name: 'search_docs', arguments: {} }] }),
+      ev(2, 'assistant.message', { content: '', toolCalls: [{ id: 'c1', name: 'search_docs', arguments: '{}' }] }),
       ev(3, 'tool.result', { callId: 'c1', status: 'success', content: '[1] …', data: { query: 'q', embedder: 'x', hits: [hit, { ...hit, n: 2, path: '/etc/passwd' }] } }),
       ev(4, 'assistant.message', { content: 'Water it every morning [1], not [2].' }),
       ev(5, 'run.finished', { reason: 'completed' }),

@@ -14,12 +14,13 @@ import {
 } from '../src/lib/documents';
 import { DocumentsStore, RELOAD_MS } from '../src/lib/documents.svelte';
 import { renderMarkdown } from '../src/lib/markdown';
-import type { Citation, DocumentInfo, DocumentsState, IndexProgress, QEvent } from '../src/lib/protocol';
+import type { EventPayloads, EventTypeName, Citation, DocumentInfo, DocumentsState, IndexProgress, QEvent } from '../src/lib/protocol';
+import { event } from './events';
 import { buildSnapshot } from '../src/lib/snapshot';
 import type { Transport } from '../src/lib/transport/transport';
 
 function progress(over: Partial<IndexProgress> = {}): IndexProgress {
-  return { running: false, phase: 'idle', total: 0, done: 0, failed: 0, etaMs: 0, queued: 0, ...over };
+  return { running: false, phase: 'idle', total: 0, done: 0, failed: 0, refused: 0, etaMs: 0, queued: 0, ...over };
 }
 
 function doc(name: string, status: DocumentInfo['status'], reason = ''): DocumentInfo {
@@ -150,19 +151,11 @@ describe('citation targets and source lines', () => {
 // A search_docs step, then an answer citing [1] and [3]; the citable numbers
 // are the hits of the search before the answer.
 function citedConversation(hits: unknown) {
-  const ev = (seq: number, type: string, payload: unknown): QEvent => ({
-    session: 's',
-    seq,
-    type,
-    time: '2026-11-30T10:00:00Z',
-    runId: 'r1',
-    visibility: 'public',
-    payload,
-  });
+  const ev = <T extends EventTypeName>(seq: number, type: T, payload: Partial<EventPayloads[T]>): QEvent => event('s', seq, type, payload, 'r1');
   return foldAll('s', [
     ev(0, 'session.created', { title: 'Docs' }),
     ev(1, 'run.started', {}),
-    ev(2, 'assistant.message', { content: '', toolCalls: [{ id: 'c1', name: 'search_docs', arguments: { query: 'budget' } }] }),
+    ev(2, 'assistant.message', { content: '', toolCalls: [{ id: 'c1', name: 'search_docs', arguments: '{"query":"budget"}' }] }),
     ev(3, 'tool.result', { callId: 'c1', status: 'success', content: '[1] …', data: { query: 'budget', embedder: 'x', hits } }),
     ev(4, 'assistant.message', { content: 'The budget is set [1]; see also [3] and [2].' }),
     ev(5, 'run.finished', { reason: 'completed' }),

@@ -54,7 +54,7 @@ describe('groupMemory', () => {
 
 /** An in-memory host that refuses what Quire refuses. */
 class FakeMemory implements MemoryHost {
-  list: MemoryList = { items: [item('a'), item('b', { status: 'pending' })], approval: false, learn: false };
+  list: MemoryList & { items: MemoryItem[] } = { items: [item('a'), item('b', { status: 'pending' })], approval: false, learn: false };
   memory = vi.fn(async () => structuredClone(this.list));
   editMemory = vi.fn(async (id: string, text: string) => {
     if (!text.trim()) throw new Error('The memory text is empty: write the fact or preference to remember.');
@@ -162,7 +162,7 @@ describe('memory in the window', () => {
       EditMemory: async () => Promise.reject('The memory text is empty: write the fact or preference to remember.'),
     };
     const t = new WailsTransport(app, undefined);
-    expect((await t.memory()).items.map((i) => i.id)).toEqual(['a']);
+    expect((await t.memory()).items?.map((i) => i.id)).toEqual(['a']);
     await t.forgetMemory('a');
     expect((await t.setMemorySettings({ approval: true })).learn).toBe(true);
     await expect(t.editMemory('a', '')).rejects.toThrow('The memory text is empty');

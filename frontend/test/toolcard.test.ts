@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fold, foldAll, emptyConversation, type CallState } from '../src/lib/conversation';
-import type { QEvent } from '../src/lib/protocol';
+import type { EventPayloads, EventTypeName, QEvent } from '../src/lib/protocol';
+import { event } from './events';
 import {
   chipOf,
   durationLabel,
@@ -199,15 +200,8 @@ describe('toolCard', () => {
   });
 
   it('gives the same cards for a live run (event by event) and its replayed log', () => {
-    const ev = (seq: number, type: string, payload: unknown, runId?: string): QEvent => ({
-      session: 's',
-      seq,
-      type,
-      time: '2026-11-30T10:00:00Z',
-      runId,
-      visibility: 'public',
-      payload,
-    });
+    const ev = <T extends EventTypeName>(seq: number, type: T, payload: Partial<EventPayloads[T]>, runId?: string): QEvent =>
+      event('s', seq, type, payload, runId);
     const log = [
       ev(0, 'session.created', { title: 't' }),
       ev(1, 'run.started', { model: 'm' }, 'r'),

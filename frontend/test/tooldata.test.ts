@@ -4,7 +4,8 @@
 // (the latest plan, the changes that stand undone), live and replayed alike.
 import { describe, expect, it } from 'vitest';
 import { emptyConversation, fold, foldAll, type CallState } from '../src/lib/conversation';
-import type { NoteChange, QEvent } from '../src/lib/protocol';
+import type { EventPayloads, EventTypeName, ToolResultStatus, NoteChange, QEvent } from '../src/lib/protocol';
+import { event } from './events';
 import {
   asChange,
   asPlan,
@@ -22,15 +23,8 @@ import {
 } from '../src/lib/toolcard';
 
 const call = (over: Partial<CallState> = {}): CallState => ({ id: 'c1', name: 'tool', arguments: '', phase: 'requested', ...over });
-const ev = (seq: number, type: string, payload: unknown, runId?: string): QEvent => ({
-  session: 's',
-  seq,
-  type,
-  time: '2026-11-30T10:00:00Z',
-  runId,
-  visibility: 'public',
-  payload,
-});
+const ev = <T extends EventTypeName>(seq: number, type: T, payload: Partial<EventPayloads[T]>, runId?: string): QEvent =>
+  event('s', seq, type, payload, runId);
 
 const PLAN = { items: [{ text: 'Read the inbox', done: true }, { text: 'Sort the notes', done: false }, { text: 'Link them', done: false }] };
 const MOVE: NoteChange = { id: 'chg_01', tool: 'move_note', kind: 'move', path: 'projects/a.md', from: 'inbox/a.md', before: null, after: null };
@@ -183,9 +177,9 @@ describe('cardDetail and toolCard', () => {
 });
 
 describe('from the conversation: the latest plan and the changes undone', () => {
-  const result = (seq: number, callId: string, name: string, data: unknown, status = 'success') =>
+  const result = (seq: number, callId: string, name: string, data: unknown, status: ToolResultStatus = 'success') =>
     ev(seq, 'tool.result', { callId, name, status, content: '…', data }, 'r');
-  const step = (seq: number, calls: { id: string; name: string; arguments?: unknown }[], runId = 'r') =>
+  const step = (seq: number, calls: { id: string; name: string; arguments?: string }[], runId = 'r') =>
     ev(seq, 'assistant.message', { content: '', toolCalls: calls.map((c) => ({ arguments: '{}', ...c })) }, runId);
 
   it('the latest plan is the last update_todos with one; a failed update keeps the one before', () => {

@@ -387,6 +387,14 @@ func KindOf(t Type) Kind { return specs[t].kind }
 // Projected reports whether events of type t become model messages.
 func Projected(t Type) bool { return specs[t].projected }
 
+// PayloadType is the Go type of the payload of events of type t, and false
+// when t is not registered. The frontend's TypeScript types are generated
+// from it (internal/tsgen), so the registry is the one source of both.
+func PayloadType(t Type) (reflect.Type, bool) {
+	sp, ok := specs[t]
+	return sp.payload, ok
+}
+
 // Types lists the registered types; with projected, only those that become
 // model messages. The order is unspecified.
 func Types(projected bool) []Type {

@@ -4,19 +4,18 @@
 // that open the source at the cited lines. Pure; tested in
 // test/citations.test.ts.
 import type { CallState, Conversation, Item } from './conversation';
-import type { Citation } from './protocol';
+import { isObjectOf, type Citation, type SearchDocsData } from './protocol';
 
 /** The tool whose results are citable. */
 export const SEARCH_DOCS = 'search_docs';
 
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
-
 /** A search_docs call's passages from its result's data, or null (not search_docs, not finished, not the shape). */
 export function searchDocsHits(call: CallState): Citation[] | null {
-  if (call.name !== SEARCH_DOCS || call.phase !== 'finished' || !isObject(call.data) || !Array.isArray(call.data.hits)) return null;
+  const data = call.data;
+  if (call.name !== SEARCH_DOCS || call.phase !== 'finished' || !isObjectOf<SearchDocsData>(data) || !Array.isArray(data.hits)) return null;
   const out: Citation[] = [];
-  for (const h of call.data.hits) {
-    if (!isObject(h) || typeof h.n !== 'number' || typeof h.path !== 'string' || !h.path) continue;
+  for (const h of data.hits) {
+    if (!isObjectOf<Citation>(h) || typeof h.n !== 'number' || typeof h.path !== 'string' || !h.path) continue;
     out.push({
       n: h.n,
       path: h.path,

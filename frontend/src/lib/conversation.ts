@@ -26,20 +26,7 @@
 // - `run.finished` closes the run: 'error' adds an error item with the
 //   sentence from Go, 'cancelled' marks the open item as stopped, the limits
 //   (max-steps, budget, loop, …) add a notice with their sentence.
-import type {
-  AssistantDeltaPayload,
-  AssistantMessagePayload,
-  HistoryReplacePayload,
-  Intent,
-  PermissionAnsweredPayload,
-  PermissionRequestedPayload,
-  QEvent,
-  RunFinishedPayload,
-  ToolCall,
-  ToolRefusedPayload,
-  ToolResultPayload,
-  Usage,
-} from './protocol';
+import type { FinishReason, Intent, QEvent, ToolCall, Usage } from './protocol';
 import { EventType } from './protocol';
 
 export type ItemKind = 'user' | 'assistant' | 'error' | 'notice' | 'permission' | 'compaction';
@@ -72,8 +59,16 @@ export interface PermissionAnswer {
   byDefault?: boolean;
 }
 
+/** A call as a card shows it: a call the model asked for, with its id ('' when it had none). */
+export interface AskedCall {
+  id: string;
+  name: string;
+  /** The model's JSON text. */
+  arguments: string;
+}
+
 export interface PermissionState {
-  calls: readonly ToolCall[];
+  calls: readonly AskedCall[];
   /** Unix nanoseconds of the default answer; 0 when none. */
   deadlineNs: number;
   /** Set when permission.answered came. */
@@ -174,7 +169,7 @@ export const STOPPED_NOTICE = 'Stopped.';
 export const FALLBACK_ERROR = 'Something went wrong while answering.';
 
 /** What a run stopped by a limit says when Go sent no sentence. */
-export const REASON_FALLBACK: Readonly<Record<string, string>> = {
+export const REASON_FALLBACK: Readonly<Partial<Record<FinishReason, string>>> = {
   denied: 'This request was not run.',
   'nothing-to-do': 'There was nothing to answer.',
   'max-steps': 'Stopped: this request took the most steps one request may take.',
@@ -184,7 +179,7 @@ export const REASON_FALLBACK: Readonly<Record<string, string>> = {
   interrupted: 'Quire stopped before this request finished.',
 };
 
-const INTENTS: ReadonlySet<string> = new Set(['follow_up', 'steer', 'inject']);
+const INTENTS: ReadonlySet<string> = new Set<Intent>(['follow_up', 'steer', 'inject']);
 
 export function emptyConversation(session: string): Conversation {
   return {
@@ -252,10 +247,10 @@ interface FoldState {
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** A tool call from the log, whatever shape it came in. */
-function toCall(c: unknown): ToolCall | null {
+/** A tool call from the log, whatever shape it came in (arguments as an object, say). */
+function toCall(c: unknown): AskedCall | null {
   if (!c || typeof c !== 'object') return null;
-  const o = c as Record<string, unknown>;
+  const o = c as Partial<Record<keyof ToolCall, unknown>>;
   const args = o.arguments;
   return {
     id: str(o.id),
@@ -264,9 +259,19 @@ function toCall(c: unknown): ToolCall | null {
   };
 }
 
-function toCalls(list: unknown): ToolCall[] {
+function toCalls(list: unknown): AskedCall[] {
   if (!Array.isArray(list)) return [];
-  return list.map(toCall).filter((c): c is ToolCall => c !== null);
+  return list.map(toCall).filter((c): c is AskedCall => c !== null);
+}
+
+/**
+ * The event with a payload the fold can read: one that is not an object (a
+ * damaged log) reads as an object with no fields. Fields Go always writes
+ * may still be missing in an old or damaged log, so the cases below read
+ * them through str() and num().
+ */
+function readable(e: QEvent): QEvent {
+  return e.payload && typeof e.payload === 'object' ? e : ({ ...e, payload: {} } as QEvent);
 }
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
@@ -274,23 +279,23 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' && Number
 /** The messages a replace of from..to stands for: the projected events in its range. */
 function originals(from: number, to: number, events: readonly QEvent[]): OriginalMessage[] {
   const out: OriginalMessage[] = [];
-  for (const e of events) {
-    if (e.seq < from || e.seq > to) continue;
-    const p = e.payload ?? {};
+  for (const raw of events) {
+    if (raw.seq < from || raw.seq > to) continue;
+    const e = readable(raw);
     switch (e.type) {
       case EventType.UserMessage:
-        out.push({ seq: e.seq, role: 'user', text: str(p.text) });
+        out.push({ seq: e.seq, role: 'user', text: str(e.payload.text) });
         break;
       case EventType.AssistantMessage: {
-        const calls = toCalls(p.toolCalls).map((c) => `${c.name} ${c.arguments}`.trim());
-        out.push({ seq: e.seq, role: 'assistant', text: str(p.content), name: calls.length ? calls.join(', ') : undefined });
+        const calls = toCalls(e.payload.toolCalls).map((c) => `${c.name} ${c.arguments}`.trim());
+        out.push({ seq: e.seq, role: 'assistant', text: str(e.payload.content), name: calls.length ? calls.join(', ') : undefined });
         break;
       }
       case EventType.ToolResult:
-        out.push({ seq: e.seq, role: 'tool', text: str(p.content), name: str(p.name) });
+        out.push({ seq: e.seq, role: 'tool', text: str(e.payload.content), name: str(e.payload.name) });
         break;
       case EventType.ToolRefused:
-        out.push({ seq: e.seq, role: 'tool', text: str(p.reason), name: str(p.name) });
+        out.push({ seq: e.seq, role: 'tool', text: str(e.payload.reason), name: str(e.payload.name) });
         break;
     }
   }
@@ -356,18 +361,19 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
     return -1;
   };
 
-  for (const e of events) {
+  for (const raw of events) {
+    const e = readable(raw);
     lastSeq = Math.max(lastSeq, e.seq);
-    const p = e.payload ?? {};
     const runId = e.runId ?? '';
 
     switch (e.type) {
       case EventType.SessionCreated:
       case EventType.SessionRenamed:
-        if (typeof p.title === 'string') title = p.title;
+        if (typeof e.payload.title === 'string') title = e.payload.title;
         break;
 
       case EventType.InputReceived: {
+        const p = e.payload;
         const inputId = str(p.inputId);
         if (pending.some((x) => x.inputId === inputId && inputId !== '')) break;
         const intent = INTENTS.has(p.intent) ? (p.intent as Intent) : 'follow_up';
@@ -376,12 +382,13 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
       }
 
       case EventType.UserMessage: {
+        const p = e.payload;
         const inputId = str(p.inputId);
         if (inputId) pending = pending.filter((x) => x.inputId !== inputId);
         // A run starts (and shows its placeholder) before the step that takes
         // up the user's words: keep the words above the reply they prompt.
         const user: Item = { key: e.seq, kind: 'user', text: String(p.text ?? ''), streaming: false };
-        if (INTENTS.has(p.intent) && p.intent !== 'follow_up') user.intent = p.intent as Intent;
+        if (p.intent && INTENTS.has(p.intent) && p.intent !== 'follow_up') user.intent = p.intent;
         const i = activeRun ? openItem(activeRun) : -1;
         if (i >= 0 && i === items.length - 1 && !items[i].text && !items[i].thinking) items.splice(i, 0, user);
         else items.push(user);
@@ -396,7 +403,7 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
         break;
 
       case EventType.AssistantDelta: {
-        const d = p as AssistantDeltaPayload;
+        const d = e.payload;
         let i = openItem(runId);
         if (i < 0) {
           items.push({ key: e.seq, kind: 'assistant', text: '', runId, streaming: true });
@@ -411,7 +418,7 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
       }
 
       case EventType.AssistantMessage: {
-        const m = p as AssistantMessagePayload;
+        const m = e.payload;
         const calls: CallState[] = toCalls(m.toolCalls).map((c) => ({ ...c, phase: 'requested' }));
         const final: Partial<Item> = {
           text: String(m.content ?? ''),
@@ -434,6 +441,7 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
       }
 
       case EventType.ToolStarted: {
+        const p = e.payload;
         const [i, j] = findCall(str(p.callId), str(p.name), runId, e.seq);
         const c = items[i].calls![j];
         if (c.phase === 'requested' || c.phase === 'asking') updateCall(i, j, { phase: 'running', name: c.name || str(p.name) });
@@ -441,7 +449,7 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
       }
 
       case EventType.ToolResult: {
-        const r = p as ToolResultPayload;
+        const r = e.payload;
         const [i, j] = findCall(str(r.callId), str(r.name), runId, e.seq);
         updateCall(i, j, {
           phase: 'finished',
@@ -456,7 +464,7 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
       }
 
       case EventType.ToolRefused: {
-        const r = p as ToolRefusedPayload;
+        const r = e.payload;
         const callId = str(r.callId);
         const [i, j] = findCall(callId, str(r.name), runId, e.seq);
         updateCall(i, j, {
@@ -472,7 +480,7 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
       }
 
       case EventType.PermissionRequested: {
-        const q = p as PermissionRequestedPayload;
+        const q = e.payload;
         const calls = toCalls(q.calls);
         const ids = calls.map((c) => c.id);
         for (let i = 0; i < items.length; i++) {
@@ -494,7 +502,7 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
       }
 
       case EventType.PermissionAnswered: {
-        const a = p as PermissionAnsweredPayload;
+        const a = e.payload;
         const ids = Array.isArray(a.callIds) ? a.callIds.map(String) : [];
         const k = openPermission(ids);
         if (k < 0) break;
@@ -512,8 +520,8 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
       }
 
       case EventType.RunFinished: {
-        const f = p as RunFinishedPayload;
-        const reason = String(f.reason ?? '');
+        const f = e.payload;
+        const reason = f.reason;
         const cancelled = reason === 'cancelled';
         const i = openItem(runId);
         let stopShown = false;
@@ -556,8 +564,9 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
           items.push({ key: e.seq, kind: 'notice', text: STOPPED_NOTICE, runId, streaming: false });
         } else if (reason === 'error') {
           items.push({ key: e.seq, kind: 'error', text: sentence || FALLBACK_ERROR, runId, streaming: false });
-        } else if (reason !== 'completed' && !cancelled && (sentence || REASON_FALLBACK[reason])) {
-          items.push({ key: e.seq, kind: 'notice', tone: 'warn', text: sentence || REASON_FALLBACK[reason], runId, streaming: false });
+        } else if (reason !== 'completed' && !cancelled) {
+          const text = sentence || REASON_FALLBACK[reason];
+          if (text) items.push({ key: e.seq, kind: 'notice', tone: 'warn', text, runId, streaming: false });
         }
         if (activeRun === runId) activeRun = null;
         lastFinishedSeq = e.seq;
@@ -565,7 +574,7 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
       }
 
       case EventType.HistoryReplace: {
-        const r = p as HistoryReplacePayload;
+        const r = e.payload;
         const from = num(r.from);
         const to = num(r.to);
         if (from === undefined || to === undefined) break;

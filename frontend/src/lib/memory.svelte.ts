@@ -57,7 +57,7 @@ export class MemoryStore {
   constructor(private readonly host: MemoryHost) {}
 
   private show(l: MemoryList) {
-    this.items = l.items;
+    this.items = l.items ?? []; // Go writes an empty list as null
     this.approval = l.approval;
     this.learn = l.learn;
   }

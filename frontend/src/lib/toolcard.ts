@@ -7,7 +7,7 @@
 // report_state "The assistant is unsure", a note tool's change one plain line
 // with Undo. The renderer only says what Undo would send; the component sends it.
 import type { CallState, Conversation, PermissionState } from './conversation';
-import type { ChangeKind, NoteChange, StateReport, TodoItem, TodoPlan, ToolCall } from './protocol';
+import { isObjectOf, type ChangeKind, type NoteChange, type StateReport, type TodoItem, type TodoPlan } from './protocol';
 
 /** The chip of a call card. */
 export type ChipKind = 'waiting' | 'asking' | 'running' | 'done' | 'partial' | 'failed' | 'denied' | 'cancelled' | 'unknown';
@@ -226,7 +226,6 @@ export const UNSURE_TITLE = 'The assistant is unsure';
 export const PLAN_TITLE = 'Plan';
 const CHANGE_KINDS: ReadonlySet<string> = new Set<ChangeKind>(['write', 'move', 'mkdir', 'rmdir']);
 
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** The arguments' JSON text as a value, or undefined. */
 function argsValue(text: string): unknown {
@@ -236,10 +235,10 @@ function argsValue(text: string): unknown {
 
 /** A plan from update_todos' data (or arguments), or null when it is not one. */
 export function asPlan(v: unknown): TodoPlan | null {
-  if (!isObject(v) || !Array.isArray(v.items)) return null;
+  if (!isObjectOf<TodoPlan>(v) || !Array.isArray(v.items)) return null;
   const items: TodoItem[] = [];
   for (const it of v.items) {
-    if (!isObject(it) || typeof it.text !== 'string' || !it.text.trim()) continue;
+    if (!isObjectOf<TodoItem>(it) || typeof it.text !== 'string' || !it.text.trim()) continue;
     items.push({ text: it.text, done: it.done === true });
   }
   return { items };
@@ -247,7 +246,7 @@ export function asPlan(v: unknown): TodoPlan | null {
 
 /** A report from report_state's data (or arguments), or null. */
 export function asReport(v: unknown): StateReport | null {
-  if (!isObject(v) || typeof v.state !== 'string' || !v.state.trim()) return null;
+  if (!isObjectOf<StateReport>(v) || typeof v.state !== 'string' || !v.state.trim()) return null;
   const r: StateReport = { state: v.state };
   if (typeof v.plan === 'string' && v.plan.trim()) r.plan = v.plan;
   if (typeof v.confusion === 'string' && v.confusion.trim()) r.confusion = v.confusion;
@@ -256,15 +255,18 @@ export function asReport(v: unknown): StateReport | null {
 
 /** A note tool's change from its result's data, or null (a read's data, a failure's). */
 export function asChange(v: unknown): NoteChange | null {
-  if (!isObject(v)) return null;
+  if (!isObjectOf<NoteChange>(v)) return null;
   const { id, tool, kind, path } = v;
   if (typeof id !== 'string' || !id || typeof path !== 'string' || !path || typeof kind !== 'string' || !CHANGE_KINDS.has(kind)) {
     return null;
   }
-  const c: NoteChange = { id, tool: typeof tool === 'string' ? tool : '', kind: kind as ChangeKind, path };
+  const text = (x: unknown): string | null | undefined => (x === null || typeof x === 'string' ? x : undefined);
+  const before = text(v.before);
+  const after = text(v.after);
+  // Go writes both for every change; a write without them says nothing a card could show.
+  if (kind === 'write' && (before === undefined || after === undefined)) return null;
+  const c: NoteChange = { id, tool: typeof tool === 'string' ? tool : '', kind: kind as ChangeKind, path, before: before ?? null, after: after ?? null };
   if (typeof v.from === 'string' && v.from) c.from = v.from;
-  if (v.before === null || typeof v.before === 'string') c.before = v.before;
-  if (v.after === null || typeof v.after === 'string') c.after = v.after;
   if (typeof v.undoes === 'string' && v.undoes) c.undoes = v.undoes;
   return c;
 }
@@ -336,8 +338,9 @@ export function changeOf(call: CallState): NoteChange | null {
 }
 
 export function checklist(plan: TodoPlan): ChecklistDetail {
-  const done = plan.items.filter((i) => i.done).length;
-  return { kind: 'checklist', title: PLAN_TITLE, items: plan.items, done, total: plan.items.length, progress: progressLabel(done, plan.items.length) };
+  const items = plan.items ?? [];
+  const done = items.filter((i) => i.done).length;
+  return { kind: 'checklist', title: PLAN_TITLE, items, done, total: items.length, progress: progressLabel(done, items.length) };
 }
 
 const REPORT_LABELS: [keyof StateReport, string][] = [
@@ -493,7 +496,7 @@ export function argFields(text: string, maxLines = PERMISSION_PREVIEW_LINES): Ar
 }
 
 export function permissionView(p: PermissionState): PermissionView {
-  const calls = p.calls.map((c: ToolCall) => ({
+  const calls = p.calls.map((c) => ({
     id: c.id,
     name: c.name || 'tool',
     summary: summarizeArgs(c.arguments),
