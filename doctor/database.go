@@ -12,8 +12,11 @@ const (
 	DatabaseNotCreated
 	// DatabaseDamaged: the file is not a database, or SQLite's check failed.
 	DatabaseDamaged
-	// DatabaseRefused: any other reason (a newer Quire wrote it, it needs
-	// an upgrade a reader may not make, it cannot be read).
+	// DatabaseNeedsUpgrade: an older Quire wrote it, and a command that
+	// only reads may not upgrade it.
+	DatabaseNeedsUpgrade
+	// DatabaseRefused: any other reason (a newer Quire wrote it, it cannot
+	// be read).
 	DatabaseRefused
 )
 
@@ -29,6 +32,10 @@ func Database(path string, problem DatabaseProblem, err error) Check {
 		c.OK = false
 		c.Detail = errText(err)
 		c.Remedy = "The file is damaged; Quire left it untouched. Move it aside (a backup may sit beside it) and Quire will start a new one."
+	case DatabaseNeedsUpgrade:
+		c.OK = false
+		c.Detail = errText(err)
+		c.Remedy = "Start Quire (the window, or `quire serve`) once: it upgrades the file and keeps a backup beside it."
 	case DatabaseRefused:
 		c.OK = false
 		c.Detail = errText(err)

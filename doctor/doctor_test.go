@@ -86,6 +86,7 @@ func TestDatabaseCheckSaysWhatToDo(t *testing.T) {
 		{DatabaseFine, nil, true, "/d/quire.db", ""},
 		{DatabaseNotCreated, nil, true, "not created yet", ""},
 		{DatabaseDamaged, errors.New("quire.db: the database file is damaged"), false, "damaged", "Move it aside (a backup may sit beside it)"},
+		{DatabaseNeedsUpgrade, errors.New("written by an older version"), false, "older version", "Start Quire"},
 		{DatabaseRefused, errors.New("written by a newer version"), false, "newer version", "update Quire"},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -128,5 +129,82 @@ func TestUnavailableDatabaseStillAnswers(t *testing.T) {
 	last := r.Checks[len(r.Checks)-1]
 	if last.Name != "Database" || last.OK || !strings.Contains(last.Remedy, "Move it aside") {
 		t.Fatalf("database check %+v", last)
+	}
+}
+
+// openReader assembles the parts over dataDir as `quire sessions` does.
+func openReader(t *testing.T, dataDir string) *Parts {
+	t.Helper()
+	cfg := config.Config{DataDir: dataDir, OllamaHost: "http://127.0.0.1:1", Model: "qwen3:4b", NumCtx: 4096}
+	p, err := Open(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+// TestReaderOfAnEmptyFolderMakesNothing: a reader over a data folder with
+// no database lists no conversation, finds no session, says the database
+// is not created yet, and creates no file.
+func TestReaderOfAnEmptyFolderMakesNothing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	p := openReader(t, dir)
+	if list, err := p.Kernel().Sessions(t.Context()); err != nil || len(list) != 0 {
+		t.Fatalf("sessions %v, %v", list, err)
+	}
+	if _, err := p.Kernel().Events(t.Context(), "s1", 0); !errors.Is(err, protocol.ErrNotFound) {
+		t.Fatalf("events of a session that cannot exist: %v", err)
+	}
+	if _, err := p.Index(); err == nil {
+		t.Fatal("an index was opened over no database")
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the reader made the data folder: %v", err)
+	}
+	checks := p.Doctor(t.Context()).Checks
+	if db := checks[len(checks)-1]; db.Name != "Database" || !db.OK || !strings.Contains(db.Detail, "not created yet") {
+		t.Fatalf("database check %+v", db)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "quire.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a database file appeared: %v", err)
+	}
+}
+
+// TestReaderRefusesEveryChange: commands, the notes folder and indexing are
+// refused by a reader, and the database keeps what it had.
+func TestReaderRefusesEveryChange(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	dir := t.TempDir()
+	owner := openOwner(t, dir, fake.URL())
+	if _, err := protocol.Run[protocol.Session](t.Context(), owner.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "kept"}); err != nil {
+		t.Fatal(err)
+	}
+	owner.Close()
+
+	p := openReader(t, dir)
+	if _, err := protocol.Run[protocol.Session](t.Context(), p.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "new"}); !errors.Is(err, protocol.ErrConflict) || !strings.Contains(err.Error(), "read-only") {
+		t.Fatalf("a command to a reader: %v", err)
+	}
+	if err := p.Settings().SetNotesDir(t.TempDir()); !errors.Is(err, errReadOnly) {
+		t.Fatalf("the notes folder from a reader: %v", err)
+	}
+	if saved, _ := config.ReadSettings(dir); saved.NotesDir != "" {
+		t.Fatalf("a reader saved the notes folder %q", saved.NotesDir)
+	}
+	idx, err := p.Index()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Index(t.Context(), []string{t.TempDir()}, func(protocol.IndexProgress) {}); err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Fatalf("a reader indexed: %v", err)
+	}
+	if p.Documents(t.Context()) != nil || p.Memory() != nil {
+		t.Fatal("a reader offers the documents or memory panel")
+	}
+	list, err := p.Kernel().Sessions(t.Context())
+	if err != nil || len(list) != 1 || list[0].Title != "kept" {
+		t.Fatalf("sessions %+v, %v", list, err)
 	}
 }

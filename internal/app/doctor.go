@@ -33,6 +33,8 @@ func databaseProblem(err error) doctor.DatabaseProblem {
 		return doctor.DatabaseNotCreated
 	case errors.Is(err, store.ErrCorrupt):
 		return doctor.DatabaseDamaged
+	case errors.Is(err, store.ErrOlderDatabase):
+		return doctor.DatabaseNeedsUpgrade
 	}
 	return doctor.DatabaseRefused
 }
