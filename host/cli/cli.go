@@ -32,7 +32,7 @@ type Parts interface {
 	// Request is the request of a session's nth model call, rebuilt from
 	// the log, as canonical JSON.
 	Request(ctx context.Context, session string, n int) (json.RawMessage, error)
-	Index() (host.Index, error)
+	Index(ctx context.Context) (host.Index, error)
 	Close()
 }
 

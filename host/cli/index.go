@@ -44,7 +44,7 @@ func withIndex(ctx context.Context, open func(context.Context) (Parts, error), e
 		return 1
 	}
 	defer p.Close()
-	idx, err := p.Index()
+	idx, err := p.Index(ctx)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "quire:", err)
 		return 1

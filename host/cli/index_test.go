@@ -24,7 +24,7 @@ func TestIndexAndSearchCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	idx, err := p.Index()
+	idx, err := p.Index(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"sync"
 	"sync/atomic"
 
 	"quire/config"
@@ -64,6 +65,8 @@ type Parts struct {
 	asker    atomic.Pointer[host.Asker]
 	notes    *notesTools
 	rag      *rag.Index
+	ragErr   error            // why rag is nil
+	ragMu    sync.Mutex       // a Reader opens rag on first use (Index)
 	library  *library.Library // started by a host that shows documents (Documents)
 	mem      *memory.Store    // nil when it could not be opened
 }
@@ -101,7 +104,7 @@ func Open(ctx context.Context, settings *config.Store, log *slog.Logger, mode Mo
 	p.rag, err = rag.Open(ctx, st.DB(), emb)
 	if err != nil {
 		log.Error("the document index could not be opened; search_docs is off", "err", err)
-		p.rag = nil
+		p.rag, p.ragErr = nil, err
 	}
 	rs := runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx, Layers: disabledLayer(cfg.DisabledTools)}
 	opts := []runtime.Option{
@@ -134,13 +137,8 @@ func (p *Parts) openReader(ctx context.Context) {
 	// sessions, returns events and rebuilds requests, and has no owner
 	// goroutine, model, tool or trigger that could append.
 	p.runtime = runtime.New(st, nil, runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx}, runtime.WithLogger(p.log))
-	p.rag, err = rag.Open(ctx, st.DB(), p.embedder(ctx, cfg.EmbedModel), rag.WithReadOnly())
-	if err != nil && !errors.Is(err, rag.ErrNoIndex) {
-		p.log.Warn("the document index could not be read", "err", err)
-	}
-	if err != nil {
-		p.rag = nil
-	}
+	// The document index is opened by the first Index call: only search
+	// needs it (and the embedder it needs asks Ollama).
 }
 
 // Mode is how the parts were opened.
@@ -157,6 +155,8 @@ func (p *Parts) Close() {
 	if p.library != nil {
 		p.library.Close()
 	}
+	p.ragMu.Lock()
+	defer p.ragMu.Unlock()
 	if p.rag != nil {
 		p.rag.Close()
 	}

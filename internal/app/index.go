@@ -3,24 +3,34 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"quire/host"
 	"quire/kernel/protocol"
+	"quire/kernel/store"
 	"quire/rag"
 	"quire/tools/searchdocs"
 )
 
-// errNoIndex: the document index could not be opened.
-var errNoIndex = errors.New("the document index is not available (see `quire doctor`)")
-
 // Index is the document index as `quire index` and `quire search` use it,
-// in protocol shapes, or errNoIndex when it is not open. In a Reader it
-// only searches and lists.
-func (p *Parts) Index() (host.Index, error) {
-	if p.rag == nil {
-		return nil, errNoIndex
+// in protocol shapes, or why it is not open. A Reader opens it here, the
+// first time, read-only: it only searches and lists.
+func (p *Parts) Index(ctx context.Context) (host.Index, error) {
+	p.ragMu.Lock()
+	defer p.ragMu.Unlock()
+	if p.rag == nil && p.ragErr == nil && p.mode == Reader && p.store != nil {
+		cfg := p.settings.Get()
+		p.rag, p.ragErr = rag.Open(ctx, p.store.DB(), p.embedder(ctx, cfg.EmbedModel), rag.WithReadOnly())
 	}
-	return documentIndex{p.rag}, nil
+	switch {
+	case p.rag != nil:
+		return documentIndex{p.rag}, nil
+	case errors.Is(p.ragErr, rag.ErrNoIndex), errors.Is(p.dbErr, store.ErrNoDatabase):
+		return nil, errors.New("no document has been indexed yet; `quire index PATH...` adds some")
+	case p.ragErr != nil:
+		return nil, fmt.Errorf("the document index is not available (see `quire doctor`): %w", p.ragErr)
+	}
+	return nil, fmt.Errorf("the document index is not available: Quire's database could not be opened: %w", p.dbErr)
 }
 
 // documentIndex adapts rag to the commands' shapes.

@@ -70,11 +70,27 @@ func (x *ChangeIndex) Change(ctx context.Context, id string) (Change, error) {
 	return Change{}, fail(ErrNotFound, "the change %q is no longer in the log (its conversation was deleted)", id)
 }
 
-// catchUp indexes the tool results appended since the last look.
+// catchUp indexes the tool results appended since the last look, and
+// forgets the conversations deleted since, so the index holds only what
+// the log holds.
 func (x *ChangeIndex) catchUp(ctx context.Context) error {
 	sessions, err := x.log.Sessions(ctx)
 	if err != nil {
 		return fmt.Errorf("reading the change log: %w", err)
+	}
+	live := make(map[string]bool, len(sessions))
+	for _, s := range sessions {
+		live[s.ID] = true
+	}
+	for id := range x.scanned {
+		if !live[id] {
+			delete(x.scanned, id)
+		}
+	}
+	for id, where := range x.at {
+		if !live[where.session] {
+			delete(x.at, id)
+		}
 	}
 	for _, s := range sessions {
 		from, seen := x.scanned[s.ID]

@@ -84,4 +84,15 @@ func TestChangeIndexReadsOnlyWhatIsNew(t *testing.T) {
 	if _, err := x.Change(t.Context(), "chg_old"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("a change of a deleted conversation: %v", err)
 	}
+	// The next catch-up forgets the deleted conversation altogether.
+	if _, err := x.Change(t.Context(), "chg_missing"); !errors.Is(err, ErrNotFound) {
+		t.Fatal(err)
+	}
+	x.mu.Lock()
+	_, scanned := x.scanned["old"]
+	indexed := len(x.at)
+	x.mu.Unlock()
+	if scanned || indexed != 2 {
+		t.Fatalf("after the delete the index keeps old: %v, %d changes (want busy's 2)", scanned, indexed)
+	}
 }
