@@ -1,3 +1,7 @@
+// app.go is the Wails host, and nothing else: the window's bound methods,
+// the runtime events it forwards, native dialogs and file drops. It speaks
+// kernel/protocol and the ports of package host, like every other host;
+// main.go and the composition root (internal/app) give it its parts.
 package main
 
 import (
@@ -6,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"strings"
@@ -18,17 +23,11 @@ import (
 
 	"quire/config"
 	"quire/doctor"
-	"quire/host/httpapi"
+	"quire/host"
 	"quire/host/probe"
+	"quire/internal/app"
 	"quire/kernel/protocol"
-	"quire/kernel/runtime"
 )
-
-// Settings are the user's choices a host may change.
-type Settings interface {
-	NotesDir() string
-	SetNotesDir(dir string) error
-}
 
 // Names of the runtime events the frontend listens to (docs/PROTOCOL.md).
 const (
@@ -41,7 +40,7 @@ const (
 // method is safe for concurrent use; App itself holds no conversation state.
 type App struct {
 	kernel    protocol.Kernel
-	diagnose  func(context.Context) doctor.Report
+	diagnose  host.Doctor
 	probePath string
 	log       *slog.Logger
 	// emit sends a runtime event to the frontend and dialog shows a native
@@ -51,8 +50,8 @@ type App struct {
 
 	greeted atomic.Bool // set by a successful Handshake
 
-	settings Settings
-	memory   httpapi.Memory // the memory panel's backend; nil: nothing to show
+	settings host.Settings
+	memory   host.Memory // the memory panel's backend; nil: nothing to show
 
 	// window is the context Wails gave at start-up; runtime calls need it,
 	// and permission questions may arrive from the runtime before it is set.
@@ -61,13 +60,13 @@ type App struct {
 
 	// docs is the documents panel (nil when the index is not open); onDrop
 	// registers the window's file-drop callback (app_docs.go).
-	docs   Documents
+	docs   host.Documents
 	onDrop func(ctx context.Context, cb func(x, y int, paths []string))
 }
 
 // newApp builds the host. Wails itself quits the window on SIGINT/SIGTERM,
 // after which runWindow's deferred Close ends runs with their reason.
-func newApp(k protocol.Kernel, diagnose func(context.Context) doctor.Report, probePath string, log *slog.Logger) *App {
+func newApp(k protocol.Kernel, diagnose host.Doctor, probePath string, log *slog.Logger) *App {
 	return &App{kernel: k, diagnose: diagnose, probePath: probePath, log: log, emit: wailsrt.EventsEmit, dialog: nativeQuestion}
 }
 
@@ -81,29 +80,29 @@ func nativeQuestion(ctx context.Context, title, message string) (bool, error) {
 	return strings.EqualFold(answer, "Yes"), err
 }
 
-// Ask is the runtime's Asker for the window: one native dialog for all the
-// calls of a step, naming each tool and what it would be given.
-func (a *App) Ask(ctx context.Context, q runtime.Question) (runtime.Answer, error) {
+// Ask is the window's host.Asker: one native dialog for all the calls of a
+// step, naming each tool and what it would be given.
+func (a *App) Ask(ctx context.Context, q protocol.Question) (protocol.Answer, error) {
 	window := a.window.Load()
 	if window == nil {
 		<-ctx.Done() // no window yet: the run's deadline answers
-		return runtime.Answer{}, context.Cause(ctx)
+		return protocol.Answer{}, context.Cause(ctx)
 	}
 	yes, err := a.dialog(*window, permissionTitle(q), permissionText(q))
 	if err != nil {
-		return runtime.Answer{}, err
+		return protocol.Answer{}, err
 	}
-	return runtime.Answer{Allowed: yes}, nil
+	return protocol.Answer{Allowed: yes}, nil
 }
 
-func permissionTitle(q runtime.Question) string {
+func permissionTitle(q protocol.Question) string {
 	if len(q.Calls) == 1 {
 		return "Allow Quire to run " + q.Calls[0].Name + "?"
 	}
 	return fmt.Sprintf("Allow Quire to run these %d actions?", len(q.Calls))
 }
 
-func permissionText(q runtime.Question) string {
+func permissionText(q protocol.Question) string {
 	var b strings.Builder
 	b.WriteString("The assistant wants to:\n")
 	for i, c := range q.Calls {
@@ -275,34 +274,36 @@ func (a *App) ReportView(snapshot map[string]any) error {
 	return probe.Write(a.probePath, b)
 }
 
-func runWindow(ctx context.Context, cfg config.Config, log *slog.Logger, stderr io.Writer) int {
-	s, err := openServices(ctx, cfg, log)
+// runWindow opens the parts as the data folder's owner and runs the
+// window until it is closed.
+func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slog.Logger, stderr io.Writer) int {
+	p, err := app.Open(ctx, settings, log, app.Owner)
 	if err != nil {
 		fmt.Fprintln(stderr, "quire:", err)
 		return 1
 	}
-	defer s.Close()
-	if s.DBErr != nil {
-		log.Error("the database could not be opened; the window will say so", "err", s.DBErr)
+	defer p.Close()
+	if err := p.DatabaseError(); err != nil {
+		log.Error("the database could not be opened; the window will say so", "err", err)
 	}
-	app := newApp(s.kernel(), s.doctor, os.Getenv("QUIRE_TEST_PROBE"), log)
-	app.settings = s
-	if lib := s.startLibrary(ctx, log); lib != nil {
-		app.attachDocuments(lib)
+	a := newApp(p.Kernel(), p.Doctor, os.Getenv("QUIRE_TEST_PROBE"), log)
+	a.settings = p.Settings()
+	if docs := p.Documents(ctx); docs != nil {
+		a.attachDocuments(docs)
 	}
-	app.memory = s.memoryPanel()
-	s.setAsker(app.Ask)
+	a.memory = p.Memory()
+	p.SetAsker(a.Ask)
 	err = wails.Run(&options.App{
 		Title:            "Quire",
 		Width:            1200,
 		Height:           800,
 		MinWidth:         760,
 		MinHeight:        520,
-		AssetServer:      &assetserver.Options{Assets: assets},
+		AssetServer:      &assetserver.Options{Assets: dist},
 		BackgroundColour: &options.RGBA{R: 250, G: 249, B: 246, A: 255},
-		OnStartup:        app.startup,
-		OnShutdown:       app.shutdown,
-		Bind:             []any{app},
+		OnStartup:        a.startup,
+		OnShutdown:       a.shutdown,
+		Bind:             []any{a},
 		// Dropped files reach OnFileDrop. DisableWebViewDrop stays false: on
 		// Linux it would remove the drop target and no drop would arrive
 		// (STACK.md); the page prevents WebKit's own handling instead.
@@ -340,4 +341,194 @@ func (a *App) ChooseNotesFolder() (string, error) {
 		return "", err
 	}
 	return dir, a.settings.SetNotesDir(dir)
+}
+
+// The documents panel: bound methods, indexing progress and file drops.
+
+// Runtime events of the documents panel (docs/PROTOCOL.md).
+const (
+	eventIndexing = "quire:indexing"   // protocol.IndexProgress, whenever it changes
+	eventDropFail = "quire:drop-error" // a sentence: a drop that could not be queued
+)
+
+// errNoDocuments: the index could not be opened (doctor says why).
+var errNoDocuments = errors.New("the document index is not available in this window; see the health checks")
+
+// attachDocuments gives the window its documents panel and makes files
+// dropped on the window go to it. onDrop registers the drop callback with
+// Wails (runtime.OnFileDrop); tests replace it.
+func (a *App) attachDocuments(d host.Documents) {
+	a.docs = d
+	a.onDrop = wailsrt.OnFileDrop
+}
+
+// startDocuments runs with the window: it forwards indexing progress and
+// takes file drops. Wails on Linux hands dropped files to OnFileDrop as
+// absolute paths (its GTK drag-data-received / drag-drop handlers); the
+// page stops WebKit from also opening the dropped file (STACK.md).
+func (a *App) startDocuments(ctx context.Context) {
+	if a.docs == nil {
+		return
+	}
+	go func() {
+		for p := range a.docs.Watch(ctx) {
+			a.emit(ctx, eventIndexing, p)
+		}
+	}()
+	if a.onDrop != nil {
+		a.onDrop(ctx, func(_, _ int, paths []string) { a.drop(ctx, paths) })
+	}
+}
+
+// drop queues dropped paths; a drop that cannot be queued is said in the page.
+func (a *App) drop(ctx context.Context, paths []string) {
+	if err := a.docs.Add(ctx, paths); err != nil {
+		a.log.Warn("a drop could not be indexed", "paths", paths, "err", err)
+		a.emit(ctx, eventDropFail, err.Error())
+	}
+}
+
+func (a *App) documents() (host.Documents, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	if a.docs == nil {
+		return nil, errNoDocuments
+	}
+	return a.docs, nil
+}
+
+// Documents is what the documents panel shows: every document with its
+// status, the active embedder and the indexing progress.
+func (a *App) Documents() (protocol.DocumentsState, error) {
+	d, err := a.documents()
+	if err != nil {
+		return protocol.DocumentsState{}, err
+	}
+	return d.State(a.callCtx())
+}
+
+// IndexPaths indexes files or folders by their absolute paths, in the
+// background (the same as dropping them on the window).
+func (a *App) IndexPaths(paths []string) error {
+	d, err := a.documents()
+	if err != nil {
+		return err
+	}
+	return d.Add(a.callCtx(), paths)
+}
+
+// CancelIndexing stops the running pass; what it finished stays indexed.
+func (a *App) CancelIndexing() error {
+	d, err := a.documents()
+	if err != nil {
+		return err
+	}
+	d.Cancel()
+	return nil
+}
+
+// RetryDocument indexes a failed document (or the failed ones of a folder) again.
+func (a *App) RetryDocument(path string) error {
+	d, err := a.documents()
+	if err != nil {
+		return err
+	}
+	return d.Retry(a.callCtx(), path)
+}
+
+// RemoveDocument takes a document or folder out of the index (not off the disk).
+func (a *App) RemoveDocument(path string) error {
+	d, err := a.documents()
+	if err != nil {
+		return err
+	}
+	return d.Remove(a.callCtx(), path)
+}
+
+// DocumentSource is the text of an indexed document for the viewer a
+// citation opens; any path that is not an indexed document is refused.
+func (a *App) DocumentSource(path string, page int) (protocol.DocumentSource, error) {
+	d, err := a.documents()
+	if err != nil {
+		return protocol.DocumentSource{}, err
+	}
+	return d.Source(a.callCtx(), path, page)
+}
+
+// The memory panel's bound methods (window.go.main.App): the same backend
+// and the same sentences as `quire serve`'s /api/memory.
+
+var errNoMemoryHere = errors.New("memory is not available in this window")
+
+// MemoryList is every remembered item and whether new long-term items
+// wait for approval.
+func (a *App) MemoryList() (protocol.MemoryList, error) {
+	if err := a.ready(); err != nil {
+		return protocol.MemoryList{}, err
+	}
+	if a.memory == nil {
+		return protocol.MemoryList{}, errNoMemoryHere
+	}
+	list, err := a.memory.MemoryList(a.callCtx())
+	if list.Items == nil {
+		list.Items = []protocol.MemoryItem{}
+	}
+	return list, err
+}
+
+// EditMemory replaces an item's text.
+func (a *App) EditMemory(id, text string) (protocol.MemoryItem, error) {
+	if err := a.ready(); err != nil {
+		return protocol.MemoryItem{}, err
+	}
+	if a.memory == nil {
+		return protocol.MemoryItem{}, errNoMemoryHere
+	}
+	return a.memory.EditMemory(a.callCtx(), id, text)
+}
+
+// ForgetMemory forgets an item; the events that made it stay in the log.
+func (a *App) ForgetMemory(id string) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	if a.memory == nil {
+		return errNoMemoryHere
+	}
+	return a.memory.ForgetMemory(a.callCtx(), id)
+}
+
+// ReviewMemory approves (keeps) or rejects a pending item.
+func (a *App) ReviewMemory(id string, approve bool) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	if a.memory == nil {
+		return errNoMemoryHere
+	}
+	return a.memory.ReviewMemory(a.callCtx(), id, approve)
+}
+
+// SetMemoryApproval turns approval of new long-term items on or off.
+func (a *App) SetMemoryApproval(on bool) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	if a.memory == nil {
+		return errNoMemoryHere
+	}
+	return a.memory.SetMemoryApproval(a.callCtx(), on)
+}
+
+// SetMemoryLearning turns on or off asking the model, after each run, for
+// facts and preferences worth keeping.
+func (a *App) SetMemoryLearning(on bool) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	if a.memory == nil {
+		return errNoMemoryHere
+	}
+	return a.memory.SetMemoryLearning(a.callCtx(), on)
 }

@@ -6,19 +6,23 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
+	"quire/config"
 	"quire/doctor"
+	"quire/host/httpapi"
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/protocol"
-	"quire/kernel/runtime"
-	"quire/kernel/tool"
+	"quire/library"
 )
 
 type emitted struct {
@@ -129,32 +133,6 @@ func TestReportViewWritesProbeOnlyWhenAsked(t *testing.T) {
 	}
 }
 
-func TestUnavailableDatabaseStillAnswers(t *testing.T) {
-	dir := t.TempDir()
-	dbPath := filepath.Join(dir, "quire.db")
-	if err := os.WriteFile(dbPath, []byte(strings.Repeat("garbage!", 2000)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	fake := ollamatest.New(t)
-	fake.AddModel(ollamatest.DefaultModel())
-	s, err := openServices(t.Context(), configFor(dir, fake.URL()), slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.kernel().Sessions(t.Context()); err == nil || !strings.Contains(err.Error(), "damaged") {
-		t.Fatalf("sessions on a damaged database: %v", err)
-	}
-	r := s.doctor(t.Context())
-	if r.OK {
-		t.Fatal("doctor passed with a damaged database")
-	}
-	last := r.Checks[len(r.Checks)-1]
-	if last.Name != "Database" || last.OK || !strings.Contains(last.Remedy, "Move it aside") {
-		t.Fatalf("database check %+v", last)
-	}
-}
-
 func TestPermissionDialogAsksOnceForAllCalls(t *testing.T) {
 	a, _, _ := newTestApp(t, "")
 	var asked []string
@@ -162,7 +140,7 @@ func TestPermissionDialogAsksOnceForAllCalls(t *testing.T) {
 		asked = append(asked, title+"\n"+message)
 		return true, nil
 	}
-	q := runtime.Question{Calls: []tool.Call{
+	q := protocol.Question{Calls: []protocol.QuestionCall{
 		{ID: "1", Name: "move_note", Arguments: []byte(`{"from":"a.md","to":"100% done/a.md"}`)},
 		{ID: "2", Name: "create_note", Arguments: []byte(`{"path":"b.md"}`)},
 	}}
@@ -188,5 +166,228 @@ func TestPermissionDialogAsksOnceForAllCalls(t *testing.T) {
 	a.dialog = func(context.Context, string, string) (bool, error) { return false, nil }
 	if ans, _ := a.Ask(t.Context(), q); ans.Allowed {
 		t.Fatal("No was read as yes")
+	}
+}
+
+// newDocsApp is the test App with a real documents library (rag over a
+// real SQLite file) and the window's drop registration captured, so the
+// test can drop paths the way Wails' OnFileDrop callback does.
+func newDocsApp(t *testing.T) (*App, func(paths ...string), func() []emitted) {
+	t.Helper()
+	a, _, got := newTestApp(t, "")
+	// The composition root's own documents panel (no Ollama: the offline embedder).
+	p := openOwner(t, t.TempDir(), "http://127.0.0.1:1")
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() { p.Close(); cancel() })
+	lib := p.Documents(ctx)
+	if lib == nil {
+		t.Fatal("the documents panel did not open")
+	}
+	a.attachDocuments(lib)
+	var dropped func(x, y int, paths []string)
+	a.onDrop = func(_ context.Context, cb func(x, y int, paths []string)) { dropped = cb }
+	wctx, stop := context.WithCancel(t.Context())
+	t.Cleanup(stop)
+	a.startup(wctx)
+	if dropped == nil {
+		t.Fatal("startup did not register a file-drop callback")
+	}
+	return a, func(paths ...string) { dropped(10, 20, paths) }, got
+}
+
+// lastIndexing waits for an emitted quire:indexing event that ok accepts.
+func lastIndexing(t *testing.T, got func() []emitted, ok func(protocol.IndexProgress) bool) protocol.IndexProgress {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		evs := got()
+		for i := len(evs) - 1; i >= 0; i-- {
+			if evs[i].name == eventIndexing {
+				if p := evs[i].data[0].(protocol.IndexProgress); ok(p) {
+					return p
+				}
+				break
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no indexing event accepted; emitted %+v", got())
+	return protocol.IndexProgress{}
+}
+
+func TestDroppedFolderIsIndexedWithProgressInTheWindow(t *testing.T) {
+	a, drop, got := newDocsApp(t)
+	if _, err := a.Documents(); !errors.Is(err, errNoHandshake) {
+		t.Fatalf("Documents before the handshake: %v", err)
+	}
+	if _, err := a.Handshake(protocol.Version); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "papers")
+	testkit.WriteOld(t, filepath.Join(dir, "garden.md"), "# Garden\n\nTomatoes need sun.\n")
+	testkit.WriteOld(t, filepath.Join(dir, "photo.txt"), "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00")
+	drop(dir)
+	final := lastIndexing(t, got, func(p protocol.IndexProgress) bool { return !p.Running && p.Phase == protocol.PhaseDone })
+	if final.Total != 2 || final.Done != 2 || final.Failed != 1 {
+		t.Fatalf("final progress %+v", final)
+	}
+	sawRunning := false
+	for _, e := range got() {
+		if e.name == eventIndexing && e.data[0].(protocol.IndexProgress).Running {
+			sawRunning = true
+		}
+	}
+	if !sawRunning {
+		t.Error("no progress was sent while indexing")
+	}
+	st, err := a.Documents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, d := range st.Documents {
+		reasons[filepath.Base(d.Path)] = d.Status + ": " + d.Reason
+	}
+	if !strings.HasPrefix(reasons["garden.md"], "done") || !strings.HasPrefix(reasons["photo.txt"], "failed") || !strings.Contains(reasons["photo.txt"], "binary") {
+		t.Fatalf("documents after the drop: %v", reasons)
+	}
+	src, err := a.DocumentSource(filepath.Join(dir, "garden.md"), 0)
+	if err != nil || !strings.Contains(src.Text, "Tomatoes") {
+		t.Fatalf("DocumentSource: %+v %v", src, err)
+	}
+}
+
+func TestWindowRefusesWhatIsNotAnIndexedDocument(t *testing.T) {
+	a, drop, got := newDocsApp(t)
+	if _, err := a.Handshake(protocol.Version); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(t.TempDir(), "secret.md")
+	testkit.WriteOld(t, secret, "# Secret\n")
+	for _, c := range []struct {
+		name string
+		call func() error
+		want error
+	}{
+		{"source of a file never indexed", func() error { _, err := a.DocumentSource(secret, 0); return err }, library.ErrUnknownDocument},
+		{"source of a system file", func() error { _, err := a.DocumentSource("/etc/passwd", 0); return err }, library.ErrUnknownDocument},
+		{"source by a relative path", func() error { _, err := a.DocumentSource("secret.md", 0); return err }, library.ErrRelativePath},
+		{"retry of an unknown document", func() error { return a.RetryDocument(secret) }, library.ErrUnknownDocument},
+		{"remove of an unknown document", func() error { return a.RemoveDocument(secret) }, library.ErrUnknownDocument},
+		{"index a missing path", func() error { return a.IndexPaths([]string{secret + ".gone"}) }, library.ErrMissing},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := c.call(); !errors.Is(err, c.want) {
+				t.Fatalf("got %v, want %v", err, c.want)
+			}
+		})
+	}
+	drop(filepath.Join(t.TempDir(), "vanished"))
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var said string
+		for _, e := range got() {
+			if e.name == eventDropFail {
+				said = e.data[0].(string)
+			}
+		}
+		if strings.Contains(said, "no such file or folder") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a drop that cannot be indexed is not said in the page; emitted %+v", got())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestMemoryPanelThroughHTTPAndTheWindow drives the memory panel's backend
+// as both hosts do — `quire serve`'s /api/memory and the window's bound
+// methods — over the real services: an item the model remembered is listed,
+// edited, approved and forgotten, bad input gets its sentence, and the
+// settings are saved for the next start.
+func TestMemoryPanelThroughHTTPAndTheWindow(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "c1", Name: "remember", Arguments: []byte(`{"kind":"preference","text":"Tags are lower-case."}`)}}},
+		ollamatest.Turn{Content: []string{"Noted."}})
+	dir := t.TempDir()
+	s := openOwner(t, dir, fake.URL())
+	defer s.Close()
+	sess, _ := protocol.Run[protocol.Session](t.Context(), s.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "m"})
+	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "I like lower-case tags"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFinishedRuns(t, s.Kernel(), sess.ID, 1)
+
+	srv := httptest.NewServer(httpapi.New(httpapi.Backend{Kernel: s.Kernel(), Memory: s.Memory()}, fstest.MapFS{}, slog.New(slog.DiscardHandler)))
+	defer srv.Close()
+	call := func(method, path, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), method, srv.URL+path, strings.NewReader(body))
+		req.Header.Set(httpapi.ProtocolHeader, protocol.Version)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	code, body := call("GET", "/api/memory", "")
+	var list protocol.MemoryList
+	if err := json.Unmarshal([]byte(body), &list); code != 200 || err != nil || len(list.Items) != 1 {
+		t.Fatalf("GET /api/memory: %d %s", code, body)
+	}
+	it := list.Items[0]
+	if it.Text != "Tags are lower-case." || it.Session != sess.ID || it.Kind != "preference" {
+		t.Fatalf("item %+v", it)
+	}
+	for _, c := range []struct {
+		method, path, body string
+		code               int
+		says               string
+	}{
+		{"PATCH", "/api/memory/" + it.ID, `{"text":"Tags are lower-case and singular."}`, 200, "singular"},
+		{"PATCH", "/api/memory/" + it.ID, `{"text":"   "}`, 400, "empty"},
+		{"PATCH", "/api/memory/" + it.ID, `{"text":"` + strings.Repeat("x", 501) + `"}`, 400, "501 characters"},
+		{"PATCH", "/api/memory/" + it.ID, `{"txt":"typo"}`, 400, "the new text"},
+		{"PATCH", "/api/memory/nope", `{"text":"x"}`, 404, "nope"},
+		{"DELETE", "/api/memory/nope", "", 404, "nope"},
+		{"POST", "/api/memory/" + it.ID + "/review", `{"approve":true}`, 409, "already kept"},
+		{"PUT", "/api/memory/settings", `{}`, 400, "approval"},
+		{"PUT", "/api/memory/settings", `{"approval":true,"learn":true}`, 200, `"approval":true`},
+	} {
+		code, body := call(c.method, c.path, c.body)
+		if code != c.code || !strings.Contains(body, c.says) {
+			t.Errorf("%s %s %s: %d %s; want %d saying %q", c.method, c.path, c.body, code, body, c.code, c.says)
+		}
+	}
+	saved, err := config.ReadSettings(dir)
+	if err != nil || !saved.MemoryApproval || !saved.MemoryLearn {
+		t.Errorf("settings not saved: %+v %v", saved, err)
+	}
+
+	// The window's bound methods reach the same backend.
+	a := newApp(s.Kernel(), s.Doctor, "", slog.New(slog.DiscardHandler))
+	a.memory = s.Memory()
+	if _, err := a.MemoryList(); err == nil {
+		t.Error("MemoryList answered before the handshake")
+	}
+	if _, err := a.Handshake(protocol.Version); err != nil {
+		t.Fatal(err)
+	}
+	got, err := a.MemoryList()
+	if err != nil || len(got.Items) != 1 || got.Items[0].Text != "Tags are lower-case and singular." || !got.Approval {
+		t.Fatalf("MemoryList = %+v, %v", got, err)
+	}
+	if err := a.ForgetMemory(it.ID); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := call("GET", "/api/memory", ""); code != 200 || strings.Contains(body, it.ID) {
+		t.Errorf("after forget: %d %s", code, body)
+	}
+	if err := a.ForgetMemory(it.ID); err == nil || !strings.Contains(err.Error(), it.ID) {
+		t.Errorf("forgetting twice: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,7 +48,46 @@ func isStd(path string) bool {
 
 // composes reports whether a package picks concrete parts: the composition
 // root, and the test kit that assembles the same kernel for tests.
-func composes(pkg string) bool { return pkg == "quire" || under(pkg, "quire/internal/testkit") }
+func composes(pkg string) bool {
+	return under(pkg, "quire/internal/app") || under(pkg, "quire/internal/testkit")
+}
+
+// isHost reports whether a package is a host: the window (package main,
+// main.go + app.go), and every room under host/ (the ports of package
+// host, httpapi, cli, probe).
+func isHost(pkg string) bool { return pkg == "quire" || under(pkg, "quire/host") }
+
+// standsOn is what a package may reach other parts through without being
+// held to their dependencies: main hands the composition root's parts to
+// the hosts, and `quire eval` plays scenarios through eval, which is
+// checked on its own.
+var standsOn = map[string][]string{
+	"quire":          {"quire/internal/app"},
+	"quire/host/cli": {"quire/eval"},
+}
+
+// seen is the dependencies a package answers for: its own imports and
+// what they depend on, except what it reaches only through a package it
+// stands on (and, for an import that stands on one, what that import
+// answers for).
+func seen(pkg string, pkgs map[string]listedPackage) []string {
+	p := pkgs[pkg]
+	skip, ok := standsOn[pkg]
+	if !ok {
+		return p.Deps
+	}
+	set := map[string]bool{}
+	for _, imp := range p.Imports {
+		if slices.Contains(skip, imp) {
+			continue
+		}
+		set[imp] = true
+		for _, d := range seen(imp, pkgs) {
+			set[d] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
 
 const (
 	wailsModule  = "github.com/wailsapp/wails"
@@ -108,15 +148,20 @@ func TestLayering(t *testing.T) {
 				return under(d, "quire/kernel/store") || under(d, "quire/kernel/runtime") || under(d, "quire/kernel/core") ||
 					under(d, "quire/host") || under(d, "quire/tools") || under(d, wailsModule)
 			}},
-		{"hosts speak the protocol, not the store, the core or the adapter",
-			func(p string) bool { return under(p, "quire/host") },
+		{"hosts (the window included) speak the protocol, not the store, the runtime, the core or a provider",
+			isHost,
 			func(d string) bool {
-				return under(d, "quire/kernel/store") || under(d, "quire/kernel/provider") || under(d, "quire/kernel/core") ||
-					under(d, sqliteModule) || under(d, ollamaModule)
+				return under(d, "quire/kernel/store") || under(d, "quire/kernel/runtime") || under(d, "quire/kernel/provider") ||
+					under(d, "quire/kernel/core") || under(d, sqliteModule) || under(d, ollamaModule)
 			}},
-		{"hosts reach documents through their own interface, not rag or the library",
-			func(p string) bool { return under(p, "quire/host") },
-			func(d string) bool { return under(d, "quire/rag") || under(d, "quire/library") }},
+		{"hosts reach documents, memory and tools through the ports of package host, never the parts",
+			isHost,
+			func(d string) bool {
+				return under(d, "quire/rag") || under(d, "quire/library") || under(d, "quire/memory") || under(d, "quire/tools")
+			}},
+		{"only main stands on the composition root: no other package imports it",
+			func(p string) bool { return p != "quire" && !under(p, "quire/internal/app") },
+			func(d string) bool { return under(d, "quire/internal/app") }},
 		{"the library never depends on Wails, hosts or the kernel runtime",
 			func(p string) bool { return under(p, "quire/library") },
 			func(d string) bool {
@@ -124,19 +169,44 @@ func TestLayering(t *testing.T) {
 			}},
 	}
 	pkgs := listPackages(t)
+	byPath := map[string]listedPackage{}
+	for _, p := range pkgs {
+		byPath[p.ImportPath] = p
+	}
 	for _, r := range rules {
 		t.Run(r.name, func(t *testing.T) {
 			for _, p := range pkgs {
 				if !r.applies(p.ImportPath) {
 					continue
 				}
-				for _, d := range p.Deps {
+				for _, d := range seen(p.ImportPath, byPath) {
 					if r.forbidden(d) {
 						t.Errorf("%s depends on %s", p.ImportPath, d)
 					}
 				}
 			}
 		})
+	}
+	// The host rules see every host, the window first.
+	for _, h := range []string{"quire", "quire/host", "quire/host/cli", "quire/host/httpapi"} {
+		if _, ok := byPath[h]; !ok || !isHost(h) {
+			t.Errorf("%s is not in the graph as a host", h)
+		}
+	}
+}
+
+// TestMainIsOnlyTheWindowAndTheDispatch keeps package main to main.go (the
+// dispatch) and app.go (the Wails host), and their tests.
+func TestMainIsOnlyTheWindowAndTheDispatch(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := []string{"main.go", "app.go", "main_test.go", "app_test.go", "arch_test.go"}
+	for _, f := range files {
+		if !slices.Contains(allowed, f) {
+			t.Errorf("%s is in package main; its code belongs in the composition root (internal/app), a host or a domain package", f)
+		}
 	}
 }
 
@@ -180,8 +250,10 @@ func TestCoreIsPure(t *testing.T) {
 // in the graph where they are allowed, so a rule cannot pass by matching nothing.
 func TestLayeringRulesSeeTheRealGraph(t *testing.T) {
 	deps := map[string][]string{}
+	pkgs := map[string]listedPackage{}
 	for _, p := range listPackages(t) {
 		deps[p.ImportPath] = p.Deps
+		pkgs[p.ImportPath] = p
 	}
 	has := func(pkg, dep string) bool {
 		for _, d := range deps[pkg] {
@@ -191,6 +263,15 @@ func TestLayeringRulesSeeTheRealGraph(t *testing.T) {
 		}
 		return false
 	}
+	// What a host answers for is not empty: the window reaches Wails and
+	// the protocol itself, and stands on the root for the rest.
+	for _, c := range []struct{ pkg, dep string }{
+		{"quire", wailsModule}, {"quire", "quire/kernel/protocol"}, {"quire/host/cli", "quire/kernel/protocol"},
+	} {
+		if !slices.ContainsFunc(seen(c.pkg, pkgs), func(d string) bool { return under(d, c.dep) }) {
+			t.Errorf("%s does not reach %s itself: the host rules would pass vacuously", c.pkg, c.dep)
+		}
+	}
 	for _, c := range []struct{ pkg, dep string }{
 		{"quire/kernel/store", sqliteModule},
 		{"quire/kernel/provider/ollama", ollamaModule},
@@ -199,7 +280,12 @@ func TestLayeringRulesSeeTheRealGraph(t *testing.T) {
 		{"quire/kernel/runtime", "quire/kernel/compact"},
 		{"quire/eval", ollamaModule},
 		{"quire/eval", "quire/internal/ollamatest"},
-		{"quire", "quire/memory"},
+		{"quire", "quire/internal/app"},
+		{"quire", "quire/kernel/store"}, // through the root: the window stands on it
+		{"quire/internal/app", "quire/memory"},
+		{"quire/internal/app", sqliteModule},
+		{"quire/host/cli", "quire/eval"},
+		{"quire/host/cli", ollamaModule}, // through eval only
 		{"quire/memory", "quire/kernel/event"},
 	} {
 		if !has(c.pkg, c.dep) {

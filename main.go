@@ -1,6 +1,7 @@
-// Command quire is the composition root: it reads the configuration, picks
-// the concrete parts (SQLite store, Ollama adapter, runtime) and starts a
-// host — the desktop window by default, or a subcommand.
+// Command quire reads its flags and hands off: no command opens the window
+// (app.go), `serve` the HTTP host (host/httpapi), every other command the
+// terminal host (host/cli). The parts come from the composition root
+// (internal/app); this package picks none itself.
 package main
 
 import (
@@ -14,15 +15,22 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"quire/config"
+	"quire/host/cli"
 	"quire/host/httpapi"
+	"quire/internal/app"
 )
 
 //go:embed all:frontend/dist
 var assets embed.FS
+
+// scenarios is the eval set shipped in the binary, so `quire eval` works
+// from any folder; -dir reads another folder instead.
+//
+//go:embed evals/*.yaml
+var scenarios embed.FS
 
 const usage = `Quire — a local-first assistant for your notes.
 
@@ -41,11 +49,14 @@ Usage:
   quire eval [-filter X] [-json] [-real] [-dir DIR]
                            run the eval set (scripted; -real: against -model on Ollama)
 
-Flags (every command):
+doctor, sessions, replay and search only read: they never write to the database.
+
+Flags (every command, before or after its name):
   -data-dir DIR      data directory (env QUIRE_DATA_DIR)
   -ollama-host URL   Ollama's address (env OLLAMA_HOST)
   -model NAME        chat model (env QUIRE_MODEL)
   -num-ctx N         context length (env QUIRE_NUM_CTX)
+  -notes-dir DIR     the notes folder (env QUIRE_NOTES_DIR)
 `
 
 func main() {
@@ -53,135 +64,121 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	cmd := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cmd, args = args[0], args[1:]
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	cmd, args := commandWord(args)
 	fset := flag.NewFlagSet("quire "+cmd, flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	fset.Usage = func() { fmt.Fprint(stderr, usage) }
+	flags := config.Register(fset)
 	addr := ""
-	var replay replayOptions
-	searchN, searchJSON := 8, false
-	var evalOpts evalOptions
-	switch cmd {
-	case "eval":
-		evalOpts.register(fset)
-	case "serve":
-		fset.StringVar(&addr, "addr", "127.0.0.1:8765", "address to listen on (loopback only)")
-	case "search":
-		fset.IntVar(&searchN, "n", 8, "how many hits")
-		fset.BoolVar(&searchJSON, "json", false, "print JSON")
-	case "replay":
-		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-			replay.session, args = args[0], args[1:]
-		}
-		fset.Int64Var(&replay.from, "from", 0, "first seq to print")
-		fset.BoolVar(&replay.json, "json", false, "print one JSON event per line")
-		fset.BoolVar(&replay.audience.Internal, "internal", true, "include internal events")
-		fset.BoolVar(&replay.audience.Sensitive, "sensitive", false, "include sensitive events")
-		fset.IntVar(&replay.request, "request", 0, "print the exact request sent to the model at this model call (1 = the first) instead of the log")
-	}
-	cfg, err := config.Load(fset, args, os.LookupEnv)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "quire:", err)
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
+	var command *cli.Command
 	switch cmd {
 	case "", "window":
-		return runWindow(ctx, cfg, log, stderr)
-	case "doctor":
-		return runDoctor(ctx, cfg, log, stdout)
-	case "serve":
-		return runServe(ctx, cfg, addr, log, stdout, stderr)
-	case "sessions":
-		return runSessions(ctx, cfg, log, stdout, stderr)
-	case "replay":
-		return runReplay(ctx, cfg, replay, log, stdout, stderr)
-	case "index", "search":
-		s, err := openServices(ctx, cfg, log)
-		if err != nil {
-			fmt.Fprintln(stderr, "quire:", err)
-			return 1
-		}
-		defer s.Close()
-		if s.rag == nil {
-			fmt.Fprintln(stderr, "quire: the document index is not available (see `quire doctor`)")
-			return 1
-		}
-		if cmd == "index" {
-			return runIndex(ctx, s.rag, fset.Args(), stdout, stderr)
-		}
-		return runSearch(ctx, s.rag, strings.Join(fset.Args(), " "), searchN, searchJSON, stdout, stderr)
-	case "eval":
-		return runEval(ctx, cfg, evalOpts, quietLog(stderr), stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0
+	case "serve":
+		fset.StringVar(&addr, "addr", "127.0.0.1:8765", "address to listen on (loopback only)")
 	default:
-		fmt.Fprintf(stderr, "quire: unknown command %q\n\n%s", cmd, usage)
+		if command = cli.Lookup(cmd, fset); command == nil {
+			fmt.Fprintf(stderr, "quire: unknown command %q\n\n%s", cmd, usage)
+			return 2
+		}
+	}
+	positional, err := parseAnywhere(fset, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err == nil && command == nil && len(positional) > 0 {
+		err = fmt.Errorf("%q takes no arguments; see `quire help`", positional[0])
+	}
+	var cfg config.Config
+	if err == nil {
+		cfg, err = flags.Resolve(os.LookupEnv)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "quire:", err)
 		return 2
 	}
-}
-
-func runDoctor(ctx context.Context, cfg config.Config, log *slog.Logger, stdout io.Writer) int {
-	s, err := openServices(ctx, cfg, log)
-	if err != nil {
-		fmt.Fprintln(stdout, "FAIL", err)
-		return 1
-	}
-	defer s.Close()
-	report := s.doctor(ctx)
-	for _, line := range report.Lines() {
-		fmt.Fprintln(stdout, line)
-	}
-	if !report.OK {
-		return 1
-	}
-	return 0
-}
-
-func runSessions(ctx context.Context, cfg config.Config, log *slog.Logger, stdout, stderr io.Writer) int {
-	s, err := openServices(ctx, cfg, log)
-	if err != nil {
-		fmt.Fprintln(stderr, "quire:", err)
-		return 1
-	}
-	defer s.Close()
-	list, err := s.kernel().Sessions(ctx)
-	if err != nil {
-		fmt.Fprintln(stderr, "quire:", err)
-		return 1
-	}
-	for _, x := range list {
-		fmt.Fprintf(stdout, "%s\t%s\t%d events\t%s\n", x.ID, x.UpdatedAt.Local().Format("2006-01-02 15:04"), x.LastSeq+1, x.Title)
-	}
-	return 0
-}
-
-func runServe(ctx context.Context, cfg config.Config, addr string, log *slog.Logger, stdout, stderr io.Writer) int {
-	s, err := openServices(ctx, cfg, log)
-	if err != nil {
-		fmt.Fprintln(stderr, "quire:", err)
-		return 1
-	}
-	defer s.Close()
+	settings := config.NewStore(cfg)
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	dist, err := fs.Sub(assets, "frontend/dist")
 	if err != nil {
 		fmt.Fprintln(stderr, "quire:", err)
 		return 1
 	}
-	backend := httpapi.Backend{Kernel: s.kernel(), Doctor: s.doctor, Settings: s, Memory: s.memoryPanel(), ProbePath: os.Getenv("QUIRE_TEST_PROBE")}
-	if lib := s.startLibrary(ctx, log); lib != nil {
-		backend.Documents = lib
+	switch cmd {
+	case "", "window":
+		return runWindow(ctx, settings, dist, log, stderr)
+	case "serve":
+		return runServe(ctx, settings, dist, addr, log, stdout, stderr)
 	}
+	evals, _ := fs.Sub(scenarios, "evals")
+	return command.Run(ctx, positional, cli.Env{
+		Stdout: stdout, Stderr: stderr, Log: log, Settings: cfg,
+		Read:      opener(settings, log, app.Reader),
+		Own:       opener(settings, log, app.Owner),
+		Eval:      app.EvalBuilder,
+		Scenarios: evals,
+	})
+}
+
+// commandWord finds the command word, the first argument that is not a
+// flag or a flag's value, and returns it and the other arguments in their
+// order, so flags may come before the command word as well as after it.
+func commandWord(args []string) (string, []string) {
+	probe := flag.NewFlagSet("", flag.ContinueOnError)
+	probe.SetOutput(io.Discard)
+	config.Register(probe)
+	if probe.Parse(args) != nil || probe.NArg() == 0 {
+		return "", args // the real parse reports a bad flag
+	}
+	rest := probe.Args()
+	before := args[:len(args)-len(rest)]
+	return rest[0], append(append([]string(nil), before...), rest[1:]...)
+}
+
+// parseAnywhere parses flags wherever they stand among the positional
+// arguments (`replay S -from 3`), and returns the positional ones; after
+// "--" everything is positional.
+func parseAnywhere(fset *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fset.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fset.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional, args = append(positional, rest[0]), rest[1:]
+	}
+}
+
+// opener opens the parts in mode for a terminal command.
+func opener(settings *config.Store, log *slog.Logger, mode app.Mode) func(context.Context) (cli.Parts, error) {
+	return func(ctx context.Context) (cli.Parts, error) {
+		p, err := app.Open(ctx, settings, log, mode)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+}
+
+func runServe(ctx context.Context, settings *config.Store, dist fs.FS, addr string, log *slog.Logger, stdout, stderr io.Writer) int {
+	p, err := app.Open(ctx, settings, log, app.Owner)
+	if err != nil {
+		fmt.Fprintln(stderr, "quire:", err)
+		return 1
+	}
+	defer p.Close()
+	backend := httpapi.Backend{Kernel: p.Kernel(), Doctor: p.Doctor, Settings: p.Settings(), Memory: p.Memory(),
+		Documents: p.Documents(ctx), ProbePath: os.Getenv("QUIRE_TEST_PROBE")}
 	srv := httpapi.New(backend, dist, log)
 	if err := srv.ListenAndServe(ctx, addr, func(url string) { fmt.Fprintln(stdout, "Quire is serving on", url) }); err != nil {
 		fmt.Fprintln(stderr, "quire:", err)

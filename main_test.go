@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -13,12 +14,21 @@ import (
 	"time"
 
 	"quire/config"
+	"quire/internal/app"
 	"quire/internal/ollamatest"
 	"quire/kernel/protocol"
+	"quire/kernel/store"
 )
 
-func configFor(dataDir, ollamaURL string) config.Config {
-	return config.Config{DataDir: dataDir, OllamaHost: ollamaURL, Model: "qwen3:4b", NumCtx: 4096}
+// openOwner assembles the parts over dataDir as the window does.
+func openOwner(t *testing.T, dataDir, ollamaURL string) *app.Parts {
+	t.Helper()
+	cfg := config.Config{DataDir: dataDir, OllamaHost: ollamaURL, Model: "qwen3:4b", NumCtx: 4096}
+	p, err := app.Open(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), app.Owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func TestDoctorCommand(t *testing.T) {
@@ -63,26 +73,15 @@ func TestSessionsAndReplayCommands(t *testing.T) {
 	fake := ollamatest.New(t)
 	fake.AddModel(ollamatest.DefaultModel())
 	dir := t.TempDir()
-	s, err := openServices(t.Context(), configFor(dir, fake.URL()), slog.New(slog.DiscardHandler))
+	s := openOwner(t, dir, fake.URL())
+	sess, err := protocol.Run[protocol.Session](t.Context(), s.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "Trip plans"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := protocol.Run[protocol.Session](t.Context(), s.kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "Trip plans"})
-	if err != nil {
+	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "pack list"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "pack list"}); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		evs, _ := s.kernel().Events(t.Context(), sess.ID, 0)
-		if len(evs) > 0 && evs[len(evs)-1].Type == "run.finished" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the reply did not finish")
-		}
-	}
+	waitFinishedRuns(t, s.Kernel(), sess.ID, 1)
 	s.Close()
 
 	var out, errOut bytes.Buffer
@@ -121,19 +120,16 @@ func TestReplayRequestIsWhatTheModelReceived(t *testing.T) {
 	fake := ollamatest.New(t)
 	fake.AddModel(ollamatest.DefaultModel())
 	dir := t.TempDir()
-	s, err := openServices(t.Context(), configFor(dir, fake.URL()), slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := protocol.Run[protocol.Session](t.Context(), s.kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "r"})
+	s := openOwner(t, dir, fake.URL())
+	sess, err := protocol.Run[protocol.Session](t.Context(), s.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "r"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, text := range []string{"first question", "second, with \"quotes\" and ünïcode", "third"} {
-		if _, err := protocol.Run[protocol.SendResult](t.Context(), s.kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: text}); err != nil {
+		if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: text}); err != nil {
 			t.Fatal(err)
 		}
-		waitFinishedRuns(t, s, sess.ID, i+1)
+		waitFinishedRuns(t, s.Kernel(), sess.ID, i+1)
 	}
 	s.Close()
 	got := fake.Requests()
@@ -145,7 +141,7 @@ func TestReplayRequestIsWhatTheModelReceived(t *testing.T) {
 		if code := run([]string{"replay", sess.ID, "-request", fmt.Sprint(n), "-data-dir", dir}, &out, &errOut); code != 0 {
 			t.Fatalf("replay -request %d: %s", n, errOut.String())
 		}
-		want, err := canonicalJSON(got[n-1].Body)
+		want, err := app.CanonicalJSON(got[n-1].Body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,89 +155,21 @@ func TestReplayRequestIsWhatTheModelReceived(t *testing.T) {
 	}
 }
 
-func waitFinishedRuns(t *testing.T, s *services, session string, n int) {
+// waitFinishedRuns follows the session's log until n runs have finished.
+func waitFinishedRuns(t *testing.T, k protocol.Kernel, session string, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		evs, _ := s.kernel().Events(t.Context(), session, 0)
-		count := 0
-		for _, e := range evs {
-			if e.Type == "run.finished" {
-				count++
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	evs, errp := k.Follow(ctx, session, 0)
+	count := 0
+	for e := range evs {
+		if e.Type == "run.finished" {
+			if count++; count == n {
+				return
 			}
 		}
-		if count >= n {
-			return
-		}
 	}
-	t.Fatalf("run %d did not finish", n)
-}
-
-// TestOpenPlanItemsExtendTheRunOnce: a plan with open items at the end of a
-// run gets one reminder step, and no more.
-func TestOpenPlanItemsExtendTheRunOnce(t *testing.T) {
-	fake := ollamatest.New(t)
-	fake.AddModel(ollamatest.DefaultModel())
-	fake.Script(
-		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "c1", Name: "update_todos", Arguments: []byte(`{"items":[{"text":"file plan.md"}]}`)}}},
-		ollamatest.Turn{Content: []string{"I made a plan."}},
-		ollamatest.Turn{Content: []string{"Still to do."}},
-	)
-	dir := t.TempDir()
-	s, err := openServices(t.Context(), configFor(dir, fake.URL()), slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	sess, _ := protocol.Run[protocol.Session](t.Context(), s.kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "p"})
-	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "organise"}); err != nil {
-		t.Fatal(err)
-	}
-	waitFinishedRuns(t, s, sess.ID, 1)
-	reqs := fake.Requests()
-	if len(reqs) != 3 {
-		t.Fatalf("%d model calls, want 3 (plan, reply, one reminder step)", len(reqs))
-	}
-	last := reqs[2].Chat.Messages
-	if m := last[len(last)-1]; m.Role != "user" || !strings.Contains(m.Content, "file plan.md") {
-		t.Fatalf("the reminder step's last message: %+v", m)
-	}
-}
-
-// TestNotesFolderIsRememberedAndGivesTheTools: choosing a notes folder turns
-// the note tools on for later runs and is saved for the next start.
-func TestNotesFolderIsRememberedAndGivesTheTools(t *testing.T) {
-	fake := ollamatest.New(t)
-	fake.AddModel(ollamatest.DefaultModel())
-	dir, notesDir := t.TempDir(), t.TempDir()
-	s, err := openServices(t.Context(), configFor(dir, fake.URL()), slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.SetNotesDir(filepath.Join(notesDir, "missing")); err == nil {
-		t.Fatal("a folder that does not exist was accepted")
-	}
-	if err := s.SetNotesDir(notesDir); err != nil {
-		t.Fatal(err)
-	}
-	saved, err := config.ReadSettings(dir)
-	if err != nil || saved.NotesDir != notesDir {
-		t.Fatalf("settings %+v %v", saved, err)
-	}
-	sess, _ := protocol.Run[protocol.Session](t.Context(), s.kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "n"})
-	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "list"}); err != nil {
-		t.Fatal(err)
-	}
-	waitFinishedRuns(t, s, sess.ID, 1)
-	var names []string
-	for _, tl := range fake.Requests()[0].Chat.Tools {
-		names = append(names, tl.Function.Name)
-	}
-	for _, want := range []string{"list_notes", "move_note", "update_todos", "undo", "search_docs"} {
-		if !slices.Contains(names, want) {
-			t.Errorf("the model was not offered %s (tools: %v)", want, names)
-		}
-	}
+	t.Fatalf("%d of %d runs finished (%v)", count, n, errp())
 }
 
 // TestIndexAndSearchThroughTheCLI: `quire index` then `quire search` find a
@@ -267,4 +195,183 @@ func TestIndexAndSearchThroughTheCLI(t *testing.T) {
 			t.Errorf("search output lacks %q:\n%s", want, out.String())
 		}
 	}
+}
+
+// TestCommandWordAmongFlags: flags may come before the command word as
+// well as after it (and after its arguments); `quire -data-dir D search X`
+// searches instead of opening the window.
+func TestCommandWordAmongFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		cmd  string
+		rest []string
+	}{
+		{nil, "", nil},
+		{[]string{"-data-dir", "D"}, "", []string{"-data-dir", "D"}},
+		{[]string{"search", "x"}, "search", []string{"x"}},
+		{[]string{"-data-dir", "D", "search", "x"}, "search", []string{"-data-dir", "D", "x"}},
+		{[]string{"-data-dir=D", "-model", "m", "replay", "S", "-from", "2"}, "replay", []string{"-data-dir=D", "-model", "m", "S", "-from", "2"}},
+		{[]string{"-data-dir", "search", "sessions"}, "sessions", []string{"-data-dir", "search"}},
+		{[]string{"-bogus", "search"}, "", []string{"-bogus", "search"}},
+	}
+	for _, tt := range tests {
+		cmd, rest := commandWord(tt.args)
+		if cmd != tt.cmd || !slices.Equal(rest, tt.rest) {
+			t.Errorf("commandWord(%q) = %q %q, want %q %q", tt.args, cmd, rest, tt.cmd, tt.rest)
+		}
+	}
+}
+
+func TestFlagsBeforeAndAfterTheCommand(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	dir, docs := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(docs, "garden.md"), []byte("# Garden\n\nWater the tomatoes every morning.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"-data-dir", dir, "-ollama-host", fake.URL(), "index", docs}, &out, &errOut); code != 0 {
+		t.Fatalf("flags before index: %d\n%s%s", code, out.String(), errOut.String())
+	}
+	for _, args := range [][]string{
+		{"-data-dir", dir, "-ollama-host", fake.URL(), "search", "tomatoes"},
+		{"search", "-data-dir", dir, "-ollama-host", fake.URL(), "tomatoes"},
+		{"search", "tomatoes", "-data-dir", dir, "-ollama-host", fake.URL(), "-n", "1"},
+	} {
+		out.Reset()
+		errOut.Reset()
+		if code := run(args, &out, &errOut); code != 0 || !strings.Contains(out.String(), "garden.md") {
+			t.Errorf("quire %q: exit %d\n%s%s", args, code, out.String(), errOut.String())
+		}
+	}
+	errOut.Reset()
+	if code := run([]string{"-data-dir", dir, "serve", "extra"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "takes no arguments") {
+		t.Errorf("serve with an argument: exit %d, %q", code, errOut.String())
+	}
+}
+
+// TestReadOnlyCommandsNeverWrite: a database that a crash left with a run
+// open — read-only on disk — is read by `quire sessions`, `replay` (also
+// -request N and -json), `search` and `doctor`, and none of them writes to
+// it: the run is still open and the file is the same, byte for byte. The
+// owner, by contrast, closes the run (so the check would see a write).
+func TestReadOnlyCommandsNeverWrite(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(ollamatest.Turn{Content: []string{"par", "tial"}, Fail: ollamatest.Failure{Kind: ollamatest.FailHang, After: 2}})
+	live, docs := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(docs, "garden.md"), []byte("# Garden\n\nWater the tomatoes every morning.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"index", "-data-dir", live, "-ollama-host", fake.URL(), docs}, &out, &errOut); code != 0 {
+		t.Fatalf("index: %d %s", code, errOut.String())
+	}
+	p := openOwner(t, live, fake.URL())
+	sess, err := protocol.Run[protocol.Session](t.Context(), p.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "Crashed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := protocol.Run[protocol.SendResult](t.Context(), p.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "water the tomatoes?"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, p.Kernel(), sess.ID, "assistant.delta")
+	// What a crash leaves: the database as committed, with the run open.
+	crashed := func() string {
+		dir := t.TempDir()
+		st, err := store.Open(t.Context(), filepath.Join(live, "quire.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if _, err := st.DB().Exec("VACUUM INTO ?", filepath.Join(dir, "quire.db")); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	dir, control := crashed(), crashed()
+	p.Close()
+	db := filepath.Join(dir, "quire.db")
+	if err := os.Chmod(db, 0o400); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if open := openRuns(t, db); !slices.Equal(open, []string{sess.ID}) {
+		t.Fatalf("the crashed copy has open runs %v, want %s's", open, sess.ID)
+	}
+
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"sessions"}, 0, "Crashed"},
+		{[]string{"replay", sess.ID}, 0, "run.started"},
+		{[]string{"replay", sess.ID, "-json", "-sensitive"}, 0, `"type":"assistant.delta"`},
+		{[]string{"replay", sess.ID, "-request", "1"}, 0, "water the tomatoes?"},
+		{[]string{"search", "tomatoes"}, 0, "garden.md"},
+		{[]string{"doctor"}, 0, "ok   Database"},
+	} {
+		out.Reset()
+		errOut.Reset()
+		args := append(c.args, "-data-dir", dir, "-ollama-host", fake.URL())
+		if code := run(args, &out, &errOut); code != c.code || !strings.Contains(out.String(), c.says) {
+			t.Errorf("quire %q: exit %d, want %d saying %q\n%s%s", c.args, code, c.code, c.says, out.String(), errOut.String())
+		}
+		if strings.Contains(out.String(), "run.finished") || strings.Contains(out.String(), "run.interrupted") {
+			t.Errorf("quire %q: the open run was closed:\n%s", c.args, out.String())
+		}
+		after, err := os.ReadFile(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(before, after) {
+			t.Fatalf("quire %q changed the database file", c.args)
+		}
+		if wal, err := os.ReadFile(db + "-wal"); err == nil && len(wal) > 0 {
+			t.Fatalf("quire %q wrote %d bytes to the WAL", c.args, len(wal))
+		}
+		if open := openRuns(t, db); !slices.Equal(open, []string{sess.ID}) {
+			t.Fatalf("after quire %q the open runs are %v", c.args, open)
+		}
+	}
+
+	// The owner recovers: the same check sees its write.
+	owner := openOwner(t, control, fake.URL())
+	owner.Close()
+	if open := openRuns(t, filepath.Join(control, "quire.db")); len(open) != 0 {
+		t.Fatalf("the owner left the run open: %v", open)
+	}
+}
+
+// openRuns lists the sessions with an open run, reading the file read-only.
+func openRuns(t *testing.T, path string) []string {
+	t.Helper()
+	st, err := store.OpenReadOnly(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ids, err := st.SessionsWithOpenRuns(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// waitFor follows the session's log until an event of type typ.
+func waitFor(t *testing.T, k protocol.Kernel, session, typ string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	evs, errp := k.Follow(ctx, session, 0)
+	for e := range evs {
+		if e.Type == typ {
+			return
+		}
+	}
+	t.Fatalf("no %s in the log (%v)", typ, errp())
 }

@@ -2,8 +2,10 @@
 // model, context length — from, in increasing precedence: built-in defaults,
 // the settings file in the data directory, environment variables, flags.
 //
-// It owns that precedence and the defaults, in one place. It must never import
-// the kernel, Wails, a model client or a database driver.
+// It owns that precedence and the defaults, in one place, and (Store) the
+// settings while Quire runs: the one writer of settings.json, which saves a
+// change before it publishes it. It must never import the kernel, Wails, a
+// model client or a database driver.
 package config
 
 import (
@@ -58,18 +60,33 @@ var ErrBadSettings = errors.New("the settings file is not valid JSON")
 type Env func(key string) (string, bool)
 
 // Load resolves the configuration. fs receives the flags -data-dir,
-// -ollama-host, -model and -num-ctx; args are parsed by it.
+// -ollama-host, -model, -notes-dir and -num-ctx; args are parsed by it.
 func Load(fs *flag.FlagSet, args []string, env Env) (Config, error) {
-	var flags Config
-	fs.StringVar(&flags.DataDir, "data-dir", "", "where Quire keeps its database and settings (env QUIRE_DATA_DIR)")
-	fs.StringVar(&flags.OllamaHost, "ollama-host", "", "Ollama's address (env OLLAMA_HOST, default "+DefaultOllamaHost+")")
-	fs.StringVar(&flags.Model, "model", "", "chat model (env QUIRE_MODEL, default "+DefaultModel+")")
-	fs.StringVar(&flags.NotesDir, "notes-dir", "", "the folder of notes the assistant works on (env QUIRE_NOTES_DIR)")
-	fs.IntVar(&flags.NumCtx, "num-ctx", 0, "context length sent to Ollama (env QUIRE_NUM_CTX, default "+strconv.Itoa(DefaultNumCtx)+")")
+	f := Register(fs)
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
+	return f.Resolve(env)
+}
 
+// Flags are the configuration's flags on a FlagSet the caller parses.
+type Flags struct{ c Config }
+
+// Register adds the flags -data-dir, -ollama-host, -model, -notes-dir and
+// -num-ctx to fs; once fs is parsed, Resolve gives the configuration.
+func Register(fs *flag.FlagSet) *Flags {
+	f := &Flags{}
+	fs.StringVar(&f.c.DataDir, "data-dir", "", "where Quire keeps its database and settings (env QUIRE_DATA_DIR)")
+	fs.StringVar(&f.c.OllamaHost, "ollama-host", "", "Ollama's address (env OLLAMA_HOST, default "+DefaultOllamaHost+")")
+	fs.StringVar(&f.c.Model, "model", "", "chat model (env QUIRE_MODEL, default "+DefaultModel+")")
+	fs.StringVar(&f.c.NotesDir, "notes-dir", "", "the folder of notes the assistant works on (env QUIRE_NOTES_DIR)")
+	fs.IntVar(&f.c.NumCtx, "num-ctx", 0, "context length sent to Ollama (env QUIRE_NUM_CTX, default "+strconv.Itoa(DefaultNumCtx)+")")
+	return f
+}
+
+// Resolve applies the precedence: defaults < settings.json < env < flags.
+func (f *Flags) Resolve(env Env) (Config, error) {
+	flags := f.c
 	c := Config{OllamaHost: DefaultOllamaHost, Model: DefaultModel, NumCtx: DefaultNumCtx}
 	c.DataDir = first(flags.DataDir, lookup(env, "QUIRE_DATA_DIR"))
 	if c.DataDir == "" {

@@ -74,3 +74,30 @@ func TestUnwritableDataDir(t *testing.T) {
 		t.Fatalf("a data dir under a file passed: %+v", c)
 	}
 }
+
+func TestDatabaseCheckSaysWhatToDo(t *testing.T) {
+	tests := []struct {
+		problem DatabaseProblem
+		err     error
+		ok      bool
+		detail  string
+		remedy  string
+	}{
+		{DatabaseFine, nil, true, "/d/quire.db", ""},
+		{DatabaseNotCreated, nil, true, "not created yet", ""},
+		{DatabaseDamaged, errors.New("quire.db: the database file is damaged"), false, "damaged", "Move it aside (a backup may sit beside it)"},
+		{DatabaseNeedsUpgrade, errors.New("written by an older version"), false, "older version", "Start Quire"},
+		{DatabaseRefused, errors.New("written by a newer version"), false, "newer version", "update Quire"},
+	}
+	for _, tt := range tests {
+		c := Database("/d/quire.db", tt.problem, tt.err)
+		if c.Name != "Database" || c.OK != tt.ok || !strings.Contains(c.Detail, tt.detail) || !strings.Contains(c.Remedy, tt.remedy) || (tt.ok && c.Remedy != "") {
+			t.Errorf("problem %d: %+v", tt.problem, c)
+		}
+		r := Report{OK: true}
+		r.Add(c)
+		if r.OK != tt.ok || len(r.Checks) != 1 {
+			t.Errorf("problem %d: report %+v", tt.problem, r)
+		}
+	}
+}

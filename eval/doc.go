@@ -11,7 +11,7 @@
 // questions, and the outcome: files on disk, events in the log, what the
 // model was sent.
 //
-// The kernel comes from a Builder the composition root gives (main's own
+// The kernel comes from a Builder the composition root gives (its own
 // wiring), so a scenario exercises what users run, and parts added to the
 // wiring later (memory, compaction) are in every scenario without a change
 // here.
@@ -22,7 +22,7 @@
 // see, and the invariants every scenario gets: no change without the user's
 // yes, one terminal event per run).
 //
-// Like main and internal/testkit it picks a concrete part (the fake Ollama
+// Like internal/app and internal/testkit it picks a concrete part (the fake Ollama
 // server), so arch_test.go lets it depend on the Ollama client. It must never
 // import Wails, a host, the concrete tools, rag or the store: they reach it
 // only through the Builder, and it reads the log through kernel/protocol.

@@ -42,7 +42,8 @@ type Instance struct {
 	Close  func()
 }
 
-// Builder assembles the kernel a scenario runs against. main gives its own
+// Builder assembles the kernel a scenario runs against. The composition
+// root (app.EvalBuilder) gives its own
 // wiring, so scenarios test what users run.
 type Builder func(ctx context.Context, env Env) (Instance, error)
 

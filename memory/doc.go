@@ -18,7 +18,10 @@
 // the model, with its own prompt, for facts and preferences worth keeping —
 // pending the user's approval when the setting asks for it.
 //
-// It shares the database handle main opens and owns only its memory_* tables
+// It implements kernel/compact's working memory itself (Compaction): what a
+// compaction extracts is filed as the session's working memory.
+//
+// It shares the database handle the composition root opens and owns only its memory_* tables
 // and their schema version (memory_meta). It must never import the SQL
 // driver, a model client, Wails, kernel/store, kernel/runtime or a host.
 package memory

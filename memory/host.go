@@ -10,7 +10,7 @@ import (
 // The memory panel's backend, as hosts (the window, `quire serve`) use it.
 
 // WithSettingsSaver sets how the approval and learning settings are kept
-// for the next start (main saves them in settings.json). Without one they
+// for the next start (the composition root saves them through config.Store). Without one they
 // last until the store is closed.
 func WithSettingsSaver(save func(approval, learn bool) error) Option {
 	return func(s *Store) { s.save = save }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"quire/kernel/compact"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/memory"
@@ -164,5 +165,34 @@ func TestNoteWorkingIsAllOrNothing(t *testing.T) {
 	items, _ := r.mem.Session(t.Context(), s)
 	if len(items) != 2 || items[0].Origin != memory.ByCompaction || items[1].Note != memory.Attempt || !slices.Equal(items[1].Sources, []int64{0}) {
 		t.Errorf("items = %+v", items)
+	}
+}
+
+// TestCompactionFilesWorkingMemory: what a compaction extracts becomes this
+// session's working memory — facts as conclusions, an over-long text
+// clipped, an empty one dropped — citing the compaction's sources.
+func TestCompactionFilesWorkingMemory(t *testing.T) {
+	r := newRig(t, rigOptions{})
+	s := r.chat(t)
+	long := strings.Repeat("é", memory.MaxText+40)
+	err := r.mem.Compaction().NoteWorking(t.Context(), s, []compact.Item{
+		{Kind: "fact", Text: "  The budget is 40 euros. "}, {Kind: memory.OpenTask, Text: "file plan.md"},
+		{Kind: memory.Attempt, Text: long}, {Kind: memory.Conclusion, Text: "   "},
+	}, []int64{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, _ := r.mem.Session(t.Context(), s)
+	if len(items) != 3 {
+		t.Fatalf("items = %+v", items)
+	}
+	want := []struct{ note, text string }{
+		{memory.Conclusion, "The budget is 40 euros."}, {memory.OpenTask, "file plan.md"},
+		{memory.Attempt, strings.Repeat("é", memory.MaxText-1) + "…"},
+	}
+	for i, w := range want {
+		if items[i].Note != w.note || items[i].Text != w.text || items[i].Origin != memory.ByCompaction || !slices.Equal(items[i].Sources, []int64{0}) {
+			t.Errorf("item %d = %+v, want %s %q", i, items[i], w.note, w.text)
+		}
 	}
 }

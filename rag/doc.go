@@ -20,7 +20,7 @@
 //     own file persistence is not used), ranked by an exhaustive scan of a
 //     block matrix whose rows are the collection's vectors (matrix.go: gonum's
 //     SIMD dot product, a part per CPU); embeddings come from the Embedder
-//     the caller supplies (Ollama's /api/embed through an adapter in main),
+//     the caller supplies (Ollama's /api/embed through an adapter in the composition root),
 //     or from the built-in offline embedder (rag/hashvec) when none is;
 //   - fusion of the two rankings by Reciprocal Rank Fusion.
 //

@@ -15,6 +15,11 @@ var (
 	ErrEmptyQuery = errors.New("the search query is empty")
 	// ErrNotIndexed: the path is not in the index.
 	ErrNotIndexed = errors.New("not in the document index")
+	// ErrNoIndex: a read-only Index found no rag tables (nothing was
+	// ever indexed in this database).
+	ErrNoIndex = errors.New("no document has been indexed yet")
+	// ErrReadOnly: a read-only Index was asked to change the index.
+	ErrReadOnly = errors.New("the document index was opened read-only")
 	// ErrRootMissing: a watched folder or file is not there (an unplugged
 	// drive, a moved folder); its documents are kept until it is removed.
 	ErrRootMissing = errors.New("the watched path is not there")

@@ -90,6 +90,7 @@ type options struct {
 	afterParse  func(path string) // test hook: called after a file is parsed, before its last batch is written
 	afterCommit func()            // test hook: called after each transaction of a pass
 	txRows      int               // most rows written in one transaction of a pass
+	readOnly    bool              // WithReadOnly
 }
 
 // WithRRFK sets k in Reciprocal Rank Fusion, score = Σ 1/(k + rank). Default 60.
@@ -138,6 +139,12 @@ func WithProgress(fn func(Progress)) Option { return func(o *options) { o.progre
 
 // WithOfflineEmbedder sets the configuration of the built-in embedder.
 func WithOfflineEmbedder(cfg hashvec.Config) Option { return func(o *options) { o.offline = cfg } }
+
+// WithReadOnly opens the index for searching and listing only, over a
+// database opened read-only: Open checks the schema instead of migrating
+// it (ErrNoIndex when there are no rag tables) and fixes nothing up, Close
+// saves no statistics, and Index, Remove and Retry fail with ErrReadOnly.
+func WithReadOnly() Option { return func(o *options) { o.readOnly = true } }
 
 // queryCacheSize is how many query vectors of an embedding model are kept
 // (3 MB at 768 dimensions).
@@ -199,7 +206,11 @@ func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index
 			o.vecWeight = 0.3
 		}
 	}
-	if err := migrate(ctx, db); err != nil {
+	if o.readOnly {
+		if err := checkSchema(ctx, db); err != nil {
+			return nil, err
+		}
+	} else if err := migrate(ctx, db); err != nil {
 		return nil, err
 	}
 	ix := &Index{db: db, opts: o, run: make(chan struct{}, 1), closing: make(chan struct{})}
@@ -260,6 +271,12 @@ func (ix *Index) load(ctx context.Context) error {
 	if err := ix.addVectors(ctx, docs); err != nil {
 		return err
 	}
+	if ix.opts.readOnly {
+		if ix.offline != nil {
+			return ix.loadSketch(ctx)
+		}
+		return nil
+	}
 	if _, err := ix.db.ExecContext(ctx, `UPDATE rag_files SET status = 'done' WHERE status = 'embedded'`); err != nil {
 		return fmt.Errorf("rag: %w", err)
 	}
@@ -302,7 +319,7 @@ func (ix *Index) Close() error {
 	}
 	ix.run <- struct{}{}
 	defer func() { <-ix.run }()
-	if ix.offline != nil {
+	if ix.offline != nil && !ix.opts.readOnly {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		return ix.saveSketch(ctx)
@@ -313,6 +330,9 @@ func (ix *Index) Close() error {
 // acquire takes the pass token, waiting for a running pass; the returned
 // context is also cancelled by Close.
 func (ix *Index) acquire(ctx context.Context) (context.Context, func(), error) {
+	if ix.opts.readOnly {
+		return nil, nil, ErrReadOnly
+	}
 	if ix.closed.Load() {
 		return nil, nil, ErrClosed
 	}
@@ -407,6 +427,9 @@ func (ix *Index) Remove(ctx context.Context, path string) error {
 // Retry queues a failed file (or every failed file under a folder) again
 // and runs a pass over its root.
 func (ix *Index) Retry(ctx context.Context, path string) error {
+	if ix.opts.readOnly {
+		return ErrReadOnly
+	}
 	path, err := absPath(path)
 	if err != nil {
 		return err

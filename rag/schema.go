@@ -63,6 +63,12 @@ var migrations = []string{
 
 // migrate creates or upgrades the rag tables in one transaction. A newer
 // version is refused and nothing is written.
+// checkSchema is a reader's migrate: the tables must be there at this
+// code's version, and nothing is written.
+func checkSchema(ctx context.Context, db *sql.DB) error {
+	return sqlschema.Check(ctx, db, "rag", migrations, ErrNewerSchema, ErrNoIndex)
+}
+
 func migrate(ctx context.Context, db *sql.DB) error {
 	return sqlschema.Migrate(ctx, db, "rag", migrations, ErrNewerSchema)
 }

@@ -89,8 +89,9 @@ func (ix *Index) loadSketch(ctx context.Context) error {
 	ix.sketch = sk
 	ix.corpus.Store(version)
 	ix.saved.Store(-1)
-	if sk.Docs() == 0 {
-		// Counting no chunks again next time costs nothing: store nothing.
+	if sk.Docs() == 0 || ix.opts.readOnly {
+		// Counting no chunks again next time costs nothing: store nothing
+		// (and a reader stores nothing at all).
 		ix.saved.Store(version)
 		return nil
 	}

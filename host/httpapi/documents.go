@@ -7,20 +7,9 @@ import (
 	"net/http"
 	"strconv"
 
+	"quire/host"
 	"quire/kernel/protocol"
 )
-
-// Documents is the documents panel's back end (the library package); the
-// same methods the window binds.
-type Documents interface {
-	State(ctx context.Context) (protocol.DocumentsState, error)
-	Add(ctx context.Context, paths []string) error
-	Cancel()
-	Retry(ctx context.Context, path string) error
-	Remove(ctx context.Context, path string) error
-	Source(ctx context.Context, path string, page int) (protocol.DocumentSource, error)
-	Watch(ctx context.Context) <-chan protocol.IndexProgress
-}
 
 // errNoDocuments: the server was started without a document index.
 var errNoDocuments = errors.New("the document index is not available; see the health checks")
@@ -44,7 +33,7 @@ func (s *Server) documentRoutes(api *http.ServeMux) {
 	api.HandleFunc("GET /api/documents/stream", s.withDocs(s.docsStream))
 }
 
-func (s *Server) withDocs(h func(Documents, http.ResponseWriter, *http.Request)) http.HandlerFunc {
+func (s *Server) withDocs(h func(host.Documents, http.ResponseWriter, *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if s.b.Documents == nil {
 			s.fail(w, http.StatusServiceUnavailable, errNoDocuments)
@@ -54,7 +43,7 @@ func (s *Server) withDocs(h func(Documents, http.ResponseWriter, *http.Request))
 	}
 }
 
-func (s *Server) docsState(d Documents, w http.ResponseWriter, r *http.Request) {
+func (s *Server) docsState(d host.Documents, w http.ResponseWriter, r *http.Request) {
 	st, err := d.State(r.Context())
 	if err != nil {
 		s.fail(w, statusOf(err), err)
@@ -63,7 +52,7 @@ func (s *Server) docsState(d Documents, w http.ResponseWriter, r *http.Request) 
 	writeJSON(w, http.StatusOK, st)
 }
 
-func (s *Server) docsAdd(d Documents, w http.ResponseWriter, r *http.Request) {
+func (s *Server) docsAdd(d host.Documents, w http.ResponseWriter, r *http.Request) {
 	var b struct {
 		Paths []string `json:"paths"`
 	}
@@ -78,7 +67,7 @@ func (s *Server) docsAdd(d Documents, w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusAccepted)
 }
 
-func (s *Server) docsCancel(d Documents, w http.ResponseWriter, r *http.Request) {
+func (s *Server) docsCancel(d host.Documents, w http.ResponseWriter, r *http.Request) {
 	d.Cancel()
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -87,11 +76,11 @@ type pathBody struct {
 	Path string `json:"path"`
 }
 
-func (s *Server) docsRetry(d Documents, w http.ResponseWriter, r *http.Request) {
+func (s *Server) docsRetry(d host.Documents, w http.ResponseWriter, r *http.Request) {
 	s.docsPathAction(w, r, d.Retry)
 }
 
-func (s *Server) docsRemove(d Documents, w http.ResponseWriter, r *http.Request) {
+func (s *Server) docsRemove(d host.Documents, w http.ResponseWriter, r *http.Request) {
 	s.docsPathAction(w, r, d.Remove)
 }
 
@@ -108,7 +97,7 @@ func (s *Server) docsPathAction(w http.ResponseWriter, r *http.Request, act func
 	w.WriteHeader(http.StatusAccepted)
 }
 
-func (s *Server) docsSource(d Documents, w http.ResponseWriter, r *http.Request) {
+func (s *Server) docsSource(d host.Documents, w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	page := 0
 	if v := q.Get("page"); v != "" {
@@ -129,6 +118,6 @@ func (s *Server) docsSource(d Documents, w http.ResponseWriter, r *http.Request)
 
 // docsStream sends indexing progress as SSE until the client goes away:
 // the current state first, then changes (the latest when the client is slow).
-func (s *Server) docsStream(d Documents, w http.ResponseWriter, r *http.Request) {
+func (s *Server) docsStream(d host.Documents, w http.ResponseWriter, r *http.Request) {
 	serveSSE(s, w, r, d.Watch(r.Context()), func(p protocol.IndexProgress) { writeSSE(w, "indexing", p) })
 }

@@ -2,7 +2,7 @@
 // Server-Sent Events (`quire serve`), so the same frontend runs in a browser —
 // which is how the UI is tested in real Chromium.
 //
-// It speaks only kernel/protocol. It must never import kernel/core,
+// It speaks only kernel/protocol and the ports of package host. It must never import kernel/core,
 // kernel/store, a model client, Wails, memory/, rag/ or tools/.
 package httpapi
 
@@ -19,7 +19,7 @@ import (
 	"strconv"
 	"time"
 
-	"quire/doctor"
+	"quire/host"
 	"quire/host/probe"
 	"quire/kernel/protocol"
 )
@@ -27,17 +27,11 @@ import (
 // Backend is what the server serves.
 type Backend struct {
 	Kernel    protocol.Kernel
-	Doctor    func(ctx context.Context) doctor.Report
-	Settings  Settings  // may be nil: settings cannot be changed
-	Memory    Memory    // may be nil: the memory panel has nothing to show
-	ProbePath string    // QUIRE_TEST_PROBE; empty outside tests
-	Documents Documents // may be nil: no document index (documents.go)
-}
-
-// Settings are the user's choices the page may read and change.
-type Settings interface {
-	NotesDir() string
-	SetNotesDir(dir string) error
+	Doctor    host.Doctor
+	Settings  host.Settings  // may be nil: settings cannot be changed
+	Memory    host.Memory    // may be nil: the memory panel has nothing to show
+	ProbePath string         // QUIRE_TEST_PROBE; empty outside tests
+	Documents host.Documents // may be nil: no document index (documents.go)
 }
 
 // Server is the HTTP host.

@@ -1,23 +1,12 @@
 package httpapi
 
 import (
-	"context"
 	"errors"
 	"net/http"
 
+	"quire/host"
 	"quire/kernel/protocol"
 )
-
-// Memory is the memory panel's backend: what the assistant remembers, which
-// the user sees, edits, forgets, and approves or rejects.
-type Memory interface {
-	MemoryList(ctx context.Context) (protocol.MemoryList, error)
-	EditMemory(ctx context.Context, id, text string) (protocol.MemoryItem, error)
-	ForgetMemory(ctx context.Context, id string) error
-	ReviewMemory(ctx context.Context, id string, approve bool) error
-	SetMemoryApproval(ctx context.Context, on bool) error
-	SetMemoryLearning(ctx context.Context, on bool) error
-}
 
 var errNoMemory = errors.New("memory is not available in this Quire (its database could not be opened); see the health checks")
 
@@ -30,7 +19,7 @@ func (s *Server) memoryRoutes(api *http.ServeMux) {
 }
 
 // memory returns the backend, or answers the request itself when there is none.
-func (s *Server) memory(w http.ResponseWriter) Memory {
+func (s *Server) memory(w http.ResponseWriter) host.Memory {
 	if s.b.Memory == nil {
 		s.fail(w, http.StatusConflict, errNoMemory)
 	}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Migrate brings the tables of name up to len(migrations): migrations[i]
@@ -54,4 +55,36 @@ func Migrate(ctx context.Context, db *sql.DB, name string, migrations []string, 
 		return fmt.Errorf("%s schema: %w", name, err)
 	}
 	return tx.Commit()
+}
+
+// ErrOlder: Check found tables older than this code, which a reader may
+// not migrate.
+var ErrOlder = errors.New("the tables need an upgrade; start Quire once to make it")
+
+// Check is Migrate for a reader: it writes nothing, and reports tables of
+// name at a version other than len(migrations) — missing (none wrapped),
+// newer (newer wrapped) or older (ErrOlder wrapped).
+func Check(ctx context.Context, db *sql.DB, name string, migrations []string, newer, none error) error {
+	want := len(migrations)
+	var v string
+	err := db.QueryRowContext(ctx, `SELECT value FROM `+name+`_meta WHERE key = 'schema'`).Scan(&v)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("%s schema: %w", name, none)
+	case err != nil && strings.Contains(err.Error(), "no such table"):
+		return fmt.Errorf("%s schema: %w", name, none)
+	case err != nil:
+		return fmt.Errorf("%s schema: %w", name, err)
+	}
+	version, err := strconv.Atoi(v)
+	if err != nil {
+		return fmt.Errorf("%s schema: unreadable version %q in %s_meta", name, v, name)
+	}
+	switch {
+	case version > want:
+		return fmt.Errorf("%w (%s schema %d, this Quire knows %d); update Quire", newer, name, version, want)
+	case version < want:
+		return fmt.Errorf("%s schema %d, this Quire writes %d: %w", name, version, want, ErrOlder)
+	}
+	return nil
 }

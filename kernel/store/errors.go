@@ -12,6 +12,12 @@ var (
 	ErrNewerDatabase = errors.New("the database was written by a newer version of Quire")
 	// ErrCorrupt: SQLite's integrity check failed or the file is not a database.
 	ErrCorrupt = errors.New("the database file is damaged")
+	// ErrNoDatabase: OpenReadOnly found no database file (nothing was
+	// ever written there).
+	ErrNoDatabase = errors.New("there is no database yet")
+	// ErrOlderDatabase: OpenReadOnly found a database that needs a
+	// migration, which a reader may not make.
+	ErrOlderDatabase = errors.New("the database was written by an older version of Quire")
 	// ErrEmptyAppend: Append was called with nothing to append.
 	ErrEmptyAppend = errors.New("nothing to append")
 )

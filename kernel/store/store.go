@@ -49,8 +49,9 @@ var migrations = []string{
 
 // Store is a Quire database. It is safe for concurrent use.
 type Store struct {
-	db   *sql.DB
-	path string
+	db       *sql.DB
+	path     string
+	readOnly bool
 }
 
 // Open opens (creating if needed) the database at path. Before anything is
@@ -83,6 +84,42 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	return s, nil
 }
+
+// OpenReadOnly opens an existing database for reading only: the file is
+// opened read-only and every connection refuses writes (query_only), so
+// nothing — no migration, no backup, no journal mode change, no append —
+// can change it. A file that does not exist is ErrNoDatabase; one that
+// needs a migration is ErrOlderDatabase (open it once with Open first).
+// What the owner has committed, even in its WAL, is visible.
+func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+	if !fileHasContent(path) {
+		return nil, fmt.Errorf("%s: %w", path, ErrNoDatabase)
+	}
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
+		"?mode=ro&_pragma=busy_timeout(5000)&_pragma=query_only(1)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path, readOnly: true}
+	if err := s.check(ctx, true); err != nil {
+		db.Close()
+		return nil, err
+	}
+	var version int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: read schema version: %w", path, err)
+	}
+	if version < schemaVersion {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w (schema %d, this Quire writes %d); start Quire once to upgrade it", path, ErrOlderDatabase, version, schemaVersion)
+	}
+	return s, nil
+}
+
+// ReadOnly reports whether the store was opened with OpenReadOnly.
+func (s *Store) ReadOnly() bool { return s.readOnly }
 
 func fileHasContent(path string) bool {
 	st, err := os.Stat(path)

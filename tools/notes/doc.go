@@ -27,7 +27,12 @@
 //
 // Writes are serialised per Root; reads run alongside each other.
 //
-// It imports the standard library, quire/kernel/tool and gopkg.in/yaml.v3
-// (front matter). It must never import a database driver, a model client,
-// Wails, or any kernel package other than kernel/tool.
+// The change log. ChangeIndex (changeindex.go) is the ChangeLog over the
+// event log: an index from change id to the tool result that holds it,
+// extended only with what the log gained since it last looked.
+//
+// It imports the standard library, quire/kernel/tool, quire/kernel/event
+// (the change index reads tool results) and gopkg.in/yaml.v3 (front
+// matter). It must never import a database driver, a model client, Wails,
+// or any other kernel package.
 package notes

@@ -7,7 +7,7 @@
 //
 // — while Data carries the same hits, structured, for the UI.
 //
-// It imports kernel/tool and rag only. It must never import a SQL driver,
+// It imports kernel/tool, kernel/protocol (the citation shapes) and rag only. It must never import a SQL driver,
 // the Ollama client, the kernel runtime, hosts or Wails.
 package searchdocs
 
@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"quire/kernel/protocol"
 	"quire/kernel/tool"
 	"quire/rag"
 )
@@ -119,26 +120,13 @@ func (t *Tool) Spec() tool.Spec {
 	}
 }
 
-// Data is Result.Data.
-type Data struct {
-	Query    string     `json:"query"`
-	Embedder string     `json:"embedder"`
-	Hits     []Citation `json:"hits"`
-}
+// Data is Result.Data: the query, the embedder and the hits (the shape
+// hosts show, kernel/protocol's SearchResult).
+type Data = protocol.SearchResult
 
-// Citation is one hit as the tool reports it.
-type Citation struct {
-	N           int      `json:"n"`
-	Path        string   `json:"path"`
-	Name        string   `json:"name"`
-	Headings    []string `json:"headings,omitempty"`
-	StartLine   int      `json:"startLine"`
-	EndLine     int      `json:"endLine"`
-	Snippet     string   `json:"snippet"`
-	Score       float64  `json:"score"`
-	LexicalRank int      `json:"lexicalRank"`
-	VectorRank  int      `json:"vectorRank"`
-}
+// Citation is one hit as the tool reports it (protocol.Citation); its Line
+// is how the model reads it.
+type Citation = protocol.Citation
 
 // Citations numbers hits from 1.
 func Citations(hits []rag.Hit) []Citation {
@@ -148,27 +136,6 @@ func Citations(hits []rag.Hit) []Citation {
 			Snippet: h.Snippet, Score: h.Score, LexicalRank: h.LexicalRank, VectorRank: h.VectorRank}
 	}
 	return out
-}
-
-// Line is one citation as the model reads it:
-// "[1] notes/plan.md › Goals › Budget (lines 12–30): snippet".
-func (c Citation) Line() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[%d] %s", c.N, c.Name)
-	for _, h := range c.Headings {
-		b.WriteString(" › ")
-		b.WriteString(h)
-	}
-	switch {
-	case c.StartLine <= 0:
-	case c.EndLine > c.StartLine:
-		fmt.Fprintf(&b, " (lines %d–%d)", c.StartLine, c.EndLine)
-	default:
-		fmt.Fprintf(&b, " (line %d)", c.StartLine)
-	}
-	b.WriteString(": ")
-	b.WriteString(c.Snippet)
-	return b.String()
 }
 
 // Render is the text the model reads for these citations.

@@ -3,9 +3,10 @@
 // (report_state, seed 002 §5.2).
 //
 // Both are stateless: the log is the state. Every update carries the whole
-// list, so the latest update_todos result in a session is the plan. It
-// imports only the standard library and kernel/tool; never a database
-// driver, a model client or Wails.
+// list, so the latest update_todos result in a session is the plan; the plan
+// reminder (reminder.go) reads it, and whether this run was reminded, from
+// the log too. It imports only the standard library, kernel/tool and
+// kernel/event; never a database driver, a model client or Wails.
 package todo
 
 import (
@@ -135,7 +136,7 @@ func Reminder(p Plan) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Your plan still has %d open item(s):", len(open))
+	fmt.Fprintf(&b, reminderLead+"%d open item(s):", len(open))
 	for _, it := range open {
 		b.WriteString("\n- " + it.Text)
 	}

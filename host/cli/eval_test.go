@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -12,15 +12,19 @@ import (
 	"testing"
 
 	"quire/eval"
+	"quire/internal/app"
 	"quire/internal/ollamatest"
 )
 
-// TestEvalSet runs every scenario in evals/ through main's own wiring and the
+// evalsDir is the eval set, at the top of the repository.
+const evalsDir = "../../evals"
+
+// TestEvalSet runs every scenario in evals/ through the composition root's wiring and the
 // fake Ollama server, and prints the table and the summary line. It writes
 // them to $QUIRE_EVAL_REPORT as well, which `make test` prints, because go
 // test shows a passing package's output only with -v.
 func TestEvalSet(t *testing.T) {
-	all, err := eval.LoadDir("evals")
+	all, err := eval.LoadDir(evalsDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +32,7 @@ func TestEvalSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	report := eval.Run(t.Context(), list, evalBuilder(quietLog(io.Discard)), eval.Options{})
+	report := eval.Run(t.Context(), list, app.EvalBuilder(QuietLog(io.Discard)), eval.Options{})
 	var out bytes.Buffer
 	report.Table(&out)
 	out.WriteString(report.Summary() + "\n")
@@ -55,7 +59,7 @@ func TestEvalSet(t *testing.T) {
 // what it expected and what happened. Each case takes a scenario that
 // passes and breaks one expectation.
 func TestEvalWrongExpectationFails(t *testing.T) {
-	all, err := eval.LoadDir("evals")
+	all, err := eval.LoadDir(evalsDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +106,7 @@ func TestEvalWrongExpectationFails(t *testing.T) {
 			sc.Expect.Files = maps.Clone(sc.Expect.Files)
 			sc.Expect.Events = slices.Clone(sc.Expect.Events)
 			tt.breakIt(&sc.Expect)
-			res := eval.RunOne(t.Context(), sc, evalBuilder(quietLog(io.Discard)), eval.Options{})
+			res := eval.RunOne(t.Context(), sc, app.EvalBuilder(QuietLog(io.Discard)), eval.Options{})
 			if res.Pass {
 				t.Fatal("the scenario passed with a wrong expectation")
 			}
@@ -116,7 +120,7 @@ func TestEvalWrongExpectationFails(t *testing.T) {
 // scenarioNamed loads one scenario of the set by name.
 func scenarioNamed(t *testing.T, name string) eval.Scenario {
 	t.Helper()
-	all, err := eval.LoadDir("evals")
+	all, err := eval.LoadDir(evalsDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +139,7 @@ func scenarioNamed(t *testing.T, name string) eval.Scenario {
 func TestEvalScriptedTurnsAreNeeded(t *testing.T) {
 	sc := scenarioNamed(t, "normal-file-a-note")
 	sc.Model = sc.Model[1:] // the model never calls create_note
-	res := eval.RunOne(t.Context(), sc, evalBuilder(quietLog(io.Discard)), eval.Options{})
+	res := eval.RunOne(t.Context(), sc, app.EvalBuilder(QuietLog(io.Discard)), eval.Options{})
 	if res.Pass {
 		t.Fatal("the scenario passed although the note was never created")
 	}
@@ -153,7 +157,7 @@ func TestEvalScriptedTurnsAreNeeded(t *testing.T) {
 func TestEvalRealModel(t *testing.T) {
 	model := ollamatest.New(t)
 	model.AddModel(ollamatest.DefaultModel())
-	all, err := eval.LoadDir("evals")
+	all, err := eval.LoadDir(evalsDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +181,7 @@ func TestEvalRealModel(t *testing.T) {
 		pick("adversarial-document-injection"), // outcome: notes unchanged, which the echo keeps
 		leak,
 	}
-	report := eval.Run(t.Context(), list, evalBuilder(quietLog(io.Discard)),
+	report := eval.Run(t.Context(), list, app.EvalBuilder(QuietLog(io.Discard)),
 		eval.Options{Real: true, Host: model.URL(), Model: ollamatest.DefaultModel().Name})
 	got := map[string]eval.Result{}
 	for _, r := range report.Results {
@@ -220,11 +224,11 @@ func TestEvalRealModel(t *testing.T) {
 // TestEvalsDocListsEveryScenario keeps docs/EVALS.md's list of scenarios
 // true: each one is listed under its class.
 func TestEvalsDocListsEveryScenario(t *testing.T) {
-	all, err := eval.LoadDir("evals")
+	all, err := eval.LoadDir(evalsDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := os.ReadFile("docs/EVALS.md")
+	doc, err := os.ReadFile("../../docs/EVALS.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +305,7 @@ expect: {runs: [completed]}
 		t.Fatal(err)
 	}
 	sc.Name = "hang"
-	res := eval.RunOne(t.Context(), sc, evalBuilder(quietLog(io.Discard)), eval.Options{})
+	res := eval.RunOne(t.Context(), sc, app.EvalBuilder(QuietLog(io.Discard)), eval.Options{})
 	if res.Pass || len(res.Failures) == 0 || !strings.Contains(res.Failures[0], "did not settle in time") || !strings.Contains(res.Failures[0], "the log ends with") {
 		t.Fatalf("a hung conversation: %+v", res)
 	}
@@ -312,7 +316,7 @@ expect: {runs: [completed]}
 func TestEvalYesIsForTheNamedTool(t *testing.T) {
 	sc := scenarioNamed(t, "normal-file-a-note")
 	sc.Answers = []eval.Answer{{Allow: true, Tool: "move_note"}}
-	res := eval.RunOne(t.Context(), sc, evalBuilder(quietLog(io.Discard)), eval.Options{})
+	res := eval.RunOne(t.Context(), sc, app.EvalBuilder(QuietLog(io.Discard)), eval.Options{})
 	for _, want := range []string{"question 1 was about create_note, the scenario expected move_note", "ideas/sunset-lamp.md does not exist"} {
 		if !slices.ContainsFunc(res.Failures, func(f string) bool { return strings.Contains(f, want) }) {
 			t.Errorf("failures %q do not say %q", res.Failures, want)

@@ -1,17 +1,24 @@
-package main
+package cli
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"quire/rag"
-	"quire/tools/searchdocs"
+	"quire/host"
+	"quire/kernel/protocol"
+)
+
+// Document states, as protocol.Document.Status says them.
+const (
+	statusDone   = "done"
+	statusFailed = "failed"
 )
 
 // runIndex is `quire index PATH...`: it makes the paths watched roots,
@@ -19,18 +26,39 @@ import (
 // summary (and every failed file with its reason) on stdout. Exit status:
 // 0 when the pass completed (even if some files were refused), 1 when it
 // did not (a missing path, a database error, an interrupt: the work done
-// is kept and the next run resumes it), 2 for a usage error.
-func runIndex(ctx context.Context, idx *rag.Index, paths []string, stdout, stderr io.Writer) int {
+// is kept and the next run resumes it), 2 for a usage error. It owns the
+// data folder while it runs (it writes the index).
+func runIndex(ctx context.Context, paths []string, env Env) int {
 	if len(paths) == 0 {
-		fmt.Fprintln(stderr, "usage: quire index PATH...   (folders or files: Markdown, text, HTML, PDF)")
+		fmt.Fprintln(env.Stderr, "usage: quire index PATH...   (folders or files: Markdown, text, HTML, PDF)")
 		return 2
 	}
+	return withIndex(ctx, env.Own, env, func(idx host.Index) int { return index(ctx, idx, paths, env.Stdout, env.Stderr) })
+}
+
+// withIndex opens the parts, runs f on the document index and closes them.
+func withIndex(ctx context.Context, open func(context.Context) (Parts, error), env Env, f func(host.Index) int) int {
+	p, err := open(ctx)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "quire:", err)
+		return 1
+	}
+	defer p.Close()
+	idx, err := p.Index(ctx)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "quire:", err)
+		return 1
+	}
+	return f(idx)
+}
+
+func index(ctx context.Context, idx host.Index, paths []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "Embeddings: %s\n", idx.Embedder())
 	bar := &progressBar{w: stderr}
 	start := time.Now()
 	err := idx.Index(ctx, paths, bar.show)
 	bar.end()
-	var last rag.Progress
+	var last protocol.IndexProgress
 	if bar.seen {
 		last = bar.last
 	}
@@ -41,15 +69,15 @@ func runIndex(ctx context.Context, idx *rag.Index, paths []string, stdout, stder
 		return 1
 	}
 	var indexed, pending int
-	var failed []rag.Document
+	var failed []protocol.Document
 	for _, d := range docs {
 		if !inRoots(d.Path, paths) {
 			continue
 		}
 		switch d.Status {
-		case rag.Done:
+		case statusDone:
 			indexed++
-		case rag.Failed:
+		case statusFailed:
 			failed = append(failed, d)
 		default:
 			pending++
@@ -94,16 +122,16 @@ func inRoots(path string, roots []string) bool {
 // progressBar redraws one line: "[#####.....] 120/5183  2 failed  ETA 3s  notes/plan.md".
 type progressBar struct {
 	w     io.Writer
-	last  rag.Progress
+	last  protocol.IndexProgress
 	seen  bool
 	drawn bool
 }
 
 const barWidth = 24
 
-func (b *progressBar) show(p rag.Progress) {
+func (b *progressBar) show(p protocol.IndexProgress) {
 	b.last, b.seen = p, true
-	if p.Phase != "indexing" || p.Total == 0 {
+	if p.Phase != protocol.PhaseIndexing || p.Total == 0 {
 		return
 	}
 	filled := barWidth * p.Done / p.Total
@@ -111,8 +139,8 @@ func (b *progressBar) show(p rag.Progress) {
 	if p.Failed > 0 {
 		line += fmt.Sprintf("  %d failed", p.Failed)
 	}
-	if p.ETA > 0 {
-		line += fmt.Sprintf("  ETA %s", p.ETA.Round(time.Second))
+	if p.ETAMillis > 0 {
+		line += fmt.Sprintf("  ETA %s", (time.Duration(p.ETAMillis) * time.Millisecond).Round(time.Second))
 	}
 	if p.CurrentFile != "" {
 		name := filepath.Base(p.CurrentFile)
@@ -131,25 +159,44 @@ func (b *progressBar) end() {
 	}
 }
 
-// runSearch is `quire search QUERY`: the n best passages with their
-// citations, as the model sees them, or as JSON (the tool's Citation
-// objects) with jsonOut. Exit status: 0 with hits, 1 with none or on an
-// error, 2 for a usage error.
-func runSearch(ctx context.Context, idx *rag.Index, query string, n int, jsonOut bool, stdout, stderr io.Writer) int {
+// searchOptions are the flags of `quire search`.
+type searchOptions struct {
+	n    int
+	json bool
+}
+
+func (o *searchOptions) register(fset *flag.FlagSet) {
+	fset.IntVar(&o.n, "n", 8, "how many hits")
+	fset.BoolVar(&o.json, "json", false, "print JSON")
+}
+
+// run is `quire search QUERY`, a reader: it never writes to the database.
+func (o *searchOptions) run(ctx context.Context, args []string, env Env) int {
+	query := strings.Join(args, " ")
+	if strings.TrimSpace(query) == "" {
+		fmt.Fprintln(env.Stderr, "usage: quire search [-n N] [-json] QUERY")
+		return 2
+	}
+	return withIndex(ctx, env.Read, env, func(idx host.Index) int { return search(ctx, idx, query, o.n, o.json, env.Stdout, env.Stderr) })
+}
+
+// search prints the n best passages with their citations, as the model
+// sees them, or as JSON (search_docs' Data) with jsonOut. Exit status: 0
+// with hits, 1 with none or on an error, 2 for a usage error.
+func search(ctx context.Context, idx host.Index, query string, n int, jsonOut bool, stdout, stderr io.Writer) int {
 	if strings.TrimSpace(query) == "" {
 		fmt.Fprintln(stderr, "usage: quire search [-n N] [-json] QUERY")
 		return 2
 	}
-	hits, err := idx.Search(ctx, query, n)
+	cs, err := idx.Search(ctx, query, n)
 	if err != nil {
 		fmt.Fprintln(stderr, "quire search:", err)
 		return 1
 	}
-	cs := searchdocs.Citations(hits)
 	if jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(searchdocs.Data{Query: query, Embedder: idx.Embedder(), Hits: cs}); err != nil {
+		if err := enc.Encode(protocol.SearchResult{Query: query, Embedder: idx.Embedder(), Hits: cs}); err != nil {
 			fmt.Fprintln(stderr, "quire search:", err)
 			return 1
 		}

@@ -1,0 +1,88 @@
+package config
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Store owns the settings while Quire runs. It starts from a Config that
+// Load resolved (defaults < settings.json < env < flags) and is the one
+// writer of settings.json: a change is saved first and only then published
+// (to Get and to the part that uses it), so what runs is never ahead of
+// what the next start reads. It is safe for concurrent use; changes are
+// applied one at a time.
+type Store struct {
+	mu    sync.Mutex // held across save and publish, so changes never interleave
+	cfg   Config
+	notes []func(dir string) (publish func(), err error)
+}
+
+// NewStore owns cfg; its DataDir is where settings.json is saved.
+func NewStore(cfg Config) *Store { return &Store{cfg: cfg} }
+
+// Get is the settings in use.
+func (s *Store) Get() Config {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.cfg
+	c.DisabledTools = append([]string(nil), c.DisabledTools...)
+	return c
+}
+
+// NotesDir is the notes folder in use ("" until the user chooses one).
+func (s *Store) NotesDir() string { return s.Get().NotesDir }
+
+// OnNotesDir registers a user of the notes folder. When the folder changes,
+// ready is called first: it may refuse the folder (nothing is saved then)
+// or return publish, which is called once the folder is saved.
+func (s *Store) OnNotesDir(ready func(dir string) (publish func(), err error)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notes = append(s.notes, ready)
+}
+
+// SetNotesDir changes the notes folder: every user readies it (any may
+// refuse it), then it is saved in settings.json, then published.
+func (s *Store) SetNotesDir(dir string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var publish []func()
+	for _, ready := range s.notes {
+		p, err := ready(dir)
+		if err != nil {
+			return err
+		}
+		publish = append(publish, p)
+	}
+	if err := s.save(func(saved *Config) { saved.NotesDir = dir }); err != nil {
+		return fmt.Errorf("the notes folder was not changed: it could not be saved: %w", err)
+	}
+	s.cfg.NotesDir = dir
+	for _, p := range publish {
+		p()
+	}
+	return nil
+}
+
+// SetMemory saves the memory panel's settings: whether new long-term items
+// wait for approval, and whether the model is asked after each run.
+func (s *Store) SetMemory(approval, learn bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.save(func(saved *Config) { saved.MemoryApproval, saved.MemoryLearn = approval, learn }); err != nil {
+		return err
+	}
+	s.cfg.MemoryApproval, s.cfg.MemoryLearn = approval, learn
+	return nil
+}
+
+// save rewrites settings.json with one change, keeping everything else the
+// file holds (and nothing that came from env or flags). s.mu is held.
+func (s *Store) save(change func(*Config)) error {
+	saved, err := ReadSettings(s.cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	change(&saved)
+	return WriteSettings(s.cfg.DataDir, saved)
+}

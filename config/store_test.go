@@ -1,0 +1,84 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// TestStoreSavesThenPublishesOneChangeAtATime: many writers at once (the
+// notes folder and the memory panel) lose no change, a folder a user
+// refuses is neither saved nor published, and a change that cannot be
+// saved is not published either.
+func TestStoreSavesThenPublishesOneChangeAtATime(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteSettings(dir, Config{Model: "kept-model"}); err != nil {
+		t.Fatal(err)
+	}
+	// The flag's value is in use but is not the user's saved choice.
+	s := NewStore(Config{DataDir: dir, Model: "flag-model"})
+	var mu sync.Mutex
+	var published []string
+	s.OnNotesDir(func(d string) (func(), error) {
+		if d == "refused" {
+			return nil, errors.New("not a folder")
+		}
+		return func() {
+			// Saved before it is published.
+			if saved, _ := ReadSettings(dir); saved.NotesDir != d {
+				t.Errorf("%s published before it was saved (file has %q)", d, saved.NotesDir)
+			}
+			mu.Lock()
+			published = append(published, d)
+			mu.Unlock()
+		}, nil
+	})
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			if err := s.SetNotesDir(fmt.Sprintf("/notes/%d", i)); err != nil {
+				t.Error(err)
+			}
+		})
+		wg.Go(func() {
+			if err := s.SetMemory(true, i%2 == 0); err != nil {
+				t.Error(err)
+			}
+			_ = s.Get()
+		})
+	}
+	wg.Wait()
+	if len(published) != 20 {
+		t.Fatalf("%d folders published, want 20", len(published))
+	}
+	saved, err := ReadSettings(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := published[len(published)-1]
+	if saved.NotesDir != last || s.NotesDir() != last || !saved.MemoryApproval || saved.Model != "kept-model" {
+		t.Fatalf("saved %+v, in use %q, last published %q", saved, s.NotesDir(), last)
+	}
+	if got := s.Get(); got.Model != "flag-model" || !got.MemoryApproval || got.MemoryLearn != saved.MemoryLearn {
+		t.Fatalf("in use %+v, saved %+v", got, saved)
+	}
+
+	if err := s.SetNotesDir("refused"); err == nil || s.NotesDir() != last {
+		t.Fatalf("a refused folder: %v, in use %q", err, s.NotesDir())
+	}
+	if saved, _ := ReadSettings(dir); saved.NotesDir != last {
+		t.Fatalf("a refused folder was saved: %q", saved.NotesDir)
+	}
+
+	gone := NewStore(Config{DataDir: filepath.Join(dir, "missing")})
+	calls := 0
+	gone.OnNotesDir(func(string) (func(), error) { return func() { calls++ }, nil })
+	if err := gone.SetNotesDir("/notes/x"); err == nil || calls != 0 || gone.NotesDir() != "" {
+		t.Fatalf("an unsaved folder: %v, published %d times, in use %q", err, calls, gone.NotesDir())
+	}
+	if err := gone.SetMemory(true, true); err == nil || gone.Get().MemoryApproval {
+		t.Fatalf("unsaved memory settings: %v, in use %+v", err, gone.Get())
+	}
+}

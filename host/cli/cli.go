@@ -1,0 +1,128 @@
+// Package cli is the terminal host: the subcommands `quire doctor`,
+// `sessions`, `replay`, `index`, `search` and `eval`. main reads the flags
+// and hands a command here with the composition root's parts.
+//
+// It speaks kernel/protocol and the ports of package host, like every
+// host. It must never import kernel/store, kernel/runtime, kernel/core, a
+// provider, rag, library, memory, Wails or the composition root
+// (internal/app): the parts arrive through Env. It may import eval, which
+// plays scenarios against a kernel the composition root builds.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+
+	"quire/config"
+	"quire/doctor"
+	"quire/eval"
+	"quire/host"
+	"quire/kernel/protocol"
+)
+
+// Parts are what a command needs of the assembled parts.
+type Parts interface {
+	Kernel() protocol.Kernel
+	Doctor(ctx context.Context) doctor.Report
+	// Request is the request of a session's nth model call, rebuilt from
+	// the log, as canonical JSON.
+	Request(ctx context.Context, session string, n int) (json.RawMessage, error)
+	Index(ctx context.Context) (host.Index, error)
+	Close()
+}
+
+// Env is what main gives a command.
+type Env struct {
+	Stdout, Stderr io.Writer
+	Log            *slog.Logger
+	Settings       config.Config
+	// Read opens the parts as a reader: the store read-only, no runtime
+	// loop, no recovery, no write. Own opens them as the data folder's owner.
+	Read, Own func(ctx context.Context) (Parts, error)
+	// Eval builds a scenario's kernel (the composition root's wiring).
+	Eval func(log *slog.Logger) eval.Builder
+	// Scenarios is the eval set shipped in the binary (evals/*.yaml).
+	Scenarios fs.FS
+}
+
+// Command is one subcommand with its flags registered.
+type Command struct {
+	name string
+	run  func(ctx context.Context, args []string, env Env) int
+}
+
+// Names are the subcommands this package runs.
+var Names = []string{"doctor", "sessions", "replay", "index", "search", "eval"}
+
+// Lookup registers the flags of the subcommand name on fset and returns
+// it, or nil when there is no such subcommand.
+func Lookup(name string, fset *flag.FlagSet) *Command {
+	var run func(ctx context.Context, args []string, env Env) int
+	switch name {
+	case "doctor":
+		run = runDoctor
+	case "sessions":
+		run = runSessions
+	case "replay":
+		o := &replayOptions{}
+		o.register(fset)
+		run = o.run
+	case "index":
+		run = runIndex
+	case "search":
+		o := &searchOptions{}
+		o.register(fset)
+		run = o.run
+	case "eval":
+		o := &evalOptions{}
+		o.register(fset)
+		run = o.run
+	default:
+		return nil
+	}
+	return &Command{name: name, run: run}
+}
+
+// Run runs the command with its positional arguments and returns the exit
+// status: 0 done, 1 failed, 2 a usage error.
+func (c *Command) Run(ctx context.Context, args []string, env Env) int { return c.run(ctx, args, env) }
+
+func runDoctor(ctx context.Context, _ []string, env Env) int {
+	p, err := env.Read(ctx)
+	if err != nil {
+		fmt.Fprintln(env.Stdout, "FAIL", err)
+		return 1
+	}
+	defer p.Close()
+	report := p.Doctor(ctx)
+	for _, line := range report.Lines() {
+		fmt.Fprintln(env.Stdout, line)
+	}
+	if !report.OK {
+		return 1
+	}
+	return 0
+}
+
+func runSessions(ctx context.Context, _ []string, env Env) int {
+	p, err := env.Read(ctx)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "quire:", err)
+		return 1
+	}
+	defer p.Close()
+	list, err := p.Kernel().Sessions(ctx)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "quire:", err)
+		return 1
+	}
+	for _, x := range list {
+		fmt.Fprintf(env.Stdout, "%s\t%s\t%d events\t%s\n", x.ID, x.UpdatedAt.Local().Format("2006-01-02 15:04"), x.LastSeq+1, x.Title)
+	}
+	return 0
+}

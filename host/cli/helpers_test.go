@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"io"
+	"log/slog"
+	"os"
+
+	"quire/config"
+	"quire/internal/app"
+)
+
+// run runs a command as main hands it over — its flags after its name,
+// the parts from the composition root — with the eval set of the
+// repository (main embeds the same files).
+func run(args []string, stdout, stderr io.Writer) int {
+	fset := flag.NewFlagSet("quire "+args[0], flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	flags := config.Register(fset)
+	cmd := Lookup(args[0], fset)
+	if cmd == nil {
+		return 2
+	}
+	if err := fset.Parse(args[1:]); err != nil {
+		return 2
+	}
+	cfg, err := flags.Resolve(os.LookupEnv)
+	if err != nil {
+		return 2
+	}
+	settings := config.NewStore(cfg)
+	log := slog.New(slog.DiscardHandler)
+	open := func(mode app.Mode) func(context.Context) (Parts, error) {
+		return func(ctx context.Context) (Parts, error) {
+			p, err := app.Open(ctx, settings, log, mode)
+			if err != nil {
+				return nil, err
+			}
+			return p, nil
+		}
+	}
+	return cmd.Run(context.Background(), fset.Args(), Env{Stdout: stdout, Stderr: stderr, Log: log, Settings: cfg,
+		Read: open(app.Reader), Own: open(app.Owner), Eval: app.EvalBuilder, Scenarios: os.DirFS(evalsDir)})
+}

@@ -1,0 +1,66 @@
+// Package host declares, once, the small ports every host (the window in
+// package main, host/httpapi, host/cli) reaches the rest of Quire through,
+// besides the kernel's own protocol.Kernel: the documents panel, the memory
+// panel, the user's settings and the health checks. The composition root
+// (internal/app) hands hosts concrete parts that satisfy them.
+//
+// It speaks kernel/protocol and doctor's report only. It must never import
+// kernel/store, kernel/runtime, kernel/core, a provider, rag, library,
+// memory, Wails or the composition root.
+package host
+
+import (
+	"context"
+
+	"quire/doctor"
+	"quire/kernel/protocol"
+)
+
+// Documents is the documents panel's back end (the library package): the
+// methods the window binds and `quire serve` routes.
+type Documents interface {
+	State(ctx context.Context) (protocol.DocumentsState, error)
+	Add(ctx context.Context, paths []string) error
+	Cancel()
+	Retry(ctx context.Context, path string) error
+	Remove(ctx context.Context, path string) error
+	Source(ctx context.Context, path string, page int) (protocol.DocumentSource, error)
+	Watch(ctx context.Context) <-chan protocol.IndexProgress
+}
+
+// Memory is the memory panel's backend: what the assistant remembers, which
+// the user sees, edits, forgets, and approves or rejects.
+type Memory interface {
+	MemoryList(ctx context.Context) (protocol.MemoryList, error)
+	EditMemory(ctx context.Context, id, text string) (protocol.MemoryItem, error)
+	ForgetMemory(ctx context.Context, id string) error
+	ReviewMemory(ctx context.Context, id string, approve bool) error
+	SetMemoryApproval(ctx context.Context, on bool) error
+	SetMemoryLearning(ctx context.Context, on bool) error
+}
+
+// Settings are the user's choices a host may read and change.
+type Settings interface {
+	NotesDir() string
+	SetNotesDir(dir string) error
+}
+
+// Doctor runs the health checks.
+type Doctor func(ctx context.Context) doctor.Report
+
+// Asker puts a permission question to the user and returns the answer. It
+// may block until the user answers; ctx ends when the run's deadline does.
+type Asker func(ctx context.Context, q protocol.Question) (protocol.Answer, error)
+
+// Index is the document index as `quire index` and `quire search` use it.
+type Index interface {
+	// Embedder names what makes the vectors, for people.
+	Embedder() string
+	// VectorError is why the last search ranked by words only ("" if it did not).
+	VectorError() string
+	// Index makes paths watched roots and brings them up to date.
+	Index(ctx context.Context, paths []string, progress func(protocol.IndexProgress)) error
+	Documents(ctx context.Context) ([]protocol.Document, error)
+	// Search finds the n best passages, numbered from 1.
+	Search(ctx context.Context, query string, n int) ([]protocol.Citation, error)
+}

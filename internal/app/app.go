@@ -1,0 +1,243 @@
+// Package app is Quire's composition root: the one place that picks the
+// concrete parts — the SQLite store, the Ollama adapter, the runtime, the
+// note, todo, memory and document parts — and returns them assembled, for
+// main to hand to a host (the window, host/httpapi, host/cli).
+//
+// It opens in one of two modes. An Owner starts the runtime and recovers
+// the runs a crash left open: the window, `quire serve`, `quire index` and
+// the eval set own the data folder. A Reader opens the store read-only and
+// nothing else that writes: no runtime loop, no recovery, no memory index
+// catch-up, no rag migration or statistics; `quire sessions`, `replay`,
+// `search` and `doctor` read, and can never append to a log.
+//
+// Nothing else in Quire picks concrete parts (internal/testkit does the
+// same for tests). Hosts must never import this package: main does.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"quire/config"
+	"quire/host"
+	"quire/kernel/protocol"
+	"quire/kernel/provider/ollama"
+	"quire/kernel/runtime"
+	"quire/kernel/store"
+	"quire/library"
+	"quire/memory"
+	"quire/rag"
+)
+
+// Mode is how the parts are opened.
+type Mode int
+
+const (
+	// Owner starts the runtime and recovers interrupted runs.
+	Owner Mode = iota
+	// Reader opens the store read-only: no runtime, no recovery, no write.
+	Reader
+)
+
+func (m Mode) String() string {
+	if m == Reader {
+		return "reader"
+	}
+	return "owner"
+}
+
+// Parts are the assembled parts. In Owner mode runtime is nil when the
+// database could not be opened; dbErr then says why, and doctor reports it.
+type Parts struct {
+	mode     Mode
+	settings *config.Store
+	log      *slog.Logger
+	ollama   *ollama.Provider
+	store    *store.Store
+	runtime  *runtime.Runtime
+	dbErr    error
+	asker    atomic.Pointer[host.Asker]
+	notes    *notesTools
+	rag      *rag.Index
+	ragErr   error            // why rag is nil
+	ragMu    sync.Mutex       // a Reader opens rag on first use (Index)
+	library  *library.Library // started by a host that shows documents (Documents)
+	mem      *memory.Store    // nil when it could not be opened
+}
+
+// Open assembles the parts in mode over the settings. extra options come
+// after the root's own, so a caller (the eval set) may add tools or answer
+// permission questions itself; a Reader ignores them.
+func Open(ctx context.Context, settings *config.Store, log *slog.Logger, mode Mode, extra ...runtime.Option) (*Parts, error) {
+	cfg := settings.Get()
+	hostURL, err := ollama.ParseHost(cfg.OllamaHost)
+	if err != nil {
+		return nil, fmt.Errorf("ollama host %q: %w", cfg.OllamaHost, err)
+	}
+	p := &Parts{mode: mode, settings: settings, log: log, ollama: ollama.New(hostURL, &http.Client{})}
+	if mode == Reader {
+		p.openReader(ctx)
+		return p, nil
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		p.dbErr = fmt.Errorf("cannot create the data directory %s: %w", cfg.DataDir, err)
+		return p, nil
+	}
+	st, err := store.Open(ctx, cfg.DatabasePath())
+	if err != nil {
+		p.dbErr = err
+		return p, nil
+	}
+	p.store = st
+	p.notes = newNotesTools(st)
+	if err := p.notes.SetDir(cfg.NotesDir); err != nil {
+		log.Warn("notes folder", "err", err)
+	}
+	settings.OnNotesDir(p.notes.ready)
+	emb := p.embedder(ctx, cfg.EmbedModel)
+	p.rag, err = rag.Open(ctx, st.DB(), emb)
+	if err != nil {
+		log.Error("the document index could not be opened; search_docs is off", "err", err)
+		p.rag, p.ragErr = nil, err
+	}
+	rs := runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx, Layers: disabledLayer(cfg.DisabledTools)}
+	opts := []runtime.Option{
+		runtime.WithLogger(log), runtime.WithAsker(p.ask), runtime.WithPrompt(basePrompt()),
+		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag}), runtime.WithCheckpoint(planReminder(st))}
+	// Memory shares rag's choice of embedder (nil: its offline one).
+	opts = append(opts, p.openMemory(ctx, emb)...)
+	opts = append(opts, runtime.WithCompaction(compaction(p.ollama, p.mem, log)))
+	p.runtime = runtime.New(st, p.ollama, rs, append(opts, extra...)...)
+	if p.mem != nil {
+		p.mem.Attach(p.runtime)
+	}
+	if err := p.runtime.Start(ctx); err != nil {
+		log.Error("starting the runtime", "err", err)
+	}
+	return p, nil
+}
+
+// openReader opens the database read-only. A data folder with no database
+// yet reads as one with nothing in it.
+func (p *Parts) openReader(ctx context.Context) {
+	cfg := p.settings.Get()
+	st, err := store.OpenReadOnly(ctx, cfg.DatabasePath())
+	if err != nil {
+		p.dbErr = err
+		return
+	}
+	p.store = st
+	// A runtime that is never started is a reader of the log: it lists
+	// sessions, returns events and rebuilds requests, and has no owner
+	// goroutine, model, tool or trigger that could append.
+	p.runtime = runtime.New(st, nil, runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx}, runtime.WithLogger(p.log))
+	// The document index is opened by the first Index call: only search
+	// needs it (and the embedder it needs asks Ollama).
+}
+
+// Mode is how the parts were opened.
+func (p *Parts) Mode() Mode { return p.mode }
+
+// Close ends runs with their reason, stops the library and closes the store.
+func (p *Parts) Close() {
+	if p.runtime != nil {
+		p.runtime.Close()
+	}
+	if p.notes != nil {
+		p.notes.Close()
+	}
+	if p.library != nil {
+		p.library.Close()
+	}
+	p.ragMu.Lock()
+	defer p.ragMu.Unlock()
+	if p.rag != nil {
+		p.rag.Close()
+	}
+	if p.store != nil {
+		p.store.Close()
+	}
+}
+
+// ask puts a permission question to whichever host asks the user: the
+// window's native dialog once it is up; otherwise the question stays open
+// for an in-page answer (protocol.AnswerAsk) until the run's deadline
+// answers it by default.
+func (p *Parts) ask(ctx context.Context, q runtime.Question) (runtime.Answer, error) {
+	asker := p.asker.Load()
+	if asker == nil {
+		<-ctx.Done()
+		return runtime.Answer{}, context.Cause(ctx)
+	}
+	pq := protocol.Question{Session: q.Session, RunID: q.RunID, Descriptions: q.Descriptions}
+	for _, c := range q.Calls {
+		pq.Calls = append(pq.Calls, protocol.QuestionCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	a, err := (*asker)(ctx, pq)
+	return runtime.Answer{Allowed: a.Allowed, Feedback: a.Feedback}, err
+}
+
+// SetAsker makes a host the one that asks the user.
+func (p *Parts) SetAsker(a host.Asker) { p.asker.Store(&a) }
+
+// DatabaseError is why the database could not be opened (nil when it was).
+func (p *Parts) DatabaseError() error { return p.dbErr }
+
+// errReadOnly: a command reached a Reader.
+var errReadOnly = errors.New("this command only reads; Quire's database was opened read-only")
+
+// Kernel is what hosts talk to: the runtime; a Reader's kernel refuses
+// every command; when the database could not be opened, a kernel that
+// answers every call with the reason.
+func (p *Parts) Kernel() protocol.Kernel {
+	switch {
+	case p.mode == Reader && errors.Is(p.dbErr, store.ErrNoDatabase):
+		return emptyLog{}
+	case p.runtime == nil:
+		return protocol.Unavailable{Err: fmt.Errorf("Quire's database could not be opened: %w", p.dbErr)}
+	case p.mode == Reader:
+		return readOnly{p.runtime}
+	}
+	return p.runtime
+}
+
+// Settings is the settings port for hosts: the notes folder, saved first
+// and then given to the note tools.
+func (p *Parts) Settings() host.Settings {
+	switch {
+	case p.mode == Reader:
+		return notesSetting{p.settings, errReadOnly}
+	case p.notes == nil:
+		return notesSetting{p.settings, p.dbErr}
+	}
+	return notesSetting{p.settings, nil}
+}
+
+// Documents starts the documents panel's back end for a host (the window,
+// `quire serve`): background indexing, and a refresh of the known folders
+// now. Nil (a nil interface) when the index is not open or in a Reader.
+func (p *Parts) Documents(ctx context.Context) host.Documents {
+	if p.rag == nil || p.mode == Reader {
+		return nil
+	}
+	if p.library == nil {
+		p.library = library.New(p.rag, p.log)
+		p.library.Start(ctx)
+	}
+	return p.library
+}
+
+// Memory is the memory panel's backend, or nil (a nil interface, not a nil
+// pointer) when memory could not be opened: hosts then say so.
+func (p *Parts) Memory() host.Memory {
+	if p.mem == nil {
+		return nil
+	}
+	return p.mem
+}

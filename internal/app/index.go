@@ -1,0 +1,68 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"quire/host"
+	"quire/kernel/protocol"
+	"quire/kernel/store"
+	"quire/rag"
+	"quire/tools/searchdocs"
+)
+
+// Index is the document index as `quire index` and `quire search` use it,
+// in protocol shapes, or why it is not open. A Reader opens it here, the
+// first time, read-only: it only searches and lists.
+func (p *Parts) Index(ctx context.Context) (host.Index, error) {
+	p.ragMu.Lock()
+	defer p.ragMu.Unlock()
+	if p.rag == nil && p.ragErr == nil && p.mode == Reader && p.store != nil {
+		cfg := p.settings.Get()
+		p.rag, p.ragErr = rag.Open(ctx, p.store.DB(), p.embedder(ctx, cfg.EmbedModel), rag.WithReadOnly())
+	}
+	switch {
+	case p.rag != nil:
+		return documentIndex{p.rag}, nil
+	case errors.Is(p.ragErr, rag.ErrNoIndex), errors.Is(p.dbErr, store.ErrNoDatabase):
+		return nil, errors.New("no document has been indexed yet; `quire index PATH...` adds some")
+	case p.ragErr != nil:
+		return nil, fmt.Errorf("the document index is not available (see `quire doctor`): %w", p.ragErr)
+	}
+	return nil, fmt.Errorf("the document index is not available: Quire's database could not be opened: %w", p.dbErr)
+}
+
+// documentIndex adapts rag to the commands' shapes.
+type documentIndex struct{ idx *rag.Index }
+
+func (d documentIndex) Embedder() string    { return d.idx.Embedder() }
+func (d documentIndex) VectorError() string { return d.idx.VectorError() }
+
+// Index brings the paths up to date, reporting progress.
+func (d documentIndex) Index(ctx context.Context, paths []string, progress func(protocol.IndexProgress)) error {
+	return d.idx.Index(ctx, paths, func(p rag.Progress) {
+		progress(protocol.IndexProgress{Running: p.Phase != "done", Phase: p.Phase, Total: p.Total, Done: p.Done,
+			Failed: p.Failed, CurrentFile: p.CurrentFile, ETAMillis: p.ETA.Milliseconds()})
+	})
+}
+
+// Documents lists every file in the index.
+func (d documentIndex) Documents(ctx context.Context) ([]protocol.Document, error) {
+	docs, err := d.idx.Documents(ctx)
+	out := make([]protocol.Document, len(docs))
+	for i, x := range docs {
+		out[i] = protocol.Document{Path: x.Path, Name: rag.DisplayName(x.Root, x.Path), Root: x.Root, Format: x.Format,
+			Status: x.Status, Reason: x.Reason, Chunks: x.Chunks, Size: x.Size, Updated: x.Updated}
+	}
+	return out, err
+}
+
+// Search finds the n best passages, numbered as search_docs numbers them.
+func (d documentIndex) Search(ctx context.Context, query string, n int) ([]protocol.Citation, error) {
+	hits, err := d.idx.Search(ctx, query, n)
+	if err != nil {
+		return nil, err
+	}
+	return searchdocs.Citations(hits), nil
+}

@@ -1,0 +1,55 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"quire/kernel/protocol"
+)
+
+// readOnly is a Reader's kernel: the log as it is, and every command
+// refused before it reaches anything that could append.
+type readOnly struct{ k protocol.Kernel }
+
+func (r readOnly) Execute(context.Context, protocol.Command) (json.RawMessage, error) {
+	return nil, protocol.Classify(protocol.ErrConflict, errReadOnly)
+}
+func (r readOnly) Sessions(ctx context.Context) ([]protocol.Session, error) { return r.k.Sessions(ctx) }
+func (r readOnly) Events(ctx context.Context, session string, from int64) ([]protocol.Event, error) {
+	return r.k.Events(ctx, session, from)
+}
+func (r readOnly) Follow(ctx context.Context, session string, from int64) (<-chan protocol.Event, func() error) {
+	return r.k.Follow(ctx, session, from)
+}
+
+// Watch has nothing to deliver: nothing is appended in a Reader.
+func (r readOnly) Watch(ctx context.Context) <-chan protocol.Update { return closedUpdates() }
+
+// emptyLog is a Reader's kernel over a data folder with no database yet:
+// no conversation, and nothing may be created.
+type emptyLog struct{}
+
+func (emptyLog) Execute(context.Context, protocol.Command) (json.RawMessage, error) {
+	return nil, protocol.Classify(protocol.ErrConflict, errReadOnly)
+}
+func (emptyLog) Sessions(context.Context) ([]protocol.Session, error) { return nil, nil }
+func (emptyLog) Events(_ context.Context, session string, _ int64) ([]protocol.Event, error) {
+	return nil, noSession(session)
+}
+func (emptyLog) Follow(_ context.Context, session string, _ int64) (<-chan protocol.Event, func() error) {
+	ch := make(chan protocol.Event)
+	close(ch)
+	return ch, func() error { return noSession(session) }
+}
+func (emptyLog) Watch(context.Context) <-chan protocol.Update { return closedUpdates() }
+
+func noSession(id string) error {
+	return protocol.Classify(protocol.ErrNotFound, fmt.Errorf("no such session: %s (there are no conversations yet)", id))
+}
+
+func closedUpdates() <-chan protocol.Update {
+	ch := make(chan protocol.Update)
+	close(ch)
+	return ch
+}

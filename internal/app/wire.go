@@ -1,0 +1,126 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"time"
+
+	"quire/config"
+	"quire/kernel/compact"
+	"quire/kernel/prompt"
+	"quire/kernel/provider/ollama"
+	"quire/kernel/runtime"
+	"quire/kernel/tool"
+	"quire/kernel/tool/registry"
+	"quire/memory"
+	"quire/rag"
+	"quire/tools/searchdocs"
+	"quire/tools/todo"
+)
+
+// basePrompt is who the assistant is and where it runs (kernel/prompt);
+// the runtime adds the working-memory zone.
+func basePrompt() *prompt.Assembler { return prompt.Base() }
+
+// disabledLayer is the settings' visibility layer: the tools the user
+// turned off are never offered.
+func disabledLayer(names []string) []registry.Layer {
+	return []registry.Layer{{Name: "settings", Deny: names}}
+}
+
+// embedder is the Ollama embedding model when it is installed, else nil: the
+// index then uses its built-in offline embedder, so search always works.
+func (p *Parts) embedder(ctx context.Context, model string) rag.Embedder {
+	if model == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	info, err := p.ollama.ModelInfo(ctx, model)
+	if err != nil || !slices.Contains(info.Capabilities, "embedding") {
+		return nil
+	}
+	return ollamaEmbedder{p: p.ollama, model: model}
+}
+
+// ollamaEmbedder adapts the Ollama adapter to rag.Embedder.
+type ollamaEmbedder struct {
+	p     *ollama.Provider
+	model string
+}
+
+func (e ollamaEmbedder) Name() string { return "ollama:" + e.model }
+func (e ollamaEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	return e.p.Embed(ctx, e.model, texts)
+}
+
+// docsTools offers search_docs when the index is open.
+type docsTools struct{ idx *rag.Index }
+
+func (d docsTools) Tools() []tool.Tool {
+	if d.idx == nil {
+		return nil
+	}
+	return []tool.Tool{searchdocs.New(d.idx)}
+}
+
+// todoTools offers the plan and self-report tools.
+type todoTools struct{}
+
+func (todoTools) Tools() []tool.Tool { return todo.Tools() }
+
+// planReminder is the pre-close hook that reminds a run of its open plan
+// items (tools/todo), reading the log.
+func planReminder(log todo.Log) runtime.CheckpointHook { return todo.PlanReminder(log) }
+
+// openMemory opens the memory index over the database and returns the
+// runtime options that plug it in: the remember / forget tools, the
+// working-memory zone and the post-run learner (which asks the chat model).
+// Its settings are saved through the settings owner. Memory that cannot be
+// opened is left off with a warning.
+func (p *Parts) openMemory(ctx context.Context, emb memory.Embedder) []runtime.Option {
+	cfg := p.settings.Get()
+	mem, err := memory.Open(ctx, p.store.DB(), p.store, memory.WithEmbedder(emb),
+		memory.WithApproval(cfg.MemoryApproval), memory.WithLearning(cfg.MemoryLearn),
+		memory.WithSettingsSaver(p.settings.SetMemory), memory.WithLogger(p.log))
+	if err != nil {
+		p.log.Error("memory could not be opened; the assistant will not remember", "err", err)
+		return nil
+	}
+	p.mem = mem
+	return []runtime.Option{runtime.WithTools(mem), runtime.WithContributors(mem.Contributor()),
+		runtime.WithSubscribers(mem.Learner(p.ollama, cfg.Model, cfg.NumCtx))}
+}
+
+// compaction is the history compaction the runtime asks before every step
+// and on context overflow: the window is num_ctx capped by the model's
+// trained context length from Ollama's /api/show. Facts it extracts go to
+// the session's working memory when memory opened (mem may be nil).
+func compaction(o *ollama.Provider, mem *memory.Store, log *slog.Logger) *compact.Compactor {
+	window := compact.WindowFunc(func(ctx context.Context, model string) (int, error) {
+		info, err := o.ModelInfo(ctx, model)
+		return info.ContextLength, err
+	})
+	opts := []compact.Option{compact.WithWindow(window), compact.WithLogger(log)}
+	if mem != nil {
+		opts = append(opts, compact.WithWorkingMemory(mem.Compaction()))
+	}
+	return compact.New(opts...)
+}
+
+// notesSetting is the settings port: the notes folder goes through the
+// settings owner, which readies the note tools, saves, then switches them.
+// Without note tools (no database, or a Reader) there is nothing to point.
+type notesSetting struct {
+	s   *config.Store
+	err error // why the folder cannot be changed; nil when it can
+}
+
+func (n notesSetting) NotesDir() string { return n.s.NotesDir() }
+func (n notesSetting) SetNotesDir(dir string) error {
+	if n.err != nil {
+		return n.err
+	}
+	return n.s.SetNotesDir(dir)
+}

@@ -1,0 +1,27 @@
+package protocol
+
+import "encoding/json"
+
+// Question is a permission question as a host puts it to the user: the
+// calls of one step that wait for the user's yes, asked together.
+type Question struct {
+	Session string         `json:"session"`
+	RunID   string         `json:"runId"`
+	Calls   []QuestionCall `json:"calls"`
+	// Descriptions say, call by call, what each would do (for an edit a
+	// compact diff, for a move from -> to).
+	Descriptions []string `json:"descriptions,omitempty"`
+}
+
+// QuestionCall is one call a Question asks about.
+type QuestionCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Answer is the user's answer to a Question.
+type Answer struct {
+	Allowed  bool   `json:"allowed"`
+	Feedback string `json:"feedback,omitempty"`
+}
