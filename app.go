@@ -80,9 +80,10 @@ func nativeQuestion(ctx context.Context, title, message string) (bool, error) {
 	return strings.EqualFold(answer, "Yes"), err
 }
 
-// Ask is the window's host.Asker: one native dialog for all the calls of a
-// step, naming each tool and what it would be given.
-func (a *App) Ask(ctx context.Context, q protocol.Question) (protocol.Answer, error) {
+// ask is the window's host.Asker: one native dialog for all the calls of a
+// step, naming each tool and what it would be given. Unexported, so Wails
+// does not bind it: the page must never answer a question itself.
+func (a *App) ask(ctx context.Context, q protocol.Question) (protocol.Answer, error) {
 	window := a.window.Load()
 	if window == nil {
 		<-ctx.Done() // no window yet: the run's deadline answers
@@ -292,7 +293,7 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 		a.attachDocuments(docs)
 	}
 	a.memory = p.Memory()
-	p.SetAsker(a.Ask)
+	p.SetAsker(a.ask)
 	err = wails.Run(&options.App{
 		Title:            "Quire",
 		Width:            1200,

@@ -147,11 +147,11 @@ func TestPermissionDialogAsksOnceForAllCalls(t *testing.T) {
 	// Before the window is up, the question waits for the run's deadline.
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := a.Ask(ctx, q); err == nil {
+	if _, err := a.ask(ctx, q); err == nil {
 		t.Fatal("a question before the window existed was answered")
 	}
 	a.startup(t.Context())
-	ans, err := a.Ask(t.Context(), q)
+	ans, err := a.ask(t.Context(), q)
 	if err != nil || !ans.Allowed {
 		t.Fatalf("answer %+v, %v", ans, err)
 	}
@@ -164,7 +164,7 @@ func TestPermissionDialogAsksOnceForAllCalls(t *testing.T) {
 		}
 	}
 	a.dialog = func(context.Context, string, string) (bool, error) { return false, nil }
-	if ans, _ := a.Ask(t.Context(), q); ans.Allowed {
+	if ans, _ := a.ask(t.Context(), q); ans.Allowed {
 		t.Fatal("No was read as yes")
 	}
 }

@@ -690,7 +690,7 @@ export type QEvent = {
 /** The event of type T. */
 export type EventOf<T extends EventTypeName> = Extract<QEvent, { type: T }>;
 
-/** Citation is one hit as the tool reports it. */
+/** Citation is one passage found, with where it is. */
 export interface Citation {
   n: number;
   path: string;
@@ -736,7 +736,10 @@ export interface NoteChange {
   undoes?: string;
 }
 
-/** Data is Result.Data. */
+/**
+ * SearchResult is what a search of the user's documents found: the Data of
+ * a search_docs result, and what `quire search -json` prints.
+ */
 export interface SearchDocsData {
   query: string;
   embedder: string;
