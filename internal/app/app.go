@@ -60,7 +60,8 @@ type Parts struct {
 	log      *slog.Logger
 	ollama   *ollama.Provider
 	store    *store.Store
-	runtime  *runtime.Runtime
+	runtime  *runtime.Runtime // an Owner's; nil in a Reader
+	reader   *runtime.Reader  // a Reader's: the log, and nothing that writes
 	dbErr    error
 	asker    atomic.Pointer[host.Asker]
 	notes    *notesTools
@@ -133,10 +134,10 @@ func (p *Parts) openReader(ctx context.Context) {
 		return
 	}
 	p.store = st
-	// A runtime that is never started is a reader of the log: it lists
-	// sessions, returns events and rebuilds requests, and has no owner
-	// goroutine, model, tool or trigger that could append.
-	p.runtime = runtime.New(st, nil, runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx}, runtime.WithLogger(p.log))
+	// No runtime: a runtime.Reader lists sessions, returns events and
+	// rebuilds requests, and has no loop, model, tool or trigger that could
+	// append.
+	p.reader = runtime.NewReader(st)
 	// The document index is opened by the first Index call: only search
 	// needs it (and the embedder it needs asks Ollama).
 }
@@ -199,10 +200,10 @@ func (p *Parts) Kernel() protocol.Kernel {
 	switch {
 	case p.mode == Reader && errors.Is(p.dbErr, store.ErrNoDatabase):
 		return emptyLog{}
+	case p.mode == Reader && p.reader != nil:
+		return readOnly{p.reader}
 	case p.runtime == nil:
 		return protocol.Unavailable{Err: fmt.Errorf("Quire's database could not be opened: %w", p.dbErr)}
-	case p.mode == Reader:
-		return readOnly{p.runtime}
 	}
 	return p.runtime
 }

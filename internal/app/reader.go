@@ -6,11 +6,12 @@ import (
 	"fmt"
 
 	"quire/kernel/protocol"
+	"quire/kernel/runtime"
 )
 
 // readOnly is a Reader's kernel: the log as it is, and every command
 // refused before it reaches anything that could append.
-type readOnly struct{ k protocol.Kernel }
+type readOnly struct{ k *runtime.Reader }
 
 func (r readOnly) Execute(context.Context, protocol.Command) (json.RawMessage, error) {
 	return nil, protocol.Classify(protocol.ErrConflict, errReadOnly)
@@ -19,8 +20,17 @@ func (r readOnly) Sessions(ctx context.Context) ([]protocol.Session, error) { re
 func (r readOnly) Events(ctx context.Context, session string, from int64) ([]protocol.Event, error) {
 	return r.k.Events(ctx, session, from)
 }
+
+// Follow delivers the stored events and ends: a Reader sees no live
+// appends (another process may own the folder; `quire replay` reads once).
 func (r readOnly) Follow(ctx context.Context, session string, from int64) (<-chan protocol.Event, func() error) {
-	return r.k.Follow(ctx, session, from)
+	evs, err := r.k.Events(ctx, session, from)
+	ch := make(chan protocol.Event, len(evs))
+	for _, e := range evs {
+		ch <- e
+	}
+	close(ch)
+	return ch, func() error { return err }
 }
 
 // Watch has nothing to deliver: nothing is appended in a Reader.

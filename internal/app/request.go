@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"quire/kernel/provider"
 	"quire/kernel/provider/ollama"
 )
 
@@ -13,10 +14,18 @@ import (
 // rebuilt from the log alone, as the JSON body sent to Ollama (canonical:
 // keys sorted), so it can be compared with what the server received.
 func (p *Parts) Request(ctx context.Context, session string, n int) (json.RawMessage, error) {
-	if p.runtime == nil {
+	var requests interface {
+		Request(ctx context.Context, session string, n int) (provider.Request, error)
+	}
+	switch {
+	case p.reader != nil:
+		requests = p.reader
+	case p.runtime != nil:
+		requests = p.runtime
+	default:
 		return nil, fmt.Errorf("Quire's database could not be opened: %w", p.dbErr)
 	}
-	req, err := p.runtime.Request(ctx, session, n)
+	req, err := requests.Request(ctx, session, n)
 	if err != nil {
 		return nil, err
 	}

@@ -128,7 +128,7 @@ func backoff(attempt int, jitter func() float64) time.Duration {
 
 // historySize is the size of what the model would see, in characters.
 func (r *Runtime) historySize(ctx context.Context, session string) (int, error) {
-	msgs, err := r.history.Messages(ctx, session)
+	msgs, err := r.reader.history.Messages(ctx, session)
 	if err != nil {
 		return 0, err
 	}

@@ -47,11 +47,11 @@ func (s *session) compact(ctx context.Context, forced bool) error {
 	if err != nil {
 		return err
 	}
-	req, err := s.r.requestAt(ctx, s.id, run, at, caps)
+	req, err := s.r.reader.requestAt(ctx, s.id, run, at, caps)
 	if err != nil {
 		return err
 	}
-	hist, err := s.r.history.EntriesAt(ctx, s.id, at)
+	hist, err := s.r.reader.history.EntriesAt(ctx, s.id, at)
 	if err != nil {
 		return err
 	}

@@ -192,7 +192,7 @@ func (s *session) request(ctx context.Context, caps event.Capabilities) (provide
 	if err != nil {
 		return provider.Request{}, err
 	}
-	return s.r.requestAt(ctx, s.id, s.model().Run.ID, at, caps)
+	return s.r.reader.requestAt(ctx, s.id, s.model().Run.ID, at, caps)
 }
 
 // anchor is the seq the current attempt's request is built at: the last
@@ -215,7 +215,7 @@ func (s *session) anchor(ctx context.Context, run string) (int64, error) {
 // run's frozen capabilities (system text, tools, model) and the history as
 // projected at seq, the event that asked for the model call. Streaming and `quire replay
 // -request` both call it, so what was sent can be rebuilt byte for byte.
-func (r *Runtime) requestAt(ctx context.Context, session, run string, seq int64, caps event.Capabilities) (provider.Request, error) {
+func (r *Reader) requestAt(ctx context.Context, session, run string, seq int64, caps event.Capabilities) (provider.Request, error) {
 	msgs, err := r.history.MessagesAt(ctx, session, seq)
 	if err != nil {
 		return provider.Request{}, err

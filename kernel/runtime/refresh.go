@@ -24,11 +24,11 @@ func (s *session) refreshContext(ctx context.Context, caps event.Capabilities) e
 	if err != nil {
 		return err
 	}
-	current, err := s.r.textAt(ctx, s.id, run, at, caps.System)
+	current, err := s.r.reader.textAt(ctx, s.id, run, at, caps.System)
 	if err != nil {
 		return err
 	}
-	msgs, err := s.r.history.MessagesAt(ctx, s.id, at)
+	msgs, err := s.r.reader.history.MessagesAt(ctx, s.id, at)
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func latestUser(msgs []provider.Message) string {
 // textAt is the hash of the context text a request of run built at seq
 // sends: the run's last refreshed text at or before seq, else the text the
 // run was opened with.
-func (r *Runtime) textAt(ctx context.Context, session, run string, seq int64, opened string) (string, error) {
+func (r *Reader) textAt(ctx context.Context, session, run string, seq int64, opened string) (string, error) {
 	if run == "" {
 		return opened, nil
 	}

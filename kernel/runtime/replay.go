@@ -15,7 +15,7 @@ var ErrNoSuchStep = errors.New("the conversation has no such step")
 // Request rebuilds, from the log alone, the request sent to the model at the
 // session's nth model call (1 = the first), whatever run it was in. Each
 // step.started and each step.retried asked for one call.
-func (r *Runtime) Request(ctx context.Context, session string, n int) (provider.Request, error) {
+func (r *Reader) Request(ctx context.Context, session string, n int) (provider.Request, error) {
 	evs, err := r.store.Events(ctx, session, 0)
 	if err != nil {
 		return provider.Request{}, err
@@ -83,4 +83,10 @@ func compactedAt(evs []event.Event, run string) int64 {
 		}
 	}
 	return at
+}
+
+// Request rebuilds the request of a session's nth model call, as a Reader
+// does: Request(n) of the log the runtime writes.
+func (r *Runtime) Request(ctx context.Context, session string, n int) (provider.Request, error) {
+	return r.reader.Request(ctx, session, n)
 }

@@ -2,14 +2,17 @@ package runtime_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"testing"
 
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
+	"quire/kernel/provider"
 	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
+	"quire/kernel/store"
 	"quire/kernel/tool"
 )
 
@@ -30,8 +33,17 @@ func canonical(t *testing.T, b []byte) string {
 // the log.
 func rebuiltAsSent(t *testing.T, k *testkit.Kernel, s string) {
 	t.Helper()
+	rebuiltBy(t, k.Runtime, k, s)
+}
+
+// rebuiltBy is rebuiltAsSent for whatever rebuilds requests: the runtime
+// that sent them, or a Reader of the same log.
+func rebuiltBy(t *testing.T, r interface {
+	Request(ctx context.Context, session string, n int) (provider.Request, error)
+}, k *testkit.Kernel, s string) {
+	t.Helper()
 	for n, sent := range k.Ollama.Requests() {
-		req, err := k.Runtime.Request(t.Context(), s, n+1)
+		req, err := r.Request(t.Context(), s, n+1)
 		if err != nil {
 			t.Fatalf("request %d: %v", n+1, err)
 		}
@@ -74,5 +86,24 @@ func TestEveryRequestCanBeRebuiltFromTheLog(t *testing.T) {
 	rebuiltAsSent(t, k, s)
 	if _, err := k.Runtime.Request(t.Context(), s, 5); !errors.Is(err, runtime.ErrNoSuchStep) {
 		t.Fatalf("a call that never happened: %v", err)
+	}
+
+	// A Reader over the same file opened read-only rebuilds the same
+	// requests and lists the session as nobody drives it.
+	ro, err := store.OpenReadOnly(t.Context(), k.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	reader := runtime.NewReader(ro)
+	rebuiltBy(t, reader, k, s)
+	list, err := reader.Sessions(t.Context())
+	if err != nil || len(list) != 1 || list[0].ID != s || list[0].Status != string(runtime.SessionDetached) || list[0].Running {
+		t.Fatalf("a reader's sessions: %+v, %v", list, err)
+	}
+	want, _ := k.Runtime.Events(t.Context(), s, 0)
+	logged, err := reader.Events(t.Context(), s, 0)
+	if err != nil || len(logged) != len(want) || logged[len(logged)-1].Seq != want[len(want)-1].Seq {
+		t.Fatalf("a reader's events: %d (%v), the runtime's %d", len(logged), err, len(want))
 	}
 }

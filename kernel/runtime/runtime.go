@@ -136,7 +136,7 @@ func WithCleanup(d time.Duration) Option { return func(r *Runtime) { r.cleanup =
 type Runtime struct {
 	store      Store
 	feed       *event.Feed
-	history    *history.Projector
+	reader     *Reader // the log as read: events, projections, the request of each model call
 	model      provider.Provider
 	now        func() time.Time
 	newID      func() string
@@ -156,7 +156,6 @@ type Runtime struct {
 	compaction    Compaction
 	jitter        func() float64
 	prompt        *prompt.Assembler
-	texts         sync.Map // system text hash -> text; content-addressed, so never stale
 
 	base   context.Context
 	stop   context.CancelCauseFunc
@@ -178,7 +177,7 @@ func New(st Store, model provider.Provider, settings Settings, opts ...Option) *
 		settings.Profile = tool.AskMe
 	}
 	r := &Runtime{
-		store: st, feed: event.NewFeed(st), history: history.NewProjector(st), model: model, settings: settings,
+		store: st, feed: event.NewFeed(st), reader: NewReader(st), model: model, settings: settings,
 		now: time.Now, newID: randomID, flushEvery: 40 * time.Millisecond, cleanup: 2 * time.Second, log: slog.Default(),
 		pool: make(chan struct{}, 2), sessions: map[string]*session{}, jitter: defaultJitter,
 	}
@@ -324,7 +323,7 @@ func (r *Runtime) contribution(c ContextContributor) func(context.Context) (stri
 // once, however many runs send it.
 func (r *Runtime) storeText(ctx context.Context, session string, a prompt.Assembly) error {
 	hash := a.Hash()
-	if _, err := r.systemText(ctx, session, hash); err == nil {
+	if _, err := r.reader.systemText(ctx, session, hash); err == nil {
 		return nil
 	}
 	return r.appendText(ctx, session, "", a)
@@ -347,14 +346,14 @@ func (r *Runtime) appendText(ctx context.Context, session, run string, a prompt.
 	if _, err := r.feed.Append(ctx, session, fact(event.ContextText, r.now(), run, event.ContextTextPayload{Hash: hash, Zones: zones, Parts: names})); err != nil {
 		return err
 	}
-	r.texts.Store(session+"\x00"+hash, zones)
+	r.reader.texts.Store(session+"\x00"+hash, zones)
 	return nil
 }
 
 var errNoText = errors.New("the context text is not in the log")
 
 // systemText finds the zones with this hash in the session's log.
-func (r *Runtime) systemText(ctx context.Context, session, hash string) ([]event.ZoneText, error) {
+func (r *Reader) systemText(ctx context.Context, session, hash string) ([]event.ZoneText, error) {
 	if t, ok := r.texts.Load(session + "\x00" + hash); ok {
 		return t.([]event.ZoneText), nil
 	}
@@ -527,8 +526,7 @@ func (r *Runtime) Sessions(ctx context.Context) ([]protocol.Session, error) {
 }
 
 func (r *Runtime) sessionOf(s event.SessionSummary) protocol.Session {
-	out := protocol.Session{ID: s.ID, Title: s.Title, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, LastSeq: s.LastSeq,
-		RunStatus: string(RunIdle), Status: string(SessionDetached)}
+	out := detached(s)
 	r.mu.Lock()
 	sess, ok := r.sessions[s.ID]
 	r.mu.Unlock()
@@ -536,9 +534,6 @@ func (r *Runtime) sessionOf(s event.SessionSummary) protocol.Session {
 		out.Status = string(SessionAttached)
 		out.RunStatus = string(runStatus(sess.model()))
 		out.Running = out.RunStatus != string(RunIdle)
-	}
-	if s.Parent != nil {
-		out.Parent, out.ParentSeq = s.Parent.Session, s.Parent.Seq
 	}
 	return out
 }
@@ -554,17 +549,7 @@ func (r *Runtime) session(ctx context.Context, id string) (protocol.Session, err
 // Events returns a session's events from seq on, with their visibility; a
 // host filters them for its audience (protocol.Filter).
 func (r *Runtime) Events(ctx context.Context, id string, from int64) ([]protocol.Event, error) {
-	evs, err := r.store.Events(ctx, id, from)
-	if err != nil {
-		return nil, err
-	}
-	if len(evs) == 0 {
-		// Nothing new, or no such session: a host must be able to tell.
-		if _, err := r.store.Session(ctx, id); err != nil {
-			return nil, protocol.Classify(protocol.ErrNotFound, err)
-		}
-	}
-	return toProtocol(evs), nil
+	return r.reader.Events(ctx, id, from)
 }
 
 func toProtocol(evs []event.Event) []protocol.Event {
