@@ -59,7 +59,7 @@ type App struct {
 	cancel context.CancelFunc
 
 	// docs is the documents panel (nil when the index is not open); onDrop
-	// registers the window's file-drop callback .
+	// registers the window's file-drop callback.
 	docs   host.Documents
 	onDrop func(ctx context.Context, cb func(x, y int, paths []string))
 }
