@@ -51,12 +51,12 @@ type Hit struct {
 type Index struct {
 	mu     sync.RWMutex
 	dims   int
-	blocks [][]float32        // blockRows rows each
-	docs   []chromem.Document // by slot; docs[s].Embedding is row s
-	ids    []int64            // id by slot, for the scan
-	live   []bool             // slot holds a vector
-	slot   map[int64]int32    // slot by id
-	free   []int32            // slots of removed vectors, for reuse
+	blocks [][]float32          // blockRows rows each
+	docs   [][]chromem.Document // blockRows each, by slot; doc(s).Embedding is row s
+	ids    []int64              // id by slot, for the scan
+	live   []bool               // slot holds a vector
+	slot   map[int64]int32      // slot by id
+	free   []int32              // slots of removed vectors, for reuse
 }
 
 const blockRows = 1024
@@ -107,21 +107,24 @@ func (x *Index) Add(vs []Vector) error {
 			} else {
 				s = int32(len(x.ids))
 				if int(s)%blockRows == 0 {
+					// Blocks, not one growing slice: adding never copies
+					// what is held, so the heap grows by what is added.
 					x.blocks = append(x.blocks, make([]float32, blockRows*x.dims))
+					x.docs = append(x.docs, make([]chromem.Document, blockRows))
 				}
 				x.ids = append(x.ids, 0)
 				x.live = append(x.live, false)
-				x.docs = append(x.docs, chromem.Document{})
 			}
 			x.slot[v.ID] = s
-			row := x.row(int(s))
 			x.ids[s], x.live[s] = v.ID, true
-			x.docs[s] = chromem.Document{ID: Key(v.ID), Embedding: row}
+			*x.doc(int(s)) = chromem.Document{ID: Key(v.ID), Embedding: x.row(int(s))}
 		}
-		copy(x.docs[s].Embedding, v.Embedding)
+		copy(x.doc(int(s)).Embedding, v.Embedding)
 	}
 	return nil
 }
+
+func (x *Index) doc(s int) *chromem.Document { return &x.docs[s/blockRows][s%blockRows] }
 
 func (x *Index) row(s int) []float32 {
 	off := (s % blockRows) * x.dims
@@ -142,7 +145,7 @@ func (x *Index) Remove(ids []int64) {
 		}
 		delete(x.slot, id)
 		x.live[s] = false
-		x.docs[s] = chromem.Document{}
+		*x.doc(int(s)) = chromem.Document{}
 		x.free = append(x.free, s)
 	}
 	if len(x.slot) == 0 {
@@ -158,9 +161,9 @@ func (x *Index) Documents() []chromem.Document {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	out := make([]chromem.Document, 0, len(x.slot))
-	for s, d := range x.docs {
-		if x.live[s] {
-			out = append(out, d)
+	for s, live := range x.live {
+		if live {
+			out = append(out, *x.doc(s))
 		}
 	}
 	return out
