@@ -220,6 +220,9 @@ func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index
 	return ix, nil
 }
 
+// loadBatch is how many stored vectors Open decodes before adding them.
+const loadBatch = 1024
+
 // load fills the vector index from SQLite, marks embedded files done,
 // sends files whose chunks lack vectors of this embedder back to Parsed,
 // and readies the offline embedder's statistics.
@@ -242,6 +245,15 @@ func (ix *Index) load(ctx context.Context) error {
 			return fmt.Errorf("rag: vector of chunk %d: %w", id, err)
 		}
 		docs = append(docs, vecindex.Vector{ID: id, Embedding: v})
+		if len(docs) == loadBatch {
+			// In batches: the decoded vectors are copied into the index,
+			// so holding them all first would double the heap of Open.
+			if err := ix.addVectors(docs); err != nil {
+				rows.Close()
+				return err
+			}
+			docs = docs[:0]
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
