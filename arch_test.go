@@ -126,6 +126,11 @@ func TestLayering(t *testing.T) {
 				return !under(p, "quire/internal/ollamatest") && !under(p, "quire/eval") && !composes(p) && !under(p, "quire/host/cli")
 			},
 			func(d string) bool { return under(d, "quire/internal/ollamatest") }},
+		{"the vector engine depends only on the standard library, chromem-go and gonum",
+			func(p string) bool { return under(p, "quire/internal/vecindex") },
+			func(d string) bool {
+				return !isStd(d) && !under(d, "github.com/philippgille/chromem-go") && !under(d, "gonum.org/v1/gonum")
+			}},
 		{"kernel/core depends only on the standard library, kernel/event and kernel/tool",
 			func(p string) bool { return under(p, "quire/kernel/core") },
 			func(d string) bool {
@@ -287,6 +292,9 @@ func TestLayeringRulesSeeTheRealGraph(t *testing.T) {
 		{"quire/host/cli", "quire/eval"},
 		{"quire/host/cli", ollamaModule}, // through eval only
 		{"quire/memory", "quire/kernel/event"},
+		{"quire/rag", "quire/internal/vecindex"},
+		{"quire/memory", "quire/internal/vecindex"},
+		{"quire/internal/vecindex", "github.com/philippgille/chromem-go"},
 	} {
 		if !has(c.pkg, c.dep) {
 			t.Errorf("%s does not depend on %s: the layering test would pass vacuously", c.pkg, c.dep)

@@ -7,12 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
-	chromem "github.com/philippgille/chromem-go"
-
-	"quire/internal/vecblob"
+	"quire/internal/vecindex"
 	"quire/kernel/event"
 )
 
@@ -115,7 +112,8 @@ func (s *Store) dropSession(ctx context.Context, session string) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("memory: %w", err)
 	}
-	return s.dropVectors(ctx, ids)
+	s.vecs.Load().Remove(ids)
+	return nil
 }
 
 // applyEvents applies a session's events (in seq order) to the index in one
@@ -159,7 +157,8 @@ func (s *Store) applyEvents(ctx context.Context, session string, evs []event.Eve
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("memory: %w", err)
 	}
-	return s.dropVectors(ctx, dropped)
+	s.vecs.Load().Remove(dropped)
+	return nil
 }
 
 // applyOne applies one memory event; it returns the rowid of an item it
@@ -275,10 +274,7 @@ func (s *Store) Rebuild(ctx context.Context) error {
 	s.mu.Lock()
 	_, err := s.db.ExecContext(ctx, `DELETE FROM memory_items; DELETE FROM memory_vectors; DELETE FROM memory_applied;`)
 	if err == nil {
-		var coll *chromem.Collection
-		if coll, err = chromem.NewDB().CreateCollection("memory", nil, nil); err == nil {
-			s.coll.Store(coll)
-		}
+		s.vecs.Store(vecindex.New())
 	}
 	s.mu.Unlock()
 	if err != nil {
@@ -288,10 +284,9 @@ func (s *Store) Rebuild(ctx context.Context) error {
 }
 
 // Vectors: long-term items only (working memory is listed whole, never
-// searched), stored in memory_vectors per embedder and loaded into a
-// chromem-go collection; the database stays the truth.
-
-func vecKey(rowid int64) string { return strconv.FormatInt(rowid, 10) }
+// searched), stored in memory_vectors per embedder and loaded into the
+// shared vector index (internal/vecindex) by rowid; the database stays the
+// truth.
 
 func (s *Store) loadVectors(ctx context.Context) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT item, vec FROM memory_vectors WHERE embedder = ?`, s.emb.Name())
@@ -299,44 +294,27 @@ func (s *Store) loadVectors(ctx context.Context) error {
 		return fmt.Errorf("memory: load vectors: %w", err)
 	}
 	defer rows.Close()
-	var docs []chromem.Document
+	var docs []vecindex.Vector
 	for rows.Next() {
 		var id int64
 		var b []byte
 		if err := rows.Scan(&id, &b); err != nil {
 			return fmt.Errorf("memory: load vectors: %w", err)
 		}
-		v, err := vecblob.Decode(b)
+		v, err := vecindex.Decode(b)
 		if err != nil {
 			return fmt.Errorf("memory: load vectors: %w", err)
 		}
-		docs = append(docs, chromem.Document{ID: vecKey(id), Embedding: v})
+		docs = append(docs, vecindex.Vector{ID: id, Embedding: v})
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("memory: load vectors: %w", err)
 	}
-	return s.addDocs(ctx, docs)
+	return s.addVectors(docs)
 }
 
-func (s *Store) addDocs(ctx context.Context, docs []chromem.Document) error {
-	if len(docs) == 0 {
-		return nil
-	}
-	if err := s.coll.Load().AddDocuments(ctx, docs, 1); err != nil {
-		return fmt.Errorf("memory: vector index: %w", err)
-	}
-	return nil
-}
-
-func (s *Store) dropVectors(ctx context.Context, ids []int64) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	keys := make([]string, len(ids))
-	for i, id := range ids {
-		keys[i] = vecKey(id)
-	}
-	if err := s.coll.Load().Delete(ctx, nil, nil, keys...); err != nil {
+func (s *Store) addVectors(vs []vecindex.Vector) error {
+	if err := s.vecs.Load().Add(vs); err != nil {
 		return fmt.Errorf("memory: vector index: %w", err)
 	}
 	return nil
@@ -390,20 +368,20 @@ func (s *Store) storeVectors(ctx context.Context, ids []int64, vecs [][]float32)
 		return fmt.Errorf("memory: %w", err)
 	}
 	defer tx.Rollback()
-	docs := make([]chromem.Document, 0, len(ids))
+	docs := make([]vecindex.Vector, 0, len(ids))
 	for i, id := range ids {
-		v, err := vecblob.Unit(vecs[i])
+		v, err := vecindex.Unit(vecs[i])
 		if err != nil {
 			return fmt.Errorf("memory: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO memory_vectors(item, embedder, vec) VALUES (?, ?, ?)
-			ON CONFLICT(item, embedder) DO UPDATE SET vec = excluded.vec`, id, s.emb.Name(), vecblob.Encode(v)); err != nil {
+			ON CONFLICT(item, embedder) DO UPDATE SET vec = excluded.vec`, id, s.emb.Name(), vecindex.Encode(v)); err != nil {
 			return fmt.Errorf("memory: %w", err)
 		}
-		docs = append(docs, chromem.Document{ID: vecKey(id), Embedding: v})
+		docs = append(docs, vecindex.Vector{ID: id, Embedding: v})
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("memory: %w", err)
 	}
-	return s.addDocs(ctx, docs)
+	return s.addVectors(docs)
 }

@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 
-	"quire/internal/vecblob"
+	"quire/internal/vecindex"
 	"quire/rag/hashvec"
 )
 
@@ -141,32 +140,29 @@ func (s *Store) vector(ctx context.Context, query string, depth int) ([]int64, e
 	if strings.TrimSpace(query) == "" {
 		return nil, nil
 	}
-	coll := s.coll.Load()
-	n := min(depth, coll.Count())
-	if n == 0 {
+	vecs := s.vecs.Load()
+	if vecs.Len() == 0 {
 		return nil, nil
 	}
-	vecs, err := s.emb.Embed(ctx, []string{query})
-	if err != nil || len(vecs) != 1 {
+	embedded, err := s.emb.Embed(ctx, []string{query})
+	if err != nil || len(embedded) != 1 {
 		s.logger.Warn("memory: embedding the request failed; lexical search only", "err", err)
 		return nil, nil
 	}
-	q, err := vecblob.Unit(vecs[0])
+	q, err := vecindex.Unit(embedded[0])
 	if err != nil {
 		return nil, nil
 	}
-	res, err := coll.QueryEmbedding(ctx, q, n, nil, nil)
+	hits, err := vecs.Nearest(q, depth)
 	if err != nil {
 		return nil, fmt.Errorf("memory: vector search: %w", err)
 	}
-	ids := make([]int64, 0, len(res))
-	for _, r := range res {
-		if r.Similarity <= 0 {
+	ids := make([]int64, 0, len(hits))
+	for _, h := range hits {
+		if h.Similarity <= 0 {
 			continue // shares nothing with the request
 		}
-		if id, err := strconv.ParseInt(r.ID, 10, 64); err == nil {
-			ids = append(ids, id)
-		}
+		ids = append(ids, h.ID)
 	}
 	return ids, nil
 }

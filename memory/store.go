@@ -15,8 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	chromem "github.com/philippgille/chromem-go"
-
+	"quire/internal/vecindex"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/rag/hashvec"
@@ -95,9 +94,9 @@ type Store struct {
 	settingsMu sync.Mutex // serialises saving the settings
 
 	mu sync.Mutex // serialises writes, catch-up and changes to the vector index
-	// coll is the vector index; read without mu, so a search never waits
-	// for a write that is embedding (Rebuild swaps it).
-	coll atomic.Pointer[chromem.Collection]
+	// vecs is the vector index (rowid -> vector of emb); read without mu,
+	// so a search never waits for a write that is embedding (Rebuild swaps it).
+	vecs atomic.Pointer[vecindex.Index]
 }
 
 // Option configures a Store.
@@ -147,11 +146,7 @@ func Open(ctx context.Context, db *sql.DB, log Reader, opts ...Option) (*Store, 
 	if err := migrate(ctx, db); err != nil {
 		return nil, err
 	}
-	coll, err := chromem.NewDB().CreateCollection("memory", nil, nil)
-	if err != nil {
-		return nil, fmt.Errorf("memory: vector index: %w", err)
-	}
-	s.coll.Store(coll)
+	s.vecs.Store(vecindex.New())
 	if err := s.loadVectors(ctx); err != nil {
 		return nil, err
 	}

@@ -15,13 +15,13 @@
 //     cancellation through the context;
 //   - lexical search with SQLite FTS5 and its bm25 ranking (Porter stemmer,
 //     user text quoted term by term so no query is a syntax error);
-//   - vector search with an in-memory chromem-go collection loaded at Open
-//     from the vectors stored in SQLite (the database is the truth; chromem's
-//     own file persistence is not used), ranked by an exhaustive scan of a
-//     block matrix whose rows are the collection's vectors (matrix.go: gonum's
-//     SIMD dot product, a part per CPU); embeddings come from the Embedder
-//     the caller supplies (Ollama's /api/embed through an adapter in the composition root),
-//     or from the built-in offline embedder (rag/hashvec) when none is;
+//   - vector search with the shared in-memory index (internal/vecindex:
+//     chromem-go documents scanned as a block matrix with gonum's SIMD dot
+//     product) loaded at Open from the vectors stored in SQLite (the
+//     database is the truth; chromem's own file persistence is not used);
+//     embeddings come from the Embedder the caller supplies (Ollama's
+//     /api/embed through an adapter in the composition root), or from the built-in offline
+//     embedder (rag/hashvec) when none is;
 //   - fusion of the two rankings by Reciprocal Rank Fusion.
 //
 // Its tables (rag_*) live in the database the caller opens and hands in;

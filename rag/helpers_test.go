@@ -98,11 +98,11 @@ func docStatus(t testing.TB, ix *Index) map[string]Document {
 }
 
 // inMemory is the number of vectors in the in-memory index, after
-// checking the chromem-go collection and the scan's matrix agree.
+// checking it holds one chromem-go document for each.
 func inMemory(t testing.TB, ix *Index) int {
 	t.Helper()
-	if c, m := ix.coll.Count(), ix.mat.Len(); c != m {
-		t.Fatalf("chromem holds %d vectors, the matrix %d", c, m)
+	if d, n := len(ix.vecs.Documents()), ix.vecs.Len(); d != n {
+		t.Fatalf("the vector index holds %d documents for %d vectors", d, n)
 	}
-	return ix.coll.Count()
+	return ix.vecs.Len()
 }

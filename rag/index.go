@@ -14,9 +14,8 @@ import (
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
-	chromem "github.com/philippgille/chromem-go"
 
-	"quire/internal/vecblob"
+	"quire/internal/vecindex"
 	"quire/rag/hashvec"
 )
 
@@ -162,9 +161,7 @@ type Index struct {
 
 	queries *lru.Cache[string, []float32] // query vectors of an embedding model, by query text
 
-	coll  *chromem.Collection
-	mat   *matrix    // the same vectors, laid out for the scan (matrix.go)
-	vecMu sync.Mutex // serialises changes to coll and mat (chromem's Delete reads unlocked)
+	vecs *vecindex.Index // the vectors of emb in memory, loaded at Open
 
 	run      chan struct{} // a token: one pass at a time
 	closing  chan struct{}
@@ -227,21 +224,17 @@ func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index
 		return nil, err
 	}
 	ix.queries = queries
-	cdb := chromem.NewDB()
-	coll, err := cdb.GetOrCreateCollection("chunks", nil, func(context.Context, string) ([]float32, error) {
-		return nil, errors.New("rag: vectors are computed by the index, not by chromem")
-	})
-	if err != nil {
-		return nil, err
-	}
-	ix.coll, ix.mat = coll, newMatrix()
+	ix.vecs = vecindex.New()
 	if err := ix.load(ctx); err != nil {
 		return nil, err
 	}
 	return ix, nil
 }
 
-// load fills the vector collection from SQLite, marks embedded files done,
+// loadBatch is how many stored vectors Open decodes before adding them.
+const loadBatch = 1024
+
+// load fills the vector index from SQLite, marks embedded files done,
 // sends files whose chunks lack vectors of this embedder back to Parsed,
 // and readies the offline embedder's statistics.
 func (ix *Index) load(ctx context.Context) error {
@@ -249,7 +242,7 @@ func (ix *Index) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("rag: load vectors: %w", err)
 	}
-	var docs []idVec
+	var docs []vecindex.Vector
 	for rows.Next() {
 		var id int64
 		var blob []byte
@@ -257,18 +250,27 @@ func (ix *Index) load(ctx context.Context) error {
 			rows.Close()
 			return fmt.Errorf("rag: load vectors: %w", err)
 		}
-		v, err := vecblob.Decode(blob)
+		v, err := vecindex.Decode(blob)
 		if err != nil {
 			rows.Close()
 			return fmt.Errorf("rag: vector of chunk %d: %w", id, err)
 		}
-		docs = append(docs, idVec{id, v})
+		docs = append(docs, vecindex.Vector{ID: id, Embedding: v})
+		if len(docs) == loadBatch {
+			// In batches: the decoded vectors are copied into the index,
+			// so holding them all first would double the heap of Open.
+			if err := ix.addVectors(docs); err != nil {
+				rows.Close()
+				return err
+			}
+			docs = docs[:0]
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("rag: load vectors: %w", err)
 	}
-	if err := ix.addVectors(ctx, docs); err != nil {
+	if err := ix.addVectors(docs); err != nil {
 		return err
 	}
 	if ix.opts.readOnly {

@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"quire/internal/vecblob"
+	"quire/internal/vecindex"
 	"quire/rag/chunk"
 	"quire/rag/hashvec"
 	"quire/rag/parse"
@@ -471,7 +471,7 @@ func (ix *Index) embed(ctx context.Context, texts []string) ([][]float32, [][]ui
 			return nil, nil, fmt.Errorf("%s returned %d vectors for %d texts", ix.embName, len(got), len(part))
 		}
 		for _, v := range got {
-			u, err := vecblob.Unit(v)
+			u, err := vecindex.Unit(v)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -508,7 +508,7 @@ type writer struct {
 	ids map[int64][]int64 // chunk ids by position, for files being parsed
 
 	// effects of the transaction in flight, applied after it commits
-	add           []idVec
+	add           []vecindex.Vector
 	remove        []int64
 	embedded      []*job
 	finished      int // files finished in the transaction
@@ -654,15 +654,12 @@ func (w *writer) rollback() {
 
 // afterCommit applies the committed transaction's effects to memory.
 func (w *writer) afterCommit() error {
-	ctx := w.wctx()
 	if w.bumped {
 		w.ix.dfs.reset()
 		w.ix.corpus.Add(1) // bumpCorpus added one in the transaction
 	}
-	if err := w.ix.removeVectors(ctx, w.remove); err != nil {
-		return err
-	}
-	if err := w.ix.addVectors(ctx, w.add); err != nil {
+	w.ix.vecs.Remove(w.remove)
+	if err := w.ix.addVectors(w.add); err != nil {
 		return err
 	}
 	for _, j := range w.embedded {
@@ -751,10 +748,10 @@ func (w *writer) apply(tx *sql.Tx, m message) error {
 				id = ids[m.ords[i]]
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO rag_vectors(chunk_id, embedder, vec) VALUES (?, ?, ?)`,
-				id, w.ix.embName, vecblob.Encode(v)); err != nil {
+				id, w.ix.embName, vecindex.Encode(v)); err != nil {
 				return err
 			}
-			w.add = append(w.add, idVec{id, v})
+			w.add = append(w.add, vecindex.Vector{ID: id, Embedding: v})
 		}
 		if w.ix.sketch != nil && len(m.feats) > 0 {
 			w.ix.sketch.Update(m.feats, +1)

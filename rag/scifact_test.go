@@ -356,7 +356,7 @@ func TestSciFact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("reopen (load %d vectors into chromem): %v", inMemory(t, ix2), time.Since(start).Round(time.Millisecond))
+	t.Logf("reopen (load %d vectors into memory): %v", inMemory(t, ix2), time.Since(start).Round(time.Millisecond))
 	ix2.Close()
 
 	ev := newEvaluator(t, ix, queries, qrels)

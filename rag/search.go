@@ -9,7 +9,7 @@ import (
 	"sync"
 	"unicode"
 
-	"quire/internal/vecblob"
+	"quire/internal/vecindex"
 	"quire/rag/hashvec"
 )
 
@@ -262,7 +262,7 @@ func (ix *Index) queryVector(ctx context.Context, query string) ([]float32, erro
 	if err != nil {
 		return nil, fmt.Errorf("embed the query with %s: %w", ix.embName, err)
 	}
-	if v, err = vecblob.Unit(v); err != nil {
+	if v, err = vecindex.Unit(v); err != nil {
 		return nil, err
 	}
 	ix.queries.Add(query, v)
@@ -270,16 +270,20 @@ func (ix *Index) queryVector(ctx context.Context, query string) ([]float32, erro
 }
 
 func (ix *Index) vectorRanking(ctx context.Context, query string, depth int) ([]int64, error) {
-	if ix.mat.Len() == 0 {
+	if ix.vecs.Len() == 0 {
 		return nil, nil
 	}
 	qv, err := ix.queryVector(ctx, query)
 	if err != nil || qv == nil {
 		return nil, err
 	}
-	ids, err := ix.mat.topK(qv, depth)
+	hits, err := ix.vecs.Nearest(qv, depth)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
+	}
+	ids := make([]int64, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
 	}
 	return ids, nil
 }

@@ -199,3 +199,58 @@ func BenchmarkReindexNoop(b *testing.B) {
 		b.Fatalf("a pass over the unchanged folder parsed %d files", n)
 	}
 }
+
+// BenchmarkOpen53k is what a start pays for BenchmarkSearch's 53,181-chunk
+// index when nothing changed: Open loads every stored vector into memory.
+// Besides ns/op it reports Open's CPU time and the peaks of the live heap and
+// of the heap in use while it runs (the vectors are 52 MB of it).
+func BenchmarkOpen53k(b *testing.B) {
+	if *scifactDir == "" {
+		b.Skip("no -scifact data folder given")
+	}
+	docs, _, _ := loadSciFact(b, *scifactDir)
+	base := *scifactCache
+	if base == "" {
+		base = b.TempDir()
+	}
+	ctx := context.Background()
+	// Built (or brought up to date) as BenchmarkSearch does, then let go,
+	// so only the index under test is alive during its Open.
+	dir := filepath.Join(base, "chunks=53k")
+	writeVariants(b, filepath.Join(dir, "corpus"), docs, 7)
+	db := openDB(b, dir)
+	first, err := Open(ctx, db, nil, sfOpts()...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := first.Index(ctx, []string{filepath.Join(dir, "corpus")}, nil); err != nil {
+		b.Fatal(err)
+	}
+	first.Close()
+	first = nil
+	var cpu time.Duration
+	var live, inUse uint64
+	for b.Loop() {
+		b.StopTimer()
+		runtime.GC()
+		stop := heapWatch()
+		b.StartTimer()
+		start := cpuTime()
+		ix, err := Open(ctx, db, nil, sfOpts()...)
+		cpu += cpuTime() - start
+		b.StopTimer()
+		l, u := stop()
+		live, inUse = max(live, l), max(inUse, u)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := inMemory(b, ix); n < 50_000 {
+			b.Fatalf("%d vectors loaded", n)
+		}
+		ix.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(live)/(1<<20), "peak-live-MB")
+	b.ReportMetric(float64(inUse)/(1<<20), "peak-heap-MB")
+}

@@ -5,57 +5,16 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 
-	chromem "github.com/philippgille/chromem-go"
-
+	"quire/internal/vecindex"
 	"quire/rag/hashvec"
 )
 
-func chunkKey(id int64) string { return strconv.FormatInt(id, 10) }
-
-// idVec is a chunk's vector on its way into memory.
-type idVec struct {
-	id  int64
-	vec []float32
-}
-
-// addVectors puts vectors into the in-memory index: the matrix row is
-// also the embedding of the chromem-go document, so each vector is held once.
-func (ix *Index) addVectors(ctx context.Context, vs []idVec) error {
-	if len(vs) == 0 {
-		return nil
+// addVectors puts chunks' vectors (by chunk id) into the in-memory index.
+func (ix *Index) addVectors(vs []vecindex.Vector) error {
+	if err := ix.vecs.Add(vs); err != nil {
+		return fmt.Errorf("rag: vector index: %w", err)
 	}
-	ix.vecMu.Lock()
-	defer ix.vecMu.Unlock()
-	for _, v := range vs {
-		row, err := ix.mat.set(v.id, v.vec)
-		if err != nil {
-			return fmt.Errorf("rag: vector index: %w", err)
-		}
-		if err := ix.coll.AddDocument(context.WithoutCancel(ctx), chromem.Document{ID: chunkKey(v.id), Embedding: row}); err != nil {
-			return fmt.Errorf("rag: vector index: %w", err)
-		}
-	}
-	return nil
-}
-
-func (ix *Index) removeVectors(ctx context.Context, ids []int64) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	keys := make([]string, len(ids))
-	for i, id := range ids {
-		keys[i] = chunkKey(id)
-	}
-	ix.vecMu.Lock()
-	defer ix.vecMu.Unlock()
-	// The collection first: its documents point into the matrix's rows,
-	// which the matrix may reuse once it forgets them.
-	if err := ix.coll.Delete(context.WithoutCancel(ctx), nil, nil, keys...); err != nil {
-		return err
-	}
-	ix.mat.remove(ids)
 	return nil
 }
 

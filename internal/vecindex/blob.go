@@ -1,9 +1,7 @@
-// Package vecblob is how embedding vectors are kept in SQLite blobs
-// (little-endian float32s) and normalised before they go into a chromem-go
-// collection, which compares by dot product. Shared by rag and memory.
-//
-// It imports only the standard library.
-package vecblob
+package vecindex
+
+// How a vector is kept in a SQLite blob (little-endian float32s) and made
+// unit length before it goes into an Index, which compares by dot product.
 
 import (
 	"encoding/binary"
@@ -34,8 +32,8 @@ func Decode(b []byte) ([]float32, error) {
 }
 
 // Unit checks a vector from an embedder and returns it L2-normalised
-// (chromem-go does not normalise vectors made by an embedding function,
-// and a stored vector must compare by cosine = dot product).
+// (an Index compares by dot product, which is the cosine only for unit
+// vectors).
 func Unit(v []float32) ([]float32, error) {
 	if len(v) == 0 {
 		return nil, errors.New("the embedder returned an empty vector")
