@@ -177,9 +177,7 @@ func runServe(ctx context.Context, settings *config.Store, dist fs.FS, addr stri
 		return 1
 	}
 	defer p.Close()
-	backend := httpapi.Backend{Kernel: p.Kernel(), Doctor: p.Doctor, Settings: p.Settings(), Memory: p.Memory(),
-		Documents: p.Documents(ctx), ProbePath: os.Getenv("QUIRE_TEST_PROBE")}
-	srv := httpapi.New(backend, dist, log)
+	srv := httpapi.New(p.ServeBackend(ctx, os.Getenv("QUIRE_TEST_PROBE")), dist, log)
 	if err := srv.ListenAndServe(ctx, addr, func(url string) { fmt.Fprintln(stdout, "Quire is serving on", url) }); err != nil {
 		fmt.Fprintln(stderr, "quire:", err)
 		return 1

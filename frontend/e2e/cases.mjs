@@ -1182,7 +1182,9 @@ export const cases = [
   {
     name: 'a plan (update_todos) is a checklist, pinned above the conversation while the request goes',
     slug: 'plan',
-    // The fake model calls update_todos (FX.plan), then streams its reply slowly.
+    // The fake model calls update_todos (FX.plan), then streams its reply
+    // slowly; the plan reminder (todo.PlanReminder) then gives the run one
+    // more step, in which the model leaves the open items for later.
     async run({ page, base, shot }) {
       await open(page, base);
       await newChat(page);
@@ -1209,7 +1211,14 @@ export const cases = [
       await panel.waitFor({ state: 'detached', timeout: WAIT_MS });
       const t = await timeline(page);
       assert(
-        JSON.stringify(t) === JSON.stringify([`user:${P.plan}`, 'tools:update_todos', 'assistant:I have read your inbox; next I will sort the notes into project folders.']),
+        JSON.stringify(t) ===
+          JSON.stringify([
+            `user:${P.plan}`,
+            'tools:update_todos',
+            'assistant:I have read your inbox; next I will sort the notes into project folders.',
+            `user:${P.planReminder}`,
+            `assistant:${P.planLater}`,
+          ]),
         `the timeline, got ${JSON.stringify(t)}`,
       );
       await page.screenshot({ path: shot });
@@ -1424,9 +1433,11 @@ export const cases = [
   {
     name: 'a compaction shows as a marker with the stub, and its originals expand',
     slug: 'compaction-marker',
-    // The fake model reads a long log twice; before its last step the real
-    // compaction drops the first read (drop-logs, by size: compaction_test.go).
+    // The fake model reads a long log FX.compactReads times; before its last
+    // step the real compaction drops the first read (drop-logs, by size:
+    // compaction_test.go, whose arithmetic counts the note tools' declarations).
     async run({ page, base, shot }) {
+      await useNotes(base);
       await open(page, base);
       await newChat(page);
       await send(page, P.compact);
@@ -1462,7 +1473,7 @@ export const cases = [
       const whole = rows[1]?.text.startsWith('Line 1 of the build log') && rows[1]?.text.includes('Line 40 of the build log');
       assert(rows.length === 2 && rows[0].role === 'assistant' && rows[1].role === 'tool' && whole, `the originals, got ${JSON.stringify(rows).slice(0, 300)}`);
       // The conversation above the marker is untouched: the read cards are still shown.
-      assert((await toolCards(page)).length === 2, 'the read cards are still shown');
+      assert((await toolCards(page)).length === FX.compactReads, 'the read cards are still shown');
       const msgs = await messages(page);
       assert(msgs.at(-1).text === 'The build log shows 40 modules compiled.', `the reply after the compaction, got ${JSON.stringify(msgs.at(-1))}`);
       await page.screenshot({ path: shot });

@@ -76,6 +76,23 @@ type Parts struct {
 // after the root's own, so a caller (the eval set) may add tools or answer
 // permission questions itself; a Reader ignores them.
 func Open(ctx context.Context, settings *config.Store, log *slog.Logger, mode Mode, extra ...runtime.Option) (*Parts, error) {
+	return OpenWith(ctx, settings, log, mode, Extras{Runtime: extra})
+}
+
+// Extras are what a caller adds to the root's own parts (a Reader ignores
+// them): the browser tests' slow tools and slow machine.
+type Extras struct {
+	// Runtime options come after the root's own (Open's extra).
+	Runtime []runtime.Option
+	// Embedder, when set, is given the embedder the root picked (nil: the
+	// index's offline one) and returns the one the document index and
+	// memory use instead, so a test can slow the real one down.
+	Embedder func(rag.Embedder) rag.Embedder
+}
+
+// OpenWith is Open with extras beyond runtime options.
+func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mode Mode, x Extras) (*Parts, error) {
+	extra := x.Runtime
 	cfg := settings.Get()
 	hostURL, err := ollama.ParseHost(cfg.OllamaHost)
 	if err != nil {
@@ -102,6 +119,9 @@ func Open(ctx context.Context, settings *config.Store, log *slog.Logger, mode Mo
 	}
 	settings.OnNotesDir(p.notes.ready)
 	emb := p.embedder(ctx, cfg.EmbedModel)
+	if x.Embedder != nil {
+		emb = x.Embedder(emb)
+	}
 	p.rag, err = rag.Open(ctx, st.DB(), emb)
 	if err != nil {
 		log.Error("the document index could not be opened; search_docs is off", "err", err)

@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"quire/config"
 	"quire/internal/ollamatest"
 	"quire/kernel/protocol"
+	"quire/rag"
 )
 
 // openOwner assembles the parts over dataDir as the window does.
@@ -206,5 +208,77 @@ func TestReaderRefusesEveryChange(t *testing.T) {
 	list, err := p.Kernel().Sessions(t.Context())
 	if err != nil || len(list) != 1 || list[0].Title != "kept" {
 		t.Fatalf("sessions %+v, %v", list, err)
+	}
+}
+
+// countingEmbedder counts the texts it embeds for the embedder it wraps.
+type countingEmbedder struct {
+	rag.Embedder
+	texts atomic.Int64
+}
+
+func (c *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	c.texts.Add(int64(len(texts)))
+	return c.Embedder.Embed(ctx, texts)
+}
+
+// TestExtrasWrapThePickedEmbedder: Extras.Embedder is given the embedder the
+// root picked — Ollama's when it has the embedding model, nil (the offline
+// one) when it does not — and the index embeds with what it returns.
+func TestExtrasWrapThePickedEmbedder(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		installed bool
+		want      string // the picked embedder's name; "" for nil
+	}{
+		{"ollama has the embedding model", true, "ollama:" + config.DefaultEmbedModel},
+		{"ollama does not", false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := ollamatest.New(t)
+			fake.AddModel(ollamatest.DefaultModel())
+			if tc.installed {
+				fake.AddModel(ollamatest.Model{Name: config.DefaultEmbedModel, Capabilities: []string{"embedding"}, Family: "nomic-bert"})
+			}
+			cfg := config.Config{DataDir: t.TempDir(), OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, EmbedModel: config.DefaultEmbedModel}
+			var picked rag.Embedder
+			var wrapped *countingEmbedder
+			p, err := OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner, Extras{Embedder: func(e rag.Embedder) rag.Embedder {
+				picked = e
+				if e == nil {
+					return nil
+				}
+				wrapped = &countingEmbedder{Embedder: e}
+				return wrapped
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			name := ""
+			if picked != nil {
+				name = picked.Name()
+			}
+			if name != tc.want {
+				t.Fatalf("the picked embedder is %q, want %q", name, tc.want)
+			}
+			docs := t.TempDir()
+			if err := os.WriteFile(filepath.Join(docs, "garden.md"), []byte("# Garden\n\nWater the basil every morning.\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			idx, err := p.Index(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := idx.Index(t.Context(), []string{docs}, func(protocol.IndexProgress) {}); err != nil {
+				t.Fatal(err)
+			}
+			if wrapped != nil && wrapped.texts.Load() == 0 {
+				t.Fatal("the index did not embed with the embedder Extras returned")
+			}
+			if got := idx.Embedder(); tc.installed && got != tc.want {
+				t.Fatalf("the index names its embedder %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -1,23 +1,22 @@
 //go:build e2e
 
 // Package e2e runs the frontend's end-to-end cases (frontend/e2e/cases.mjs)
-// in real Chromium against the real HTTP host: `quire serve`'s handler over
-// the real runtime, a real SQLite file and the fake Ollama server, which
-// answers each case's prompt as script_test.go scripts it. Every case runs
-// here; none needs a mock of the backend. `make test` runs it after building
-// the frontend.
+// in real Chromium against `quire serve` as main wires it: the composition
+// root (internal/app) over a real data folder, host/httpapi over the
+// backend it builds, and the fake Ollama server, which answers each case's
+// prompt as script_test.go scripts it. Every case runs here; none needs a
+// mock of the backend. `make test` runs it after building the frontend.
 package e2e
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,28 +27,13 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"quire/doctor"
+	"quire/config"
 	"quire/host/httpapi"
+	"quire/internal/app"
 	"quire/internal/ollamatest"
-	"quire/internal/testkit"
-	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
-	"quire/kernel/store"
-	"quire/kernel/tool"
-	"quire/library"
-	"quire/memory"
 	"quire/rag"
-	"quire/tools/searchdocs"
 )
-
-type doctorProbe struct{ p *ollama.Provider }
-
-func (d doctorProbe) Version(ctx context.Context) (string, error)  { return d.p.Version(ctx) }
-func (d doctorProbe) Models(ctx context.Context) ([]string, error) { return d.p.Models(ctx) }
-func (d doctorProbe) Capabilities(ctx context.Context, m string) ([]string, error) {
-	info, err := d.p.ModelInfo(ctx, m)
-	return info.Capabilities, err
-}
 
 // cases are the slugs of every case in frontend/e2e/cases.mjs, in order:
 // each must pass, against this backend, and no other may run. A case added
@@ -116,10 +100,12 @@ func TestBrowser(t *testing.T) {
 	}
 }
 
-// startBackend assembles `quire serve`: the HTTP host over the real runtime
-// and a real SQLite file, the document library over its own, memory, the
-// note and plan tools, talking to the fake Ollama server; and, for the
-// doctor's case, the same kernel behind a doctor whose Ollama is not there.
+// startBackend starts `quire serve` as main.go wires it — the composition
+// root (internal/app) as an Owner over a temporary data folder, with Ollama
+// at the fake server's address (a setting, as -ollama-host gives it), and
+// host/httpapi over the backend it builds — adding only the cases' slow
+// tools and a slow embedder. A second `quire serve`, over a data folder of
+// its own, finds no Ollama at its address, for the doctor's case.
 func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	fake := ollamatest.New(t, ollamatest.WithDelay(20*time.Millisecond), ollamatest.WithReplies(reply),
 		ollamatest.WithResponder(func(req api.ChatRequest) (ollamatest.Turn, bool) {
@@ -129,61 +115,26 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 			return respond(req)
 		}))
 	fake.AddModel(ollamatest.DefaultModel())
-	fake.AddModel(ollamatest.Model{Name: embedModel, Capabilities: []string{"embedding"}, Family: "nomic-bert"})
-	fakeURL, err := url.Parse(fake.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake.AddModel(ollamatest.Model{Name: config.DefaultEmbedModel, Capabilities: []string{"embedding"}, Family: "nomic-bert"})
 	dataDir := t.TempDir()
-	fx := &fixtureSet{fake: fake, fixtures: fixtures{Prompts: prompts(), Plan: planItems, Unsure: unsure, Todo: todoText,
+	fx := &fixtureSet{fake: fake, fixtures: fixtures{Prompts: prompts(), Plan: planItems, Unsure: unsure, Todo: todoText, CompactReads: compactReads,
 		ProbePath: filepath.Join(dataDir, "probe.json")}}
 	// The documents the browser adds by path, in real folders, indexed by
-	// the real library into its own SQLite file.
+	// the real library.
 	fx.DocsDir = writeDocs(t, "")
 	fx.PanelDir = writeDocs(t, slowMark)
 	fx.HoldDir = writeFiles(t, "papers", map[string]string{"big.md": "# Big\n\nA long read " + holdMark + ".\n", "later.md": "# Later\n\nRead after big.md.\n"})
 	fx.NotesDir = writeFiles(t, "Notes", map[string]string{"inbox/a.md": "# A\n\nAn idea for the projects folder.\n"})
-	docsDB, err := store.Open(t.Context(), filepath.Join(dataDir, "docs.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx, err := rag.Open(t.Context(), docsDB.DB(), &slowEmbedder{p: ollama.New(fakeURL, &http.Client{})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib := library.New(idx, slog.New(slog.DiscardHandler))
-	libCtx, stopLib := context.WithCancel(context.Background())
-	lib.Start(libCtx)
-	t.Cleanup(func() { lib.Close(); stopLib(); idx.Close(); docsDB.Close() })
-	var mem *memory.Store
-	var folder *notesFolder
-	k := testkit.OpenWith(t, fake, filepath.Join(dataDir, "quire.db"), func(st *store.Store) []runtime.Option {
-		var err error
-		if mem, err = memory.Open(t.Context(), st.DB(), st); err != nil {
-			t.Fatal(err)
-		}
-		folder = &notesFolder{store: st}
-		return []runtime.Option{runtime.WithLogger(slog.New(slog.DiscardHandler)), runtime.WithAsker(askInPage),
-			runtime.WithTools(folder, todoTools{}, newSlowPair(), caseTools{readLog{}}, mem, docTools{searchdocs.New(idx)}),
-			runtime.WithContributors(mem.Contributor()), compactPolicy()}
+	dist := os.DirFS(filepath.Join(frontend, "dist"))
+	main := serve(t, dist, fx.ProbePath, []string{"-data-dir", dataDir, "-ollama-host", fake.URL()}, app.Extras{
+		Runtime: []runtime.Option{runtime.WithTools(newSlowPair(), caseTools{readLog{}})},
+		Embedder: func(picked rag.Embedder) rag.Embedder {
+			if picked == nil {
+				t.Fatalf("the fake Ollama has %s, yet Quire picked its offline embedder", config.DefaultEmbedModel)
+			}
+			return &slowEmbedder{Embedder: picked}
+		},
 	})
-	t.Cleanup(func() { folder.SetNotesDir("") })
-	mem.Attach(k.Runtime)
-	serve := func(ollamaURL string, probe doctor.Ollama) string {
-		diagnose := func(ctx context.Context) doctor.Report {
-			return doctor.Run(ctx, doctor.Inputs{DataDir: dataDir, OllamaHost: ollamaURL, Model: testkit.Model}, probe,
-				func(ctx context.Context) (string, bool, error) {
-					d, err := store.Diagnose(ctx)
-					return d.SQLiteVersion, d.FTS5, err
-				})
-		}
-		h := httpapi.New(httpapi.Backend{Kernel: k.Runtime, Doctor: diagnose, Memory: mem, Documents: lib, Settings: folder, ProbePath: fx.ProbePath},
-			os.DirFS(filepath.Join(frontend, "dist")), slog.New(slog.DiscardHandler))
-		srv := httptest.NewServer(h)
-		t.Cleanup(srv.Close)
-		return srv.URL
-	}
-	main := serve(fake.URL(), doctorProbe{k.Model})
 	// An address where nothing listens: Ollama is not running.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -191,9 +142,49 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	}
 	down := "http://" + l.Addr().String()
 	l.Close()
-	downURL, _ := url.Parse(down)
-	fx.DownURL = serve(down, doctorProbe{ollama.New(downURL, &http.Client{})})
+	fx.DownURL = serve(t, dist, fx.ProbePath, []string{"-data-dir", t.TempDir(), "-ollama-host", down}, app.Extras{})
 	return fx, main
+}
+
+// serve runs `quire serve` with flags until the test ends, as main.go's
+// runServe does, and returns its URL. The environment is not read: the
+// flags are the whole configuration.
+func serve(t *testing.T, dist fs.FS, probePath string, flags []string, extras app.Extras) string {
+	t.Helper()
+	cfg, err := config.Load(flag.NewFlagSet("quire serve", flag.ContinueOnError), flags, func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	ctx, stop := context.WithCancel(context.Background())
+	p, err := app.OpenWith(ctx, config.NewStore(cfg), log, app.Owner, extras)
+	if err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	if err := p.DatabaseError(); err != nil {
+		stop()
+		p.Close()
+		t.Fatalf("the database: %v", err)
+	}
+	srv := httpapi.New(p.ServeBackend(ctx, probePath), dist, log)
+	ready, done := make(chan string, 1), make(chan error, 1)
+	go func() { done <- srv.ListenAndServe(ctx, "127.0.0.1:0", func(url string) { ready <- url }) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil && !t.Failed() {
+			t.Errorf("quire serve: %v", err)
+		}
+		p.Close()
+	})
+	select {
+	case url := <-ready:
+		return url
+	case err := <-done:
+		done <- err // for the cleanup
+		t.Fatalf("quire serve: %v", err)
+	}
+	return ""
 }
 
 // fixtureSet is the fixtures and the fake model they were made for.
@@ -203,10 +194,6 @@ type fixtureSet struct {
 }
 
 func (f *fixtureSet) requests() []ollamatest.Request { return f.fake.Requests() }
-
-type docTools struct{ t tool.Tool }
-
-func (d docTools) Tools() []tool.Tool { return []tool.Tool{d.t} }
 
 // writeDocs makes a folder "papers" of the documents cases add: two files
 // Quire reads (each with mark in its text) and one binary file behind a

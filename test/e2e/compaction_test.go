@@ -10,24 +10,22 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"quire/internal/ollamatest"
-	"quire/kernel/compact"
-	"quire/kernel/runtime"
 	"quire/kernel/tool"
 )
 
-// compactPrompt starts the compaction case against the real backend: the
-// fake model reads a long build log twice, and before its third step the
-// real compaction drops the first read (drop-logs, by size), so the page
-// shows the marker Go's history.replace made.
+// compactPrompt starts the compaction case against `quire serve`'s own
+// compaction (the default policy: by size at 75 % of the window, the last 4
+// messages kept; the window is the default num_ctx 8192, below the fake
+// model's context length). The fake model reads a long build log three
+// times: the request after two reads (with the note tools on, about 5,700
+// tokens) stays under the trigger's 6,144, the one after three (about
+// 7,200) passes it, so before the last step the first read — the only one
+// outside the 4 kept messages — is dropped (drop-logs), and the page shows
+// the marker Go's history.replace made.
 const compactPrompt = "/compact read the build log"
 
-// compactPolicy triggers by size at 30 % of the kit's num_ctx 8192: two
-// reads of buildLog pass it; no other case comes near it.
-func compactPolicy() runtime.Option {
-	p := compact.DefaultPolicy
-	p.SizeTrigger, p.PollutionTrigger, p.KeepRecent = 0.3, 10, 2
-	return runtime.WithCompaction(compact.New(compact.WithPolicy(p)))
-}
+// compactReads is how many times the model reads the log.
+const compactReads = 3
 
 // buildLog is what read_log returns: 40 lines of about 150 characters.
 var buildLog = func() string {
@@ -38,8 +36,8 @@ var buildLog = func() string {
 	return b.String()
 }()
 
-// compactReplies answers the compaction case from the whole request: read,
-// read again, then the answer once a compaction's summary is in the
+// compactReplies answers the compaction case from the whole request: read
+// compactReads times, then the answer once a compaction's summary is in the
 // history; other requests fall through to the other replies.
 func compactReplies(req api.ChatRequest) (ollamatest.Turn, bool) {
 	reads, compacted, mine := 0, false, false
@@ -56,10 +54,16 @@ func compactReplies(req api.ChatRequest) (ollamatest.Turn, bool) {
 	if !mine {
 		return ollamatest.Turn{}, false
 	}
-	if compacted || reads >= 2 {
+	if compacted || reads >= compactReads {
 		return ollamatest.Turn{Content: []string{"The build log shows 40 modules compiled."}}, true
 	}
-	return ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{Name: "read_log", Arguments: []byte(`{"path":"logs/build.md"}`)}}}, true
+	// Each read names another part of the log: the runtime stops a run that
+	// makes the same call three times in a row.
+	path := "logs/build.md"
+	if reads > 0 {
+		path = fmt.Sprintf("logs/build-%d.md", reads+1)
+	}
+	return ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{Name: "read_log", Arguments: []byte(`{"path":"` + path + `"}`)}}}, true
 }
 
 // readLog is the case's read-only tool (not the note tools' read_note: the

@@ -13,6 +13,7 @@ import (
 
 	"quire/internal/ollamatest"
 	"quire/tools/searchdocs"
+	"quire/tools/todo"
 )
 
 // The fake model's parts in the browser cases. The cases type a prompt
@@ -31,6 +32,7 @@ const (
 	movePrompt    = "/move tidy my inbox"
 	citePrompt    = "/cite how do I water the basil?"
 	citeReply     = "Water the basil every morning [1], and feed the soil with compost [2]."
+	planLater     = "The sorting and the links wait until you have looked at the inbox."
 	rememberStart = "/remember "
 )
 
@@ -39,11 +41,16 @@ const (
 const todoText = "Buy seeds\nWater the tomatoes\nPrune the roses"
 
 var (
-	planItems = []map[string]any{
-		{"text": "Read the notes in the inbox", "done": true},
-		{"text": "Sort them into project folders", "done": false},
-		{"text": "Link related notes", "done": false},
+	planItems = []todo.Item{
+		{Text: "Read the notes in the inbox", Done: true},
+		{Text: "Sort them into project folders"},
+		{Text: "Link related notes"},
 	}
+	// planReminder is what `quire serve`'s plan reminder (todo.PlanReminder)
+	// adds when planPrompt's run would end with two items open: one more
+	// step, which the model answers with planLater.
+	planReminder = todo.Reminder(todo.Plan{Items: planItems})
+
 	unsure = map[string]string{
 		"state":     "I found two notes called plan.md, one in projects and one in archive.",
 		"plan":      "Edit the one in projects, unless you meant the other.",
@@ -68,14 +75,17 @@ type fixtures struct {
 	// ProbePath is where POST /api/probe writes the page's last snapshot.
 	ProbePath string `json:"probePath"`
 	// Plan and Unsure are what the fake model sends with update_todos and report_state.
-	Plan   []map[string]any  `json:"plan"`
+	Plan   []todo.Item       `json:"plan"`
 	Unsure map[string]string `json:"unsure"`
 	Todo   string            `json:"todo"`
+	// CompactReads is how many times the compaction case's model reads the log.
+	CompactReads int `json:"compactReads"`
 }
 
 func prompts() map[string]string {
 	return map[string]string{"fail": failPrompt, "slow": slowPrompt, "stream": streamPrompt, "tool": toolPrompt, "ask": askPrompt, "plan": planPrompt,
-		"unsure": unsurePrompt, "move": movePrompt, "compact": compactPrompt, "cite": citePrompt, "remember": rememberStart, "citeReply": citeReply}
+		"unsure": unsurePrompt, "move": movePrompt, "compact": compactPrompt, "cite": citePrompt, "remember": rememberStart, "citeReply": citeReply,
+		"planReminder": planReminder, "planLater": planLater}
 }
 
 // run is what a request says about the run a script answers: the prompt
@@ -155,6 +165,8 @@ var scripts = []script{
 		t.Delay = 150 * time.Millisecond
 		return t
 	}},
+	// Reminded of the open items, the model leaves them for later.
+	{is(planReminder), func(run) ollamatest.Turn { return say(planLater) }},
 	{is(unsurePrompt), twoSteps(fixed(call("report_state", unsure)), text("Which of the two plan.md notes do you mean?"))},
 	{is(movePrompt), twoSteps(fixed(call("move_note", map[string]any{"from": "inbox/a.md", "to": "projects/a.md"})), func(r run) string {
 		if refused(r) {

@@ -7,102 +7,19 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	"quire/kernel/event"
-	"quire/kernel/provider/ollama"
-	"quire/kernel/runtime"
-	"quire/kernel/store"
 	"quire/kernel/tool"
-	"quire/tools/notes"
-	"quire/tools/todo"
+	"quire/rag"
 )
 
-// The backend's parts that package main assembles for `quire serve` and the
-// cases need too: the note tools on the folder the user chooses (a setting
-// the page changes), the plan tools, and an asker that leaves a question
-// open for the page to answer. They follow wire.go and notes.go; once the
-// composition root is a package of its own, the test takes them from there.
-
-// notesFolder is the notes folder setting and the note tools on it.
-type notesFolder struct {
-	store *store.Store
-
-	mu   sync.Mutex
-	dir  string
-	root *notes.Root
-}
-
-func (n *notesFolder) Tools() []tool.Tool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.root == nil {
-		return nil
-	}
-	return notes.Tools(n.root, changeLog{n.store})
-}
-
-func (n *notesFolder) NotesDir() string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.dir
-}
-
-func (n *notesFolder) SetNotesDir(dir string) error {
-	var root *notes.Root
-	if dir != "" {
-		r, err := notes.Open(dir)
-		if err != nil {
-			return fmt.Errorf("the notes folder %s cannot be used: %w", dir, err)
-		}
-		root = r
-	}
-	n.mu.Lock()
-	old := n.root
-	n.root, n.dir = root, dir
-	n.mu.Unlock()
-	if old != nil {
-		old.Close()
-	}
-	return nil
-}
-
-// changeLog finds a note change in the event log, for undo.
-type changeLog struct{ store *store.Store }
-
-func (c changeLog) Change(ctx context.Context, id string) (notes.Change, error) {
-	sessions, err := c.store.Sessions(ctx)
-	if err != nil {
-		return notes.Change{}, err
-	}
-	for _, s := range sessions {
-		evs, err := c.store.EventsOfType(ctx, s.ID, event.ToolResult)
-		if err != nil {
-			return notes.Change{}, err
-		}
-		for _, e := range evs {
-			if p, err := event.As[event.ToolResultPayload](e); err == nil {
-				if ch, ok := notes.DecodeChange(p.Data); ok && ch.ID == id {
-					return ch, nil
-				}
-			}
-		}
-	}
-	return notes.Change{}, fmt.Errorf("%w: no change %s in the log", notes.ErrNotFound, id)
-}
-
-type todoTools struct{}
-
-func (todoTools) Tools() []tool.Tool { return todo.Tools() }
-
-// askInPage leaves a permission question open until the page answers it
-// (protocol.AnswerAsk) or the run ends, as `quire serve` does.
-func askInPage(ctx context.Context, _ runtime.Question) (runtime.Answer, error) {
-	<-ctx.Done()
-	return runtime.Answer{}, context.Cause(ctx)
-}
+// What the browser cases add to `quire serve`'s own parts (app.Extras):
+// two slow read tools, the compaction case's read_log (compaction_test.go)
+// and a slow embedder. Everything else the cases use — the note tools on
+// the folder the page chooses, the undo change log, the plan tools and
+// reminder, memory, search_docs, the asker that leaves a question open for
+// the page — is the product's own.
 
 // gardenNotes is what read_file returns: more lines than a card shows at first.
 const gardenNotes = "# Garden\n- Water the tomatoes daily\n- Sow basil in May\n- Prune the roses in March\n" +
@@ -174,22 +91,17 @@ func (c caseTool) Run(ctx context.Context, _ tool.Call) (tool.Result, error) {
 	return tool.Result{Status: tool.Success, Content: out}, nil
 }
 
-// embedModel is the embedding model the fake Ollama has, so documents get
-// meaning search as with a real Ollama.
-const embedModel = "nomic-embed-text"
-
-// slowEmbedder is the Ollama embedder (wire.go's) on a slow machine: a text
-// with slowMark takes a while, so the page sees the bar count files; one with
-// holdMark waits until its pass is stopped, the first time (a later pass that
-// picks it up embeds it).
+// slowEmbedder is the embedder Quire picked (the fake Ollama's embedding
+// model) on a slow machine: a text with slowMark takes a while, so the page
+// sees the bar count files; one with holdMark waits until its pass is
+// stopped, the first time (a later pass that picks it up embeds it).
 type slowEmbedder struct {
-	p    *ollama.Provider
+	rag.Embedder
 	held atomic.Bool
 }
 
 var errHeld = errors.New("held until the pass is stopped")
 
-func (e *slowEmbedder) Name() string { return "ollama:" + embedModel }
 func (e *slowEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	for _, t := range texts {
 		switch {
@@ -202,7 +114,7 @@ func (e *slowEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 			}
 		}
 	}
-	return e.p.Embed(ctx, embedModel, texts)
+	return e.Embedder.Embed(ctx, texts)
 }
 
 // The words in a document that make its embedding slow, or wait.
