@@ -43,7 +43,11 @@ func TestSearchesOfARunAreRememberedAsAttemptsAndShownNextRun(t *testing.T) {
 		t.Errorf("the next run's working zone does not show the attempt:\n%s", z)
 	}
 	r.k.Runtime.Close() // waits for the second run's post-run step
-	if items, _ := r.mem.List(t.Context()); len(items) != 1 {
+	items, err := r.mem.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 1 {
 		t.Errorf("%d items after repeating the search, want 1", len(items))
 	}
 }
@@ -103,7 +107,11 @@ func TestAProposalThatIsNotJSONChangesNothing(t *testing.T) {
 	r.say(t, s, "hi")
 	r.waitLog(t, s, "the proposer's call", func([]event.Event) bool { return r.k.Ollama.Pending() == 0 && len(r.k.Ollama.Requests()) == 2 })
 	r.k.Runtime.Close() // waits for the post-run step
-	if items, _ := r.mem.List(t.Context()); len(items) != 0 {
+	items, err := r.mem.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 0 {
 		t.Errorf("items from a reply that is not JSON: %+v", items)
 	}
 }

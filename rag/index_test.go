@@ -271,7 +271,11 @@ func TestRemoveAndRetry(t *testing.T) {
 	if err := ix.Remove(context.Background(), root); err != nil {
 		t.Fatal(err)
 	}
-	if docs, _ := ix.Documents(context.Background()); len(docs) != 0 || count(t, db, `SELECT count(*) FROM rag_chunks`) != 0 || inMemory(t, ix) != 0 {
+	docs, err := ix.Documents(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 0 || count(t, db, `SELECT count(*) FROM rag_chunks`) != 0 || inMemory(t, ix) != 0 {
 		t.Errorf("after removing the root: %d documents, %d chunks, %d vectors", len(docs), count(t, db, `SELECT count(*) FROM rag_chunks`), inMemory(t, ix))
 	}
 }

@@ -186,9 +186,7 @@ func TestKillDuringAToolCall(t *testing.T) {
 		if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 			t.Fatalf("kill %d: the marker has %q, want %q: a call ran again or never", kill, lines, want)
 		}
-		k.Check(t)
-		k.Runtime.Close()
-		k.Store.Close()
+		k.Close(t)
 	}
 }
 

@@ -51,8 +51,7 @@ func TestIdempotentCommands(t *testing.T) {
 	h.waitFinished(t, first.ID, 1)
 
 	// Keys survive a restart.
-	h.rt.Close()
-	h.store.Close()
+	h.k.Close(t)
 	h = attach(t, fake, path)
 	r3, err := protocol.Run[protocol.SendResult](ctx, h.rt, "send-1", protocol.SendMessage, send)
 	if err != nil || r3 != r1 {
@@ -65,8 +64,14 @@ func TestIdempotentCommands(t *testing.T) {
 	if _, err := protocol.Run[protocol.Session](ctx, h.rt, "send-1", protocol.CreateSession, create); !errors.Is(err, protocol.ErrIdempotencyConflict) {
 		t.Fatalf("same key, other type: %v", err)
 	}
-	list, _ := h.rt.Sessions(ctx)
-	evs, _ := h.store.Events(ctx, first.ID, 0)
+	list, err := h.rt.Sessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := h.store.Events(ctx, first.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	users := only[event.UserMessagePayload](t, evs, event.UserMessage)
 	if len(list) != 1 || len(users) != 1 || len(fake.Requests()) != 1 {
 		t.Fatalf("second effects: %d sessions, %d user messages, %d model calls", len(list), len(users), len(fake.Requests()))
@@ -96,7 +101,11 @@ func TestCommandValidation(t *testing.T) {
 			}
 		})
 	}
-	if list, _ := h.rt.Sessions(t.Context()); len(list) != 0 {
+	list, err := h.rt.Sessions(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 0 {
 		t.Fatalf("refused commands created %d sessions", len(list))
 	}
 }

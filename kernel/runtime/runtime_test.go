@@ -21,6 +21,7 @@ import (
 const model = "qwen3:4b"
 
 type harness struct {
+	k     *testkit.Kernel
 	rt    *runtime.Runtime
 	store *store.Store
 	fake  *ollamatest.Server
@@ -37,7 +38,7 @@ func newHarness(t *testing.T) *harness {
 func attach(t *testing.T, fake *ollamatest.Server, path string) *harness {
 	t.Helper()
 	k := testkit.Open(t, fake, path, runtime.WithFlushEvery(5*time.Millisecond))
-	return &harness{rt: k.Runtime, store: k.Store, fake: fake, path: path}
+	return &harness{k: k, rt: k.Runtime, store: k.Store, fake: fake, path: path}
 }
 
 // waitFinished blocks until the session's run has a terminal event and returns all events.
@@ -365,8 +366,7 @@ func TestSessionsRenameDelete(t *testing.T) {
 		t.Fatalf("sessions %+v", list)
 	}
 	// Rebuilt from the log alone after a restart.
-	h.rt.Close()
-	h.store.Close()
+	h.k.Close(t)
 	h2 := attach(t, h.fake, h.path)
 	list, _ = h2.rt.Sessions(t.Context())
 	if len(list) != 1 || list[0].Title != "renamed" {
