@@ -163,7 +163,18 @@ func TestFollowHasNoGapsOrDuplicates(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			time.Sleep(time.Duration(r) * 3 * time.Millisecond) // join while writing
+			// Join while writing: reader r starts once the log has reached
+			// seq 40r, seen through a first stream it then drops.
+			if r > 0 {
+				early, drop := context.WithCancel(ctx)
+				first, _ := h.rt.Follow(early, s.ID, 0)
+				for e := range first {
+					if e.Seq >= int64(r*40) {
+						break
+					}
+				}
+				drop()
+			}
 			from := int64(r * 7)
 			evs, errp := h.rt.Follow(ctx, s.ID, from)
 			for e := range evs {

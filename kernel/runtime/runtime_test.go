@@ -6,7 +6,6 @@ import (
 
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -41,28 +40,10 @@ func attach(t *testing.T, fake *ollamatest.Server, path string) *harness {
 	return &harness{k: k, rt: k.Runtime, store: k.Store, fake: fake, path: path}
 }
 
-// waitFinished blocks until the session's run has a terminal event and returns all events.
+// waitFinished waits until the session's log has runs terminal events and returns all events.
 func (h *harness) waitFinished(t *testing.T, session string, runs int) []event.Event {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		evs, err := h.store.Events(t.Context(), session, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, e := range evs {
-			if e.Type == event.RunFinished {
-				n++
-			}
-		}
-		if n >= runs {
-			return evs
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("run did not finish")
-	return nil
+	return h.k.WaitRuns(t, session, runs)
 }
 
 func newSession(t *testing.T, rt *runtime.Runtime, title string) (protocol.Session, error) {
@@ -286,55 +267,40 @@ func TestRecoverClosesRunsLeftOpen(t *testing.T) {
 // waitFor waits until the session's log has an event of type typ.
 func waitFor(t *testing.T, h *harness, session string, typ event.Type) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		evs, _ := h.store.Events(t.Context(), session, 0)
-		for _, e := range evs {
-			if e.Type == typ {
-				return
-			}
-		}
-	}
-	t.Fatalf("no %s in the log", typ)
+	h.k.Wait(t, session, string(typ), func(evs []event.Event) bool { return count(evs, typ) > 0 })
 }
 
 func TestSubscribersSeeEveryEventInOrder(t *testing.T) {
 	h := newHarness(t)
 	h.fake.Script(ollamatest.Turn{Content: strings.Split(strings.Repeat("x", 40), "")})
-	var mu sync.Mutex
-	var seen []int64
-	watchCtx, stop := context.WithCancel(t.Context())
+	// Watch queues without bound, so the updates can be read after the run.
+	watchCtx, stop := context.WithTimeout(t.Context(), testkit.Patience)
 	defer stop()
 	updates := h.rt.Watch(watchCtx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for u := range updates {
-			mu.Lock()
-			for _, e := range u.Events {
-				seen = append(seen, e.Seq)
-			}
-			mu.Unlock()
-		}
-	}()
-	s, _ := newSession(t, h.rt, "x")
+	s, err := newSession(t, h.rt, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := submit(t, h.rt, s.ID, "go"); err != nil {
 		t.Fatal(err)
 	}
 	evs := h.waitFinished(t, s.ID, 1)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		mu.Lock()
-		n := len(seen)
-		mu.Unlock()
-		if n == len(evs) || time.Now().After(deadline) {
-			break
+	var seen []int64
+	for len(seen) < len(evs) {
+		u, ok := <-updates
+		if !ok {
+			t.Fatalf("watcher saw %d events, log has %d", len(seen), len(evs))
 		}
-		time.Sleep(5 * time.Millisecond)
+		for _, e := range u.Events {
+			seen = append(seen, e.Seq)
+		}
 	}
 	stop()
-	<-done
-	mu.Lock()
-	defer mu.Unlock()
+	for u := range updates {
+		for _, e := range u.Events {
+			seen = append(seen, e.Seq)
+		}
+	}
 	if len(seen) != len(evs) {
 		t.Fatalf("watcher saw %d events, log has %d", len(seen), len(evs))
 	}
