@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -324,19 +325,33 @@ func TestStartRefreshesTheKnownFolders(t *testing.T) {
 
 	testkit.WriteOld(t, filepath.Join(dir, "later.md"), "# Later\n\nAdded while Quire was closed.\n")
 	second, _ := open(t, data, nil)
-	deadline := time.Now().Add(30 * time.Second)
+	// The refresh at start is a pass like any other: the state is read
+	// once it has ended (Watch gives the current state first, so a pass
+	// that ended before this line is seen too).
+	settle(t, second.Watch(t.Context()))
+	st, err := second.State(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := docByName(st, "later.md"); !ok || d.Status != rag.Done {
+		t.Fatalf("the file added while closed was not indexed at start: %+v", st)
+	}
+}
+
+// settle reads progress until every queued pass has ended, and returns the
+// last state.
+func settle(t testing.TB, ch <-chan protocol.IndexProgress) protocol.IndexProgress {
+	t.Helper()
+	timeout := time.After(testkit.Patience)
 	for {
-		st, err := second.State(t.Context())
-		if err != nil {
-			t.Fatal(err)
+		select {
+		case p := <-ch:
+			if !p.Running && p.Queued == 0 && p.Phase != protocol.PhaseIdle {
+				return p
+			}
+		case <-timeout:
+			t.Fatalf("the passes did not end in %s", testkit.Patience)
 		}
-		if d, ok := docByName(st, "later.md"); ok && d.Status == rag.Done && !st.Progress.Running {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the file added while closed was not indexed at start: %+v", st)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -353,21 +368,31 @@ func TestWatchGivesASlowReaderTheLatest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for lib.Progress().Running || lib.Progress().Queued > 0 || lib.Progress().Phase == protocol.PhaseIdle {
-		if time.Now().After(deadline) {
-			t.Fatal("the passes did not finish")
+	// A second, fast reader says when the passes are over; every state is
+	// offered to both readers at once, so the slow one holds the last too.
+	last := settle(t, lib.Watch(t.Context()))
+	// The slow reader's relay may hold one state it took before the last
+	// arrived, so it gets at most that one and then the last; a backlog
+	// would hand it the first pass's states first.
+	var got []protocol.IndexProgress
+	timeout := time.After(testkit.Patience)
+	for len(got) == 0 || !reflect.DeepEqual(got[len(got)-1], last) {
+		if len(got) == 2 {
+			t.Fatalf("a slow reader got %+v, want at most one stale state and then the final %+v", got, last)
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case p := <-ch:
+			got = append(got, p)
+		case <-timeout:
+			t.Fatalf("a slow reader got %+v and then nothing, not the final %+v", got, last)
+		}
 	}
-	time.Sleep(50 * time.Millisecond) // let the relay goroutine take the last state
-	got := <-ch
-	if got.Running || got.Phase != protocol.PhaseDone {
-		t.Fatalf("a slow reader got %+v, want the final state", got)
+	if last.Running || last.Phase != protocol.PhaseDone {
+		t.Fatalf("the final state is %+v", last)
 	}
 	select {
 	case extra := <-ch:
-		t.Fatalf("a backlog was queued: %+v", extra)
+		t.Fatalf("a backlog was queued: %+v after %+v", extra, got)
 	default:
 	}
 }
