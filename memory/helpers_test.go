@@ -147,11 +147,7 @@ func (r *rig) say(t *testing.T, session, text string) string {
 
 func (r *rig) log(t *testing.T, session string) []event.Event {
 	t.Helper()
-	evs, err := r.k.Store.Events(context.Background(), session, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return evs
+	return r.k.Log(t, session)
 }
 
 // items is every item in the memory.
@@ -162,16 +158,6 @@ func (r *rig) items(t *testing.T) []memory.Item {
 		t.Fatal(err)
 	}
 	return items
-}
-
-func countType(evs []event.Event, typ event.Type) int {
-	n := 0
-	for _, e := range evs {
-		if e.Type == typ {
-			n++
-		}
-	}
-	return n
 }
 
 // calling is a scripted reply that calls one tool with JSON arguments.

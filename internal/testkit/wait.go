@@ -28,23 +28,23 @@ func (k *Kernel) Wait(t testing.TB, session, what string, until func([]event.Eve
 	defer cancel()
 	stream, errp := k.Runtime.Follow(ctx, session, 0)
 	for {
-		evs := k.events(t, session)
+		evs := k.Log(t, session)
 		if until(evs) {
 			return evs
 		}
 		if appended(stream) {
 			continue
 		}
-		if evs = k.events(t, session); until(evs) {
+		if evs = k.Log(t, session); until(evs) {
 			return evs
 		}
 		switch err := errp(); {
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			t.Fatalf("waited %s for %s; log: %s", Patience, what, types(evs))
+			t.Fatalf("waited %s for %s; log: %s", Patience, what, Types(evs))
 		case err != nil:
-			t.Fatalf("waiting for %s: %v; log: %s", what, err, types(evs))
+			t.Fatalf("waiting for %s: %v; log: %s", what, err, Types(evs))
 		default:
-			t.Fatalf("the log stopped (the kernel closed or the test ended) before %s; log: %s", what, types(evs))
+			t.Fatalf("the log stopped (the kernel closed or the test ended) before %s; log: %s", what, Types(evs))
 		}
 		return nil
 	}
@@ -73,11 +73,12 @@ func appended[E any](stream <-chan E) bool {
 func (k *Kernel) WaitRuns(t testing.TB, session string, n int) []event.Event {
 	t.Helper()
 	return k.Wait(t, session, fmt.Sprintf("%d finished runs", n), func(evs []event.Event) bool {
-		return count(evs, event.RunFinished) >= n
+		return Count(evs, event.RunFinished) >= n
 	})
 }
 
-func (k *Kernel) events(t testing.TB, session string) []event.Event {
+// Log is the session's log as the store holds it.
+func (k *Kernel) Log(t testing.TB, session string) []event.Event {
 	t.Helper()
 	evs, err := k.Store.Events(context.Background(), session, 0)
 	if err != nil {
@@ -86,8 +87,8 @@ func (k *Kernel) events(t testing.TB, session string) []event.Event {
 	return evs
 }
 
-// count is how many events of type typ evs holds.
-func count(evs []event.Event, typ event.Type) int {
+// Count is how many events of type typ evs holds.
+func Count(evs []event.Event, typ event.Type) int {
 	n := 0
 	for _, e := range evs {
 		if e.Type == typ {
@@ -97,8 +98,8 @@ func count(evs []event.Event, typ event.Type) int {
 	return n
 }
 
-// types lists the events' types, for a failure message.
-func types(evs []event.Event) string {
+// Types lists the events' types, for a failure message.
+func Types(evs []event.Event) string {
 	ts := make([]string, len(evs))
 	for i, e := range evs {
 		ts[i] = string(e.Type)

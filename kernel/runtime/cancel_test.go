@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
@@ -92,8 +93,8 @@ func TestCancelWhileToolsRun(t *testing.T) {
 	if len(fins) != 1 || fins[0].Reason != event.ReasonCompleted {
 		t.Fatalf("the next run finished %+v", fins)
 	}
-	if n := count(evs, event.RunFinished); n != 2 {
-		t.Fatalf("%d run.finished events, want 2: %s", n, types(evs))
+	if n := testkit.Count(evs, event.RunFinished); n != 2 {
+		t.Fatalf("%d run.finished events, want 2: %s", n, testkit.Types(evs))
 	}
 }
 
@@ -119,10 +120,10 @@ func TestCancelTwiceOrIdleIsHarmless(t *testing.T) {
 	evs := waitRuns(t, k, s, 2)
 	fins := only[event.RunFinishedPayload](t, evs, event.RunFinished)
 	if len(fins) != 2 || fins[0].Reason != event.ReasonCancelled || fins[1].Reason != event.ReasonCompleted {
-		t.Fatalf("runs finished %+v, want cancelled then completed: %s", fins, types(evs))
+		t.Fatalf("runs finished %+v, want cancelled then completed: %s", fins, testkit.Types(evs))
 	}
-	if n := count(evs, event.KernelError); n != 0 {
-		t.Fatalf("%d kernel errors: %s", n, types(evs))
+	if n := testkit.Count(evs, event.KernelError); n != 0 {
+		t.Fatalf("%d kernel errors: %s", n, testkit.Types(evs))
 	}
 }
 
@@ -146,7 +147,7 @@ func TestCloseEndsTheRunsQueuedBehindTheOpenOne(t *testing.T) {
 	for _, run := range []string{first, second} {
 		fins := only[event.RunFinishedPayload](t, ofRun(evs, run), event.RunFinished)
 		if len(fins) != 1 || fins[0].Reason != event.ReasonCancelled || !strings.Contains(fins[0].Error, "shutting down") {
-			t.Fatalf("run %s finished %+v: %s", run, fins, types(evs))
+			t.Fatalf("run %s finished %+v: %s", run, fins, testkit.Types(evs))
 		}
 	}
 }

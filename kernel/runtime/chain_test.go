@@ -123,8 +123,8 @@ func TestMissingModelFailsAtOnce(t *testing.T) {
 	if len(failed) != 1 || failed[0].Class != runtime.ClassModel {
 		t.Fatalf("stream.failed %+v", failed)
 	}
-	if count(evs, event.StepRetried) != 0 || len(requests(k)) != 1 {
-		t.Fatalf("retried a missing model: %s, %d requests", types(evs), len(requests(k)))
+	if testkit.Count(evs, event.StepRetried) != 0 || len(requests(k)) != 1 {
+		t.Fatalf("retried a missing model: %s, %d requests", testkit.Types(evs), len(requests(k)))
 	}
 }
 
@@ -176,8 +176,8 @@ func TestContextOverflow(t *testing.T) {
 		if failed := only[event.StreamFailedPayload](t, evs, event.StreamFailed); len(failed) != 1 || failed[0].Class != runtime.ClassOverflow {
 			t.Fatalf("stream.failed %+v", failed)
 		}
-		if count(evs, event.StepRetried) != 0 {
-			t.Fatalf("retried without compacting: %s", types(evs))
+		if testkit.Count(evs, event.StepRetried) != 0 {
+			t.Fatalf("retried without compacting: %s", testkit.Types(evs))
 		}
 	})
 
@@ -190,7 +190,7 @@ func TestContextOverflow(t *testing.T) {
 		say(t, k, s, longMessage, "")
 		evs := waitRuns(t, k, s, 1)
 		if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
-			t.Fatalf("run finished %+v: %s", fin, types(evs))
+			t.Fatalf("run finished %+v: %s", fin, testkit.Types(evs))
 		}
 		retries := only[event.StepRetriedPayload](t, evs, event.StepRetried)
 		if len(retries) != 1 || retries[0].Attempt != 1 || !strings.Contains(retries[0].Reason, "compacted") {
@@ -217,8 +217,8 @@ func TestContextOverflow(t *testing.T) {
 		if fin.Reason != event.ReasonError || !strings.Contains(fin.Error, "did not make it smaller") {
 			t.Fatalf("run finished %+v", fin)
 		}
-		if count(evs, event.StepRetried) != 0 || len(requests(k)) != 1 || calls.Load() != 1 {
-			t.Fatalf("%s; %d requests; %d compactions", types(evs), len(requests(k)), calls.Load())
+		if testkit.Count(evs, event.StepRetried) != 0 || len(requests(k)) != 1 || calls.Load() != 1 {
+			t.Fatalf("%s; %d requests; %d compactions", testkit.Types(evs), len(requests(k)), calls.Load())
 		}
 	})
 }

@@ -145,7 +145,7 @@ func TestKillDuringAToolCall(t *testing.T) {
 		evs := logOf(t, k, session)
 		fin := finished(t, evs)
 		if fin.Reason != event.ReasonInterrupted {
-			t.Fatalf("kill %d: run finished %+v: %s", kill, fin, types(evs))
+			t.Fatalf("kill %d: run finished %+v: %s", kill, fin, testkit.Types(evs))
 		}
 		refused := refusals(t, evs)
 		if r, ok := refused["b1"]; !ok || r.Status != string(tool.UnknownCompletion) {

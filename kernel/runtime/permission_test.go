@@ -119,8 +119,8 @@ func TestPermissionOneQuestionForTheCallsOfAReply(t *testing.T) {
 	if len(reqd) != 1 || len(reqd[0].Calls) != 2 {
 		t.Fatalf("permission.requested %+v", reqd)
 	}
-	if w.runs() != 2 || count(evs, event.ToolResult) != 2 {
-		t.Fatalf("allowed calls: %d runs, %d results", w.runs(), count(evs, event.ToolResult))
+	if w.runs() != 2 || testkit.Count(evs, event.ToolResult) != 2 {
+		t.Fatalf("allowed calls: %d runs, %d results", w.runs(), testkit.Count(evs, event.ToolResult))
 	}
 	if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
 		t.Fatalf("run finished %+v", fin)
@@ -239,8 +239,8 @@ func TestPermissionDeadlineAnswersByDefault(t *testing.T) {
 			k.Runtime.SetSettings(settings(func(s *runtime.Settings) { s.Limits, s.PermissionDefault = limits, c.dflt }))
 			_, evs := askTwoWrites(t, k)
 
-			if count(evs, event.ClockTick) == 0 {
-				t.Fatalf("no clock.tick: %s", types(evs))
+			if testkit.Count(evs, event.ClockTick) == 0 {
+				t.Fatalf("no clock.tick: %s", testkit.Types(evs))
 			}
 			var asked, answered time.Time
 			for _, e := range evs {
@@ -319,8 +319,8 @@ func TestPermissionAnsweredByTheHost(t *testing.T) {
 					}
 				}
 			}
-			if n := count(evs, event.KernelError); n != 0 {
-				t.Fatalf("%d kernel errors: %s", n, types(evs))
+			if n := testkit.Count(evs, event.KernelError); n != 0 {
+				t.Fatalf("%d kernel errors: %s", n, testkit.Types(evs))
 			}
 			if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
 				t.Fatalf("run finished %+v", fin)

@@ -63,14 +63,6 @@ func runCmd(t *testing.T, rt *runtime.Runtime, typ string, payload any) error {
 	return err
 }
 
-func types(evs []event.Event) string {
-	var b []string
-	for _, e := range evs {
-		b = append(b, string(e.Type))
-	}
-	return strings.Join(b, " ")
-}
-
 func only[T any](t *testing.T, evs []event.Event, typ event.Type) []T {
 	t.Helper()
 	var out []T
@@ -97,7 +89,7 @@ func TestChatStreamsThroughTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	evs := h.waitFinished(t, s.ID, 1)
-	if got := types(evs); !strings.HasPrefix(got, "session.created input.received run.started user.message step.started assistant.delta") ||
+	if got := testkit.Types(evs); !strings.HasPrefix(got, "session.created input.received run.started user.message step.started assistant.delta") ||
 		!strings.HasSuffix(got, "assistant.message checkpoint.done run.finished") {
 		t.Fatalf("event sequence: %s", got)
 	}
@@ -267,7 +259,7 @@ func TestRecoverClosesRunsLeftOpen(t *testing.T) {
 // waitFor waits until the session's log has an event of type typ.
 func waitFor(t *testing.T, h *harness, session string, typ event.Type) {
 	t.Helper()
-	h.k.Wait(t, session, string(typ), func(evs []event.Event) bool { return count(evs, typ) > 0 })
+	h.k.Wait(t, session, string(typ), func(evs []event.Event) bool { return testkit.Count(evs, typ) > 0 })
 }
 
 func TestSubscribersSeeEveryEventInOrder(t *testing.T) {

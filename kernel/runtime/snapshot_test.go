@@ -36,8 +36,8 @@ func TestCheckpointExtendsTheRun(t *testing.T) {
 	if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
 		t.Fatalf("run finished %+v", fin)
 	}
-	if n := count(ofRun(evs, run), event.StepStarted); n != 2 || hooked.Load() != 2 {
-		t.Fatalf("%d steps and %d checkpoints, want 2 and 2: %s", n, hooked.Load(), types(evs))
+	if n := testkit.Count(ofRun(evs, run), event.StepStarted); n != 2 || hooked.Load() != 2 {
+		t.Fatalf("%d steps and %d checkpoints, want 2 and 2: %s", n, hooked.Load(), testkit.Types(evs))
 	}
 	users := only[event.UserMessagePayload](t, evs, event.UserMessage)
 	if len(users) != 2 || users[1].Text != "continue with the todo" || users[1].Intent != "steer" {
@@ -118,8 +118,8 @@ func TestCancelDuringCheckpoint(t *testing.T) {
 			if !c.ignores && sawCause.Load() != "stopped by the user" {
 				t.Fatalf("the hook saw cause %v", sawCause.Load())
 			}
-			if n := count(evs, event.StepStarted); n != 1 {
-				t.Fatalf("the cancelled checkpoint started another step: %s", types(evs))
+			if n := testkit.Count(evs, event.StepStarted); n != 1 {
+				t.Fatalf("the cancelled checkpoint started another step: %s", testkit.Types(evs))
 			}
 			// Closing does not wait for a hook that ignores the cancel: only
 			// the end of the test would release it.
@@ -132,7 +132,7 @@ func TestCancelDuringCheckpoint(t *testing.T) {
 				<-closed
 				t.Fatal("Close waited for a checkpoint hook that ignores its context")
 			}
-			if n := count(logOf(t, k, s), event.RunFinished); n != 1 {
+			if n := testkit.Count(logOf(t, k, s), event.RunFinished); n != 1 {
 				t.Fatalf("%d run.finished after Close", n)
 			}
 		})
