@@ -58,15 +58,26 @@ frontend/node_modules/.package-lock.json: frontend/package-lock.json
 frontend: frontend/node_modules/.package-lock.json
 	cd frontend && npm run build
 
-# Every test: Go (with the race detector; includes 50 SIGKILLs of a writer),
-# the frontend's unit tests, the UI in real Chromium against a mock and against
-# the real HTTP host with the fake Ollama, and the real window under Xvfb.
-test: deps-test frontend
+# staticcheck, pinned: installed from the Go module proxy on first use, into
+# a folder named by its version so a change of version installs anew.
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := $(CURDIR)/build/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
+
+$(STATICCHECK):
+	GOBIN=$(dir $@) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+# Every test, fast checks first so a slip fails in seconds, not after the
+# race suite: go vet, staticcheck, the frontend's unit tests and svelte-check;
+# then Go with the race detector (includes 50 SIGKILLs of a writer), the UI
+# in real Chromium against a mock and against the real HTTP host with the
+# fake Ollama, and the real window under Xvfb.
+test: deps-test frontend $(STATICCHECK)
 	$(GO) vet ./...
+	$(STATICCHECK) ./...
+	cd frontend && npm test
+	cd frontend && npm run check
 	$(GO) test -race -count=1 ./...
 	@cat $(QUIRE_EVAL_REPORT)
-	cd frontend && npm test
-	cd frontend && npm run test:e2e
 	$(GO) test -count=1 -tags e2e -run TestBrowser ./test/e2e/
 	CGO_ENABLED=1 $(GO) build $(GOFLAGS_DESKTOP) -o $(APP) .
 	QUIRE_APP_BIN=$(CURDIR)/$(APP) $(GO) test -count=1 -tags desktoptest -v -run TestDesktop ./test/desktop/

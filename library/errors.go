@@ -24,7 +24,7 @@ var (
 		errors.New("this file is not in the document index; drop it on the window to add it"))
 	// ErrUnreadable: the document failed to index, so there is no text to show.
 	ErrUnreadable = protocol.Classify(protocol.ErrConflict,
-		errors.New("Quire could not read this document; see its reason in the documents panel, fix the file and retry"))
+		errors.New("this document failed to index, so Quire could not read it; see its reason in the documents panel, fix the file and retry"))
 	// ErrTooLarge: the viewer shows files up to MaxSourceBytes.
 	ErrTooLarge = protocol.Classify(protocol.ErrConflict,
 		errors.New("this document is too large to show here; open it in another program"))

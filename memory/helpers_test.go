@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,8 +27,42 @@ import (
 // rig is a real kernel (runtime, SQLite file, real Ollama client, fake
 // Ollama server) with memory's three facets plugged in.
 type rig struct {
-	k   *testkit.Kernel
-	mem *memory.Store
+	k    *testkit.Kernel
+	mem  *memory.Store
+	post *postRun
+}
+
+// postRun is memory's learner as the runtime's lifecycle subscriber; it
+// tells the test when the post-run step of a run is over, so nothing polls
+// for the memory it writes.
+type postRun struct {
+	learner *memory.Learner
+	mu      sync.Mutex
+	done    map[string]chan struct{}
+}
+
+func (p *postRun) RunFinished(ctx context.Context, session, runID, reason string) {
+	p.learner.RunFinished(ctx, session, runID, reason)
+	close(p.of(runID))
+}
+
+func (p *postRun) of(runID string) chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done[runID] == nil {
+		p.done[runID] = make(chan struct{})
+	}
+	return p.done[runID]
+}
+
+// settled waits until the post-run step of run runID is over.
+func (p *postRun) settled(t *testing.T, runID string) {
+	t.Helper()
+	select {
+	case <-p.of(runID):
+	case <-time.After(testkit.Patience):
+		t.Fatalf("the post-run step of run %s did not end in %s", runID, testkit.Patience)
+	}
 }
 
 type rigOptions struct {
@@ -52,7 +87,7 @@ func newRig(t *testing.T, o rigOptions) *rig {
 
 func openRig(t *testing.T, fake *ollamatest.Server, path string, o rigOptions) *rig {
 	t.Helper()
-	r := &rig{}
+	r := &rig{post: &postRun{done: map[string]chan struct{}{}}}
 	rigNo := rigs.Add(1)
 	var n atomic.Int64
 	ids := func() string { return fmt.Sprintf("r%dm%d", rigNo, n.Add(1)) }
@@ -68,14 +103,13 @@ func openRig(t *testing.T, fake *ollamatest.Server, path string, o rigOptions) *
 			model = ollama.New(u, &http.Client{})
 			mem.SetLearning(true)
 		}
-		var learner *memory.Learner
 		if model != nil {
-			learner = mem.Learner(model, testkit.Model, 8192)
+			r.post.learner = mem.Learner(model, testkit.Model, 8192)
 		} else {
-			learner = mem.Learner(nil, "", 0)
+			r.post.learner = mem.Learner(nil, "", 0)
 		}
 		return []runtime.Option{runtime.WithFlushEvery(5 * time.Millisecond), runtime.WithTools(mem, toolset(o.tools)),
-			runtime.WithContributors(mem.Contributor()), runtime.WithSubscribers(learner)}
+			runtime.WithContributors(mem.Contributor()), runtime.WithSubscribers(r.post)}
 	})
 	r.mem.Attach(r.k.Runtime)
 	return r
@@ -90,7 +124,8 @@ func (r *rig) chat(t *testing.T) string {
 	return s.ID
 }
 
-// say sends text and waits until its run has finished.
+// say sends text and waits until its run has finished and the post-run
+// step (which records searches and proposes memories) is over.
 func (r *rig) say(t *testing.T, session, text string) string {
 	t.Helper()
 	res, err := protocol.Run[protocol.SendResult](t.Context(), r.k.Runtime, "", protocol.SendMessage,
@@ -98,7 +133,7 @@ func (r *rig) say(t *testing.T, session, text string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.waitLog(t, session, "run "+res.RunID+" to finish", func(evs []event.Event) bool {
+	r.k.Wait(t, session, "run "+res.RunID+" to finish", func(evs []event.Event) bool {
 		for _, e := range evs {
 			if e.Type == event.RunFinished && e.RunID == res.RunID {
 				return true
@@ -106,60 +141,23 @@ func (r *rig) say(t *testing.T, session, text string) string {
 		}
 		return false
 	})
+	r.post.settled(t, res.RunID)
 	return res.RunID
 }
 
 func (r *rig) log(t *testing.T, session string) []event.Event {
 	t.Helper()
-	evs, err := r.k.Store.Events(context.Background(), session, 0)
+	return r.k.Log(t, session)
+}
+
+// items is every item in the memory.
+func (r *rig) items(t *testing.T) []memory.Item {
+	t.Helper()
+	items, err := r.mem.List(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return evs
-}
-
-func (r *rig) waitLog(t *testing.T, session, what string, cond func([]event.Event) bool) []event.Event {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		evs := r.log(t, session)
-		if cond(evs) {
-			return evs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 10s for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
-// waitItems polls the memory until cond holds.
-func (r *rig) waitItems(t *testing.T, what string, cond func([]memory.Item) bool) []memory.Item {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		items, err := r.mem.List(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cond(items) {
-			return items
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 10s for %s; items: %+v", what, items)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
-func countType(evs []event.Event, typ event.Type) int {
-	n := 0
-	for _, e := range evs {
-		if e.Type == typ {
-			n++
-		}
-	}
-	return n
+	return items
 }
 
 // calling is a scripted reply that calls one tool with JSON arguments.

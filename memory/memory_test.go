@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"quire/internal/testkit"
 	"quire/kernel/compact"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
@@ -19,7 +20,7 @@ func TestRememberToolWritesAnEventAndAnIndexedItemCitingTheCall(t *testing.T) {
 	r.say(t, s, "Anna leads the garden project, remember that.")
 
 	evs := r.log(t, s)
-	if n := countType(evs, event.MemoryRemember); n != 1 {
+	if n := testkit.Count(evs, event.MemoryRemember); n != 1 {
 		t.Fatalf("%d memory.remember events, want 1", n)
 	}
 	items, err := r.mem.List(t.Context())
@@ -61,7 +62,7 @@ func TestRememberArgumentsAreValidatedByTheRegistry(t *testing.T) {
 	r.k.Ollama.Script(calling("c1", "remember", `{"kind":"gossip","text":"x"}`), calling("c2", "remember", `{"kind":"fact","text":""}`), saying("Sorry."))
 	r.say(t, s, "remember something")
 	evs := r.log(t, s)
-	if n := countType(evs, event.MemoryRemember); n != 0 {
+	if n := testkit.Count(evs, event.MemoryRemember); n != 0 {
 		t.Fatalf("%d memory events from invalid arguments", n)
 	}
 	var failures []string

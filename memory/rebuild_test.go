@@ -95,8 +95,7 @@ func TestIndexIsRebuiltIdenticallyFromTheLog(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		r.k.Runtime.Close()
-		r.k.Store.Close()
+		r.k.Close(t)
 		r2 := openRig(t, fake, path, rigOptions{})
 		got, err := r2.mem.List(t.Context())
 		if err != nil {

@@ -6,14 +6,13 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"quire/internal/crashtest"
 )
 
 var (
@@ -35,13 +34,7 @@ const crashChildEnv = "QUIRE_RAG_CRASH_CHILD" // "db path|root"
 
 // TestMain lets the test binary double as the indexing process the crash
 // test kills.
-func TestMain(m *testing.M) {
-	if spec := os.Getenv(crashChildEnv); spec != "" {
-		crashChild(spec)
-		return
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { crashtest.Main(m, crashChildEnv, crashChild) }
 
 // crashChild indexes the root, committing small transactions and saying
 // so on stdout, until it finishes or is killed.
@@ -97,50 +90,28 @@ func TestKilledIndexingResumesWithoutDuplicates(t *testing.T) {
 	dbDir := filepath.Join(dir, "db")
 	os.MkdirAll(dbDir, 0o755)
 	dbPath := filepath.Join(dbDir, "quire.db")
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
-	kills, finishedEarly := 0, 0
-	want := killCount()
-	for attempt := 0; kills < want && attempt < want*3; attempt++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), crashChildEnv+"="+dbPath+"|"+root)
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
+	crash := crashtest.New(t, crashChildEnv, killCount())
+	finishedEarly := 0
+	for attempt := 0; crash.Kills() < crash.Want() && attempt < crash.Want()*3; attempt++ {
+		child := crash.Start(dbPath + "|" + root)
+		if _, ok := child.Line(); !ok {
+			t.Fatalf("the indexer made no commit: %s", child.Stderr())
 		}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := bufio.NewScanner(stdout)
-		if !lines.Scan() {
-			cmd.Wait()
-			t.Fatalf("the indexer made no commit: %s", stderr.String())
-		}
-		done := make(chan bool, 1)
-		go func() {
-			finished := false
-			for lines.Scan() {
-				finished = finished || lines.Text() == "finished"
-			}
-			done <- finished
-		}()
-		time.Sleep(time.Duration(rng.IntN(30000)) * time.Microsecond)
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
-		if <-done {
+		crash.Pause(30 * time.Millisecond)
+		if !child.Kill() {
+			// It finished first: nothing left to interrupt, so start again
+			// from scratch. Too many of these and the kills asked for are
+			// not reached, which fails the test.
 			finishedEarly++
-			// Nothing left to interrupt: start again from scratch.
 			os.Remove(dbPath)
 			os.Remove(dbPath + "-wal")
 			os.Remove(dbPath + "-shm")
 			continue
 		}
-		kills++
-		checkConsistent(t, dbPath, fmt.Sprintf("after kill %d", kills))
+		checkConsistent(t, dbPath, fmt.Sprintf("after kill %d", crash.Kills()))
 	}
-	if kills == 0 {
-		t.Fatal("the indexer always finished before it could be killed")
+	if crash.Kills() < crash.Want() {
+		t.Fatalf("%d kills of the %d asked for: the indexer finished first %d times", crash.Kills(), crash.Want(), finishedEarly)
 	}
 	// Resume in this process and compare with an index made in one go.
 	db := openDB(t, dbDir)
@@ -159,7 +130,7 @@ func TestKilledIndexingResumesWithoutDuplicates(t *testing.T) {
 	if got, want := inMemory(t, ix), count(t, db, `SELECT count(*) FROM rag_chunks`); got != want {
 		t.Fatalf("%d vectors in memory for %d chunks", got, want)
 	}
-	t.Logf("%d kills (%d runs finished before the kill)", kills, finishedEarly)
+	t.Logf("%d kills (%d runs finished before the kill)", crash.Kills(), finishedEarly)
 }
 
 func checkConsistent(t *testing.T, dbPath, when string) {

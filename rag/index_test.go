@@ -271,7 +271,11 @@ func TestRemoveAndRetry(t *testing.T) {
 	if err := ix.Remove(context.Background(), root); err != nil {
 		t.Fatal(err)
 	}
-	if docs, _ := ix.Documents(context.Background()); len(docs) != 0 || count(t, db, `SELECT count(*) FROM rag_chunks`) != 0 || inMemory(t, ix) != 0 {
+	docs, err := ix.Documents(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 0 || count(t, db, `SELECT count(*) FROM rag_chunks`) != 0 || inMemory(t, ix) != 0 {
 		t.Errorf("after removing the root: %d documents, %d chunks, %d vectors", len(docs), count(t, db, `SELECT count(*) FROM rag_chunks`), inMemory(t, ix))
 	}
 }
@@ -297,7 +301,7 @@ func TestQueriesThatLookLikeFTSSyntaxNeverError(t *testing.T) {
 
 func TestReciprocalRankFusion(t *testing.T) {
 	// lexical: 1, 2, 3; vector: 3, 4, 1. k = 60.
-	got := fuse(60, []int64{1, 2, 3}, []int64{3, 4, 1})
+	got := fuseWeighted(60, 1, []int64{1, 2, 3}, []int64{3, 4, 1})
 	want := []ranked{
 		{id: 1, score: 1.0/61 + 1.0/63, lex: 1, vec: 3},
 		{id: 3, score: 1.0/63 + 1.0/61, lex: 3, vec: 1},
@@ -315,11 +319,11 @@ func TestReciprocalRankFusion(t *testing.T) {
 	}
 	// k changes how much the top of a list dominates: with k = 0, being
 	// first in one list (1/1) beats being second in both (1/2 + 1/2 = 1)... only just not.
-	got = fuse(0, []int64{5, 6}, []int64{7, 6})
+	got = fuseWeighted(0, 1, []int64{5, 6}, []int64{7, 6})
 	if got[0].id != 6 && got[0].score != 1 {
 		t.Errorf("k=0: %+v", got)
 	}
-	if got := fuse(60, nil, nil); len(got) != 0 {
+	if got := fuseWeighted(60, 1, nil, nil); len(got) != 0 {
 		t.Errorf("empty lists fused to %+v", got)
 	}
 }

@@ -78,13 +78,11 @@ type ranked struct {
 	lex, vec int // 1-based ranks; 0 = absent from that list
 }
 
-// fuse combines rankings by Reciprocal Rank Fusion: a chunk scores the sum
-// of 1/(k + rank) over the lists it appears in. Ties go to the better
-// lexical rank, then the better vector rank, then the lower id, so the
-// order is deterministic. lists[0] is lexical, lists[1] vector.
-func fuse(k float64, lists ...[]int64) []ranked { return fuseWeighted(k, 1, lists...) }
-
-// fuseWeighted is fuse with the vector list's terms multiplied by vw.
+// fuseWeighted combines rankings by Reciprocal Rank Fusion: a chunk scores
+// the sum of 1/(k + rank) over the lists it appears in, the vector list's
+// terms multiplied by vw. Ties go to the better lexical rank, then the
+// better vector rank, then the lower id, so the order is deterministic.
+// lists[0] is lexical, lists[1] vector.
 func fuseWeighted(k, vw float64, lists ...[]int64) []ranked {
 	byID := map[int64]*ranked{}
 	var order []*ranked

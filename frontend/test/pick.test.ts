@@ -258,17 +258,40 @@ describe('WailsTransport handshake', () => {
   const snap = { activeSession: null, sessionTitles: [], messages: [], banner: null, streaming: false };
 
   it('calls Handshake(PROTOCOL_VERSION) once, before any other method, and waits for it', async () => {
+    // Every gated method notes a call that comes before the handshake is
+    // answered, whenever it comes: nothing waits on a timer.
+    let answered = false;
+    const early: string[] = [];
+    const gated = <A extends unknown[], R>(name: string, f: (...a: A) => Promise<R>) =>
+      vi.fn(async (...a: A): Promise<R> => {
+        if (!answered) early.push(name);
+        return f(...a);
+      });
+    const base = fakeApp();
     let shake!: (v: string) => void;
-    const app = fakeApp({ Handshake: vi.fn(() => new Promise<string>((r) => (shake = r))) });
+    let asked!: () => void;
+    const handshakeAsked = new Promise<void>((r) => (asked = r));
+    const app = fakeApp({
+      Handshake: vi.fn(() => {
+        asked();
+        return new Promise<string>((r) => (shake = r));
+      }),
+      ListSessions: gated('ListSessions', base.ListSessions),
+      Events: gated('Events', base.Events),
+      Send: gated('Send', base.Send),
+      NewSession: gated('NewSession', base.NewSession),
+    });
     const t = new WailsTransport(app, undefined);
     const calls = Promise.all([t.listSessions(), t.events('s1', 0), t.send('s1', 'hi', 'k'), t.newSession('x')]);
-    await new Promise((r) => setTimeout(r, 10));
+    await handshakeAsked;
     expect(app.Handshake).toHaveBeenCalledTimes(1);
     expect(app.Handshake).toHaveBeenCalledWith(PROTOCOL_VERSION);
-    for (const m of [app.ListSessions, app.Events, app.Send, app.NewSession]) expect(m).not.toHaveBeenCalled();
 
+    answered = true;
     shake('1.0');
     await calls;
+    expect(early).toEqual([]);
+    for (const m of [app.ListSessions, app.Events, app.Send, app.NewSession]) expect(m).toHaveBeenCalledTimes(1);
     await t.renameSession('s1', 'y');
     await t.deleteSession('s1');
     await t.cancel('s1');

@@ -210,6 +210,9 @@ func (p *Parts) SetAsker(a host.Asker) { p.asker.Store(&a) }
 // DatabaseError is why the database could not be opened (nil when it was).
 func (p *Parts) DatabaseError() error { return p.dbErr }
 
+// errNoDatabase: the database could not be opened; the error it wraps says why.
+var errNoDatabase = errors.New("the database could not be opened")
+
 // errReadOnly: a command reached a Reader.
 var errReadOnly = errors.New("this command only reads; Quire's database was opened read-only")
 
@@ -223,7 +226,7 @@ func (p *Parts) Kernel() protocol.Kernel {
 	case p.mode == Reader && p.reader != nil:
 		return readOnly{p.reader}
 	case p.runtime == nil:
-		return protocol.Unavailable{Err: fmt.Errorf("Quire's database could not be opened: %w", p.dbErr)}
+		return protocol.Unavailable{Err: fmt.Errorf("%w: %w", errNoDatabase, p.dbErr)}
 	}
 	return p.runtime
 }

@@ -21,7 +21,9 @@ func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &req) {
 		return
 	}
-	name := cmp.Or(req.Model, req.Name)
+	// Ollama still reads the old field from older clients, so the fake does too.
+	name := cmp.Or(req.Model, req.Name) //lint:ignore SA1019 the real server accepts it
+
 	if !model.ParseName(name).IsValid() {
 		writeError(w, http.StatusBadRequest, "invalid model name")
 		return

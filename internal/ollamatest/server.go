@@ -296,7 +296,8 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Model == "" {
-		req.Model = req.Name
+		// Ollama still reads the old field from older clients, so the fake does too.
+		req.Model = req.Name //lint:ignore SA1019 the real server accepts it
 	}
 	if req.Model == "" {
 		writeError(w, http.StatusBadRequest, "model is required")

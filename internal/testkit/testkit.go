@@ -28,6 +28,8 @@ type Kernel struct {
 	Ollama  *ollamatest.Server
 	Model   *ollama.Provider
 	Path    string // the database file
+
+	closed bool
 }
 
 // New starts a fake Ollama server with the default model and a kernel over a
@@ -40,7 +42,7 @@ func New(t testing.TB, opts ...runtime.Option) *Kernel {
 }
 
 // Open starts a kernel over the database at path (new or existing) talking
-// to fake; it is closed when the test ends (closing it earlier is fine).
+// to fake; it is closed when the test ends, or earlier by Close.
 func Open(t testing.TB, fake *ollamatest.Server, path string, opts ...runtime.Option) *Kernel {
 	t.Helper()
 	return OpenWith(t, fake, path, func(*store.Store) []runtime.Option { return opts })
@@ -62,12 +64,22 @@ func OpenWith(t testing.TB, fake *ollamatest.Server, path string, with func(st *
 	model := ollama.New(u, &http.Client{})
 	rt := runtime.New(st, model, runtime.Settings{Model: Model, NumCtx: 8192}, opts...)
 	k := &Kernel{Runtime: rt, Store: st, Ollama: fake, Model: model, Path: path}
-	t.Cleanup(func() {
-		rt.Close()
-		k.Check(t)
-		st.Close()
-	})
+	t.Cleanup(func() { k.Close(t) })
 	return k
+}
+
+// Close stops the runtime, checks the log (Check) and closes the store. A
+// test that reopens the database calls it first; the cleanup at the end of
+// the test then has nothing left to do.
+func (k *Kernel) Close(t testing.TB) {
+	t.Helper()
+	if k.closed {
+		return
+	}
+	k.closed = true
+	k.Runtime.Close()
+	k.Check(t)
+	k.Store.Close()
 }
 
 // Check runs the log checker over every session: the run and step
@@ -78,7 +90,10 @@ func (k *Kernel) Check(t testing.TB) {
 	t.Helper()
 	list, err := k.Store.Sessions(context.Background())
 	if err != nil {
-		return // the store was closed by the test itself
+		// A store closed behind the kit's back would go unchecked: close
+		// through Kernel.Close, which checks first.
+		t.Errorf("the log checker cannot read the sessions: %v", err)
+		return
 	}
 	for _, s := range list {
 		evs, err := k.Store.Events(context.Background(), s.ID, 0)

@@ -18,27 +18,28 @@ type inner struct {
 }
 
 type sample struct {
-	Plain    string            `json:"plain"`
-	Omitted  string            `json:"omitted,omitempty"`
-	Zero     int               `json:"zero,omitzero"`
-	GoName   bool              //
-	Skipped  string            `json:"-"`
-	Quoted   int64             `json:"quoted,string"`
-	When     time.Time         `json:"when"`
-	Raw      json.RawMessage   `json:"raw"`
-	Any      any               `json:"any,omitempty"`
-	Ptr      *inner            `json:"ptr"`
-	PtrOmit  *inner            `json:"ptrOmit,omitempty"`
-	List     []inner           `json:"list"`
-	ListOmit []string          `json:"listOmit,omitempty"`
-	Bytes    []byte            `json:"bytes"`
-	Map      map[string]inner  `json:"map"`
-	Color    color             `json:"color"`
-	Text     string            `json:"text"`
-	Dash     string            `json:"a-b"`
-	unexp    string            //nolint:unused // unexported fields are not written
-	Nested   map[string][]bool `json:"nested,omitempty"`
-	Ptrs     []*inner          `json:"ptrs"`
+	Plain    string           `json:"plain"`
+	Omitted  string           `json:"omitted,omitempty"`
+	Zero     int              `json:"zero,omitzero"`
+	GoName   bool             //
+	Skipped  string           `json:"-"`
+	Quoted   int64            `json:"quoted,string"`
+	When     time.Time        `json:"when"`
+	Raw      json.RawMessage  `json:"raw"`
+	Any      any              `json:"any,omitempty"`
+	Ptr      *inner           `json:"ptr"`
+	PtrOmit  *inner           `json:"ptrOmit,omitempty"`
+	List     []inner          `json:"list"`
+	ListOmit []string         `json:"listOmit,omitempty"`
+	Bytes    []byte           `json:"bytes"`
+	Map      map[string]inner `json:"map"`
+	Color    color            `json:"color"`
+	Text     string           `json:"text"`
+	Dash     string           `json:"a-b"`
+	//lint:ignore U1000 an unexported field is here to show it is not written
+	unexp  string
+	Nested map[string][]bool `json:"nested,omitempty"`
+	Ptrs   []*inner          `json:"ptrs"`
 }
 
 // TestFieldsFollowEncodingJSON pins each rule of the package doc: what Go

@@ -16,11 +16,11 @@ import (
 func TestEveryRunFinishesOnceWithItsReason(t *testing.T) {
 	cases := []struct {
 		name   string
-		script func(l *loop)
+		script func(t *testing.T, l *loop)
 		reason string
 		error  string // a part of run.finished's message, if it has one
 	}{
-		{"a text reply completes after the checkpoint", func(l *loop) {
+		{"a text reply completes after the checkpoint", func(t *testing.T, l *loop) {
 			l.open("r1", "hello", capsWith())
 			step := l.reply("hi there")
 			l.wantPhase(Closing)
@@ -32,28 +32,28 @@ func TestEveryRunFinishesOnceWithItsReason(t *testing.T) {
 			}
 			l.send(CheckpointDone{RunID: "r1"})
 		}, event.ReasonCompleted, ""},
-		{"a blank input has nothing to do", func(l *loop) {
+		{"a blank input has nothing to do", func(t *testing.T, l *loop) {
 			step := l.open("r1", " \n\t ", capsWith())
 			wantTypes(t, step.Records, event.RunStarted, event.RunFinished)
 			if len(step.Cmds) != 0 {
 				t.Fatalf("a blank input gave commands %v", step.Cmds)
 			}
 		}, event.ReasonNothingToDo, ""},
-		{"an input over MaxInputTokens is denied", func(l *loop) {
+		{"an input over MaxInputTokens is denied", func(t *testing.T, l *loop) {
 			step := l.open("r1", strings.Repeat("word ", 20), capsWith(limits(func(x *event.Limits) { x.MaxInputTokens = 10 })))
 			wantTypes(t, step.Records, event.RunStarted, event.RunFinished)
 		}, event.ReasonDenied, "at most 10 fit"},
-		{"an input just under MaxInputTokens runs", func(l *loop) {
+		{"an input just under MaxInputTokens runs", func(t *testing.T, l *loop) {
 			l.open("r1", strings.Repeat("a", 40), capsWith(limits(func(x *event.Limits) { x.MaxInputTokens = 10 })))
 			l.wantPhase(Streaming)
 			l.send(StreamFailed{RunID: "r1", Step: 1, Class: "server", Message: "The model stopped answering."})
 		}, event.ReasonError, "The model stopped answering."},
-		{"a failed stream ends the run with its message", func(l *loop) {
+		{"a failed stream ends the run with its message", func(t *testing.T, l *loop) {
 			l.open("r1", "hello", capsWith())
 			l.send(StepRetried{RunID: "r1", Step: 1, Attempt: 1, Reason: "busy"})
 			l.send(StreamFailed{RunID: "r1", Step: 1, Class: "server", Message: "Ollama is not running."})
 		}, event.ReasonError, "Ollama is not running."},
-		{"max steps stops before the step past the limit", func(l *loop) {
+		{"max steps stops before the step past the limit", func(t *testing.T, l *loop) {
 			l.open("r1", "hello", capsWith(limits(func(x *event.Limits) { x.MaxSteps = 2 })))
 			l.reply("", call("c1", readTool))
 			l.result("c1", "one")
@@ -63,7 +63,7 @@ func TestEveryRunFinishesOnceWithItsReason(t *testing.T) {
 				t.Fatalf("a third step started under MaxSteps 2: %v", types(step.Records))
 			}
 		}, event.ReasonMaxSteps, "2 steps"},
-		{"max tool calls refuses the calls past the limit", func(l *loop) {
+		{"max tool calls refuses the calls past the limit", func(t *testing.T, l *loop) {
 			l.open("r1", "hello", capsWith(limits(func(x *event.Limits) { x.MaxToolCalls = 2 })))
 			l.reply("", call("c1", readTool))
 			l.result("c1", "one")
@@ -76,7 +76,7 @@ func TestEveryRunFinishesOnceWithItsReason(t *testing.T) {
 				t.Fatal("a call past the limit was run")
 			}
 		}, event.ReasonMaxTools, "2 tool calls"},
-		{"the budget stops a step that would pass it", func(l *loop) {
+		{"the budget stops a step that would pass it", func(t *testing.T, l *loop) {
 			// Step 1 costs 60+10; step 2 would cost about 60 more plus the
 			// tool's 200 characters: 70+60+50 > 150.
 			l.open("r1", "hello", capsWith(limits(func(x *event.Limits) { x.TokenBudget = 150 })))
@@ -86,7 +86,7 @@ func TestEveryRunFinishesOnceWithItsReason(t *testing.T) {
 				t.Fatalf("a step started past the budget: %v", types(step.Records))
 			}
 		}, event.ReasonBudget, "would pass"},
-		{"the budget stops a run whose step spent past it", func(l *loop) {
+		{"the budget stops a run whose step spent past it", func(t *testing.T, l *loop) {
 			l.open("r1", "hello", capsWith(limits(func(x *event.Limits) { x.TokenBudget = 100 })))
 			step := l.send(StreamFinished{RunID: "r1", Step: 1, Calls: []tool.Call{call("c1", readTool)}, PromptTokens: 80, OutputTokens: 30})
 			refused := only[event.ToolRefusedPayload](step.Records, event.ToolRefused)
@@ -94,7 +94,7 @@ func TestEveryRunFinishesOnceWithItsReason(t *testing.T) {
 				t.Fatalf("refusals %+v, want c1 cancelled", refused)
 			}
 		}, event.ReasonBudget, "used 110 tokens"},
-		{"a budget signal from outside stops the run once the stream reports", func(l *loop) {
+		{"a budget signal from outside stops the run once the stream reports", func(t *testing.T, l *loop) {
 			l.open("r1", "hello", capsWith())
 			step := l.send(BudgetExceeded{RunID: "r1", Message: "This session spent its allowance."})
 			if len(step.Records) != 0 || len(cmds[CancelRun](step.Cmds)) != 1 {
@@ -102,7 +102,7 @@ func TestEveryRunFinishesOnceWithItsReason(t *testing.T) {
 			}
 			l.send(StreamFailed{RunID: "r1", Step: 1, Class: "cancelled", Message: "cancelled"})
 		}, event.ReasonBudget, "spent its allowance"},
-		{"the same call with the same result LoopRepeats times is a loop", func(l *loop) {
+		{"the same call with the same result LoopRepeats times is a loop", func(t *testing.T, l *loop) {
 			l.open("r1", "hello", capsWith(limits(func(x *event.Limits) { x.LoopRepeats = 3 })))
 			for i := range 3 {
 				l.wantPhase(Streaming)
@@ -110,17 +110,17 @@ func TestEveryRunFinishesOnceWithItsReason(t *testing.T) {
 				l.result(l.m.Run.Calls[0].ID, "same")
 			}
 		}, event.ReasonLoop, "3 times"},
-		{"a cancel while streaming closes when the stream reports its partial reply", func(l *loop) {
+		{"a cancel while streaming closes when the stream reports its partial reply", func(t *testing.T, l *loop) {
 			l.open("r1", "hello", capsWith())
 			l.send(CancelRequested{Cause: "user"})
 			l.send(StreamFinished{RunID: "r1", Step: 1, Content: "Hel", Interrupted: true})
 		}, event.ReasonCancelled, "user"},
-		{"a cancel while streaming closes when the stream reports its failure", func(l *loop) {
+		{"a cancel while streaming closes when the stream reports its failure", func(t *testing.T, l *loop) {
 			l.open("r1", "hello", capsWith())
 			l.send(CancelRequested{Cause: "user"})
 			l.send(StreamFailed{RunID: "r1", Step: 1, Class: "cancelled", Message: "context canceled"})
 		}, event.ReasonCancelled, "user"},
-		{"a cancel while asking refuses the question at once", func(l *loop) {
+		{"a cancel while asking refuses the question at once", func(t *testing.T, l *loop) {
 			l.open("r1", "hello", capsWith())
 			l.reply("", call("c1", writeTool))
 			step := l.send(CancelRequested{Cause: "user"})
@@ -129,7 +129,7 @@ func TestEveryRunFinishesOnceWithItsReason(t *testing.T) {
 				t.Fatalf("refusals %+v, want c1 cancelled", refused)
 			}
 		}, event.ReasonCancelled, "user"},
-		{"a cancel during the checkpoint closes when it reports", func(l *loop) {
+		{"a cancel during the checkpoint closes when it reports", func(t *testing.T, l *loop) {
 			l.open("r1", "hello", capsWith())
 			l.reply("hi")
 			if step := l.send(CancelRequested{Cause: "user"}); len(step.Records) != 0 {
@@ -137,7 +137,7 @@ func TestEveryRunFinishesOnceWithItsReason(t *testing.T) {
 			}
 			l.send(CheckpointDone{RunID: "r1", Inputs: []Input{{InputID: "hook", Intent: string(Inject), Text: "more"}}})
 		}, event.ReasonCancelled, "user"},
-		{"an interruption closes a streaming run", func(l *loop) {
+		{"an interruption closes a streaming run", func(t *testing.T, l *loop) {
 			l.open("r1", "hello", capsWith())
 			l.send(Interrupted{})
 		}, event.ReasonInterrupted, "before this request finished"},
@@ -145,7 +145,7 @@ func TestEveryRunFinishesOnceWithItsReason(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			l := newLoop(t)
-			tc.script(l)
+			tc.script(t, l)
 			l.wantPhase(Idle)
 			l.wantFinished("r1:" + tc.reason)
 			fin := records[event.RunFinishedPayload](t, l.log, event.RunFinished)

@@ -43,7 +43,10 @@ func TestAppendFromInsideANotificationIsRefused(t *testing.T) {
 	if !errors.Is(reentrant, event.ErrReentrantAppend) {
 		t.Fatalf("re-entrant append: %v", reentrant)
 	}
-	evs, _ := st.Events(t.Context(), "s", 0)
+	evs, err := st.Events(t.Context(), "s", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(evs) != 2 || calls != 1 {
 		t.Fatalf("log has %d events after %d notifications; the re-entrant append must not land", len(evs), calls)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
@@ -15,9 +16,10 @@ import (
 )
 
 // Stopping a run while two tools run — one stops, one ignores its context —
-// ends the run once, as cancelled by the user, within the cleanup bound;
-// each call gets a cancelled result. A steer sent during the stopped run is
-// not lost: it opens the next run.
+// ends the run once, as cancelled by the user, by the cleanup bound: the
+// stubborn tool is released only when the test ends, so the run can end
+// only by abandoning it. Each call gets a cancelled result. A steer sent
+// during the stopped run is not lost: it opens the next run.
 func TestCancelWhileToolsRun(t *testing.T) {
 	const cleanup = 100 * time.Millisecond
 	var wg sync.WaitGroup
@@ -48,15 +50,10 @@ func TestCancelWhileToolsRun(t *testing.T) {
 	if steerRun != first {
 		t.Fatalf("a steer during a run answers with run %s, want the open run %s", steerRun, first)
 	}
-	at := time.Now()
 	if err := runCmd(t, k.Runtime, protocol.CancelRun, protocol.SessionRef{Session: s}); err != nil {
 		t.Fatal(err)
 	}
 	evs := waitRuns(t, k, s, 1)
-	took := time.Since(at)
-	if took > cleanup+time.Second {
-		t.Fatalf("the run ended %s after the cancel; the cleanup bound is %s", took, cleanup)
-	}
 	fins := only[event.RunFinishedPayload](t, ofRun(evs, first), event.RunFinished)
 	if len(fins) != 1 || fins[0].Reason != event.ReasonCancelled || !strings.Contains(fins[0].Error, "stopped by the user") {
 		t.Fatalf("the stopped run finished %+v", fins)
@@ -96,12 +93,13 @@ func TestCancelWhileToolsRun(t *testing.T) {
 	if len(fins) != 1 || fins[0].Reason != event.ReasonCompleted {
 		t.Fatalf("the next run finished %+v", fins)
 	}
-	if n := count(evs, event.RunFinished); n != 2 {
-		t.Fatalf("%d run.finished events, want 2: %s", n, types(evs))
+	if n := testkit.Count(evs, event.RunFinished); n != 2 {
+		t.Fatalf("%d run.finished events, want 2: %s", n, testkit.Types(evs))
 	}
 }
 
-// Pressing Stop twice, or on an idle session, is harmless.
+// Pressing Stop twice, or on an idle session, is harmless: the next run
+// completes (a stray second cancel would stop it) and nothing is an error.
 func TestCancelTwiceOrIdleIsHarmless(t *testing.T) {
 	k := kit(t)
 	s := chat(t, k)
@@ -117,13 +115,15 @@ func TestCancelTwiceOrIdleIsHarmless(t *testing.T) {
 		}
 	}
 	waitRuns(t, k, s, 1)
-	time.Sleep(50 * time.Millisecond) // a late second cancel would show now
-	evs := logOf(t, k, s)
-	if fin := finished(t, evs); fin.Reason != event.ReasonCancelled {
-		t.Fatalf("run finished %+v", fin)
+	k.Ollama.Script(saying("still here"))
+	say(t, k, s, "again", "")
+	evs := waitRuns(t, k, s, 2)
+	fins := only[event.RunFinishedPayload](t, evs, event.RunFinished)
+	if len(fins) != 2 || fins[0].Reason != event.ReasonCancelled || fins[1].Reason != event.ReasonCompleted {
+		t.Fatalf("runs finished %+v, want cancelled then completed: %s", fins, testkit.Types(evs))
 	}
-	if n := count(evs, event.KernelError); n != 0 {
-		t.Fatalf("%d kernel errors: %s", n, types(evs))
+	if n := testkit.Count(evs, event.KernelError); n != 0 {
+		t.Fatalf("%d kernel errors: %s", n, testkit.Types(evs))
 	}
 }
 
@@ -139,16 +139,15 @@ func TestCloseEndsTheRunsQueuedBehindTheOpenOne(t *testing.T) {
 	if second == first {
 		t.Fatal("a follow-up during a run joined it")
 	}
-	start := time.Now()
+	// Close is bounded on its own (a run that does not stop in time is left
+	// behind), so a Close that failed to cancel shows as runs without their
+	// shutdown ending, below.
 	k.Runtime.Close()
-	if d := time.Since(start); d > 2*time.Second {
-		t.Fatalf("Close took %s", d)
-	}
 	evs := logOf(t, k, s)
 	for _, run := range []string{first, second} {
 		fins := only[event.RunFinishedPayload](t, ofRun(evs, run), event.RunFinished)
 		if len(fins) != 1 || fins[0].Reason != event.ReasonCancelled || !strings.Contains(fins[0].Error, "shutting down") {
-			t.Fatalf("run %s finished %+v: %s", run, fins, types(evs))
+			t.Fatalf("run %s finished %+v: %s", run, fins, testkit.Types(evs))
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"quire/internal/testkit"
 	"quire/kernel/compact"
 	"quire/kernel/event"
 	"quire/kernel/history"
@@ -91,7 +92,7 @@ func TestCompactionFailureDoesNotStopTheStep(t *testing.T) {
 	if f := finished(t, evs); f.Reason != event.ReasonCompleted {
 		t.Fatalf("run ended %+v", f)
 	}
-	if n := count(evs, event.HistoryReplace); n != 0 {
+	if n := testkit.Count(evs, event.HistoryReplace); n != 0 {
 		t.Fatalf("%d replaces after a failed compaction", n)
 	}
 }

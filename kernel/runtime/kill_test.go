@@ -1,21 +1,19 @@
 package runtime_test
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"quire/internal/crashtest"
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/event"
@@ -34,17 +32,12 @@ const killChildEnv = "QUIRE_RUNTIME_KILL_CHILD"
 
 // TestMain lets this test binary double as the Quire process that
 // TestKillDuringAToolCall kills with SIGKILL.
-func TestMain(m *testing.M) {
-	if spec := os.Getenv(killChildEnv); spec != "" {
-		killChild(spec)
-		return
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { crashtest.Main(m, killChildEnv, killChild) }
 
 // markerTool appends a line naming the call to the marker file (synced, so
-// it survives the kill) and then, if block, never returns.
-func markerTool(name, marker string, block bool) *fakeTool {
+// it survives the kill), tells ran that line if ran is not nil, and then,
+// if block, never returns.
+func markerTool(name, marker string, block bool, ran func(line string)) *fakeTool {
 	return &fakeTool{spec: tool.Spec{Name: name, Description: "Append a line to a file.", Effects: tool.WriteFs, Idempotency: tool.Unsafe, Timeout: time.Hour, Parallel: true},
 		run: func(_ context.Context, call tool.Call) (tool.Result, error) {
 			f, err := os.OpenFile(marker, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -54,6 +47,9 @@ func markerTool(name, marker string, block bool) *fakeTool {
 			fmt.Fprintf(f, "%s %s\n", name, call.ID)
 			f.Sync()
 			f.Close()
+			if ran != nil {
+				ran(name + " " + call.ID)
+			}
 			if block {
 				time.Sleep(time.Hour) // until killed; it ignores ctx
 			}
@@ -63,8 +59,9 @@ func markerTool(name, marker string, block bool) *fakeTool {
 
 // killChild is a Quire process: a runtime over the database, its own fake
 // Ollama server scripted to call the tools, one session and one message.
-// It prints the session id, then "result <call id>" for each tool result
-// it logs, and waits to be killed.
+// It prints the session id, then "ran <tool> <call id>" once a tool has
+// written its marker line and "result <payload>" for each tool result it
+// logs, and waits to be killed.
 func killChild(spec string) {
 	fail := func(what string, err error) {
 		fmt.Fprintln(os.Stderr, "kill child:", what+":", err)
@@ -88,13 +85,14 @@ func killChild(spec string) {
 		fail("open store", err)
 	}
 	u, _ := url.Parse(fake.URL())
+	out := make(chan string, 16)
+	ran := func(line string) { out <- "ran " + line }
 	rt := runtime.New(st, ollama.New(u, &http.Client{}), runtime.Settings{Model: testkit.Model, NumCtx: 8192, Profile: tool.Write},
-		withTools(markerTool("quick_append", marker, false), markerTool("append_line", marker, true)),
+		withTools(markerTool("quick_append", marker, false, ran), markerTool("append_line", marker, true, ran)),
 		runtime.WithFlushEvery(5*time.Millisecond))
 	if err := rt.Start(ctx); err != nil {
 		fail("start", err)
 	}
-	out := make(chan string, 16)
 	rt.Subscribe(func(u protocol.Update) {
 		for _, e := range u.Events {
 			if e.Type == string(event.ToolResult) {
@@ -130,23 +128,24 @@ func TestKillDuringAToolCall(t *testing.T) {
 	db := filepath.Join(dir, "quire.db")
 	fake := ollamatest.New(t)
 	fake.AddModel(ollamatest.DefaultModel())
+	crash := crashtest.New(t, killChildEnv, *toolKills)
 	for kill := range *toolKills {
 		calls := "one"
 		if kill%2 == 1 {
 			calls = "two"
 		}
 		marker := filepath.Join(dir, fmt.Sprintf("marker-%d.txt", kill))
-		session := runAndKill(t, kill, db, marker, calls)
+		session := runAndKill(t, crash, kill, db, marker, calls)
 
 		k := testkit.Open(t, fake, db, runtime.WithFlushEvery(5*time.Millisecond),
-			withTools(markerTool("quick_append", marker, false), markerTool("append_line", marker, false)))
+			withTools(markerTool("quick_append", marker, false, nil), markerTool("append_line", marker, false, nil)))
 		if err := k.Runtime.Start(t.Context()); err != nil {
 			t.Fatalf("kill %d: start after the kill: %v", kill, err)
 		}
 		evs := logOf(t, k, session)
 		fin := finished(t, evs)
 		if fin.Reason != event.ReasonInterrupted {
-			t.Fatalf("kill %d: run finished %+v: %s", kill, fin, types(evs))
+			t.Fatalf("kill %d: run finished %+v: %s", kill, fin, testkit.Types(evs))
 		}
 		refused := refusals(t, evs)
 		if r, ok := refused["b1"]; !ok || r.Status != string(tool.UnknownCompletion) {
@@ -186,73 +185,36 @@ func TestKillDuringAToolCall(t *testing.T) {
 		if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 			t.Fatalf("kill %d: the marker has %q, want %q: a call ran again or never", kill, lines, want)
 		}
-		k.Check(t)
-		k.Runtime.Close()
-		k.Store.Close()
+		k.Close(t)
 	}
 }
 
 // runAndKill starts a Quire process over db, waits until the blocking call
 // has started (and, with two calls, the quick one has its result in the
 // log), kills it with SIGKILL and returns its session id.
-func runAndKill(t *testing.T, kill int, db, marker, calls string) string {
+func runAndKill(t *testing.T, crash *crashtest.Crash, kill int, db, marker, calls string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), killChildEnv+"="+db+"|"+marker+"|"+calls)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	killed := false
-	defer func() {
-		if !killed {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	}()
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
-	timeout := time.After(30 * time.Second)
+	child := crash.Start(db + "|" + marker + "|" + calls)
 	session := ""
 	quickDone := calls != "two"
-	for session == "" || !quickDone || !slices.Contains(markerLines(t, marker), "append_line b1") {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				cmd.Wait()
-				t.Fatalf("kill %d: the Quire process exited early: %s", kill, stderr.String())
-			}
-			switch {
-			case session == "":
-				session = line
-			case strings.Contains(line, `"callId":"q1"`):
-				quickDone = true
-			}
-		case <-time.After(2 * time.Millisecond):
-		case <-timeout:
-			t.Fatalf("kill %d: the tool never started: %s", kill, stderr.String())
+	blocked := false
+	for session == "" || !quickDone || !blocked {
+		line, ok := child.Line()
+		if !ok {
+			t.Fatalf("kill %d: the Quire process exited early: %s", kill, child.Stderr())
+		}
+		switch {
+		case session == "":
+			session = line
+		case line == "ran append_line b1":
+			blocked = true
+		case strings.HasPrefix(line, "result ") && strings.Contains(line, `"callId":"q1"`):
+			quickDone = true
 		}
 	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
+	if !child.Kill() {
+		t.Fatalf("kill %d: the Quire process was gone before the kill: %s", kill, child.Stderr())
 	}
-	killed = true
-	cmd.Wait()
-	go func() {
-		for range lines {
-		}
-	}()
 	return session
 }
 

@@ -115,51 +115,19 @@ func say(t *testing.T, k *testkit.Kernel, session, text, intent string) string {
 
 func logOf(t *testing.T, k *testkit.Kernel, session string) []event.Event {
 	t.Helper()
-	evs, err := k.Store.Events(context.Background(), session, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return evs
-}
-
-// waitLog polls the session's log until cond holds, for at most 10 s.
-func waitLog(t *testing.T, k *testkit.Kernel, session, what string, cond func([]event.Event) bool) []event.Event {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		evs := logOf(t, k, session)
-		if cond(evs) {
-			return evs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 10s for %s; log: %s", what, types(evs))
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
-func count(evs []event.Event, typ event.Type) int {
-	n := 0
-	for _, e := range evs {
-		if e.Type == typ {
-			n++
-		}
-	}
-	return n
+	return k.Log(t, session)
 }
 
 // waitRuns waits until the session's log has n run.finished events.
 func waitRuns(t *testing.T, k *testkit.Kernel, session string, n int) []event.Event {
 	t.Helper()
-	return waitLog(t, k, session, fmt.Sprintf("%d finished runs", n), func(evs []event.Event) bool {
-		return count(evs, event.RunFinished) >= n
-	})
+	return k.WaitRuns(t, session, n)
 }
 
 // waitType waits until the session's log has an event of type typ.
 func waitType(t *testing.T, k *testkit.Kernel, session string, typ event.Type) []event.Event {
 	t.Helper()
-	return waitLog(t, k, session, string(typ), func(evs []event.Event) bool { return count(evs, typ) > 0 })
+	return k.Wait(t, session, string(typ), func(evs []event.Event) bool { return testkit.Count(evs, typ) > 0 })
 }
 
 // ofRun keeps the events of one run.
@@ -179,7 +147,7 @@ func finished(t *testing.T, evs []event.Event) event.RunFinishedPayload {
 	t.Helper()
 	fins := only[event.RunFinishedPayload](t, evs, event.RunFinished)
 	if len(fins) != 1 {
-		t.Fatalf("%d run.finished events, want 1: %s", len(fins), types(evs))
+		t.Fatalf("%d run.finished events, want 1: %s", len(fins), testkit.Types(evs))
 	}
 	return fins[0]
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
@@ -45,8 +46,8 @@ func TestToolLoopSendsTheCallAndItsResultBackToTheModel(t *testing.T) {
 	if len(res) != 1 || res[0].CallID != "c1" || res[0].Status != string(tool.Success) || res[0].Attempts != 1 {
 		t.Fatalf("tool results %+v", res)
 	}
-	if n := count(ofRun(evs, run), event.StepStarted); n != 2 {
-		t.Fatalf("%d steps, want 2: %s", n, types(evs))
+	if n := testkit.Count(ofRun(evs, run), event.StepStarted); n != 2 {
+		t.Fatalf("%d steps, want 2: %s", n, testkit.Types(evs))
 	}
 
 	reqs := requests(k)
@@ -137,14 +138,14 @@ func TestHungToolIsCutAtItsTimeoutAndDoesNotStarveStreaming(t *testing.T) {
 	if fin := finished(t, evsB); fin.Reason != event.ReasonCompleted {
 		t.Fatalf("other session finished %+v", fin)
 	}
-	if n := count(logOf(t, k, a), event.ToolResult); n != 0 {
+	if n := testkit.Count(logOf(t, k, a), event.ToolResult); n != 0 {
 		t.Fatalf("the hung tool already has a result while the other session streamed")
 	}
 	k.Ollama.Script(saying("moving on")) // the reply to the step after the cut
 
 	evs := waitRuns(t, k, a, 1)
 	if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
-		t.Fatalf("run finished %+v: %s", fin, types(evs))
+		t.Fatalf("run finished %+v: %s", fin, testkit.Types(evs))
 	}
 	res := only[event.ToolResultPayload](t, evs, event.ToolResult)
 	if len(res) != 1 || res[0].Status != string(tool.Failure) || !strings.Contains(res[0].Content, "took longer than 1s") || res[0].Attempts != 1 {

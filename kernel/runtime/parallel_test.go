@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/tool"
 )
@@ -16,6 +17,7 @@ func TestOnlyParallelSafeToolsOverlap(t *testing.T) {
 	for _, parallel := range []bool{false, true} {
 		t.Run(map[bool]string{false: "serial", true: "parallel"}[parallel], func(t *testing.T) {
 			var running, most atomic.Int32
+			both, bothIn := signal()
 			work := func(ctx context.Context, _ tool.Call) (tool.Result, error) {
 				n := running.Add(1)
 				for {
@@ -24,7 +26,22 @@ func TestOnlyParallelSafeToolsOverlap(t *testing.T) {
 						break
 					}
 				}
-				time.Sleep(100 * time.Millisecond)
+				if n == 2 {
+					bothIn()
+				}
+				if parallel {
+					// Parallel calls meet: each returns only once both
+					// are in, so calls that took turns never finish.
+					select {
+					case <-both:
+					case <-time.After(testkit.Patience):
+					}
+				} else {
+					// No event marks a call that should not have started,
+					// so a serial call stays in for a moment in which an
+					// overlap would show.
+					time.Sleep(20 * time.Millisecond)
+				}
 				running.Add(-1)
 				return tool.Result{Status: tool.Success, Content: "ok"}, nil
 			}

@@ -51,8 +51,7 @@ func TestIdempotentCommands(t *testing.T) {
 	h.waitFinished(t, first.ID, 1)
 
 	// Keys survive a restart.
-	h.rt.Close()
-	h.store.Close()
+	h.k.Close(t)
 	h = attach(t, fake, path)
 	r3, err := protocol.Run[protocol.SendResult](ctx, h.rt, "send-1", protocol.SendMessage, send)
 	if err != nil || r3 != r1 {
@@ -65,8 +64,14 @@ func TestIdempotentCommands(t *testing.T) {
 	if _, err := protocol.Run[protocol.Session](ctx, h.rt, "send-1", protocol.CreateSession, create); !errors.Is(err, protocol.ErrIdempotencyConflict) {
 		t.Fatalf("same key, other type: %v", err)
 	}
-	list, _ := h.rt.Sessions(ctx)
-	evs, _ := h.store.Events(ctx, first.ID, 0)
+	list, err := h.rt.Sessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := h.store.Events(ctx, first.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	users := only[event.UserMessagePayload](t, evs, event.UserMessage)
 	if len(list) != 1 || len(users) != 1 || len(fake.Requests()) != 1 {
 		t.Fatalf("second effects: %d sessions, %d user messages, %d model calls", len(list), len(users), len(fake.Requests()))
@@ -96,7 +101,11 @@ func TestCommandValidation(t *testing.T) {
 			}
 		})
 	}
-	if list, _ := h.rt.Sessions(t.Context()); len(list) != 0 {
+	list, err := h.rt.Sessions(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 0 {
 		t.Fatalf("refused commands created %d sessions", len(list))
 	}
 }
@@ -154,7 +163,18 @@ func TestFollowHasNoGapsOrDuplicates(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			time.Sleep(time.Duration(r) * 3 * time.Millisecond) // join while writing
+			// Join while writing: reader r starts once the log has reached
+			// seq 40r, seen through a first stream it then drops.
+			if r > 0 {
+				early, drop := context.WithCancel(ctx)
+				first, _ := h.rt.Follow(early, s.ID, 0)
+				for e := range first {
+					if e.Seq >= int64(r*40) {
+						break
+					}
+				}
+				drop()
+			}
 			from := int64(r * 7)
 			evs, errp := h.rt.Follow(ctx, s.ID, from)
 			for e := range evs {

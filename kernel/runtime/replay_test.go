@@ -81,7 +81,7 @@ func TestEveryRequestCanBeRebuiltFromTheLog(t *testing.T) {
 	got := k.Ollama.Requests()
 	if len(got) != 4 { // tool call, busy, the retry that answers, the second run
 		evs, _ := k.Store.Events(t.Context(), s, 0)
-		t.Fatalf("%d model calls: %s", len(got), types(evs))
+		t.Fatalf("%d model calls: %s", len(got), testkit.Types(evs))
 	}
 	rebuiltAsSent(t, k, s)
 	if _, err := k.Runtime.Request(t.Context(), s, 5); !errors.Is(err, runtime.ErrNoSuchStep) {

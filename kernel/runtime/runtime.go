@@ -40,9 +40,9 @@ var (
 	ErrEmptyMessage    = errors.New("the message is empty")
 	ErrCancelledByUser = errors.New("stopped by the user")
 	ErrSessionDeleted  = errors.New("the conversation was deleted")
-	ErrShutdown        = errors.New("Quire is shutting down")
+	ErrShutdown        = errors.New("the app is shutting down")
 	ErrDuplicateTool   = errors.New("two tools have the same name")
-	ErrClosed          = errors.New("Quire is shutting down and takes no new work")
+	ErrClosed          = errors.New("the app is shutting down and takes no new work")
 )
 
 // Settings are the model settings and limits runs use; they are frozen into

@@ -6,7 +6,6 @@ import (
 
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 const model = "qwen3:4b"
 
 type harness struct {
+	k     *testkit.Kernel
 	rt    *runtime.Runtime
 	store *store.Store
 	fake  *ollamatest.Server
@@ -37,31 +37,13 @@ func newHarness(t *testing.T) *harness {
 func attach(t *testing.T, fake *ollamatest.Server, path string) *harness {
 	t.Helper()
 	k := testkit.Open(t, fake, path, runtime.WithFlushEvery(5*time.Millisecond))
-	return &harness{rt: k.Runtime, store: k.Store, fake: fake, path: path}
+	return &harness{k: k, rt: k.Runtime, store: k.Store, fake: fake, path: path}
 }
 
-// waitFinished blocks until the session's run has a terminal event and returns all events.
+// waitFinished waits until the session's log has runs terminal events and returns all events.
 func (h *harness) waitFinished(t *testing.T, session string, runs int) []event.Event {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		evs, err := h.store.Events(t.Context(), session, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, e := range evs {
-			if e.Type == event.RunFinished {
-				n++
-			}
-		}
-		if n >= runs {
-			return evs
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("run did not finish")
-	return nil
+	return h.k.WaitRuns(t, session, runs)
 }
 
 func newSession(t *testing.T, rt *runtime.Runtime, title string) (protocol.Session, error) {
@@ -79,14 +61,6 @@ func runCmd(t *testing.T, rt *runtime.Runtime, typ string, payload any) error {
 	t.Helper()
 	_, err := protocol.Run[struct{}](t.Context(), rt, "", typ, payload)
 	return err
-}
-
-func types(evs []event.Event) string {
-	var b []string
-	for _, e := range evs {
-		b = append(b, string(e.Type))
-	}
-	return strings.Join(b, " ")
 }
 
 func only[T any](t *testing.T, evs []event.Event, typ event.Type) []T {
@@ -115,7 +89,7 @@ func TestChatStreamsThroughTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	evs := h.waitFinished(t, s.ID, 1)
-	if got := types(evs); !strings.HasPrefix(got, "session.created input.received run.started user.message step.started assistant.delta") ||
+	if got := testkit.Types(evs); !strings.HasPrefix(got, "session.created input.received run.started user.message step.started assistant.delta") ||
 		!strings.HasSuffix(got, "assistant.message checkpoint.done run.finished") {
 		t.Fatalf("event sequence: %s", got)
 	}
@@ -285,55 +259,40 @@ func TestRecoverClosesRunsLeftOpen(t *testing.T) {
 // waitFor waits until the session's log has an event of type typ.
 func waitFor(t *testing.T, h *harness, session string, typ event.Type) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		evs, _ := h.store.Events(t.Context(), session, 0)
-		for _, e := range evs {
-			if e.Type == typ {
-				return
-			}
-		}
-	}
-	t.Fatalf("no %s in the log", typ)
+	h.k.Wait(t, session, string(typ), func(evs []event.Event) bool { return testkit.Count(evs, typ) > 0 })
 }
 
 func TestSubscribersSeeEveryEventInOrder(t *testing.T) {
 	h := newHarness(t)
 	h.fake.Script(ollamatest.Turn{Content: strings.Split(strings.Repeat("x", 40), "")})
-	var mu sync.Mutex
-	var seen []int64
-	watchCtx, stop := context.WithCancel(t.Context())
+	// Watch queues without bound, so the updates can be read after the run.
+	watchCtx, stop := context.WithTimeout(t.Context(), testkit.Patience)
 	defer stop()
 	updates := h.rt.Watch(watchCtx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for u := range updates {
-			mu.Lock()
-			for _, e := range u.Events {
-				seen = append(seen, e.Seq)
-			}
-			mu.Unlock()
-		}
-	}()
-	s, _ := newSession(t, h.rt, "x")
+	s, err := newSession(t, h.rt, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := submit(t, h.rt, s.ID, "go"); err != nil {
 		t.Fatal(err)
 	}
 	evs := h.waitFinished(t, s.ID, 1)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		mu.Lock()
-		n := len(seen)
-		mu.Unlock()
-		if n == len(evs) || time.Now().After(deadline) {
-			break
+	var seen []int64
+	for len(seen) < len(evs) {
+		u, ok := <-updates
+		if !ok {
+			t.Fatalf("watcher saw %d events, log has %d", len(seen), len(evs))
 		}
-		time.Sleep(5 * time.Millisecond)
+		for _, e := range u.Events {
+			seen = append(seen, e.Seq)
+		}
 	}
 	stop()
-	<-done
-	mu.Lock()
-	defer mu.Unlock()
+	for u := range updates {
+		for _, e := range u.Events {
+			seen = append(seen, e.Seq)
+		}
+	}
 	if len(seen) != len(evs) {
 		t.Fatalf("watcher saw %d events, log has %d", len(seen), len(evs))
 	}
@@ -365,8 +324,7 @@ func TestSessionsRenameDelete(t *testing.T) {
 		t.Fatalf("sessions %+v", list)
 	}
 	// Rebuilt from the log alone after a restart.
-	h.rt.Close()
-	h.store.Close()
+	h.k.Close(t)
 	h2 := attach(t, h.fake, h.path)
 	list, _ = h2.rt.Sessions(t.Context())
 	if len(list) != 1 || list[0].Title != "renamed" {

@@ -40,7 +40,6 @@ type session struct {
 	m      core.Model
 	run    context.Context
 	cancel context.CancelCauseFunc
-	idle   chan struct{} // closed when the Model is idle; replaced when a run opens
 	// frozen holds the tool registry of each run that is open or waiting
 	// to open, taken when its input arrived.
 	frozen map[string]*registry.Registry
@@ -48,10 +47,8 @@ type session struct {
 }
 
 func newSession(r *Runtime, id string, m core.Model) *session {
-	s := &session{r: r, id: id, inbox: make(chan delivery, 64), m: m, idle: make(chan struct{}), ended: make(chan struct{})}
-	if !m.Open() {
-		close(s.idle)
-	} else {
+	s := &session{r: r, id: id, inbox: make(chan delivery, 64), m: m, ended: make(chan struct{})}
+	if m.Open() {
 		s.run, s.cancel = context.WithCancelCause(r.base)
 	}
 	return s
@@ -198,8 +195,8 @@ func (s *session) toolsOf(runID string) (*registry.Registry, error) {
 	return s.r.tools()
 }
 
-// adopt makes m the session's Model and keeps the run context and the idle
-// signal in step with it.
+// adopt makes m the session's Model and keeps the run context and the
+// ended signal in step with it.
 func (s *session) adopt(m core.Model) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -210,21 +207,9 @@ func (s *session) adopt(m core.Model) {
 			s.cancel(nil)
 		}
 		s.run, s.cancel = context.WithCancelCause(s.r.base)
-		select {
-		case <-s.idle:
-			s.idle = make(chan struct{})
-		default:
-		}
 	case !isOpen && wasOpen:
 		s.cancel(nil)
 		s.run, s.cancel = nil, nil
-	}
-	if !isOpen {
-		select {
-		case <-s.idle:
-		default:
-			close(s.idle)
-		}
 	}
 	if s.m.Run.ID != m.Run.ID {
 		close(s.ended)
@@ -288,19 +273,6 @@ func (s *session) shutdown(cause error) {
 			s.r.log.Warn("a run did not stop in time", "session", s.id)
 			return
 		}
-	}
-}
-
-// waitIdle waits until no run is open.
-func (s *session) waitIdle(ctx context.Context) error {
-	s.mu.Lock()
-	idle := s.idle
-	s.mu.Unlock()
-	select {
-	case <-idle:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
 	}
 }
 

@@ -5,15 +5,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"quire/internal/crashtest"
 	"quire/kernel/event"
 )
 
@@ -26,13 +24,7 @@ const (
 
 // TestMain lets this test binary double as the writer process that the crash
 // test kills.
-func TestMain(m *testing.M) {
-	if path := os.Getenv(crashChildEnv); path != "" {
-		crashChild(path)
-		return
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { crashtest.Main(m, crashChildEnv, crashChild) }
 
 // crashChild appends forever: single user messages and batches of deltas,
 // reporting each commit on stdout, until it is killed.
@@ -73,34 +65,19 @@ func crashChild(path string) {
 // every event decodes, no batch torn — and must accept new appends.
 func TestCrashLeavesAValidPrefix(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "crash.db")
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	crash := crashtest.New(t, crashChildEnv, *crashKills)
 	var lastLen int
 	for kill := range *crashKills {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		child := crash.Start(path)
 		// Wait for the first commit, then let it run a random while, so the
 		// kill lands anywhere in the append cycle.
-		lines := bufio.NewScanner(stdout)
-		if !lines.Scan() {
-			cmd.Wait()
-			t.Fatalf("kill %d: the writer made no commit: %s", kill, stderr.String())
+		if _, ok := child.Line(); !ok {
+			t.Fatalf("kill %d: the writer made no commit: %s", kill, child.Stderr())
 		}
-		go func() {
-			for lines.Scan() {
-			}
-		}()
-		time.Sleep(time.Duration(rng.IntN(20000)) * time.Microsecond)
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
+		crash.Pause(20 * time.Millisecond)
+		if !child.Kill() {
+			t.Fatalf("kill %d: the writer, which appends forever, was gone before the kill: %s", kill, child.Stderr())
+		}
 
 		n := verifyPrefix(t, kill, path)
 		if n <= lastLen {
@@ -108,7 +85,7 @@ func TestCrashLeavesAValidPrefix(t *testing.T) {
 		}
 		lastLen = n + 1 // verifyPrefix appended one
 	}
-	t.Logf("%d kills, %d events in the surviving log", *crashKills, lastLen)
+	t.Logf("%d kills, %d events in the surviving log", crash.Kills(), lastLen)
 }
 
 func verifyPrefix(t *testing.T, kill int, path string) int {

@@ -212,7 +212,10 @@ func TestDeleteSession(t *testing.T) {
 	if len(list) != 1 || list[0].ID != "b" {
 		t.Fatalf("sessions after delete: %+v", list)
 	}
-	evs, _ := s.Events(t.Context(), "a", 0)
+	evs, err := s.Events(t.Context(), "a", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(evs) != 0 {
 		t.Fatalf("deleted session still has %d events", len(evs))
 	}
@@ -369,7 +372,10 @@ func TestIdempotencyKeys(t *testing.T) {
 	if _, _, err := s.AppendOnce(t.Context(), other, "a", user("bye")); !errors.Is(err, ErrKeyReused) {
 		t.Fatalf("reused key: %v", err)
 	}
-	all, _ := s.Events(t.Context(), "a", 0)
+	all, err := s.Events(t.Context(), "a", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(all) != 2 {
 		t.Fatalf("%d events: a repeated key had a second effect", len(all))
 	}

@@ -180,14 +180,14 @@ func events(t *testing.T, k *testkit.Kernel, session string) []event.Event {
 	return evs
 }
 
-// waitFinished waits for the session's latest run to finish (60 s at most:
-// a 60-step run takes about a second).
+// waitFinished waits for the session's latest run to finish (a 60-step run
+// takes about a second; the wait is bounded by testkit.Patience).
 func waitFinished(t *testing.T, k *testkit.Kernel, session string) event.RunFinishedPayload {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		evs := events(t, k, session)
-		runs, fins := 0, []event.RunFinishedPayload{}
+	var fins []event.RunFinishedPayload
+	k.Wait(t, session, "the run to finish", func(evs []event.Event) bool {
+		runs := 0
+		fins = fins[:0]
 		for _, e := range evs {
 			switch e.Type {
 			case event.RunStarted:
@@ -197,14 +197,9 @@ func waitFinished(t *testing.T, k *testkit.Kernel, session string) event.RunFini
 				fins = append(fins, p)
 			}
 		}
-		if runs > 0 && len(fins) == runs {
-			return fins[len(fins)-1]
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run did not finish in 60 s (%d events)", len(evs))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return runs > 0 && len(fins) == runs
+	})
+	return fins[len(fins)-1]
 }
 
 // loopRequests are the main loop's requests the fake received (not the

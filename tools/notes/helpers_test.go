@@ -117,6 +117,32 @@ func (k *kit) exists(rel string) bool {
 	return err == nil
 }
 
+// tree is every file under the folder as "\nrel=content", sorted by name
+// as the directory spells it.
+func (k *kit) tree() string {
+	k.t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(k.dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(k.dir, p)
+		if err != nil {
+			return err
+		}
+		content, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "\n%s=%s", filepath.ToSlash(rel), content)
+		return nil
+	})
+	if err != nil {
+		k.t.Fatal(err)
+	}
+	return b.String()
+}
+
 func change(t *testing.T, res tool.Result) Change {
 	t.Helper()
 	c, ok := res.Data.(Change)
