@@ -103,6 +103,13 @@ func (f *Flags) Resolve(env Env) (Config, error) {
 	c.OllamaHost = first(flags.OllamaHost, lookup(env, "OLLAMA_HOST"), saved.OllamaHost, c.OllamaHost)
 	c.Model = first(flags.Model, lookup(env, "QUIRE_MODEL"), saved.Model, c.Model)
 	c.NotesDir = first(flags.NotesDir, lookup(env, "QUIRE_NOTES_DIR"), saved.NotesDir)
+	if given := first(flags.NotesDir, lookup(env, "QUIRE_NOTES_DIR")); given != "" && !filepath.IsAbs(given) {
+		// Typed in a shell, a relative folder means the shell's; it is kept
+		// whole, since the window and `quire serve` have no such folder.
+		if c.NotesDir, err = filepath.Abs(given); err != nil {
+			return Config{}, fmt.Errorf("the notes folder %q: %w", given, err)
+		}
+	}
 	c.DisabledTools = saved.DisabledTools
 	c.MemoryApproval, c.MemoryLearn = saved.MemoryApproval, saved.MemoryLearn
 	c.EmbedModel = first(lookup(env, "QUIRE_EMBED_MODEL"), saved.EmbedModel, DefaultEmbedModel)

@@ -86,3 +86,39 @@ func TestBadInputIsAnError(t *testing.T) {
 		t.Fatal("a non-numeric QUIRE_NUM_CTX was accepted")
 	}
 }
+
+// TestNotesDirFromTheShellIsMadeWhole: a relative folder typed on the
+// command line or in the environment is the shell's working folder's, made
+// whole at start; one already whole, or saved, is kept as it is.
+func TestNotesDirFromTheShellIsMadeWhole(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"relative flag", []string{"-notes-dir", "notes"}, nil, filepath.Join(wd, "notes")},
+		{"relative env", nil, map[string]string{"QUIRE_NOTES_DIR": "a/b"}, filepath.Join(wd, "a", "b")},
+		{"whole flag", []string{"-notes-dir", "/srv/notes"}, nil, "/srv/notes"},
+		{"none", nil, nil, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{"QUIRE_DATA_DIR": t.TempDir()}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			c, err := Load(flag.NewFlagSet("t", flag.ContinueOnError), tc.args, envOf(env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.NotesDir != tc.want {
+				t.Fatalf("notes folder %q, want %q", c.NotesDir, tc.want)
+			}
+		})
+	}
+}

@@ -1,9 +1,15 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 )
+
+// ErrRelativeNotesDir: a notes folder given without its full path. A host
+// has no working directory the user could mean, so Quire never guesses one.
+var ErrRelativeNotesDir = errors.New("the notes folder must be given as a full path")
 
 // Store owns the settings while Quire runs. It starts from a Config that
 // Load resolved (defaults < settings.json < env < flags) and is the one
@@ -44,6 +50,9 @@ func (s *Store) OnNotesDir(ready func(dir string) (publish func(), err error)) {
 // SetNotesDir changes the notes folder: every user readies it (any may
 // refuse it), then it is saved in settings.json, then published.
 func (s *Store) SetNotesDir(dir string) error {
+	if dir != "" && !filepath.IsAbs(dir) {
+		return fmt.Errorf("%w, such as /home/you/notes; %q is relative", ErrRelativeNotesDir, dir)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var publish []func()

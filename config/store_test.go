@@ -22,7 +22,7 @@ func TestStoreSavesThenPublishesOneChangeAtATime(t *testing.T) {
 	var mu sync.Mutex
 	var published []string
 	s.OnNotesDir(func(d string) (func(), error) {
-		if d == "refused" {
+		if d == "/refused" {
 			return nil, errors.New("not a folder")
 		}
 		return func() {
@@ -65,7 +65,10 @@ func TestStoreSavesThenPublishesOneChangeAtATime(t *testing.T) {
 		t.Fatalf("in use %+v, saved %+v", got, saved)
 	}
 
-	if err := s.SetNotesDir("refused"); err == nil || s.NotesDir() != last {
+	if err := s.SetNotesDir("notes"); !errors.Is(err, ErrRelativeNotesDir) || s.NotesDir() != last {
+		t.Errorf("a relative folder: %v; in use %q, want %q kept", err, s.NotesDir(), last)
+	}
+	if err := s.SetNotesDir("/refused"); err == nil || s.NotesDir() != last {
 		t.Fatalf("a refused folder: %v, in use %q", err, s.NotesDir())
 	}
 	if saved, _ := ReadSettings(dir); saved.NotesDir != last {

@@ -1097,7 +1097,7 @@ export const cases = [
       const err = hint.locator('[data-testid="notes-folder-error"]');
       await err.waitFor({ timeout: WAIT_MS });
       await until(() => answers.length === 1, 'the answer to the first PUT');
-      assert(answers[0].status === 400 && answers[0].body.error.startsWith('the notes folder notes cannot be used'), `Quire refuses a folder that is not there, got ${JSON.stringify(answers[0])}`);
+      assert(answers[0].status === 400 && answers[0].body.error.startsWith('the notes folder must be given as a full path'), `Quire refuses a relative folder (a host has no working folder the user could mean), got ${JSON.stringify(answers[0])}`);
       assert((await err.textContent()).trim() === answers[0].body.error, `Quire's 400 sentence word for word, got "${await err.textContent()}"`);
       assert((await notesRow(page)).name === 'Not chosen yet', 'nothing chosen after the error');
       await page.screenshot({ path: shot.replace(/\.png$/, '-error.png') });
