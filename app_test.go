@@ -30,25 +30,59 @@ type emitted struct {
 	data []any
 }
 
+// window records what the App emits to the page, in place of Wails'
+// emitter; a test waits on it for an emit (wait), never on a timer.
+type window struct {
+	mu      sync.Mutex
+	got     []emitted
+	changed chan struct{} // closed and replaced on each emit
+}
+
+func (w *window) emit(_ context.Context, name string, data ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.got = append(w.got, emitted{name, data})
+	close(w.changed)
+	w.changed = make(chan struct{})
+}
+
+// all is everything emitted so far, oldest first.
+func (w *window) all() []emitted {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]emitted(nil), w.got...)
+}
+
+// wait wakes on each emit until until holds for what was emitted so far,
+// and fails the test when testkit.Patience passes first.
+func (w *window) wait(t *testing.T, what string, until func([]emitted) bool) []emitted {
+	t.Helper()
+	timeout := time.After(testkit.Patience)
+	for {
+		w.mu.Lock()
+		got, changed := append([]emitted(nil), w.got...), w.changed
+		w.mu.Unlock()
+		if until(got) {
+			return got
+		}
+		select {
+		case <-changed:
+		case <-timeout:
+			t.Fatalf("waited %s for %s; emitted %+v", testkit.Patience, what, got)
+		}
+	}
+}
+
 // newTestApp builds the App over a real store and runtime against the fake
 // Ollama server, with the Wails event emitter replaced by a recorder.
-func newTestApp(t *testing.T, probePath string) (*App, *ollamatest.Server, func() []emitted) {
+func newTestApp(t *testing.T, probePath string) (*App, *ollamatest.Server, *window) {
 	t.Helper()
 	k := testkit.New(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	a := newApp(k.Runtime, func(context.Context) doctor.Report { return doctor.Report{OK: true} }, probePath, log)
-	var mu sync.Mutex
-	var got []emitted
-	a.emit = func(_ context.Context, name string, data ...any) {
-		mu.Lock()
-		got = append(got, emitted{name, data})
-		mu.Unlock()
-	}
-	return a, k.Ollama, func() []emitted {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]emitted(nil), got...)
-	}
+	w := &window{changed: make(chan struct{})}
+	a.emit = w.emit
+	return a, k.Ollama, w
 }
 
 func TestAppForwardsEventsToTheWindow(t *testing.T) {
@@ -66,36 +100,34 @@ func TestAppForwardsEventsToTheWindow(t *testing.T) {
 	if _, err := a.Send(s.ID, "hello", "key-1"); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, e := range got() {
+	got.wait(t, "run.finished emitted to the window", func(es []emitted) bool {
+		for _, e := range es {
 			if e.name != eventEvents {
 				continue
 			}
 			for _, ev := range e.data[0].([]protocol.Event) {
 				if ev.Type == "run.finished" {
-					evs, err := a.Events(s.ID, 0)
-					if err != nil {
-						t.Fatal(err)
-					}
-					var reply string
-					for _, e := range evs {
-						if e.Type == "assistant.message" {
-							var p struct{ Content string }
-							json.Unmarshal(e.Payload, &p)
-							reply = p.Content
-						}
-					}
-					if reply != "You said: hello" {
-						t.Fatalf("reply %q", reply)
-					}
-					return
+					return true
 				}
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
+		return false
+	})
+	evs, err := a.Events(s.ID, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("run.finished was never emitted to the window")
+	var reply string
+	for _, e := range evs {
+		if e.Type == "assistant.message" {
+			var p struct{ Content string }
+			json.Unmarshal(e.Payload, &p)
+			reply = p.Content
+		}
+	}
+	if reply != "You said: hello" {
+		t.Fatalf("reply %q", reply)
+	}
 }
 
 func TestAppRefusesCallsBeforeAHandshake(t *testing.T) {
@@ -172,7 +204,7 @@ func TestPermissionDialogAsksOnceForAllCalls(t *testing.T) {
 // newDocsApp is the test App with a real documents library (rag over a
 // real SQLite file) and the window's drop registration captured, so the
 // test can drop paths the way Wails' OnFileDrop callback does.
-func newDocsApp(t *testing.T) (*App, func(paths ...string), func() []emitted) {
+func newDocsApp(t *testing.T) (*App, func(paths ...string), *window) {
 	t.Helper()
 	a, _, got := newTestApp(t, "")
 	// The composition root's own documents panel (no Ollama: the offline embedder).
@@ -196,23 +228,19 @@ func newDocsApp(t *testing.T) (*App, func(paths ...string), func() []emitted) {
 }
 
 // lastIndexing waits for an emitted quire:indexing event that ok accepts.
-func lastIndexing(t *testing.T, got func() []emitted, ok func(protocol.IndexProgress) bool) protocol.IndexProgress {
+func lastIndexing(t *testing.T, got *window, ok func(protocol.IndexProgress) bool) protocol.IndexProgress {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		evs := got()
+	var p protocol.IndexProgress
+	got.wait(t, "an indexing event accepted", func(evs []emitted) bool {
 		for i := len(evs) - 1; i >= 0; i-- {
 			if evs[i].name == eventIndexing {
-				if p := evs[i].data[0].(protocol.IndexProgress); ok(p) {
-					return p
-				}
-				break
+				p = evs[i].data[0].(protocol.IndexProgress)
+				return ok(p)
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("no indexing event accepted; emitted %+v", got())
-	return protocol.IndexProgress{}
+		return false
+	})
+	return p
 }
 
 func TestDroppedFolderIsIndexedWithProgressInTheWindow(t *testing.T) {
@@ -232,7 +260,7 @@ func TestDroppedFolderIsIndexedWithProgressInTheWindow(t *testing.T) {
 		t.Fatalf("final progress %+v", final)
 	}
 	sawRunning := false
-	for _, e := range got() {
+	for _, e := range got.all() {
 		if e.name == eventIndexing && e.data[0].(protocol.IndexProgress).Running {
 			sawRunning = true
 		}
@@ -283,22 +311,15 @@ func TestWindowRefusesWhatIsNotAnIndexedDocument(t *testing.T) {
 		})
 	}
 	drop(filepath.Join(t.TempDir(), "vanished"))
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	got.wait(t, "the page told a drop that cannot be indexed", func(es []emitted) bool {
 		var said string
-		for _, e := range got() {
+		for _, e := range es {
 			if e.name == eventDropFail {
 				said = e.data[0].(string)
 			}
 		}
-		if strings.Contains(said, "no such file or folder") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a drop that cannot be indexed is not said in the page; emitted %+v", got())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return strings.Contains(said, "no such file or folder")
+	})
 }
 
 // TestMemoryPanelThroughHTTPAndTheWindow drives the memory panel's backend

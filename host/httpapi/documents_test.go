@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	"quire/doctor"
 	"quire/host/httpapi"
@@ -24,7 +23,14 @@ import (
 
 // serveDocs runs the HTTP host with a real library over a real rag index
 // in the kernel's SQLite file.
-func serveDocs(t *testing.T) *httptest.Server {
+// docsServer is the HTTP host with a documents library, and the library, whose
+// progress a test waits on.
+type docsServer struct {
+	*httptest.Server
+	lib *library.Library
+}
+
+func serveDocs(t *testing.T) docsServer {
 	t.Helper()
 	k := testkit.New(t)
 	idx, err := rag.Open(t.Context(), k.Store.DB(), nil)
@@ -40,7 +46,7 @@ func serveDocs(t *testing.T) *httptest.Server {
 		fstest.MapFS{"index.html": {Data: []byte("Quire")}}, slog.New(slog.DiscardHandler))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return srv
+	return docsServer{srv, lib}
 }
 
 func documentsState(t *testing.T, srv *httptest.Server) protocol.DocumentsState {
@@ -53,18 +59,24 @@ func documentsState(t *testing.T, srv *httptest.Server) protocol.DocumentsState 
 	return st
 }
 
-func waitIndexed(t *testing.T, srv *httptest.Server, n int) protocol.DocumentsState {
+// waitIndexed wakes on each change of the library's progress (Watch: the
+// current state first) until the host reports indexing done with n
+// documents, and fails the test when testkit.Patience passes first.
+func waitIndexed(t *testing.T, srv docsServer, n int) protocol.DocumentsState {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Patience)
+	defer cancel()
+	changes := srv.lib.Watch(ctx)
 	for {
-		st := documentsState(t, srv)
+		st := documentsState(t, srv.Server)
 		if !st.Progress.Running && st.Progress.Phase == protocol.PhaseDone && len(st.Documents) == n {
 			return st
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("indexing did not finish: %+v", st)
+		select {
+		case <-changes:
+		case <-ctx.Done():
+			t.Fatalf("waited %s for indexing to finish with %d documents: %+v", testkit.Patience, n, st)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -138,7 +150,7 @@ func TestDocumentsRoutes(t *testing.T) {
 			}
 		})
 	}
-	if got := documentsState(t, srv); len(got.Documents) != 2 {
+	if got := documentsState(t, srv.Server); len(got.Documents) != 2 {
 		t.Fatalf("refused requests changed the index: %+v", got.Documents)
 	}
 

@@ -20,6 +20,7 @@ import (
 	"quire/host/httpapi"
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
+	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/store"
 )
@@ -28,6 +29,7 @@ type env struct {
 	srv   *httptest.Server
 	store *store.Store
 	fake  *ollamatest.Server
+	k     *testkit.Kernel
 }
 
 // serve runs the HTTP host over the real kernel (testkit).
@@ -39,7 +41,7 @@ func serve(t *testing.T, probe string) env {
 		Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }}, assets, slog.New(slog.DiscardHandler))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return env{srv, k.Store, k.Ollama}
+	return env{srv, k.Store, k.Ollama, k}
 }
 
 func do(t *testing.T, method, url, body string, headers ...string) (int, string) {
@@ -172,15 +174,14 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 	}
 }
 
+// waitIdle waits on the session's log (testkit's Kernel.Wait, woken by
+// each append) for the run to finish, then checks the HTTP host reports it.
 func waitIdle(t *testing.T, e env, id string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		_, body := do(t, "GET", e.srv.URL+"/api/sessions/"+id+"/events", "")
-		if strings.Contains(body, `"run.finished"`) {
-			return
-		}
+	e.k.Wait(t, id, "run.finished", func(evs []event.Event) bool { return testkit.Count(evs, event.RunFinished) > 0 })
+	if _, body := do(t, "GET", e.srv.URL+"/api/sessions/"+id+"/events", ""); !strings.Contains(body, `"run.finished"`) {
+		t.Fatalf("the log holds run.finished but the host's events do not: %s", body)
 	}
-	t.Fatal("the run did not finish")
 }
 
 func TestSensitiveEventsOnlyWhenAskedFor(t *testing.T) {

@@ -48,6 +48,7 @@ type Server struct {
 	log     *slog.Logger
 	version string
 	delay   time.Duration
+	after   func(d time.Duration) <-chan time.Time // what a delay waits on (WithTimer)
 
 	http    *httptest.Server
 	closing chan struct{} // closed by Close, to release hanging replies
@@ -77,6 +78,13 @@ type Option func(*Server)
 // WithDelay sets the pause before each streamed chunk (chat and pull) for
 // replies whose Turn has no Delay of its own. Default: none.
 func WithDelay(d time.Duration) Option { return func(s *Server) { s.delay = d } }
+
+// WithTimer sets what a delay waits on: after(d) delivers once d has
+// passed. Default: time.After. A test of the delays themselves passes its
+// own, sees each delay asked for, and lets it pass when it chooses.
+func WithTimer(after func(d time.Duration) <-chan time.Time) Option {
+	return func(s *Server) { s.after = after }
+}
 
 // WithReplies sets how the server answers when no turn is scripted: reply
 // gets the last user message and returns the turn, or false for the echo.
@@ -138,6 +146,7 @@ func newServer(opts []Option) *Server {
 		log:     slog.New(slog.DiscardHandler),
 		version: Version,
 		closing: make(chan struct{}),
+		after:   time.After,
 	}
 	for _, o := range opts {
 		o(s)
@@ -367,10 +376,8 @@ func (s *Server) wait(r *http.Request, d time.Duration) bool {
 			return true
 		}
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-s.after(d):
 		return true
 	case <-r.Context().Done():
 		return false

@@ -18,6 +18,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"quire/internal/ollamatest"
+	"quire/internal/testkit"
 )
 
 // post sends body to path and returns the response; the caller closes it.
@@ -335,6 +336,10 @@ func TestChatFailsMidStream(t *testing.T) {
 	}
 }
 
+// TestChatHangsUntilClientGoesAway: a hanging reply sends nothing more, so
+// a read returns only once the client cancels. Nothing marks a server that
+// is hanging rather than about to write, so the read is given 50 ms in which
+// a reply that does not hang would show; a hanging one never fails it.
 func TestChatHangsUntilClientGoesAway(t *testing.T) {
 	t.Parallel()
 	srv := thinker(t)
@@ -359,16 +364,23 @@ func TestChatHangsUntilClientGoesAway(t *testing.T) {
 	}
 	cancel()
 	select {
-	case <-read:
-	case <-time.After(5 * time.Second):
+	case err := <-read:
+		if err == nil {
+			t.Error("the second read got a line after the cancel; want the reply cut")
+		}
+	case <-time.After(testkit.Patience):
 		t.Fatal("read still blocked after the client cancelled")
 	}
 }
 
 func TestCloseCutsHangingReplies(t *testing.T) {
 	t.Parallel()
-	srv := thinker(t)
-	srv.Script(ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailHang}})
+	arrived := make(chan struct{})
+	arrive := sync.OnceFunc(func() { close(arrived) })
+	srv := thinker(t, ollamatest.WithResponder(func(api.ChatRequest) (ollamatest.Turn, bool) {
+		arrive()
+		return ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailHang}}, true
+	}))
 	answered := make(chan error, 1)
 	go func() {
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL()+"/api/chat",
@@ -379,14 +391,16 @@ func TestCloseCutsHangingReplies(t *testing.T) {
 		}
 		answered <- err
 	}()
-	for len(srv.Requests()) == 0 {
-		time.Sleep(time.Millisecond)
+	select {
+	case <-arrived:
+	case <-time.After(testkit.Patience):
+		t.Fatal("the request never reached the server")
 	}
 	closed := make(chan struct{})
 	go func() { srv.Close(); close(closed) }()
 	select {
 	case <-closed:
-	case <-time.After(5 * time.Second):
+	case <-time.After(testkit.Patience):
 		t.Fatal("Close blocked on a hanging reply")
 	}
 	// The client sees the server go away, not an empty success.
@@ -395,19 +409,66 @@ func TestCloseCutsHangingReplies(t *testing.T) {
 	}
 }
 
+// TestChatWaitsDelayBeforeEachChunk: the turn's delay wins over the
+// server's, and each line (3 chunks and the final one) is written only once
+// its delay has passed. The test's timer passes each delay when asked, so a
+// line that arrives before its delay passed is the failure, seen at once.
 func TestChatWaitsDelayBeforeEachChunk(t *testing.T) {
 	t.Parallel()
-	srv := thinker(t, ollamatest.WithDelay(time.Hour))
-	srv.Script(ollamatest.Turn{Content: []string{"a", "b", "c"}, Delay: 20 * time.Millisecond})
-	start := time.Now()
-	resp := post(t, t.Context(), srv, "/api/chat", `{"model":"qwen3:4b","messages":[{"role":"user","content":"hi"}]}`)
-	defer resp.Body.Close()
-	if _, err := lines(resp.Body); err != nil {
-		t.Fatal(err)
+	type delay struct {
+		d    time.Duration
+		pass chan<- time.Time
 	}
-	// The turn's delay wins over the server's; 3 chunks and the final one.
-	if d := time.Since(start); d < 80*time.Millisecond || d > 30*time.Second {
-		t.Errorf("reply took %v; want at least 4 × 20ms and far less than an hour", d)
+	asked := make(chan delay)
+	srv := thinker(t, ollamatest.WithDelay(time.Hour), ollamatest.WithTimer(func(d time.Duration) <-chan time.Time {
+		c := make(chan time.Time, 1)
+		select {
+		case asked <- delay{d, c}:
+		case <-t.Context().Done():
+		}
+		return c
+	}))
+	srv.Script(ollamatest.Turn{Content: []string{"a", "b", "c"}, Delay: 20 * time.Millisecond})
+	// The headers come with the first line, after the first delay: the
+	// request is sent beside the loop that passes the delays.
+	got := make(chan string, 16)
+	go func() {
+		defer close(got)
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL()+"/api/chat",
+			strings.NewReader(`{"model":"qwen3:4b","messages":[{"role":"user","content":"hi"}]}`))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return
+		}
+		defer resp.Body.Close()
+		for sc := bufio.NewScanner(resp.Body); sc.Scan(); {
+			got <- sc.Text()
+		}
+	}()
+	timeout := time.After(testkit.Patience)
+	passed, lines := 0, 0
+	for done := false; !done; {
+		select {
+		case w := <-asked:
+			if w.d != 20*time.Millisecond {
+				t.Fatalf("delay %d is %v; want the turn's 20ms", passed, w.d)
+			}
+			passed++
+			w.pass <- time.Now()
+		case _, ok := <-got:
+			if !ok {
+				done = true
+				break
+			}
+			if lines++; lines > passed {
+				t.Fatalf("line %d arrived when %d delays had passed; want each after its delay", lines, passed)
+			}
+		case <-timeout:
+			t.Fatalf("waited %s: %d delays passed, %d lines read", testkit.Patience, passed, lines)
+		}
+	}
+	if passed != 4 || lines != 4 {
+		t.Errorf("%d delays passed and %d lines read; want 4 of each (3 chunks and the final one)", passed, lines)
 	}
 }
 

@@ -306,7 +306,12 @@ func (s *session) runTool(x core.RunTool) {
 		}
 		// Calls of tools that may not run alongside others take turns.
 		if !t.Spec().Parallel {
-			s.serial.Lock()
+			if !s.serial.TryLock() {
+				if s.r.waitsTurn != nil {
+					s.r.waitsTurn(x.Call.ID)
+				}
+				s.serial.Lock()
+			}
 			defer s.serial.Unlock()
 		}
 		for attempts < tries {

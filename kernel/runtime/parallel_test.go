@@ -8,6 +8,7 @@ import (
 
 	"quire/internal/testkit"
 	"quire/kernel/event"
+	"quire/kernel/runtime"
 	"quire/kernel/tool"
 )
 
@@ -16,9 +17,11 @@ import (
 func TestOnlyParallelSafeToolsOverlap(t *testing.T) {
 	for _, parallel := range []bool{false, true} {
 		t.Run(map[bool]string{false: "serial", true: "parallel"}[parallel], func(t *testing.T) {
-			var running, most atomic.Int32
+			var running, most, entered atomic.Int32
 			both, bothIn := signal()
-			work := func(ctx context.Context, _ tool.Call) (tool.Result, error) {
+			waited, waitedIn := signal()
+			var waiter atomic.Value // the call that waited its turn
+			work := func(ctx context.Context, call tool.Call) (tool.Result, error) {
 				n := running.Add(1)
 				for {
 					m := most.Load()
@@ -29,25 +32,31 @@ func TestOnlyParallelSafeToolsOverlap(t *testing.T) {
 				if n == 2 {
 					bothIn()
 				}
-				if parallel {
+				first := entered.Add(1) == 1
+				switch {
+				case parallel:
 					// Parallel calls meet: each returns only once both
 					// are in, so calls that took turns never finish.
 					select {
 					case <-both:
 					case <-time.After(testkit.Patience):
 					}
-				} else {
-					// No event marks a call that should not have started,
-					// so a serial call stays in for a moment in which an
-					// overlap would show.
-					time.Sleep(20 * time.Millisecond)
+				case first:
+					// The first serial call holds its turn until the
+					// other has found it held and waits: a second call
+					// that starts instead is the overlap (both).
+					select {
+					case <-waited:
+					case <-both:
+					case <-time.After(testkit.Patience):
+					}
 				}
 				running.Add(-1)
 				return tool.Result{Status: tool.Success, Content: "ok"}, nil
 			}
 			a := &fakeTool{spec: tool.Spec{Name: "a", Effects: tool.ReadFs, Idempotency: tool.Safe, Parallel: parallel}, run: work}
 			b := &fakeTool{spec: tool.Spec{Name: "b", Effects: tool.ReadFs, Idempotency: tool.Safe, Parallel: parallel}, run: work}
-			k := kit(t, withTools(a, b))
+			k := kit(t, withTools(a, b), runtime.WithWaitsTurn(func(id string) { waiter.Store(id); waitedIn() }))
 			k.Ollama.Script(calling("c1:a", "c2:b"), saying("done"))
 			s := chat(t, k)
 			say(t, k, s, "go", "")
@@ -61,6 +70,9 @@ func TestOnlyParallelSafeToolsOverlap(t *testing.T) {
 			}
 			if got := most.Load(); got != want {
 				t.Fatalf("at most %d calls ran at once, want %d", got, want)
+			}
+			if w, _ := waiter.Load().(string); parallel != (w == "") {
+				t.Fatalf("the call that waited its turn: %q (parallel %v)", w, parallel)
 			}
 		})
 	}

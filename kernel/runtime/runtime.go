@@ -156,6 +156,7 @@ type Runtime struct {
 	compaction    Compaction
 	jitter        func() float64
 	prompt        *prompt.Assembler
+	waitsTurn     func(callID string) // called when a serial call finds another holding its turn (tests set it: export_test.go)
 
 	base   context.Context
 	stop   context.CancelCauseFunc
