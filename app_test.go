@@ -339,7 +339,7 @@ func TestMemoryPanelThroughHTTPAndTheWindow(t *testing.T) {
 	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "I like lower-case tags"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFinishedRuns(t, s.Kernel(), sess.ID, 1)
+	testkit.WaitRuns(t, s.Kernel(), sess.ID, 1)
 
 	srv := httptest.NewServer(httpapi.New(httpapi.Backend{Kernel: s.Kernel(), Memory: s.Memory()}, fstest.MapFS{}, slog.New(slog.DiscardHandler)))
 	defer srv.Close()

@@ -16,6 +16,7 @@ import (
 	"quire/config"
 	"quire/internal/app"
 	"quire/internal/ollamatest"
+	"quire/internal/testkit"
 	"quire/kernel/protocol"
 	"quire/kernel/store"
 )
@@ -81,7 +82,7 @@ func TestSessionsAndReplayCommands(t *testing.T) {
 	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "pack list"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFinishedRuns(t, s.Kernel(), sess.ID, 1)
+	testkit.WaitRuns(t, s.Kernel(), sess.ID, 1)
 	s.Close()
 
 	var out, errOut bytes.Buffer
@@ -129,7 +130,7 @@ func TestReplayRequestIsWhatTheModelReceived(t *testing.T) {
 		if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: text}); err != nil {
 			t.Fatal(err)
 		}
-		waitFinishedRuns(t, s.Kernel(), sess.ID, i+1)
+		testkit.WaitRuns(t, s.Kernel(), sess.ID, i+1)
 	}
 	s.Close()
 	got := fake.Requests()
@@ -153,23 +154,6 @@ func TestReplayRequestIsWhatTheModelReceived(t *testing.T) {
 	if code := run([]string{"replay", sess.ID, "-request", "4", "-data-dir", dir}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "no such step") {
 		t.Fatalf("a step that does not exist: %d %q", code, errOut.String())
 	}
-}
-
-// waitFinishedRuns follows the session's log until n runs have finished.
-func waitFinishedRuns(t *testing.T, k protocol.Kernel, session string, n int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	evs, errp := k.Follow(ctx, session, 0)
-	count := 0
-	for e := range evs {
-		if e.Type == "run.finished" {
-			if count++; count == n {
-				return
-			}
-		}
-	}
-	t.Fatalf("%d of %d runs finished (%v)", count, n, errp())
 }
 
 // TestIndexAndSearchThroughTheCLI: `quire index` then `quire search` find a

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"quire/config"
 	"quire/internal/ollamatest"
+	"quire/internal/testkit"
 	"quire/kernel/protocol"
 	"quire/rag"
 )
@@ -27,23 +27,6 @@ func openOwner(t *testing.T, dataDir, ollamaURL string) *Parts {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// waitFinishedRuns follows the session's log until n runs have finished.
-func waitFinishedRuns(t *testing.T, k protocol.Kernel, session string, n int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	evs, errp := k.Follow(ctx, session, 0)
-	count := 0
-	for e := range evs {
-		if e.Type == "run.finished" {
-			if count++; count == n {
-				return
-			}
-		}
-	}
-	t.Fatalf("%d of %d runs finished (%v)", count, n, errp())
 }
 
 // TestOpenPlanItemsExtendTheRunOnce: a plan with open items at the end of a
@@ -63,7 +46,7 @@ func TestOpenPlanItemsExtendTheRunOnce(t *testing.T) {
 	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "organise"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFinishedRuns(t, s.Kernel(), sess.ID, 1)
+	testkit.WaitRuns(t, s.Kernel(), sess.ID, 1)
 	reqs := fake.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("%d model calls, want 3 (plan, reply, one reminder step)", len(reqs))
@@ -99,7 +82,7 @@ func TestNotesFolderIsRememberedAndGivesTheTools(t *testing.T) {
 	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "list"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFinishedRuns(t, s.Kernel(), sess.ID, 1)
+	testkit.WaitRuns(t, s.Kernel(), sess.ID, 1)
 	var names []string
 	for _, tl := range fake.Requests()[0].Chat.Tools {
 		names = append(names, tl.Function.Name)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"quire/kernel/event"
+	"quire/kernel/protocol"
 )
 
 // Patience bounds every wait of a test on the kernel. It is only ever spent
@@ -105,4 +106,24 @@ func Types(evs []event.Event) string {
 		ts[i] = string(e.Type)
 	}
 	return strings.Join(ts, " ")
+}
+
+// WaitRuns follows a session through any host's kernel (the composition
+// root's, not a testkit Kernel) until n runs have finished. It wakes on
+// each event, never on a timer, and fails the test when Patience passes or
+// the stream ends first.
+func WaitRuns(t testing.TB, k protocol.Kernel, session string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), Patience)
+	defer cancel()
+	evs, errp := k.Follow(ctx, session, 0)
+	count := 0
+	for e := range evs {
+		if e.Type == string(event.RunFinished) {
+			if count++; count == n {
+				return
+			}
+		}
+	}
+	t.Fatalf("%d of %d runs of %s finished (%v)", count, n, session, errp())
 }
