@@ -136,6 +136,11 @@ func commandWord(args []string) (string, []string) {
 	}
 	rest := probe.Args()
 	before := args[:len(args)-len(rest)]
+	// A "--" that ended the flags before the command word belongs to it,
+	// not to the command's own arguments.
+	if n := len(before); n > 0 && before[n-1] == "--" {
+		before = before[:n-1]
+	}
 	return rest[0], append(append([]string(nil), before...), rest[1:]...)
 }
 

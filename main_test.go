@@ -197,6 +197,9 @@ func TestCommandWordAmongFlags(t *testing.T) {
 		{[]string{"-data-dir=D", "-model", "m", "replay", "S", "-from", "2"}, "replay", []string{"-data-dir=D", "-model", "m", "S", "-from", "2"}},
 		{[]string{"-data-dir", "search", "sessions"}, "sessions", []string{"-data-dir", "search"}},
 		{[]string{"-bogus", "search"}, "", []string{"-bogus", "search"}},
+		// A "--" that ends the flags before the command word ends nothing
+		// after it: the command's own flags still parse.
+		{[]string{"-data-dir", "D", "--", "search", "-n", "3", "x"}, "search", []string{"-data-dir", "D", "-n", "3", "x"}},
 	}
 	for _, tt := range tests {
 		cmd, rest := commandWord(tt.args)
@@ -259,30 +262,44 @@ func TestReadOnlyCommandsNeverWrite(t *testing.T) {
 	if _, err := protocol.Run[protocol.SendResult](t.Context(), p.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "water the tomatoes?"}); err != nil {
 		t.Fatal(err)
 	}
+	// Both chunks are in the log and the reply hangs: nothing appends now,
+	// so the files can be copied as a kill -9 would leave them.
 	waitFor(t, p.Kernel(), sess.ID, "assistant.delta")
-	// What a crash leaves: the database as committed, with the run open.
+	testkit.Until(t, p.Kernel(), sess.ID, "both chunks of the reply", func(evs []protocol.Event) bool {
+		return strings.Contains(deltaText(evs), "partial")
+	})
+	// What a crash leaves: the database file and its WAL (and the WAL's
+	// index) as they were, with the run open.
 	crashed := func() string {
 		dir := t.TempDir()
-		st, err := store.Open(t.Context(), filepath.Join(live, "quire.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		if _, err := st.DB().Exec("VACUUM INTO ?", filepath.Join(dir, "quire.db")); err != nil {
-			t.Fatal(err)
+		for _, name := range []string{"quire.db", "quire.db-wal", "quire.db-shm"} {
+			b, err := os.ReadFile(filepath.Join(live, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
 		}
 		return dir
 	}
 	dir, control := crashed(), crashed()
 	p.Close()
 	db := filepath.Join(dir, "quire.db")
-	if err := os.Chmod(db, 0o400); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{db, db + "-wal"} {
+		if err := os.Chmod(f, 0o400); err != nil {
+			t.Fatal(err)
+		}
 	}
 	before, err := os.ReadFile(db)
 	if err != nil {
 		t.Fatal(err)
 	}
+	walBefore, err := os.ReadFile(db + "-wal")
+	if err != nil || len(walBefore) == 0 {
+		t.Fatalf("the crashed copy has no WAL to read (%d bytes, %v): the test would not see a reader replay it", len(walBefore), err)
+	}
+	filesBefore := names(t, dir)
 	if open := openRuns(t, db); !slices.Equal(open, []string{sess.ID}) {
 		t.Fatalf("the crashed copy has open runs %v, want %s's", open, sess.ID)
 	}
@@ -315,8 +332,11 @@ func TestReadOnlyCommandsNeverWrite(t *testing.T) {
 		if !bytes.Equal(before, after) {
 			t.Fatalf("quire %q changed the database file", c.args)
 		}
-		if wal, err := os.ReadFile(db + "-wal"); err == nil && len(wal) > 0 {
-			t.Fatalf("quire %q wrote %d bytes to the WAL", c.args, len(wal))
+		if wal, err := os.ReadFile(db + "-wal"); err != nil || !bytes.Equal(wal, walBefore) {
+			t.Fatalf("quire %q changed the WAL (%d bytes before, %d after, %v)", c.args, len(walBefore), len(wal), err)
+		}
+		if files := names(t, dir); !slices.Equal(files, filesBefore) {
+			t.Fatalf("quire %q changed the data folder's files: %v, before %v", c.args, files, filesBefore)
 		}
 		if open := openRuns(t, db); !slices.Equal(open, []string{sess.ID}) {
 			t.Fatalf("after quire %q the open runs are %v", c.args, open)
@@ -329,6 +349,35 @@ func TestReadOnlyCommandsNeverWrite(t *testing.T) {
 	if open := openRuns(t, filepath.Join(control, "quire.db")); len(open) != 0 {
 		t.Fatalf("the owner left the run open: %v", open)
 	}
+}
+
+// names lists a folder's entries.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// deltaText is the streamed text of a session's events so far.
+func deltaText(evs []protocol.Event) string {
+	var b strings.Builder
+	for _, e := range evs {
+		if e.Type == "assistant.delta" {
+			var p struct {
+				Content string `json:"content"`
+			}
+			_ = json.Unmarshal(e.Payload, &p)
+			b.WriteString(p.Content)
+		}
+	}
+	return b.String()
 }
 
 // openRuns lists the sessions with an open run, reading the file read-only.

@@ -20,7 +20,7 @@ var ErrRelativeNotesDir = errors.New("the notes folder must be given as a full p
 type Store struct {
 	mu    sync.Mutex // held across save and publish, so changes never interleave
 	cfg   Config
-	notes []func(dir string) (publish func(), err error)
+	notes []func(dir string) (finish func(publish bool), err error)
 }
 
 // NewStore owns cfg; its DataDir is where settings.json is saved.
@@ -40,8 +40,10 @@ func (s *Store) NotesDir() string { return s.Get().NotesDir }
 
 // OnNotesDir registers a user of the notes folder. When the folder changes,
 // ready is called first: it may refuse the folder (nothing is saved then)
-// or return publish, which is called once the folder is saved.
-func (s *Store) OnNotesDir(ready func(dir string) (publish func(), err error)) {
+// or return finish, which is called exactly once: finish(true) once the
+// folder is saved, finish(false) when another user refused it or it could
+// not be saved, so what ready opened is let go.
+func (s *Store) OnNotesDir(ready func(dir string) (finish func(publish bool), err error)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.notes = append(s.notes, ready)
@@ -55,21 +57,26 @@ func (s *Store) SetNotesDir(dir string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var publish []func()
+	var readied []func(bool)
+	finish := func(publish bool) {
+		for _, f := range readied {
+			f(publish)
+		}
+	}
 	for _, ready := range s.notes {
-		p, err := ready(dir)
+		f, err := ready(dir)
 		if err != nil {
+			finish(false)
 			return err
 		}
-		publish = append(publish, p)
+		readied = append(readied, f)
 	}
 	if err := s.save(func(saved *Config) { saved.NotesDir = dir }); err != nil {
+		finish(false)
 		return fmt.Errorf("the notes folder was not changed: it could not be saved: %w", err)
 	}
 	s.cfg.NotesDir = dir
-	for _, p := range publish {
-		p()
-	}
+	finish(true)
 	return nil
 }
 

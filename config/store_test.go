@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -20,20 +21,28 @@ func TestStoreSavesThenPublishesOneChangeAtATime(t *testing.T) {
 	// The flag's value is in use but is not the user's saved choice.
 	s := NewStore(Config{DataDir: dir, Model: "flag-model"})
 	var mu sync.Mutex
-	var published []string
-	s.OnNotesDir(func(d string) (func(), error) {
-		if d == "/refused" {
-			return nil, errors.New("not a folder")
-		}
-		return func() {
+	var published, dropped []string
+	s.OnNotesDir(func(d string) (func(bool), error) {
+		return func(publish bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			if !publish {
+				dropped = append(dropped, d)
+				return
+			}
 			// Saved before it is published.
 			if saved, _ := ReadSettings(dir); saved.NotesDir != d {
 				t.Errorf("%s published before it was saved (file has %q)", d, saved.NotesDir)
 			}
-			mu.Lock()
 			published = append(published, d)
-			mu.Unlock()
 		}, nil
+	})
+	// A second user refuses one folder: the first lets its readied one go.
+	s.OnNotesDir(func(d string) (func(bool), error) {
+		if d == "/refused" {
+			return nil, errors.New("not a folder")
+		}
+		return func(bool) {}, nil
 	})
 	var wg sync.WaitGroup
 	for i := range 20 {
@@ -74,12 +83,15 @@ func TestStoreSavesThenPublishesOneChangeAtATime(t *testing.T) {
 	if saved, _ := ReadSettings(dir); saved.NotesDir != last {
 		t.Fatalf("a refused folder was saved: %q", saved.NotesDir)
 	}
+	if !slices.Equal(dropped, []string{"/refused"}) {
+		t.Fatalf("readied folders let go: %v, want the refused one once", dropped)
+	}
 
 	gone := NewStore(Config{DataDir: filepath.Join(dir, "missing")})
-	calls := 0
-	gone.OnNotesDir(func(string) (func(), error) { return func() { calls++ }, nil })
-	if err := gone.SetNotesDir("/notes/x"); err == nil || calls != 0 || gone.NotesDir() != "" {
-		t.Fatalf("an unsaved folder: %v, published %d times, in use %q", err, calls, gone.NotesDir())
+	var finished []bool
+	gone.OnNotesDir(func(string) (func(bool), error) { return func(p bool) { finished = append(finished, p) }, nil })
+	if err := gone.SetNotesDir("/notes/x"); err == nil || !slices.Equal(finished, []bool{false}) || gone.NotesDir() != "" {
+		t.Fatalf("an unsaved folder: %v, finished %v (want let go once), in use %q", err, finished, gone.NotesDir())
 	}
 	if err := gone.SetMemory(true, true); err == nil || gone.Get().MemoryApproval {
 		t.Fatalf("unsaved memory settings: %v, in use %+v", err, gone.Get())

@@ -10,7 +10,9 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,6 +63,10 @@ func Run(ctx context.Context, in Inputs, ollama Ollama, sqlite SQLite) Report {
 	return r
 }
 
+// checkDataDir says whether Quire can keep its data in dir, and creates
+// nothing to find out (doctor only reads): a folder that is not there yet
+// is fine when the nearest folder above it that exists is writable, since
+// Quire creates the rest on its first start.
 func checkDataDir(dir string) Check {
 	c := Check{Name: "Data directory", Detail: dir}
 	fail := func(err error) Check {
@@ -68,18 +74,32 @@ func checkDataDir(dir string) Check {
 		c.Remedy = "Make it writable, or choose another folder with --data-dir or QUIRE_DATA_DIR."
 		return c
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	existing := dir
+	for {
+		info, err := os.Stat(existing)
+		if err == nil {
+			if !info.IsDir() {
+				return fail(fmt.Errorf("%s is a file, not a folder", existing))
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return fail(err)
+		}
+		parent := filepath.Dir(existing)
+		if parent == existing {
+			return fail(err)
+		}
+		existing = parent
+	}
+	if err := writable(existing); err != nil {
 		return fail(err)
 	}
-	f, err := os.CreateTemp(dir, ".doctor-*")
-	if err != nil {
-		return fail(err)
-	}
-	name := f.Name()
-	f.Close()
-	os.Remove(name)
 	c.OK = true
 	c.Detail = dir + " (writable)"
+	if existing != dir {
+		c.Detail = dir + " (not created yet; Quire creates it on its first start)"
+	}
 	return c
 }
 

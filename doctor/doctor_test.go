@@ -75,6 +75,26 @@ func TestUnwritableDataDir(t *testing.T) {
 	}
 }
 
+// TestDataDirCheckCreatesNothing: a folder not made yet passes when Quire
+// could make it, and checking it leaves the disk as it was.
+func TestDataDirCheckCreatesNothing(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "not", "yet")
+	c := checkDataDir(dir)
+	if !c.OK || !strings.Contains(c.Detail, "not created yet") {
+		t.Fatalf("a folder Quire can create: %+v", c)
+	}
+	if entries, err := os.ReadDir(base); err != nil || len(entries) != 0 {
+		t.Fatalf("the check left %v behind (%v)", entries, err)
+	}
+	if c := checkDataDir(base); !c.OK || !strings.Contains(c.Detail, "(writable)") {
+		t.Fatalf("an existing writable folder: %+v", c)
+	}
+	if entries, _ := os.ReadDir(base); len(entries) != 0 {
+		t.Fatalf("the check of an existing folder left %v behind", entries)
+	}
+}
+
 func TestDatabaseCheckSaysWhatToDo(t *testing.T) {
 	tests := []struct {
 		problem DatabaseProblem

@@ -33,8 +33,9 @@ func (n *notesTools) Tools() []tool.Tool {
 }
 
 // ready opens dir ("" turns the tools off) and returns the switch to it,
-// for the settings owner (config.Store.OnNotesDir).
-func (n *notesTools) ready(dir string) (func(), error) {
+// for the settings owner (config.Store.OnNotesDir): finish(true) switches,
+// finish(false) closes what was opened.
+func (n *notesTools) ready(dir string) (func(publish bool), error) {
 	var root *notes.Root
 	if dir != "" {
 		r, err := notes.Open(dir)
@@ -43,7 +44,13 @@ func (n *notesTools) ready(dir string) (func(), error) {
 		}
 		root = r
 	}
-	return func() {
+	return func(publish bool) {
+		if !publish {
+			if root != nil {
+				root.Close()
+			}
+			return
+		}
 		n.mu.Lock()
 		old := n.root
 		n.root = root
@@ -56,11 +63,11 @@ func (n *notesTools) ready(dir string) (func(), error) {
 
 // SetDir points the tools at dir at once (the folder the settings start with).
 func (n *notesTools) SetDir(dir string) error {
-	publish, err := n.ready(dir)
+	finish, err := n.ready(dir)
 	if err != nil {
 		return err
 	}
-	publish()
+	finish(true)
 	return nil
 }
 

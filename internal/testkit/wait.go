@@ -108,22 +108,36 @@ func Types(evs []event.Event) string {
 	return strings.Join(ts, " ")
 }
 
-// WaitRuns follows a session through any host's kernel (the composition
-// root's, not a testkit Kernel) until n runs have finished. It wakes on
-// each event, never on a timer, and fails the test when Patience passes or
-// the stream ends first.
-func WaitRuns(t testing.TB, k protocol.Kernel, session string, n int) {
+// Until follows a session through any host's kernel (the composition
+// root's, not a testkit Kernel) until until holds for the events so far,
+// and returns them. It wakes on each event, never on a timer, and fails the
+// test, naming what it waited for, when Patience passes or the stream ends
+// first.
+func Until(t testing.TB, k protocol.Kernel, session, what string, until func([]protocol.Event) bool) []protocol.Event {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), Patience)
 	defer cancel()
-	evs, errp := k.Follow(ctx, session, 0)
-	count := 0
-	for e := range evs {
-		if e.Type == string(event.RunFinished) {
-			if count++; count == n {
-				return
-			}
+	stream, errp := k.Follow(ctx, session, 0)
+	var evs []protocol.Event
+	for e := range stream {
+		if evs = append(evs, e); until(evs) {
+			return evs
 		}
 	}
-	t.Fatalf("%d of %d runs of %s finished (%v)", count, n, session, errp())
+	t.Fatalf("no %s in %s's log after %d events (%v)", what, session, len(evs), errp())
+	return nil
+}
+
+// WaitRuns waits, as Until does, until n runs of the session have finished.
+func WaitRuns(t testing.TB, k protocol.Kernel, session string, n int) {
+	t.Helper()
+	Until(t, k, session, fmt.Sprintf("%d finished runs", n), func(evs []protocol.Event) bool {
+		count := 0
+		for _, e := range evs {
+			if e.Type == string(event.RunFinished) {
+				count++
+			}
+		}
+		return count >= n
+	})
 }

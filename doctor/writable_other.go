@@ -1,0 +1,17 @@
+//go:build !unix
+
+package doctor
+
+import "os"
+
+// writable reports whether this process may create files in the existing
+// folder dir. With no access(2) to ask, it creates and removes a file.
+func writable(dir string) error {
+	f, err := os.CreateTemp(dir, ".doctor-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
