@@ -68,7 +68,11 @@ func benchIndex(b *testing.B, base, name string, docs []sfDoc, copies int) *Inde
 	return ix
 }
 
-func BenchmarkSearch(b *testing.B) {
+// sciFactBench loads the SciFact data the -scifact flag names (skipping the
+// benchmark without it) and returns where its indexes are kept: the
+// -scifact.cache folder, or a temporary one.
+func sciFactBench(b *testing.B) ([]sfDoc, []sfQuery, string) {
+	b.Helper()
 	if *scifactDir == "" {
 		b.Skip("no -scifact data folder given")
 	}
@@ -77,6 +81,11 @@ func BenchmarkSearch(b *testing.B) {
 	if base == "" {
 		base = b.TempDir()
 	}
+	return docs, queries, base
+}
+
+func BenchmarkSearch(b *testing.B) {
+	docs, queries, base := sciFactBench(b)
 	ctx := context.Background()
 	for _, size := range []struct {
 		name   string
@@ -129,14 +138,7 @@ func cpuTime() time.Duration {
 // sciFactCorpus writes the abstracts as Markdown files once per process.
 func sciFactCorpus(b *testing.B) (string, []sfDoc) {
 	b.Helper()
-	if *scifactDir == "" {
-		b.Skip("no -scifact data folder given")
-	}
-	docs, _, _ := loadSciFact(b, *scifactDir)
-	base := *scifactCache
-	if base == "" {
-		base = b.TempDir()
-	}
+	docs, _, base := sciFactBench(b)
 	dir := filepath.Join(base, "scifact")
 	if _, err := os.Stat(dir); err != nil {
 		writeCorpus(b, dir, docs, nil)
@@ -205,14 +207,7 @@ func BenchmarkReindexNoop(b *testing.B) {
 // Besides ns/op it reports Open's CPU time and the peaks of the live heap and
 // of the heap in use while it runs (the vectors are 52 MB of it).
 func BenchmarkOpen53k(b *testing.B) {
-	if *scifactDir == "" {
-		b.Skip("no -scifact data folder given")
-	}
-	docs, _, _ := loadSciFact(b, *scifactDir)
-	base := *scifactCache
-	if base == "" {
-		base = b.TempDir()
-	}
+	docs, _, base := sciFactBench(b)
 	ctx := context.Background()
 	// Built (or brought up to date) as BenchmarkSearch does, then let go,
 	// so only the index under test is alive during its Open.
