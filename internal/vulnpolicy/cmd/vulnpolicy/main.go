@@ -1,0 +1,23 @@
+// Command vulnpolicy reads `govulncheck -format json` on standard input,
+// prints the verdict, and exits 1 when a called vulnerability has a fix
+// that go.mod does not take (package vulnpolicy says why only that fails).
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"quire/internal/vulnpolicy"
+)
+
+func main() {
+	v, err := vulnpolicy.Read(os.Stdin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "vulnpolicy:", err)
+		os.Exit(2)
+	}
+	v.Report(os.Stdout)
+	if len(v.Fail) > 0 {
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,83 @@
+package vulnpolicy
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+// The fixtures are real govulncheck v1.9.0 scans of this repository (the
+// vulnerability database golang.org/x/vulndb at the Makefile's version),
+// trimmed to one finding per advisory and level: before and after moving
+// golang.org/x/crypto past GO-2026-5018, which Ollama's client reaches
+// through Provider.Pull.
+func TestVerdict(t *testing.T) {
+	tests := []struct {
+		file       string
+		wantFail   []string
+		wantStdlib bool
+		wantInOut  []string
+	}{
+		{"crypto-v0.43.0.json", []string{"GO-2026-5018"}, true, []string{"FAIL", "golang.org/x/crypto@v0.43.0 (fixed in v0.52.0)", "install Go 1.26.10 or newer"}},
+		{"crypto-v0.59.0.json", nil, true, []string{"pass", "install Go 1.26.10 or newer", "GO-2025-4251"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			f, err := os.Open("testdata/" + tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			v, err := Read(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, x := range v.Fail {
+				ids = append(ids, x.ID)
+			}
+			if strings.Join(ids, ",") != strings.Join(tt.wantFail, ",") {
+				t.Errorf("failing = %v, want %v", ids, tt.wantFail)
+			}
+			if (len(v.Stdlib) > 0) != tt.wantStdlib {
+				t.Errorf("standard-library warnings = %d, want some: %v", len(v.Stdlib), tt.wantStdlib)
+			}
+			for _, x := range v.Unfixed {
+				if x.Fixed != "" || !x.Called {
+					t.Errorf("%s listed as unfixed but fixed=%q called=%v", x.ID, x.Fixed, x.Called)
+				}
+			}
+			if len(v.Uncalled) == 0 {
+				t.Error("no uncalled findings: the scan lists required modules' advisories too")
+			}
+			var out bytes.Buffer
+			v.Report(&out)
+			for _, want := range tt.wantInOut {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("report lacks %q:\n%s", want, out.String())
+				}
+			}
+		})
+	}
+}
+
+func TestReadRefusesWhatIsNotAScan(t *testing.T) {
+	for _, in := range []string{"", "Scanning your code and 312 packages across 64 dependent modules for known vulnerabilities...\n", `{"progress":{"message":"x"}}`} {
+		if _, err := Read(strings.NewReader(in)); !errors.Is(err, ErrNoScan) {
+			t.Errorf("Read(%q) = %v, want ErrNoScan", in, err)
+		}
+	}
+}
+
+func TestSemverLess(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{{"v1.26.9", "v1.26.10", true}, {"v1.26.10", "v1.26.9", false}, {"v1.26", "v1.26.1", true}, {"v0.52.0", "v0.52.0", false}} {
+		if got := semverLess(c.a, c.b); got != c.want {
+			t.Errorf("semverLess(%s, %s) = %v", c.a, c.b, got)
+		}
+	}
+}
