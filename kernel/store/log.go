@@ -44,7 +44,14 @@ func (s *Store) AppendOnce(ctx context.Context, once Once, session string, draft
 
 type creation struct{ parent *event.BranchPoint }
 
+// write stores drafts in one transaction; a write the disk had no room for
+// is event.ErrNoSpace (and stored nothing).
 func (s *Store) write(ctx context.Context, session string, create *creation, once *Once, drafts []event.Draft) ([]event.Event, *Done, error) {
+	evs, done, err := s.writeTx(ctx, session, create, once, drafts)
+	return evs, done, noSpace(err)
+}
+
+func (s *Store) writeTx(ctx context.Context, session string, create *creation, once *Once, drafts []event.Draft) ([]event.Event, *Done, error) {
 	if len(drafts) == 0 {
 		return nil, nil, ErrEmptyAppend
 	}
@@ -63,6 +70,9 @@ func (s *Store) write(ctx context.Context, session string, create *creation, onc
 		return nil, nil, fmt.Errorf("append to %s: %w", session, err)
 	}
 	defer tx.Rollback()
+	if err := s.pages.apply(ctx, tx); err != nil {
+		return nil, nil, fmt.Errorf("append to %s: %w", session, err)
+	}
 
 	if once != nil {
 		done, err := claim(ctx, tx, *once)
