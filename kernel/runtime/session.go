@@ -315,6 +315,12 @@ func (s *session) shutdown(cause error) {
 			}
 			continue
 		}
+		// A faulted run ends when the log takes its terminal: let the owner
+		// try once more now rather than at its next backoff.
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
 		select {
 		case <-ended:
 		case <-ctx.Done():
