@@ -395,8 +395,14 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 
 // DeleteSession removes a session and its whole log. This is the one
 // destructive operation: the user asked for the conversation to be gone.
-// Branches of it keep their own events but can no longer be projected.
+// Branches of it keep their own events but can no longer be projected. A
+// delete the disk had no room to journal is event.ErrNoSpace.
 func (s *Store) DeleteSession(ctx context.Context, id string, once *Once) (*Done, error) {
+	done, err := s.deleteTx(ctx, id, once)
+	return done, noSpace(err)
+}
+
+func (s *Store) deleteTx(ctx context.Context, id string, once *Once) (*Done, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("delete session %s: %w", id, err)
