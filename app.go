@@ -200,7 +200,8 @@ func (a *App) NewSession(title string) (protocol.Session, error) {
 	if err := a.ready(); err != nil {
 		return protocol.Session{}, err
 	}
-	return protocol.Run[protocol.Session](a.callCtx(), a.kernel, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: title})
+	s, err := protocol.Run[protocol.Session](a.callCtx(), a.kernel, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: title})
+	return s, spoken(err)
 }
 
 // RenameSession retitles a conversation.
@@ -208,7 +209,8 @@ func (a *App) RenameSession(id, title string) (protocol.Session, error) {
 	if err := a.ready(); err != nil {
 		return protocol.Session{}, err
 	}
-	return protocol.Run[protocol.Session](a.callCtx(), a.kernel, "", protocol.RenameSession, protocol.RenameSessionPayload{Session: id, Title: title})
+	s, err := protocol.Run[protocol.Session](a.callCtx(), a.kernel, "", protocol.RenameSession, protocol.RenameSessionPayload{Session: id, Title: title})
+	return s, spoken(err)
 }
 
 // DeleteSession removes a conversation; the frontend has asked the user first.
@@ -217,7 +219,7 @@ func (a *App) DeleteSession(id string) error {
 		return err
 	}
 	_, err := protocol.Run[struct{}](a.callCtx(), a.kernel, "", protocol.DeleteSession, protocol.SessionRef{Session: id})
-	return err
+	return spoken(err)
 }
 
 // Events returns a conversation's events from seq on.
@@ -239,7 +241,7 @@ func (a *App) Send(id, text, key string) (string, error) {
 		return "", err
 	}
 	r, err := protocol.Run[protocol.SendResult](a.callCtx(), a.kernel, key, protocol.SendMessage, protocol.SendMessagePayload{Session: id, Text: text})
-	return r.RunID, err
+	return r.RunID, spoken(err)
 }
 
 // SendWith is Send with an intent: "follow_up" (the next request), "steer"
@@ -250,7 +252,7 @@ func (a *App) SendWith(id, text, intent, key string) (string, error) {
 	}
 	r, err := protocol.Run[protocol.SendResult](a.callCtx(), a.kernel, key, protocol.SendMessage,
 		protocol.SendMessagePayload{Session: id, Text: text, Intent: intent})
-	return r.RunID, err
+	return r.RunID, spoken(err)
 }
 
 // Cancel stops the conversation's reply.
@@ -259,8 +261,30 @@ func (a *App) Cancel(id string) error {
 		return err
 	}
 	_, err := protocol.Run[struct{}](a.callCtx(), a.kernel, "", protocol.CancelRun, protocol.SessionRef{Session: id})
+	return spoken(err)
+}
+
+// noSpace is what the window reads when the disk had no room for a
+// command (protocol.ErrNoSpace).
+const noSpace = "the disk is full, so Quire could not save this. Free some space on the disk that holds Quire's data folder, then try again."
+
+// spoken gives the kernel's error classes that need words their sentence
+// for the window; other errors already say what happened.
+func spoken(err error) error {
+	if errors.Is(err, protocol.ErrNoSpace) {
+		return sentence{text: noSpace, cause: err}
+	}
 	return err
 }
+
+// sentence is an error whose message is the window's words for its cause.
+type sentence struct {
+	text  string
+	cause error
+}
+
+func (e sentence) Error() string { return e.text }
+func (e sentence) Unwrap() error { return e.cause }
 
 // ReportView is the test probe: the frontend reports what it rendered, and
 // when QUIRE_TEST_PROBE is set the snapshot is written there.

@@ -412,3 +412,28 @@ func TestMemoryPanelThroughHTTPAndTheWindow(t *testing.T) {
 		t.Errorf("forgetting twice: %v", err)
 	}
 }
+
+// TestTheWindowSaysTheDiskIsFull: a message the database has no room for
+// (SQLite's own page limit on the real store) reaches the window as the
+// sentence it shows — what happened and what to do — with the kernel's
+// class still in the chain, not the driver's text.
+func TestTheWindowSaysTheDiskIsFull(t *testing.T) {
+	k := testkit.New(t)
+	a := newApp(k.Runtime, func(context.Context) doctor.Report { return doctor.Report{OK: true} }, "", slog.New(slog.DiscardHandler))
+	if _, err := a.Handshake(protocol.Version); err != nil {
+		t.Fatal(err)
+	}
+	s, err := a.NewSession("chat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages int64
+	if err := k.Store.DB().QueryRowContext(t.Context(), "PRAGMA page_count").Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	k.Store.LimitPages(pages)
+	_, err = a.Send(s.ID, strings.Repeat("more than the disk can take ", 4000), "")
+	if !errors.Is(err, protocol.ErrNoSpace) || err.Error() != noSpace {
+		t.Fatalf("send on a full disk: %v, want the disk-full sentence", err)
+	}
+}

@@ -15,6 +15,9 @@ import type { EventPayloads, EventTypeName, QEvent } from '../src/lib/protocol';
 import { event, rawEvent } from './events';
 
 const S = 'sess-1';
+/** The sentence kernel/runtime's faultSentence gives a run the full disk ended. */
+const DISK_FULL =
+  "The disk is full: Quire could not save the rest of this request and stopped it. Free some space on the disk that holds Quire's data folder, then send your message again.";
 const usage = { promptTokens: 12, outputTokens: 7, durationNs: 1_500_000_000 };
 
 function ev<T extends EventTypeName>(seq: number, type: T, payload: Partial<EventPayloads[T]> = {}, runId?: string, session = S): QEvent {
@@ -522,6 +525,24 @@ const agentCases: AgentCase[] = [
       'user:check my notes',
       'assistant: [c1 read_file refused/unknown_completion; c2 search_notes refused/cancelled]',
       'warn:Quire stopped before this request finished.',
+    ],
+    activeRun: null,
+  },
+  {
+    // What Go logs when the disk fills while a call runs: the runtime
+    // settles the calls (the running one may have taken effect) and ends
+    // the run as error with the sentence saying what to do.
+    name: 'the disk filled during a run: its calls are settled and the sentence says to free space',
+    events: [
+      created, T.input, T.started, T.user, T.tools, T.start1,
+      ev(7, 'tool.refused', { callId: 'c1', name: 'read_file', status: 'unknown_completion', reason: 'Quire stopped while this call was running; it may or may not have taken effect.' }, 'r1'),
+      ev(8, 'tool.refused', { callId: 'c2', name: 'search_notes', status: 'cancelled', reason: 'Not run.' }, 'r1'),
+      ev(9, 'run.finished', { reason: 'error', error: DISK_FULL }, 'r1'),
+    ],
+    want: [
+      'user:check my notes',
+      'assistant: [c1 read_file refused/unknown_completion; c2 search_notes refused/cancelled]',
+      `error:${DISK_FULL}`,
     ],
     activeRun: null,
   },

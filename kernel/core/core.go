@@ -146,7 +146,7 @@ func (s *stepper) apply(msg Msg) {
 	case Tick:
 		s.tick(x)
 	case Interrupted:
-		s.interrupted()
+		s.interrupted(x)
 	default:
 		s.nonsense(msg, "unknown message")
 	}
@@ -588,7 +588,7 @@ func (s *stepper) finishIfSettled() {
 	s.close(reason, message)
 }
 
-func (s *stepper) interrupted() {
+func (s *stepper) interrupted(x Interrupted) {
 	if !s.m.Open() {
 		return
 	}
@@ -602,6 +602,10 @@ func (s *stepper) interrupted() {
 			continue
 		}
 		s.refuse(c, tool.UnknownCompletion, "Quire stopped while this call was running; it may or may not have taken effect. It was not run again: check before repeating it.")
+	}
+	if x.Error != "" {
+		s.close(event.ReasonError, x.Error)
+		return
 	}
 	s.close(event.ReasonInterrupted, "Quire stopped before this request finished.")
 }

@@ -57,7 +57,7 @@ func MsgOf(e event.Event) (msg Msg, ok bool, err error) {
 	case event.ClockTickPayload:
 		return Tick{At: at}, true, nil
 	case event.RunInterruptedPayload:
-		return Interrupted{At: at}, true, nil
+		return Interrupted{At: at, Error: p.Error}, true, nil
 	}
 	return nil, true, fmt.Errorf("event %d: fact type %s has no message", e.Seq, e.Type)
 }

@@ -269,7 +269,7 @@ func factOf(msg Msg) event.Draft {
 	case Tick:
 		d.Type, d.Payload = event.ClockTick, event.ClockTickPayload{}
 	case Interrupted:
-		d.Type, d.Payload = event.RunInterrupted, event.RunInterruptedPayload{}
+		d.Type, d.Payload = event.RunInterrupted, event.RunInterruptedPayload{Error: x.Error}
 	default:
 		panic(fmt.Sprintf("factOf: unknown message %T", msg))
 	}

@@ -111,9 +111,14 @@ type CheckpointDone struct {
 // Tick: time passed (event clock.tick); it matters only for deadlines.
 type Tick struct{ At time.Time }
 
-// Interrupted: Quire restarted and found this run open (event
-// run.interrupted).
-type Interrupted struct{ At time.Time }
+// Interrupted: Quire restarted and found this run open, or (Error set, a
+// sentence for the user) the runtime could not log a report of the run's
+// work and ends the run as error instead of leaving it waiting for a report
+// that is lost (event run.interrupted).
+type Interrupted struct {
+	At    time.Time
+	Error string
+}
 
 func (m Submitted) time() time.Time          { return m.At }
 func (m StreamDelta) time() time.Time        { return m.At }

@@ -23,6 +23,10 @@ var (
 	ErrBadBranch = errors.New("a branch must start from an existing event of an existing session")
 	// ErrKeyReused: an idempotency key was used before with a different request.
 	ErrKeyReused = errors.New("this idempotency key was already used for a different request")
+	// ErrNoSpace: the log could not grow (the disk is full, or the file
+	// reached its size limit); nothing of that append was stored, and a
+	// later one may succeed once space is freed.
+	ErrNoSpace = errors.New("the disk is full")
 )
 
 // Once makes a write idempotent: the key is stored with the write, in the same

@@ -220,7 +220,14 @@ type CheckpointDonePayload struct {
 
 type ClockTickPayload struct{}
 
-type RunInterruptedPayload struct{}
+// RunInterruptedPayload closes a run whose work was cut off: by a restart
+// (Error empty; the run ends as interrupted), or, while Quire kept running,
+// by a report of that work the log could not take (Error is the sentence
+// saying so; the run ends as error with it). Either way no report of the
+// run's work is trusted after it: dispatched calls get unknown_completion.
+type RunInterruptedPayload struct {
+	Error string `json:"error,omitempty"`
+}
 
 type StepStartedPayload struct {
 	Step     int      `json:"step"`

@@ -80,6 +80,10 @@ var (
 	// 409) without hosts knowing the kernel's own sentinels.
 	ErrNotFound = errors.New("not found")
 	ErrConflict = errors.New("conflicts with the current state")
+	// ErrNoSpace classifies a command the disk had no room to record
+	// (HTTP 507): nothing of it was saved; hosts say so in words and ask
+	// the user to free some space, then try again.
+	ErrNoSpace = errors.New("the disk is full")
 )
 
 // Classify marks err as being of kind (one of the sentinels above) while

@@ -45,6 +45,8 @@ func (r *Runtime) Execute(ctx context.Context, cmd protocol.Command) (json.RawMe
 		return nil, protocol.Classify(protocol.ErrConflict, err)
 	case errors.Is(err, ErrEmptyMessage), errors.Is(err, event.ErrBadBranch):
 		return nil, protocol.Classify(protocol.ErrBadPayload, err)
+	case errors.Is(err, event.ErrNoSpace):
+		return nil, protocol.Classify(protocol.ErrNoSpace, err)
 	}
 	return nil, err
 }
@@ -215,7 +217,10 @@ func (r *Runtime) delete(ctx context.Context, id string, once *event.Once) (json
 }
 
 // cancel asks the session's open run to stop, with cause as its reason.
-// Stopping a session with no open run does nothing.
+// Stopping a session with no open run does nothing. A run whose work could
+// not be logged (a fault) is ended by the Stop itself when the log takes its
+// terminal; while the disk is still full the Stop fails with
+// event.ErrNoSpace, and the run's work is stopped all the same.
 func (r *Runtime) cancel(ctx context.Context, id string, cause error) error {
 	s, err := r.attach(ctx, id)
 	if err != nil {

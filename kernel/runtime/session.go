@@ -44,10 +44,17 @@ type session struct {
 	// to open, taken when its input arrived.
 	frozen map[string]*registry.Registry
 	ended  chan struct{} // closed and replaced whenever the open run changes (closes, or another opens)
+
+	// fault is why the open run's work can no longer be trusted to reach
+	// the log: one of its reports could not be appended. Only the owner
+	// goroutine reads and writes it (fault.go).
+	fault   *fault
+	faulted string        // the last run a fault ended: what still comes for it is dropped
+	kick    chan struct{} // wakes the owner to try to end a faulted run again
 }
 
 func newSession(r *Runtime, id string, m core.Model) *session {
-	s := &session{r: r, id: id, inbox: make(chan delivery, 64), m: m, ended: make(chan struct{})}
+	s := &session{r: r, id: id, inbox: make(chan delivery, 64), m: m, ended: make(chan struct{}), kick: make(chan struct{}, 1)}
 	if m.Open() {
 		s.run, s.cancel = context.WithCancelCause(r.base)
 	}
@@ -101,20 +108,61 @@ func (s *session) closeInbox() {
 	}
 }
 
-// own is the owner goroutine: it applies deliveries in arrival order.
+// own is the owner goroutine: it applies deliveries in arrival order. A
+// worker's report (no done) that cannot be appended faults the open run
+// instead of being dropped unseen (fault.go).
 func (s *session) own() {
 	defer s.r.owners.Done()
-	for d := range s.inbox {
-		prior, err := s.apply(d)
-		if d.done != nil {
-			d.done <- deliveryResult{prior: prior, err: err}
+	for {
+		select {
+		case d, ok := <-s.inbox:
+			if !ok {
+				return
+			}
+			prior, err := s.apply(d)
+			switch {
+			case d.done != nil:
+				d.done <- deliveryResult{prior: prior, err: err}
+			case err != nil:
+				s.lost(err)
+			}
+		case <-s.kick:
+			if err := s.endFault(); err != nil {
+				s.r.log.Debug("the faulted run could not be closed yet", "session", s.id, "err", err)
+			}
 		}
 	}
 }
 
-// apply runs Update over each fact, appends facts and records in one
-// transaction, and only then adopts the new Model and performs the commands.
+// apply ends a faulted run first (its terminal must be in the log before
+// anything else is), then commits the delivery. Facts for a run a fault
+// ended (its work's last reports, a late Stop or answer) are dropped: that
+// run is over, and its work's word is no longer trusted.
 func (s *session) apply(d delivery) ([]byte, error) {
+	if err := s.endFault(); err != nil {
+		return nil, err
+	}
+	if s.faulted != "" {
+		d.facts = slices.DeleteFunc(slices.Clone(d.facts), func(f event.Draft) bool { return f.RunID == s.faulted })
+		if len(d.facts) == 0 {
+			return nil, nil
+		}
+	}
+	prior, err := s.commit(d)
+	if err != nil && d.done != nil && cancels(d.facts) {
+		// A Stop that could not be recorded still stops the work: the run
+		// is faulted, and ends as soon as its terminal can be written —
+		// perhaps at once, and then the Stop did what it was asked.
+		if s.lost(err); s.fault == nil {
+			return nil, nil
+		}
+	}
+	return prior, err
+}
+
+// commit runs Update over each fact, appends facts and records in one
+// transaction, and only then adopts the new Model and performs the commands.
+func (s *session) commit(d delivery) ([]byte, error) {
 	m := s.model()
 	var drafts []event.Draft
 	var cmds []core.Cmd
@@ -266,6 +314,12 @@ func (s *session) shutdown(cause error) {
 				return
 			}
 			continue
+		}
+		// A faulted run ends when the log takes its terminal: let the owner
+		// try once more now rather than at its next backoff.
+		select {
+		case s.kick <- struct{}{}:
+		default:
 		}
 		select {
 		case <-ended:

@@ -44,7 +44,14 @@ func (s *Store) AppendOnce(ctx context.Context, once Once, session string, draft
 
 type creation struct{ parent *event.BranchPoint }
 
+// write stores drafts in one transaction; a write the disk had no room for
+// is event.ErrNoSpace (and stored nothing).
 func (s *Store) write(ctx context.Context, session string, create *creation, once *Once, drafts []event.Draft) ([]event.Event, *Done, error) {
+	evs, done, err := s.writeTx(ctx, session, create, once, drafts)
+	return evs, done, noSpace(err)
+}
+
+func (s *Store) writeTx(ctx context.Context, session string, create *creation, once *Once, drafts []event.Draft) ([]event.Event, *Done, error) {
 	if len(drafts) == 0 {
 		return nil, nil, ErrEmptyAppend
 	}
@@ -63,6 +70,9 @@ func (s *Store) write(ctx context.Context, session string, create *creation, onc
 		return nil, nil, fmt.Errorf("append to %s: %w", session, err)
 	}
 	defer tx.Rollback()
+	if err := s.pages.apply(ctx, tx); err != nil {
+		return nil, nil, fmt.Errorf("append to %s: %w", session, err)
+	}
 
 	if once != nil {
 		done, err := claim(ctx, tx, *once)
@@ -385,8 +395,14 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 
 // DeleteSession removes a session and its whole log. This is the one
 // destructive operation: the user asked for the conversation to be gone.
-// Branches of it keep their own events but can no longer be projected.
+// Branches of it keep their own events but can no longer be projected. A
+// delete the disk had no room to journal is event.ErrNoSpace.
 func (s *Store) DeleteSession(ctx context.Context, id string, once *Once) (*Done, error) {
+	done, err := s.deleteTx(ctx, id, once)
+	return done, noSpace(err)
+}
+
+func (s *Store) deleteTx(ctx context.Context, id string, once *Once) (*Done, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("delete session %s: %w", id, err)

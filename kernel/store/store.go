@@ -52,6 +52,7 @@ type Store struct {
 	db       *sql.DB
 	path     string
 	readOnly bool
+	pages    pageLimit // a test's cap on the file's size (limit.go)
 }
 
 // Open opens (creating if needed) the database at path. Before anything is

@@ -412,7 +412,16 @@ export interface RunFinishedPayload {
   error?: string;
 }
 
-export type RunInterruptedPayload = Record<string, never>;
+/**
+ * RunInterruptedPayload closes a run whose work was cut off: by a restart
+ * (Error empty; the run ends as interrupted), or, while Quire kept running,
+ * by a report of that work the log could not take (Error is the sentence
+ * saying so; the run ends as error with it). Either way no report of the
+ * run's work is trusted after it: dispatched calls get unknown_completion.
+ */
+export interface RunInterruptedPayload {
+  error?: string;
+}
 
 export interface RunStartedPayload {
   model: string;

@@ -1,0 +1,67 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"syscall"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"quire/kernel/event"
+)
+
+// pageLimit is a cap on the database file's size in pages, for tests that
+// need the disk to fill at an exact append: 0 = never capped (no pragma is
+// run), n > 0 = at most n pages, -1 = the cap was lifted.
+type pageLimit struct{ n atomic.Int64 }
+
+// sqliteMaxPages is SQLite's own largest max_page_count: what a lifted cap
+// goes back to.
+const sqliteMaxPages = 4294967294
+
+// LimitPages caps the database file at n pages for the log's later writes,
+// so that an append which needs more fails with SQLite's SQLITE_FULL, as it
+// does when the disk fills; n <= 0 lifts the cap. It is a test's knob:
+// max_page_count belongs to a connection, so each write transaction sets it
+// on its own connection (and only once a test has used this).
+func (s *Store) LimitPages(n int64) {
+	if n <= 0 {
+		n = -1
+	}
+	s.pages.n.Store(n)
+}
+
+// apply sets the cap (or lifts it) on the connection of tx.
+func (p *pageLimit) apply(ctx context.Context, tx *sql.Tx) error {
+	n := p.n.Load()
+	switch {
+	case n == 0:
+		return nil
+	case n < 0:
+		n = sqliteMaxPages
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", n)); err != nil {
+		return fmt.Errorf("cap the file at %d pages: %w", n, err)
+	}
+	return nil
+}
+
+// noSpace marks a write's error as event.ErrNoSpace when SQLite could not
+// grow the file: SQLITE_FULL, which SQLite reports both for a full disk
+// (ENOSPC from the OS) and for a file at its page limit, or ENOSPC itself
+// where the OS error surfaces. The driver's message stays in the chain for
+// the log.
+func noSpace(err error) error {
+	if err == nil || errors.Is(err, event.ErrNoSpace) {
+		return err
+	}
+	var se *sqlite.Error
+	if (errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_FULL) || errors.Is(err, syscall.ENOSPC) {
+		return fmt.Errorf("%w: %w", event.ErrNoSpace, err)
+	}
+	return err
+}
