@@ -80,6 +80,10 @@ var (
 	// 409) without hosts knowing the kernel's own sentinels.
 	ErrNotFound = errors.New("not found")
 	ErrConflict = errors.New("conflicts with the current state")
+	// ErrDamaged classifies a command refused because the session's log
+	// cannot be read (Session.Damaged says why); HTTP 409 too, but a host
+	// tells the user the conversation is damaged, not that it is busy.
+	ErrDamaged = errors.New("the conversation's log is damaged")
 )
 
 // Classify marks err as being of kind (one of the sentinels above) while
