@@ -70,6 +70,7 @@ type Parts struct {
 	ragMu    sync.Mutex       // a Reader opens rag on first use (Index)
 	library  *library.Library // started by a host that shows documents (Documents)
 	mem      *memory.Store    // nil when it could not be opened
+	memErr   error            // why mem is nil in an Owner
 }
 
 // Open assembles the parts in mode over the settings. extra options come

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"quire/internal/testkit/pagedamage"
 	"quire/kernel/event"
 )
 
@@ -35,41 +36,6 @@ func fillSessions(t testing.TB, s *Store, n int) {
 			}
 		}
 	}
-}
-
-// flipPages damages pages the way a torn write or a failing disk does
-// while leaving each page's structure readable: in up to want leaf pages of
-// the events table (b-tree leaf pages of a WITHOUT ROWID table, type 0x0a),
-// the session id of a row in the middle of the page is changed to one that
-// sorts after its neighbours. It returns how many pages it changed.
-func flipPages(t *testing.T, path string, want int) int {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const pageSize = 4096
-	var leaves []int
-	for p := 1; p < len(data)/pageSize; p++ { // page 0 holds the schema
-		if data[p*pageSize] == 0x0a {
-			leaves = append(leaves, p)
-		}
-	}
-	step := max(1, len(leaves)/want)
-	flipped := 0
-	for i := 0; i < len(leaves) && flipped < want; i += step {
-		page := data[leaves[i]*pageSize : (leaves[i]+1)*pageSize]
-		at := bytes.Index(page[pageSize/2:], []byte("sess-"))
-		if at < 0 {
-			continue
-		}
-		page[pageSize/2+at+len("sess-")] = '9'
-		flipped++
-	}
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return flipped
 }
 
 // TestCleanCloseLeavesNoWAL is the premise of the rule for the full check:
@@ -126,7 +92,7 @@ func TestFlippedPagesAreFoundAfterACrash(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := flipPages(t, crashed, 30); n != 30 {
+	if n := pagedamage.FlipKeys(t, crashed, "sess-", 30); n != 30 {
 		t.Fatalf("flipped %d pages, want 30", n)
 	}
 	before := map[string][]byte{}

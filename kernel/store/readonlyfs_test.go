@@ -1,46 +1,13 @@
-//go:build linux
-
 package store
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
+
+	"quire/internal/testkit/rofs"
 )
-
-// tmpfs mounts a small tmpfs for the test and returns its folder and a
-// function that remounts it read-only. Root ignores permission bits, so a
-// read-only mount is the only honest read-only folder; the test is skipped,
-// saying why, where mounting is not allowed.
-func tmpfs(t *testing.T) (dir string, readOnly func()) {
-	t.Helper()
-	dir = t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=16m"); err != nil {
-		t.Skipf("cannot mount a tmpfs to make a read-only folder (%v); run as root or with CAP_SYS_ADMIN", err)
-	}
-	t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
-	return dir, func() {
-		t.Helper()
-		if err := syscall.Mount("", dir, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
-			t.Fatalf("remount read-only: %v", err)
-		}
-	}
-}
-
-// bindReadOnly makes one file read-only in place (a read-only bind mount of
-// it over itself) while its folder stays writable.
-func bindReadOnly(t *testing.T, path string) {
-	t.Helper()
-	if err := syscall.Mount(path, path, "", syscall.MS_BIND, ""); err != nil {
-		t.Skipf("cannot bind-mount %s to make it read-only (%v); run as root or with CAP_SYS_ADMIN", path, err)
-	}
-	t.Cleanup(func() { syscall.Unmount(path, syscall.MNT_DETACH) })
-	if err := syscall.Mount("", path, "", syscall.MS_REMOUNT|syscall.MS_BIND|syscall.MS_RDONLY, ""); err != nil {
-		t.Fatalf("remount %s read-only: %v", path, err)
-	}
-}
 
 // written makes a database with one session at path and closes it cleanly.
 func written(t *testing.T, path string) {
@@ -61,7 +28,7 @@ func written(t *testing.T, path string) {
 // told it is read-only (not that the file is damaged), and a reader still
 // reads the sessions.
 func TestReadOnlyFolderIsReadOnlyNotDamaged(t *testing.T) {
-	dir, readOnly := tmpfs(t)
+	dir, readOnly := rofs.Folder(t)
 	path := filepath.Join(dir, "quire.db")
 	written(t, path)
 	readOnly()
@@ -96,7 +63,7 @@ func TestReadOnlyFolderIsReadOnlyNotDamaged(t *testing.T) {
 func TestReadOnlyFileIsRefusedForWriting(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "quire.db")
 	written(t, path)
-	bindReadOnly(t, path)
+	rofs.File(t, path)
 
 	if s, err := Open(t.Context(), path); !errors.Is(err, ErrReadOnly) {
 		if err == nil {
