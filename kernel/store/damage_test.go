@@ -139,3 +139,51 @@ func TestBackupsListsTheCopiesMadeBeforeMigrating(t *testing.T) {
 		t.Fatalf("Backups = %v, want %v", got, want)
 	}
 }
+
+// TestAFileThatFailsItsCheckTakesNoMoreWrites: damage at rest in a file
+// closed cleanly passes the quick check at open; once the full check
+// (doctor's) finds it, the log refuses every write, and the file and its
+// WAL stay as they were.
+func TestAFileThatFailsItsCheckTakesNoMoreWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "quire.db")
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fillSessions(t, s, 3000)
+	s.Close()
+	if n := pagedamage.FlipKeys(t, path, "sess-", 30); n != 30 {
+		t.Fatalf("flipped %d pages, want 30", n)
+	}
+	s, err = Open(t.Context(), path)
+	if err != nil {
+		t.Fatalf("the quick check at open refused the file (the test no longer reproduces the issue): %v", err)
+	}
+	defer s.Close()
+	if err := s.Check(t.Context(), true); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("full check: %v, want ErrCorrupt", err)
+	}
+	before := map[string][]byte{}
+	for _, suffix := range []string{"", "-wal"} {
+		before[suffix], _ = os.ReadFile(path + suffix)
+	}
+	writes := map[string]error{
+		"append": func() error { _, err := s.Append(t.Context(), "sess-1", user("more")); return err }(),
+		"once": func() error {
+			_, _, err := s.AppendOnce(t.Context(), Once{Key: "k", Fingerprint: "f"}, "sess-1", user("more"))
+			return err
+		}(),
+		"create": func() error { _, _, err := s.CreateSession(t.Context(), "new", "New", t0, nil, nil); return err }(),
+		"delete": func() error { _, err := s.DeleteSession(t.Context(), "sess-2", nil); return err }(),
+	}
+	for what, err := range writes {
+		if !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s into a file that failed its check: %v, want ErrCorrupt", what, err)
+		}
+	}
+	for suffix, b := range before {
+		if after, _ := os.ReadFile(path + suffix); !bytes.Equal(b, after) {
+			t.Fatalf("the damaged file%s was written after it failed its check", suffix)
+		}
+	}
+}

@@ -48,6 +48,9 @@ func (s *Store) write(ctx context.Context, session string, create *creation, onc
 	if len(drafts) == 0 {
 		return nil, nil, ErrEmptyAppend
 	}
+	if err := s.refusesWrites(); err != nil {
+		return nil, nil, err
+	}
 	// Encode everything before the transaction: a bad draft must not leave a
 	// half-written batch, and validation must not hold the write lock.
 	encoded := make([]event.Encoded, len(drafts))
@@ -387,6 +390,9 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 // destructive operation: the user asked for the conversation to be gone.
 // Branches of it keep their own events but can no longer be projected.
 func (s *Store) DeleteSession(ctx context.Context, id string, once *Once) (*Done, error) {
+	if err := s.refusesWrites(); err != nil {
+		return nil, err
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("delete session %s: %w", id, err)

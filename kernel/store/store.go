@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"modernc.org/sqlite" // registers the "sqlite" driver
@@ -56,6 +57,10 @@ type Store struct {
 	db       *sql.DB
 	path     string
 	readOnly bool
+	// damaged is set when a check run after Open (doctor's full check)
+	// fails: from then on the log takes no write, since nothing may write
+	// into a file that failed its check.
+	damaged atomic.Pointer[error]
 }
 
 // Open opens (creating if needed) the database at path for writing. Before
@@ -278,7 +283,18 @@ func (s *Store) Check(ctx context.Context, full bool) error {
 		return fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("%s: %w: %s", s.path, ErrCorrupt, strings.Join(problems, "; "))
+		err := fmt.Errorf("%s: %w: %s", s.path, ErrCorrupt, strings.Join(problems, "; "))
+		s.damaged.Store(&err)
+		return err
+	}
+	return nil
+}
+
+// refusesWrites is why the log takes no more writes (nil while it does): a
+// check after Open found the file damaged.
+func (s *Store) refusesWrites() error {
+	if err := s.damaged.Load(); err != nil {
+		return fmt.Errorf("no write to a damaged database: %w", *err)
 	}
 	return nil
 }
