@@ -72,8 +72,8 @@ func TestReadOnlyDataFolderIsSaidToBeReadOnly(t *testing.T) {
 	if err := owner.DatabaseError(); !errors.Is(err, store.ErrReadOnly) {
 		t.Fatalf("owner on a read-only folder: %v, want store.ErrReadOnly", err)
 	}
-	if _, err := owner.Kernel().Sessions(t.Context()); err == nil || !strings.Contains(err.Error(), "read-only") {
-		t.Fatalf("the owner's kernel answers %v, want the read-only reason", err)
+	if _, err := owner.Kernel().Sessions(t.Context()); err == nil || !strings.Contains(err.Error(), "read-only") || !strings.Contains(err.Error(), "-data-dir") {
+		t.Fatalf("the owner's kernel answers %v, want the read-only reason and what to do", err)
 	}
 	saysReadOnly(t, databaseCheck(t, owner.Doctor(t.Context())), db)
 

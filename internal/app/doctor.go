@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"quire/doctor"
@@ -22,7 +23,6 @@ func (p *Parts) Doctor(ctx context.Context) doctor.Report {
 			d, err := store.Diagnose(ctx)
 			return d.SQLiteVersion, d.FTS5, err
 		})
-	path := cfg.DatabasePath()
 	dbErr := p.dbErr
 	if dbErr == nil && p.store != nil {
 		// The full check, whatever the store opened with: it is what finds
@@ -31,7 +31,7 @@ func (p *Parts) Doctor(ctx context.Context) doctor.Report {
 		// size, so it has no deadline of Ollama's.
 		dbErr = p.store.Check(parent, true)
 	}
-	r.Add(doctor.Database(doctor.DatabaseState{Path: path, Problem: databaseProblem(dbErr), Err: dbErr, Backups: store.Backups(path)}))
+	r.Add(doctor.Database(p.databaseState(dbErr)))
 	if p.mode == Owner && p.store != nil {
 		// The parts an owner runs without when they could not be opened:
 		// said here, not only in the log.
@@ -39,6 +39,22 @@ func (p *Parts) Doctor(ctx context.Context) doctor.Report {
 		r.Add(doctor.Part("Memory", "memory", p.memErr))
 	}
 	return r
+}
+
+// databaseState is what doctor needs to judge the database file, err being
+// why it could not be opened or failed its check.
+func (p *Parts) databaseState(err error) doctor.DatabaseState {
+	path := p.settings.Get().DatabasePath()
+	return doctor.DatabaseState{Path: path, Problem: databaseProblem(err), Err: err, Backups: store.Backups(path)}
+}
+
+// explained is err followed by what to do about it, the sentence doctor
+// gives: every host (the window, `quire serve`, the CLI) then says the same.
+func explained(s doctor.DatabaseState, err error) error {
+	if remedy := doctor.Database(s).Remedy; remedy != "" {
+		return fmt.Errorf("%w. %s", err, remedy)
+	}
+	return err
 }
 
 func databaseProblem(err error) doctor.DatabaseProblem {
