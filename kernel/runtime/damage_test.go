@@ -35,11 +35,7 @@ func TestRecoverGoesOnPastADamagedSession(t *testing.T) {
 		}
 		waitFor(t, h, s.ID, event.AssistantDelta)
 	}
-	// What a crash leaves: the database as committed, both runs open.
-	crashed := filepath.Join(t.TempDir(), "crashed.db")
-	if _, err := h.store.DB().Exec("VACUUM INTO ?", crashed); err != nil {
-		t.Fatal(err)
-	}
+	crashed := crashCopy(t, h) // both runs open
 	st, err := store.Open(t.Context(), crashed)
 	if err != nil {
 		t.Fatal(err)
@@ -113,4 +109,15 @@ func TestRecoverGoesOnPastADamagedSession(t *testing.T) {
 	if err := runCmd(t, h2.rt, protocol.DeleteSession, protocol.SessionRef{Session: bad.ID}); err != nil {
 		t.Fatalf("delete the damaged session: %v", err)
 	}
+}
+
+// crashCopy is what a crash leaves of the harness's database: a copy of
+// what was committed, with every run open as it is now.
+func crashCopy(t *testing.T, h *harness) string {
+	t.Helper()
+	crashed := filepath.Join(t.TempDir(), "crashed.db")
+	if _, err := h.store.DB().Exec("VACUUM INTO ?", crashed); err != nil {
+		t.Fatal(err)
+	}
+	return crashed
 }
