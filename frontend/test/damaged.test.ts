@@ -1,8 +1,9 @@
 // @vitest-environment jsdom
-// The sidebar mounted in jsdom over a stand-in for the chat store: only
-// what the sidebar and its children read.
+// A damaged chat (Session.damaged) in the sidebar and the composer, mounted
+// in jsdom over a stand-in for the chat store: only what they read.
 import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, describe, expect, it } from 'vitest';
+import Composer from '../src/components/Composer.svelte';
 import Sidebar from '../src/components/Sidebar.svelte';
 import type { ChatStore } from '../src/lib/chat.svelte';
 import type { Session } from '../src/lib/protocol';
@@ -35,5 +36,27 @@ describe('Sidebar', () => {
     expect(badge?.textContent).toBe('Damaged');
     expect(badge?.title).toContain(reason);
     expect(badge?.title).toContain('delete');
+  });
+});
+
+describe('Composer', () => {
+  function compose(active: Session) {
+    const chat = { active, sending: false, error: null, focusRequest: 0, running: false, runGoing: false } as unknown as ChatStore;
+    mounted = mount(Composer, { target: document.body, props: { chat } });
+    flushSync();
+  }
+
+  it('takes no message for a damaged chat and says why', () => {
+    compose(session('b', { damaged: 'session b, event 1 (input.received): its payload is not JSON' }));
+    const box = document.querySelector<HTMLTextAreaElement>('[data-testid="composer"]')!;
+    expect(box.disabled).toBe(true);
+    expect(document.querySelector('[data-testid="damaged-notice"]')?.textContent).toContain('cannot be continued');
+    expect(document.querySelector<HTMLButtonElement>('[data-testid="send"]')!.disabled).toBe(true);
+  });
+
+  it('takes messages for a healthy chat', () => {
+    compose(session('a'));
+    expect(document.querySelector<HTMLTextAreaElement>('[data-testid="composer"]')!.disabled).toBe(false);
+    expect(document.querySelector('[data-testid="damaged-notice"]')).toBeNull();
   });
 });
