@@ -86,3 +86,40 @@ func TestReadOnlyFileIsRefusedForWriting(t *testing.T) {
 		t.Fatalf("sessions %+v, %v", list, err)
 	}
 }
+
+// TestCrashCopyInAReadOnlyFolderIsNotReadWithoutItsWAL: a file with a WAL
+// left beside it, in a folder that takes no WAL index, cannot be read
+// through the WAL; opening it as immutable would hide the WAL's commits, so
+// the reader refuses it as read-only (the remedy, making the folder
+// writable, is the one that lets it read everything).
+func TestCrashCopyInAReadOnlyFolderIsNotReadWithoutItsWAL(t *testing.T) {
+	dir, readOnly := rofs.Folder(t)
+	live := filepath.Join(t.TempDir(), "live.db")
+	s, err := Open(t.Context(), live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, _, err := s.CreateSession(t.Context(), "a", "Only in the WAL", t0, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "quire.db")
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(live + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path+suffix, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readOnly()
+	if r, err := OpenReadOnly(t.Context(), path); !errors.Is(err, ErrReadOnly) {
+		if err == nil {
+			list, _ := r.Sessions(t.Context())
+			r.Close()
+			t.Fatalf("read a crash copy without its WAL index: %d sessions, want ErrReadOnly", len(list))
+		}
+		t.Fatalf("crash copy in a read-only folder: %v, want ErrReadOnly", err)
+	}
+}
