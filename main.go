@@ -182,6 +182,10 @@ func runServe(ctx context.Context, settings *config.Store, dist fs.FS, addr stri
 		return 1
 	}
 	defer p.Close()
+	if err := p.DatabaseError(); err != nil {
+		// It serves anyway, so the page can say the same and show the doctor.
+		fmt.Fprintln(stderr, "quire:", err)
+	}
 	srv := httpapi.New(p.ServeBackend(ctx, os.Getenv("QUIRE_TEST_PROBE")), dist, log)
 	if err := srv.ListenAndServe(ctx, addr, func(url string) { fmt.Fprintln(stdout, "Quire is serving on", url) }); err != nil {
 		fmt.Fprintln(stderr, "quire:", err)

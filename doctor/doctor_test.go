@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"quire/internal/testkit/rofs"
 )
 
 type fakeOllama struct {
@@ -96,28 +98,86 @@ func TestDataDirCheckCreatesNothing(t *testing.T) {
 }
 
 func TestDatabaseCheckSaysWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "quire.db")
+	if err := os.WriteFile(db, []byte("a database"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	backups := []string{db + ".backup-v0", db + ".backup-v1"}
 	tests := []struct {
+		name    string
 		problem DatabaseProblem
 		err     error
+		backups []string
 		ok      bool
 		detail  string
-		remedy  string
+		remedy  []string
 	}{
-		{DatabaseFine, nil, true, "/d/quire.db", ""},
-		{DatabaseNotCreated, nil, true, "not created yet", ""},
-		{DatabaseDamaged, errors.New("quire.db: the database file is damaged"), false, "damaged", "Move it aside (a backup may sit beside it)"},
-		{DatabaseNeedsUpgrade, errors.New("written by an older version"), false, "older version", "Start Quire"},
-		{DatabaseRefused, errors.New("written by a newer version"), false, "newer version", "update Quire"},
+		{"fine", DatabaseFine, nil, nil, true, db, nil},
+		{"not created", DatabaseNotCreated, nil, nil, true, "not created yet", nil},
+		{"damaged, no backup", DatabaseDamaged, errors.New("quire.db: the database file is damaged"), nil, false, "damaged",
+			[]string{"will not write to it", "move quire.db (with quire.db-wal and quire.db-shm", "starts a new one", "No backup"}},
+		{"damaged, with backups", DatabaseDamaged, errors.New("quire.db: the database file is damaged: row not in PRIMARY KEY order"), backups, false, "PRIMARY KEY",
+			[]string{"move quire.db", "copy the backup " + backups[1] + " to " + db, backups[0]}},
+		{"needs upgrade", DatabaseNeedsUpgrade, errors.New("written by an older version"), nil, false, "older version", []string{"Start Quire"}},
+		{"read-only", DatabaseReadOnly, errors.New(dir + ": the database is read-only"), nil, false, "Quire cannot write to " + db + ": it is read-only",
+			[]string{"Make it writable (chmod u+w " + db, "pick another data folder with -data-dir"}},
+		{"refused", DatabaseRefused, errors.New("written by a newer version"), nil, false, "newer version", []string{"update Quire"}},
 	}
 	for _, tt := range tests {
-		c := Database("/d/quire.db", tt.problem, tt.err)
-		if c.Name != "Database" || c.OK != tt.ok || !strings.Contains(c.Detail, tt.detail) || !strings.Contains(c.Remedy, tt.remedy) || (tt.ok && c.Remedy != "") {
-			t.Errorf("problem %d: %+v", tt.problem, c)
-		}
-		r := Report{OK: true}
-		r.Add(c)
-		if r.OK != tt.ok || len(r.Checks) != 1 {
-			t.Errorf("problem %d: report %+v", tt.problem, r)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			c := Database(DatabaseState{Path: db, Problem: tt.problem, Err: tt.err, Backups: tt.backups})
+			if c.Name != "Database" || c.OK != tt.ok || !strings.Contains(c.Detail, tt.detail) || (tt.ok && c.Remedy != "") {
+				t.Fatalf("%+v", c)
+			}
+			for _, want := range tt.remedy {
+				if !strings.Contains(c.Remedy, want) {
+					t.Errorf("remedy %q lacks %q", c.Remedy, want)
+				}
+			}
+			if tt.problem != DatabaseReadOnly && strings.Contains(c.Remedy, "read-only") {
+				t.Errorf("remedy %q speaks of read-only", c.Remedy)
+			}
+			if tt.problem == DatabaseReadOnly && strings.Contains(c.Remedy, "move") {
+				t.Errorf("a read-only file is told to move: %q", c.Remedy)
+			}
+			r := Report{OK: true}
+			r.Add(c)
+			if r.OK != tt.ok || len(r.Checks) != 1 {
+				t.Fatalf("report %+v", r)
+			}
+		})
+	}
+}
+
+func TestPartSaysItIsOff(t *testing.T) {
+	if c := Part("Memory", "memory", nil); !c.OK || c.Remedy != "" {
+		t.Fatalf("a part that opened: %+v", c)
+	}
+	c := Part("Documents", "the document index", errors.New("rag: schema 9 is newer"))
+	if c.OK || !strings.Contains(c.Detail, "off: the document index could not be opened: rag: schema 9 is newer") || c.Remedy == "" {
+		t.Fatalf("a part that is off: %+v", c)
+	}
+}
+
+// TestReadOnlyDatabaseFileIsReported: a database file that opened (a
+// reader reads a read-only file) but cannot be written is reported as
+// read-only, with the remedy, not as fine.
+func TestReadOnlyDatabaseFileIsReported(t *testing.T) {
+	dir, readOnly := rofs.Folder(t)
+	db := filepath.Join(dir, "quire.db")
+	if err := os.WriteFile(db, []byte("a database"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := Database(DatabaseState{Path: db, Problem: DatabaseFine}); !c.OK {
+		t.Fatalf("a writable file: %+v", c)
+	}
+	readOnly()
+	c := Database(DatabaseState{Path: db, Problem: DatabaseFine})
+	if c.OK || !strings.Contains(c.Detail, "Quire cannot write to "+db+": it is read-only") || !strings.Contains(c.Remedy, "-data-dir") {
+		t.Fatalf("a read-only file: %+v", c)
+	}
+	if d := checkDataDir(dir); d.OK || !strings.Contains(d.Detail, "not writable") {
+		t.Fatalf("the read-only data folder: %+v", d)
 	}
 }

@@ -15,3 +15,13 @@ func writable(dir string) error {
 	f.Close()
 	return os.Remove(name)
 }
+
+// writableExisting reports whether this process may write the existing
+// file path: opening it for writing changes nothing.
+func writableExisting(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}

@@ -211,7 +211,7 @@ func statusOf(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, protocol.ErrNotFound):
 		return http.StatusNotFound
-	case errors.Is(err, protocol.ErrConflict):
+	case errors.Is(err, protocol.ErrConflict), errors.Is(err, protocol.ErrDamaged):
 		return http.StatusConflict
 	case errors.Is(err, protocol.ErrNoSpace):
 		return http.StatusInsufficientStorage

@@ -70,6 +70,7 @@ type Parts struct {
 	ragMu    sync.Mutex       // a Reader opens rag on first use (Index)
 	library  *library.Library // started by a host that shows documents (Documents)
 	mem      *memory.Store    // nil when it could not be opened
+	memErr   error            // why mem is nil in an Owner
 }
 
 // Open assembles the parts in mode over the settings. extra options come
@@ -207,8 +208,14 @@ func (p *Parts) ask(ctx context.Context, q runtime.Question) (runtime.Answer, er
 // SetAsker makes a host the one that asks the user.
 func (p *Parts) SetAsker(a host.Asker) { p.asker.Store(&a) }
 
-// DatabaseError is why the database could not be opened (nil when it was).
-func (p *Parts) DatabaseError() error { return p.dbErr }
+// DatabaseError is why the database could not be opened (nil when it was),
+// with what to do about it (doctor's remedy), for a host to show as it is.
+func (p *Parts) DatabaseError() error {
+	if p.dbErr == nil {
+		return nil
+	}
+	return explained(p.databaseState(p.dbErr), p.dbErr)
+}
 
 // errNoDatabase: the database could not be opened; the error it wraps says why.
 var errNoDatabase = errors.New("the database could not be opened")
@@ -226,7 +233,7 @@ func (p *Parts) Kernel() protocol.Kernel {
 	case p.mode == Reader && p.reader != nil:
 		return readOnly{p.reader}
 	case p.runtime == nil:
-		return protocol.Unavailable{Err: fmt.Errorf("%w: %w", errNoDatabase, p.dbErr)}
+		return protocol.Unavailable{Err: fmt.Errorf("%w: %w", errNoDatabase, p.DatabaseError())}
 	}
 	return p.runtime
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"quire/doctor"
@@ -13,6 +14,7 @@ import (
 // Doctor runs every check (doctor/), with a deadline so a hung Ollama
 // cannot hang it; the database check reports how the store opened.
 func (p *Parts) Doctor(ctx context.Context) doctor.Report {
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	cfg := p.settings.Get()
@@ -21,8 +23,38 @@ func (p *Parts) Doctor(ctx context.Context) doctor.Report {
 			d, err := store.Diagnose(ctx)
 			return d.SQLiteVersion, d.FTS5, err
 		})
-	r.Add(doctor.Database(cfg.DatabasePath(), databaseProblem(p.dbErr), p.dbErr))
+	dbErr := p.dbErr
+	if dbErr == nil && p.store != nil {
+		// The full check, whatever the store opened with: it is what finds
+		// damage in a file at rest that the quick check at open misses
+		// (kernel/store, uncleanlyClosed). Local and bounded by the file's
+		// size, so it has no deadline of Ollama's.
+		dbErr = p.store.Check(parent, true)
+	}
+	r.Add(doctor.Database(p.databaseState(dbErr)))
+	if p.mode == Owner && p.store != nil {
+		// The parts an owner runs without when they could not be opened:
+		// said here, not only in the log.
+		r.Add(doctor.Part("Documents", "the document index (search_docs and the documents panel)", p.ragErr))
+		r.Add(doctor.Part("Memory", "memory", p.memErr))
+	}
 	return r
+}
+
+// databaseState is what doctor needs to judge the database file, err being
+// why it could not be opened or failed its check.
+func (p *Parts) databaseState(err error) doctor.DatabaseState {
+	path := p.settings.Get().DatabasePath()
+	return doctor.DatabaseState{Path: path, Problem: databaseProblem(err), Err: err, Backups: store.Backups(path)}
+}
+
+// explained is err followed by what to do about it, the sentence doctor
+// gives: every host (the window, `quire serve`, the CLI) then says the same.
+func explained(s doctor.DatabaseState, err error) error {
+	if remedy := doctor.Database(s).Remedy; remedy != "" {
+		return fmt.Errorf("%w. %s", err, remedy)
+	}
+	return err
 }
 
 func databaseProblem(err error) doctor.DatabaseProblem {
@@ -35,6 +67,8 @@ func databaseProblem(err error) doctor.DatabaseProblem {
 		return doctor.DatabaseDamaged
 	case errors.Is(err, store.ErrOlderDatabase):
 		return doctor.DatabaseNeedsUpgrade
+	case errors.Is(err, store.ErrReadOnly):
+		return doctor.DatabaseReadOnly
 	}
 	return doctor.DatabaseRefused
 }

@@ -30,7 +30,7 @@ func (p *Parts) Index(ctx context.Context) (host.Index, error) {
 	case p.ragErr != nil:
 		return nil, fmt.Errorf("the document index is not available (see `quire doctor`): %w", p.ragErr)
 	}
-	return nil, fmt.Errorf("the document index is not available: %w: %w", errNoDatabase, p.dbErr)
+	return nil, fmt.Errorf("the document index is not available: %w: %w", errNoDatabase, p.DatabaseError())
 }
 
 // documentIndex adapts rag to the commands' shapes.

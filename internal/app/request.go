@@ -23,7 +23,7 @@ func (p *Parts) Request(ctx context.Context, session string, n int) (json.RawMes
 	case p.runtime != nil:
 		requests = p.runtime
 	default:
-		return nil, fmt.Errorf("%w: %w", errNoDatabase, p.dbErr)
+		return nil, fmt.Errorf("%w: %w", errNoDatabase, p.DatabaseError())
 	}
 	req, err := requests.Request(ctx, session, n)
 	if err != nil {

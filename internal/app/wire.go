@@ -86,6 +86,7 @@ func (p *Parts) openMemory(ctx context.Context, emb memory.Embedder) []runtime.O
 		memory.WithSettingsSaver(p.settings.SetMemory), memory.WithLogger(p.log))
 	if err != nil {
 		p.log.Error("memory could not be opened; the assistant will not remember", "err", err)
+		p.memErr = err // doctor reports it
 		return nil
 	}
 	p.mem = mem

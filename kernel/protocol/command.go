@@ -84,6 +84,10 @@ var (
 	// (HTTP 507): nothing of it was saved; hosts say so in words and ask
 	// the user to free some space, then try again.
 	ErrNoSpace = errors.New("the disk is full")
+	// ErrDamaged classifies a command refused because the session's log
+	// cannot be read (Session.Damaged says why); HTTP 409 too, but a host
+	// tells the user the conversation is damaged, not that it is busy.
+	ErrDamaged = errors.New("the conversation's log is damaged")
 )
 
 // Classify marks err as being of kind (one of the sentinels above) while

@@ -54,6 +54,11 @@ type Session struct {
 	// A branch names the session and seq it forks from.
 	Parent    string `json:"parent,omitempty"`
 	ParentSeq int64  `json:"parentSeq,omitempty"`
+	// Damaged says why the session's log cannot be read (an event that does
+	// not decode), empty when it can. A damaged session is listed and may be
+	// deleted, and every other command to it is refused (ErrDamaged); the
+	// other sessions are not affected.
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // Update is what a host receives as the log grows: new events (one append's

@@ -43,6 +43,8 @@ func (r *Runtime) Execute(ctx context.Context, cmd protocol.Command) (json.RawMe
 		return nil, protocol.Classify(protocol.ErrNotFound, err)
 	case errors.Is(err, event.ErrSessionExists), errors.Is(err, ErrNotAsked):
 		return nil, protocol.Classify(protocol.ErrConflict, err)
+	case errors.Is(err, ErrDamagedSession):
+		return nil, protocol.Classify(protocol.ErrDamaged, err)
 	case errors.Is(err, ErrEmptyMessage), errors.Is(err, event.ErrBadBranch):
 		return nil, protocol.Classify(protocol.ErrBadPayload, err)
 	case errors.Is(err, event.ErrNoSpace):
@@ -173,6 +175,9 @@ func cleanTitle(title string) string {
 }
 
 func (r *Runtime) rename(ctx context.Context, p protocol.RenameSessionPayload, once *event.Once) (json.RawMessage, error) {
+	if why := r.damage(p.Session); why != "" {
+		return nil, fmt.Errorf("%w: %s", ErrDamagedSession, why)
+	}
 	draft := event.Draft{Type: event.SessionRenamed, Time: r.now(), Payload: event.SessionRenamedPayload{Title: cleanTitle(p.Title)}}
 	if once == nil {
 		if _, err := r.feed.Append(ctx, p.Session, draft); err != nil {
@@ -200,6 +205,8 @@ func (r *Runtime) rename(ctx context.Context, p protocol.RenameSessionPayload, o
 	return json.Marshal(s)
 }
 
+// delete removes a session, a damaged one too: deleting is the one thing a
+// user can do with a conversation whose log cannot be read.
 func (r *Runtime) delete(ctx context.Context, id string, once *event.Once) (json.RawMessage, error) {
 	r.detach(id)
 	o, res, err := withResult(once, struct{}{})

@@ -2,6 +2,9 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 
 	"quire/kernel/event"
@@ -72,5 +75,24 @@ func (r *Reader) Events(ctx context.Context, id string, from int64) ([]protocol.
 			return nil, protocol.Classify(protocol.ErrNotFound, err)
 		}
 	}
+	for _, e := range evs {
+		if err := readable(e); err != nil {
+			return nil, protocol.Classify(protocol.ErrDamaged, err)
+		}
+	}
 	return toProtocol(evs), nil
+}
+
+// errNotJSON: a stored payload is not JSON (the file was damaged, or
+// something other than Quire wrote it).
+var errNotJSON = errors.New("its payload is not JSON")
+
+// readable checks what a host needs of an event to show it: a payload that
+// is JSON (a host sends it on as it is). Whether it decodes into its type is
+// the fold's to find, when the session is driven.
+func readable(e event.Event) error {
+	if !json.Valid(e.Payload) {
+		return fmt.Errorf("session %s, event %d (%s): %w", e.Session, e.Seq, e.Type, errNotJSON)
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"quire/kernel/core"
@@ -43,6 +44,9 @@ var (
 	ErrShutdown        = errors.New("the app is shutting down")
 	ErrDuplicateTool   = errors.New("two tools have the same name")
 	ErrClosed          = errors.New("the app is shutting down and takes no new work")
+	// ErrDamagedSession: the session's log holds an event that cannot be
+	// read, so it cannot be folded or driven; it is listed as damaged.
+	ErrDamagedSession = errors.New("the conversation's log cannot be read")
 )
 
 // Settings are the model settings and limits runs use; they are frozen into
@@ -166,6 +170,7 @@ type Runtime struct {
 	mu       sync.Mutex
 	settings Settings
 	sessions map[string]*session
+	damaged  map[string]string // session -> why its log cannot be read
 	closing  bool
 }
 
@@ -180,7 +185,7 @@ func New(st Store, model provider.Provider, settings Settings, opts ...Option) *
 	r := &Runtime{
 		store: st, feed: event.NewFeed(st), reader: NewReader(st), model: model, settings: settings,
 		now: time.Now, newID: randomID, flushEvery: 40 * time.Millisecond, cleanup: 2 * time.Second, log: slog.Default(),
-		pool: make(chan struct{}, 2), sessions: map[string]*session{}, jitter: defaultJitter,
+		pool: make(chan struct{}, 2), sessions: map[string]*session{}, damaged: map[string]string{}, jitter: defaultJitter,
 	}
 	r.handlers = defaultHandlers(r)
 	for _, o := range opts {
@@ -384,24 +389,57 @@ func (r *Reader) systemText(ctx context.Context, session, hash string) ([]event.
 // Only sessions whose last run.started has no run.finished after it are
 // folded (runs of a session are strictly sequential); the rest stay
 // detached until they are used, so start-up does not read every log.
+//
+// A session whose log cannot be read is marked damaged (nothing is written
+// into it) and recovery goes on with the next: one bad event must not leave
+// every later session's run open. Other failures go on too, and are
+// returned together at the end.
 func (r *Runtime) Recover(ctx context.Context) error {
 	ids, err := r.store.SessionsWithOpenRuns(ctx)
 	if err != nil {
 		return err
 	}
+	var errs []error
 	for _, id := range ids {
 		sess, err := r.attach(ctx, id)
+		if errors.Is(err, ErrDamagedSession) {
+			continue // attach logged it, and the sessions list shows it
+		}
 		if err != nil {
-			return err
+			errs = append(errs, fmt.Errorf("recover %s: %w", id, err))
+			continue
 		}
 		if sess.model().Open() {
 			r.log.Info("closing a run left open by a crash", "session", id, "run", sess.model().Run.ID)
 			if err := sess.deliver(ctx, fact(event.RunInterrupted, r.now(), "", event.RunInterruptedPayload{})); err != nil {
-				return err
+				errs = append(errs, fmt.Errorf("recover %s: %w", id, err))
 			}
 		}
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// markDamaged records that a session's log cannot be read, so it is listed
+// as damaged and refused at once from now on (without reading it again),
+// and tells the hosts (a sessions update).
+func (r *Runtime) markDamaged(ctx context.Context, id string, cause error) error {
+	r.mu.Lock()
+	_, known := r.damaged[id]
+	r.damaged[id] = cause.Error()
+	r.mu.Unlock()
+	if !known {
+		r.log.Error("a conversation's log cannot be read; it is shown as damaged and left as it is", "session", id, "err", cause)
+		r.feed.Announce(ctx)
+	}
+	return fmt.Errorf("%w: %w", ErrDamagedSession, cause)
+}
+
+// damage is why the session's log cannot be read ("" when it can, or when
+// nothing has found out yet).
+func (r *Runtime) damage(id string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.damaged[id]
 }
 
 // Close cancels every open run with ErrShutdown, waits for their terminal
@@ -441,17 +479,27 @@ func (r *Runtime) attach(ctx context.Context, id string) (*session, error) {
 		r.mu.Unlock()
 		return nil, ErrClosed
 	}
+	if why, ok := r.damaged[id]; ok {
+		r.mu.Unlock()
+		return nil, fmt.Errorf("%w: %s", ErrDamagedSession, why)
+	}
 	r.mu.Unlock()
 	if _, err := r.store.Session(ctx, id); err != nil {
 		return nil, err
 	}
 	evs, err := r.store.Events(ctx, id, 0)
+	if errors.Is(err, event.ErrUnknownType) {
+		return nil, r.markDamaged(ctx, id, err)
+	}
 	if err != nil {
 		return nil, err
 	}
+	// A log that does not fold (a payload that does not decode, a fact that
+	// breaks the run's invariants) is damaged: the session is never driven
+	// from a model that is not its log's.
 	m, err := core.Fold(evs)
 	if err != nil {
-		return nil, fmt.Errorf("session %s: %w", id, err)
+		return nil, r.markDamaged(ctx, id, err) // its message names the session and event
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -470,6 +518,7 @@ func (r *Runtime) detach(id string) {
 	r.mu.Lock()
 	s, ok := r.sessions[id]
 	delete(r.sessions, id)
+	delete(r.damaged, id)
 	r.mu.Unlock()
 	if ok {
 		s.shutdown(ErrSessionDeleted)
@@ -536,6 +585,7 @@ func (r *Runtime) sessionOf(s event.SessionSummary) protocol.Session {
 		out.RunStatus = string(runStatus(sess.model()))
 		out.Running = out.RunStatus != string(RunIdle)
 	}
+	out.Damaged = r.damage(s.ID)
 	return out
 }
 
@@ -550,7 +600,11 @@ func (r *Runtime) session(ctx context.Context, id string) (protocol.Session, err
 // Events returns a session's events from seq on, with their visibility; a
 // host filters them for its audience (protocol.Filter).
 func (r *Runtime) Events(ctx context.Context, id string, from int64) ([]protocol.Event, error) {
-	return r.reader.Events(ctx, id, from)
+	evs, err := r.reader.Events(ctx, id, from)
+	if errors.Is(err, protocol.ErrDamaged) {
+		r.markDamaged(ctx, id, err)
+	}
+	return evs, err
 }
 
 func toProtocol(evs []event.Event) []protocol.Event {
@@ -565,11 +619,19 @@ func toProtocol(evs []event.Event) []protocol.Event {
 // Follow streams a session's events from seq from on, first the stored ones
 // then each new one, with no gap and no duplicate (event.Feed.Follow).
 func (r *Runtime) Follow(ctx context.Context, id string, from int64) (<-chan protocol.Event, func() error) {
+	ctx, stop := context.WithCancelCause(ctx)
 	in, errp := r.feed.Follow(ctx, id, from)
 	out := make(chan protocol.Event)
+	var bad atomic.Pointer[error] // why the stream stopped at a damaged event
 	go func() {
 		defer close(out)
+		defer stop(nil)
 		for e := range in {
+			if err := readable(e); err != nil {
+				err = protocol.Classify(protocol.ErrDamaged, r.markDamaged(ctx, id, err))
+				bad.Store(&err)
+				return
+			}
 			select {
 			case out <- toProtocol([]event.Event{e})[0]:
 			case <-ctx.Done():
@@ -577,7 +639,12 @@ func (r *Runtime) Follow(ctx context.Context, id string, from int64) (<-chan pro
 			}
 		}
 	}()
-	return out, errp
+	return out, func() error {
+		if err := bad.Load(); err != nil {
+			return *err
+		}
+		return errp()
+	}
 }
 
 var _ protocol.Kernel = (*Runtime)(nil)

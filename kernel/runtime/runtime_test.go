@@ -233,12 +233,7 @@ func TestRecoverClosesRunsLeftOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, h, s.ID, event.AssistantDelta)
-	// What a crash leaves: the database as committed, with the run open.
-	crashed := filepath.Join(t.TempDir(), "crashed.db")
-	if _, err := h.store.DB().Exec("VACUUM INTO ?", crashed); err != nil {
-		t.Fatal(err)
-	}
-	h2 := attach(t, h.fake, crashed)
+	h2 := attach(t, h.fake, crashCopy(t, h))
 	for range 2 { // idempotent: a second recovery adds nothing
 		if err := h2.rt.Recover(t.Context()); err != nil {
 			t.Fatal(err)

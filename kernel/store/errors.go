@@ -10,8 +10,13 @@ var (
 	// ErrNewerDatabase: the file was written by a newer Quire; opening it
 	// with this one could lose data, so it is left untouched.
 	ErrNewerDatabase = errors.New("the database was written by a newer version of Quire")
-	// ErrCorrupt: SQLite's integrity check failed or the file is not a database.
+	// ErrCorrupt: SQLite's integrity check failed or the file is not a
+	// database; it is never written (Open refuses it).
 	ErrCorrupt = errors.New("the database file is damaged")
+	// ErrReadOnly: the database file or its folder cannot be written (a
+	// read-only mount, or permissions), so an owner cannot open it; a
+	// reader still can.
+	ErrReadOnly = errors.New("the database is read-only")
 	// ErrNoDatabase: OpenReadOnly found no database file (nothing was
 	// ever written there).
 	ErrNoDatabase = errors.New("there is no database yet")

@@ -55,6 +55,9 @@ func (s *Store) writeTx(ctx context.Context, session string, create *creation, o
 	if len(drafts) == 0 {
 		return nil, nil, ErrEmptyAppend
 	}
+	if err := s.refusesWrites(); err != nil {
+		return nil, nil, err
+	}
 	// Encode everything before the transaction: a bad draft must not leave a
 	// half-written batch, and validation must not hold the write lock.
 	encoded := make([]event.Encoded, len(drafts))
@@ -398,6 +401,9 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 // Branches of it keep their own events but can no longer be projected. A
 // delete the disk had no room to journal is event.ErrNoSpace.
 func (s *Store) DeleteSession(ctx context.Context, id string, once *Once) (*Done, error) {
+	if err := s.refusesWrites(); err != nil {
+		return nil, err
+	}
 	done, err := s.deleteTx(ctx, id, once)
 	return done, noSpace(err)
 }

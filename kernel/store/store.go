@@ -5,11 +5,16 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // schemaVersion is the PRAGMA user_version this code writes and understands.
@@ -53,14 +58,30 @@ type Store struct {
 	path     string
 	readOnly bool
 	pages    pageLimit // a test's cap on the file's size (limit.go)
+	// damaged is set when a check run after Open (doctor's full check)
+	// fails: from then on the log takes no write, since nothing may write
+	// into a file that failed its check.
+	damaged atomic.Pointer[error]
 }
 
-// Open opens (creating if needed) the database at path. Before anything is
-// written it checks the file: a damaged file or one from a newer Quire is
-// refused with an error that says so, and a file that needs a migration is
-// first copied to path + ".backup-v<N>".
+// Open opens (creating if needed) the database at path for writing. Before
+// anything is written it checks the file: one that Quire may not write (a
+// read-only file or folder) is ErrReadOnly, a damaged file or one from a
+// newer Quire is refused with an error that says so, and a file that needs
+// a migration is first copied to path + ".backup-v<N>" (Backups lists them).
+//
+// The check is SQLite's full integrity_check when the file was not closed
+// cleanly, its quick_check otherwise (see uncleanlyClosed).
 func Open(ctx context.Context, path string) (*Store, error) {
 	existed := fileHasContent(path)
+	if err := canWrite(path, existed); err != nil {
+		return nil, err
+	}
+	if existed {
+		if err := checkBeforeWriting(ctx, path, uncleanlyClosed(path)); err != nil {
+			return nil, err
+		}
+	}
 	// WAL so readers never block the writer; immediate transactions so a
 	// read-then-write never fails with SQLITE_BUSY on the lock upgrade
 	// (STACK.md §4); busy_timeout so concurrent writers queue instead of failing.
@@ -71,10 +92,6 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	s := &Store{db: db, path: path}
-	if err := s.check(ctx, existed); err != nil {
-		db.Close()
-		return nil, err
-	}
 	if _, err := db.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("%s: %w: %v", path, ErrCorrupt, err)
@@ -86,24 +103,113 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
+// readOnlyDSN opens the file read-only with every connection refusing writes.
+func readOnlyDSN(path string) string {
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?mode=ro&_pragma=busy_timeout(5000)&_pragma=query_only(1)"
+}
+
+// checkBeforeWriting checks the file through a read-only connection, so
+// that a refused file is left exactly as it was: a writable connection
+// closing last would checkpoint a crash's WAL into the file it refuses.
+func checkBeforeWriting(ctx context.Context, path string, full bool) error {
+	db, err := sql.Open("sqlite", readOnlyDSN(path))
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer db.Close()
+	s := &Store{db: db, path: path, readOnly: true}
+	if err := s.checkVersion(ctx); err != nil {
+		return err
+	}
+	return s.Check(ctx, full)
+}
+
+// uncleanlyClosed reports whether the last writer of the database at path
+// did not close it, and so whether Open runs the full check: SQLite
+// deletes the write-ahead log when the last connection to a WAL database
+// closes (after checkpointing it into the file), so a WAL with content at
+// open means the last owner was killed, lost power or crashed. That is when
+// pages may be torn or half-written, and when the full integrity_check
+// (which also checks that every row is in key order and every index matches
+// its table) is worth its cost; a clean close gets the quick_check
+// (docs/BENCHMARKS.md, "Checking the database"). A reader opened while no
+// owner ran may leave a WAL too; that costs one full check, never a missed
+// one. Damage that happens to a file at rest (a failing disk) is doctor's
+// to find: it runs the full check.
+func uncleanlyClosed(path string) bool { return fileHasContent(path + "-wal") }
+
+// canWrite reports ErrReadOnly when Quire could not write the database at
+// path: the file (when it exists) cannot be opened for writing, or its
+// folder (where SQLite keeps the WAL and its index) takes no new file.
+// Finding out costs an open of the file, which changes nothing, and a probe
+// file created and removed at once; only an owner, which is about to write
+// anyway, asks.
+func canWrite(path string, existed bool) error {
+	if existed {
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			if readOnlyErr(err) {
+				return fmt.Errorf("%s: %w", path, ErrReadOnly)
+			}
+			return fmt.Errorf("open %s: %w", path, err)
+		}
+		f.Close()
+	}
+	probe, err := os.CreateTemp(filepath.Dir(path), ".quire-write-probe-*")
+	if err != nil {
+		if readOnlyErr(err) {
+			return fmt.Errorf("%s: %w", filepath.Dir(path), ErrReadOnly)
+		}
+		return fmt.Errorf("write in %s: %w", filepath.Dir(path), err)
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
+}
+
+// readOnlyErr: the file system refused a write (a read-only mount, or
+// permissions).
+func readOnlyErr(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
+}
+
 // OpenReadOnly opens an existing database for reading only: the file is
 // opened read-only and every connection refuses writes (query_only), so
 // nothing — no migration, no backup, no journal mode change, no append —
 // can change it. A file that does not exist is ErrNoDatabase; one that
 // needs a migration is ErrOlderDatabase (open it once with Open first).
 // What the owner has committed, even in its WAL, is visible.
+//
+// A database in a read-only folder can still be read: SQLite's read-only
+// mode needs the WAL index (the -shm file) and cannot create it there, so
+// when that open fails and no WAL is left, the file is opened as immutable
+// (no locks, no WAL index). That is safe because nothing can write in a
+// folder that takes no new file; with a WAL left (a crash copy) immutable
+// would hide its commits, so that case is refused with ErrReadOnly.
 func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	if !fileHasContent(path) {
 		return nil, fmt.Errorf("%s: %w", path, ErrNoDatabase)
 	}
-	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
-		"?mode=ro&_pragma=busy_timeout(5000)&_pragma=query_only(1)"
+	s, err := openReader(ctx, path, readOnlyDSN(path))
+	if err != nil && cannotOpen(err) {
+		if uncleanlyClosed(path) {
+			return nil, fmt.Errorf("%s: %w (a write-ahead log is left beside it and its folder takes no index file)", path, ErrReadOnly)
+		}
+		s, err = openReader(ctx, path, readOnlyDSN(path)+"&immutable=1")
+	}
+	return s, err
+}
+
+func openReader(ctx context.Context, path, dsn string) (*Store, error) {
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	s := &Store{db: db, path: path, readOnly: true}
-	if err := s.check(ctx, true); err != nil {
+	if err := s.checkVersion(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := s.Check(ctx, false); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -119,6 +225,12 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
+// cannotOpen: SQLite could not open the file or its WAL index (SQLITE_CANTOPEN).
+func cannotOpen(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CANTOPEN
+}
+
 // ReadOnly reports whether the store was opened with OpenReadOnly.
 func (s *Store) ReadOnly() bool { return s.readOnly }
 
@@ -127,39 +239,82 @@ func fileHasContent(path string) bool {
 	return err == nil && st.Size() > 0
 }
 
-func (s *Store) check(ctx context.Context, existed bool) error {
-	if !existed {
-		return nil
-	}
+// checkVersion refuses a file a newer Quire wrote, and one SQLite cannot read.
+func (s *Store) checkVersion(ctx context.Context) error {
 	var version int
 	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return fmt.Errorf("%s: %w (%v); move it aside and Quire will start a new one", s.path, ErrCorrupt, err)
+		if cannotOpen(err) {
+			return fmt.Errorf("%s: %w", s.path, err)
+		}
+		return fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
 	}
 	if version > schemaVersion {
-		return fmt.Errorf("%s: %w (schema %d, this Quire knows %d); update Quire, the file was not changed", s.path, ErrNewerDatabase, version, schemaVersion)
+		return fmt.Errorf("%s: %w (schema %d, this Quire knows %d)", s.path, ErrNewerDatabase, version, schemaVersion)
 	}
-	rows, err := s.db.QueryContext(ctx, "PRAGMA quick_check")
+	return nil
+}
+
+// Check runs SQLite's check of the whole file: quick_check (every page's
+// structure and every record's format, linear in the file's size), or with
+// full the integrity_check, which also checks that rows are in key order and
+// indexes match their tables — what torn or flipped pages break while the
+// structure still reads. A file that fails is ErrCorrupt, with SQLite's
+// findings (the first ten).
+func (s *Store) Check(ctx context.Context, full bool) error {
+	pragma := "PRAGMA quick_check(10)"
+	if full {
+		pragma = "PRAGMA integrity_check(10)"
+	}
+	rows, err := s.db.QueryContext(ctx, pragma)
 	if err != nil {
-		return fmt.Errorf("%s: %w (%v); move it aside and Quire will start a new one", s.path, ErrCorrupt, err)
+		return fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
 	}
 	defer rows.Close()
 	var problems []string
 	for rows.Next() {
 		var line string
 		if err := rows.Scan(&line); err != nil {
-			return fmt.Errorf("%s: %w (%v)", s.path, ErrCorrupt, err)
+			return fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
 		}
 		if line != "ok" {
 			problems = append(problems, line)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("%s: %w (%v); move it aside and Quire will start a new one", s.path, ErrCorrupt, err)
+		return fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("%s: %w: %s; move it aside and Quire will start a new one", s.path, ErrCorrupt, strings.Join(problems, "; "))
+		err := fmt.Errorf("%s: %w: %s", s.path, ErrCorrupt, strings.Join(problems, "; "))
+		s.damaged.Store(&err)
+		return err
 	}
 	return nil
+}
+
+// refusesWrites is why the log takes no more writes (nil while it does): a
+// check after Open found the file damaged.
+func (s *Store) refusesWrites() error {
+	if err := s.damaged.Load(); err != nil {
+		return fmt.Errorf("no write to a damaged database: %w", *err)
+	}
+	return nil
+}
+
+// Backups lists the copies Open made before migrating the database at path
+// (path + ".backup-v<N>"): what a user can restore when the file is damaged.
+func Backups(path string) []string {
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		return nil
+	}
+	prefix := filepath.Base(path) + ".backup-v"
+	var out []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) && e.Type().IsRegular() {
+			out = append(out, filepath.Join(filepath.Dir(path), e.Name()))
+		}
+	}
+	return out
 }
 
 func (s *Store) migrate(ctx context.Context, existed bool) error {

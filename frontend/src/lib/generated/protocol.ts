@@ -251,6 +251,13 @@ export interface Session {
   /** A branch names the session and seq it forks from. */
   parent?: string;
   parentSeq?: number;
+  /**
+   * Damaged says why the session's log cannot be read (an event that does
+   * not decode), empty when it can. A damaged session is listed and may be
+   * deleted, and every other command to it is refused (ErrDamaged); the
+   * other sessions are not affected.
+   */
+  damaged?: string;
 }
 
 export interface SessionRef {

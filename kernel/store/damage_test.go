@@ -1,0 +1,189 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"quire/internal/testkit/pagedamage"
+	"quire/kernel/event"
+)
+
+// fillSessions writes n deltas into each of the sessions sess-0..sess-3, in
+// batches, as a long conversation log looks.
+func fillSessions(t testing.TB, s *Store, n int) {
+	t.Helper()
+	ctx := context.Background()
+	for k := range 4 {
+		id := fmt.Sprintf("sess-%d", k)
+		if _, _, err := s.CreateSession(ctx, id, id, t0, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		var batch []event.Draft
+		for i := range n {
+			batch = append(batch, event.Draft{Type: event.AssistantDelta, Time: t0, RunID: "r",
+				Payload: event.AssistantDeltaPayload{Content: fmt.Sprintf("token %d of a long answer ", i)}})
+			if len(batch) == 1000 || i == n-1 {
+				if _, err := s.Append(ctx, id, batch...); err != nil {
+					t.Fatal(err)
+				}
+				batch = batch[:0]
+			}
+		}
+	}
+}
+
+// TestCleanCloseLeavesNoWAL is the premise of the rule for the full check:
+// the WAL is gone after a clean close, and there while the owner runs (so a
+// crash leaves it).
+func TestCleanCloseLeavesNoWAL(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "quire.db")
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.CreateSession(t.Context(), "a", "A", t0, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !uncleanlyClosed(path) {
+		t.Fatal("an open owner has no WAL: the rule could not tell a crash from a clean close")
+	}
+	s.Close()
+	if uncleanlyClosed(path) {
+		t.Fatal("a clean close left a WAL: every start would run the full check")
+	}
+}
+
+// TestFlippedPagesAreFoundAfterACrash reproduces issue 13's damage: 30
+// pages of a real log with flipped bytes that SQLite's quick_check passes
+// and its integrity_check does not. Opened for writing after a crash (a WAL
+// left beside it) the full check runs and the file is refused without a
+// byte of it, or of its WAL, changing; the full check (doctor's) names the
+// problem.
+func TestFlippedPagesAreFoundAfterACrash(t *testing.T) {
+	dir := t.TempDir()
+	live := filepath.Join(dir, "live.db")
+	s, err := Open(t.Context(), live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	fillSessions(t, s, 3000)
+	// The log so far goes into the file, as SQLite's automatic checkpoints do.
+	if _, err := s.DB().Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append(t.Context(), "sess-0", user("written after the checkpoint")); err != nil {
+		t.Fatal(err)
+	}
+	// A crash copy: the file and its WAL as a killed owner leaves them.
+	crashed := filepath.Join(dir, "quire.db")
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(live + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(crashed+suffix, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := pagedamage.FlipKeys(t, crashed, "sess-", 30); n != 30 {
+		t.Fatalf("flipped %d pages, want 30", n)
+	}
+	before := map[string][]byte{}
+	for _, suffix := range []string{"", "-wal"} {
+		before[suffix], _ = os.ReadFile(crashed + suffix)
+	}
+
+	// The quick check alone passes: this is the damage it cannot see.
+	r, err := OpenReadOnly(t.Context(), crashed)
+	if err != nil {
+		t.Fatalf("the quick check of a reader refused the file (the test no longer reproduces the issue): %v", err)
+	}
+	fullErr := r.Check(t.Context(), true)
+	r.Close()
+	if !errors.Is(fullErr, ErrCorrupt) || !strings.Contains(fullErr.Error(), "row not in PRIMARY KEY order") {
+		t.Fatalf("full check: %v, want ErrCorrupt naming rows out of key order", fullErr)
+	}
+
+	if w, err := Open(t.Context(), crashed); !errors.Is(err, ErrCorrupt) {
+		if err == nil {
+			w.Close()
+		}
+		t.Fatalf("opening the damaged file after a crash: %v, want ErrCorrupt", err)
+	}
+	for suffix, b := range before {
+		after, _ := os.ReadFile(crashed + suffix)
+		if !bytes.Equal(b, after) {
+			t.Fatalf("the refused file%s was written", suffix)
+		}
+	}
+}
+
+// TestBackupsListsTheCopiesMadeBeforeMigrating: what a damaged file's
+// remedy names.
+func TestBackupsListsTheCopiesMadeBeforeMigrating(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "quire.db")
+	for _, name := range []string{"quire.db", "quire.db.backup-v0", "quire.db.backup-v3", "quire.db-wal", "other.db.backup-v0"} {
+		os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o600)
+	}
+	got := Backups(path)
+	want := []string{filepath.Join(dir, "quire.db.backup-v0"), filepath.Join(dir, "quire.db.backup-v3")}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("Backups = %v, want %v", got, want)
+	}
+}
+
+// TestAFileThatFailsItsCheckTakesNoMoreWrites: damage at rest in a file
+// closed cleanly passes the quick check at open; once the full check
+// (doctor's) finds it, the log refuses every write, and the file and its
+// WAL stay as they were.
+func TestAFileThatFailsItsCheckTakesNoMoreWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "quire.db")
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fillSessions(t, s, 3000)
+	s.Close()
+	if n := pagedamage.FlipKeys(t, path, "sess-", 30); n != 30 {
+		t.Fatalf("flipped %d pages, want 30", n)
+	}
+	s, err = Open(t.Context(), path)
+	if err != nil {
+		t.Fatalf("the quick check at open refused the file (the test no longer reproduces the issue): %v", err)
+	}
+	defer s.Close()
+	if err := s.Check(t.Context(), true); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("full check: %v, want ErrCorrupt", err)
+	}
+	before := map[string][]byte{}
+	for _, suffix := range []string{"", "-wal"} {
+		before[suffix], _ = os.ReadFile(path + suffix)
+	}
+	writes := map[string]error{
+		"append": func() error { _, err := s.Append(t.Context(), "sess-1", user("more")); return err }(),
+		"once": func() error {
+			_, _, err := s.AppendOnce(t.Context(), Once{Key: "k", Fingerprint: "f"}, "sess-1", user("more"))
+			return err
+		}(),
+		"create": func() error { _, _, err := s.CreateSession(t.Context(), "new", "New", t0, nil, nil); return err }(),
+		"delete": func() error { _, err := s.DeleteSession(t.Context(), "sess-2", nil); return err }(),
+	}
+	for what, err := range writes {
+		if !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s into a file that failed its check: %v, want ErrCorrupt", what, err)
+		}
+	}
+	for suffix, b := range before {
+		if after, _ := os.ReadFile(path + suffix); !bytes.Equal(b, after) {
+			t.Fatalf("the damaged file%s was written after it failed its check", suffix)
+		}
+	}
+}
