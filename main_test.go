@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -544,7 +543,7 @@ func startServe(t *testing.T, cfg config.Config) (stop func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	outR, outW := io.Pipe()
-	var errOut syncBuffer
+	var errOut bytes.Buffer // read once runServe has returned
 	code := make(chan int, 1)
 	go func() {
 		code <- runServe(ctx, config.NewStore(cfg), fstest.MapFS{}, "127.0.0.1:0", slog.New(slog.DiscardHandler), outW, &errOut)
@@ -553,6 +552,7 @@ func startServe(t *testing.T, cfg config.Config) (stop func() int) {
 	line, err := bufio.NewReader(outR).ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "Quire is serving on ") {
 		cancel()
+		<-code
 		t.Fatalf("quire serve said %q (%v); stderr: %s", line, err, errOut.String())
 	}
 	go io.Copy(io.Discard, outR)
@@ -568,24 +568,6 @@ func startServe(t *testing.T, cfg config.Config) (stop func() int) {
 	}
 	t.Cleanup(func() { stop() })
 	return stop
-}
-
-// syncBuffer is a bytes.Buffer safe to read while another goroutine writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // within runs f, failing the test when it has not returned after
@@ -675,7 +657,7 @@ func TestEveryCommandAgainstALiveOwner(t *testing.T) {
 	}
 
 	// A second `quire serve` is refused, naming the owner.
-	var errOut syncBuffer
+	var errOut bytes.Buffer // read once it has returned
 	code := within(t, "a second quire serve", func() int {
 		return runServe(t.Context(), config.NewStore(cfg), fstest.MapFS{}, "127.0.0.1:0", slog.New(slog.DiscardHandler), io.Discard, &errOut)
 	})
@@ -685,7 +667,7 @@ func TestEveryCommandAgainstALiveOwner(t *testing.T) {
 		t.Errorf("the second quire serve: exit %d, said %q", code, errOut.String())
 	}
 	// A second window says where Quire is open (a browser, at its address).
-	var winErr syncBuffer
+	var winErr bytes.Buffer
 	code = within(t, "a second window", func() int {
 		return runWindow(t.Context(), config.NewStore(cfg), fstest.MapFS{}, slog.New(slog.DiscardHandler), &winErr)
 	})
@@ -764,7 +746,7 @@ func TestASecondWindowBringsTheFirstToTheFront(t *testing.T) {
 	b := p.ServeBackend(t.Context(), "")
 	b.Show = first.show
 
-	var early syncBuffer
+	var early bytes.Buffer
 	p.ServeLocal(t.Context(), b)
 	// Before Wails has started the window there is nothing to show.
 	if code := within(t, "a second window", func() int {
@@ -774,7 +756,7 @@ func TestASecondWindowBringsTheFirstToTheFront(t *testing.T) {
 	}
 	wctx := t.Context()
 	first.window.Store(&wctx) // what Wails' OnStartup does
-	var errOut syncBuffer
+	var errOut bytes.Buffer   // read once it has returned
 	code := within(t, "a second window", func() int {
 		return runWindow(t.Context(), config.NewStore(cfg), fstest.MapFS{}, slog.New(slog.DiscardHandler), &errOut)
 	})

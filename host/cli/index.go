@@ -41,17 +41,7 @@ func runIndex(ctx context.Context, paths []string, env Env) int {
 	if errors.As(err, &inUse) {
 		return indexThroughOwner(ctx, inUse.Holder, paths, env)
 	}
-	if err != nil {
-		fmt.Fprintln(env.Stderr, "quire:", err)
-		return 1
-	}
-	defer p.Close()
-	idx, err := p.Index(ctx)
-	if err != nil {
-		fmt.Fprintln(env.Stderr, "quire:", err)
-		return 1
-	}
-	return index(ctx, idx, paths, env.Stdout, env.Stderr)
+	return withIndex(ctx, p, err, env, func(idx host.Index) int { return index(ctx, idx, paths, env.Stdout, env.Stderr) })
 }
 
 // Indexer is what `quire index` needs of a document index: its own
@@ -89,9 +79,9 @@ func indexThroughOwner(ctx context.Context, h datadir.Holder, paths []string, en
 	return index(ctx, idx, abs, env.Stdout, env.Stderr)
 }
 
-// withIndex opens the parts, runs f on the document index and closes them.
-func withIndex(ctx context.Context, open func(context.Context) (Parts, error), env Env, f func(host.Index) int) int {
-	p, err := open(ctx)
+// withIndex runs f on the document index of the parts just opened (or
+// says why they did not open) and closes them.
+func withIndex(ctx context.Context, p Parts, err error, env Env, f func(host.Index) int) int {
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "quire:", err)
 		return 1
@@ -230,7 +220,8 @@ func (o *searchOptions) run(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "usage: quire search [-n N] [-json] QUERY")
 		return 2
 	}
-	return withIndex(ctx, env.Read, env, func(idx host.Index) int { return search(ctx, idx, query, o.n, o.json, env.Stdout, env.Stderr) })
+	p, err := env.Read(ctx)
+	return withIndex(ctx, p, err, env, func(idx host.Index) int { return search(ctx, idx, query, o.n, o.json, env.Stdout, env.Stderr) })
 }
 
 // search prints the n best passages with their citations, as the model

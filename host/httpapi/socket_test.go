@@ -16,38 +16,31 @@ import (
 	"quire/internal/testkit"
 	"quire/kernel/protocol"
 	"quire/library"
-	"quire/rag"
 )
 
-// localOwner serves a real kernel and a real library over a real rag
-// index on a Unix socket, as an owner serves its local channel.
+// localOwner is a real library over a real rag index (serveDocs') served
+// on a Unix socket, as an owner serves its local channel.
 type localOwner struct {
-	lib    *library.Library
-	local  *httpapi.Local
-	shown  *atomic.Int32
-	client *http.Client
+	lib   *library.Library
+	local *httpapi.Local
+	shown *atomic.Int32
+	sock  string
 }
 
 func serveLocal(t *testing.T, show bool) localOwner {
 	t.Helper()
-	k := testkit.New(t)
-	idx, err := rag.Open(t.Context(), k.Store.DB(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib := library.New(idx, slog.New(slog.DiscardHandler))
-	ctx, cancel := context.WithCancel(context.Background())
-	lib.Start(ctx)
+	lib := serveDocs(t).lib
 	sock := filepath.Join(t.TempDir(), "quire.sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := localOwner{lib: lib, local: httpapi.DialLocal(sock), shown: &atomic.Int32{}}
-	b := httpapi.Backend{Kernel: k.Runtime, Documents: lib, Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }}
+	o := localOwner{lib: lib, local: httpapi.DialLocal(sock), shown: &atomic.Int32{}, sock: sock}
+	b := httpapi.Backend{Documents: lib, Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }}
 	if show {
 		b.Show = func(context.Context) error { o.shown.Add(1); return nil }
 	}
+	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- httpapi.ServeSocket(ctx, ln, b, slog.New(slog.DiscardHandler)) }()
 	t.Cleanup(func() {
@@ -55,13 +48,7 @@ func serveLocal(t *testing.T, show bool) localOwner {
 		if err := <-done; err != nil {
 			t.Errorf("ServeSocket: %v", err)
 		}
-		lib.Close()
-		idx.Close()
 	})
-	var d net.Dialer
-	o.client = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return d.DialContext(ctx, "unix", sock)
-	}}}
 	return o
 }
 
@@ -70,13 +57,17 @@ func serveLocal(t *testing.T, show bool) localOwner {
 // the window's hook — or, with none (`quire serve`), a sentence.
 func TestTheLocalChannelServesTheAPIAndShow(t *testing.T) {
 	o := serveLocal(t, true)
-	req, _ := http.NewRequestWithContext(t.Context(), "GET", "http://quire/api/sessions", nil)
-	if resp, err := o.client.Do(req); err != nil || resp.StatusCode != http.StatusUpgradeRequired {
+	var d net.Dialer
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return d.DialContext(ctx, "unix", o.sock)
+	}}}
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", "http://quire/api/documents", nil)
+	if resp, err := client.Do(req); err != nil || resp.StatusCode != http.StatusUpgradeRequired {
 		t.Fatalf("a request with no handshake: %v %v", resp, err)
 	}
 	req.Header.Set(httpapi.ProtocolHeader, protocol.Version)
-	if resp, err := o.client.Do(req); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /api/sessions over the socket: %v %v", resp, err)
+	if resp, err := client.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /api/documents over the socket: %v %v", resp, err)
 	}
 	if err := o.local.Show(t.Context()); err != nil || o.shown.Load() != 1 {
 		t.Fatalf("Show: %v, the hook ran %d times", err, o.shown.Load())
