@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -67,14 +68,18 @@ type App struct {
 	onDrop func(ctx context.Context, cb func(x, y int, paths []string))
 
 	// raise brings the window to the front (Wails' WindowUnminimise and
-	// WindowShow), for a second start of Quire; injected for tests.
-	raise func(ctx context.Context)
+	// WindowShow), for a second start of Quire; injected for tests. up is
+	// closed once Wails has started the window (startup).
+	raise  func(ctx context.Context)
+	up     chan struct{}
+	upOnce sync.Once
 }
 
 // newApp builds the host. Wails itself quits the window on SIGINT/SIGTERM,
 // after which runWindow's deferred Close ends runs with their reason.
 func newApp(k protocol.Kernel, diagnose host.Doctor, probePath string, log *slog.Logger) *App {
-	return &App{kernel: k, diagnose: diagnose, probePath: probePath, log: log, emit: wailsrt.EventsEmit, dialog: nativeQuestion, raise: raiseWindow}
+	return &App{kernel: k, diagnose: diagnose, probePath: probePath, log: log, emit: wailsrt.EventsEmit, dialog: nativeQuestion, raise: raiseWindow,
+		up: make(chan struct{})}
 }
 
 func raiseWindow(ctx context.Context) {
@@ -82,17 +87,21 @@ func raiseWindow(ctx context.Context) {
 	wailsrt.WindowShow(ctx)
 }
 
-// errWindowNotUp: a second start asked for the window before it was shown.
+// errWindowNotUp: the window was still not shown when the second start
+// gave up waiting for it.
 var errWindowNotUp = errors.New("the window is still opening")
 
 // show is the local channel's Show: a second start of Quire on this data
-// folder brings the user to this window instead of opening another.
-func (a *App) show(context.Context) error {
-	window := a.window.Load()
-	if window == nil {
+// folder brings the user to this window instead of opening another. A
+// second start made while this window is still opening (a double click)
+// waits for it, as long as its request lasts.
+func (a *App) show(ctx context.Context) error {
+	select {
+	case <-a.up:
+	case <-ctx.Done():
 		return errWindowNotUp
 	}
-	a.raise(*window)
+	a.raise(*a.window.Load())
 	return nil
 }
 
@@ -151,6 +160,7 @@ func permissionText(q protocol.Question) string {
 // subscribed are not lost.
 func (a *App) startup(ctx context.Context) {
 	a.window.Store(&ctx)
+	a.upOnce.Do(func() { close(a.up) })
 	var fwd context.Context
 	fwd, a.cancel = context.WithCancel(ctx)
 	go a.forward(fwd)
@@ -364,11 +374,11 @@ func secondStart(ctx context.Context, e *datadir.InUseError, owner interface{ Sh
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		if err := owner.Show(ctx); err != nil {
-			fmt.Fprintf(stderr, "quire: Quire is already open (%s), but its window did not come to the front: %v. "+
-				"If it is stuck, end it (kill %d) and open Quire again.\n", h, err, h.PID)
+			fmt.Fprintf(stderr, "quire: Quire is already open in a window (%s), but the window did not come to the front: %v. "+
+				"If it is stuck, end it (kill %d) and open Quire again.\n", h.Process(), err, h.PID)
 			return 1
 		}
-		fmt.Fprintf(stderr, "Quire is already open (%s); its window was brought to the front.\n", h)
+		fmt.Fprintf(stderr, "Quire is already open in a window (%s); it was brought to the front.\n", h.Process())
 		return 0
 	case datadir.Serve:
 		where := "in a browser"

@@ -743,26 +743,36 @@ func TestASecondWindowBringsTheFirstToTheFront(t *testing.T) {
 	first := newApp(p.Kernel(), p.Doctor, "", slog.New(slog.DiscardHandler))
 	raised := make(chan struct{}, 4)
 	first.raise = func(context.Context) { raised <- struct{}{} }
+	first.emit = func(context.Context, string, ...any) {}
+	asked := make(chan struct{}, 1)
 	b := p.ServeBackend(t.Context(), "")
-	b.Show = first.show
-
-	var early bytes.Buffer
-	p.ServeLocal(t.Context(), b)
-	// Before Wails has started the window there is nothing to show.
-	if code := within(t, "a second window", func() int {
-		return runWindow(t.Context(), config.NewStore(cfg), fstest.MapFS{}, slog.New(slog.DiscardHandler), &early)
-	}); code != 1 || !strings.Contains(early.String(), "the window is still opening") {
-		t.Errorf("a second start before the window is up: exit %d, %q", code, early.String())
+	b.Show = func(ctx context.Context) error {
+		asked <- struct{}{}
+		return first.show(ctx)
 	}
-	wctx := t.Context()
-	first.window.Store(&wctx) // what Wails' OnStartup does
-	var errOut bytes.Buffer   // read once it has returned
-	code := within(t, "a second window", func() int {
-		return runWindow(t.Context(), config.NewStore(cfg), fstest.MapFS{}, slog.New(slog.DiscardHandler), &errOut)
-	})
-	if code != 0 || !strings.Contains(errOut.String(), "Quire is already open (the Quire window (process") ||
+	p.ServeLocal(t.Context(), b)
+
+	// A second start while the first window is still opening waits for it.
+	var errOut bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- runWindow(t.Context(), config.NewStore(cfg), fstest.MapFS{}, slog.New(slog.DiscardHandler), &errOut)
+	}()
+	select {
+	case <-asked:
+	case c := <-code:
+		t.Fatalf("the second start ended (exit %d) without asking the first window: %s", c, errOut.String())
+	}
+	if len(raised) != 0 {
+		t.Fatal("a window that is not up yet was raised")
+	}
+	wctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	first.startup(wctx) // what Wails does once the window is up
+	defer first.shutdown(wctx)
+	if c := <-code; c != 0 || !strings.Contains(errOut.String(), "Quire is already open in a window (process "+fmt.Sprint(os.Getpid())) ||
 		!strings.Contains(errOut.String(), "brought to the front") {
-		t.Errorf("the second window: exit %d, said %q", code, errOut.String())
+		t.Errorf("the second window: exit %d, said %q", c, errOut.String())
 	}
 	if len(raised) != 1 {
 		t.Errorf("the first window was raised %d times, want once", len(raised))

@@ -72,7 +72,12 @@ func (h Holder) String() string {
 	case Index:
 		name = "`quire index`"
 	}
-	return fmt.Sprintf("%s (process %d, since %s)", name, h.PID, h.Since.Local().Format("15:04 on 2 Jan 2006"))
+	return name + " (" + h.Process() + ")"
+}
+
+// Process is "process 4242, since 10:58 on 1 Dec 2026".
+func (h Holder) Process() string {
+	return fmt.Sprintf("process %d, since %s", h.PID, h.Since.Local().Format("15:04 on 2 Jan 2006"))
 }
 
 // ErrInUse: another process holds the folder. The error Acquire returns

@@ -140,4 +140,3 @@ func TestAKilledOwnerLeavesNoStaleLock(t *testing.T) {
 		t.Fatalf("the new owner's channel answered %q, %v", line, err)
 	}
 }
-
