@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -776,5 +777,47 @@ func TestASecondWindowBringsTheFirstToTheFront(t *testing.T) {
 	}
 	if len(raised) != 1 {
 		t.Errorf("the first window was raised %d times, want once", len(raised))
+	}
+}
+
+// showFunc is a first window's answer to Show.
+type showFunc func(context.Context) error
+
+func (f showFunc) Show(ctx context.Context) error { return f(ctx) }
+
+// TestSecondStartSaysWhereQuireIs: each kind of holder gets its sentence
+// and status; a window that does not come to the front is named with what
+// to do.
+func TestSecondStartSaysWhereQuireIs(t *testing.T) {
+	since := time.Date(2026, 12, 1, 10, 58, 0, 0, time.Local)
+	stuck := showFunc(func(context.Context) error { return errors.New("the window is still opening") })
+	never := showFunc(func(context.Context) error { t.Error("Show was asked of a holder with no window"); return nil })
+	for _, c := range []struct {
+		name  string
+		h     datadir.Holder
+		owner showFunc
+		code  int
+		says  []string
+	}{
+		{"a stuck window", datadir.Holder{PID: 41, Kind: datadir.Window, Since: since}, stuck, 1,
+			[]string{"already open in a window (process 41, since 10:58 on 1 Dec 2026)", "did not come to the front: the window is still opening", "kill 41"}},
+		{"serve not listening yet", datadir.Holder{PID: 42, Kind: datadir.Serve, Since: since}, never, 1,
+			[]string{"already open in a browser", "`quire serve` (process 42", "kill 42"}},
+		{"an index", datadir.Holder{PID: 43, Kind: datadir.Index, Since: since}, never, 1,
+			[]string{"in use by `quire index` (process 43", "when it has finished"}},
+		{"a holder not recorded yet", datadir.Holder{}, never, 1, []string{"in use by another Quire process"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var errOut bytes.Buffer
+			code := secondStart(t.Context(), &datadir.InUseError{Dir: "/data", Holder: c.h}, c.owner, &errOut)
+			if code != c.code {
+				t.Errorf("exit %d, want %d: %s", code, c.code, errOut.String())
+			}
+			for _, w := range c.says {
+				if !strings.Contains(errOut.String(), w) {
+					t.Errorf("%q lacks %q", errOut.String(), w)
+				}
+			}
+		})
 	}
 }
