@@ -14,7 +14,9 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -24,8 +26,10 @@ import (
 	"quire/config"
 	"quire/doctor"
 	"quire/host"
+	"quire/host/httpapi"
 	"quire/host/probe"
 	"quire/internal/app"
+	"quire/internal/datadir"
 	"quire/kernel/protocol"
 )
 
@@ -62,12 +66,43 @@ type App struct {
 	// registers the window's file-drop callback.
 	docs   host.Documents
 	onDrop func(ctx context.Context, cb func(x, y int, paths []string))
+
+	// raise brings the window to the front (Wails' WindowUnminimise and
+	// WindowShow), for a second start of Quire; injected for tests. up is
+	// closed once Wails has started the window (startup).
+	raise  func(ctx context.Context)
+	up     chan struct{}
+	upOnce sync.Once
 }
 
 // newApp builds the host. Wails itself quits the window on SIGINT/SIGTERM,
 // after which runWindow's deferred Close ends runs with their reason.
 func newApp(k protocol.Kernel, diagnose host.Doctor, probePath string, log *slog.Logger) *App {
-	return &App{kernel: k, diagnose: diagnose, probePath: probePath, log: log, emit: wailsrt.EventsEmit, dialog: nativeQuestion}
+	return &App{kernel: k, diagnose: diagnose, probePath: probePath, log: log, emit: wailsrt.EventsEmit, dialog: nativeQuestion, raise: raiseWindow,
+		up: make(chan struct{})}
+}
+
+func raiseWindow(ctx context.Context) {
+	wailsrt.WindowUnminimise(ctx)
+	wailsrt.WindowShow(ctx)
+}
+
+// errWindowNotUp: the window was still not shown when the second start
+// gave up waiting for it.
+var errWindowNotUp = errors.New("the window is still opening")
+
+// show is the local channel's Show: a second start of Quire on this data
+// folder brings the user to this window instead of opening another. A
+// second start made while this window is still opening (a double click)
+// waits for it, as long as its request lasts.
+func (a *App) show(ctx context.Context) error {
+	select {
+	case <-a.up:
+	case <-ctx.Done():
+		return errWindowNotUp
+	}
+	a.raise(*a.window.Load())
+	return nil
 }
 
 // nativeQuestion shows a native Yes/No dialog. On Linux Wails ignores custom
@@ -125,6 +160,7 @@ func permissionText(q protocol.Question) string {
 // subscribed are not lost.
 func (a *App) startup(ctx context.Context) {
 	a.window.Store(&ctx)
+	a.upOnce.Do(func() { close(a.up) })
 	var fwd context.Context
 	fwd, a.cancel = context.WithCancel(ctx)
 	go a.forward(fwd)
@@ -300,9 +336,14 @@ func (a *App) ReportView(snapshot map[string]any) error {
 }
 
 // runWindow opens the parts as the data folder's owner and runs the
-// window until it is closed.
+// window until it is closed. When another process owns the folder it opens
+// nothing (secondStart).
 func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slog.Logger, stderr io.Writer) int {
-	p, err := app.Open(ctx, settings, log, app.Owner)
+	p, err := app.OpenWith(ctx, settings, log, app.Owner, app.Extras{Kind: datadir.Window})
+	var inUse *datadir.InUseError
+	if errors.As(err, &inUse) {
+		return secondStart(ctx, inUse, httpapi.DialLocal(datadir.SocketPath(inUse.Dir)), stderr)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "quire:", err)
 		return 1
@@ -318,6 +359,11 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 	}
 	a.memory = p.Memory()
 	p.SetAsker(a.ask)
+	// The local channel: `quire index`, and a second start that brings the
+	// user here.
+	b := p.ServeBackend(ctx, a.probePath)
+	b.Show = a.show
+	p.ServeLocal(ctx, b)
 	err = wails.Run(&options.App{
 		Title:            "Quire",
 		Width:            1200,
@@ -339,6 +385,36 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 		return 1
 	}
 	return 0
+}
+
+// secondStart is a start of the window while another process owns the
+// data folder: a window is brought to the front (exit 0); otherwise the
+// user is told plainly where Quire is open (exit 1). Nothing is opened.
+func secondStart(ctx context.Context, e *datadir.InUseError, owner interface{ Show(context.Context) error }, stderr io.Writer) int {
+	h := e.Holder
+	switch h.Kind {
+	case datadir.Window:
+		// Bounded: a stuck first window must not hang the second start too.
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if err := owner.Show(ctx); err != nil {
+			fmt.Fprintf(stderr, "quire: Quire is already open in a window (%s), but the window did not come to the front: %v. "+
+				"If it is stuck, end it (kill %d) and open Quire again.\n", h.Process(), err, h.PID)
+			return 1
+		}
+		fmt.Fprintf(stderr, "Quire is already open in a window (%s); it was brought to the front.\n", h.Process())
+		return 0
+	case datadir.Serve:
+		where := "in a browser"
+		if h.URL != "" {
+			where = "at " + h.URL
+		}
+		fmt.Fprintf(stderr, "quire: Quire is already open %s: this data folder (%s) is served by %s. "+
+			"Open that address in your browser, or stop it (Ctrl+C in its terminal, or kill %d) to open the window.\n", where, e.Dir, h, h.PID)
+		return 1
+	}
+	fmt.Fprintf(stderr, "quire: this data folder (%s) is in use by %s; open Quire again when it has finished.\n", e.Dir, h)
+	return 1
 }
 
 // NotesFolder is the folder the note tools work on ("" until chosen).

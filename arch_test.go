@@ -131,6 +131,9 @@ func TestLayering(t *testing.T) {
 			func(d string) bool {
 				return !isStd(d) && !under(d, "github.com/philippgille/chromem-go") && !under(d, "gonum.org/v1/gonum")
 			}},
+		{"the data folder's lock depends only on the standard library and golang.org/x/sys",
+			func(p string) bool { return under(p, "quire/internal/datadir") },
+			func(d string) bool { return !isStd(d) && !under(d, "golang.org/x/sys") }},
 		{"kernel/core depends only on the standard library, kernel/event and kernel/tool",
 			func(p string) bool { return under(p, "quire/kernel/core") },
 			func(d string) bool {
@@ -295,6 +298,7 @@ func TestLayeringRulesSeeTheRealGraph(t *testing.T) {
 		{"quire/rag", "quire/internal/vecindex"},
 		{"quire/memory", "quire/internal/vecindex"},
 		{"quire/internal/vecindex", "github.com/philippgille/chromem-go"},
+		{"quire/internal/datadir", "golang.org/x/sys"},
 	} {
 		if !has(c.pkg, c.dep) {
 			t.Errorf("%s does not depend on %s: the layering test would pass vacuously", c.pkg, c.dep)

@@ -21,6 +21,7 @@ import (
 	"quire/host/cli"
 	"quire/host/httpapi"
 	"quire/internal/app"
+	"quire/internal/datadir"
 )
 
 //go:embed all:frontend/dist
@@ -50,6 +51,7 @@ Usage:
                            run the eval set (scripted; -real: against -model on Ollama)
 
 doctor, sessions, replay and search only read: they never write to the database.
+One Quire owns a data folder: while the window or serve runs, index goes through it.
 
 Flags (every command, before or after its name):
   -data-dir DIR      data directory (env QUIRE_DATA_DIR)
@@ -117,11 +119,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	evals, _ := fs.Sub(scenarios, "evals")
 	return command.Run(ctx, positional, cli.Env{
 		Stdout: stdout, Stderr: stderr, Log: log, Settings: cfg,
-		Read:      opener(settings, log, app.Reader),
-		Own:       opener(settings, log, app.Owner),
+		Read:      opener(settings, log, app.Reader, ""),
+		Own:       opener(settings, log, app.Owner, datadir.Index),
+		Running:   running(cfg.DataDir),
 		Eval:      app.EvalBuilder,
 		Scenarios: evals,
 	})
+}
+
+// running reaches the document index of the process that owns dir, over
+// its local channel.
+func running(dir string) func(context.Context) (cli.Indexer, error) {
+	return func(ctx context.Context) (cli.Indexer, error) {
+		return httpapi.DialLocal(datadir.SocketPath(dir)).Index(ctx)
+	}
 }
 
 // commandWord finds the command word, the first argument that is not a
@@ -164,10 +175,11 @@ func parseAnywhere(fset *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// opener opens the parts in mode for a terminal command.
-func opener(settings *config.Store, log *slog.Logger, mode app.Mode) func(context.Context) (cli.Parts, error) {
+// opener opens the parts in mode for a terminal command; an owner holds
+// the data folder as kind.
+func opener(settings *config.Store, log *slog.Logger, mode app.Mode, kind datadir.Kind) func(context.Context) (cli.Parts, error) {
 	return func(ctx context.Context) (cli.Parts, error) {
-		p, err := app.Open(ctx, settings, log, mode)
+		p, err := app.OpenWith(ctx, settings, log, mode, app.Extras{Kind: kind})
 		if err != nil {
 			return nil, err
 		}
@@ -175,8 +187,16 @@ func opener(settings *config.Store, log *slog.Logger, mode app.Mode) func(contex
 	}
 }
 
+// runServe serves the UI until ctx ends, as the data folder's owner; the
+// same routes are served on the folder's local channel. A second
+// `quire serve` of a folder is refused, naming the process that holds it.
 func runServe(ctx context.Context, settings *config.Store, dist fs.FS, addr string, log *slog.Logger, stdout, stderr io.Writer) int {
-	p, err := app.Open(ctx, settings, log, app.Owner)
+	p, err := app.OpenWith(ctx, settings, log, app.Owner, app.Extras{Kind: datadir.Serve})
+	var inUse *datadir.InUseError
+	if errors.As(err, &inUse) {
+		fmt.Fprintln(stderr, "quire:", serveRefusal(inUse))
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "quire:", err)
 		return 1
@@ -186,10 +206,30 @@ func runServe(ctx context.Context, settings *config.Store, dist fs.FS, addr stri
 		// It serves anyway, so the page can say the same and show the doctor.
 		fmt.Fprintln(stderr, "quire:", err)
 	}
-	srv := httpapi.New(p.ServeBackend(ctx, os.Getenv("QUIRE_TEST_PROBE")), dist, log)
-	if err := srv.ListenAndServe(ctx, addr, func(url string) { fmt.Fprintln(stdout, "Quire is serving on", url) }); err != nil {
+	b := p.ServeBackend(ctx, os.Getenv("QUIRE_TEST_PROBE"))
+	p.ServeLocal(ctx, b)
+	srv := httpapi.New(b, dist, log)
+	if err := srv.ListenAndServe(ctx, addr, func(url string) {
+		p.Announce(url)
+		fmt.Fprintln(stdout, "Quire is serving on", url)
+	}); err != nil {
 		fmt.Fprintln(stderr, "quire:", err)
 		return 1
 	}
 	return 0
+}
+
+// serveRefusal is the sentence of a `quire serve` refused because another
+// process owns the data folder.
+func serveRefusal(e *datadir.InUseError) string {
+	use := "use that one"
+	if e.Holder.URL != "" {
+		use = "use that one at " + e.Holder.URL
+	}
+	stop := "stop it"
+	if e.Holder.Known() {
+		stop = fmt.Sprintf("stop it (kill %d)", e.Holder.PID)
+	}
+	return fmt.Sprintf("the data folder %s is owned by %s, so this `quire serve` did not start. Either %s, or %s and start this one again; "+
+		"a second, separate Quire needs its own -data-dir.", e.Dir, e.Holder, use, stop)
 }

@@ -1,22 +1,31 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"quire/config"
+	"quire/host/httpapi"
 	"quire/internal/app"
+	"quire/internal/datadir"
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
+	"quire/kernel/core"
 	"quire/kernel/protocol"
 	"quire/kernel/store"
 )
@@ -407,4 +416,408 @@ func waitFor(t *testing.T, k protocol.Kernel, session, typ string) {
 		}
 	}
 	t.Fatalf("no %s in the log (%v)", typ, errp())
+}
+
+// socketClient talks to an owner's local channel (quire.sock) as any
+// client of its routes does.
+type socketClient struct {
+	t *testing.T
+	c *http.Client
+}
+
+func dialOwner(t *testing.T, dataDir string) *socketClient {
+	var d net.Dialer
+	path := datadir.SocketPath(dataDir)
+	return &socketClient{t: t, c: &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return d.DialContext(ctx, "unix", path) },
+	}}}
+}
+
+func (s *socketClient) request(ctx context.Context, method, path string, body any) *http.Response {
+	s.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "http://quire"+path, rd)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.Header.Set(httpapi.ProtocolHeader, protocol.Version)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := s.c.Do(req)
+	if err != nil {
+		s.t.Fatalf("%s %s over the local channel: %v", method, path, err)
+	}
+	return resp
+}
+
+// call sends a request and decodes the answer into out (when not nil).
+func (s *socketClient) call(method, path string, body, out any) {
+	s.t.Helper()
+	resp := s.request(s.t.Context(), method, path, body)
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		b, _ := io.ReadAll(resp.Body)
+		s.t.Fatalf("%s %s: %s %s", method, path, resp.Status, b)
+	}
+	if out != nil {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+}
+
+// events is every event of a session, whatever its visibility.
+func (s *socketClient) events(session string) []protocol.Event {
+	var evs []protocol.Event
+	s.call(http.MethodGet, "/api/sessions/"+session+"/events?internal=1&sensitive=1", nil, &evs)
+	return evs
+}
+
+// until follows the owner's update stream (SSE) until ok holds for the
+// session's events seen so far; bounded by Patience, woken by each update.
+func (s *socketClient) until(session, what string, ok func([]protocol.Event) bool) []protocol.Event {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.t.Context(), testkit.Patience)
+	defer cancel()
+	resp := s.request(ctx, http.MethodGet, "/api/stream?internal=1&sensitive=1", nil)
+	defer resp.Body.Close()
+	// What was appended before the stream opened is read once, after it
+	// opened, so nothing falls between the two.
+	evs := s.events(session)
+	if ok(evs) {
+		return evs
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 8<<20)
+	event := ""
+	for sc.Scan() {
+		line := sc.Text()
+		if name, found := strings.CutPrefix(line, "event: "); found {
+			event = name
+			continue
+		}
+		data, found := strings.CutPrefix(line, "data: ")
+		if !found || event != "events" {
+			continue
+		}
+		var batch []protocol.Event
+		if err := json.Unmarshal([]byte(data), &batch); err != nil {
+			s.t.Fatal(err)
+		}
+		for _, e := range batch {
+			if e.Session == session && (len(evs) == 0 || e.Seq > evs[len(evs)-1].Seq) {
+				evs = append(evs, e)
+			}
+		}
+		if ok(evs) {
+			return evs
+		}
+	}
+	s.t.Fatalf("no %s in %s's log (%v); seen: %v", what, session, sc.Err(), eventTypes(evs))
+	return nil
+}
+
+func eventTypes(evs []protocol.Event) []string {
+	out := make([]string, len(evs))
+	for i, e := range evs {
+		out[i] = e.Type
+	}
+	return out
+}
+
+func countType(evs []protocol.Event, typ string) int {
+	n := 0
+	for _, e := range evs {
+		if e.Type == typ {
+			n++
+		}
+	}
+	return n
+}
+
+// startServe runs `quire serve` as main wires it, on a free port, until
+// the test stops it; it returns once the server has said its address.
+func startServe(t *testing.T, cfg config.Config) (stop func() int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	outR, outW := io.Pipe()
+	var errOut bytes.Buffer // read once runServe has returned
+	code := make(chan int, 1)
+	go func() {
+		code <- runServe(ctx, config.NewStore(cfg), fstest.MapFS{}, "127.0.0.1:0", slog.New(slog.DiscardHandler), outW, &errOut)
+		outW.Close()
+	}()
+	line, err := bufio.NewReader(outR).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "Quire is serving on ") {
+		cancel()
+		<-code
+		t.Fatalf("quire serve said %q (%v); stderr: %s", line, err, errOut.String())
+	}
+	go io.Copy(io.Discard, outR)
+	stopped := false
+	var exit int
+	stop = func() int {
+		if !stopped {
+			stopped = true
+			cancel()
+			exit = <-code
+		}
+		return exit
+	}
+	t.Cleanup(func() { stop() })
+	return stop
+}
+
+// within runs f, failing the test when it has not returned after
+// Patience: a command that should be refused at once but is not would
+// otherwise run until the test binary's own timeout.
+func within(t *testing.T, what string, f func() int) int {
+	t.Helper()
+	done := make(chan int, 1)
+	go func() { done <- f() }()
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(testkit.Patience):
+		t.Fatalf("%s did not return", what)
+		return -1
+	}
+}
+
+// TestEveryCommandAgainstALiveOwner (issue 13, "Done when"): with `quire
+// serve` owning a data folder and a run waiting on a permission question,
+// every CLI command runs against the same folder — the readers read and
+// append nothing, `index` goes through the owner's local channel, a second
+// `quire serve` and a second window are refused with a sentence naming the
+// owner — and then the question is answered, the run finishes once, and
+// every log passes core.Verify and core.Replay. Today's code (no lock)
+// let the second serve and window recover the live run as interrupted.
+func TestEveryCommandAgainstALiveOwner(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(
+		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "c1", Name: "create_note", Arguments: []byte(`{"path":"plan.md","content":"# Plan\n"}`)}}},
+		ollamatest.Turn{Content: []string{"I made plan.md."}},
+	)
+	data, notes, docs := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(docs, "garden.md"), []byte("# Garden\n\nWater the tomatoes every morning.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Config{DataDir: data, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, NotesDir: notes}
+	stop := startServe(t, cfg)
+	owner := dialOwner(t, data)
+
+	var sess protocol.Session
+	owner.call(http.MethodPost, "/api/sessions", protocol.CreateSessionPayload{Title: "Live"}, &sess)
+	owner.call(http.MethodPost, "/api/sessions/"+sess.ID+"/messages", map[string]string{"text": "make a plan note"}, nil)
+	asked := owner.until(sess.ID, "a permission question", func(evs []protocol.Event) bool {
+		return countType(evs, "permission.requested") == 1
+	})
+	var question struct {
+		Calls []struct {
+			ID string `json:"id"`
+		} `json:"calls"`
+	}
+	if err := json.Unmarshal(asked[len(asked)-1].Payload, &question); err != nil || len(question.Calls) != 1 {
+		t.Fatalf("the question %s (%v)", asked[len(asked)-1].Payload, err)
+	}
+	before := owner.events(sess.ID)
+
+	flags := []string{"-data-dir", data, "-ollama-host", fake.URL()}
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"doctor"}, 0, "ok   Database"},
+		{[]string{"sessions"}, 0, "Live"},
+		{[]string{"replay", sess.ID}, 0, "permission.requested"},
+		{[]string{"replay", sess.ID, "-json", "-internal", "-sensitive"}, 0, `"type":"run.started"`},
+		{[]string{"replay", sess.ID, "-request", "1"}, 0, "make a plan note"},
+		{[]string{"index", docs}, 0, "1 files indexed, 0 not indexed"},
+		{[]string{"search", "tomatoes"}, 0, "garden.md"},
+		{[]string{"eval", "-filter", "adversarial-call-as-text"}, 0, "1/1 scenarios passed"},
+	} {
+		var out, errOut bytes.Buffer
+		code := within(t, "quire "+c.args[0], func() int { return run(append(c.args, flags...), &out, &errOut) })
+		if code != c.code || !strings.Contains(out.String(), c.says) {
+			t.Errorf("quire %q: exit %d, want %d saying %q\n%s%s", c.args, code, c.code, c.says, out.String(), errOut.String())
+		}
+		if now := owner.events(sess.ID); len(now) != len(before) {
+			t.Fatalf("quire %q changed the live log: %v, was %v", c.args, eventTypes(now), eventTypes(before))
+		}
+	}
+	// `quire index` went through the owner: its documents list has the file.
+	var state protocol.DocumentsState
+	owner.call(http.MethodGet, "/api/documents", nil, &state)
+	if len(state.Documents) != 1 || state.Documents[0].Status != "done" {
+		t.Errorf("the owner's documents after quire index: %+v", state.Documents)
+	}
+
+	// A second `quire serve` is refused, naming the owner.
+	var errOut bytes.Buffer // read once it has returned
+	code := within(t, "a second quire serve", func() int {
+		return runServe(t.Context(), config.NewStore(cfg), fstest.MapFS{}, "127.0.0.1:0", slog.New(slog.DiscardHandler), io.Discard, &errOut)
+	})
+	pid := fmt.Sprintf("process %d", os.Getpid())
+	if code != 1 || !strings.Contains(errOut.String(), "is owned by `quire serve` ("+pid) || !strings.Contains(errOut.String(), "did not start") ||
+		!strings.Contains(errOut.String(), "http://127.0.0.1:") {
+		t.Errorf("the second quire serve: exit %d, said %q", code, errOut.String())
+	}
+	// A second window says where Quire is open (a browser, at its address).
+	var winErr bytes.Buffer
+	code = within(t, "a second window", func() int {
+		return runWindow(t.Context(), config.NewStore(cfg), fstest.MapFS{}, slog.New(slog.DiscardHandler), &winErr)
+	})
+	if code != 1 || !strings.Contains(winErr.String(), "Quire is already open at http://127.0.0.1:") || strings.Contains(winErr.String(), "token") {
+		t.Errorf("the second window: exit %d, said %q", code, winErr.String())
+	}
+	if now := owner.events(sess.ID); len(now) != len(before) {
+		t.Fatalf("a refused owner changed the live log: %v", eventTypes(now))
+	}
+
+	// The question is still open: answering it runs the call and ends the run, once.
+	owner.call(http.MethodPost, "/api/sessions/"+sess.ID+"/answer", protocol.AnswerPayload{CallIDs: []string{question.Calls[0].ID}, Allowed: true}, nil)
+	evs := owner.until(sess.ID, "the end of the run", func(evs []protocol.Event) bool { return countType(evs, "run.finished") == 1 })
+	if _, err := os.Stat(filepath.Join(notes, "plan.md")); err != nil {
+		t.Errorf("the allowed call did not run: %v", err)
+	}
+	if code := stop(); code != 0 {
+		t.Errorf("quire serve exited %d", code)
+	}
+	if n := countType(evs, "run.interrupted"); n != 0 {
+		t.Errorf("the live run was interrupted %d times: %v", n, eventTypes(evs))
+	}
+	checkLogs(t, filepath.Join(data, "quire.db"))
+	if _, held, err := datadir.Held(data); held || err != nil {
+		t.Errorf("the stopped owner still holds the folder (%v)", err)
+	}
+	if _, err := os.Lstat(datadir.SocketPath(data)); !os.IsNotExist(err) {
+		t.Errorf("the stopped owner left its socket: %v", err)
+	}
+}
+
+// checkLogs runs the log checker over every session of a database file:
+// the run and step invariants (core.Verify) and the replay of its facts.
+func checkLogs(t *testing.T, path string) {
+	t.Helper()
+	st, err := store.OpenReadOnly(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	list, err := st.Sessions(t.Context())
+	if err != nil || len(list) == 0 {
+		t.Fatalf("sessions: %v (%d)", err, len(list))
+	}
+	for _, s := range list {
+		evs, err := st.Events(t.Context(), s.ID, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := core.Verify(evs); err != nil {
+			t.Errorf("session %s: %v", s.ID, err)
+		}
+		if err := core.Replay(evs); err != nil {
+			t.Errorf("session %s: %v", s.ID, err)
+		}
+	}
+}
+
+// TestASecondWindowBringsTheFirstToTheFront: starting the window while a
+// window owns the data folder asks it, over the local channel, to come to
+// the front, says so, and exits 0 — opening nothing itself.
+func TestASecondWindowBringsTheFirstToTheFront(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	dir := t.TempDir()
+	cfg := config.Config{DataDir: dir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096}
+	p, err := app.OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), app.Owner, app.Extras{Kind: datadir.Window})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	// The first window as runWindow wires it, with Wails' raise replaced.
+	first := newApp(p.Kernel(), p.Doctor, "", slog.New(slog.DiscardHandler))
+	raised := make(chan struct{}, 4)
+	first.raise = func(context.Context) { raised <- struct{}{} }
+	first.emit = func(context.Context, string, ...any) {}
+	asked := make(chan struct{}, 1)
+	b := p.ServeBackend(t.Context(), "")
+	b.Show = func(ctx context.Context) error {
+		asked <- struct{}{}
+		return first.show(ctx)
+	}
+	p.ServeLocal(t.Context(), b)
+
+	// A second start while the first window is still opening waits for it.
+	var errOut bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- runWindow(t.Context(), config.NewStore(cfg), fstest.MapFS{}, slog.New(slog.DiscardHandler), &errOut)
+	}()
+	select {
+	case <-asked:
+	case c := <-code:
+		t.Fatalf("the second start ended (exit %d) without asking the first window: %s", c, errOut.String())
+	}
+	if len(raised) != 0 {
+		t.Fatal("a window that is not up yet was raised")
+	}
+	wctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	first.startup(wctx) // what Wails does once the window is up
+	defer first.shutdown(wctx)
+	if c := <-code; c != 0 || !strings.Contains(errOut.String(), "Quire is already open in a window (process "+fmt.Sprint(os.Getpid())) ||
+		!strings.Contains(errOut.String(), "brought to the front") {
+		t.Errorf("the second window: exit %d, said %q", c, errOut.String())
+	}
+	if len(raised) != 1 {
+		t.Errorf("the first window was raised %d times, want once", len(raised))
+	}
+}
+
+// showFunc is a first window's answer to Show.
+type showFunc func(context.Context) error
+
+func (f showFunc) Show(ctx context.Context) error { return f(ctx) }
+
+// TestSecondStartSaysWhereQuireIs: each kind of holder gets its sentence
+// and status; a window that does not come to the front is named with what
+// to do.
+func TestSecondStartSaysWhereQuireIs(t *testing.T) {
+	since := time.Date(2026, 12, 1, 10, 58, 0, 0, time.Local)
+	stuck := showFunc(func(context.Context) error { return errors.New("the window is still opening") })
+	never := showFunc(func(context.Context) error { t.Error("Show was asked of a holder with no window"); return nil })
+	for _, c := range []struct {
+		name  string
+		h     datadir.Holder
+		owner showFunc
+		code  int
+		says  []string
+	}{
+		{"a stuck window", datadir.Holder{PID: 41, Kind: datadir.Window, Since: since}, stuck, 1,
+			[]string{"already open in a window (process 41, since 10:58 on 1 Dec 2026)", "did not come to the front: the window is still opening", "kill 41"}},
+		{"serve not listening yet", datadir.Holder{PID: 42, Kind: datadir.Serve, Since: since}, never, 1,
+			[]string{"already open in a browser", "`quire serve` (process 42", "kill 42"}},
+		{"an index", datadir.Holder{PID: 43, Kind: datadir.Index, Since: since}, never, 1,
+			[]string{"in use by `quire index` (process 43", "when it has finished"}},
+		{"a holder not recorded yet", datadir.Holder{}, never, 1, []string{"in use by another Quire process"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var errOut bytes.Buffer
+			code := secondStart(t.Context(), &datadir.InUseError{Dir: "/data", Holder: c.h}, c.owner, &errOut)
+			if code != c.code {
+				t.Errorf("exit %d, want %d: %s", code, c.code, errOut.String())
+			}
+			for _, w := range c.says {
+				if !strings.Contains(errOut.String(), w) {
+					t.Errorf("%q lacks %q", errOut.String(), w)
+				}
+			}
+		})
+	}
 }

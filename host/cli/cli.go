@@ -42,8 +42,13 @@ type Env struct {
 	Log            *slog.Logger
 	Settings       config.Config
 	// Read opens the parts as a reader: the store read-only, no runtime
-	// loop, no recovery, no write. Own opens them as the data folder's owner.
+	// loop, no recovery, no write. Own opens them as the data folder's
+	// owner; it fails with a *datadir.InUseError while another process
+	// owns the folder.
 	Read, Own func(ctx context.Context) (Parts, error)
+	// Running is the document index of the process that owns the folder,
+	// reached over its local channel (a window or `quire serve`).
+	Running func(ctx context.Context) (Indexer, error)
 	// Eval builds a scenario's kernel (the composition root's wiring).
 	Eval func(log *slog.Logger) eval.Builder
 	// Scenarios is the eval set shipped in the binary (evals/*.yaml).

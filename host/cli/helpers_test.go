@@ -8,7 +8,9 @@ import (
 	"os"
 
 	"quire/config"
+	"quire/host/httpapi"
 	"quire/internal/app"
+	"quire/internal/datadir"
 )
 
 // run runs a command as main hands it over — its flags after its name,
@@ -33,7 +35,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	log := slog.New(slog.DiscardHandler)
 	open := func(mode app.Mode) func(context.Context) (Parts, error) {
 		return func(ctx context.Context) (Parts, error) {
-			p, err := app.Open(ctx, settings, log, mode)
+			p, err := app.OpenWith(ctx, settings, log, mode, app.Extras{Kind: datadir.Index})
 			if err != nil {
 				return nil, err
 			}
@@ -41,5 +43,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return cmd.Run(context.Background(), fset.Args(), Env{Stdout: stdout, Stderr: stderr, Log: log, Settings: cfg,
-		Read: open(app.Reader), Own: open(app.Owner), Eval: app.EvalBuilder, Scenarios: os.DirFS(evalsDir)})
+		Read: open(app.Reader), Own: open(app.Owner), Eval: app.EvalBuilder, Scenarios: os.DirFS(evalsDir),
+		Running: func(ctx context.Context) (Indexer, error) {
+			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).Index(ctx)
+		}})
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"quire/host"
+	"quire/internal/datadir"
 	"quire/kernel/protocol"
 )
 
@@ -27,18 +28,60 @@ const (
 // 0 when the pass completed (even if some files were refused), 1 when it
 // did not (a missing path, a database error, an interrupt: the work done
 // is kept and the next run resumes it), 2 for a usage error. It owns the
-// data folder while it runs (it writes the index).
+// data folder while it runs (it writes the index) — unless the window or
+// `quire serve` owns it: then the owner indexes, over its local channel,
+// with the same progress bar, summary and statuses.
 func runIndex(ctx context.Context, paths []string, env Env) int {
 	if len(paths) == 0 {
 		fmt.Fprintln(env.Stderr, "usage: quire index PATH...   (folders or files: Markdown, text, HTML, PDF)")
 		return 2
 	}
-	return withIndex(ctx, env.Own, env, func(idx host.Index) int { return index(ctx, idx, paths, env.Stdout, env.Stderr) })
+	p, err := env.Own(ctx)
+	var inUse *datadir.InUseError
+	if errors.As(err, &inUse) {
+		return indexThroughOwner(ctx, inUse.Holder, paths, env)
+	}
+	return withIndex(ctx, p, err, env, func(idx host.Index) int { return index(ctx, idx, paths, env.Stdout, env.Stderr) })
 }
 
-// withIndex opens the parts, runs f on the document index and closes them.
-func withIndex(ctx context.Context, open func(context.Context) (Parts, error), env Env, f func(host.Index) int) int {
-	p, err := open(ctx)
+// Indexer is what `quire index` needs of a document index: its own
+// (host.Index) or the running owner's.
+type Indexer interface {
+	// Embedder names what makes the vectors, for people.
+	Embedder() string
+	// Index makes paths watched roots and brings them up to date.
+	Index(ctx context.Context, paths []string, progress func(protocol.IndexProgress)) error
+	Documents(ctx context.Context) ([]protocol.Document, error)
+}
+
+// indexThroughOwner has the process that owns the data folder index the
+// paths (made absolute: the owner has no working folder of ours).
+func indexThroughOwner(ctx context.Context, h datadir.Holder, paths []string, env Env) int {
+	if h.Kind == datadir.Index || env.Running == nil {
+		fmt.Fprintf(env.Stderr, "quire: %s is indexing this data folder; run this again when it has finished.\n", h)
+		return 1
+	}
+	abs := make([]string, len(paths))
+	for i, p := range paths {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			fmt.Fprintln(env.Stderr, "quire:", err)
+			return 1
+		}
+		abs[i] = a
+	}
+	idx, err := env.Running(ctx)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "quire: this data folder is owned by %s, which did not answer (%v). If it is stuck, end it and run this again.\n", h, err)
+		return 1
+	}
+	fmt.Fprintf(env.Stderr, "This data folder is owned by %s; it indexes the files.\n", h)
+	return index(ctx, idx, abs, env.Stdout, env.Stderr)
+}
+
+// withIndex runs f on the document index of the parts just opened (or
+// says why they did not open) and closes them.
+func withIndex(ctx context.Context, p Parts, err error, env Env, f func(host.Index) int) int {
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "quire:", err)
 		return 1
@@ -52,7 +95,7 @@ func withIndex(ctx context.Context, open func(context.Context) (Parts, error), e
 	return f(idx)
 }
 
-func index(ctx context.Context, idx host.Index, paths []string, stdout, stderr io.Writer) int {
+func index(ctx context.Context, idx Indexer, paths []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "Embeddings: %s\n", idx.Embedder())
 	bar := &progressBar{w: stderr}
 	start := time.Now()
@@ -177,7 +220,8 @@ func (o *searchOptions) run(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "usage: quire search [-n N] [-json] QUERY")
 		return 2
 	}
-	return withIndex(ctx, env.Read, env, func(idx host.Index) int { return search(ctx, idx, query, o.n, o.json, env.Stdout, env.Stderr) })
+	p, err := env.Read(ctx)
+	return withIndex(ctx, p, err, env, func(idx host.Index) int { return search(ctx, idx, query, o.n, o.json, env.Stdout, env.Stderr) })
 }
 
 // search prints the n best passages with their citations, as the model

@@ -12,6 +12,8 @@ import (
 
 	"quire/config"
 	"quire/internal/app"
+	"quire/internal/datadir"
+	"quire/internal/testkit"
 	"quire/kernel/protocol"
 )
 
@@ -69,5 +71,55 @@ func TestIndexAndSearchCommands(t *testing.T) {
 	errb.Reset()
 	if code := index(context.Background(), idx, []string{filepath.Join(dir, "missing")}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "not there") {
 		t.Errorf("missing path: exit %d, %q", code, errb.String())
+	}
+}
+
+// TestIndexGoesThroughTheRunningOwner: with `quire serve` owning the data
+// folder, `quire index` has the owner index (over its local channel) and
+// prints the same summary; a missing path is the owner's sentence, exit
+// 1; and while another `quire index` owns the folder it is refused, naming
+// it, without opening the database.
+func TestIndexGoesThroughTheRunningOwner(t *testing.T) {
+	dir, docs := t.TempDir(), t.TempDir()
+	settings := config.NewStore(config.Config{DataDir: dir, OllamaHost: "http://127.0.0.1:1", Model: "m", NumCtx: 4096})
+	p, err := app.OpenWith(t.Context(), settings, slog.New(slog.DiscardHandler), app.Owner, app.Extras{Kind: datadir.Serve})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.ServeLocal(t.Context(), p.ServeBackend(t.Context(), ""))
+	testkit.WriteOld(t, filepath.Join(docs, "plan.md"), "# Plan\n\nThe zeppelin budget is tight.\n")
+
+	var out, errb strings.Builder
+	code := run([]string{"index", "-data-dir", dir, "-ollama-host", "http://127.0.0.1:1", docs}, &out, &errb)
+	if code != 0 || !strings.Contains(out.String(), "1 files indexed, 0 not indexed (1 processed in") ||
+		!strings.Contains(errb.String(), "This data folder is owned by `quire serve` (process") {
+		t.Fatalf("index through the owner: exit %d\n%s\nstderr: %s", code, out.String(), errb.String())
+	}
+	idx, err := p.Index(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list, err := idx.Documents(t.Context()); err != nil || len(list) != 1 || list[0].Status != "done" {
+		t.Fatalf("the owner's index: %+v %v", list, err)
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"index", "-data-dir", dir, filepath.Join(docs, "missing")}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "no such file or folder") {
+		t.Errorf("a missing path through the owner: exit %d, %q", code, errb.String())
+	}
+
+	busy := t.TempDir()
+	lock, err := datadir.Acquire(busy, datadir.Holder{PID: 4242, Kind: datadir.Index, Since: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	errb.Reset()
+	if code := run([]string{"index", "-data-dir", busy, docs}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "`quire index` (process 4242") {
+		t.Errorf("index while another index owns the folder: exit %d, %q", code, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(busy, "quire.db")); !os.IsNotExist(err) {
+		t.Errorf("the refused index opened the database: %v", err)
 	}
 }

@@ -32,6 +32,8 @@ type Backend struct {
 	Memory    host.Memory    // may be nil: the memory panel has nothing to show
 	ProbePath string         // QUIRE_TEST_PROBE; empty outside tests
 	Documents host.Documents // may be nil: no document index (documents.go)
+	// Show brings the window to the front (socket.go); nil for `quire serve`.
+	Show func(ctx context.Context) error
 }
 
 // Server is the HTTP host.
@@ -47,6 +49,15 @@ var ErrNotLoopback = errors.New("quire serve listens on loopback addresses only 
 // New builds the server; assets is the built frontend.
 func New(b Backend, assets fs.FS, log *slog.Logger) *Server {
 	s := &Server{b: b, mux: http.NewServeMux(), log: log}
+	s.mux.Handle("/api/", s.routes())
+	s.mux.Handle("/", http.FileServerFS(assets))
+	return s
+}
+
+// routes are the API's routes with the handshake, and no other guard:
+// the TCP server and the local channel (socket.go) both serve them.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
 	api := http.NewServeMux()
 	api.HandleFunc("GET /api/doctor", s.doctor)
 	api.HandleFunc("GET /api/sessions", s.sessions)
@@ -64,10 +75,9 @@ func New(b Backend, assets fs.FS, log *slog.Logger) *Server {
 	s.memoryRoutes(api)
 	api.HandleFunc("GET /api/stream", s.stream)
 	s.documentRoutes(api)
-	s.mux.HandleFunc("GET /api/handshake", s.handshake)
-	s.mux.Handle("/api/", requireHandshake(api))
-	s.mux.Handle("/", http.FileServerFS(assets))
-	return s
+	mux.HandleFunc("GET /api/handshake", s.handshake)
+	mux.Handle("/api/", requireHandshake(api))
+	return mux
 }
 
 // ProtocolHeader carries the client's protocol version on every API request

@@ -3,9 +3,12 @@
 // note, todo, memory and document parts — and returns them assembled, for
 // main to hand to a host (the window, host/httpapi, host/cli).
 //
-// It opens in one of two modes. An Owner starts the runtime and recovers
-// the runs a crash left open: the window, `quire serve`, `quire index` and
-// the eval set own the data folder. A Reader opens the store read-only and
+// It opens in one of two modes. An Owner takes the data folder's lock
+// (internal/datadir) before it opens the database for writing — a second
+// owner of the same folder gets an error that is a *datadir.InUseError
+// and opens nothing — then starts the runtime and recovers the runs a
+// crash left open: the window, `quire serve`, `quire index` and the eval
+// set own the data folder. A Reader opens the store read-only and
 // nothing else that writes: no runtime loop, no recovery, no memory index
 // catch-up, no rag migration or statistics; `quire sessions`, `replay`,
 // `search` and `doctor` read, and can never append to a log.
@@ -19,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"sync"
@@ -26,6 +30,7 @@ import (
 
 	"quire/config"
 	"quire/host"
+	"quire/internal/datadir"
 	"quire/kernel/protocol"
 	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
@@ -71,6 +76,12 @@ type Parts struct {
 	library  *library.Library // started by a host that shows documents (Documents)
 	mem      *memory.Store    // nil when it could not be opened
 	memErr   error            // why mem is nil in an Owner
+
+	// An Owner's hold on the data folder, and the local channel a window
+	// or `quire serve` serves (local.go); stopLocal ends serving it.
+	lock      *datadir.Lock
+	local     net.Listener
+	stopLocal func()
 }
 
 // Open assembles the parts in mode over the settings. extra options come
@@ -89,6 +100,10 @@ type Extras struct {
 	// index's offline one) and returns the one the document index and
 	// memory use instead, so a test can slow the real one down.
 	Embedder func(rag.Embedder) rag.Embedder
+	// Kind is which host owns the folder, recorded in its lock for the
+	// sentence a refused process says; a window and `quire serve` also
+	// open the local channel (Local).
+	Kind datadir.Kind
 }
 
 // OpenWith is Open with extras beyond runtime options.
@@ -106,6 +121,12 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		p.dbErr = fmt.Errorf("cannot create the data directory %s: %w", cfg.DataDir, err)
+		return p, nil
+	}
+	if err := p.lockFolder(cfg.DataDir, x.Kind); errors.Is(err, datadir.ErrInUse) {
+		return nil, err // another process owns the folder: open nothing
+	} else if err != nil {
+		p.dbErr = err // doctor says why; nothing is opened for writing
 		return p, nil
 	}
 	st, err := store.Open(ctx, cfg.DatabasePath())
@@ -166,8 +187,12 @@ func (p *Parts) openReader(ctx context.Context) {
 // Mode is how the parts were opened.
 func (p *Parts) Mode() Mode { return p.mode }
 
-// Close ends runs with their reason, stops the library and closes the store.
+// Close stops serving the local channel, ends runs with their reason,
+// stops the library, closes the store and lets the data folder go.
 func (p *Parts) Close() {
+	if p.stopLocal != nil {
+		p.stopLocal()
+	}
 	if p.runtime != nil {
 		p.runtime.Close()
 	}
@@ -184,6 +209,10 @@ func (p *Parts) Close() {
 	}
 	if p.store != nil {
 		p.store.Close()
+	}
+	// The folder is let go last, once nothing of this process writes.
+	if p.lock != nil {
+		p.lock.Release()
 	}
 }
 

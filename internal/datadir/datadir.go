@@ -1,0 +1,268 @@
+// Package datadir owns the rule that one process owns a data folder: an
+// exclusive OS file lock on quire.lock, taken by the owner (the window,
+// `quire serve`, `quire index`) for its lifetime and let go by the kernel
+// when the process ends, however it ends, so a crash never leaves a stale
+// lock; the record in that file of who holds it (process id, host kind,
+// since when, the address `quire serve` answers on), which a refused
+// process reads to say who holds the folder; and the owner's local
+// channel, a Unix socket (quire.sock) in the folder that only the folder's
+// user may open: mode 0600, and every peer's uid checked (SO_PEERCRED).
+//
+// Readers (`quire doctor`, `sessions`, `replay`, `search`) never take the
+// lock and never touch these files.
+//
+// It imports only the standard library and golang.org/x/sys: the
+// composition root takes the lock and hosts word the refusal, so it must
+// never import a Quire package.
+package datadir
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// The files the owner keeps in the data folder.
+const (
+	LockFile   = "quire.lock"
+	SocketFile = "quire.sock"
+)
+
+// Kind is the kind of process that owns a folder.
+type Kind string
+
+// The owners.
+const (
+	Window Kind = "window" // the desktop window
+	Serve  Kind = "serve"  // `quire serve`
+	Index  Kind = "index"  // `quire index` with no owner running
+)
+
+// Holder is who holds a folder, as its lock file records it.
+type Holder struct {
+	PID   int       `json:"pid"`
+	Kind  Kind      `json:"kind"`
+	Since time.Time `json:"since"`
+	// URL is where `quire serve` answers (no secret in it), once it listens.
+	URL string `json:"url,omitempty"`
+}
+
+// Known reports whether the record could be read (a holder that has only
+// just taken the lock may not have written it yet).
+func (h Holder) Known() bool { return h.PID > 0 }
+
+// String names the holder for a sentence: "`quire serve` (process 4242,
+// since 10:58 on 1 Dec 2026)".
+func (h Holder) String() string {
+	if !h.Known() {
+		return "another Quire process"
+	}
+	name := "Quire"
+	switch h.Kind {
+	case Window:
+		name = "the Quire window"
+	case Serve:
+		name = "`quire serve`"
+	case Index:
+		name = "`quire index`"
+	}
+	return name + " (" + h.Process() + ")"
+}
+
+// Process is "process 4242, since 10:58 on 1 Dec 2026".
+func (h Holder) Process() string {
+	return fmt.Sprintf("process %d, since %s", h.PID, h.Since.Local().Format("15:04 on 2 Jan 2006"))
+}
+
+// ErrInUse: another process holds the folder. The error Acquire returns
+// is an *InUseError, which says who.
+var ErrInUse = errors.New("the data folder is in use by another quire process")
+
+// errNoPeerCheck: this system cannot tell who is at the other end of a
+// socket, so the local channel refuses everyone.
+var errNoPeerCheck = errors.New("this system cannot check who opens the local channel")
+
+// InUseError is ErrInUse with the folder and its holder.
+type InUseError struct {
+	Dir    string
+	Holder Holder
+}
+
+func (e *InUseError) Error() string {
+	h := e.Holder
+	if !h.Known() {
+		return fmt.Sprintf("%s: %v", e.Dir, ErrInUse)
+	}
+	return fmt.Sprintf("%s: %v (%s, pid %d, since %s)", e.Dir, ErrInUse, h.Kind, h.PID, h.Since.Format(time.RFC3339))
+}
+
+func (e *InUseError) Unwrap() error { return ErrInUse }
+
+// SocketPath is the local channel's address in dir.
+func SocketPath(dir string) string { return filepath.Join(dir, SocketFile) }
+
+// Lock is a held folder. Its methods are safe for concurrent use.
+type Lock struct {
+	dir string
+	mu  sync.Mutex
+	f   *os.File // nil once released
+	h   Holder
+	ln  net.Listener
+}
+
+// Acquire takes dir (which must exist) for h, or returns an *InUseError
+// naming the process that holds it. It never waits for the holder.
+func Acquire(dir string, h Holder) (*Lock, error) {
+	path := filepath.Join(dir, LockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the lock file %s: %w", path, err)
+	}
+	held, err := tryLock(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
+	}
+	if !held {
+		holder := readHolder(f)
+		f.Close()
+		return nil, &InUseError{Dir: dir, Holder: holder}
+	}
+	l := &Lock{dir: dir, f: f, h: h}
+	if err := l.write(); err != nil {
+		l.Release()
+		return nil, err
+	}
+	return l, nil
+}
+
+// Held reads who holds dir; ok is false when nobody does (or the folder
+// has no lock file). It takes the lock for a moment to find out, and
+// writes nothing.
+func Held(dir string) (h Holder, ok bool, err error) {
+	f, err := os.Open(filepath.Join(dir, LockFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return Holder{}, false, nil
+	}
+	if err != nil {
+		return Holder{}, false, err
+	}
+	defer f.Close()
+	free, err := tryLock(f)
+	if err != nil || free {
+		return Holder{}, false, err // closing f lets it go
+	}
+	return readHolder(f), true, nil
+}
+
+// Announce records the address the owner answers on, for the sentence a
+// second process says.
+func (l *Lock) Announce(url string) error {
+	l.mu.Lock()
+	l.h.URL = url
+	l.mu.Unlock()
+	return l.write()
+}
+
+// write replaces the record. A refused process may read it half-written;
+// it then names "another Quire process".
+func (l *Lock) write() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	b, err := json.Marshal(l.h)
+	if err != nil {
+		return err
+	}
+	if _, err := l.f.WriteAt(append(b, '\n'), 0); err != nil {
+		return fmt.Errorf("cannot write the lock file: %w", err)
+	}
+	return l.f.Truncate(int64(len(b) + 1))
+}
+
+func readHolder(f *os.File) Holder {
+	b := make([]byte, 4096)
+	n, _ := f.ReadAt(b, 0)
+	var h Holder
+	if json.Unmarshal(b[:n], &h) != nil {
+		return Holder{}
+	}
+	return h
+}
+
+// Listen opens the local channel: a stale socket file (from an owner that
+// died) is removed first — only the holder of the lock may do that, so no
+// live owner's socket is ever removed — and the socket is made 0600.
+// Every connection from another user is refused and logged. The listener
+// is closed (and its file removed) by Release, while the lock is held.
+func (l *Lock) Listen(log *slog.Logger) (net.Listener, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil, errors.New("the data folder's lock was released")
+	}
+	if l.ln != nil {
+		return nil, errors.New("the local channel is already open")
+	}
+	path := SocketPath(l.dir)
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("cannot remove the stale socket %s: %w", path, err)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the local channel %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("cannot make the local channel private: %w", err)
+	}
+	l.ln = &peerListener{Listener: ln, uid: os.Getuid(), log: log}
+	return l.ln, nil
+}
+
+// Release closes the local channel and lets the folder go. The caller has
+// closed the database first.
+func (l *Lock) Release() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	if l.ln != nil {
+		l.ln.Close() // removes the socket file, while the lock still says it is ours
+		l.ln = nil
+	}
+	err := l.f.Close() // closing the last descriptor lets the lock go
+	l.f = nil
+	return err
+}
+
+// peerListener hands on only the connections of uid.
+type peerListener struct {
+	net.Listener
+	uid int
+	log *slog.Logger
+}
+
+func (l *peerListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		uid, err := peerUID(c)
+		if err == nil && uid == l.uid {
+			return c, nil
+		}
+		l.log.Warn("the local channel refused a connection from another user", "uid", uid, "err", err)
+		c.Close()
+	}
+}

@@ -1,0 +1,28 @@
+//go:build unix
+
+package datadir
+
+import (
+	"errors"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// tryLock takes an exclusive flock(2) on f without waiting; held is false
+// when another open file holds it. The lock belongs to the open file, so
+// it goes when the file is closed or the process dies.
+func tryLock(f *os.File) (held bool, err error) {
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, unix.EINTR):
+			continue
+		case errors.Is(err, unix.EWOULDBLOCK):
+			return false, nil
+		}
+		return false, err
+	}
+}

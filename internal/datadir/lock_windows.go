@@ -1,0 +1,25 @@
+//go:build windows
+
+package datadir
+
+import (
+	"errors"
+	"os"
+
+	"golang.org/x/sys/windows"
+)
+
+// tryLock takes an exclusive lock on one byte far past the record, so
+// that the record stays readable (Windows locks are mandatory), without
+// waiting; held is false when another process holds it.
+func tryLock(f *os.File) (held bool, err error) {
+	ol := &windows.Overlapped{OffsetHigh: 1}
+	err = windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, windows.ERROR_LOCK_VIOLATION):
+		return false, nil
+	}
+	return false, err
+}
