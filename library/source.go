@@ -74,7 +74,7 @@ func (l *Library) Source(ctx context.Context, path string, page int) (protocol.D
 func pdfPage(r io.ReaderAt, size int64, want int) (string, int, error) {
 	var lines []string
 	page, pages := 0, 0
-	err := parse.ReadPDF(r, size, func(b parse.Block) error {
+	err := parse.ReadPDF(r, size, 0, func(b parse.Block) error {
 		if b.Level == 1 && b.Start == 0 && strings.HasPrefix(b.Title, "Page ") {
 			if n, err := strconv.Atoi(strings.TrimPrefix(b.Title, "Page ")); err == nil {
 				page, pages = n, max(pages, n)
