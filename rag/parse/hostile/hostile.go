@@ -55,8 +55,9 @@ func PagesPDF(kids string, count int, more ...string) []byte {
 
 // SelfReferencingPDF is the kind of the 710-byte file: the root
 // of the page tree is among its own kids, so a walk that forgets what it
-// saw goes round it until a depth bound (once: 80,000 chunks of one page).
-func SelfReferencingPDF() []byte { return PagesPDF("3 0 R 2 0 R", 1) }
+// saw goes round it, twice at each level, until its bounds (once: 80,000
+// chunks of one page).
+func SelfReferencingPDF() []byte { return PagesPDF("3 0 R 2 0 R 2 0 R", 1) }
 
 // SharedPagePDF lists one page n times (the file: 300,000, 1.8 MB).
 func SharedPagePDF(n int) []byte {
