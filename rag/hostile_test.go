@@ -187,3 +187,31 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestFilesRefusedByNameAreNotQueuedAgain: issue 15 saw .yml and .json
+// files listed as failed on every run. They are refused by their name
+// once and not queued again while unchanged — written just now (a time
+// too recent to trust) or long ago; what lists them on each run is the
+// summary of the index's state, not a retry.
+func TestFilesRefusedByNameAreNotQueuedAgain(t *testing.T) {
+	dir := t.TempDir()
+	docs := filepath.Join(dir, "docs")
+	write(t, filepath.Join(docs, "notes.md"), "# Notes\n\ntext\n")
+	write(t, filepath.Join(docs, "old.yml"), "a: 1\n")
+	if err := os.WriteFile(filepath.Join(docs, "fresh.json"), []byte(`{"a": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix := openIndex(t, openDB(t, dir), nil)
+	index(t, ix, docs)
+	for range 2 {
+		ps := index(t, ix)
+		if last := ps[len(ps)-1]; last.Total != 0 || last.Failed != 0 {
+			t.Fatalf("a pass over the unchanged folder: %+v", last)
+		}
+	}
+	for _, name := range []string{"old.yml", "fresh.json"} {
+		if d := docStatus(t, ix)[name]; d.Status != Failed || !strings.Contains(d.Reason, "unsupported format") {
+			t.Errorf("%s: %s (%q)", name, d.Status, d.Reason)
+		}
+	}
+}
