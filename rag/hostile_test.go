@@ -40,8 +40,8 @@ func TestHostileFilesFinishBoundedWithAReason(t *testing.T) {
 	// A one-line file as long as the 262 MB one of the issue is refused by
 	// its size before a byte is read, as the sparse file is; the one-line
 	// case here stays under the byte limit and stops at a text budget
-	// lowered to 1 MiB, which is the same bound at a test's size.
-	lowText := WithLimits(Limits{Text: 1 << 20})
+	// lowered to 256 KiB, which is the same bound at a test's size.
+	lowText := WithLimits(Limits{Text: 256 << 10})
 	cases := []struct {
 		name   string
 		file   string
@@ -58,7 +58,7 @@ func TestHostileFilesFinishBoundedWithAReason(t *testing.T) {
 		{"1 GiB sparse Markdown under a raised byte limit", "sparse.md", func(t *testing.T, p string) { must(t, hostile.Sparse(p, 1<<30)) },
 			[]Option{WithLimits(Limits{Bytes: 2 << 30})}, "binary content (it looks like application/octet-stream), not markdown"},
 		{"an 8 MiB file of one line", "oneline.txt", func(t *testing.T, p string) { must(t, hostile.OneLine(p, 8<<20)) }, []Option{lowText},
-			"more than 1 MiB of text — raise the limit in Settings (documents.maxTextBytes in settings.json) to index it"},
+			"more than 256 KiB of text — raise the limit in Settings (documents.maxTextBytes in settings.json) to index it"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,13 +87,14 @@ func TestHostileFilesFinishBoundedWithAReason(t *testing.T) {
 			if n := count(t, db, `SELECT count(*) FROM rag_chunks`); n != 0 {
 				t.Fatalf("%d chunks of a refused file were kept", n)
 			}
-			// Unbounded, these made 575 MB of heap and databases of 365 MB
-			// to 3.1 GB; bounded, they cost a few MB. The bounds leave room
-			// for what other goroutines keep live under -race.
+			// Unbounded, these made 230–260 MB of heap and databases of
+			// 40 MB (the 8 MiB line) to 3.1 GB; bounded, they cost a few
+			// MB. The bounds leave room for what other goroutines keep live
+			// under -race.
 			if grew > 48<<20 {
 				t.Fatalf("the live heap grew by %d MB", grew>>20)
 			}
-			if size > 24<<20 {
+			if size > 8<<20 {
 				t.Fatalf("the database grew to %d MB", size>>20)
 			}
 
@@ -124,14 +125,14 @@ func TestDefaultLimitsAreConfigs(t *testing.T) {
 func TestEachLimitIsListedWithItsSetting(t *testing.T) {
 	dir := t.TempDir()
 	docs := filepath.Join(dir, "docs")
-	write(t, filepath.Join(docs, "big.md"), strings.Repeat("# Heading\n\nwords words words\n\n", 400))
+	write(t, filepath.Join(docs, "big.md"), strings.Repeat("# Heading\n\nwords words words\n\n", 100)) // 3 KB, 100 chunks
 	cases := []struct {
 		lim    Limits
 		reason string
 	}{
 		{Limits{Bytes: 1000}, "larger than 1000 bytes — raise the limit in Settings (documents.maxBytes in settings.json) to index it"},
-		{Limits{Text: 4 << 10}, "more than 4 KiB of text — raise the limit in Settings (documents.maxTextBytes in settings.json) to index it"},
-		{Limits{Chunks: 300}, "more than 300 chunks of text — raise the limit in Settings (documents.maxChunks in settings.json) to index it"},
+		{Limits{Text: 1 << 10}, "more than 1 KiB of text — raise the limit in Settings (documents.maxTextBytes in settings.json) to index it"},
+		{Limits{Chunks: 50}, "more than 50 chunks of text — raise the limit in Settings (documents.maxChunks in settings.json) to index it"},
 	}
 	for _, tc := range cases {
 		db := openDB(t, t.TempDir())
