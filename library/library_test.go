@@ -523,4 +523,19 @@ func TestSourceDoesNotFollowALinkOutOfTheIndexedFolder(t *testing.T) {
 	if err != nil || !strings.Contains(src.Text, "binary") {
 		t.Errorf("a link inside the folder: %q, %v", src.Text, err)
 	}
+
+	// A file indexed on its own is opened through the folder holding it.
+	single := filepath.Join(t.TempDir(), "single.md")
+	testkit.WriteOld(t, single, "# Single\n\nalone\n")
+	if err := lib.Add(t.Context(), []string{single}); err != nil {
+		t.Fatal(err)
+	}
+	waitFinal(t, ch)
+	if src, err := lib.Source(t.Context(), single, 0); err != nil || !strings.Contains(src.Text, "alone") {
+		t.Fatalf("an indexed file on its own: %q, %v", src.Text, err)
+	}
+	replace(single, secret)
+	if src, err := lib.Source(t.Context(), single, 0); !errors.Is(err, library.ErrOutsideRoot) || src.Text != "" {
+		t.Errorf("an indexed file replaced by a link: %q, %v", src.Text, err)
+	}
 }

@@ -77,10 +77,7 @@ func (l *Library) Source(ctx context.Context, path string, page int) (protocol.D
 // that folder: a document swapped for a link to /etc/passwd is refused,
 // not shown.
 func openInRoot(root, path string) (*os.File, error) {
-	dir := root
-	if st, err := os.Stat(root); err != nil || !st.IsDir() {
-		dir = filepath.Dir(root)
-	}
+	dir := rootDir(root)
 	rel, err := filepath.Rel(dir, path)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return nil, fmt.Errorf("%s is not inside %s", path, dir)
@@ -93,11 +90,21 @@ func openInRoot(root, path string) (*os.File, error) {
 	return r.Open(rel)
 }
 
+// rootDir is the folder a document is opened through: its indexed folder,
+// or the folder holding an indexed file.
+func rootDir(root string) string {
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		return filepath.Dir(root)
+	}
+	return root
+}
+
 // linkOnTheWay reports whether the document, or a folder between its
 // indexed folder and it, is a symbolic link: after os.Root refused it,
 // that is why (the error it gives for a way out is not exported).
 func linkOnTheWay(root, path string) bool {
-	for p := path; p != root && p != filepath.Dir(p); p = filepath.Dir(p) {
+	dir := rootDir(root)
+	for p := path; p != dir && p != filepath.Dir(p); p = filepath.Dir(p) {
 		if st, err := os.Lstat(p); err == nil && st.Mode()&os.ModeSymlink != 0 {
 			return true
 		}
