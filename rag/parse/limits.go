@@ -62,7 +62,7 @@ func TextBudget(max int64, emit func(Block) error) func(Block) error {
 	}
 }
 
-// Bounded reads r as a text document of the given format: it fails with a
+// Bounded passes on r, the bytes of a text document: it fails with a
 // *LimitError once more than max bytes came through (the file grew after
 // its size was checked, or max was not checked against it) and with
 // ErrBinary at the first NUL byte, which no text file holds, so binary
