@@ -15,7 +15,7 @@
 //     space, else at a rune boundary.
 //
 // Chunking streams: it holds at most one chunk, so memory is bounded by the
-// cap. It imports only the standard library and rag/parse (for Block). It
+// cap; Limit bounds how many chunks one document makes. It imports only the standard library and rag/parse (for Block). It
 // must never import database/sql, chromem-go, a model client or the kernel.
 package chunk
 
