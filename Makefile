@@ -145,6 +145,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 100x ./internal/vecindex ./memory
 	$(GO) test ./rag -run '^$$' -bench 'Index|Reindex' -benchtime 3x -scifact $(SCIFACT)
 	$(GO) test ./rag -run '^$$' -bench Search -benchtime 809x -timeout 30m -scifact $(SCIFACT)
+	$(GO) test ./rag -run '^$$' -bench HostileFiles -benchtime 3x
 
 # The SciFact data for rag's benchmarks (docs/BENCHMARKS.md, issue 6).
 SCIFACT ?= $(CURDIR)/../shared/data/scifact

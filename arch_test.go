@@ -170,6 +170,9 @@ func TestLayering(t *testing.T) {
 		{"only main stands on the composition root: no other package imports it",
 			func(p string) bool { return p != "quire" && !under(p, "quire/internal/app") },
 			func(d string) bool { return under(d, "quire/internal/app") }},
+		{"the hostile-file generator is test and benchmark equipment: no product package depends on it",
+			func(p string) bool { return !under(p, "quire/rag/parse/hostile") },
+			func(d string) bool { return under(d, "quire/rag/parse/hostile") }},
 		{"the library never depends on Wails, hosts or the kernel runtime",
 			func(p string) bool { return under(p, "quire/library") },
 			func(d string) bool {

@@ -29,6 +29,47 @@ const (
 	DatabaseFile      = "quire.db"
 )
 
+// Default bounds on one document, each raisable in settings.json
+// ("documents": {"maxBytes": ...}). They fit a laptop: a 2,000-page book
+// has about 6 MB of text (3,000 bytes a page); the SciFact corpus (5,183
+// abstracts, 7.6 MB of text) makes 7,598 chunks, about 1 per 1,000 bytes,
+// so 16 MiB of text makes about 16,000 chunks and 20,000 leaves room for
+// documents of many short sections. A document at every bound costs a few
+// hundred MB of database, not the gigabytes an unbounded one did.
+const (
+	DefaultDocMaxBytes     = 64 << 20
+	DefaultDocMaxPages     = 2000
+	DefaultDocMaxTextBytes = 16 << 20
+	DefaultDocMaxChunks    = 20000
+)
+
+// DocumentLimits bound what one indexed document may cost; a document
+// over any of them is listed with the reason and not indexed. Zero or
+// absent fields take the defaults.
+type DocumentLimits struct {
+	MaxBytes     int64 `json:"maxBytes,omitempty"`     // size of the file
+	MaxPages     int   `json:"maxPages,omitempty"`     // pages of a PDF
+	MaxTextBytes int64 `json:"maxTextBytes,omitempty"` // bytes of text extracted
+	MaxChunks    int   `json:"maxChunks,omitempty"`    // chunks stored
+}
+
+// withDefaults fills the fields that are not positive.
+func (l DocumentLimits) withDefaults() DocumentLimits {
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultDocMaxBytes
+	}
+	if l.MaxPages <= 0 {
+		l.MaxPages = DefaultDocMaxPages
+	}
+	if l.MaxTextBytes <= 0 {
+		l.MaxTextBytes = DefaultDocMaxTextBytes
+	}
+	if l.MaxChunks <= 0 {
+		l.MaxChunks = DefaultDocMaxChunks
+	}
+	return l
+}
+
 // Config is the resolved configuration.
 type Config struct {
 	DataDir    string `json:"-"`
@@ -49,6 +90,8 @@ type Config struct {
 	// MemoryLearn asks the model after each run for facts and preferences
 	// worth remembering (settings file only; the panel sets it).
 	MemoryLearn bool `json:"memoryLearn,omitempty"`
+	// Documents bounds each indexed document (settings file only).
+	Documents DocumentLimits `json:"documents,omitzero"`
 }
 
 // DatabasePath is where the SQLite file lives.
@@ -111,6 +154,7 @@ func (f *Flags) Resolve(env Env) (Config, error) {
 		}
 	}
 	c.DisabledTools = saved.DisabledTools
+	c.Documents = saved.Documents.withDefaults()
 	c.MemoryApproval, c.MemoryLearn = saved.MemoryApproval, saved.MemoryLearn
 	c.EmbedModel = first(lookup(env, "QUIRE_EMBED_MODEL"), saved.EmbedModel, DefaultEmbedModel)
 	envCtx := 0

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -120,5 +121,55 @@ func TestNotesDirFromTheShellIsMadeWhole(t *testing.T) {
 				t.Fatalf("notes folder %q, want %q", c.NotesDir, tc.want)
 			}
 		})
+	}
+}
+
+func TestDocumentLimitsDefaultAndRaise(t *testing.T) {
+	cases := []struct {
+		name     string
+		settings string
+		want     DocumentLimits
+	}{
+		{"no settings file: defaults", "", DocumentLimits{DefaultDocMaxBytes, DefaultDocMaxPages, DefaultDocMaxTextBytes, DefaultDocMaxChunks}},
+		{"raised bytes and pages, the rest default", `{"documents": {"maxBytes": 268435456, "maxPages": 5000}}`,
+			DocumentLimits{256 << 20, 5000, DefaultDocMaxTextBytes, DefaultDocMaxChunks}},
+		{"zero and negative mean the default", `{"documents": {"maxBytes": 0, "maxPages": -1, "maxTextBytes": 1048576, "maxChunks": 7}}`,
+			DocumentLimits{DefaultDocMaxBytes, DefaultDocMaxPages, 1 << 20, 7}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.settings != "" {
+				if err := os.WriteFile(filepath.Join(dir, SettingsFile), []byte(tc.settings), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c, err := Load(flag.NewFlagSet("t", flag.ContinueOnError), nil, envOf(map[string]string{"QUIRE_DATA_DIR": dir}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Documents != tc.want {
+				t.Fatalf("limits %+v, want %+v", c.Documents, tc.want)
+			}
+		})
+	}
+}
+
+func TestSavingASettingKeepsUnsetLimitsOutOfTheFile(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Load(flag.NewFlagSet("t", flag.ContinueOnError), nil, envOf(map[string]string{"QUIRE_DATA_DIR": dir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := NewStore(c).SetMemory(true, false); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, SettingsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The defaults stay in the code, so a later release can change them.
+	if strings.Contains(string(b), "documents") {
+		t.Fatalf("settings.json gained the default limits:\n%s", b)
 	}
 }

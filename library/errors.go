@@ -15,6 +15,10 @@ var (
 	// ErrRelativePath: paths from a host must be absolute.
 	ErrRelativePath = protocol.Classify(protocol.ErrBadPayload,
 		errors.New("give the full path, like /home/you/Documents"))
+	// ErrUncleanPath: a path with "..", ".", a doubled or a trailing
+	// separator; only the path as the documents panel shows it is acted on.
+	ErrUncleanPath = protocol.Classify(protocol.ErrBadPayload,
+		errors.New("give the path exactly as the documents panel shows it, without \"..\", \".\" or extra slashes"))
 	// ErrMissing: the named path is not on disk.
 	ErrMissing = protocol.Classify(protocol.ErrBadPayload,
 		errors.New("there is no such file or folder; check the path"))
@@ -25,6 +29,10 @@ var (
 	// ErrUnreadable: the document failed to index, so there is no text to show.
 	ErrUnreadable = protocol.Classify(protocol.ErrConflict,
 		errors.New("this document failed to index, so Quire could not read it; see its reason in the documents panel, fix the file and retry"))
+	// ErrOutsideRoot: the document is now a symbolic link that leads out
+	// of its indexed folder, which the viewer does not follow.
+	ErrOutsideRoot = protocol.Classify(protocol.ErrConflict,
+		errors.New("this document has been replaced by a link to a file outside its indexed folder, so Quire will not show it; put the file itself back, or remove the document from Quire"))
 	// ErrTooLarge: the viewer shows files up to MaxSourceBytes.
 	ErrTooLarge = protocol.Classify(protocol.ErrConflict,
 		errors.New("this document is too large to show here; open it in another program"))

@@ -244,22 +244,14 @@ func (l *Library) publish(p protocol.IndexProgress) {
 	}
 }
 
-// known returns path cleaned if it is a document in the index or a folder
-// holding some.
+// known returns path if it is exactly a watched folder or a document in
+// the index: the only paths a host may retry or remove. A folder that
+// merely holds documents is not enough — "/" holds them all, and removing
+// it once wiped the index. The path must be absolute and already clean,
+// so what the user was shown is what is acted on.
 func (l *Library) known(ctx context.Context, path string) (string, error) {
-	if !filepath.IsAbs(path) {
-		return "", fmt.Errorf("%q: %w", path, ErrRelativePath)
-	}
-	path = filepath.Clean(path)
-	docs, err := l.idx.Documents(ctx)
-	if err != nil {
+	if err := checkPath(path); err != nil {
 		return "", err
-	}
-	prefix := strings.TrimSuffix(path, string(filepath.Separator)) + string(filepath.Separator)
-	for _, d := range docs {
-		if d.Path == path || strings.HasPrefix(d.Path, prefix) {
-			return path, nil
-		}
 	}
 	roots, err := l.idx.Roots(ctx)
 	if err != nil {
@@ -268,7 +260,24 @@ func (l *Library) known(ctx context.Context, path string) (string, error) {
 	if slices.Contains(roots, path) {
 		return path, nil
 	}
+	if _, err := l.idx.Document(ctx, path); err == nil {
+		return path, nil
+	} else if !errors.Is(err, rag.ErrNotIndexed) {
+		return "", err
+	}
 	return "", fmt.Errorf("%s: %w", path, ErrUnknownDocument)
+}
+
+// checkPath refuses a relative path and one that is not in its clean form
+// ("/a/../b", "/a/./b", "/a//b", "/a/").
+func checkPath(path string) error {
+	if !filepath.IsAbs(path) {
+		return fmt.Errorf("%q: %w", path, ErrRelativePath)
+	}
+	if clean := filepath.Clean(path); clean != path {
+		return fmt.Errorf("%q (did you mean %s?): %w", path, clean, ErrUncleanPath)
+	}
+	return nil
 }
 
 func (l *Library) enqueue(j job) error {

@@ -422,3 +422,120 @@ func TestWatchGivesASlowReaderTheLatest(t *testing.T) {
 	default:
 	}
 }
+
+// TestRemoveAndRetryTakeOnlyAnIndexedFolderOrDocument: "/" holds every
+// document, and removing it once wiped the index; a parent or a sub-folder
+// of an indexed folder, and any path not in its clean form, are refused
+// and remove nothing.
+func TestRemoveAndRetryTakeOnlyAnIndexedFolderOrDocument(t *testing.T) {
+	lib, _ := open(t, t.TempDir(), nil)
+	dir := folder(t)
+	testkit.WriteOld(t, filepath.Join(dir, "sub", "deep.md"), "# Deep\n\nroots and shoots\n")
+	ch := lib.Watch(t.Context())
+	if err := lib.Add(t.Context(), []string{dir}); err != nil {
+		t.Fatal(err)
+	}
+	waitFinal(t, ch)
+	garden := filepath.Join(dir, "garden.md")
+	refused := []struct {
+		name, path string
+		want       error
+	}{
+		{"the file system's root", "/", library.ErrUnknownDocument},
+		{"the folder above the indexed one", filepath.Dir(dir), library.ErrUnknownDocument},
+		{"a folder inside the indexed one", filepath.Join(dir, "sub"), library.ErrUnknownDocument},
+		{"a file never indexed", "/etc/passwd", library.ErrUnknownDocument},
+		{"relative", "papers/garden.md", library.ErrRelativePath},
+		{"empty", "", library.ErrRelativePath},
+		{"with ..", filepath.Join(dir, "sub") + "/../garden.md", library.ErrUncleanPath},
+		{"with .", dir + "/./garden.md", library.ErrUncleanPath},
+		{"with a doubled slash", dir + "//garden.md", library.ErrUncleanPath},
+		{"with a trailing slash", dir + "/", library.ErrUncleanPath},
+	}
+	for _, c := range refused {
+		t.Run(c.name, func(t *testing.T) {
+			for op, f := range map[string]func(context.Context, string) error{"Remove": lib.Remove, "Retry": lib.Retry} {
+				if err := f(t.Context(), c.path); !errors.Is(err, c.want) {
+					t.Errorf("%s(%q) = %v, want %v", op, c.path, err, c.want)
+				}
+			}
+		})
+	}
+	st, err := lib.State(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Documents) != 4 {
+		t.Fatalf("a refused remove took documents away: %d left", len(st.Documents))
+	}
+	// The indexed folder and a document in it are taken.
+	if err := lib.Remove(t.Context(), garden); err != nil {
+		t.Fatal(err)
+	}
+	waitFinal(t, ch)
+	if err := lib.Remove(t.Context(), dir); err != nil {
+		t.Fatal(err)
+	}
+	waitFinal(t, ch)
+	if st, err = lib.State(t.Context()); err != nil || len(st.Documents) != 0 || len(st.Roots) != 0 {
+		t.Fatalf("after removing the folder: %+v, %v", st, err)
+	}
+}
+
+// TestSourceDoesNotFollowALinkOutOfTheIndexedFolder: a document replaced
+// by a link to a system file, or reached through a folder replaced by a
+// link, is refused with a sentence; a link that stays inside is shown.
+func TestSourceDoesNotFollowALinkOutOfTheIndexedFolder(t *testing.T) {
+	lib, _ := open(t, t.TempDir(), nil)
+	dir := folder(t)
+	testkit.WriteOld(t, filepath.Join(dir, "sub", "deep.md"), "# Deep\n\nroots and shoots\n")
+	outside := filepath.Join(filepath.Dir(dir), "elsewhere")
+	testkit.WriteOld(t, filepath.Join(outside, "deep.md"), "# Not yours\n")
+	secret := filepath.Join(filepath.Dir(dir), "secret.md")
+	testkit.WriteOld(t, secret, "root:x:0:0:root:/root:/bin/bash\n")
+	ch := lib.Watch(t.Context())
+	if err := lib.Add(t.Context(), []string{dir}); err != nil {
+		t.Fatal(err)
+	}
+	waitFinal(t, ch)
+	replace := func(path, target string) {
+		t.Helper()
+		if err := os.RemoveAll(path); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replace(filepath.Join(dir, "garden.md"), secret)
+	replace(filepath.Join(dir, "sub"), outside)
+	replace(filepath.Join(dir, "notes.txt"), "blob.txt") // inside: shown
+	for _, path := range []string{filepath.Join(dir, "garden.md"), filepath.Join(dir, "sub", "deep.md")} {
+		src, err := lib.Source(t.Context(), path, 0)
+		if !errors.Is(err, library.ErrOutsideRoot) || !errors.Is(err, protocol.ErrConflict) || src.Text != "" {
+			t.Errorf("Source(%s) = %q, %v; want ErrOutsideRoot", path, src.Text, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "put the file itself back") {
+			t.Errorf("the refusal does not say what to do: %v", err)
+		}
+	}
+	src, err := lib.Source(t.Context(), filepath.Join(dir, "notes.txt"), 0)
+	if err != nil || !strings.Contains(src.Text, "binary") {
+		t.Errorf("a link inside the folder: %q, %v", src.Text, err)
+	}
+
+	// A file indexed on its own is opened through the folder holding it.
+	single := filepath.Join(t.TempDir(), "single.md")
+	testkit.WriteOld(t, single, "# Single\n\nalone\n")
+	if err := lib.Add(t.Context(), []string{single}); err != nil {
+		t.Fatal(err)
+	}
+	waitFinal(t, ch)
+	if src, err := lib.Source(t.Context(), single, 0); err != nil || !strings.Contains(src.Text, "alone") {
+		t.Fatalf("an indexed file on its own: %q, %v", src.Text, err)
+	}
+	replace(single, secret)
+	if src, err := lib.Source(t.Context(), single, 0); !errors.Is(err, library.ErrOutsideRoot) || src.Text != "" {
+		t.Errorf("an indexed file replaced by a link: %q, %v", src.Text, err)
+	}
+}

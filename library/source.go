@@ -38,10 +38,13 @@ func (l *Library) Source(ctx context.Context, path string, page int) (protocol.D
 	if doc.Status == rag.Failed {
 		return protocol.DocumentSource{}, fmt.Errorf("%w (%s)", ErrUnreadable, doc.Reason)
 	}
-	f, err := os.Open(path)
+	f, err := openInRoot(doc.Root, path)
 	if err != nil {
+		if linkOnTheWay(doc.Root, path) {
+			return protocol.DocumentSource{}, fmt.Errorf("%s: %w", doc.Path, ErrOutsideRoot)
+		}
 		return protocol.DocumentSource{}, protocol.Classify(protocol.ErrConflict,
-			fmt.Errorf("%s cannot be opened now (%v); if it moved, index it again", doc.Path, err))
+			fmt.Errorf("%s cannot be opened now (%v); if it moved, index it again", doc.Path, unwrapPath(err)))
 	}
 	defer f.Close()
 	info, err := f.Stat()
@@ -68,13 +71,62 @@ func (l *Library) Source(ctx context.Context, path string, page int) (protocol.D
 	return src, nil
 }
 
+// openInRoot opens path through the indexed folder it was found under (or,
+// for an indexed file, the folder holding it) with os.Root, so no symbolic
+// link — a document replaced by one, or a folder on the way — leads out of
+// that folder: a document swapped for a link to /etc/passwd is refused,
+// not shown.
+func openInRoot(root, path string) (*os.File, error) {
+	dir := rootDir(root)
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, fmt.Errorf("%s is not inside %s", path, dir)
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close() // an open file outlives its Root
+	return r.Open(rel)
+}
+
+// rootDir is the folder a document is opened through: its indexed folder,
+// or the folder holding an indexed file.
+func rootDir(root string) string {
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		return filepath.Dir(root)
+	}
+	return root
+}
+
+// linkOnTheWay reports whether the document, or a folder between its
+// indexed folder and it, is a symbolic link: after os.Root refused it,
+// that is why (the error it gives for a way out is not exported).
+func linkOnTheWay(root, path string) bool {
+	dir := rootDir(root)
+	for p := path; p != dir && p != filepath.Dir(p); p = filepath.Dir(p) {
+		if st, err := os.Lstat(p); err == nil && st.Mode()&os.ModeSymlink != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // pdfPage rebuilds the extracted text of one page line by line, so the
 // line numbers citations give (lines of the page's text) point at the
 // right lines.
 func pdfPage(r io.ReaderAt, size int64, want int) (string, int, error) {
 	var lines []string
 	page, pages := 0, 0
-	err := parse.ReadPDF(r, size, func(b parse.Block) error {
+	err := parse.ReadPDF(r, size, 0, func(b parse.Block) error {
 		if b.Level == 1 && b.Start == 0 && strings.HasPrefix(b.Title, "Page ") {
 			if n, err := strconv.Atoi(strings.TrimPrefix(b.Title, "Page ")); err == nil {
 				page, pages = n, max(pages, n)

@@ -1,6 +1,7 @@
 package rag
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -90,6 +91,35 @@ type options struct {
 	afterCommit func()            // test hook: called after each transaction of a pass
 	txRows      int               // most rows written in one transaction of a pass
 	readOnly    bool              // WithReadOnly
+	limits      Limits
+}
+
+// Limits bound what one document may cost; a document over any of them
+// is failed with a reason that names the setting, and is not read again
+// until it changes. A field that is not positive takes its default, so a
+// caller that leaves one out is still bounded.
+type Limits struct {
+	Bytes  int64 // size of the file
+	Pages  int   // pages of a PDF
+	Text   int64 // bytes of text extracted
+	Chunks int   // chunks stored
+}
+
+// DefaultLimits are the bounds of an Index opened without WithLimits: the
+// same as config's defaults (a test holds them equal), so a caller that
+// forgets the option is still bounded.
+func DefaultLimits() Limits {
+	return Limits{Bytes: 64 << 20, Pages: 2000, Text: 16 << 20, Chunks: 20000}
+}
+
+// WithLimits sets the bounds on each document (the settings'
+// documents.* fields). Default DefaultLimits.
+func WithLimits(l Limits) Option {
+	return func(o *options) {
+		d := DefaultLimits()
+		o.limits = Limits{Bytes: cmp.Or(max(l.Bytes, 0), d.Bytes), Pages: cmp.Or(max(l.Pages, 0), d.Pages),
+			Text: cmp.Or(max(l.Text, 0), d.Text), Chunks: cmp.Or(max(l.Chunks, 0), d.Chunks)}
+	}
 }
 
 // WithRRFK sets k in Reciprocal Rank Fusion, score = Σ 1/(k + rank). Default 60.
@@ -184,7 +214,7 @@ type Index struct {
 // into memory. Files left mid-way by a crash are resumed by the next Index.
 func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index, error) {
 	o := options{rrfK: 60, maxDF: 0.2, pruneFloor: 500, chunkSize: 1500, depth: 100, batch: 32, workers: runtime.GOMAXPROCS(0), snippet: 320,
-		lexWeights: [2]float64{1, 1}, offline: hashvec.Default, txRows: 4096}
+		lexWeights: [2]float64{1, 1}, offline: hashvec.Default, txRows: 4096, limits: DefaultLimits()}
 	for _, opt := range opts {
 		opt(&o)
 	}

@@ -130,7 +130,8 @@ func TestIndexA100MBFile(t *testing.T) {
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	makeLarge(t, path, 100<<20)
 	db := openDB(t, dir)
-	ix := openIndex(t, db, nil)
+	// Past the default limits (64 MiB, 16 MiB of text) by design.
+	ix := openIndex(t, db, nil, WithLimits(Limits{Bytes: 256 << 20, Text: 256 << 20, Chunks: 1 << 20}))
 	runtime.GC()
 	stop := heapWatch()
 	start := time.Now()

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -258,7 +259,8 @@ func (ix *Index) runJob(ctx context.Context, j *job, out chan<- message) {
 const batchChunks = 64
 
 func (ix *Index) parseJob(ctx context.Context, j *job, send func(message) bool) {
-	fail := func(reason string) { send(message{kind: msgFail, reset: true, reason: reason}) }
+	var read *fileInfo // what the failure is about, once the file is known
+	fail := func(reason string) { send(message{kind: msgFail, reset: true, reason: reason, file: read}) }
 	f, err := os.Open(j.path)
 	if err != nil {
 		fail("cannot open: " + unwrapPath(err))
@@ -270,43 +272,49 @@ func (ix *Index) parseJob(ctx context.Context, j *job, send func(message) bool) 
 		fail("not a regular file")
 		return
 	}
+	// Keyed by the size and time read, so a refused file is read again
+	// only once it changes.
+	read = &fileInfo{size: st.Size(), mtime: trustedMtime(st.ModTime().UnixNano(), time.Now())}
+	lim := ix.opts.limits
+	if lim.Bytes > 0 && st.Size() > lim.Bytes {
+		// Before any byte is read: a 1 GiB file costs one stat.
+		fail(limitReason(&parse.LimitError{Limit: parse.LimitBytes, Max: lim.Bytes}))
+		return
+	}
 	format, err := parse.ByName(j.path)
 	if err != nil {
 		fail(err.Error())
 		return
 	}
-	head := make([]byte, parse.SniffLen)
-	n, err := f.ReadAt(head, 0)
-	if err != nil && err != io.EOF {
-		fail("cannot read: " + unwrapPath(err))
-		return
-	}
-	if err := parse.Check(format, head[:n]); err != nil {
-		fail(err.Error())
+	if err := parse.Sniff(format, f, st.Size()); err != nil {
+		fail(describe(err))
 		return
 	}
 	b := &fileBatcher{ix: ix, ctx: ctx, send: send}
 	split := chunk.New(ix.opts.chunkSize, b.add)
-	emit := func(blk parse.Block) error {
+	split.Limit(lim.Chunks)
+	emit := parse.TextBudget(lim.Text, func(blk parse.Block) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		return split.Add(blk)
-	}
+	})
 	h := sha256.New()
 	switch format {
 	case parse.PDF:
-		if _, err = io.Copy(h, f); err == nil {
-			err = parse.ReadPDF(f, st.Size(), emit)
+		if _, err = io.Copy(h, io.LimitReader(f, st.Size())); err == nil {
+			err = parse.ReadPDF(f, st.Size(), lim.Pages, emit)
 		}
 	default:
-		r := io.TeeReader(bufio.NewReaderSize(f, 256<<10), h)
+		r := io.TeeReader(parse.Bounded(bufio.NewReaderSize(f, 256<<10), lim.Bytes), h)
 		switch format {
 		case parse.Markdown:
 			err = parse.ReadMarkdown(r, emit)
 		case parse.HTML:
 			err = parse.ReadHTML(r, emit)
-			io.Copy(io.Discard, r) // hash what the tokenizer did not need
+			if err == nil {
+				_, err = io.Copy(io.Discard, r) // hash what the tokenizer did not need
+			}
 		default:
 			err = parse.ReadText(r, emit)
 		}
@@ -325,7 +333,46 @@ func (ix *Index) parseJob(ctx context.Context, j *job, send func(message) bool) 
 	if hook := ix.opts.afterParse; hook != nil {
 		hook(j.path)
 	}
-	b.finish(&fileInfo{format: string(format), hash: hex.EncodeToString(h.Sum(nil)), size: st.Size(), mtime: trustedMtime(st.ModTime().UnixNano(), time.Now())})
+	b.finish(&fileInfo{format: string(format), hash: hex.EncodeToString(h.Sum(nil)), size: st.Size(), mtime: read.mtime})
+}
+
+// limitReason is the sentence the documents panel shows for a document
+// over one of its limits, naming the setting that raises it.
+func limitReason(le *parse.LimitError) string {
+	var what, key string
+	switch le.Limit {
+	case parse.LimitBytes:
+		what, key = "larger than "+sizeText(le.Max), "maxBytes"
+	case parse.LimitPages:
+		what, key = "more than "+countText(le.Max)+" pages", "maxPages"
+	case parse.LimitText:
+		what, key = "more than "+sizeText(le.Max)+" of text", "maxTextBytes"
+	default:
+		what, key = "more than "+countText(le.Max)+" chunks of text", "maxChunks"
+	}
+	return what + " — raise the limit in Settings (documents." + key + " in settings.json) to index it"
+}
+
+// sizeText writes a byte count the way people read sizes: "64 MiB".
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<20)), ".0") + " MiB"
+	case n >= 1<<10:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<10)), ".0") + " KiB"
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// countText writes a count with thousands separators: "2,000".
+func countText(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // fileBatcher sends a file's chunks in batches, each followed by its vectors.
@@ -486,6 +533,9 @@ func embedReason(err error) string {
 }
 
 func describe(err error) string {
+	if le := (*parse.LimitError)(nil); errors.As(err, &le) {
+		return limitReason(le)
+	}
 	msg := err.Error()
 	return strings.TrimPrefix(msg, "rag: ")
 }
@@ -776,6 +826,13 @@ func (w *writer) apply(tx *sql.Tx, m message) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE rag_files SET status = 'failed', reason = ?, updated_ns = ?,
 			chunks = (SELECT count(*) FROM rag_chunks WHERE file_id = ?) WHERE id = ?`, m.reason, now, j.id, j.id); err != nil {
 			return err
+		}
+		if f := m.file; f != nil {
+			// The size and time the failure is about, so the next scan
+			// sees the file unchanged and does not queue it again.
+			if _, err := tx.ExecContext(ctx, `UPDATE rag_files SET size = ?, mtime_ns = ? WHERE id = ?`, f.size, f.mtime, j.id); err != nil {
+				return err
+			}
 		}
 		w.finished++
 		w.failedInTx++

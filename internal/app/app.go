@@ -144,7 +144,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	if x.Embedder != nil {
 		emb = x.Embedder(emb)
 	}
-	p.rag, err = rag.Open(ctx, st.DB(), emb)
+	p.rag, err = rag.Open(ctx, st.DB(), emb, rag.WithLimits(docLimits(cfg.Documents)))
 	if err != nil {
 		log.Error("the document index could not be opened; search_docs is off", "err", err)
 		p.rag, p.ragErr = nil, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"quire/config"
 	"quire/host"
 	"quire/kernel/protocol"
 	"quire/kernel/store"
@@ -31,6 +32,11 @@ func (p *Parts) Index(ctx context.Context) (host.Index, error) {
 		return nil, fmt.Errorf("the document index is not available (see `quire doctor`): %w", p.ragErr)
 	}
 	return nil, fmt.Errorf("the document index is not available: %w: %w", errNoDatabase, p.DatabaseError())
+}
+
+// docLimits are the settings' bounds on each document, in rag's terms.
+func docLimits(l config.DocumentLimits) rag.Limits {
+	return rag.Limits{Bytes: l.MaxBytes, Pages: l.MaxPages, Text: l.MaxTextBytes, Chunks: l.MaxChunks}
 }
 
 // documentIndex adapts rag to the commands' shapes.

@@ -15,7 +15,7 @@
 //     space, else at a rune boundary.
 //
 // Chunking streams: it holds at most one chunk, so memory is bounded by the
-// cap. It imports only the standard library and rag/parse (for Block). It
+// cap; Limit bounds how many chunks one document makes. It imports only the standard library and rag/parse (for Block). It
 // must never import database/sql, chromem-go, a model client or the kernel.
 package chunk
 
@@ -45,6 +45,8 @@ type Splitter struct {
 	max  int
 	emit func(Chunk) error
 
+	limit, made int // most chunks to emit (0: no bound), and how many were
+
 	stack []heading // open headings, outermost first
 
 	parts       []string
@@ -70,6 +72,12 @@ func New(max int, emit func(Chunk) error) *Splitter {
 	}
 	return &Splitter{max: max, emit: emit}
 }
+
+// Limit makes the Splitter emit at most n chunks (n <= 0: no bound): the
+// chunk after the n-th is not emitted and Add or Close returns a
+// *parse.LimitError, so a document that would fill the index stops at the
+// bound while it is read, not after.
+func (s *Splitter) Limit(n int) { s.limit = n }
 
 // Add takes the next block.
 func (s *Splitter) Add(b parse.Block) error {
@@ -211,6 +219,10 @@ func (s *Splitter) flush() error {
 	s.size, s.start, s.end = 0, 0, 0
 	s.titleOnly = false
 	s.bufHeadings = s.path()
+	if s.limit > 0 && s.made >= s.limit {
+		return &parse.LimitError{Limit: parse.LimitChunks, Max: int64(s.limit)}
+	}
+	s.made++
 	return s.emit(c)
 }
 

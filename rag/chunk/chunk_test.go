@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -178,5 +179,23 @@ func TestPlainTextParagraphsArePacked(t *testing.T) {
 	want := []Chunk{{Start: 1, End: 5, Text: a + "\n" + a + "\n\n" + b}, {Start: 7, End: 7, Text: b}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %#v\nwant %#v", got, want)
+	}
+}
+
+func TestLimitStopsAtTheNthChunk(t *testing.T) {
+	doc := strings.Repeat("# Section\n\nbody text\n\n", 10) // 10 chunks
+	for _, tc := range []struct{ limit, want int }{{3, 3}, {10, 10}, {0, 10}, {11, 10}} {
+		var got int
+		s := New(200, func(Chunk) error { got++; return nil })
+		s.Limit(tc.limit)
+		err := parse.ReadMarkdown(strings.NewReader(doc), s.Add)
+		if err == nil {
+			err = s.Close()
+		}
+		var le *parse.LimitError
+		over := tc.limit > 0 && tc.limit < 10
+		if got != tc.want || over != errors.As(err, &le) || (over && (le.Limit != parse.LimitChunks || le.Max != int64(tc.limit))) {
+			t.Errorf("limit %d: %d chunks, %v", tc.limit, got, err)
+		}
 	}
 }

@@ -2,9 +2,12 @@ package parse
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"quire/rag/parse/hostile"
 )
 
 // checkBlocks holds for every parser: valid UTF-8, levels 0–6, body
@@ -118,12 +121,39 @@ func FuzzReadPDF(f *testing.F) {
 	f.Add(makePDF(f, "1.4", [][]string{{"hello", "", "world"}, {"page two"}}))
 	f.Add(makePDF(f, "1.7", [][]string{{"(paren) \\ back"}}))
 	f.Add([]byte("%PDF-1.4\n%%EOF\n"))
+	// The hostile page trees of issue 13 (the 300,000-reference file,
+	// shortened: the repeat is found at the second reference).
+	f.Add(hostile.SelfReferencingPDF())
+	f.Add(hostile.SharedPagePDF(2000))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var blocks []Block
 		// Any error is fine; a panic or a hang is not.
-		if err := ReadPDF(bytes.NewReader(data), int64(len(data)), func(b Block) error { blocks = append(blocks, b); return nil }); err != nil {
+		if err := ReadPDF(bytes.NewReader(data), int64(len(data)), 100, func(b Block) error { blocks = append(blocks, b); return nil }); err != nil {
 			return
 		}
 		checkBlocks(t, blocks, 0)
+	})
+}
+
+// FuzzSniff: whatever the content, Sniff answers without panicking, and
+// content it passes as text has a head Check passes too and no NUL in
+// what it sampled — here, for inputs small enough to be read whole, none
+// at all.
+func FuzzSniff(f *testing.F) {
+	f.Add([]byte("# Notes\n\nA text header in front of a gigabyte of nothing.\n\n" + strings.Repeat("\x00", 20000)))
+	f.Add([]byte(strings.Repeat("plain text line\n", 2000)))
+	f.Add([]byte(strings.Repeat("日本語のテキスト。", 3000)))
+	f.Add([]byte(strings.Repeat("text ", 3000) + "\xff\xfe\x01\x02" + strings.Repeat("text ", 3000)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := Sniff(Markdown, bytes.NewReader(data), int64(len(data)))
+		if err != nil && !errors.Is(err, ErrBinary) {
+			t.Fatalf("not ErrBinary: %v", err)
+		}
+		if err == nil && Check(Markdown, data) != nil {
+			t.Fatalf("Sniff passed what Check refuses in the head")
+		}
+		if err == nil && len(data) <= SniffLen && bytes.IndexByte(data, 0) >= 0 {
+			t.Fatalf("Sniff passed a NUL byte in a file it read whole")
+		}
 	})
 }

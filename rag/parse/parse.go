@@ -7,6 +7,10 @@
 // Parsing streams: Markdown, text and HTML are read line by line (or token
 // by token) and no block is longer than MaxBlock, so memory stays bounded
 // however large the file. PDF is read by random access one page at a time.
+// A document's cost is bounded while it is read, never after: Sniff checks
+// samples spread over the whole file, Bounded stops a text stream at a NUL
+// or past its byte limit, ReadPDF refuses a looping page tree and counts
+// pages before reading one, and TextBudget bounds the text (LimitError).
 //
 // It imports only the standard library, golang.org/x/net/html and the PDF
 // reader (github.com/ledongthuc/pdf). It must never import database/sql, a

@@ -5,9 +5,12 @@ import (
 	"compress/zlib"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
+
+	"quire/rag/parse/hostile"
 )
 
 // makePDF writes a real PDF: one Helvetica font, each page a
@@ -76,7 +79,7 @@ func TestReadPDFExtractsPagesLinesAndParagraphs(t *testing.T) {
 				{"Quarterly report", "", "Revenue grew by (12%)", "in the north."},
 				{"Second page text"},
 			})
-			got := collect(t, func(emit func(Block) error) error { return ReadPDF(bytes.NewReader(pdf), int64(len(pdf)), emit) })
+			got := collect(t, func(emit func(Block) error) error { return ReadPDF(bytes.NewReader(pdf), int64(len(pdf)), 0, emit) })
 			want := []Block{
 				{Level: 1, Title: "Page 1"},
 				{Text: "Quarterly report", Start: 1, End: 1},
@@ -99,7 +102,7 @@ func TestBrokenPDFsAreRefusedNotPanics(t *testing.T) {
 		"garbage":    []byte("%PDF-1.4\n" + strings.Repeat("(((<<[[", 100) + "\n%%EOF\n"),
 		"bad stream": bytes.Replace(good, []byte("/FlateDecode"), []byte("/LZWDecode  "), 1),
 	} {
-		err := ReadPDF(bytes.NewReader(data), int64(len(data)), func(Block) error { return nil })
+		err := ReadPDF(bytes.NewReader(data), int64(len(data)), 0, func(Block) error { return nil })
 		if err != nil && !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrUnsupported) {
 			t.Errorf("%s: %v is not ErrMalformed", name, err)
 		}
@@ -169,4 +172,104 @@ func TestInvalidUTF8BecomesReplacementCharacters(t *testing.T) {
 	if len(got) != 1 || got[0].Text != "caf\uFFFD" {
 		t.Fatalf("got %#v", got)
 	}
+}
+
+func TestPageTreesThatLoopOrRepeatAreRefusedAtOnce(t *testing.T) {
+	for name, data := range map[string][]byte{
+		"self-referencing":       hostile.SelfReferencingPDF(),
+		"one page 300,000 times": hostile.SharedPagePDF(300000),
+		// A Pages node under itself two levels down.
+		"cycle through a child": hostile.PagesPDF("6 0 R", 1, "<< /Type /Pages /Parent 2 0 R /Kids [3 0 R 2 0 R] /Count 1 >>"),
+	} {
+		blocks := 0
+		err := ReadPDF(bytes.NewReader(data), int64(len(data)), 0, func(Block) error { blocks++; return nil })
+		if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "page tree is damaged") || blocks != 0 {
+			t.Errorf("%s: %d blocks, %v", name, blocks, err)
+		}
+	}
+	// A tree whose kids are two distinct pages is fine.
+	ok := hostile.PagesPDF("3 0 R 6 0 R", 2, hostile.Page)
+	if err := ReadPDF(bytes.NewReader(ok), int64(len(ok)), 0, func(Block) error { return nil }); err != nil {
+		t.Fatalf("two distinct pages: %v", err)
+	}
+}
+
+func TestPDFPageLimitIsFoundBeforeAnyPageIsRead(t *testing.T) {
+	pdf := makePDF(t, "1.4", [][]string{{"one"}, {"two"}, {"three"}})
+	for _, tc := range []struct {
+		max  int
+		fail bool
+	}{{2, true}, {3, false}, {0, false}} {
+		blocks := 0
+		err := ReadPDF(bytes.NewReader(pdf), int64(len(pdf)), tc.max, func(Block) error { blocks++; return nil })
+		var le *LimitError
+		if tc.fail != errors.As(err, &le) || (tc.fail && (le.Limit != LimitPages || le.Max != int64(tc.max) || blocks != 0 || !errors.Is(err, ErrOverLimit))) {
+			t.Errorf("limit %d: %d blocks, %v", tc.max, blocks, err)
+		}
+	}
+}
+
+func TestSniffSamplesTheWholeFile(t *testing.T) {
+	text := []byte(strings.Repeat("An ordinary line of Markdown text, repeated.\n", 20000)) // 900 KB
+	binaryAt := func(off int) []byte {
+		b := bytes.Clone(text)
+		for i := off; i < off+16<<10; i++ {
+			b[i] = byte(i*7) | 0x80 // invalid UTF-8 and control bytes
+			if i%3 == 0 {
+				b[i] = 0
+			}
+		}
+		return b
+	}
+	cases := []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"all text", text, nil},
+		{"text cut mid-rune at a sample", []byte(strings.Repeat("日本語のテキスト。", 40000)), nil},
+		{"binary in the middle, past the head", binaryAt(len(text) / 2), ErrBinary},
+		{"binary at the end", binaryAt(len(text) - 16<<10), ErrBinary},
+		{"binary in the head", binaryAt(100), ErrBinary},
+		{"shorter than the head", []byte("# short\n"), nil},
+	}
+	for _, tc := range cases {
+		err := Sniff(Markdown, bytes.NewReader(tc.data), int64(len(tc.data)))
+		if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	// A PDF's body is binary by design; only its head is checked.
+	if err := Sniff(PDF, bytes.NewReader(binaryAt(len(text)/2)), int64(len(text))); !errors.Is(err, ErrMalformed) {
+		t.Errorf("text as a PDF: %v", err)
+	}
+}
+
+func TestBoundedReaderStopsAtANULOrTheByteLimit(t *testing.T) {
+	read := func(r io.Reader) error { _, err := io.Copy(io.Discard, r); return err }
+	if err := read(Bounded(strings.NewReader("text\nmore text\x00binary"), 0)); !errors.Is(err, ErrBinary) || !strings.Contains(err.Error(), "offset 14") {
+		t.Errorf("NUL: %v", err)
+	}
+	var le *LimitError
+	if err := read(Bounded(strings.NewReader(strings.Repeat("x", 1001)), 1000)); !errors.As(err, &le) || le.Limit != LimitBytes {
+		t.Errorf("over the limit: %v", err)
+	}
+	if err := read(Bounded(strings.NewReader(strings.Repeat("x", 1000)), 1000)); err != nil {
+		t.Errorf("at the limit: %v", err)
+	}
+}
+
+func TestTextBudget(t *testing.T) {
+	var got []Block
+	emit := TextBudget(10, func(b Block) error { got = append(got, b); return nil })
+	for _, b := range []Block{{Level: 1, Title: "Head", Text: "# Head"}, {Text: "four"}, {Text: "x"}} {
+		if err := emit(b); err != nil {
+			var le *LimitError
+			if !errors.As(err, &le) || le.Limit != LimitText || len(got) != 2 {
+				t.Fatalf("after %d blocks: %v", len(got), err)
+			}
+			return
+		}
+	}
+	t.Fatalf("11 bytes passed a budget of 10: %v", got)
 }

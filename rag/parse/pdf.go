@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -20,7 +21,10 @@ import (
 // The PDF reader panics on some damaged files; a panic is turned into
 // ErrMalformed. A page that cannot be read is skipped; a file with no
 // readable page is ErrMalformed. Encrypted files are refused.
-func ReadPDF(r io.ReaderAt, size int64, emit func(Block) error) (err error) {
+//
+// At most maxPages pages are read (0: the package's own ceiling of
+// 100,000); a longer PDF is a *LimitError before any page is extracted.
+func ReadPDF(r io.ReaderAt, size int64, maxPages int, emit func(Block) error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: the PDF could not be read (%v)", ErrMalformed, p)
@@ -34,7 +38,10 @@ func ReadPDF(r io.ReaderAt, size int64, emit func(Block) error) (err error) {
 		}
 		return fmt.Errorf("%w: %s", ErrMalformed, msg)
 	}
-	pages := pageList(rd)
+	pages, err := pageList(rd, maxPages)
+	if err != nil {
+		return err
+	}
 	read, failed := 0, 0
 	var firstErr error
 	for i, page := range pages {
@@ -79,36 +86,102 @@ func (h pdfHeader) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // Bounds on walking a page tree, which a damaged file can make cyclic
-// (a Pages node among its own kids) or huge.
+// (a Pages node among its own kids), shared (one page listed 300,000
+// times) or huge. With no page limit given, maxPages still holds.
 const (
 	maxPages     = 100000
 	maxTreeDepth = 64
-	maxTreeNodes = 4 * maxPages
 )
 
-// pageList walks the page tree in order. The reader's own Page(n) loops
-// forever on a cyclic tree; this walk is bounded in depth and in nodes.
-func pageList(rd *pdf.Reader) []pdf.Page {
+// errPageTree: the page tree lists a node twice, which no valid PDF does
+// (every node has one parent); walking it anyway is how a 710-byte file
+// once made 80,000 chunks.
+var errPageTree = errors.New("the PDF's page tree is damaged")
+
+// pageList walks the page tree in order, remembering every node it has
+// seen by its object number, so a cycle or a node listed twice stops the
+// walk at once (ErrMalformed) instead of repeating it; more than limit
+// pages is a *LimitError, found before any page is read. The reader's own
+// Page(n) loops forever on a cyclic tree.
+func pageList(rd *pdf.Reader, limit int) ([]pdf.Page, error) {
+	if limit <= 0 || limit > maxPages {
+		limit = maxPages
+	}
 	var out []pdf.Page
-	nodes := 0
-	var walk func(v pdf.Value, depth int)
-	walk = func(v pdf.Value, depth int) {
-		if depth > maxTreeDepth || nodes >= maxTreeNodes || len(out) >= maxPages {
-			return
+	seen := map[string]bool{}
+	// A backstop for kids that are not all references (which no valid
+	// tree has), whose repeats seen cannot catch.
+	nodes, maxNodes := 0, 4*limit+64
+	var walk func(v pdf.Value, depth int) error
+	walk = func(v pdf.Value, depth int) error {
+		if nodes++; depth > maxTreeDepth || nodes > maxNodes {
+			return fmt.Errorf("%w: %w (more than %d levels deep or %d nodes)", ErrMalformed, errPageTree, maxTreeDepth, maxNodes)
 		}
-		nodes++
 		kids := v.Key("Kids")
 		switch {
 		case v.Key("Type").Name() == "Pages" || kids.Kind() == pdf.Array:
+			refs := references(kids)
 			for i := 0; i < kids.Len(); i++ {
-				walk(kids.Index(i), depth+1)
+				if refs != nil {
+					// Checked before the kid is resolved: resolving reads
+					// and parses the object again every time.
+					if seen[refs[i]] {
+						return fmt.Errorf("%w: %w (object %s is listed twice); save it again from a PDF viewer to index it", ErrMalformed, errPageTree, refs[i])
+					}
+					seen[refs[i]] = true
+				}
+				if err := walk(kids.Index(i), depth+1); err != nil {
+					return err
+				}
 			}
 		case v.Key("Type").Name() == "Page" || !v.Key("Contents").IsNull():
+			if len(out) >= limit {
+				return &LimitError{Limit: LimitPages, Max: int64(limit)}
+			}
 			out = append(out, pdf.Page{V: v})
 		}
+		return nil
 	}
-	walk(rd.Trailer().Key("Root").Key("Pages"), 0)
+	err := walk(rd.Trailer().Key("Root").Key("Pages"), 0)
+	return out, err
+}
+
+// references returns the object numbers ("12 0") of an array whose
+// elements are all indirect references, as a Kids array must be; nil for
+// any other array, whose kids are then walked without identity (inline
+// objects cannot point back but through a reference, which is tracked).
+func references(arr pdf.Value) []string {
+	s := arr.String() // "[3 0 R 4 0 R]": the reader prints references without resolving them
+	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
+		return nil
+	}
+	s = s[1 : len(s)-1]
+	out := make([]string, 0, arr.Len())
+	// Scanned in place (the ids are slices of s), not split into fields:
+	// a Kids array of 300,000 references is a 2 MB string.
+	for len(s) > 0 {
+		id, rest, ok1 := strings.Cut(s, " ")
+		gen, rest, ok2 := strings.Cut(rest, " ")
+		r, rest, _ := strings.Cut(rest, " ")
+		if !ok1 || !ok2 || r != "R" || !digits(id) || !digits(gen) {
+			return nil
+		}
+		out = append(out, s[:len(id)+1+len(gen)])
+		s = rest
+	}
+	if len(out) != arr.Len() {
+		return nil
+	}
 	return out
+}
+
+func digits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func pageLines(page pdf.Page, num int) (lines []string, err error) {
