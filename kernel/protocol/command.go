@@ -80,6 +80,9 @@ var (
 	// 409) without hosts knowing the kernel's own sentinels.
 	ErrNotFound = errors.New("not found")
 	ErrConflict = errors.New("conflicts with the current state")
+	// ErrLagging ends a Watch or Follow whose reader fell too far behind to
+	// be kept waiting; the host reloads from the last seq it saw.
+	ErrLagging = errors.New("fell behind the log")
 )
 
 // Classify marks err as being of kind (one of the sentinels above) while

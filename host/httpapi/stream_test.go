@@ -1,0 +1,257 @@
+package httpapi_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"quire/doctor"
+	"quire/host/httpapi"
+	"quire/internal/testkit"
+	"quire/kernel/event"
+	"quire/kernel/protocol"
+	kruntime "quire/kernel/runtime"
+)
+
+// closures collects the server's "event stream closed" log records, so a
+// test waits for the server to have cut its clients (never on a timer).
+type closures struct{ records chan slog.Record }
+
+func (c closures) Enabled(context.Context, slog.Level) bool { return true }
+func (c closures) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == httpapi.StreamClosed {
+		c.records <- r
+	}
+	return nil
+}
+func (c closures) WithAttrs([]slog.Attr) slog.Handler { return c }
+func (c closures) WithGroup(string) slog.Handler      { return c }
+
+// reason is the "reason" attribute of a closed-stream record.
+func reason(r slog.Record) string {
+	var out string
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "reason" {
+			out = a.Value.String()
+		}
+		return true
+	})
+	return out
+}
+
+// smallBuffers makes each accepted connection's send buffer small, so a
+// client that stops reading blocks the server's writes after a few KB
+// rather than after the megabytes the kernel would let it queue.
+type smallBuffers struct{ net.Listener }
+
+func (l smallBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetWriteBuffer(4096)
+	}
+	return c, err
+}
+
+type streamEnv struct {
+	k    *testkit.Kernel
+	srv  *httptest.Server
+	h    *httpapi.Server
+	logs closures
+}
+
+// serveStreams runs the HTTP host over the real kernel with a stream queue
+// bound and per-write deadline chosen by the test, on a real TCP listener.
+func serveStreams(t testing.TB, bound event.Bound, writeTimeout time.Duration) streamEnv {
+	t.Helper()
+	k := testkit.New(t, kruntime.WithQueueBound(bound))
+	logs := closures{records: make(chan slog.Record, 1000)}
+	h := httpapi.New(httpapi.Backend{Kernel: k.Runtime,
+		Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }},
+		fstest.MapFS{}, slog.New(logs))
+	httpapi.SetStreamWriteTimeout(h, writeTimeout)
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener = smallBuffers{srv.Listener}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return streamEnv{k: k, srv: srv, h: h, logs: logs}
+}
+
+// closed waits until the server has logged n closed streams, each for why.
+func (e streamEnv) closed(t testing.TB, n int, why string) {
+	t.Helper()
+	for i := range n {
+		select {
+		case r := <-e.logs.records:
+			if reason(r) != why {
+				t.Fatalf("a stream closed for %q, want %q", reason(r), why)
+			}
+		case <-time.After(testkit.Patience):
+			t.Fatalf("the server closed %d of %d streams for %q", i, n, why)
+		}
+	}
+}
+
+// stalledClient opens /api/stream over TCP with a small receive buffer,
+// reads the response head and the first comment (so the server watches for
+// it), and then reads nothing more until the test says so.
+type stalledClient struct {
+	conn net.Conn
+	resp *http.Response
+}
+
+func openStalled(t testing.TB, addr string) stalledClient {
+	t.Helper()
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		var err error
+		if cerr := c.Control(func(fd uintptr) {
+			err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
+		}); cerr != nil {
+			return cerr
+		}
+		return err
+	}}
+	conn, err := d.DialContext(t.Context(), "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	req, _ := http.NewRequest("GET", "http://"+addr+"/api/stream?protocol="+protocol.Version, nil)
+	req.Header.Set(httpapi.ProtocolHeader, protocol.Version)
+	if err := req.Write(conn); err != nil {
+		t.Fatal(err)
+	}
+	conn.SetReadDeadline(time.Now().Add(testkit.Patience))
+	resp, err := http.ReadResponse(bufio.NewReaderSize(conn, 64), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make([]byte, len(": connected\n\n"))
+	if _, err := io.ReadFull(resp.Body, first); err != nil || string(first) != ": connected\n\n" {
+		t.Fatalf("stream opened with %q, %v", first, err)
+	}
+	return stalledClient{conn: conn, resp: resp}
+}
+
+// rest reads the stream to its end (bounded by Patience) and returns what
+// came and how it ended.
+func (c stalledClient) rest() (string, error) {
+	c.conn.SetReadDeadline(time.Now().Add(testkit.Patience))
+	b, err := io.ReadAll(c.resp.Body)
+	return string(b), err
+}
+
+// fill creates sessions whose list makes every later update some KB: the
+// sessions list rides on each update of a rename.
+func fill(t testing.TB, k *testkit.Kernel, sessions int) []string {
+	t.Helper()
+	ids := make([]string, sessions)
+	for i := range ids {
+		s, err := protocol.Run[protocol.Session](t.Context(), k.Runtime, "", protocol.CreateSession,
+			protocol.CreateSessionPayload{Title: fmt.Sprintf("%03d %s", i, strings.Repeat("n", 76))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = s.ID
+	}
+	return ids
+}
+
+func rename(t testing.TB, k *testkit.Kernel, id string, i int) {
+	t.Helper()
+	if _, err := protocol.Run[protocol.Session](t.Context(), k.Runtime, "", protocol.RenameSession,
+		protocol.RenameSessionPayload{Session: id, Title: fmt.Sprintf("%04d %s", i, strings.Repeat("r", 75))}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+const (
+	stalledClients = 20
+	fillSessions   = 40  // each update then carries ~9 KB of sessions list
+	renames        = 400 // ~3.6 MB of updates for each client
+)
+
+// Twenty clients that never read hold no more than their bounds while the
+// stream goes on, and each is ended with a "lagging" event, which it reads
+// once it reads again; nothing they missed is lost from the log.
+func TestStalledStreamsStayBoundedAndEndWithTheReason(t *testing.T) {
+	const bound = 64 << 10
+	e := serveStreams(t, event.Bound{Bytes: bound}, testkit.Patience)
+	ids := fill(t, e.k, fillSessions)
+	before := heapInUse()
+	clients := make([]stalledClient, stalledClients)
+	for i := range clients {
+		clients[i] = openStalled(t, e.srv.Listener.Addr().String())
+	}
+	for i := range renames {
+		rename(t, e.k, ids[i%len(ids)], i)
+	}
+	held := int64(heapInUse()) - int64(before)
+	// Unbounded, each client would hold every update: some 4 MB each, 80 MB
+	// in all. Bounded, each holds its bound and a batch: about 3 MB in all.
+	const limit = 16 << 20
+	t.Logf("%d stalled clients hold %.1f MB of heap after %d updates", stalledClients, float64(held)/(1<<20), renames)
+	if held > limit {
+		t.Errorf("%d clients that never read hold %.1f MB of heap after %d updates; want under %d MB",
+			stalledClients, float64(held)/(1<<20), renames, limit>>20)
+	}
+	for i, c := range clients {
+		got, err := c.rest()
+		if err != nil {
+			t.Fatalf("client %d: the stream did not end cleanly: %v", i, err)
+		}
+		if !strings.HasSuffix(got, "event: lagging\ndata: {\"error\":\"Quire's live updates fell behind this page and were restarted; the page reloads what it missed.\"}\n\n") {
+			tail := got[max(0, len(got)-200):]
+			t.Fatalf("client %d: the stream ended without the lagging event; it ended with %q", i, tail)
+		}
+	}
+	e.closed(t, stalledClients, "lagging")
+	// What the clients missed is in the log, to reload from.
+	if n := len(e.k.Log(t, ids[0])); n != 1+renames/fillSessions {
+		t.Fatalf("the first session's log has %d events, want %d", n, 1+renames/fillSessions)
+	}
+}
+
+// A client that stops reading is cut off when a write passes its deadline,
+// even while it is within its queue's bound.
+func TestAStalledStreamIsCutAtItsWriteDeadline(t *testing.T) {
+	e := serveStreams(t, event.DefaultBound, 50*time.Millisecond)
+	ids := fill(t, e.k, fillSessions)
+	clients := make([]stalledClient, stalledClients)
+	for i := range clients {
+		clients[i] = openStalled(t, e.srv.Listener.Addr().String())
+	}
+	// ~450 KB each: far past the sockets' buffers, far inside the bound.
+	for i := range 50 {
+		rename(t, e.k, ids[i%len(ids)], i)
+	}
+	e.closed(t, stalledClients, "write failed")
+	for i, c := range clients {
+		got, err := c.rest()
+		if err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("client %d: the cut stream ended with %v after %d bytes; want the connection broken", i, err, len(got))
+		}
+		if strings.Contains(got, "event: lagging") {
+			t.Fatalf("client %d was told it lagged; it was within its bound", i)
+		}
+	}
+}
