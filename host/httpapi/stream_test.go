@@ -1,19 +1,13 @@
 package httpapi_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/http/httptest"
 	"os"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -22,7 +16,6 @@ import (
 	"quire/host/httpapi"
 	"quire/internal/testkit"
 	"quire/kernel/event"
-	"quire/kernel/protocol"
 	kruntime "quire/kernel/runtime"
 )
 
@@ -104,91 +97,6 @@ func (e streamEnv) closed(t testing.TB, n int, why string) {
 	}
 }
 
-// stalledClient opens /api/stream over TCP with a small receive buffer,
-// reads the response head and the first comment (so the server watches for
-// it), and then reads nothing more until the test says so.
-type stalledClient struct {
-	conn net.Conn
-	resp *http.Response
-}
-
-func openStalled(t testing.TB, addr string) stalledClient {
-	t.Helper()
-	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
-		var err error
-		if cerr := c.Control(func(fd uintptr) {
-			err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
-		}); cerr != nil {
-			return cerr
-		}
-		return err
-	}}
-	conn, err := d.DialContext(t.Context(), "tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	req, _ := http.NewRequest("GET", "http://"+addr+"/api/stream?protocol="+protocol.Version, nil)
-	req.Header.Set(httpapi.ProtocolHeader, protocol.Version)
-	if err := req.Write(conn); err != nil {
-		t.Fatal(err)
-	}
-	conn.SetReadDeadline(time.Now().Add(testkit.Patience))
-	resp, err := http.ReadResponse(bufio.NewReaderSize(conn, 64), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := make([]byte, len(": connected\n\n"))
-	if _, err := io.ReadFull(resp.Body, first); err != nil || string(first) != ": connected\n\n" {
-		t.Fatalf("stream opened with %q, %v", first, err)
-	}
-	return stalledClient{conn: conn, resp: resp}
-}
-
-// rest reads the stream to its end (bounded by Patience) and returns what
-// came and how it ended.
-func (c stalledClient) rest() (string, error) {
-	c.conn.SetReadDeadline(time.Now().Add(testkit.Patience))
-	b, err := io.ReadAll(c.resp.Body)
-	return string(b), err
-}
-
-// fill creates sessions whose list makes every later update some KB: the
-// sessions list rides on each update of a rename.
-func fill(t testing.TB, k *testkit.Kernel, sessions int) []string {
-	t.Helper()
-	ids := make([]string, sessions)
-	for i := range ids {
-		s, err := protocol.Run[protocol.Session](t.Context(), k.Runtime, "", protocol.CreateSession,
-			protocol.CreateSessionPayload{Title: fmt.Sprintf("%03d %s", i, strings.Repeat("n", 76))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids[i] = s.ID
-	}
-	return ids
-}
-
-func rename(t testing.TB, k *testkit.Kernel, id string, i int) {
-	t.Helper()
-	if _, err := protocol.Run[protocol.Session](t.Context(), k.Runtime, "", protocol.RenameSession,
-		protocol.RenameSessionPayload{Session: id, Title: fmt.Sprintf("%04d %s", i, strings.Repeat("r", 75))}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func heapInUse() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
-
-const (
-	stalledClients = 20
-	fillSessions   = 40  // each update then carries ~9 KB of sessions list
-	renames        = 400 // ~3.6 MB of updates for each client
-)
 
 // Twenty clients that never read hold no more than their bounds while the
 // stream goes on, and each is ended with a "lagging" event, which it reads

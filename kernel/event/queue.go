@@ -23,7 +23,7 @@ type Bound struct {
 // otherwise: far above what a reader that keeps up ever holds (streamed text
 // is appended in batches every 40 ms), and small enough that twenty stalled
 // browser tabs cannot take more than some tens of MB.
-var DefaultBound = Bound{Items: 2048, Bytes: 2 << 20}
+var DefaultBound = Bound{Items: 1024, Bytes: 1 << 20}
 
 // Queue is a bounded first-in, first-out hand-off between a producer that
 // must never block (a Feed listener runs inside an append) and a consumer that
