@@ -578,11 +578,11 @@ func toProtocol(evs []event.Event) []protocol.Event {
 func (r *Runtime) Follow(ctx context.Context, id string, from int64) (<-chan protocol.Event, func() error) {
 	in, feedErr := r.feed.Follow(ctx, id, from)
 	errp := func() error {
-		if err := feedErr(); errors.Is(err, event.ErrLagging) {
+		err := feedErr()
+		if errors.Is(err, event.ErrLagging) {
 			return lagging(err)
-		} else {
-			return err
 		}
+		return err
 	}
 	out := make(chan protocol.Event)
 	go func() {
