@@ -269,8 +269,18 @@ export class WailsTransport implements Transport {
   ): () => void {
     const rt = this.runtime;
     if (!rt?.EventsOnMultiple) return () => {};
+    // Best effort: a runtime that cannot send (a stand-in without
+    // EventsEmit) leaves the page uncounted, as an older page is: Go counts
+    // nothing until it hears RuntimeEvent.Listening.
+    const tell = (name: string, ...data: unknown[]) => {
+      try {
+        rt.EventsEmit?.(name, ...data);
+      } catch {
+        /* see above */
+      }
+    };
     const taken = (n: unknown) => {
-      if (typeof n === 'number') rt.EventsEmit?.(RuntimeEvent.Taken, n);
+      if (typeof n === 'number') tell(RuntimeEvent.Taken, n);
     };
     // Each runtime event carries the batch / the whole list, then its number.
     const offEvents = rt.EventsOnMultiple(
@@ -290,7 +300,7 @@ export class WailsTransport implements Transport {
       -1,
     );
     const offResync = rt.EventsOnMultiple(RuntimeEvent.Resync, () => onResync?.(), -1);
-    rt.EventsEmit?.(RuntimeEvent.Listening);
+    tell(RuntimeEvent.Listening);
     return () => {
       for (const off of [offEvents, offSessions, offResync]) if (typeof off === 'function') off();
     };
