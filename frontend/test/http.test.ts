@@ -457,6 +457,56 @@ describe('HttpTransport.subscribe (SSE)', () => {
     off();
     expect(es.closed).toBe(true);
   });
+
+  it('a "lagging" close is replaced by a new stream at once, whose open asks for a resync', () => {
+    const { es: first, onEvents, onResync, off } = subscribe();
+    first.fire('open');
+    first.fire('lagging', '{"error":"fell behind"}');
+    expect(first.closed).toBe(true);
+    const second = FakeEventSource.last!;
+    expect(second).not.toBe(first);
+    expect(second.url).toBe(first.url);
+    expect(onResync).not.toHaveBeenCalled(); // not before the new stream is open
+    second.fire('open');
+    expect(onResync).toHaveBeenCalledTimes(1);
+    const batch = [{ session: 's', seq: 9, type: 'user.message', time: 't', visibility: 'public', payload: {} }];
+    second.fire('events', JSON.stringify(batch));
+    expect(onEvents).toHaveBeenCalledWith(batch);
+    off();
+    expect(second.closed).toBe(true);
+  });
+});
+
+describe('resume after a lagging stream', () => {
+  it('the chat reloads its session from the seq after the last one it folded', async () => {
+    const ev = (seq: number, text: string) => ({
+      session: 's1', seq, type: 'user.message', time: '2026-11-30T10:00:00Z', visibility: 'public', payload: { text },
+    });
+    const s1 = { ...session, id: 's1' };
+    routes = {
+      'GET /api/doctor': { status: 200, body: { ok: true, checks: [] } },
+      'GET /api/settings': { status: 200, body: { notesDir: '' } },
+      'GET /api/sessions': { status: 200, body: [s1] },
+      'GET /api/sessions/s1/events?from=0': { status: 200, body: [ev(0, 'hi'), ev(1, 'there')] },
+      'GET /api/sessions/s1/events?from=3': { status: 200, body: [ev(3, 'missed while lagging')] },
+    };
+    const t = new HttpTransport(base, { eventSource: (u) => new FakeEventSource(u) });
+    const { ChatStore } = await import('../src/lib/chat.svelte');
+    const chat = new ChatStore(t);
+    await chat.start();
+    const first = FakeEventSource.last!;
+    first.fire('open');
+    first.fire('events', JSON.stringify([ev(2, 'live')]));
+    await vi.waitFor(() => expect(chat.conv?.lastSeq).toBe(2));
+    // Quire cut the stream: seq 3 was appended while this page was behind.
+    first.fire('lagging', '{"error":"fell behind"}');
+    FakeEventSource.last!.fire('open');
+    await vi.waitFor(() => expect(chat.conv?.lastSeq).toBe(3));
+    expect(seen.map((r) => `${r.method} ${r.url}`).filter((u) => u.includes('/events'))).toEqual([
+      'GET /api/sessions/s1/events?from=0',
+      'GET /api/sessions/s1/events?from=3',
+    ]);
+  });
 });
 
 describe('HttpTransport documents', () => {

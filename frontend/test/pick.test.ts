@@ -37,11 +37,13 @@ describe('pickTransport', () => {
   it('inside the window, calls go through the generated bindings (wailsjs) to window.go and window.runtime', async () => {
     const app = fakeApp();
     const subscribed: string[] = [];
+    const told: string[] = [];
     const runtime: WailsRuntime = {
       EventsOnMultiple: (name: string) => {
         subscribed.push(name);
         return () => {};
       },
+      EventsEmit: (name: string) => told.push(name),
     };
     // The generated functions read the global window at call time; the
     // window handed to pickTransport only tells it where it runs, so a call
@@ -55,7 +57,8 @@ describe('pickTransport', () => {
       expect(app.Handshake).toHaveBeenCalledWith(PROTOCOL_VERSION);
       expect(app.NewSession).toHaveBeenCalledWith('Via wailsjs');
       t.subscribe(vi.fn(), vi.fn());
-      expect(subscribed.sort()).toEqual(['quire:events', 'quire:sessions']);
+      expect(subscribed.sort()).toEqual(['quire:events', 'quire:resync', 'quire:sessions']);
+      expect(told).toEqual(['quire:listening']);
     } finally {
       vi.unstubAllGlobals();
     }
@@ -174,7 +177,7 @@ describe('WailsTransport', () => {
     const onEvents = vi.fn();
     const onSessions = vi.fn();
     const off = new WailsTransport(fakeApp(), runtime).subscribe(onEvents, onSessions);
-    expect([...handlers.keys()].sort()).toEqual(['quire:events', 'quire:sessions']);
+    expect([...handlers.keys()].sort()).toEqual(['quire:events', 'quire:resync', 'quire:sessions']);
 
     const batch = [{ session: 's', seq: 0, type: 'session.created', time: '', visibility: 'public', payload: { title: 'x' } }];
     handlers.get('quire:events')!(batch);
@@ -184,7 +187,7 @@ describe('WailsTransport', () => {
     expect(onSessions.mock.calls).toEqual([[[]], [[]]]);
 
     off();
-    expect(offs.sort()).toEqual(['quire:events', 'quire:sessions']);
+    expect(offs.sort()).toEqual(['quire:events', 'quire:resync', 'quire:sessions']);
   });
 
   it('without a runtime, subscribe is a harmless no-op', () => {
@@ -401,5 +404,49 @@ describe('WailsTransport documents', () => {
     expect(onDrop).toHaveBeenCalledWith('there is no such file or folder');
     off();
     expect(listeners.size).toBe(0);
+  });
+});
+
+describe('WailsTransport live updates', () => {
+  // A stand-in for the Wails runtime: the test plays Go's emits by hand and
+  // records what the page sends back.
+  function fakeRuntime() {
+    const on = new Map<string, (...data: unknown[]) => void>();
+    const sent: unknown[][] = [];
+    const runtime: WailsRuntime = {
+      EventsOnMultiple: (name, cb) => {
+        on.set(name, cb);
+        return () => on.delete(name);
+      },
+      EventsEmit: (name, ...data) => sent.push([name, ...data]),
+    };
+    const go = (name: string, ...data: unknown[]) => on.get(name)?.(...data);
+    return { runtime, on, sent, go };
+  }
+
+  it('says it listens, hands each update on and then tells Go its delivery number', () => {
+    const { runtime, sent, go } = fakeRuntime();
+    const onEvents = vi.fn();
+    const onSessions = vi.fn();
+    new WailsTransport(fakeApp(), runtime).subscribe(onEvents, onSessions);
+    expect(sent).toEqual([['quire:listening']]);
+    const batch = [{ session: 's1', seq: 3, type: 'user.message', time: 't', visibility: 'public', payload: {} }];
+    go('quire:events', batch, 7);
+    go('quire:sessions', null, 8);
+    expect(onEvents).toHaveBeenCalledWith(batch);
+    expect(onSessions).toHaveBeenCalledWith([]);
+    expect(sent).toEqual([['quire:listening'], ['quire:taken', 7], ['quire:taken', 8]]);
+    // The number is sent after the page handled the update, never before.
+    expect(onEvents.mock.invocationCallOrder[0]).toBeLessThan(onSessions.mock.invocationCallOrder[0]);
+  });
+
+  it('a resync from Go (the page fell behind) asks the caller to reload; unsubscribing stops everything', () => {
+    const { runtime, on, go } = fakeRuntime();
+    const onResync = vi.fn();
+    const off = new WailsTransport(fakeApp(), runtime).subscribe(vi.fn(), vi.fn(), onResync);
+    go('quire:resync');
+    expect(onResync).toHaveBeenCalledTimes(1);
+    off();
+    expect(on.size).toBe(0);
   });
 });

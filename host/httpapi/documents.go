@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 
@@ -119,5 +120,5 @@ func (s *Server) docsSource(d host.Documents, w http.ResponseWriter, r *http.Req
 // docsStream sends indexing progress as SSE until the client goes away:
 // the current state first, then changes (the latest when the client is slow).
 func (s *Server) docsStream(d host.Documents, w http.ResponseWriter, r *http.Request) {
-	serveSSE(s, w, r, d.Watch(r.Context()), func(p protocol.IndexProgress) { writeSSE(w, "indexing", p) })
+	serveSSE(s, w, r, d.Watch(r.Context()), nil, func(w io.Writer, p protocol.IndexProgress) error { return writeSSE(w, "indexing", p) })
 }

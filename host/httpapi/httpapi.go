@@ -38,9 +38,10 @@ type Backend struct {
 
 // Server is the HTTP host.
 type Server struct {
-	b   Backend
-	mux *http.ServeMux
-	log *slog.Logger
+	b           Backend
+	mux         *http.ServeMux
+	log         *slog.Logger
+	streamWrite time.Duration // each write of an event stream (serveSSE)
 }
 
 // ErrNotLoopback: Quire serves only this machine.
@@ -48,7 +49,7 @@ var ErrNotLoopback = errors.New("quire serve listens on loopback addresses only 
 
 // New builds the server; assets is the built frontend.
 func New(b Backend, assets fs.FS, log *slog.Logger) *Server {
-	s := &Server{b: b, mux: http.NewServeMux(), log: log}
+	s := &Server{b: b, mux: http.NewServeMux(), log: log, streamWrite: StreamWriteTimeout}
 	s.mux.Handle("/api/", s.routes())
 	s.mux.Handle("/", http.FileServerFS(assets))
 	return s
@@ -361,53 +362,114 @@ func (s *Server) probe(w http.ResponseWriter, r *http.Request) {
 
 // stream sends every update as SSE until the client goes away. A client that
 // reconnects reloads events from its last seq with /events?from=, so nothing
-// is lost between streams.
+// is lost between streams. A client that falls behind the kernel's bound is
+// sent a "lagging" event and the stream closes: it reconnects and reloads.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	aud := audienceOf(r)
-	serveSSE(s, w, r, s.b.Kernel.Watch(r.Context()), func(u protocol.Update) {
+	updates, cause := s.b.Kernel.Watch(r.Context())
+	serveSSE(s, w, r, updates, cause, func(w io.Writer, u protocol.Update) error {
 		if evs := protocol.Filter(u.Events, aud); len(evs) > 0 {
-			writeSSE(w, "events", evs)
+			if err := writeSSE(w, "events", evs); err != nil {
+				return err
+			}
 		}
 		if u.Sessions != nil {
-			writeSSE(w, "sessions", u.Sessions)
+			return writeSSE(w, "sessions", u.Sessions)
 		}
+		return nil
 	})
 }
 
+// StreamWriteTimeout bounds each write of an event stream. A client that
+// reads takes an event at once; one that stopped reading fills the socket's
+// buffers and then blocks the write, and after this long it is cut off, so
+// it holds a goroutine and buffers no longer.
+const StreamWriteTimeout = 10 * time.Second
+
+// laggingSentence is the data of the "lagging" event a stream ends with when
+// its client fell behind; the page reloads what it missed.
+const laggingSentence = "Quire's live updates fell behind this page and were restarted; the page reloads what it missed."
+
 // serveSSE answers with an event stream and writes each value from
 // updates with write, flushing after each, with a keep-alive comment every
-// 15 s, until updates closes or the client goes away.
-func serveSSE[T any](s *Server, w http.ResponseWriter, r *http.Request, updates <-chan T, write func(T)) {
-	flusher, ok := w.(http.Flusher)
-	if !ok {
+// 15 s, until updates closes, a write fails or the client goes away. Every
+// write has its own deadline (the server's streamWrite), so a client that
+// stops reading is cut off after it rather than held forever. When updates
+// closes because its reader lagged (cause says protocol.ErrLagging), the
+// client is told so with a "lagging" event before the stream ends. cause
+// may be nil (a stream that never lags).
+func serveSSE[T any](s *Server, w http.ResponseWriter, r *http.Request, updates <-chan T, cause func() error, write func(io.Writer, T) error) {
+	if _, ok := w.(http.Flusher); !ok {
 		s.fail(w, http.StatusInternalServerError, errors.New("streaming is not supported"))
 		return
+	}
+	rc := http.NewResponseController(w)
+	// A stream lives longer than any read timeout of the server: without
+	// this, the expired read deadline would end the request's context.
+	rc.SetReadDeadline(time.Time{})
+	send := func(f func() error) error {
+		if err := rc.SetWriteDeadline(time.Now().Add(s.streamWrite)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return err
+		}
+		if err := f(); err != nil {
+			return err
+		}
+		return rc.Flush()
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	fmt.Fprint(w, ": connected\n\n")
-	flusher.Flush()
+	closed := func(reason string, err error) {
+		s.log.Info(streamClosed, "path", r.URL.Path, "reason", reason, "err", err)
+	}
+	if err := send(func() error { _, err := fmt.Fprint(w, ": connected\n\n"); return err }); err != nil {
+		closed("write failed", err)
+		return
+	}
 	keepAlive := time.NewTicker(15 * time.Second)
 	defer keepAlive.Stop()
 	for {
+		var err error
 		select {
 		case u, ok := <-updates:
 			if !ok {
+				if cause == nil || !errors.Is(cause(), protocol.ErrLagging) {
+					return
+				}
+				closed("lagging", cause())
+				// Best effort: a client that still does not read misses it,
+				// and finds the stream closed all the same.
+				send(func() error {
+					_, err := fmt.Fprint(w, "retry: 1000\n")
+					if err == nil {
+						err = writeSSE(w, "lagging", map[string]string{"error": laggingSentence})
+					}
+					return err
+				})
 				return
 			}
-			write(u)
-			flusher.Flush()
+			err = send(func() error { return write(w, u) })
 		case <-keepAlive.C:
-			fmt.Fprint(w, ": keep-alive\n\n")
-			flusher.Flush()
+			err = send(func() error { _, err := fmt.Fprint(w, ": keep-alive\n\n"); return err })
 		case <-r.Context().Done():
+			return
+		}
+		if err != nil {
+			closed("write failed", err)
 			return
 		}
 	}
 }
 
-func writeSSE(w io.Writer, name string, v any) {
-	b, _ := json.Marshal(v)
-	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+// streamClosed is the log message of a stream the server ended (a lagging
+// client, a write that failed or passed its deadline).
+const streamClosed = "event stream closed"
+
+func writeSSE(w io.Writer, name string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+	return err
 }

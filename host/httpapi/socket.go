@@ -35,7 +35,7 @@ var errNotAWindow = protocol.Classify(protocol.ErrConflict, errors.New("this Qui
 // ServeSocket serves b's API routes, and the window's Show, on ln until
 // ctx ends.
 func ServeSocket(ctx context.Context, ln net.Listener, b Backend, log *slog.Logger) error {
-	s := &Server{b: b, log: log}
+	s := &Server{b: b, log: log, streamWrite: StreamWriteTimeout}
 	mux := http.NewServeMux()
 	mux.Handle("/api/", s.routes())
 	mux.Handle("POST "+showPath, requireHandshake(http.HandlerFunc(s.show)))

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
+	"syscall"
 	"time"
 
 	"quire/host/httpapi"
 	"quire/internal/datadir"
+	"quire/kernel/store"
 )
 
 // lockFolder takes the data folder for this owner before anything opens
@@ -21,6 +24,12 @@ func (p *Parts) lockFolder(dir string, kind datadir.Kind) error {
 	lock, err := datadir.Acquire(dir, datadir.Holder{PID: os.Getpid(), Kind: kind, Since: time.Now()})
 	if errors.Is(err, datadir.ErrInUse) {
 		return err
+	}
+	if errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission) {
+		// The lock file could not be made: the folder cannot be written,
+		// which the store's own check would say too. Said as read-only, so
+		// the remedy is "make it writable", not "move it aside".
+		return fmt.Errorf("cannot take the data folder %s for this process: %w: %w", dir, store.ErrReadOnly, err)
 	}
 	if err != nil {
 		return fmt.Errorf("cannot take the data folder %s for this process: %w", dir, err)

@@ -34,7 +34,9 @@ func (r readOnly) Follow(ctx context.Context, session string, from int64) (<-cha
 }
 
 // Watch has nothing to deliver: nothing is appended in a Reader.
-func (r readOnly) Watch(ctx context.Context) <-chan protocol.Update { return closedUpdates() }
+func (r readOnly) Watch(ctx context.Context) (<-chan protocol.Update, func() error) {
+	return closedUpdates()
+}
 
 // emptyLog is a Reader's kernel over a data folder with no database yet:
 // no conversation, and nothing may be created.
@@ -52,14 +54,14 @@ func (emptyLog) Follow(_ context.Context, session string, _ int64) (<-chan proto
 	close(ch)
 	return ch, func() error { return noSession(session) }
 }
-func (emptyLog) Watch(context.Context) <-chan protocol.Update { return closedUpdates() }
+func (emptyLog) Watch(context.Context) (<-chan protocol.Update, func() error) { return closedUpdates() }
 
 func noSession(id string) error {
 	return protocol.Classify(protocol.ErrNotFound, fmt.Errorf("no such session: %s (there are no conversations yet)", id))
 }
 
-func closedUpdates() <-chan protocol.Update {
+func closedUpdates() (<-chan protocol.Update, func() error) {
 	ch := make(chan protocol.Update)
 	close(ch)
-	return ch
+	return ch, func() error { return nil }
 }

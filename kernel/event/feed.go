@@ -65,7 +65,8 @@ type Listener func(ctx context.Context, events []Event)
 // feed still holds its write turn. Appends made directly on the underlying
 // Log bypass listeners; the kernel appends only through its Feed.
 type Feed struct {
-	log Log
+	log   Log
+	bound Bound // of each Follow's queue
 
 	mu        sync.Mutex // serialises append+notify, so notifications keep append order
 	listenMu  sync.Mutex
@@ -73,8 +74,27 @@ type Feed struct {
 	next      int
 }
 
+// FeedOption configures a Feed.
+type FeedOption func(*Feed)
+
+// WithBound sets how much each Follow may queue for a reader that has not
+// taken it yet (DefaultBound without it).
+func WithBound(b Bound) FeedOption { return func(f *Feed) { f.bound = b } }
+
 // NewFeed returns a Feed over log.
-func NewFeed(log Log) *Feed { return &Feed{log: log, listeners: map[int]Listener{}} }
+func NewFeed(log Log, opts ...FeedOption) *Feed {
+	f := &Feed{log: log, bound: DefaultBound, listeners: map[int]Listener{}}
+	for _, o := range opts {
+		o(f)
+	}
+	return f
+}
+
+// Size is what an event costs a queue: its payload and the envelope's
+// fields (session, type, run id, sources), roughly.
+func Size(e Event) int {
+	return len(e.Payload) + len(e.Session) + len(e.Type) + len(e.RunID) + 8*len(e.Sources) + 96
+}
 
 // Listen registers l; the returned func removes it.
 func (f *Feed) Listen(l Listener) (stop func()) {
@@ -140,19 +160,31 @@ func (f *Feed) Events(ctx context.Context, session string, from int64) ([]Event,
 // Follow streams a session's events from seq from on: first what is already
 // in the log, then every later append, with no gap and no duplicate however
 // appends interleave with the catch-up read. The channel closes when ctx
-// ends or a read fails (the error is then available from errp).
+// ends, when a read fails, or when the reader let more than the feed's
+// Bound of live events wait (ErrLagging: it resumes with a new Follow from
+// the seq after the last one it got); errp then says which, and is nil
+// when ctx ended.
 func (f *Feed) Follow(ctx context.Context, session string, from int64) (events <-chan Event, errp func() error) {
 	out := make(chan Event)
 	var (
 		mu      sync.Mutex
 		failure error
 	)
-	pending := NewQueue[Event]()
+	fail := func(err error) {
+		mu.Lock()
+		failure = err
+		mu.Unlock()
+	}
+	pending := NewQueue(f.bound, Size)
 	stop := f.Listen(func(_ context.Context, evs []Event) {
+		mine := make([]Event, 0, len(evs))
 		for _, e := range evs {
 			if e.Session == session {
-				pending.Push(e)
+				mine = append(mine, e)
 			}
+		}
+		if len(mine) > 0 {
+			pending.Push(mine...)
 		}
 	})
 	go func() {
@@ -175,9 +207,7 @@ func (f *Feed) Follow(ctx context.Context, session string, from int64) (events <
 		// read started is queued; the seq check drops the overlap.
 		past, err := f.log.Events(ctx, session, from)
 		if err != nil {
-			mu.Lock()
-			failure = err
-			mu.Unlock()
+			fail(err)
 			return
 		}
 		for _, e := range past {
@@ -186,8 +216,11 @@ func (f *Feed) Follow(ctx context.Context, session string, from int64) (events <
 			}
 		}
 		for {
-			batch, ok := pending.Take(ctx)
-			if !ok {
+			batch, err := pending.Take(ctx)
+			if errors.Is(err, ErrLagging) {
+				fail(err)
+			}
+			if err != nil {
 				return
 			}
 			for _, e := range batch {

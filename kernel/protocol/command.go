@@ -88,6 +88,9 @@ var (
 	// cannot be read (Session.Damaged says why); HTTP 409 too, but a host
 	// tells the user the conversation is damaged, not that it is busy.
 	ErrDamaged = errors.New("the conversation's log is damaged")
+	// ErrLagging ends a Watch or Follow whose reader fell too far behind to
+	// be kept waiting; the host reloads from the last seq it saw.
+	ErrLagging = errors.New("fell behind the log")
 )
 
 // Classify marks err as being of kind (one of the sentinels above) while

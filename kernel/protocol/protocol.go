@@ -79,10 +79,14 @@ type Kernel interface {
 	Events(ctx context.Context, session string, from int64) ([]Event, error)
 	// Follow streams a session's events from seq from on, stored then live,
 	// with no gap and no duplicate, until ctx ends; errp reports why it
-	// stopped early.
+	// stopped early (ErrLagging: the reader fell behind its bound and
+	// follows again from the seq after its last one).
 	Follow(ctx context.Context, session string, from int64) (events <-chan Event, errp func() error)
-	// Watch delivers every later Update, in order, until ctx ends.
-	Watch(ctx context.Context) <-chan Update
+	// Watch delivers every later Update, in order, until ctx ends or the
+	// reader lets too much wait; errp, read after the channel closed, is
+	// then ErrLagging (nil when ctx ended): the host watches again and
+	// reloads each session it shows from the seq after its last one.
+	Watch(ctx context.Context) (updates <-chan Update, errp func() error)
 }
 
 // Audience says which events a host's reader may see. Public events reach
@@ -130,8 +134,8 @@ func (u Unavailable) Follow(ctx context.Context, _ string, _ int64) (<-chan Even
 	close(ch)
 	return ch, func() error { return u.Err }
 }
-func (u Unavailable) Watch(ctx context.Context) <-chan Update {
+func (u Unavailable) Watch(ctx context.Context) (<-chan Update, func() error) {
 	ch := make(chan Update)
 	go func() { <-ctx.Done(); close(ch) }()
-	return ch
+	return ch, func() error { return nil }
 }

@@ -161,6 +161,7 @@ type Runtime struct {
 	jitter        func() float64
 	prompt        *prompt.Assembler
 	waitsTurn     func(callID string) // called when a serial call finds another holding its turn (tests set it: export_test.go)
+	queueBound    event.Bound         // of each Watch and Follow (watch.go)
 
 	base   context.Context
 	stop   context.CancelCauseFunc
@@ -183,7 +184,7 @@ func New(st Store, model provider.Provider, settings Settings, opts ...Option) *
 		settings.Profile = tool.AskMe
 	}
 	r := &Runtime{
-		store: st, feed: event.NewFeed(st), reader: NewReader(st), model: model, settings: settings,
+		store: st, reader: NewReader(st), model: model, settings: settings, queueBound: event.DefaultBound,
 		now: time.Now, newID: randomID, flushEvery: 40 * time.Millisecond, cleanup: 2 * time.Second, log: slog.Default(),
 		pool: make(chan struct{}, 2), sessions: map[string]*session{}, damaged: map[string]string{}, jitter: defaultJitter,
 	}
@@ -191,6 +192,7 @@ func New(st Store, model provider.Provider, settings Settings, opts ...Option) *
 	for _, o := range opts {
 		o(r)
 	}
+	r.feed = event.NewFeed(st, event.WithBound(r.queueBound))
 	if r.prompt == nil {
 		r.prompt = prompt.New()
 	}
@@ -531,20 +533,27 @@ func (r *Runtime) detach(id string) {
 // must not block.
 func (r *Runtime) Subscribe(fn func(Update)) (unsubscribe func()) {
 	return r.feed.Listen(func(ctx context.Context, evs []event.Event) {
-		u := Update{Events: toProtocol(evs)}
-		if sessionListChanges(evs) {
-			list, err := r.Sessions(ctx)
-			if err != nil {
-				r.log.Warn("list sessions for subscribers", "err", err)
-			} else if list == nil {
-				list = []protocol.Session{}
-			}
-			u.Sessions = list
-		}
-		if len(u.Events) > 0 || u.Sessions != nil {
+		if u, ok := r.update(ctx, evs); ok {
 			fn(u)
 		}
 	})
+}
+
+// update is what subscribers are told of an append: its events and, when
+// the sessions list changed, the whole list; false when there is nothing
+// to tell.
+func (r *Runtime) update(ctx context.Context, evs []event.Event) (Update, bool) {
+	u := Update{Events: toProtocol(evs)}
+	if sessionListChanges(evs) {
+		list, err := r.Sessions(ctx)
+		if err != nil {
+			r.log.Warn("list sessions for subscribers", "err", err)
+		} else if list == nil {
+			list = []protocol.Session{}
+		}
+		u.Sessions = list
+	}
+	return u, len(u.Events) > 0 || u.Sessions != nil
 }
 
 // sessionListChanges says whether a sessions list shown to the user changes
@@ -617,10 +626,19 @@ func toProtocol(evs []event.Event) []protocol.Event {
 }
 
 // Follow streams a session's events from seq from on, first the stored ones
-// then each new one, with no gap and no duplicate (event.Feed.Follow).
+// then each new one, with no gap and no duplicate (event.Feed.Follow); a
+// reader that lets more than the queue bound wait is cut off with
+// protocol.ErrLagging and follows again from the seq after its last one.
 func (r *Runtime) Follow(ctx context.Context, id string, from int64) (<-chan protocol.Event, func() error) {
 	ctx, stop := context.WithCancelCause(ctx)
-	in, errp := r.feed.Follow(ctx, id, from)
+	in, feedErr := r.feed.Follow(ctx, id, from)
+	errp := func() error {
+		err := feedErr()
+		if errors.Is(err, event.ErrLagging) {
+			return lagging(err)
+		}
+		return err
+	}
 	out := make(chan protocol.Event)
 	var bad atomic.Pointer[error] // why the stream stopped at a damaged event
 	go func() {

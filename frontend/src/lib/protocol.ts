@@ -50,6 +50,12 @@ export const RuntimeEvent = {
   Indexing: 'quire:indexing',
   /** A sentence: files dropped on the window that could not be queued. */
   DropError: 'quire:drop-error',
+  /** No data: the page fell behind and was sent nothing since; reload from the last seq. */
+  Resync: 'quire:resync',
+  /** Page to Go, no data: the page listens from now (it loads everything itself). */
+  Listening: 'quire:listening',
+  /** Page to Go: the delivery number of an Events / Sessions update the page has handled. */
+  Taken: 'quire:taken',
 } as const;
 
 /** What the test probe (ReportView / POST /api/probe) receives. */

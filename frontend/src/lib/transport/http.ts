@@ -233,14 +233,17 @@ export class HttpTransport implements Transport {
     return memoryList(await this.request<Partial<MemoryList>>('PUT', '/api/memory/settings', { body: s }));
   }
 
+  /**
+   * A stream Quire ends with a "lagging" event (this page fell behind its
+   * bound) is replaced at once by a new one, and — as after any reconnect —
+   * `onResync` asks the caller to reload from its last seq.
+   */
   subscribe(
     onEvents: (e: QEvent[]) => void,
     onSessions: (s: Session[]) => void,
     onResync?: () => void,
   ): () => void {
-    const es = this.makeEventSource(
-      `${this.base}/api/stream?${PROTOCOL_QUERY}=${encodeURIComponent(PROTOCOL_VERSION)}`,
-    );
+    const url = `${this.base}/api/stream?${PROTOCOL_QUERY}=${encodeURIComponent(PROTOCOL_VERSION)}`;
     const BAD = Symbol('bad');
     const parse = (ev: MessageEvent): unknown => {
       try {
@@ -249,22 +252,38 @@ export class HttpTransport implements Transport {
         return BAD;
       }
     };
-    es.addEventListener('events', (ev) => {
-      const data = parse(ev);
-      if (Array.isArray(data) && data.length > 0) onEvents(data as QEvent[]);
-    });
-    es.addEventListener('sessions', (ev) => {
-      const data = parse(ev);
-      // Go encodes an empty slice as null when nil: that is an empty list.
-      if (Array.isArray(data) || data === null) onSessions((data as Session[] | null) ?? []);
-    });
     // EventSource reconnects by itself; whatever happened while it was away
     // must be fetched again, so every open after the first asks for a resync.
     let opened = false;
-    es.addEventListener('open', () => {
-      if (opened) onResync?.();
-      opened = true;
-    });
-    return () => es.close();
+    let stopped = false;
+    let es: EventSourceLike;
+    const connect = () => {
+      const mine = this.makeEventSource(url);
+      es = mine;
+      mine.addEventListener('events', (ev) => {
+        const data = parse(ev);
+        if (Array.isArray(data) && data.length > 0) onEvents(data as QEvent[]);
+      });
+      mine.addEventListener('sessions', (ev) => {
+        const data = parse(ev);
+        // Go encodes an empty slice as null when nil: that is an empty list.
+        if (Array.isArray(data) || data === null) onSessions((data as Session[] | null) ?? []);
+      });
+      mine.addEventListener('open', () => {
+        if (opened) onResync?.();
+        opened = true;
+      });
+      mine.addEventListener('lagging', () => {
+        // Quire closes this stream next; do not wait for EventSource's own
+        // retry: a new stream, and its open reloads what was missed.
+        mine.close();
+        if (!stopped && es === mine) connect();
+      });
+    };
+    connect();
+    return () => {
+      stopped = true;
+      es.close();
+    };
   }
 }

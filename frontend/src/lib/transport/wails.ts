@@ -78,6 +78,8 @@ export const generatedApp = bound as unknown as WailsApp;
 /** The part of the Wails JS runtime this app uses. */
 export interface WailsRuntime {
   EventsOnMultiple(name: string, cb: (...data: unknown[]) => void, maxCallbacks: number): (() => void) | void;
+  /** Sends an event to Go. Optional: without it the window is not told what the page has taken. */
+  EventsEmit?(name: string, ...data: unknown[]): void;
   BrowserOpenURL?(url: string): void;
 }
 
@@ -253,23 +255,54 @@ export class WailsTransport implements Transport {
     return this.memory();
   }
 
-  subscribe(onEvents: (e: QEvent[]) => void, onSessions: (s: Session[]) => void): () => void {
+  /**
+   * Each update comes with its delivery number, which the page sends back
+   * (RuntimeEvent.Taken) once handled: the window sends a page that falls
+   * too far behind nothing more until it has caught up, then
+   * RuntimeEvent.Resync, and the page reloads from its last seq.
+   * RuntimeEvent.Listening first tells the window the page counts from now.
+   */
+  subscribe(
+    onEvents: (e: QEvent[]) => void,
+    onSessions: (s: Session[]) => void,
+    onResync?: () => void,
+  ): () => void {
     const rt = this.runtime;
     if (!rt?.EventsOnMultiple) return () => {};
-    // Each runtime event carries one argument: the batch / the whole list.
+    // Best effort: a runtime that cannot send (a stand-in without
+    // EventsEmit) leaves the page uncounted, as an older page is: Go counts
+    // nothing until it hears RuntimeEvent.Listening.
+    const tell = (name: string, ...data: unknown[]) => {
+      try {
+        rt.EventsEmit?.(name, ...data);
+      } catch {
+        /* see above */
+      }
+    };
+    const taken = (n: unknown) => {
+      if (typeof n === 'number') tell(RuntimeEvent.Taken, n);
+    };
+    // Each runtime event carries the batch / the whole list, then its number.
     const offEvents = rt.EventsOnMultiple(
       RuntimeEvent.Events,
-      (batch: unknown) => onEvents(Array.isArray(batch) ? (batch as QEvent[]) : []),
+      (batch: unknown, n: unknown) => {
+        onEvents(Array.isArray(batch) ? (batch as QEvent[]) : []);
+        taken(n);
+      },
       -1,
     );
     const offSessions = rt.EventsOnMultiple(
       RuntimeEvent.Sessions,
-      (list: unknown) => onSessions(Array.isArray(list) ? (list as Session[]) : []),
+      (list: unknown, n: unknown) => {
+        onSessions(Array.isArray(list) ? (list as Session[]) : []);
+        taken(n);
+      },
       -1,
     );
+    const offResync = rt.EventsOnMultiple(RuntimeEvent.Resync, () => onResync?.(), -1);
+    tell(RuntimeEvent.Listening);
     return () => {
-      if (typeof offEvents === 'function') offEvents();
-      if (typeof offSessions === 'function') offSessions();
+      for (const off of [offEvents, offSessions, offResync]) if (typeof off === 'function') off();
     };
   }
 }
