@@ -144,6 +144,9 @@ type ToolDecl struct {
 	Idempotency string         `json:"idempotency"`
 	TimeoutNS   int64          `json:"timeoutNs"`
 	Parallel    bool           `json:"parallel,omitempty"`
+	// Granted are effects the user let this tool have without asking when
+	// the run opened (tool.Spec.Granted), so a replay decides the same.
+	Granted uint8 `json:"granted,omitempty"`
 }
 
 // Limits are the guardrails of a run (seed 002 decision 11).

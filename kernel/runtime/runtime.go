@@ -282,7 +282,8 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 		PermissionDefault: s.PermissionDefault}
 	for _, sp := range tools.Visible(s.Layers...) {
 		caps.Tools = append(caps.Tools, event.ToolDecl{Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters,
-			Effects: uint8(sp.Effects), Idempotency: string(sp.Idempotency), TimeoutNS: int64(sp.Timeout), Parallel: sp.Parallel})
+			Effects: uint8(sp.Effects), Idempotency: string(sp.Idempotency), TimeoutNS: int64(sp.Timeout), Parallel: sp.Parallel,
+			Granted: uint8(sp.Granted)})
 	}
 	assembled, err := r.prompt.Assemble(prompt.WithSession(ctx, session))
 	if err != nil {
