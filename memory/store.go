@@ -331,7 +331,9 @@ func (s *Store) Edit(ctx context.Context, id, text string) (Item, error) {
 
 // Forget removes an item from what the model sees. The event goes to the
 // item's own session, so each item's history is in one log.
-func (s *Store) Forget(ctx context.Context, id, origin string) error { return s.forget(ctx, id, origin, "") }
+func (s *Store) Forget(ctx context.Context, id, origin string) error {
+	return s.forget(ctx, id, origin, "")
+}
 
 func (s *Store) forget(ctx context.Context, id, origin, callID string) error {
 	it, err := s.Get(ctx, id)
