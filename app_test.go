@@ -336,7 +336,9 @@ func TestMemoryPanelThroughHTTPAndTheWindow(t *testing.T) {
 	s := openOwner(t, dir, fake.URL())
 	defer s.Close()
 	// remember asks by default; the user says yes.
-	s.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) { return protocol.Answer{Allowed: true}, nil })
+	s.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) {
+		return protocol.Answer{Allowed: true}, nil
+	})
 	sess, _ := protocol.Run[protocol.Session](t.Context(), s.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "m"})
 	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "I like lower-case tags"}); err != nil {
 		t.Fatal(err)
