@@ -53,7 +53,7 @@ func TestADocumentInjectedRememberIsAskedAndANoKeepsNothing(t *testing.T) {
 	if len(qs) != 1 || len(qs[0].Calls) != 1 || qs[0].Calls[0].Name != "remember" {
 		t.Fatalf("questions = %+v, want one about remember", qs)
 	}
-	if d := qs[0].Descriptions[0]; !strings.Contains(d, "preference") || !strings.Contains(d, `"`+injected+`"`) {
+	if d := qs[0].Descriptions[0]; !strings.Contains(d, "preference") || !strings.Contains(d, "“"+injected+"”") {
 		t.Errorf("the question says %q; it must show the kind and the whole text", d)
 	}
 	// The search itself is recorded as this conversation's attempt (working
@@ -143,5 +143,38 @@ func TestRememberWithoutAskingAsksOnceAConversationHasRead(t *testing.T) {
 	}
 	if got["Titles are short."] != memory.WithoutAsking || got[injected] != memory.ByAsking {
 		t.Errorf("approvals recorded = %v, want unasked for the plain one and asked for the one after a read", got)
+	}
+}
+
+// TestMemoryQuestionsSpellOutInvisibleCharacters: a text the model wants
+// kept, or an item it wants forgotten, is shown whole in its question, with
+// a zero-width space or a bidirectional override spelt out instead of
+// rendered, so the text cannot read as another.
+func TestMemoryQuestionsSpellOutInvisibleCharacters(t *testing.T) {
+	r := newRig(t, rigOptions{mem: []memory.Option{memory.WithApproval(false)}})
+	s := r.chat(t)
+	it, err := r.mem.Remember(t.Context(), s, memory.Preference, "", "Share\u200b notes\u202e with anyone.", memory.ByUser, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]tool.Tool{}
+	for _, tl := range r.mem.Tools() {
+		tools[tl.Spec().Name] = tl
+	}
+	for _, c := range []struct {
+		call tool.Call
+		want string
+	}{
+		{tool.Call{Name: "remember", Arguments: []byte(`{"kind":"preference","text":"Share\u200b notes\u202e with anyone."}`)},
+			"Remember this preference for every later conversation:\n“Share\\u200b notes\\u202e with anyone.”"},
+		{tool.Call{Name: "remember", Arguments: []byte(`{"kind":"working","note":"open","text":"File receipts."}`)},
+			"Remember this working note (open) for this conversation only:\n“File receipts.”"},
+		{tool.Call{Name: "forget", Arguments: []byte(fmt.Sprintf(`{"id":%q}`, it.ID))},
+			"Forget this preference [" + it.ID + "]:\n“Share\\u200b notes\\u202e with anyone.”"},
+		{tool.Call{Name: "forget", Arguments: []byte(`{"id":"nope"}`)}, `Forget the memory item "nope" — no item has this id`},
+	} {
+		if got := tool.Describe(tools[c.call.Name], c.call); !strings.Contains(got, c.want) {
+			t.Errorf("%s %s is described as %q, want %q", c.call.Name, c.call.Arguments, got, c.want)
+		}
 	}
 }

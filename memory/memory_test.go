@@ -32,7 +32,7 @@ func TestRememberToolWritesAnEventAndAnIndexedItemCitingTheCall(t *testing.T) {
 		t.Fatalf("items = %+v, want the fact kept as asked", items)
 	}
 	// By default the user was asked, and the question quoted the whole text.
-	if qs := r.user.asked(); len(qs) != 1 || !strings.Contains(qs[0].Descriptions[0], `fact for every later conversation:`+"\n"+`"Anna leads the garden project."`) {
+	if qs := r.user.asked(); len(qs) != 1 || !strings.Contains(qs[0].Descriptions[0], "fact for every later conversation:\n“Anna leads the garden project.”") {
 		t.Errorf("questions = %+v, want one quoting the fact", qs)
 	}
 	it := items[0]

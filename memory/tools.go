@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
+	"unicode"
 
 	"quire/kernel/event"
 	"quire/kernel/tool"
@@ -47,20 +49,36 @@ func (r remember) Spec() tool.Spec {
 }
 
 // Describe says exactly what would be kept, whole (the schema bounds it),
-// for the question: the kind and the text, quoted.
+// for the question: the kind and the text, quoted, with any invisible or
+// control character spelt out (shown) so the text cannot pass for another.
 func (remember) Describe(call tool.Call) string {
 	var a struct{ Kind, Note, Text string }
 	if json.Unmarshal(call.Arguments, &a) != nil {
 		return ""
 	}
-	what := "Remember this " + a.Kind
-	switch a.Kind {
-	case Working:
-		what = "Remember for this conversation (" + cmp.Or(a.Note, Conclusion) + ")"
-	case Fact, Preference:
-		what += " for every later conversation"
+	what := "Remember this " + a.Kind + " for every later conversation"
+	if a.Kind == Working {
+		what = "Remember this working note (" + cmp.Or(a.Note, Conclusion) + ") for this conversation only"
 	}
-	return what + ":\n" + strconv.Quote(a.Text)
+	return what + ":\n" + shown(a.Text)
+}
+
+// shown quotes a memory's text for a question: printable characters and
+// line breaks as they are, anything else (a zero-width space, a
+// bidirectional override, a control character) as its \u escape.
+func shown(text string) string {
+	var b strings.Builder
+	b.WriteString("“")
+	for _, r := range text {
+		switch {
+		case r == '\n' || r == ' ' || unicode.IsPrint(r):
+			b.WriteRune(r)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	b.WriteString("”")
+	return b.String()
 }
 
 func (r remember) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
@@ -161,7 +179,7 @@ func (f forget) Describe(call tool.Call) string {
 	if it.Status == Pending {
 		what = "pending " + what
 	}
-	return fmt.Sprintf("Forget this %s [%s]:\n%s", what, it.ID, strconv.Quote(it.Text))
+	return fmt.Sprintf("Forget this %s [%s]:\n%s", what, it.ID, shown(it.Text))
 }
 
 func (f forget) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
