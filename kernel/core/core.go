@@ -191,6 +191,9 @@ func (s *stepper) openNextRun() {
 		caps = *opener.Caps
 	}
 	s.m.Run = Run{ID: opener.RunID, Caps: caps}
+	if caps.Read {
+		s.m.Read = true // read in the history a branch inherits
+	}
 	s.record(event.RunStarted, event.RunStartedPayload{Model: caps.Model, InputID: opener.InputID})
 	if strings.TrimSpace(opener.Text) == "" {
 		s.m.Queue = slices.Delete(s.m.Queue, i, i+1)

@@ -288,3 +288,19 @@ func TestGrantIgnoredUnderMinimal(t *testing.T) {
 		t.Fatalf("records %v, want remember denied", types(step.Records))
 	}
 }
+
+// TestARunWhoseHistoryWasReadAsksForAGrantedWrite: a run whose snapshot
+// says its inherited history holds a read (a branch of a conversation that
+// read a document) asks about a granted memory write from its first step,
+// and the session stays marked for later runs.
+func TestARunWhoseHistoryWasReadAsksForAGrantedWrite(t *testing.T) {
+	granted := event.ToolDecl{Name: "remember", Effects: uint8(tool.WriteMemory), Granted: uint8(tool.WriteMemory),
+		Idempotency: string(tool.Unsafe), TimeoutNS: int64(time.Second)}
+	l := newLoop(t)
+	l.open("r1", "remember this", capsWith(func(c *event.Capabilities) { c.Tools = append(c.Tools, granted); c.Read = true }))
+	step := l.reply("", call("c1", granted))
+	wantTypes(t, step.Records, event.PermissionRequested)
+	if !l.m.Read {
+		t.Fatal("the session forgot that its history was read")
+	}
+}

@@ -176,6 +176,10 @@ type Capabilities struct {
 	// PermissionDefault answers a permission request nobody answered in
 	// time: "deny" (the default) or "allow".
 	PermissionDefault string `json:"permissionDefault,omitempty"`
+	// Read: the history the run starts from holds a reading tool's result
+	// that this session's own log does not (a branch's parent, up to the
+	// branch point), so a grant to act unasked no longer holds.
+	Read bool `json:"read,omitempty"`
 }
 
 // InputReceivedPayload is an input as it arrived. Intent is follow_up (next

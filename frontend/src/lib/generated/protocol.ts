@@ -539,6 +539,12 @@ export interface Capabilities {
    * time: "deny" (the default) or "allow".
    */
   permissionDefault?: string;
+  /**
+   * Read: the history the run starts from holds a reading tool's result
+   * that this session's own log does not (a branch's parent, up to the
+   * branch point), so a grant to act unasked no longer holds.
+   */
+  read?: boolean;
 }
 
 /**
