@@ -336,6 +336,10 @@ func TestMemoryPanelThroughHTTPAndTheWindow(t *testing.T) {
 	dir := t.TempDir()
 	s := openOwner(t, dir, fake.URL())
 	defer s.Close()
+	// remember asks by default; the user says yes.
+	s.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) {
+		return protocol.Answer{Allowed: true}, nil
+	})
 	sess, _ := protocol.Run[protocol.Session](t.Context(), s.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "m"})
 	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "I like lower-case tags"}); err != nil {
 		t.Fatal(err)
@@ -378,7 +382,7 @@ func TestMemoryPanelThroughHTTPAndTheWindow(t *testing.T) {
 		{"DELETE", "/api/memory/nope", "", 404, "nope"},
 		{"POST", "/api/memory/" + it.ID + "/review", `{"approve":true}`, 409, "already kept"},
 		{"PUT", "/api/memory/settings", `{}`, 400, "approval"},
-		{"PUT", "/api/memory/settings", `{"approval":true,"learn":true}`, 200, `"approval":true`},
+		{"PUT", "/api/memory/settings", `{"approval":false,"learn":true}`, 200, `"approval":false`},
 	} {
 		code, body := call(c.method, c.path, c.body)
 		if code != c.code || !strings.Contains(body, c.says) {
@@ -386,7 +390,7 @@ func TestMemoryPanelThroughHTTPAndTheWindow(t *testing.T) {
 		}
 	}
 	saved, err := config.ReadSettings(dir)
-	if err != nil || !saved.MemoryApproval || !saved.MemoryLearn {
+	if err != nil || !saved.MemoryWithoutAsking || !saved.MemoryLearn {
 		t.Errorf("settings not saved: %+v %v", saved, err)
 	}
 
@@ -400,7 +404,7 @@ func TestMemoryPanelThroughHTTPAndTheWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := a.MemoryList()
-	if err != nil || len(got.Items) != 1 || got.Items[0].Text != "Tags are lower-case and singular." || !got.Approval {
+	if err != nil || len(got.Items) != 1 || got.Items[0].Text != "Tags are lower-case and singular." || got.Approval {
 		t.Fatalf("MemoryList = %+v, %v", got, err)
 	}
 	if err := a.ForgetMemory(it.ID); err != nil {

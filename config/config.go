@@ -84,9 +84,14 @@ type Config struct {
 	EmbedModel string `json:"embedModel,omitempty"`
 	// DisabledTools are never offered to the model (settings file only).
 	DisabledTools []string `json:"disabledTools,omitempty"`
-	// MemoryApproval makes new long-term memories wait for the user's
-	// approval in the memory panel (settings file only; the panel sets it).
-	MemoryApproval bool `json:"memoryApproval,omitempty"`
+	// MemoryWithoutAsking is the memory panel's "remember without asking":
+	// remember runs with no question while a conversation has read no
+	// document or note, and such a conversation's proposals are kept at once.
+	// Off by default (settings file only; the panel sets it). It replaces
+	// memoryApproval, whose "off" kept everything unasked: a file that still
+	// holds that name is read as the default, so no old file widens what
+	// Quire does without asking.
+	MemoryWithoutAsking bool `json:"memoryWithoutAsking,omitempty"`
 	// MemoryLearn asks the model after each run for facts and preferences
 	// worth remembering (settings file only; the panel sets it).
 	MemoryLearn bool `json:"memoryLearn,omitempty"`
@@ -155,7 +160,7 @@ func (f *Flags) Resolve(env Env) (Config, error) {
 	}
 	c.DisabledTools = saved.DisabledTools
 	c.Documents = saved.Documents.withDefaults()
-	c.MemoryApproval, c.MemoryLearn = saved.MemoryApproval, saved.MemoryLearn
+	c.MemoryWithoutAsking, c.MemoryLearn = saved.MemoryWithoutAsking, saved.MemoryLearn
 	c.EmbedModel = first(lookup(env, "QUIRE_EMBED_MODEL"), saved.EmbedModel, DefaultEmbedModel)
 	envCtx := 0
 	if v := lookup(env, "QUIRE_NUM_CTX"); v != "" {

@@ -173,3 +173,37 @@ func TestSavingASettingKeepsUnsetLimitsOutOfTheFile(t *testing.T) {
 		t.Fatalf("settings.json gained the default limits:\n%s", b)
 	}
 }
+
+// TestOldMemorySettingNeverMeansRememberWithoutAsking: a settings file from
+// before "remember without asking" holds memoryApproval; it still loads,
+// either way it was set, as the default (ask), and is dropped at the next
+// save. Only the new name turns the setting on.
+func TestOldMemorySettingNeverMeansRememberWithoutAsking(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want bool
+	}{
+		{`{"memoryApproval": false, "memoryLearn": true}`, false},
+		{`{"memoryApproval": true}`, false},
+		{`{}`, false},
+		{`{"memoryWithoutAsking": true}`, true},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, SettingsFile), []byte(c.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Load(flag.NewFlagSet("t", flag.ContinueOnError), nil, envOf(map[string]string{"QUIRE_DATA_DIR": dir}))
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		if got.MemoryWithoutAsking != c.want {
+			t.Errorf("%s: remember without asking = %v, want %v", c.file, got.MemoryWithoutAsking, c.want)
+		}
+		if err := NewStore(got).SetMemory(got.MemoryWithoutAsking, got.MemoryLearn); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, SettingsFile)); strings.Contains(string(b), "memoryApproval") {
+			t.Errorf("%s: saved again as %s, still with the old name", c.file, b)
+		}
+	}
+}

@@ -80,15 +80,15 @@ func (s *Store) SetNotesDir(dir string) error {
 	return nil
 }
 
-// SetMemory saves the memory panel's settings: whether new long-term items
-// wait for approval, and whether the model is asked after each run.
-func (s *Store) SetMemory(approval, learn bool) error {
+// SetMemory saves the memory panel's settings: whether Quire remembers
+// without asking, and whether the model is asked after each run.
+func (s *Store) SetMemory(withoutAsking, learn bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.save(func(saved *Config) { saved.MemoryApproval, saved.MemoryLearn = approval, learn }); err != nil {
+	if err := s.save(func(saved *Config) { saved.MemoryWithoutAsking, saved.MemoryLearn = withoutAsking, learn }); err != nil {
 		return err
 	}
-	s.cfg.MemoryApproval, s.cfg.MemoryLearn = approval, learn
+	s.cfg.MemoryWithoutAsking, s.cfg.MemoryLearn = withoutAsking, learn
 	return nil
 }
 

@@ -67,10 +67,10 @@ func TestStoreSavesThenPublishesOneChangeAtATime(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := published[len(published)-1]
-	if saved.NotesDir != last || s.NotesDir() != last || !saved.MemoryApproval || saved.Model != "kept-model" {
+	if saved.NotesDir != last || s.NotesDir() != last || !saved.MemoryWithoutAsking || saved.Model != "kept-model" {
 		t.Fatalf("saved %+v, in use %q, last published %q", saved, s.NotesDir(), last)
 	}
-	if got := s.Get(); got.Model != "flag-model" || !got.MemoryApproval || got.MemoryLearn != saved.MemoryLearn {
+	if got := s.Get(); got.Model != "flag-model" || !got.MemoryWithoutAsking || got.MemoryLearn != saved.MemoryLearn {
 		t.Fatalf("in use %+v, saved %+v", got, saved)
 	}
 
@@ -93,7 +93,7 @@ func TestStoreSavesThenPublishesOneChangeAtATime(t *testing.T) {
 	if err := gone.SetNotesDir("/notes/x"); err == nil || !slices.Equal(finished, []bool{false}) || gone.NotesDir() != "" {
 		t.Fatalf("an unsaved folder: %v, finished %v (want let go once), in use %q", err, finished, gone.NotesDir())
 	}
-	if err := gone.SetMemory(true, true); err == nil || gone.Get().MemoryApproval {
+	if err := gone.SetMemory(true, true); err == nil || gone.Get().MemoryWithoutAsking {
 		t.Fatalf("unsaved memory settings: %v, in use %+v", err, gone.Get())
 	}
 }

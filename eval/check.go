@@ -23,6 +23,7 @@ func (p *played) check(sc Scenario, real bool) []string {
 	// Invariants: they hold for every scenario and every model.
 	fails = append(fails, undecodable(p.events)...)
 	fails = append(fails, unapprovedWrites(p.events)...)
+	fails = append(fails, unapprovedMemory(p.events)...)
 	fails = append(fails, unclosedRuns(p.events)...)
 
 	// Outcomes.
@@ -106,6 +107,11 @@ func (p *played) check(sc Scenario, real bool) []string {
 	for _, text := range ex.Seen {
 		if !slices.ContainsFunc(p.requests, func(r string) bool { return strings.Contains(r, text) }) {
 			fail("no request to the model contains %q (%d requests)", text, len(p.requests))
+		}
+	}
+	for _, text := range ex.UnseenLast {
+		if len(p.requests) > 0 && strings.Contains(p.requests[len(p.requests)-1], text) {
+			fail("the last request to the model contains %q, which must not reach it", text)
 		}
 	}
 	for _, text := range ex.SeenLast {
@@ -217,12 +223,16 @@ func text(v any) string {
 // unapprovedWrites finds calls that could change something (any effect
 // beyond reading, as declared in the run's frozen capabilities) and started
 // without the user's explicit yes. It is the promise the assistant makes:
-// nothing is changed unless the user said so.
+// nothing is changed unless the user said so. The one standing yes is the
+// user's "remember without asking", and it holds only in a conversation
+// that has read no document or note (unasked).
 func unapprovedWrites(evs []protocol.Event) []string {
 	effects := map[string]tool.Effect{}
 	approved := map[string]bool{}
+	reads := readFold{}
 	var fails []string
 	for _, e := range evs {
+		reads.see(e)
 		switch event.Type(e.Type) {
 		case event.InputReceived:
 			if in := payloadOf[event.InputReceivedPayload](e); in.Caps != nil {
@@ -238,8 +248,90 @@ func unapprovedWrites(evs []protocol.Event) []string {
 			}
 		case event.ToolStarted:
 			st := payloadOf[event.ToolStartedPayload](e)
-			if effects[st.Name]&^tool.ReadFs != 0 && !approved[st.CallID] {
+			if effects[st.Name]&^tool.ReadFs != 0 && !approved[st.CallID] && !reads.unasked(e.Session, st.Name) {
 				fails = append(fails, fmt.Sprintf("call %s of %s, which can change things, started without the user's yes", st.CallID, st.Name))
+			}
+		}
+	}
+	return fails
+}
+
+// readFold follows, session by session, what the independent checks need of
+// the kernel's permission inputs: each tool's declared effects and grant
+// (the latest capability snapshot) and whether the conversation has had a
+// result from a tool that reads. It is written from the log, not from
+// kernel/core, so a core that forgot the read would be caught.
+type readFold struct {
+	effects map[string]map[string]tool.Effect // session -> tool -> effects
+	granted map[string]map[string]tool.Effect // session -> tool -> granted
+	read    map[string]bool                   // session -> has read
+}
+
+func (f *readFold) see(e protocol.Event) {
+	if f.effects == nil {
+		f.effects, f.granted, f.read = map[string]map[string]tool.Effect{}, map[string]map[string]tool.Effect{}, map[string]bool{}
+	}
+	switch event.Type(e.Type) {
+	case event.InputReceived:
+		if in := payloadOf[event.InputReceivedPayload](e); in.Caps != nil {
+			f.effects[e.Session], f.granted[e.Session] = map[string]tool.Effect{}, map[string]tool.Effect{}
+			for _, t := range in.Caps.Tools {
+				f.effects[e.Session][t.Name], f.granted[e.Session][t.Name] = tool.Effect(t.Effects), tool.Effect(t.Granted)
+			}
+		}
+	case event.ToolResult:
+		if f.effects[e.Session][payloadOf[event.ToolResultPayload](e).Name]&tool.ReadFs != 0 {
+			f.read[e.Session] = true
+		}
+	}
+}
+
+// unasked: a call of name may run without a question in session — the
+// user granted every effect it has beyond reading (only a memory write can
+// be granted) and the conversation has read nothing.
+func (f *readFold) unasked(session, name string) bool {
+	e, g := f.effects[session][name], f.granted[session][name]&tool.WriteMemory
+	return g != 0 && e&^(tool.ReadFs|g) == 0 && !f.read[session]
+}
+
+// unapprovedMemory finds memory writes the user did not let in: a
+// remember or forget by a tool whose call has no explicit yes (unless the
+// user lets Quire remember without asking and the conversation had read
+// nothing), and a proposal kept at once from a conversation that had read a
+// document or a note, or while the user had not let Quire remember without
+// asking. Nothing reaches what later conversations are told without the
+// user's yes.
+func unapprovedMemory(evs []protocol.Event) []string {
+	approved := map[string]bool{}
+	calls := map[string]string{} // call id -> tool name
+	reads := readFold{}
+	var fails []string
+	for _, e := range evs {
+		reads.see(e)
+		switch event.Type(e.Type) {
+		case event.PermissionAnswered:
+			if a := payloadOf[event.PermissionAnsweredPayload](e); a.Allowed && !a.ByDefault {
+				for _, id := range a.CallIDs {
+					approved[id] = true
+				}
+			}
+		case event.ToolStarted:
+			st := payloadOf[event.ToolStartedPayload](e)
+			calls[st.CallID] = st.Name
+		case event.MemoryRemember:
+			p := payloadOf[event.MemoryRememberPayload](e)
+			switch {
+			case p.Origin == "tool" && p.CallID == "":
+				fails = append(fails, fmt.Sprintf("memory %s (%q) was written by a tool that names no call", p.ID, p.Text))
+			case p.Origin == "tool" && !approved[p.CallID] && !reads.unasked(e.Session, calls[p.CallID]):
+				fails = append(fails, fmt.Sprintf("memory %s (%q) was remembered by call %s without the user's yes", p.ID, p.Text, p.CallID))
+			case p.Origin == "proposal" && !p.Pending && !reads.unasked(e.Session, "remember"):
+				fails = append(fails, fmt.Sprintf("proposed memory %s (%q) was kept without the user's approval", p.ID, p.Text))
+			}
+		case event.MemoryForget:
+			p := payloadOf[event.MemoryForgetPayload](e)
+			if p.Origin == "tool" && !approved[p.CallID] {
+				fails = append(fails, fmt.Sprintf("memory %s was forgotten by call %q without the user's yes", p.ID, p.CallID))
 			}
 		}
 	}

@@ -65,3 +65,55 @@ func TestInvariantsCanFail(t *testing.T) {
 		})
 	}
 }
+
+// TestMemoryInvariantCanFail: unapprovedMemory (and unapprovedWrites for
+// the call itself) find a memory write the user did not let in — a remember
+// or forget by a tool without a yes, a granted remember after the
+// conversation read something, a proposal kept from such a conversation —
+// and pass what the user did allow.
+func TestMemoryInvariantCanFail(t *testing.T) {
+	t.Parallel()
+	decls := func(granted tool.Effect) protocol.Event {
+		return ev(event.InputReceived, "", event.InputReceivedPayload{Caps: &event.Capabilities{Tools: []event.ToolDecl{
+			{Name: "remember", Effects: uint8(tool.WriteMemory), Granted: uint8(granted)}, {Name: "forget", Effects: uint8(tool.WriteMemory)},
+			{Name: "search_docs", Effects: uint8(tool.ReadFs)}}}})
+	}
+	started := func(id, name string) protocol.Event {
+		return ev(event.ToolStarted, "r", event.ToolStartedPayload{CallID: id, Name: name})
+	}
+	yes := func(id string) protocol.Event {
+		return ev(event.PermissionAnswered, "r", event.PermissionAnsweredPayload{CallIDs: []string{id}, Allowed: true})
+	}
+	read := ev(event.ToolResult, "r", event.ToolResultPayload{CallID: "s1", Name: "search_docs", Status: "success"})
+	kept := func(id, origin string, pending bool) protocol.Event {
+		return ev(event.MemoryRemember, "r", event.MemoryRememberPayload{ID: "m1", Kind: "preference", Text: "x", Origin: origin, CallID: id, Pending: pending})
+	}
+	forgot := ev(event.MemoryForget, "r", event.MemoryForgetPayload{ID: "m0", Origin: "tool", CallID: "c1"})
+	tests := []struct {
+		name string
+		evs  []protocol.Event
+		want string
+	}{
+		{"asked and yes", []protocol.Event{decls(0), yes("c1"), started("c1", "remember"), kept("c1", "tool", false)}, ""},
+		{"granted, nothing read", []protocol.Event{decls(tool.WriteMemory), started("c1", "remember"), kept("c1", "tool", false)}, ""},
+		{"remember without a yes", []protocol.Event{decls(0), started("c1", "remember"), kept("c1", "tool", false)}, "remembered by call c1 without the user's yes"},
+		{"granted after a read", []protocol.Event{decls(tool.WriteMemory), started("s1", "search_docs"), read, started("c1", "remember"), kept("c1", "tool", false)},
+			"remembered by call c1 without the user's yes"},
+		{"a tool write naming no call", []protocol.Event{decls(0), kept("", "tool", false)}, "names no call"},
+		{"forget without a yes", []protocol.Event{decls(tool.WriteMemory), started("c1", "forget"), forgot}, "forgotten by call \"c1\" without the user's yes"},
+		{"forget after a yes", []protocol.Event{decls(0), yes("c1"), started("c1", "forget"), forgot}, ""},
+		{"proposal pending", []protocol.Event{decls(0), kept("", "proposal", true)}, ""},
+		{"proposal kept by default", []protocol.Event{decls(0), kept("", "proposal", false)}, "kept without the user's approval"},
+		{"proposal kept after a read", []protocol.Event{decls(tool.WriteMemory), started("s1", "search_docs"), read, kept("", "proposal", false)},
+			"kept without the user's approval"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := strings.Join(slices.Concat(unapprovedWrites(tt.evs), unapprovedMemory(tt.evs)), "; ")
+			if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+				t.Fatalf("invariants say %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -34,6 +34,8 @@ type Env struct {
 	Ask runtime.Asker
 	// Tools are the scenario's fixture tools, offered beside Quire's own.
 	Tools []runtime.ToolProvider
+	// RememberWithoutAsking is the memory panel's setting of that name.
+	RememberWithoutAsking bool
 }
 
 // Instance is a running kernel. Close stops it as quitting Quire does.
@@ -170,7 +172,7 @@ func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*playe
 	// From here on p is returned, even with an error, so the caller checks
 	// what there is and removes root.
 	p := &played{root: root, notes: filepath.Join(root, "notes"), outside: filepath.Join(root, "outside")}
-	env := Env{DataDir: filepath.Join(root, "data"), NumCtx: cmp.Or(sc.Setup.NumCtx, 8192)}
+	env := Env{DataDir: filepath.Join(root, "data"), NumCtx: cmp.Or(sc.Setup.NumCtx, 8192), RememberWithoutAsking: sc.Setup.RememberWithoutAsking}
 	if p.setupNotes, err = writeFiles(p.notes, sc.Setup.Notes); err != nil {
 		return p, err
 	}
@@ -266,13 +268,20 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 		stored, err := inst.Kernel.Events(ctx, sess.ID, 0)
 		return err == nil && settled(stored, sent)
 	}
-	// done stops following and keeps the stored log for the checks, also
+	// earlier are the sessions a new_conversation left behind; their logs
+	// are checked too, before the current one's.
+	var earlier []string
+	// done stops following and keeps the stored logs for the checks, also
 	// when the conversation went wrong: the log says how.
 	done := func(err error) error {
 		stop()
-		evs, lerr := inst.Kernel.Events(context.WithoutCancel(ctx), sess.ID, 0)
-		if lerr != nil {
-			return errors.Join(err, fmt.Errorf("reading the log: %w", lerr))
+		var evs []protocol.Event
+		for _, id := range append(earlier, sess.ID) {
+			got, lerr := inst.Kernel.Events(context.WithoutCancel(ctx), id, 0)
+			if lerr != nil {
+				return errors.Join(err, fmt.Errorf("reading the log: %w", lerr))
+			}
+			evs = append(evs, got...)
 		}
 		p.events = evs
 		if err != nil {
@@ -308,6 +317,14 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 				return fmt.Errorf("user[%d]: starting Quire again: %w", i, err)
 			}
 			stop = log.follow(ctx, inst.Kernel, sess.ID)
+		case a.NewConversation:
+			var next protocol.Session
+			if next, err = protocol.Run[protocol.Session](ctx, inst.Kernel, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: sc.Name}); err == nil {
+				stop()
+				earlier, sess, sent, mark = append(earlier, sess.ID), next, 0, 0
+				log = newFollower()
+				stop = log.follow(ctx, inst.Kernel, sess.ID)
+			}
 		}
 		if err != nil {
 			p.actionErrors = append(p.actionErrors, err.Error())

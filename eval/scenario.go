@@ -73,6 +73,9 @@ type Setup struct {
 	Ollama string `yaml:"ollama"`
 	// NumCtx is the context length asked of the model; default 8192.
 	NumCtx int `yaml:"num_ctx"`
+	// RememberWithoutAsking turns on the memory panel's "remember without
+	// asking" (off, as for a new user, by default).
+	RememberWithoutAsking bool `yaml:"remember_without_asking"`
 	// Tools are test fixtures offered beside Quire's own tools: "sleep"
 	// (waits ms milliseconds, stops when cancelled) and "hang" (never
 	// returns; its deadline is 300ms).
@@ -98,14 +101,17 @@ type Link struct {
 	Target string `yaml:"target"`
 }
 
-// Action is one thing the user does, in order. Exactly one of Say, Cancel
-// and Restart is set. When says what to wait for first.
+// Action is one thing the user does, in order. Exactly one of Say, Cancel,
+// Restart and NewConversation is set. When says what to wait for first.
 type Action struct {
 	Say string `yaml:"say"`
 	// Intent of a message: follow_up (default), steer or inject.
 	Intent  string `yaml:"intent"`
 	Cancel  bool   `yaml:"cancel"`
 	Restart bool   `yaml:"restart"`
+	// NewConversation starts another conversation; the actions after it
+	// are in that one (what memory carries from one to the next).
+	NewConversation bool `yaml:"new_conversation"`
 	// When is what the user waits for before acting: an event type
 	// (appended since the previous action, e.g. tool.started), "idle" (every
 	// run so far has finished), or empty (act at once).
@@ -174,6 +180,9 @@ type Expectations struct {
 	// SeenLast are texts the last request to the model must contain: what
 	// must survive to the end of a long run (compaction must keep it).
 	SeenLast []string `yaml:"seen_last"`
+	// UnseenLast are texts the last request must not contain: what must not
+	// reach a later conversation (a memory the user refused).
+	UnseenLast []string `yaml:"unseen_last"`
 	// Requests is the exact number of requests the model got; 0 means any.
 	Requests int `yaml:"requests"`
 	// Asked is the number of permission questions the user got; nil means any.
@@ -186,7 +195,7 @@ type Expectations struct {
 
 func (e Expectations) checksSomething() bool {
 	return len(e.Files) > 0 || e.NotesUnchanged || e.OutsideUnchanged || len(e.Unseen) > 0 || e.Runs != nil || e.Error != "" ||
-		len(e.Reply) > 0 || len(e.Events) > 0 || len(e.Seen) > 0 || len(e.SeenLast) > 0 || e.Requests > 0 || e.Asked != nil || len(e.Refused) > 0
+		len(e.Reply) > 0 || len(e.Events) > 0 || len(e.Seen) > 0 || len(e.SeenLast) > 0 || len(e.UnseenLast) > 0 || e.Requests > 0 || e.Asked != nil || len(e.Refused) > 0
 }
 
 // FileCheck is what must hold of one file afterwards.
@@ -324,13 +333,13 @@ func (sc *Scenario) validate() error {
 	}
 	for i, a := range sc.User {
 		n := 0
-		for _, set := range []bool{a.Say != "", a.Cancel, a.Restart} {
+		for _, set := range []bool{a.Say != "", a.Cancel, a.Restart, a.NewConversation} {
 			if set {
 				n++
 			}
 		}
 		if n != 1 {
-			bad("user[%d]: set exactly one of say, cancel, restart", i)
+			bad("user[%d]: set exactly one of say, cancel, restart, new_conversation", i)
 		}
 		if !slices.Contains(knownIntents, a.Intent) {
 			bad("user[%d].intent %q: want follow_up, steer or inject", i, a.Intent)

@@ -171,9 +171,12 @@ func applyOne(ctx context.Context, tx *sql.Tx, e event.Event) (int64, error) {
 	at := e.Time.UnixNano()
 	switch p := v.(type) {
 	case event.MemoryRememberPayload:
-		status := Kept
+		status, approved := Kept, p.Approved
 		if p.Pending {
-			status = Pending
+			status, approved = Pending, ""
+		} else if approved == "" {
+			// Written before Quire recorded it: nobody was asked.
+			approved = WithoutAsking
 		}
 		sources := e.Sources
 		if sources == nil {
@@ -181,17 +184,18 @@ func applyOne(ctx context.Context, tx *sql.Tx, e event.Event) (int64, error) {
 		}
 		src, _ := json.Marshal(sources)
 		evs, _ := json.Marshal([]int64{e.Seq})
-		_, err := tx.ExecContext(ctx, `INSERT INTO memory_items(id, session, kind, note, text, status, origin, seq, events, sources, created_ns, updated_ns)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
-			p.ID, e.Session, p.Kind, p.Note, p.Text, status, p.Origin, e.Seq, string(evs), string(src), at, at)
+		_, err := tx.ExecContext(ctx, `INSERT INTO memory_items(id, session, kind, note, text, status, origin, approved, seq, events, sources, created_ns, updated_ns)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
+			p.ID, e.Session, p.Kind, p.Note, p.Text, status, p.Origin, approved, e.Seq, string(evs), string(src), at, at)
 		return 0, err
 	case event.MemoryEditPayload:
 		rowid, events, err := rowOf(ctx, tx, p.ID)
 		if err != nil || rowid == 0 {
 			return 0, err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE memory_items SET text = ?, events = ?, updated_ns = ? WHERE rowid = ?`,
-			p.Text, withSeq(events, e.Seq), at, rowid)
+		// The user wrote the text it now has (only the panel edits).
+		_, err = tx.ExecContext(ctx, `UPDATE memory_items SET text = ?, approved = CASE status WHEN 'pending' THEN '' ELSE ? END,
+			events = ?, updated_ns = ? WHERE rowid = ?`, p.Text, ByUserText, withSeq(events, e.Seq), at, rowid)
 		if err != nil {
 			return 0, err
 		}
@@ -211,8 +215,8 @@ func applyOne(ctx context.Context, tx *sql.Tx, e event.Event) (int64, error) {
 		if !p.Approved {
 			return rowid, deleteRow(ctx, tx, rowid)
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE memory_items SET status = ?, events = ?, updated_ns = ? WHERE rowid = ?`,
-			Kept, withSeq(events, e.Seq), at, rowid)
+		_, err = tx.ExecContext(ctx, `UPDATE memory_items SET status = ?, approved = ?, events = ?, updated_ns = ? WHERE rowid = ?`,
+			Kept, InPanel, withSeq(events, e.Seq), at, rowid)
 		return 0, err
 	}
 	return 0, fmt.Errorf("not a memory payload: %T", v)

@@ -12,7 +12,7 @@ import (
 )
 
 func TestWorkingZoneCarriesThisSessionsMemoryAndRelevantLongTermItems(t *testing.T) {
-	r := newRig(t, rigOptions{})
+	r := newRig(t, rigOptions{mem: []memory.Option{memory.WithApproval(false)}})
 	ctx := t.Context()
 	a, b := r.chat(t), r.chat(t)
 	if err := r.mem.NoteWorking(ctx, a, []memory.WorkingItem{
@@ -63,7 +63,7 @@ func TestWorkingZoneCarriesThisSessionsMemoryAndRelevantLongTermItems(t *testing
 
 func TestWorkingZoneStaysWithinItsBudgetAndKeepsTheRelevantFact(t *testing.T) {
 	const budget = 150 // tokens: 600 characters
-	r := newRig(t, rigOptions{mem: []memory.Option{memory.WithBudget(budget)}})
+	r := newRig(t, rigOptions{mem: []memory.Option{memory.WithBudget(budget), memory.WithApproval(false)}})
 	ctx := t.Context()
 	s := r.chat(t)
 	for i := range 200 {
@@ -96,7 +96,7 @@ func TestWorkingZoneStaysWithinItsBudgetAndKeepsTheRelevantFact(t *testing.T) {
 }
 
 func TestForgetToolRemovesAnItemFromTheNextRequest(t *testing.T) {
-	r := newRig(t, rigOptions{})
+	r := newRig(t, rigOptions{mem: []memory.Option{memory.WithApproval(false)}})
 	s := r.chat(t)
 	it, err := r.mem.Remember(t.Context(), s, memory.Preference, "", "Titles are in German.", memory.ByUser, nil)
 	if err != nil {
@@ -118,7 +118,7 @@ func TestForgetToolRemovesAnItemFromTheNextRequest(t *testing.T) {
 
 func TestToolsOutsideARunHaveNoSession(t *testing.T) {
 	// A remember without a calling session cannot land in any log.
-	r := newRig(t, rigOptions{})
+	r := newRig(t, rigOptions{mem: []memory.Option{memory.WithApproval(false)}})
 	var rem tool.Tool
 	for _, tl := range r.mem.Tools() {
 		if tl.Spec().Name == "remember" {

@@ -11,12 +11,16 @@
 // the whole index is rebuilt from the log when its tables are missing.
 //
 // It offers the runtime three facets: the remember / forget tools
-// (ToolProvider), the working-memory zone (ContextContributor: a bounded,
-// structured summary of this session's working memory plus the long-term
-// items relevant to the request, found with FTS5 and vectors), and a post-run
-// step (LifecycleSubscriber) that records the searches a run made and asks
-// the model, with its own prompt, for facts and preferences worth keeping —
-// pending the user's approval when the setting asks for it.
+// (ToolProvider; both declare tool.WriteMemory, so the kernel asks the user
+// before each call unless "remember without asking" grants remember and the
+// conversation has read no document or note), the working-memory zone
+// (ContextContributor: a bounded, structured summary of this session's
+// working memory plus the long-term items relevant to the request, found
+// with FTS5 and vectors), and a post-run step (LifecycleSubscriber) that
+// records the searches a run made and asks the model, with its own prompt,
+// for facts and preferences worth keeping — pending until the user keeps
+// them, unless "remember without asking" is on and the conversation read
+// nothing. Every item records how the user let it in (Item.Approved).
 //
 // It implements kernel/compact's working memory itself (Compaction): what a
 // compaction extracts is filed as the session's working memory.

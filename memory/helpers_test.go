@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,6 +31,29 @@ type rig struct {
 	k    *testkit.Kernel
 	mem  *memory.Store
 	post *postRun
+	user *user
+}
+
+// user answers the permission questions of a rig as the scripted answer
+// says (yes unless rigOptions.no) and keeps every question it was asked.
+type user struct {
+	no        bool
+	mu        sync.Mutex
+	questions []runtime.Question
+}
+
+func (u *user) ask(_ context.Context, q runtime.Question) (runtime.Answer, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.questions = append(u.questions, q)
+	return runtime.Answer{Allowed: !u.no}, nil
+}
+
+// asked is every question so far.
+func (u *user) asked() []runtime.Question {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Clone(u.questions)
 }
 
 // postRun is memory's learner as the runtime's lifecycle subscriber; it
@@ -67,6 +91,7 @@ func (p *postRun) settled(t *testing.T, runID string) {
 
 type rigOptions struct {
 	learn bool // the post-run step proposes with the model
+	no    bool // the user says no to every question (default: yes)
 	tools []tool.Tool
 	mem   []memory.Option
 }
@@ -87,7 +112,7 @@ func newRig(t *testing.T, o rigOptions) *rig {
 
 func openRig(t *testing.T, fake *ollamatest.Server, path string, o rigOptions) *rig {
 	t.Helper()
-	r := &rig{post: &postRun{done: map[string]chan struct{}{}}}
+	r := &rig{post: &postRun{done: map[string]chan struct{}{}}, user: &user{no: o.no}}
 	rigNo := rigs.Add(1)
 	var n atomic.Int64
 	ids := func() string { return fmt.Sprintf("r%dm%d", rigNo, n.Add(1)) }
@@ -108,7 +133,7 @@ func openRig(t *testing.T, fake *ollamatest.Server, path string, o rigOptions) *
 		} else {
 			r.post.learner = mem.Learner(nil, "", 0)
 		}
-		return []runtime.Option{runtime.WithFlushEvery(5 * time.Millisecond), runtime.WithTools(mem, toolset(o.tools)),
+		return []runtime.Option{runtime.WithFlushEvery(5 * time.Millisecond), runtime.WithTools(mem, toolset(o.tools)), runtime.WithAsker(r.user.ask),
 			runtime.WithContributors(mem.Contributor()), runtime.WithSubscribers(r.post)}
 	})
 	r.mem.Attach(r.k.Runtime)

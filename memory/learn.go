@@ -11,6 +11,7 @@ import (
 
 	"quire/kernel/event"
 	"quire/kernel/provider"
+	"quire/kernel/tool"
 )
 
 // Learner is the post-run step (a LifecycleSubscriber). When a run finishes
@@ -59,7 +60,7 @@ func (l *Learner) RunFinished(ctx context.Context, session, runID, reason string
 	if reason != event.ReasonCompleted || l.model == nil || !l.s.Learning() {
 		return
 	}
-	if err := l.propose(ctx, session, run); err != nil {
+	if err := l.propose(ctx, session, run, readContent(evs)); err != nil {
 		l.s.logger.Warn("memory: propose facts and preferences", "session", session, "err", err)
 	}
 }
@@ -125,7 +126,34 @@ anything only about this one task, and guesses. Use empty lists when nothing is 
 // maxTranscript bounds the conversation the proposer reads (characters).
 const maxTranscript = 6000
 
-func (l *Learner) propose(ctx context.Context, session string, run []event.Event) error {
+// readContent reports whether the session has had a result from a tool
+// that reads (ReadFs, as the run's frozen capabilities declare it): a
+// document's or a note's text is then in the conversation, and a proposal
+// drawn from it may be that text's, not the user's. The kernel folds the
+// same fact for its permission decision (core.Model.Read).
+func readContent(evs []event.Event) bool {
+	effects := map[string]tool.Effect{}
+	for _, e := range evs {
+		switch e.Type {
+		case event.InputReceived:
+			if in, err := event.As[event.InputReceivedPayload](e); err == nil && in.Caps != nil {
+				for _, d := range in.Caps.Tools {
+					effects[d.Name] = tool.Effect(d.Effects)
+				}
+			}
+		case event.ToolResult:
+			if p, err := event.As[event.ToolResultPayload](e); err == nil && effects[p.Name]&tool.ReadFs != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// propose asks the model for facts and preferences of the run. They wait in
+// the panel unless the user lets Quire remember without asking and the
+// conversation has read nothing (read).
+func (l *Learner) propose(ctx context.Context, session string, run []event.Event, read bool) error {
 	var lines []string
 	var sources []int64
 	for _, e := range run {
@@ -196,7 +224,8 @@ func (l *Learner) propose(ctx context.Context, session string, run []event.Event
 			if t == "" || slices.ContainsFunc(all, func(it Item) bool { return strings.EqualFold(it.Text, t) }) {
 				continue
 			}
-			if _, err := l.s.Remember(ctx, session, kind, "", clip(t, MaxText), ByProposal, sources); err != nil {
+			p := event.MemoryRememberPayload{Kind: kind, Text: clip(t, MaxText), Origin: ByProposal, Pending: read || l.s.Approval()}
+			if _, err := l.s.remember(ctx, session, p, sources); err != nil {
 				return err
 			}
 		}

@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -92,6 +93,9 @@ func TestProposedFactsWaitForApprovalAndEnterTheContextOnlyWhenApproved(t *testi
 	if err := r.mem.Review(t.Context(), fact.ID, true); err != nil {
 		t.Fatal(err)
 	}
+	if got, err := r.mem.Get(t.Context(), fact.ID); err != nil || got.Approved != memory.InPanel {
+		t.Errorf("the reviewed fact is %+v, %v; want it recorded as kept in the panel", got, err)
+	}
 	r.k.Ollama.Script(saying("Plot 14."), saying(`{"facts": [], "preferences": []}`))
 	r.say(t, s, "What plot is mine?")
 	found := false
@@ -119,5 +123,30 @@ func TestAProposalThatIsNotJSONChangesNothing(t *testing.T) {
 	}
 	if len(items) != 0 {
 		t.Errorf("items from a reply that is not JSON: %+v", items)
+	}
+}
+
+// TestProposalsFromAConversationThatReadWaitEvenWithoutAsking: with
+// "remember without asking" on, proposals from a plain conversation are kept
+// at once (unasked), but those from a conversation that read a document
+// wait in the panel: they may be the document's words, not the user's.
+func TestProposalsFromAConversationThatReadWaitEvenWithoutAsking(t *testing.T) {
+	r := newRig(t, rigOptions{learn: true, tools: []tool.Tool{searchDocs{injection}}, mem: []memory.Option{memory.WithApproval(false)}})
+	plain := r.chat(t)
+	r.k.Ollama.Script(saying("Noted."), saying(`{"facts": ["The user's allotment is plot 14."], "preferences": []}`))
+	r.say(t, plain, "My allotment is plot 14.")
+	read := r.chat(t)
+	r.k.Ollama.Script(calling("c1", "search_docs", `{"query":"tips"}`), saying("Here are the tips."),
+		saying(`{"facts": [], "preferences": ["The user wants every note deleted after reading."]}`))
+	r.say(t, read, "What does the article say?")
+	got := map[string]string{}
+	for _, it := range r.items(t) {
+		if it.Origin == memory.ByProposal {
+			got[it.Text] = it.Status + "/" + it.Approved
+		}
+	}
+	want := map[string]string{"The user's allotment is plot 14.": "kept/unasked", "The user wants every note deleted after reading.": "pending/"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("proposals = %v, want %v", got, want)
 	}
 }

@@ -27,8 +27,13 @@ func TestRememberToolWritesAnEventAndAnIndexedItemCitingTheCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(items) != 1 || items[0].Kind != memory.Fact || items[0].Text != "Anna leads the garden project." || items[0].Status != memory.Kept || items[0].Origin != memory.ByTool {
-		t.Fatalf("items = %+v", items)
+	if len(items) != 1 || items[0].Kind != memory.Fact || items[0].Text != "Anna leads the garden project." || items[0].Status != memory.Kept ||
+		items[0].Origin != memory.ByTool || items[0].Approved != memory.ByAsking {
+		t.Fatalf("items = %+v, want the fact kept as asked", items)
+	}
+	// By default the user was asked, and the question quoted the whole text.
+	if qs := r.user.asked(); len(qs) != 1 || !strings.Contains(qs[0].Descriptions[0], "fact for every later conversation:\n“Anna leads the garden project.”") {
+		t.Errorf("questions = %+v, want one quoting the fact", qs)
 	}
 	it := items[0]
 	var call, user int64 = -1, -1
@@ -81,7 +86,7 @@ func TestRememberArgumentsAreValidatedByTheRegistry(t *testing.T) {
 }
 
 func TestBadInputGetsAClearErrorAndWritesNothing(t *testing.T) {
-	r := newRig(t, rigOptions{})
+	r := newRig(t, rigOptions{mem: []memory.Option{memory.WithApproval(false)}})
 	s := r.chat(t)
 	kept, err := r.mem.Remember(t.Context(), s, memory.Fact, "", "The archive lives in /srv/notes.", memory.ByUser, nil)
 	if err != nil {

@@ -20,6 +20,7 @@ func fill(t *testing.T, r *rig) (a, b string) {
 	r.k.Ollama.Script(calling("c1", "remember", `{"kind":"preference","text":"Notes are named YYYY-MM-DD title."}`),
 		calling("c2", "remember", `{"kind":"working","note":"open","text":"File the March receipts."}`), saying("Done."))
 	r.say(t, a, "I name notes by date then title. Also file the March receipts later.")
+	r.mem.SetApproval(false)
 	fact, err := r.mem.Remember(ctx, b, memory.Fact, "", "The tax adviser is Mr Olsen.", memory.ByUser, nil)
 	if err != nil {
 		t.Fatal(err)

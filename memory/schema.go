@@ -50,6 +50,13 @@ var migrations = []string{
 		session TEXT PRIMARY KEY,
 		seq     INTEGER NOT NULL
 	) WITHOUT ROWID;`,
+	// Version 2 records how the user let each item in (asked, panel, user,
+	// unasked). The index is emptied so the next catch-up folds the log
+	// again and fills the column from the events.
+	`ALTER TABLE memory_items ADD COLUMN approved TEXT NOT NULL DEFAULT '';
+	DELETE FROM memory_vectors;
+	DELETE FROM memory_items;
+	DELETE FROM memory_applied;`,
 }
 
 // migrate creates or upgrades the memory tables. The tables are an index:

@@ -54,6 +54,14 @@ const (
 	ByCompaction = "compaction"
 )
 
+// How the user let an item in (Item.Approved).
+const (
+	ByAsking      = "asked"   // the user said yes to the question about the call
+	InPanel       = "panel"   // the user kept a pending item in the memory panel
+	ByUserText    = "user"    // the user wrote its text (an edit in the panel)
+	WithoutAsking = "unasked" // kept without a question ("remember without asking", Quire's own working notes)
+)
+
 // MaxText is the longest item text, in characters: a memory is one fact,
 // not a document.
 const MaxText = 500
@@ -121,7 +129,11 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // WithLogger sets the logger.
 func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.logger = l } }
 
-// WithApproval makes new long-term items wait for the user's approval.
+// WithApproval says whether what the assistant remembers needs the user's
+// approval. On by default: remember and forget ask (their Spec grants
+// nothing), and the Learner's proposals wait in the panel. Off is "remember
+// without asking": remember runs unasked while the conversation has read no
+// document or note, and proposals from such a conversation are kept at once.
 func WithApproval(on bool) Option { return func(s *Store) { s.approval.Store(on) } }
 
 // WithLearning makes the post-run step ask the model for facts and
@@ -137,6 +149,7 @@ func WithBudget(tokens int) Option { return func(s *Store) { s.budget = tokens }
 // to date with the log (rebuilding it if its tables were dropped).
 func Open(ctx context.Context, db *sql.DB, log Reader, opts ...Option) (*Store, error) {
 	s := &Store{db: db, log: log, now: time.Now, newID: randomID, logger: slog.Default(), budget: 600}
+	s.approval.Store(true)
 	for _, o := range opts {
 		o(s)
 	}
@@ -161,10 +174,12 @@ func Open(ctx context.Context, db *sql.DB, log Reader, opts ...Option) (*Store, 
 // only after the store.)
 func (s *Store) Attach(w Writer) { s.writer.Store(&w) }
 
-// Approval says whether new long-term items wait for the user's approval.
+// Approval says whether what the assistant remembers needs the user's
+// approval (see WithApproval).
 func (s *Store) Approval() bool { return s.approval.Load() }
 
-// SetApproval changes it for later writes; items already kept stay kept.
+// SetApproval changes it for later runs and writes; items already kept stay
+// kept.
 func (s *Store) SetApproval(on bool) { s.approval.Store(on) }
 
 // Learning says whether the post-run step asks the model for proposals.
@@ -229,19 +244,31 @@ func (s *Store) append(ctx context.Context, session string, drafts ...event.Draf
 	return evs, s.embedMissing(context.WithoutCancel(ctx))
 }
 
-// Remember adds an item to the session's memory. Sources are seqs of the
-// session's events it came from. Long-term items wait for approval when the
-// setting asks for it.
+// Remember adds an item to the session's memory, not asked about. Sources
+// are seqs of the session's events it came from. Long-term items wait for
+// approval when the setting asks for it.
 func (s *Store) Remember(ctx context.Context, session, kind, note, text, origin string, sources []int64) (Item, error) {
-	text, err := checkText(text)
-	if err != nil {
+	return s.remember(ctx, session, event.MemoryRememberPayload{Kind: kind, Note: note, Text: text, Origin: origin,
+		Pending: kind != Working && s.approval.Load()}, sources)
+}
+
+// remember writes p (its id made here) once its text and kind are checked.
+// Approved is "unasked" for an item kept at once, unless p says otherwise.
+func (s *Store) remember(ctx context.Context, session string, p event.MemoryRememberPayload, sources []int64) (Item, error) {
+	var err error
+	if p.Text, err = checkText(p.Text); err != nil {
 		return Item{}, err
 	}
-	if note, err = checkKind(kind, note); err != nil {
+	if p.Note, err = checkKind(p.Kind, p.Note); err != nil {
 		return Item{}, err
 	}
-	p := event.MemoryRememberPayload{ID: s.newID(), Kind: kind, Note: note, Text: text, Origin: origin,
-		Pending: kind != Working && s.approval.Load()}
+	p.ID = s.newID()
+	switch {
+	case p.Pending:
+		p.Approved = ""
+	case p.Approved == "":
+		p.Approved = WithoutAsking
+	}
 	if _, err := s.append(ctx, session, event.Draft{Type: event.MemoryRemember, Time: s.now(), Sources: sources, Payload: p}); err != nil {
 		return Item{}, err
 	}
@@ -279,7 +306,7 @@ func (s *Store) noteWorking(ctx context.Context, session, origin string, items [
 			return err
 		}
 		drafts = append(drafts, event.Draft{Type: event.MemoryRemember, Time: s.now(), Sources: sources,
-			Payload: event.MemoryRememberPayload{ID: s.newID(), Kind: Working, Note: note, Text: text, Origin: origin}})
+			Payload: event.MemoryRememberPayload{ID: s.newID(), Kind: Working, Note: note, Text: text, Origin: origin, Approved: WithoutAsking}})
 	}
 	_, err := s.append(ctx, session, drafts...)
 	return err
@@ -305,12 +332,16 @@ func (s *Store) Edit(ctx context.Context, id, text string) (Item, error) {
 // Forget removes an item from what the model sees. The event goes to the
 // item's own session, so each item's history is in one log.
 func (s *Store) Forget(ctx context.Context, id, origin string) error {
+	return s.forget(ctx, id, origin, "")
+}
+
+func (s *Store) forget(ctx context.Context, id, origin, callID string) error {
 	it, err := s.Get(ctx, id)
 	if err != nil {
 		return err
 	}
 	_, err = s.append(ctx, it.Session, event.Draft{Type: event.MemoryForget, Time: s.now(), Sources: []int64{it.Seq},
-		Payload: event.MemoryForgetPayload{ID: id, Origin: origin}})
+		Payload: event.MemoryForgetPayload{ID: id, Origin: origin, CallID: callID}})
 	return err
 }
 
@@ -328,7 +359,7 @@ func (s *Store) Review(ctx context.Context, id string, approve bool) error {
 	return err
 }
 
-const itemColumns = `rowid, id, session, kind, note, text, status, origin, seq, events, sources, created_ns, updated_ns`
+const itemColumns = `rowid, id, session, kind, note, text, status, origin, approved, seq, events, sources, created_ns, updated_ns`
 
 func scanItem(row interface{ Scan(...any) error }) (int64, Item, error) {
 	var (
@@ -337,7 +368,7 @@ func scanItem(row interface{ Scan(...any) error }) (int64, Item, error) {
 		events, sources string
 		created, upd    int64
 	)
-	if err := row.Scan(&rowid, &it.ID, &it.Session, &it.Kind, &it.Note, &it.Text, &it.Status, &it.Origin, &it.Seq,
+	if err := row.Scan(&rowid, &it.ID, &it.Session, &it.Kind, &it.Note, &it.Text, &it.Status, &it.Origin, &it.Approved, &it.Seq,
 		&events, &sources, &created, &upd); err != nil {
 		return 0, Item{}, err
 	}

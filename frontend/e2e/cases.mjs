@@ -1485,7 +1485,7 @@ export const cases = [
   },
 
   {
-    name: 'the memory panel: see an item by kind, edit it (an empty text is refused), keep a pending one, follow it to its chat, forget it',
+    name: 'the memory panel: a remember asks first, see the item by kind and how it was let in, edit it (an empty text is refused), remember without asking, follow it to its chat, forget it',
     slug: 'memory-panel',
     async run({ page, base, shot }) {
       const memory = async () => (await (await api(base, '/api/memory')).json()) ?? {};
@@ -1494,6 +1494,11 @@ export const cases = [
       await newChat(page);
       const chatA = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
       await send(page, P.remember + 'Tags are lower-case.');
+      // A memory write asks by default: the card shows the whole text to keep.
+      const card = page.locator('[data-testid="permission"][data-state="open"]');
+      await card.waitFor({ timeout: WAIT_MS });
+      assert(((await card.textContent()) ?? '').includes('Tags are lower-case.'), 'the question shows the text to keep');
+      await $(page, 'permission-allow').click();
       await until(() => settled(page), 'the reply after remember');
 
       await $(page, 'memory-open').click();
@@ -1502,6 +1507,7 @@ export const cases = [
       await tags.waitFor({ timeout: WAIT_MS });
       assert((await tags.getAttribute('data-kind')) === 'preference', 'the item is a preference');
       assert((await page.locator('[data-testid="memory-group"][data-group="preference"] [data-testid="memory-item"]').count()) === 1, 'shown under Preferences');
+      assert((await tags.locator('[data-testid="memory-approved"]').getAttribute('data-approved')) === 'asked', 'recorded as a yes when asked');
       const id = await tags.getAttribute('data-id');
 
       // Edit, and an empty text is refused with Quire's sentence.
@@ -1513,21 +1519,25 @@ export const cases = [
       await $(page, 'memory-save').click();
       await item('Tags are lower-case and short.').waitFor({ timeout: WAIT_MS });
       await until(async () => (await memory()).items?.find((i) => i.id === id)?.text === 'Tags are lower-case and short.', 'the host to hold the edit');
+      await until(
+        async () => (await item('Tags are lower-case and short.').locator('[data-testid="memory-approved"]').getAttribute('data-approved')) === 'user',
+        'the edited item written by the user',
+      );
 
-      // Approval on: the next remembered item waits in the panel.
-      await $(page, 'memory-approval').check();
-      await until(async () => (await memory()).approval === true, 'approval saved');
+      // Remember without asking: a conversation that read nothing keeps the
+      // next item with no question.
+      await $(page, 'memory-without-asking').check();
+      await until(async () => (await memory()).approval === false, 'remember without asking saved');
       await $(page, 'memory-close').click();
       await send(page, P.remember + 'Notes go in the Inbox first.');
       await until(() => settled(page), 'the reply after the second remember');
+      assert((await page.locator('[data-testid="permission"]').count()) === 1, 'no second question');
       await newChat(page);
       await $(page, 'memory-open').click();
       const inbox = item('Notes go in the Inbox first.');
       await inbox.waitFor({ timeout: WAIT_MS });
-      assert((await inbox.getAttribute('data-status')) === 'pending', 'the new item is pending');
-      assert((await page.locator('[data-testid="memory-group"][data-group="pending"] [data-testid="memory-item"]').count()) === 1, 'shown under approval');
-      await inbox.locator('[data-testid="memory-approve"]').click();
-      await until(async () => (await inbox.getAttribute('data-status')) === 'kept', 'the item kept');
+      assert((await inbox.getAttribute('data-status')) === 'kept', 'the new item is kept');
+      assert((await inbox.locator('[data-testid="memory-approved"]').getAttribute('data-approved')) === 'unasked', 'recorded as remembered without asking');
       await page.screenshot({ path: shot });
 
       // The link goes back to the conversation it came from.
@@ -1543,8 +1553,8 @@ export const cases = [
       await item('Tags are lower-case and short.').locator('[data-testid="memory-forget"]').click();
       await until(async () => (await item('Tags are lower-case and short.').count()) === 0, 'the forgotten item to go');
       await until(async () => !(await memory()).items?.some((i) => i.id === id), 'the host to forget it');
-      await $(page, 'memory-approval').uncheck();
-      await until(async () => (await memory()).approval === false, 'approval off again');
+      await $(page, 'memory-without-asking').uncheck();
+      await until(async () => (await memory()).approval === true, 'asking again');
     },
   },
 

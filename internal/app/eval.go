@@ -17,7 +17,7 @@ import (
 func EvalBuilder(log *slog.Logger) eval.Builder {
 	return func(ctx context.Context, env eval.Env) (eval.Instance, error) {
 		settings := config.NewStore(config.Config{DataDir: env.DataDir, OllamaHost: env.OllamaHost, Model: env.Model, NumCtx: env.NumCtx,
-			NotesDir: env.NotesDir, EmbedModel: env.EmbedModel})
+			NotesDir: env.NotesDir, EmbedModel: env.EmbedModel, MemoryWithoutAsking: env.RememberWithoutAsking})
 		p, err := Open(ctx, settings, log, Owner, runtime.WithAsker(env.Ask), runtime.WithTools(env.Tools...))
 		if err != nil {
 			return eval.Instance{}, err

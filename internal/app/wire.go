@@ -82,8 +82,9 @@ func planReminder(log todo.Log) runtime.CheckpointHook { return todo.PlanReminde
 func (p *Parts) openMemory(ctx context.Context, emb memory.Embedder) []runtime.Option {
 	cfg := p.settings.Get()
 	mem, err := memory.Open(ctx, p.store.DB(), p.store, memory.WithEmbedder(emb),
-		memory.WithApproval(cfg.MemoryApproval), memory.WithLearning(cfg.MemoryLearn),
-		memory.WithSettingsSaver(p.settings.SetMemory), memory.WithLogger(p.log))
+		memory.WithApproval(!cfg.MemoryWithoutAsking), memory.WithLearning(cfg.MemoryLearn),
+		memory.WithSettingsSaver(func(approval, learn bool) error { return p.settings.SetMemory(!approval, learn) }),
+		memory.WithLogger(p.log))
 	if err != nil {
 		p.log.Error("memory could not be opened; the assistant will not remember", "err", err)
 		p.memErr = err // doctor reports it

@@ -50,6 +50,12 @@ type Model struct {
 	// LastPromptTokens is Ollama's count for the last step, the base of the
 	// next step's estimate.
 	LastPromptTokens int
+	// Read is set once the session has had a result from a tool that reads
+	// (ReadFs: search_docs, read_note, ...): from then on what the model
+	// proposes may come from a document's or a note's text, so a grant to
+	// act without asking no longer holds (tool.DecideGranted). It is a fold
+	// of the session's tool results, so a replay decides the same.
+	Read bool
 }
 
 // Run is the state of the open run (one turn: one request of the user).
@@ -185,6 +191,9 @@ func (s *stepper) openNextRun() {
 		caps = *opener.Caps
 	}
 	s.m.Run = Run{ID: opener.RunID, Caps: caps}
+	if caps.Read {
+		s.m.Read = true // read in the history a branch inherits
+	}
 	s.record(event.RunStarted, event.RunStartedPayload{Model: caps.Model, InputID: opener.InputID})
 	if strings.TrimSpace(opener.Text) == "" {
 		s.m.Queue = slices.Delete(s.m.Queue, i, i+1)
@@ -302,7 +311,7 @@ func (s *stepper) streamFinished(x StreamFinished) {
 		case x.Invalid[c.ID] != "":
 			s.refuse(c, tool.Failure, x.Invalid[c.ID])
 		default:
-			switch tool.Decide(tool.Effect(decl.Effects), tool.Profile(r.Caps.Profile)) {
+			switch tool.DecideGranted(tool.Effect(decl.Effects), tool.Profile(r.Caps.Profile), tool.Effect(decl.Granted), s.m.Read) {
 			case tool.Allow:
 				run = append(run, c)
 			case tool.Ask:
@@ -459,6 +468,9 @@ func (s *stepper) toolFinished(x ToolFinished) {
 	}
 	r.Done = append(r.Done, x.CallID)
 	r.PendingText += len(x.Content)
+	if decl, ok := s.decl(r.Calls[i].Name); ok && tool.Effect(decl.Effects)&tool.ReadFs != 0 {
+		s.m.Read = true
+	}
 	sig := signature(r.Calls[i], x.Status, x.Content)
 	if sig == r.LastCall {
 		r.Repeats++

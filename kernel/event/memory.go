@@ -16,14 +16,20 @@ const (
 // MemoryRememberPayload adds an item. Kind is working, fact or preference;
 // Note qualifies working memory (conclusion, open, attempt). Pending items
 // wait for the user's approval before the model sees them. Origin says who
-// wrote it: tool, proposal, auto, user or compaction.
+// wrote it: tool, proposal, auto, user or compaction. Approved says how the
+// user let it in: asked (the user said yes to the question), unasked (kept
+// without a question: "remember without asking", or Quire's own working
+// notes); empty while pending (a review event then says). CallID is the
+// tool call that wrote it, when a tool did.
 type MemoryRememberPayload struct {
-	ID      string `json:"id"`
-	Kind    string `json:"kind"`
-	Note    string `json:"note,omitempty"`
-	Text    string `json:"text"`
-	Origin  string `json:"origin"`
-	Pending bool   `json:"pending,omitempty"`
+	ID       string `json:"id"`
+	Kind     string `json:"kind"`
+	Note     string `json:"note,omitempty"`
+	Text     string `json:"text"`
+	Origin   string `json:"origin"`
+	Pending  bool   `json:"pending,omitempty"`
+	Approved string `json:"approved,omitempty"`
+	CallID   string `json:"callId,omitempty"`
 }
 
 // MemoryEditPayload replaces an item's text.
@@ -34,9 +40,11 @@ type MemoryEditPayload struct {
 
 // MemoryForgetPayload removes an item from what the model sees; the events
 // that made it stay in the log.
+// CallID is the tool call that asked for it, when a tool did.
 type MemoryForgetPayload struct {
 	ID     string `json:"id"`
 	Origin string `json:"origin"`
+	CallID string `json:"callId,omitempty"`
 }
 
 // MemoryReviewPayload is the user's decision on a pending item.

@@ -144,6 +144,9 @@ type ToolDecl struct {
 	Idempotency string         `json:"idempotency"`
 	TimeoutNS   int64          `json:"timeoutNs"`
 	Parallel    bool           `json:"parallel,omitempty"`
+	// Granted are effects the user let this tool have without asking when
+	// the run opened (tool.Spec.Granted), so a replay decides the same.
+	Granted uint8 `json:"granted,omitempty"`
 }
 
 // Limits are the guardrails of a run (seed 002 decision 11).
@@ -173,6 +176,10 @@ type Capabilities struct {
 	// PermissionDefault answers a permission request nobody answered in
 	// time: "deny" (the default) or "allow".
 	PermissionDefault string `json:"permissionDefault,omitempty"`
+	// Read: the history the run starts from holds a reading tool's result
+	// that this session's own log does not (a branch's parent, up to the
+	// branch point), so a grant to act unasked no longer holds.
+	Read bool `json:"read,omitempty"`
 }
 
 // InputReceivedPayload is an input as it arrived. Intent is follow_up (next

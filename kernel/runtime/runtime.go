@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -287,9 +288,13 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 	}
 	caps := &event.Capabilities{Model: s.Model, NumCtx: s.NumCtx, Profile: string(s.Profile), Limits: s.Limits,
 		PermissionDefault: s.PermissionDefault}
+	if caps.Read, err = r.inheritedRead(ctx, session); err != nil {
+		return nil, nil, err
+	}
 	for _, sp := range tools.Visible(s.Layers...) {
 		caps.Tools = append(caps.Tools, event.ToolDecl{Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters,
-			Effects: uint8(sp.Effects), Idempotency: string(sp.Idempotency), TimeoutNS: int64(sp.Timeout), Parallel: sp.Parallel})
+			Effects: uint8(sp.Effects), Idempotency: string(sp.Idempotency), TimeoutNS: int64(sp.Timeout), Parallel: sp.Parallel,
+			Granted: uint8(sp.Granted)})
 	}
 	assembled, err := r.prompt.Assemble(prompt.WithSession(ctx, session))
 	if err != nil {
@@ -305,6 +310,39 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 		}
 	}
 	return caps, tools, nil
+}
+
+// inheritedRead reports whether a branch's history, taken from its parent
+// up to the branch point (and from the parent's own parent, and so on),
+// holds a result of a tool that reads: the branch's own fold
+// (core.Model.Read) cannot see those events, and the model does.
+func (r *Runtime) inheritedRead(ctx context.Context, session string) (bool, error) {
+	info, err := r.store.Session(ctx, session)
+	if err != nil {
+		return false, err
+	}
+	for at := info.Parent; at != nil; {
+		evs, err := r.store.Events(ctx, at.Session, 0)
+		if err != nil {
+			return false, err
+		}
+		upTo := slices.IndexFunc(evs, func(e event.Event) bool { return e.Seq > at.Seq })
+		if upTo < 0 {
+			upTo = len(evs)
+		}
+		m, err := core.Fold(evs[:upTo])
+		if err != nil {
+			return false, fmt.Errorf("the parent %s of session %s: %w", at.Session, session, err)
+		}
+		if m.Read {
+			return true, nil
+		}
+		if info, err = r.store.Session(ctx, at.Session); err != nil {
+			return false, err
+		}
+		at = info.Parent
+	}
+	return false, nil
 }
 
 // ContributorPriority orders contributors within the working-memory zone.

@@ -22,6 +22,8 @@ func TestEffectStringSpellsTheSetAsSettingsDo(t *testing.T) {
 		{WriteFs | ReadFs, "read+write"},
 		{Exec | ReadFs, "read+exec"},
 		{ReadFs | WriteFs | Net | Exec, "read+write+net+exec"},
+		{WriteMemory, "memory"},
+		{ReadFs | WriteMemory, "read+memory"},
 		{Effect(1 << 5), "unknown(0x20)"},
 		{ReadFs | Effect(1<<7), "read+unknown(0x80)"},
 	} {
@@ -48,6 +50,9 @@ func TestParseEffectsReadsSettings(t *testing.T) {
 		{"READ + Net", ReadFs | Net, false},
 		{"exec+exec", Exec, false},
 		{"read+write+net+exec", ReadFs | WriteFs | Net | Exec, false},
+		{"Memory", WriteMemory, false},
+		{"memory+read", ReadFs | WriteMemory, false},
+		{"memories", 0, true},
 		{"", 0, true},
 		{"   ", 0, true},
 		{"reads", 0, true},
@@ -74,17 +79,17 @@ func TestParseEffectsReadsSettings(t *testing.T) {
 func TestParseEffectsErrorNamesTheBadPart(t *testing.T) {
 	t.Parallel()
 	_, err := ParseEffects("read+wirte")
-	want := `unknown effect: "wirte" in "read+wirte" (want "none", or read, write, net, exec joined with "+")`
+	want := `unknown effect: "wirte" in "read+wirte" (want "none", or read, write, net, exec, memory joined with "+")`
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %s", err, want)
 	}
 }
 
-// TestEffectsRoundTripThroughSettings: every one of the 16 sets is read
+// TestEffectsRoundTripThroughSettings: every one of the 32 sets is read
 // back as itself from its String.
 func TestEffectsRoundTripThroughSettings(t *testing.T) {
 	t.Parallel()
-	for e := Effect(0); e < 16; e++ {
+	for e := Effect(0); e < 32; e++ {
 		got, err := ParseEffects(e.String())
 		if err != nil || got != e {
 			t.Errorf("ParseEffects(%q) = %s, %v; want %s", e.String(), got, err, e)

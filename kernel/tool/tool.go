@@ -31,13 +31,16 @@ const (
 	WriteFs
 	Net
 	Exec
+	// WriteMemory changes what the assistant remembers, and so what later
+	// conversations are told: remember, forget.
+	WriteMemory
 )
 
 // AllEffects lists every effect, in order.
-var AllEffects = []Effect{ReadFs, WriteFs, Net, Exec}
+var AllEffects = []Effect{ReadFs, WriteFs, Net, Exec, WriteMemory}
 
 // effectNames are the settings-file spellings of AllEffects, in the same order.
-var effectNames = []string{"read", "write", "net", "exec"}
+var effectNames = []string{"read", "write", "net", "exec", "memory"}
 
 // String spells the set as a settings file does: "none", or the names of its
 // effects joined with "+" in the order of AllEffects ("read+write").
@@ -62,7 +65,7 @@ func (e Effect) String() string {
 }
 
 // ParseEffects reads an effect set as written in a settings file: "none", or
-// one or more of read, write, net and exec joined with "+" ("read+write").
+// one or more of read, write, net, exec and memory joined with "+" ("read+write").
 // Case and spaces around the names do not matter, and a name may repeat; an
 // empty string and any other name are refused with ErrUnknownEffect, so a typo
 // never turns into "no effects".
@@ -105,6 +108,10 @@ type Spec struct {
 	Idempotency Idempotency    `json:"idempotency"`
 	Timeout     time.Duration  `json:"timeout"`
 	Parallel    bool           `json:"parallel"` // may run alongside other calls
+	// Granted are effects of this tool the user lets run without asking (a
+	// setting of the part that owns the tool, read when a run's capabilities
+	// are frozen). Only Grantable effects count; see DecideGranted.
+	Granted Effect `json:"granted,omitempty"`
 }
 
 // Retryable reports whether the kernel may run the call again on its own.
@@ -163,7 +170,7 @@ type Profile string
 const (
 	Minimal Profile = "minimal" // read-only: anything else is refused
 	AskMe   Profile = "ask"     // reads run; everything else asks first
-	Write   Profile = "write"   // reads and note writes run; net and exec ask
+	Write   Profile = "write"   // reads and note writes run; net, exec and memory writes ask
 )
 
 // Decision is what happens to a call before it runs.
@@ -177,10 +184,13 @@ const (
 
 // Decide is the permission policy: a pure function of a tool's effects and
 // the profile. Under every known profile a tool with no effects, or that only
-// reads, runs. An empty profile is one nobody set and means "ask", the
-// default (as the runtime's settings do). Any other profile Decide does not
-// know allows nothing: a typo in a settings file must never widen what runs
-// without asking.
+// reads, runs. A memory write asks under "ask" and "write" alike: what is
+// remembered reaches every later conversation, so the notes profile does not
+// cover it (a user lets it run unasked with its own setting: DecideGranted).
+// An empty profile is one nobody set and means "ask", the default (as the
+// runtime's settings do). Any other profile Decide does not know allows
+// nothing: a typo in a settings file must never widen what runs without
+// asking.
 func Decide(e Effect, p Profile) Decision {
 	if p == "" {
 		p = AskMe
@@ -197,8 +207,8 @@ func Decide(e Effect, p Profile) Decision {
 	case Minimal:
 		return Deny
 	case Write:
-		// Within {ReadFs, WriteFs}, not merely "no Net or Exec": a bit this
-		// version does not know asks rather than runs.
+		// Within {ReadFs, WriteFs}, not merely "no Net, Exec or WriteMemory":
+		// a bit this version does not know asks rather than runs.
 		if e&^(ReadFs|WriteFs) == 0 {
 			return Allow
 		}
@@ -206,6 +216,28 @@ func Decide(e Effect, p Profile) Decision {
 	default:
 		return Ask
 	}
+}
+
+// Grantable are the effects a user may let run without asking, beyond the
+// profile: remembering, with the memory panel's "remember without asking".
+// A tool cannot grant itself anything else (a note write, the network).
+const Grantable = WriteMemory
+
+// DecideGranted is Decide with the user's standing grant for the tool
+// (Spec.Granted): a call Decide would ask about runs without a question when
+// everything it may do beyond reading is granted — unless the conversation
+// has read a document or a note (read), because what the model proposes may
+// then come from that text, and the user is asked. A grant never lifts a
+// deny (Minimal, an unknown profile) and only Grantable effects count.
+func DecideGranted(e Effect, p Profile, granted Effect, read bool) Decision {
+	d := Decide(e, p)
+	if d != Ask || read {
+		return d
+	}
+	if g := granted & Grantable; g != 0 && e&^(ReadFs|g) == 0 {
+		return Allow
+	}
+	return d
 }
 
 // Describer renders a call for a person — in a permission dialog, on a card

@@ -309,8 +309,9 @@ func waitMemory(t *testing.T, a *app, probe, what string, ok func(m memoryView) 
 	waitView(t, a, probe, what, func(view) bool { return ok(readMemoryView(t, probe)) })
 }
 
-// TestDesktopMemoryPanelSeeEditForget: the model remembers a preference;
-// in the real window the user opens the memory panel (a click on the
+// TestDesktopMemoryPanelSeeEditForget: the model remembers a preference
+// (the native dialog asks first, as every memory write does by default, and
+// the user says yes); in the real window the user opens the memory panel (a click on the
 // sidebar's Memory button), sees the item, edits it and forgets it with the
 // keyboard, and each step shows what Quire now holds.
 func TestDesktopMemoryPanelSeeEditForget(t *testing.T) {
@@ -328,7 +329,12 @@ func TestDesktopMemoryPanelSeeEditForget(t *testing.T) {
 	run(t, display, "xdotool", "windowfocus", "--sync", win)
 	run(t, display, "xdotool", "type", "--delay", "15", "--window", win, "I like lower-case tags")
 	run(t, display, "xdotool", "key", "--window", win, "Return")
+	dialog := strings.Fields(run(t, display, "xdotool", "search", "--sync", "--onlyvisible", "--name", "Allow Quire to run remember"))[0]
+	run(t, display, "xdotool", "windowfocus", "--sync", dialog)
+	run(t, display, "xdotool", "key", "--window", dialog, "alt+y")
 	waitView(t, a, probe, "the reply", func(v view) bool { return v.has("assistant", "I will remember that.") && !v.Streaming })
+	// The dialog had the keyboard; the keys below are for the window.
+	run(t, display, "xdotool", "windowfocus", "--sync", win)
 
 	// The sidebar's Memory button: 14 px in, under the New chat button (Sidebar.svelte).
 	openPanel := func() {

@@ -20,6 +20,23 @@ export function noteLabel(note: string | undefined): string {
   return NOTE_LABEL[note ?? ''] ?? 'Note';
 }
 
+const APPROVED_LABEL: Record<string, string> = {
+  asked: 'You said yes when asked',
+  panel: 'Kept by you in this panel',
+  user: 'Written by you',
+  unasked: 'Remembered without asking',
+};
+
+/**
+ * How the user let an item in, as the panel says it (the host records it
+ * with the item): asked and said yes, kept in the panel, wrote the text, or
+ * remembered without asking. A pending item is waiting for the user.
+ */
+export function approvalLabel(it: Pick<MemoryItem, 'status' | 'approved'>): string {
+  if (it.status === 'pending') return 'Waiting for your approval';
+  return APPROVED_LABEL[it.approved ?? ''] ?? 'Remembered without asking';
+}
+
 /**
  * Groups items for the panel: pending first (they need the user), then
  * preferences, facts, the working memory of the active conversation and that
@@ -47,7 +64,8 @@ export function groupMemory(items: MemoryItem[], activeSession: string | null): 
 
 export class MemoryStore {
   items = $state<MemoryItem[]>([]);
-  approval = $state(false);
+  /** Memory writes need the user's yes (the default); off is "remember without asking". */
+  approval = $state(true);
   learn = $state(false);
   loading = $state(false);
   error = $state<string | null>(null);
@@ -107,6 +125,10 @@ export class MemoryStore {
   }
   setApproval(on: boolean): Promise<boolean> {
     return this.act(null, () => this.host.setMemorySettings({ approval: on }));
+  }
+  /** The panel's "remember without asking": approval off. */
+  setWithoutAsking(on: boolean): Promise<boolean> {
+    return this.setApproval(!on);
   }
   setLearn(on: boolean): Promise<boolean> {
     return this.act(null, () => this.host.setMemorySettings({ learn: on }));

@@ -193,6 +193,12 @@ export interface MemoryItem {
   status: MemoryStatus;
   /** tool, proposal, auto, user, compaction */
   origin: string;
+  /**
+   * Approved is how the user let it in: asked (said yes to the question),
+   * panel (kept it in the memory panel), user (wrote its text), unasked
+   * (kept without a question); empty while pending.
+   */
+  approved?: string;
   session: string;
   seq: number;
   events: number[] | null;
@@ -202,9 +208,11 @@ export interface MemoryItem {
 }
 
 /**
- * MemoryList is every item and the memory settings: whether new long-term
- * items wait for the user's approval, and whether the model is asked after
- * each run for facts and preferences worth keeping (Learn).
+ * MemoryList is every item and the memory settings: whether what the
+ * assistant remembers needs the user's approval (Approval: a question for
+ * remember and forget, the panel for proposals; off is "remember without
+ * asking"), and whether the model is asked after each run for facts and
+ * preferences worth keeping (Learn).
  */
 export interface MemoryList {
   items: MemoryItem[] | null;
@@ -371,17 +379,23 @@ export interface MemoryEditPayload {
 /**
  * MemoryForgetPayload removes an item from what the model sees; the events
  * that made it stay in the log.
+ * CallID is the tool call that asked for it, when a tool did.
  */
 export interface MemoryForgetPayload {
   id: string;
   origin: string;
+  callId?: string;
 }
 
 /**
  * MemoryRememberPayload adds an item. Kind is working, fact or preference;
  * Note qualifies working memory (conclusion, open, attempt). Pending items
  * wait for the user's approval before the model sees them. Origin says who
- * wrote it: tool, proposal, auto, user or compaction.
+ * wrote it: tool, proposal, auto, user or compaction. Approved says how the
+ * user let it in: asked (the user said yes to the question), unasked (kept
+ * without a question: "remember without asking", or Quire's own working
+ * notes); empty while pending (a review event then says). CallID is the
+ * tool call that wrote it, when a tool did.
  */
 export interface MemoryRememberPayload {
   id: string;
@@ -390,6 +404,8 @@ export interface MemoryRememberPayload {
   text: string;
   origin: string;
   pending?: boolean;
+  approved?: string;
+  callId?: string;
 }
 
 /** MemoryReviewPayload is the user's decision on a pending item. */
@@ -539,6 +555,12 @@ export interface Capabilities {
    * time: "deny" (the default) or "allow".
    */
   permissionDefault?: string;
+  /**
+   * Read: the history the run starts from holds a reading tool's result
+   * that this session's own log does not (a branch's parent, up to the
+   * branch point), so a grant to act unasked no longer holds.
+   */
+  read?: boolean;
 }
 
 /**
@@ -609,6 +631,11 @@ export interface ToolDecl {
   idempotency: string;
   timeoutNs: number;
   parallel?: boolean;
+  /**
+   * Granted are effects the user let this tool have without asking when
+   * the run opened (tool.Spec.Granted), so a replay decides the same.
+   */
+  granted?: number;
 }
 
 /** Usage is what the model reported for one step. */

@@ -1,0 +1,92 @@
+// @vitest-environment jsdom
+// The memory panel mounted in jsdom over a real MemoryStore and a host whose
+// list the test gives: it shows how each item was let in, and its "remember
+// without asking" box is the host's approval turned around.
+import { flushSync, mount, unmount } from 'svelte';
+import { describe, expect, it, vi } from 'vitest';
+import MemoryPanel from '../src/components/MemoryPanel.svelte';
+import type { ChatStore } from '../src/lib/chat.svelte';
+import { approvalLabel } from '../src/lib/memory.svelte';
+import type { MemoryItem, MemoryList } from '../src/lib/protocol';
+
+function item(id: string, over: Partial<MemoryItem> = {}): MemoryItem {
+  return {
+    id,
+    kind: 'preference',
+    text: `text ${id}`,
+    status: 'kept',
+    origin: 'tool',
+    session: 's1',
+    seq: 3,
+    events: [4],
+    sources: [3],
+    createdAt: '2026-11-30T10:00:00Z',
+    updatedAt: '2026-11-30T10:00:00Z',
+    ...over,
+  };
+}
+
+async function settle() {
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+  flushSync();
+}
+
+describe('approvalLabel', () => {
+  it('says how the user let each item in', () => {
+    expect(
+      [
+        item('a', { approved: 'asked' }),
+        item('b', { approved: 'panel' }),
+        item('c', { approved: 'user' }),
+        item('d', { approved: 'unasked' }),
+        item('e', { status: 'pending' }),
+      ].map(approvalLabel),
+    ).toEqual(['You said yes when asked', 'Kept by you in this panel', 'Written by you', 'Remembered without asking', 'Waiting for your approval']);
+  });
+});
+
+describe('MemoryPanel', () => {
+  it('shows each item’s approval, and turns "remember without asking" on as approval off', async () => {
+    let list: MemoryList = {
+      items: [item('a', { approved: 'asked', text: 'Tags are lower-case.' }), item('b', { approved: 'unasked', kind: 'fact' }), item('c', { status: 'pending' })],
+      approval: true,
+      learn: false,
+    };
+    const host = {
+      memory: vi.fn(async () => structuredClone(list)),
+      setMemorySettings: vi.fn(async (s: { approval?: boolean }) => {
+        list = { ...list, ...s };
+        return structuredClone(list);
+      }),
+      editMemory: vi.fn(),
+      forgetMemory: vi.fn(),
+      reviewMemory: vi.fn(),
+    };
+    const chat = { host, sessions: [{ id: 's1', title: 'Tags' }], activeId: 's1', select: vi.fn() } as unknown as ChatStore;
+    const target = document.createElement('div');
+    document.body.append(target);
+    const panel = mount(MemoryPanel, { target, props: { chat, onclose: () => {} } });
+    await settle();
+
+    const approvals = [...target.querySelectorAll('[data-testid="memory-item"]')].map((li) => [
+      li.getAttribute('data-id'),
+      li.querySelector('[data-testid="memory-approved"]')?.textContent?.trim(),
+    ]);
+    expect(approvals).toEqual([
+      ['c', 'Waiting for your approval'],
+      ['a', 'You said yes when asked'],
+      ['b', 'Remembered without asking'],
+    ]);
+    const box = target.querySelector<HTMLInputElement>('[data-testid="memory-without-asking"]')!;
+    expect(box.checked).toBe(false);
+    expect(target.querySelector('[data-testid="memory-without-asking-hint"]')?.textContent).toContain('asks before');
+
+    box.click();
+    await settle();
+    expect(host.setMemorySettings).toHaveBeenCalledWith({ approval: false });
+    expect(box.checked).toBe(true);
+    expect(target.querySelector('[data-testid="memory-without-asking-hint"]')?.textContent).toContain('read a document or a note still asks');
+    unmount(panel);
+    target.remove();
+  });
+});
