@@ -330,6 +330,61 @@ export namespace protocol {
 		    return a;
 		}
 	}
+	export class QuestionCall {
+	    id: string;
+	    name: string;
+	    arguments: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new QuestionCall(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.arguments = source["arguments"];
+	    }
+	}
+	export class Question {
+	    id?: string;
+	    session: string;
+	    runId: string;
+	    calls: QuestionCall[];
+	    descriptions?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Question(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.session = source["session"];
+	        this.runId = source["runId"];
+	        this.calls = this.convertValues(source["calls"], QuestionCall);
+	        this.descriptions = source["descriptions"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class Session {
 	    id: string;
 	    title: string;

@@ -212,6 +212,34 @@ export interface MemoryList {
   learn: boolean;
 }
 
+/**
+ * Question is a permission question as a host puts it to the user: the
+ * calls of one step that wait for the user's yes, asked together.
+ */
+export interface Question {
+  /**
+   * ID is the window's name for the question while it asks it (the page
+   * confirms by it that it has shown the question); empty elsewhere.
+   */
+  id?: string;
+  session: string;
+  runId: string;
+  calls: QuestionCall[] | null;
+  /**
+   * Descriptions say, call by call, what each would do (for an edit a
+   * compact diff, for a move from -> to), in full: nothing the user says
+   * yes to is elided.
+   */
+  descriptions?: string[];
+}
+
+/** QuestionCall is one call a Question asks about. */
+export interface QuestionCall {
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
 export interface RenameSessionPayload {
   session: string;
   title: string;
