@@ -50,6 +50,12 @@ export const RuntimeEvent = {
   Indexing: 'quire:indexing',
   /** A sentence: files dropped on the window that could not be queued. */
   DropError: 'quire:drop-error',
+  /**
+   * A Question (with its id and every call's whole description) the window
+   * is about to ask in a native dialog; the page shows it, then calls
+   * QuestionShown(id).
+   */
+  Question: 'quire:question',
 } as const;
 
 /** What the test probe (ReportView / POST /api/probe) receives. */
