@@ -44,6 +44,9 @@ func (t *noteTool) Describe(call tool.Call) string {
 		}
 		return fmt.Sprintf("Set the tags of %s to: %s", str("path"), strings.Join(tags, ", "))
 	case "link_notes":
+		if text := str("text"); text != "" {
+			return fmt.Sprintf("Add to %s a link to %s, with the text: %s", str("from"), str("to"), text)
+		}
 		return fmt.Sprintf("Add to %s a link to %s", str("from"), str("to"))
 	case "undo":
 		if t.describe != nil {
