@@ -112,7 +112,10 @@ func nativeNotice(ctx context.Context, title, message string) error {
 //
 //  1. the question, with every call's whole description, goes to the page
 //     (quire:question), which shows it in full on its card and then calls
-//     QuestionShown; that can only let the dialog open, never answer;
+//     QuestionShown; that can only let the dialog open, never answer. A
+//     dialog is modal (the page cannot be scrolled behind it), so when it
+//     cannot show every description (DialogShowsAll false) the page calls
+//     QuestionShown only when the user, having read the card, asks for it;
 //  2. one native dialog for all the calls of the step (one at a time:
 //     Wails answers every message dialog through one channel, so two open
 //     at once could swap their answers). A text too long for a dialog is
@@ -145,6 +148,9 @@ func (a *App) ask(ctx context.Context, q protocol.Question) (protocol.Answer, er
 		}
 	}()
 
+	title := permissionTitle(q)
+	text, whole := permissionText(q, fate.deadline())
+	q.DialogShowsAll = whole
 	q, open := a.questions.add(q)
 	defer a.questions.remove(q.ID)
 	a.emit(*window, eventQuestion, q)
@@ -158,7 +164,6 @@ func (a *App) ask(ctx context.Context, q protocol.Question) (protocol.Answer, er
 	case <-ctx.Done():
 		return protocol.Answer{}, context.Cause(ctx)
 	}
-	title, text := permissionTitle(q), permissionText(q, fate.deadline())
 	got := make(chan dialogAnswer, 1)
 	go func() {
 		yes, err := a.dialog(*window, title, text)
@@ -256,9 +261,11 @@ const (
 
 // permissionText is the dialog's message: each call's whole description
 // (every invisible or layout character escaped, as \u200b), or, when it
-// does not fit, what it is and how long, with the full text on the card.
-// by is when the question expires (zero: not known).
-func permissionText(q protocol.Question, by time.Time) string {
+// does not fit, what it is and how long, with the full text on the card;
+// whole reports that every description fits. by is when the question
+// expires (zero: not known).
+func permissionText(q protocol.Question, by time.Time) (text string, whole bool) {
+	whole = true
 	var b strings.Builder
 	b.WriteString("The assistant wants to:\n")
 	lines, runes := 0, 0
@@ -278,6 +285,7 @@ func permissionText(q protocol.Question, by time.Time) string {
 		if fr := []rune(first); len(fr) > 120 {
 			first = string(fr[:120]) + "…"
 		}
+		whole = false
 		lines, runes = lines+3, runes+utf8.RuneCountInString(first)+160
 		fmt.Fprintf(&b, "\n• %s\n  This is %s, %s: too long for this dialog. The Quire window shows all of it; read it there before you answer.",
 			first, count(r, "character", "characters"), count(n, "line", "lines"))
@@ -286,7 +294,7 @@ func permissionText(q protocol.Question, by time.Time) string {
 	if !by.IsZero() {
 		fmt.Fprintf(&b, "\nThis question expires at %s; after that, your answer changes nothing.", by.Local().Format("15:04"))
 	}
-	return b.String()
+	return b.String(), whole
 }
 
 // count writes n with its noun and thousands separators: "4,312 characters".

@@ -15,6 +15,11 @@ type Question struct {
 	// compact diff, for a move from -> to), in full: nothing the user says
 	// yes to is elided.
 	Descriptions []string `json:"descriptions,omitempty"`
+	// DialogShowsAll: the window's native dialog shows every description
+	// whole. When false, the page lets the user read them first and opens
+	// the dialog only when asked to (a dialog is modal: the page cannot be
+	// scrolled behind it).
+	DialogShowsAll bool `json:"dialogShowsAll,omitempty"`
 }
 
 // QuestionCall is one call a Question asks about.

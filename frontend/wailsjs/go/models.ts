@@ -352,6 +352,7 @@ export namespace protocol {
 	    runId: string;
 	    calls: QuestionCall[];
 	    descriptions?: string[];
+	    dialogShowsAll?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Question(source);
@@ -364,6 +365,7 @@ export namespace protocol {
 	        this.runId = source["runId"];
 	        this.calls = this.convertValues(source["calls"], QuestionCall);
 	        this.descriptions = source["descriptions"];
+	        this.dialogShowsAll = source["dialogShowsAll"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -231,6 +231,13 @@ export interface Question {
    * yes to is elided.
    */
   descriptions?: string[];
+  /**
+   * DialogShowsAll: the window's native dialog shows every description
+   * whole. When false, the page lets the user read them first and opens
+   * the dialog only when asked to (a dialog is modal: the page cannot be
+   * scrolled behind it).
+   */
+  dialogShowsAll?: boolean;
 }
 
 /** QuestionCall is one call a Question asks about. */
