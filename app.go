@@ -181,8 +181,9 @@ func (a *App) ask(ctx context.Context, q protocol.Question) (protocol.Answer, er
 		return protocol.Answer{Allowed: r.yes}, nil
 	case <-ctx.Done():
 		go func() {
-			defer func() { <-a.dialogs }()
-			if r := <-got; r.err == nil && r.yes {
+			r := <-got // the dialog is still on screen, and holds the token
+			<-a.dialogs
+			if r.err == nil && r.yes {
 				a.sayExpired(*window, fate)
 			}
 		}()
@@ -213,12 +214,21 @@ func (a *App) checkYes(window context.Context, f *questionFate) {
 	}
 }
 
+// sayExpired tells the user their Yes came after the question had closed,
+// once the log says how it closed. The notice is a dialog too, so it waits
+// for its turn.
 func (a *App) sayExpired(window context.Context, f *questionFate) {
 	select {
 	case <-f.closed:
 	case <-window.Done():
 		return
 	}
+	select {
+	case a.dialogs <- struct{}{}:
+	case <-window.Done():
+		return
+	}
+	defer func() { <-a.dialogs }()
 	if err := a.notice(window, "Your answer came too late", expiredText(f.end)); err != nil {
 		a.log.Warn("the notice about an expired question could not be shown", "err", err)
 	}
