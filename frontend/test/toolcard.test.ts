@@ -350,3 +350,12 @@ describe('permission cards', () => {
     expect(v.record).toEqual({ text: 'Not allowed — no', tone: 'warn' });
   });
 });
+
+describe('tool call cards escape invisible characters too', () => {
+  it('a bidirectional override in a path is shown as \\u202e on the call card', () => {
+    const v = toolCard(call({ name: 'move_note', arguments: JSON.stringify({ from: 'evil\u202egpj.md', to: 'a.md' }) }));
+    expect(v.summary).toContain('evil\\u202egpj.md');
+    expect(v.args.full).toContain('evil\\u202egpj.md');
+    expect(v.summary + v.args.full).not.toContain('\u202e');
+  });
+});

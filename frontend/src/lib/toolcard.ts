@@ -424,8 +424,9 @@ export function toolCard(call: CallState, ctx: CardContext = {}): ToolCardView {
   return {
     id: call.id,
     name: call.name || 'tool',
-    summary: summarizeArgs(call.arguments),
-    args: foldText(prettyArgs(call.arguments)),
+    // Escaped as on the permission card: a name cannot reorder or hide text here either.
+    summary: visible(summarizeArgs(call.arguments)),
+    args: foldText(visible(prettyArgs(call.arguments))),
     chip,
     chipLabel: label,
     tone,
