@@ -8,7 +8,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import PermissionCard from '../src/components/PermissionCard.svelte';
 import { ChatStore } from '../src/lib/chat.svelte';
 import type { QEvent, Question, Session } from '../src/lib/protocol';
+import { RuntimeEvent } from '../src/lib/protocol';
 import type { Transport } from '../src/lib/transport/transport';
+import { WailsTransport, type WailsApp } from '../src/lib/transport/wails';
 import { event } from './events';
 
 function session(id: string): Session {
@@ -141,5 +143,40 @@ describe('the permission card in the desktop window', () => {
     await settle();
     expect(target.querySelector('[data-testid="permission-record"]')?.textContent).toContain('No answer in time');
     expect(chat.windowQuestions).toEqual([]); // the closed card let the question go
+  });
+});
+
+describe("the window transport's questions", () => {
+  it('delivers the questions already open, then live ones, and says when one was shown', async () => {
+    const calls: string[] = [];
+    let emit: (q: unknown) => void = () => {};
+    const app = {
+      Handshake: async () => '1.0.0',
+      Questions: async () => {
+        calls.push('Questions');
+        return [question];
+      },
+      QuestionShown: async (id: string) => {
+        calls.push(`QuestionShown ${id}`);
+      },
+    } as unknown as WailsApp;
+    const runtime = {
+      EventsOnMultiple: (name: string, cb: (...data: unknown[]) => void) => {
+        if (name === RuntimeEvent.Question) emit = cb;
+        return () => {};
+      },
+    };
+    const t = new WailsTransport(app, runtime);
+    const got: string[] = [];
+    const off = t.subscribeQuestions((q) => got.push(q.id ?? ''));
+    await settle();
+    emit({ ...question, id: 'q2' });
+    emit({ not: 'a question' });
+    expect(got).toEqual(['q1', 'q2']);
+    await t.questionShown('q2');
+    expect(calls).toEqual(['Questions', 'QuestionShown q2']);
+    off();
+    emit({ ...question, id: 'q3' });
+    expect(got).toEqual(['q1', 'q2']);
   });
 });
