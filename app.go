@@ -291,9 +291,11 @@ func permissionText(q protocol.Question, by time.Time) (text string, whole bool)
 			fmt.Fprintf(&b, "\n• %s", desc)
 			continue
 		}
-		first, _, _ := strings.Cut(desc, "\n")
-		if fr := []rune(first); len(fr) > 120 {
-			first = string(fr[:120]) + "…"
+		// Named by its heading ("Create plan.md:"), or by the tool when the
+		// heading is the text itself: no part of a text is shown as if whole.
+		first, _, more := strings.Cut(desc, "\n")
+		if !more || utf8.RuneCountInString(first) > 120 {
+			first = visible(c.Name)
 		}
 		whole = false
 		lines, runes = lines+3, runes+utf8.RuneCountInString(first)+160

@@ -311,6 +311,15 @@ func TestLongWriteIsShownWholeInTheWindowAndMeasuredInTheDialog(t *testing.T) {
 	if sent := sentQuestions(w); len(sent) != 2 || !sent[1].DialogShowsAll {
 		t.Errorf("the page was not told the dialog shows a short write whole: %+v", sent)
 	}
+
+	// A long text on one line is named by its tool, not shown in part.
+	oneLine := protocol.Question{Calls: []protocol.QuestionCall{{ID: "3", Name: "run_thing"}}, Descriptions: []string{"run_thing " + strings.Repeat("x", 1500) + " tail"}}
+	if _, err := a.ask(t.Context(), oneLine); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(dialog, "• run_thing\n  This is 1,515 characters, 1 line") || strings.Contains(dialog, "xxx") {
+		t.Errorf("a long one-line text is not named by its tool and measured:\n%s", dialog)
+	}
 }
 
 // Invisible and layout characters are escaped in the dialog, never drawn.
