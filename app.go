@@ -5,6 +5,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,10 +14,14 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -42,6 +47,7 @@ const (
 	// the delivery number of each update it has handled.
 	eventListening = "quire:listening"
 	eventTaken     = "quire:taken"
+	eventQuestion  = "quire:question"
 )
 
 // windowBound is how many updates (each batch of events, each list) the
@@ -67,6 +73,15 @@ type App struct {
 	// (tests without a page) leaves the window unbounded.
 	listen func(ctx context.Context, name string, cb func(data ...any)) func()
 	pace   pace // the page's acknowledgements (forward)
+
+	// notice shows a native dialog with only OK (a late answer's fate).
+	notice func(ctx context.Context, title, message string) error
+
+	// questions are the permission questions waiting for the page to show
+	// them, or for their dialog; dialogs holds a token while a native
+	// dialog is open (one at a time).
+	questions questionBoard
+	dialogs   chan struct{}
 
 	greeted atomic.Bool // set by a successful Handshake
 
@@ -94,8 +109,8 @@ type App struct {
 // newApp builds the host. Wails itself quits the window on SIGINT/SIGTERM,
 // after which runWindow's deferred Close ends runs with their reason.
 func newApp(k protocol.Kernel, diagnose host.Doctor, probePath string, log *slog.Logger) *App {
-	return &App{kernel: k, diagnose: diagnose, probePath: probePath, log: log, emit: wailsrt.EventsEmit, dialog: nativeQuestion, raise: raiseWindow,
-		up: make(chan struct{})}
+	return &App{kernel: k, diagnose: diagnose, probePath: probePath, log: log, emit: wailsrt.EventsEmit,
+		dialog: nativeQuestion, notice: nativeNotice, dialogs: make(chan struct{}, 1), raise: raiseWindow, up: make(chan struct{})}
 }
 
 func raiseWindow(ctx context.Context) {
@@ -131,44 +146,475 @@ func nativeQuestion(ctx context.Context, title, message string) (bool, error) {
 	return strings.EqualFold(answer, "Yes"), err
 }
 
-// ask is the window's host.Asker: one native dialog for all the calls of a
-// step, naming each tool and what it would be given. Unexported, so Wails
-// does not bind it: the page must never answer a question itself.
+// nativeNotice shows a native dialog with one OK button.
+func nativeNotice(ctx context.Context, title, message string) error {
+	_, err := wailsrt.MessageDialog(ctx, wailsrt.MessageDialogOptions{
+		Type: wailsrt.InfoDialog, Title: title, Message: strings.ReplaceAll(message, "%", "%%"),
+	})
+	return err
+}
+
+// ask is the window's host.Asker. Unexported, so Wails does not bind it:
+// the page never answers a question itself — a page shows text that came
+// from documents and the model, and a native dialog is what none of that
+// can click. In order:
+//
+//  1. the question, with every call's whole description, goes to the page
+//     (quire:question), which shows it in full on its card and then calls
+//     QuestionShown; that can only let the dialog open, never answer. A
+//     dialog is modal (the page cannot be scrolled behind it), so when it
+//     cannot show every description (DialogShowsAll false) the page calls
+//     QuestionShown only when the user, having read the card, asks for it;
+//  2. one native dialog for all the calls of the step (one at a time:
+//     Wails answers every message dialog through one channel, so two open
+//     at once could swap their answers). A text too long for a dialog is
+//     not cut: the dialog says how long it is and that the card shows it;
+//  3. the question closes when the user answers, or when the run's log says
+//     it closed (the deadline answered, the request stopped). Wails v2.9.2
+//     cannot close a message dialog it opened (gtk_dialog_run holds it
+//     until a click, and no handle is returned), so a dialog can outlive its
+//     question: a Yes given to a question that had already closed changes
+//     nothing, and a second dialog says so.
+//
+// If the page never confirms the question shown, no dialog opens and the
+// deadline answers.
 func (a *App) ask(ctx context.Context, q protocol.Question) (protocol.Answer, error) {
 	window := a.window.Load()
 	if window == nil {
 		<-ctx.Done() // no window yet: the run's deadline answers
 		return protocol.Answer{}, context.Cause(ctx)
 	}
-	yes, err := a.dialog(*window, permissionTitle(q), permissionText(q))
-	if err != nil {
-		return protocol.Answer{}, err
+	// The log's word on the question outlives this call: a Yes given as the
+	// question closes is checked against it after ask has returned.
+	fate := a.followQuestion(*window, q)
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	go func() {
+		select {
+		case <-fate.closed:
+			stop(errQuestionClosed)
+		case <-ctx.Done():
+		}
+	}()
+
+	title := permissionTitle(q)
+	text, whole := permissionText(q, fate.deadline())
+	q.DialogShowsAll = whole
+	q, open := a.questions.add(q)
+	defer a.questions.remove(q.ID)
+	a.emit(*window, eventQuestion, q)
+	select {
+	case <-open.shown:
+	case <-ctx.Done():
+		return protocol.Answer{}, context.Cause(ctx)
 	}
-	return protocol.Answer{Allowed: yes}, nil
+	select {
+	case a.dialogs <- struct{}{}:
+	case <-ctx.Done():
+		return protocol.Answer{}, context.Cause(ctx)
+	}
+	got := make(chan dialogAnswer, 1)
+	go func() {
+		yes, err := a.dialog(*window, title, text)
+		got <- dialogAnswer{yes, err}
+	}()
+	select {
+	case r := <-got:
+		<-a.dialogs
+		if r.err != nil {
+			return protocol.Answer{}, r.err
+		}
+		if r.yes {
+			go a.checkYes(*window, fate) // the question may have closed as the user clicked
+		}
+		return protocol.Answer{Allowed: r.yes}, nil
+	case <-ctx.Done():
+		go func() {
+			r := <-got // the dialog is still on screen, and holds the token
+			<-a.dialogs
+			if r.err == nil && r.yes {
+				a.sayExpired(*window, fate)
+			}
+		}()
+		return protocol.Answer{}, context.Cause(ctx)
+	}
+}
+
+type dialogAnswer struct {
+	yes bool
+	err error
+}
+
+// errQuestionClosed: the run's log closed the question before the user
+// answered it here.
+var errQuestionClosed = errors.New("the question was closed before it was answered")
+
+// checkYes waits for the log's word on a question the user said yes to:
+// when it was not that yes that closed it (the deadline or a stop came
+// first), the yes did nothing, and the user is told.
+func (a *App) checkYes(window context.Context, f *questionFate) {
+	select {
+	case <-f.closed:
+	case <-window.Done():
+		return
+	}
+	if !f.end.yes {
+		a.sayExpired(window, f)
+	}
+}
+
+// sayExpired tells the user their Yes came after the question had closed,
+// once the log says how it closed. The notice is a dialog too, so it waits
+// for its turn.
+func (a *App) sayExpired(window context.Context, f *questionFate) {
+	select {
+	case <-f.closed:
+	case <-window.Done():
+		return
+	}
+	select {
+	case a.dialogs <- struct{}{}:
+	case <-window.Done():
+		return
+	}
+	defer func() { <-a.dialogs }()
+	if err := a.notice(window, "Your answer came too late", expiredText(f.end)); err != nil {
+		a.log.Warn("the notice about an expired question could not be shown", "err", err)
+	}
+}
+
+// expiredText says what became of a question a late Yes was given to.
+func expiredText(end questionEnd) string {
+	why := "The request had already stopped"
+	if end.byDefault {
+		why = "Nobody answered in time, so Quire had already answered"
+		if end.allowed {
+			why += " yes by default"
+		} else {
+			why += " No"
+		}
+	}
+	if end.allowed {
+		return why + ". Your Yes changed nothing more."
+	}
+	return why + ", and your Yes changed nothing: nothing was run. Ask the assistant again if you still want it done."
 }
 
 func permissionTitle(q protocol.Question) string {
 	if len(q.Calls) == 1 {
-		return "Allow Quire to run " + q.Calls[0].Name + "?"
+		return "Allow Quire to run " + visible(q.Calls[0].Name) + "?"
 	}
 	return fmt.Sprintf("Allow Quire to run these %d actions?", len(q.Calls))
 }
 
-func permissionText(q protocol.Question) string {
+// A GTK message dialog does not scroll: it grows with its text, and past
+// the screen its buttons are out of reach. About 30 lines of body text fit
+// a 768-pixel-high screen with the title, icon and buttons; 1,000
+// characters wrap to some 15 lines at the dialog's width. Within these
+// bounds every call is shown whole; a call that does not fit is named, with
+// its size, and read in full on the window's card.
+const (
+	dialogMaxLines = 20
+	dialogMaxRunes = 1000
+)
+
+// permissionText is the dialog's message: each call's whole description
+// (every invisible or layout character escaped, as \u200b), or, when it
+// does not fit, what it is and how long, with the full text on the card;
+// whole reports that every description fits. by is when the question
+// expires (zero: not known).
+func permissionText(q protocol.Question, by time.Time) (text string, whole bool) {
+	whole = true
 	var b strings.Builder
 	b.WriteString("The assistant wants to:\n")
+	lines, runes := 0, 0
 	for i, c := range q.Calls {
 		desc := c.Name + " " + string(c.Arguments)
 		if i < len(q.Descriptions) {
 			desc = q.Descriptions[i]
 		}
-		if r := []rune(desc); len(r) > 1200 {
-			desc = string(r[:1200]) + "…"
+		desc = visible(desc)
+		n, r := strings.Count(desc, "\n")+1, utf8.RuneCountInString(desc)
+		if lines+n <= dialogMaxLines && runes+r <= dialogMaxRunes {
+			lines, runes = lines+n, runes+r
+			fmt.Fprintf(&b, "\n• %s", desc)
+			continue
 		}
-		fmt.Fprintf(&b, "\n• %s", desc)
+		// Named by its heading ("Create plan.md:"), or by the tool when the
+		// heading is the text itself: no part of a text is shown as if whole.
+		first, _, more := strings.Cut(desc, "\n")
+		if !more || utf8.RuneCountInString(first) > 120 {
+			first = visible(c.Name)
+		}
+		whole = false
+		lines, runes = lines+3, runes+utf8.RuneCountInString(first)+160
+		fmt.Fprintf(&b, "\n• %s\n  This is %s, %s: too long for this dialog. The Quire window shows all of it; read it there before you answer.",
+			first, count(r, "character", "characters"), count(n, "line", "lines"))
 	}
 	b.WriteString("\n\nYes runs them all; No tells the assistant you declined.")
+	if !by.IsZero() {
+		fmt.Fprintf(&b, "\nThis question expires at %s; after that, your answer changes nothing.", by.Local().Format("15:04"))
+	}
+	return b.String(), whole
+}
+
+// count writes n with its noun and thousands separators: "4,312 characters".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s + " " + many
+}
+
+// visible escapes what would not read as itself in a dialog: control
+// characters (but newline and tab), format characters (zero-width spaces
+// and joiners, bidirectional controls, the BOM, soft hyphens), line and
+// paragraph separators, letters that draw blank, private-use and unassigned
+// code points, and bytes that are not UTF-8. Each becomes \u200b (or
+// \U0001f3f4 past the first plane), so a name cannot reorder or hide the
+// text around it. The page's card does the same (frontend toolcard.ts).
+func visible(s string) string {
+	var b strings.Builder
+	for i, c := range s {
+		switch {
+		case c == '\n' || c == '\t':
+			b.WriteRune(c)
+		case c == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, s[i]) // a byte that is not UTF-8
+		case invisible(c):
+			if c > 0xFFFF {
+				fmt.Fprintf(&b, `\U%08x`, c)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, c)
+			}
+		default:
+			b.WriteRune(c)
+		}
+	}
 	return b.String()
+}
+
+func invisible(c rune) bool {
+	switch c {
+	case 0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800:
+		return true // letters (and the braille blank) that draw nothing
+	}
+	return unicode.IsControl(c) || unicode.In(c, unicode.Cf, unicode.Zl, unicode.Zp) || !unicode.IsGraphic(c)
+}
+
+// questionBoard holds the questions the window is asking. Safe for
+// concurrent use; the zero value is empty.
+type questionBoard struct {
+	mu   sync.Mutex
+	next int
+	open map[string]*openQuestion
+}
+
+type openQuestion struct {
+	q     protocol.Question
+	shown chan struct{} // closed once the page has shown it
+	once  sync.Once
+}
+
+// add gives q its id and keeps it until remove.
+func (b *questionBoard) add(q protocol.Question) (protocol.Question, *openQuestion) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.open == nil {
+		b.open = map[string]*openQuestion{}
+	}
+	b.next++
+	q.ID = "q" + strconv.Itoa(b.next)
+	o := &openQuestion{q: q, shown: make(chan struct{})}
+	b.open[q.ID] = o
+	return q, o
+}
+
+func (b *questionBoard) remove(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.open, id)
+}
+
+func (b *questionBoard) shown(id string) error {
+	b.mu.Lock()
+	o, ok := b.open[id]
+	b.mu.Unlock()
+	if !ok {
+		return errNoQuestion
+	}
+	o.once.Do(func() { close(o.shown) })
+	return nil
+}
+
+// list is every open question, oldest first.
+func (b *questionBoard) list() []protocol.Question {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]protocol.Question, 0, len(b.open))
+	for _, o := range b.open {
+		out = append(out, o.q)
+	}
+	slices.SortFunc(out, func(x, y protocol.Question) int { // q9 before q10
+		if c := cmp.Compare(len(x.ID), len(y.ID)); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.ID, y.ID)
+	})
+	return out
+}
+
+var errNoQuestion = errors.New("that question is no longer open (it was answered, or its request stopped); nothing to show")
+
+// QuestionShown tells Quire the page has shown the question id in full
+// (quire:question): only then does its native dialog open. It cannot
+// answer the question.
+func (a *App) QuestionShown(id string) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	return a.questions.shown(id)
+}
+
+// Questions are the permission questions open now, for a page that loaded
+// after they were sent: it shows each, then calls QuestionShown.
+func (a *App) Questions() ([]protocol.Question, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	return a.questions.list(), nil
+}
+
+// questionEnd is how the log closed a question.
+type questionEnd struct {
+	yes       bool // the user's own yes (permission.answered, allowed, not by default)
+	allowed   bool
+	byDefault bool // the deadline answered
+}
+
+// questionFate is a question as the run's log tells it: when it expires and
+// how it closed. Both are read from the session's events, the one account
+// of what happened, whichever host answered.
+type questionFate struct {
+	mu      sync.Mutex
+	expires time.Time
+	closed  chan struct{} // closed once end is set
+	end     questionEnd
+}
+
+func (f *questionFate) deadline() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.expires
+}
+
+// followQuestion reads q's session from its permission.requested on (the
+// runtime logs it before it asks) until an event closes the question: a
+// permission.answered for its calls, a refusal of one (the deadline, a
+// stop), one of them starting, or the end of its run. It stops with
+// window, or when the session cannot be read (the question then never
+// closes from here; the run's own context still ends ask).
+func (a *App) followQuestion(window context.Context, q protocol.Question) *questionFate {
+	f := &questionFate{closed: make(chan struct{})}
+	ids := make(map[string]bool, len(q.Calls))
+	for _, c := range q.Calls {
+		ids[c.ID] = true
+	}
+	ours := func(e protocol.Event) bool {
+		if e.Type != "permission.requested" || e.RunID != q.RunID {
+			return false
+		}
+		var p struct {
+			Calls      []struct{ ID string } `json:"calls"`
+			DeadlineNS int64                 `json:"deadlineNs"`
+		}
+		if json.Unmarshal(e.Payload, &p) != nil || len(p.Calls) != len(ids) {
+			return false
+		}
+		for _, c := range p.Calls {
+			if !ids[c.ID] {
+				return false
+			}
+		}
+		if p.DeadlineNS > 0 {
+			f.mu.Lock()
+			f.expires = time.Unix(0, p.DeadlineNS)
+			f.mu.Unlock()
+		}
+		return true
+	}
+	// Start at the latest request for these calls already in the log: a
+	// model that reuses call ids asked an earlier question about the same ones.
+	var from int64
+	if evs, err := a.kernel.Events(window, q.Session, 0); err == nil {
+		for _, e := range evs {
+			if ours(e) {
+				from = e.Seq
+			}
+		}
+	}
+	go func() {
+		seen := false
+		for {
+			evs, _ := a.kernel.Follow(window, q.Session, from)
+			progressed := false
+			for e := range evs {
+				from, progressed = e.Seq+1, true
+				if ours(e) {
+					seen = true
+					continue
+				}
+				if !seen {
+					continue
+				}
+				if end, ok := closes(e, q.RunID, ids); ok {
+					f.end = end
+					close(f.closed)
+					return
+				}
+			}
+			// A stream that ended after some events (a slow reader cut off)
+			// resumes where it was; one that gave nothing will not either.
+			if window.Err() != nil || !progressed {
+				return
+			}
+		}
+	}()
+	return f
+}
+
+// closes reports whether e closes a question about ids in run, and how.
+func closes(e protocol.Event, run string, ids map[string]bool) (questionEnd, bool) {
+	switch e.Type {
+	case "permission.answered":
+		var p struct {
+			CallIDs   []string `json:"callIds"`
+			Allowed   bool     `json:"allowed"`
+			ByDefault bool     `json:"byDefault"`
+		}
+		if json.Unmarshal(e.Payload, &p) == nil && slices.ContainsFunc(p.CallIDs, func(id string) bool { return ids[id] }) {
+			return questionEnd{yes: p.Allowed && !p.ByDefault, allowed: p.Allowed, byDefault: p.ByDefault}, true
+		}
+	case "tool.refused", "tool.started":
+		var p struct {
+			CallID string `json:"callId"`
+			Status string `json:"status"`
+		}
+		if json.Unmarshal(e.Payload, &p) == nil && ids[p.CallID] {
+			// A refusal with no answer before it is the deadline's No (denied)
+			// or a stop (cancelled); a call that starts was allowed by default.
+			return questionEnd{byDefault: p.Status == "denied" || e.Type == "tool.started", allowed: e.Type == "tool.started"}, true
+		}
+	case "run.finished":
+		if e.RunID == run {
+			return questionEnd{}, true
+		}
+	}
+	return questionEnd{}, false
 }
 
 // startup receives the window's context and starts forwarding updates. The

@@ -9,6 +9,7 @@ import (
 
 	"quire/kernel/event"
 	"quire/kernel/protocol"
+	"quire/kernel/runtime"
 	"quire/kernel/tool"
 )
 
@@ -24,6 +25,7 @@ func (p *played) check(sc Scenario, real bool) []string {
 	fails = append(fails, undecodable(p.events)...)
 	fails = append(fails, unapprovedWrites(p.events)...)
 	fails = append(fails, unapprovedMemory(p.events)...)
+	fails = append(fails, shownInFull(p.events, p.questions)...)
 	fails = append(fails, unclosedRuns(p.events)...)
 
 	// Outcomes.
@@ -336,6 +338,80 @@ func unapprovedMemory(evs []protocol.Event) []string {
 		}
 	}
 	return fails
+}
+
+// shownInFull finds writes the user allowed without having been shown all
+// of them: every line of every text argument of an allowed call that can
+// change something must be in the description its question carried — a
+// line after the first few (a command pasted at the end of a note) is
+// exactly what a cut-short question would hide. Arguments that name
+// rather than say something (an id, a requestId) are not content.
+func shownInFull(evs []protocol.Event, questions []runtime.Question) []string {
+	effects := map[string]tool.Effect{}
+	allowed := map[string]bool{}
+	for _, e := range evs {
+		switch event.Type(e.Type) {
+		case event.InputReceived:
+			if in := payloadOf[event.InputReceivedPayload](e); in.Caps != nil {
+				for _, t := range in.Caps.Tools {
+					effects[t.Name] = tool.Effect(t.Effects)
+				}
+			}
+		case event.PermissionAnswered:
+			if a := payloadOf[event.PermissionAnsweredPayload](e); a.Allowed && !a.ByDefault {
+				for _, id := range a.CallIDs {
+					allowed[id] = true
+				}
+			}
+		}
+	}
+	var fails []string
+	for qi, q := range questions {
+		for i, c := range q.Calls {
+			if !allowed[c.ID] || effects[c.Name]&^tool.ReadFs == 0 {
+				continue
+			}
+			desc := ""
+			if i < len(q.Descriptions) {
+				desc = q.Descriptions[i]
+			}
+			var args map[string]any
+			if json.Unmarshal(c.Arguments, &args) != nil {
+				continue // not an object: the description is the arguments themselves
+			}
+			for _, key := range slices.Sorted(maps.Keys(args)) {
+				if key == "id" || strings.HasSuffix(key, "Id") || strings.HasSuffix(key, "ID") {
+					continue
+				}
+				for _, line := range textLines(args[key]) {
+					if !strings.Contains(desc, line) {
+						fails = append(fails, fmt.Sprintf("question %d allowed %s (call %s) without showing its %s line %q; the user was shown:\n%s", qi+1, c.Name, c.ID, key, short(line), desc))
+						break
+					}
+				}
+			}
+		}
+	}
+	return fails
+}
+
+// textLines are the non-blank lines of the strings in v (a string, or a
+// list of them), without the space around them.
+func textLines(v any) []string {
+	var out []string
+	switch x := v.(type) {
+	case string:
+		for l := range strings.SplitSeq(x, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				out = append(out, l)
+			}
+		}
+	case []any:
+		for _, y := range x {
+			out = append(out, textLines(y)...)
+		}
+	}
+	return out
 }
 
 // unclosedRuns finds runs without exactly one terminal event.

@@ -148,6 +148,7 @@ type played struct {
 	requests     []string // each request's messages as one text
 	asked        int
 	askProblems  []string
+	questions    []runtime.Question // every question the user was asked, in order
 	actionErrors []string
 	pendingTurns int
 }
@@ -240,6 +241,7 @@ func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*playe
 	err = p.converse(ctx, sc, build, env)
 	p.requests = requests()
 	p.asked, p.askProblems = ask.result()
+	p.questions = ask.seen()
 	return p, err
 }
 
@@ -426,6 +428,9 @@ type asker struct {
 	real     bool
 	asked    int
 	problems []string
+	// questions are what the user was shown, for the invariant that every
+	// yes was given to the whole of what it allowed (shownInFull).
+	questions []runtime.Question
 }
 
 func (a *asker) ask(ctx context.Context, q runtime.Question) (runtime.Answer, error) {
@@ -449,6 +454,7 @@ func (a *asker) next(q runtime.Question) (ans Answer, ok bool) {
 	defer a.mu.Unlock()
 	i := a.asked
 	a.asked++
+	a.questions = append(a.questions, q)
 	var names []string
 	for _, c := range q.Calls {
 		names = append(names, c.Name)
@@ -468,6 +474,12 @@ func (a *asker) next(q runtime.Question) (ans Answer, ok bool) {
 		return Answer{}, false
 	}
 	return ans, true
+}
+
+func (a *asker) seen() []runtime.Question {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.questions)
 }
 
 func (a *asker) result() (int, []string) {

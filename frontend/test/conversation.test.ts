@@ -595,6 +595,14 @@ const agentCases: AgentCase[] = [
     want: ['user:check my notes', 'assistant:I will write it. [w1 write_file refused/denied]', 'permission:[w1] default-denied'],
   },
   {
+    name: 'the deadline answers on its clock (no permission.answered, only the refusal): "No answer in time"',
+    events: [
+      ...asking,
+      ev(7, 'tool.refused', { callId: 'w1', name: 'write_file', status: 'denied', reason: 'Nobody answered the request to run this call in time, so it was not run.' }, 'r1'),
+    ],
+    want: ['user:check my notes', 'assistant:I will write it. [w1 write_file refused/denied]', 'permission:[w1] default-denied'],
+  },
+  {
     name: 'an answer about other calls changes nothing',
     events: [...asking, ev(7, 'permission.answered', { callIds: ['zz'], allowed: true }, 'r1')],
     want: ['user:check my notes', 'assistant:I will write it. [w1 write_file asking]', 'permission:[w1] open'],

@@ -106,6 +106,8 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"DocumentSource":       reflect.TypeFor[protocol.DocumentSource](),
 		"MemoryItem":           reflect.TypeFor[protocol.MemoryItem](),
 		"MemoryList":           reflect.TypeFor[protocol.MemoryList](),
+		"Question":             reflect.TypeFor[protocol.Question](),
+		"QuestionCall":         reflect.TypeFor[protocol.QuestionCall](),
 		"Check":                reflect.TypeFor[doctor.Check](),
 		"DoctorReport":         reflect.TypeFor[doctor.Report](),
 	})

@@ -5,12 +5,21 @@ import "encoding/json"
 // Question is a permission question as a host puts it to the user: the
 // calls of one step that wait for the user's yes, asked together.
 type Question struct {
+	// ID is the window's name for the question while it asks it (the page
+	// confirms by it that it has shown the question); empty elsewhere.
+	ID      string         `json:"id,omitempty"`
 	Session string         `json:"session"`
 	RunID   string         `json:"runId"`
 	Calls   []QuestionCall `json:"calls"`
 	// Descriptions say, call by call, what each would do (for an edit a
-	// compact diff, for a move from -> to).
+	// compact diff, for a move from -> to), in full: nothing the user says
+	// yes to is elided.
 	Descriptions []string `json:"descriptions,omitempty"`
+	// DialogShowsAll: the window's native dialog shows every description
+	// whole. When false, the page lets the user read them first and opens
+	// the dialog only when asked to (a dialog is modal: the page cannot be
+	// scrolled behind it).
+	DialogShowsAll bool `json:"dialogShowsAll,omitempty"`
 }
 
 // QuestionCall is one call a Question asks about.

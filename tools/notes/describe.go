@@ -1,16 +1,23 @@
 package notes
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"quire/kernel/tool"
 )
 
-// Describe says what a call would do, for the permission dialog: for an
-// edit a compact unified diff, for a move "from → to", for a new note its
-// first lines. It reads only the call, never the disk.
+// Describe says what a call would do, for the permission question: for an
+// edit a unified diff, for a move "from → to", for a new note or an append
+// every line of its text. Nothing is elided: the user says yes to exactly
+// what is shown, so a line hidden after the first few (a command pasted at
+// the end of a note) would be a yes to text nobody saw. How much of it a
+// dialog can show is the host's business. It reads only the call, never the
+// disk (undo's describer reads the change log; see describeUndo).
 func (t *noteTool) Describe(call tool.Call) string {
 	var a map[string]any
 	if err := json.Unmarshal(call.Arguments, &a); err != nil {
@@ -19,11 +26,11 @@ func (t *noteTool) Describe(call tool.Call) string {
 	str := func(k string) string { s, _ := a[k].(string); return s }
 	switch t.spec.Name {
 	case "create_note":
-		return fmt.Sprintf("Create %s:\n%s", str("path"), prefixed("+ ", str("content"), 12))
+		return fmt.Sprintf("Create %s:\n%s", str("path"), prefixed("+ ", str("content")))
 	case "append_note":
-		return fmt.Sprintf("Add to the end of %s:\n%s", str("path"), prefixed("+ ", str("text"), 12))
+		return fmt.Sprintf("Add to the end of %s:\n%s", str("path"), prefixed("+ ", str("text")))
 	case "edit_note":
-		return fmt.Sprintf("Change %s:\n%s", str("path"), compactDiff(str("find"), str("replace")))
+		return fmt.Sprintf("Change %s:\n%s", str("path"), compactDiff(str("find"), str("replace"), -1))
 	case "move_note":
 		return fmt.Sprintf("Move %s → %s", str("from"), str("to"))
 	case "make_folder":
@@ -37,31 +44,83 @@ func (t *noteTool) Describe(call tool.Call) string {
 		}
 		return fmt.Sprintf("Set the tags of %s to: %s", str("path"), strings.Join(tags, ", "))
 	case "link_notes":
+		if text := str("text"); text != "" {
+			return fmt.Sprintf("Add to %s a link to %s, with the text: %s", str("from"), str("to"), text)
+		}
 		return fmt.Sprintf("Add to %s a link to %s", str("from"), str("to"))
 	case "undo":
+		if t.describe != nil {
+			return t.describe(str("changeId"))
+		}
 		return "Undo the change " + str("changeId")
 	}
 	return ""
 }
 
-// prefixed puts prefix before each of the first max lines of text.
-func prefixed(prefix, text string, max int) string {
-	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	var b strings.Builder
-	for i, l := range lines {
-		if i == max {
-			fmt.Fprintf(&b, "  … %d more lines\n", len(lines)-max)
-			break
-		}
-		b.WriteString(prefix + l + "\n")
+// prefixed puts prefix before every line of text.
+func prefixed(prefix, text string) string {
+	if text == "" {
+		return "  (no text)"
 	}
-	return strings.TrimRight(b.String(), "\n")
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
 }
+
+// describeTimeout bounds the change-log lookup of an undo's question: the
+// question waits for it, and a log that cannot answer in this time gets a
+// question that says so.
+const describeTimeout = 5 * time.Second
+
+// describeUndo says what undoing the change id does: which note, what comes
+// back and what is discarded. The change log is append-only and a change id
+// names one fixed change, so this is as pure as a description over the
+// call: the same call is described the same way, live or replayed.
+func describeUndo(log ChangeLog, id string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), describeTimeout)
+	defer cancel()
+	c, err := log.Change(ctx, id)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return fmt.Sprintf("Undo the change %s. It is not in the change log, so the undo will fail and change nothing.", id)
+		}
+		return fmt.Sprintf("Undo the change %s. Quire could not look it up (%v), so it cannot say here what the undo would change; answer No if you are not sure.", id, err)
+	}
+	head := fmt.Sprintf("Undo the change %s (%s)", c.ID, c.Tool)
+	switch c.Kind {
+	case KindWrite:
+		switch {
+		case c.Before == nil && c.After != nil:
+			return fmt.Sprintf("%s: remove %s, which it created. Its text is discarded:\n%s", head, c.Path, prefixed("- ", *c.After))
+		case c.After == nil && c.Before != nil:
+			return fmt.Sprintf("%s: make %s again, which it removed, with this text:\n%s", head, c.Path, prefixed("+ ", *c.Before))
+		case c.Before != nil && c.After != nil:
+			return fmt.Sprintf("%s: give %s back the text it had before (- is discarded, + is restored):\n%s", head, c.Path, compactDiff(*c.After, *c.Before, undoContext))
+		}
+		return fmt.Sprintf("%s on %s", head, c.Path)
+	case KindMove:
+		return fmt.Sprintf("%s: move %s back to %s", head, c.Path, c.From)
+	case KindMakeFolder:
+		return fmt.Sprintf("%s: remove the folder %s, if it is still empty", head, c.Path)
+	case KindRemoveFolder:
+		return fmt.Sprintf("%s: make the empty folder %s again", head, c.Path)
+	}
+	return fmt.Sprintf("%s on %s", head, c.Path)
+}
+
+// undoContext is how many unchanged lines an undo's diff keeps around what
+// it changes: an undo restores a whole note, and its unchanged lines are
+// not part of what is discarded or restored.
+const undoContext = 3
 
 // compactDiff shows old → new as a unified diff of lines, keeping the lines
 // they share at the start and end as context, so a one-word change in a
-// paragraph reads as one - and one + line.
-func compactDiff(old, new string) string {
+// paragraph reads as one - and one + line. keep bounds the shared lines
+// shown on each side (fewer are said as "… N unchanged lines"); below 0,
+// all are shown.
+func compactDiff(old, new string, keep int) string {
 	a := strings.Split(old, "\n")
 	b := strings.Split(new, "\n")
 	pre := 0
@@ -73,7 +132,12 @@ func compactDiff(old, new string) string {
 		suf++
 	}
 	var out []string
-	for _, l := range a[:pre] {
+	head := a[:pre]
+	if keep >= 0 && len(head) > keep {
+		out = append(out, fmt.Sprintf("  … %d unchanged lines", len(head)-keep))
+		head = head[len(head)-keep:]
+	}
+	for _, l := range head {
 		out = append(out, "  "+l)
 	}
 	for _, l := range a[pre : len(a)-suf] {
@@ -82,8 +146,16 @@ func compactDiff(old, new string) string {
 	for _, l := range b[pre : len(b)-suf] {
 		out = append(out, "+ "+l)
 	}
-	for _, l := range a[len(a)-suf:] {
+	tail := a[len(a)-suf:]
+	rest := 0
+	if keep >= 0 && len(tail) > keep {
+		tail, rest = tail[:keep], len(tail)-keep
+	}
+	for _, l := range tail {
 		out = append(out, "  "+l)
+	}
+	if rest > 0 {
+		out = append(out, fmt.Sprintf("  … %d unchanged lines", rest))
 	}
 	return strings.Join(out, "\n")
 }

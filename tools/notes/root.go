@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -196,8 +197,11 @@ func (r *Root) within(p string) (string, bool) {
 // slash-separated, or an error wrapping ErrBadPath or ErrOutsideRoot.
 //
 //   - empty, over maxPathBytes, not UTF-8: refused;
-//   - NUL, control characters and bidirectional overrides: refused (they hide
-//     what a name says);
+//   - NUL, control characters, bidirectional overrides, other invisible
+//     characters (zero-width spaces and joiners, the BOM, soft hyphens, line
+//     and paragraph separators, blank letters) and a word that mixes scripts
+//     (Latin with Cyrillic look-alikes): refused, because they make a name
+//     read as something else — in a permission question above all;
 //   - a backslash is a separator on every system, so a path means the same
 //     on Linux, macOS and Windows;
 //   - absolute paths, UNC paths (\\server\share, //x) and drive letters
@@ -227,7 +231,9 @@ func cleanRel(rel string) (string, error) {
 		case unicode.IsControl(c):
 			return "", fail(ErrBadPath, "the path %q contains a control character; use a plain path like projects/plan.md", rel)
 		case isBidiControl(c):
-			return "", fail(ErrBadPath, "the path %q contains an invisible text-direction character; use a plain path like projects/plan.md", rel)
+			return "", fail(ErrBadPath, "the path %q contains an invisible text-direction character (%s); use a plain path like projects/plan.md", rel, codePoint(c))
+		case isInvisible(c):
+			return "", fail(ErrBadPath, "the path %q contains an invisible character (%s), so it would not read as what it names; use a plain path like projects/plan.md", rel, codePoint(c))
 		}
 	}
 	p := strings.ReplaceAll(rel, `\`, "/")
@@ -260,6 +266,9 @@ func cleanRel(rel string) (string, error) {
 		case isDeviceName(seg):
 			return "", fail(ErrBadPath, "%q is a reserved device name on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9); choose another name", where)
 		}
+		if word, a, b, mixed := mixedScripts(seg); mixed {
+			return "", fail(ErrBadPath, "the word %q in the name %s mixes %s and %s letters, which can make it look like another name; write it in one script", word, where, a, b)
+		}
 	}
 	return clean, checkGit(clean, rel)
 }
@@ -284,6 +293,90 @@ func isASCIILetter(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <
 // U+200E, U+200F, U+061C).
 func isBidiControl(c rune) bool {
 	return c >= 0x202A && c <= 0x202E || c >= 0x2066 && c <= 0x2069 || c == 0x200E || c == 0x200F || c == 0x061C
+}
+
+// isInvisible reports the characters that draw nothing, or draw as layout,
+// beyond the bidirectional controls: every format character (Unicode
+// category Cf: U+200B-U+200D zero-width space and joiners, U+2060 word
+// joiner, U+FEFF the BOM, U+00AD soft hyphen, tag characters), the line and
+// paragraph separators U+2028/U+2029 (they break a line in a dialog), and
+// the letters that render blank (Hangul fillers, the braille blank).
+func isInvisible(c rune) bool {
+	switch c {
+	case 0x2028, 0x2029, 0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800:
+		return true
+	}
+	return unicode.Is(unicode.Cf, c)
+}
+
+// codePoint names a character for a sentence: U+200B.
+func codePoint(c rune) string { return fmt.Sprintf("U+%04X", c) }
+
+// allowedMixes are the sets of scripts one word may combine, from Unicode's
+// "highly restrictive" level (UTS #39 §5.2): Japanese, Chinese and Korean
+// writing mix their scripts with Latin, while Latin with Cyrillic or Greek
+// is how a look-alike name is made (a Cyrillic "а" in "pаypal").
+var allowedMixes = [][]*unicode.RangeTable{
+	{unicode.Latin, unicode.Han, unicode.Hiragana, unicode.Katakana},
+	{unicode.Latin, unicode.Han, unicode.Bopomofo},
+	{unicode.Latin, unicode.Han, unicode.Hangul},
+}
+
+// mixedScripts finds a word of seg (a run of letters and marks) whose
+// letters come from scripts no allowed mix combines; it returns the word
+// and two of its scripts. Words are judged one by one, so "отчёт.md" (a
+// Cyrillic word and a Latin extension) is a fine name.
+func mixedScripts(seg string) (word, a, b string, mixed bool) {
+	for _, w := range strings.FieldsFunc(seg, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsMark(c) }) {
+		var seen []string
+		tables := map[string]*unicode.RangeTable{}
+		for _, c := range w {
+			name, t := scriptOf(c)
+			if t == nil || tables[name] != nil {
+				continue
+			}
+			tables[name] = t
+			seen = append(seen, name)
+		}
+		if len(seen) < 2 || mixAllowed(tables) {
+			continue
+		}
+		return w, seen[0], seen[1], true
+	}
+	return "", "", "", false
+}
+
+// scriptOf is the script of a letter, or nil for the characters every
+// script shares (Common, Inherited: digits, punctuation, combining marks).
+func scriptOf(c rune) (string, *unicode.RangeTable) {
+	if unicode.Is(unicode.Latin, c) {
+		return "Latin", unicode.Latin // by far the most common: no map walk
+	}
+	if unicode.Is(unicode.Common, c) || unicode.Is(unicode.Inherited, c) {
+		return "", nil
+	}
+	for name, t := range unicode.Scripts {
+		if unicode.Is(t, c) {
+			return name, t
+		}
+	}
+	return "", nil
+}
+
+func mixAllowed(scripts map[string]*unicode.RangeTable) bool {
+	for _, mix := range allowedMixes {
+		all := true
+		for _, t := range scripts {
+			if !slices.Contains(mix, t) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 // isDeviceName reports a name Windows maps to a device whatever its

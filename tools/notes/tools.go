@@ -46,6 +46,9 @@ const (
 type noteTool struct {
 	spec tool.Spec
 	run  func(ctx context.Context, call tool.Call) (tool.Result, error)
+	// describe, when set, describes a call by the one id it names (undo's:
+	// the change it would revert, read from the change log).
+	describe func(id string) string
 }
 
 func (t *noteTool) Spec() tool.Spec { return t.spec }

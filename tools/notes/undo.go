@@ -18,7 +18,7 @@ func undoChange(r *Root, log ChangeLog) tool.Tool {
 	spec := writeSpec("undo", "Undo one change made by a note tool (create, append, edit, move, make folder, set tags, link, or an earlier undo): "+
 		"a created note is removed, an edited note gets its previous text back, a moved note moves back. "+
 		"It refuses when the note has changed since, so later work is never lost.", tool.Unsafe)
-	return newTool(spec, params, func(ctx context.Context, _ tool.Call, a args) (tool.Result, error) {
+	t := newTool(spec, params, func(ctx context.Context, _ tool.Call, a args) (tool.Result, error) {
 		if a.ChangeID == "" {
 			return tool.Result{}, fail(tool.ErrInvalidArgs, "the changeId is empty; give the id of the change to undo, as a note tool's result gave it")
 		}
@@ -45,7 +45,9 @@ func undoChange(r *Root, log ChangeLog) tool.Tool {
 			return r.undoRemoveFolder(c)
 		}
 		return tool.Result{}, fail(tool.ErrInvalidArgs, "the change %s is of an unknown kind %q and cannot be undone", c.ID, c.Kind)
-	})
+	}).(*noteTool)
+	t.describe = func(id string) string { return describeUndo(log, id) }
+	return t
 }
 
 // undoWrite puts back the content the note had before c, if it still has

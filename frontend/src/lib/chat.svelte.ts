@@ -13,6 +13,10 @@
 //
 // Permission questions: the open one of the active session is `question`;
 // `answer` sends the user's answer (only where the transport answersInPage).
+// In the desktop window Go sends each question whole before its native dialog
+// opens (`windowQuestions`): the chat it belongs to is opened, its card shows
+// every call's whole description, and then `questionShown` lets the dialog
+// open.
 //
 // The notes folder: `notesDir` is loaded at start ("" until one is chosen,
 // which shows the first-run hint); `chooseNotesFolder` opens the desktop
@@ -22,7 +26,7 @@
 import { emptyConversation, fold, hasGap, type Conversation, type Item } from './conversation';
 import { titleFrom } from './format';
 import { newIdempotencyKey } from './idempotency';
-import type { Check, DoctorReport, Intent, QEvent, Session } from './protocol';
+import type { Check, DoctorReport, Intent, QEvent, Question, Session } from './protocol';
 import { latestPlan, undoneChanges, type ChecklistDetail } from './toolcard';
 import type { Transport } from './transport/transport';
 
@@ -67,6 +71,8 @@ export class ChatStore {
   choosingFolder = $state(false);
   /** The first-run hint about the notes folder was dismissed. */
   notesHintDismissed = $state(false);
+  /** Desktop window: the questions Go is asking in its dialog, each with every call's whole description. */
+  windowQuestions = $state.raw<Question[]>([]);
 
   readonly active = $derived(this.sessions.find((s) => s.id === this.activeId) ?? null);
   /**
@@ -103,6 +109,7 @@ export class ChatStore {
   private listed = new Set<string>();
   private loadToken = 0;
   private unsubscribe: (() => void) | null = null;
+  private unsubscribeQuestions: (() => void) | null = null;
 
   constructor(private readonly t: Transport) {}
 
@@ -128,6 +135,7 @@ export class ChatStore {
       (list) => this.onSessions(list),
       () => void this.resync(),
     );
+    this.unsubscribeQuestions = this.t.subscribeQuestions?.((q) => this.onQuestion(q)) ?? null;
     const doctor = this.t
       .doctor()
       .then((r) => (this.doctor = r))
@@ -194,6 +202,44 @@ export class ChatStore {
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.unsubscribeQuestions?.();
+    this.unsubscribeQuestions = null;
+  }
+
+  /** A question the window is about to ask: its chat is opened, so its card can show it. */
+  private onQuestion(q: Question): void {
+    this.windowQuestions = [...this.windowQuestions.filter((x) => x.id !== q.id), q];
+    if (q.session && q.session !== this.activeId) void this.select(q.session);
+  }
+
+  /** The window's question about the calls of the permission `item`, or null. */
+  questionFor(item: Item): Question | null {
+    const ids = (item.permission?.calls ?? []).map((c) => c.id);
+    if (ids.length === 0) return null;
+    return (
+      this.windowQuestions.find((q) => {
+        const qs = (q.calls ?? []).map((c) => c.id);
+        return qs.length === ids.length && qs.every((id) => ids.includes(id));
+      }) ?? null
+    );
+  }
+
+  /**
+   * The card has shown question `q` in full: Go may open its dialog. A
+   * question that closed meanwhile has nothing left to open; that is not an
+   * error for the user.
+   */
+  async questionShown(q: Question): Promise<void> {
+    try {
+      await this.t.questionShown?.(q.id ?? '');
+    } catch {
+      // Closed meanwhile (answered by the deadline, or the request stopped): the card says so.
+    }
+  }
+
+  /** Forgets a window question whose card has closed. */
+  forgetQuestion(q: Question): void {
+    this.windowQuestions = this.windowQuestions.filter((x) => x.id !== q.id);
   }
 
   async select(id: string | null): Promise<void> {

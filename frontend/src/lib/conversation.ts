@@ -17,7 +17,9 @@
 // - `tool.started` / `tool.result` / `tool.refused` update their call (by
 //   callId) wherever it is, whatever order they arrive in;
 // - `permission.requested` adds a permission item; `permission.answered`
-//   records the answer on it;
+//   records the answer on it; a call of it refused as denied before any
+//   answer is the deadline's No ("No answer in time"), any other refusal
+//   closes it (a stop);
 // - `history.replace` (a compaction) adds a marker where it happened, with
 //   the summary or stub the model sees instead, the figures it was judged
 //   by, and the original messages of its range (they stay in the log and
@@ -473,9 +475,17 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
           status: str(r.status) || 'failure',
           content: str(r.reason),
         });
-        // A call refused while its question was open (a stop): nothing to answer any more.
+        // A call refused while its question was open: nothing to answer any
+        // more. Denied with no answer before it is the deadline's No (the
+        // kernel answers on its clock, with no permission.answered); any
+        // other refusal is a stop.
         const k = openPermission([callId]);
-        if (k >= 0) update(k, { permission: { ...items[k].permission!, closed: true } });
+        if (k >= 0) {
+          const p = items[k].permission!;
+          update(k, {
+            permission: r.status === 'denied' ? { ...p, answer: { allowed: false, byDefault: true } } : { ...p, closed: true },
+          });
+        }
         break;
       }
 

@@ -56,6 +56,12 @@ export const RuntimeEvent = {
   Listening: 'quire:listening',
   /** Page to Go: the delivery number of an Events / Sessions update the page has handled. */
   Taken: 'quire:taken',
+  /**
+   * A Question (with its id and every call's whole description) the window
+   * is about to ask in a native dialog; the page shows it, then calls
+   * QuestionShown(id).
+   */
+  Question: 'quire:question',
 } as const;
 
 /** What the test probe (ReportView / POST /api/probe) receives. */

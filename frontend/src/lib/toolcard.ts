@@ -7,7 +7,7 @@
 // report_state "The assistant is unsure", a note tool's change one plain line
 // with Undo. The renderer only says what Undo would send; the component sends it.
 import type { CallState, Conversation, PermissionState } from './conversation';
-import { isObjectOf, type ChangeKind, type NoteChange, type StateReport, type TodoItem, type TodoPlan } from './protocol';
+import { isObjectOf, type ChangeKind, type NoteChange, type Question, type StateReport, type TodoItem, type TodoPlan } from './protocol';
 
 /** The chip of a call card. */
 export type ChipKind = 'waiting' | 'asking' | 'running' | 'done' | 'partial' | 'failed' | 'denied' | 'cancelled' | 'unknown';
@@ -424,8 +424,9 @@ export function toolCard(call: CallState, ctx: CardContext = {}): ToolCardView {
   return {
     id: call.id,
     name: call.name || 'tool',
-    summary: summarizeArgs(call.arguments),
-    args: foldText(prettyArgs(call.arguments)),
+    // Escaped as on the permission card: a name cannot reorder or hide text here either.
+    summary: visible(summarizeArgs(call.arguments)),
+    args: foldText(visible(prettyArgs(call.arguments))),
     chip,
     chipLabel: label,
     tone,
@@ -444,12 +445,40 @@ export interface ArgField {
   value: Folded;
 }
 
+/**
+ * Escapes what would not read as itself: control characters (but newline and
+ * tab), format characters (zero-width spaces and joiners, bidirectional
+ * controls, the BOM, soft hyphens), line and paragraph separators, letters
+ * that draw blank, private-use, unassigned and lone surrogate code points.
+ * Each becomes `\u200b` (`\U0001f3f4` past the first plane), so a name in a
+ * question cannot reorder or hide the text around it. Go's dialog does the
+ * same (app.go `visible`).
+ */
+export function visible(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    if (ch === '\n' || ch === '\t' || !INVISIBLE.test(ch)) {
+      out += ch;
+      continue;
+    }
+    const cp = ch.codePointAt(0) ?? 0;
+    out += cp > 0xffff ? `\\U${cp.toString(16).padStart(8, '0')}` : `\\u${cp.toString(16).padStart(4, '0')}`;
+  }
+  return out;
+}
+const INVISIBLE = /^(?:[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]|[\u115f\u1160\u3164\uffa0\u2800])$/u;
+
 /** One call of a permission question: its name and all of its arguments. */
 export interface AskedCallView {
   id: string;
   name: string;
   summary: string;
-  /** Pretty arguments; long ones fold behind "Show all", never cut for good. */
+  /**
+   * What the call would do, whole (for a note: every line it writes, or the
+   * diff), escaped; from the desktop window's question. '' when not sent.
+   */
+  description: string;
+  /** Pretty arguments, whole and escaped: nothing is folded before an answer. */
   args: Folded;
   /** The arguments field by field when they are a JSON object, else null (show `args`). */
   fields: ArgField[] | null;
@@ -464,9 +493,6 @@ export interface PermissionView {
   /** Once closed: the one-line record. */
   record: { text: string; tone: Tone } | null;
 }
-
-/** Lines of arguments a permission card shows before "Show all". */
-export const PERMISSION_PREVIEW_LINES = 16;
 
 /** The one-line record of an answered (or closed) question, or null while it is open. */
 export function permissionRecord(p: Pick<PermissionState, 'answer' | 'closed'>): { text: string; tone: Tone } | null {
@@ -485,24 +511,38 @@ export function permissionRecord(p: Pick<PermissionState, 'answer' | 'closed'>):
   return null;
 }
 
+/** A text shown whole: a yes is never given to a part that was folded away. */
+function whole(text: string): Folded {
+  return foldText(visible(text), Infinity, Infinity);
+}
+
 /** The fields of a JSON object's text, or null when it is not one. */
-export function argFields(text: string, maxLines = PERMISSION_PREVIEW_LINES): ArgField[] | null {
+export function argFields(text: string): ArgField[] | null {
   const p = parseJSON(text.trim());
   if (!p.ok || !p.value || typeof p.value !== 'object' || Array.isArray(p.value)) return null;
   return Object.entries(p.value as Record<string, unknown>).map(([key, v]) => ({
-    key,
-    value: foldText(typeof v === 'string' ? v : JSON.stringify(v, null, 2), maxLines, 4000),
+    key: visible(key),
+    value: whole(typeof v === 'string' ? v : JSON.stringify(v, null, 2)),
   }));
 }
 
-export function permissionView(p: PermissionState): PermissionView {
-  const calls = p.calls.map((c) => ({
-    id: c.id,
-    name: c.name || 'tool',
-    summary: summarizeArgs(c.arguments),
-    args: foldText(prettyArgs(c.arguments), PERMISSION_PREVIEW_LINES, 4000),
-    fields: argFields(c.arguments),
-  }));
+/**
+ * The card of a permission question. `question` is the desktop window's
+ * (with each call's whole description), when it sent one.
+ */
+export function permissionView(p: PermissionState, question: Question | null = null): PermissionView {
+  const calls = p.calls.map((c): AskedCallView => {
+    const j = question?.calls?.findIndex((qc) => qc.id === c.id) ?? -1;
+    const description = j >= 0 ? (question?.descriptions?.[j] ?? '') : '';
+    return {
+      id: c.id,
+      name: visible(c.name || 'tool'),
+      summary: visible(summarizeArgs(c.arguments)),
+      description: description ? visible(description) : '',
+      args: whole(prettyArgs(c.arguments)),
+      fields: argFields(c.arguments),
+    };
+  });
   const title =
     calls.length === 1 ? `Allow Quire to run ${calls[0].name}?` : `Allow Quire to run these ${calls.length} actions?`;
   const record = permissionRecord(p);

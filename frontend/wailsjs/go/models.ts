@@ -249,6 +249,7 @@ export namespace protocol {
 	    text: string;
 	    status: string;
 	    origin: string;
+	    approved?: string;
 	    session: string;
 	    seq: number;
 	    events: number[];
@@ -270,6 +271,7 @@ export namespace protocol {
 	        this.text = source["text"];
 	        this.status = source["status"];
 	        this.origin = source["origin"];
+	        this.approved = source["approved"];
 	        this.session = source["session"];
 	        this.seq = source["seq"];
 	        this.events = source["events"];
@@ -330,6 +332,63 @@ export namespace protocol {
 		    return a;
 		}
 	}
+	export class QuestionCall {
+	    id: string;
+	    name: string;
+	    arguments: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new QuestionCall(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.arguments = source["arguments"];
+	    }
+	}
+	export class Question {
+	    id?: string;
+	    session: string;
+	    runId: string;
+	    calls: QuestionCall[];
+	    descriptions?: string[];
+	    dialogShowsAll?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Question(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.session = source["session"];
+	        this.runId = source["runId"];
+	        this.calls = this.convertValues(source["calls"], QuestionCall);
+	        this.descriptions = source["descriptions"];
+	        this.dialogShowsAll = source["dialogShowsAll"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class Session {
 	    id: string;
 	    title: string;
@@ -343,6 +402,7 @@ export namespace protocol {
 	    runStatus?: string;
 	    parent?: string;
 	    parentSeq?: number;
+	    damaged?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Session(source);
@@ -360,6 +420,7 @@ export namespace protocol {
 	        this.runStatus = source["runStatus"];
 	        this.parent = source["parent"];
 	        this.parentSeq = source["parentSeq"];
+	        this.damaged = source["damaged"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -220,6 +220,41 @@ export interface MemoryList {
   learn: boolean;
 }
 
+/**
+ * Question is a permission question as a host puts it to the user: the
+ * calls of one step that wait for the user's yes, asked together.
+ */
+export interface Question {
+  /**
+   * ID is the window's name for the question while it asks it (the page
+   * confirms by it that it has shown the question); empty elsewhere.
+   */
+  id?: string;
+  session: string;
+  runId: string;
+  calls: QuestionCall[] | null;
+  /**
+   * Descriptions say, call by call, what each would do (for an edit a
+   * compact diff, for a move from -> to), in full: nothing the user says
+   * yes to is elided.
+   */
+  descriptions?: string[];
+  /**
+   * DialogShowsAll: the window's native dialog shows every description
+   * whole. When false, the page lets the user read them first and opens
+   * the dialog only when asked to (a dialog is modal: the page cannot be
+   * scrolled behind it).
+   */
+  dialogShowsAll?: boolean;
+}
+
+/** QuestionCall is one call a Question asks about. */
+export interface QuestionCall {
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
 export interface RenameSessionPayload {
   session: string;
   title: string;

@@ -7,7 +7,7 @@
 // The protocol handshake (PROTOCOL_VERSION) is each transport's own business
 // and invisible here: Wails calls Handshake once before anything else, HTTP
 // sends the version with every request.
-import type { DoctorReport, Intent, MemoryItem, MemoryList, QEvent, Session, ViewSnapshot } from '../protocol';
+import type { DoctorReport, Intent, MemoryItem, MemoryList, QEvent, Question, Session, ViewSnapshot } from '../protocol';
 import type { DocumentsTransport } from './documents';
 
 /** Why choosing a folder by path fails without a path. */
@@ -87,6 +87,16 @@ export interface Transport extends MemoryHost, DocumentsTransport {
    * when the question is already closed.
    */
   answer(id: string, callIds: string[], allowed: boolean, feedback: string): Promise<void>;
+  /**
+   * The desktop window only (where `answersInPage` is false): the questions
+   * Go is about to ask in its native dialog, each with its id and every
+   * call's whole description (the questions already open are delivered
+   * first). The page shows a question in full on its card, then calls
+   * `questionShown(id)`: only then does the dialog open. That call cannot
+   * answer anything. Returns an unsubscribe function.
+   */
+  subscribeQuestions?(onQuestion: (q: Question) => void): () => void;
+  questionShown?(id: string): Promise<void>;
   cancel(id: string): Promise<void>;
   /** Test-only probe; a no-op in production. */
   reportView(snapshot: ViewSnapshot): Promise<void>;

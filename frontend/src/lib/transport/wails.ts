@@ -13,10 +13,12 @@
 // `choosesFolderInDialog` is true and the page offers no path field.
 //
 // Permission questions: Go asks them in a native dialog, so there is no bound
-// method to answer one; `answersInPage` is false and `answer` rejects.
+// method to answer one; `answersInPage` is false and `answer` rejects. Before
+// the dialog opens, Go sends the question whole (quire:question); the page
+// shows it and calls QuestionShown, which only lets the dialog open.
 import * as bound from '../../../wailsjs/go/main/App';
 import * as boundRuntime from '../../../wailsjs/runtime/runtime';
-import type { DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, QEvent, Session, ViewSnapshot } from '../protocol';
+import type { DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, QEvent, Question, Session, ViewSnapshot } from '../protocol';
 import { PROTOCOL_VERSION, RuntimeEvent } from '../protocol';
 import { memoryList, NO_MEMORY, toError, type Transport } from './transport';
 
@@ -70,6 +72,10 @@ export interface WailsApp {
   ReviewMemory?: Method<'ReviewMemory', void>;
   SetMemoryApproval?: Method<'SetMemoryApproval', void>;
   SetMemoryLearning?: Method<'SetMemoryLearning', void>;
+  /** The questions the window is asking (to show them). Optional: an older Quire has none. */
+  Questions?: Method<'Questions', Question[] | null>;
+  /** The page has shown question `id` in full: its dialog may open. It cannot answer. */
+  QuestionShown?: Method<'QuestionShown', void>;
 }
 
 /** The generated bindings; only their results are re-typed (see Method). */
@@ -253,6 +259,30 @@ export class WailsTransport implements Transport {
     if (s.approval !== undefined) await this.mem(approval && ((a) => approval.call(a, s.approval!)));
     if (s.learn !== undefined) await this.mem(learn && ((a) => learn.call(a, s.learn!)));
     return this.memory();
+  }
+
+  subscribeQuestions(onQuestion: (q: Question) => void): () => void {
+    const rt = this.runtime;
+    if (!rt?.EventsOnMultiple) return () => {};
+    let live = true;
+    const take = (q: unknown) => {
+      if (live && q && typeof q === 'object' && typeof (q as Question).id === 'string') onQuestion(q as Question);
+    };
+    const off = rt.EventsOnMultiple(RuntimeEvent.Question, take, -1);
+    // A question sent before this page subscribed (a reload) is still open in Go.
+    const list = this.app.Questions;
+    if (typeof list === 'function') {
+      this.call(() => list.call(this.app)).then((qs) => (qs ?? []).forEach(take), () => {});
+    }
+    return () => {
+      live = false;
+      if (typeof off === 'function') off();
+    };
+  }
+  async questionShown(id: string): Promise<void> {
+    const f = this.app.QuestionShown;
+    if (typeof f !== 'function') return;
+    await this.call(() => f.call(this.app, id));
   }
 
   /**

@@ -35,6 +35,10 @@ export function NewSession(arg1:string):Promise<protocol.Session>;
 
 export function NotesFolder():Promise<string>;
 
+export function QuestionShown(arg1:string):Promise<void>;
+
+export function Questions():Promise<Array<protocol.Question>>;
+
 export function RemoveDocument(arg1:string):Promise<void>;
 
 export function RenameSession(arg1:string,arg2:string):Promise<protocol.Session>;

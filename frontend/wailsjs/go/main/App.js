@@ -66,6 +66,14 @@ export function NotesFolder() {
   return window['go']['main']['App']['NotesFolder']();
 }
 
+export function QuestionShown(arg1) {
+  return window['go']['main']['App']['QuestionShown'](arg1);
+}
+
+export function Questions() {
+  return window['go']['main']['App']['Questions']();
+}
+
 export function RemoveDocument(arg1) {
   return window['go']['main']['App']['RemoveDocument'](arg1);
 }
