@@ -84,10 +84,6 @@ func (h Holder) Process() string {
 // is an *InUseError, which says who.
 var ErrInUse = errors.New("the data folder is in use by another quire process")
 
-// errNoPeerCheck: this system cannot tell who is at the other end of a
-// socket, so the local channel refuses everyone.
-var errNoPeerCheck = errors.New("this system cannot check who opens the local channel")
-
 // InUseError is ErrInUse with the folder and its holder.
 type InUseError struct {
 	Dir    string
