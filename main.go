@@ -183,7 +183,12 @@ func runServe(ctx context.Context, settings *config.Store, dist fs.FS, addr stri
 	}
 	defer p.Close()
 	srv := httpapi.New(p.ServeBackend(ctx, os.Getenv("QUIRE_TEST_PROBE")), dist, log)
-	if err := srv.ListenAndServe(ctx, addr, func(url string) { fmt.Fprintln(stdout, "Quire is serving on", url) }); err != nil {
+	// The one URL that opens the API: it carries this start's secret.
+	ready := func(link string) {
+		fmt.Fprintln(stdout, "Quire is serving on", link)
+		fmt.Fprintln(stdout, "Open that link in your browser: it carries a secret made for this start, so no other page can use Quire. Keep it to yourself.")
+	}
+	if err := srv.ListenAndServe(ctx, addr, ready); err != nil {
 		fmt.Fprintln(stderr, "quire:", err)
 		return 1
 	}
