@@ -1,12 +1,16 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
+	"testing/fstest"
 
 	"quire/host/httpapi"
 )
@@ -165,5 +169,52 @@ func TestRefusalsSayWhatToDo(t *testing.T) {
 	}
 	if list, _ := e.store.Sessions(t.Context()); len(list) != 0 {
 		t.Fatalf("refused requests made %d sessions", len(list))
+	}
+}
+
+// lockedBuffer is a log the server's goroutines write while the test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestRefusalsAreLoggedWithoutTheSecret: every refusal leaves a log
+// record saying why, and none of them holds a secret — not even a link's,
+// which is in the query.
+func TestRefusalsAreLoggedWithoutTheSecret(t *testing.T) {
+	var log lockedBuffer
+	h := httpapi.New(httpapi.Backend{}, fstest.MapFS{}, slog.New(slog.NewTextHandler(&log, nil)))
+	c := start(t, h)
+	stale := strings.Repeat("s", len(c.secret))
+	for _, path := range []string{"/?token=" + stale, "/api/sessions"} {
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", c.URL+path, nil)
+		if resp, _ := send(t, req); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("%s: %d, want 401", path, resp.StatusCode)
+		}
+	}
+	req := c.request(t, "GET", "/api/sessions", "")
+	req.Host = "evil.example"
+	send(t, req)
+	got := log.String()
+	for _, want := range []string{"status=401 reason=\"the link does not carry this start's secret\"",
+		"status=401 reason=\"the request does not carry this start's secret\"", "status=421 reason=\"the request is addressed to another host\""} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no record with %s in:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, stale) || strings.Contains(got, c.secret) {
+		t.Fatalf("a secret is in the log:\n%s", got)
 	}
 }
