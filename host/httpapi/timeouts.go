@@ -32,21 +32,17 @@ func (l limits) server(ctx context.Context, h http.Handler) *http.Server {
 // (text/event-stream); every other route is an ordinary request.
 var streamPaths = map[string]bool{"/api/stream": true, "/api/documents/stream": true}
 
-// deadlines gives an ordinary request its write deadline, and lifts the
-// read deadline of an event stream: net/http keeps the connection's
-// ReadTimeout deadline on its background read while a handler runs, and
-// when it passes it cancels the request's context — which would end every
-// stream a minute after it opened. A stream has no body to read, and its
-// writes are bounded one by one in serveSSE.
+// deadlines gives an ordinary request its write deadline: its whole answer
+// must be taken within l.write. An event stream gets none — it lives as
+// long as its page, and serveSSE bounds each of its writes instead. (The
+// read timeout needs no such care: net/http lifts the read deadline once
+// the request is read, to watch for the client going away.)
 func deadlines(l *limits, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rc := http.NewResponseController(w)
-		// The errors are ErrNotSupported from a writer that is no
-		// connection (a test's recorder), where there is nothing to bound.
-		if streamPaths[r.URL.Path] {
-			_ = rc.SetReadDeadline(time.Time{})
-		} else if l.write > 0 {
-			_ = rc.SetWriteDeadline(time.Now().Add(l.write))
+		if !streamPaths[r.URL.Path] && l.write > 0 {
+			// The error is ErrNotSupported from a writer that is no
+			// connection (a test's recorder), where there is nothing to bound.
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(l.write))
 		}
 		next.ServeHTTP(w, r)
 	})

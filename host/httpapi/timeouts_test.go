@@ -61,15 +61,17 @@ func dial(t *testing.T, addr string) net.Conn {
 
 // TestASlowBodyIsCutAndAStreamIsNot: a client that stops half-way through
 // its body is answered and cut when the read timeout passes, while an
-// event stream opened before it still delivers afterwards (net/http would
-// cancel a stream's context at the read timeout unless it is lifted).
-// Today's server had no read timeout: the slow client held its
-// connection for as long as it liked.
+// event stream opened before it still delivers afterwards, past both the
+// read and the write timeout (a server-wide WriteTimeout, or the
+// ordinary routes' write deadline, would have ended it). Today's server
+// had no read timeout: the slow client held its connection for as long as
+// it liked.
 func TestASlowBodyIsCutAndAStreamIsNot(t *testing.T) {
 	k := testkit.New(t)
 	s := httpapi.New(httpapi.Backend{Kernel: k.Runtime, Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }},
 		fstest.MapFS{}, slog.New(slog.DiscardHandler))
-	httpapi.SetLimits(s, 300*time.Millisecond, time.Minute, nil)
+	const read = 300 * time.Millisecond
+	httpapi.SetLimits(s, read, 2*read, nil)
 	addr, secret := listen(t, s)
 	auth := "Authorization: Bearer " + secret + "\r\nQuire-Protocol: 1.0\r\n"
 
@@ -86,19 +88,23 @@ func TestASlowBodyIsCutAndAStreamIsNot(t *testing.T) {
 		}
 	}
 
-	slow := dial(t, addr)
-	fmt.Fprintf(slow, "POST /api/sessions HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"ti", addr, auth)
-	resp, err := http.ReadResponse(bufio.NewReader(slow), nil)
-	if err != nil {
-		t.Fatalf("the slow client got no answer: %v", err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadRequest {
-		t.Fatalf("the slow client: %d, want 400", resp.StatusCode)
+	// Two slow clients, one after the other: each is cut after the read
+	// timeout, so together they outlast the write timeout (twice as long).
+	for range 2 {
+		slow := dial(t, addr)
+		fmt.Fprintf(slow, "POST /api/sessions HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"ti", addr, auth)
+		resp, err := http.ReadResponse(bufio.NewReader(slow), nil)
+		if err != nil {
+			t.Fatalf("the slow client got no answer: %v", err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Fatalf("the slow client: %d, want 400", resp.StatusCode)
+		}
 	}
 
-	// The stream's own read timeout has passed by now (it began before
-	// the slow request's): it must still carry what happens next.
+	// The stream's read and write timeouts have passed by now (it began
+	// before the slow clients): it must still carry what happens next.
 	client := &http.Client{}
 	req, _ := http.NewRequestWithContext(t.Context(), "POST", "http://"+addr+"/api/sessions", strings.NewReader(`{"title":"after"}`))
 	req.Header.Set("Authorization", "Bearer "+secret)
@@ -110,7 +116,7 @@ func TestASlowBodyIsCutAndAStreamIsNot(t *testing.T) {
 	for {
 		line, err := events.ReadString('\n')
 		if err != nil {
-			t.Fatalf("the stream ended at the read timeout: %v", err)
+			t.Fatalf("the stream ended at a timeout: %v", err)
 		}
 		if strings.Contains(line, `"session.created"`) {
 			return
