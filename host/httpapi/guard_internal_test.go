@@ -12,7 +12,7 @@ import (
 	"quire/kernel/protocol"
 )
 
-// TestRoutesCarryNoBrowserGuard: routes is the API alone, for a listener
+// TestRoutesCarryNoBrowserGuard: routes are the API alone, for a listener
 // with a check of its own (the local socket); what New serves is the same
 // API behind the guard, which refuses the very same request.
 func TestRoutesCarryNoBrowserGuard(t *testing.T) {
@@ -25,7 +25,7 @@ func TestRoutesCarryNoBrowserGuard(t *testing.T) {
 		h.ServeHTTP(rec, r)
 		return rec.Code
 	}
-	if unguarded, guarded := status(routes(b, log)), status(New(b, fstest.MapFS{}, log)); unguarded != 200 || guarded != 421 {
+	if unguarded, guarded := status((&Server{b: b, log: log}).routes()), status(New(b, fstest.MapFS{}, log)); unguarded != 200 || guarded != 421 {
 		t.Fatalf("routes answered %d (want 200), New %d (want 421)", unguarded, guarded)
 	}
 }

@@ -64,13 +64,9 @@ func New(b Backend, assets fs.FS, log *slog.Logger) *Server {
 	return s
 }
 
-// routes is every /api route with no guard in front: the TCP server puts
-// guard before it (New); the local socket serves it behind its own check
-// of who is calling.
-func routes(b Backend, log *slog.Logger) http.Handler {
-	return (&Server{b: b, log: log, limits: defaultLimits}).routes()
-}
-
+// routes are every /api route with the handshake and no browser guard:
+// the TCP server puts guard before them (New); a listener with its own
+// check of who is calling can serve them as they are.
 func (s *Server) routes() http.Handler {
 	api := http.NewServeMux()
 	api.HandleFunc("GET /api/doctor", s.doctor)
