@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -557,12 +558,16 @@ func TestMemoryPanelThroughHTTPAndTheWindow(t *testing.T) {
 	}
 	testkit.WaitRuns(t, s.Kernel(), sess.ID, 1)
 
-	srv := httptest.NewServer(httpapi.New(httpapi.Backend{Kernel: s.Kernel(), Memory: s.Memory()}, fstest.MapFS{}, slog.New(slog.DiscardHandler)))
+	h := httpapi.New(httpapi.Backend{Kernel: s.Kernel(), Memory: s.Memory()}, fstest.MapFS{}, slog.New(slog.DiscardHandler))
+	srv := httptest.NewServer(h)
 	defer srv.Close()
+	link, _ := url.Parse(h.Link(srv.URL))
 	call := func(method, path, body string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequestWithContext(t.Context(), method, srv.URL+path, strings.NewReader(body))
 		req.Header.Set(httpapi.ProtocolHeader, protocol.Version)
+		req.Header.Set("Authorization", "Bearer "+link.Query().Get(httpapi.TokenQuery))
+		req.Header.Set("Content-Type", "application/json")
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

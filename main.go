@@ -209,9 +209,12 @@ func runServe(ctx context.Context, settings *config.Store, dist fs.FS, addr stri
 	b := p.ServeBackend(ctx, os.Getenv("QUIRE_TEST_PROBE"))
 	p.ServeLocal(ctx, b)
 	srv := httpapi.New(b, dist, log)
-	if err := srv.ListenAndServe(ctx, addr, func(url string) {
-		p.Announce(url)
-		fmt.Fprintln(stdout, "Quire is serving on", url)
+	// The one URL that opens the API: it carries this start's secret
+	// (Announce keeps only the bare address, for a second window).
+	if err := srv.ListenAndServe(ctx, addr, func(link string) {
+		p.Announce(link)
+		fmt.Fprintln(stdout, "Quire is serving on", link)
+		fmt.Fprintln(stdout, "Open that link in your browser: it carries a secret made for this start, so no other page can use Quire. Keep it to yourself.")
 	}); err != nil {
 		fmt.Fprintln(stderr, "quire:", err)
 		return 1

@@ -18,6 +18,15 @@ const FX = (() => {
   return raw ? JSON.parse(raw) : { prompts: {} };
 })();
 const P = FX.prompts;
+/**
+ * Each quire serve's printed link, by origin: the browser opens it (its
+ * secret becomes the page's HttpOnly cookie) and Node-side calls send the
+ * secret as a bearer token, as a client that is not a browser does.
+ */
+const LINKS = new Map([process.env.QUIRE_E2E_URL, FX.downUrl].filter(Boolean).map((l) => [new URL(l).origin, l]));
+const secretOf = (base) => new URL(LINKS.get(base) ?? base).searchParams.get('token') ?? '';
+/** The second quire serve, whose Ollama is not running. */
+const DOWN = FX.downUrl ? new URL(FX.downUrl).origin : '';
 const VERSION = '1.0';
 const CITE_REPLY = P.citeReply;
 /** Go's sentences (library/errors.go), as the page shows them. */
@@ -29,9 +38,9 @@ const MEMORY_EMPTY = 'The memory text is empty: write the fact or preference to 
 
 const WAIT_MS = 15000;
 
-/** Node-side call to the API, with the protocol header every /api/ request needs. */
+/** Node-side call to the API, with the protocol header and the secret every /api/ request needs. */
 function api(base, path, { headers, ...init } = {}) {
-  return fetch(base + path, { ...init, headers: { 'Quire-Protocol': VERSION, ...headers } });
+  return fetch(base + path, { ...init, headers: { 'Quire-Protocol': VERSION, Authorization: `Bearer ${secretOf(base)}`, ...headers } });
 }
 
 /** Polls `fn` until it returns a truthy value; fails with `what` and the last value. */
@@ -56,8 +65,10 @@ function assert(cond, msg) {
 
 const $ = (page, id) => page.locator(`[data-testid="${id}"]`);
 
+/** Opens the printed link, as the user does; it lands on the bare address. */
 async function open(page, base) {
-  await page.goto(base, { waitUntil: 'domcontentloaded' });
+  await page.goto(LINKS.get(base) ?? base, { waitUntil: 'domcontentloaded' });
+  assert(page.url() === `${base}/`, `the link lands on the bare address (the secret leaves the address bar), got ${page.url()}`);
   await $(page, 'composer').waitFor({ timeout: WAIT_MS });
   assert((await page.title()) === 'Quire', `page title is "Quire", got "${await page.title()}"`);
 }
@@ -518,7 +529,7 @@ export const cases = [
     slug: 'doctor-banner',
     async run({ page, shot }) {
       // The same backend, whose doctor finds no Ollama at its address.
-      const base = FX.downUrl;
+      const base = DOWN;
       const report = await (await api(base, '/api/doctor')).json();
       const failing = report.checks.filter((c) => !c.ok);
       const passing = report.checks.filter((c) => c.ok);
@@ -729,19 +740,20 @@ export const cases = [
       assert(unversioned.length === 0, `requests without the protocol version: ${unversioned.join(', ')}`);
 
       // Without a compatible version: 426 with a sentence, everywhere under /api/.
+      const auth = { Authorization: `Bearer ${secretOf(base)}` };
       for (const [what, path, headers] of [
         ['no header', '/api/sessions', {}],
         ['a 2.0 client', '/api/sessions', { 'Quire-Protocol': '2.0' }],
         ['the stream without ?protocol=', '/api/stream', {}],
         ['an unknown route', '/api/nope', {}],
       ]) {
-        const r = await fetch(base + path, { headers });
+        const r = await fetch(base + path, { headers: { ...auth, ...headers } });
         const body = await r.json().catch(() => null);
         assert(r.status === 426 && /incompatible protocol version/.test(body?.error), `${what}: 426, got ${r.status} ${JSON.stringify(body)}`);
       }
-      const hs = await fetch(`${base}/api/handshake?version=${VERSION}`);
+      const hs = await fetch(`${base}/api/handshake?version=${VERSION}`, { headers: auth });
       assert(hs.status === 200 && (await hs.json()).version.split('.')[0] === VERSION.split('.')[0], `handshake ${VERSION}: 200, got ${hs.status}`);
-      const old = await fetch(`${base}/api/handshake?version=2.0`);
+      const old = await fetch(`${base}/api/handshake?version=2.0`, { headers: auth });
       assert(old.status === 426 && /incompatible protocol version/.test((await old.json()).error), `handshake 2.0: 426, got ${old.status}`);
 
       // Idempotency-Key: the same key and text again is the same run, once;
@@ -1666,6 +1678,68 @@ export const cases = [
       await page.locator('[data-testid="citation-link"][data-cite="1"]').click();
       await until(async () => ((await $(page, 'source-error').textContent()) ?? '').includes(NOT_INDEXED), 'the refusal in the viewer');
       assert((await $(page, 'source-marked').count()) === 0, 'no text shown for a refused document');
+    },
+  },
+
+  {
+    name: 'only the page opened through the printed link can use Quire',
+    slug: 'secret',
+    async run({ page, context, base, shot }) {
+      const title = `secret ${Date.now()}`;
+      const made = await api(base, '/api/sessions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ title }) });
+      assert(made.status === 200, `a chat made with the secret, got ${made.status}`);
+
+      // The bare address: the page loads, the API refuses it, and the page
+      // says what to open; no chat is shown.
+      await page.goto(base, { waitUntil: 'domcontentloaded' });
+      await $(page, 'composer').waitFor({ timeout: WAIT_MS });
+      const strip = $(page, 'error-strip');
+      await strip.waitFor({ timeout: WAIT_MS });
+      const said = (await strip.textContent()).replace(/\s+/g, ' ');
+      assert(said.includes('open the link quire serve printed'), `the page says to open the printed link, got "${said}"`);
+      assert((await $(page, 'session-item').count()) === 0, 'no chat listed without the secret');
+      const bare = await page.evaluate(async () => (await fetch('/api/sessions', { headers: { 'Quire-Protocol': '1.0' } })).status);
+      assert(bare === 401, `the page without the secret reads the chats: ${bare}`);
+      await page.screenshot({ path: shot });
+
+      // The printed link: an HttpOnly, SameSite=Strict cookie the page's
+      // script cannot read, the bare address, and the chats.
+      await open(page, base);
+      const cookie = (await context.cookies(base)).find((c) => c.name === `quire-${new URL(base).port}`);
+      assert(cookie && cookie.httpOnly && cookie.sameSite === 'Strict' && cookie.path === '/', `the cookie, got ${JSON.stringify(cookie)}`);
+      assert(!(await page.evaluate(() => document.cookie)).includes(cookie.value), "the page's script cannot read the secret");
+      await until(async () => (await sessionTitles(page)).includes(title), 'the chats, listed with the secret');
+
+      // Another page on this machine (the second quire serve's, another port
+      // of 127.0.0.1: the same site, so the browser sends the cookie along)
+      // can neither read the chats nor post one with a text/plain form body.
+      assert(DOWN && DOWN !== base, 'a second origin to attack from');
+      await page.goto(LINKS.get(DOWN), { waitUntil: 'domcontentloaded' });
+      const attack = await page.evaluate(async (target) => {
+        const out = {};
+        try {
+          const r = await fetch(`${target}/api/sessions`, { credentials: 'include', headers: { 'Quire-Protocol': '1.0' } });
+          out.read = `read ${r.status}`;
+        } catch {
+          out.read = 'blocked';
+        }
+        try {
+          await fetch(`${target}/api/sessions?protocol=1.0`, {
+            method: 'POST',
+            mode: 'no-cors',
+            credentials: 'include',
+            headers: { 'Content-Type': 'text/plain' },
+            body: JSON.stringify({ title: 'from another page' }),
+          });
+          out.post = 'sent';
+        } catch {
+          out.post = 'blocked';
+        }
+        return out;
+      }, base);
+      assert(attack.read === 'blocked' && attack.post === 'sent', `the other page's attempts, got ${JSON.stringify(attack)}`);
+      const after = await (await api(base, '/api/sessions')).json();
+      assert(!after.some((s) => s.title === 'from another page'), `another page made a chat: ${JSON.stringify(after.map((s) => s.title))}`);
     },
   },
 ];

@@ -1,5 +1,6 @@
 // End-to-end tests in real Chromium (playwright-core, the system browser; no
-// browser download) against the real backend at QUIRE_E2E_URL, whose
+// browser download) against the real backend whose printed link (with its
+// secret) is QUIRE_E2E_URL, and whose
 // fixtures (the fake model's prompts, folders) are in QUIRE_E2E_FIXTURES:
 // test/e2e/browser_test.go assembles `quire serve` over the fake Ollama and
 // runs this (`go test -tags e2e -run TestBrowser ./test/e2e/`). One
@@ -25,7 +26,9 @@ function withTimeout(promise, ms, what) {
 }
 
 async function main() {
-  const base = process.env.QUIRE_E2E_URL?.replace(/\/+$/, '');
+  // QUIRE_E2E_URL is the link quire serve printed, secret and all; the
+  // cases open it (cases.mjs) and address the bare origin otherwise.
+  const base = process.env.QUIRE_E2E_URL ? new URL(process.env.QUIRE_E2E_URL).origin : '';
   if (!base || !process.env.QUIRE_E2E_FIXTURES) {
     console.error('The cases run against the real backend: `go test -count=1 -tags e2e -run TestBrowser ./test/e2e/` (after `npm run build`).');
     console.log('0 passed, 1 failed');

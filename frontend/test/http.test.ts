@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PROTOCOL_VERSION, type ViewSnapshot } from '../src/lib/protocol';
-import { HttpTransport, SEND_RETRIES, type EventSourceLike } from '../src/lib/transport/http';
+import { HttpTransport, NO_ACCESS, SEND_RETRIES, type EventSourceLike } from '../src/lib/transport/http';
 import { NO_FOLDER_PATH } from '../src/lib/transport/transport';
 
 // A tiny stand-in for `quire serve`: records each request and answers from
@@ -384,8 +384,46 @@ describe('HttpTransport errors', () => {
         method: 'POST',
         body: '{"text":"x","intent":"follow_up"}',
         headers: { 'Quire-Protocol': '1.0', 'Content-Type': 'application/json', 'Idempotency-Key': 'k' },
+        credentials: 'same-origin',
       }),
     );
+  });
+});
+
+describe('HttpTransport access (the secret)', () => {
+  it.each([
+    ['GET /api/sessions', (t: HttpTransport) => t.listSessions()],
+    ['POST /api/sessions', (t: HttpTransport) => t.newSession('x')],
+    ['GET /api/doctor', (t: HttpTransport) => t.doctor()],
+  ])('a 401 on %s rejects with the sentence that says to open the printed link', async (route, call) => {
+    routes[route] = { status: 401, body: { error: 'the server said something else' } };
+    await expect(call(new HttpTransport(base))).rejects.toThrow(NO_ACCESS);
+    expect(NO_ACCESS).toMatch(/open the link quire serve printed/);
+  });
+
+  it('every request that is not a GET is sent as JSON, with a body or without', async () => {
+    for (const r of ['DELETE /api/sessions/s1', 'POST /api/sessions/s1/cancel', 'POST /api/documents/cancel', 'DELETE /api/memory/m1'])
+      routes[r] = { status: 204 };
+    routes['GET /api/sessions'] = { status: 200, body: [] };
+    const t = new HttpTransport(base);
+    await t.deleteSession('s1');
+    await t.cancel('s1');
+    await t.cancelIndexing();
+    await t.forgetMemory('m1');
+    await t.listSessions();
+    expect(seen.map((s) => `${s.method} ${s.url} ${s.contentType ?? '-'}`)).toEqual([
+      'DELETE /api/sessions/s1 application/json',
+      'POST /api/sessions/s1/cancel application/json',
+      'POST /api/documents/cancel application/json',
+      'DELETE /api/memory/m1 application/json',
+      'GET /api/sessions -',
+    ]);
+  });
+
+  it('sends the cookie only to its own origin', async () => {
+    const fetchStub = vi.fn(async () => new Response('[]', { status: 200 }));
+    await new HttpTransport('http://127.0.0.1:1', { fetch: fetchStub as unknown as typeof fetch }).listSessions();
+    expect(fetchStub).toHaveBeenCalledWith(expect.any(String), expect.objectContaining({ credentials: 'same-origin' }));
   });
 });
 

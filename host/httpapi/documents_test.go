@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -26,7 +25,7 @@ import (
 // docsServer is the HTTP host with a documents library, and the library, whose
 // progress a test waits on.
 type docsServer struct {
-	*httptest.Server
+	client
 	lib *library.Library
 }
 
@@ -44,14 +43,12 @@ func serveDocs(t *testing.T) docsServer {
 	h := httpapi.New(httpapi.Backend{Kernel: k.Runtime, Documents: lib,
 		Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }},
 		fstest.MapFS{"index.html": {Data: []byte("Quire")}}, slog.New(slog.DiscardHandler))
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return docsServer{srv, lib}
+	return docsServer{start(t, h), lib}
 }
 
-func documentsState(t *testing.T, srv *httptest.Server) protocol.DocumentsState {
+func documentsState(t *testing.T, srv client) protocol.DocumentsState {
 	t.Helper()
-	status, body := do(t, "GET", srv.URL+"/api/documents", "")
+	status, body := srv.do(t, "GET", "/api/documents", "")
 	var st protocol.DocumentsState
 	if status != 200 || json.Unmarshal([]byte(body), &st) != nil {
 		t.Fatalf("GET /api/documents: %d %s", status, body)
@@ -68,7 +65,7 @@ func waitIndexed(t *testing.T, srv docsServer, n int) protocol.DocumentsState {
 	defer cancel()
 	changes := srv.lib.Watch(ctx)
 	for {
-		st := documentsState(t, srv.Server)
+		st := documentsState(t, srv.client)
 		if !st.Progress.Running && st.Progress.Phase == protocol.PhaseDone && len(st.Documents) == n {
 			return st
 		}
@@ -89,7 +86,7 @@ func TestDocumentsRoutes(t *testing.T) {
 	testkit.WriteOld(t, outside, "# Secret\n")
 
 	body, _ := json.Marshal(map[string]any{"paths": []string{dir}})
-	if status, b := do(t, "POST", srv.URL+"/api/documents", string(body)); status != http.StatusAccepted {
+	if status, b := srv.do(t, "POST", "/api/documents", string(body)); status != http.StatusAccepted {
 		t.Fatalf("POST /api/documents: %d %s", status, b)
 	}
 	st := waitIndexed(t, srv, 2)
@@ -114,9 +111,9 @@ func TestDocumentsRoutes(t *testing.T) {
 		if page != "" {
 			v.Set("page", page)
 		}
-		return srv.URL + "/api/documents/source?" + v.Encode()
+		return "/api/documents/source?" + v.Encode()
 	}
-	status, b := do(t, "GET", q(filepath.Join(dir, "garden.md"), ""), "")
+	status, b := srv.do(t, "GET", q(filepath.Join(dir, "garden.md"), ""), "")
 	var src protocol.DocumentSource
 	if status != 200 || json.Unmarshal([]byte(b), &src) != nil || src.Text != "# Garden\n\nTomatoes need sun.\n" {
 		t.Fatalf("source of garden.md: %d %s", status, b)
@@ -130,19 +127,19 @@ func TestDocumentsRoutes(t *testing.T) {
 		{"a path outside the indexed folders", "GET", q(outside, ""), "", 404, "not in the document index"},
 		{"a system file", "GET", q("/etc/passwd", ""), "", 404, "not in the document index"},
 		{"a relative path", "GET", q("papers/garden.md", ""), "", 400, "full path"},
-		{"no path", "GET", srv.URL + "/api/documents/source", "", 400, "full path"},
+		{"no path", "GET", "/api/documents/source", "", 400, "full path"},
 		{"a bad page", "GET", q(filepath.Join(dir, "garden.md"), "x"), "", 400, "page"},
 		{"a document that failed", "GET", q(filepath.Join(dir, "blob.txt"), ""), "", 409, "could not read"},
-		{"add nothing", "POST", srv.URL + "/api/documents", `{"paths":[]}`, 400, "nothing to index"},
-		{"add a relative path", "POST", srv.URL + "/api/documents", `{"paths":["papers"]}`, 400, "full path"},
-		{"add a missing path", "POST", srv.URL + "/api/documents", `{"paths":["/no/such/folder"]}`, 400, "no such file"},
-		{"add with bad JSON", "POST", srv.URL + "/api/documents", `{"paths":`, 400, "not the JSON"},
-		{"retry an unknown document", "POST", srv.URL + "/api/documents/retry", `{"path":"/etc/passwd"}`, 404, "not in the document index"},
-		{"remove an unknown document", "POST", srv.URL + "/api/documents/remove", `{"path":"` + outside + `"}`, 404, "not in the document index"},
+		{"add nothing", "POST", "/api/documents", `{"paths":[]}`, 400, "nothing to index"},
+		{"add a relative path", "POST", "/api/documents", `{"paths":["papers"]}`, 400, "full path"},
+		{"add a missing path", "POST", "/api/documents", `{"paths":["/no/such/folder"]}`, 400, "no such file"},
+		{"add with bad JSON", "POST", "/api/documents", `{"paths":`, 400, "not the JSON"},
+		{"retry an unknown document", "POST", "/api/documents/retry", `{"path":"/etc/passwd"}`, 404, "not in the document index"},
+		{"remove an unknown document", "POST", "/api/documents/remove", `{"path":"` + outside + `"}`, 404, "not in the document index"},
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
-			status, b := do(t, c.method, c.url, c.body)
+			status, b := srv.do(t, c.method, c.url, c.body)
 			var e struct{ Error string }
 			json.Unmarshal([]byte(b), &e)
 			if status != c.status || !strings.Contains(e.Error, c.says) {
@@ -150,15 +147,15 @@ func TestDocumentsRoutes(t *testing.T) {
 			}
 		})
 	}
-	if got := documentsState(t, srv.Server); len(got.Documents) != 2 {
+	if got := documentsState(t, srv.client); len(got.Documents) != 2 {
 		t.Fatalf("refused requests changed the index: %+v", got.Documents)
 	}
 
-	if status, b := do(t, "POST", srv.URL+"/api/documents/remove", `{"path":"`+filepath.Join(dir, "garden.md")+`"}`); status != http.StatusAccepted {
+	if status, b := srv.do(t, "POST", "/api/documents/remove", `{"path":"`+filepath.Join(dir, "garden.md")+`"}`); status != http.StatusAccepted {
 		t.Fatalf("remove: %d %s", status, b)
 	}
 	waitIndexed(t, srv, 1)
-	if status, _ := do(t, "GET", q(filepath.Join(dir, "garden.md"), ""), ""); status != 404 {
+	if status, _ := srv.do(t, "GET", q(filepath.Join(dir, "garden.md"), ""), ""); status != 404 {
 		t.Fatalf("a removed document can still be read: %d", status)
 	}
 }
@@ -167,7 +164,8 @@ func TestDocumentsStreamSendsProgress(t *testing.T) {
 	srv := serveDocs(t)
 	dir := t.TempDir()
 	testkit.WriteOld(t, filepath.Join(dir, "a.md"), "# A\n\nalpha\n")
-	req, _ := http.NewRequestWithContext(t.Context(), "GET", srv.URL+"/api/documents/stream?protocol="+protocol.Version, nil)
+	req := srv.request(t, "GET", "/api/documents/stream?protocol="+protocol.Version, "")
+	req.Header.Del(httpapi.ProtocolHeader)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +177,7 @@ func TestDocumentsStreamSendsProgress(t *testing.T) {
 	lines := bufio.NewScanner(resp.Body)
 	lines.Scan() // ": connected"
 	body, _ := json.Marshal(map[string]any{"paths": []string{dir}})
-	if status, b := do(t, "POST", srv.URL+"/api/documents", string(body)); status != http.StatusAccepted {
+	if status, b := srv.do(t, "POST", "/api/documents", string(body)); status != http.StatusAccepted {
 		t.Fatalf("POST /api/documents: %d %s", status, b)
 	}
 	sawRunning := false
@@ -206,7 +204,7 @@ func TestDocumentsStreamSendsProgress(t *testing.T) {
 
 func TestDocumentsWithoutAnIndex(t *testing.T) {
 	e := serve(t, "")
-	status, b := do(t, "GET", e.srv.URL+"/api/documents", "")
+	status, b := e.srv.do(t, "GET", "/api/documents", "")
 	if status != http.StatusServiceUnavailable || !strings.Contains(b, "not available") {
 		t.Fatalf("GET /api/documents without an index: %d %s", status, b)
 	}

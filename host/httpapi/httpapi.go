@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"quire/host"
@@ -39,26 +40,37 @@ type Backend struct {
 // Server is the HTTP host.
 type Server struct {
 	b           Backend
-	mux         *http.ServeMux
 	log         *slog.Logger
+	secret      string // this start's secret (guard.go); never logged
+	limits      limits
+	handler     http.Handler
 	streamWrite time.Duration // each write of an event stream (serveSSE)
+}
+
+// limits bounds how long a connection may hold the server (timeouts.go).
+type limits struct {
+	readHeader, read, write, idle time.Duration
+	// connState, when set, is told of every connection's state (tests
+	// wait on it instead of a timer).
+	connState func(net.Conn, http.ConnState)
 }
 
 // ErrNotLoopback: Quire serves only this machine.
 var ErrNotLoopback = errors.New("quire serve listens on loopback addresses only (127.0.0.1 or ::1)")
 
-// New builds the server; assets is the built frontend.
+// New builds the server with a fresh secret; assets is the built frontend.
+// Everything it serves is behind the browser guard (guard.go): only the
+// page opened through Link, or a client holding the secret, reaches /api.
 func New(b Backend, assets fs.FS, log *slog.Logger) *Server {
-	s := &Server{b: b, mux: http.NewServeMux(), log: log, streamWrite: StreamWriteTimeout}
-	s.mux.Handle("/api/", s.routes())
-	s.mux.Handle("/", http.FileServerFS(assets))
+	s := &Server{b: b, log: log, secret: newSecret(), limits: defaultLimits, streamWrite: StreamWriteTimeout}
+	s.handler = guard(s.secret, log, s.routes(), deadlines(&s.limits, http.FileServerFS(assets)))
 	return s
 }
 
-// routes are the API's routes with the handshake, and no other guard:
-// the TCP server and the local channel (socket.go) both serve them.
+// routes are every /api route with the handshake and no browser guard:
+// the TCP server puts guard before them (New); the local channel
+// (socket.go) serves them behind its own check of who is calling.
 func (s *Server) routes() http.Handler {
-	mux := http.NewServeMux()
 	api := http.NewServeMux()
 	api.HandleFunc("GET /api/doctor", s.doctor)
 	api.HandleFunc("GET /api/sessions", s.sessions)
@@ -76,9 +88,10 @@ func (s *Server) routes() http.Handler {
 	s.memoryRoutes(api)
 	api.HandleFunc("GET /api/stream", s.stream)
 	s.documentRoutes(api)
+	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/handshake", s.handshake)
 	mux.Handle("/api/", requireHandshake(api))
-	return mux
+	return deadlines(&s.limits, mux)
 }
 
 // ProtocolHeader carries the client's protocol version on every API request
@@ -87,10 +100,14 @@ func (s *Server) routes() http.Handler {
 // incompatible client is refused before it does anything.
 const ProtocolHeader = "Quire-Protocol"
 
+// requireHandshake refuses a request without a compatible version. The
+// query fallback is for EventSource, which only ever GETs: a request that
+// changes something must send the header, which a plain HTML form or an
+// <img> cannot, so a URL alone can never change anything.
 func requireHandshake(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v := r.Header.Get(ProtocolHeader)
-		if v == "" {
+		if v == "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 			v = r.URL.Query().Get("protocol")
 		}
 		if err := protocol.Compatible(v); err != nil {
@@ -109,10 +126,18 @@ func (s *Server) handshake(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"version": protocol.Version})
 }
 
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+// ServeHTTP serves the page and the API behind the browser guard.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
-// ListenAndServe serves on addr (loopback only) until ctx ends; ready gets the URL.
-func (s *Server) ListenAndServe(ctx context.Context, addr string, ready func(url string)) error {
+// Link is the address to open for the server at origin ("http://host:port"):
+// it carries this start's secret, which the page exchanges for a cookie.
+func (s *Server) Link(origin string) string {
+	return strings.TrimRight(origin, "/") + "/?" + TokenQuery + "=" + s.secret
+}
+
+// ListenAndServe serves on addr (loopback only) until ctx ends; ready gets
+// the link that carries the secret (Link), the one address a browser can use.
+func (s *Server) ListenAndServe(ctx context.Context, addr string, ready func(link string)) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return err
@@ -124,8 +149,8 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string, ready func(url
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
-	ready("http://" + ln.Addr().String())
+	srv := s.limits.server(ctx, s)
+	ready(s.Link("http://" + ln.Addr().String()))
 	go func() {
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)

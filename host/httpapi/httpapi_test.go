@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,7 @@ import (
 )
 
 type env struct {
-	srv   *httptest.Server
+	srv   client
 	store *store.Store
 	fake  *ollamatest.Server
 	k     *testkit.Kernel
@@ -39,15 +40,50 @@ func serve(t *testing.T, probe string) env {
 	assets := fstest.MapFS{"index.html": {Data: []byte("<title>Quire</title>")}}
 	h := httpapi.New(httpapi.Backend{Kernel: k.Runtime, ProbePath: probe,
 		Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }}, assets, slog.New(slog.DiscardHandler))
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return env{srv, k.Store, k.Ollama, k}
+	return env{start(t, h), k.Store, k.Ollama, k}
 }
 
-func do(t *testing.T, method, url, body string, headers ...string) (int, string) {
+// client calls one test server as a client that is not a browser does:
+// with the server's secret as a bearer token, and JSON for any body.
+type client struct{ URL, secret string }
+
+// start serves h on a loopback port until the test ends.
+func start(t *testing.T, h *httpapi.Server) client {
 	t.Helper()
-	req, _ := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(body))
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return client{srv.URL, secretOf(t, h)}
+}
+
+// secretOf is the secret h's printed link carries.
+func secretOf(t testing.TB, h *httpapi.Server) string {
+	t.Helper()
+	link, err := url.Parse(h.Link("http://127.0.0.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return link.Query().Get(httpapi.TokenQuery)
+}
+
+// request is a request to path with the protocol version, the secret and,
+// when it may change something, the JSON content type.
+func (c client) request(t *testing.T, method, path, body string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, c.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
 	req.Header.Set(httpapi.ProtocolHeader, protocol.Version)
+	req.Header.Set("Authorization", "Bearer "+c.secret)
+	if method != "GET" && method != "HEAD" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req
+}
+
+func (c client) do(t *testing.T, method, path, body string, headers ...string) (int, string) {
+	t.Helper()
+	req := c.request(t, method, path, body)
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
@@ -62,7 +98,7 @@ func do(t *testing.T, method, url, body string, headers ...string) (int, string)
 
 func newSession(t *testing.T, e env) string {
 	t.Helper()
-	status, body := do(t, "POST", e.srv.URL+"/api/sessions", `{"title":"Notes"}`)
+	status, body := e.srv.do(t, "POST", "/api/sessions", `{"title":"Notes"}`)
 	var s protocol.Session
 	if status != 200 || json.Unmarshal([]byte(body), &s) != nil || s.ID == "" {
 		t.Fatalf("create session: %d %s", status, body)
@@ -104,7 +140,7 @@ func TestRoutes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
-			status, body := do(t, tc.method, e.srv.URL+tc.path, tc.body)
+			status, body := e.srv.do(t, tc.method, tc.path, tc.body)
 			if status != tc.status || !strings.Contains(body, tc.contains) {
 				t.Fatalf("%d %q, want %d containing %q", status, body, tc.status, tc.contains)
 			}
@@ -129,7 +165,8 @@ func TestHandshakeComesFirst(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			req, _ := http.NewRequestWithContext(t.Context(), "POST", e.srv.URL+"/api/sessions", strings.NewReader(`{"title":"x"}`))
+			req := e.srv.request(t, "POST", "/api/sessions", `{"title":"x"}`)
+			req.Header.Del(httpapi.ProtocolHeader)
 			if tc.version != "" {
 				req.Header.Set(httpapi.ProtocolHeader, tc.version)
 			}
@@ -147,10 +184,10 @@ func TestHandshakeComesFirst(t *testing.T) {
 	if len(list) != 1 {
 		t.Fatalf("refused requests had an effect: %d sessions", len(list))
 	}
-	if status, body := do(t, "GET", e.srv.URL+"/api/handshake?version=1.0", ""); status != 200 || !strings.Contains(body, protocol.Version) {
+	if status, body := e.srv.do(t, "GET", "/api/handshake?version=1.0", ""); status != 200 || !strings.Contains(body, protocol.Version) {
 		t.Fatalf("handshake: %d %s", status, body)
 	}
-	if status, _ := do(t, "GET", e.srv.URL+"/api/handshake?version=0.9", ""); status != 426 {
+	if status, _ := e.srv.do(t, "GET", "/api/handshake?version=0.9", ""); status != 426 {
 		t.Fatalf("old handshake: %d", status)
 	}
 }
@@ -158,14 +195,14 @@ func TestHandshakeComesFirst(t *testing.T) {
 func TestIdempotencyKeyHeader(t *testing.T) {
 	e := serve(t, "")
 	id := newSession(t, e)
-	url := e.srv.URL + "/api/sessions/" + id + "/messages"
-	s1, b1 := do(t, "POST", url, `{"text":"hi"}`, "Idempotency-Key", "k-1")
+	url := "/api/sessions/" + id + "/messages"
+	s1, b1 := e.srv.do(t, "POST", url, `{"text":"hi"}`, "Idempotency-Key", "k-1")
 	waitIdle(t, e, id)
-	s2, b2 := do(t, "POST", url, `{"text":"hi"}`, "Idempotency-Key", "k-1")
+	s2, b2 := e.srv.do(t, "POST", url, `{"text":"hi"}`, "Idempotency-Key", "k-1")
 	if s1 != 202 || s2 != 202 || b1 != b2 {
 		t.Fatalf("repeat: %d %s / %d %s", s1, b1, s2, b2)
 	}
-	s3, b3 := do(t, "POST", url, `{"text":"something else"}`, "Idempotency-Key", "k-1")
+	s3, b3 := e.srv.do(t, "POST", url, `{"text":"something else"}`, "Idempotency-Key", "k-1")
 	if s3 != 422 || !strings.Contains(b3, "idempotency key") {
 		t.Fatalf("reused key: %d %s", s3, b3)
 	}
@@ -179,7 +216,7 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 func waitIdle(t *testing.T, e env, id string) {
 	t.Helper()
 	e.k.Wait(t, id, "run.finished", func(evs []event.Event) bool { return testkit.Count(evs, event.RunFinished) > 0 })
-	if _, body := do(t, "GET", e.srv.URL+"/api/sessions/"+id+"/events", ""); !strings.Contains(body, `"run.finished"`) {
+	if _, body := e.srv.do(t, "GET", "/api/sessions/"+id+"/events", ""); !strings.Contains(body, `"run.finished"`) {
 		t.Fatalf("the log holds run.finished but the host's events do not: %s", body)
 	}
 }
@@ -205,7 +242,7 @@ func TestSensitiveEventsOnlyWhenAskedFor(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.query, func(t *testing.T) {
-			_, body := do(t, "GET", e.srv.URL+"/api/sessions/"+id+"/events"+tc.query, "")
+			_, body := e.srv.do(t, "GET", "/api/sessions/"+id+"/events"+tc.query, "")
 			for _, w := range tc.want {
 				if !strings.Contains(body, w) {
 					t.Errorf("missing %s: %s", w, body)
@@ -224,7 +261,8 @@ func TestStreamDeliversUpdatesAsSSE(t *testing.T) {
 	e := serve(t, "")
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+"/api/stream?protocol="+protocol.Version, nil)
+	req := e.srv.request(t, "GET", "/api/stream?protocol="+protocol.Version, "").WithContext(ctx)
+	req.Header.Del(httpapi.ProtocolHeader)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -280,15 +318,14 @@ func TestSettingsRoutes(t *testing.T) {
 	st := &settings{}
 	h := httpapi.New(httpapi.Backend{Kernel: k.Runtime, Settings: st, Doctor: func(context.Context) doctor.Report { return doctor.Report{} }},
 		fstest.MapFS{}, slog.New(slog.DiscardHandler))
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	if status, body := do(t, "PUT", srv.URL+"/api/settings", `{"notesDir":"/home/ada/Notes"}`); status != 200 || !strings.Contains(body, "/home/ada/Notes") {
+	srv := start(t, h)
+	if status, body := srv.do(t, "PUT", "/api/settings", `{"notesDir":"/home/ada/Notes"}`); status != 200 || !strings.Contains(body, "/home/ada/Notes") {
 		t.Fatalf("put: %d %s", status, body)
 	}
-	if status, body := do(t, "GET", srv.URL+"/api/settings", ""); status != 200 || !strings.Contains(body, `"notesDir":"/home/ada/Notes"`) {
+	if status, body := srv.do(t, "GET", "/api/settings", ""); status != 200 || !strings.Contains(body, `"notesDir":"/home/ada/Notes"`) {
 		t.Fatalf("get: %d %s", status, body)
 	}
-	if status, body := do(t, "PUT", srv.URL+"/api/settings", `{"notesDir":"/nope"}`); status != 400 || !strings.Contains(body, "cannot be used") {
+	if status, body := srv.do(t, "PUT", "/api/settings", `{"notesDir":"/nope"}`); status != 400 || !strings.Contains(body, "cannot be used") {
 		t.Fatalf("bad folder: %d %s", status, body)
 	}
 }

@@ -4,21 +4,18 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"quire/host/httpapi"
-	"quire/kernel/protocol"
 )
 
 // TestMemoryRoutesWithoutMemory: a Quire whose memory could not be opened
 // answers the panel's routes with a sentence (409), never a crash; and the
 // routes still insist on the handshake.
 func TestMemoryRoutesWithoutMemory(t *testing.T) {
-	srv := httptest.NewServer(httpapi.New(httpapi.Backend{}, fstest.MapFS{}, slog.New(slog.DiscardHandler)))
-	defer srv.Close()
+	srv := start(t, httpapi.New(httpapi.Backend{}, fstest.MapFS{}, slog.New(slog.DiscardHandler)))
 	for _, c := range []struct {
 		method, path, body string
 		header             bool
@@ -32,9 +29,9 @@ func TestMemoryRoutesWithoutMemory(t *testing.T) {
 		{"PUT", "/api/memory/settings", `{"approval":true}`, true, http.StatusConflict, "memory is not available"},
 		{"GET", "/api/memory", "", false, http.StatusUpgradeRequired, "protocol"},
 	} {
-		req, _ := http.NewRequestWithContext(t.Context(), c.method, srv.URL+c.path, strings.NewReader(c.body))
-		if c.header {
-			req.Header.Set(httpapi.ProtocolHeader, protocol.Version)
+		req := srv.request(t, c.method, c.path, c.body)
+		if !c.header {
+			req.Header.Del(httpapi.ProtocolHeader)
 		}
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {

@@ -20,7 +20,7 @@ func TestAFullDiskIsSaidInWords(t *testing.T) {
 	}
 	e.store.LimitPages(pages)
 	body, _ := json.Marshal(map[string]string{"text": strings.Repeat("more than the disk can take ", 4000)})
-	status, got := do(t, "POST", e.srv.URL+"/api/sessions/"+id+"/messages", string(body))
+	status, got := e.srv.do(t, "POST", "/api/sessions/"+id+"/messages", string(body))
 	var b struct{ Error string }
 	if err := json.Unmarshal([]byte(got), &b); err != nil {
 		t.Fatalf("body %q: %v", got, err)

@@ -41,7 +41,7 @@ type stalledClient struct {
 	resp *http.Response
 }
 
-func openStalled(t testing.TB, addr string) stalledClient {
+func openStalled(t testing.TB, h *httpapi.Server, addr string) stalledClient {
 	t.Helper()
 	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
 		var err error
@@ -59,6 +59,7 @@ func openStalled(t testing.TB, addr string) stalledClient {
 	t.Cleanup(func() { conn.Close() })
 	req, _ := http.NewRequest("GET", "http://"+addr+"/api/stream?protocol="+protocol.Version, nil)
 	req.Header.Set(httpapi.ProtocolHeader, protocol.Version)
+	req.Header.Set("Authorization", "Bearer "+secretOf(t, h))
 	if err := req.Write(conn); err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func BenchmarkStalledStreams(b *testing.B) {
 		heap0 := heapInUse()
 		clients := make([]stalledClient, stalledClients)
 		for i := range clients {
-			clients[i] = openStalled(b, srv.Listener.Addr().String())
+			clients[i] = openStalled(b, h, srv.Listener.Addr().String())
 		}
 		above := func() float64 { return float64(int64(heapInUse())-int64(heap0)) / (1 << 20) }
 		peak := 0.0

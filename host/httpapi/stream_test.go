@@ -108,7 +108,7 @@ func TestStalledStreamsStayBoundedAndEndWithTheReason(t *testing.T) {
 	before := heapInUse()
 	clients := make([]stalledClient, stalledClients)
 	for i := range clients {
-		clients[i] = openStalled(t, e.srv.Listener.Addr().String())
+		clients[i] = openStalled(t, e.h, e.srv.Listener.Addr().String())
 	}
 	for i := range renames {
 		rename(t, e.k, ids[i%len(ids)], i)
@@ -146,7 +146,7 @@ func TestAStalledStreamIsCutAtItsWriteDeadline(t *testing.T) {
 	ids := fill(t, e.k, fillSessions)
 	clients := make([]stalledClient, stalledClients)
 	for i := range clients {
-		clients[i] = openStalled(t, e.srv.Listener.Addr().String())
+		clients[i] = openStalled(t, e.h, e.srv.Listener.Addr().String())
 	}
 	// ~450 KB each: far past the sockets' buffers, far inside the bound.
 	for i := range 50 {

@@ -43,6 +43,7 @@ var cases = []string{
 	"protocol", "send-retry", "tool-card", "permission-deny", "permission-allow", "steer", "queue", "wails-permission",
 	"notes-folder", "wails-notes-folder", "plan", "unsure", "move-undo", "documents-panel", "documents-cancel",
 	"wails-drop", "compaction-marker", "memory-panel", "documents-e2e", "citations",
+	"secret",
 }
 
 func TestBrowser(t *testing.T) {
@@ -147,8 +148,9 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 }
 
 // serve runs `quire serve` with flags until the test ends, as main.go's
-// runServe does, and returns its URL. The environment is not read: the
-// flags are the whole configuration.
+// runServe does, and returns the link it prints (the address with this
+// start's secret, which the cases open as the user does). The environment
+// is not read: the flags are the whole configuration.
 func serve(t *testing.T, dist fs.FS, probePath string, flags []string, extras app.Extras) string {
 	t.Helper()
 	cfg, err := config.Load(flag.NewFlagSet("quire serve", flag.ContinueOnError), flags, func(string) (string, bool) { return "", false })
@@ -169,7 +171,7 @@ func serve(t *testing.T, dist fs.FS, probePath string, flags []string, extras ap
 	}
 	srv := httpapi.New(p.ServeBackend(ctx, probePath), dist, log)
 	ready, done := make(chan string, 1), make(chan error, 1)
-	go func() { done <- srv.ListenAndServe(ctx, "127.0.0.1:0", func(url string) { ready <- url }) }()
+	go func() { done <- srv.ListenAndServe(ctx, "127.0.0.1:0", func(link string) { ready <- link }) }()
 	t.Cleanup(func() {
 		stop()
 		if err := <-done; err != nil && !t.Failed() {
@@ -178,8 +180,8 @@ func serve(t *testing.T, dist fs.FS, probePath string, flags []string, extras ap
 		p.Close()
 	})
 	select {
-	case url := <-ready:
-		return url
+	case link := <-ready:
+		return link
 	case err := <-done:
 		done <- err // for the cleanup
 		t.Fatalf("quire serve: %v", err)

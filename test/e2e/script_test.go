@@ -70,7 +70,9 @@ type fixtures struct {
 	HoldDir  string `json:"holdDir"`
 	// NotesDir is a notes folder with inbox/a.md (writeNotes).
 	NotesDir string `json:"notesDir"`
-	// DownURL serves the same kernel with a doctor whose Ollama is not running.
+	// DownURL is the printed link (with its secret) of a second quire serve,
+	// whose doctor finds no Ollama running; its page is also the "other page
+	// on this machine" of the secret case.
 	DownURL string `json:"downUrl"`
 	// ProbePath is where POST /api/probe writes the page's last snapshot.
 	ProbePath string `json:"probePath"`

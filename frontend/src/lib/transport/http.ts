@@ -7,6 +7,14 @@
 // incompatible server answers 426 with its sentence. A send carries its
 // `Idempotency-Key` and is retried with the same key when the request itself
 // failed (no answer at all), so a flaky connection cannot post it twice.
+//
+// Access: `quire serve` answers /api only for the page opened through the
+// link it prints (its secret became an HttpOnly cookie, which same-origin
+// fetch and EventSource send by themselves) or a client with the secret as
+// a bearer token. Every request that is not a GET is sent as JSON, body or
+// not: the server refuses anything else (a web page could send a form).
+// A 401 means this page has no secret (or quire serve started again since):
+// it rejects with NO_ACCESS, which says what to open.
 import {
   IDEMPOTENCY_HEADER,
   PROTOCOL_HEADER,
@@ -43,6 +51,10 @@ export interface HttpTransportOptions {
   retryDelayMs?: number;
 }
 
+/** What the page says when quire serve answers 401: the way in is the printed link. */
+export const NO_ACCESS =
+  'This page cannot use Quire yet: open the link quire serve printed in its terminal (it carries a secret made for each start).';
+
 /** How many more times a send is tried after a network error (same key each time). */
 export const SEND_RETRIES = 2;
 
@@ -74,9 +86,15 @@ export class HttpTransport implements Transport {
   private async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const { body, key, retries = 0 } = opts;
     const headers: Record<string, string> = { [PROTOCOL_HEADER]: PROTOCOL_VERSION };
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (body !== undefined || (method !== 'GET' && method !== 'HEAD')) headers['Content-Type'] = 'application/json';
     if (key !== undefined) headers[IDEMPOTENCY_HEADER] = key;
-    const init: RequestInit = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+    const init: RequestInit = {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      // The cookie is the page's secret; it never goes anywhere else.
+      credentials: 'same-origin',
+    };
     let res: Response;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -94,6 +112,7 @@ export class HttpTransport implements Transport {
       }
     }
     const text = await res.text();
+    if (res.status === 401) throw new Error(NO_ACCESS);
     if (!res.ok) {
       let message = '';
       try {
