@@ -124,7 +124,7 @@ func (r *Report) Add(c Check) {
 // (the document index, memory): the rest works, and the report says so
 // rather than the part turning itself off in silence. A nil err passes.
 func Part(name, off string, err error) Check {
-	c := Check{Name: name, OK: err == nil, Detail: "on"}
+	c := Check{Name: name, OK: err == nil, Detail: off + " is open"}
 	if err != nil {
 		c.Detail = fmt.Sprintf("off: %s could not be opened: %v", off, err)
 		c.Remedy = "The rest of Quire works without it. Restart Quire; if this stays, run `quire doctor` and check the Database line, or update Quire if a newer version wrote this data folder."
