@@ -28,7 +28,6 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"quire/config"
-	"quire/host/httpapi"
 	"quire/internal/app"
 	"quire/internal/ollamatest"
 	"quire/kernel/runtime"
@@ -169,7 +168,7 @@ func serve(t *testing.T, dist fs.FS, probePath string, flags []string, extras ap
 		p.Close()
 		t.Fatalf("the database: %v", err)
 	}
-	srv := httpapi.New(p.ServeBackend(ctx, probePath), dist, log)
+	srv := p.Serve(p.ServeBackend(ctx, probePath), dist, log)
 	ready, done := make(chan string, 1), make(chan error, 1)
 	go func() { done <- srv.ListenAndServe(ctx, "127.0.0.1:0", func(link string) { ready <- link }) }()
 	t.Cleanup(func() {
