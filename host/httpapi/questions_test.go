@@ -17,6 +17,7 @@ import (
 	"quire/host/httpapi"
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
+	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
@@ -118,23 +119,32 @@ func TestOpenQuestionsCarryTheirDescriptions(t *testing.T) {
 		name   string
 		answer func(t *testing.T, e env, session string, q protocol.Question)
 		runs   int32
+		wait   time.Duration // the question's deadline; 0 for the default
 	}{
 		{"answered in the page", func(t *testing.T, e env, session string, q protocol.Question) {
 			body, _ := json.Marshal(protocol.AnswerPayload{CallIDs: []string{q.Calls[0].ID}, Allowed: true})
 			if status, b := e.srv.do(t, "POST", "/api/sessions/"+session+"/answer", string(body)); status != 204 {
 				t.Fatalf("answer: %d %s", status, b)
 			}
-		}, 1},
+		}, 1, 0},
 		{"stopped", func(t *testing.T, e env, session string, _ protocol.Question) {
 			if status, b := e.srv.do(t, "POST", "/api/sessions/"+session+"/cancel", ""); status != 204 {
 				t.Fatalf("cancel: %d %s", status, b)
 			}
-		}, 0},
+		}, 0, 0},
+		// Nobody answers: the deadline does, and the page's fold reads it
+		// as "No answer in time" (a denied refusal with no answer before it).
+		{"the deadline", func(*testing.T, env, string, protocol.Question) {}, 0, time.Second},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			create := &createNote{}
 			e := serveAsking(t, create)
+			if tc.wait > 0 {
+				limits := runtime.DefaultLimits
+				limits.PermissionWaitNS = int64(tc.wait)
+				e.k.Runtime.SetSettings(runtime.Settings{Model: testkit.Model, NumCtx: 8192, Limits: limits})
+			}
 			e.fake.Script(ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "c1", Name: "create_note", Arguments: args}}},
 				ollamatest.Turn{Content: []string{"done"}})
 			next := questionLists(t, e.srv)
@@ -169,6 +179,24 @@ func TestOpenQuestionsCarryTheirDescriptions(t *testing.T) {
 			if status, body := e.srv.do(t, "GET", "/api/questions", ""); status != 200 || strings.TrimSpace(body) != "[]" {
 				t.Fatalf("GET /api/questions after: %d %s", status, body)
 			}
+			if tc.wait > 0 {
+				evs := e.k.Log(t, id)
+				refusals := testkit.Count(evs, event.ToolRefused)
+				if testkit.Count(evs, event.PermissionAnswered) != 0 || refusals != 1 || !strings.Contains(string(refusedPayload(t, evs)), `"status":"denied"`) {
+					t.Fatalf("the deadline's No is not a denied refusal with no answer: %s", testkit.Types(evs))
+				}
+			}
 		})
 	}
+}
+
+// refusedPayload is the payload of the log's tool.refused.
+func refusedPayload(t *testing.T, evs []event.Event) []byte {
+	t.Helper()
+	for _, e := range evs {
+		if e.Type == event.ToolRefused {
+			return e.Payload
+		}
+	}
+	return nil
 }

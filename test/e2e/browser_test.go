@@ -42,7 +42,7 @@ var cases = []string{
 	"protocol", "send-retry", "tool-card", "permission-deny", "permission-allow", "steer", "queue", "wails-permission",
 	"notes-folder", "wails-notes-folder", "plan", "unsure", "move-undo", "documents-panel", "documents-cancel",
 	"wails-drop", "compaction-marker", "memory-panel", "documents-e2e", "citations",
-	"secret",
+	"question-forget", "question-long", "secret",
 }
 
 func TestBrowser(t *testing.T) {
@@ -117,7 +117,7 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	fake.AddModel(ollamatest.DefaultModel())
 	fake.AddModel(ollamatest.Model{Name: config.DefaultEmbedModel, Capabilities: []string{"embedding"}, Family: "nomic-bert"})
 	dataDir := t.TempDir()
-	fx := &fixtureSet{fake: fake, fixtures: fixtures{Prompts: prompts(), Plan: planItems, Unsure: unsure, Todo: todoText, CompactReads: compactReads,
+	fx := &fixtureSet{fake: fake, fixtures: fixtures{Prompts: prompts(), Plan: planItems, Unsure: unsure, Todo: todoText, Long: longText, CompactReads: compactReads,
 		ProbePath: filepath.Join(dataDir, "probe.json")}}
 	// The documents the browser adds by path, in real folders, indexed by
 	// the real library.
