@@ -5,7 +5,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,7 +13,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,7 +78,7 @@ type App struct {
 	// questions are the permission questions waiting for the page to show
 	// them, or for their dialog; dialogs holds a token while a native
 	// dialog is open (one at a time).
-	questions questionBoard
+	questions host.Questions
 	dialogs   chan struct{}
 
 	greeted atomic.Bool // set by a successful Handshake
@@ -186,25 +184,25 @@ func (a *App) ask(ctx context.Context, q protocol.Question) (protocol.Answer, er
 	}
 	// The log's word on the question outlives this call: a Yes given as the
 	// question closes is checked against it after ask has returned.
-	fate := a.followQuestion(*window, q)
+	fate := host.FollowQuestion(*window, a.kernel, q)
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	go func() {
 		select {
-		case <-fate.closed:
+		case <-fate.Closed():
 			stop(errQuestionClosed)
 		case <-ctx.Done():
 		}
 	}()
 
 	title := permissionTitle(q)
-	text, whole := permissionText(q, fate.deadline())
+	text, whole := permissionText(q, fate.Deadline())
 	q.DialogShowsAll = whole
-	q, open := a.questions.add(q)
-	defer a.questions.remove(q.ID)
+	q, open := a.questions.Add(q)
+	defer a.questions.Remove(q.ID)
 	a.emit(*window, eventQuestion, q)
 	select {
-	case <-open.shown:
+	case <-open.Shown():
 	case <-ctx.Done():
 		return protocol.Answer{}, context.Cause(ctx)
 	}
@@ -252,13 +250,13 @@ var errQuestionClosed = errors.New("the question was closed before it was answer
 // checkYes waits for the log's word on a question the user said yes to:
 // when it was not that yes that closed it (the deadline or a stop came
 // first), the yes did nothing, and the user is told.
-func (a *App) checkYes(window context.Context, f *questionFate) {
+func (a *App) checkYes(window context.Context, f *host.QuestionFate) {
 	select {
-	case <-f.closed:
+	case <-f.Closed():
 	case <-window.Done():
 		return
 	}
-	if !f.end.yes {
+	if !f.End().Yes {
 		a.sayExpired(window, f)
 	}
 }
@@ -266,9 +264,9 @@ func (a *App) checkYes(window context.Context, f *questionFate) {
 // sayExpired tells the user their Yes came after the question had closed,
 // once the log says how it closed. The notice is a dialog too, so it waits
 // for its turn.
-func (a *App) sayExpired(window context.Context, f *questionFate) {
+func (a *App) sayExpired(window context.Context, f *host.QuestionFate) {
 	select {
-	case <-f.closed:
+	case <-f.Closed():
 	case <-window.Done():
 		return
 	}
@@ -278,23 +276,23 @@ func (a *App) sayExpired(window context.Context, f *questionFate) {
 		return
 	}
 	defer func() { <-a.dialogs }()
-	if err := a.notice(window, "Your answer came too late", expiredText(f.end)); err != nil {
+	if err := a.notice(window, "Your answer came too late", expiredText(f.End())); err != nil {
 		a.log.Warn("the notice about an expired question could not be shown", "err", err)
 	}
 }
 
 // expiredText says what became of a question a late Yes was given to.
-func expiredText(end questionEnd) string {
+func expiredText(end host.QuestionEnd) string {
 	why := "The request had already stopped"
-	if end.byDefault {
+	if end.ByDefault {
 		why = "Nobody answered in time, so Quire had already answered"
-		if end.allowed {
+		if end.Allowed {
 			why += " yes by default"
 		} else {
 			why += " No"
 		}
 	}
-	if end.allowed {
+	if end.Allowed {
 		return why + ". Your Yes changed nothing more."
 	}
 	return why + ", and your Yes changed nothing: nothing was run. Ask the assistant again if you still want it done."
@@ -406,69 +404,6 @@ func invisible(c rune) bool {
 	return unicode.IsControl(c) || unicode.In(c, unicode.Cf, unicode.Zl, unicode.Zp) || !unicode.IsGraphic(c)
 }
 
-// questionBoard holds the questions the window is asking. Safe for
-// concurrent use; the zero value is empty.
-type questionBoard struct {
-	mu   sync.Mutex
-	next int
-	open map[string]*openQuestion
-}
-
-type openQuestion struct {
-	q     protocol.Question
-	shown chan struct{} // closed once the page has shown it
-	once  sync.Once
-}
-
-// add gives q its id and keeps it until remove.
-func (b *questionBoard) add(q protocol.Question) (protocol.Question, *openQuestion) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.open == nil {
-		b.open = map[string]*openQuestion{}
-	}
-	b.next++
-	q.ID = "q" + strconv.Itoa(b.next)
-	o := &openQuestion{q: q, shown: make(chan struct{})}
-	b.open[q.ID] = o
-	return q, o
-}
-
-func (b *questionBoard) remove(id string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	delete(b.open, id)
-}
-
-func (b *questionBoard) shown(id string) error {
-	b.mu.Lock()
-	o, ok := b.open[id]
-	b.mu.Unlock()
-	if !ok {
-		return errNoQuestion
-	}
-	o.once.Do(func() { close(o.shown) })
-	return nil
-}
-
-// list is every open question, oldest first.
-func (b *questionBoard) list() []protocol.Question {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	out := make([]protocol.Question, 0, len(b.open))
-	for _, o := range b.open {
-		out = append(out, o.q)
-	}
-	slices.SortFunc(out, func(x, y protocol.Question) int { // q9 before q10
-		if c := cmp.Compare(len(x.ID), len(y.ID)); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.ID, y.ID)
-	})
-	return out
-}
-
-var errNoQuestion = errors.New("that question is no longer open (it was answered, or its request stopped); nothing to show")
 
 // QuestionShown tells Quire the page has shown the question id in full
 // (quire:question): only then does its native dialog open. It cannot
@@ -477,7 +412,7 @@ func (a *App) QuestionShown(id string) error {
 	if err := a.ready(); err != nil {
 		return err
 	}
-	return a.questions.shown(id)
+	return a.questions.Show(id)
 }
 
 // Questions are the permission questions open now, for a page that loaded
@@ -486,135 +421,7 @@ func (a *App) Questions() ([]protocol.Question, error) {
 	if err := a.ready(); err != nil {
 		return nil, err
 	}
-	return a.questions.list(), nil
-}
-
-// questionEnd is how the log closed a question.
-type questionEnd struct {
-	yes       bool // the user's own yes (permission.answered, allowed, not by default)
-	allowed   bool
-	byDefault bool // the deadline answered
-}
-
-// questionFate is a question as the run's log tells it: when it expires and
-// how it closed. Both are read from the session's events, the one account
-// of what happened, whichever host answered.
-type questionFate struct {
-	mu      sync.Mutex
-	expires time.Time
-	closed  chan struct{} // closed once end is set
-	end     questionEnd
-}
-
-func (f *questionFate) deadline() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.expires
-}
-
-// followQuestion reads q's session from its permission.requested on (the
-// runtime logs it before it asks) until an event closes the question: a
-// permission.answered for its calls, a refusal of one (the deadline, a
-// stop), one of them starting, or the end of its run. It stops with
-// window, or when the session cannot be read (the question then never
-// closes from here; the run's own context still ends ask).
-func (a *App) followQuestion(window context.Context, q protocol.Question) *questionFate {
-	f := &questionFate{closed: make(chan struct{})}
-	ids := make(map[string]bool, len(q.Calls))
-	for _, c := range q.Calls {
-		ids[c.ID] = true
-	}
-	ours := func(e protocol.Event) bool {
-		if e.Type != "permission.requested" || e.RunID != q.RunID {
-			return false
-		}
-		var p struct {
-			Calls      []struct{ ID string } `json:"calls"`
-			DeadlineNS int64                 `json:"deadlineNs"`
-		}
-		if json.Unmarshal(e.Payload, &p) != nil || len(p.Calls) != len(ids) {
-			return false
-		}
-		for _, c := range p.Calls {
-			if !ids[c.ID] {
-				return false
-			}
-		}
-		if p.DeadlineNS > 0 {
-			f.mu.Lock()
-			f.expires = time.Unix(0, p.DeadlineNS)
-			f.mu.Unlock()
-		}
-		return true
-	}
-	// Start at the latest request for these calls already in the log: a
-	// model that reuses call ids asked an earlier question about the same ones.
-	var from int64
-	if evs, err := a.kernel.Events(window, q.Session, 0); err == nil {
-		for _, e := range evs {
-			if ours(e) {
-				from = e.Seq
-			}
-		}
-	}
-	go func() {
-		seen := false
-		for {
-			evs, _ := a.kernel.Follow(window, q.Session, from)
-			progressed := false
-			for e := range evs {
-				from, progressed = e.Seq+1, true
-				if ours(e) {
-					seen = true
-					continue
-				}
-				if !seen {
-					continue
-				}
-				if end, ok := closes(e, q.RunID, ids); ok {
-					f.end = end
-					close(f.closed)
-					return
-				}
-			}
-			// A stream that ended after some events (a slow reader cut off)
-			// resumes where it was; one that gave nothing will not either.
-			if window.Err() != nil || !progressed {
-				return
-			}
-		}
-	}()
-	return f
-}
-
-// closes reports whether e closes a question about ids in run, and how.
-func closes(e protocol.Event, run string, ids map[string]bool) (questionEnd, bool) {
-	switch e.Type {
-	case "permission.answered":
-		var p struct {
-			CallIDs   []string `json:"callIds"`
-			Allowed   bool     `json:"allowed"`
-			ByDefault bool     `json:"byDefault"`
-		}
-		if json.Unmarshal(e.Payload, &p) == nil && slices.ContainsFunc(p.CallIDs, func(id string) bool { return ids[id] }) {
-			return questionEnd{yes: p.Allowed && !p.ByDefault, allowed: p.Allowed, byDefault: p.ByDefault}, true
-		}
-	case "tool.refused", "tool.started":
-		var p struct {
-			CallID string `json:"callId"`
-			Status string `json:"status"`
-		}
-		if json.Unmarshal(e.Payload, &p) == nil && ids[p.CallID] {
-			// A refusal with no answer before it is the deadline's No (denied)
-			// or a stop (cancelled); a call that starts was allowed by default.
-			return questionEnd{byDefault: p.Status == "denied" || e.Type == "tool.started", allowed: e.Type == "tool.started"}, true
-		}
-	case "run.finished":
-		if e.RunID == run {
-			return questionEnd{}, true
-		}
-	}
-	return questionEnd{}, false
+	return a.questions.List(), nil
 }
 
 // startup receives the window's context and starts forwarding updates. The

@@ -208,7 +208,7 @@ func runServe(ctx context.Context, settings *config.Store, dist fs.FS, addr stri
 	}
 	b := p.ServeBackend(ctx, os.Getenv("QUIRE_TEST_PROBE"))
 	p.ServeLocal(ctx, b)
-	srv := httpapi.New(b, dist, log)
+	srv := p.Serve(b, dist, log)
 	// The one URL that opens the API: it carries this start's secret
 	// (Announce keeps only the bare address, for a second window).
 	if err := srv.ListenAndServe(ctx, addr, func(link string) {

@@ -728,7 +728,7 @@ export const cases = [
         const u = new URL(r.url());
         if (!u.pathname.startsWith('/api/')) return;
         seen.push(`${r.method()} ${u.pathname}`);
-        const stream = u.pathname === '/api/stream' || u.pathname === '/api/documents/stream'; // EventSource: no headers
+        const stream = ['/api/stream', '/api/documents/stream', '/api/questions/stream'].includes(u.pathname); // EventSource: no headers
         const ok = stream ? u.searchParams.get('protocol') === VERSION : r.headers()['quire-protocol'] === VERSION;
         if (!ok) unversioned.push(`${r.method()} ${u.pathname}${u.search}`);
       });
@@ -891,9 +891,12 @@ export const cases = [
       const card = page.locator('[data-testid="permission"][data-state="open"]');
       await card.waitFor({ timeout: WAIT_MS });
       assert((await card.locator('h3').textContent()).trim() === 'Allow Quire to run create_note?', 'the question names the tool');
-      // Every argument, whole: the text it would write keeps its lines.
-      const args = await card.locator('[data-testid="permission-args"]').innerText();
-      assert(args.includes('todo.md') && FX.todo.split('\n').every((l) => args.includes(l)), `all the arguments, got ${JSON.stringify(args)}`);
+      // What the write would do, whole, as Go describes it (the window's
+      // card shows the same): every line it would write.
+      const desc = card.locator('[data-testid="permission-description"]');
+      await desc.waitFor({ timeout: WAIT_MS });
+      const said = await desc.innerText();
+      assert(said.startsWith('Create todo.md:') && FX.todo.split('\n').every((l) => said.includes(`+ ${l}`)), `every line it writes, got ${JSON.stringify(said)}`);
       assert((await $(page, 'permission-reason').getAttribute('placeholder')) === 'Tell the assistant why (optional)', 'the reason field');
       const cards = await toolCards(page);
       assert(cards.length === 1 && cards[0].status === 'asking', `the call waits for the user, got ${JSON.stringify(cards)}`);
@@ -1678,6 +1681,82 @@ export const cases = [
       await page.locator('[data-testid="citation-link"][data-cite="1"]').click();
       await until(async () => ((await $(page, 'source-error').textContent()) ?? '').includes(NOT_INDEXED), 'the refusal in the viewer');
       assert((await $(page, 'source-marked').count()) === 0, 'no text shown for a refused document');
+    },
+  },
+
+  {
+    name: "a forget's question in the browser names the item's kind and text, not only its id",
+    slug: 'question-forget',
+    async run({ page, base, shot }) {
+      const memory = async () => (await (await api(base, '/api/memory')).json()) ?? {};
+      const fact = `The spare key is under the blue pot (${Date.now()}).`;
+      await open(page, base);
+      await newChat(page);
+      await send(page, P.remember + fact);
+      const card = page.locator('[data-testid="permission"][data-state="open"]');
+      await card.waitFor({ timeout: WAIT_MS });
+      await $(page, 'permission-allow').click();
+      await until(() => settled(page), 'the reply after remember');
+      const kept = await until(async () => (await memory()).items?.find((i) => i.text === fact), 'the item kept');
+
+      // The model names the item by id alone; the card names what it is.
+      await newChat(page);
+      await send(page, P.forget + kept.id);
+      await card.waitFor({ timeout: WAIT_MS });
+      const desc = card.locator('[data-testid="permission-description"]');
+      await desc.waitFor({ timeout: WAIT_MS });
+      const said = await desc.innerText();
+      assert(said.includes(`Forget this preference [${kept.id}]`) && said.includes(fact), `the question names the item, got ${JSON.stringify(said)}`);
+      assert(!(await $(page, 'permission-allow').isDisabled()), 'Allow is offered once the card shows the item');
+      await page.screenshot({ path: shot });
+
+      await $(page, 'permission-deny').click();
+      await $(page, 'permission-record').waitFor({ timeout: WAIT_MS });
+      await until(() => settled(page), 'the reply after the refusal');
+      assert((await memory()).items?.some((i) => i.id === kept.id), 'a refused forget keeps the item');
+    },
+  },
+
+  {
+    name: 'a long create shows every line, tail included, before Allow is offered',
+    slug: 'question-long',
+    async run({ page, base, shot }) {
+      await useNotes(base);
+      // Hold the questions stream back: the card is up (from the log's
+      // permission.requested) before Go's whole question reaches the page.
+      let release;
+      const held = new Promise((r) => (release = r));
+      await page.route('**/api/questions/stream**', async (route) => {
+        await held;
+        await route.continue();
+      });
+      await open(page, base);
+      await newChat(page);
+      await send(page, P.long);
+      const card = page.locator('[data-testid="permission"][data-state="open"]');
+      await card.waitFor({ timeout: WAIT_MS });
+      await $(page, 'permission-waiting').waitFor({ timeout: WAIT_MS });
+      assert(await $(page, 'permission-allow').isDisabled(), 'no Allow before the whole question is on the card');
+      assert((await card.locator('[data-testid="permission-description"]').count()) === 0, 'no description yet');
+
+      release();
+      const desc = card.locator('[data-testid="permission-description"]');
+      await desc.waitFor({ timeout: WAIT_MS });
+      await until(async () => !(await $(page, 'permission-allow').isDisabled()), 'Allow offered once the card shows it all');
+      const lines = FX.long.split('\n');
+      const tail = desc.locator('.line').last();
+      await tail.scrollIntoViewIfNeeded();
+      assert((await tail.textContent()) === `+ ${lines.at(-1)}`, `the last line is the tail, got ${JSON.stringify(await tail.textContent())}`);
+      assert(await tail.isVisible(), 'the tail is on screen');
+      const said = await desc.innerText();
+      assert(lines.every((l) => said.includes(`+ ${l}`)), 'every line it writes');
+      assert((await $(page, 'permission-waiting').count()) === 0, 'nothing left to wait for');
+      await page.screenshot({ path: shot });
+
+      await $(page, 'permission-allow').click();
+      await $(page, 'permission-record').waitFor({ timeout: WAIT_MS });
+      await until(() => settled(page), 'the reply after Allow');
+      assert(readFileSync(join(FX.notesDir, 'long-plan.md'), 'utf8').includes(lines.at(-1)), 'the note is written, tail and all');
     },
   },
 

@@ -430,10 +430,13 @@ describe('HttpTransport access (the secret)', () => {
 // A stand-in EventSource: the test fires named events by hand.
 class FakeEventSource implements EventSourceLike {
   static last: FakeEventSource | null = null;
+  /** The newest stream opened on each path (a chat opens several). */
+  static byPath = new Map<string, FakeEventSource>();
   listeners = new Map<string, ((ev: MessageEvent) => void)[]>();
   closed = false;
   constructor(public url: string) {
     FakeEventSource.last = this;
+    FakeEventSource.byPath.set(new URL(url).pathname, this);
   }
   addEventListener(type: string, l: (ev: MessageEvent) => void) {
     this.listeners.set(type, [...(this.listeners.get(type) ?? []), l]);
@@ -532,13 +535,13 @@ describe('resume after a lagging stream', () => {
     const { ChatStore } = await import('../src/lib/chat.svelte');
     const chat = new ChatStore(t);
     await chat.start();
-    const first = FakeEventSource.last!;
+    const first = FakeEventSource.byPath.get('/api/stream')!;
     first.fire('open');
     first.fire('events', JSON.stringify([ev(2, 'live')]));
     await vi.waitFor(() => expect(chat.conv?.lastSeq).toBe(2));
     // Quire cut the stream: seq 3 was appended while this page was behind.
     first.fire('lagging', '{"error":"fell behind"}');
-    FakeEventSource.last!.fire('open');
+    FakeEventSource.byPath.get('/api/stream')!.fire('open');
     await vi.waitFor(() => expect(chat.conv?.lastSeq).toBe(3));
     expect(seen.map((r) => `${r.method} ${r.url}`).filter((u) => u.includes('/events'))).toEqual([
       'GET /api/sessions/s1/events?from=0',
@@ -600,5 +603,35 @@ describe('HttpTransport documents', () => {
     expect(onProgress.mock.calls).toEqual([[{ running: true, phase: 'indexing', total: 4, done: 1 }]]);
     off();
     expect(es.closed).toBe(true);
+  });
+});
+
+describe('HttpTransport questions', () => {
+  const q = (id: string, session = 's') => ({
+    id,
+    session,
+    runId: 'r1',
+    calls: [{ id: `c-${id}`, name: 'forget', arguments: { id: 'mem_7' } }],
+    descriptions: [`Forget this fact: "the user\u200b likes oat milk" (mem_7)`],
+  });
+
+  it('follows the open questions on their own stream and passes each on once, description and all', () => {
+    const t = new HttpTransport('http://127.0.0.1:9', { eventSource: (u) => new FakeEventSource(u) });
+    const got: unknown[] = [];
+    const off = t.subscribeQuestions((x) => got.push(x));
+    const es = FakeEventSource.last!;
+    expect(es.url).toBe('http://127.0.0.1:9/api/questions/stream?protocol=1.0');
+    es.fire('questions', '[]');
+    es.fire('questions', JSON.stringify([q('q1')])); // asked before the page loaded, or live
+    es.fire('questions', JSON.stringify([q('q1'), q('q2', 'other')])); // q1 again: the whole list each time
+    es.fire('questions', 'not json');
+    es.fire('questions', '{"id":"q9"}'); // not a list
+    es.fire('questions', JSON.stringify([{ not: 'a question' }, null]));
+    es.fire('questions', JSON.stringify([q('q2', 'other')])); // q1 closed; a reconnect sends what is open
+    expect(got).toEqual([q('q1'), q('q2', 'other')]);
+    off();
+    expect(es.closed).toBe(true);
+    es.fire('questions', JSON.stringify([q('q3')]));
+    expect(got).toHaveLength(2);
   });
 });

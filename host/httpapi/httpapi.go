@@ -45,6 +45,9 @@ type Server struct {
 	limits      limits
 	handler     http.Handler
 	streamWrite time.Duration // each write of an event stream (serveSSE)
+	// questions are the permission questions Ask holds open for the page
+	// (questions.go).
+	questions host.Questions
 }
 
 // limits bounds how long a connection may hold the server (timeouts.go).
@@ -81,6 +84,8 @@ func (s *Server) routes() http.Handler {
 	api.HandleFunc("POST /api/sessions/{id}/messages", s.send)
 	api.HandleFunc("POST /api/sessions/{id}/cancel", s.cancel)
 	api.HandleFunc("POST /api/sessions/{id}/answer", s.answer)
+	api.HandleFunc("GET /api/questions", s.openQuestions)
+	api.HandleFunc("GET /api/questions/stream", s.questionStream)
 	api.HandleFunc("POST /api/commands", s.command)
 	api.HandleFunc("GET /api/settings", s.getSettings)
 	api.HandleFunc("PUT /api/settings", s.putSettings)
@@ -319,7 +324,8 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 }
 
 // answer is the in-page answer to a permission question (the window uses a
-// native dialog instead).
+// native dialog instead); the page reads the question whole from
+// /api/questions first (questions.go).
 func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	var b protocol.AnswerPayload
 	if err := readJSON(r, &b); err != nil {

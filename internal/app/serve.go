@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"io/fs"
+	"log/slog"
 
 	"quire/host/httpapi"
 )
@@ -13,4 +15,15 @@ import (
 func (p *Parts) ServeBackend(ctx context.Context, probePath string) httpapi.Backend {
 	return httpapi.Backend{Kernel: p.Kernel(), Doctor: p.Doctor, Settings: p.Settings(), Memory: p.Memory(),
 		Documents: p.Documents(ctx), ProbePath: probePath}
+}
+
+// Serve is `quire serve`'s HTTP host over b, made the one that asks the
+// user: in a browser the page's own card is where a question is answered,
+// so the server keeps each question with its descriptions for the page to
+// show whole (httpapi's Ask, GET /api/questions). main and the browser
+// tests build it here, so both wire it the same way.
+func (p *Parts) Serve(b httpapi.Backend, assets fs.FS, log *slog.Logger) *httpapi.Server {
+	srv := httpapi.New(b, assets, log)
+	p.SetAsker(srv.Ask)
+	return srv
 }

@@ -5,8 +5,9 @@ import "encoding/json"
 // Question is a permission question as a host puts it to the user: the
 // calls of one step that wait for the user's yes, asked together.
 type Question struct {
-	// ID is the window's name for the question while it asks it (the page
-	// confirms by it that it has shown the question); empty elsewhere.
+	// ID is the host's name for the question while it asks it (the
+	// window's page confirms by it that it has shown the question; `quire
+	// serve` lists it by it on /api/questions); empty elsewhere.
 	ID      string         `json:"id,omitempty"`
 	Session string         `json:"session"`
 	RunID   string         `json:"runId"`

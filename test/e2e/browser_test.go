@@ -28,7 +28,6 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"quire/config"
-	"quire/host/httpapi"
 	"quire/internal/app"
 	"quire/internal/ollamatest"
 	"quire/kernel/runtime"
@@ -43,7 +42,7 @@ var cases = []string{
 	"protocol", "send-retry", "tool-card", "permission-deny", "permission-allow", "steer", "queue", "wails-permission",
 	"notes-folder", "wails-notes-folder", "plan", "unsure", "move-undo", "documents-panel", "documents-cancel",
 	"wails-drop", "compaction-marker", "memory-panel", "documents-e2e", "citations",
-	"secret",
+	"question-forget", "question-long", "secret",
 }
 
 func TestBrowser(t *testing.T) {
@@ -118,7 +117,7 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	fake.AddModel(ollamatest.DefaultModel())
 	fake.AddModel(ollamatest.Model{Name: config.DefaultEmbedModel, Capabilities: []string{"embedding"}, Family: "nomic-bert"})
 	dataDir := t.TempDir()
-	fx := &fixtureSet{fake: fake, fixtures: fixtures{Prompts: prompts(), Plan: planItems, Unsure: unsure, Todo: todoText, CompactReads: compactReads,
+	fx := &fixtureSet{fake: fake, fixtures: fixtures{Prompts: prompts(), Plan: planItems, Unsure: unsure, Todo: todoText, Long: longText, CompactReads: compactReads,
 		ProbePath: filepath.Join(dataDir, "probe.json")}}
 	// The documents the browser adds by path, in real folders, indexed by
 	// the real library.
@@ -169,7 +168,7 @@ func serve(t *testing.T, dist fs.FS, probePath string, flags []string, extras ap
 		p.Close()
 		t.Fatalf("the database: %v", err)
 	}
-	srv := httpapi.New(p.ServeBackend(ctx, probePath), dist, log)
+	srv := p.Serve(p.ServeBackend(ctx, probePath), dist, log)
 	ready, done := make(chan string, 1), make(chan error, 1)
 	go func() { done <- srv.ListenAndServe(ctx, "127.0.0.1:0", func(link string) { ready <- link }) }()
 	t.Cleanup(func() {

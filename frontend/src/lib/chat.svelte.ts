@@ -13,10 +13,11 @@
 //
 // Permission questions: the open one of the active session is `question`;
 // `answer` sends the user's answer (only where the transport answersInPage).
-// In the desktop window Go sends each question whole before its native dialog
-// opens (`windowQuestions`): the chat it belongs to is opened, its card shows
-// every call's whole description, and then `questionShown` lets the dialog
-// open.
+// Go sends each question whole, with every call's description
+// (`windowQuestions`, from the transport's subscribeQuestions): the chat it
+// belongs to is opened and its card shows them. In the desktop window
+// `questionShown` then lets the native dialog open; in a browser the card's
+// Allow is offered only then.
 //
 // The notes folder: `notesDir` is loaded at start ("" until one is chosen,
 // which shows the first-run hint); `chooseNotesFolder` opens the desktop
@@ -71,7 +72,7 @@ export class ChatStore {
   choosingFolder = $state(false);
   /** The first-run hint about the notes folder was dismissed. */
   notesHintDismissed = $state(false);
-  /** Desktop window: the questions Go is asking in its dialog, each with every call's whole description. */
+  /** The questions Go is asking (in the window's dialog, or on this page's card), each with every call's whole description. */
   windowQuestions = $state.raw<Question[]>([]);
 
   readonly active = $derived(this.sessions.find((s) => s.id === this.activeId) ?? null);
@@ -121,6 +122,14 @@ export class ChatStore {
   /** Questions can be answered in the page (else the desktop window asks in a dialog). */
   get answersInPage(): boolean {
     return this.t.answersInPage;
+  }
+
+  /**
+   * The host sends its questions whole (subscribeQuestions): a card that
+   * answers in the page offers Allow only once it shows one.
+   */
+  get questionsWhole(): boolean {
+    return typeof this.t.subscribeQuestions === 'function';
   }
 
   /** The notes folder is chosen in a native dialog (else the page asks for its path). */

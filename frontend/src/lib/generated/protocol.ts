@@ -226,8 +226,9 @@ export interface MemoryList {
  */
 export interface Question {
   /**
-   * ID is the window's name for the question while it asks it (the page
-   * confirms by it that it has shown the question); empty elsewhere.
+   * ID is the host's name for the question while it asks it (the
+   * window's page confirms by it that it has shown the question; `quire
+   * serve` lists it by it on /api/questions); empty elsewhere.
    */
   id?: string;
   session: string;

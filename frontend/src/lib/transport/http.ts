@@ -15,6 +15,11 @@
 // not: the server refuses anything else (a web page could send a form).
 // A 401 means this page has no secret (or quire serve started again since):
 // it rejects with NO_ACCESS, which says what to open.
+//
+// Permission questions: the page's card is where they are answered here, and
+// it shows what the window's card shows — each call's whole description, as
+// Go's tools render it — from /api/questions/stream (subscribeQuestions),
+// which sends the list of open questions whole at connect and on each change.
 import {
   IDEMPOTENCY_HEADER,
   PROTOCOL_HEADER,
@@ -28,6 +33,7 @@ import {
   type MemoryItem,
   type MemoryList,
   type QEvent,
+  type Question,
   type Session,
   type Settings,
   type ViewSnapshot,
@@ -231,6 +237,41 @@ export class HttpTransport implements Transport {
     });
     return () => es.close();
   }
+  /**
+   * One EventSource on /api/questions/stream: each "questions" event is the
+   * whole list of open questions (the first, at connect, holds those asked
+   * before this page loaded). Each question is passed on once, when it first
+   * appears: a list sent again (a change elsewhere, a reconnect) does not
+   * bring a question back that the page already has.
+   */
+  subscribeQuestions(onQuestion: (q: Question) => void): () => void {
+    const es = this.makeEventSource(
+      `${this.base}/api/questions/stream?${PROTOCOL_QUERY}=${encodeURIComponent(PROTOCOL_VERSION)}`,
+    );
+    const given = new Set<string>();
+    let live = true;
+    es.addEventListener('questions', (ev) => {
+      let list: unknown;
+      try {
+        list = JSON.parse(String(ev.data));
+      } catch {
+        return; // a broken event is skipped; the next one carries the whole list
+      }
+      if (!Array.isArray(list)) return;
+      for (const q of list) {
+        if (!live || !q || typeof q !== 'object' || typeof (q as Question).id !== 'string') continue;
+        const id = (q as Question).id as string;
+        if (given.has(id)) continue;
+        given.add(id);
+        onQuestion(q as Question);
+      }
+    });
+    return () => {
+      live = false;
+      es.close();
+    };
+  }
+
   /** GET /api/memory → {items, approval, learn}. */
   async memory(): Promise<MemoryList> {
     return memoryList(await this.request<Partial<MemoryList>>('GET', '/api/memory'));

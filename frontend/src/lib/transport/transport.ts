@@ -88,14 +88,17 @@ export interface Transport extends MemoryHost, DocumentsTransport {
    */
   answer(id: string, callIds: string[], allowed: boolean, feedback: string): Promise<void>;
   /**
-   * The desktop window only (where `answersInPage` is false): the questions
-   * Go is about to ask in its native dialog, each with its id and every
-   * call's whole description (the questions already open are delivered
-   * first). The page shows a question in full on its card, then calls
-   * `questionShown(id)`: only then does the dialog open. That call cannot
-   * answer anything. Returns an unsubscribe function.
+   * The questions Go is asking, each with its id and every call's whole
+   * description (the questions already open are delivered first), so the
+   * card shows the same in both hosts. In the desktop window (where
+   * `answersInPage` is false) the page shows a question in full on its
+   * card, then calls `questionShown(id)`: only then does the native dialog
+   * open; that call cannot answer anything. In a browser the card answers,
+   * and offers Allow only once it shows the question whole. Optional: an
+   * older host has none. Returns an unsubscribe function.
    */
   subscribeQuestions?(onQuestion: (q: Question) => void): () => void;
+  /** The desktop window only: the page has shown question `id` in full. */
   questionShown?(id: string): Promise<void>;
   cancel(id: string): Promise<void>;
   /** Test-only probe; a no-op in production. */
