@@ -101,6 +101,8 @@ vulncheck:
 # in real Chromium against a mock and against the real HTTP host with the
 # fake Ollama, and the real window under Xvfb.
 test: deps-test frontend $(STATICCHECK)
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt: these files are not formatted (run gofmt -w on them):"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
 	$(MAKE) --no-print-directory vulncheck

@@ -25,6 +25,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	wailsrt "github.com/wailsapp/wails/v2/pkg/runtime"
+	"golang.org/x/text/width"
 
 	"quire/config"
 	"quire/doctor"
@@ -311,9 +312,18 @@ func permissionTitle(q protocol.Question) string {
 // characters wrap to some 15 lines at the dialog's width. Within these
 // bounds every call is shown whole; a call that does not fit is named, with
 // its size, and read in full on the window's card.
+//
+// GTK wraps a dialog's text only between words: a line with no break in
+// it (one long word, a run of spaces or of no-break spaces) widens the
+// dialog past the screen, with the text after it and the buttons out of
+// sight. So every line is broken at dialogWrap cells (a wide character is
+// two), each piece after the first marked with wrapMark, and counted as
+// the lines it becomes.
 const (
 	dialogMaxLines = 20
 	dialogMaxRunes = 1000
+	dialogWrap     = 72
+	wrapMark       = "↪ "
 )
 
 // permissionText is the dialog's message: each call's whole description
@@ -332,28 +342,70 @@ func permissionText(q protocol.Question, by time.Time) (text string, whole bool)
 			desc = q.Descriptions[i]
 		}
 		desc = visible(desc)
-		n, r := strings.Count(desc, "\n")+1, utf8.RuneCountInString(desc)
+		r := utf8.RuneCountInString(desc)
+		shown := wrap(desc, dialogWrap)
+		n := strings.Count(shown, "\n") + 1
 		if lines+n <= dialogMaxLines && runes+r <= dialogMaxRunes {
 			lines, runes = lines+n, runes+r
-			fmt.Fprintf(&b, "\n• %s", desc)
+			fmt.Fprintf(&b, "\n• %s", shown)
 			continue
 		}
 		// Named by its heading ("Create plan.md:"), or by the tool when the
 		// heading is the text itself: no part of a text is shown as if whole.
 		first, _, more := strings.Cut(desc, "\n")
-		if !more || utf8.RuneCountInString(first) > 120 {
-			first = visible(c.Name)
+		if !more || cells(first) > dialogWrap {
+			first = wrap(visible(c.Name), dialogWrap)
 		}
 		whole = false
 		lines, runes = lines+3, runes+utf8.RuneCountInString(first)+160
 		fmt.Fprintf(&b, "\n• %s\n  This is %s, %s: too long for this dialog. The Quire window shows all of it; read it there before you answer.",
-			first, count(r, "character", "characters"), count(n, "line", "lines"))
+			first, count(r, "character", "characters"), count(strings.Count(desc, "\n")+1, "line", "lines"))
 	}
 	b.WriteString("\n\nYes runs them all; No tells the assistant you declined.")
 	if !by.IsZero() {
 		fmt.Fprintf(&b, "\nThis question expires at %s; after that, your answer changes nothing.", by.Local().Format("15:04"))
 	}
 	return b.String(), whole
+}
+
+// wrap breaks each line of s into pieces of at most max cells, each piece
+// after the first starting with wrapMark, so no line is wider than a
+// dialog can show.
+func wrap(s string, max int) string {
+	var b strings.Builder
+	for i, line := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		w := 0
+		for _, c := range line {
+			cw := cellWidth(c)
+			if w+cw > max {
+				b.WriteString("\n" + wrapMark)
+				w = cells(wrapMark)
+			}
+			b.WriteRune(c)
+			w += cw
+		}
+	}
+	return b.String()
+}
+
+// cells is how wide s draws, counting a wide (East Asian) character as two.
+func cells(s string) int {
+	n := 0
+	for _, c := range s {
+		n += cellWidth(c)
+	}
+	return n
+}
+
+func cellWidth(c rune) int {
+	switch width.LookupRune(c).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return 2
+	}
+	return 1
 }
 
 // count writes n with its noun and thousands separators: "4,312 characters".
@@ -403,7 +455,6 @@ func invisible(c rune) bool {
 	}
 	return unicode.IsControl(c) || unicode.In(c, unicode.Cf, unicode.Zl, unicode.Zp) || !unicode.IsGraphic(c)
 }
-
 
 // QuestionShown tells Quire the page has shown the question id in full
 // (quire:question): only then does its native dialog open. It cannot

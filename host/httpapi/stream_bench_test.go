@@ -114,7 +114,6 @@ func heapInUse() uint64 {
 	return m.HeapAlloc
 }
 
-
 // rss is the process's resident memory, in bytes (Linux), or 0.
 func rss() int64 {
 	b, err := os.ReadFile("/proc/self/status")

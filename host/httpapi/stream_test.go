@@ -97,7 +97,6 @@ func (e streamEnv) closed(t testing.TB, n int, why string) {
 	}
 }
 
-
 // Twenty clients that never read hold no more than their bounds while the
 // stream goes on, and each is ended with a "lagging" event, which it reads
 // once it reads again; nothing they missed is lost from the log.
