@@ -25,10 +25,10 @@ func (p *Parts) Doctor(ctx context.Context) doctor.Report {
 		})
 	dbErr := p.dbErr
 	if dbErr == nil && p.store != nil {
-		// The full check, whatever the store opened with: it is what finds
-		// damage in a file at rest that the quick check at open misses
-		// (kernel/store, uncleanlyClosed). Local and bounded by the file's
-		// size, so it has no deadline of Ollama's.
+		// The full check, as the owner's open made it: the database may have
+		// gone bad since (a failing disk), and a reader opened with only
+		// the quick check. Local and bounded by the file's size, so it has
+		// no deadline of Ollama's.
 		dbErr = p.store.Check(parent, true)
 	}
 	r.Add(doctor.Database(p.databaseState(dbErr)))

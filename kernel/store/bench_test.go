@@ -183,9 +183,9 @@ func BenchmarkFollowReplay(b *testing.B) {
 	b.ReportMetric(float64(b.N*100_000)/b.Elapsed().Seconds(), "events/s")
 }
 
-// BenchmarkCheck1M is the check Open makes of a 1,000,000-event log (its
-// size in MB is reported): quick_check after a clean close, the full
-// integrity_check after a crash (store.go, uncleanlyClosed).
+// BenchmarkCheck1M is the check of a 1,000,000-event log (its size in MB
+// is reported): the full integrity_check every owner's Open makes, against
+// the quick_check a reader makes (store.go, Open).
 func BenchmarkCheck1M(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "check.db")
 	ctx := context.Background()

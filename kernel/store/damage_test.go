@@ -38,9 +38,9 @@ func fillSessions(t testing.TB, s *Store, n int) {
 	}
 }
 
-// TestCleanCloseLeavesNoWAL is the premise of the rule for the full check:
-// the WAL is gone after a clean close, and there while the owner runs (so a
-// crash leaves it).
+// TestCleanCloseLeavesNoWAL is the premise of OpenReadOnly's refusal of a
+// crash copy on a read-only folder: the WAL is gone after a clean close, and
+// there while the owner runs (so a crash leaves it).
 func TestCleanCloseLeavesNoWAL(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "quire.db")
 	s, err := Open(t.Context(), path)
@@ -55,7 +55,7 @@ func TestCleanCloseLeavesNoWAL(t *testing.T) {
 	}
 	s.Close()
 	if uncleanlyClosed(path) {
-		t.Fatal("a clean close left a WAL: every start would run the full check")
+		t.Fatal("a clean close left a WAL: a reader of a read-only copy would refuse every file")
 	}
 }
 
@@ -140,11 +140,13 @@ func TestBackupsListsTheCopiesMadeBeforeMigrating(t *testing.T) {
 	}
 }
 
-// TestAFileThatFailsItsCheckTakesNoMoreWrites: damage at rest in a file
-// closed cleanly passes the quick check at open; once the full check
-// (doctor's) finds it, the log refuses every write, and the file and its
-// WAL stay as they were.
-func TestAFileThatFailsItsCheckTakesNoMoreWrites(t *testing.T) {
+// TestDamageAtRestIsRefusedAtOpen: a file closed cleanly and damaged at
+// rest (a failing disk) passes SQLite's quick_check; the owner's open runs
+// the full check, so it is refused at the next start — as doctor said it
+// would be — and not a byte of it changes. (Before, only a crash's WAL made
+// the open run the full check, and Quire wrote into the file doctor had
+// called damaged.)
+func TestDamageAtRestIsRefusedAtOpen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "quire.db")
 	s, err := Open(t.Context(), path)
 	if err != nil {
@@ -152,14 +154,58 @@ func TestAFileThatFailsItsCheckTakesNoMoreWrites(t *testing.T) {
 	}
 	fillSessions(t, s, 3000)
 	s.Close()
+	if uncleanlyClosed(path) {
+		t.Fatal("the clean close left a WAL: the test would not be about damage at rest")
+	}
 	if n := pagedamage.FlipKeys(t, path, "sess-", 30); n != 30 {
 		t.Fatalf("flipped %d pages, want 30", n)
 	}
-	s, err = Open(t.Context(), path)
+	r, err := OpenReadOnly(t.Context(), path)
 	if err != nil {
-		t.Fatalf("the quick check at open refused the file (the test no longer reproduces the issue): %v", err)
+		t.Fatalf("the quick check refused the file (the test no longer reproduces the issue): %v", err)
+	}
+	r.Close()
+	before, _ := os.ReadFile(path)
+	files := func() string {
+		names, _ := filepath.Glob(path + "*")
+		return strings.Join(names, " ")
+	}
+	beside := files()
+	if w, err := Open(t.Context(), path); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "row not in PRIMARY KEY order") {
+		if err == nil {
+			w.Close()
+		}
+		t.Fatalf("opening a file damaged at rest for writing: %v, want ErrCorrupt naming rows out of key order", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Fatal("the refused file was written")
+	}
+	if now := files(); now != beside {
+		t.Errorf("the refused open changed the files beside the database: %s, then %s", beside, now)
+	}
+}
+
+// TestAFileThatFailsItsCheckTakesNoMoreWrites: damage that appears while
+// the owner runs (found by doctor's full check in the same process) stops
+// every write to the log, and the file and its WAL stay as they were.
+func TestAFileThatFailsItsCheckTakesNoMoreWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "quire.db")
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
 	}
 	defer s.Close()
+	fillSessions(t, s, 3000)
+	// Everything into the file, every connection closed, so the next one
+	// reads the pages from disk — then the disk goes bad under it.
+	if _, err := s.DB().Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		t.Fatal(err)
+	}
+	s.DB().SetMaxIdleConns(0)
+	if n := pagedamage.FlipKeys(t, path, "sess-", 30); n != 30 {
+		t.Fatalf("flipped %d pages, want 30", n)
+	}
+	s.DB().SetMaxIdleConns(2)
 	if err := s.Check(t.Context(), true); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("full check: %v, want ErrCorrupt", err)
 	}
