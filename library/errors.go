@@ -33,6 +33,11 @@ var (
 	// of its indexed folder, which the viewer does not follow.
 	ErrOutsideRoot = protocol.Classify(protocol.ErrConflict,
 		errors.New("this document has been replaced by a link to a file outside its indexed folder, so Quire will not show it; put the file itself back, or remove the document from Quire"))
+	// ErrFolderIsLink: the indexed folder, or a folder above it, is now a
+	// symbolic link (folders are recorded as themselves, never through a
+	// link): the viewer does not follow it out.
+	ErrFolderIsLink = protocol.Classify(protocol.ErrConflict,
+		errors.New("the folder this document was indexed in has been replaced by a link to somewhere else, so Quire will not show it; put the folder itself back, or add the folder again so Quire indexes what it holds now"))
 	// ErrTooLarge: the viewer shows files up to MaxSourceBytes.
 	ErrTooLarge = protocol.Classify(protocol.ErrConflict,
 		errors.New("this document is too large to show here; open it in another program"))

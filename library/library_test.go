@@ -539,3 +539,41 @@ func TestSourceDoesNotFollowALinkOutOfTheIndexedFolder(t *testing.T) {
 		t.Errorf("an indexed file replaced by a link: %q, %v", src.Text, err)
 	}
 }
+
+// TestSourceDoesNotFollowAnIndexedFolderReplacedByALink: the indexed
+// folder itself swapped for a link to another folder holding a file of the
+// same name is refused with a sentence, not served (os.OpenRoot follows a
+// link at the root). A folder added through a link is recorded as the
+// folder it leads to, so its documents still open.
+func TestSourceDoesNotFollowAnIndexedFolderReplacedByALink(t *testing.T) {
+	lib, _ := open(t, t.TempDir(), nil)
+	dir := folder(t)
+	outside := filepath.Join(filepath.Dir(dir), "elsewhere")
+	testkit.WriteOld(t, filepath.Join(outside, "garden.md"), "root:x:0:0:root:/root:/bin/bash\n")
+	ch := lib.Watch(t.Context())
+	link := filepath.Join(t.TempDir(), "link-to-notes")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := lib.Add(t.Context(), []string{link}); err != nil {
+		t.Fatal(err)
+	}
+	waitFinal(t, ch)
+	garden := filepath.Join(dir, "garden.md")
+	if src, err := lib.Source(t.Context(), garden, 0); err != nil || strings.Contains(src.Text, "root:x") {
+		t.Fatalf("a document of a folder added through a link: %q, %v", src.Text, err)
+	}
+	if err := os.Rename(dir, dir+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, dir); err != nil {
+		t.Fatal(err)
+	}
+	src, err := lib.Source(t.Context(), garden, 0)
+	if !errors.Is(err, library.ErrFolderIsLink) || !errors.Is(err, protocol.ErrConflict) || src.Text != "" {
+		t.Fatalf("Source through a folder replaced by a link = %q, %v; want ErrFolderIsLink", src.Text, err)
+	}
+	if !strings.Contains(err.Error(), "add the folder again") {
+		t.Errorf("the refusal does not say what to do: %v", err)
+	}
+}

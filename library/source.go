@@ -38,6 +38,9 @@ func (l *Library) Source(ctx context.Context, path string, page int) (protocol.D
 	if doc.Status == rag.Failed {
 		return protocol.DocumentSource{}, fmt.Errorf("%w (%s)", ErrUnreadable, doc.Reason)
 	}
+	if linkAbove(rootDir(doc.Root)) {
+		return protocol.DocumentSource{}, fmt.Errorf("%s: %w", doc.Path, ErrFolderIsLink)
+	}
 	f, err := openInRoot(doc.Root, path)
 	if err != nil {
 		if linkOnTheWay(doc.Root, path) {
@@ -97,6 +100,19 @@ func rootDir(root string) string {
 		return filepath.Dir(root)
 	}
 	return root
+}
+
+// linkAbove reports whether dir, or a folder above it, is a symbolic link.
+// os.OpenRoot follows such a link, and rag records folders as themselves
+// (resolved when added), so a link there now was put in the folder's place
+// after it was indexed.
+func linkAbove(dir string) bool {
+	for p := dir; p != filepath.Dir(p); p = filepath.Dir(p) {
+		if st, err := os.Lstat(p); err == nil && st.Mode()&os.ModeSymlink != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // linkOnTheWay reports whether the document, or a folder between its

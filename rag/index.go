@@ -511,6 +511,13 @@ func absPath(p string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("rag: %s: %w", p, err)
 	}
+	// The folder (or file) itself, not a link to it: what is recorded is
+	// where the documents are, so a link that later takes a component's
+	// place is seen as one (the library's viewer refuses to follow it). A
+	// path that no longer exists (a removal) is kept as given.
+	if real, err := filepath.EvalSymlinks(a); err == nil {
+		return real, nil
+	}
 	return a, nil
 }
 
