@@ -23,6 +23,30 @@ func (t *noteTool) Describe(call tool.Call) string {
 	if err := json.Unmarshal(call.Arguments, &a); err != nil {
 		return ""
 	}
+	desc := t.describeArgs(a)
+	if warn := refusedName(a); warn != "" && desc != "" {
+		return warn + "\n" + desc
+	}
+	return desc
+}
+
+// refusedName is the warning a question carries when a name it shows is one
+// the tool will refuse (a word mixing Latin with Cyrillic look-alikes, an
+// invisible character): such a name can read as another in the question, so
+// the question says so first rather than let the user weigh a look-alike.
+// The check is the tool's own (cleanRel), on the call alone.
+func refusedName(a map[string]any) string {
+	for _, k := range []string{"path", "from", "to"} {
+		if p, ok := a[k].(string); ok && p != "" {
+			if _, err := cleanRel(p); err != nil {
+				return "⚠ Quire will refuse this, whatever you answer: " + strings.TrimSuffix(err.Error(), ".") + "."
+			}
+		}
+	}
+	return ""
+}
+
+func (t *noteTool) describeArgs(a map[string]any) string {
 	str := func(k string) string { s, _ := a[k].(string); return s }
 	switch t.spec.Name {
 	case "create_note":

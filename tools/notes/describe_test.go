@@ -99,3 +99,39 @@ func TestDescribeUndoSaysWhatItRestoresAndDiscards(t *testing.T) {
 		})
 	}
 }
+
+// A name the tool will refuse (a word mixing Latin with Cyrillic
+// look-alikes, an invisible character) could read as another name in the
+// question: the question says first that Quire will refuse it, whatever
+// the answer, and why; a good name carries no warning.
+func TestDescribeWarnsOfANameTheToolWillRefuse(t *testing.T) {
+	root, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	byName := map[string]tool.Tool{}
+	for _, tl := range Tools(root, nil) {
+		byName[tl.Spec().Name] = tl
+	}
+	call := func(name string, args map[string]any) string {
+		b, _ := json.Marshal(args)
+		return tool.Describe(byName[name], tool.Call{Name: name, Arguments: b})
+	}
+	cases := []struct {
+		name, got, want string
+	}{
+		{"a Cyrillic look-alike", call("create_note", map[string]any{"path": "p\u0430yp\u0430l.md", "content": "x"}), "mixes"},
+		{"a zero-width space", call("create_note", map[string]any{"path": "pl\u200ban.md", "content": "x"}), "U+200B"},
+		{"a look-alike move target", call("move_note", map[string]any{"from": "a.md", "to": "p\u0430yp\u0430l.md"}), "mixes"},
+		{"a good name", call("create_note", map[string]any{"path": "projects/отчёт.md", "content": "x"}), ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			warned := strings.HasPrefix(tc.got, "⚠ Quire will refuse this, whatever you answer:")
+			if warned != (tc.want != "") || !strings.Contains(tc.got, tc.want) {
+				t.Fatalf("description %q; want a warning naming %q: %v", tc.got, tc.want, tc.want != "")
+			}
+		})
+	}
+}
