@@ -633,6 +633,7 @@ func TestEveryCommandAgainstALiveOwner(t *testing.T) {
 		says string
 	}{
 		{[]string{"doctor"}, 0, "ok   Database"},
+		{[]string{"doctor"}, 0, fmt.Sprintf("ok   Owner           `quire serve` (process %d, since ", os.Getpid())},
 		{[]string{"sessions"}, 0, "Live"},
 		{[]string{"replay", sess.ID}, 0, "permission.requested"},
 		{[]string{"replay", sess.ID, "-json", "-internal", "-sensitive"}, 0, `"type":"run.started"`},

@@ -131,3 +131,19 @@ func Part(name, off string, err error) Check {
 	}
 	return c
 }
+
+// Owner is the line a reader (`quire doctor`) gives of who owns the data
+// folder: holder names it ("the Quire window (process 123, since 10:42 on
+// 1 Dec 2026)") when running, or none runs. It passes either way — an owner
+// running is how Quire is used, and a reader works beside it; a lock file
+// that cannot be read leaves the owner unknown, said as such.
+func Owner(holder string, running bool, err error) Check {
+	c := Check{Name: "Owner", OK: true, Detail: "not running: no Quire window or `quire serve` holds this data folder"}
+	switch {
+	case err != nil:
+		c.Detail = fmt.Sprintf("unknown: the data folder's lock file could not be read: %v", err)
+	case running:
+		c.Detail = holder
+	}
+	return c
+}

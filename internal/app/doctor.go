@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"quire/doctor"
+	"quire/internal/datadir"
 	"quire/kernel/provider/ollama"
 	"quire/kernel/store"
 )
@@ -30,6 +31,9 @@ func (p *Parts) Doctor(ctx context.Context) doctor.Report {
 		// (kernel/store, uncleanlyClosed). Local and bounded by the file's
 		// size, so it has no deadline of Ollama's.
 		dbErr = p.store.Check(parent, true)
+	}
+	if p.mode == Reader {
+		r.Add(owner(cfg.DataDir))
 	}
 	r.Add(doctor.Database(p.databaseState(dbErr)))
 	if p.mode == Owner && p.store != nil {
@@ -81,4 +85,16 @@ func (d doctorOllama) Models(ctx context.Context) ([]string, error) { return d.c
 func (d doctorOllama) Capabilities(ctx context.Context, model string) ([]string, error) {
 	info, err := d.c.ModelInfo(ctx, model)
 	return info.Capabilities, err
+}
+
+// owner is the doctor's line of who holds dir, for a reader: read from the
+// lock file and the kernel's locks, never by creating the file or taking
+// the folder (datadir.Held).
+func owner(dir string) doctor.Check {
+	h, running, err := datadir.Held(dir)
+	who := h.String()
+	if h.URL != "" {
+		who += ", answering at " + h.URL
+	}
+	return doctor.Owner(who, running, err)
 }
