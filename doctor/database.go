@@ -28,7 +28,15 @@ const (
 	// DatabaseRefused: any other reason (a newer Quire wrote it, it cannot
 	// be read).
 	DatabaseRefused
+	// DatabaseNoSpace: the disk that holds it is too full to open it for
+	// writing; an owner reads it, and changes nothing, until there is room.
+	DatabaseNoSpace
 )
+
+// FreeSpace is the remedy for a full disk: nothing is damaged and nothing
+// is to be moved; what was saved is kept, and a start with room recovers
+// what this one could not save.
+const FreeSpace = "Free some space on the disk that holds Quire's data folder, then quit Quire and start it again. What was saved is kept; nothing needs to be moved."
 
 // DatabaseState is what the composition root knows of the database file.
 type DatabaseState struct {
@@ -65,6 +73,10 @@ func Database(s DatabaseState) Check {
 		c.Remedy = "Start Quire (the window, or `quire serve`) once: it upgrades the file and keeps a backup beside it."
 	case DatabaseReadOnly:
 		return readOnly(c, s.Path, s.Err)
+	case DatabaseNoSpace:
+		c.OK = false
+		c.Detail = fmt.Sprintf("the disk that holds %s is full: Quire opened it to read only, so your conversations can be read but nothing new is saved (%s)", s.Path, errText(s.Err))
+		c.Remedy = FreeSpace
 	case DatabaseRefused:
 		c.OK = false
 		c.Detail = errText(s.Err)
@@ -146,4 +158,11 @@ func Owner(holder string, running bool, err error) Check {
 		c.Detail = holder
 	}
 	return c
+}
+
+// DiskFull is the line for a full disk found by a part of an owner that
+// opened (memory, the document index, the recovery of an interrupted run):
+// why it says so, and FreeSpace.
+func DiskFull(dir string, err error) Check {
+	return Check{Name: "Disk", Detail: fmt.Sprintf("the disk that holds %s is full: Quire cannot save anything new (%s)", dir, errText(err)), Remedy: FreeSpace}
 }

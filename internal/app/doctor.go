@@ -8,6 +8,7 @@ import (
 
 	"quire/doctor"
 	"quire/internal/datadir"
+	"quire/kernel/event"
 	"quire/kernel/provider/ollama"
 	"quire/kernel/store"
 )
@@ -36,13 +37,31 @@ func (p *Parts) Doctor(ctx context.Context) doctor.Report {
 		r.Add(owner(cfg.DataDir))
 	}
 	r.Add(doctor.Database(p.databaseState(dbErr)))
-	if p.mode == Owner && p.store != nil {
+	if p.mode == Owner && p.runtime != nil {
 		// The parts an owner runs without when they could not be opened:
 		// said here, not only in the log.
-		r.Add(doctor.Part("Documents", "the document index (search_docs and the documents panel)", p.ragErr))
-		r.Add(doctor.Part("Memory", "memory", p.memErr))
+		r.Add(part("Documents", "the document index (search_docs and the documents panel)", p.ragErr))
+		r.Add(part("Memory", "memory", p.memErr))
+		// A full disk is said once, as what it is, whichever part met it
+		// (the database line says it when the file could not be opened).
+		for _, err := range []error{p.startErr, p.memErr, p.ragErr} {
+			if errors.Is(err, event.ErrNoSpace) {
+				r.Add(doctor.DiskFull(cfg.DataDir, err))
+				break
+			}
+		}
 	}
 	return r
+}
+
+// part is doctor's line for a part of an owner that could not be opened;
+// one that met a full disk gets the full disk's remedy.
+func part(name, off string, err error) doctor.Check {
+	c := doctor.Part(name, off, err)
+	if errors.Is(err, event.ErrNoSpace) {
+		c.Remedy = doctor.FreeSpace
+	}
+	return c
 }
 
 // databaseState is what doctor needs to judge the database file, err being
@@ -73,6 +92,8 @@ func databaseProblem(err error) doctor.DatabaseProblem {
 		return doctor.DatabaseNeedsUpgrade
 	case errors.Is(err, store.ErrReadOnly):
 		return doctor.DatabaseReadOnly
+	case errors.Is(err, event.ErrNoSpace):
+		return doctor.DatabaseNoSpace
 	}
 	return doctor.DatabaseRefused
 }
