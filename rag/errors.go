@@ -23,6 +23,9 @@ var (
 	// ErrRootMissing: a watched folder or file is not there (an unplugged
 	// drive, a moved folder); its documents are kept until it is removed.
 	ErrRootMissing = errors.New("the watched path is not there")
+	// ErrOutsideRoot: a document is a symbolic link (or lies behind one)
+	// that leads out of its watched folder; it is neither read nor shown.
+	ErrOutsideRoot = errors.New("a symbolic link leads out of the indexed folder")
 )
 
 // The reasons a file is refused, from rag/parse.
