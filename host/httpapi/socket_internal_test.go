@@ -1,12 +1,9 @@
 package httpapi
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"path/filepath"
 	"testing"
 	"time"
@@ -44,14 +41,5 @@ func TestTheLocalChannelMeetsTheServersTimeouts(t *testing.T) {
 	}
 	defer conn.Close()
 	conn.SetReadDeadline(time.Now().Add(testkit.Patience))
-	fmt.Fprintf(conn, "POST /api/sessions HTTP/1.1\r\nHost: quire\r\n%s: %s\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"ti",
-		ProtocolHeader, protocol.Version)
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("a client that stopped sending its body got no answer from the local channel: %v", err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadRequest {
-		t.Fatalf("the slow client: %d, want 400", resp.StatusCode)
-	}
+	StopsMidBody(t, conn, "quire", ProtocolHeader+": "+protocol.Version+"\r\n")
 }

@@ -264,12 +264,7 @@ func TestAToolResultTheLogRefusesEndsTheRun(t *testing.T) {
 // to stay open (listed as answering) until the next start.
 func TestARecoveryOnAFullDiskEndsTheRunOnceThereIsRoom(t *testing.T) {
 	h := newHarness(t)
-	h.fake.Script(ollamatest.Turn{Content: []string{"par", "tial"}, Fail: ollamatest.Failure{Kind: ollamatest.FailHang, After: 1}})
-	s, _ := newSession(t, h.rt, "crashed")
-	if _, err := submit(t, h.rt, s.ID, "q"); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, h, s.ID, event.AssistantDelta)
+	s := hangingRun(t, h)
 	disk := smalldisk.Mount(t, "4m")
 	crashed := filepath.Join(disk, "quire.db")
 	if _, err := h.store.DB().Exec("VACUUM INTO ?", crashed); err != nil { // the run is open in the copy
