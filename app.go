@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -770,12 +771,12 @@ func (a *App) ReportView(snapshot map[string]any) error {
 
 // runWindow opens the parts as the data folder's owner and runs the
 // window until it is closed. When another process owns the folder it opens
-// nothing (secondStart).
-func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slog.Logger, stderr io.Writer) int {
+// nothing (secondStart), and says why on stderr and through notice.
+func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slog.Logger, stderr io.Writer, notice func(context.Context, string)) int {
 	p, err := app.OpenWith(ctx, settings, log, app.Owner, app.Extras{Kind: datadir.Window})
 	var inUse *datadir.InUseError
 	if errors.As(err, &inUse) {
-		return secondStart(ctx, inUse, httpapi.DialLocal(datadir.SocketPath(inUse.Dir)), stderr)
+		return secondStart(ctx, inUse, httpapi.DialLocal(datadir.SocketPath(inUse.Dir)), stderr, notice)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "quire:", err)
@@ -823,18 +824,25 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 
 // secondStart is a start of the window while another process owns the
 // data folder: a window is brought to the front (exit 0); otherwise the
-// user is told plainly where Quire is open (exit 1). Nothing is opened.
-func secondStart(ctx context.Context, e *datadir.InUseError, owner interface{ Show(context.Context) error }, stderr io.Writer) int {
+// user is told plainly where Quire is open (exit 1), on stderr and by
+// notice — a start from the desktop icon has no terminal to read stderr
+// in. Nothing is opened.
+func secondStart(ctx context.Context, e *datadir.InUseError, owner interface{ Show(context.Context) error }, stderr io.Writer, notice func(context.Context, string)) int {
 	h := e.Holder
+	refuse := func(format string, args ...any) int {
+		msg := fmt.Sprintf(format, args...)
+		fmt.Fprintln(stderr, "quire: "+msg)
+		notice(ctx, msg)
+		return 1
+	}
 	switch h.Kind {
 	case datadir.Window:
 		// Bounded: a stuck first window must not hang the second start too.
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		if err := owner.Show(ctx); err != nil {
-			fmt.Fprintf(stderr, "quire: Quire is already open in a window (%s), but the window did not come to the front: %v. "+
-				"If it is stuck, end it (kill %d) and open Quire again.\n", h.Process(), err, h.PID)
-			return 1
+		if err := owner.Show(sctx); err != nil {
+			return refuse("Quire is already open in a window (%s), but the window did not come to the front: %v. "+
+				"If it is stuck, end it (kill %d) and open Quire again.", h.Process(), err, h.PID)
 		}
 		fmt.Fprintf(stderr, "Quire is already open in a window (%s); it was brought to the front.\n", h.Process())
 		return 0
@@ -843,12 +851,38 @@ func secondStart(ctx context.Context, e *datadir.InUseError, owner interface{ Sh
 		if h.URL != "" {
 			where = "at " + h.URL
 		}
-		fmt.Fprintf(stderr, "quire: Quire is already open %s: this data folder (%s) is served by %s. "+
-			"Open that address in your browser, or stop it (Ctrl+C in its terminal, or kill %d) to open the window.\n", where, e.Dir, h, h.PID)
-		return 1
+		return refuse("Quire is already open %s: this data folder (%s) is served by %s. "+
+			"Open that address in your browser, or stop it (Ctrl+C in its terminal, or kill %d) to open the window.", where, e.Dir, h, h.PID)
 	}
-	fmt.Fprintf(stderr, "quire: this data folder (%s) is in use by %s; open Quire again when it has finished.\n", e.Dir, h)
-	return 1
+	return refuse("this data folder (%s) is in use by %s; open Quire again when it has finished.", e.Dir, h)
+}
+
+// desktopNotice shows msg on the desktop, for a start of the window that
+// opens no window (secondStart): a zenity dialog, which stays until it is
+// read, or else a notification (notify-send); with neither installed, or
+// no display, nothing more than stderr. A Wails dialog needs a running
+// app, which a second start must not open (docs/DECISIONS.md, "A second
+// start says so on the desktop"). It returns once the dialog is closed.
+func desktopNotice(log *slog.Logger) func(context.Context, string) {
+	return func(ctx context.Context, msg string) {
+		if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+			return
+		}
+		var cmd *exec.Cmd
+		if path, err := exec.LookPath("zenity"); err == nil {
+			cmd = exec.CommandContext(ctx, path, "--info", "--title=Quire", "--no-markup", "--width=480", "--text="+msg)
+		} else if path, err := exec.LookPath("notify-send"); err == nil {
+			// The body of a notification is markup to most servers.
+			body := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(msg)
+			cmd = exec.CommandContext(ctx, path, "--app-name=Quire", "--icon=quire", "Quire did not open a window", body)
+		} else {
+			log.Info("no zenity or notify-send to show the message on the desktop; it is on stderr only")
+			return
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			log.Warn("the message could not be shown on the desktop; it is on stderr only", "program", cmd.Path, "err", err, "output", strings.TrimSpace(string(out)))
+		}
+	}
 }
 
 // NotesFolder is the folder the note tools work on ("" until chosen).

@@ -112,7 +112,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch cmd {
 	case "", "window":
-		return runWindow(ctx, settings, dist, log, stderr)
+		return runWindow(ctx, settings, dist, log, stderr, desktopNotice(log))
 	case "serve":
 		return runServe(ctx, settings, dist, addr, log, stdout, stderr)
 	}

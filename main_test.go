@@ -633,6 +633,7 @@ func TestEveryCommandAgainstALiveOwner(t *testing.T) {
 		says string
 	}{
 		{[]string{"doctor"}, 0, "ok   Database"},
+		{[]string{"doctor"}, 0, fmt.Sprintf("ok   Owner           `quire serve` (process %d, since ", os.Getpid())},
 		{[]string{"sessions"}, 0, "Live"},
 		{[]string{"replay", sess.ID}, 0, "permission.requested"},
 		{[]string{"replay", sess.ID, "-json", "-internal", "-sensitive"}, 0, `"type":"run.started"`},
@@ -668,12 +669,18 @@ func TestEveryCommandAgainstALiveOwner(t *testing.T) {
 		t.Errorf("the second quire serve: exit %d, said %q", code, errOut.String())
 	}
 	// A second window says where Quire is open (a browser, at its address).
+	// Started from the desktop icon no one reads stderr: the same sentence
+	// is shown on the desktop.
 	var winErr bytes.Buffer
+	var shown notices
 	code = within(t, "a second window", func() int {
-		return runWindow(t.Context(), config.NewStore(cfg), fstest.MapFS{}, slog.New(slog.DiscardHandler), &winErr)
+		return runWindow(t.Context(), config.NewStore(cfg), fstest.MapFS{}, slog.New(slog.DiscardHandler), &winErr, shown.add)
 	})
 	if code != 1 || !strings.Contains(winErr.String(), "Quire is already open at http://127.0.0.1:") || strings.Contains(winErr.String(), "token") {
 		t.Errorf("the second window: exit %d, said %q", code, winErr.String())
+	}
+	if len(shown) != 1 || !strings.Contains(winErr.String(), shown[0]) || !strings.Contains(shown[0], "Quire is already open at http://127.0.0.1:") {
+		t.Errorf("the second window showed %q on the desktop; it said %q on stderr", shown, winErr.String())
 	}
 	if now := owner.events(sess.ID); len(now) != len(before) {
 		t.Fatalf("a refused owner changed the live log: %v", eventTypes(now))
@@ -755,9 +762,10 @@ func TestASecondWindowBringsTheFirstToTheFront(t *testing.T) {
 
 	// A second start while the first window is still opening waits for it.
 	var errOut bytes.Buffer
+	var shown notices // read once the start has returned
 	code := make(chan int, 1)
 	go func() {
-		code <- runWindow(t.Context(), config.NewStore(cfg), fstest.MapFS{}, slog.New(slog.DiscardHandler), &errOut)
+		code <- runWindow(t.Context(), config.NewStore(cfg), fstest.MapFS{}, slog.New(slog.DiscardHandler), &errOut, shown.add)
 	}()
 	select {
 	case <-asked:
@@ -775,10 +783,18 @@ func TestASecondWindowBringsTheFirstToTheFront(t *testing.T) {
 		!strings.Contains(errOut.String(), "brought to the front") {
 		t.Errorf("the second window: exit %d, said %q", c, errOut.String())
 	}
+	if len(shown) != 0 {
+		t.Errorf("a start that raised the first window also showed %q", shown)
+	}
 	if len(raised) != 1 {
 		t.Errorf("the first window was raised %d times, want once", len(raised))
 	}
 }
+
+// notices are the messages a start showed on the desktop.
+type notices []string
+
+func (n *notices) add(_ context.Context, msg string) { *n = append(*n, msg) }
 
 // showFunc is a first window's answer to Show.
 type showFunc func(context.Context) error
@@ -809,14 +825,68 @@ func TestSecondStartSaysWhereQuireIs(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var errOut bytes.Buffer
-			code := secondStart(t.Context(), &datadir.InUseError{Dir: "/data", Holder: c.h}, c.owner, &errOut)
+			var shown notices
+			code := secondStart(t.Context(), &datadir.InUseError{Dir: "/data", Holder: c.h}, c.owner, &errOut, shown.add)
 			if code != c.code {
 				t.Errorf("exit %d, want %d: %s", code, c.code, errOut.String())
+			}
+			if len(shown) != 1 || strings.TrimSpace(errOut.String()) != "quire: "+shown[0] {
+				t.Errorf("the desktop was shown %q; stderr says %q", shown, errOut.String())
 			}
 			for _, w := range c.says {
 				if !strings.Contains(errOut.String(), w) {
 					t.Errorf("%q lacks %q", errOut.String(), w)
 				}
+			}
+		})
+	}
+}
+
+// TestDesktopNoticeUsesWhatTheDesktopHas: the message goes to zenity when
+// it is installed (a dialog that stays until read), else to notify-send
+// with its markup escaped, else nowhere but stderr; with no display it is
+// not tried. The programs are stand-ins on PATH that record how they were
+// called, so the test runs where neither is installed.
+func TestDesktopNoticeUsesWhatTheDesktopHas(t *testing.T) {
+	const msg = "Quire is already open at http://127.0.0.1:8765: <this> & that"
+	for _, c := range []struct {
+		name     string
+		programs []string
+		display  string
+		called   string
+		wantArgs []string
+	}{
+		{"both", []string{"zenity", "notify-send"}, ":0", "zenity", []string{"--info", "--title=Quire", "--no-markup", "--width=480", "--text=" + msg}},
+		{"notify-send only", []string{"notify-send"}, ":0", "notify-send",
+			[]string{"--app-name=Quire", "--icon=quire", "Quire did not open a window", "Quire is already open at http://127.0.0.1:8765: &lt;this&gt; &amp; that"}},
+		{"neither", nil, ":0", "", nil},
+		{"no display", []string{"zenity", "notify-send"}, "", "", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bin, calls := t.TempDir(), filepath.Join(t.TempDir(), "calls")
+			for _, p := range c.programs {
+				// Each argument on a line of its own, after the program's name.
+				script := "#!/bin/sh\n{ echo " + p + "; for a in \"$@\"; do printf '%s\\n' \"$a\"; done; } >> " + calls + "\n"
+				if err := os.WriteFile(filepath.Join(bin, p), []byte(script), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Setenv("PATH", bin)
+			t.Setenv("DISPLAY", c.display)
+			t.Setenv("WAYLAND_DISPLAY", "")
+			desktopNotice(slog.New(slog.DiscardHandler))(t.Context(), msg)
+			got, err := os.ReadFile(calls)
+			if c.called == "" {
+				if !errors.Is(err, os.ErrNotExist) {
+					t.Fatalf("a program was called: %q (%v)", got, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%s was not called: %v", c.called, err)
+			}
+			if want := strings.Join(append([]string{c.called}, c.wantArgs...), "\n") + "\n"; string(got) != want {
+				t.Fatalf("called\n%s\nwant\n%s", got, want)
 			}
 		})
 	}

@@ -28,7 +28,15 @@ const (
 	// DatabaseRefused: any other reason (a newer Quire wrote it, it cannot
 	// be read).
 	DatabaseRefused
+	// DatabaseNoSpace: the disk that holds it is too full to open it for
+	// writing; an owner reads it, and changes nothing, until there is room.
+	DatabaseNoSpace
 )
+
+// FreeSpace is the remedy for a full disk: nothing is damaged and nothing
+// is to be moved; what was saved is kept, and a start with room recovers
+// what this one could not save.
+const FreeSpace = "Free some space on the disk that holds Quire's data folder, then quit Quire and start it again. What was saved is kept; nothing needs to be moved."
 
 // DatabaseState is what the composition root knows of the database file.
 type DatabaseState struct {
@@ -65,6 +73,10 @@ func Database(s DatabaseState) Check {
 		c.Remedy = "Start Quire (the window, or `quire serve`) once: it upgrades the file and keeps a backup beside it."
 	case DatabaseReadOnly:
 		return readOnly(c, s.Path, s.Err)
+	case DatabaseNoSpace:
+		c.OK = false
+		c.Detail = fmt.Sprintf("the disk that holds %s is full: Quire opened it to read only, so your conversations can be read but nothing new is saved (%s)", s.Path, errText(s.Err))
+		c.Remedy = FreeSpace
 	case DatabaseRefused:
 		c.OK = false
 		c.Detail = errText(s.Err)
@@ -130,4 +142,27 @@ func Part(name, off string, err error) Check {
 		c.Remedy = "The rest of Quire works without it. Restart Quire; if this stays, run `quire doctor` and check the Database line, or update Quire if a newer version wrote this data folder."
 	}
 	return c
+}
+
+// Owner is the line a reader (`quire doctor`) gives of who owns the data
+// folder: holder names it ("the Quire window (process 123, since 10:42 on
+// 1 Dec 2026)") when running, or none runs. It passes either way — an owner
+// running is how Quire is used, and a reader works beside it; a lock file
+// that cannot be read leaves the owner unknown, said as such.
+func Owner(holder string, running bool, err error) Check {
+	c := Check{Name: "Owner", OK: true, Detail: "not running: no Quire window or `quire serve` holds this data folder"}
+	switch {
+	case err != nil:
+		c.Detail = fmt.Sprintf("unknown: the data folder's lock file could not be read: %v", err)
+	case running:
+		c.Detail = holder
+	}
+	return c
+}
+
+// DiskFull is the line for a full disk found by a part of an owner that
+// opened (memory, the document index, the recovery of an interrupted run):
+// why it says so, and FreeSpace.
+func DiskFull(dir string, err error) Check {
+	return Check{Name: "Disk", Detail: fmt.Sprintf("the disk that holds %s is full: Quire cannot save anything new (%s)", dir, errText(err)), Remedy: FreeSpace}
 }

@@ -229,28 +229,13 @@ func text(v any) string {
 // user's "remember without asking", and it holds only in a conversation
 // that has read no document or note (unasked).
 func unapprovedWrites(evs []protocol.Event) []string {
-	effects := map[string]tool.Effect{}
-	approved := map[string]bool{}
-	reads := readFold{}
+	var g gateFold
 	var fails []string
 	for _, e := range evs {
-		reads.see(e)
-		switch event.Type(e.Type) {
-		case event.InputReceived:
-			if in := payloadOf[event.InputReceivedPayload](e); in.Caps != nil {
-				for _, t := range in.Caps.Tools {
-					effects[t.Name] = tool.Effect(t.Effects)
-				}
-			}
-		case event.PermissionAnswered:
-			if a := payloadOf[event.PermissionAnsweredPayload](e); a.Allowed && !a.ByDefault {
-				for _, id := range a.CallIDs {
-					approved[id] = true
-				}
-			}
-		case event.ToolStarted:
+		g.see(e)
+		if event.Type(e.Type) == event.ToolStarted {
 			st := payloadOf[event.ToolStartedPayload](e)
-			if effects[st.Name]&^tool.ReadFs != 0 && !approved[st.CallID] && !reads.unasked(e.Session, st.Name) {
+			if g.changes(e.Session, st.Name) && !g.yes(e.Session, st.CallID) && !g.unasked(e.Session, st.Name) {
 				fails = append(fails, fmt.Sprintf("call %s of %s, which can change things, started without the user's yes", st.CallID, st.Name))
 			}
 		}
@@ -258,20 +243,30 @@ func unapprovedWrites(evs []protocol.Event) []string {
 	return fails
 }
 
-// readFold follows, session by session, what the independent checks need of
-// the kernel's permission inputs: each tool's declared effects and grant
-// (the latest capability snapshot) and whether the conversation has had a
-// result from a tool that reads. It is written from the log, not from
-// kernel/core, so a core that forgot the read would be caught.
-type readFold struct {
-	effects map[string]map[string]tool.Effect // session -> tool -> effects
-	granted map[string]map[string]tool.Effect // session -> tool -> granted
-	read    map[string]bool                   // session -> has read
+// gateFold is the one fold of the log the permission checks share: per
+// session, each tool's declared effects and grant (the latest capability
+// snapshot) and whether the conversation has had a result from a tool
+// that reads; per call, its tool and whether the user said yes (a yes by
+// default is not the user's). It is written from the log, not from
+// kernel/core, so a core that forgot a read or a question would be
+// caught. Calls are keyed by session too: a call id may be the model's
+// own, and two conversations can use the same one, so a yes in one must
+// not pass a call in the other.
+type gateFold struct {
+	effects  map[string]map[string]tool.Effect // session -> tool -> effects
+	granted  map[string]map[string]tool.Effect // session -> tool -> granted
+	read     map[string]bool                   // session -> has read
+	calls    map[callKey]string                // call -> tool name
+	approved map[callKey]bool
 }
 
-func (f *readFold) see(e protocol.Event) {
+// callKey names one call: its session and its id.
+type callKey struct{ session, id string }
+
+func (f *gateFold) see(e protocol.Event) {
 	if f.effects == nil {
 		f.effects, f.granted, f.read = map[string]map[string]tool.Effect{}, map[string]map[string]tool.Effect{}, map[string]bool{}
+		f.calls, f.approved = map[callKey]string{}, map[callKey]bool{}
 	}
 	switch event.Type(e.Type) {
 	case event.InputReceived:
@@ -281,6 +276,15 @@ func (f *readFold) see(e protocol.Event) {
 				f.effects[e.Session][t.Name], f.granted[e.Session][t.Name] = tool.Effect(t.Effects), tool.Effect(t.Granted)
 			}
 		}
+	case event.PermissionAnswered:
+		if a := payloadOf[event.PermissionAnsweredPayload](e); a.Allowed && !a.ByDefault {
+			for _, id := range a.CallIDs {
+				f.approved[callKey{e.Session, id}] = true
+			}
+		}
+	case event.ToolStarted:
+		st := payloadOf[event.ToolStartedPayload](e)
+		f.calls[callKey{e.Session, st.CallID}] = st.Name
 	case event.ToolResult:
 		if f.effects[e.Session][payloadOf[event.ToolResultPayload](e).Name]&tool.ReadFs != 0 {
 			f.read[e.Session] = true
@@ -288,10 +292,22 @@ func (f *readFold) see(e protocol.Event) {
 	}
 }
 
+// changes: a call of name in session can change something (an effect
+// beyond reading).
+func (f *gateFold) changes(session, name string) bool {
+	return f.effects[session][name]&^tool.ReadFs != 0
+}
+
+// yes: the user allowed call id of session.
+func (f *gateFold) yes(session, id string) bool { return f.approved[callKey{session, id}] }
+
+// tool is the name of the tool call id of session started.
+func (f *gateFold) tool(session, id string) string { return f.calls[callKey{session, id}] }
+
 // unasked: a call of name may run without a question in session — the
 // user granted every effect it has beyond reading (only a memory write can
 // be granted) and the conversation has read nothing.
-func (f *readFold) unasked(session, name string) bool {
+func (f *gateFold) unasked(session, name string) bool {
 	e, g := f.effects[session][name], f.granted[session][name]&tool.WriteMemory
 	return g != 0 && e&^(tool.ReadFs|g) == 0 && !f.read[session]
 }
@@ -304,35 +320,24 @@ func (f *readFold) unasked(session, name string) bool {
 // asking. Nothing reaches what later conversations are told without the
 // user's yes.
 func unapprovedMemory(evs []protocol.Event) []string {
-	approved := map[string]bool{}
-	calls := map[string]string{} // call id -> tool name
-	reads := readFold{}
+	var g gateFold
 	var fails []string
 	for _, e := range evs {
-		reads.see(e)
+		g.see(e)
 		switch event.Type(e.Type) {
-		case event.PermissionAnswered:
-			if a := payloadOf[event.PermissionAnsweredPayload](e); a.Allowed && !a.ByDefault {
-				for _, id := range a.CallIDs {
-					approved[id] = true
-				}
-			}
-		case event.ToolStarted:
-			st := payloadOf[event.ToolStartedPayload](e)
-			calls[st.CallID] = st.Name
 		case event.MemoryRemember:
 			p := payloadOf[event.MemoryRememberPayload](e)
 			switch {
 			case p.Origin == "tool" && p.CallID == "":
 				fails = append(fails, fmt.Sprintf("memory %s (%q) was written by a tool that names no call", p.ID, p.Text))
-			case p.Origin == "tool" && !approved[p.CallID] && !reads.unasked(e.Session, calls[p.CallID]):
+			case p.Origin == "tool" && !g.yes(e.Session, p.CallID) && !g.unasked(e.Session, g.tool(e.Session, p.CallID)):
 				fails = append(fails, fmt.Sprintf("memory %s (%q) was remembered by call %s without the user's yes", p.ID, p.Text, p.CallID))
-			case p.Origin == "proposal" && !p.Pending && !reads.unasked(e.Session, "remember"):
+			case p.Origin == "proposal" && !p.Pending && !g.unasked(e.Session, "remember"):
 				fails = append(fails, fmt.Sprintf("proposed memory %s (%q) was kept without the user's approval", p.ID, p.Text))
 			}
 		case event.MemoryForget:
 			p := payloadOf[event.MemoryForgetPayload](e)
-			if p.Origin == "tool" && !approved[p.CallID] {
+			if p.Origin == "tool" && !g.yes(e.Session, p.CallID) {
 				fails = append(fails, fmt.Sprintf("memory %s was forgotten by call %q without the user's yes", p.ID, p.CallID))
 			}
 		}
@@ -347,28 +352,14 @@ func unapprovedMemory(evs []protocol.Event) []string {
 // exactly what a cut-short question would hide. Arguments that name
 // rather than say something (an id, a requestId) are not content.
 func shownInFull(evs []protocol.Event, questions []runtime.Question) []string {
-	effects := map[string]tool.Effect{}
-	allowed := map[string]bool{}
+	var g gateFold
 	for _, e := range evs {
-		switch event.Type(e.Type) {
-		case event.InputReceived:
-			if in := payloadOf[event.InputReceivedPayload](e); in.Caps != nil {
-				for _, t := range in.Caps.Tools {
-					effects[t.Name] = tool.Effect(t.Effects)
-				}
-			}
-		case event.PermissionAnswered:
-			if a := payloadOf[event.PermissionAnsweredPayload](e); a.Allowed && !a.ByDefault {
-				for _, id := range a.CallIDs {
-					allowed[id] = true
-				}
-			}
-		}
+		g.see(e)
 	}
 	var fails []string
 	for qi, q := range questions {
 		for i, c := range q.Calls {
-			if !allowed[c.ID] || effects[c.Name]&^tool.ReadFs == 0 {
+			if !g.yes(q.Session, c.ID) || !g.changes(q.Session, c.Name) {
 				continue
 			}
 			desc := ""

@@ -22,6 +22,15 @@ func ev(typ event.Type, run string, payload any) protocol.Event {
 	return protocol.Event{Type: string(typ), RunID: run, Payload: b}
 }
 
+// in puts events in session: a second conversation beside the first.
+func in(session string, evs ...protocol.Event) []protocol.Event {
+	out := slices.Clone(evs)
+	for i := range out {
+		out[i].Session = session
+	}
+	return out
+}
+
 // TestInvariantsCanFail: the checks every scenario gets find a write that
 // started without a yes (or with a yes given only by default), a run
 // without exactly one terminal event, and a payload that does not decode
@@ -50,6 +59,11 @@ func TestInvariantsCanFail(t *testing.T) {
 			answered(event.PermissionAnsweredPayload{CallIDs: []string{"c2"}, Allowed: true}), started("c1", "create_note")}, "started without the user's yes"},
 		{"yes only by default", []protocol.Event{ev(event.InputReceived, "", caps),
 			answered(event.PermissionAnsweredPayload{CallIDs: []string{"c1"}, Allowed: true, ByDefault: true}), started("c1", "create_note")}, "started without the user's yes"},
+		// A call id can be the model's own: a yes in one conversation is
+		// not a yes for the same id in another.
+		{"a yes in another conversation", slices.Concat(
+			in("a", ev(event.InputReceived, "", caps), answered(event.PermissionAnsweredPayload{CallIDs: []string{"c1"}, Allowed: true}), started("c1", "create_note")),
+			in("b", ev(event.InputReceived, "", caps), started("c1", "create_note"))), "call c1 of create_note"},
 		{"run never closed", []protocol.Event{ev(event.RunStarted, "r1", event.RunStartedPayload{})}, "run r1 has 0 terminal events"},
 		{"run closed twice", []protocol.Event{ev(event.RunStarted, "r1", event.RunStartedPayload{}),
 			finished(event.ReasonCompleted), finished(event.ReasonError)}, "run r1 has 2 terminal events"},
@@ -103,6 +117,10 @@ func TestMemoryInvariantCanFail(t *testing.T) {
 		{"a tool write naming no call", []protocol.Event{decls(0), kept("", "tool", false)}, "names no call"},
 		{"forget without a yes", []protocol.Event{decls(tool.WriteMemory), started("c1", "forget"), forgot}, "forgotten by call \"c1\" without the user's yes"},
 		{"forget after a yes", []protocol.Event{decls(0), yes("c1"), started("c1", "forget"), forgot}, ""},
+		{"a yes in another conversation", slices.Concat(in("a", decls(0), yes("c1"), started("c1", "remember"), kept("c1", "tool", false)),
+			in("b", decls(0), started("c1", "remember"), kept("c1", "tool", false))), "remembered by call c1 without the user's yes"},
+		{"a forget after a yes elsewhere", slices.Concat(in("a", decls(0), yes("c1")), in("b", decls(0), started("c1", "forget"), forgot)),
+			"forgotten by call \"c1\" without the user's yes"},
 		{"proposal pending", []protocol.Event{decls(0), kept("", "proposal", true)}, ""},
 		{"proposal kept by default", []protocol.Event{decls(0), kept("", "proposal", false)}, "kept without the user's approval"},
 		{"proposal kept after a read", []protocol.Event{decls(tool.WriteMemory), started("s1", "search_docs"), read, kept("", "proposal", false)},
@@ -150,6 +168,8 @@ func TestShownInFullCanFail(t *testing.T) {
 		{"a tag left out", []protocol.Event{caps, yes(true, false)}, question("set_tags", json.RawMessage(`{"path":"a.md","tags":["work","q3"]}`), "Set the tags of a.md to: work"), `tags line "q3"`},
 		{"a No is not judged", []protocol.Event{caps, yes(false, false)}, question("create_note", create, cut), ""},
 		{"a default yes is not the user's", []protocol.Event{caps, yes(true, true)}, question("create_note", create, cut), ""},
+		{"a yes in another conversation is not judged here", in("a", caps, yes(true, false)),
+			[]runtime.Question{{Session: "b", Calls: []tool.Call{{ID: "c1", Name: "create_note", Arguments: create}}, Descriptions: []string{cut}}}, ""},
 		{"a read is not a write", []protocol.Event{caps, yes(true, false)}, question("read_note", json.RawMessage(`{"path":"secret.md"}`), "read_note"), ""},
 	}
 	for _, tt := range tests {

@@ -38,12 +38,12 @@ func (l *Library) Source(ctx context.Context, path string, page int) (protocol.D
 	if doc.Status == rag.Failed {
 		return protocol.DocumentSource{}, fmt.Errorf("%w (%s)", ErrUnreadable, doc.Reason)
 	}
-	if linkAbove(rootDir(doc.Root)) {
-		return protocol.DocumentSource{}, fmt.Errorf("%s: %w", doc.Path, ErrFolderIsLink)
-	}
-	f, err := openInRoot(doc.Root, path)
+	f, err := rag.OpenInRoot(doc.Root, path)
 	if err != nil {
-		if linkOnTheWay(doc.Root, path) {
+		if errors.Is(err, rag.ErrFolderIsLink) {
+			return protocol.DocumentSource{}, fmt.Errorf("%s: %w", doc.Path, ErrFolderIsLink)
+		}
+		if errors.Is(err, rag.ErrOutsideRoot) {
 			return protocol.DocumentSource{}, fmt.Errorf("%s: %w", doc.Path, ErrOutsideRoot)
 		}
 		return protocol.DocumentSource{}, protocol.Classify(protocol.ErrConflict,
@@ -72,60 +72,6 @@ func (l *Library) Source(ctx context.Context, path string, page int) (protocol.D
 	}
 	src.Text = strings.ToValidUTF8(string(b), "\uFFFD")
 	return src, nil
-}
-
-// openInRoot opens path through the indexed folder it was found under (or,
-// for an indexed file, the folder holding it) with os.Root, so no symbolic
-// link — a document replaced by one, or a folder on the way — leads out of
-// that folder: a document swapped for a link to /etc/passwd is refused,
-// not shown.
-func openInRoot(root, path string) (*os.File, error) {
-	dir := rootDir(root)
-	rel, err := filepath.Rel(dir, path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return nil, fmt.Errorf("%s is not inside %s", path, dir)
-	}
-	r, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close() // an open file outlives its Root
-	return r.Open(rel)
-}
-
-// rootDir is the folder a document is opened through: its indexed folder,
-// or the folder holding an indexed file.
-func rootDir(root string) string {
-	if st, err := os.Stat(root); err != nil || !st.IsDir() {
-		return filepath.Dir(root)
-	}
-	return root
-}
-
-// linkAbove reports whether dir, or a folder above it, is a symbolic link.
-// os.OpenRoot follows such a link, and rag records folders as themselves
-// (resolved when added), so a link there now was put in the folder's place
-// after it was indexed.
-func linkAbove(dir string) bool {
-	for p := dir; p != filepath.Dir(p); p = filepath.Dir(p) {
-		if st, err := os.Lstat(p); err == nil && st.Mode()&os.ModeSymlink != 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// linkOnTheWay reports whether the document, or a folder between its
-// indexed folder and it, is a symbolic link: after os.Root refused it,
-// that is why (the error it gives for a way out is not exported).
-func linkOnTheWay(root, path string) bool {
-	dir := rootDir(root)
-	for p := path; p != dir && p != filepath.Dir(p); p = filepath.Dir(p) {
-		if st, err := os.Lstat(p); err == nil && st.Mode()&os.ModeSymlink != 0 {
-			return true
-		}
-	}
-	return false
 }
 
 func unwrapPath(err error) error {

@@ -23,6 +23,14 @@ var (
 	// ErrRootMissing: a watched folder or file is not there (an unplugged
 	// drive, a moved folder); its documents are kept until it is removed.
 	ErrRootMissing = errors.New("the watched path is not there")
+	// ErrOutsideRoot: a document is a symbolic link (or lies behind one)
+	// that leads out of its watched folder; it is neither read nor shown.
+	ErrOutsideRoot = errors.New("a symbolic link leads out of the indexed folder")
+	// ErrFolderIsLink: the indexed folder, or a folder above it, is now a
+	// symbolic link. Folders are recorded resolved (absPath), so a link
+	// there was put in the folder's place after it was indexed; os.OpenRoot
+	// would follow it out.
+	ErrFolderIsLink = errors.New("the indexed folder has been replaced by a link to somewhere else; put the folder back, or add it again")
 )
 
 // The reasons a file is refused, from rag/parse.

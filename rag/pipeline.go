@@ -116,6 +116,7 @@ func (ix *Index) Index(ctx context.Context, roots []string, progress func(Progre
 type job struct {
 	id     int64
 	path   string
+	root   string // the watched root it was found under
 	status string
 	size   int64
 }
@@ -123,14 +124,14 @@ type job struct {
 func (ix *Index) pendingJobs(ctx context.Context, roots []string) ([]*job, error) {
 	var jobs []*job
 	for _, r := range roots {
-		rows, err := ix.db.QueryContext(ctx, `SELECT id, path, status, size FROM rag_files
+		rows, err := ix.db.QueryContext(ctx, `SELECT id, path, root, status, size FROM rag_files
 			WHERE root = ? AND status IN ('queued', 'parsed', 'embedded') ORDER BY id`, r)
 		if err != nil {
 			return nil, fmt.Errorf("rag: %w", err)
 		}
 		for rows.Next() {
 			j := &job{}
-			if err := rows.Scan(&j.id, &j.path, &j.status, &j.size); err != nil {
+			if err := rows.Scan(&j.id, &j.path, &j.root, &j.status, &j.size); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("rag: %w", err)
 			}
@@ -261,7 +262,11 @@ const batchChunks = 64
 func (ix *Index) parseJob(ctx context.Context, j *job, send func(message) bool) {
 	var read *fileInfo // what the failure is about, once the file is known
 	fail := func(reason string) { send(message{kind: msgFail, reset: true, reason: reason, file: read}) }
-	f, err := os.Open(j.path)
+	f, err := OpenInRoot(j.root, j.path)
+	if errors.Is(err, ErrOutsideRoot) {
+		fail(outsideLink)
+		return
+	}
 	if err != nil {
 		fail("cannot open: " + unwrapPath(err))
 		return

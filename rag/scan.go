@@ -141,7 +141,16 @@ type fileStat struct {
 	path  string
 	size  int64
 	mtime int64 // ns
+	// outside: a symbolic link to a file outside the root; size and mtime
+	// are the link's own, so a change of the link is seen and its
+	// target's contents never are.
+	outside bool
 }
+
+// outsideLink is the reason a link out of its folder is listed with. A
+// dropped notes folder may hold a link to ~/.ssh/id_rsa: indexed, its text
+// would be searchable by the model, which the folder never held.
+const outsideLink = "a link to a file outside the folder — not indexed"
 
 // racyWindow: a file modified this recently may be modified again within
 // the resolution of its timestamp without its size or time changing, so
@@ -150,10 +159,18 @@ const racyWindow = 2 * time.Second
 
 // walk lists the regular files of a root in path order, skipping hidden
 // files and folders (".git") and excluded paths; symbolic links to files
-// are followed, to folders not.
+// inside the root are followed, to folders not, and a link to a file
+// outside the root is listed as outside (never followed).
 func walk(ctx context.Context, rootPath string, excluded []string) ([]fileStat, error) {
 	var out []fileStat
-	err := filepath.WalkDir(rootPath, func(p string, d fs.DirEntry, err error) error {
+	// The folder links are judged against, with its own links resolved:
+	// the root itself, or the folder holding a root that is a file (as
+	// parseJob opens it, through an os.Root of that folder).
+	inside, err := filepath.EvalSymlinks(rootFolder(rootPath))
+	if err != nil {
+		return nil, err
+	}
+	err = filepath.WalkDir(rootPath, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == rootPath {
 				return err
@@ -185,6 +202,21 @@ func walk(ctx context.Context, rootPath string, excluded []string) ([]fileStat, 
 		}
 		var info fs.FileInfo
 		if d.Type()&fs.ModeSymlink != 0 {
+			target, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return nil // dangling, or a loop: nothing to read
+			}
+			if target != inside && !within(target, inside) {
+				if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+					return nil // a link to a folder is not followed anyway
+				}
+				link, err := os.Lstat(p)
+				if err != nil {
+					return nil
+				}
+				out = append(out, fileStat{path: p, size: link.Size(), mtime: link.ModTime().UnixNano(), outside: true})
+				return nil
+			}
 			info, err = os.Stat(p)
 		} else {
 			info, err = d.Info()
@@ -192,10 +224,19 @@ func walk(ctx context.Context, rootPath string, excluded []string) ([]fileStat, 
 		if err != nil || !info.Mode().IsRegular() {
 			return nil
 		}
-		out = append(out, fileStat{p, info.Size(), info.ModTime().UnixNano()})
+		out = append(out, fileStat{path: p, size: info.Size(), mtime: info.ModTime().UnixNano()})
 		return nil
 	})
 	return out, err
+}
+
+// rootFolder is the folder a root's files are read through: the root, or
+// the folder holding a root that is a file.
+func rootFolder(root string) string {
+	if st, err := os.Stat(root); err == nil && !st.IsDir() {
+		return filepath.Dir(root)
+	}
+	return root
 }
 
 // fingerprint is FNV-1a (64-bit) over the root, its exclusions and every
@@ -214,6 +255,9 @@ func fingerprint(rootPath string, excluded []string, files []fileStat) string {
 		buf = strconv.AppendInt(buf, f.size, 10)
 		buf = append(buf, 0)
 		buf = strconv.AppendInt(buf, f.mtime, 10)
+		if f.outside {
+			buf = append(buf, 0, '>')
+		}
 		h.Write(buf)
 	}
 	return strconv.FormatUint(h.Sum64(), 16)
@@ -318,7 +362,7 @@ func (ix *Index) scan(ctx context.Context, w *writer, rootPath string, excluded 
 			continue
 		}
 		c := change{f: f, k: k, exists: ok}
-		if ok && k.hash != "" && k.size == f.size {
+		if ok && k.hash != "" && k.size == f.size && !f.outside {
 			if h, err := hashFile(f.path); err == nil && h == k.hash {
 				c.same = true
 			}
@@ -332,7 +376,22 @@ func (ix *Index) scan(ctx context.Context, w *writer, rootPath string, excluded 
 		for _, c := range changes {
 			mtime := trustedMtime(c.f.mtime, now)
 			switch {
-			case c.same || (c.exists && c.k.format == "" && c.k.status == Failed):
+			case c.f.outside && c.exists:
+				// Listed with the reason; what an older Quire indexed of
+				// the link's target goes.
+				if err := w.deleteChunks(tx, c.k.id); err != nil {
+					return err
+				}
+				if _, err := tx.ExecContext(ctx, `UPDATE rag_files SET status = 'failed', reason = ?, format = '', hash = '', chunks = 0, size = ?, mtime_ns = ?, updated_ns = ? WHERE id = ?`,
+					outsideLink, c.f.size, mtime, now.UnixNano(), c.k.id); err != nil {
+					return err
+				}
+			case c.f.outside:
+				if _, err := tx.ExecContext(ctx, `INSERT INTO rag_files(path, root, format, size, mtime_ns, status, reason, updated_ns)
+					VALUES (?, ?, '', ?, ?, 'failed', ?, ?)`, c.f.path, rootPath, c.f.size, mtime, outsideLink, now.UnixNano()); err != nil {
+					return err
+				}
+			case c.same || (c.exists && c.k.format == "" && c.k.status == Failed && refusedByName(c.f.path)):
 				// Same content (or a file refused by its name): only the stat changes.
 				if _, err := tx.ExecContext(ctx, `UPDATE rag_files SET size = ?, mtime_ns = ? WHERE id = ?`, c.f.size, mtime, c.k.id); err != nil {
 					return err
@@ -367,4 +426,76 @@ func (ix *Index) scan(ctx context.Context, w *writer, rootPath string, excluded 
 	}
 	w.afterCommit()
 	return res, nil
+}
+
+// refusedByName: the file's name says it is not a document Quire reads;
+// until it is renamed only its stat changes. (A link once listed as
+// outside its folder that now leads inside is read again.)
+func refusedByName(path string) bool {
+	_, err := parse.ByName(path)
+	return err != nil
+}
+
+// OpenInRoot opens path, a document of the watched root, through an
+// os.Root of the root's folder (rootFolder: the root, or the folder
+// holding a root that is a file), so no symbolic link leads out of it:
+// the indexer reads every document this way (the walk lists links out as
+// outside, and one swapped in after the walk is refused when it is read),
+// and the source viewer shows them this way. A way out is ErrOutsideRoot.
+func OpenInRoot(root, path string) (*os.File, error) {
+	dir := rootFolder(root)
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, fmt.Errorf("%s is not inside %s: %w", path, dir, ErrOutsideRoot)
+	}
+	if linkAbove(dir) {
+		return nil, fmt.Errorf("%s: %w", dir, ErrFolderIsLink)
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close() // an open file outlives its Root
+	f, err := r.Open(rel)
+	if err == nil || !linkOnTheWay(dir, path) {
+		return f, err
+	}
+	// os.Root refuses a link out, and also any link with an absolute
+	// target (its error for either is not exported). A link whose target
+	// lies inside is opened by that target's own path, still through the
+	// Root, so a link swapped in on the way meanwhile is refused too.
+	real, rerr := filepath.EvalSymlinks(path)
+	inside, ierr := filepath.EvalSymlinks(dir)
+	if rerr != nil || ierr != nil || !within(real, inside) {
+		return nil, fmt.Errorf("%s: %w", path, ErrOutsideRoot)
+	}
+	rel, err = filepath.Rel(inside, real)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, ErrOutsideRoot)
+	}
+	if f, err = r.Open(rel); err != nil {
+		return nil, fmt.Errorf("%s: %w (%w)", path, ErrOutsideRoot, err)
+	}
+	return f, nil
+}
+
+// linkAbove reports whether dir, or a folder above it, is a symbolic link.
+func linkAbove(dir string) bool {
+	for p := dir; p != filepath.Dir(p); p = filepath.Dir(p) {
+		if st, err := os.Lstat(p); err == nil && st.Mode()&os.ModeSymlink != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// linkOnTheWay reports whether path, or a folder between dir and it, is a
+// symbolic link.
+func linkOnTheWay(dir, path string) bool {
+	for p := path; p != dir && p != filepath.Dir(p); p = filepath.Dir(p) {
+		if st, err := os.Lstat(p); err == nil && st.Mode()&os.ModeSymlink != 0 {
+			return true
+		}
+	}
+	return false
 }

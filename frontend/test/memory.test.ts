@@ -4,32 +4,16 @@ import type { MemoryItem, MemoryList } from '../src/lib/protocol';
 import { HttpTransport } from '../src/lib/transport/http';
 import { memoryList, NO_MEMORY, type MemoryHost } from '../src/lib/transport/transport';
 import { WailsTransport, type WailsApp } from '../src/lib/transport/wails';
-
-function item(id: string, over: Partial<MemoryItem> = {}): MemoryItem {
-  return {
-    id,
-    kind: 'fact',
-    text: `text ${id}`,
-    status: 'kept',
-    origin: 'tool',
-    session: 's1',
-    seq: 3,
-    events: [4],
-    sources: [3],
-    createdAt: '2026-11-30T10:00:00Z',
-    updatedAt: '2026-11-30T10:00:00Z',
-    ...over,
-  };
-}
+import { memoryItem } from './memoryitem';
 
 describe('groupMemory', () => {
   it('puts pending first, then preferences, facts, this conversation and others, leaving out empty groups', () => {
     const items = [
-      item('f1'),
-      item('w-other', { kind: 'working', note: 'open', session: 's2' }),
-      item('p1', { kind: 'preference' }),
-      item('pend', { status: 'pending' }),
-      item('w-here', { kind: 'working', note: 'attempt', session: 's1' }),
+      memoryItem('f1'),
+      memoryItem('w-other', { kind: 'working', note: 'open', session: 's2' }),
+      memoryItem('p1', { kind: 'preference' }),
+      memoryItem('pend', { status: 'pending' }),
+      memoryItem('w-here', { kind: 'working', note: 'attempt', session: 's1' }),
     ];
     const groups = groupMemory(items, 's1');
     expect(groups.map((g) => [g.key, g.items.map((i) => i.id)])).toEqual([
@@ -39,7 +23,7 @@ describe('groupMemory', () => {
       ['working', ['w-here']],
       ['other-working', ['w-other']],
     ]);
-    expect(groupMemory([item('f1')], null).map((g) => g.key)).toEqual(['fact']);
+    expect(groupMemory([memoryItem('f1')], null).map((g) => g.key)).toEqual(['fact']);
     expect(groupMemory([], 's1')).toEqual([]);
   });
   it('names working-memory notes', () => {
@@ -54,7 +38,7 @@ describe('groupMemory', () => {
 
 /** An in-memory host that refuses what Quire refuses. */
 class FakeMemory implements MemoryHost {
-  list: MemoryList & { items: MemoryItem[] } = { items: [item('a'), item('b', { status: 'pending' })], approval: false, learn: false };
+  list: MemoryList & { items: MemoryItem[] } = { items: [memoryItem('a'), memoryItem('b', { status: 'pending' })], approval: false, learn: false };
   memory = vi.fn(async () => structuredClone(this.list));
   editMemory = vi.fn(async (id: string, text: string) => {
     if (!text.trim()) throw new Error('The memory text is empty: write the fact or preference to remember.');
@@ -151,7 +135,7 @@ describe('memory in the window', () => {
       ReportView: async () => {},
       MemoryList: async () => {
         order.push('MemoryList');
-        return { items: [item('a')], approval: false, learn: true };
+        return { items: [memoryItem('a')], approval: false, learn: true };
       },
       ForgetMemory: async (id: string) => {
         order.push(`ForgetMemory ${id}`);
@@ -180,7 +164,7 @@ describe('MemoryStore.refresh', () => {
     const m = new MemoryStore(host);
     await m.load();
     await m.edit('a', '');
-    host.list.items.push(item('c'));
+    host.list.items.push(memoryItem('c'));
     await m.refresh();
     expect(m.items.map((i) => i.id)).toEqual(['a', 'b', 'c']);
     expect(m.error).toContain('empty');

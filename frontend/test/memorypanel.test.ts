@@ -7,24 +7,8 @@ import { describe, expect, it, vi } from 'vitest';
 import MemoryPanel from '../src/components/MemoryPanel.svelte';
 import type { ChatStore } from '../src/lib/chat.svelte';
 import { approvalLabel } from '../src/lib/memory.svelte';
-import type { MemoryItem, MemoryList } from '../src/lib/protocol';
-
-function item(id: string, over: Partial<MemoryItem> = {}): MemoryItem {
-  return {
-    id,
-    kind: 'preference',
-    text: `text ${id}`,
-    status: 'kept',
-    origin: 'tool',
-    session: 's1',
-    seq: 3,
-    events: [4],
-    sources: [3],
-    createdAt: '2026-11-30T10:00:00Z',
-    updatedAt: '2026-11-30T10:00:00Z',
-    ...over,
-  };
-}
+import type { MemoryList } from '../src/lib/protocol';
+import { memoryItem } from './memoryitem';
 
 async function settle() {
   for (let i = 0; i < 5; i++) await Promise.resolve();
@@ -35,11 +19,11 @@ describe('approvalLabel', () => {
   it('says how the user let each item in', () => {
     expect(
       [
-        item('a', { approved: 'asked' }),
-        item('b', { approved: 'panel' }),
-        item('c', { approved: 'user' }),
-        item('d', { approved: 'unasked' }),
-        item('e', { status: 'pending' }),
+        memoryItem('a', { approved: 'asked' }),
+        memoryItem('b', { approved: 'panel' }),
+        memoryItem('c', { approved: 'user' }),
+        memoryItem('d', { approved: 'unasked' }),
+        memoryItem('e', { status: 'pending' }),
       ].map(approvalLabel),
     ).toEqual(['You said yes when asked', 'Kept by you in this panel', 'Written by you', 'Remembered without asking', 'Waiting for your approval']);
   });
@@ -48,7 +32,7 @@ describe('approvalLabel', () => {
 describe('MemoryPanel', () => {
   it('shows each item’s approval, and turns "remember without asking" on as approval off', async () => {
     let list: MemoryList = {
-      items: [item('a', { approved: 'asked', text: 'Tags are lower-case.' }), item('b', { approved: 'unasked', kind: 'fact' }), item('c', { status: 'pending' })],
+      items: [memoryItem('a', { approved: 'asked', kind: 'preference', text: 'Tags are lower-case.' }), memoryItem('b', { approved: 'unasked' }), memoryItem('c', { status: 'pending' })],
       approval: true,
       learn: false,
     };

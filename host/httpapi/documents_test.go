@@ -56,25 +56,12 @@ func documentsState(t *testing.T, srv client) protocol.DocumentsState {
 	return st
 }
 
-// waitIndexed wakes on each change of the library's progress (Watch: the
-// current state first) until the host reports indexing done with n
-// documents, and fails the test when testkit.Patience passes first.
+// waitIndexed waits until the library has indexed n documents, then
+// returns the state as the host's route reports it.
 func waitIndexed(t *testing.T, srv docsServer, n int) protocol.DocumentsState {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), testkit.Patience)
-	defer cancel()
-	changes := srv.lib.Watch(ctx)
-	for {
-		st := documentsState(t, srv.client)
-		if !st.Progress.Running && st.Progress.Phase == protocol.PhaseDone && len(st.Documents) == n {
-			return st
-		}
-		select {
-		case <-changes:
-		case <-ctx.Done():
-			t.Fatalf("waited %s for indexing to finish with %d documents: %+v", testkit.Patience, n, st)
-		}
-	}
+	testkit.WaitIndexed(t, srv.lib, n)
+	return documentsState(t, srv.client)
 }
 
 func TestDocumentsRoutes(t *testing.T) {

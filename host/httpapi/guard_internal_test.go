@@ -25,7 +25,7 @@ func TestRoutesCarryNoBrowserGuard(t *testing.T) {
 		h.ServeHTTP(rec, r)
 		return rec.Code
 	}
-	if unguarded, guarded := status((&Server{b: b, log: log}).routes()), status(New(b, fstest.MapFS{}, log)); unguarded != 200 || guarded != 421 {
+	if unguarded, guarded := status(newServer(b, log).routes()), status(New(b, fstest.MapFS{}, log)); unguarded != 200 || guarded != 421 {
 		t.Fatalf("routes answered %d (want 200), New %d (want 421)", unguarded, guarded)
 	}
 }

@@ -65,9 +65,20 @@ var ErrNotLoopback = errors.New("quire serve listens on loopback addresses only 
 // Everything it serves is behind the browser guard (guard.go): only the
 // page opened through Link, or a client holding the secret, reaches /api.
 func New(b Backend, assets fs.FS, log *slog.Logger) *Server {
-	s := &Server{b: b, log: log, secret: newSecret(), limits: defaultLimits, streamWrite: StreamWriteTimeout}
+	s := newServer(b, log)
+	s.secret = newSecret()
 	s.handler = guard(s.secret, log, s.routes(), deadlines(&s.limits, http.FileServerFS(assets)))
 	return s
+}
+
+// newServer is what both listeners build on: the backend and log of the
+// routes, the timeouts every connection meets (timeouts.go) and each
+// stream write's deadline. New puts the browser guard in front of it and
+// ServeSocket the window's Show beside it; neither sets these parts
+// itself, because the local channel once built its own and missed one (a
+// stream write deadline of zero failed every stream on the socket).
+func newServer(b Backend, log *slog.Logger) *Server {
+	return &Server{b: b, log: log, limits: defaultLimits, streamWrite: StreamWriteTimeout}
 }
 
 // routes are every /api route with the handshake and no browser guard:
@@ -154,18 +165,30 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string, ready func(lin
 	if err != nil {
 		return err
 	}
-	srv := s.limits.server(ctx, s)
 	ready(s.Link("http://" + ln.Addr().String()))
+	return serve(ctx, s.limits.server(ctx, s), ln)
+}
+
+// serve runs srv on ln until ctx ends, then shuts it down: a request in
+// flight has 3 s to finish, and a stream still open after that (a page
+// that stays) is cut, so serve returns once every connection is gone.
+func serve(ctx context.Context, srv *http.Server, ln net.Listener) error {
+	stopped := make(chan struct{})
 	go func() {
+		defer close(stopped)
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
 		defer cancel()
-		srv.Shutdown(shutdown)
+		if srv.Shutdown(shutdown) != nil {
+			srv.Close()
+		}
 	}()
-	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-		return err
+	err := srv.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) || ctx.Err() != nil {
+		<-stopped
+		return nil
 	}
-	return nil
+	return err
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	"quire/kernel/protocol"
 )
@@ -35,27 +34,16 @@ var errNotAWindow = protocol.Classify(protocol.ErrConflict, errors.New("this Qui
 // ServeSocket serves b's API routes, and the window's Show, on ln until
 // ctx ends.
 func ServeSocket(ctx context.Context, ln net.Listener, b Backend, log *slog.Logger) error {
-	s := &Server{b: b, log: log, streamWrite: StreamWriteTimeout}
+	return newServer(b, log).serveSocket(ctx, ln)
+}
+
+// serveSocket serves s's routes and Show on ln with s's limits: a process
+// of the same user that stalls is held to the same timeouts as a browser.
+func (s *Server) serveSocket(ctx context.Context, ln net.Listener) error {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", s.routes())
 	mux.Handle("POST "+showPath, requireHandshake(http.HandlerFunc(s.show)))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
-		defer cancel()
-		if srv.Shutdown(shutdown) != nil {
-			srv.Close() // a stream still open: end it
-		}
-	}()
-	err := srv.Serve(ln)
-	if errors.Is(err, http.ErrServerClosed) || ctx.Err() != nil {
-		<-stopped
-		return nil
-	}
-	return err
+	return serve(ctx, s.limits.server(ctx, mux), ln)
 }
 
 func (s *Server) show(w http.ResponseWriter, r *http.Request) {

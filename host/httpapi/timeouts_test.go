@@ -91,16 +91,7 @@ func TestASlowBodyIsCutAndAStreamIsNot(t *testing.T) {
 	// Two slow clients, one after the other: each is cut after the read
 	// timeout, so together they outlast the write timeout (twice as long).
 	for range 2 {
-		slow := dial(t, addr)
-		fmt.Fprintf(slow, "POST /api/sessions HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"ti", addr, auth)
-		resp, err := http.ReadResponse(bufio.NewReader(slow), nil)
-		if err != nil {
-			t.Fatalf("the slow client got no answer: %v", err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusBadRequest {
-			t.Fatalf("the slow client: %d, want 400", resp.StatusCode)
-		}
+		httpapi.StopsMidBody(t, dial(t, addr), addr, auth)
 	}
 
 	// The stream's read and write timeouts have passed by now (it began

@@ -31,6 +31,7 @@ import (
 	"quire/config"
 	"quire/host"
 	"quire/internal/datadir"
+	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
@@ -66,8 +67,9 @@ type Parts struct {
 	ollama   *ollama.Provider
 	store    *store.Store
 	runtime  *runtime.Runtime // an Owner's; nil in a Reader
-	reader   *runtime.Reader  // a Reader's: the log, and nothing that writes
+	reader   *runtime.Reader  // a Reader's, or an Owner's on a full disk: the log, and nothing that writes
 	dbErr    error
+	startErr error // why the runtime's start (its recovery) failed; it runs nonetheless
 	asker    atomic.Pointer[host.Asker]
 	notes    *notesTools
 	rag      *rag.Index
@@ -130,6 +132,15 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		return p, nil
 	}
 	st, err := store.Open(ctx, cfg.DatabasePath())
+	if errors.Is(err, event.ErrNoSpace) {
+		// The disk is too full to open the file for writing: the
+		// conversations are still read (read-only, as a Reader reads
+		// them), every change is refused with the disk-full sentence, and
+		// the next start, with room, recovers what this one could not.
+		p.openReader(ctx)
+		p.dbErr = err // whatever the read-only open said: the disk is full
+		return p, nil
+	}
 	if err != nil {
 		p.dbErr = err
 		return p, nil
@@ -147,7 +158,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	p.rag, err = rag.Open(ctx, st.DB(), emb, rag.WithLimits(docLimits(cfg.Documents)))
 	if err != nil {
 		log.Error("the document index could not be opened; search_docs is off", "err", err)
-		p.rag, p.ragErr = nil, err
+		p.rag, p.ragErr = nil, store.NoSpace(err)
 	}
 	rs := runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx, Layers: disabledLayer(cfg.DisabledTools)}
 	opts := []runtime.Option{
@@ -161,7 +172,10 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		p.mem.Attach(p.runtime)
 	}
 	if err := p.runtime.Start(ctx); err != nil {
+		// A run the recovery could not close (a full disk) stays open;
+		// its session closes it once the log takes the event.
 		log.Error("starting the runtime", "err", err)
+		p.startErr = err
 	}
 	return p, nil
 }
@@ -260,7 +274,10 @@ func (p *Parts) Kernel() protocol.Kernel {
 	case p.mode == Reader && errors.Is(p.dbErr, store.ErrNoDatabase):
 		return emptyLog{}
 	case p.mode == Reader && p.reader != nil:
-		return readOnly{p.reader}
+		return readOnly{p.reader, protocol.Classify(protocol.ErrConflict, errReadOnly)}
+	case p.reader != nil:
+		// An Owner on a full disk: it reads, and says why it changes nothing.
+		return readOnly{p.reader, protocol.Classify(protocol.ErrNoSpace, p.DatabaseError())}
 	case p.runtime == nil:
 		return protocol.Unavailable{Err: fmt.Errorf("%w: %w", errNoDatabase, p.DatabaseError())}
 	}

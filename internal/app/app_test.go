@@ -154,6 +154,17 @@ func TestReaderOfAnEmptyFolderMakesNothing(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "quire.db")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a database file appeared: %v", err)
 	}
+	// A folder with no owner and no lock file: doctor says none runs and
+	// makes no lock file to find out.
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if c := reportLine(t, p.Doctor(t.Context()), "Owner"); !c.OK || !strings.HasPrefix(c.Detail, "not running") {
+		t.Fatalf("owner check %+v", c)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "quire.lock")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("doctor made a lock file: %v", err)
+	}
 }
 
 // TestReaderRefusesEveryChange: commands, the notes folder and indexing are

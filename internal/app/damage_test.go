@@ -21,12 +21,18 @@ import (
 // databaseCheck is the report's Database line.
 func databaseCheck(t *testing.T, r doctor.Report) doctor.Check {
 	t.Helper()
+	return reportLine(t, r, "Database")
+}
+
+// reportLine is the report's check named name.
+func reportLine(t *testing.T, r doctor.Report, name string) doctor.Check {
+	t.Helper()
 	for _, c := range r.Checks {
-		if c.Name == "Database" {
+		if c.Name == name {
 			return c
 		}
 	}
-	t.Fatalf("no Database check in %+v", r)
+	t.Fatalf("no %s check in %+v", name, r)
 	return doctor.Check{}
 }
 

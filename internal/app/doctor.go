@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"quire/doctor"
+	"quire/internal/datadir"
+	"quire/kernel/event"
 	"quire/kernel/provider/ollama"
 	"quire/kernel/store"
 )
@@ -31,14 +33,35 @@ func (p *Parts) Doctor(ctx context.Context) doctor.Report {
 		// no deadline of Ollama's.
 		dbErr = p.store.Check(parent, true)
 	}
+	if p.mode == Reader {
+		r.Add(owner(cfg.DataDir))
+	}
 	r.Add(doctor.Database(p.databaseState(dbErr)))
-	if p.mode == Owner && p.store != nil {
+	if p.mode == Owner && p.runtime != nil {
 		// The parts an owner runs without when they could not be opened:
 		// said here, not only in the log.
-		r.Add(doctor.Part("Documents", "the document index (search_docs and the documents panel)", p.ragErr))
-		r.Add(doctor.Part("Memory", "memory", p.memErr))
+		r.Add(part("Documents", "the document index (search_docs and the documents panel)", p.ragErr))
+		r.Add(part("Memory", "memory", p.memErr))
+		// A full disk is said once, as what it is, whichever part met it
+		// (the database line says it when the file could not be opened).
+		for _, err := range []error{p.startErr, p.memErr, p.ragErr} {
+			if errors.Is(err, event.ErrNoSpace) {
+				r.Add(doctor.DiskFull(cfg.DataDir, err))
+				break
+			}
+		}
 	}
 	return r
+}
+
+// part is doctor's line for a part of an owner that could not be opened;
+// one that met a full disk gets the full disk's remedy.
+func part(name, off string, err error) doctor.Check {
+	c := doctor.Part(name, off, err)
+	if errors.Is(err, event.ErrNoSpace) {
+		c.Remedy = doctor.FreeSpace
+	}
+	return c
 }
 
 // databaseState is what doctor needs to judge the database file, err being
@@ -69,6 +92,8 @@ func databaseProblem(err error) doctor.DatabaseProblem {
 		return doctor.DatabaseNeedsUpgrade
 	case errors.Is(err, store.ErrReadOnly):
 		return doctor.DatabaseReadOnly
+	case errors.Is(err, event.ErrNoSpace):
+		return doctor.DatabaseNoSpace
 	}
 	return doctor.DatabaseRefused
 }
@@ -81,4 +106,16 @@ func (d doctorOllama) Models(ctx context.Context) ([]string, error) { return d.c
 func (d doctorOllama) Capabilities(ctx context.Context, model string) ([]string, error) {
 	info, err := d.c.ModelInfo(ctx, model)
 	return info.Capabilities, err
+}
+
+// owner is the doctor's line of who holds dir, for a reader: read from the
+// lock file and the kernel's locks, never by creating the file or taking
+// the folder (datadir.Held).
+func owner(dir string) doctor.Check {
+	h, running, err := datadir.Held(dir)
+	who := h.String()
+	if h.URL != "" {
+		who += ", answering at " + h.URL
+	}
+	return doctor.Owner(who, running, err)
 }

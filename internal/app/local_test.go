@@ -83,8 +83,20 @@ func TestAKilledOwnerLetsTheNextOneOpen(t *testing.T) {
 	if !errors.As(err, &inUse) || inUse.Holder.Kind != datadir.Serve || inUse.Holder.PID == os.Getpid() || inUse.Holder.PID <= 0 {
 		t.Fatalf("a second owner while one runs: %v", err)
 	}
+	// `quire doctor` names the owner, without taking the folder from it.
+	doctorSays := func() string {
+		r := openReader(t, dir)
+		defer r.Close()
+		return reportLine(t, r.Doctor(t.Context()), "Owner").Detail
+	}
+	if got, want := doctorSays(), fmt.Sprintf("`quire serve` (process %d, since ", inUse.Holder.PID); !strings.HasPrefix(got, want) {
+		t.Errorf("with an owner running, doctor's Owner line is %q, want it to begin %q", got, want)
+	}
 	if !ch.Kill() {
 		t.Fatal("the owner was not killed")
+	}
+	if got := doctorSays(); !strings.HasPrefix(got, "not running") {
+		t.Errorf("after the owner's SIGKILL (its record still in the lock file), doctor's Owner line is %q", got)
 	}
 	if _, err := os.Lstat(datadir.SocketPath(dir)); err != nil {
 		t.Fatalf("the killed owner left no socket file: %v", err)

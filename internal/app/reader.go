@@ -9,12 +9,16 @@ import (
 	"quire/kernel/runtime"
 )
 
-// readOnly is a Reader's kernel: the log as it is, and every command
-// refused before it reaches anything that could append.
-type readOnly struct{ k *runtime.Reader }
+// readOnly is a Reader's kernel (or an Owner's on a full disk): the log as
+// it is, and every command refused with refusal before it reaches anything
+// that could append.
+type readOnly struct {
+	k       *runtime.Reader
+	refusal error
+}
 
 func (r readOnly) Execute(context.Context, protocol.Command) (json.RawMessage, error) {
-	return nil, protocol.Classify(protocol.ErrConflict, errReadOnly)
+	return nil, r.refusal
 }
 func (r readOnly) Sessions(ctx context.Context) ([]protocol.Session, error) { return r.k.Sessions(ctx) }
 func (r readOnly) Events(ctx context.Context, session string, from int64) ([]protocol.Event, error) {

@@ -11,6 +11,7 @@ import (
 	"quire/kernel/prompt"
 	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
+	"quire/kernel/store"
 	"quire/kernel/tool"
 	"quire/kernel/tool/registry"
 	"quire/memory"
@@ -87,7 +88,7 @@ func (p *Parts) openMemory(ctx context.Context, emb memory.Embedder) []runtime.O
 		memory.WithLogger(p.log))
 	if err != nil {
 		p.log.Error("memory could not be opened; the assistant will not remember", "err", err)
-		p.memErr = err // doctor reports it
+		p.memErr = store.NoSpace(err) // doctor reports it
 		return nil
 	}
 	p.mem = mem

@@ -139,8 +139,11 @@ func Acquire(dir string, h Holder) (*Lock, error) {
 }
 
 // Held reads who holds dir; ok is false when nobody does (or the folder
-// has no lock file). It takes the lock for a moment to find out, and
-// writes nothing.
+// has no lock file). It writes nothing and creates nothing. On Linux it
+// takes no lock either: the kernel's table of locks says who holds the
+// folder's, so a reader asking (`quire doctor`) can never make an owner
+// that starts at that moment see the folder as taken. Elsewhere it takes
+// the lock for a moment to find out.
 func Held(dir string) (h Holder, ok bool, err error) {
 	f, err := os.Open(filepath.Join(dir, LockFile))
 	if errors.Is(err, os.ErrNotExist) {
@@ -150,11 +153,23 @@ func Held(dir string) (h Holder, ok bool, err error) {
 		return Holder{}, false, err
 	}
 	defer f.Close()
-	free, err := tryLock(f)
-	if err != nil || free {
-		return Holder{}, false, err // closing f lets it go
+	h = readHolder(f)
+	pid, held, err := flockHolder(f, h.PID)
+	switch {
+	case errors.Is(err, errNoLockTable):
+		free, err := tryLock(f)
+		if err != nil || free {
+			return Holder{}, false, err // closing f lets it go
+		}
+		return h, true, nil
+	case err != nil || !held:
+		return Holder{}, false, err
+	case pid != h.PID:
+		// An owner that has only just taken the lock and not yet written
+		// its record: the record is its predecessor's.
+		return Holder{}, true, nil
 	}
-	return readHolder(f), true, nil
+	return h, true, nil
 }
 
 // Announce records the address the owner answers on, for the sentence a

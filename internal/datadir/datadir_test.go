@@ -109,8 +109,16 @@ func TestAKilledOwnerLeavesNoStaleLock(t *testing.T) {
 	if !errors.As(err, &inUse) || inUse.Holder.PID == os.Getpid() || inUse.Holder.Kind != Serve {
 		t.Fatalf("with the child holding the folder, Acquire gave %v", err)
 	}
+	if h, ok, err := Held(dir); err != nil || !ok || h.PID != inUse.Holder.PID || h.Kind != Serve {
+		t.Fatalf("with the child holding the folder, Held gave %+v %v %v", h, ok, err)
+	}
 	if !ch.Kill() {
 		t.Fatal("the child was not killed")
+	}
+	// The dead child's record is still in the file; the kernel's locks say
+	// it holds nothing.
+	if h, ok, err := Held(dir); err != nil || ok {
+		t.Fatalf("after the holder's SIGKILL, Held gave %+v %v %v", h, ok, err)
 	}
 	if _, err := os.Lstat(SocketPath(dir)); err != nil {
 		t.Fatalf("the killed owner left no socket file, so the test cannot see it replaced: %v", err)

@@ -141,3 +141,34 @@ func WaitRuns(t testing.TB, k protocol.Kernel, session string, n int) {
 		return count >= n
 	})
 }
+
+// Documents is what WaitIndexed watches: a documents panel's state and its
+// progress (host.Documents, as the library and the composition root give it).
+type Documents interface {
+	State(ctx context.Context) (protocol.DocumentsState, error)
+	Watch(ctx context.Context) <-chan protocol.IndexProgress
+}
+
+// WaitIndexed wakes on each change of d's progress (Watch: the current
+// state first) until a pass is done with n documents listed, and returns
+// that state; it fails the test when Patience passes first.
+func WaitIndexed(t testing.TB, d Documents, n int) protocol.DocumentsState {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), Patience)
+	defer cancel()
+	changes := d.Watch(ctx)
+	for {
+		st, err := d.State(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !st.Progress.Running && st.Progress.Phase == protocol.PhaseDone && len(st.Documents) == n {
+			return st
+		}
+		select {
+		case <-changes:
+		case <-ctx.Done():
+			t.Fatalf("waited %s for indexing to finish with %d documents: %+v", Patience, n, st)
+		}
+	}
+}

@@ -6,16 +6,15 @@ import (
 	"errors"
 	"log/slog"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
+	"quire/internal/testkit/smalldisk"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
@@ -181,47 +180,6 @@ func TestAFullDiskMidStreamEndsTheRunWithItsReason(t *testing.T) {
 	}
 }
 
-// smallDisk mounts a tmpfs of size bytes for the test and returns its
-// folder, or skips the test when the machine refuses the mount (mounting
-// needs root or CAP_SYS_ADMIN).
-func smallDisk(t *testing.T, size string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "disk")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
-		t.Skipf("skipped: cannot mount a small tmpfs to fill (%v); this test needs root or CAP_SYS_ADMIN", err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, 0); err != nil {
-			t.Errorf("unmount the test's tmpfs: %v", err)
-		}
-	})
-	return dir
-}
-
-// fill writes a ballast file at path until the disk has no room left.
-func fill(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	for _, size := range []int{1 << 20, 4096, 512} {
-		buf := make([]byte, size)
-		for {
-			if _, err := f.Write(buf); err != nil {
-				if !errors.Is(err, syscall.ENOSPC) {
-					t.Fatalf("fill the disk: %v", err)
-				}
-				break
-			}
-		}
-	}
-}
-
 // TestAFilledDiskMidStream: the data folder is on a real small filesystem,
 // which a ballast file fills while a reply streams. The next piece of the
 // reply cannot be written (ENOSPC, SQLITE_FULL): the run's work stops, a
@@ -232,7 +190,7 @@ func fill(t *testing.T, path string) {
 // the log passes core.Verify and core.Replay (the kit's check), and the
 // conversation goes on.
 func TestAFilledDiskMidStream(t *testing.T) {
-	disk := smallDisk(t, "4m")
+	disk := smalldisk.Mount(t, "4m")
 	path := filepath.Join(disk, "quire.db")
 	fake, asked := gatedServer(t)
 	logs := &faultSeen{seen: make(chan struct{})}
@@ -245,8 +203,7 @@ func TestAFilledDiskMidStream(t *testing.T) {
 	grant(t, asked)
 	before := waitStreamed(t, k, sid, "Hello there")
 
-	ballast := filepath.Join(disk, "ballast")
-	fill(t, ballast)
+	free := smalldisk.Fill(t, filepath.Join(disk, "ballast"))
 	grant(t, asked) // " and more": its batch has nowhere to go
 	logs.wait(t, k, sid)
 	if err := cancelRun(ctx, k, sid); !errors.Is(err, protocol.ErrNoSpace) {
@@ -254,9 +211,7 @@ func TestAFilledDiskMidStream(t *testing.T) {
 	}
 	k.Close(t) // while the disk is still full: nothing can be written, nothing may hang
 
-	if err := os.Remove(ballast); err != nil {
-		t.Fatal(err)
-	}
+	free()
 	k = testkit.Open(t, fake, path, runtime.WithFlushEvery(5*time.Millisecond))
 	if err := k.Runtime.Recover(ctx); err != nil {
 		t.Fatal(err)
@@ -299,5 +254,33 @@ func TestAToolResultTheLogRefusesEndsTheRun(t *testing.T) {
 	}
 	if odd.runs() != 1 {
 		t.Fatalf("the tool ran %d times, want once", odd.runs())
+	}
+}
+
+// TestARecoveryOnAFullDiskEndsTheRunOnceThereIsRoom: Quire starts again
+// after a crash while the disk is still full, so the recovery cannot log
+// the end of the run the crash left open. Recover says the disk is full;
+// once there is room the run is closed, without another restart — it used
+// to stay open (listed as answering) until the next start.
+func TestARecoveryOnAFullDiskEndsTheRunOnceThereIsRoom(t *testing.T) {
+	h := newHarness(t)
+	s := hangingRun(t, h)
+	disk := smalldisk.Mount(t, "4m")
+	crashed := filepath.Join(disk, "quire.db")
+	if _, err := h.store.DB().Exec("VACUUM INTO ?", crashed); err != nil { // the run is open in the copy
+		t.Fatal(err)
+	}
+	k := testkit.Open(t, h.fake, crashed, runtime.WithFlushEvery(5*time.Millisecond))
+	free := smalldisk.Fill(t, filepath.Join(disk, "ballast"))
+	if err := k.Runtime.Recover(t.Context()); !errors.Is(err, event.ErrNoSpace) {
+		t.Fatalf("a recovery on a full disk: %v, want event.ErrNoSpace", err)
+	}
+	if n := testkit.Count(logOf(t, k, s.ID), event.RunFinished); n != 0 {
+		t.Fatalf("the full disk took %d run.finished", n)
+	}
+	free()
+	evs := k.WaitRuns(t, s.ID, 1)
+	if fin := finished(t, evs); fin.Reason != event.ReasonInterrupted && !(fin.Reason == event.ReasonError && strings.HasPrefix(fin.Error, "The disk is full")) {
+		t.Fatalf("run.finished %+v once there was room, want interrupted (or error with the disk-full sentence)", fin)
 	}
 }

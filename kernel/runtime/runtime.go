@@ -433,7 +433,8 @@ func (r *Reader) systemText(ctx context.Context, session, hash string) ([]event.
 // A session whose log cannot be read is marked damaged (nothing is written
 // into it) and recovery goes on with the next: one bad event must not leave
 // every later session's run open. Other failures go on too, and are
-// returned together at the end.
+// returned together at the end; a run the full disk kept open is closed by
+// its session's owner once the log takes its end.
 func (r *Runtime) Recover(ctx context.Context) error {
 	ids, err := r.store.SessionsWithOpenRuns(ctx)
 	if err != nil {
@@ -451,8 +452,16 @@ func (r *Runtime) Recover(ctx context.Context) error {
 		}
 		if sess.model().Open() {
 			r.log.Info("closing a run left open by a crash", "session", id, "run", sess.model().Run.ID)
-			if err := sess.deliver(ctx, fact(event.RunInterrupted, r.now(), "", event.RunInterruptedPayload{})); err != nil {
+			interrupted := fact(event.RunInterrupted, r.now(), "", event.RunInterruptedPayload{})
+			if err := sess.deliver(ctx, interrupted); err != nil {
 				errs = append(errs, fmt.Errorf("recover %s: %w", id, err))
+				if errors.Is(err, event.ErrNoSpace) {
+					// The disk is full: handed to the owner as a report, it
+					// faults the run (fault.go), which the owner ends as
+					// soon as the log takes it — once there is room, not
+					// only at the next start.
+					sess.post(delivery{facts: []event.Draft{interrupted}})
+				}
 			}
 		}
 	}

@@ -225,14 +225,26 @@ func TestSubmitRules(t *testing.T) {
 	}
 }
 
-func TestRecoverClosesRunsLeftOpen(t *testing.T) {
-	h := newHarness(t)
-	h.fake.Script(ollamatest.Turn{Content: []string{"par", "tial"}, Fail: ollamatest.Failure{Kind: ollamatest.FailHang, After: 2}})
-	s, _ := newSession(t, h.rt, "crashed")
+// hangingRun opens a session whose run streams a piece of its reply and
+// then hangs; it returns once the piece is logged, so a copy of the
+// database taken then holds an open run, as a crash leaves it.
+func hangingRun(t *testing.T, h *harness) protocol.Session {
+	t.Helper()
+	h.fake.Script(ollamatest.Turn{Content: []string{"par", "tial"}, Fail: ollamatest.Failure{Kind: ollamatest.FailHang, After: 1}})
+	s, err := newSession(t, h.rt, "crashed")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := submit(t, h.rt, s.ID, "q"); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, h, s.ID, event.AssistantDelta)
+	return s
+}
+
+func TestRecoverClosesRunsLeftOpen(t *testing.T) {
+	h := newHarness(t)
+	s := hangingRun(t, h)
 	h2 := attach(t, h.fake, crashCopy(t, h))
 	for range 2 { // idempotent: a second recovery adds nothing
 		if err := h2.rt.Recover(t.Context()); err != nil {

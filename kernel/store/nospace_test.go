@@ -2,9 +2,11 @@ package store
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"quire/internal/testkit/smalldisk"
 	"quire/kernel/event"
 )
 
@@ -58,4 +60,50 @@ func TestNoSpaceKeepsOtherErrorsApart(t *testing.T) {
 	if !errors.Is(err, event.ErrNoSession) || errors.Is(err, event.ErrNoSpace) {
 		t.Fatalf("append to a missing session: %v, want ErrNoSession and not ErrNoSpace", err)
 	}
+}
+
+// TestAFullDiskAtOpenIsNoSpaceNotDamage: a database closed cleanly (no WAL,
+// no WAL index left) on a disk that has since filled cannot be opened for
+// writing — SQLite has no room for the WAL index. That is event.ErrNoSpace,
+// never ErrCorrupt: the file is whole, and being told it is damaged (set it
+// aside) would have had the user move their conversations away. It still
+// opens to read, with everything in it.
+func TestAFullDiskAtOpenIsNoSpaceNotDamage(t *testing.T) {
+	disk := smalldisk.Mount(t, "4m")
+	path := filepath.Join(disk, "quire.db")
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.CreateSession(t.Context(), "a", "First", t0, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append(t.Context(), "a", user("kept")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	free := smalldisk.Fill(t, filepath.Join(disk, "ballast"))
+
+	_, err = Open(t.Context(), path)
+	if !errors.Is(err, event.ErrNoSpace) || errors.Is(err, ErrCorrupt) {
+		t.Fatalf("open on a full disk: %v, want event.ErrNoSpace and not ErrCorrupt", err)
+	}
+	r, err := OpenReadOnly(t.Context(), path)
+	if err != nil {
+		t.Fatalf("read on a full disk: %v", err)
+	}
+	evs, err := r.Events(t.Context(), "a", 0)
+	r.Close()
+	if err != nil || len(evs) == 0 || !strings.Contains(string(evs[len(evs)-1].Payload), "kept") {
+		t.Fatalf("the log read on a full disk: %d events, %v", len(evs), err)
+	}
+
+	free()
+	s, err = Open(t.Context(), path)
+	if err != nil {
+		t.Fatalf("open once there is room: %v", err)
+	}
+	s.Close()
 }

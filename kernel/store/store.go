@@ -77,6 +77,9 @@ type Store struct {
 // is linear in the file's size either way (docs/BENCHMARKS.md, "Checking
 // the database"): so no open that may write skips it, and a file doctor
 // called damaged is refused at every start, not only after a crash.
+// A disk too full to open the file on is event.ErrNoSpace, never
+// ErrCorrupt: the file is fine, and the remedy is space, not setting it
+// aside.
 func Open(ctx context.Context, path string) (*Store, error) {
 	existed := fileHasContent(path)
 	if err := canWrite(path, existed); err != nil {
@@ -99,6 +102,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s := &Store{db: db, path: path}
 	if _, err := db.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
 		db.Close()
+		if diskFull(err) {
+			return nil, fmt.Errorf("%s: %w", path, noSpace(err))
+		}
 		return nil, fmt.Errorf("%s: %w: %v", path, ErrCorrupt, err)
 	}
 	if err := s.migrate(ctx, existed); err != nil {
@@ -184,13 +190,15 @@ func readOnlyErr(err error) bool {
 // when that open fails and no WAL is left, the file is opened as immutable
 // (no locks, no WAL index). That is safe because nothing can write in a
 // folder that takes no new file; with a WAL left (a crash copy) immutable
-// would hide its commits, so that case is refused with ErrReadOnly.
+// would hide its commits, so that case is refused with ErrReadOnly. A
+// full disk that has no room for the WAL index is the same case: its
+// owner holds the folder's lock, so nothing writes there meanwhile.
 func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	if !fileHasContent(path) {
 		return nil, fmt.Errorf("%s: %w", path, ErrNoDatabase)
 	}
 	s, err := openReader(ctx, path, readOnlyDSN(path))
-	if err != nil && cannotOpen(err) {
+	if err != nil && (cannotOpen(err) || diskFull(err)) {
 		if uncleanlyClosed(path) {
 			return nil, fmt.Errorf("%s: %w (a write-ahead log is left beside it and its folder takes no index file)", path, ErrReadOnly)
 		}
@@ -243,8 +251,8 @@ func fileHasContent(path string) bool {
 func (s *Store) checkVersion(ctx context.Context) error {
 	var version int
 	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		if cannotOpen(err) {
-			return fmt.Errorf("%s: %w", s.path, err)
+		if cannotOpen(err) || diskFull(err) {
+			return fmt.Errorf("%s: %w", s.path, noSpace(err))
 		}
 		return fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
 	}
@@ -266,6 +274,11 @@ func (s *Store) Check(ctx context.Context, full bool) error {
 		pragma = "PRAGMA integrity_check(10)"
 	}
 	rows, err := s.db.QueryContext(ctx, pragma)
+	if diskFull(err) {
+		// The check could not run (no room for the WAL index): that says
+		// nothing of the file's pages.
+		return fmt.Errorf("%s: %w", s.path, noSpace(err))
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
 	}

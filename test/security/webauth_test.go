@@ -14,7 +14,6 @@ import (
 	"testing/fstest"
 
 	"quire/config"
-	"quire/host"
 	"quire/host/httpapi"
 	"quire/internal/app"
 	"quire/internal/ollamatest"
@@ -149,29 +148,6 @@ func (s serve) state(t *testing.T) state {
 		Memory: len(mem.Items), Model: len(s.fake.Requests())}
 }
 
-// waitIndexed wakes on each change of the documents' progress until a
-// pass is done with n documents; testkit.Patience bounds it.
-func waitIndexed(t *testing.T, d host.Documents, n int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), testkit.Patience)
-	defer cancel()
-	changes := d.Watch(ctx)
-	for {
-		st, err := d.State(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !st.Progress.Running && st.Progress.Phase == protocol.PhaseDone && len(st.Documents) == n {
-			return
-		}
-		select {
-		case <-changes:
-		case <-ctx.Done():
-			t.Fatalf("waited %s for %d indexed documents: %+v", testkit.Patience, n, st)
-		}
-	}
-}
-
 // TestWebPagesCannotDriveQuireServe plays, against the real handler, what
 // any web page (or any other local client without the secret) could do to
 // `quire serve` before it had a guard (issue 14). Before each attack Quire
@@ -193,7 +169,7 @@ func TestWebPagesCannotDriveQuireServe(t *testing.T) {
 	if code, body := s.do(t, s.owner("POST", "/api/documents", `{"paths":["`+papers+`"]}`)); code != 202 {
 		t.Fatalf("the owner's page could not index: %d %s", code, body)
 	}
-	waitIndexed(t, s.backend.Documents, 1)
+	testkit.WaitIndexed(t, s.backend.Documents, 1)
 	before := s.state(t)
 	if before.NotesDir != s.notes || before.Documents != 1 || before.Sessions != 1 {
 		t.Fatalf("the setup: %+v", before)
