@@ -218,6 +218,29 @@ func (s *Store) SessionsWithOpenRuns(ctx context.Context) ([]string, error) {
 	return out, rows.Err()
 }
 
+// SessionsWithUnknownEvents lists the sessions holding an event of a type
+// this version does not know and may not skip (written by a newer Quire, or
+// by something else). Every read of such a session fails, so recovery marks
+// them damaged at start, before a sessions list shows them as fine: like
+// SessionsWithOpenRuns, one pass over the events, not a read of every log.
+func (s *Store) SessionsWithUnknownEvents(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT session FROM events
+		WHERE ignorable = 0 AND type NOT IN (`+knownTypes+`) ORDER BY session`)
+	if err != nil {
+		return nil, fmt.Errorf("find unknown events: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("find unknown events: %w", err)
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
 // LastSeqOf is the seq of the session's last event of type typ in run runID
 // (-1 when there is none).
 func (s *Store) LastSeqOf(ctx context.Context, session string, typ event.Type, runID string) (int64, error) {
@@ -295,16 +318,18 @@ func (s *Store) ProjectedEvents(ctx context.Context, session string, from, to in
 	return s.query(ctx, session, from, to, projectedFilter)
 }
 
-var projectedFilter = func() string {
-	quote := func(ts []event.Type) string {
-		q := make([]string, len(ts))
-		for i, t := range ts {
-			q[i] = "'" + strings.ReplaceAll(string(t), "'", "''") + "'"
-		}
-		return strings.Join(q, ",")
+var projectedFilter = " AND (type IN (" + quoteTypes(event.Types(true)) + ") OR (ignorable = 0 AND type NOT IN (" + knownTypes + ")))"
+
+// knownTypes is every registered type as an SQL list.
+var knownTypes = quoteTypes(event.Types(false))
+
+func quoteTypes(ts []event.Type) string {
+	q := make([]string, len(ts))
+	for i, t := range ts {
+		q[i] = "'" + strings.ReplaceAll(string(t), "'", "''") + "'"
 	}
-	return " AND (type IN (" + quote(event.Types(true)) + ") OR (ignorable = 0 AND type NOT IN (" + quote(event.Types(false)) + ")))"
-}()
+	return strings.Join(q, ",")
+}
 
 func (s *Store) query(ctx context.Context, session string, from, to int64, filter string) ([]event.Event, error) {
 	if to < 0 {
