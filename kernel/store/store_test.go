@@ -406,7 +406,7 @@ func TestSessionsWithUnknownEvents(t *testing.T) {
 		}
 	}
 	for q, id := range map[string]string{
-		`UPDATE events SET type = 'future.essential', ignorable = 0 WHERE session = ?`: "newer",
+		`UPDATE events SET type = 'future.essential', ignorable = 0 WHERE session = ?`:  "newer",
 		`UPDATE events SET type = 'future.decoration', ignorable = 1 WHERE session = ?`: "decorated",
 	} {
 		if _, err := s.DB().Exec(q, id); err != nil {
