@@ -1,0 +1,57 @@
+// Package fulldisk gives tests a real filesystem that fills: a small tmpfs
+// mounted for the test and a ballast that takes every byte left, so a write
+// fails with ENOSPC (SQLite's SQLITE_FULL) as on a laptop whose disk is
+// full. A test that cannot mount (not root, no CAP_SYS_ADMIN, not Linux) is
+// skipped with the reason, never passed.
+//
+// It imports only the standard library, so any package's tests may use it.
+package fulldisk
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// Folder mounts a tmpfs of size (as mount(8) says it: "4m") on a new
+// temporary folder and returns it; the mount is undone when the test ends.
+func Folder(t testing.TB, size string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "disk")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := mount(dir, size); err != nil {
+		t.Skipf("skipped: cannot mount a small tmpfs to fill (%v); this test needs root or CAP_SYS_ADMIN", err)
+	}
+	t.Cleanup(func() {
+		if err := unmount(dir); err != nil {
+			t.Errorf("unmount the test's tmpfs: %v", err)
+		}
+	})
+	return dir
+}
+
+// Fill writes a ballast file at path until the disk has no room left;
+// removing the file gives the room back.
+func Fill(t testing.TB, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, size := range []int{1 << 20, 4096, 512} {
+		buf := make([]byte, size)
+		for {
+			if _, err := f.Write(buf); err != nil {
+				if !errors.Is(err, syscall.ENOSPC) {
+					t.Fatalf("fill the disk: %v", err)
+				}
+				break
+			}
+		}
+	}
+}
