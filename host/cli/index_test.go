@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"quire/config"
+	"quire/host"
 	"quire/internal/app"
 	"quire/internal/datadir"
 	"quire/internal/testkit"
@@ -18,19 +19,26 @@ import (
 	"quire/kernel/protocol"
 )
 
-func TestIndexAndSearchCommands(t *testing.T) {
-	dir := t.TempDir()
-	// No Ollama at all: the offline embedder makes the vectors.
+// ownIndex opens the data folder dir as its owner, with no Ollama at all
+// (the offline embedder makes the vectors), and returns its document index.
+func ownIndex(t *testing.T, dir string) host.Index {
+	t.Helper()
 	p, err := app.Open(t.Context(), config.NewStore(config.Config{DataDir: dir, OllamaHost: "http://127.0.0.1:1", Model: "m", NumCtx: 4096}),
 		slog.New(slog.DiscardHandler), app.Owner)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	t.Cleanup(func() { p.Close() })
 	idx, err := p.Index(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return idx
+}
+
+func TestIndexAndSearchCommands(t *testing.T) {
+	dir := t.TempDir()
+	idx := ownIndex(t, dir)
 	notes := filepath.Join(dir, "notes")
 	os.MkdirAll(notes, 0o755)
 	old := time.Now().Add(-time.Hour)
@@ -130,16 +138,7 @@ func TestIndexGoesThroughTheRunningOwner(t *testing.T) {
 // is full (13)".
 func TestIndexOnAFullDiskSaysSo(t *testing.T) {
 	disk := fulldisk.Folder(t, "16m")
-	p, err := app.Open(t.Context(), config.NewStore(config.Config{DataDir: disk, OllamaHost: "http://127.0.0.1:1", Model: "m", NumCtx: 4096}),
-		slog.New(slog.DiscardHandler), app.Owner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	idx, err := p.Index(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	idx := ownIndex(t, disk)
 	notes := filepath.Join(t.TempDir(), "notes")
 	testkit.WriteOld(t, filepath.Join(notes, "plan.md"), "# Plan\n\n"+strings.Repeat("The zeppelin budget is tight. ", 500)+"\n")
 	fulldisk.Fill(t, filepath.Join(disk, "ballast"))

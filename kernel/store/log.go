@@ -203,15 +203,20 @@ func (s *Store) SessionsWithOpenRuns(ctx context.Context) ([]string, error) {
 		WHERE type IN ('run.started', 'run.finished')
 		GROUP BY session
 		HAVING MAX(CASE WHEN type = 'run.started' THEN seq END) > COALESCE(MAX(CASE WHEN type = 'run.finished' THEN seq END), -1)`)
+	return sessionIDs(rows, err, "find open runs")
+}
+
+// sessionIDs reads a query's one column of session ids.
+func sessionIDs(rows *sql.Rows, err error, what string) ([]string, error) {
 	if err != nil {
-		return nil, fmt.Errorf("find open runs: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("find open runs: %w", err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		out = append(out, id)
 	}
@@ -226,19 +231,7 @@ func (s *Store) SessionsWithOpenRuns(ctx context.Context) ([]string, error) {
 func (s *Store) SessionsWithUnknownEvents(ctx context.Context) ([]string, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT session FROM events
 		WHERE ignorable = 0 AND type NOT IN (`+knownTypes+`) ORDER BY session`)
-	if err != nil {
-		return nil, fmt.Errorf("find unknown events: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("find unknown events: %w", err)
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return sessionIDs(rows, err, "find unknown events")
 }
 
 // LastSeqOf is the seq of the session's last event of type typ in run runID
