@@ -366,8 +366,9 @@ func (s *Server) getSettings(w http.ResponseWriter, r *http.Request) {
 
 // errNoNotesDir: a settings change that does not name the folder. A body
 // without it (`{}`, `null`, a misspelt key) once cleared the notes folder,
-// turning the note tools off by accident; the page always names one.
-var errNoNotesDir = errors.New(`the settings change names no notes folder: send {"notesDir": "/absolute/path"}`)
+// turning the note tools off by accident; clearing it takes an explicit
+// `"notesDir": ""` (the page never sends it; the browser tests' setup does).
+var errNoNotesDir = errors.New(`the settings change names no notes folder: send {"notesDir": "/absolute/path"} (or "" to turn the note tools off)`)
 
 func (s *Server) putSettings(w http.ResponseWriter, r *http.Request) {
 	var b struct {
@@ -375,7 +376,7 @@ func (s *Server) putSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	// A misspelt key is a mistake to say, not a change to make.
 	err := readBody(r, &b, true)
-	if err == nil && (b.NotesDir == nil || *b.NotesDir == "") {
+	if err == nil && b.NotesDir == nil {
 		err = errNoNotesDir
 	}
 	if err != nil {
