@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/testkit/fulldisk"
+	"quire/internal/testkit/smalldisk"
 	"quire/internal/testkit/rofs"
 )
 
@@ -187,19 +187,16 @@ func TestReadOnlyDatabaseFileIsReported(t *testing.T) {
 // on a disk with no room left; the check says the disk is full and what to
 // do, and passes again once the room is back.
 func TestAFullDiskIsReported(t *testing.T) {
-	disk := fulldisk.Folder(t, "16m")
+	disk := smalldisk.Mount(t, "16m")
 	if c := checkDataDir(disk); !c.OK || !strings.Contains(c.Detail, "free)") {
 		t.Fatalf("an empty 16 MiB disk: %+v", c)
 	}
-	ballast := filepath.Join(disk, "ballast")
-	fulldisk.Fill(t, ballast)
+	free := smalldisk.Fill(t, filepath.Join(disk, "ballast"))
 	c := checkDataDir(disk)
 	if c.OK || !strings.Contains(c.Detail, "disk that is full") || !strings.Contains(c.Remedy, "Free some space") {
 		t.Fatalf("a full disk: %+v", c)
 	}
-	if err := os.Remove(ballast); err != nil {
-		t.Fatal(err)
-	}
+	free()
 	if c := checkDataDir(disk); !c.OK {
 		t.Fatalf("the disk with its room back: %+v", c)
 	}

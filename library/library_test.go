@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"quire/internal/testkit"
-	"quire/internal/testkit/fulldisk"
+	"quire/internal/testkit/smalldisk"
 	"quire/kernel/protocol"
 	"quire/kernel/store"
 	"quire/library"
@@ -583,10 +583,10 @@ func TestSourceDoesNotFollowAnIndexedFolderReplacedByALink(t *testing.T) {
 // with the panel's sentence — the disk is full, and what to do — not the
 // driver's "database or disk is full (13)".
 func TestAFullDiskIsSaidInWords(t *testing.T) {
-	disk := fulldisk.Folder(t, "16m")
+	disk := smalldisk.Mount(t, "16m")
 	lib, _ := open(t, disk, nil)
 	dir := folder(t)
-	fulldisk.Fill(t, filepath.Join(disk, "ballast"))
+	smalldisk.Fill(t, filepath.Join(disk, "ballast"))
 	ch := lib.Watch(t.Context())
 	if err := lib.Add(t.Context(), []string{dir}); err != nil {
 		t.Fatal(err)

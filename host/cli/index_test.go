@@ -15,7 +15,7 @@ import (
 	"quire/internal/app"
 	"quire/internal/datadir"
 	"quire/internal/testkit"
-	"quire/internal/testkit/fulldisk"
+	"quire/internal/testkit/smalldisk"
 	"quire/kernel/protocol"
 )
 
@@ -137,11 +137,11 @@ func TestIndexGoesThroughTheRunningOwner(t *testing.T) {
 // full says so and what to do, exit 1 — not the driver's "database or disk
 // is full (13)".
 func TestIndexOnAFullDiskSaysSo(t *testing.T) {
-	disk := fulldisk.Folder(t, "16m")
+	disk := smalldisk.Mount(t, "16m")
 	idx := ownIndex(t, disk)
 	notes := filepath.Join(t.TempDir(), "notes")
 	testkit.WriteOld(t, filepath.Join(notes, "plan.md"), "# Plan\n\n"+strings.Repeat("The zeppelin budget is tight. ", 500)+"\n")
-	fulldisk.Fill(t, filepath.Join(disk, "ballast"))
+	smalldisk.Fill(t, filepath.Join(disk, "ballast"))
 	var out, errb strings.Builder
 	code := index(context.Background(), idx, []string{notes}, &out, &errb)
 	if code != 1 || !strings.Contains(errb.String(), "quire index: the disk is full") || !strings.Contains(errb.String(), "Free some space") || strings.Contains(errb.String(), "(13)") {

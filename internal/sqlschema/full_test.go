@@ -28,6 +28,8 @@ func TestNoSpaceClassifiesWhatTheDriverSays(t *testing.T) {
 	}{
 		{"SQLITE_FULL", fmt.Errorf("rag: %w", coded(13)), true},
 		{"an extended SQLITE_FULL", coded(13 | 3<<8), true},
+		{"SQLITE_IOERR_SHMSIZE", coded(4874), true},
+		{"another SQLITE_IOERR", coded(10 | 3<<8), false},
 		{"ENOSPC", &fs.PathError{Op: "write", Path: "quire.db-wal", Err: syscall.ENOSPC}, true},
 		{"text only", errors.New("rag: database or disk is full (13)"), true},
 		{"joined", errors.Join(errors.New("a root is missing"), coded(13)), true},

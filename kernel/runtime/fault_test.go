@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
-	"quire/internal/testkit/fulldisk"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
@@ -181,6 +181,47 @@ func TestAFullDiskMidStreamEndsTheRunWithItsReason(t *testing.T) {
 	}
 }
 
+// smallDisk mounts a tmpfs of size bytes for the test and returns its
+// folder, or skips the test when the machine refuses the mount (mounting
+// needs root or CAP_SYS_ADMIN).
+func smallDisk(t *testing.T, size string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "disk")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
+		t.Skipf("skipped: cannot mount a small tmpfs to fill (%v); this test needs root or CAP_SYS_ADMIN", err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(dir, 0); err != nil {
+			t.Errorf("unmount the test's tmpfs: %v", err)
+		}
+	})
+	return dir
+}
+
+// fill writes a ballast file at path until the disk has no room left.
+func fill(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, size := range []int{1 << 20, 4096, 512} {
+		buf := make([]byte, size)
+		for {
+			if _, err := f.Write(buf); err != nil {
+				if !errors.Is(err, syscall.ENOSPC) {
+					t.Fatalf("fill the disk: %v", err)
+				}
+				break
+			}
+		}
+	}
+}
+
 // TestAFilledDiskMidStream: the data folder is on a real small filesystem,
 // which a ballast file fills while a reply streams. The next piece of the
 // reply cannot be written (ENOSPC, SQLITE_FULL): the run's work stops, a
@@ -191,7 +232,7 @@ func TestAFullDiskMidStreamEndsTheRunWithItsReason(t *testing.T) {
 // the log passes core.Verify and core.Replay (the kit's check), and the
 // conversation goes on.
 func TestAFilledDiskMidStream(t *testing.T) {
-	disk := fulldisk.Folder(t, "4m")
+	disk := smallDisk(t, "4m")
 	path := filepath.Join(disk, "quire.db")
 	fake, asked := gatedServer(t)
 	logs := &faultSeen{seen: make(chan struct{})}
@@ -205,7 +246,7 @@ func TestAFilledDiskMidStream(t *testing.T) {
 	before := waitStreamed(t, k, sid, "Hello there")
 
 	ballast := filepath.Join(disk, "ballast")
-	fulldisk.Fill(t, ballast)
+	fill(t, ballast)
 	grant(t, asked) // " and more": its batch has nowhere to go
 	logs.wait(t, k, sid)
 	if err := cancelRun(ctx, k, sid); !errors.Is(err, protocol.ErrNoSpace) {

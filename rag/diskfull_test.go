@@ -3,12 +3,11 @@ package rag
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"quire/internal/testkit/fulldisk"
+	"quire/internal/testkit/smalldisk"
 	"quire/kernel/event"
 )
 
@@ -18,23 +17,20 @@ import (
 // to do — not as the driver's "database or disk is full (13)" alone; and
 // with the room back, the next pass indexes them.
 func TestAFullDiskIsNoSpace(t *testing.T) {
-	disk := fulldisk.Folder(t, "4m")
+	disk := smalldisk.Mount(t, "4m")
 	ix := openIndex(t, openDB(t, disk), nil)
 	docs := filepath.Join(t.TempDir(), "docs")
 	for i := range 20 {
 		write(t, filepath.Join(docs, fmt.Sprintf("d%d.md", i)), fmt.Sprintf("# doc %d\n\n%s\n", i, strings.Repeat(fmt.Sprintf("walrus%d kelp tide reef ", i), 200)))
 	}
-	ballast := filepath.Join(disk, "ballast")
-	fulldisk.Fill(t, ballast)
+	free := smalldisk.Fill(t, filepath.Join(disk, "ballast"))
 
 	err := ix.Index(t.Context(), []string{docs}, nil)
 	if !errors.Is(err, event.ErrNoSpace) {
 		t.Fatalf("a pass on a full disk: %v, want event.ErrNoSpace", err)
 	}
 
-	if err := os.Remove(ballast); err != nil {
-		t.Fatal(err)
-	}
+	free()
 	index(t, ix, docs)
 	if n := count(t, ix.db, `SELECT COUNT(*) FROM rag_files WHERE status = 'done'`); n != 20 {
 		t.Fatalf("%d documents indexed once the room was back, want 20", n)

@@ -1,11 +1,11 @@
-// Package fulldisk gives tests a real filesystem that fills: a small tmpfs
-// mounted for the test and a ballast that takes every byte left, so a write
-// fails with ENOSPC (SQLite's SQLITE_FULL) as on a laptop whose disk is
-// full. A test that cannot mount (not root, no CAP_SYS_ADMIN, not Linux) is
-// skipped with the reason, never passed.
+// Package smalldisk gives tests a real filesystem that fills: a small tmpfs
+// mounted for the test, and a ballast file that takes every byte left, so
+// SQLite meets ENOSPC as it does on a full laptop disk. A test that cannot
+// mount (not root, no CAP_SYS_ADMIN, not Linux) is skipped with the reason,
+// never passed.
 //
 // It imports only the standard library, so any package's tests may use it.
-package fulldisk
+package smalldisk
 
 import (
 	"errors"
@@ -15,9 +15,9 @@ import (
 	"testing"
 )
 
-// Folder mounts a tmpfs of size (as mount(8) says it: "4m") on a new
-// temporary folder and returns it; the mount is undone when the test ends.
-func Folder(t testing.TB, size string) string {
+// Mount mounts a tmpfs of size ("4m") on a new folder for the test and
+// returns the folder; the mount is undone when the test ends.
+func Mount(t testing.TB, size string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "disk")
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -34,9 +34,9 @@ func Folder(t testing.TB, size string) string {
 	return dir
 }
 
-// Fill writes a ballast file at path until the disk has no room left;
-// removing the file gives the room back.
-func Fill(t testing.TB, path string) {
+// Fill writes a ballast file at path until the disk has no room left, and
+// returns a function that removes it (room again).
+func Fill(t testing.TB, path string) (free func()) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
@@ -52,6 +52,12 @@ func Fill(t testing.TB, path string) {
 				}
 				break
 			}
+		}
+	}
+	return func() {
+		t.Helper()
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -1,10 +1,10 @@
 //go:build !linux
 
-package fulldisk
+package smalldisk
 
 import "errors"
 
-var errNoMounts = errors.New("a small tmpfs is mounted only on Linux")
+var errNoMounts = errors.New("small filesystems are mounted only on Linux")
 
 func mount(string, string) error { return errNoMounts }
 func unmount(string) error       { return nil }
