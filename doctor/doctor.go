@@ -95,12 +95,41 @@ func checkDataDir(dir string) Check {
 	if err := writable(existing); err != nil {
 		return fail(err)
 	}
+	// A folder Quire may write is no use on a disk with no room left: every
+	// write then fails, so say it here rather than at the first one.
+	room := ""
+	if free, ok := freeSpace(existing); ok {
+		if free < minFree {
+			c.Detail = fmt.Sprintf("%s is on a disk that is full (%s free)", dir, bytesText(free))
+			c.Remedy = "Free some space on that disk, or choose a folder on another disk with --data-dir or QUIRE_DATA_DIR; Quire cannot save conversations, memory or documents until then."
+			return c
+		}
+		room = ", " + bytesText(free) + " free"
+	}
 	c.OK = true
-	c.Detail = dir + " (writable)"
+	c.Detail = dir + " (writable" + room + ")"
 	if existing != dir {
-		c.Detail = dir + " (not created yet; Quire creates it on its first start)"
+		c.Detail = dir + " (not created yet; Quire creates it on its first start" + room + ")"
 	}
 	return c
+}
+
+// minFree is the room below which the data folder's disk counts as full:
+// enough for SQLite's journal and a few checkpoints of the log, so that a
+// disk with less fails a write soon after Quire starts.
+const minFree = 8 << 20
+
+// bytesText says a size for people: 3.2 GiB, 512 KiB.
+func bytesText(n uint64) string {
+	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB"}
+	v, i := float64(n), 0
+	for v >= 1024 && i < len(units)-1 {
+		v, i = v/1024, i+1
+	}
+	if i == 0 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.1f %s", v, units[i])
 }
 
 func checkSQLite(ctx context.Context, sqlite SQLite) Check {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"quire/internal/testkit/smalldisk"
 	"quire/internal/testkit/rofs"
 )
 
@@ -89,7 +90,7 @@ func TestDataDirCheckCreatesNothing(t *testing.T) {
 	if entries, err := os.ReadDir(base); err != nil || len(entries) != 0 {
 		t.Fatalf("the check left %v behind (%v)", entries, err)
 	}
-	if c := checkDataDir(base); !c.OK || !strings.Contains(c.Detail, "(writable)") {
+	if c := checkDataDir(base); !c.OK || !strings.Contains(c.Detail, "(writable") {
 		t.Fatalf("an existing writable folder: %+v", c)
 	}
 	if entries, _ := os.ReadDir(base); len(entries) != 0 {
@@ -179,5 +180,24 @@ func TestReadOnlyDatabaseFileIsReported(t *testing.T) {
 	}
 	if d := checkDataDir(dir); d.OK || !strings.Contains(d.Detail, "not writable") {
 		t.Fatalf("the read-only data folder: %+v", d)
+	}
+}
+
+// TestAFullDiskIsReported: a data folder Quire may write is still no use
+// on a disk with no room left; the check says the disk is full and what to
+// do, and passes again once the room is back.
+func TestAFullDiskIsReported(t *testing.T) {
+	disk := smalldisk.Mount(t, "16m")
+	if c := checkDataDir(disk); !c.OK || !strings.Contains(c.Detail, "free)") {
+		t.Fatalf("an empty 16 MiB disk: %+v", c)
+	}
+	free := smalldisk.Fill(t, filepath.Join(disk, "ballast"))
+	c := checkDataDir(disk)
+	if c.OK || !strings.Contains(c.Detail, "disk that is full") || !strings.Contains(c.Remedy, "Free some space") {
+		t.Fatalf("a full disk: %+v", c)
+	}
+	free()
+	if c := checkDataDir(disk); !c.OK {
+		t.Fatalf("the disk with its room back: %+v", c)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/rag"
 )
@@ -58,6 +59,10 @@ type Library struct {
 	stop context.CancelFunc
 	done chan struct{}
 }
+
+// noSpace is the panel's sentence for a pass the disk had no room for: the
+// driver's "database or disk is full (13)" says neither what nor what next.
+const noSpace = "the disk is full, so the documents could not be saved to the index. Free some space on the disk that holds Quire's data folder, then add them again: what was indexed is kept."
 
 // errCancelled is the cause of a pass the user stopped.
 var errCancelled = errors.New("stopped by the user")
@@ -370,6 +375,9 @@ func (l *Library) run(ctx context.Context, j job) {
 		final.Phase = protocol.PhaseCancelled
 	case err != nil && errors.Is(cause, ErrClosed):
 		final.Phase, final.Error = protocol.PhaseCancelled, ErrClosed.Error()
+	case err != nil && errors.Is(err, event.ErrNoSpace):
+		final.Phase, final.Error = protocol.PhaseFailed, noSpace
+		l.log.Warn("documents: pass failed", "paths", j.paths, "err", err)
 	case err != nil:
 		final.Phase, final.Error = protocol.PhaseFailed, err.Error()
 		l.log.Warn("documents: pass failed", "paths", j.paths, "err", err)

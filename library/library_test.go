@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"quire/internal/testkit"
+	"quire/internal/testkit/smalldisk"
 	"quire/kernel/protocol"
 	"quire/kernel/store"
 	"quire/library"
@@ -575,5 +576,24 @@ func TestSourceDoesNotFollowAnIndexedFolderReplacedByALink(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "add the folder again") {
 		t.Errorf("the refusal does not say what to do: %v", err)
+	}
+}
+
+// TestAFullDiskIsSaidInWords: a pass the disk has no room for ends failed
+// with the panel's sentence — the disk is full, and what to do — not the
+// driver's "database or disk is full (13)".
+func TestAFullDiskIsSaidInWords(t *testing.T) {
+	disk := smalldisk.Mount(t, "16m")
+	lib, _ := open(t, disk, nil)
+	dir := folder(t)
+	smalldisk.Fill(t, filepath.Join(disk, "ballast"))
+	ch := lib.Watch(t.Context())
+	if err := lib.Add(t.Context(), []string{dir}); err != nil {
+		t.Fatal(err)
+	}
+	seen := waitFirstPass(t, ch) // it fails at once: its running state may never be seen
+	final := seen[len(seen)-1]
+	if final.Phase != protocol.PhaseFailed || !strings.HasPrefix(final.Error, "the disk is full") || !strings.Contains(final.Error, "Free some space") || strings.Contains(final.Error, "(13)") {
+		t.Fatalf("a pass on a full disk ended %+v", final)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"quire/internal/sqlschema"
 	"quire/internal/vecindex"
 	"quire/kernel/event"
 )
@@ -119,7 +120,10 @@ func (s *Store) dropSession(ctx context.Context, session string) error {
 // applyEvents applies a session's events (in seq order) to the index in one
 // transaction and records the last seq seen, so an event is applied once.
 // Events that are not memory writes only move the mark.
-func (s *Store) applyEvents(ctx context.Context, session string, evs []event.Event) error {
+//
+// A write the disk had no room for is event.ErrNoSpace (sqlschema.NoSpace).
+func (s *Store) applyEvents(ctx context.Context, session string, evs []event.Event) (err error) {
+	defer func() { err = sqlschema.NoSpace(err) }()
 	if len(evs) == 0 {
 		return nil
 	}
@@ -366,7 +370,8 @@ func (s *Store) embedMissing(ctx context.Context) error {
 	}
 }
 
-func (s *Store) storeVectors(ctx context.Context, ids []int64, vecs [][]float32) error {
+func (s *Store) storeVectors(ctx context.Context, ids []int64, vecs [][]float32) (err error) {
+	defer func() { err = sqlschema.NoSpace(err) }() // as applyEvents
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("memory: %w", err)

@@ -16,6 +16,7 @@ import (
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
+	"quire/internal/sqlschema"
 	"quire/internal/vecindex"
 	"quire/rag/hashvec"
 )
@@ -398,8 +399,9 @@ func (ix *Index) Documents(ctx context.Context) ([]Document, error) {
 // Remove takes a watched root, or a file or folder inside one, out of the
 // index: its chunks and vectors are deleted, and a path inside a watched
 // root is excluded from later passes (naming it in Index again includes it).
-func (ix *Index) Remove(ctx context.Context, path string) error {
-	path, err := absPath(path)
+func (ix *Index) Remove(ctx context.Context, path string) (err error) {
+	defer func() { err = sqlschema.NoSpace(err) }() // as Index
+	path, err = absPath(path)
 	if err != nil {
 		return err
 	}
@@ -458,11 +460,12 @@ func (ix *Index) Remove(ctx context.Context, path string) error {
 
 // Retry queues a failed file (or every failed file under a folder) again
 // and runs a pass over its root.
-func (ix *Index) Retry(ctx context.Context, path string) error {
+func (ix *Index) Retry(ctx context.Context, path string) (err error) {
+	defer func() { err = sqlschema.NoSpace(err) }() // as Index
 	if ix.opts.readOnly {
 		return ErrReadOnly
 	}
-	path, err := absPath(path)
+	path, err = absPath(path)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"quire/internal/sqlschema"
 	"quire/internal/vecindex"
 	"quire/rag/chunk"
 	"quire/rag/hashvec"
@@ -36,7 +37,10 @@ import (
 // 100 ms). A file that fails is recorded with its reason and is not an
 // error of the pass; a missing root, a database failure or a cancelled ctx
 // (its work so far is kept and resumed next time) are.
-func (ix *Index) Index(ctx context.Context, roots []string, progress func(Progress)) error {
+//
+// A write the disk had no room for is event.ErrNoSpace (sqlschema.NoSpace).
+func (ix *Index) Index(ctx context.Context, roots []string, progress func(Progress)) (err error) {
+	defer func() { err = sqlschema.NoSpace(err) }()
 	ctx, release, err := ix.acquire(ctx)
 	if err != nil {
 		return err

@@ -22,6 +22,10 @@ const (
 	statusFailed = "failed"
 )
 
+// noSpace is what `quire index` says when the disk had no room for the
+// index, where the driver says only "database or disk is full (13)".
+const noSpace = "the disk is full, so the index could not be saved. Free some space on the disk that holds the data folder (`quire doctor` names it), then run this again: what was indexed is kept and the rest resumes."
+
 // runIndex is `quire index PATH...`: it makes the paths watched roots,
 // brings the index up to date with a progress bar on stderr, and prints a
 // summary (and every failed file with its reason) on stdout. Exit status:
@@ -139,6 +143,10 @@ func index(ctx context.Context, idx Indexer, paths []string, stdout, stderr io.W
 		fmt.Fprintf(stdout, "  %s: %s\n", d.Path, d.Reason)
 	}
 	if err != nil {
+		if errors.Is(err, protocol.ErrNoSpace) {
+			fmt.Fprintln(stderr, "quire index:", noSpace)
+			return 1
+		}
 		fmt.Fprintln(stderr, "quire index:", err)
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintln(stderr, "Stopped; run it again to resume where it stopped.")

@@ -11,25 +11,34 @@ import (
 	"time"
 
 	"quire/config"
+	"quire/host"
 	"quire/internal/app"
 	"quire/internal/datadir"
 	"quire/internal/testkit"
+	"quire/internal/testkit/smalldisk"
 	"quire/kernel/protocol"
 )
 
-func TestIndexAndSearchCommands(t *testing.T) {
-	dir := t.TempDir()
-	// No Ollama at all: the offline embedder makes the vectors.
+// ownIndex opens the data folder dir as its owner, with no Ollama at all
+// (the offline embedder makes the vectors), and returns its document index.
+func ownIndex(t *testing.T, dir string) host.Index {
+	t.Helper()
 	p, err := app.Open(t.Context(), config.NewStore(config.Config{DataDir: dir, OllamaHost: "http://127.0.0.1:1", Model: "m", NumCtx: 4096}),
 		slog.New(slog.DiscardHandler), app.Owner)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	t.Cleanup(func() { p.Close() })
 	idx, err := p.Index(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return idx
+}
+
+func TestIndexAndSearchCommands(t *testing.T) {
+	dir := t.TempDir()
+	idx := ownIndex(t, dir)
 	notes := filepath.Join(dir, "notes")
 	os.MkdirAll(notes, 0o755)
 	old := time.Now().Add(-time.Hour)
@@ -121,5 +130,21 @@ func TestIndexGoesThroughTheRunningOwner(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(busy, "quire.db")); !os.IsNotExist(err) {
 		t.Errorf("the refused index opened the database: %v", err)
+	}
+}
+
+// TestIndexOnAFullDiskSaysSo: `quire index` whose data folder's disk is
+// full says so and what to do, exit 1 — not the driver's "database or disk
+// is full (13)".
+func TestIndexOnAFullDiskSaysSo(t *testing.T) {
+	disk := smalldisk.Mount(t, "16m")
+	idx := ownIndex(t, disk)
+	notes := filepath.Join(t.TempDir(), "notes")
+	testkit.WriteOld(t, filepath.Join(notes, "plan.md"), "# Plan\n\n"+strings.Repeat("The zeppelin budget is tight. ", 500)+"\n")
+	smalldisk.Fill(t, filepath.Join(disk, "ballast"))
+	var out, errb strings.Builder
+	code := index(context.Background(), idx, []string{notes}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "quire index: the disk is full") || !strings.Contains(errb.String(), "Free some space") || strings.Contains(errb.String(), "(13)") {
+		t.Fatalf("index on a full disk: exit %d, stderr %q", code, errb.String())
 	}
 }

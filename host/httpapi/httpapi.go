@@ -7,6 +7,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -213,13 +214,24 @@ func words(err error) string {
 	return err.Error()
 }
 
-func readJSON(r *http.Request, v any) error {
+func readJSON(r *http.Request, v any) error { return readBody(r, v, false) }
+
+// readBody decodes a request's JSON body into v; strict refuses a key v does
+// not have.
+func readBody(r *http.Request, v any, strict bool) error {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(body, v); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("the request body is not the JSON expected: %w", err)
+	}
+	if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
+		return errors.New("the request body is not the JSON expected: something follows the value")
 	}
 	return nil
 }
@@ -375,9 +387,22 @@ func (s *Server) getSettings(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, settingsBody{NotesDir: s.b.Settings.NotesDir()})
 }
 
+// errNoNotesDir: a settings change that does not name the folder. A body
+// without it (`{}`, `null`, a misspelt key) once cleared the notes folder,
+// turning the note tools off by accident; clearing it takes an explicit
+// `"notesDir": ""` (the page never sends it; the browser tests' setup does).
+var errNoNotesDir = errors.New(`the settings change names no notes folder: send {"notesDir": "/absolute/path"} (or "" to turn the note tools off)`)
+
 func (s *Server) putSettings(w http.ResponseWriter, r *http.Request) {
-	var b settingsBody
-	if err := readJSON(r, &b); err != nil {
+	var b struct {
+		NotesDir *string `json:"notesDir"`
+	}
+	// A misspelt key is a mistake to say, not a change to make.
+	err := readBody(r, &b, true)
+	if err == nil && b.NotesDir == nil {
+		err = errNoNotesDir
+	}
+	if err != nil {
 		s.fail(w, http.StatusBadRequest, err)
 		return
 	}
@@ -385,7 +410,7 @@ func (s *Server) putSettings(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusConflict, errors.New("settings cannot be changed here"))
 		return
 	}
-	if err := s.b.Settings.SetNotesDir(b.NotesDir); err != nil {
+	if err := s.b.Settings.SetNotesDir(*b.NotesDir); err != nil {
 		s.fail(w, http.StatusBadRequest, err)
 		return
 	}

@@ -328,4 +328,19 @@ func TestSettingsRoutes(t *testing.T) {
 	if status, body := srv.do(t, "PUT", "/api/settings", `{"notesDir":"/nope"}`); status != 400 || !strings.Contains(body, "cannot be used") {
 		t.Fatalf("bad folder: %d %s", status, body)
 	}
+	// A body that does not name the folder changes nothing: it once
+	// cleared it, and the note tools went off with it.
+	for _, body := range []string{`{}`, `null`, `{"notesFolder":"/tmp"}`, `{"notesDir":"/tmp","extra":1}`, `{"notesDir":null}`, `{"notesDir":"/tmp"} {}`} {
+		status, got := srv.do(t, "PUT", "/api/settings", body)
+		if status != 400 || !strings.Contains(got, "notesDir") && !strings.Contains(got, "not the JSON expected") {
+			t.Errorf("PUT %s: %d %s, want 400 with a sentence", body, status, got)
+		}
+		if st.dir != "/home/ada/Notes" {
+			t.Fatalf("PUT %s changed the notes folder to %q", body, st.dir)
+		}
+	}
+	// Turning the note tools off is said in so many words.
+	if status, body := srv.do(t, "PUT", "/api/settings", `{"notesDir":""}`); status != 200 || st.dir != "" {
+		t.Fatalf("an explicit empty folder: %d %s, folder %q", status, body, st.dir)
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"quire/config"
 	"quire/host"
+	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/store"
 	"quire/rag"
@@ -46,11 +47,17 @@ func (d documentIndex) Embedder() string    { return d.idx.Embedder() }
 func (d documentIndex) VectorError() string { return d.idx.VectorError() }
 
 // Index brings the paths up to date, reporting progress.
+// A pass the disk had no room for is protocol.ErrNoSpace, the class hosts
+// give their "the disk is full" sentence.
 func (d documentIndex) Index(ctx context.Context, paths []string, progress func(protocol.IndexProgress)) error {
-	return d.idx.Index(ctx, paths, func(p rag.Progress) {
+	err := d.idx.Index(ctx, paths, func(p rag.Progress) {
 		progress(protocol.IndexProgress{Running: p.Phase != "done", Phase: p.Phase, Total: p.Total, Done: p.Done,
 			Failed: p.Failed, CurrentFile: p.CurrentFile, ETAMillis: p.ETA.Milliseconds()})
 	})
+	if errors.Is(err, event.ErrNoSpace) {
+		return protocol.Classify(protocol.ErrNoSpace, err)
+	}
+	return err
 }
 
 // Documents lists every file in the index.

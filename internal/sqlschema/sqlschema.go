@@ -2,7 +2,9 @@
 // database (rag, memory): each owns a <name>_meta table whose 'schema' row is
 // its version, and a list of migrations applied in one transaction.
 //
-// It uses only database/sql; it never imports the SQL driver.
+// It also classifies a write the disk had no room for (NoSpace) as the
+// log's event.ErrNoSpace. It uses only database/sql and kernel/event's
+// sentinels; it never imports the SQL driver.
 package sqlschema
 
 import (
@@ -17,7 +19,8 @@ import (
 // Migrate brings the tables of name up to len(migrations): migrations[i]
 // goes from version i to i+1, all in one transaction. A version newer than
 // this code knows is refused with newer (wrapped) and nothing is written.
-func Migrate(ctx context.Context, db *sql.DB, name string, migrations []string, newer error) error {
+func Migrate(ctx context.Context, db *sql.DB, name string, migrations []string, newer error) (err error) {
+	defer func() { err = NoSpace(err) }() // a full disk says so, here as on every write
 	want := len(migrations)
 	meta := name + "_meta"
 	tx, err := db.BeginTx(ctx, nil)

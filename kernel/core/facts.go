@@ -62,11 +62,18 @@ func MsgOf(e event.Event) (msg Msg, ok bool, err error) {
 	return nil, true, fmt.Errorf("event %d: fact type %s has no message", e.Seq, e.Type)
 }
 
-// Fold replays a session's facts into the model they leave behind.
+// Fold replays a session's facts into the model they leave behind. Every
+// other event must be readable too (event.Check): a log with one that is
+// not does not fold.
 func Fold(events []event.Event) (Model, error) {
 	var m Model
 	for _, e := range events {
 		msg, ok, err := MsgOf(e)
+		if err == nil && !ok {
+			// Not a fact, but a model folded from a log a replay cannot
+			// read would drive a session nothing else can show.
+			err = event.Check(e)
+		}
 		if err != nil {
 			return Model{}, err
 		}

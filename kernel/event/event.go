@@ -151,6 +151,11 @@ func Known(e Event) (bool, error) {
 	return false, &ErrNewerEvent{Session: e.Session, Seq: e.Seq, Type: e.Type}
 }
 
+// ErrUndecodable: a stored payload is not JSON, or is JSON of another shape
+// than its type's payload (the file was damaged, or something other than
+// Quire wrote it).
+var ErrUndecodable = errors.New("payload does not decode")
+
 // Decode returns a fresh copy of the event's payload as its registered Go
 // type (a value, not a pointer).
 func Decode(e Event) (any, error) {
@@ -162,12 +167,31 @@ func Decode(e Event) (any, error) {
 		}
 		return nil, err
 	}
+	// A decoder stops after the first value: bytes after it would pass
+	// unseen here and make the payload a host sends on invalid.
+	if !json.Valid(e.Payload) {
+		return nil, fmt.Errorf("session %s, event %d (%s): %w: it is not JSON", e.Session, e.Seq, e.Type, ErrUndecodable)
+	}
 	ptr := reflect.New(spec.payload)
 	dec := json.NewDecoder(bytes.NewReader(e.Payload))
 	if err := dec.Decode(ptr.Interface()); err != nil {
-		return nil, fmt.Errorf("session %s, event %d (%s): payload does not decode: %w", e.Session, e.Seq, e.Type, err)
+		return nil, fmt.Errorf("session %s, event %d (%s): %w: %w", e.Session, e.Seq, e.Type, ErrUndecodable, err)
 	}
 	return ptr.Elem().Interface(), nil
+}
+
+// Check is the one rule for whether this version can read a stored event:
+// its type is known and its payload decodes into that type's payload (an
+// unknown ignorable event passes: every reader skips it). The fold, the
+// replay of a request and the hosts' reads all apply it to every event, so
+// a session one of them cannot read is one none of them shows or drives —
+// a record the fold does not need must not be a payload the replay chokes on.
+func Check(e Event) error {
+	if known, err := Known(e); !known {
+		return err
+	}
+	_, err := Decode(e)
+	return err
 }
 
 // As decodes an event's payload into T, failing if T is not its registered type.

@@ -124,3 +124,29 @@ func TestEveryRegisteredTypeRoundTrips(t *testing.T) {
 }
 
 func reflectZero(sp spec) any { return reflect.New(sp.payload).Elem().Interface() }
+
+// TestCheckIsTheOneDecodeRule: a stored event is readable only when its
+// payload is JSON that decodes into its type's payload — trailing bytes and
+// a field of the wrong JSON type included, which a record's reader (the
+// replay) would choke on — and an unknown ignorable one passes.
+func TestCheckIsTheOneDecodeRule(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		e    Event
+		want error // nil: readable
+	}{
+		{"good", Event{Type: UserMessage, Payload: []byte(`{"text":"hi"}`)}, nil},
+		{"not JSON", Event{Type: UserMessage, Payload: []byte(`{"text":`)}, ErrUndecodable},
+		{"bytes after the value", Event{Type: UserMessage, Payload: []byte(`{"text":"hi"} {}`)}, ErrUndecodable},
+		{"wrong shape", Event{Type: UserMessage, Payload: []byte(`{"text":42}`)}, ErrUndecodable},
+		{"unknown, ignorable", Event{Type: "future.decoration", Ignorable: true, Payload: []byte(`x`)}, nil},
+		{"unknown", Event{Type: "future.essential", Payload: []byte(`{}`)}, ErrUnknownType},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Check(tc.e)
+			if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {
+				t.Fatalf("Check: %v, want %v", err, tc.want)
+			}
+		})
+	}
+}

@@ -13,12 +13,29 @@ import (
 )
 
 // TestRecoverGoesOnPastADamagedSession: two conversations are left with
-// open runs by a crash, and the first one's log then holds a payload that is
-// not JSON (written straight into the SQLite file). Recovery marks that one
-// damaged, writes nothing into it and closes the other's run; the damaged
-// one is listed with its reason and every command to it but delete is
-// refused as damaged, while the healthy one keeps working.
+// open runs by a crash, and the first one's log is then damaged (written
+// straight into the SQLite file) in one of the ways a reader cannot read:
+// a payload that is not JSON, a payload of the wrong shape in a record the
+// fold does not need (the replay of a request decodes it), an event of a
+// type this version does not know. Recovery marks that one damaged, writes
+// nothing into it and closes the other's run; the damaged one is listed
+// with its reason before anything read it, and every command to it but
+// delete is refused as damaged — the replay of its request too —, while
+// the healthy one keeps working.
 func TestRecoverGoesOnPastADamagedSession(t *testing.T) {
+	for _, tc := range []struct {
+		name, damage string // damage: an UPDATE of the bad session's events (its id is ?)
+		reason       string // what the listed reason names
+	}{
+		{"payload not JSON", `UPDATE events SET payload = '{"inputId": "x", "text": ' WHERE session = ? AND type = 'input.received'`, "event 1 (input.received)"},
+		{"payload of the wrong shape", `UPDATE events SET payload = '{"text":42}' WHERE session = ? AND type = 'user.message'`, "(user.message)"},
+		{"unknown type", `UPDATE events SET type = 'no.such.type', ignorable = 0 WHERE session = ? AND type = 'run.started'`, `"no.such.type"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { recoverPastDamage(t, tc.damage, tc.reason) })
+	}
+}
+
+func recoverPastDamage(t *testing.T, damage, reason string) {
 	h := newHarness(t)
 	hang := ollamatest.Turn{Content: []string{"par", "tial"}, Fail: ollamatest.Failure{Kind: ollamatest.FailHang, After: 2}}
 	h.fake.Script(hang, hang)
@@ -40,12 +57,11 @@ func TestRecoverGoesOnPastADamagedSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := st.DB().Exec(`UPDATE events SET payload = ? WHERE session = ? AND type = ?`,
-		`{"inputId": "x", "text": `, bad.ID, string(event.InputReceived))
+	res, err := st.DB().Exec(damage, bad.ID)
 	if n, _ := res.RowsAffected(); err != nil || n != 1 {
 		t.Fatalf("damaging the log: %d rows, %v", n, err)
 	}
-	before, _ := st.Events(t.Context(), bad.ID, 0)
+	before := rowsOf(t, st, bad.ID)
 	st.Close()
 
 	h2 := attach(t, h.fake, crashed)
@@ -56,8 +72,8 @@ func TestRecoverGoesOnPastADamagedSession(t *testing.T) {
 	if fins := only[event.RunFinishedPayload](t, evs, event.RunFinished); len(fins) != 1 || fins[0].Reason != event.ReasonInterrupted {
 		t.Fatalf("the healthy session's run after recovery: %+v", fins)
 	}
-	if after, _ := h2.store.Events(t.Context(), bad.ID, 0); len(after) != len(before) {
-		t.Fatalf("recovery wrote %d events into the damaged log", len(after)-len(before))
+	if after := rowsOf(t, h2.store, bad.ID); after != before {
+		t.Fatalf("recovery wrote %d events into the damaged log", after-before)
 	}
 
 	list, err := h2.rt.Sessions(t.Context())
@@ -67,7 +83,7 @@ func TestRecoverGoesOnPastADamagedSession(t *testing.T) {
 	for _, s := range list {
 		switch s.ID {
 		case bad.ID:
-			if !strings.Contains(s.Damaged, "event 1") || !strings.Contains(s.Damaged, string(event.InputReceived)) {
+			if !strings.Contains(s.Damaged, reason) {
 				t.Fatalf("the damaged session is listed with reason %q, want the event it cannot read", s.Damaged)
 			}
 		case good.ID:
@@ -82,6 +98,7 @@ func TestRecoverGoesOnPastADamagedSession(t *testing.T) {
 		"cancel": runCmd(t, h2.rt, protocol.CancelRun, protocol.SessionRef{Session: bad.ID}),
 		"rename": runCmd(t, h2.rt, protocol.RenameSession, protocol.RenameSessionPayload{Session: bad.ID, Title: "x"}),
 		"events": func() error { _, err := h2.rt.Events(t.Context(), bad.ID, 0); return err }(),
+		"replay": func() error { _, err := h2.rt.Request(t.Context(), bad.ID, 1); return err }(),
 		"follow": func() error {
 			ch, errp := h2.rt.Follow(t.Context(), bad.ID, 0)
 			for range ch {
@@ -94,8 +111,8 @@ func TestRecoverGoesOnPastADamagedSession(t *testing.T) {
 			t.Errorf("%s on the damaged session: %v, want protocol.ErrDamaged", what, err)
 		}
 	}
-	if after, _ := h2.store.Events(t.Context(), bad.ID, 0); len(after) != len(before) {
-		t.Fatalf("a refused command wrote %d events into the damaged log", len(after)-len(before))
+	if after := rowsOf(t, h2.store, bad.ID); after != before {
+		t.Fatalf("a refused command wrote %d events into the damaged log", after-before)
 	}
 
 	// The healthy session works.
@@ -120,4 +137,15 @@ func crashCopy(t *testing.T, h *harness) string {
 		t.Fatal(err)
 	}
 	return crashed
+}
+
+// rowsOf counts a session's rows in the events table, whatever they hold
+// (a read through the log refuses a damaged one).
+func rowsOf(t *testing.T, st *store.Store, session string) int {
+	t.Helper()
+	var n int
+	if err := st.DB().QueryRow(`SELECT COUNT(*) FROM events WHERE session = ?`, session).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

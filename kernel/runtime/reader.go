@@ -2,9 +2,7 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"sync"
 
 	"quire/kernel/event"
@@ -63,11 +61,12 @@ func detached(s event.SessionSummary) protocol.Session {
 }
 
 // Events returns a session's events from seq on, with their visibility; a
-// host filters them for its audience (protocol.Filter).
+// host filters them for its audience (protocol.Filter). A session holding an
+// event this version cannot read (event.Check) is protocol.ErrDamaged.
 func (r *Reader) Events(ctx context.Context, id string, from int64) ([]protocol.Event, error) {
 	evs, err := r.store.Events(ctx, id, from)
 	if err != nil {
-		return nil, err
+		return nil, unreadable(err)
 	}
 	if len(evs) == 0 {
 		// Nothing new, or no such session: a host must be able to tell.
@@ -75,24 +74,31 @@ func (r *Reader) Events(ctx context.Context, id string, from int64) ([]protocol.
 			return nil, protocol.Classify(protocol.ErrNotFound, err)
 		}
 	}
-	for _, e := range evs {
-		if err := readable(e); err != nil {
-			return nil, protocol.Classify(protocol.ErrDamaged, err)
-		}
+	if err := readable(evs); err != nil {
+		return nil, err
 	}
 	return toProtocol(evs), nil
 }
 
-// errNotJSON: a stored payload is not JSON (the file was damaged, or
-// something other than Quire wrote it).
-var errNotJSON = errors.New("its payload is not JSON")
-
-// readable checks what a host needs of an event to show it: a payload that
-// is JSON (a host sends it on as it is). Whether it decodes into its type is
-// the fold's to find, when the session is driven.
-func readable(e event.Event) error {
-	if !json.Valid(e.Payload) {
-		return fmt.Errorf("session %s, event %d (%s): %w", e.Session, e.Seq, e.Type, errNotJSON)
+// readable applies the one decode rule (event.Check) to events a host is
+// about to be given or a request is about to be rebuilt from: a host sends
+// a payload on as it is, and the fold and the replay decode it, so what one
+// of them cannot read is damaged for all.
+func readable(evs []event.Event) error {
+	for _, e := range evs {
+		if err := event.Check(e); err != nil {
+			return unreadable(err)
+		}
 	}
 	return nil
+}
+
+// unreadable classifies a read that found an event this version cannot read
+// (an unknown type the store refused, a payload that does not decode) as
+// damage; any other failure is left as it is.
+func unreadable(err error) error {
+	if errors.Is(err, event.ErrUnknownType) || errors.Is(err, event.ErrUndecodable) {
+		return protocol.Classify(protocol.ErrDamaged, err)
+	}
+	return err
 }

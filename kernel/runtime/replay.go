@@ -18,6 +18,11 @@ var ErrNoSuchStep = errors.New("the conversation has no such step")
 func (r *Reader) Request(ctx context.Context, session string, n int) (provider.Request, error) {
 	evs, err := r.store.Events(ctx, session, 0)
 	if err != nil {
+		return provider.Request{}, unreadable(err)
+	}
+	// The fold refuses a log with an event it cannot read; so does the
+	// replay, rather than rebuild a request the runtime would never send.
+	if err := readable(evs); err != nil {
 		return provider.Request{}, err
 	}
 	count := 0

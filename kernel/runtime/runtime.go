@@ -34,6 +34,7 @@ type Store interface {
 	LastSeqOf(ctx context.Context, session string, typ event.Type, runID string) (int64, error)
 	EventsOfType(ctx context.Context, session string, typ event.Type) ([]event.Event, error)
 	SessionsWithOpenRuns(ctx context.Context) ([]string, error)
+	SessionsWithUnknownEvents(ctx context.Context) ([]string, error)
 }
 
 // Sentinel errors, also used as cancellation causes so the reason a run
@@ -440,8 +441,15 @@ func (r *Runtime) Recover(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// A session holding an event of a type this version does not know is
+	// damaged whether or not a run was left open in it; attaching it marks
+	// it, so the first sessions list already says so.
+	unknown, err := r.store.SessionsWithUnknownEvents(ctx)
+	if err != nil {
+		return err
+	}
 	var errs []error
-	for _, id := range ids {
+	for _, id := range append(unknown, ids...) {
 		sess, err := r.attach(ctx, id)
 		if errors.Is(err, ErrDamagedSession) {
 			continue // attach logged it, and the sessions list shows it
@@ -684,6 +692,9 @@ func (r *Runtime) Follow(ctx context.Context, id string, from int64) (<-chan pro
 		if errors.Is(err, event.ErrLagging) {
 			return lagging(err)
 		}
+		if err = unreadable(err); errors.Is(err, protocol.ErrDamaged) {
+			return protocol.Classify(protocol.ErrDamaged, r.markDamaged(ctx, id, err))
+		}
 		return err
 	}
 	out := make(chan protocol.Event)
@@ -692,7 +703,7 @@ func (r *Runtime) Follow(ctx context.Context, id string, from int64) (<-chan pro
 		defer close(out)
 		defer stop(nil)
 		for e := range in {
-			if err := readable(e); err != nil {
+			if err := readable([]event.Event{e}); err != nil {
 				err = protocol.Classify(protocol.ErrDamaged, r.markDamaged(ctx, id, err))
 				bad.Store(&err)
 				return

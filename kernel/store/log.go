@@ -203,19 +203,35 @@ func (s *Store) SessionsWithOpenRuns(ctx context.Context) ([]string, error) {
 		WHERE type IN ('run.started', 'run.finished')
 		GROUP BY session
 		HAVING MAX(CASE WHEN type = 'run.started' THEN seq END) > COALESCE(MAX(CASE WHEN type = 'run.finished' THEN seq END), -1)`)
+	return sessionIDs(rows, err, "find open runs")
+}
+
+// sessionIDs reads a query's one column of session ids.
+func sessionIDs(rows *sql.Rows, err error, what string) ([]string, error) {
 	if err != nil {
-		return nil, fmt.Errorf("find open runs: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("find open runs: %w", err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		out = append(out, id)
 	}
 	return out, rows.Err()
+}
+
+// SessionsWithUnknownEvents lists the sessions holding an event of a type
+// this version does not know and may not skip (written by a newer Quire, or
+// by something else). Every read of such a session fails, so recovery marks
+// them damaged at start, before a sessions list shows them as fine: like
+// SessionsWithOpenRuns, one pass over the events, not a read of every log.
+func (s *Store) SessionsWithUnknownEvents(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT session FROM events
+		WHERE ignorable = 0 AND type NOT IN (`+knownTypes+`) ORDER BY session`)
+	return sessionIDs(rows, err, "find unknown events")
 }
 
 // LastSeqOf is the seq of the session's last event of type typ in run runID
@@ -295,16 +311,18 @@ func (s *Store) ProjectedEvents(ctx context.Context, session string, from, to in
 	return s.query(ctx, session, from, to, projectedFilter)
 }
 
-var projectedFilter = func() string {
-	quote := func(ts []event.Type) string {
-		q := make([]string, len(ts))
-		for i, t := range ts {
-			q[i] = "'" + strings.ReplaceAll(string(t), "'", "''") + "'"
-		}
-		return strings.Join(q, ",")
+var projectedFilter = " AND (type IN (" + quoteTypes(event.Types(true)) + ") OR (ignorable = 0 AND type NOT IN (" + knownTypes + ")))"
+
+// knownTypes is every registered type as an SQL list.
+var knownTypes = quoteTypes(event.Types(false))
+
+func quoteTypes(ts []event.Type) string {
+	q := make([]string, len(ts))
+	for i, t := range ts {
+		q[i] = "'" + strings.ReplaceAll(string(t), "'", "''") + "'"
 	}
-	return " AND (type IN (" + quote(event.Types(true)) + ") OR (ignorable = 0 AND type NOT IN (" + quote(event.Types(false)) + ")))"
-}()
+	return strings.Join(q, ",")
+}
 
 func (s *Store) query(ctx context.Context, session string, from, to int64, filter string) ([]event.Event, error) {
 	if to < 0 {

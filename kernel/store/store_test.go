@@ -395,6 +395,33 @@ func TestIdempotencyKeys(t *testing.T) {
 	}
 }
 
+// TestSessionsWithUnknownEvents: a session holding an event of a type this
+// version does not know and may not skip is found without reading its log;
+// one whose unknown event is ignorable is not.
+func TestSessionsWithUnknownEvents(t *testing.T) {
+	s := open(t)
+	for _, id := range []string{"fine", "newer", "decorated"} {
+		if _, _, err := s.CreateSession(t.Context(), id, id, t0, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for q, id := range map[string]string{
+		`UPDATE events SET type = 'future.essential', ignorable = 0 WHERE session = ?`:  "newer",
+		`UPDATE events SET type = 'future.decoration', ignorable = 1 WHERE session = ?`: "decorated",
+	} {
+		if _, err := s.DB().Exec(q, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.SessionsWithUnknownEvents(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, ",") != "newer" {
+		t.Fatalf("sessions with unknown events: %v, want [newer]", got)
+	}
+}
+
 func TestSessionsWithOpenRuns(t *testing.T) {
 	s := open(t)
 	run := func(typ event.Type, id string) event.Draft {
