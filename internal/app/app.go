@@ -31,6 +31,7 @@ import (
 	"quire/config"
 	"quire/host"
 	"quire/internal/datadir"
+	"quire/internal/sqlschema"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/provider/ollama"
@@ -158,7 +159,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	p.rag, err = rag.Open(ctx, st.DB(), emb, rag.WithLimits(docLimits(cfg.Documents)))
 	if err != nil {
 		log.Error("the document index could not be opened; search_docs is off", "err", err)
-		p.rag, p.ragErr = nil, store.NoSpace(err)
+		p.rag, p.ragErr = nil, sqlschema.NoSpace(err)
 	}
 	rs := runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx, Layers: disabledLayer(cfg.DisabledTools)}
 	opts := []runtime.Option{

@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"quire/config"
+	"quire/internal/sqlschema"
 	"quire/kernel/compact"
 	"quire/kernel/prompt"
 	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
-	"quire/kernel/store"
 	"quire/kernel/tool"
 	"quire/kernel/tool/registry"
 	"quire/memory"
@@ -88,7 +88,7 @@ func (p *Parts) openMemory(ctx context.Context, emb memory.Embedder) []runtime.O
 		memory.WithLogger(p.log))
 	if err != nil {
 		p.log.Error("memory could not be opened; the assistant will not remember", "err", err)
-		p.memErr = store.NoSpace(err) // doctor reports it
+		p.memErr = sqlschema.NoSpace(err) // doctor reports it
 		return nil
 	}
 	p.mem = mem

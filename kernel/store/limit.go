@@ -6,11 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
-	"syscall"
 
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
-
+	"quire/internal/sqlschema"
 	"quire/kernel/event"
 )
 
@@ -55,23 +52,11 @@ func (p *pageLimit) apply(ctx context.Context, tx *sql.Tx) error {
 // (ENOSPC from the OS) and for a file at its page limit; the WAL index
 // (-shm) that could not be given its pages (SQLITE_IOERR_SHMSIZE, what an
 // open of a database on a full disk fails with when the index must be
-// made); or ENOSPC itself where the OS error surfaces. The driver's
-// message stays in the chain for the log.
-func noSpace(err error) error {
-	if err == nil || errors.Is(err, event.ErrNoSpace) {
-		return err
-	}
-	var se *sqlite.Error
-	if (errors.As(err, &se) && (se.Code()&0xff == sqlite3.SQLITE_FULL || se.Code() == sqlite3.SQLITE_IOERR_SHMSIZE)) || errors.Is(err, syscall.ENOSPC) {
-		return fmt.Errorf("%w: %w", event.ErrNoSpace, err)
-	}
-	return err
-}
-
-// NoSpace is err marked as event.ErrNoSpace when it says the disk is full,
-// for the parts that share the store's database (rag, memory), whose
-// errors come from the same driver; other errors are returned as they are.
-func NoSpace(err error) error { return noSpace(err) }
+// made); or ENOSPC itself. The rule is sqlschema's, which every part that
+// writes the shared database uses (rag and memory may not import the
+// driver), so the log and the indexes say "the disk is full" alike; this
+// package's tests hold it to the driver's real errors.
+func noSpace(err error) error { return sqlschema.NoSpace(err) }
 
 // diskFull: err says the disk (or the file's cap) is full.
 func diskFull(err error) bool { return errors.Is(noSpace(err), event.ErrNoSpace) }
