@@ -57,10 +57,7 @@ func TestDesktopReplyLoadsNothing(t *testing.T) {
 	probe := filepath.Join(t.TempDir(), "view.json")
 	a := startApp(t, display, t.TempDir(), probe, fake.URL())
 	waitView(t, a, probe, "the frontend to load", func(v view) bool { return v.Messages != nil })
-	win := strings.Fields(run(t, display, "xdotool", "search", "--sync", "--onlyvisible", "--name", "^Quire$"))[0]
-	run(t, display, "xdotool", "windowfocus", "--sync", win)
-	run(t, display, "xdotool", "type", "--delay", "15", "--window", win, "what is the vault code?")
-	run(t, display, "xdotool", "key", "--window", win, "Return")
+	send(t, display, "what is the vault code?")
 	image := "[image: status, " + u + "/leak?code=4471-ALPHA]"
 	waitView(t, a, probe, "the reply with its image as words", func(v view) bool {
 		return v.has("assistant", image) && v.has("assistant", "That is all.") && !v.Streaming
