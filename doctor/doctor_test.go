@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/testkit/smalldisk"
 	"quire/internal/testkit/rofs"
+	"quire/internal/testkit/smalldisk"
 )
 
 type fakeOllama struct {

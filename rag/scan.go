@@ -201,6 +201,7 @@ func walk(ctx context.Context, rootPath string, excluded []string) ([]fileStat, 
 			return nil
 		}
 		var info fs.FileInfo
+		var statErr error
 		if d.Type()&fs.ModeSymlink != 0 {
 			target, err := filepath.EvalSymlinks(p)
 			if err != nil {
@@ -217,11 +218,12 @@ func walk(ctx context.Context, rootPath string, excluded []string) ([]fileStat, 
 				out = append(out, fileStat{path: p, size: link.Size(), mtime: link.ModTime().UnixNano(), outside: true})
 				return nil
 			}
-			info, err = os.Stat(p)
+			// Not err: that is the link's own, scoped to this block.
+			info, statErr = os.Stat(p)
 		} else {
-			info, err = d.Info()
+			info, statErr = d.Info()
 		}
-		if err != nil || !info.Mode().IsRegular() {
+		if statErr != nil || !info.Mode().IsRegular() {
 			return nil
 		}
 		out = append(out, fileStat{path: p, size: info.Size(), mtime: info.ModTime().UnixNano()})

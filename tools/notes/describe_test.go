@@ -8,20 +8,27 @@ import (
 	"quire/kernel/tool"
 )
 
-func TestDescribeShowsWhatWillChange(t *testing.T) {
+// describer describes a call the way a question does, by the note tools
+// on a fresh notes folder.
+func describer(t *testing.T) func(name string, args map[string]any) string {
+	t.Helper()
 	root, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer root.Close()
+	t.Cleanup(func() { root.Close() })
 	byName := map[string]tool.Tool{}
 	for _, tl := range Tools(root, nil) {
 		byName[tl.Spec().Name] = tl
 	}
-	call := func(name string, args map[string]any) string {
+	return func(name string, args map[string]any) string {
 		b, _ := json.Marshal(args)
 		return tool.Describe(byName[name], tool.Call{Name: name, Arguments: b})
 	}
+}
+
+func TestDescribeShowsWhatWillChange(t *testing.T) {
+	call := describer(t)
 	cases := []struct {
 		name string
 		got  string
@@ -49,7 +56,7 @@ func TestDescribeShowsWhatWillChange(t *testing.T) {
 			}
 		})
 	}
-	if got := tool.Describe(byName["read_note"], tool.Call{Name: "read_note", Arguments: []byte(`{"path":"x"}`)}); got != `read_note {"path":"x"}` {
+	if got := call("read_note", map[string]any{"path": "x"}); got != `read_note {"path":"x"}` {
 		t.Fatalf("a tool without a description: %q", got)
 	}
 }
@@ -105,19 +112,7 @@ func TestDescribeUndoSaysWhatItRestoresAndDiscards(t *testing.T) {
 // question: the question says first that Quire will refuse it, whatever
 // the answer, and why; a good name carries no warning.
 func TestDescribeWarnsOfANameTheToolWillRefuse(t *testing.T) {
-	root, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	byName := map[string]tool.Tool{}
-	for _, tl := range Tools(root, nil) {
-		byName[tl.Spec().Name] = tl
-	}
-	call := func(name string, args map[string]any) string {
-		b, _ := json.Marshal(args)
-		return tool.Describe(byName[name], tool.Call{Name: name, Arguments: b})
-	}
+	call := describer(t)
 	cases := []struct {
 		name, got, want string
 	}{
