@@ -17,8 +17,9 @@ import (
 // come for that run, and ends the run with a run.interrupted fact carrying a
 // sentence (core closes it as error, settling its calls as after a restart)
 // as soon as the log takes it: at once if it can, else before the next
-// delivery, on a Stop, or on a bounded backoff (retryFault). If it never can, the log still has the run
-// open and the next start's Recover closes it as interrupted.
+// delivery, on a Stop, or on a bounded backoff (retryFault). If it never
+// can, the log still has the run open and the next start's Recover closes
+// it as interrupted.
 type fault struct {
 	run   string // the run it ends
 	cause error
