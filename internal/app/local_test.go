@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,7 +17,6 @@ import (
 	"quire/internal/datadir"
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
-	"quire/kernel/core"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 )
@@ -133,26 +133,11 @@ func TestAKilledOwnerLetsTheNextOneOpen(t *testing.T) {
 	checkFolder(t, dir)
 }
 
-// checkFolder runs the log checker (core.Verify, core.Replay) over every
-// session of the data folder's database, read-only.
+// checkFolder runs the log checker over every session of the data
+// folder's database, read-only; the folder must hold some.
 func checkFolder(t *testing.T, dir string) {
 	t.Helper()
-	r := openReader(t, dir)
-	defer r.Close()
-	list, err := r.store.Sessions(t.Context())
-	if err != nil || len(list) == 0 {
-		t.Fatalf("sessions: %v (%d)", err, len(list))
-	}
-	for _, s := range list {
-		evs, err := r.store.Events(t.Context(), s.ID, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := core.Verify(evs); err != nil {
-			t.Errorf("session %s: %v", s.ID, err)
-		}
-		if err := core.Replay(evs); err != nil {
-			t.Errorf("session %s: %v", s.ID, err)
-		}
+	if testkit.CheckFile(t, filepath.Join(dir, config.DatabaseFile)) == 0 {
+		t.Fatal("sessions: the data folder holds none to check")
 	}
 }

@@ -88,15 +88,36 @@ func (k *Kernel) Close(t testing.TB) {
 // it when it ends.
 func (k *Kernel) Check(t testing.TB) {
 	t.Helper()
-	list, err := k.Store.Sessions(context.Background())
+	CheckLog(t, k.Store)
+}
+
+// CheckFile runs the log checker over every session of the database file
+// at path, opened read-only (the file of a process that has stopped, or of
+// an owner still running: a reader never writes); it returns how many
+// sessions it checked.
+func CheckFile(t testing.TB, path string) int {
+	t.Helper()
+	st, err := store.OpenReadOnly(context.Background(), path)
+	if err != nil {
+		t.Fatalf("the log checker cannot open %s: %v", path, err)
+	}
+	defer st.Close()
+	return CheckLog(t, st)
+}
+
+// CheckLog runs the log checker over every session st holds; it returns
+// how many sessions it checked.
+func CheckLog(t testing.TB, st *store.Store) int {
+	t.Helper()
+	list, err := st.Sessions(context.Background())
 	if err != nil {
 		// A store closed behind the kit's back would go unchecked: close
 		// through Kernel.Close, which checks first.
 		t.Errorf("the log checker cannot read the sessions: %v", err)
-		return
+		return 0
 	}
 	for _, s := range list {
-		evs, err := k.Store.Events(context.Background(), s.ID, 0)
+		evs, err := st.Events(context.Background(), s.ID, 0)
 		if err != nil {
 			t.Errorf("session %s: %v", s.ID, err)
 			continue
@@ -108,4 +129,5 @@ func (k *Kernel) Check(t testing.TB) {
 			t.Errorf("session %s: %v", s.ID, err)
 		}
 	}
+	return len(list)
 }

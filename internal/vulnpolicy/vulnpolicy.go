@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/version"
 	"io"
 	"slices"
 	"strings"
@@ -160,7 +161,9 @@ func (v Verdict) Report(w io.Writer) {
 	if len(v.Stdlib) > 0 {
 		newest := ""
 		for _, f := range v.Stdlib {
-			if f.Fixed != "" && (newest == "" || semverLess(newest, f.Fixed)) {
+			// The standard library's fixed versions are Go releases
+			// ("v1.26.10"), which go/version orders.
+			if f.Fixed != "" && (newest == "" || version.Compare(goRelease(newest), goRelease(f.Fixed)) < 0) {
 				newest = f.Fixed
 			}
 		}
@@ -175,17 +178,6 @@ func (v Verdict) Report(w io.Writer) {
 	}
 }
 
-// semverLess compares "v1.26.9" and "v1.26.10" numerically, part by part.
-func semverLess(a, b string) bool {
-	pa := strings.Split(strings.TrimPrefix(a, "v"), ".")
-	pb := strings.Split(strings.TrimPrefix(b, "v"), ".")
-	for i := 0; i < len(pa) && i < len(pb); i++ {
-		var x, y int
-		fmt.Sscan(pa[i], &x)
-		fmt.Sscan(pb[i], &y)
-		if x != y {
-			return x < y
-		}
-	}
-	return len(pa) < len(pb)
-}
+// goRelease spells a standard-library version ("v1.26.10") as go/version
+// wants it ("go1.26.10").
+func goRelease(v string) string { return "go" + strings.TrimPrefix(v, "v") }

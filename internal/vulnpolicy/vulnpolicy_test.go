@@ -70,14 +70,3 @@ func TestReadRefusesWhatIsNotAScan(t *testing.T) {
 		}
 	}
 }
-
-func TestSemverLess(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		want bool
-	}{{"v1.26.9", "v1.26.10", true}, {"v1.26.10", "v1.26.9", false}, {"v1.26", "v1.26.1", true}, {"v0.52.0", "v0.52.0", false}} {
-		if got := semverLess(c.a, c.b); got != c.want {
-			t.Errorf("semverLess(%s, %s) = %v", c.a, c.b, got)
-		}
-	}
-}

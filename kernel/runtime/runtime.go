@@ -33,8 +33,7 @@ type Store interface {
 	Recall(ctx context.Context, key string) (fingerprint string, result []byte, found bool, err error)
 	LastSeqOf(ctx context.Context, session string, typ event.Type, runID string) (int64, error)
 	EventsOfType(ctx context.Context, session string, typ event.Type) ([]event.Event, error)
-	SessionsWithOpenRuns(ctx context.Context) ([]string, error)
-	SessionsWithUnknownEvents(ctx context.Context) ([]string, error)
+	SessionsToRecover(ctx context.Context) (openRuns, unknown []string, err error)
 }
 
 // Sentinel errors, also used as cancellation causes so the reason a run
@@ -437,19 +436,15 @@ func (r *Reader) systemText(ctx context.Context, session, hash string) ([]event.
 // returned together at the end; a run the full disk kept open is closed by
 // its session's owner once the log takes its end.
 func (r *Runtime) Recover(ctx context.Context) error {
-	ids, err := r.store.SessionsWithOpenRuns(ctx)
+	openRuns, unknown, err := r.store.SessionsToRecover(ctx)
 	if err != nil {
 		return err
 	}
 	// A session holding an event of a type this version does not know is
 	// damaged whether or not a run was left open in it; attaching it marks
 	// it, so the first sessions list already says so.
-	unknown, err := r.store.SessionsWithUnknownEvents(ctx)
-	if err != nil {
-		return err
-	}
 	var errs []error
-	for _, id := range append(unknown, ids...) {
+	for _, id := range append(unknown, openRuns...) {
 		sess, err := r.attach(ctx, id)
 		if errors.Is(err, ErrDamagedSession) {
 			continue // attach logged it, and the sessions list shows it

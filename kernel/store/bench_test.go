@@ -216,4 +216,12 @@ func BenchmarkCheck1M(b *testing.B) {
 			b.ReportMetric(float64(st.Size())/1e6, "MB")
 		})
 	}
+	// What a start scans besides the check: SessionsToRecover's one pass.
+	b.Run("sessions_to_recover", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := s.SessionsToRecover(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -196,42 +196,41 @@ func (s *Store) EventsOfType(ctx context.Context, session string, typ event.Type
 	return s.query(ctx, session, 0, -1, " AND type = '"+strings.ReplaceAll(string(typ), "'", "''")+"'")
 }
 
-// SessionsWithOpenRuns lists the sessions whose last run.started has no
-// run.finished after it: the runs a crash may have left open.
-func (s *Store) SessionsWithOpenRuns(ctx context.Context) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT session FROM events
-		WHERE type IN ('run.started', 'run.finished')
+// SessionsToRecover lists what a start must look at before anything else:
+// the sessions whose last run.started has no run.finished after it (the
+// runs a crash may have left open), and those holding an event of a type
+// this version does not know and may not skip (written by a newer Quire,
+// or by something else), which every read would refuse. Both come from one
+// pass over the events' types — each would be a scan of the whole log, so
+// one, not two, at every start — and no session's log is read.
+func (s *Store) SessionsToRecover(ctx context.Context) (openRuns, unknown []string, err error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT session,
+			COALESCE(MAX(CASE WHEN type = 'run.started' THEN seq END), -1) >
+				COALESCE(MAX(CASE WHEN type = 'run.finished' THEN seq END), -1) AS open_run,
+			MAX(ignorable = 0 AND type NOT IN (`+knownTypes+`)) AS unknown
+		FROM events
+		WHERE type IN ('run.started', 'run.finished') OR (ignorable = 0 AND type NOT IN (`+knownTypes+`))
 		GROUP BY session
-		HAVING MAX(CASE WHEN type = 'run.started' THEN seq END) > COALESCE(MAX(CASE WHEN type = 'run.finished' THEN seq END), -1)`)
-	return sessionIDs(rows, err, "find open runs")
-}
-
-// sessionIDs reads a query's one column of session ids.
-func sessionIDs(rows *sql.Rows, err error, what string) ([]string, error) {
+		HAVING open_run OR unknown
+		ORDER BY session`)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return nil, nil, fmt.Errorf("find the sessions to recover: %w", err)
 	}
 	defer rows.Close()
-	var out []string
 	for rows.Next() {
 		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
+		var isOpen, isUnknown bool
+		if err := rows.Scan(&id, &isOpen, &isUnknown); err != nil {
+			return nil, nil, fmt.Errorf("find the sessions to recover: %w", err)
 		}
-		out = append(out, id)
+		if isOpen {
+			openRuns = append(openRuns, id)
+		}
+		if isUnknown {
+			unknown = append(unknown, id)
+		}
 	}
-	return out, rows.Err()
-}
-
-// SessionsWithUnknownEvents lists the sessions holding an event of a type
-// this version does not know and may not skip (written by a newer Quire, or
-// by something else). Every read of such a session fails, so recovery marks
-// them damaged at start, before a sessions list shows them as fine: like
-// SessionsWithOpenRuns, one pass over the events, not a read of every log.
-func (s *Store) SessionsWithUnknownEvents(ctx context.Context) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT session FROM events
-		WHERE ignorable = 0 AND type NOT IN (`+knownTypes+`) ORDER BY session`)
-	return sessionIDs(rows, err, "find unknown events")
+	return openRuns, unknown, rows.Err()
 }
 
 // LastSeqOf is the seq of the session's last event of type typ in run runID

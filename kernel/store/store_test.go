@@ -395,9 +395,9 @@ func TestIdempotencyKeys(t *testing.T) {
 	}
 }
 
-// TestSessionsWithUnknownEvents: a session holding an event of a type this
-// version does not know and may not skip is found without reading its log;
-// one whose unknown event is ignorable is not.
+// TestSessionsWithUnknownEvents: SessionsToRecover finds a session holding
+// an event of a type this version does not know and may not skip, without
+// reading its log; one whose unknown event is ignorable is not.
 func TestSessionsWithUnknownEvents(t *testing.T) {
 	s := open(t)
 	for _, id := range []string{"fine", "newer", "decorated"} {
@@ -413,7 +413,7 @@ func TestSessionsWithUnknownEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := s.SessionsWithUnknownEvents(t.Context())
+	_, got, err := s.SessionsToRecover(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,6 +422,8 @@ func TestSessionsWithUnknownEvents(t *testing.T) {
 	}
 }
 
+// TestSessionsWithOpenRuns: SessionsToRecover finds the sessions whose last
+// run.started has no run.finished after it.
 func TestSessionsWithOpenRuns(t *testing.T) {
 	s := open(t)
 	run := func(typ event.Type, id string) event.Draft {
@@ -445,12 +447,12 @@ func TestSessionsWithOpenRuns(t *testing.T) {
 			}
 		}
 	}
-	got, err := s.SessionsWithOpenRuns(t.Context())
+	got, unknown, err := s.SessionsToRecover(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	slices.Sort(got)
-	if strings.Join(got, ",") != "justopen,open" {
-		t.Fatalf("open runs in %v", got)
+	if strings.Join(got, ",") != "justopen,open" || len(unknown) != 0 {
+		t.Fatalf("open runs in %v, unknown types in %v", got, unknown)
 	}
 }
