@@ -109,7 +109,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, turn.Fail.status(), turn.Fail.message())
 		return
 	}
-	parts, produced, err := s.messages(turn, req.Think.Bool(), req.Tools)
+	parts, produced, err := s.messages(turn, req.Think.Bool(), m.Parser != "", req.Tools)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -203,15 +203,16 @@ func doneOnly(modelName, reason string) api.ChatResponse {
 }
 
 // messages turns a Turn into the message of each non-final chunk, as
-// Ollama's template tool parser (tools.Parser, used for models such as
-// qwen3 whose template declares the tools) hands them on: a call to a tool
-// the request declares arrives as a tool call with a fresh id; a call to a
-// tool it does not declare is swallowed (the parser waits for a known name
-// that never comes, and at the end its buffer is dropped, so the reply has
-// empty content); and with no tools declared there is no parser at all, so
-// the model's <tool_call> text streams as content. produced is how many
+// Ollama's template tool parser (tools.Parser, for models without a
+// built-in parser, such as the qwen3 library models) hands them on: a call
+// to a tool the request declares arrives as a tool call with a fresh id; a
+// call to a tool it does not declare is swallowed (the parser waits for a
+// known name that never comes, and at the end its buffer is dropped, so the
+// reply has empty content); and with no tools declared there is no parser
+// at all, so the model's <tool_call> text streams as content. A model with
+// a built-in parser (builtin) hands every call on. produced is how many
 // chunks the model generated, dropped calls included, for eval_count.
-func (s *Server) messages(t Turn, thinking bool, declared []api.Tool) (out []api.Message, produced int, err error) {
+func (s *Server) messages(t Turn, thinking, builtin bool, declared []api.Tool) (out []api.Message, produced int, err error) {
 	if thinking {
 		for _, p := range t.Thinking {
 			out = append(out, api.Message{Role: "assistant", Thinking: p})
@@ -231,6 +232,7 @@ func (s *Server) messages(t Turn, thinking bool, declared []api.Tool) (out []api
 			}
 		}
 		switch {
+		case builtin:
 		case len(declared) == 0:
 			out = append(out, api.Message{Role: "assistant", Content: rawToolCall(tc)})
 			continue

@@ -37,6 +37,14 @@ type Model struct {
 	QuantizationLevel string
 	// Size in bytes, listed by /api/tags and pulled by /api/pull. Default: 2.5 GB.
 	Size int64
+	// Parser is the built-in output parser the model's config names
+	// ("qwen3", "qwen3-coder", …); empty (the default, as for the qwen3
+	// library models) means the template's tool parser. It decides what
+	// becomes of the model's tool calls: the template's parser drops calls
+	// to tools the request does not declare, and with no tools declared the
+	// text streams raw; a built-in parser such as qwen3's hands every call
+	// on, declared or not (parseQwen3ToolCall does not look at the tools).
+	Parser string
 }
 
 // DefaultModel is the model the fakeollama command serves unless told

@@ -81,6 +81,32 @@ func TestToolCallsAsOllamaParsesThem(t *testing.T) {
 	}
 }
 
+// TestBuiltinParserHandsEveryCallOn: a model whose config names a built-in
+// parser (qwen3's) gets every call it writes handed on as a tool call,
+// declared or not, and with no tools declared too.
+func TestBuiltinParserHandsEveryCallOn(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t)
+	m := ollamatest.DefaultModel()
+	m.Parser = "qwen3"
+	srv.AddModel(m)
+	turn := ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{Name: "delete_all"}, {Name: "read_note"}}}
+	for _, tools := range []string{
+		`"tools":[{"type":"function","function":{"name":"read_note","parameters":{"type":"object","properties":{}}}}],`,
+		"",
+	} {
+		srv.Script(turn)
+		_, r, body := chatOnce(t, srv, `{"model":"qwen3:4b","stream":false,"think":false,`+tools+`"messages":[{"role":"user","content":"hi"}]}`)
+		var names []string
+		for _, c := range r.Message.ToolCalls {
+			names = append(names, c.Function.Name)
+		}
+		if !slices.Equal(names, []string{"delete_all", "read_note"}) || r.Message.Content != "" {
+			t.Errorf("tools %q: got %s", tools, body)
+		}
+	}
+}
+
 // TestCallIDs: ids are random by default, like the real server's, and the
 // same seed gives the same ids.
 func TestCallIDs(t *testing.T) {
@@ -150,7 +176,7 @@ func TestToolDeclarationsCountAsRendered(t *testing.T) {
 	var decls []string
 	for i := range 16 {
 		name := fmt.Sprintf("tool_%02d", i)
-		frame := len(`{"type": "function", "function": {"name": "` + name + `", "description": "", "parameters": {"type": "object", "properties": {}}}}`) + 1
+		frame := len(`{"type": "function", "function": {"name": "`+name+`", "description": "", "parameters": {"type": "object", "properties": {}}}}`) + 1
 		decls = append(decls, `{"type":"function","function":{"name":"`+name+`","description":"`+strings.Repeat("a", 655-frame)+`","parameters":{"type":"object","properties":{}}}}`)
 	}
 	quire := `"tools":[` + strings.Join(decls, ",") + `],`
