@@ -20,19 +20,28 @@ import (
 	"quire/internal/ollamatest"
 )
 
-// chatOnce posts a non-streamed chat and decodes the reply.
-func chatOnce(t *testing.T, srv *ollamatest.Server, body string) (int, api.ChatResponse, string) {
+// postFor posts body to path and returns the status, the reply decoded as
+// T (zero if it is not one) and the raw reply.
+func postFor[T any](t *testing.T, srv *ollamatest.Server, path, body string) (int, T, string) {
 	t.Helper()
-	resp := post(t, t.Context(), srv, "/api/chat", body)
+	resp := post(t, t.Context(), srv, path, body)
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	var r api.ChatResponse
+	var r T
 	json.Unmarshal(b, &r)
 	return resp.StatusCode, r, string(b)
 }
 
-// callIDForm is server/routes.go toolCallId: "call_" and 8 of a-z0-9.
-var callIDForm = regexp.MustCompile(`^call_[a-z0-9]{8}$`)
+// chatOnce posts a non-streamed chat and decodes the reply.
+func chatOnce(t *testing.T, srv *ollamatest.Server, body string) (int, api.ChatResponse, string) {
+	t.Helper()
+	return postFor[api.ChatResponse](t, srv, "/api/chat", body)
+}
+
+// isCallID: server/routes.go toolCallId makes "call_" and 8 of a-z0-9.
+func isCallID(id string) bool {
+	return regexp.MustCompile(`^call_[a-z0-9]{8}$`).MatchString(id)
+}
 
 // TestToolCallsAsOllamaParsesThem: a call to a declared tool comes back as
 // a tool call; a call to a tool the request does not declare is dropped,
@@ -70,7 +79,7 @@ func TestToolCallsAsOllamaParsesThem(t *testing.T) {
 			var names []string
 			for i, c := range r.Message.ToolCalls {
 				names = append(names, c.Function.Name)
-				if !callIDForm.MatchString(c.ID) || c.Function.Index != i {
+				if !isCallID(c.ID) || c.Function.Index != i {
 					t.Errorf("call %d: id %q index %d; want call_ and 8 of a-z0-9, index %d", i, c.ID, c.Function.Index, i)
 				}
 			}
@@ -117,7 +126,7 @@ func TestCallIDs(t *testing.T) {
 		_, r, body := chatOnce(t, srv, `{"model":"qwen3:4b","stream":false,`+tools+`"messages":[{"role":"user","content":"hi"}]}`)
 		var out []string
 		for _, c := range r.Message.ToolCalls {
-			if !callIDForm.MatchString(c.ID) {
+			if !isCallID(c.ID) {
 				t.Errorf("id %q in %s", c.ID, body)
 			}
 			out = append(out, c.ID)

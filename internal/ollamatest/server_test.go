@@ -611,12 +611,7 @@ func TestEmbed(t *testing.T) {
 	srv.AddModel(ollamatest.Model{Name: "nomic-embed-text", Capabilities: []string{"embedding"}, EmbeddingLength: 32, ContextLength: 8})
 
 	embed := func(body string) (int, api.EmbedResponse, string) {
-		resp := post(t, t.Context(), srv, "/api/embed", body)
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		var r api.EmbedResponse
-		json.Unmarshal(b, &r)
-		return resp.StatusCode, r, string(b)
+		return postFor[api.EmbedResponse](t, srv, "/api/embed", body)
 	}
 
 	status, one, _ := embed(`{"model":"nomic-embed-text","input":"the cat sat"}`)
