@@ -436,7 +436,10 @@ func neverAnswered(replies []reply, evs []protocol.Event) []string {
 	}
 	var said []string
 	for _, r := range replies {
-		s := fmt.Sprintf("HTTP %d %s", r.status, strings.TrimSpace(r.error))
+		s := fmt.Sprintf("HTTP %d", r.status)
+		if m := r.message(); m != "" {
+			s += ": " + m
+		}
 		if !slices.Contains(said, s) {
 			said = append(said, s)
 		}

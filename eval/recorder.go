@@ -34,7 +34,17 @@ type recorder struct {
 // for an error, the start of what it said.
 type reply struct {
 	status int
-	error  string
+	said   string
+}
+
+// message is what an error reply said: Ollama's {"error": …} text, or the
+// body as it came.
+func (r reply) message() string {
+	var e struct{ Error string }
+	if json.Unmarshal([]byte(r.said), &e) == nil && e.Error != "" {
+		return e.Error
+	}
+	return strings.TrimSpace(r.said)
 }
 
 // maxErrorText bounds the error text a reply keeps.
@@ -60,8 +70,8 @@ func (w replyWriter) Write(b []byte) (int, error) {
 	if w.reply.status == 0 {
 		w.reply.status = http.StatusOK
 	}
-	if w.reply.status >= http.StatusBadRequest && len(w.reply.error) < maxErrorText {
-		w.reply.error += string(b[:min(len(b), maxErrorText-len(w.reply.error))])
+	if w.reply.status >= http.StatusBadRequest && len(w.reply.said) < maxErrorText {
+		w.reply.said += string(b[:min(len(b), maxErrorText-len(w.reply.said))])
 	}
 	w.mu.Unlock()
 	return w.ResponseWriter.Write(b)
