@@ -187,3 +187,26 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestNeverAnswered: a real run fails when every request got an HTTP error,
+// saying each distinct one; one answer, or no request at all, is not that.
+func TestNeverAnswered(t *testing.T) {
+	refused := reply{status: 400, said: `{"error":"qwen3:4b does not support tools"}`}
+	down := reply{status: 502}
+	finished := []protocol.Event{ev(event.RunFinished, "r1", event.RunFinishedPayload{Reason: event.ReasonError, Error: "Ollama refused the request."})}
+	for _, tc := range []struct {
+		name    string
+		replies []reply
+		want    string
+	}{
+		{"no request", nil, ""},
+		{"one answered", []reply{refused, {status: 200}}, ""},
+		{"all refused", []reply{refused, refused, down},
+			`the model never answered: all 3 request(s) got an error (HTTP 400: qwen3:4b does not support tools; HTTP 502); the last run ended with "Ollama refused the request."`},
+	} {
+		got := strings.Join(neverAnswered(tc.replies, finished), "\n")
+		if got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -106,7 +106,8 @@ func TestChatStreamsOllamaNDJSON(t *testing.T) {
 		EvalCount:       7,
 	})
 
-	resp := post(t, t.Context(), srv, "/api/chat", `{"model":"qwen3:4b","messages":[{"role":"user","content":"hi"}]}`)
+	resp := post(t, t.Context(), srv, "/api/chat", `{"model":"qwen3:4b","messages":[{"role":"user","content":"hi"}],`+
+		`"tools":[{"type":"function","function":{"name":"search_notes","parameters":{"type":"object","properties":{}}}}]}`)
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/x-ndjson" {
 		t.Fatalf("status %d, content type %q; want 200 application/x-ndjson", resp.StatusCode, resp.Header.Get("Content-Type"))
@@ -610,12 +611,7 @@ func TestEmbed(t *testing.T) {
 	srv.AddModel(ollamatest.Model{Name: "nomic-embed-text", Capabilities: []string{"embedding"}, EmbeddingLength: 32, ContextLength: 8})
 
 	embed := func(body string) (int, api.EmbedResponse, string) {
-		resp := post(t, t.Context(), srv, "/api/embed", body)
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		var r api.EmbedResponse
-		json.Unmarshal(b, &r)
-		return resp.StatusCode, r, string(b)
+		return postFor[api.EmbedResponse](t, srv, "/api/embed", body)
 	}
 
 	status, one, _ := embed(`{"model":"nomic-embed-text","input":"the cat sat"}`)

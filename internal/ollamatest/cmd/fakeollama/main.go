@@ -2,7 +2,7 @@
 // end-to-end tests of the window and the browser UI that need a model
 // without running one.
 //
-//	fakeollama --addr 127.0.0.1:0 --model qwen3:4b --script turns.json --delay 30ms
+//	fakeollama --addr 127.0.0.1:0 --model qwen3:4b --script turns.json --delay 30ms [--offline]
 //
 // The first line on stdout is "listening on http://HOST:PORT". Unscripted
 // chat requests are answered "You said: <last user message>", a word per
@@ -48,6 +48,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	script := flags.String("script", "", "JSON file with a list of turns to reply to chat requests with, in order")
 	delay := flags.Duration("delay", 30*time.Millisecond, "pause before each streamed chunk")
 	verbose := flags.Bool("v", false, "log each request to stderr")
+	offline := flags.Bool("offline", false, "fail every pull as Ollama does when the registry cannot be reached")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
@@ -70,6 +71,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	opts := []ollamatest.Option{ollamatest.WithDelay(*delay)}
+	if *offline {
+		opts = append(opts, ollamatest.WithRegistryUnreachable())
+	}
 	if *verbose {
 		opts = append(opts, ollamatest.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}

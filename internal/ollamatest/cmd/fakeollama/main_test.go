@@ -112,6 +112,21 @@ func TestServesScriptAndModels(t *testing.T) {
 	}
 }
 
+// TestOffline: --offline fails pulls as an unreachable registry does.
+func TestOffline(t *testing.T) {
+	url, stop := start(t, "--offline", "--delay", "0s")
+	defer stop()
+	resp, err := http.Post(url+"/api/pull", "application/json", strings.NewReader(`{"model":"qwen3:4b","stream":false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 500 || !strings.Contains(string(b), "pull model manifest: Get ") || !strings.Contains(string(b), "no such host") {
+		t.Errorf("pull offline: %d %s", resp.StatusCode, b)
+	}
+}
+
 func TestRefusesBadArguments(t *testing.T) {
 	for _, args := range [][]string{
 		{"--script", filepath.Join(t.TempDir(), "missing.json")},
