@@ -174,7 +174,9 @@ func (m *models) run(ctx context.Context, key string, p protocol.PullProgress) {
 	switch {
 	case err == nil:
 		p.State = protocol.PullDone
-	case errors.Is(err, errPullCancelled):
+	case errors.Is(err, errPullCancelled), errors.Is(err, errModelsClosed):
+		// Stopped by the user, or by Quire closing: Ollama keeps the
+		// bytes, and the next pull of the name resumes.
 		p.State = protocol.PullCancelled
 	default:
 		p.State, p.Error = protocol.PullFailed, pullSentence(p.Model, err)
@@ -276,8 +278,9 @@ func (m *models) Watch(ctx context.Context) <-chan protocol.PullProgress {
 // the same pull says more).
 const maxPending = 256
 
-// pullWatcher is one watcher's queue: running figures of a pull replace
-// the one still queued, terminal states are kept.
+// pullWatcher is one watcher's queue: a pull's state replaces its running
+// figure still queued last (a later figure, or its end, says more); an end
+// is never replaced.
 type pullWatcher struct {
 	mu      sync.Mutex
 	pending []protocol.PullProgress
