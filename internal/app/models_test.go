@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"quire/config"
+	"quire/doctor"
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/protocol"
@@ -285,5 +287,37 @@ func TestPartsModelsEndTheirPullsOnClose(t *testing.T) {
 	}
 	if err := ms.Pull(t.Context(), "tiny-text"); !errors.Is(err, errModelsClosed) {
 		t.Errorf("a pull after Close: %v, want errModelsClosed", err)
+	}
+}
+
+// TestDoctorMatchesModelNamesAsOllamaAndPrintsTheAddressUsed: a model
+// setting Ollama accepts under another spelling is installed, and the
+// Ollama line names the address the adapter dials, not the setting.
+func TestDoctorMatchesModelNamesAsOllamaAndPrintsTheAddressUsed(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.Model{Name: "tiny-text", Capabilities: []string{"completion", "tools"}})
+	typed := strings.TrimPrefix(fake.URL(), "http://") // as OLLAMA_HOST is often set
+	for _, model := range []string{"Tiny-Text", "library/tiny-text", "registry.ollama.ai/library/tiny-text:latest"} {
+		t.Run(model, func(t *testing.T) {
+			cfg := config.Config{DataDir: t.TempDir(), OllamaHost: typed, Model: model, NumCtx: 4096}
+			p, err := Open(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Reader)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			checks := map[string]doctor.Check{}
+			for _, c := range p.Doctor(t.Context()).Checks {
+				checks[c.Name] = c
+			}
+			if c := checks["Chat model"]; !c.OK || !strings.Contains(c.Detail, "tiny-text:latest") {
+				t.Errorf("Chat model: %+v; want installed as tiny-text:latest", c)
+			}
+			if c := checks["Tool use"]; !c.OK {
+				t.Errorf("Tool use: %+v", c)
+			}
+			if c := checks["Ollama"]; !strings.Contains(c.Detail, "at "+fake.URL()) {
+				t.Errorf("Ollama: %q; want the address used, %s", c.Detail, fake.URL())
+			}
+		})
 	}
 }
