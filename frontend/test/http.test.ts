@@ -616,7 +616,7 @@ describe('HttpTransport models', () => {
     };
     const t = new HttpTransport(base);
     const st = await t.models();
-    expect(st.installed[0].capabilities).toEqual([]); // Go's null lists are empty lists
+    expect(st.installed?.[0].capabilities).toEqual([]); // Go's null lists are empty lists
     expect(st.recommended).toEqual([]);
     expect(st.pulls).toEqual([]);
     await t.pullModel(' qwen3:8b ');
