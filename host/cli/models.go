@@ -133,7 +133,7 @@ func runPull(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "quire:", err)
 		return exitFailed
 	}
-	bar := &pullBar{w: env.Stderr}
+	bar := &pullBar{statusLine: statusLine{w: env.Stderr}}
 	interrupted := ctx.Done()
 	for {
 		select {
@@ -174,9 +174,8 @@ func pullEnded(env Env, u protocol.PullProgress) int {
 
 // pullBar redraws one line: "[#####.....] 1.2 GB / 2.5 GB  31.0 MB/s  1m12s left".
 type pullBar struct {
-	w     io.Writer
-	rate  rate
-	drawn bool
+	statusLine
+	rate rate
 }
 
 func (b *pullBar) show(u protocol.PullProgress) {
@@ -191,14 +190,7 @@ func (b *pullBar) show(u protocol.PullProgress) {
 		left := time.Duration(float64(u.Total-u.Completed) / speed * float64(time.Second))
 		line += fmt.Sprintf("  %s left", left.Round(time.Second))
 	}
-	fmt.Fprintf(b.w, "\r%-80s", line)
-	b.drawn = true
-}
-
-func (b *pullBar) end() {
-	if b.drawn {
-		fmt.Fprintf(b.w, "\r%-80s\r", "")
-	}
+	b.draw(line)
 }
 
 // rate is the speed of a pull over its last readings (rateWindow ms of

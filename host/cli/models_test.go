@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"quire/internal/ollamatest"
 	"quire/kernel/protocol"
@@ -100,17 +98,9 @@ func TestPullCommand(t *testing.T) {
 // TestPullCommandInterruptedThenResumed: Ctrl-C stops the pull with 130
 // and says how to resume; pulling again continues from the bytes kept.
 func TestPullCommandInterruptedThenResumed(t *testing.T) {
-	// The fake's fifth wait (after the first layer's half) lasts until the
-	// request ends: the pull is held at 2,000 of 4,000 bytes.
-	var waits atomic.Int32
-	ready := make(chan time.Time)
-	close(ready)
-	fake := ollamatest.New(t, ollamatest.WithDelay(time.Millisecond), ollamatest.WithTimer(func(time.Duration) <-chan time.Time {
-		if waits.Add(1) == 5 {
-			return nil
-		}
-		return ready
-	}))
+	// The fake holds the pull at 2,000 of the first layer's 4,000 bytes
+	// until it is cancelled.
+	fake := ollamatest.New(t, ollamatest.WithHeldWait(5))
 	fake.AddPullable(ollamatest.Model{Name: "qwen3:4b", Size: 4000})
 	flags := []string{"-data-dir", t.TempDir(), "-ollama-host", fake.URL()}
 

@@ -140,17 +140,9 @@ func TestPullReportsProgressAndInstalls(t *testing.T) {
 // the next pull of the name continues where it stopped.
 func TestPullCancelKeepsBytesAndAPullResumes(t *testing.T) {
 	t.Parallel()
-	// The fake's fifth wait (after the first layer's half) lasts until the
-	// request ends: the pull is held there until it is cancelled.
-	var waits atomic.Int32
-	ready := make(chan time.Time)
-	close(ready)
-	fake := ollamatest.New(t, ollamatest.WithDelay(time.Millisecond), ollamatest.WithTimer(func(time.Duration) <-chan time.Time {
-		if waits.Add(1) == 5 {
-			return nil
-		}
-		return ready
-	}))
+	// The fake holds the pull at 2,000 of the first layer's 4,000 bytes
+	// until it is cancelled.
+	fake := ollamatest.New(t, ollamatest.WithHeldWait(5))
 	fake.AddPullable(ollamatest.Model{Name: "qwen3:4b", Size: 4000})
 	m := newTestModels(t, fake.URL())
 	watch := m.Watch(t.Context())

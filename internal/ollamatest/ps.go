@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -14,6 +15,26 @@ import (
 // in memory), /api/delete, and the bytes a cancelled pull leaves on disk,
 // which a later pull of the same model resumes from, as Ollama's
 // downloads do (server/download.go keeps each blob's parts).
+
+// WithHeldWait makes the server's nth wait before a streamed line (chat
+// or pull, counted from 1 over the server's life) last until its request
+// ends; every other wait passes at once. A test holds a reply there — a
+// pull of a model of Size 4000 is held at 2000 bytes of its first layer
+// by WithHeldWait(5) — then cancels it, with no timing involved.
+func WithHeldWait(n int32) Option {
+	return func(s *Server) {
+		var waits atomic.Int32
+		now := make(chan time.Time)
+		close(now)
+		s.delay = time.Millisecond // a delay is what makes the server wait
+		s.after = func(time.Duration) <-chan time.Time {
+			if waits.Add(1) == n {
+				return nil // never: the request's end ends the wait
+			}
+			return now
+		}
+	}
+}
 
 // store is the fake's record of loaded models and partial downloads;
 // guarded by Server.mu.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -79,18 +78,9 @@ func TestDeleteRemovesTheModel(t *testing.T) {
 // and the next pull of the same name starts from them, as Ollama's does.
 func TestPullResumesAfterCancel(t *testing.T) {
 	t.Parallel()
-	// The fake waits before each line it sends; its fifth wait (the line
-	// after the first layer's half) lasts until the request ends, so the
-	// cancel always lands there.
-	var waits atomic.Int32
-	ready := make(chan time.Time)
-	close(ready)
-	srv := ollamatest.New(t, ollamatest.WithDelay(time.Millisecond), ollamatest.WithTimer(func(time.Duration) <-chan time.Time {
-		if waits.Add(1) == 5 {
-			return nil
-		}
-		return ready
-	}))
+	// The fake holds the pull at 2,000 of the first layer's 4,000 bytes
+	// until it is cancelled.
+	srv := ollamatest.New(t, ollamatest.WithHeldWait(5))
 	srv.AddPullable(ollamatest.Model{Name: "qwen3:4b", Size: 4000})
 	p := ollama.New(mustHost(t, srv.URL()), nil)
 
