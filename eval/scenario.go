@@ -318,7 +318,7 @@ var (
 	knownFails   = []string{"status", "error_line", "drop", "hang"}
 	knownOllama  = []string{"", "up", "down", "no-model"}
 	knownReasons = []string{event.ReasonCompleted, event.ReasonCancelled, event.ReasonDenied, event.ReasonNothingToDo, event.ReasonError,
-		event.ReasonMaxSteps, event.ReasonMaxTools, event.ReasonBudget, event.ReasonLoop, event.ReasonInterrupted}
+		event.ReasonMaxSteps, event.ReasonMaxTools, event.ReasonBudget, event.ReasonLoop, event.ReasonInterrupted, event.ReasonEmpty}
 )
 
 // validate checks the rules YAML types cannot express.

@@ -18,6 +18,8 @@ type Failure struct {
 	Attempt int // retries made so far for this step
 	Class   string
 	Err     error
+	// Request is what was sent (the overflow handler measures it).
+	Request provider.Request
 }
 
 // Verdict is a handler's answer: retry after a pause, or give up with a
@@ -27,6 +29,9 @@ type Verdict struct {
 	After   time.Duration
 	Reason  string
 	Message string
+	// WithoutTools: the retry, and the rest of the run, declares no tools
+	// (recorded on the step.retried, so the request is rebuilt without them).
+	WithoutTools bool
 }
 
 // ErrorHandler looks at a failure; handled is false when the failure is not
@@ -41,7 +46,9 @@ const (
 	ClassOverflow   = "context-overflow"
 	ClassModel      = "model-missing"
 	ClassRejected   = "rejected"
+	ClassNoTools    = "no-tools"
 	ClassServer     = "server"
+	ClassRunner     = "runner-stopped"
 	ClassCancelled  = "cancelled"
 )
 
@@ -55,8 +62,12 @@ func classify(err error) string {
 		return ClassModel
 	case errors.Is(err, provider.ErrRejected) && overflowed(err):
 		return ClassOverflow
+	case errors.Is(err, provider.ErrNoTools):
+		return ClassNoTools
 	case errors.Is(err, provider.ErrRejected):
 		return ClassRejected
+	case errors.Is(err, provider.ErrRunnerStopped):
+		return ClassRunner
 	}
 	return ClassServer
 }
@@ -77,8 +88,10 @@ func WithCompactor(c Compactor) Option { return func(r *Runtime) { r.compactor =
 
 // defaultHandlers is the chain after any handlers given by options: busy
 // server -> backoff with jitter and a cap; network -> a bounded retry;
-// overflow -> compact, and retry only if the history really got shorter;
-// anything else -> give up with what the adapter said.
+// a dead model runner -> one retry (Ollama starts a new runner for it);
+// tools refused by a model that cannot call them -> one retry without
+// tools; overflow -> compact, and retry only if the history really got
+// shorter; anything else -> give up with what the adapter said.
 func defaultHandlers(r *Runtime) []ErrorHandler {
 	return []ErrorHandler{
 		func(_ context.Context, f Failure) (Verdict, bool) {
@@ -98,6 +111,19 @@ func defaultHandlers(r *Runtime) []ErrorHandler {
 				return Verdict{}, false // give up with the adapter's sentence
 			}
 			return Verdict{Retry: true, After: backoff(f.Attempt, r.jitter), Reason: "the connection to the model failed"}, true
+		},
+		func(_ context.Context, f Failure) (Verdict, bool) {
+			if f.Class != ClassRunner || f.Attempt >= 1 {
+				return Verdict{}, false // once: a runner that dies again will again
+			}
+			return Verdict{Retry: true, After: backoff(f.Attempt, r.jitter), Reason: "the model runner stopped; Ollama starts a new one"}, true
+		},
+		func(_ context.Context, f Failure) (Verdict, bool) {
+			if f.Class != ClassNoTools || len(f.Request.Tools) == 0 {
+				return Verdict{}, false
+			}
+			r.refusesTools(f.Request.Model)
+			return Verdict{Retry: true, WithoutTools: true, Reason: "Ollama said the model cannot use tools, so the step is asked again without them"}, true
 		},
 		func(ctx context.Context, f Failure) (Verdict, bool) {
 			if f.Class != ClassOverflow {
