@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"quire/kernel/compact"
 	"quire/kernel/provider"
 )
 
@@ -129,8 +130,9 @@ func defaultHandlers(r *Runtime) []ErrorHandler {
 			if f.Class != ClassOverflow {
 				return Verdict{}, false
 			}
+			fit := measure(f.Request)
 			if r.compactor == nil || f.Attempt >= 2 {
-				return Verdict{Message: "This conversation no longer fits in the model's context window. Start a new chat, or raise the context length (-num-ctx)."}, true
+				return Verdict{Message: fit.sentence(false)}, true
 			}
 			before, err := r.historySize(ctx, f.Session)
 			if err == nil {
@@ -139,11 +141,63 @@ func defaultHandlers(r *Runtime) []ErrorHandler {
 			after, err2 := r.historySize(ctx, f.Session)
 			if err != nil || err2 != nil || after >= before {
 				// Retrying a request that did not shrink would fail the same way.
-				return Verdict{Message: "This conversation no longer fits in the model's context window, and compacting it did not make it smaller. Start a new chat."}, true
+				return Verdict{Message: fit.sentence(true)}, true
 			}
 			return Verdict{Retry: true, Reason: fmt.Sprintf("compacted the history from %d to %d characters", before, after)}, true
 		},
 	}
+}
+
+// requestFit is how a request that overflowed the model's context is made
+// up, by the raw estimate (kernel/compact): what Quire adds to every request
+// (the system text and the tool declarations) and what the conversation
+// says, against the context length asked for.
+type requestFit struct {
+	fixed, said, tools, window int
+	first                      bool // nothing yet but system text and user messages
+}
+
+func measure(req provider.Request) requestFit {
+	fit := requestFit{fixed: compact.ToolsTokens(req.Tools), tools: len(req.Tools), window: req.ContextLen, first: true}
+	for _, m := range req.Messages {
+		switch m.Role {
+		case provider.RoleSystem:
+			fit.fixed += compact.MessageTokens(m)
+		case provider.RoleAssistant, provider.RoleTool:
+			fit.first = false
+			fit.said += compact.MessageTokens(m)
+		default:
+			fit.said += compact.MessageTokens(m)
+		}
+	}
+	return fit
+}
+
+// sentence says exactly why the request does not fit and what to choose
+// instead: on a first message, never "start a new chat".
+func (f requestFit) sentence(compacted bool) string {
+	switch {
+	case f.first && f.fixed >= f.said:
+		return fmt.Sprintf("Quire's instructions and %s take about %d tokens of the %d this model's context holds, "+
+			"which leaves too little room for your message. Choose a model with a larger context, or raise the context length in Settings.", toolWords(f.tools), f.fixed, f.window)
+	case f.first:
+		return fmt.Sprintf("Your message is too long for this model's context: about %d tokens, with about %d more for Quire's instructions and tools, "+
+			"and the context holds %d. Shorten the message, choose a model with a larger context, or raise the context length in Settings.", f.said, f.fixed, f.window)
+	case compacted:
+		return "This conversation no longer fits in the model's context window, and compacting it did not make it smaller. Start a new chat, or raise the context length in Settings."
+	}
+	return "This conversation no longer fits in the model's context window. Start a new chat, or raise the context length in Settings."
+}
+
+// toolWords names the tool declarations of a request for a sentence.
+func toolWords(n int) string {
+	switch n {
+	case 0:
+		return "the conversation's setup"
+	case 1:
+		return "the description of its one tool"
+	}
+	return fmt.Sprintf("the descriptions of its %d tools", n)
 }
 
 // backoff is 0.5 s doubling per attempt, capped at 8 s, with ±20% jitter.

@@ -1,0 +1,81 @@
+package app
+
+import (
+	"encoding/json"
+	"log/slog"
+	"slices"
+	"testing"
+
+	"quire/config"
+	"quire/internal/ollamatest"
+	"quire/internal/testkit"
+	"quire/kernel/event"
+	"quire/kernel/protocol"
+)
+
+// TestTheRootFitsTheToolsToTheModel: the composition root asks Ollama what
+// the chat model can do, so a model without tools is sent none and
+// answers, its run's snapshot naming a model that could; and a model with
+// a 4,096-token context, with a notes folder set, gets its first answer.
+func TestTheRootFitsTheToolsToTheModel(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		model     ollamatest.Model
+		withTools bool
+	}{
+		{"a model without tools", ollamatest.Model{Name: "gemma3:1b", ContextLength: 32768}, false},
+		{"a 4,096-token model", ollamatest.Model{Name: "small:1b", Capabilities: []string{"completion", "tools"}, ContextLength: 4096}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := ollamatest.New(t)
+			fake.AddModel(ollamatest.DefaultModel())
+			fake.AddModel(tc.model)
+			fake.Script(ollamatest.Turn{Content: []string{"Hello."}})
+			cfg := config.Config{DataDir: t.TempDir(), OllamaHost: fake.URL(), Model: tc.model.Name, NumCtx: 4096, NotesDir: t.TempDir()}
+			p, err := Open(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			sess, err := protocol.Run[protocol.Session](t.Context(), p.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "fit"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := protocol.Run[protocol.SendResult](t.Context(), p.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "hi"}); err != nil {
+				t.Fatal(err)
+			}
+			testkit.WaitRuns(t, p.Kernel(), sess.ID, 1)
+			evs, err := p.Kernel().Events(t.Context(), sess.ID, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var caps *event.Capabilities
+			var fin event.RunFinishedPayload
+			for _, e := range evs {
+				switch e.Type {
+				case string(event.InputReceived):
+					var in event.InputReceivedPayload
+					if err := json.Unmarshal(e.Payload, &in); err != nil {
+						t.Fatal(err)
+					}
+					caps = in.Caps
+				case string(event.RunFinished):
+					if err := json.Unmarshal(e.Payload, &fin); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if fin.Reason != event.ReasonCompleted {
+				t.Fatalf("the first message ended %+v", fin)
+			}
+			reqs := fake.Requests()
+			if len(reqs) != 1 || (len(reqs[0].Chat.Tools) > 0) != tc.withTools {
+				t.Fatalf("%d requests, the first declaring %d tools", len(reqs), len(reqs[0].Chat.Tools))
+			}
+			if !tc.withTools && (caps == nil || caps.ToolsOff != event.ToolsOffModel || !slices.Contains(caps.Withheld, "list_notes") ||
+				!slices.Equal(caps.ToolModels, []string{"qwen3:4b"})) {
+				t.Fatalf("the snapshot %+v does not say the tools were withheld and who could use them", caps)
+			}
+		})
+	}
+}
