@@ -605,7 +605,7 @@ func TestEveryCommandAgainstALiveOwner(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(docs, "garden.md"), []byte("# Garden\n\nWater the tomatoes every morning.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := config.Config{DataDir: data, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, NotesDir: notes}
+	cfg := config.Config{DataDir: data, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: config.DefaultNumCtx, NotesDir: notes}
 	stop := startServe(t, cfg)
 	owner := dialOwner(t, data)
 

@@ -54,7 +54,7 @@ func (p *played) check(sc Scenario, real bool) []string {
 		}
 	}
 	if real {
-		return fails
+		return append(fails, neverAnswered(p.replies, p.events)...)
 	}
 
 	// The scripted conversation.
@@ -424,6 +424,28 @@ func unclosedRuns(evs []protocol.Event) []string {
 		}
 	}
 	return fails
+}
+
+// neverAnswered: a real model that got requests and answered none of them
+// (every one an HTTP error: a model without tools refusing them, a context
+// too small) fails the scenario with what Ollama said, even when its checks
+// only assert that nothing bad happened — nothing happened at all.
+func neverAnswered(replies []reply, evs []protocol.Event) []string {
+	if len(replies) == 0 || slices.ContainsFunc(replies, func(r reply) bool { return r.status < 400 }) {
+		return nil
+	}
+	var said []string
+	for _, r := range replies {
+		s := fmt.Sprintf("HTTP %d %s", r.status, strings.TrimSpace(r.error))
+		if !slices.Contains(said, s) {
+			said = append(said, s)
+		}
+	}
+	msg := fmt.Sprintf("the model never answered: all %d request(s) got an error (%s)", len(replies), strings.Join(said, "; "))
+	if e := lastRunError(evs); e != "" {
+		msg += fmt.Sprintf("; the last run ended with %q", e)
+	}
+	return []string{msg}
 }
 
 func reasons(evs []protocol.Event) []string {

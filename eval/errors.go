@@ -13,4 +13,7 @@ var (
 	// ErrNotSettled is a conversation that did not come to rest in the
 	// scenario's time limit.
 	ErrNotSettled = errors.New("the conversation did not settle")
+	// ErrNeverCame is a user's wait for an event that the conversation
+	// came to rest without: no run is open, so it can no longer come.
+	ErrNeverCame = errors.New("the conversation came to rest without it")
 )

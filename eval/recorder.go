@@ -19,14 +19,58 @@ import (
 
 // recorder stands between Quire and a real Ollama and keeps the body of
 // every /api/chat request, so "what the model was sent" can be checked
-// against a real model as against the fake server.
+// against a real model as against the fake server, and how each was
+// answered, so a model that never answered is told from one that did.
 type recorder struct {
 	srv *http.Server
 	ln  net.Listener
 
-	mu     sync.Mutex
-	bodies [][]byte
+	mu      sync.Mutex
+	bodies  [][]byte
+	replies []*reply // one per /api/chat request, in the order of bodies
 }
+
+// reply is how Ollama answered one /api/chat request: its HTTP status and,
+// for an error, the start of what it said.
+type reply struct {
+	status int
+	error  string
+}
+
+// maxErrorText bounds the error text a reply keeps.
+const maxErrorText = 300
+
+// replyWriter notes the status and the start of an error body as the
+// proxy writes them.
+type replyWriter struct {
+	http.ResponseWriter
+	mu    *sync.Mutex
+	reply *reply
+}
+
+func (w replyWriter) WriteHeader(status int) {
+	w.mu.Lock()
+	w.reply.status = status
+	w.mu.Unlock()
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w replyWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	if w.reply.status == 0 {
+		w.reply.status = http.StatusOK
+	}
+	if w.reply.status >= http.StatusBadRequest && len(w.reply.error) < maxErrorText {
+		w.reply.error += string(b[:min(len(b), maxErrorText-len(w.reply.error))])
+	}
+	w.mu.Unlock()
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush passes the proxy's flushes on, so chunks still stream.
+func (w replyWriter) Flush() { http.NewResponseController(w.ResponseWriter).Flush() }
+
+func (w replyWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func newRecorder(host string) (*recorder, error) {
 	if !strings.Contains(host, "://") {
@@ -53,10 +97,13 @@ func newRecorder(host string) (*recorder, error) {
 				http.Error(w, err.Error(), http.StatusBadRequest)
 				return
 			}
+			rep := &reply{}
 			r.mu.Lock()
 			r.bodies = append(r.bodies, body)
+			r.replies = append(r.replies, rep)
 			r.mu.Unlock()
 			req.Body = io.NopCloser(bytes.NewReader(body))
+			w = replyWriter{ResponseWriter: w, mu: &r.mu, reply: rep}
 		}
 		proxy.ServeHTTP(w, req)
 	})}
@@ -76,6 +123,17 @@ func (r *recorder) Requests() []string {
 		json.Unmarshal(b, &reqs[i].Chat) // an undecodable body keeps no text, as the model read none
 	}
 	return requestTexts(reqs)
+}
+
+// Replies are how the recorded requests were answered so far.
+func (r *recorder) Replies() []reply {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]reply, len(r.replies))
+	for i, rep := range r.replies {
+		out[i] = *rep
+	}
+	return out
 }
 
 // requestTexts flattens each request's messages (content, thinking, tool

@@ -147,6 +147,7 @@ type played struct {
 	setupOutside map[string]string
 	events       []protocol.Event
 	requests     []string // each request's messages as one text
+	replies      []reply  // how a real Ollama answered each request (real runs)
 	asked        int
 	askProblems  []string
 	questions    []runtime.Question // every question the user was asked, in order
@@ -199,6 +200,7 @@ func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*playe
 	// The model: the fake server with the scripted turns, or a real Ollama
 	// behind a recorder of what it is sent.
 	var requests func() []string
+	replies := func() []reply { return nil }
 	if opts.Real {
 		rec, err := newRecorder(opts.Host)
 		if err != nil {
@@ -206,7 +208,7 @@ func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*playe
 		}
 		defer rec.Close()
 		env.OllamaHost, env.Model, env.EmbedModel = rec.URL(), opts.Model, opts.EmbedModel
-		requests = rec.Requests
+		requests, replies = rec.Requests, rec.Replies
 	} else {
 		fake, err := ollamatest.Listen("127.0.0.1:0", ollamatest.WithAside(compactionStandIn))
 		if err != nil {
@@ -246,6 +248,7 @@ func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*playe
 
 	err = p.converse(ctx, sc, build, env)
 	p.requests = requests()
+	p.replies = replies()
 	p.asked, p.askProblems = ask.result()
 	p.questions = ask.seen()
 	return p, err
@@ -298,11 +301,18 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 		return nil
 	}
 	for i, a := range sc.User {
-		if err := log.waitFor(ctx, func(evs []protocol.Event) bool {
-			if a.When == "idle" {
-				return idle(evs)
+		if err := log.waitFor(ctx, func(evs []protocol.Event) (bool, error) {
+			switch {
+			case a.When == "idle":
+				return idle(evs), nil
+			case ready(a.When, evs, mark):
+				return true, nil
+			case idle(evs):
+				// At rest with no run open, nothing more happens until the
+				// user acts: the event can no longer come.
+				return false, ErrNeverCame
 			}
-			return ready(a.When, evs, mark)
+			return false, nil
 		}); err != nil {
 			return done(fmt.Errorf("user[%d] waited for %q in vain: %w", i, a.When, err))
 		}
@@ -338,7 +348,7 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 			p.actionErrors = append(p.actionErrors, err.Error())
 		}
 	}
-	if err := log.waitFor(ctx, idle); err != nil {
+	if err := log.waitFor(ctx, func(evs []protocol.Event) (bool, error) { return idle(evs), nil }); err != nil {
 		return done(fmt.Errorf("%w in time (%v)", ErrNotSettled, err))
 	}
 	return done(nil)
@@ -411,13 +421,16 @@ func (f *follower) len() int {
 	return len(f.events)
 }
 
-func (f *follower) waitFor(ctx context.Context, cond func([]protocol.Event) bool) error {
+// waitFor waits until cond reports the wait over: done, or given up with
+// the reason (an event that can no longer come), or the context ends.
+func (f *follower) waitFor(ctx context.Context, cond func([]protocol.Event) (bool, error)) error {
 	for {
 		f.mu.Lock()
-		ok, changed := cond(f.events), f.changed
+		ok, err := cond(f.events)
+		changed := f.changed
 		f.mu.Unlock()
-		if ok {
-			return nil
+		if ok || err != nil {
+			return err
 		}
 		select {
 		case <-changed:

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"quire/eval"
 	"quire/internal/app"
@@ -321,5 +322,45 @@ func TestEvalYesIsForTheNamedTool(t *testing.T) {
 		if !slices.ContainsFunc(res.Failures, func(f string) bool { return strings.Contains(f, want) }) {
 			t.Errorf("failures %q do not say %q", res.Failures, want)
 		}
+	}
+}
+
+// TestEvalRealModelThatNeverAnswers: against a model that refuses every
+// request (here 400, as Ollama refuses tools to a model without them), a
+// scenario whose checks only assert that nothing bad happened fails, with
+// what Ollama said; the scripted run of the same scenario passes.
+func TestEvalRealModelThatNeverAnswers(t *testing.T) {
+	const refusal = "registry.ollama.ai/library/qwen3:4b does not support tools"
+	model := ollamatest.New(t, ollamatest.WithReplies(func(string) (ollamatest.Turn, bool) {
+		return ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailStatus, Status: 400, Message: refusal}}, true
+	}))
+	model.AddModel(ollamatest.DefaultModel())
+	sc := scenarioNamed(t, "adversarial-invented-tool")
+	build := app.EvalBuilder(QuietLog(io.Discard))
+	if res := eval.RunOne(t.Context(), sc, build, eval.Options{}); !res.Pass {
+		t.Fatalf("scripted: %q", res.Failures)
+	}
+	res := eval.RunOne(t.Context(), sc, build, eval.Options{Real: true, Host: model.URL(), Model: ollamatest.DefaultModel().Name})
+	want := "the model never answered: all 1 request(s) got an error (HTTP 400 " + `{"error":"` + refusal + `"})`
+	if res.Pass || !slices.ContainsFunc(res.Failures, func(f string) bool { return strings.HasPrefix(f, want) }) {
+		t.Fatalf("real, every request refused: pass %v, failures %q; want one starting %q", res.Pass, res.Failures, want)
+	}
+}
+
+// TestEvalWaitEndsWithTheRun: a user's wait for an event that the run ended
+// without (a model that answers instead of asking to write) ends when the
+// conversation comes to rest, saying so — not when the scenario's time is up.
+func TestEvalWaitEndsWithTheRun(t *testing.T) {
+	model := ollamatest.New(t) // echoes: never calls a tool, so nobody is asked
+	model.AddModel(ollamatest.DefaultModel())
+	sc := scenarioNamed(t, "edge-cancel-while-asking") // cancels when permission.requested
+	// Only a bound on a wait that would never end (the default for a real
+	// model is 5 minutes): the test asserts on the reason, not the time.
+	sc.Timeout = eval.Duration(time.Minute)
+	res := eval.RunOne(t.Context(), sc, app.EvalBuilder(QuietLog(io.Discard)),
+		eval.Options{Real: true, Host: model.URL(), Model: ollamatest.DefaultModel().Name})
+	want := `user[1] waited for "permission.requested" in vain: ` + eval.ErrNeverCame.Error()
+	if res.Pass || !slices.ContainsFunc(res.Failures, func(f string) bool { return strings.HasPrefix(f, want) }) {
+		t.Fatalf("pass %v, failures %q; want one starting %q", res.Pass, res.Failures, want)
 	}
 }

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/types/model"
 )
 
 // handleChat answers POST /api/chat. Its checks come in the order of
@@ -39,7 +41,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "top_logprobs must be between 0 and 20")
 		return
 	}
-	if req.Model == "" {
+	if !model.ParseName(req.Model).IsValid() {
 		writeError(w, http.StatusBadRequest, "model is required")
 		return
 	}
@@ -107,17 +109,17 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, turn.Fail.status(), turn.Fail.message())
 		return
 	}
-	parts, err := s.messages(turn, req.Think.Bool())
+	parts, produced, err := s.messages(turn, req.Think.Bool(), m.Parser != "", req.Tools)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	s.play(w, r, &req, turn, parts, start)
+	s.play(w, r, &req, turn, parts, produced, start)
 }
 
 // play sends the turn's messages, streamed or as one reply, and then the
 // final chunk, unless the turn fails first.
-func (s *Server) play(w http.ResponseWriter, r *http.Request, req *api.ChatRequest, turn Turn, parts []api.Message, start time.Time) {
+func (s *Server) play(w http.ResponseWriter, r *http.Request, req *api.ChatRequest, turn Turn, parts []api.Message, produced int, start time.Time) {
 	stream := req.Stream == nil || *req.Stream
 	out := newNDJSON(w)
 	delay := cmp.Or(turn.Delay, s.delay)
@@ -153,7 +155,9 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, req *api.ChatReque
 
 	final := doneOnly(req.Model, cmp.Or(turn.DoneReason, "stop"))
 	promptTokens := cmp.Or(turn.PromptEvalCount, EstimateTokens(req))
-	evalTokens := cmp.Or(turn.EvalCount, max(len(parts), 1))
+	// A token per chunk generated, and the end-of-sequence token, which
+	// Ollama's runner counts too (numPredicted grows before the EOS check).
+	evalTokens := cmp.Or(turn.EvalCount, produced+1)
 	final.Metrics = api.Metrics{
 		LoadDuration:       time.Millisecond,
 		PromptEvalCount:    promptTokens,
@@ -198,9 +202,17 @@ func doneOnly(modelName, reason string) api.ChatResponse {
 	}
 }
 
-// messages turns a Turn into the message of each non-final chunk.
-func (s *Server) messages(t Turn, thinking bool) ([]api.Message, error) {
-	var out []api.Message
+// messages turns a Turn into the message of each non-final chunk, as
+// Ollama's template tool parser (tools.Parser, for models without a
+// built-in parser, such as the qwen3 library models) hands them on: a call
+// to a tool the request declares arrives as a tool call with a fresh id; a
+// call to a tool it does not declare is swallowed (the parser waits for a
+// known name that never comes, and at the end its buffer is dropped, so the
+// reply has empty content); and with no tools declared there is no parser
+// at all, so the model's <tool_call> text streams as content. A model with
+// a built-in parser (builtin) hands every call on. produced is how many
+// chunks the model generated, dropped calls included, for eval_count.
+func (s *Server) messages(t Turn, thinking, builtin bool, declared []api.Tool) (out []api.Message, produced int, err error) {
 	if thinking {
 		for _, p := range t.Thinking {
 			out = append(out, api.Message{Role: "assistant", Thinking: p})
@@ -209,12 +221,23 @@ func (s *Server) messages(t Turn, thinking bool) ([]api.Message, error) {
 	for _, p := range t.Content {
 		out = append(out, api.Message{Role: "assistant", Content: p})
 	}
-	for i, tc := range t.ToolCalls {
+	produced = len(out)
+	index := 0 // the parser numbers the calls it hands on
+	for _, tc := range t.ToolCalls {
+		produced++
 		args := api.NewToolCallFunctionArguments()
 		if len(tc.Arguments) > 0 {
 			if err := json.Unmarshal(tc.Arguments, &args); err != nil {
-				return nil, fmt.Errorf("fake ollama: scripted tool call %q: arguments are not a JSON object: %v", tc.Name, err)
+				return nil, 0, fmt.Errorf("fake ollama: scripted tool call %q: arguments are not a JSON object: %v", tc.Name, err)
 			}
+		}
+		switch {
+		case builtin:
+		case len(declared) == 0:
+			out = append(out, api.Message{Role: "assistant", Content: rawToolCall(tc)})
+			continue
+		case !slices.ContainsFunc(declared, func(d api.Tool) bool { return d.Function.Name == tc.Name }):
+			continue
 		}
 		id := tc.ID
 		if id == "" {
@@ -222,19 +245,36 @@ func (s *Server) messages(t Turn, thinking bool) ([]api.Message, error) {
 		}
 		out = append(out, api.Message{Role: "assistant", ToolCalls: []api.ToolCall{{
 			ID:       id,
-			Function: api.ToolCallFunction{Index: i, Name: tc.Name, Arguments: args},
+			Function: api.ToolCallFunction{Index: index, Name: tc.Name, Arguments: args},
 		}}})
+		index++
 	}
-	return out, nil
+	return out, produced, nil
 }
 
-// callID is the next generated tool-call id; Ollama's are random
-// "call_xxxxxxxx", the fake's count up so that tests are repeatable.
+// rawToolCall is a call as a Qwen-style model writes it, in the form its
+// template asks for: <tool_call>\n{"name": …, "arguments": …}\n</tool_call>.
+func rawToolCall(tc ToolCall) string {
+	name, _ := json.Marshal(tc.Name)
+	args := "{}"
+	if len(tc.Arguments) > 0 {
+		args = string(tc.Arguments)
+	}
+	return "<tool_call>\n{\"name\": " + string(name) + ", \"arguments\": " + args + "}\n</tool_call>"
+}
+
+// callID is a fresh tool-call id in Ollama's form (server/routes.go
+// toolCallId): "call_" and 8 characters drawn from a-z0-9. Random, as the
+// real server's are, unless WithCallIDSeed made the sequence repeatable.
 func (s *Server) callID() string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.calls++
-	return fmt.Sprintf("call_%08d", s.calls)
+	b := make([]byte, 8)
+	for i := range b {
+		b[i] = alphabet[s.ids.IntN(len(alphabet))]
+	}
+	return "call_" + string(b)
 }
 
 // echo is the reply when no turn is scripted: "You said: <last user
@@ -254,11 +294,11 @@ func lastUser(req *api.ChatRequest) string {
 
 // EstimateTokens is the fake's stand-in for a tokenizer and chat template:
 // a quarter of the characters of every message's content, thinking and
-// tool-call arguments and of the tool declarations (rendered as JSON, as
-// templates do), rounded up, plus TemplateTokens per message for the
-// role markers a template wraps each message in. The fake compares it with
-// num_ctx, and reports it as prompt_eval_count unless the turn says
-// otherwise, so the count grows with the request as a real one does.
+// tool-call arguments, rounded up, plus TemplateTokens per message for the
+// role markers a template wraps each message in, plus ToolTokens for the
+// tool declarations. The fake compares it with num_ctx, and reports it as
+// prompt_eval_count unless the turn says otherwise, so the count grows with
+// the request as a real one does.
 func EstimateTokens(req *api.ChatRequest) int {
 	chars := 0
 	for _, m := range req.Messages {
@@ -267,17 +307,66 @@ func EstimateTokens(req *api.ChatRequest) int {
 			chars += utf8.RuneCountInString(tc.Function.Name) + utf8.RuneCountInString(tc.Function.Arguments.String())
 		}
 	}
-	if len(req.Tools) > 0 {
-		if b, err := json.Marshal(req.Tools); err == nil {
-			chars += utf8.RuneCount(b)
-		}
-	}
-	return (chars+3)/4 + TemplateTokens*len(req.Messages)
+	return (chars+3)/4 + TemplateTokens*len(req.Messages) + ToolTokens(req.Tools)
 }
 
 // TemplateTokens is what the fake's template adds per message
 // ("<|im_start|>role\n" ... "<|im_end|>\n" in Qwen's).
 const TemplateTokens = 5
+
+// ToolsPreambleTokens is the fixed text Qwen3's template puts around the
+// declarations ("# Tools … <tools>" before, "</tools> … </tool_call>"
+// after; Ollama's model/renderers/qwen3vl.go writes the same text as the
+// qwen3 library template): 401 bytes that Qwen2's pre-tokenizer splits
+// into 93 pieces, rounded up for the special tokens.
+const ToolsPreambleTokens = 100
+
+// ToolTokens is what declaring tools adds to a prompt: ToolsPreambleTokens,
+// then each tool as the template renders it — a new line and the tool's
+// JSON with a space after every ':' and ',' (marshalWithSpaces) — at 2.5
+// bytes a token, rounded up.
+//
+// The ratio is calibrated on the one measurement against a real Ollama
+// 0.17.4 (issue 16): Quire's 16 tools, 10.5 KB of JSON (10,484 bytes as
+// rendered), made a model with a 4,096-token context refuse the first
+// message, a 242-byte system prompt and a one-line question. That needs at
+// most 2.65 bytes a token for the declarations; 2.5 leaves a margin and is
+// what punctuation-dense JSON gets from byte-pair tokenizers. (Prose, at
+// 4 characters a token, is the messages' ratio above.)
+func ToolTokens(tools []api.Tool) int {
+	if len(tools) == 0 {
+		return 0
+	}
+	n := 0
+	for _, t := range tools {
+		b, err := json.Marshal(t)
+		if err != nil {
+			continue
+		}
+		n += 1 + spacedLen(b)
+	}
+	return ToolsPreambleTokens + (2*n+4)/5
+}
+
+// spacedLen is the length of compact JSON b once a space follows every ':'
+// and ',' outside strings, as Ollama's marshalWithSpaces writes it.
+func spacedLen(b []byte) int {
+	n := len(b)
+	inString, escaped := false, false
+	for _, c := range b {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ':' || c == ','):
+			n++
+		}
+	}
+	return n
+}
 
 // contextSize is the num_ctx the request runs with: the requested one, or
 // Ollama's default of 4096 for small machines, capped at what the model was

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/types/model"
 )
 
 // handleEmbed answers POST /api/embed with vectors that depend only on the
@@ -42,6 +43,13 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusBadRequest, "invalid input type")
 			return
 		}
+	}
+	if n := model.ParseName(req.Model); !n.IsFullyQualified() {
+		// Unlike chat, embed does not check the name first: looking its
+		// manifest up fails, and the scheduler's error is a 500. A request
+		// without a model gets "unqualified name: registry.ollama.ai/library/:latest".
+		writeError(w, http.StatusInternalServerError, model.Unqualified(n).Error())
+		return
 	}
 	m, ok := s.find(req.Model)
 	if !ok {

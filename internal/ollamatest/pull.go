@@ -4,12 +4,40 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"strconv"
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/types/model"
 )
+
+// registryUnreachable is what Ollama's pull says when it cannot reach the
+// registry (PullModel wraps the manifest request's *url.Error), here for a
+// machine whose resolver does not know the registry's host: offline.
+func registryUnreachable(n model.Name) string {
+	u := n.BaseURL().JoinPath("v2", n.DisplayNamespaceModel(), "manifests", n.Tag)
+	return fmt.Sprintf("pull model manifest: Get %q: dial tcp: lookup %s: no such host", u.String(), u.Hostname())
+}
+
+// WithRegistryUnreachable makes every pull fail as it does on a machine
+// without a network: "pulling manifest", then the error. Default: the
+// registry answers. SetRegistryUnreachable changes it while running.
+func WithRegistryUnreachable() Option { return func(s *Server) { s.offline = true } }
+
+// SetRegistryUnreachable makes later pulls fail as WithRegistryUnreachable
+// does (true) or reach the registry again (false).
+func (s *Server) SetRegistryUnreachable(down bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.offline = down
+}
+
+func (s *Server) unreachable() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.offline
+}
 
 // handlePull answers POST /api/pull with the progress lines Ollama sends:
 // "pulling manifest", a "pulling <digest>" line per step of each layer,
@@ -53,6 +81,10 @@ func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 	}
 
 	if !send(api.ProgressResponse{Status: "pulling manifest"}) {
+		return
+	}
+	if s.unreachable() {
+		fail(registryUnreachable(model.ParseName(name)))
 		return
 	}
 	target := want

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -66,8 +67,9 @@ type Server struct {
 	mu       sync.Mutex
 	models   []installed
 	pullable []installed
-	added    int // models added so far, to give each a distinct modified_at
-	calls    int // tool-call ids generated so far
+	added    int        // models added so far, to give each a distinct modified_at
+	ids      *rand.Rand // draws tool-call ids (WithCallIDSeed)
+	offline  bool       // pulls fail as without a network (WithRegistryUnreachable)
 	script   []Turn
 	requests []Request
 }
@@ -110,6 +112,13 @@ func WithAside(answer func(req api.ChatRequest) (Turn, bool)) Option {
 	return func(s *Server) { s.aside = answer }
 }
 
+// WithCallIDSeed makes the tool-call ids the server generates repeatable:
+// the same seed gives the same sequence of ids. Default: random ids, as
+// the real server's.
+func WithCallIDSeed(seed uint64) Option {
+	return func(s *Server) { s.ids = rand.New(rand.NewPCG(seed, seed)) }
+}
+
 // WithVersion sets what /api/version reports. Default: Version.
 func WithVersion(v string) Option { return func(s *Server) { s.version = v } }
 
@@ -147,6 +156,7 @@ func newServer(opts []Option) *Server {
 		version: Version,
 		closing: make(chan struct{}),
 		after:   time.After,
+		ids:     rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 	}
 	for _, o := range opts {
 		o(s)

@@ -106,7 +106,8 @@ func TestChatStreamsOllamaNDJSON(t *testing.T) {
 		EvalCount:       7,
 	})
 
-	resp := post(t, t.Context(), srv, "/api/chat", `{"model":"qwen3:4b","messages":[{"role":"user","content":"hi"}]}`)
+	resp := post(t, t.Context(), srv, "/api/chat", `{"model":"qwen3:4b","messages":[{"role":"user","content":"hi"}],`+
+		`"tools":[{"type":"function","function":{"name":"search_notes","parameters":{"type":"object","properties":{}}}}]}`)
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/x-ndjson" {
 		t.Fatalf("status %d, content type %q; want 200 application/x-ndjson", resp.StatusCode, resp.Header.Get("Content-Type"))

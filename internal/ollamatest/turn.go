@@ -13,6 +13,12 @@ import (
 // are sent only when thinking is on for the request (the model has the
 // "thinking" capability and the request did not send think:false), because
 // that is when a real model produces them.
+//
+// ToolCalls are what the model writes; the request decides what the client
+// gets, as Ollama's tool parser does: a call to a tool the request declares
+// arrives as a tool call, a call to a tool it does not declare is dropped
+// (a reply with nothing else has empty content), and with no tools declared
+// each call streams as its raw <tool_call> text in the content.
 type Turn struct {
 	Thinking  []string   `json:"thinking,omitempty"`
 	Content   []string   `json:"content,omitempty"`
@@ -21,7 +27,8 @@ type Turn struct {
 	// DoneReason goes into the final chunk; empty means "stop".
 	DoneReason string `json:"done_reason,omitempty"`
 	// PromptEvalCount and EvalCount go into the final chunk; zero means an
-	// estimate (EstimateTokens of the request, and one token per chunk).
+	// estimate (EstimateTokens of the request, and one token per chunk the
+	// model produced, dropped calls included, plus the end token).
 	PromptEvalCount int `json:"prompt_eval_count,omitempty"`
 	EvalCount       int `json:"eval_count,omitempty"`
 
@@ -36,8 +43,9 @@ type Turn struct {
 // ToolCall is one whole tool call the model makes. Arguments is the JSON
 // object of arguments; its key order is kept on the wire.
 type ToolCall struct {
-	// ID is sent as the call's id; empty means a generated "call_…" id,
-	// as the real server assigns.
+	// ID is sent as the call's id; empty means a generated random
+	// "call_xxxxxxxx" id, as the real server assigns (WithCallIDSeed makes
+	// them repeatable).
 	ID        string          `json:"id,omitempty"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`

@@ -31,6 +31,16 @@ func kit(t *testing.T, opts ...runtime.Option) *testkit.Kernel {
 	return testkit.New(t, append([]runtime.Option{runtime.WithFlushEvery(5 * time.Millisecond)}, opts...)...)
 }
 
+// handsEveryCallOn makes the kit's model one whose built-in parser hands on
+// calls to tools the request does not declare (the template parser of the
+// default model drops them before Quire sees them), for the tests of what
+// Quire does with such a call.
+func handsEveryCallOn(k *testkit.Kernel) {
+	m := ollamatest.DefaultModel()
+	m.Parser = "qwen3"
+	k.Ollama.AddModel(m)
+}
+
 // settings are the kit's settings changed by edit.
 func settings(edit func(*runtime.Settings)) runtime.Settings {
 	s := runtime.Settings{Model: testkit.Model, NumCtx: 8192}

@@ -115,6 +115,7 @@ func TestDeniedToolsAreNotOffered(t *testing.T) {
 	secret := &fakeTool{spec: tool.Spec{Name: "exec_shell", Effects: tool.Exec}, run: replying("ran")}
 	read := readNote(replying("ok"))
 	k := kit(t, withTools(secret, read))
+	handsEveryCallOn(k)
 	k.Runtime.SetSettings(runtime.Settings{Model: "qwen3:4b", NumCtx: 8192, Layers: []registry.Layer{
 		{Name: "global", Deny: []string{"exec_shell"}},
 		{Name: "mode", Allow: []string{"exec_shell", "read_note"}},
@@ -163,6 +164,7 @@ func TestToolsAreFrozenForTheRun(t *testing.T) {
 	p := &switchable{}
 	p.set(read)
 	k := kit(t, runtime.WithTools(p))
+	handsEveryCallOn(k)
 	turn := calling(`c1:read_note:{"path":"a.md"}`)
 	turn.Delay = 100 * time.Millisecond
 	k.Ollama.Script(turn, saying("done"))

@@ -254,9 +254,12 @@ func TestLongNoteReadingNeedsCompaction(t *testing.T) {
 		c := compact.New()
 		o := run(t, n, runtime.WithCompaction(c))
 		// The estimate was calibrated against what the model counted: the
-		// fake's template adds a token a message more than the raw estimate.
-		if f := c.Calibration().Factor(testkit.Model); f == 1 || f < 0.9 || f > 1.1 {
-			t.Errorf("calibration factor %v: want one learnt from prompt_eval_count, close to 1 for the fake's tokenizer", f)
+		// fake's template adds a token a message more than the raw estimate,
+		// and counts tool declarations as a real tokenizer does JSON (2.5
+		// bytes a token, where the raw estimate takes 4), so the factor
+		// settles above 1 but well within the calibration's bounds.
+		if f := c.Calibration().Factor(testkit.Model); f == 1 || f < 0.9 || f > 2 {
+			t.Errorf("calibration factor %v: want one learnt from prompt_eval_count, between 0.9 and 2 for the fake's tokenizer", f)
 		} else {
 			t.Logf("calibration factor for %s after the run: %.3f", testkit.Model, f)
 		}

@@ -76,7 +76,10 @@ func TestStreamDeliversThinkingContentToolCallsAndUsage(t *testing.T) {
 		EvalCount:       33,
 	})
 
-	got, err := collect(t, t.Context(), p, hello("qwen3:4b"))
+	// Ollama hands on only calls to tools the request declares.
+	req := hello("qwen3:4b")
+	req.Tools = []provider.ToolSpec{{Name: "search_notes"}, {Name: "list_notes"}}
+	got, err := collect(t, t.Context(), p, req)
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
