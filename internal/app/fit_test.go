@@ -79,3 +79,41 @@ func TestTheRootFitsTheToolsToTheModel(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkToolDeclarations measures what Quire's tools cost every request
+// with a notes folder set and no document indexed: how many are declared,
+// their JSON (as Ollama's client sends it) and the prompt tokens the fake
+// server counts for a first "Hello" (Qwen3's template: the declarations as
+// it renders them, docs/BENCHMARKS.md "Tool declarations"). The loop times
+// marshalling the declarations, the part that runs on every request.
+func BenchmarkToolDeclarations(b *testing.B) {
+	fake := ollamatest.New(b)
+	fake.AddModel(ollamatest.Model{Name: "small:1b", Capabilities: []string{"completion", "tools"}, ContextLength: 4096})
+	fake.Script(ollamatest.Turn{Content: []string{"Hello."}})
+	cfg := config.Config{DataDir: b.TempDir(), OllamaHost: fake.URL(), Model: "small:1b", NumCtx: 4096, NotesDir: b.TempDir()}
+	p, err := Open(b.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	sess, err := protocol.Run[protocol.Session](b.Context(), p.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := protocol.Run[protocol.SendResult](b.Context(), p.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "Hello"}); err != nil {
+		b.Fatal(err)
+	}
+	testkit.WaitRuns(b, p.Kernel(), sess.ID, 1)
+	req := fake.Requests()[0].Chat
+	size := 0
+	for b.Loop() {
+		body, err := json.Marshal(req.Tools)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(body)
+	}
+	b.ReportMetric(float64(len(req.Tools)), "tools")
+	b.ReportMetric(float64(size), "bytes")
+	b.ReportMetric(float64(ollamatest.EstimateTokens(&req)), "prompt-tokens")
+}
