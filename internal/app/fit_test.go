@@ -13,6 +13,37 @@ import (
 	"quire/kernel/protocol"
 )
 
+// firstMessage opens the root as the window does, over a fake Ollama that
+// has the default model and chat (its chat model), with a notes folder set
+// and num_ctx 4096, sends "Hello" in a new conversation and waits for the
+// run's end. The fake answers "Hello.".
+func firstMessage(tb testing.TB, chat ollamatest.Model) (*ollamatest.Server, []protocol.Event) {
+	tb.Helper()
+	fake := ollamatest.New(tb)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.AddModel(chat)
+	fake.Script(ollamatest.Turn{Content: []string{"Hello."}})
+	cfg := config.Config{DataDir: tb.TempDir(), OllamaHost: fake.URL(), Model: chat.Name, NumCtx: 4096, NotesDir: tb.TempDir()}
+	p, err := Open(tb.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer p.Close()
+	sess, err := protocol.Run[protocol.Session](tb.Context(), p.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "fit"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := protocol.Run[protocol.SendResult](tb.Context(), p.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "Hello"}); err != nil {
+		tb.Fatal(err)
+	}
+	testkit.WaitRuns(tb, p.Kernel(), sess.ID, 1)
+	evs, err := p.Kernel().Events(tb.Context(), sess.ID, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return fake, evs
+}
+
 // TestTheRootFitsTheToolsToTheModel: the composition root asks Ollama what
 // the chat model can do, so a model without tools is sent none and
 // answers, its run's snapshot naming a model that could; and a model with
@@ -27,28 +58,7 @@ func TestTheRootFitsTheToolsToTheModel(t *testing.T) {
 		{"a 4,096-token model", ollamatest.Model{Name: "small:1b", Capabilities: []string{"completion", "tools"}, ContextLength: 4096}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fake := ollamatest.New(t)
-			fake.AddModel(ollamatest.DefaultModel())
-			fake.AddModel(tc.model)
-			fake.Script(ollamatest.Turn{Content: []string{"Hello."}})
-			cfg := config.Config{DataDir: t.TempDir(), OllamaHost: fake.URL(), Model: tc.model.Name, NumCtx: 4096, NotesDir: t.TempDir()}
-			p, err := Open(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
-			sess, err := protocol.Run[protocol.Session](t.Context(), p.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "fit"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := protocol.Run[protocol.SendResult](t.Context(), p.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "hi"}); err != nil {
-				t.Fatal(err)
-			}
-			testkit.WaitRuns(t, p.Kernel(), sess.ID, 1)
-			evs, err := p.Kernel().Events(t.Context(), sess.ID, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			fake, evs := firstMessage(t, tc.model)
 			var caps *event.Capabilities
 			var fin event.RunFinishedPayload
 			for _, e := range evs {
@@ -87,23 +97,7 @@ func TestTheRootFitsTheToolsToTheModel(t *testing.T) {
 // it renders them, docs/BENCHMARKS.md "Tool declarations"). The loop times
 // marshalling the declarations, the part that runs on every request.
 func BenchmarkToolDeclarations(b *testing.B) {
-	fake := ollamatest.New(b)
-	fake.AddModel(ollamatest.Model{Name: "small:1b", Capabilities: []string{"completion", "tools"}, ContextLength: 4096})
-	fake.Script(ollamatest.Turn{Content: []string{"Hello."}})
-	cfg := config.Config{DataDir: b.TempDir(), OllamaHost: fake.URL(), Model: "small:1b", NumCtx: 4096, NotesDir: b.TempDir()}
-	p, err := Open(b.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
-	sess, err := protocol.Run[protocol.Session](b.Context(), p.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := protocol.Run[protocol.SendResult](b.Context(), p.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "Hello"}); err != nil {
-		b.Fatal(err)
-	}
-	testkit.WaitRuns(b, p.Kernel(), sess.ID, 1)
+	fake, _ := firstMessage(b, ollamatest.Model{Name: "small:1b", Capabilities: []string{"completion", "tools"}, ContextLength: 4096})
 	req := fake.Requests()[0].Chat
 	size := 0
 	for b.Loop() {
