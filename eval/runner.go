@@ -129,9 +129,10 @@ func RunOne(ctx context.Context, sc Scenario, build Builder, opts Options) Resul
 
 // forReal reports whether the scenario means anything against a real
 // model: not when it stages a failure only the fake server can (Ollama down,
-// a missing model, a failing reply), or says real: false.
+// a missing model, a failing reply), brings a model of its own, or says
+// real: false.
 func (sc *Scenario) forReal() bool {
-	if sc.Real != nil && !*sc.Real || sc.Setup.Ollama == "down" || sc.Setup.Ollama == "no-model" {
+	if sc.Real != nil && !*sc.Real || sc.Setup.Ollama == "down" || sc.Setup.Ollama == "no-model" || sc.Setup.Model != nil {
 		return false
 	}
 	return !slices.ContainsFunc(sc.Model, func(t ModelTurn) bool { return t.Fail != nil })
@@ -214,15 +215,20 @@ func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*playe
 			return p, err
 		}
 		defer fake.Close()
+		chat := ollamatest.DefaultModel()
+		if m := sc.Setup.Model; m != nil {
+			chat = ollamatest.Model{Name: m.Name, Capabilities: m.Capabilities, ContextLength: m.ContextLength}
+		}
 		if sc.Setup.Ollama != "no-model" {
 			fake.AddModel(ollamatest.DefaultModel())
+			fake.AddModel(chat)
 		}
 		turns, err := sc.turns()
 		if err != nil {
 			return p, err
 		}
 		fake.Script(turns...)
-		env.OllamaHost, env.Model = fake.URL(), ollamatest.DefaultModel().Name
+		env.OllamaHost, env.Model = fake.URL(), chat.Name
 		if sc.Setup.Ollama == "down" {
 			if env.OllamaHost, err = deadAddress(); err != nil {
 				return p, err

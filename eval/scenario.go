@@ -76,10 +76,25 @@ type Setup struct {
 	// RememberWithoutAsking turns on the memory panel's "remember without
 	// asking" (off, as for a new user, by default).
 	RememberWithoutAsking bool `yaml:"remember_without_asking"`
+	// Model is the chat model the scenario runs with, installed on the fake
+	// server beside its default (qwen3:4b, which can call tools): a model
+	// without tools, or with a small trained context. Unset: the default.
+	// A scenario with a model of its own does not run against a real Ollama.
+	Model *ModelSetup `yaml:"model"`
 	// Tools are test fixtures offered beside Quire's own tools: "sleep"
 	// (waits ms milliseconds, stops when cancelled) and "hang" (never
 	// returns; its deadline is 300ms).
 	Tools []string `yaml:"tools"`
+}
+
+// ModelSetup is a model the fake server has installed, as /api/show
+// describes it.
+type ModelSetup struct {
+	Name string `yaml:"name"`
+	// Capabilities as Ollama names them; default: completion only.
+	Capabilities []string `yaml:"capabilities"`
+	// ContextLength is the trained context; default 40,960.
+	ContextLength int `yaml:"context_length"`
 }
 
 // File is a file to create: Text written Repeat times (default once), then
@@ -318,7 +333,7 @@ var (
 	knownFails   = []string{"status", "error_line", "drop", "hang"}
 	knownOllama  = []string{"", "up", "down", "no-model"}
 	knownReasons = []string{event.ReasonCompleted, event.ReasonCancelled, event.ReasonDenied, event.ReasonNothingToDo, event.ReasonError,
-		event.ReasonMaxSteps, event.ReasonMaxTools, event.ReasonBudget, event.ReasonLoop, event.ReasonInterrupted}
+		event.ReasonMaxSteps, event.ReasonMaxTools, event.ReasonBudget, event.ReasonLoop, event.ReasonInterrupted, event.ReasonEmpty}
 )
 
 // validate checks the rules YAML types cannot express.

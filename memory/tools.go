@@ -32,10 +32,8 @@ func (r remember) Spec() tool.Spec {
 	}
 	return tool.Spec{
 		Name: "remember",
-		Description: "Remember something for later. kind=fact: a lasting fact about the user's world (people, projects, where things are). " +
-			"kind=preference: how the user likes notes named, filed, tagged or written. kind=working: for this conversation only — " +
-			"note=conclusion (something you established), note=open (a sub-task still to do) or note=attempt (a path you tried and its outcome). " +
-			"One short sentence per call. Do not remember what is already listed under Memory.",
+		Description: "Remember one short sentence. kind=fact: the user's world; preference: how the user likes notes; " +
+			"working: this conversation only, with note=conclusion, open or attempt. Skip what Memory lists.",
 		Parameters: map[string]any{
 			"type": "object", "required": []any{"kind", "text"}, "additionalProperties": false,
 			"properties": map[string]any{
@@ -150,7 +148,7 @@ type forget struct{ s *Store }
 func (forget) Spec() tool.Spec {
 	return tool.Spec{
 		Name:        "forget",
-		Description: "Forget a remembered item that is wrong or no longer true, by its id (shown in brackets under Memory).",
+		Description: "Forget a remembered item that is wrong, by its id (in brackets under Memory).",
 		Parameters: map[string]any{
 			"type": "object", "required": []any{"id"}, "additionalProperties": false,
 			"properties": map[string]any{"id": map[string]any{"type": "string", "minLength": 1, "maxLength": 64}},

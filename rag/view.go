@@ -55,3 +55,15 @@ func (ix *Index) queryDocuments(ctx context.Context, tail string, args ...any) (
 	}
 	return out, rows.Err()
 }
+
+// Searchable reports whether the index holds any passage a search can
+// find: search_docs is offered to the model only then, since its
+// declaration costs context on every request and finds nothing in an
+// empty index.
+func (ix *Index) Searchable(ctx context.Context) (bool, error) {
+	var found bool
+	if err := ix.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM rag_chunks)`).Scan(&found); err != nil {
+		return false, fmt.Errorf("rag: %w", err)
+	}
+	return found, nil
+}

@@ -1973,4 +1973,34 @@ export const cases = [
       }
     },
   },
+
+  {
+    name: 'an empty reply is never silent: Quire asks again, then says so with Retry, and Retry gets the answer',
+    slug: 'empty-retry',
+    // The fake model returns nothing to this prompt (also after Quire's
+    // note), and answers when it is sent again.
+    async run({ page, base }) {
+      await open(page, base);
+      await newChat(page);
+      await send(page, P.empty);
+      const err = await until(async () => (await messages(page)).find((m) => m.role === 'error'), 'an error item');
+      const log = await activeLog(page, base);
+      const finished = log.filter((e) => e.type === 'run.finished').at(-1);
+      assert(finished?.payload?.reason === 'empty', `the run ends as empty, got ${JSON.stringify(finished)}`);
+      assert(err.text === finished.payload.error && err.text.includes('returned nothing'), `the sentence from Go, got "${err.text}"`);
+      const shown = await messages(page);
+      assert(
+        JSON.stringify(shown.map((m) => m.role)) === JSON.stringify(['user', 'notice', 'error']),
+        `user, Quire's note as a notice, the error; got ${JSON.stringify(shown)}`,
+      );
+      assert(!shown.some((m) => m.text.startsWith('Your last reply was empty')), 'the note to the model is not shown as a message');
+      await $(page, 'retry').click();
+      await until(
+        async () => (await messages(page)).some((m) => m.role === 'assistant' && m.text === P.emptyAnswer),
+        'the answer after Retry',
+      );
+      const users = (await messages(page)).filter((m) => m.role === 'user').map((m) => m.text);
+      assert(JSON.stringify(users) === JSON.stringify([P.empty, P.empty]), `Retry sent the same words again, got ${JSON.stringify(users)}`);
+    },
+  },
 ];

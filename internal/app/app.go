@@ -167,10 +167,13 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	rs := runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx, Layers: disabledLayer(cfg.DisabledTools)}
 	opts := []runtime.Option{
 		runtime.WithLogger(log), runtime.WithAsker(p.ask), runtime.WithPrompt(basePrompt()),
-		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag}), runtime.WithCheckpoint(planReminder(st))}
+		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, log}), runtime.WithCheckpoint(planReminder(st))}
 	// Memory shares rag's choice of embedder (nil: its offline one).
 	opts = append(opts, p.openMemory(ctx, emb)...)
-	opts = append(opts, runtime.WithCompaction(compaction(p.ollama, p.mem, log)))
+	// One catalog of what the models can do: the run's start asks whether
+	// its model takes tools, each step's compaction its context length.
+	catalog := ollama.NewCatalog(p.ollama)
+	opts = append(opts, runtime.WithCatalog(catalog), runtime.WithCompaction(compaction(catalog, p.mem, log)))
 	p.runtime = runtime.New(st, p.ollama, rs, append(opts, extra...)...)
 	if p.mem != nil {
 		p.mem.Attach(p.runtime)

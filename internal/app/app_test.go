@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"quire/config"
+	"quire/host"
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/protocol"
@@ -83,15 +84,51 @@ func TestNotesFolderIsRememberedAndGivesTheTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.WaitRuns(t, s.Kernel(), sess.ID, 1)
-	var names []string
-	for _, tl := range fake.Requests()[0].Chat.Tools {
-		names = append(names, tl.Function.Name)
-	}
-	for _, want := range []string{"list_notes", "move_note", "update_todos", "undo", "search_docs"} {
+	names := offered(fake, 0)
+	for _, want := range []string{"list_notes", "move_note", "update_todos", "undo"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("the model was not offered %s (tools: %v)", want, names)
 		}
 	}
+	// No document is indexed: search_docs would only take room.
+	if slices.Contains(names, "search_docs") {
+		t.Errorf("search_docs was offered with no document indexed (tools: %v)", names)
+	}
+	indexGarden(t, s)
+	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "search"}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitRuns(t, s.Kernel(), sess.ID, 2)
+	if names := offered(fake, 1); !slices.Contains(names, "search_docs") {
+		t.Errorf("search_docs was not offered with a document indexed (tools: %v)", names)
+	}
+}
+
+// indexGarden indexes a folder holding one small document and returns
+// the index.
+func indexGarden(t *testing.T, p *Parts) host.Index {
+	t.Helper()
+	docs := t.TempDir()
+	if err := os.WriteFile(filepath.Join(docs, "garden.md"), []byte("# Garden\n\nWater the basil every morning.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := p.Index(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Index(t.Context(), []string{docs}, func(protocol.IndexProgress) {}); err != nil {
+		t.Fatal(err)
+	}
+	return idx
+}
+
+// offered names the tools of the fake server's nth chat request.
+func offered(fake *ollamatest.Server, n int) []string {
+	var names []string
+	for _, tl := range fake.Requests()[n].Chat.Tools {
+		names = append(names, tl.Function.Name)
+	}
+	return names
 }
 
 func TestUnavailableDatabaseStillAnswers(t *testing.T) {
@@ -256,17 +293,7 @@ func TestExtrasWrapThePickedEmbedder(t *testing.T) {
 			if name != tc.want {
 				t.Fatalf("the picked embedder is %q, want %q", name, tc.want)
 			}
-			docs := t.TempDir()
-			if err := os.WriteFile(filepath.Join(docs, "garden.md"), []byte("# Garden\n\nWater the basil every morning.\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			idx, err := p.Index(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := idx.Index(t.Context(), []string{docs}, func(protocol.IndexProgress) {}); err != nil {
-				t.Fatal(err)
-			}
+			idx := indexGarden(t, p)
 			if wrapped != nil && wrapped.texts.Load() == 0 {
 				t.Fatal("the index did not embed with the embedder Extras returned")
 			}

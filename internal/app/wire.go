@@ -56,11 +56,26 @@ func (e ollamaEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 	return e.p.Embed(ctx, e.model, texts)
 }
 
-// docsTools offers search_docs when the index is open.
-type docsTools struct{ idx *rag.Index }
+// docsTools offers search_docs when the index is open and holds a passage:
+// with no documents the declaration would only take room in the model's
+// context (and a small model's context has little).
+type docsTools struct {
+	idx *rag.Index
+	log *slog.Logger
+}
 
 func (d docsTools) Tools() []tool.Tool {
 	if d.idx == nil {
+		return nil
+	}
+	// The facet has no context: a run's start asks, and SQLite answers
+	// from an index in a moment.
+	ok, err := d.idx.Searchable(context.Background())
+	if err != nil {
+		d.log.Warn("cannot tell whether any document is indexed; search_docs is offered", "err", err)
+		ok = true
+	}
+	if !ok {
 		return nil
 	}
 	return []tool.Tool{searchdocs.New(d.idx)}
@@ -100,7 +115,7 @@ func (p *Parts) openMemory(ctx context.Context, emb memory.Embedder) []runtime.O
 // and on context overflow: the window is num_ctx capped by the model's
 // trained context length from Ollama's /api/show. Facts it extracts go to
 // the session's working memory when memory opened (mem may be nil).
-func compaction(o *ollama.Provider, mem *memory.Store, log *slog.Logger) *compact.Compactor {
+func compaction(o *ollama.Catalog, mem *memory.Store, log *slog.Logger) *compact.Compactor {
 	window := compact.WindowFunc(func(ctx context.Context, model string) (int, error) {
 		info, err := o.ModelInfo(ctx, model)
 		return info.ContextLength, err

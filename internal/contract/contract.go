@@ -63,15 +63,15 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Union("Visibility", "Who may see an event outside the kernel.", reflect.TypeFor[protocol.Visibility](),
 		string(protocol.Public), string(protocol.Internal), string(protocol.Sensitive))
 	f.Same(reflect.TypeFor[event.Visibility](), "Visibility")
-	f.Union("Intent", "When an input is taken up: the next run (follow_up), the next step of this run (steer), the next step whenever it comes (inject).",
-		reflect.TypeFor[core.Intent](), string(core.FollowUp), string(core.Steer), string(core.Inject))
+	f.Union("Intent", "When an input is taken up: the next run (follow_up), the next step of this run (steer), the next step whenever it comes (inject); note is Quire's own word to the model after an empty reply (a user.message no host sends).",
+		reflect.TypeFor[core.Intent](), string(core.FollowUp), string(core.Steer), string(core.Inject), string(core.Note))
 	f.Union("SessionStatus", "Whether the kernel has the session attached (Session.status).", reflect.TypeFor[runtime.SessionStatus](),
 		string(runtime.SessionAttached), string(runtime.SessionDetached))
 	f.Union("RunStatus", "What a session's run is doing (Session.runStatus).", reflect.TypeFor[runtime.RunStatus](),
 		string(runtime.RunIdle), string(runtime.RunStreaming), string(runtime.RunAwaiting), string(runtime.RunExecuting), string(runtime.RunClosing))
 	f.Union("FinishReason", "Why a run finished (run.finished reason).", nil,
 		event.ReasonCompleted, event.ReasonCancelled, event.ReasonDenied, event.ReasonNothingToDo, event.ReasonError,
-		event.ReasonMaxSteps, event.ReasonMaxTools, event.ReasonBudget, event.ReasonLoop, event.ReasonInterrupted)
+		event.ReasonMaxSteps, event.ReasonMaxTools, event.ReasonBudget, event.ReasonLoop, event.ReasonInterrupted, event.ReasonEmpty)
 	f.Union("ToolResultStatus", "How a tool's call ended (tool.result status).", nil,
 		string(tool.Success), string(tool.Failure), string(tool.Partial), string(tool.Empty), string(tool.Cancelled))
 	f.Union("ToolRefusedStatus", "Why a call did not run, or that its end is unknown (tool.refused status): unknown_completion was dispatched before a crash and may or may not have happened.", nil,

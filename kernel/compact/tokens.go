@@ -14,6 +14,11 @@ import (
 const (
 	charsPerToken   = 4
 	messageOverhead = 4
+	// toolOverhead is what a template adds around each declaration: Ollama
+	// renders a tool as {"type":"function","function":{…}} on a line of its
+	// own (qwen3's template: one JSON object a line inside <tools>), about
+	// 35 characters more than the declaration's own JSON.
+	toolOverhead = 10
 )
 
 // MessageTokens is the raw estimate of one message: its text, the names
@@ -27,16 +32,22 @@ func MessageTokens(m provider.Message) int {
 }
 
 // ToolsTokens is the raw estimate of the tool declarations a request
-// carries: the template renders them as JSON.
+// carries: the template renders each as JSON with a wrapper of its own.
 func ToolsTokens(tools []provider.ToolSpec) int {
-	if len(tools) == 0 {
-		return 0
+	n := 0
+	for _, t := range tools {
+		n += ToolTokens(t)
 	}
-	b, err := json.Marshal(tools)
+	return n
+}
+
+// ToolTokens is the raw estimate of one tool declaration.
+func ToolTokens(t provider.ToolSpec) int {
+	b, err := json.Marshal(t)
 	if err != nil {
-		return 0
+		return toolOverhead
 	}
-	return (utf8.RuneCount(b) + charsPerToken - 1) / charsPerToken
+	return (utf8.RuneCount(b)+charsPerToken-1)/charsPerToken + toolOverhead
 }
 
 // RequestTokens is the raw estimate of a whole request.

@@ -34,6 +34,17 @@ const (
 	FollowUp Intent = "follow_up" // next run; wakes an idle loop
 	Steer    Intent = "steer"     // next step of this run; wakes an idle loop
 	Inject   Intent = "inject"    // next step whenever it comes; never wakes
+	// Note is Quire's own word to the model, taken up by the step it opens
+	// like a steer; no host sends one (EmptyReplyNote).
+	Note Intent = "note"
+)
+
+// An empty reply (no text, no call: Ollama returns one when the model
+// called a tool the request did not offer) is asked again once, with this
+// note; a second one ends the run with EmptyReplySentence.
+const (
+	EmptyReplyNote     = "Your last reply was empty: no text and no tool call. Answer in text, or call one of the tools you were given (only those exist)."
+	EmptyReplySentence = "The model returned nothing, even when asked again. Retry, or choose another model in Settings."
 )
 
 // Input is something to tell the model.
@@ -75,6 +86,8 @@ type Run struct {
 	LastCall    string // signature of the last call and its result, for loop detection
 	Repeats     int
 	PendingText int // characters added since the last step, for the estimate
+	// Nudged: an empty reply was already asked again in this run.
+	Nudged bool
 }
 
 // Open reports whether a run is open.
@@ -228,7 +241,7 @@ func (s *stepper) startStep(first int) {
 	var consumed []Input
 	var kept []Input
 	for i, in := range s.m.Queue {
-		if i == first || Intent(in.Intent) == Steer || Intent(in.Intent) == Inject {
+		if i == first || Intent(in.Intent) == Steer || Intent(in.Intent) == Inject || Intent(in.Intent) == Note {
 			consumed = append(consumed, in)
 		} else {
 			kept = append(kept, in)
@@ -289,6 +302,10 @@ func (s *stepper) streamFinished(x StreamFinished) {
 		r.Calls = calls
 		s.refuseAll(tool.Cancelled, "Not run: the request ran out of its token budget.")
 		s.close(event.ReasonBudget, fmt.Sprintf("Stopped: this request used %d tokens, over its budget of %d.", r.Tokens, budget))
+		return
+	}
+	if len(calls) == 0 && strings.TrimSpace(x.Content) == "" {
+		s.emptyReply()
 		return
 	}
 	if len(calls) == 0 {
@@ -424,6 +441,21 @@ func (s *stepper) afterCalls() {
 		s.close(event.ReasonLoop, fmt.Sprintf("Stopped: the assistant made the same call with the same result %d times in a row.", s.m.Run.Repeats))
 		return
 	}
+	s.startStep(-1)
+}
+
+// emptyReply is a step that said nothing and called nothing: the first in
+// a run opens one more step with a note to the model (a user.message of
+// intent note, so the request is rebuilt from the log); the second ends
+// the run, saying so, rather than showing nothing.
+func (s *stepper) emptyReply() {
+	r := &s.m.Run
+	if r.Nudged {
+		s.close(event.ReasonEmpty, EmptyReplySentence)
+		return
+	}
+	r.Nudged = true
+	s.m.Queue = append(s.m.Queue, Input{InputID: fmt.Sprintf("%s-note-%d", r.ID, r.Step), Intent: string(Note), Text: EmptyReplyNote})
 	s.startStep(-1)
 }
 
@@ -626,6 +658,8 @@ func (s *stepper) interrupted(x Interrupted) {
 // waiting follow-up, if any.
 func (s *stepper) close(reason, message string) {
 	s.record(event.RunFinished, event.RunFinishedPayload{Reason: reason, Error: message})
+	// A note belongs to the run that made it: never to the next.
+	s.m.Queue = slices.DeleteFunc(s.m.Queue, func(in Input) bool { return Intent(in.Intent) == Note })
 	s.m.Run = Run{}
 	s.m.Phase = Idle
 	s.openNextRun()

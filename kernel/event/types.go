@@ -133,6 +133,8 @@ const (
 	ReasonBudget      = "budget"
 	ReasonLoop        = "loop"
 	ReasonInterrupted = "interrupted"
+	// ReasonEmpty: the model returned nothing, even when asked again.
+	ReasonEmpty = "empty"
 )
 
 // ToolDecl is a tool as frozen into a capability snapshot.
@@ -180,7 +182,23 @@ type Capabilities struct {
 	// that this session's own log does not (a branch's parent, up to the
 	// branch point), so a grant to act unasked no longer holds.
 	Read bool `json:"read,omitempty"`
+
+	// What the model can be offered. ToolsOff says why the run offers no
+	// tools at all ("" when it offers them): ToolsOffModel, Ollama does not
+	// list "tools" among the model's capabilities; ToolsOffRefused, Ollama
+	// refused them in an earlier run. Withheld names the tools it would
+	// have had; ToolModels are installed models that can call tools, for
+	// the window to suggest.
+	ToolsOff   string   `json:"toolsOff,omitempty"`
+	Withheld   []string `json:"withheld,omitempty"`
+	ToolModels []string `json:"toolModels,omitempty"`
 }
+
+// Why a run offers the model no tools (Capabilities.ToolsOff).
+const (
+	ToolsOffModel   = "model"
+	ToolsOffRefused = "refused"
+)
 
 // InputReceivedPayload is an input as it arrived. Intent is follow_up (next
 // turn), steer (next step, wakes the loop) or inject (next step, does not).
@@ -204,6 +222,9 @@ type StepRetriedPayload struct {
 	Attempt int    `json:"attempt"`
 	Reason  string `json:"reason"`
 	AfterNS int64  `json:"afterNs"`
+	// WithoutTools: from this attempt on, the run's requests declare no
+	// tools (the model refused them), whatever its capabilities froze.
+	WithoutTools bool `json:"withoutTools,omitempty"`
 }
 
 type PermissionAnsweredPayload struct {

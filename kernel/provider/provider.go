@@ -96,6 +96,12 @@ var (
 	ErrServer = errors.New("the model server failed")
 	// ErrOverloaded: the server is busy (HTTP 429 or 503); try again later.
 	ErrOverloaded = errors.New("the model server is busy")
+	// ErrNoTools: the model cannot call tools and the request offered some;
+	// it always comes with ErrRejected (the server refused the request).
+	ErrNoTools = errors.New("the model does not support tools")
+	// ErrRunnerStopped: the process running the model died; it always comes
+	// with ErrServer. The server starts a new one on the next request.
+	ErrRunnerStopped = errors.New("the model runner stopped")
 )
 
 // Error is a failure an adapter explains to the user: Message says what
@@ -106,6 +112,9 @@ type Error struct {
 	Kind    error
 	Message string
 	Err     error
+	// Also is a narrower sentinel the failure is as well (ErrNoTools under
+	// ErrRejected, ErrRunnerStopped under ErrServer); nil for none.
+	Also error
 }
 
 func (e *Error) Error() string {
@@ -115,4 +124,9 @@ func (e *Error) Error() string {
 	return e.Message + " (" + e.Err.Error() + ")"
 }
 
-func (e *Error) Unwrap() []error { return []error{e.Kind, e.Err} }
+func (e *Error) Unwrap() []error {
+	if e.Also != nil {
+		return []error{e.Kind, e.Also, e.Err}
+	}
+	return []error{e.Kind, e.Err}
+}

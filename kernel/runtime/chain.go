@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"quire/kernel/compact"
 	"quire/kernel/provider"
 )
 
@@ -18,6 +19,8 @@ type Failure struct {
 	Attempt int // retries made so far for this step
 	Class   string
 	Err     error
+	// Request is what was sent (the overflow handler measures it).
+	Request provider.Request
 }
 
 // Verdict is a handler's answer: retry after a pause, or give up with a
@@ -27,6 +30,9 @@ type Verdict struct {
 	After   time.Duration
 	Reason  string
 	Message string
+	// WithoutTools: the retry, and the rest of the run, declares no tools
+	// (recorded on the step.retried, so the request is rebuilt without them).
+	WithoutTools bool
 }
 
 // ErrorHandler looks at a failure; handled is false when the failure is not
@@ -41,7 +47,9 @@ const (
 	ClassOverflow   = "context-overflow"
 	ClassModel      = "model-missing"
 	ClassRejected   = "rejected"
+	ClassNoTools    = "no-tools"
 	ClassServer     = "server"
+	ClassRunner     = "runner-stopped"
 	ClassCancelled  = "cancelled"
 )
 
@@ -55,8 +63,12 @@ func classify(err error) string {
 		return ClassModel
 	case errors.Is(err, provider.ErrRejected) && overflowed(err):
 		return ClassOverflow
+	case errors.Is(err, provider.ErrNoTools):
+		return ClassNoTools
 	case errors.Is(err, provider.ErrRejected):
 		return ClassRejected
+	case errors.Is(err, provider.ErrRunnerStopped):
+		return ClassRunner
 	}
 	return ClassServer
 }
@@ -77,8 +89,10 @@ func WithCompactor(c Compactor) Option { return func(r *Runtime) { r.compactor =
 
 // defaultHandlers is the chain after any handlers given by options: busy
 // server -> backoff with jitter and a cap; network -> a bounded retry;
-// overflow -> compact, and retry only if the history really got shorter;
-// anything else -> give up with what the adapter said.
+// a dead model runner -> one retry (Ollama starts a new runner for it);
+// tools refused by a model that cannot call them -> one retry without
+// tools; overflow -> compact, and retry only if the history really got
+// shorter; anything else -> give up with what the adapter said.
 func defaultHandlers(r *Runtime) []ErrorHandler {
 	return []ErrorHandler{
 		func(_ context.Context, f Failure) (Verdict, bool) {
@@ -99,12 +113,26 @@ func defaultHandlers(r *Runtime) []ErrorHandler {
 			}
 			return Verdict{Retry: true, After: backoff(f.Attempt, r.jitter), Reason: "the connection to the model failed"}, true
 		},
+		func(_ context.Context, f Failure) (Verdict, bool) {
+			if f.Class != ClassRunner || f.Attempt >= 1 {
+				return Verdict{}, false // once: a runner that dies again will again
+			}
+			return Verdict{Retry: true, After: backoff(f.Attempt, r.jitter), Reason: "the model runner stopped; Ollama starts a new one"}, true
+		},
+		func(_ context.Context, f Failure) (Verdict, bool) {
+			if f.Class != ClassNoTools || len(f.Request.Tools) == 0 {
+				return Verdict{}, false
+			}
+			r.refusesTools(f.Request.Model)
+			return Verdict{Retry: true, WithoutTools: true, Reason: "Ollama said the model cannot use tools, so the step is asked again without them"}, true
+		},
 		func(ctx context.Context, f Failure) (Verdict, bool) {
 			if f.Class != ClassOverflow {
 				return Verdict{}, false
 			}
+			fit := measure(f.Request)
 			if r.compactor == nil || f.Attempt >= 2 {
-				return Verdict{Message: "This conversation no longer fits in the model's context window. Start a new chat, or raise the context length (-num-ctx)."}, true
+				return Verdict{Message: fit.sentence(false)}, true
 			}
 			before, err := r.historySize(ctx, f.Session)
 			if err == nil {
@@ -113,11 +141,63 @@ func defaultHandlers(r *Runtime) []ErrorHandler {
 			after, err2 := r.historySize(ctx, f.Session)
 			if err != nil || err2 != nil || after >= before {
 				// Retrying a request that did not shrink would fail the same way.
-				return Verdict{Message: "This conversation no longer fits in the model's context window, and compacting it did not make it smaller. Start a new chat."}, true
+				return Verdict{Message: fit.sentence(true)}, true
 			}
 			return Verdict{Retry: true, Reason: fmt.Sprintf("compacted the history from %d to %d characters", before, after)}, true
 		},
 	}
+}
+
+// requestFit is how a request that overflowed the model's context is made
+// up, by the raw estimate (kernel/compact): what Quire adds to every request
+// (the system text and the tool declarations) and what the conversation
+// says, against the context length asked for.
+type requestFit struct {
+	fixed, said, tools, window int
+	first                      bool // nothing yet but system text and user messages
+}
+
+func measure(req provider.Request) requestFit {
+	fit := requestFit{fixed: compact.ToolsTokens(req.Tools), tools: len(req.Tools), window: req.ContextLen, first: true}
+	for _, m := range req.Messages {
+		switch m.Role {
+		case provider.RoleSystem:
+			fit.fixed += compact.MessageTokens(m)
+		case provider.RoleAssistant, provider.RoleTool:
+			fit.first = false
+			fit.said += compact.MessageTokens(m)
+		default:
+			fit.said += compact.MessageTokens(m)
+		}
+	}
+	return fit
+}
+
+// sentence says exactly why the request does not fit and what to choose
+// instead: on a first message, never "start a new chat".
+func (f requestFit) sentence(compacted bool) string {
+	switch {
+	case f.first && f.fixed >= f.said:
+		return fmt.Sprintf("Quire's instructions and %s take about %d tokens of the %d this model's context holds, "+
+			"which leaves too little room for your message. Choose a model with a larger context, or raise the context length in Settings.", toolWords(f.tools), f.fixed, f.window)
+	case f.first:
+		return fmt.Sprintf("Your message is too long for this model's context: about %d tokens, with about %d more for Quire's instructions and tools, "+
+			"and the context holds %d. Shorten the message, choose a model with a larger context, or raise the context length in Settings.", f.said, f.fixed, f.window)
+	case compacted:
+		return "This conversation no longer fits in the model's context window, and compacting it did not make it smaller. Start a new chat, or raise the context length in Settings."
+	}
+	return "This conversation no longer fits in the model's context window. Start a new chat, or raise the context length in Settings."
+}
+
+// toolWords names the tool declarations of a request for a sentence.
+func toolWords(n int) string {
+	switch n {
+	case 0:
+		return "the conversation's setup"
+	case 1:
+		return "the description of its one tool"
+	}
+	return fmt.Sprintf("the descriptions of its %d tools", n)
 }
 
 // backoff is 0.5 s doubling per attempt, capped at 8 s, with ±20% jitter.

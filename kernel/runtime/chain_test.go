@@ -12,6 +12,7 @@ import (
 	"quire/kernel/event"
 	"quire/kernel/history"
 	"quire/kernel/runtime"
+	"quire/kernel/tool"
 )
 
 var busy = ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailStatus, Status: 503, Message: "server busy"}}
@@ -170,7 +171,8 @@ func TestContextOverflow(t *testing.T) {
 		say(t, k, s, longMessage, "")
 		evs := waitRuns(t, k, s, 1)
 		fin := finished(t, evs)
-		if fin.Reason != event.ReasonError || !strings.Contains(fin.Error, "no longer fits") {
+		// A first message: the sentence names it, never "start a new chat".
+		if fin.Reason != event.ReasonError || !strings.Contains(fin.Error, "Your message is too long") || strings.Contains(fin.Error, "new chat") {
 			t.Fatalf("run finished %+v", fin)
 		}
 		if failed := only[event.StreamFailedPayload](t, evs, event.StreamFailed); len(failed) != 1 || failed[0].Class != runtime.ClassOverflow {
@@ -214,11 +216,40 @@ func TestContextOverflow(t *testing.T) {
 		say(t, k, s, longMessage, "")
 		evs := waitRuns(t, k, s, 1)
 		fin := finished(t, evs)
-		if fin.Reason != event.ReasonError || !strings.Contains(fin.Error, "did not make it smaller") {
+		if fin.Reason != event.ReasonError || !strings.Contains(fin.Error, "Your message is too long") || strings.Contains(fin.Error, "new chat") {
 			t.Fatalf("run finished %+v", fin)
 		}
 		if testkit.Count(evs, event.StepRetried) != 0 || len(requests(k)) != 1 || calls.Load() != 1 {
 			t.Fatalf("%s; %d requests; %d compactions", testkit.Types(evs), len(requests(k)), calls.Load())
+		}
+	})
+
+	t.Run("a conversation past its first message is told to start anew", func(t *testing.T) {
+		var calls atomic.Int32
+		compact, kp := compacting(longMessage+" and more", &calls)
+		k := kit(t, runtime.WithCompactor(compact))
+		*kp = k
+		k.Ollama.Script(saying("ok"))
+		s := chat(t, k)
+		say(t, k, s, "hi", "")
+		waitRuns(t, k, s, 1)
+		k.Runtime.SetSettings(settings(func(s *runtime.Settings) { s.NumCtx = 64 }))
+		run := say(t, k, s, longMessage, "")
+		fin := finished(t, ofRun(waitRuns(t, k, s, 2), run))
+		if fin.Reason != event.ReasonError || !strings.Contains(fin.Error, "did not make it smaller") || !strings.Contains(fin.Error, "Start a new chat") {
+			t.Fatalf("run finished %+v", fin)
+		}
+	})
+
+	t.Run("tools that leave no room are named", func(t *testing.T) {
+		big := &fakeTool{spec: tool.Spec{Name: "big", Description: strings.Repeat("a very long description. ", 20)}, run: replying("")}
+		k := overflowKit(t, withTools(big))
+		s := chat(t, k)
+		say(t, k, s, "hi", "")
+		fin := finished(t, waitRuns(t, k, s, 1))
+		if fin.Reason != event.ReasonError || !strings.Contains(fin.Error, "description of its one tool") || !strings.Contains(fin.Error, "Settings") ||
+			strings.Contains(fin.Error, "new chat") {
+			t.Fatalf("run finished %+v", fin)
 		}
 	})
 }

@@ -145,11 +145,12 @@ func (s *session) stream(x core.StartStream) {
 		return
 	}
 	class := classify(err)
-	v := s.r.judge(ctx, Failure{Session: s.id, Step: x.Step, Attempt: x.Attempt, Class: class, Err: err})
+	v := s.r.judge(ctx, Failure{Session: s.id, Step: x.Step, Attempt: x.Attempt, Class: class, Err: err, Request: req})
 	if v.Retry && !partial {
 		// A retry after text was shown would show it twice; only an attempt
 		// that produced nothing is tried again.
-		s.report(fact(event.StepRetried, s.r.now(), runID, event.StepRetriedPayload{Step: x.Step, Attempt: x.Attempt + 1, Reason: v.Reason, AfterNS: int64(v.After)}))
+		s.report(fact(event.StepRetried, s.r.now(), runID, event.StepRetriedPayload{Step: x.Step, Attempt: x.Attempt + 1, Reason: v.Reason,
+			AfterNS: int64(v.After), WithoutTools: v.WithoutTools}))
 		return
 	}
 	message := v.Message
@@ -238,10 +239,39 @@ func (r *Reader) requestAt(ctx context.Context, session, run string, seq int64, 
 	}
 	all = append(all, msgs...)
 	req := provider.Request{Model: caps.Model, Messages: all, ContextLen: caps.NumCtx}
+	if len(caps.Tools) == 0 {
+		return req, nil
+	}
+	if dropped, err := r.toolsDropped(ctx, session, run, seq); err != nil || dropped {
+		return req, err
+	}
 	for _, d := range caps.Tools {
 		req.Tools = append(req.Tools, provider.ToolSpec{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
 	}
 	return req, nil
+}
+
+// toolsDropped reports whether the run was retried without tools (the
+// model refused them) at or before seq: from then on its requests declare
+// none.
+func (r *Reader) toolsDropped(ctx context.Context, session, run string, seq int64) (bool, error) {
+	evs, err := r.store.EventsOfType(ctx, session, event.StepRetried)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range evs {
+		if e.RunID != run || e.Seq > seq {
+			continue
+		}
+		p, err := event.As[event.StepRetriedPayload](e)
+		if err != nil {
+			return false, err
+		}
+		if p.WithoutTools {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func sentence(err error) string {

@@ -159,6 +159,7 @@ type Runtime struct {
 	handlers      []ErrorHandler
 	compactor     Compactor
 	compaction    Compaction
+	catalog       ModelCatalog // what the chat model can do (fit.go); nil: ask nobody
 	jitter        func() float64
 	prompt        *prompt.Assembler
 	waitsTurn     func(callID string) // called when a serial call finds another holding its turn (tests set it: export_test.go)
@@ -173,6 +174,7 @@ type Runtime struct {
 	settings Settings
 	sessions map[string]*session
 	damaged  map[string]string // session -> why its log cannot be read
+	noTools  map[string]bool   // models Ollama refused tools for (fit.go)
 	closing  bool
 }
 
@@ -296,6 +298,7 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 			Effects: uint8(sp.Effects), Idempotency: string(sp.Idempotency), TimeoutNS: int64(sp.Timeout), Parallel: sp.Parallel,
 			Granted: uint8(sp.Granted)})
 	}
+	r.withholdTools(ctx, caps)
 	assembled, err := r.prompt.Assemble(prompt.WithSession(ctx, session))
 	if err != nil {
 		return nil, nil, err

@@ -37,6 +37,8 @@ const (
 	forgetStart   = "/forget "
 	longPrompt    = "/long write out my whole plan"
 	exfilStart    = "/exfil "
+	emptyPrompt   = "/empty say nothing"
+	emptyAnswer   = "Here it is after all."
 )
 
 // exfilReply is what a reply steered by a document could hold to send what
@@ -113,7 +115,8 @@ type fixtures struct {
 func prompts() map[string]string {
 	return map[string]string{"fail": failPrompt, "slow": slowPrompt, "stream": streamPrompt, "tool": toolPrompt, "ask": askPrompt, "plan": planPrompt,
 		"unsure": unsurePrompt, "move": movePrompt, "compact": compactPrompt, "cite": citePrompt, "remember": rememberStart, "citeReply": citeReply,
-		"planReminder": planReminder, "planLater": planLater, "forget": forgetStart, "long": longPrompt, "exfil": exfilStart}
+		"planReminder": planReminder, "planLater": planLater, "forget": forgetStart, "long": longPrompt, "exfil": exfilStart,
+		"empty": emptyPrompt, "emptyAnswer": emptyAnswer}
 }
 
 // run is what a request says about the run a script answers: the prompt
@@ -121,6 +124,7 @@ func prompts() map[string]string {
 // tool results since.
 type run struct {
 	opener  string
+	asked   int // how many times the opener was sent before (a Retry sends it again)
 	steers  []string
 	results []api.Message
 	steps   int // the model's replies so far in this run
@@ -232,6 +236,15 @@ var scripts = []script{
 	{func(t string) bool { return strings.HasPrefix(t, exfilStart) }, func(r run) ollamatest.Turn {
 		return say(exfilReply(strings.TrimPrefix(r.opener, exfilStart)))
 	}},
+	// The empty-reply case: nothing at all (what Ollama returns for a call
+	// of an undeclared tool), also after Quire's note; asked again (Retry),
+	// an answer.
+	{is(emptyPrompt), func(r run) ollamatest.Turn {
+		if r.asked == 0 {
+			return ollamatest.Turn{}
+		}
+		return say(emptyAnswer)
+	}},
 	{is(longPrompt), twoSteps(fixed(call("create_note", map[string]any{"path": "long-plan.md", "content": longText})), func(r run) string {
 		if refused(r) {
 			return "All right, I wrote nothing."
@@ -254,6 +267,11 @@ func respond(req api.ChatRequest) (ollamatest.Turn, bool) {
 				continue
 			}
 			r := run{opener: m.Content}
+			for _, earlier := range req.Messages[:i] {
+				if earlier.Role == "user" && earlier.Content == m.Content {
+					r.asked++
+				}
+			}
 			for _, later := range req.Messages[i+1:] {
 				switch {
 				case later.Role == "assistant" && len(later.ToolCalls) == 0 && later.Content != "":

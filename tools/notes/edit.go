@@ -12,8 +12,11 @@ import (
 	"quire/kernel/tool"
 )
 
-const requestIDDesc = "An id you choose for this request, unique to it, like a short random string. " +
-	"If the call is retried with the same requestId, the first result is returned instead of doing it twice. Default: the call's id."
+// notePath describes the path argument of the tools that take one note.
+const notePath = "Note path, like projects/plan.md."
+
+// requestIDDesc describes the requestId of the tools keyed by it.
+const requestIDDesc = "Optional id of this request: a retry with the same id returns the first result instead of doing it twice."
 
 func createNote(r *Root) tool.Tool {
 	type args struct {
@@ -22,12 +25,11 @@ func createNote(r *Root) tool.Tool {
 		RequestID string `json:"requestId"`
 	}
 	params := []param{
-		{"path", true, str("The new note, relative to the notes folder, ending in .md, like projects/plan.md. Missing folders are made.")},
-		{"content", true, str("The whole text of the note, in Markdown.")},
+		{"path", true, str("New note path ending in .md, like projects/plan.md; missing folders are made.")},
+		{"content", true, str("The note's Markdown text.")},
 		{"requestId", false, str(requestIDDesc)},
 	}
-	spec := writeSpec("create_note", "Create a new note with the given text. It never replaces an existing note: "+
-		"if the path is taken it fails, and you should pick another name or change the existing note with edit_note or append_note.", tool.Keyed)
+	spec := writeSpec("create_note", "Create a new note. Fails if the path exists: pick another name, or use edit_note or append_note.", tool.Keyed)
 	return newTool(spec, params, func(ctx context.Context, call tool.Call, a args) (tool.Result, error) {
 		unlock, err := r.lockWrite(ctx)
 		if err != nil {
@@ -107,11 +109,10 @@ func appendNote(r *Root) tool.Tool {
 		Text string `json:"text"`
 	}
 	params := []param{
-		{"path", true, str("The existing note, relative to the notes folder, like journal/2026-03.md.")},
-		{"text", true, str("The text to add at the end of the note. It starts on a new line.")},
+		{"path", true, str("Note path, like journal/2026-03.md.")},
+		{"text", true, str("Text to add.")},
 	}
-	spec := writeSpec("append_note", "Add text at the end of an existing note, on a new line. "+
-		"Use it to add to a log, journal or list without rewriting the note; use create_note for a new note.", tool.Unsafe)
+	spec := writeSpec("append_note", "Add text on a new line at the end of an existing note; create_note makes a new one.", tool.Unsafe)
 	return newTool(spec, params, func(ctx context.Context, _ tool.Call, a args) (tool.Result, error) {
 		if a.Text == "" {
 			return tool.Result{}, fail(tool.ErrInvalidArgs, "the text is empty; give the text to add")
@@ -148,15 +149,14 @@ func editNote(r *Root) tool.Tool {
 		Find    string `json:"find"`
 		Replace string `json:"replace"`
 	}
-	find := str("The exact text to replace, copied from the note (read_note shows it), including spaces and line breaks. It must occur exactly once: include enough surrounding text to make it unique.")
+	find := str("Exact text to replace, copied from the note with its spaces and line breaks; it must occur once.")
 	find["minLength"] = 1
 	params := []param{
-		{"path", true, str("The note, relative to the notes folder, like projects/plan.md.")},
+		{"path", true, str(notePath)},
 		{"find", true, find},
-		{"replace", true, str("The text to put in its place; empty to delete it.")},
+		{"replace", true, str("New text; empty deletes the passage.")},
 	}
-	spec := writeSpec("edit_note", "Change part of a note: replace one exact passage with new text. "+
-		"Read the note first and copy the passage exactly; the edit fails if the passage is absent or occurs more than once.", tool.Unsafe)
+	spec := writeSpec("edit_note", "Replace one exact passage of a note with new text. Read the note first.", tool.Unsafe)
 	return newTool(spec, params, func(ctx context.Context, _ tool.Call, a args) (tool.Result, error) {
 		if a.Find == "" {
 			return tool.Result{}, fail(tool.ErrInvalidArgs, "the find argument is empty; give the exact text to replace")

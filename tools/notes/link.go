@@ -16,12 +16,11 @@ func linkNotes(r *Root) tool.Tool {
 		Text string `json:"text"`
 	}
 	params := []param{
-		{"from", true, str("The note to add the link to, relative to the notes folder, like projects/plan.md.")},
-		{"to", true, str("The existing note (or file) to link to, like people/ana.md.")},
-		{"text", false, str("The link's text. Default: the name of the linked note without its extension.")},
+		{"from", true, str("Note to add the link to, like projects/plan.md.")},
+		{"to", true, str("Note or file to link to, like people/ana.md.")},
+		{"text", false, str("Link text; default: the linked note's name.")},
 	}
-	spec := writeSpec("link_notes", "Link one note to another: add a Markdown link to the second note at the end of the first, "+
-		"as a relative path that works in any Markdown editor. Nothing is added if the first note already links there.", tool.Unsafe)
+	spec := writeSpec("link_notes", "Add a relative Markdown link to another note at the end of a note (nothing if it links there already).", tool.Unsafe)
 	return newTool(spec, params, func(ctx context.Context, _ tool.Call, a args) (tool.Result, error) {
 		if strings.ContainsAny(a.Text, "\r\n") {
 			return tool.Result{}, fail(tool.ErrInvalidArgs, "the link text must be one line; give a short title for the link")

@@ -22,12 +22,11 @@ func moveNote(r *Root) tool.Tool {
 		RequestID string `json:"requestId"`
 	}
 	params := []param{
-		{"from", true, str("The note or folder to move or rename, relative to the notes folder, like inbox/idea.md.")},
-		{"to", true, str("Its new path, like projects/idea.md. If this is an existing folder, it moves into that folder. Missing folders are made.")},
+		{"from", true, str("Note or folder to move, like inbox/idea.md.")},
+		{"to", true, str("New path, like projects/idea.md; into it if it is a folder.")},
 		{"requestId", false, str(requestIDDesc)},
 	}
-	spec := writeSpec("move_note", "Move or rename a note or a folder inside the notes folder. "+
-		"It never replaces an existing note: if the destination is taken it fails, and you should choose another name. A note keeps its kind of extension.", tool.Keyed)
+	spec := writeSpec("move_note", "Move or rename a note or folder. Fails if the destination exists; a note keeps its extension.", tool.Keyed)
 	return newTool(spec, params, func(ctx context.Context, call tool.Call, a args) (tool.Result, error) {
 		unlock, err := r.lockWrite(ctx)
 		if err != nil {
@@ -175,8 +174,8 @@ func makeFolder(r *Root) tool.Tool {
 	type args struct {
 		Path string `json:"path"`
 	}
-	params := []param{{"path", true, str("The folder to make, relative to the notes folder, like projects/2026. Missing parent folders are made too.")}}
-	spec := writeSpec("make_folder", "Make a folder in the notes folder, to organise notes. Making a folder that already exists does nothing.", tool.Safe)
+	params := []param{{"path", true, str("Folder path, like projects/2026.")}}
+	spec := writeSpec("make_folder", "Make a folder (and missing parents) in the notes folder; an existing one is kept.", tool.Safe)
 	return newTool(spec, params, func(ctx context.Context, _ tool.Call, a args) (tool.Result, error) {
 		unlock, err := r.lockWrite(ctx)
 		if err != nil {

@@ -52,12 +52,10 @@ func listNotes(r *Root) tool.Tool {
 		Depth *int   `json:"depth"`
 	}
 	params := []param{
-		{"path", false, str("A folder inside the notes folder, relative to it, like projects. Leave it out to list the whole notes folder.")},
-		{"depth", false, integer(fmt.Sprintf("How many levels of folders to go down; 1 lists only the folder's own entries. Default %d.", defaultDepth), 1, maxDepth)},
+		{"path", false, str("Folder to list, like projects; default: all.")},
+		{"depth", false, integer(fmt.Sprintf("Folder levels to show. Default %d.", defaultDepth), 1, maxDepth)},
 	}
-	spec := readSpec("list_notes", "List the notes and folders in the notes folder, or in one folder of it, as a tree with each file's size and last-modified date. "+
-		"Use it to see which notes exist before reading, creating, moving or linking one. Hidden files (names starting with a dot) are not shown; "+
-		fmt.Sprintf("at most %d entries are listed, so list a subfolder to see more.", maxListEntries), readTimeout)
+	spec := readSpec("list_notes", fmt.Sprintf("List notes and folders as a tree with sizes and dates (at most %d entries; hidden files left out).", maxListEntries), readTimeout)
 	return newTool(spec, params, func(ctx context.Context, _ tool.Call, a args) (tool.Result, error) {
 		depth := defaultDepth
 		if a.Depth != nil {
@@ -210,13 +208,11 @@ func readNote(r *Root) tool.Tool {
 		EndLine   *int   `json:"endLine"`
 	}
 	params := []param{
-		{"path", true, str("The note, relative to the notes folder, like projects/plan.md.")},
-		{"startLine", false, integer("The first line to read, counting from 1. Default 1.", 1, 1<<30)},
-		{"endLine", false, integer("The last line to read. Default: the end of the note.", 1, 1<<30)},
+		{"path", true, str(notePath)},
+		{"startLine", false, integer("First line, from 1.", 1, 1<<30)},
+		{"endLine", false, integer("Last line.", 1, 1<<30)},
 	}
-	spec := readSpec("read_note", "Read a note's text (Markdown or plain text), whole or a range of lines. "+
-		"Use it before editing a note, to copy the exact text to change. "+
-		fmt.Sprintf("At most %s is returned at once; the result says which lines it holds, so read on with startLine.", humanSize(maxReadOutput)), readTimeout)
+	spec := readSpec("read_note", fmt.Sprintf("Read a note, whole or some lines (at most %s at once: the result says which lines).", humanSize(maxReadOutput)), readTimeout)
 	return newTool(spec, params, func(ctx context.Context, _ tool.Call, a args) (tool.Result, error) {
 		t, err := r.resolve(a.Path)
 		if err != nil {
@@ -326,18 +322,16 @@ func findNotes(r *Root) tool.Tool {
 		In    string `json:"in"`
 		Limit *int   `json:"limit"`
 	}
-	in := str(`Where to look: "name" (file and folder names), "content" (the text of notes) or "both". Default "both".`)
+	in := str(`"name", "content" or "both" (default).`)
 	in["enum"] = []string{"name", "content", "both"}
-	query := str("The text to look for. Case does not matter; it is matched as plain text, not a pattern.")
+	query := str("Plain text to find; case does not matter.")
 	query["minLength"] = 1
 	params := []param{
 		{"query", true, query},
 		{"in", false, in},
-		{"limit", false, integer(fmt.Sprintf("The most matches to return. Default %d.", defaultHits), 1, maxHits)},
+		{"limit", false, integer(fmt.Sprintf("Most matches. Default %d.", defaultHits), 1, maxHits)},
 	}
-	spec := readSpec("find_notes", "Find notes by name or by the text in them: a plain, case-insensitive search of the whole notes folder. "+
-		"Use it when you do not know a note's path, or to find where something is written. Returns paths, and line numbers with the matching lines. "+
-		"Hidden files, symbolic links and binary files are not searched.", findTimeout)
+	spec := readSpec("find_notes", "Search note names and text. Returns paths and matching lines with their numbers.", findTimeout)
 	return newTool(spec, params, func(ctx context.Context, _ tool.Call, a args) (tool.Result, error) {
 		if strings.TrimSpace(a.Query) == "" {
 			return tool.Result{}, fail(tool.ErrInvalidArgs, "the query is empty; give the text to look for")

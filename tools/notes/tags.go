@@ -24,16 +24,15 @@ func setTags(r *Root) tool.Tool {
 	}
 	tags := map[string]any{
 		"type":        "array",
-		"description": "All the tags the note should have, like [\"project\", \"urgent\"]; they replace its current tags. [] removes them all.",
+		"description": "All its tags, replacing the current ones; [] removes them.",
 		"items":       map[string]any{"type": "string", "minLength": 1, "maxLength": maxTagBytes},
 		"maxItems":    maxTags,
 	}
 	params := []param{
-		{"path", true, str("The note, relative to the notes folder, like projects/plan.md.")},
+		{"path", true, str(notePath)},
 		{"tags", true, tags},
 	}
-	spec := writeSpec("set_tags", "Set a note's tags: the tags list in its YAML front matter (the block between --- lines at the top). "+
-		"The front matter is made if the note has none; the rest of the note is kept exactly as it is.", tool.Unsafe)
+	spec := writeSpec("set_tags", "Set a note's tags in its YAML front matter; the rest of the note is kept as it is.", tool.Unsafe)
 	return newTool(spec, params, func(ctx context.Context, _ tool.Call, a args) (tool.Result, error) {
 		if a.Tags == nil {
 			return tool.Result{}, fail(tool.ErrInvalidArgs, "the tags argument is missing; give the list of tags, or [] to remove them all")

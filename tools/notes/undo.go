@@ -14,10 +14,8 @@ func undoChange(r *Root, log ChangeLog) tool.Tool {
 	type args struct {
 		ChangeID string `json:"changeId"`
 	}
-	params := []param{{"changeId", true, str("The id of the change to undo, like chg_0123456789abcdef, as given in the result of the tool that made it.")}}
-	spec := writeSpec("undo", "Undo one change made by a note tool (create, append, edit, move, make folder, set tags, link, or an earlier undo): "+
-		"a created note is removed, an edited note gets its previous text back, a moved note moves back. "+
-		"It refuses when the note has changed since, so later work is never lost.", tool.Unsafe)
+	params := []param{{"changeId", true, str("Like chg_0123456789abcdef, from the result of the change.")}}
+	spec := writeSpec("undo", "Undo one change a note tool made, by its changeId. Refused if the note changed since.", tool.Unsafe)
 	t := newTool(spec, params, func(ctx context.Context, _ tool.Call, a args) (tool.Result, error) {
 		if a.ChangeID == "" {
 			return tool.Result{}, fail(tool.ErrInvalidArgs, "the changeId is empty; give the id of the change to undo, as a note tool's result gave it")

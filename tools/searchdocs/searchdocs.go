@@ -55,13 +55,13 @@ func InputSchema() map[string]any {
 		"properties": map[string]any{
 			"query": map[string]any{
 				"type":        "string",
-				"description": "What to look for: key words, a question or a statement. Plain text; no query syntax.",
+				"description": "Words, a question or a statement.",
 				"minLength":   1,
 				"maxLength":   maxQuery,
 			},
 			"limit": map[string]any{
 				"type":        "integer",
-				"description": fmt.Sprintf("How many passages to return, 1 to %d (default %d).", maxLimit, defaultLimit),
+				"description": fmt.Sprintf("Passages, 1 to %d (default %d).", maxLimit, defaultLimit),
 				"minimum":     1,
 				"maximum":     maxLimit,
 			},
@@ -109,9 +109,8 @@ func OutputSchema() map[string]any {
 func (t *Tool) Spec() tool.Spec {
 	return tool.Spec{
 		Name: Name,
-		Description: "Search the documents the user added to Quire (Markdown, text, HTML and PDF files) by words and by meaning. " +
-			"Returns numbered passages, each with its file, headings and line range. Cite the passages you use as [1], [2] in your answer, " +
-			"and say so when nothing relevant was found rather than guessing.",
+		Description: "Search the user's documents by words and meaning. Returns numbered passages with file and lines: " +
+			"cite them as [1], [2]; say so when nothing relevant was found.",
 		Parameters:  InputSchema(),
 		Effects:     tool.ReadFs,
 		Idempotency: tool.Safe,

@@ -64,9 +64,8 @@ func Tools() []tool.Tool { return []tool.Tool{updateTodos(), reportState()} }
 func updateTodos() tool.Tool {
 	return simple{
 		spec: tool.Spec{
-			Name: "update_todos",
-			Description: "Keep your plan for the user's request: send the WHOLE list every time, marking finished items done. " +
-				"Use it for requests with several steps; the user sees the list.",
+			Name:        "update_todos",
+			Description: "Your plan for a request of several steps; the user sees it. Send the WHOLE list each time, marking items done.",
 			Parameters: map[string]any{
 				"type": "object", "required": []any{"items"}, "additionalProperties": false,
 				"properties": map[string]any{"items": map[string]any{
@@ -92,9 +91,8 @@ func updateTodos() tool.Tool {
 func reportState() tool.Tool {
 	return simple{
 		spec: tool.Spec{
-			Name: "report_state",
-			Description: "When you are unsure what to do next, or something does not add up, report your current state and plan " +
-				"in your own words; the user sees the report and can help.",
+			Name:        "report_state",
+			Description: "When unsure what to do next, report your state and plan; the user sees it and can help.",
 			Parameters: map[string]any{
 				"type": "object", "required": []any{"state"}, "additionalProperties": false,
 				"properties": map[string]any{

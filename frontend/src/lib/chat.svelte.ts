@@ -208,6 +208,15 @@ export class ChatStore {
     return this.send(text, 'follow_up');
   }
 
+  /**
+   * Asks again after a run the model answered with nothing: `text` (the
+   * user's last message, kept on the error item) is sent as a new request
+   * (docs/PROTOCOL.md, "Retry"). False if it could not be sent.
+   */
+  retry(text: string): Promise<boolean> {
+    return this.send(text, 'follow_up');
+  }
+
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;

@@ -27,8 +27,15 @@
 //   summary the new range covers is marked superseded;
 // - `run.finished` closes the run: 'error' adds an error item with the
 //   sentence from Go, 'cancelled' marks the open item as stopped, the limits
-//   (max-steps, budget, loop, …) add a notice with their sentence.
-import type { FinishReason, Intent, QEvent, ToolCall, Usage } from './protocol';
+//   (max-steps, budget, loop, …) add a notice with their sentence; 'empty'
+//   (the model returned nothing, even when asked again) adds an error item
+//   with a Retry that sends the user's last message again;
+// - a `user.message` of intent 'note' is Quire's own word to the model after
+//   an empty reply: a notice saying so, never a user bubble;
+// - an `input.received` whose frozen capabilities withheld the tools
+//   (caps.toolsOff) adds a notice, once per conversation and model, saying
+//   what Quire cannot do with this model and which installed one could.
+import type { Capabilities, FinishReason, Intent, QEvent, ToolCall, Usage } from './protocol';
 import { EventType } from './protocol';
 
 export type ItemKind = 'user' | 'assistant' | 'error' | 'notice' | 'permission' | 'compaction';
@@ -135,6 +142,10 @@ export interface Item {
   unsent?: boolean;
   /** kind 'compaction': the replace; `text` is the summary or stub. */
   compaction?: CompactionState;
+  /** kind 'error': the text Retry sends again (the run ended with nothing from the model). */
+  retry?: string;
+  /** kind 'notice': the model this run sent no tools to (the no-tools notice). */
+  toolsOffModel?: string;
 }
 
 /** An input that arrived and waits for a step to take it up. */
@@ -181,7 +192,44 @@ export const REASON_FALLBACK: Readonly<Partial<Record<FinishReason, string>>> = 
   interrupted: 'Quire stopped before this request finished.',
 };
 
-const INTENTS: ReadonlySet<string> = new Set<Intent>(['follow_up', 'steer', 'inject']);
+const INTENTS: ReadonlySet<string> = new Set<Intent>(['follow_up', 'steer', 'inject', 'note']);
+
+/** What the window shows where Quire asked the model again after an empty reply. */
+export const NOTE_NOTICE = 'The model returned nothing; Quire asked it once more.';
+
+/** What a run that ended with nothing from the model says when Go sent no sentence. */
+export const EMPTY_FALLBACK = 'The model returned nothing. Retry, or choose another model in Settings.';
+
+/** What the tools Quire withheld would have let it do, by tool name. */
+function abilities(withheld: readonly string[]): string[] {
+  const out: string[] = [];
+  const has = (f: (n: string) => boolean) => withheld.some(f);
+  if (has((n) => /_notes?$/.test(n) || n === 'undo' || n === 'make_folder' || n === 'set_tags')) out.push('read or change your notes');
+  if (has((n) => n === 'search_docs')) out.push('search your documents');
+  if (has((n) => n === 'remember' || n === 'forget')) out.push('remember things for later');
+  if (has((n) => n === 'update_todos')) out.push('keep a plan');
+  return out;
+}
+
+function list(words: readonly string[]): string {
+  if (words.length <= 1) return words.join('');
+  return `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
+}
+
+/**
+ * The no-tools notice: the model cannot use tools (or Ollama refused them),
+ * so Quire cannot do what those tools do, and which installed model could.
+ */
+export function toolsOffText(caps: Pick<Capabilities, 'model' | 'toolsOff' | 'withheld' | 'toolModels'>): string {
+  const can = abilities(caps.withheld ?? []);
+  const why = caps.toolsOff === 'refused' ? `Ollama refused tools for ${caps.model}` : `${caps.model} cannot use tools`;
+  const cannot = can.length ? `, so in this chat Quire cannot ${list(can)}.` : ', so Quire answers without them in this chat.';
+  const others = caps.toolModels ?? [];
+  const instead = others.length
+    ? ` ${list(others)} can: choose it in Settings.`
+    : ' Choose a model that can use tools in Settings to do these.';
+  return why + cannot + instead;
+}
 
 export function emptyConversation(session: string): Conversation {
   return {
@@ -376,6 +424,10 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
 
       case EventType.InputReceived: {
         const p = e.payload;
+        const caps = p.caps;
+        if (caps && caps.toolsOff && !items.some((it) => it.toolsOffModel === caps.model)) {
+          items.push({ key: e.seq, kind: 'notice', tone: 'warn', text: toolsOffText(caps), streaming: false, toolsOffModel: caps.model });
+        }
         const inputId = str(p.inputId);
         if (pending.some((x) => x.inputId === inputId && inputId !== '')) break;
         const intent = INTENTS.has(p.intent) ? (p.intent as Intent) : 'follow_up';
@@ -387,6 +439,10 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
         const p = e.payload;
         const inputId = str(p.inputId);
         if (inputId) pending = pending.filter((x) => x.inputId !== inputId);
+        if (p.intent === 'note') {
+          items.push({ key: e.seq, kind: 'notice', text: NOTE_NOTICE, runId, streaming: false });
+          break;
+        }
         // A run starts (and shows its placeholder) before the step that takes
         // up the user's words: keep the words above the reply they prompt.
         const user: Item = { key: e.seq, kind: 'user', text: String(p.text ?? ''), streaming: false };
@@ -574,6 +630,13 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
           items.push({ key: e.seq, kind: 'notice', text: STOPPED_NOTICE, runId, streaming: false });
         } else if (reason === 'error') {
           items.push({ key: e.seq, kind: 'error', text: sentence || FALLBACK_ERROR, runId, streaming: false });
+        } else if (reason === 'empty') {
+          // Retry asks again with the words the user last sent.
+          let asked: Item | undefined;
+          for (let k = items.length - 1; k >= 0 && !asked; k--) if (items[k].kind === 'user' && !items[k].unsent) asked = items[k];
+          const item: Item = { key: e.seq, kind: 'error', text: sentence || EMPTY_FALLBACK, runId, streaming: false };
+          if (asked?.text) item.retry = asked.text;
+          items.push(item);
         } else if (reason !== 'completed' && !cancelled) {
           const text = sentence || REASON_FALLBACK[reason];
           if (text) items.push({ key: e.seq, kind: 'notice', tone: 'warn', text, runId, streaming: false });

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"syscall"
 
 	"github.com/ollama/ollama/api"
@@ -51,14 +52,20 @@ func (p *Provider) failure(ctx context.Context, err error, modelName string) err
 }
 
 func (p *Provider) classify(err error, modelName string) error {
-	fail := func(kind error, format string, args ...any) error {
-		return &provider.Error{Kind: kind, Message: fmt.Sprintf(format, args...), Err: err}
+	failAs := func(kind, also error, format string, args ...any) error {
+		return &provider.Error{Kind: kind, Also: also, Message: fmt.Sprintf(format, args...), Err: err}
 	}
+	fail := func(kind error, format string, args ...any) error { return failAs(kind, nil, format, args...) }
 	var status api.StatusError
 	var auth api.AuthorizationError
 	switch {
+	case runnerStopped(err):
+		return failAs(provider.ErrServer, provider.ErrRunnerStopped,
+			"The model runner of Ollama at %s stopped while answering: see the Ollama server log (it often means the model needs more memory than is free)", p.host)
 	case errors.As(err, &status):
 		switch {
+		case status.StatusCode == http.StatusBadRequest && strings.Contains(status.ErrorMessage, "does not support tools"):
+			return failAs(provider.ErrRejected, provider.ErrNoTools, "The model %q cannot use tools: choose one that can in Settings", modelName)
 		case status.StatusCode == http.StatusNotFound && modelName != "":
 			return fail(provider.ErrModelMissing, "Ollama at %s does not have the model %q: run `ollama pull %s`, or choose another model", p.host, modelName, modelName)
 		case status.StatusCode == http.StatusNotFound:
@@ -84,6 +91,20 @@ func (p *Provider) classify(err error, modelName string) error {
 	// What is left is an {"error": …} line in the middle of a stream, which
 	// Ollama's client returns as a plain error: the model runner failed.
 	return fail(provider.ErrServer, "Ollama at %s failed while answering: see the Ollama server log", p.host)
+}
+
+// runnerStopped recognises Ollama 0.17's words for a model runner that died
+// (llm/server.go): at load, "llama runner process has terminated" or "…no
+// longer running" (a 500); mid-reply, "model runner has unexpectedly
+// stopped" (an error line). Ollama starts a new runner on the next request.
+func runnerStopped(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"llama runner process has terminated", "llama runner process no longer running", "model runner has unexpectedly stopped"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // dialFailed reports whether err means nothing accepted the connection:

@@ -252,9 +252,28 @@ func TestStreamFailures(t *testing.T) {
 		turn       *ollamatest.Turn
 		req        provider.Request
 		want       error
+		also       error // a narrower sentinel the error must be too
+		install    *ollamatest.Model
 		wantText   []string
 		wantChunks []provider.Chunk
 	}{
+		{
+			name:    "tools offered to a model without them",
+			install: &ollamatest.Model{Name: "gemma:2b"},
+			req: provider.Request{Model: "gemma:2b", Messages: hello("gemma:2b").Messages,
+				Tools: []provider.ToolSpec{{Name: "list_notes", Description: "List notes.", Parameters: map[string]any{"type": "object"}}}},
+			want:     provider.ErrRejected,
+			also:     provider.ErrNoTools,
+			wantText: []string{`"gemma:2b" cannot use tools`, "Settings", "does not support tools"},
+		},
+		{
+			name:     "error line: the runner stopped",
+			turn:     &ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailErrorLine}},
+			req:      hello("qwen3:4b"),
+			want:     provider.ErrServer,
+			also:     provider.ErrRunnerStopped,
+			wantText: []string{"model runner of Ollama", "unexpectedly stopped"},
+		},
 		{
 			name:     "model missing",
 			req:      hello("llama9:70b"),
@@ -280,6 +299,7 @@ func TestStreamFailures(t *testing.T) {
 			turn:     &ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailStatus, Status: 500, Message: "llama runner process has terminated"}},
 			req:      hello("qwen3:4b"),
 			want:     provider.ErrServer,
+			also:     provider.ErrRunnerStopped,
 			wantText: []string{"llama runner process has terminated", "server log"},
 		},
 		{
@@ -316,12 +336,20 @@ func TestStreamFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv, p := fake(t)
+			if tc.install != nil {
+				srv.AddModel(*tc.install)
+			}
 			if tc.turn != nil {
 				srv.Script(*tc.turn)
 			}
 			got, err := collect(t, t.Context(), p, tc.req)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v; want %v", err, tc.want)
+			}
+			for _, narrower := range []error{provider.ErrNoTools, provider.ErrRunnerStopped} {
+				if errors.Is(err, narrower) != (tc.also == narrower) {
+					t.Errorf("err = %v: errors.Is(%v) = %v", err, narrower, !(tc.also == narrower))
+				}
 			}
 			for _, s := range tc.wantText {
 				if !strings.Contains(err.Error(), s) {

@@ -12,8 +12,8 @@ export const GENERATED_PROTOCOL_VERSION = '1.0';
 /** Who may see an event outside the kernel. */
 export type Visibility = 'public' | 'internal' | 'sensitive';
 
-/** When an input is taken up: the next run (follow_up), the next step of this run (steer), the next step whenever it comes (inject). */
-export type Intent = 'follow_up' | 'steer' | 'inject';
+/** When an input is taken up: the next run (follow_up), the next step of this run (steer), the next step whenever it comes (inject); note is Quire's own word to the model after an empty reply (a user.message no host sends). */
+export type Intent = 'follow_up' | 'steer' | 'inject' | 'note';
 
 /** Whether the kernel has the session attached (Session.status). */
 export type SessionStatus = 'attached' | 'detached';
@@ -22,7 +22,7 @@ export type SessionStatus = 'attached' | 'detached';
 export type RunStatus = 'idle' | 'streaming' | 'awaiting-permission' | 'executing-tools' | 'closing';
 
 /** Why a run finished (run.finished reason). */
-export type FinishReason = 'completed' | 'cancelled' | 'denied' | 'nothing-to-do' | 'error' | 'max-steps' | 'max-tool-calls' | 'budget' | 'loop' | 'interrupted';
+export type FinishReason = 'completed' | 'cancelled' | 'denied' | 'nothing-to-do' | 'error' | 'max-steps' | 'max-tool-calls' | 'budget' | 'loop' | 'interrupted' | 'empty';
 
 /** How a tool's call ended (tool.result status). */
 export type ToolResultStatus = 'success' | 'failure' | 'partial' | 'empty' | 'cancelled';
@@ -592,6 +592,11 @@ export interface StepRetriedPayload {
   attempt: number;
   reason: string;
   afterNs: number;
+  /**
+   * WithoutTools: from this attempt on, the run's requests declare no
+   * tools (the model refused them), whatever its capabilities froze.
+   */
+  withoutTools?: boolean;
 }
 
 export interface StepStartedPayload {
@@ -683,6 +688,17 @@ export interface Capabilities {
    * branch point), so a grant to act unasked no longer holds.
    */
   read?: boolean;
+  /**
+   * What the model can be offered. ToolsOff says why the run offers no
+   * tools at all ("" when it offers them): ToolsOffModel, Ollama does not
+   * list "tools" among the model's capabilities; ToolsOffRefused, Ollama
+   * refused them in an earlier run. Withheld names the tools it would
+   * have had; ToolModels are installed models that can call tools, for
+   * the window to suggest.
+   */
+  toolsOff?: string;
+  withheld?: string[];
+  toolModels?: string[];
 }
 
 /**

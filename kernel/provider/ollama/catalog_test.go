@@ -1,0 +1,76 @@
+package ollama_test
+
+import (
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+
+	"quire/internal/ollamatest"
+	"quire/kernel/provider/ollama"
+)
+
+// paths counts the requests a client sends, by path.
+type paths struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (p *paths) RoundTrip(r *http.Request) (*http.Response, error) {
+	p.mu.Lock()
+	p.n[r.URL.Path]++
+	p.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func (p *paths) count(path string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.n[path]
+}
+
+// TestCatalogAsksOncePerModel: what a model can do is asked of /api/show
+// once, however often a run or a step asks; a failure is not kept, and
+// ToolModels lists only the installed models that can call tools.
+func TestCatalogAsksOncePerModel(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t)
+	srv.AddModel(ollamatest.DefaultModel())
+	srv.AddModel(ollamatest.Model{Name: "gemma:2b"})
+	srv.AddModel(ollamatest.Model{Name: "nomic-embed-text", Capabilities: []string{"embedding"}})
+	srv.AddModel(ollamatest.Model{Name: "llama3.2:3b", Capabilities: []string{"completion", "tools"}})
+	count := &paths{n: map[string]int{}}
+	c := ollama.NewCatalog(ollama.New(mustHost(t, srv.URL()), &http.Client{Transport: count}))
+
+	for range 3 {
+		caps, err := c.Capabilities(t.Context(), "gemma:2b")
+		if err != nil || !slices.Equal(caps, []string{"completion"}) {
+			t.Fatalf("Capabilities = %v, %v", caps, err)
+		}
+	}
+	if n := count.count("/api/show"); n != 1 {
+		t.Fatalf("/api/show asked %d times for one model, want 1", n)
+	}
+	for range 2 {
+		if _, err := c.Capabilities(t.Context(), "absent:1b"); err == nil {
+			t.Fatal("a model that is not installed has capabilities")
+		}
+	}
+	if n := count.count("/api/show"); n != 3 {
+		t.Fatalf("/api/show asked %d times, want 3: a failure must be asked again", n)
+	}
+	got, err := c.ToolModels(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	if want := []string{"llama3.2:3b", "qwen3:4b"}; !slices.Equal(got, want) {
+		t.Fatalf("ToolModels = %v, want %v", got, want)
+	}
+	c.Forget("gemma:2b")
+	before := count.count("/api/show")
+	c.Capabilities(t.Context(), "gemma:2b")
+	if count.count("/api/show") != before+1 {
+		t.Fatal("a forgotten model was answered from the cache")
+	}
+}

@@ -1,0 +1,99 @@
+package runtime
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"quire/kernel/event"
+)
+
+// ModelCatalog says what the installed models can do (Ollama's /api/show
+// capabilities). The runtime asks it when it freezes a run, so a model that
+// cannot call tools is sent none and still chats. Answers may be cached by
+// the implementation; the runtime asks once per run.
+type ModelCatalog interface {
+	// Capabilities of an installed model as Ollama names them ("tools",
+	// "thinking", "embedding", …).
+	Capabilities(ctx context.Context, model string) ([]string, error)
+	// ToolModels lists the installed models that can call tools.
+	ToolModels(ctx context.Context) ([]string, error)
+}
+
+// WithCatalog sets what the runtime asks about the chat model's
+// capabilities. Without one every model is offered the tools, and a refusal
+// is caught by the error chain (one retry without tools).
+func WithCatalog(c ModelCatalog) Option { return func(r *Runtime) { r.catalog = c } }
+
+// catalogWait bounds each question to the catalog at a run's start: a slow
+// or absent Ollama must not hold up the user's message, which then fails
+// (or not) on its own.
+const catalogWait = 2 * time.Second
+
+// maxToolModels bounds the suggestions a run records.
+const maxToolModels = 5
+
+// withholdTools takes the tools out of a run's capabilities when its model
+// cannot call them, recording why, what was withheld and which installed
+// models could; the request then declares none (requestAt), and a replay
+// rebuilds it the same way from the snapshot.
+func (r *Runtime) withholdTools(ctx context.Context, caps *event.Capabilities) {
+	if len(caps.Tools) == 0 {
+		return
+	}
+	why := r.toolsOff(ctx, caps.Model)
+	if why == "" {
+		return
+	}
+	caps.ToolsOff = why
+	for _, d := range caps.Tools {
+		caps.Withheld = append(caps.Withheld, d.Name)
+	}
+	caps.Tools = nil
+	if r.catalog == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, catalogWait)
+	defer cancel()
+	models, err := r.catalog.ToolModels(ctx)
+	if err != nil {
+		r.log.Debug("listing models that can call tools", "err", err)
+		return
+	}
+	caps.ToolModels = slices.Clone(models[:min(len(models), maxToolModels)])
+}
+
+// toolsOff is why the model may not be offered tools, or "" when it may
+// (including when nobody can say: the chain catches a refusal then).
+func (r *Runtime) toolsOff(ctx context.Context, model string) string {
+	r.mu.Lock()
+	refused := r.noTools[model]
+	r.mu.Unlock()
+	if refused {
+		return event.ToolsOffRefused
+	}
+	if r.catalog == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, catalogWait)
+	defer cancel()
+	caps, err := r.catalog.Capabilities(ctx, model)
+	if err != nil || len(caps) == 0 {
+		return "" // unknown: Ollama will say, and the chain retries without tools
+	}
+	if !slices.Contains(caps, "tools") {
+		return event.ToolsOffModel
+	}
+	return ""
+}
+
+// refusesTools remembers that Ollama refused tools for model, so later runs
+// freeze none for it.
+func (r *Runtime) refusesTools(model string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.noTools == nil {
+		r.noTools = map[string]bool{}
+	}
+	r.noTools[model] = true
+}

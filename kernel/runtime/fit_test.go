@@ -1,0 +1,201 @@
+package runtime_test
+
+import (
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"quire/internal/ollamatest"
+	"quire/internal/testkit"
+	"quire/kernel/core"
+	"quire/kernel/event"
+	"quire/kernel/provider/ollama"
+	"quire/kernel/runtime"
+	"quire/kernel/tool"
+)
+
+// noToolsModel is a chat model Ollama lists without the "tools" capability.
+const noToolsModel = "gemma:2b"
+
+// fitKit is a kernel whose chat model is model, over a fake that has it and
+// qwen3:4b installed, with one read tool; catalog asks /api/show.
+func fitKit(t *testing.T, model string, catalog bool, opts ...runtime.Option) *testkit.Kernel {
+	t.Helper()
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.AddModel(ollamatest.Model{Name: noToolsModel})
+	read := &fakeTool{spec: tool.Spec{Name: "read_note", Description: "Read a note.", Effects: tool.ReadFs, Idempotency: tool.Safe}, run: replying("text")}
+	opts = append(opts, withTools(read))
+	if catalog {
+		u, err := url.Parse(fake.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts = append(opts, runtime.WithCatalog(ollama.NewCatalog(ollama.New(u, &http.Client{}))))
+	}
+	k := testkit.Open(t, fake, filepath.Join(t.TempDir(), "quire.db"), opts...)
+	k.Runtime.SetSettings(settings(func(s *runtime.Settings) { s.Model = model }))
+	return k
+}
+
+// capsOf are the capabilities frozen on each input that opened a run.
+func capsOf(t *testing.T, evs []event.Event) []event.Capabilities {
+	t.Helper()
+	var out []event.Capabilities
+	for _, in := range only[event.InputReceivedPayload](t, evs, event.InputReceived) {
+		if in.Caps != nil {
+			out = append(out, *in.Caps)
+		}
+	}
+	return out
+}
+
+// TestModelWithoutToolsStillChats: a model whose /api/show lacks "tools"
+// is sent no tools (Ollama would refuse them with a 400), and the run's
+// snapshot says why, what was withheld and which installed model could, so
+// the window can say it and a replay rebuilds the request without tools.
+func TestModelWithoutToolsStillChats(t *testing.T) {
+	k := fitKit(t, noToolsModel, true)
+	k.Ollama.Script(saying("Hello."))
+	s := chat(t, k)
+	say(t, k, s, "hi", "")
+	evs := waitRuns(t, k, s, 1)
+	if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
+		t.Fatalf("run finished %+v", fin)
+	}
+	reqs := requests(k)
+	if len(reqs) != 1 || len(reqs[0].Tools) != 0 {
+		t.Fatalf("%d requests, the first with %d tools; want one without tools", len(reqs), len(reqs[0].Tools))
+	}
+	caps := capsOf(t, evs)
+	if len(caps) != 1 || caps[0].ToolsOff != event.ToolsOffModel || !slices.Equal(caps[0].Withheld, []string{"read_note"}) ||
+		!slices.Equal(caps[0].ToolModels, []string{testkit.Model}) || len(caps[0].Tools) != 0 {
+		t.Fatalf("snapshot %+v", caps)
+	}
+	rebuiltAsSent(t, k, s)
+
+	// The same kernel with a model that can call tools offers them.
+	k.Runtime.SetSettings(settings(nil))
+	k.Ollama.Script(saying("Hi again."))
+	say(t, k, s, "and now?", "")
+	evs = waitRuns(t, k, s, 2)
+	if reqs := requests(k); len(reqs[1].Tools) != 1 {
+		t.Fatalf("a model with tools was offered %d", len(reqs[1].Tools))
+	}
+	if caps := capsOf(t, evs); caps[1].ToolsOff != "" || len(caps[1].Withheld) != 0 {
+		t.Fatalf("the tool model's snapshot %+v", caps[1])
+	}
+}
+
+// TestRefusedToolsAreDroppedAndRemembered: with nobody to ask about the
+// model's capabilities, Ollama's 400 "does not support tools" gets one
+// retry of the step without tools, recorded on the step.retried (so the
+// replay rebuilds both requests as sent), and later runs freeze no tools
+// for that model.
+func TestRefusedToolsAreDroppedAndRemembered(t *testing.T) {
+	k := fitKit(t, noToolsModel, false)
+	k.Ollama.Script(saying("Hello."), saying("Again."))
+	s := chat(t, k)
+	say(t, k, s, "hi", "")
+	evs := waitRuns(t, k, s, 1)
+	if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
+		t.Fatalf("run finished %+v: %s", fin, testkit.Types(evs))
+	}
+	retries := only[event.StepRetriedPayload](t, evs, event.StepRetried)
+	if len(retries) != 1 || !retries[0].WithoutTools || !strings.Contains(retries[0].Reason, "cannot use tools") {
+		t.Fatalf("retries %+v", retries)
+	}
+	reqs := requests(k)
+	if len(reqs) != 2 || len(reqs[0].Tools) != 1 || len(reqs[1].Tools) != 0 {
+		t.Fatalf("%d requests; want the first with tools, the retry without", len(reqs))
+	}
+	rebuiltAsSent(t, k, s)
+
+	say(t, k, s, "more", "")
+	evs = waitRuns(t, k, s, 2)
+	if reqs := requests(k); len(reqs) != 3 || len(reqs[2].Tools) != 0 {
+		t.Fatalf("the next run sent %d requests, the last with tools: %v", len(reqs), len(reqs) == 3 && len(reqs[2].Tools) > 0)
+	}
+	if caps := capsOf(t, evs); len(caps) != 2 || caps[1].ToolsOff != event.ToolsOffRefused {
+		t.Fatalf("the next run's snapshot %+v", caps)
+	}
+	rebuiltAsSent(t, k, s)
+}
+
+// TestCrashedRunnerIsRetriedOnce: Ollama's runner died before answering
+// (a 500 naming it); Ollama starts a new one on the next request, so the
+// step is asked once more — and only once.
+func TestCrashedRunnerIsRetriedOnce(t *testing.T) {
+	crash := ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailStatus, Status: 500, Message: "llama runner process has terminated: exit status 2"}}
+	for _, tc := range []struct {
+		name   string
+		script []ollamatest.Turn
+		reason string
+		reqs   int
+	}{
+		{"a crash then an answer", []ollamatest.Turn{crash, saying("Hello.")}, event.ReasonCompleted, 2},
+		{"two crashes end the run", []ollamatest.Turn{crash, crash, saying("never")}, event.ReasonError, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := kit(t, runtime.WithJitter(func() float64 { return 0 }))
+			k.Ollama.Script(tc.script...)
+			s := chat(t, k)
+			say(t, k, s, "hi", "")
+			evs := waitRuns(t, k, s, 1)
+			fin := finished(t, evs)
+			if fin.Reason != tc.reason || len(requests(k)) != tc.reqs {
+				t.Fatalf("run finished %+v after %d requests", fin, len(requests(k)))
+			}
+			if tc.reason == event.ReasonError && !strings.Contains(fin.Error, "model runner") {
+				t.Fatalf("the failure says %q, not that the runner stopped", fin.Error)
+			}
+			if failed := only[event.StreamFailedPayload](t, evs, event.StreamFailed); tc.reason == event.ReasonError &&
+				(len(failed) != 1 || failed[0].Class != runtime.ClassRunner) {
+				t.Fatalf("stream.failed %+v", failed)
+			}
+		})
+	}
+}
+
+// TestEmptyReplyGetsANoteThenASentence: a reply with nothing in it (the
+// real Ollama's answer to a call of a tool the request did not offer) is
+// asked again with a note, which the log holds as a user.message, so the
+// second request is rebuilt as sent; a second empty reply ends the run as
+// "empty" with a sentence instead of a silent success.
+func TestEmptyReplyGetsANoteThenASentence(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		script []ollamatest.Turn
+		reason string
+	}{
+		{"answered after the note", []ollamatest.Turn{{}, saying("Here it is.")}, event.ReasonCompleted},
+		{"empty twice", []ollamatest.Turn{{}, {}}, event.ReasonEmpty},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := kit(t)
+			k.Ollama.Script(tc.script...)
+			s := chat(t, k)
+			say(t, k, s, "hi", "")
+			evs := waitRuns(t, k, s, 1)
+			fin := finished(t, evs)
+			if fin.Reason != tc.reason {
+				t.Fatalf("run finished %+v: %s", fin, testkit.Types(evs))
+			}
+			if tc.reason == event.ReasonEmpty && !strings.Contains(fin.Error, "returned nothing") {
+				t.Fatalf("the empty run says %q", fin.Error)
+			}
+			reqs := requests(k)
+			if len(reqs) != 2 {
+				t.Fatalf("%d requests, want 2", len(reqs))
+			}
+			last := reqs[1].Messages[len(reqs[1].Messages)-1]
+			if last.Role != "user" || last.Content != core.EmptyReplyNote {
+				t.Fatalf("the second request ends with %+v, want the note", last)
+			}
+			rebuiltAsSent(t, k, s)
+		})
+	}
+}
