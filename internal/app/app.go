@@ -79,9 +79,10 @@ type Parts struct {
 	ragMu    sync.Mutex       // a Reader opens rag on first use (Index)
 	library  *library.Library // started by a host that shows documents (Documents)
 	modelsMu sync.Mutex
-	models   *models       // the models screen's back end, made by the first Models call
-	mem      *memory.Store // nil when it could not be opened
-	memErr   error         // why mem is nil in an Owner
+	models   *models         // the models screen's back end, made by the first Models call
+	catalog  *ollama.Catalog // what each model can do, cached (an Owner's; nil for a reader)
+	mem      *memory.Store   // nil when it could not be opened
+	memErr   error           // why mem is nil in an Owner
 
 	// An Owner's hold on the data folder, and the local channel a window
 	// or `quire serve` serves (local.go); stopLocal ends serving it.
@@ -173,6 +174,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	// One catalog of what the models can do: the run's start asks whether
 	// its model takes tools, each step's compaction its context length.
 	catalog := ollama.NewCatalog(p.ollama)
+	p.catalog = catalog
 	opts = append(opts, runtime.WithCatalog(catalog), runtime.WithCompaction(compaction(catalog, p.mem, log)))
 	p.runtime = runtime.New(st, p.ollama, rs, append(opts, extra...)...)
 	if p.mem != nil {
@@ -329,6 +331,10 @@ func (p *Parts) Models() host.Models {
 	defer p.modelsMu.Unlock()
 	if p.models == nil {
 		p.models = newModels(p.ollama, p.log, time.Now)
+		if p.catalog != nil {
+			// A model pulled again or deleted is asked about afresh.
+			p.models.changed = p.catalog.Forget
+		}
 	}
 	return p.models
 }

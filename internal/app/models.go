@@ -55,6 +55,9 @@ type models struct {
 	ollama *ollama.Provider
 	log    *slog.Logger
 	now    func() time.Time
+	// changed, if set, hears of a model pulled or deleted, whose cached
+	// capabilities are then stale.
+	changed func(name string)
 
 	ctx  context.Context
 	stop context.CancelCauseFunc
@@ -133,7 +136,14 @@ func (m *models) Delete(ctx context.Context, name string) error {
 		}
 		return errors.New(sentence(err))
 	}
+	m.notify(name)
 	return nil
+}
+
+func (m *models) notify(name string) {
+	if m.changed != nil {
+		m.changed(name)
+	}
 }
 
 // Pull starts a pull of name in the background; a pull of the same model
@@ -178,6 +188,7 @@ func (m *models) run(ctx context.Context, key string, p protocol.PullProgress) {
 	switch {
 	case err == nil:
 		p.State = protocol.PullDone
+		m.notify(p.Model)
 	case errors.Is(err, errPullCancelled), errors.Is(err, errModelsClosed):
 		// Stopped by the user, or by Quire closing: Ollama keeps the
 		// bytes, and the next pull of the name resumes.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -311,5 +312,44 @@ func TestDoctorMatchesModelNamesAsOllamaAndPrintsTheAddressUsed(t *testing.T) {
 				t.Errorf("Ollama: %q; want the address used, %s", c.Detail, fake.URL())
 			}
 		})
+	}
+}
+
+// TestAPulledOrDeletedModelIsAskedAfresh: the runtime's catalog caches
+// what each model can do; a pull (a new version of the name) or a delete
+// must not leave the old answer there.
+func TestAPulledOrDeletedModelIsAskedAfresh(t *testing.T) {
+	t.Parallel()
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.Model{Name: "tiny-text", Capabilities: []string{"completion"}})
+	m := newTestModels(t, fake.URL())
+	catalog := ollama.NewCatalog(m.ollama)
+	m.changed = catalog.Forget
+	caps := func() []string {
+		t.Helper()
+		c, err := catalog.Capabilities(t.Context(), "tiny-text")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	if c := caps(); slices.Contains(c, "tools") {
+		t.Fatalf("before the pull: %v", c)
+	}
+	// A newer version of the name, as `ollama pull` of an updated tag brings.
+	fake.AddModel(ollamatest.Model{Name: "tiny-text", Capabilities: []string{"completion", "tools"}})
+	watch := m.Watch(t.Context())
+	if err := m.Pull(t.Context(), "tiny-text"); err != nil {
+		t.Fatal(err)
+	}
+	until(t, watch, "tiny-text")
+	if c := caps(); !slices.Contains(c, "tools") {
+		t.Errorf("after pulling a version that calls tools, the catalog still says %v", c)
+	}
+	if err := m.Delete(t.Context(), "tiny-text"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := catalog.Capabilities(t.Context(), "tiny-text"); err == nil {
+		t.Error("after the delete, the catalog still answers for the model")
 	}
 }
