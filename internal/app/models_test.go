@@ -339,10 +339,10 @@ func TestAPulledOrDeletedModelIsAskedAfresh(t *testing.T) {
 	// A newer version of the name, as `ollama pull` of an updated tag brings.
 	fake.AddModel(ollamatest.Model{Name: "tiny-text", Capabilities: []string{"completion", "tools"}})
 	watch := m.Watch(t.Context())
-	if err := m.Pull(t.Context(), "tiny-text"); err != nil {
+	if err := m.Pull(t.Context(), "Tiny-Text:latest"); err != nil {
 		t.Fatal(err)
 	}
-	until(t, watch, "tiny-text")
+	until(t, watch, "Tiny-Text:latest")
 	if c := caps(); !slices.Contains(c, "tools") {
 		t.Errorf("after pulling a version that calls tools, the catalog still says %v", c)
 	}

@@ -74,9 +74,14 @@ func (c *Catalog) ToolModels(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// Forget drops what is known of a model (it was pulled again or deleted).
+// Forget drops what is known of a model (it was pulled again or deleted),
+// under every name Ollama takes for it (Tiny-Text, tiny-text:latest).
 func (c *Catalog) Forget(name string) {
 	c.mu.Lock()
-	delete(c.info, name)
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	for known := range c.info {
+		if SameModel(known, name) {
+			delete(c.info, known)
+		}
+	}
 }
