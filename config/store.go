@@ -26,8 +26,13 @@ type Store struct {
 	changes []func(Config)
 }
 
-// NewStore owns cfg; its DataDir is where settings.json is saved.
-func NewStore(cfg Config) *Store { return &Store{cfg: cfg} }
+// NewStore owns cfg; its DataDir is where settings.json is saved. An
+// unset profile or theme is the default (a Config built in code, not
+// resolved, leaves them out).
+func NewStore(cfg Config) *Store {
+	cfg.Profile, cfg.Theme = first(cfg.Profile, DefaultProfile), first(cfg.Theme, DefaultTheme)
+	return &Store{cfg: cfg}
+}
 
 // Get is the settings in use.
 func (s *Store) Get() Config {

@@ -37,7 +37,7 @@ func TestUpdateBoundsEverySetting(t *testing.T) {
 		{"a chat model with a newline", func(c *Config) { c.Model = "qwen3\n" }, "model", "control"},
 		{"a long chat model", func(c *Config) { c.Model = strings.Repeat("m", MaxModelName+1) }, "model", "at most 256"},
 		{"an embedding model", func(c *Config) { c.EmbedModel = "mxbai-embed-large" }, "", ""},
-		{"no embedding model", func(c *Config) { c.EmbedModel = "" }, "embedModel", "empty"},
+		{"an embedding model with a tab", func(c *Config) { c.EmbedModel = "a\tb" }, "embedModel", "spaces"},
 		{"the shortest context", func(c *Config) { c.NumCtx = MinNumCtx }, "", ""},
 		{"a context too short", func(c *Config) { c.NumCtx = MinNumCtx - 1 }, "numCtx", "between 1024 and 1048576"},
 		{"a context too long", func(c *Config) { c.NumCtx = MaxNumCtx + 1 }, "numCtx", "between"},
