@@ -86,7 +86,7 @@ func (s settingsPort) Update(ctx context.Context, u protocol.UserSettings) (prot
 	})
 	var fe *config.FieldError
 	if errors.As(err, &fe) {
-		return protocol.SettingsScreen{}, &protocol.SettingError{Field: fe.Field, Message: sentence(fe.Reason)}
+		return protocol.SettingsScreen{}, &protocol.SettingError{Field: fe.Field, Message: asSentence(fe.Reason)}
 	}
 	if err != nil {
 		return protocol.SettingsScreen{}, err
@@ -190,18 +190,12 @@ func screenOf(cfg config.Config, facts protocol.ModelFacts, models []string) pro
 	}
 }
 
-// providerSentence is the adapter's sentence for err (its Message), else
-// err's text, as a sentence.
-func providerSentence(err error) string {
-	var pe *provider.Error
-	if errors.As(err, &pe) {
-		return sentence(pe.Message)
-	}
-	return sentence(err.Error())
-}
+// providerSentence is the adapter's sentence for err (models.go's
+// sentence), capitalised and ended, for the screen.
+func providerSentence(err error) string { return asSentence(sentence(err)) }
 
-// sentence capitalises s and ends it with a full stop.
-func sentence(s string) string {
+// asSentence capitalises s and ends it with a full stop.
+func asSentence(s string) string {
 	if s == "" {
 		return s
 	}

@@ -89,6 +89,11 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Union("PermissionProfile", "How much Quire may do without asking (kernel/tool's profiles): minimal refuses all but reading, ask asks before anything else, write also changes notes unasked.",
 		nil, string(tool.Minimal), string(tool.AskMe), string(tool.Write))
 	f.Union("Theme", "The window's look: the system's, light or dark.", nil, config.Themes...)
+	f.Union("PullState", "Where a model pull is (PullProgress.state): a cancelled one resumes when pulled again.", nil,
+		protocol.PullRunning, protocol.PullDone, protocol.PullCancelled, protocol.PullFailed)
+	f.Union("PullProblem", "Why a pull failed, for code that acts on it (PullProgress.problem).", nil,
+		protocol.PullOffline, protocol.PullUnknown)
+	f.Union("ModelRole", "What a recommended model is for (RecommendedModel.role).", nil, protocol.RoleChat, protocol.RoleEmbedding)
 	f.Union("CommandType", "The commands a host sends (Command.type).", nil,
 		protocol.CreateSession, protocol.RenameSession, protocol.DeleteSession, protocol.SendMessage, protocol.CancelRun, protocol.AnswerAsk)
 
@@ -117,6 +122,10 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"OllamaCheck":          reflect.TypeFor[protocol.OllamaCheck](),
 		"SettingError":         reflect.TypeFor[protocol.SettingError](),
 		"SettingsSaved":        reflect.TypeFor[protocol.SettingsSaved](),
+		"ModelInfo":            reflect.TypeFor[protocol.ModelInfo](),
+		"RecommendedModel":     reflect.TypeFor[protocol.RecommendedModel](),
+		"ModelsState":          reflect.TypeFor[protocol.ModelsState](),
+		"PullProgress":         reflect.TypeFor[protocol.PullProgress](),
 		"Question":             reflect.TypeFor[protocol.Question](),
 		"QuestionCall":         reflect.TypeFor[protocol.QuestionCall](),
 		"Check":                reflect.TypeFor[doctor.Check](),
@@ -136,6 +145,9 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Field(reflect.TypeFor[protocol.UserSettings](), "theme", "Theme")
 	f.Field(reflect.TypeFor[protocol.SettingsScreen](), "profiles", "PermissionProfile[]")
 	f.Field(reflect.TypeFor[protocol.SettingsScreen](), "themes", "Theme[]")
+	f.Field(reflect.TypeFor[protocol.PullProgress](), "state", "PullState")
+	f.Field(reflect.TypeFor[protocol.PullProgress](), "problem", "PullProblem")
+	f.Field(reflect.TypeFor[protocol.RecommendedModel](), "role", "ModelRole")
 
 	// kernel/event: every registered payload, under its Go name, and the
 	// types they are made of.
