@@ -10,7 +10,8 @@ import type { ModelInfo, OllamaCheck, SettingsScreen, Theme, UserSettings } from
 import { APPLY_NOTE, SettingsStore, showTheme } from '../src/lib/settings.svelte';
 import { HttpTransport } from '../src/lib/transport/http';
 import { NO_SETTINGS, SettingRefused, type SettingsTransport } from '../src/lib/transport/settings';
-import { WailsTransport, type WailsApp } from '../src/lib/transport/wails';
+import { WailsTransport } from '../src/lib/transport/wails';
+import { bareApp } from './wailsapp';
 
 async function settle() {
   for (let i = 0; i < 5; i++) await Promise.resolve();
@@ -215,22 +216,10 @@ describe('settings over HTTP', () => {
 });
 
 describe('settings in the window', () => {
-  const base: WailsApp = {
-    Handshake: async () => '1.0',
-    Doctor: async () => ({ ok: true, checks: [] }),
-    ListSessions: async () => [],
-    NewSession: async () => ({}) as never,
-    RenameSession: async () => ({}) as never,
-    DeleteSession: async () => {},
-    Events: async () => [],
-    Send: async () => '',
-    Cancel: async () => {},
-    ReportView: async () => {},
-  };
   it('turns a refused answer into SettingRefused, and says so when the window has no settings', async () => {
     const t = new WailsTransport(
       {
-        ...base,
+        ...bareApp(),
         Settings: async () => screen(),
         SaveSettings: async () => ({ screen: null, refused: { field: 'numCtx', message: 'qwen3:4b was trained for 40,960 tokens: choose at most that.' } }),
       },

@@ -1,7 +1,6 @@
 package runtime_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -10,7 +9,6 @@ import (
 	"quire/kernel/event"
 	"quire/kernel/prompt"
 	"quire/kernel/runtime"
-	"quire/kernel/tool"
 )
 
 // sentOptions is what one request the fake server received carried of the
@@ -49,20 +47,8 @@ func optionsOf(t *testing.T, body []byte) sentOptions {
 // existed sends neither key; and every request, old and new, is rebuilt
 // from the log byte for byte after the changes.
 func TestChangedSettingsReachTheNextRunOnly(t *testing.T) {
-	started, start := signal()
-	release, unblock := signal()
-	wait := &fakeTool{spec: tool.Spec{Name: "wait", Effects: tool.ReadFs, Idempotency: tool.Safe},
-		run: func(ctx context.Context, _ tool.Call) (tool.Result, error) {
-			start()
-			select {
-			case <-release:
-				return tool.Result{Status: tool.Success, Content: "waited"}, nil
-			case <-ctx.Done():
-				return tool.Result{}, ctx.Err()
-			}
-		}}
+	wait, started, unblock := waiting(t)
 	k := kit(t, withTools(wait), runtime.WithPrompt(prompt.Base()))
-	t.Cleanup(unblock)
 	k.Ollama.Script(saying("before any setting"), calling("c1:wait"), saying("first settings"), saying("second settings"))
 	s := chat(t, k)
 
