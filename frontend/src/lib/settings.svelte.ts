@@ -106,10 +106,11 @@ export class SettingsStore {
     }
   }
 
-  /** Opens the screen and loads what it shows. */
+  /** Opens the screen, loads what it shows, and checks the address in use. */
   async openScreen(): Promise<void> {
     this.open = true;
     await this.load();
+    if (this.draft && this.open) void this.checkNow(this.draft.ollamaHost);
   }
 
   /** Closes the screen; an unsaved theme goes back to the saved one. */
