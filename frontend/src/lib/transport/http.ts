@@ -191,7 +191,7 @@ export class HttpTransport implements Transport {
   async reportView(snapshot: ViewSnapshot): Promise<void> {
     await this.request<void>('POST', '/api/probe', { body: snapshot });
   }
-  /** GET /api/settings → {notesDir}. */
+  /** GET /api/settings → the Settings screen, whose notesDir this reads. */
   async notesFolder(): Promise<string> {
     const r = await this.request<Partial<Settings> | undefined>('GET', '/api/settings');
     return typeof r?.notesDir === 'string' ? r.notesDir : '';
