@@ -192,6 +192,14 @@ type Capabilities struct {
 	ToolsOff   string   `json:"toolsOff,omitempty"`
 	Withheld   []string `json:"withheld,omitempty"`
 	ToolModels []string `json:"toolModels,omitempty"`
+	// Temperature and Think are the sampling options the user chose in
+	// Settings (unset: the model's own defaults), and AboutYou the text of
+	// "what Quire should know about you" the system text was assembled
+	// with; all three are frozen here so a step's refreshed context and
+	// `quire replay -request` use what the run started with.
+	Temperature *float64 `json:"temperature,omitempty"`
+	Think       *bool    `json:"think,omitempty"`
+	AboutYou    string   `json:"aboutYou,omitempty"`
 }
 
 // Why a run offers the model no tools (Capabilities.ToolsOff).

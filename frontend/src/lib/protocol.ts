@@ -36,7 +36,7 @@ export function isObjectOf<T>(v: unknown): v is Unchecked<T> {
   return !!v && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** GET / PUT /api/settings (host/httpapi settingsBody; the window binds the same). */
+/** PUT /api/settings (host/httpapi settingsBody; the window binds the same); GET answers a SettingsScreen, notesDir included. */
 export interface Settings {
   /** Absolute path of the notes folder; "" until chosen. */
   notesDir: string;

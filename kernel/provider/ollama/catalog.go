@@ -11,16 +11,21 @@ import (
 // each step's compaction asks its context length, so without the cache every
 // step would cost a round trip. A failed answer is not kept (the next asks
 // again); a model pulled anew under the same name keeps what was first
-// answered until Forget. It is safe for concurrent use.
+// answered until Forget. Answers are kept per Ollama address, so moving the
+// adapter to another server (SetHost) asks that server afresh. It is safe
+// for concurrent use.
 type Catalog struct {
 	p *Provider
 
 	mu   sync.Mutex
-	info map[string]ModelInfo
+	info map[catalogKey]ModelInfo
 }
 
+// catalogKey is a model as one Ollama server names it.
+type catalogKey struct{ host, name string }
+
 // NewCatalog returns a catalog over the adapter p.
-func NewCatalog(p *Provider) *Catalog { return &Catalog{p: p, info: map[string]ModelInfo{}} }
+func NewCatalog(p *Provider) *Catalog { return &Catalog{p: p, info: map[catalogKey]ModelInfo{}} }
 
 // maxListed bounds how many installed models ToolModels asks about.
 const maxListed = 32
@@ -28,8 +33,9 @@ const maxListed = 32
 // ModelInfo is Provider.ModelInfo, answered from the cache after the first
 // success.
 func (c *Catalog) ModelInfo(ctx context.Context, name string) (ModelInfo, error) {
+	key := catalogKey{c.p.Host(), name}
 	c.mu.Lock()
-	info, ok := c.info[name]
+	info, ok := c.info[key]
 	c.mu.Unlock()
 	if ok {
 		return info, nil
@@ -39,7 +45,7 @@ func (c *Catalog) ModelInfo(ctx context.Context, name string) (ModelInfo, error)
 		return ModelInfo{}, err
 	}
 	c.mu.Lock()
-	c.info[name] = info
+	c.info[key] = info
 	c.mu.Unlock()
 	return info, nil
 }
@@ -80,7 +86,7 @@ func (c *Catalog) Forget(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for known := range c.info {
-		if SameModel(known, name) {
+		if SameModel(known.name, name) {
 			delete(c.info, known)
 		}
 	}

@@ -74,3 +74,22 @@ func TestCatalogAsksOncePerModel(t *testing.T) {
 		t.Fatal("a forgotten model was answered from the cache")
 	}
 }
+
+// TestCatalogAsksAnotherServerAfresh: the Settings screen moves the adapter
+// to another Ollama (SetHost); what the first server said of a model's name
+// is not what the second one has.
+func TestCatalogAsksAnotherServerAfresh(t *testing.T) {
+	t.Parallel()
+	first, second := ollamatest.New(t), ollamatest.New(t)
+	first.AddModel(ollamatest.Model{Name: "tiny-text", Capabilities: []string{"completion"}})
+	second.AddModel(ollamatest.Model{Name: "tiny-text", Capabilities: []string{"completion", "tools"}})
+	p := ollama.New(mustHost(t, first.URL()), &http.Client{})
+	c := ollama.NewCatalog(p)
+	if caps, err := c.Capabilities(t.Context(), "tiny-text"); err != nil || slices.Contains(caps, "tools") {
+		t.Fatalf("first server: %v, %v", caps, err)
+	}
+	p.SetHost(mustHost(t, second.URL()))
+	if caps, err := c.Capabilities(t.Context(), "tiny-text"); err != nil || !slices.Contains(caps, "tools") {
+		t.Fatalf("after moving to the second server, Capabilities = %v, %v; want the second server's, with tools", caps, err)
+	}
+}
