@@ -341,7 +341,8 @@ func TestEvalRealModelThatNeverAnswers(t *testing.T) {
 		t.Fatalf("scripted: %q", res.Failures)
 	}
 	res := eval.RunOne(t.Context(), sc, build, eval.Options{Real: true, Host: model.URL(), Model: ollamatest.DefaultModel().Name})
-	want := "the model never answered: all 1 request(s) got an error (HTTP 400: " + refusal + ")"
+	// Two requests: Quire asks once more without tools after the refusal.
+	want := "the model never answered: all 2 request(s) got an error (HTTP 400: " + refusal + ")"
 	if res.Pass || !slices.ContainsFunc(res.Failures, func(f string) bool { return strings.HasPrefix(f, want) }) {
 		t.Fatalf("real, every request refused: pass %v, failures %q; want one starting %q", res.Pass, res.Failures, want)
 	}
