@@ -42,6 +42,8 @@ type Progress struct {
 	Total       int           // files to parse or embed in this pass
 	Done        int           // of those, finished (indexed or failed)
 	Failed      int           // of those, failed
+	Skipped     int           // new or renamed files Quire does not read, found by this pass (not in Total)
+	Refused     int           // new links out of their folder, found by this pass (failed, not in Total)
 	CurrentFile string        // the file most recently started
 	ETA         time.Duration // estimated time left; 0 when unknown
 }
@@ -51,8 +53,8 @@ type Document struct {
 	Path    string
 	Root    string // the watched folder or file it was found under
 	Format  string // markdown, text, html, pdf; empty if refused before reading
-	Status  string // Queued, Parsed, Embedded, Done or Failed
-	Reason  string // why it failed
+	Status  string // Queued, Parsed, Embedded, Done, Failed or Skipped
+	Reason  string // why it failed or was skipped
 	Chunks  int
 	Size    int64
 	ModTime time.Time
@@ -192,7 +194,17 @@ type Index struct {
 
 	queries *lru.Cache[string, []float32] // query vectors of an embedding model, by query text
 
-	vecs *vecindex.Index // the vectors of emb in memory, loaded at Open
+	// vecs are the vectors of emb in memory, loaded from SQLite by the
+	// first search that ranks by vector (vectors), not at Open: a lexical
+	// search, a listing or a pass needs none of them, and loading is most
+	// of what a `quire search` start costs (docs/BENCHMARKS.md, "CLI time
+	// to first result"). vecMu is held while they load and while a pass
+	// applies a commit to them, so each commit is either seen by the load's
+	// read or applied after it (Add replaces by id, Remove ignores the
+	// unknown: applying one the load already saw changes nothing).
+	vecs       *vecindex.Index
+	vecMu      sync.Mutex
+	vecsLoaded atomic.Bool
 
 	run      chan struct{} // a token: one pass at a time
 	closing  chan struct{}
@@ -210,9 +222,10 @@ type Index struct {
 }
 
 // Open prepares the rag tables in db (creating or upgrading them; a newer
-// schema is refused), picks the embedder — emb, or the built-in offline
-// embedder when emb is nil — and loads the stored vectors of that embedder
-// into memory. Files left mid-way by a crash are resumed by the next Index.
+// schema is refused) and picks the embedder — emb, or the built-in offline
+// embedder when emb is nil. The stored vectors of that embedder are loaded
+// into memory by the first search that ranks by vector. Files left mid-way
+// by a crash are resumed by the next Index.
 func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index, error) {
 	o := options{rrfK: 60, maxDF: 0.2, pruneFloor: 500, chunkSize: 1500, depth: 100, batch: 32, workers: runtime.GOMAXPROCS(0), snippet: 320,
 		lexWeights: [2]float64{1, 1}, offline: hashvec.Default, txRows: 4096, limits: DefaultLimits()}
@@ -256,19 +269,55 @@ func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index
 	}
 	ix.queries = queries
 	ix.vecs = vecindex.New()
-	if err := ix.load(ctx); err != nil {
+	if err := ix.fixUp(ctx); err != nil {
 		return nil, err
 	}
 	return ix, nil
 }
 
-// loadBatch is how many stored vectors Open decodes before adding them.
+// loadBatch is how many stored vectors are decoded before they are added.
 const loadBatch = 1024
 
-// load fills the vector index from SQLite, marks embedded files done,
-// sends files whose chunks lack vectors of this embedder back to Parsed,
-// and readies the offline embedder's statistics.
-func (ix *Index) load(ctx context.Context) error {
+// vectors is the vector index, loaded from SQLite on first use (and, in a
+// reader, the offline embedder's statistics, which only a query vector
+// needs there). A load that fails is tried again by the next search.
+func (ix *Index) vectors(ctx context.Context) (*vecindex.Index, error) {
+	if ix.vecsLoaded.Load() {
+		return ix.vecs, nil
+	}
+	ix.vecMu.Lock()
+	defer ix.vecMu.Unlock()
+	if ix.vecsLoaded.Load() {
+		return ix.vecs, nil
+	}
+	if err := ix.loadVectors(ctx); err != nil {
+		ix.vecs = vecindex.New() // what a failed load added goes
+		return nil, err
+	}
+	if ix.opts.readOnly && ix.offline != nil {
+		if err := ix.loadSketch(ctx); err != nil {
+			ix.vecs = vecindex.New()
+			return nil, err
+		}
+	}
+	ix.vecsLoaded.Store(true)
+	return ix.vecs, nil
+}
+
+// applyVectors applies a committed pass's changes to the vectors in
+// memory, when they are loaded (vecMu: see Index.vecs).
+func (ix *Index) applyVectors(add []vecindex.Vector, remove []int64) error {
+	ix.vecMu.Lock()
+	defer ix.vecMu.Unlock()
+	if !ix.vecsLoaded.Load() {
+		return nil // the load will read them from SQLite
+	}
+	ix.vecs.Remove(remove)
+	return ix.addVectors(add)
+}
+
+// loadVectors fills the vector index from SQLite, in one query.
+func (ix *Index) loadVectors(ctx context.Context) error {
 	rows, err := ix.db.QueryContext(ctx, `SELECT chunk_id, vec FROM rag_vectors WHERE embedder = ?`, ix.embName)
 	if err != nil {
 		return fmt.Errorf("rag: load vectors: %w", err)
@@ -301,13 +350,14 @@ func (ix *Index) load(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("rag: load vectors: %w", err)
 	}
-	if err := ix.addVectors(docs); err != nil {
-		return err
-	}
+	return ix.addVectors(docs)
+}
+
+// fixUp marks embedded files done, sends files whose chunks lack vectors
+// of this embedder back to Parsed, and readies the offline embedder's
+// statistics (a pass counts into them). A reader does none of it.
+func (ix *Index) fixUp(ctx context.Context) error {
 	if ix.opts.readOnly {
-		if ix.offline != nil {
-			return ix.loadSketch(ctx)
-		}
 		return nil
 	}
 	if _, err := ix.db.ExecContext(ctx, `UPDATE rag_files SET status = 'done' WHERE status = 'embedded'`); err != nil {
@@ -318,8 +368,44 @@ func (ix *Index) load(ctx context.Context) error {
 			SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?))`, ix.embName); err != nil {
 		return fmt.Errorf("rag: %w", err)
 	}
+	if err := ix.skipFailedByName(ctx); err != nil {
+		return err
+	}
 	if ix.offline != nil {
 		return ix.loadSketch(ctx)
+	}
+	return nil
+}
+
+// skipFailedByName makes the files an older Quire refused by their name
+// (failed, "unsupported format") skipped, as this one lists them.
+func (ix *Index) skipFailedByName(ctx context.Context) error {
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, path FROM rag_files WHERE status = 'failed' AND format = '' AND reason LIKE 'unsupported format %'`)
+	if err != nil {
+		return fmt.Errorf("rag: %w", err)
+	}
+	var ids []int64
+	var paths []string
+	for rows.Next() {
+		var id int64
+		var p string
+		if err := rows.Scan(&id, &p); err != nil {
+			rows.Close()
+			return fmt.Errorf("rag: %w", err)
+		}
+		ids, paths = append(ids, id), append(paths, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("rag: %w", err)
+	}
+	for i, id := range ids {
+		if !refusedByName(paths[i]) {
+			continue
+		}
+		if _, err := ix.db.ExecContext(ctx, `UPDATE rag_files SET status = 'skipped', reason = ? WHERE id = ?`, SkipReason(paths[i]), id); err != nil {
+			return fmt.Errorf("rag: %w", err)
+		}
 	}
 	return nil
 }
