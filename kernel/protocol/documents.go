@@ -41,7 +41,7 @@ type Document struct {
 	Name    string    `json:"name"` // the path shown: relative to the parent of its watched folder
 	Root    string    `json:"root"`
 	Format  string    `json:"format,omitempty"`
-	Status  string    `json:"status"` // queued, parsed, embedded, done, failed, skipped (a format Quire does not read)
+	Status  string    `json:"status"`           // queued, parsed, embedded, done, failed, skipped (a format Quire does not read)
 	Reason  string    `json:"reason,omitempty"` // why it failed or was skipped
 	Chunks  int       `json:"chunks"`
 	Size    int64     `json:"size"`
