@@ -248,6 +248,7 @@ func TestSourceReadsOnlyIndexedDocuments(t *testing.T) {
 	}
 	outside := filepath.Join(filepath.Dir(dir), "secret.md")
 	testkit.WriteOld(t, outside, "# Secret\n")
+	testkit.WriteOld(t, filepath.Join(dir, "keys.json"), `{"token": "s3cret"}`)
 	ch := lib.Watch(t.Context())
 	if err := lib.Add(t.Context(), []string{dir}); err != nil {
 		t.Fatal(err)
@@ -282,6 +283,7 @@ func TestSourceReadsOnlyIndexedDocuments(t *testing.T) {
 		{"a way out through ..", filepath.Join(dir, "..", "secret.md"), 0, protocol.ErrNotFound, library.ErrUnknownDocument},
 		{"relative", "papers/garden.md", 0, protocol.ErrBadPayload, library.ErrRelativePath},
 		{"a document that failed", filepath.Join(dir, "blob.txt"), 0, protocol.ErrConflict, library.ErrUnreadable},
+		{"a file Quire does not read (skipped)", filepath.Join(dir, "keys.json"), 0, protocol.ErrConflict, library.ErrNotRead},
 		{"a page the PDF does not have", filepath.Join(dir, "report.pdf"), 9, protocol.ErrNotFound, nil},
 	}
 	for _, c := range bad {
