@@ -197,15 +197,26 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	if !fileHasContent(path) {
 		return nil, fmt.Errorf("%s: %w", path, ErrNoDatabase)
 	}
-	s, err := openReader(ctx, path, readOnlyDSN(path))
+	dsn := readOnlyDSN(path) + readerMmap
+	s, err := openReader(ctx, path, dsn)
 	if err != nil && (cannotOpen(err) || diskFull(err)) {
 		if uncleanlyClosed(path) {
 			return nil, fmt.Errorf("%s: %w (a write-ahead log is left beside it and its folder takes no index file)", path, ErrReadOnly)
 		}
-		s, err = openReader(ctx, path, readOnlyDSN(path)+"&immutable=1")
+		s, err = openReader(ctx, path, dsn+"&immutable=1")
 	}
 	return s, err
 }
+
+// readerMmap has a reader's connections read the file through a memory
+// map instead of a pread(2) per page: a document index's vectors (1 KiB
+// each, every one past a page of its own) took 310–340 ms to read at 53k
+// chunks that way and 125–210 ms mapped (docs/BENCHMARKS.md, "CLI time to
+// first result"). A map is unsafe only over a file that shrinks while
+// mapped; Quire's never does (no VACUUM, no auto_vacuum: a backup is a
+// VACUUM INTO another file), and a reader never writes. 1 GiB of address
+// space, not of memory: pages are read as they are touched.
+const readerMmap = "&_pragma=mmap_size(1073741824)"
 
 func openReader(ctx context.Context, path, dsn string) (*Store, error) {
 	db, err := sql.Open("sqlite", dsn)
