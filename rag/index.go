@@ -323,22 +323,32 @@ func (ix *Index) loadVectors(ctx context.Context) error {
 		return fmt.Errorf("rag: load vectors: %w", err)
 	}
 	var docs []vecindex.Vector
+	// Each batch is decoded into one buffer, reused: Add copies. The blob
+	// is scanned as RawBytes, valid until the next row, so it is not
+	// copied once more on its way.
+	var arena []float32
+	dims := 0
 	for rows.Next() {
 		var id int64
-		var blob []byte
+		var blob sql.RawBytes
 		if err := rows.Scan(&id, &blob); err != nil {
 			rows.Close()
 			return fmt.Errorf("rag: load vectors: %w", err)
 		}
-		v, err := vecindex.Decode(blob)
-		if err != nil {
+		if dims == 0 {
+			dims = max(1, len(blob)/4)
+			arena = make([]float32, loadBatch*dims)
+		}
+		k := len(docs)
+		v := arena[k*dims : (k+1)*dims : (k+1)*dims]
+		if err := vecindex.DecodeInto(v, blob); err != nil {
 			rows.Close()
 			return fmt.Errorf("rag: vector of chunk %d: %w", id, err)
 		}
 		docs = append(docs, vecindex.Vector{ID: id, Embedding: v})
 		if len(docs) == loadBatch {
 			// In batches: the decoded vectors are copied into the index,
-			// so holding them all first would double the heap of Open.
+			// so holding them all first would double the heap of the load.
 			if err := ix.addVectors(docs); err != nil {
 				rows.Close()
 				return err
