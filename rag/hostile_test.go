@@ -262,3 +262,28 @@ func TestFilesAnOlderQuireFailedByNameAreSkipped(t *testing.T) {
 		t.Errorf("fake.pdf: %s (%q), want failed", d.Status, d.Reason)
 	}
 }
+
+// TestASkippedFileInAFormatQuireLearntIsRead: a file skipped by a Quire
+// that did not read its format (here: a row marked so by hand, as that
+// Quire would have left it) is read by the next pass of one that does,
+// though the file did not change.
+func TestASkippedFileInAFormatQuireLearntIsRead(t *testing.T) {
+	dir := t.TempDir()
+	docs := filepath.Join(dir, "docs")
+	write(t, filepath.Join(docs, "plan.md"), "# Plan\n\nThe zeppelin budget.\n")
+	db := openDB(t, dir)
+	ix := openIndex(t, db, nil)
+	index(t, ix, docs)
+	ix.Close()
+	if _, err := db.Exec(`UPDATE rag_files SET status = 'skipped', reason = 'Quire does not read .md files', chunks = 0 WHERE path LIKE '%plan.md'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DELETE FROM rag_chunks`); err != nil {
+		t.Fatal(err)
+	}
+	ix = openIndex(t, db, nil)
+	index(t, ix)
+	if d := docStatus(t, ix)["plan.md"]; d.Status != Done || d.Chunks == 0 {
+		t.Fatalf("plan.md after the pass: %+v, want done", d)
+	}
+}

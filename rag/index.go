@@ -378,7 +378,7 @@ func (ix *Index) fixUp(ctx context.Context) error {
 			SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?))`, ix.embName); err != nil {
 		return fmt.Errorf("rag: %w", err)
 	}
-	if err := ix.skipFailedByName(ctx); err != nil {
+	if err := ix.reconcileSkipped(ctx); err != nil {
 		return err
 	}
 	if ix.offline != nil {
@@ -387,33 +387,46 @@ func (ix *Index) fixUp(ctx context.Context) error {
 	return nil
 }
 
-// skipFailedByName makes the files an older Quire refused by their name
-// (failed, "unsupported format") skipped, as this one lists them.
-func (ix *Index) skipFailedByName(ctx context.Context) error {
-	rows, err := ix.db.QueryContext(ctx, `SELECT id, path FROM rag_files WHERE status = 'failed' AND format = '' AND reason LIKE 'unsupported format %'`)
+// reconcileSkipped brings the files refused by their name in line with
+// the formats this Quire reads: one an older Quire listed as failed
+// ("unsupported format") is skipped, and a skipped one in a format this
+// Quire has learnt to read is queued, so the next pass reads it without
+// waiting for the file to change.
+func (ix *Index) reconcileSkipped(ctx context.Context) error {
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, path, status FROM rag_files
+		WHERE status = 'skipped' OR (status = 'failed' AND format = '' AND reason LIKE 'unsupported format %')`)
 	if err != nil {
 		return fmt.Errorf("rag: %w", err)
 	}
-	var ids []int64
-	var paths []string
+	type file struct {
+		id           int64
+		path, status string
+	}
+	var files []file
 	for rows.Next() {
-		var id int64
-		var p string
-		if err := rows.Scan(&id, &p); err != nil {
+		var f file
+		if err := rows.Scan(&f.id, &f.path, &f.status); err != nil {
 			rows.Close()
 			return fmt.Errorf("rag: %w", err)
 		}
-		ids, paths = append(ids, id), append(paths, p)
+		files = append(files, f)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("rag: %w", err)
 	}
-	for i, id := range ids {
-		if !refusedByName(paths[i]) {
+	for _, f := range files {
+		var q string
+		var args []any
+		switch refused := refusedByName(f.path); {
+		case refused && f.status == Failed:
+			q, args = `UPDATE rag_files SET status = 'skipped', reason = ? WHERE id = ?`, []any{SkipReason(f.path), f.id}
+		case !refused && f.status == Skipped:
+			q, args = `UPDATE rag_files SET status = 'queued', reason = '' WHERE id = ?`, []any{f.id}
+		default:
 			continue
 		}
-		if _, err := ix.db.ExecContext(ctx, `UPDATE rag_files SET status = 'skipped', reason = ? WHERE id = ?`, SkipReason(paths[i]), id); err != nil {
+		if _, err := ix.db.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("rag: %w", err)
 		}
 	}
