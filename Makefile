@@ -150,6 +150,7 @@ bench:
 	$(GO) test ./rag -run '^$$' -bench 'Index|Reindex' -benchtime 3x -scifact $(SCIFACT)
 	$(GO) test ./rag -run '^$$' -bench Search -benchtime 809x -timeout 30m -scifact $(SCIFACT)
 	$(GO) test ./rag -run '^$$' -bench HostileFiles -benchtime 3x
+	$(GO) test . -run '^$$' -bench SearchFirstResult -benchtime 20x -scifact $(SCIFACT)
 
 # The SciFact data for rag's benchmarks (docs/BENCHMARKS.md, issue 6).
 SCIFACT ?= $(CURDIR)/../shared/data/scifact

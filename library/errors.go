@@ -29,6 +29,10 @@ var (
 	// ErrUnreadable: the document failed to index, so there is no text to show.
 	ErrUnreadable = protocol.Classify(protocol.ErrConflict,
 		errors.New("this document failed to index, so Quire could not read it; see its reason in the documents panel, fix the file and retry"))
+	// ErrNotRead: the file is in a format Quire does not read (skipped), so
+	// it has no indexed text to show.
+	ErrNotRead = protocol.Classify(protocol.ErrConflict,
+		errors.New("this file is in a format Quire does not read, so there is no text of it to show"))
 	// ErrOutsideRoot: the document is now a symbolic link that leads out
 	// of its indexed folder, which the viewer does not follow.
 	ErrOutsideRoot = protocol.Classify(protocol.ErrConflict,

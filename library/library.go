@@ -365,11 +365,6 @@ func (l *Library) run(ctx context.Context, j job) {
 	}
 	final := last
 	final.Running, final.Phase, final.CurrentFile, final.ETAMillis = false, protocol.PhaseDone, "", 0
-	if j.kind == jobIndex && len(j.paths) > 0 && err == nil {
-		// A dropped file in a format Quire does not read is refused before
-		// the pass counts anything; say so, or the drop would seem ignored.
-		final.Refused = max(0, l.failedUnder(ctx, j.paths)-final.Failed)
-	}
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errCancelled):
 		final.Phase = protocol.PhaseCancelled
@@ -385,32 +380,13 @@ func (l *Library) run(ctx context.Context, j job) {
 	l.publish(final)
 }
 
-// failedUnder counts the failed documents at or under paths.
-func (l *Library) failedUnder(ctx context.Context, paths []string) int {
-	docs, err := l.idx.Documents(context.WithoutCancel(ctx))
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, d := range docs {
-		if d.Status != rag.Failed {
-			continue
-		}
-		for _, p := range paths {
-			if d.Path == p || strings.HasPrefix(d.Path, strings.TrimSuffix(p, string(filepath.Separator))+string(filepath.Separator)) {
-				n++
-				break
-			}
-		}
-	}
-	return n
-}
-
 func fromRag(p rag.Progress, paths []string, running bool) protocol.IndexProgress {
 	phase := protocol.PhaseIndexing
 	if p.Phase == "scanning" {
 		phase = protocol.PhaseScanning
 	}
+	// Skipped and refused files are found by the scan, before the pass
+	// counts anything: said, so a drop of only those does not seem ignored.
 	return protocol.IndexProgress{Running: running, Phase: phase, Total: p.Total, Done: p.Done, Failed: p.Failed,
-		CurrentFile: p.CurrentFile, ETAMillis: p.ETA.Milliseconds(), Paths: paths}
+		Refused: p.Refused, Skipped: p.Skipped, CurrentFile: p.CurrentFile, ETAMillis: p.ETA.Milliseconds(), Paths: paths}
 }

@@ -152,15 +152,65 @@ func TestADroppedFileQuireCannotReadIsSaid(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := waitFirstPass(t, ch)
-	if final := seen[len(seen)-1]; final.Phase != protocol.PhaseDone || final.Total != 0 || final.Refused != 1 {
-		t.Fatalf("a refused file is counted in the outcome: %+v", final)
+	if final := seen[len(seen)-1]; final.Phase != protocol.PhaseDone || final.Total != 0 || final.Skipped != 1 || final.Failed != 0 || final.Refused != 0 {
+		t.Fatalf("a skipped file is not counted as skipped in the outcome: %+v", final)
 	}
 	st, err := lib.State(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, ok := docByName(st, "photo.png"); !ok || d.Status != rag.Failed || !strings.Contains(d.Reason, "unsupported format") {
+	if d, ok := docByName(st, "photo.png"); !ok || d.Status != rag.Skipped || d.Reason != "Quire does not read .png files" {
 		t.Fatalf("photo.png in the panel: %+v (found %v)", d, ok)
+	}
+}
+
+// TestAPassOverAnUnchangedFolderReportsNothingNew: issue 15 saw the files
+// Quire does not read reported on every run. A folder added again with
+// nothing changed reports no file skipped, refused or failed, though the
+// panel still lists them (skipped, failed) with their reasons.
+func TestAPassOverAnUnchangedFolderReportsNothingNew(t *testing.T) {
+	lib, _ := open(t, t.TempDir(), nil)
+	dir := folder(t) // with blob.txt, which fails
+	testkit.WriteOld(t, filepath.Join(dir, "config.yml"), "a: 1\n")
+	testkit.WriteOld(t, filepath.Join(dir, "data.json"), "{}\n")
+	ch := lib.Watch(t.Context())
+	if err := lib.Add(t.Context(), []string{dir}); err != nil {
+		t.Fatal(err)
+	}
+	seen := waitFinal(t, ch)
+	if first := seen[len(seen)-1]; first.Skipped != 2 || first.Failed != 1 || first.Refused != 0 {
+		t.Fatalf("the first pass: %+v, want 2 skipped and 1 failed", first)
+	}
+	// Named by one of its files, the folder is scanned again; that pass's
+	// states carry the file's path, so its end is told from the first's.
+	again := filepath.Join(dir, "config.yml")
+	if err := lib.Add(t.Context(), []string{again}); err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.After(30 * time.Second)
+	for {
+		var p protocol.IndexProgress
+		select {
+		case p = <-ch:
+		case <-timeout:
+			t.Fatal("no end of the second pass")
+		}
+		if p.Running || len(p.Paths) != 1 || p.Paths[0] != again {
+			continue
+		}
+		if p.Phase != protocol.PhaseDone || p.Total != 0 || p.Skipped != 0 || p.Failed != 0 || p.Refused != 0 {
+			t.Fatalf("a pass over the unchanged folder reported %+v, want nothing", p)
+		}
+		break
+	}
+	st, err := lib.State(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, status := range map[string]string{"config.yml": rag.Skipped, "data.json": rag.Skipped, "blob.txt": rag.Failed} {
+		if d, ok := docByName(st, name); !ok || d.Status != status || d.Reason == "" {
+			t.Errorf("%s in the panel: %+v (found %v), want %s with a reason", name, d, ok, status)
+		}
 	}
 }
 
@@ -198,6 +248,7 @@ func TestSourceReadsOnlyIndexedDocuments(t *testing.T) {
 	}
 	outside := filepath.Join(filepath.Dir(dir), "secret.md")
 	testkit.WriteOld(t, outside, "# Secret\n")
+	testkit.WriteOld(t, filepath.Join(dir, "keys.json"), `{"token": "s3cret"}`)
 	ch := lib.Watch(t.Context())
 	if err := lib.Add(t.Context(), []string{dir}); err != nil {
 		t.Fatal(err)
@@ -232,6 +283,7 @@ func TestSourceReadsOnlyIndexedDocuments(t *testing.T) {
 		{"a way out through ..", filepath.Join(dir, "..", "secret.md"), 0, protocol.ErrNotFound, library.ErrUnknownDocument},
 		{"relative", "papers/garden.md", 0, protocol.ErrBadPayload, library.ErrRelativePath},
 		{"a document that failed", filepath.Join(dir, "blob.txt"), 0, protocol.ErrConflict, library.ErrUnreadable},
+		{"a file Quire does not read (skipped)", filepath.Join(dir, "keys.json"), 0, protocol.ErrConflict, library.ErrNotRead},
 		{"a page the PDF does not have", filepath.Join(dir, "report.pdf"), 9, protocol.ErrNotFound, nil},
 	}
 	for _, c := range bad {

@@ -35,8 +35,13 @@ func (l *Library) Source(ctx context.Context, path string, page int) (protocol.D
 	if err != nil {
 		return protocol.DocumentSource{}, err
 	}
-	if doc.Status == rag.Failed {
+	switch doc.Status {
+	case rag.Failed:
 		return protocol.DocumentSource{}, fmt.Errorf("%w (%s)", ErrUnreadable, doc.Reason)
+	case rag.Skipped:
+		// Never read, so never shown: what was not indexed is not the
+		// viewer's to open (a .json of keys beside the notes).
+		return protocol.DocumentSource{}, fmt.Errorf("%w (%s)", ErrNotRead, doc.Reason)
 	}
 	f, err := rag.OpenInRoot(doc.Root, path)
 	if err != nil {

@@ -17,8 +17,9 @@
 //     user text quoted term by term so no query is a syntax error);
 //   - vector search with the shared in-memory index (internal/vecindex:
 //     chromem-go documents scanned as a block matrix with gonum's SIMD dot
-//     product) loaded at Open from the vectors stored in SQLite (the
-//     database is the truth; chromem's own file persistence is not used);
+//     product) loaded from the vectors stored in SQLite by the first search
+//     that ranks by vector, not at Open (the database is the truth;
+//     chromem's own file persistence is not used);
 //     embeddings come from the Embedder the caller supplies (Ollama's
 //     /api/embed through an adapter in the composition root), or from the built-in offline
 //     embedder (rag/hashvec) when none is;

@@ -97,12 +97,17 @@ func docStatus(t testing.TB, ix *Index) map[string]Document {
 	return m
 }
 
-// inMemory is the number of vectors in the in-memory index, after
-// checking it holds one chromem-go document for each.
+// inMemory is the number of vectors in the in-memory index (loaded, as
+// the first vector search loads it, if no search has), after checking it
+// holds one chromem-go document for each.
 func inMemory(t testing.TB, ix *Index) int {
 	t.Helper()
-	if d, n := len(ix.vecs.Documents()), ix.vecs.Len(); d != n {
+	vecs, err := ix.vectors(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, n := len(vecs.Documents()), vecs.Len(); d != n {
 		t.Fatalf("the vector index holds %d documents for %d vectors", d, n)
 	}
-	return ix.vecs.Len()
+	return vecs.Len()
 }

@@ -189,12 +189,15 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// TestFilesRefusedByNameAreNotQueuedAgain: issue 15 saw .yml and .json
-// files listed as failed on every run. They are refused by their name
-// once and not queued again while unchanged — written just now (a time
-// too recent to trust) or long ago; what lists them on each run is the
-// summary of the index's state, not a retry.
-func TestFilesRefusedByNameAreNotQueuedAgain(t *testing.T) {
+// TestFilesQuireDoesNotReadAreSkipped: issue 15 saw .yml and .json files
+// listed as failed on every run. They are skipped — a state of their own,
+// with the reason, never counted as failed — found once by the pass that
+// first sees them (written just now, a time too recent to trust, or long
+// ago), and not again while they keep their names: a pass over the
+// unchanged folder reports nothing, a changed content is still skipped
+// without being read, Retry leaves them be, and a new name that Quire
+// reads is read.
+func TestFilesQuireDoesNotReadAreSkipped(t *testing.T) {
 	dir := t.TempDir()
 	docs := filepath.Join(dir, "docs")
 	write(t, filepath.Join(docs, "notes.md"), "# Notes\n\ntext\n")
@@ -203,16 +206,84 @@ func TestFilesRefusedByNameAreNotQueuedAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := openIndex(t, openDB(t, dir), nil)
-	index(t, ix, docs)
+	ps := index(t, ix, docs)
+	if last := ps[len(ps)-1]; last.Skipped != 2 || last.Failed != 0 || last.Refused != 0 || last.Total != 1 {
+		t.Fatalf("the first pass: %+v, want 1 file indexed and 2 skipped", last)
+	}
 	for range 2 {
 		ps := index(t, ix)
-		if last := ps[len(ps)-1]; last.Total != 0 || last.Failed != 0 {
+		if last := ps[len(ps)-1]; last.Total != 0 || last.Failed != 0 || last.Skipped != 0 {
 			t.Fatalf("a pass over the unchanged folder: %+v", last)
 		}
 	}
-	for _, name := range []string{"old.yml", "fresh.json"} {
-		if d := docStatus(t, ix)[name]; d.Status != Failed || !strings.Contains(d.Reason, "unsupported format") {
-			t.Errorf("%s: %s (%q)", name, d.Status, d.Reason)
+	write(t, filepath.Join(docs, "old.yml"), "a: 2\nb: 3\n")
+	if err := ix.Retry(t.Context(), docs); err != nil {
+		t.Fatal(err)
+	}
+	if ps := index(t, ix); ps[len(ps)-1].Total != 0 || ps[len(ps)-1].Skipped != 0 {
+		t.Fatalf("a pass after old.yml changed: %+v", ps[len(ps)-1])
+	}
+	want := map[string]string{"old.yml": "Quire does not read .yml files", "fresh.json": "Quire does not read .json files"}
+	for name, reason := range want {
+		if d := docStatus(t, ix)[name]; d.Status != Skipped || d.Reason != reason || d.Chunks != 0 {
+			t.Errorf("%s: %s (%q), want skipped (%q)", name, d.Status, d.Reason, reason)
 		}
+	}
+	if n := ix.parses.Load(); n != 1 {
+		t.Errorf("%d files parsed, want only notes.md", n)
+	}
+	must(t, os.Rename(filepath.Join(docs, "old.yml"), filepath.Join(docs, "old.txt")))
+	index(t, ix)
+	if d := docStatus(t, ix)["old.txt"]; d.Status != Done {
+		t.Errorf("renamed to old.txt: %+v, want done", d)
+	}
+}
+
+// TestFilesAnOlderQuireFailedByNameAreSkipped: an index an older Quire
+// wrote lists a .yml as failed ("unsupported format"); the next owner's
+// open lists it as skipped, and keeps a real failure failed.
+func TestFilesAnOlderQuireFailedByNameAreSkipped(t *testing.T) {
+	dir := t.TempDir()
+	docs := filepath.Join(dir, "docs")
+	write(t, filepath.Join(docs, "a.yml"), "a: 1\n")
+	write(t, filepath.Join(docs, "fake.pdf"), "hello, I am not a PDF")
+	db := openDB(t, dir)
+	ix := openIndex(t, db, nil)
+	index(t, ix, docs)
+	ix.Close()
+	if _, err := db.Exec(`UPDATE rag_files SET status = 'failed', reason = 'unsupported format ".yml": Quire reads Markdown (.md), plain text (.txt), HTML (.html) and PDF (.pdf)' WHERE path LIKE '%a.yml'`); err != nil {
+		t.Fatal(err)
+	}
+	got := docStatus(t, openIndex(t, db, nil))
+	if d := got["a.yml"]; d.Status != Skipped || d.Reason != "Quire does not read .yml files" {
+		t.Errorf("a.yml: %s (%q), want skipped", d.Status, d.Reason)
+	}
+	if d := got["fake.pdf"]; d.Status != Failed {
+		t.Errorf("fake.pdf: %s (%q), want failed", d.Status, d.Reason)
+	}
+}
+
+// TestASkippedFileInAFormatQuireLearntIsRead: a file skipped by a Quire
+// that did not read its format (here: a row marked so by hand, as that
+// Quire would have left it) is read by the next pass of one that does,
+// though the file did not change.
+func TestASkippedFileInAFormatQuireLearntIsRead(t *testing.T) {
+	dir := t.TempDir()
+	docs := filepath.Join(dir, "docs")
+	write(t, filepath.Join(docs, "plan.md"), "# Plan\n\nThe zeppelin budget.\n")
+	db := openDB(t, dir)
+	ix := openIndex(t, db, nil)
+	index(t, ix, docs)
+	ix.Close()
+	if _, err := db.Exec(`UPDATE rag_files SET status = 'skipped', reason = 'Quire does not read .md files', chunks = 0 WHERE path LIKE '%plan.md'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DELETE FROM rag_chunks`); err != nil {
+		t.Fatal(err)
+	}
+	ix = openIndex(t, db, nil)
+	index(t, ix)
+	if d := docStatus(t, ix)["plan.md"]; d.Status != Done || d.Chunks == 0 {
+		t.Fatalf("plan.md after the pass: %+v, want done", d)
 	}
 }

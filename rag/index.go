@@ -42,6 +42,8 @@ type Progress struct {
 	Total       int           // files to parse or embed in this pass
 	Done        int           // of those, finished (indexed or failed)
 	Failed      int           // of those, failed
+	Skipped     int           // new or renamed files Quire does not read, found by this pass (not in Total)
+	Refused     int           // new links out of their folder, found by this pass (failed, not in Total)
 	CurrentFile string        // the file most recently started
 	ETA         time.Duration // estimated time left; 0 when unknown
 }
@@ -51,8 +53,8 @@ type Document struct {
 	Path    string
 	Root    string // the watched folder or file it was found under
 	Format  string // markdown, text, html, pdf; empty if refused before reading
-	Status  string // Queued, Parsed, Embedded, Done or Failed
-	Reason  string // why it failed
+	Status  string // Queued, Parsed, Embedded, Done, Failed or Skipped
+	Reason  string // why it failed or was skipped
 	Chunks  int
 	Size    int64
 	ModTime time.Time
@@ -192,7 +194,17 @@ type Index struct {
 
 	queries *lru.Cache[string, []float32] // query vectors of an embedding model, by query text
 
-	vecs *vecindex.Index // the vectors of emb in memory, loaded at Open
+	// vecs are the vectors of emb in memory, loaded from SQLite by the
+	// first search that ranks by vector (vectors), not at Open: a lexical
+	// search, a listing or a pass needs none of them, and loading is most
+	// of what a `quire search` start costs (docs/BENCHMARKS.md, "CLI time
+	// to first result"). vecMu is held while they load and while a pass
+	// applies a commit to them, so each commit is either seen by the load's
+	// read or applied after it (Add replaces by id, Remove ignores the
+	// unknown: applying one the load already saw changes nothing).
+	vecs       *vecindex.Index
+	vecMu      sync.Mutex
+	vecsLoaded atomic.Bool
 
 	run      chan struct{} // a token: one pass at a time
 	closing  chan struct{}
@@ -210,9 +222,10 @@ type Index struct {
 }
 
 // Open prepares the rag tables in db (creating or upgrading them; a newer
-// schema is refused), picks the embedder — emb, or the built-in offline
-// embedder when emb is nil — and loads the stored vectors of that embedder
-// into memory. Files left mid-way by a crash are resumed by the next Index.
+// schema is refused) and picks the embedder — emb, or the built-in offline
+// embedder when emb is nil. The stored vectors of that embedder are loaded
+// into memory by the first search that ranks by vector. Files left mid-way
+// by a crash are resumed by the next Index.
 func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index, error) {
 	o := options{rrfK: 60, maxDF: 0.2, pruneFloor: 500, chunkSize: 1500, depth: 100, batch: 32, workers: runtime.GOMAXPROCS(0), snippet: 320,
 		lexWeights: [2]float64{1, 1}, offline: hashvec.Default, txRows: 4096, limits: DefaultLimits()}
@@ -256,40 +269,86 @@ func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index
 	}
 	ix.queries = queries
 	ix.vecs = vecindex.New()
-	if err := ix.load(ctx); err != nil {
+	if err := ix.fixUp(ctx); err != nil {
 		return nil, err
 	}
 	return ix, nil
 }
 
-// loadBatch is how many stored vectors Open decodes before adding them.
+// loadBatch is how many stored vectors are decoded before they are added.
 const loadBatch = 1024
 
-// load fills the vector index from SQLite, marks embedded files done,
-// sends files whose chunks lack vectors of this embedder back to Parsed,
-// and readies the offline embedder's statistics.
-func (ix *Index) load(ctx context.Context) error {
+// vectors is the vector index, loaded from SQLite on first use (and, in a
+// reader, the offline embedder's statistics, which only a query vector
+// needs there). A load that fails is tried again by the next search.
+func (ix *Index) vectors(ctx context.Context) (*vecindex.Index, error) {
+	if ix.vecsLoaded.Load() {
+		return ix.vecs, nil
+	}
+	ix.vecMu.Lock()
+	defer ix.vecMu.Unlock()
+	if ix.vecsLoaded.Load() {
+		return ix.vecs, nil
+	}
+	if err := ix.loadVectors(ctx); err != nil {
+		ix.vecs = vecindex.New() // what a failed load added goes
+		return nil, err
+	}
+	if ix.opts.readOnly && ix.offline != nil {
+		if err := ix.loadSketch(ctx); err != nil {
+			ix.vecs = vecindex.New()
+			return nil, err
+		}
+	}
+	ix.vecsLoaded.Store(true)
+	return ix.vecs, nil
+}
+
+// applyVectors applies a committed pass's changes to the vectors in
+// memory, when they are loaded (vecMu: see Index.vecs).
+func (ix *Index) applyVectors(add []vecindex.Vector, remove []int64) error {
+	ix.vecMu.Lock()
+	defer ix.vecMu.Unlock()
+	if !ix.vecsLoaded.Load() {
+		return nil // the load will read them from SQLite
+	}
+	ix.vecs.Remove(remove)
+	return ix.addVectors(add)
+}
+
+// loadVectors fills the vector index from SQLite, in one query.
+func (ix *Index) loadVectors(ctx context.Context) error {
 	rows, err := ix.db.QueryContext(ctx, `SELECT chunk_id, vec FROM rag_vectors WHERE embedder = ?`, ix.embName)
 	if err != nil {
 		return fmt.Errorf("rag: load vectors: %w", err)
 	}
 	var docs []vecindex.Vector
+	// Each batch is decoded into one buffer, reused: Add copies. The blob
+	// is scanned as RawBytes, valid until the next row, so it is not
+	// copied once more on its way.
+	var arena []float32
+	dims := 0
 	for rows.Next() {
 		var id int64
-		var blob []byte
+		var blob sql.RawBytes
 		if err := rows.Scan(&id, &blob); err != nil {
 			rows.Close()
 			return fmt.Errorf("rag: load vectors: %w", err)
 		}
-		v, err := vecindex.Decode(blob)
-		if err != nil {
+		if dims == 0 {
+			dims = max(1, len(blob)/4)
+			arena = make([]float32, loadBatch*dims)
+		}
+		k := len(docs)
+		v := arena[k*dims : (k+1)*dims : (k+1)*dims]
+		if err := vecindex.DecodeInto(v, blob); err != nil {
 			rows.Close()
 			return fmt.Errorf("rag: vector of chunk %d: %w", id, err)
 		}
 		docs = append(docs, vecindex.Vector{ID: id, Embedding: v})
 		if len(docs) == loadBatch {
 			// In batches: the decoded vectors are copied into the index,
-			// so holding them all first would double the heap of Open.
+			// so holding them all first would double the heap of the load.
 			if err := ix.addVectors(docs); err != nil {
 				rows.Close()
 				return err
@@ -301,13 +360,14 @@ func (ix *Index) load(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("rag: load vectors: %w", err)
 	}
-	if err := ix.addVectors(docs); err != nil {
-		return err
-	}
+	return ix.addVectors(docs)
+}
+
+// fixUp marks embedded files done, sends files whose chunks lack vectors
+// of this embedder back to Parsed, and readies the offline embedder's
+// statistics (a pass counts into them). A reader does none of it.
+func (ix *Index) fixUp(ctx context.Context) error {
 	if ix.opts.readOnly {
-		if ix.offline != nil {
-			return ix.loadSketch(ctx)
-		}
 		return nil
 	}
 	if _, err := ix.db.ExecContext(ctx, `UPDATE rag_files SET status = 'done' WHERE status = 'embedded'`); err != nil {
@@ -318,8 +378,57 @@ func (ix *Index) load(ctx context.Context) error {
 			SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?))`, ix.embName); err != nil {
 		return fmt.Errorf("rag: %w", err)
 	}
+	if err := ix.reconcileSkipped(ctx); err != nil {
+		return err
+	}
 	if ix.offline != nil {
 		return ix.loadSketch(ctx)
+	}
+	return nil
+}
+
+// reconcileSkipped brings the files refused by their name in line with
+// the formats this Quire reads: one an older Quire listed as failed
+// ("unsupported format") is skipped, and a skipped one in a format this
+// Quire has learnt to read is queued, so the next pass reads it without
+// waiting for the file to change.
+func (ix *Index) reconcileSkipped(ctx context.Context) error {
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, path, status FROM rag_files
+		WHERE status = 'skipped' OR (status = 'failed' AND format = '' AND reason LIKE 'unsupported format %')`)
+	if err != nil {
+		return fmt.Errorf("rag: %w", err)
+	}
+	type file struct {
+		id           int64
+		path, status string
+	}
+	var files []file
+	for rows.Next() {
+		var f file
+		if err := rows.Scan(&f.id, &f.path, &f.status); err != nil {
+			rows.Close()
+			return fmt.Errorf("rag: %w", err)
+		}
+		files = append(files, f)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("rag: %w", err)
+	}
+	for _, f := range files {
+		var q string
+		var args []any
+		switch refused := refusedByName(f.path); {
+		case refused && f.status == Failed:
+			q, args = `UPDATE rag_files SET status = 'skipped', reason = ? WHERE id = ?`, []any{SkipReason(f.path), f.id}
+		case !refused && f.status == Skipped:
+			q, args = `UPDATE rag_files SET status = 'queued', reason = '' WHERE id = ?`, []any{f.id}
+		default:
+			continue
+		}
+		if _, err := ix.db.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("rag: %w", err)
+		}
 	}
 	return nil
 }

@@ -579,6 +579,10 @@ type writer struct {
 
 	toDone []int64 // files whose vectors are in memory, to mark done
 
+	// found by this pass's scans before any job: new files Quire does not
+	// read (Skipped) and new links out of their folder (failed)
+	skipped, refused int
+
 	total, done, failed   int
 	totalBytes, doneBytes int64
 	start                 time.Time
@@ -717,8 +721,7 @@ func (w *writer) afterCommit() error {
 		w.ix.dfs.reset()
 		w.ix.corpus.Add(1) // bumpCorpus added one in the transaction
 	}
-	w.ix.vecs.Remove(w.remove)
-	if err := w.ix.addVectors(w.add); err != nil {
+	if err := w.ix.applyVectors(w.add, w.remove); err != nil {
 		return err
 	}
 	for _, j := range w.embedded {
@@ -734,7 +737,7 @@ func (w *writer) afterCommit() error {
 }
 
 func (w *writer) progress(phase string) Progress {
-	p := Progress{Phase: phase, Total: w.total, Done: w.done, Failed: w.failed}
+	p := Progress{Phase: phase, Total: w.total, Done: w.done, Failed: w.failed, Skipped: w.skipped, Refused: w.refused}
 	if c := w.current.Load(); c != nil && phase != "done" {
 		p.CurrentFile = *c
 	}

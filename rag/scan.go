@@ -393,8 +393,9 @@ func (ix *Index) scan(ctx context.Context, w *writer, rootPath string, excluded 
 					VALUES (?, ?, '', ?, ?, 'failed', ?, ?)`, c.f.path, rootPath, c.f.size, mtime, outsideLink, now.UnixNano()); err != nil {
 					return err
 				}
-			case c.same || (c.exists && c.k.format == "" && c.k.status == Failed && refusedByName(c.f.path)):
-				// Same content (or a file refused by its name): only the stat changes.
+				w.refused++
+			case c.same || (c.exists && c.k.status == Skipped && refusedByName(c.f.path)):
+				// Same content (or a file Quire does not read): only the stat changes.
 				if _, err := tx.ExecContext(ctx, `UPDATE rag_files SET size = ?, mtime_ns = ? WHERE id = ?`, c.f.size, mtime, c.k.id); err != nil {
 					return err
 				}
@@ -406,7 +407,8 @@ func (ix *Index) scan(ctx context.Context, w *writer, rootPath string, excluded 
 			default:
 				status, reason, format := Queued, "", ""
 				if f, err := parse.ByName(c.f.path); err != nil {
-					status, reason = Failed, err.Error()
+					status, reason = Skipped, SkipReason(c.f.path)
+					w.skipped++
 				} else {
 					format = string(f)
 				}
@@ -436,6 +438,12 @@ func (ix *Index) scan(ctx context.Context, w *writer, rootPath string, excluded 
 func refusedByName(path string) bool {
 	_, err := parse.ByName(path)
 	return err != nil
+}
+
+// SkipReason is the reason a skipped file is listed with: "Quire does not
+// read .yml files". Hosts group skipped files by it.
+func SkipReason(path string) string {
+	return "Quire does not read " + strings.ToLower(filepath.Ext(path)) + " files"
 }
 
 // OpenInRoot opens path, a document of the watched root, through an

@@ -80,6 +80,10 @@ const (
 	Embedded = "embedded" // vectors stored; not yet in the in-memory vector index
 	Done     = "done"     // fully searchable
 	Failed   = "failed"   // see the reason; Retry or a change to the file tries again
+	// Skipped: a file Quire does not read (its name says so: .yml, .json,
+	// .docx), listed with the reason and never counted as failed; neither
+	// Retry nor a change of its content reads it, only a new name.
+	Skipped = "skipped"
 )
 
 type execer interface {

@@ -268,14 +268,18 @@ func (ix *Index) queryVector(ctx context.Context, query string) ([]float32, erro
 }
 
 func (ix *Index) vectorRanking(ctx context.Context, query string, depth int) ([]int64, error) {
-	if ix.vecs.Len() == 0 {
+	vecs, err := ix.vectors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if vecs.Len() == 0 {
 		return nil, nil
 	}
 	qv, err := ix.queryVector(ctx, query)
 	if err != nil || qv == nil {
 		return nil, err
 	}
-	hits, err := ix.vecs.Nearest(qv, depth)
+	hits, err := vecs.Nearest(qv, depth)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}

@@ -1396,6 +1396,18 @@ export const cases = [
       assert(photo?.status === 'failed' && photo.reason === failed.reason, `the binary file failed with its reason, got ${JSON.stringify(got)}`);
       assert(got.filter((r) => r.status === 'done').length === 2, `two ready, got ${JSON.stringify(got)}`);
       assert((await $(page, 'documents-count').textContent()).trim() === '3', 'the header counts the documents');
+      // The file Quire does not read is skipped: not a failure, not a
+      // document, listed apart in a collapsed group with the reason.
+      assert(/1 file skipped \(not a format Quire reads\)/.test((await $(page, 'indexing-detail').textContent()) ?? ''), 'the bar says the skipped file');
+      const skipped = (await (await api(base, '/api/documents')).json()).documents.find((d) => d.path === join(FX.panelDir, 'config.yml'));
+      assert(skipped?.status === 'skipped' && skipped.reason === 'Quire does not read .yml files', `config.yml skipped with its reason, got ${JSON.stringify(skipped)}`);
+      assert((await $(page, 'documents-counts').textContent()).trim() === '3 documents · 1 failed · 1 skipped', 'the panel counts the skipped file apart');
+      const group = $(page, 'documents-skipped');
+      assert(!(await group.evaluate((el) => el.open)), 'the skipped group starts collapsed');
+      await $(page, 'documents-skipped-summary').click();
+      const item = page.locator('[data-testid="doc-skipped"]');
+      await item.waitFor({ timeout: WAIT_MS });
+      assert((await item.locator('[data-testid="doc-reason"]').textContent()).trim() === 'Quire does not read .yml files', 'the skipped file shows its reason');
       await page.screenshot({ path: shot });
 
       // Retry is offered only on the failed one; Remove asks first, then the row goes.

@@ -15,7 +15,7 @@ class FakeHost implements Transport {
   choosesFolderInDialog = false;
   // The documents panel is not this file's subject (test/documents.test.ts).
   takesFileDrops = false;
-  documents = vi.fn(async () => ({ embedder: '', offline: true, roots: [], documents: [], progress: { running: false, phase: 'idle' as const, total: 0, done: 0, failed: 0, refused: 0, etaMs: 0, queued: 0 } }));
+  documents = vi.fn(async () => ({ embedder: '', offline: true, roots: [], documents: [], progress: { running: false, phase: 'idle' as const, total: 0, done: 0, failed: 0, refused: 0, skipped: 0, etaMs: 0, queued: 0 } }));
   indexPaths = vi.fn(async () => {});
   cancelIndexing = vi.fn(async () => {});
   retryDocument = vi.fn(async () => {});

@@ -4,6 +4,7 @@
 import { flushSync, mount, unmount, type Component } from 'svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import CitationList from '../src/components/CitationList.svelte';
+import DocumentsButton from '../src/components/DocumentsButton.svelte';
 import DocumentsPanel from '../src/components/DocumentsPanel.svelte';
 import IndexingBar from '../src/components/IndexingBar.svelte';
 import Message from '../src/components/Message.svelte';
@@ -19,7 +20,7 @@ const ROOT = '/home/ann/papers';
 const GARDEN = ['# Garden', '', 'Tomatoes need sun.', '', '## Water', '', 'Water the basil every morning.', 'Never let the pots dry out.'].join('\n');
 
 function progress(over: Partial<IndexProgress> = {}): IndexProgress {
-  return { running: false, phase: 'idle', total: 0, done: 0, failed: 0, refused: 0, etaMs: 0, queued: 0, ...over };
+  return { running: false, phase: 'idle', total: 0, done: 0, failed: 0, refused: 0, skipped: 0, etaMs: 0, queued: 0, ...over };
 }
 function doc(name: string, status: DocumentInfo['status'], reason = ''): DocumentInfo {
   return { path: `${ROOT}/${name}`, name: `papers/${name}`, root: ROOT, status, reason, chunks: 2, size: 10, updated: '2026-11-30T10:00:00Z' };
@@ -133,6 +134,46 @@ describe('DocumentsPanel', () => {
     document.querySelector<HTMLElement>('[data-testid="confirm-delete"]')!.click();
     await settle();
     expect(t.removeDocument).toHaveBeenCalledWith(`${ROOT}/garden.md`);
+  });
+
+  it('lists skipped files apart, in a collapsed group with the reason, never as failures', async () => {
+    const t = host({}, {
+      documents: [
+        doc('garden.md', 'done'),
+        doc('config.yml', 'skipped', 'Quire does not read .yml files'),
+        doc('photo.txt', 'failed', 'binary content'),
+        doc('data.json', 'skipped', 'Quire does not read .json files'),
+      ],
+    });
+    const docs = new DocumentsStore(t);
+    const el = render(DocumentsPanel, { docs });
+    await settle();
+    const rows = [...el.querySelectorAll('[data-testid="doc-item"]')];
+    expect(rows.map((r) => q(r, 'doc-name')?.textContent)).toEqual(['papers/garden.md', 'papers/photo.txt']);
+    const group = q(el, 'documents-skipped') as HTMLDetailsElement;
+    expect(group.open).toBe(false);
+    expect(q(group, 'documents-skipped-summary')?.textContent).toContain('Skipped (2)');
+    const skipped = [...group.querySelectorAll('[data-testid="doc-skipped"]')];
+    expect(skipped.map((r) => [q(r, 'doc-name')?.textContent, q(r, 'doc-reason')?.textContent])).toEqual([
+      ['papers/config.yml', 'Quire does not read .yml files'],
+      ['papers/data.json', 'Quire does not read .json files'],
+    ]);
+    expect(group.querySelector('[data-testid="doc-retry"]')).toBeNull();
+    expect(q(el, 'documents-counts')?.textContent).toBe('2 documents · 1 failed · 2 skipped');
+  });
+
+  it('the Documents button counts documents, not skipped files', async () => {
+    const docs = new DocumentsStore(host({}, { documents: [doc('garden.md', 'done'), doc('config.yml', 'skipped', 'Quire does not read .yml files')] }));
+    const el = render(DocumentsButton, { docs });
+    await docs.load();
+    flushSync();
+    expect(q(el, 'documents-count')?.textContent).toBe('1');
+  });
+
+  it('shows no skipped group when nothing was skipped', async () => {
+    const el = render(DocumentsPanel, { docs: new DocumentsStore(host()) });
+    await settle();
+    expect(q(el, 'documents-skipped')).toBeNull();
   });
 
   it('adds a typed path, and shows Go\'s sentence when it cannot', async () => {

@@ -20,7 +20,7 @@ import { buildSnapshot } from '../src/lib/snapshot';
 import type { Transport } from '../src/lib/transport/transport';
 
 function progress(over: Partial<IndexProgress> = {}): IndexProgress {
-  return { running: false, phase: 'idle', total: 0, done: 0, failed: 0, refused: 0, etaMs: 0, queued: 0, ...over };
+  return { running: false, phase: 'idle', total: 0, done: 0, failed: 0, refused: 0, skipped: 0, etaMs: 0, queued: 0, ...over };
 }
 
 function doc(name: string, status: DocumentInfo['status'], reason = ''): DocumentInfo {
@@ -64,9 +64,19 @@ describe('progressView', () => {
     ['a refresh with nothing to do shows nothing', progress({ phase: 'done' }), { show: false }],
     ['a drop with nothing new says so', progress({ phase: 'done', paths: ['/home/ann/papers'] }), { show: true, label: 'Nothing new to index', tone: 'ok' }],
     [
-      'a dropped file in a format Quire does not read is said',
-      progress({ phase: 'done', refused: 1, paths: ['/home/ann/photo.png'] }),
+      'a dropped link out of its folder is said',
+      progress({ phase: 'done', refused: 1, paths: ['/home/ann/key'] }),
       { show: true, label: 'Nothing could be indexed', detail: '1 file could not be read; see the documents panel', tone: 'warn' },
+    ],
+    [
+      'a dropped file in a format Quire does not read is said as skipped, not as a failure',
+      progress({ phase: 'done', skipped: 1, paths: ['/home/ann/photo.png'] }),
+      { show: true, label: 'Nothing to index', detail: '1 file skipped (not a format Quire reads)', tone: 'ok' },
+    ],
+    [
+      'skipped files are said apart from the failures',
+      progress({ phase: 'done', total: 3, done: 3, failed: 1, skipped: 2 }),
+      { label: 'Indexed 3 files', detail: '1 file could not be read; see the documents panel · 2 files skipped (not a format Quire reads)', tone: 'warn' },
     ],
     [
       'refused files add to the failures',
@@ -111,9 +121,15 @@ describe('labels', () => {
     expect(embedderLabel(null)).toBe('');
   });
 
-  it('countsLabel counts failures', () => {
+  it('countsLabel counts failures, and skipped files apart from the documents', () => {
     expect(countsLabel([doc('a.md', 'done'), doc('b.bin', 'failed')])).toBe('2 documents · 1 failed');
     expect(countsLabel([doc('a.md', 'done')])).toBe('1 document');
+    expect(countsLabel([doc('a.md', 'done'), doc('c.yml', 'skipped'), doc('d.json', 'skipped')])).toBe('1 document · 2 skipped');
+    expect(countsLabel([doc('a.md', 'done'), doc('b.bin', 'failed'), doc('c.yml', 'skipped')])).toBe('2 documents · 1 failed · 1 skipped');
+  });
+
+  it('statusView says skipped calmly', () => {
+    expect(statusView('skipped')).toEqual({ label: 'Skipped', tone: 'neutral' });
   });
 
   it('linesLabel', () => {

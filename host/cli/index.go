@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,8 +20,9 @@ import (
 
 // Document states, as protocol.Document.Status says them.
 const (
-	statusDone   = "done"
-	statusFailed = "failed"
+	statusDone    = "done"
+	statusFailed  = "failed"
+	statusSkipped = "skipped"
 )
 
 // noSpace is what `quire index` says when the disk had no room for the
@@ -28,7 +31,9 @@ const noSpace = "the disk is full, so the index could not be saved. Free some sp
 
 // runIndex is `quire index PATH...`: it makes the paths watched roots,
 // brings the index up to date with a progress bar on stderr, and prints a
-// summary (and every failed file with its reason) on stdout. Exit status:
+// summary on stdout: the files indexed and not, every failed file with
+// its reason, and the skipped ones (a format Quire does not read) as one
+// line of their extensions, never as failures. Exit status:
 // 0 when the pass completed (even if some files were refused), 1 when it
 // did not (a missing path, a database error, an interrupt: the work done
 // is kept and the next run resumes it), 2 for a usage error. It owns the
@@ -116,7 +121,7 @@ func index(ctx context.Context, idx Indexer, paths []string, stdout, stderr io.W
 		return 1
 	}
 	var indexed, pending int
-	var failed []protocol.Document
+	var failed, skipped []protocol.Document
 	for _, d := range docs {
 		if !inRoots(d.Path, paths) {
 			continue
@@ -126,6 +131,8 @@ func index(ctx context.Context, idx Indexer, paths []string, stdout, stderr io.W
 			indexed++
 		case statusFailed:
 			failed = append(failed, d)
+		case statusSkipped:
+			skipped = append(skipped, d)
 		default:
 			pending++
 		}
@@ -142,6 +149,9 @@ func index(ctx context.Context, idx Indexer, paths []string, stdout, stderr io.W
 	for _, d := range failed {
 		fmt.Fprintf(stdout, "  %s: %s\n", d.Path, d.Reason)
 	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(stdout, "%d skipped: Quire does not read %s\n", len(skipped), extensions(skipped))
+	}
 	if err != nil {
 		if errors.Is(err, protocol.ErrNoSpace) {
 			fmt.Fprintln(stderr, "quire index:", noSpace)
@@ -154,6 +164,22 @@ func index(ctx context.Context, idx Indexer, paths []string, stdout, stderr io.W
 		return 1
 	}
 	return 0
+}
+
+// extensions lists the skipped files' extensions, the commonest first:
+// ".yml, .json".
+func extensions(docs []protocol.Document) string {
+	n := map[string]int{}
+	var exts []string
+	for _, d := range docs {
+		e := strings.ToLower(filepath.Ext(d.Path))
+		if n[e] == 0 {
+			exts = append(exts, e)
+		}
+		n[e]++
+	}
+	slices.SortFunc(exts, func(a, b string) int { return cmp.Or(n[b]-n[a], strings.Compare(a, b)) })
+	return strings.Join(exts, ", ")
 }
 
 // inRoots reports whether path is one of roots or inside one.

@@ -42,7 +42,8 @@ func TestIndexAndSearchCommands(t *testing.T) {
 	notes := filepath.Join(dir, "notes")
 	os.MkdirAll(notes, 0o755)
 	old := time.Now().Add(-time.Hour)
-	for name, body := range map[string]string{"plan.md": "# Plan\n\n## Budget\n\nThe zeppelin budget is tight.\n", "photo.png": "\x89PNG\r\n"} {
+	for name, body := range map[string]string{"plan.md": "# Plan\n\n## Budget\n\nThe zeppelin budget is tight.\n", "photo.png": "\x89PNG\r\n",
+		"a.yml": "a: 1\n", "b.yml": "b: 2\n", "c.json": "{}", "blob.txt": "\x00\x01binary\x00"} {
 		p := filepath.Join(notes, name)
 		os.WriteFile(p, []byte(body), 0o644)
 		os.Chtimes(p, old, old)
@@ -51,7 +52,8 @@ func TestIndexAndSearchCommands(t *testing.T) {
 	if code := index(context.Background(), idx, []string{notes}, &out, &errb); code != 0 {
 		t.Fatalf("index exit %d: %s %s", code, out.String(), errb.String())
 	}
-	if !strings.Contains(out.String(), "1 files indexed, 1 not indexed (1 processed in") || !strings.Contains(out.String(), `photo.png: unsupported format ".png"`) ||
+	if !strings.Contains(out.String(), "1 files indexed, 1 not indexed (2 processed in") || !strings.Contains(out.String(), "blob.txt: binary content") ||
+		!strings.Contains(out.String(), "\n4 skipped: Quire does not read .yml, .json, .png\n") || strings.Contains(out.String(), "photo.png") ||
 		!strings.Contains(out.String(), "Embeddings: built-in offline embedder") || !strings.Contains(errb.String(), "[") {
 		t.Errorf("index output:\n%s\nstderr:\n%q", out.String(), errb.String())
 	}

@@ -52,7 +52,7 @@ func (d documentIndex) VectorError() string { return d.idx.VectorError() }
 func (d documentIndex) Index(ctx context.Context, paths []string, progress func(protocol.IndexProgress)) error {
 	err := d.idx.Index(ctx, paths, func(p rag.Progress) {
 		progress(protocol.IndexProgress{Running: p.Phase != "done", Phase: p.Phase, Total: p.Total, Done: p.Done,
-			Failed: p.Failed, CurrentFile: p.CurrentFile, ETAMillis: p.ETA.Milliseconds()})
+			Failed: p.Failed, Refused: p.Refused, Skipped: p.Skipped, CurrentFile: p.CurrentFile, ETAMillis: p.ETA.Milliseconds()})
 	})
 	if errors.Is(err, event.ErrNoSpace) {
 		return protocol.Classify(protocol.ErrNoSpace, err)

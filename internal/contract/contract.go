@@ -80,7 +80,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Union("IndexPhase", "Where background indexing is (IndexProgress.phase).", nil,
 		protocol.PhaseIdle, protocol.PhaseScanning, protocol.PhaseIndexing, protocol.PhaseDone, protocol.PhaseCancelled, protocol.PhaseFailed)
 	f.Union("DocumentStatus", "Where a document's indexing job is (DocumentInfo.status).", nil,
-		rag.Queued, rag.Parsed, rag.Embedded, rag.Done, rag.Failed)
+		rag.Queued, rag.Parsed, rag.Embedded, rag.Done, rag.Failed, rag.Skipped)
 	f.Union("MemoryKind", "The kinds of memory: working memory of one conversation, long-term facts, preferences.", nil,
 		memory.Working, memory.Fact, memory.Preference)
 	f.Union("MemoryStatus", "A memory item is kept, or pending until the user approves it.", nil, memory.Kept, memory.Pending)

@@ -25,10 +25,20 @@ func Decode(b []byte) ([]float32, error) {
 		return nil, fmt.Errorf("a stored vector has %d bytes", len(b))
 	}
 	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	return v, DecodeInto(v, b)
+}
+
+// DecodeInto reads a vector stored by Encode into dst, which must be of
+// its length: a loader decodes every row into one buffer it reuses (Add
+// copies), instead of a new slice per vector.
+func DecodeInto(dst []float32, b []byte) error {
+	if len(b) == 0 || len(b) != 4*len(dst) {
+		return fmt.Errorf("a stored vector has %d bytes, not %d", len(b), 4*len(dst))
 	}
-	return v, nil
+	for i := range dst {
+		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return nil
 }
 
 // Unit checks a vector from an embedder and returns it L2-normalised

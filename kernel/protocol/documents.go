@@ -26,7 +26,8 @@ type IndexProgress struct {
 	Total       int      `json:"total"`
 	Done        int      `json:"done"`
 	Failed      int      `json:"failed"`
-	Refused     int      `json:"refused"` // files under the named paths that cannot be read, not counted in Total (an unsupported format is refused before the pass)
+	Refused     int      `json:"refused"` // files this pass found that cannot be read (a link out of its folder), not counted in Total
+	Skipped     int      `json:"skipped"` // files this pass found in a format Quire does not read (.yml, .json), not counted in Total or Failed
 	CurrentFile string   `json:"currentFile,omitempty"`
 	ETAMillis   int64    `json:"etaMs"`           // 0 when unknown
 	Paths       []string `json:"paths,omitempty"` // what the pass was asked to index; empty = every known folder
@@ -40,8 +41,8 @@ type Document struct {
 	Name    string    `json:"name"` // the path shown: relative to the parent of its watched folder
 	Root    string    `json:"root"`
 	Format  string    `json:"format,omitempty"`
-	Status  string    `json:"status"` // queued, parsed, embedded, done, failed
-	Reason  string    `json:"reason,omitempty"`
+	Status  string    `json:"status"`           // queued, parsed, embedded, done, failed, skipped (a format Quire does not read)
+	Reason  string    `json:"reason,omitempty"` // why it failed or was skipped
 	Chunks  int       `json:"chunks"`
 	Size    int64     `json:"size"`
 	Updated time.Time `json:"updated"`

@@ -185,7 +185,8 @@ func BenchmarkFollowReplay(b *testing.B) {
 
 // BenchmarkCheck1M is the check of a 1,000,000-event log (its size in MB
 // is reported): the full integrity_check every owner's Open makes, against
-// the quick_check a reader makes (store.go, Open).
+// the quick_check of the log a reader makes (store.go, checkLog; on this
+// file, which holds only the log, the two are the same).
 func BenchmarkCheck1M(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "check.db")
 	ctx := context.Background()

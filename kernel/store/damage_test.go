@@ -233,3 +233,57 @@ func TestAFileThatFailsItsCheckTakesNoMoreWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestAReaderChecksTheLogItReads: a reader's open checks the log's tables
+// (what `sessions` and `replay` read) and not the rest of the file — the
+// document index's and memory's tables, whose FTS5 check made most of
+// `quire search`'s start (docs/BENCHMARKS.md, "CLI time to first result").
+// A broken page of the log is refused at a reader's open; a broken page
+// elsewhere is not, and the full check (doctor's, every owner's open)
+// still finds it.
+func TestAReaderChecksTheLogItReads(t *testing.T) {
+	cases := []struct {
+		name       string
+		marker     string
+		readerOpen bool
+	}{
+		{"a page of the log", "token 1500 of", false},
+		{"a page of another table", "zzdoc-", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "quire.db")
+			s, err := Open(t.Context(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fillSessions(t, s, 3000)
+			if _, err := s.DB().Exec(`CREATE TABLE docs (id INTEGER PRIMARY KEY, text TEXT)`); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 200 {
+				if _, err := s.DB().Exec(`INSERT INTO docs(text) VALUES (?)`, fmt.Sprintf("zzdoc-%d %s", i, strings.Repeat("words ", 40))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s.Close()
+			if pagedamage.BreakPage(t, path, tc.marker) == 0 {
+				t.Fatalf("no page holds %q", tc.marker)
+			}
+			r, err := OpenReadOnly(t.Context(), path)
+			if !tc.readerOpen {
+				if !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("a reader opened a file with a broken log page: %v, want ErrCorrupt", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("a reader's open checked more than the log: %v", err)
+			}
+			defer r.Close()
+			if err := r.Check(t.Context(), false); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("the whole file's check: %v, want ErrCorrupt (the test no longer breaks a page)", err)
+			}
+		})
+	}
+}

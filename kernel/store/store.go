@@ -197,15 +197,26 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	if !fileHasContent(path) {
 		return nil, fmt.Errorf("%s: %w", path, ErrNoDatabase)
 	}
-	s, err := openReader(ctx, path, readOnlyDSN(path))
+	dsn := readOnlyDSN(path) + readerMmap
+	s, err := openReader(ctx, path, dsn)
 	if err != nil && (cannotOpen(err) || diskFull(err)) {
 		if uncleanlyClosed(path) {
 			return nil, fmt.Errorf("%s: %w (a write-ahead log is left beside it and its folder takes no index file)", path, ErrReadOnly)
 		}
-		s, err = openReader(ctx, path, readOnlyDSN(path)+"&immutable=1")
+		s, err = openReader(ctx, path, dsn+"&immutable=1")
 	}
 	return s, err
 }
+
+// readerMmap has a reader's connections read the file through a memory
+// map instead of a pread(2) per page: a document index's vectors (1 KiB
+// each, every one past a page of its own) took 310–340 ms to read at 53k
+// chunks that way and 125–210 ms mapped (docs/BENCHMARKS.md, "CLI time to
+// first result"). A map is unsafe only over a file that shrinks while
+// mapped; Quire's never does (no VACUUM, no auto_vacuum: a backup is a
+// VACUUM INTO another file), and a reader never writes. 1 GiB of address
+// space, not of memory: pages are read as they are touched.
+const readerMmap = "&_pragma=mmap_size(1073741824)"
 
 func openReader(ctx context.Context, path, dsn string) (*Store, error) {
 	db, err := sql.Open("sqlite", dsn)
@@ -217,7 +228,7 @@ func openReader(ctx context.Context, path, dsn string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	if err := s.Check(ctx, false); err != nil {
+	if err := s.checkLog(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -269,10 +280,35 @@ func (s *Store) checkVersion(ctx context.Context) error {
 // structure still reads. A file that fails is ErrCorrupt, with SQLite's
 // findings (the first ten).
 func (s *Store) Check(ctx context.Context, full bool) error {
-	pragma := "PRAGMA quick_check(10)"
 	if full {
-		pragma = "PRAGMA integrity_check(10)"
+		return s.check(ctx, "PRAGMA integrity_check(10)")
 	}
+	return s.check(ctx, "PRAGMA quick_check(10)")
+}
+
+// logTables are the tables a reader reads of the store: the log.
+var logTables = []string{"sessions", "events"}
+
+// checkLog is a reader's check at open: quick_check of the log's tables
+// alone, linear in the log's size. A reader writes nothing, so the check
+// is not what keeps a damaged file from being written (the owner's full
+// check at every open is, and doctor's): it is what makes `quire sessions`
+// and `replay` say "damaged" instead of showing a torn log. The rest of
+// the file is the document index's and memory's (their FTS5 indexes are
+// most of a documents folder's file, and quick_check verifies each of
+// them: 130 of the 200 ms `quire search` took on the SciFact index,
+// docs/BENCHMARKS.md "CLI time to first result"); a search that meets a
+// damaged page of them gets SQLite's error, and doctor checks them all.
+func (s *Store) checkLog(ctx context.Context) error {
+	for _, t := range logTables {
+		if err := s.check(ctx, "PRAGMA quick_check("+t+")"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) check(ctx context.Context, pragma string) error {
 	rows, err := s.db.QueryContext(ctx, pragma)
 	if diskFull(err) {
 		// The check could not run (no room for the WAL index): that says

@@ -16,6 +16,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -125,8 +126,9 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 		ProbePath: filepath.Join(dataDir, "probe.json")}}
 	// The documents the browser adds by path, in real folders, indexed by
 	// the real library.
-	fx.DocsDir = writeDocs(t, "")
-	fx.PanelDir = writeDocs(t, slowMark)
+	fx.DocsDir = writeDocs(t, "", nil)
+	// The panel's folder also holds a file Quire does not read: skipped.
+	fx.PanelDir = writeDocs(t, slowMark, map[string]string{"config.yml": "theme: dark\n"})
 	fx.HoldDir = writeFiles(t, "papers", map[string]string{"big.md": "# Big\n\nA long read " + holdMark + ".\n", "later.md": "# Later\n\nRead after big.md.\n"})
 	fx.NotesDir = writeFiles(t, "Notes", map[string]string{"inbox/a.md": "# A\n\nAn idea for the projects folder.\n"})
 	dist := os.DirFS(filepath.Join(frontend, "dist"))
@@ -201,15 +203,17 @@ type fixtureSet struct {
 func (f *fixtureSet) requests() []ollamatest.Request { return f.fake.Requests() }
 
 // writeDocs makes a folder "papers" of the documents cases add: two files
-// Quire reads (each with mark in its text) and one binary file behind a
-// text extension.
-func writeDocs(t *testing.T, mark string) string {
+// Quire reads (each with mark in its text), one binary file behind a text
+// extension, and the extra files.
+func writeDocs(t *testing.T, mark string, extra map[string]string) string {
 	t.Helper()
-	return writeFiles(t, "papers", map[string]string{
+	files := map[string]string{
 		"garden.md": "# Garden\n\nTomatoes need sun.\n\n## Water\n\nWater the basil every morning.\nNever let the pots dry out.\n\n## Soil\n\nAdd compost in spring." + mark + "\n",
 		"soil.txt":  "Compost feeds the soil.\nTurn the heap weekly.\n" + mark,
 		"photo.txt": "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00",
-	})
+	}
+	maps.Copy(files, extra)
+	return writeFiles(t, "papers", files)
 }
 
 // writeFiles makes a folder named name in a new temporary folder, with

@@ -45,6 +45,8 @@ export function progressView(p: IndexProgress | null | undefined): ProgressView 
   const failed = Math.max(0, p.failed | 0);
   const percent = total > 0 ? Math.round((done / total) * 100) : null;
   const failedNote = failed > 0 ? ` · ${failed} could not be read` : '';
+  const skipped = Math.max(0, p.skipped ?? 0);
+  const skippedNote = skipped > 0 ? `${files(skipped)} skipped (not a format Quire reads)` : '';
   if (p.running) {
     if (p.phase === 'scanning' || total === 0) {
       return { show: true, running: true, percent: null, label: 'Looking for new and changed files…', detail: '', tone: 'neutral' };
@@ -55,17 +57,20 @@ export function progressView(p: IndexProgress | null | undefined): ProgressView 
   const unreadable = failed + Math.max(0, p.refused ?? 0);
   switch (p.phase) {
     case 'done':
-      if (total === 0 && unreadable === 0) {
+      if (total === 0 && unreadable === 0 && skipped === 0) {
         // A refresh with nothing to do shows nothing; a drop says it was seen.
         if (!p.paths?.length) return none;
         return { show: true, running: false, percent: 100, label: 'Nothing new to index', detail: 'Those documents are up to date', tone: 'ok' };
       }
+      // Skipped files are not a failure: said, so a drop of only those is not
+      // taken for ignored, but the bar stays calm.
+      const unreadableNote = unreadable > 0 ? `${files(unreadable)} could not be read; see the documents panel` : '';
       return {
         show: true,
         running: false,
         percent: 100,
-        label: total === 0 ? 'Nothing could be indexed' : `Indexed ${files(total)}`,
-        detail: unreadable > 0 ? `${files(unreadable)} could not be read; see the documents panel` : '',
+        label: total === 0 ? (unreadable > 0 ? 'Nothing could be indexed' : 'Nothing to index') : `Indexed ${files(total)}`,
+        detail: [unreadableNote, skippedNote].filter(Boolean).join(' · '),
         tone: unreadable > 0 ? 'warn' : 'ok',
       };
     case 'cancelled':
@@ -90,6 +95,7 @@ const STATUS: Record<DocumentStatus, { label: string; tone: BarTone }> = {
   embedded: { label: 'Almost ready', tone: 'neutral' },
   done: { label: 'Ready', tone: 'ok' },
   failed: { label: 'Failed', tone: 'danger' },
+  skipped: { label: 'Skipped', tone: 'neutral' },
 };
 
 /** The chip of a document's status. */
@@ -104,11 +110,18 @@ export function embedderLabel(st: Pick<DocumentsState, 'embedder' | 'offline'> |
   return `Meaning search: ${st.embedder.replace(/^ollama:/, 'Ollama model ')}`;
 }
 
-/** Counts for the panel's header: "12 documents · 1 failed". */
+/** Counts for the panel's header: "12 documents · 1 failed · 3 skipped" (skipped files are not documents). */
 export function countsLabel(docs: readonly DocumentInfo[]): string {
   const failed = docs.filter((d) => d.status === 'failed').length;
-  const n = docs.length === 1 ? '1 document' : `${docs.length} documents`;
-  return failed ? `${n} · ${failed} failed` : n;
+  const skipped = docs.filter((d) => d.status === 'skipped').length;
+  const count = docs.length - skipped;
+  const n = count === 1 ? '1 document' : `${count} documents`;
+  return [n, failed ? `${failed} failed` : '', skipped ? `${skipped} skipped` : ''].filter(Boolean).join(' · ');
+}
+
+/** The documents of the panel's list, and apart from them the files Quire does not read. */
+export function splitSkipped(docs: readonly DocumentInfo[]): { listed: DocumentInfo[]; skipped: DocumentInfo[] } {
+  return { listed: docs.filter((d) => d.status !== 'skipped'), skipped: docs.filter((d) => d.status === 'skipped') };
 }
 
 /** Where a citation points: the file, a PDF's page (from its heading "Page N"), the lines. */

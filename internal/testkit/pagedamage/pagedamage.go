@@ -50,3 +50,25 @@ func FlipKeys(t testing.TB, path, key string, want int) int {
 	}
 	return flipped
 }
+
+// BreakPage makes the first b-tree leaf page that holds marker unreadable
+// as a page (its type byte zeroed), the damage quick_check reports for
+// that page's table. It returns the page's number, 0 when none holds it.
+func BreakPage(t testing.TB, path, marker string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := 1; p < len(data)/PageSize; p++ {
+		page := data[p*PageSize : (p+1)*PageSize]
+		if (page[0] == 0x0a || page[0] == 0x0d) && bytes.Contains(page, []byte(marker)) {
+			page[0] = 0
+			if err := os.WriteFile(path, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+	}
+	return 0
+}

@@ -34,7 +34,7 @@ export type ToolRefusedStatus = 'denied' | 'cancelled' | 'failure' | 'unknown_co
 export type IndexPhase = 'idle' | 'scanning' | 'indexing' | 'done' | 'cancelled' | 'failed';
 
 /** Where a document's indexing job is (DocumentInfo.status). */
-export type DocumentStatus = 'queued' | 'parsed' | 'embedded' | 'done' | 'failed';
+export type DocumentStatus = 'queued' | 'parsed' | 'embedded' | 'done' | 'failed' | 'skipped';
 
 /** The kinds of memory: working memory of one conversation, long-term facts, preferences. */
 export type MemoryKind = 'working' | 'fact' | 'preference';
@@ -116,8 +116,9 @@ export interface DocumentInfo {
   name: string;
   root: string;
   format?: string;
-  /** queued, parsed, embedded, done, failed */
+  /** queued, parsed, embedded, done, failed, skipped (a format Quire does not read) */
   status: DocumentStatus;
+  /** why it failed or was skipped */
   reason?: string;
   chunks: number;
   size: number;
@@ -178,8 +179,10 @@ export interface IndexProgress {
   total: number;
   done: number;
   failed: number;
-  /** files under the named paths that cannot be read, not counted in Total (an unsupported format is refused before the pass) */
+  /** files this pass found that cannot be read (a link out of its folder), not counted in Total */
   refused: number;
+  /** files this pass found in a format Quire does not read (.yml, .json), not counted in Total or Failed */
+  skipped: number;
   currentFile?: string;
   /** 0 when unknown */
   etaMs: number;
