@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"quire/doctor"
 	"quire/internal/datadir"
@@ -17,7 +16,7 @@ import (
 // cannot hang it; the database check reports how the store opened.
 func (p *Parts) Doctor(ctx context.Context) doctor.Report {
 	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, doctorDeadline)
 	defer cancel()
 	cfg := p.settings.Get()
 	r := doctor.Run(ctx, doctor.Inputs{DataDir: cfg.DataDir, OllamaHost: cfg.OllamaHost, Model: cfg.Model},

@@ -1,0 +1,34 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"quire/doctor"
+	"quire/host"
+)
+
+// Health is the health watcher of the hosts that show the checks (the
+// window, `quire serve`): it asks Ollama's checks again on its own and
+// offers the whole report when they change (host.Health). The first call
+// starts it, on ctx; later calls return the same one.
+func (p *Parts) Health(ctx context.Context) *host.Health {
+	p.healthOnce.Do(func() {
+		p.health = host.NewHealth(p.quickDoctor, p.Doctor)
+		go p.health.Run(ctx)
+	})
+	return p.health
+}
+
+// quickDoctor is the part of the doctor the watcher repeats: Ollama and
+// the chat model, with the doctor's deadline; no disk, no database.
+func (p *Parts) quickDoctor(ctx context.Context) doctor.Report {
+	ctx, cancel := context.WithTimeout(ctx, doctorDeadline)
+	defer cancel()
+	cfg := p.settings.Get()
+	return doctor.OllamaChecks(ctx, doctor.Inputs{DataDir: cfg.DataDir, OllamaHost: cfg.OllamaHost, Model: cfg.Model}, doctorOllama{p.ollama})
+}
+
+// doctorDeadline bounds the checks of Ollama, so a hung server cannot hang
+// the doctor or its watcher.
+const doctorDeadline = 5 * time.Second
