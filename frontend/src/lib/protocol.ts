@@ -50,6 +50,8 @@ export const RuntimeEvent = {
   Indexing: 'quire:indexing',
   /** A sentence: files dropped on the window that could not be queued. */
   DropError: 'quire:drop-error',
+  /** DoctorReport, whenever the health checks change (Go re-checks on its own). */
+  Health: 'quire:health',
   /** No data: the page fell behind and was sent nothing since; reload from the last seq. */
   Resync: 'quire:resync',
   /** Page to Go, no data: the page listens from now (it loads everything itself). */

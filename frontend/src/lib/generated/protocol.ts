@@ -65,6 +65,17 @@ export interface Check {
   ok: boolean;
   detail: string;
   remedy?: string;
+  /**
+   * Hint is the remedy as the window says it, where it differs: no flag
+   * and no terminal command, only what the window offers (Action). The
+   * terminal keeps Remedy (window.go).
+   */
+  hint?: string;
+  /**
+   * Action is what the window offers for a failing check: ActionInstall,
+   * ActionDownload or ActionSettings; "" offers nothing.
+   */
+  action?: string;
 }
 
 /**
