@@ -54,6 +54,9 @@ export type PullProblem = 'offline' | 'unknown';
 /** What a recommended model is for (RecommendedModel.role). */
 export type ModelRole = 'chat' | 'embedding';
 
+/** What the window offers for a failing health check (Check.action): install Ollama, download a model, open Settings. */
+export type CheckAction = 'install-ollama' | 'download-model' | 'settings';
+
 /** The commands a host sends (Command.type). */
 export type CommandType = 'session.create' | 'session.rename' | 'session.delete' | 'message.send' | 'run.cancel' | 'permission.answer';
 
@@ -84,7 +87,7 @@ export interface Check {
    * Action is what the window offers for a failing check: ActionInstall,
    * ActionDownload or ActionSettings; "" offers nothing.
    */
-  action?: string;
+  action?: CheckAction;
 }
 
 /**
