@@ -24,10 +24,12 @@ const P = FX.prompts;
  * secret becomes the page's HttpOnly cookie) and Node-side calls send the
  * secret as a bearer token, as a client that is not a browser does.
  */
-const LINKS = new Map([process.env.QUIRE_E2E_URL, FX.downUrl].filter(Boolean).map((l) => [new URL(l).origin, l]));
+const LINKS = new Map([process.env.QUIRE_E2E_URL, FX.downUrl, FX.firstUrl].filter(Boolean).map((l) => [new URL(l).origin, l]));
 const secretOf = (base) => new URL(LINKS.get(base) ?? base).searchParams.get('token') ?? '';
 /** The second quire serve, whose Ollama is not running. */
 const DOWN = FX.downUrl ? new URL(FX.downUrl).origin : '';
+/** The third quire serve, a new user's: Ollama runs, with no model installed (qwen3:4b can be pulled). */
+const FIRST = FX.firstUrl ? new URL(FX.firstUrl).origin : '';
 const VERSION = '1.0';
 const CITE_REPLY = P.citeReply;
 /** Go's sentences (library/errors.go), as the page shows them. */
@@ -552,7 +554,7 @@ export const cases = [
   },
 
   {
-    name: 'the doctor banner shows a failing check with its remedy',
+    name: 'without Ollama a new user is told what to install, and a chat that failed shows the banner with the window\'s hint',
     slug: 'doctor-banner',
     async run({ page, shot }) {
       // The same backend, whose doctor finds no Ollama at its address.
@@ -562,23 +564,76 @@ export const cases = [
       const passing = report.checks.filter((c) => c.ok);
       assert(!report.ok && failing.length === 1 && failing[0].name === 'Ollama' && passing.length > 0, `one failing check, got ${JSON.stringify(report)}`);
       const [bad] = failing;
+      // The terminal keeps its flags; the window is given its own words and a button.
+      assert(bad.remedy.includes('--ollama-host or OLLAMA_HOST') && bad.action === 'install-ollama' && bad.hint && !bad.hint.includes('--'), `the window's hint and action, got ${JSON.stringify(bad)}`);
       await open(page, base);
+      const first = $(page, 'first-run');
+      await first.waitFor({ timeout: WAIT_MS });
+      assert((await first.getAttribute('data-state')) === 'install', 'the first screen says what to install');
+      assert((await $(page, 'install-line').textContent()) === 'curl -fsSL https://ollama.com/install.sh | sh', 'the official install line, to copy');
+      const firstText = (await first.textContent()).replace(/\s+/g, ' ');
+      assert(firstText.includes('https://ollama.com/download'), `the download page, got "${firstText}"`);
+      assert(!firstText.includes('OLLAMA_HOST') && !firstText.includes('--ollama-host'), `no flags in the window, got "${firstText}"`);
+      await $(page, 'check-again').click();
+      await until(async () => (await $(page, 'check-again').textContent()).trim() === 'Check again', 'the check to come back');
+      assert((await first.getAttribute('data-state')) === 'install', 'Ollama is still not there');
+      await page.screenshot({ path: shot }); // the first screen without Ollama
+
+      // A message sent all the same fails, and the conversation it opens
+      // shows the banner in place of the first screen.
+      await send(page, 'hello');
+      await until(() => settled(page), 'the failed reply');
+      await first.waitFor({ state: 'detached' });
       const banner = $(page, 'banner');
       await banner.waitFor({ timeout: WAIT_MS });
       const text = (await banner.textContent()).replace(/\s+/g, ' ');
       assert(text.includes(bad.name) && text.includes(bad.detail), `failing check in banner, got "${text}"`);
-      assert(text.includes(bad.remedy.replaceAll('`', '')), `remedy in banner, got "${text}"`);
-      assert(text.includes('start it with ollama serve'), `the remedy says to start Ollama, got "${text}"`);
-      assert((await banner.locator('code').allTextContents()).join() === 'ollama serve', 'the remedy command is shown as code');
+      assert(text.includes(bad.hint), `the window's hint in banner, got "${text}"`);
+      assert(!text.includes('--ollama-host'), `no flags in the banner, got "${text}"`);
+      assert(await $(page, 'banner-recheck').isVisible(), 'the banner offers Check again');
       for (const c of passing) assert(!text.includes(c.detail), `passing checks are not listed, got "${text}"`);
       assert(await $(page, 'composer').isEditable(), 'the chat still works');
       const snap = await until(async () => probe()?.banner, 'the banner in the probe');
-      assert(snap.includes('ollama serve'), `probe banner, got ${snap}`);
-      await page.screenshot({ path: shot }); // the banner, before it is dismissed
+      assert(snap.includes('Quire notices on its own'), `probe banner, got ${snap}`);
       await $(page, 'banner-dismiss').click();
       await banner.waitFor({ state: 'detached' });
       assert(await $(page, 'composer').isVisible(), 'the chat is still there after dismissing');
       await until(async () => probe()?.banner === null, 'no banner in the probe after dismissing');
+    },
+  },
+
+  {
+    name: 'a new user with Ollama and no model downloads one in one click, sees its progress, and chats',
+    slug: 'first-run-download',
+    async run({ page, shot }) {
+      const base = FIRST;
+      await open(page, base);
+      const first = $(page, 'first-run');
+      await first.waitFor({ timeout: WAIT_MS });
+      await until(async () => (await first.getAttribute('data-state')) === 'download', 'the download screen');
+      const button = $(page, 'download-model');
+      await button.waitFor({ timeout: WAIT_MS });
+      const label = (await button.textContent()).trim();
+      assert(label === 'Download qwen3:4b (2.5 GB)', `one click, with the size, got "${label}"`);
+      await button.click();
+      // The progress, in the window, between nothing and all.
+      const partway = await until(async () => {
+        const v = Number(await $(page, 'download-progress').getAttribute('aria-valuenow', { timeout: 200 }).catch(() => NaN));
+        return v > 0 && v < 100 ? v : null;
+      }, 'a progress bar part way');
+      const status = (await $(page, 'download-status').textContent()).replace(/\s+/g, ' ');
+      assert(/Downloading qwen3:4b: .* of .* \(\d+%\)/.test(status), `bytes done of the total, got "${status}" at ${partway}%`);
+      await page.screenshot({ path: shot });
+      // Go checks again on its own when the pull ends: the chat is ready.
+      await first.waitFor({ state: 'detached', timeout: WAIT_MS });
+      assert((await $(page, 'banner').count()) === 0, 'no banner once the model is there');
+      await send(page, 'hello after the download');
+      await until(() => settled(page), 'the reply');
+      const got = await messages(page);
+      assert(JSON.stringify(got) === JSON.stringify([{ role: 'user', text: 'hello after the download' }, { role: 'assistant', text: 'You said: hello after the download' }]), `the chat, got ${JSON.stringify(got)}`);
+      // The meter shows how full the context is.
+      const meter = (await $(page, 'context-label').textContent()).trim();
+      assert(/^[\d,]+ of 8,192 tokens$/.test(meter), `the context meter against the run's num_ctx, got "${meter}"`);
     },
   },
 

@@ -38,7 +38,7 @@ import (
 // each must pass, against this backend, and no other may run. A case added
 // there is added here.
 var cases = []string{
-	"send-stream", "sessions", "doctor-banner", "reload", "run-error", "stop", "wails", "wails-handshake-refused",
+	"send-stream", "sessions", "doctor-banner", "first-run-download", "reload", "run-error", "stop", "wails", "wails-handshake-refused",
 	"protocol", "send-retry", "tool-card", "permission-deny", "permission-allow", "steer", "queue", "wails-permission",
 	"notes-folder", "wails-notes-folder", "plan", "unsure", "move-undo", "documents-panel", "documents-cancel",
 	"wails-drop", "compaction-marker", "memory-panel", "documents-e2e", "citations",
@@ -105,7 +105,8 @@ func TestBrowser(t *testing.T) {
 // at the fake server's address (a setting, as -ollama-host gives it), and
 // host/httpapi over the backend it builds — adding only the cases' slow
 // tools and a slow embedder. A second `quire serve`, over a data folder of
-// its own, finds no Ollama at its address, for the doctor's case.
+// its own, finds no Ollama at its address, for the doctor's case; a third
+// is a new user's, whose Ollama has no model yet, for the first run.
 func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	fake := ollamatest.New(t, ollamatest.WithDelay(20*time.Millisecond), ollamatest.WithReplies(reply),
 		ollamatest.WithResponder(func(req api.ChatRequest) (ollamatest.Turn, bool) {
@@ -143,6 +144,11 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	down := "http://" + l.Addr().String()
 	l.Close()
 	fx.DownURL = serve(t, dist, fx.ProbePath, []string{"-data-dir", t.TempDir(), "-ollama-host", down}, app.Extras{})
+	// Each line of the pull a little apart, so its progress shows in the
+	// page between "pulling manifest" and "success".
+	empty := ollamatest.New(t, ollamatest.WithDelay(150*time.Millisecond), ollamatest.WithReplies(reply))
+	empty.AddPullable(ollamatest.DefaultModel())
+	fx.FirstURL = serve(t, dist, fx.ProbePath, []string{"-data-dir", t.TempDir(), "-ollama-host", empty.URL()}, app.Extras{})
 	return fx, main
 }
 

@@ -98,6 +98,9 @@ type fixtures struct {
 	// whose doctor finds no Ollama running; its page is also the "other page
 	// on this machine" of the secret case.
 	DownURL string `json:"downUrl"`
+	// FirstURL is the printed link of a third quire serve, a new user's:
+	// Ollama runs and has no model installed; qwen3:4b can be pulled.
+	FirstURL string `json:"firstUrl"`
 	// ProbePath is where POST /api/probe writes the page's last snapshot.
 	ProbePath string `json:"probePath"`
 	// Plan and Unsure are what the fake model sends with update_todos and report_state.
