@@ -87,4 +87,12 @@ export interface ViewSnapshot {
   viewer?: { name: string; start: number; end: number; highlighted: string } | null;
   /** The memory panel's items while it is open (absent when it is closed). */
   memory?: { kind: string; status: string; text: string }[];
+  /**
+   * The first screen, when shown: 'install' or 'download', the download's
+   * progress (0..100, when a bar shows) and status line, and where its
+   * button is (its centre in CSS pixels of the viewport; a test clicks it).
+   */
+  firstRun?: { state: string; percent?: number; status?: string; button?: { x: number; y: number } };
+  /** The header's context meter, when shown ("5,120 of 8,192 tokens"). */
+  context?: string;
 }

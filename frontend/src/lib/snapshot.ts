@@ -94,6 +94,32 @@ export function readMemory(root: ParentNode): NonNullable<ViewSnapshot['memory']
   }));
 }
 
+/** The centre of the element in the viewport. */
+function centre(el: Element): { x: number; y: number } {
+  const r = el.getBoundingClientRect();
+  return { x: Math.round(r.left + r.width / 2), y: Math.round(r.top + r.height / 2) };
+}
+
+/** The first screen, or undefined when it is not shown. */
+export function readFirstRun(root: ParentNode): ViewSnapshot['firstRun'] {
+  const el = root.querySelector<HTMLElement>('[data-testid="first-run"]');
+  if (!el) return undefined;
+  const out: NonNullable<ViewSnapshot['firstRun']> = { state: el.getAttribute('data-state') ?? '' };
+  const bar = el.querySelector('[data-testid="download-progress"]');
+  if (bar) out.percent = Number(bar.getAttribute('aria-valuenow')) || 0;
+  const status = el.querySelector('[data-testid="download-status"]');
+  if (status) out.status = plainText(status.textContent);
+  const button = el.querySelector('[data-testid="download-model"]');
+  if (button) out.button = centre(button);
+  return out;
+}
+
+/** The context meter's label, or undefined when it is not shown. */
+export function readContext(root: ParentNode): string | undefined {
+  const el = root.querySelector('[data-testid="context-label"]');
+  return el ? plainText(el.textContent) : undefined;
+}
+
 export function buildSnapshot(state: SnapshotState, root: ParentNode): ViewSnapshot {
   const memory = readMemory(root);
   const snap: ViewSnapshot = {
@@ -105,7 +131,7 @@ export function buildSnapshot(state: SnapshotState, root: ParentNode): ViewSnaps
     ...(memory ? { memory } : {}),
   };
   // Documents parts only when on screen, so older probes see what they did.
-  const parts = { documents: readDocuments(root), indexing: readIndexing(root), citations: readCitations(root), citationPoints: readCitationPoints(root), viewer: readViewer(root) };
+  const parts = { documents: readDocuments(root), indexing: readIndexing(root), citations: readCitations(root), citationPoints: readCitationPoints(root), viewer: readViewer(root), firstRun: readFirstRun(root), context: readContext(root) };
   for (const [k, v] of Object.entries(parts)) if (v !== undefined) Object.assign(snap, { [k]: v });
   return snap;
 }
