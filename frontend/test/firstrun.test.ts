@@ -95,8 +95,10 @@ describe('the first run', () => {
 
     h.t.doctor.mockResolvedValueOnce(report(ollamaUp));
     h.pull(pull({ state: 'done', completed: 2_500_000_000, total: 2_500_000_000 }));
+    const focus = chat.focusRequest;
     await settle();
     expect(chat.firstRun).toBeNull();
+    expect(chat.focusRequest).toBe(focus + 1); // the composer takes the keyboard
     stop();
   });
 

@@ -51,6 +51,17 @@ type view struct {
 		End         int    `json:"end"`
 		Highlighted string `json:"highlighted"`
 	} `json:"viewer"`
+	// The first screen (FirstRun.svelte) and the context meter, when shown.
+	FirstRun *struct {
+		State   string `json:"state"`
+		Percent int    `json:"percent"`
+		Status  string `json:"status"`
+		Button  *struct {
+			X int `json:"x"`
+			Y int `json:"y"`
+		} `json:"button"`
+	} `json:"firstRun"`
+	Context string `json:"context"`
 }
 
 func (v view) has(role, text string) bool {
@@ -158,9 +169,14 @@ func waitView(t *testing.T, a *app, probe, what string, ok func(view) bool) view
 			t.Fatalf("the app exited while waiting for %s: %v (see test-artifacts/desktop-app.log)", what, err)
 		default:
 		}
+		// A fresh view each time: decoding into the last one would keep a
+		// part (the first screen, the viewer) the page no longer shows.
+		var v view
 		b, err := os.ReadFile(probe)
-		if err == nil && json.Unmarshal(b, &last) == nil && ok(last) {
-			return last
+		if err == nil && json.Unmarshal(b, &v) == nil {
+			if last = v; ok(v) {
+				return v
+			}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -259,7 +259,10 @@ export class ChatStore {
   private onHealth(r: DoctorReport): void {
     const failing = (x: DoctorReport | null) => (x?.checks ?? []).filter((c) => !c.ok).map((c) => `${c.name}\n${c.detail}`).join('\n');
     if (failing(r) !== failing(this.doctor)) this.bannerDismissed = false;
+    // The first screen gave way to the chat: the composer takes the keyboard.
+    const ready = firstRunOf(this.doctor) !== null && firstRunOf(r) === null;
     this.doctor = r;
+    if (ready) this.focusRequest++;
     this.doctorError = null;
   }
 
