@@ -52,9 +52,15 @@ type SQLite func(ctx context.Context) (version string, fts5 bool, err error)
 
 // Inputs are the settings the checks verify.
 type Inputs struct {
-	DataDir    string
+	DataDir string
+	// OllamaHost is the address Quire uses (the setting as parsed, with
+	// its scheme and port), which is what the report prints.
 	OllamaHost string
 	Model      string
+	// SameModel reports whether two names are one model the way Ollama
+	// matches them (ollama.SameModel: case, the implicit library/ and
+	// :latest, the registry host). Nil: Ollama's implicit ":latest" only.
+	SameModel func(a, b string) bool
 }
 
 // Run performs every check. It never fails: a failure is a line of the report.
@@ -174,13 +180,21 @@ func checkOllama(ctx context.Context, in Inputs, o Ollama) []Check {
 		model.Remedy = "Check that Ollama is healthy (`ollama list`)."
 		return []Check{server, model}
 	}
-	if !slices.Contains(names, canonical(in.Model)) && !slices.Contains(names, in.Model) {
+	same := in.SameModel
+	if same == nil {
+		same = func(a, b string) bool { return canonical(a) == canonical(b) }
+	}
+	i := slices.IndexFunc(names, func(n string) bool { return same(n, in.Model) })
+	if i < 0 {
 		model.Detail = fmt.Sprintf("%s is not installed", in.Model)
 		model.Remedy = fmt.Sprintf("Run `ollama pull %s`, or choose an installed model with --model or QUIRE_MODEL.", in.Model)
 		return []Check{server, model}
 	}
 	model.OK = true
 	model.Detail = in.Model + " is installed"
+	if names[i] != in.Model {
+		model.Detail += " (as " + names[i] + ")"
+	}
 
 	tools := Check{Name: "Tool use"}
 	caps, err := o.Capabilities(ctx, in.Model)

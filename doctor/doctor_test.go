@@ -292,3 +292,36 @@ func TestRunGivesTheWindowItsHints(t *testing.T) {
 	}
 	t.Fatalf("no install action in %+v", r.Checks)
 }
+// TestChatModelUsesTheGivenMatcher: the installed list is searched with
+// Inputs.SameModel (the composition root passes Ollama's own matching),
+// and the report says under which name the model was found.
+func TestChatModelUsesTheGivenMatcher(t *testing.T) {
+	foldCase := func(a, b string) bool { return strings.EqualFold(canonical(a), canonical(b)) }
+	cases := []struct {
+		name   string
+		same   func(a, b string) bool
+		model  string
+		ok     bool
+		detail string
+	}{
+		{"the matcher finds another spelling", foldCase, "Tiny-Text", true, "Tiny-Text is installed (as tiny-text:latest)"},
+		{"no matcher: exact or :latest only", nil, "Tiny-Text", false, "Tiny-Text is not installed"},
+		{"no matcher: the implicit tag", nil, "tiny-text", true, "tiny-text is installed (as tiny-text:latest)"},
+		{"the same spelling says nothing more", foldCase, "tiny-text:latest", true, "tiny-text:latest is installed"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := fakeOllama{version: "0.17.4", models: []string{"qwen3:4b", "tiny-text:latest"}, caps: []string{"tools"}}
+			r := Run(t.Context(), Inputs{DataDir: t.TempDir(), OllamaHost: "http://127.0.0.1:11434", Model: tc.model, SameModel: tc.same}, o, goodSQLite)
+			for _, c := range r.Checks {
+				if c.Name == "Chat model" {
+					if c.OK != tc.ok || c.Detail != tc.detail {
+						t.Errorf("Chat model: ok=%v %q; want ok=%v %q", c.OK, c.Detail, tc.ok, tc.detail)
+					}
+					return
+				}
+			}
+			t.Fatalf("no Chat model check in %v", r.Lines())
+		})
+	}
+}

@@ -1656,6 +1656,68 @@ export const cases = [
   },
 
   {
+    // The fake Ollama has qwen3:4b and nomic-embed-text installed and can
+    // pull tiny-text (browser_test.go); the models panel lists, pulls with
+    // progress, refuses an unknown name in words, and deletes after asking.
+    name: 'models panel: installed models with what each can do, a pull by name with progress, an unknown name said, delete after a confirmation',
+    slug: 'models-panel',
+    async run({ page, base, shot }) {
+      const models = async () => (await (await api(base, '/api/models')).json()) ?? {};
+      const row = (name) => page.locator(`[data-testid="model-row"][data-name="${name}"]`);
+      await open(page, base);
+      await $(page, 'models-open').click();
+      await $(page, 'models-panel').waitFor({ timeout: WAIT_MS });
+      const chat = row('qwen3:4b');
+      await chat.waitFor({ timeout: WAIT_MS });
+      const badges = await chat.locator('[data-testid="model-badge"]').allTextContents();
+      assert(badges.join(',') === 'tools,thinking', `qwen3:4b's badges: ${badges}`);
+      assert(((await chat.locator('[data-testid="model-context"]').textContent()) ?? '').includes('40,960'), 'the context length is shown');
+      const embed = row('nomic-embed-text:latest');
+      assert((await embed.locator('[data-testid="model-badge"]').allTextContents()).join(',') === 'embedding', 'the embedding model says so');
+      const large = page.locator('[data-testid="recommended-row"][data-name="qwen3:8b"]');
+      assert(((await large.locator('[data-testid="recommended-pull"]').textContent()) ?? '').includes('5.2 GB'), 'the recommended model shows its download size');
+      assert((await page.locator('[data-testid="recommended-row"][data-name="qwen3:4b"] [data-testid="recommended-installed"]').count()) === 1, 'an installed recommendation says so');
+
+      // Every state the page shows is recorded, so a quick pull's progress is seen.
+      await page.evaluate(() => {
+        window.__pullStates = [];
+        new MutationObserver(() => {
+          for (const r of document.querySelectorAll('[data-testid="pull-row"]')) {
+            const bar = r.querySelector('[data-testid="pull-bar"]');
+            window.__pullStates.push(`${r.dataset.state}:${bar?.getAttribute('aria-valuenow') ?? ''}`);
+          }
+        }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+      });
+      await $(page, 'pull-name').fill('tiny-text');
+      await $(page, 'pull-start').click();
+      await row('tiny-text:latest').waitFor({ timeout: WAIT_MS });
+      const states = await page.evaluate(() => window.__pullStates);
+      assert(states.some((s) => /^running:\d+$/.test(s)), `the pull showed a running bar: ${JSON.stringify(states.slice(0, 20))}`);
+      const done = (await models()).pulls?.find((p) => p.model === 'tiny-text');
+      assert(done?.state === 'done' && done.completed === done.total && done.total > 0, `the host's last state of the pull: ${JSON.stringify(done)}`);
+      await page.screenshot({ path: shot });
+
+      // An unknown name is said in words, with a way to try again.
+      await $(page, 'pull-name').fill('no-such-model');
+      await $(page, 'pull-start').click();
+      const failed = page.locator('[data-testid="pull-row"][data-name="no-such-model"][data-state="failed"]');
+      await failed.waitFor({ timeout: WAIT_MS });
+      assert(((await failed.locator('[data-testid="pull-status"]').textContent()) ?? '').includes('has no model'), 'the failure says the library has no such model');
+
+      // Delete asks first; Cancel keeps the model.
+      await row('tiny-text:latest').locator('[data-testid="model-delete"]').click();
+      await $(page, 'confirm-dialog').waitFor({ timeout: WAIT_MS });
+      await $(page, 'confirm-cancel').click();
+      assert((await row('tiny-text:latest').count()) === 1, 'cancelled: still installed');
+      await row('tiny-text:latest').locator('[data-testid="model-delete"]').click();
+      await $(page, 'confirm-delete').click();
+      await until(async () => (await row('tiny-text:latest').count()) === 0, 'the deleted model to leave the list');
+      await until(async () => !(await models()).installed?.some((m) => m.name === 'tiny-text:latest'), 'Ollama to no longer have it');
+      await $(page, 'models-close').click();
+    },
+  },
+
+  {
     // A real folder (FX.docsDir, named "papers") and a fake model that calls
     // search_docs and then cites [1].
     name: 'documents end to end: add a folder, progress to done, a binary file failed, then a cited answer opens the source',

@@ -606,6 +606,52 @@ describe('HttpTransport documents', () => {
   });
 });
 
+describe('HttpTransport models', () => {
+  it('lists, pulls, cancels and deletes on the models routes', async () => {
+    routes = {
+      'GET /api/models': { status: 200, body: { installed: [{ name: 'qwen3:4b', capabilities: null }], recommended: null, pulls: null } },
+      'POST /api/models/pull': { status: 202 },
+      'POST /api/models/pull/cancel': { status: 204 },
+      'POST /api/models/delete': { status: 204 },
+    };
+    const t = new HttpTransport(base);
+    const st = await t.models();
+    expect(st.installed?.[0].capabilities).toEqual([]); // Go's null lists are empty lists
+    expect(st.recommended).toEqual([]);
+    expect(st.pulls).toEqual([]);
+    await t.pullModel(' qwen3:8b ');
+    await t.cancelPull('qwen3:8b');
+    await t.deleteModel('qwen3:4b');
+    expect(seen.map((s) => [s.method, s.url, s.body, s.protocol])).toEqual([
+      ['GET', '/api/models', undefined, PROTOCOL_VERSION],
+      ['POST', '/api/models/pull', { model: 'qwen3:8b' }, PROTOCOL_VERSION],
+      ['POST', '/api/models/pull/cancel', { model: 'qwen3:8b' }, PROTOCOL_VERSION],
+      ['POST', '/api/models/delete', { model: 'qwen3:4b' }, PROTOCOL_VERSION],
+    ]);
+  });
+
+  it('rejects with the host sentence, and an empty name without asking', async () => {
+    routes = { 'POST /api/models/delete': { status: 404, body: { error: 'Ollama does not have the model "gone"' } } };
+    const t = new HttpTransport(base);
+    await expect(t.deleteModel('gone')).rejects.toThrow('Ollama does not have the model "gone"');
+    await expect(t.pullModel('  ')).rejects.toThrow('Type the name of a model');
+    expect(seen).toHaveLength(1);
+  });
+
+  it('follows pulls on their own stream', () => {
+    const t = new HttpTransport('http://127.0.0.1:9', { eventSource: (u) => new FakeEventSource(u) });
+    const onProgress = vi.fn();
+    const off = t.subscribePulls(onProgress);
+    const es = FakeEventSource.last!;
+    expect(es.url).toBe('http://127.0.0.1:9/api/models/pull/stream?protocol=1.0');
+    es.fire('pull', '{"model":"qwen3:8b","state":"running","completed":10,"total":100}');
+    es.fire('pull', 'not json');
+    expect(onProgress.mock.calls).toEqual([[{ model: 'qwen3:8b', state: 'running', completed: 10, total: 100 }]]);
+    off();
+    expect(es.closed).toBe(true);
+  });
+});
+
 describe('HttpTransport questions', () => {
   const q = (id: string, session = 's') => ({
     id,

@@ -407,6 +407,47 @@ describe('WailsTransport documents', () => {
   });
 });
 
+describe('WailsTransport models', () => {
+  it('calls the bound models methods after the handshake', async () => {
+    const app = fakeApp({
+      Models: vi.fn(async () => ({ installed: null, recommended: null, pulls: null })),
+      PullModel: vi.fn(async () => undefined),
+      CancelPull: vi.fn(async () => undefined),
+      DeleteModel: vi.fn(async () => undefined),
+    });
+    const t = new WailsTransport(app, undefined);
+    expect(await t.models()).toEqual({ installed: [], recommended: [], pulls: [] });
+    await t.pullModel(' qwen3:8b ');
+    await t.cancelPull('qwen3:8b');
+    await t.deleteModel('qwen3:4b');
+    expect(app.Handshake).toHaveBeenCalledTimes(1);
+    expect(app.PullModel).toHaveBeenCalledWith('qwen3:8b');
+    expect(app.CancelPull).toHaveBeenCalledWith('qwen3:8b');
+    expect(app.DeleteModel).toHaveBeenCalledWith('qwen3:4b');
+    await expect(t.pullModel('')).rejects.toThrow('Type the name of a model');
+    expect(app.PullModel).toHaveBeenCalledTimes(1);
+  });
+
+  it('says so when the window cannot manage models, and forwards quire:pull', async () => {
+    const listeners = new Map<string, (...d: unknown[]) => void>();
+    const rt: WailsRuntime = {
+      EventsOnMultiple: vi.fn((name: string, cb: (...d: unknown[]) => void) => {
+        listeners.set(name, cb);
+        return () => listeners.delete(name);
+      }),
+    };
+    const t = new WailsTransport(fakeApp(), rt);
+    await expect(t.models()).rejects.toThrow('cannot manage models');
+    const onProgress = vi.fn();
+    const off = t.subscribePulls(onProgress);
+    listeners.get('quire:pull')!({ model: 'qwen3:8b', state: 'done' });
+    listeners.get('quire:pull')!(null);
+    expect(onProgress.mock.calls).toEqual([[{ model: 'qwen3:8b', state: 'done' }]]);
+    off();
+    expect(listeners.size).toBe(0);
+  });
+});
+
 describe('WailsTransport live updates', () => {
   // A stand-in for the Wails runtime: the test plays Go's emits by hand and
   // records what the page sends back.

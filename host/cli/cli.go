@@ -1,5 +1,5 @@
 // Package cli is the terminal host: the subcommands `quire doctor`,
-// `sessions`, `replay`, `index`, `search` and `eval`. main reads the flags
+// `sessions`, `replay`, `index`, `search`, `eval`, `models` and `pull`. main reads the flags
 // and hands a command here with the composition root's parts.
 //
 // It speaks kernel/protocol and the ports of package host, like every
@@ -33,6 +33,8 @@ type Parts interface {
 	// the log, as canonical JSON.
 	Request(ctx context.Context, session string, n int) (json.RawMessage, error)
 	Index(ctx context.Context) (host.Index, error)
+	// Models is the models screen's back end (it needs only Ollama).
+	Models() host.Models
 	Close()
 }
 
@@ -62,7 +64,7 @@ type Command struct {
 }
 
 // Names are the subcommands this package runs.
-var Names = []string{"doctor", "sessions", "replay", "index", "search", "eval"}
+var Names = []string{"doctor", "sessions", "replay", "index", "search", "eval", "models", "pull"}
 
 // Lookup registers the flags of the subcommand name on fset and returns
 // it, or nil when there is no such subcommand.
@@ -87,6 +89,12 @@ func Lookup(name string, fset *flag.FlagSet) *Command {
 		o := &evalOptions{}
 		o.register(fset)
 		run = o.run
+	case "models":
+		o := &modelsOptions{}
+		o.register(fset)
+		run = o.run
+	case "pull":
+		run = runPull
 	default:
 		return nil
 	}

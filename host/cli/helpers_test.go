@@ -17,6 +17,11 @@ import (
 // the parts from the composition root — with the eval set of the
 // repository (main embeds the same files).
 func run(args []string, stdout, stderr io.Writer) int {
+	return runCtx(context.Background(), args, stdout, stderr)
+}
+
+// runCtx is run until ctx ends, as main's ends on Ctrl-C.
+func runCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("quire "+args[0], flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	flags := config.Register(fset)
@@ -42,7 +47,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return p, nil
 		}
 	}
-	return cmd.Run(context.Background(), fset.Args(), Env{Stdout: stdout, Stderr: stderr, Log: log, Settings: cfg,
+	return cmd.Run(ctx, fset.Args(), Env{Stdout: stdout, Stderr: stderr, Log: log, Settings: cfg,
 		Read: open(app.Reader), Own: open(app.Owner), Eval: app.EvalBuilder, Scenarios: os.DirFS(evalsDir),
 		Running: func(ctx context.Context) (Indexer, error) {
 			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).Index(ctx)

@@ -101,7 +101,7 @@ func withIndex(ctx context.Context, p Parts, err error, env Env, f func(host.Ind
 
 func index(ctx context.Context, idx Indexer, paths []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "Embeddings: %s\n", idx.Embedder())
-	bar := &progressBar{w: stderr}
+	bar := &progressBar{statusLine: statusLine{w: stderr}}
 	start := time.Now()
 	err := idx.Index(ctx, paths, bar.show)
 	bar.end()
@@ -172,10 +172,9 @@ func inRoots(path string, roots []string) bool {
 
 // progressBar redraws one line: "[#####.....] 120/5183  2 failed  ETA 3s  notes/plan.md".
 type progressBar struct {
-	w     io.Writer
-	last  protocol.IndexProgress
-	seen  bool
-	drawn bool
+	statusLine
+	last protocol.IndexProgress
+	seen bool
 }
 
 const barWidth = 24
@@ -200,13 +199,24 @@ func (b *progressBar) show(p protocol.IndexProgress) {
 		}
 		line += "  " + name
 	}
-	fmt.Fprintf(b.w, "\r%-100s", line)
-	b.drawn = true
+	b.draw(line)
 }
 
-func (b *progressBar) end() {
-	if b.drawn {
-		fmt.Fprintf(b.w, "\r%-100s\r", "")
+// statusLine is one line of a terminal redrawn in place, and cleared at
+// the end (the bars of `quire index` and `quire pull`).
+type statusLine struct {
+	w     io.Writer
+	drawn bool
+}
+
+func (l *statusLine) draw(line string) {
+	fmt.Fprintf(l.w, "\r%-100s", line)
+	l.drawn = true
+}
+
+func (l *statusLine) end() {
+	if l.drawn {
+		fmt.Fprintf(l.w, "\r%-100s\r", "")
 	}
 }
 

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -52,39 +53,30 @@ func (s *Server) modelsList(m host.Models, w http.ResponseWriter, r *http.Reques
 }
 
 func (s *Server) modelsPull(m host.Models, w http.ResponseWriter, r *http.Request) {
-	var b modelBody
-	if err := readJSON(r, &b); err != nil {
-		s.fail(w, http.StatusBadRequest, err)
-		return
-	}
-	if err := m.Pull(r.Context(), b.Model); err != nil {
-		s.fail(w, modelStatus(err), err)
-		return
-	}
-	w.WriteHeader(http.StatusAccepted)
+	s.modelAction(w, r, m.Pull, http.StatusAccepted)
 }
 
 func (s *Server) modelsCancel(m host.Models, w http.ResponseWriter, r *http.Request) {
-	var b modelBody
-	if err := readJSON(r, &b); err != nil {
-		s.fail(w, http.StatusBadRequest, err)
-		return
-	}
-	m.CancelPull(b.Model)
-	w.WriteHeader(http.StatusNoContent)
+	s.modelAction(w, r, func(_ context.Context, name string) error { m.CancelPull(name); return nil }, http.StatusNoContent)
 }
 
 func (s *Server) modelsDelete(m host.Models, w http.ResponseWriter, r *http.Request) {
+	s.modelAction(w, r, m.Delete, http.StatusNoContent)
+}
+
+// modelAction reads the model a request names, acts on it and answers
+// status, or the error's.
+func (s *Server) modelAction(w http.ResponseWriter, r *http.Request, act func(context.Context, string) error, status int) {
 	var b modelBody
 	if err := readJSON(r, &b); err != nil {
 		s.fail(w, http.StatusBadRequest, err)
 		return
 	}
-	if err := m.Delete(r.Context(), b.Model); err != nil {
+	if err := act(r.Context(), b.Model); err != nil {
 		s.fail(w, modelStatus(err), err)
 		return
 	}
-	w.WriteHeader(http.StatusNoContent)
+	w.WriteHeader(status)
 }
 
 // modelsStream sends pull states as SSE until the client goes away.

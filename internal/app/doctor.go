@@ -19,7 +19,10 @@ func (p *Parts) Doctor(ctx context.Context) doctor.Report {
 	ctx, cancel := context.WithTimeout(ctx, doctorDeadline)
 	defer cancel()
 	cfg := p.settings.Get()
-	r := doctor.Run(ctx, doctor.Inputs{DataDir: cfg.DataDir, OllamaHost: cfg.OllamaHost, Model: cfg.Model},
+	// The address printed is the one the adapter uses (the setting parsed:
+	// scheme, host and port), not the setting as typed.
+	in := doctor.Inputs{DataDir: cfg.DataDir, OllamaHost: p.ollama.Host(), Model: cfg.Model, SameModel: ollama.SameModel}
+	r := doctor.Run(ctx, in,
 		doctorOllama{p.ollama}, func(ctx context.Context) (string, bool, error) {
 			d, err := store.Diagnose(ctx)
 			return d.SQLiteVersion, d.FTS5, err

@@ -16,14 +16,18 @@ import (
 
 // recommended is the short list of models for note work, in one place:
 // a tool-capable chat model in two sizes and an embedding model. The
-// download sizes are those the Ollama library lists for each tag
-// (ollama.com/library/qwen3/tags and /library/nomic-embed-text, read on
-// 2026-12-01; see docs/DECISIONS.md "recommended models").
+// download sizes are what `ollama list` reports once each is pulled, as
+// published `ollama list` outputs show them with their manifest digests
+// (qwen3:4b 359d7dd4bcda 2.5 GB, qwen3:8b 500a1f067a9f 5.2 GB,
+// nomic-embed-text:latest 0a109f422b47 274 MB; read 2026-12-01, because
+// ollama.com's library pages were not reachable from the build machine).
+// Ollama's library can move a tag to new weights: the list says roughly
+// what a download costs, and the pull's own figures say exactly.
 var recommended = []protocol.RecommendedModel{
 	{Name: "qwen3:4b", Role: protocol.RoleChat, DownloadSize: 2_500_000_000,
-		Summary: "Chat with tools and thinking; runs on most laptops (8 GB of memory)."},
+		Summary: "Chats, calls Quire's tools and can think before answering; the one to start with."},
 	{Name: "qwen3:8b", Role: protocol.RoleChat, DownloadSize: 5_200_000_000,
-		Summary: "The same, better at long notes; wants 16 GB of memory."},
+		Summary: "The same, better with long notes; about twice the download and the memory."},
 	{Name: "nomic-embed-text", Role: protocol.RoleEmbedding, DownloadSize: 274_000_000,
 		Summary: "Finds passages by meaning for search_docs and memory."},
 }
@@ -174,7 +178,9 @@ func (m *models) run(ctx context.Context, key string, p protocol.PullProgress) {
 	switch {
 	case err == nil:
 		p.State = protocol.PullDone
-	case errors.Is(err, errPullCancelled):
+	case errors.Is(err, errPullCancelled), errors.Is(err, errModelsClosed):
+		// Stopped by the user, or by Quire closing: Ollama keeps the
+		// bytes, and the next pull of the name resumes.
 		p.State = protocol.PullCancelled
 	default:
 		p.State, p.Error = protocol.PullFailed, pullSentence(p.Model, err)
@@ -276,8 +282,9 @@ func (m *models) Watch(ctx context.Context) <-chan protocol.PullProgress {
 // the same pull says more).
 const maxPending = 256
 
-// pullWatcher is one watcher's queue: running figures of a pull replace
-// the one still queued, terminal states are kept.
+// pullWatcher is one watcher's queue: a pull's state replaces its running
+// figure still queued last (a later figure, or its end, says more); an end
+// is never replaced.
 type pullWatcher struct {
 	mu      sync.Mutex
 	pending []protocol.PullProgress

@@ -66,7 +66,9 @@ func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 		sum := sha256.Sum256([]byte(target.name.String() + "/" + strconv.Itoa(i)))
 		digest := "sha256:" + hex.EncodeToString(sum[:])
 		status := "pulling " + digest[7:19]
-		steps := []int64{0, size / 4, size / 2, size * 3 / 4, size}
+		// A download resumes from the bytes an earlier pull left (ps.go).
+		from := s.resumeFrom(digest)
+		steps := []int64{from, from + (size-from)/4, from + (size-from)/2, from + (size-from)*3/4, size}
 		if isInstalled {
 			// Blobs already on disk are reported complete at once.
 			steps = []int64{size}
@@ -75,6 +77,7 @@ func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 			if !send(api.ProgressResponse{Status: status, Digest: digest, Total: size, Completed: done}) {
 				return
 			}
+			s.downloaded(digest, done)
 		}
 	}
 	if !send(api.ProgressResponse{Status: "verifying sha256 digest"}) ||

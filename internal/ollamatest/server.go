@@ -1,6 +1,7 @@
 // Package ollamatest is a fake Ollama server for tests: it speaks Ollama's
 // HTTP wire protocol (as of Ollama v0.17.4) for the endpoints Quire uses —
-// /api/chat, /api/tags, /api/show, /api/embed, /api/pull, /api/version and
+// /api/chat, /api/tags, /api/show, /api/embed, /api/pull, /api/ps,
+// /api/delete, /api/version and
 // "/" — and replies to /api/chat with scripted turns, so a test can drive the
 // real Ollama client through success, failure and cancellation.
 //
@@ -70,6 +71,7 @@ type Server struct {
 	calls    int // tool-call ids generated so far
 	script   []Turn
 	requests []Request
+	store    store // loaded models and partial downloads (ps.go)
 }
 
 // Option configures a Server.
@@ -164,6 +166,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/chat", s.handleChat)
 	mux.HandleFunc("POST /api/embed", s.handleEmbed)
 	mux.HandleFunc("POST /api/pull", s.handlePull)
+	mux.HandleFunc("GET /api/ps", s.handlePs)
+	mux.HandleFunc("DELETE /api/delete", s.handleDelete)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.log.Debug("fake ollama request", "method", r.Method, "path", r.URL.Path)
 		mux.ServeHTTP(w, r)

@@ -41,7 +41,7 @@ var cases = []string{
 	"send-stream", "sessions", "doctor-banner", "first-run-download", "reload", "run-error", "stop", "wails", "wails-handshake-refused",
 	"protocol", "send-retry", "tool-card", "permission-deny", "permission-allow", "steer", "queue", "wails-permission",
 	"notes-folder", "wails-notes-folder", "plan", "unsure", "move-undo", "documents-panel", "documents-cancel",
-	"wails-drop", "compaction-marker", "memory-panel", "documents-e2e", "citations",
+	"wails-drop", "compaction-marker", "memory-panel", "models-panel", "documents-e2e", "citations",
 	"question-forget", "question-long", "secret", "exfil",
 }
 
@@ -117,6 +117,7 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 		}))
 	fake.AddModel(ollamatest.DefaultModel())
 	fake.AddModel(ollamatest.Model{Name: config.DefaultEmbedModel, Capabilities: []string{"embedding"}, Family: "nomic-bert"})
+	fake.AddPullable(ollamatest.Model{Name: "tiny-text", Size: 40_000_000}) // the models panel's case pulls it
 	dataDir := t.TempDir()
 	fx := &fixtureSet{fake: fake, fixtures: fixtures{Prompts: prompts(), Plan: planItems, Unsure: unsure, Todo: todoText, Long: longText, CompactReads: compactReads,
 		ProbePath: filepath.Join(dataDir, "probe.json")}}

@@ -77,6 +77,9 @@ func (p *Provider) Delete(ctx context.Context, name string) error {
 // "pull model manifest: <the HTTP client's error>"), or while a layer
 // downloads; nil when err is neither.
 func (p *Provider) pullFailure(err error, model string) error {
+	if !errorLine(err) {
+		return nil // the call itself failed: classify says how
+	}
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "file does not exist"):
@@ -87,6 +90,15 @@ func (p *Provider) pullFailure(err error, model string) error {
 			Message: "Ollama could not reach the model registry: check the internet connection, then pull " + model + " again (what was downloaded is kept)"}
 	}
 	return nil
+}
+
+// errorLine reports whether err is an {"error": …} line of a stream,
+// which Ollama's client returns as a bare errors.New: no HTTP status, no
+// transport error inside.
+func errorLine(err error) bool {
+	_, status := errors.AsType[api.StatusError](err)
+	_, auth := errors.AsType[api.AuthorizationError](err)
+	return errors.Unwrap(err) == nil && !status && !auth
 }
 
 // registryUnreachable reports whether an error line of a pull says the

@@ -26,12 +26,12 @@ func (p *Provider) Version(ctx context.Context) (string, error) {
 // Models lists the names of the installed models ("qwen3:4b"), as
 // /api/tags does: most recently modified first.
 func (p *Provider) Models(ctx context.Context) ([]string, error) {
-	resp, err := p.client.List(ctx)
+	list, err := p.Installed(ctx)
 	if err != nil {
-		return nil, p.failure(ctx, err, "")
+		return nil, err
 	}
-	names := make([]string, len(resp.Models))
-	for i, m := range resp.Models {
+	names := make([]string, len(list))
+	for i, m := range list {
 		names[i] = m.Name
 	}
 	return names, nil
