@@ -19,10 +19,7 @@ func (p *Parts) Doctor(ctx context.Context) doctor.Report {
 	ctx, cancel := context.WithTimeout(ctx, doctorDeadline)
 	defer cancel()
 	cfg := p.settings.Get()
-	// The address printed is the one the adapter uses (the setting parsed:
-	// scheme, host and port), not the setting as typed.
-	in := doctor.Inputs{DataDir: cfg.DataDir, OllamaHost: p.ollama.Host(), Model: cfg.Model, SameModel: ollama.SameModel}
-	r := doctor.Run(ctx, in,
+	r := doctor.Run(ctx, p.doctorInputs(),
 		doctorOllama{p.ollama}, func(ctx context.Context) (string, bool, error) {
 			d, err := store.Diagnose(ctx)
 			return d.SQLiteVersion, d.FTS5, err
@@ -64,6 +61,14 @@ func part(name, off string, err error) doctor.Check {
 		c.Remedy = doctor.FreeSpace
 	}
 	return c
+}
+
+// doctorInputs are the settings the checks verify. The address printed is
+// the one the adapter uses (the setting parsed: scheme, host and port),
+// not the setting as typed.
+func (p *Parts) doctorInputs() doctor.Inputs {
+	cfg := p.settings.Get()
+	return doctor.Inputs{DataDir: cfg.DataDir, OllamaHost: p.ollama.Host(), Model: cfg.Model, SameModel: ollama.SameModel}
 }
 
 // databaseState is what doctor needs to judge the database file, err being

@@ -35,8 +35,7 @@ func (p *Parts) Health(ctx context.Context) *host.Health {
 func (p *Parts) quickDoctor(ctx context.Context) doctor.Report {
 	ctx, cancel := context.WithTimeout(ctx, doctorDeadline)
 	defer cancel()
-	cfg := p.settings.Get()
-	return doctor.OllamaChecks(ctx, doctor.Inputs{DataDir: cfg.DataDir, OllamaHost: cfg.OllamaHost, Model: cfg.Model}, doctorOllama{p.ollama})
+	return doctor.OllamaChecks(ctx, p.doctorInputs(), doctorOllama{p.ollama})
 }
 
 // doctorDeadline bounds the checks of Ollama, so a hung server cannot hang
