@@ -942,6 +942,55 @@ func (a *App) ChooseNotesFolder() (string, error) {
 	return dir, a.settings.SetNotesDir(dir)
 }
 
+// The Settings screen's bound methods (the same port as `quire serve`'s
+// /api/settings routes).
+
+// errNoSettingsHere: a window without the settings port.
+var errNoSettingsHere = errors.New("settings cannot be changed in this window")
+
+// Settings is the Settings screen: every choice and what it needs.
+func (a *App) Settings() (protocol.SettingsScreen, error) {
+	if err := a.ready(); err != nil {
+		return protocol.SettingsScreen{}, err
+	}
+	if a.settings == nil {
+		return protocol.SettingsScreen{}, errNoSettingsHere
+	}
+	return a.settings.Screen(a.callCtx())
+}
+
+// SaveSettings saves the screen's choices for the next run; a refused one
+// comes back as Refused, naming its field.
+func (a *App) SaveSettings(u protocol.UserSettings) (protocol.SettingsSaved, error) {
+	if err := a.ready(); err != nil {
+		return protocol.SettingsSaved{}, err
+	}
+	if a.settings == nil {
+		return protocol.SettingsSaved{}, errNoSettingsHere
+	}
+	screen, err := a.settings.Update(a.callCtx(), u)
+	var refused *protocol.SettingError
+	switch {
+	case errors.As(err, &refused):
+		return protocol.SettingsSaved{Refused: refused}, nil
+	case err != nil:
+		return protocol.SettingsSaved{}, err
+	}
+	return protocol.SettingsSaved{Screen: &screen}, nil
+}
+
+// CheckOllama asks an address being typed whether Ollama answers there,
+// saving nothing.
+func (a *App) CheckOllama(address string) (protocol.OllamaCheck, error) {
+	if err := a.ready(); err != nil {
+		return protocol.OllamaCheck{}, err
+	}
+	if a.settings == nil {
+		return protocol.OllamaCheck{}, errNoSettingsHere
+	}
+	return a.settings.CheckOllama(a.callCtx(), address), nil
+}
+
 // The documents panel: bound methods, indexing progress and file drops.
 
 // Runtime events of the documents panel (docs/PROTOCOL.md).

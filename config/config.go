@@ -13,10 +13,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strconv"
+	"strings"
 )
 
 // Defaults. The chat model is small enough for a laptop and supports tools.
@@ -25,6 +28,8 @@ const (
 	DefaultOllamaHost = "http://127.0.0.1:11434"
 	DefaultNumCtx     = 8192
 	DefaultEmbedModel = "nomic-embed-text"
+	DefaultProfile    = "ask"
+	DefaultTheme      = "system"
 	SettingsFile      = "settings.json"
 	DatabaseFile      = "quire.db"
 )
@@ -97,6 +102,28 @@ type Config struct {
 	MemoryLearn bool `json:"memoryLearn,omitempty"`
 	// Documents bounds each indexed document (settings file only).
 	Documents DocumentLimits `json:"documents,omitzero"`
+
+	// The Settings screen's choices (validate.go has each one's bound).
+	// Temperature, when set, is the model's sampling temperature (0–2);
+	// unset, the model's own default.
+	Temperature *float64 `json:"temperature,omitempty"`
+	// Think, when set, turns a thinking model's reasoning on or off; unset,
+	// the model decides. Only sent to a model that can think.
+	Think *bool `json:"think,omitempty"`
+	// AboutYou is "what Quire should know about you": the user's words, put
+	// in the system text of every later run.
+	AboutYou string `json:"aboutYou,omitempty"`
+	// Profile is how much the assistant may do without asking: "minimal",
+	// "ask" (the default) or "write" (kernel/tool's profiles).
+	Profile string `json:"profile,omitempty"`
+	// Theme is the window's look: "system" (the default), "light" or "dark".
+	Theme string `json:"theme,omitempty"`
+
+	// Pinned names the settings this start was given by a flag or an
+	// environment variable (setting -> "-model", "QUIRE_MODEL"...): they win
+	// over settings.json at every start that gives them again, which the
+	// Settings screen says. Never saved.
+	Pinned map[string]string `json:"-"`
 }
 
 // DatabasePath is where the SQLite file lives.
@@ -148,6 +175,7 @@ func (f *Flags) Resolve(env Env) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
+	c.Pinned = pinned(flags, env)
 	c.OllamaHost = first(flags.OllamaHost, lookup(env, "OLLAMA_HOST"), saved.OllamaHost, c.OllamaHost)
 	c.Model = first(flags.Model, lookup(env, "QUIRE_MODEL"), saved.Model, c.Model)
 	c.NotesDir = first(flags.NotesDir, lookup(env, "QUIRE_NOTES_DIR"), saved.NotesDir)
@@ -162,6 +190,8 @@ func (f *Flags) Resolve(env Env) (Config, error) {
 	c.Documents = saved.Documents.withDefaults()
 	c.MemoryWithoutAsking, c.MemoryLearn = saved.MemoryWithoutAsking, saved.MemoryLearn
 	c.EmbedModel = first(lookup(env, "QUIRE_EMBED_MODEL"), saved.EmbedModel, DefaultEmbedModel)
+	c.Temperature, c.Think, c.AboutYou = saved.Temperature, saved.Think, saved.AboutYou
+	c.Profile, c.Theme = first(saved.Profile, DefaultProfile), first(saved.Theme, DefaultTheme)
 	envCtx := 0
 	if v := lookup(env, "QUIRE_NUM_CTX"); v != "" {
 		if envCtx, err = strconv.Atoi(v); err != nil || envCtx <= 0 {
@@ -174,7 +204,43 @@ func (f *Flags) Resolve(env Env) (Config, error) {
 			break
 		}
 	}
+	if err := c.Validate(); err != nil {
+		// The file is kept as it is: the user fixes the one value, where
+		// it came from.
+		var fe *FieldError
+		if errors.As(err, &fe) && c.Pinned[fe.Field] != "" {
+			return Config{}, fmt.Errorf("%s: %w", c.Pinned[fe.Field], err)
+		}
+		return Config{}, fmt.Errorf("%s: %w; fix it or delete the line", filepath.Join(c.DataDir, SettingsFile), err)
+	}
 	return c, nil
+}
+
+// pinned names the settings a flag or an environment variable gave.
+func pinned(flags Config, env Env) map[string]string {
+	out := map[string]string{}
+	for _, p := range []struct{ setting, flag, flagName, env string }{
+		{"ollamaHost", flags.OllamaHost, "-ollama-host", "OLLAMA_HOST"},
+		{"model", flags.Model, "-model", "QUIRE_MODEL"},
+		{"notesDir", flags.NotesDir, "-notes-dir", "QUIRE_NOTES_DIR"},
+		{"embedModel", "", "", "QUIRE_EMBED_MODEL"},
+		{"numCtx", numFlag(flags.NumCtx), "-num-ctx", "QUIRE_NUM_CTX"},
+	} {
+		switch {
+		case p.flag != "":
+			out[p.setting] = p.flagName
+		case lookup(env, p.env) != "":
+			out[p.setting] = p.env
+		}
+	}
+	return out
+}
+
+func numFlag(n int) string {
+	if n > 0 {
+		return strconv.Itoa(n)
+	}
+	return ""
 }
 
 func lookup(env Env, key string) string {
@@ -234,6 +300,60 @@ func WriteSettings(dataDir string, c Config) error {
 	if err != nil {
 		return err
 	}
+	return writeFile(dataDir, b)
+}
+
+// writeKeeping saves c as WriteSettings does, keeping every key of the
+// file this Quire does not know (a later version's setting, a hand-written
+// note) but the ones it retired: a save changes the settings it was asked
+// to and loses nothing.
+func writeKeeping(dataDir string, c Config) error {
+	b, err := os.ReadFile(filepath.Join(dataDir, SettingsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return WriteSettings(dataDir, c)
+	}
+	if err != nil {
+		return err
+	}
+	var file map[string]json.RawMessage
+	if err := json.Unmarshal(b, &file); err != nil {
+		return fmt.Errorf("%w (%v)", ErrBadSettings, err)
+	}
+	var ours map[string]json.RawMessage
+	if b, err = json.Marshal(c); err == nil {
+		err = json.Unmarshal(b, &ours)
+	}
+	if err != nil {
+		return err
+	}
+	for _, key := range settingKeys() {
+		delete(file, key) // absent from ours when it is unset now
+	}
+	// A name Quire retired is dropped: it must not come back with a
+	// meaning (memoryApproval's "false" once kept memory unasked).
+	delete(file, "memoryApproval")
+	maps.Copy(file, ours)
+	if b, err = json.MarshalIndent(file, "", "  "); err != nil {
+		return err
+	}
+	return writeFile(dataDir, b)
+}
+
+// settingKeys are the settings.json names of Config's fields.
+func settingKeys() []string {
+	var keys []string
+	t := reflect.TypeFor[Config]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	return keys
+}
+
+// writeFile replaces settings.json with b, atomically.
+func writeFile(dataDir string, b []byte) error {
 	tmp, err := os.CreateTemp(dataDir, ".settings-*.json")
 	if err != nil {
 		return err

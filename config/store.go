@@ -3,7 +3,9 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sync"
 )
 
@@ -18,21 +20,42 @@ var ErrRelativeNotesDir = errors.New("the notes folder must be given as a full p
 // what the next start reads. It is safe for concurrent use; changes are
 // applied one at a time.
 type Store struct {
-	mu    sync.Mutex // held across save and publish, so changes never interleave
-	cfg   Config
-	notes []func(dir string) (finish func(publish bool), err error)
+	mu      sync.Mutex // held across save and publish, so changes never interleave
+	cfg     Config
+	notes   []func(dir string) (finish func(publish bool), err error)
+	changes []func(Config)
 }
 
-// NewStore owns cfg; its DataDir is where settings.json is saved.
-func NewStore(cfg Config) *Store { return &Store{cfg: cfg} }
+// NewStore owns cfg; its DataDir is where settings.json is saved. An
+// unset profile or theme is the default (a Config built in code, not
+// resolved, leaves them out).
+func NewStore(cfg Config) *Store {
+	cfg.Profile, cfg.Theme = first(cfg.Profile, DefaultProfile), first(cfg.Theme, DefaultTheme)
+	return &Store{cfg: cfg}
+}
 
 // Get is the settings in use.
 func (s *Store) Get() Config {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.cfg
+	return s.cfg.clone()
+}
+
+// clone copies c deep enough that the copy's changes never reach c.
+func (c Config) clone() Config {
 	c.DisabledTools = append([]string(nil), c.DisabledTools...)
+	c.Temperature = clonePtr(c.Temperature)
+	c.Think = clonePtr(c.Think)
+	c.Pinned = maps.Clone(c.Pinned)
 	return c
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 // NotesDir is the notes folder in use ("" until the user chooses one).
@@ -92,6 +115,88 @@ func (s *Store) SetMemory(withoutAsking, learn bool) error {
 	return nil
 }
 
+// ErrNotUpdated: Update was asked to change what it does not own (the
+// data folder, the notes folder — SetNotesDir —, the memory panel's
+// settings — SetMemory —, the settings file's own lists and limits).
+var ErrNotUpdated = errors.New("this setting is not changed here")
+
+// OnChange registers a part that uses the Settings screen's choices: after
+// each Update is saved, f is given the settings now in use, in the order
+// the changes were made. f must not call the Store.
+func (s *Store) OnChange(f func(Config)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.changes = append(s.changes, f)
+}
+
+// Update changes the Settings screen's choices (the Ollama address, the
+// models, the context length, temperature, thinking, the text about the
+// user, the permission profile, the theme): change edits a copy of the
+// settings in use; the result is checked against every bound (Validate: a
+// *FieldError), then only what change altered is saved in settings.json
+// (what came from env or flags stays out of the file), then it is published
+// to Get and to every OnChange user. A refused or unsaved change publishes
+// nothing. The notes folder is SetNotesDir's, the memory panel's switches
+// SetMemory's.
+func (s *Store) Update(change func(*Config) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := s.cfg.clone()
+	if err := change(&next); err != nil {
+		return err
+	}
+	if err := owned(s.cfg, next); err != nil {
+		return err
+	}
+	if err := next.Validate(); err != nil {
+		return err
+	}
+	before := s.cfg
+	if err := s.save(func(saved *Config) { copyChanged(saved, before, next) }); err != nil {
+		return fmt.Errorf("the settings were not changed: they could not be saved: %w", err)
+	}
+	s.cfg = next
+	for _, f := range s.changes {
+		f(next.clone())
+	}
+	return nil
+}
+
+// owned refuses a change to what Update does not own.
+func owned(before, after Config) error {
+	same := before.DataDir == after.DataDir && before.NotesDir == after.NotesDir &&
+		before.MemoryWithoutAsking == after.MemoryWithoutAsking && before.MemoryLearn == after.MemoryLearn &&
+		before.Documents == after.Documents && slices.Equal(before.DisabledTools, after.DisabledTools) &&
+		maps.Equal(before.Pinned, after.Pinned)
+	if !same {
+		return fmt.Errorf("%w: the notes folder, the memory settings and the settings file's lists have their own controls", ErrNotUpdated)
+	}
+	return nil
+}
+
+// copyChanged puts into saved each of the screen's settings that differs
+// between before and after.
+func copyChanged(saved *Config, before, after Config) {
+	set := func(changed bool, apply func()) {
+		if changed {
+			apply()
+		}
+	}
+	set(before.OllamaHost != after.OllamaHost, func() { saved.OllamaHost = after.OllamaHost })
+	set(before.Model != after.Model, func() { saved.Model = after.Model })
+	set(before.EmbedModel != after.EmbedModel, func() { saved.EmbedModel = after.EmbedModel })
+	set(before.NumCtx != after.NumCtx, func() { saved.NumCtx = after.NumCtx })
+	set(!equalPtr(before.Temperature, after.Temperature), func() { saved.Temperature = clonePtr(after.Temperature) })
+	set(!equalPtr(before.Think, after.Think), func() { saved.Think = clonePtr(after.Think) })
+	set(before.AboutYou != after.AboutYou, func() { saved.AboutYou = after.AboutYou })
+	set(before.Profile != after.Profile, func() { saved.Profile = after.Profile })
+	set(before.Theme != after.Theme, func() { saved.Theme = after.Theme })
+}
+
+func equalPtr[T comparable](a, b *T) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}
+
 // save rewrites settings.json with one change, keeping everything else the
 // file holds (and nothing that came from env or flags). s.mu is held.
 func (s *Store) save(change func(*Config)) error {
@@ -100,5 +205,5 @@ func (s *Store) save(change func(*Config)) error {
 		return err
 	}
 	change(&saved)
-	return WriteSettings(s.cfg.DataDir, saved)
+	return writeKeeping(s.cfg.DataDir, saved)
 }

@@ -41,10 +41,21 @@ type Memory interface {
 	SetMemoryLearning(ctx context.Context, on bool) error
 }
 
-// Settings are the user's choices a host may read and change.
+// Settings are the user's choices a host may read and change: the notes
+// folder, and the Settings screen's choices, saved through the one settings
+// owner and used from the next run on.
 type Settings interface {
 	NotesDir() string
 	SetNotesDir(dir string) error
+	// Screen is every choice and what the screen needs to render them.
+	Screen(ctx context.Context) (protocol.SettingsScreen, error)
+	// Update saves the choices (each checked against its bound: a refused
+	// one is a *protocol.SettingError naming it) and returns the screen as
+	// it now is.
+	Update(ctx context.Context, s protocol.UserSettings) (protocol.SettingsScreen, error)
+	// CheckOllama asks the address whether Ollama answers there, saving
+	// nothing, within a few seconds.
+	CheckOllama(ctx context.Context, address string) protocol.OllamaCheck
 }
 
 // Models is the models screen's back end: the models Ollama has, pulls

@@ -2028,4 +2028,65 @@ export const cases = [
       }
     },
   },
+
+  {
+    name: 'Settings: opened by Ctrl+, the theme applies at once, the address is checked as typed, a refused temperature is said by its field, and the next request carries what was saved',
+    slug: 'settings',
+    async run({ page, base, shot }) {
+      const theme = () => page.evaluate(() => document.documentElement.dataset.theme);
+      const text = async (id) => ((await $(page, id).textContent()) ?? '').trim();
+      await open(page, base);
+      await newChat(page);
+      await page.keyboard.press('Control+,');
+      await $(page, 'settings-panel').waitFor({ timeout: WAIT_MS });
+      await $(page, 'settings-host').waitFor({ timeout: WAIT_MS });
+      assert(
+        (await text('settings-note')) === 'Changes apply to the next reply; a reply in progress keeps the settings it started with.',
+        `the note on when changes apply: ${await text('settings-note')}`,
+      );
+
+      // The theme is shown at once, before it is saved.
+      await $(page, 'settings-theme-dark').check();
+      await until(async () => (await theme()) === 'dark', 'the dark theme on the page');
+      const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      assert(bg === 'rgb(27, 28, 30)', `the page is dark: background ${bg}`);
+
+      // The address is checked as it is typed, and nothing is saved by it.
+      const address = await $(page, 'settings-host').inputValue();
+      await $(page, 'settings-host').fill('http://127.0.0.1:1');
+      await until(async () => (await text('settings-check')).includes('Nothing answers at http://127.0.0.1:1: is Ollama running?'), 'the check of a closed port');
+      await $(page, 'settings-host').fill(address);
+      await until(async () => /^Ollama \S+ answers here/.test(await text('settings-check')), 'the check of the fake Ollama');
+
+      // A temperature out of bounds is refused next to its field.
+      await $(page, 'settings-temperature-default').uncheck();
+      await $(page, 'settings-temperature').fill('3');
+      await $(page, 'settings-temperature').press('Tab');
+      await $(page, 'settings-about').fill(P.about);
+      await $(page, 'settings-save').click();
+      await until(async () => (await text('settings-error-temperature')).includes('between 0 and 2'), 'the temperature refused by its field');
+      const held = async () => (await (await api(base, '/api/settings')).json()).settings;
+      assert((await held()).temperature === null, 'a refused change saves nothing');
+      await $(page, 'settings-temperature').fill('0.35');
+      await $(page, 'settings-temperature').press('Tab');
+      await $(page, 'settings-save').click();
+      await $(page, 'settings-saved').waitFor({ timeout: WAIT_MS });
+      const saved = await held();
+      assert(saved.temperature === 0.35 && saved.theme === 'dark' && saved.aboutYou === P.about, `the host holds ${JSON.stringify(saved)}`);
+      await page.screenshot({ path: shot });
+      await page.keyboard.press('Escape');
+      await until(async () => (await $(page, 'settings-panel').count()) === 0, 'the screen closed');
+
+      // The next reply's request carries them (the fake model says what it was sent).
+      await send(page, P.settings);
+      await until(() => settled(page), 'the reply');
+      const last = (await messages(page)).at(-1);
+      assert(last?.text === 'I was sent temperature 0.35 and your words about you.', `the reply: ${JSON.stringify(last)}`);
+
+      // The theme is the saved one after a reload.
+      await page.reload({ waitUntil: 'domcontentloaded' });
+      await $(page, 'composer').waitFor({ timeout: WAIT_MS });
+      await until(async () => (await theme()) === 'dark', 'the saved theme after a reload');
+    },
+  },
 ];

@@ -28,6 +28,14 @@ class FakeHost implements Transport {
   cancelPull = vi.fn(async () => {});
   deleteModel = vi.fn(async () => {});
   subscribePulls = vi.fn(() => () => {});
+  // The Settings screen is not this file's subject (test/settings.test.ts).
+  settings = vi.fn(async () => {
+    throw new Error('no settings here');
+  });
+  saveSettings = vi.fn(async () => {
+    throw new Error('no settings here');
+  });
+  checkOllama = vi.fn(async (address: string) => ({ address, ok: false, models: [], message: '' }));
   notesDir = '';
   /** When set, chooseNotesFolder rejects with it. */
   folderError: string | null = null;

@@ -5,6 +5,7 @@ import { HttpTransport } from '../src/lib/transport/http';
 import { memoryList, NO_MEMORY, type MemoryHost } from '../src/lib/transport/transport';
 import { WailsTransport, type WailsApp } from '../src/lib/transport/wails';
 import { memoryItem } from './memoryitem';
+import { bareApp } from './wailsapp';
 
 describe('groupMemory', () => {
   it('puts pending first, then preferences, facts, this conversation and others, leaving out empty groups', () => {
@@ -120,19 +121,11 @@ describe('memory in the window', () => {
   it('calls the bound methods after the handshake, and says so when the window has none', async () => {
     const order: string[] = [];
     const app: WailsApp = {
+      ...bareApp(),
       Handshake: async () => {
         order.push('Handshake');
         return '1.0';
       },
-      Doctor: async () => ({ ok: true, checks: [] }),
-      ListSessions: async () => [],
-      NewSession: async () => ({}) as never,
-      RenameSession: async () => ({}) as never,
-      DeleteSession: async () => {},
-      Events: async () => [],
-      Send: async () => '',
-      Cancel: async () => {},
-      ReportView: async () => {},
       MemoryList: async () => {
         order.push('MemoryList');
         return { items: [memoryItem('a')], approval: false, learn: true };

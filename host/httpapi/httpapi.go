@@ -106,6 +106,8 @@ func (s *Server) routes() http.Handler {
 	api.HandleFunc("POST /api/commands", s.command)
 	api.HandleFunc("GET /api/settings", s.getSettings)
 	api.HandleFunc("PUT /api/settings", s.putSettings)
+	api.HandleFunc("POST /api/settings", s.updateSettings)
+	api.HandleFunc("POST /api/settings/check", s.checkOllama)
 	api.HandleFunc("POST /api/probe", s.probe)
 	s.memoryRoutes(api)
 	api.HandleFunc("GET /api/stream", s.stream)
@@ -382,12 +384,19 @@ type settingsBody struct {
 	NotesDir string `json:"notesDir"`
 }
 
+// getSettings: GET /api/settings → the Settings screen (settings.go), its
+// notesDir included; {notesDir: ""} when there are no settings to show.
 func (s *Server) getSettings(w http.ResponseWriter, r *http.Request) {
 	if s.b.Settings == nil {
 		writeJSON(w, http.StatusOK, settingsBody{})
 		return
 	}
-	writeJSON(w, http.StatusOK, settingsBody{NotesDir: s.b.Settings.NotesDir()})
+	screen, err := s.b.Settings.Screen(r.Context())
+	if err != nil {
+		s.fail(w, statusOf(err), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, screen)
 }
 
 // errNoNotesDir: a settings change that does not name the folder. A body
@@ -410,7 +419,7 @@ func (s *Server) putSettings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.b.Settings == nil {
-		s.fail(w, http.StatusConflict, errors.New("settings cannot be changed here"))
+		s.fail(w, http.StatusConflict, errNoSettings)
 		return
 	}
 	if err := s.b.Settings.SetNotesDir(*b.NotesDir); err != nil {

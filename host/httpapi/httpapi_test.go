@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -302,7 +303,42 @@ func TestRefusesNonLoopback(t *testing.T) {
 	}
 }
 
-type settings struct{ dir string }
+// settings is a host.Settings for the routes: the notes folder, and a
+// screen whose Update refuses a temperature over 2 as the real one does
+// and records what it saved.
+type settings struct {
+	dir     string
+	mu      sync.Mutex
+	saved   []protocol.UserSettings
+	checked []string
+}
+
+func (s *settings) Screen(context.Context) (protocol.SettingsScreen, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sc := protocol.SettingsScreen{NotesDir: s.dir, Settings: protocol.UserSettings{Model: "qwen3:4b", Theme: "system"}}
+	if n := len(s.saved); n > 0 {
+		sc.Settings = s.saved[n-1]
+	}
+	return sc, nil
+}
+
+func (s *settings) Update(ctx context.Context, u protocol.UserSettings) (protocol.SettingsScreen, error) {
+	if u.Temperature != nil && *u.Temperature > 2 {
+		return protocol.SettingsScreen{}, &protocol.SettingError{Field: "temperature", Message: "The temperature must be between 0 and 2."}
+	}
+	s.mu.Lock()
+	s.saved = append(s.saved, u)
+	s.mu.Unlock()
+	return s.Screen(ctx)
+}
+
+func (s *settings) CheckOllama(_ context.Context, address string) protocol.OllamaCheck {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.checked = append(s.checked, address)
+	return protocol.OllamaCheck{Address: address, Message: "Nothing answers at " + address + ": is Ollama running?", Models: []string{}}
+}
 
 func (s *settings) NotesDir() string { return s.dir }
 func (s *settings) SetNotesDir(dir string) error {

@@ -73,15 +73,20 @@ type Parts struct {
 	dbErr    error
 	startErr error // why the runtime's start (its recovery) failed; it runs nonetheless
 	asker    atomic.Pointer[host.Asker]
-	notes    *notesTools
-	rag      *rag.Index
-	ragErr   error            // why rag is nil
-	ragMu    sync.Mutex       // a Reader opens rag on first use (Index)
-	library  *library.Library // started by a host that shows documents (Documents)
-	modelsMu sync.Mutex
-	models   *models       // the models screen's back end, made by the first Models call
-	mem      *memory.Store // nil when it could not be opened
-	memErr   error         // why mem is nil in an Owner
+	// settingsMu makes the Settings screen's changes one at a time, from
+	// asking Ollama about the model to saving (settings.go); facts are what
+	// Ollama said of each model (address + name -> protocol.ModelFacts).
+	settingsMu sync.Mutex
+	facts      sync.Map
+	notes      *notesTools
+	rag        *rag.Index
+	ragErr     error            // why rag is nil
+	ragMu      sync.Mutex       // a Reader opens rag on first use (Index)
+	library    *library.Library // started by a host that shows documents (Documents)
+	modelsMu   sync.Mutex
+	models     *models       // the models screen's back end, made by the first Models call
+	mem        *memory.Store // nil when it could not be opened
+	memErr     error         // why mem is nil in an Owner
 
 	health     *host.Health // started by the first host that shows it (Health)
 	healthOnce sync.Once
@@ -138,6 +143,9 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		p.dbErr = err // doctor says why; nothing is opened for writing
 		return p, nil
 	}
+	// A change saved in Settings reaches the next run (and the address,
+	// every later request), also when the database does not open.
+	settings.OnChange(p.apply)
 	st, err := store.Open(ctx, cfg.DatabasePath())
 	if errors.Is(err, event.ErrNoSpace) {
 		// The disk is too full to open the file for writing: the
@@ -167,7 +175,13 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		log.Error("the document index could not be opened; search_docs is off", "err", err)
 		p.rag, p.ragErr = nil, sqlschema.NoSpace(err)
 	}
-	rs := runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx, Layers: disabledLayer(cfg.DisabledTools)}
+	if cfg.Think != nil {
+		// Whether the model can think decides whether "think" is sent.
+		probe, cancel := context.WithTimeout(ctx, 2*time.Second)
+		p.modelFacts(probe, p.ollama, cfg.Model)
+		cancel()
+	}
+	rs := p.runSettings(cfg)
 	opts := []runtime.Option{
 		runtime.WithLogger(log), runtime.WithAsker(p.ask), runtime.WithPrompt(basePrompt()),
 		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag}), runtime.WithCheckpoint(planReminder(st))}
@@ -296,16 +310,19 @@ func (p *Parts) Kernel() protocol.Kernel {
 	return p.runtime
 }
 
-// Settings is the settings port for hosts: the notes folder, saved first
-// and then given to the note tools.
+// Settings is the settings port for hosts (settings.go): the notes folder,
+// saved first and then given to the note tools, and the Settings screen's
+// choices, saved and then applied to the next run. A Reader changes
+// neither; an Owner without its database keeps the notes folder but may
+// still fix the Ollama address and the rest.
 func (p *Parts) Settings() host.Settings {
 	switch {
 	case p.mode == Reader:
-		return notesSetting{p.settings, errReadOnly}
+		return settingsPort{p: p, notesErr: errReadOnly, readOnly: true}
 	case p.notes == nil:
-		return notesSetting{p.settings, p.dbErr}
+		return settingsPort{p: p, notesErr: p.dbErr}
 	}
-	return notesSetting{p.settings, nil}
+	return settingsPort{p: p}
 }
 
 // Documents starts the documents panel's back end for a host (the window,

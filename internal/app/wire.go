@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"quire/config"
 	"quire/internal/sqlschema"
 	"quire/kernel/compact"
 	"quire/kernel/prompt"
@@ -110,20 +109,4 @@ func compaction(o *ollama.Provider, mem *memory.Store, log *slog.Logger) *compac
 		opts = append(opts, compact.WithWorkingMemory(mem.Compaction()))
 	}
 	return compact.New(opts...)
-}
-
-// notesSetting is the settings port: the notes folder goes through the
-// settings owner, which readies the note tools, saves, then switches them.
-// Without note tools (no database, or a Reader) there is nothing to point.
-type notesSetting struct {
-	s   *config.Store
-	err error // why the folder cannot be changed; nil when it can
-}
-
-func (n notesSetting) NotesDir() string { return n.s.NotesDir() }
-func (n notesSetting) SetNotesDir(dir string) error {
-	if n.err != nil {
-		return n.err
-	}
-	return n.s.SetNotesDir(dir)
 }

@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 
+	"quire/config"
 	"quire/doctor"
 	"quire/internal/tsgen"
 	"quire/kernel/core"
@@ -85,6 +86,9 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Union("MemoryStatus", "A memory item is kept, or pending until the user approves it.", nil, memory.Kept, memory.Pending)
 	f.Union("ChangeKind", "What a note change did: write (before → after), move (from → path), mkdir / rmdir (the folder path).",
 		reflect.TypeFor[notes.ChangeKind](), string(notes.KindWrite), string(notes.KindMove), string(notes.KindMakeFolder), string(notes.KindRemoveFolder))
+	f.Union("PermissionProfile", "How much Quire may do without asking (kernel/tool's profiles): minimal refuses all but reading, ask asks before anything else, write also changes notes unasked.",
+		nil, string(tool.Minimal), string(tool.AskMe), string(tool.Write))
+	f.Union("Theme", "The window's look: the system's, light or dark.", nil, config.Themes...)
 	f.Union("PullState", "Where a model pull is (PullProgress.state): a cancelled one resumes when pulled again.", nil,
 		protocol.PullRunning, protocol.PullDone, protocol.PullCancelled, protocol.PullFailed)
 	f.Union("PullProblem", "Why a pull failed, for code that acts on it (PullProgress.problem).", nil,
@@ -113,6 +117,13 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"DocumentSource":       reflect.TypeFor[protocol.DocumentSource](),
 		"MemoryItem":           reflect.TypeFor[protocol.MemoryItem](),
 		"MemoryList":           reflect.TypeFor[protocol.MemoryList](),
+		"UserSettings":         reflect.TypeFor[protocol.UserSettings](),
+		"SettingsScreen":       reflect.TypeFor[protocol.SettingsScreen](),
+		"ModelFacts":           reflect.TypeFor[protocol.ModelFacts](),
+		"SettingsLimits":       reflect.TypeFor[protocol.SettingsLimits](),
+		"OllamaCheck":          reflect.TypeFor[protocol.OllamaCheck](),
+		"SettingError":         reflect.TypeFor[protocol.SettingError](),
+		"SettingsSaved":        reflect.TypeFor[protocol.SettingsSaved](),
 		"ModelInfo":            reflect.TypeFor[protocol.ModelInfo](),
 		"RecommendedModel":     reflect.TypeFor[protocol.RecommendedModel](),
 		"ModelsState":          reflect.TypeFor[protocol.ModelsState](),
@@ -132,6 +143,10 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Field(reflect.TypeFor[protocol.Document](), "status", "DocumentStatus")
 	f.Field(reflect.TypeFor[protocol.MemoryItem](), "kind", "MemoryKind")
 	f.Field(reflect.TypeFor[protocol.MemoryItem](), "status", "MemoryStatus")
+	f.Field(reflect.TypeFor[protocol.UserSettings](), "profile", "PermissionProfile")
+	f.Field(reflect.TypeFor[protocol.UserSettings](), "theme", "Theme")
+	f.Field(reflect.TypeFor[protocol.SettingsScreen](), "profiles", "PermissionProfile[]")
+	f.Field(reflect.TypeFor[protocol.SettingsScreen](), "themes", "Theme[]")
 	f.Field(reflect.TypeFor[protocol.PullProgress](), "state", "PullState")
 	f.Field(reflect.TypeFor[protocol.PullProgress](), "problem", "PullProblem")
 	f.Field(reflect.TypeFor[protocol.RecommendedModel](), "role", "ModelRole")

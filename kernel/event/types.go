@@ -180,6 +180,14 @@ type Capabilities struct {
 	// that this session's own log does not (a branch's parent, up to the
 	// branch point), so a grant to act unasked no longer holds.
 	Read bool `json:"read,omitempty"`
+	// Temperature and Think are the sampling options the user chose in
+	// Settings (unset: the model's own defaults), and AboutYou the text of
+	// "what Quire should know about you" the system text was assembled
+	// with; all three are frozen here so a step's refreshed context and
+	// `quire replay -request` use what the run started with.
+	Temperature *float64 `json:"temperature,omitempty"`
+	Think       *bool    `json:"think,omitempty"`
+	AboutYou    string   `json:"aboutYou,omitempty"`
 }
 
 // InputReceivedPayload is an input as it arrived. Intent is follow_up (next

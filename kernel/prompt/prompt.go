@@ -40,6 +40,22 @@ func Session(ctx context.Context) string {
 	return s
 }
 
+type aboutUserKey struct{}
+
+// WithAboutUser gives the about-you fragment (AboutUserFragment) the text
+// the user wrote for "what Quire should know about you", as the run froze
+// it: the runtime sets it at every assembly, so a change in Settings
+// reaches the next run and never the one in progress.
+func WithAboutUser(ctx context.Context, text string) context.Context {
+	return context.WithValue(ctx, aboutUserKey{}, text)
+}
+
+// AboutUser is the about-you text being assembled ("" when none was given).
+func AboutUser(ctx context.Context) string {
+	s, _ := ctx.Value(aboutUserKey{}).(string)
+	return s
+}
+
 // Zone is a part of the context with its own lifetime and compaction policy
 // (seed 002 decision 4). Zones are sent in this order, before the history:
 // the system zone (who the assistant is, rules; never compacted), the task

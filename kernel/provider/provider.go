@@ -53,6 +53,13 @@ type Request struct {
 	Messages   []Message  `json:"messages"`
 	Tools      []ToolSpec `json:"tools,omitempty"`
 	ContextLen int        `json:"numCtx"`
+	// Temperature, when set, is the sampling temperature (0–2); unset, the
+	// model's own default. Think, when set, turns a thinking model's
+	// reasoning on or off; unset, the model decides. Both are left out of
+	// the request when unset, so a run frozen before they existed is sent
+	// (and replayed) exactly as it was.
+	Temperature *float64 `json:"temperature,omitempty"`
+	Think       *bool    `json:"think,omitempty"`
 }
 
 // Usage is what the model reports about one step.

@@ -237,7 +237,8 @@ func (r *Reader) requestAt(ctx context.Context, session, run string, seq int64, 
 		}
 	}
 	all = append(all, msgs...)
-	req := provider.Request{Model: caps.Model, Messages: all, ContextLen: caps.NumCtx}
+	req := provider.Request{Model: caps.Model, Messages: all, ContextLen: caps.NumCtx,
+		Temperature: caps.Temperature, Think: caps.Think}
 	for _, d := range caps.Tools {
 		req.Tools = append(req.Tools, provider.ToolSpec{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
 	}

@@ -40,6 +40,25 @@ func settings(edit func(*runtime.Settings)) runtime.Settings {
 	return s
 }
 
+// waiting is a read tool "wait" that signals started when it runs and
+// holds its call until release is called (or the run ends): a run stopped
+// at a known point, for a change made mid-run. release is also a cleanup.
+func waiting(t *testing.T) (wait *fakeTool, started <-chan struct{}, release func()) {
+	begun, start := signal()
+	released, unblock := signal()
+	t.Cleanup(unblock)
+	return &fakeTool{spec: tool.Spec{Name: "wait", Effects: tool.ReadFs, Idempotency: tool.Safe},
+		run: func(ctx context.Context, _ tool.Call) (tool.Result, error) {
+			start()
+			select {
+			case <-released:
+				return tool.Result{Status: tool.Success, Content: "waited"}, nil
+			case <-ctx.Done():
+				return tool.Result{}, ctx.Err()
+			}
+		}}, begun, unblock
+}
+
 // fakeTool is a tool whose behaviour is a function; it counts its runs.
 type fakeTool struct {
 	spec tool.Spec

@@ -32,7 +32,7 @@ func (s *session) refreshContext(ctx context.Context, caps event.Capabilities) e
 	if err != nil {
 		return err
 	}
-	actx := prompt.WithSession(ctx, s.id)
+	actx := prompt.WithAboutUser(prompt.WithSession(ctx, s.id), caps.AboutYou)
 	if latest := latestUser(msgs); latest != "" {
 		actx = prompt.WithRequest(actx, latest)
 	}

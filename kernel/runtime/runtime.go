@@ -63,6 +63,12 @@ type Settings struct {
 	// Layers decide which tools the model is offered: global, then mode,
 	// then sub-agent, then allow/deny lists. A deny in any layer wins.
 	Layers []registry.Layer
+	// Temperature and Think, when set, go with every request of the run
+	// (provider.Request); AboutYou reaches the system text through the
+	// about-you fragment (prompt.AboutUserFragment).
+	Temperature *float64
+	Think       *bool
+	AboutYou    string
 }
 
 // DefaultLimits are the guardrails unless settings say otherwise.
@@ -287,7 +293,7 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 		return nil, nil, err
 	}
 	caps := &event.Capabilities{Model: s.Model, NumCtx: s.NumCtx, Profile: string(s.Profile), Limits: s.Limits,
-		PermissionDefault: s.PermissionDefault}
+		PermissionDefault: s.PermissionDefault, Temperature: s.Temperature, Think: s.Think, AboutYou: s.AboutYou}
 	if caps.Read, err = r.inheritedRead(ctx, session); err != nil {
 		return nil, nil, err
 	}
@@ -296,7 +302,7 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 			Effects: uint8(sp.Effects), Idempotency: string(sp.Idempotency), TimeoutNS: int64(sp.Timeout), Parallel: sp.Parallel,
 			Granted: uint8(sp.Granted)})
 	}
-	assembled, err := r.prompt.Assemble(prompt.WithSession(ctx, session))
+	assembled, err := r.prompt.Assemble(prompt.WithAboutUser(prompt.WithSession(ctx, session), s.AboutYou))
 	if err != nil {
 		return nil, nil, err
 	}

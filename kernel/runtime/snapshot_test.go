@@ -143,20 +143,8 @@ func TestCancelDuringCheckpoint(t *testing.T) {
 // capabilities are frozen when the run starts.
 func TestSettingsChangeMidRunAffectsOnlyLaterRuns(t *testing.T) {
 	const other = "llama3.2:1b"
-	started, start := signal()
-	release, unblock := signal()
-	wait := &fakeTool{spec: tool.Spec{Name: "wait", Effects: tool.ReadFs, Idempotency: tool.Safe},
-		run: func(ctx context.Context, _ tool.Call) (tool.Result, error) {
-			start()
-			select {
-			case <-release:
-				return tool.Result{Status: tool.Success, Content: "waited"}, nil
-			case <-ctx.Done():
-				return tool.Result{}, ctx.Err()
-			}
-		}}
+	wait, started, unblock := waiting(t)
 	k := kit(t, withTools(wait))
-	t.Cleanup(unblock)
 	k.Ollama.AddModel(ollamatest.Model{Name: other, Capabilities: []string{"completion", "tools"}})
 	k.Ollama.Script(calling("c1:wait"), ollamatest.Turn{Content: []string{"first ", "run ", "done"}, Delay: 10 * time.Millisecond})
 	s := chat(t, k)

@@ -42,7 +42,7 @@ var cases = []string{
 	"protocol", "send-retry", "tool-card", "permission-deny", "permission-allow", "steer", "queue", "wails-permission",
 	"notes-folder", "wails-notes-folder", "plan", "unsure", "move-undo", "documents-panel", "documents-cancel",
 	"wails-drop", "compaction-marker", "memory-panel", "models-panel", "documents-e2e", "citations",
-	"question-forget", "question-long", "secret", "exfil",
+	"question-forget", "question-long", "secret", "exfil", "settings",
 }
 
 func TestBrowser(t *testing.T) {
@@ -111,6 +111,9 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	fake := ollamatest.New(t, ollamatest.WithDelay(20*time.Millisecond), ollamatest.WithReplies(reply),
 		ollamatest.WithResponder(func(req api.ChatRequest) (ollamatest.Turn, bool) {
 			if turn, ok := compactReplies(req); ok {
+				return turn, true
+			}
+			if turn, ok := settingsEcho(req); ok {
 				return turn, true
 			}
 			return respond(req)

@@ -116,7 +116,8 @@ type fixtures struct {
 func prompts() map[string]string {
 	return map[string]string{"fail": failPrompt, "slow": slowPrompt, "stream": streamPrompt, "tool": toolPrompt, "ask": askPrompt, "plan": planPrompt,
 		"unsure": unsurePrompt, "move": movePrompt, "compact": compactPrompt, "cite": citePrompt, "remember": rememberStart, "citeReply": citeReply,
-		"planReminder": planReminder, "planLater": planLater, "forget": forgetStart, "long": longPrompt, "exfil": exfilStart}
+		"planReminder": planReminder, "planLater": planLater, "forget": forgetStart, "long": longPrompt, "exfil": exfilStart,
+		"settings": settingsPrompt, "about": aboutMark}
 }
 
 // run is what a request says about the run a script answers: the prompt

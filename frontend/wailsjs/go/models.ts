@@ -332,6 +332,28 @@ export namespace protocol {
 		    return a;
 		}
 	}
+	export class ModelFacts {
+	    name: string;
+	    known: boolean;
+	    problem?: string;
+	    contextLength: number;
+	    canThink: boolean;
+	    canUseTools: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelFacts(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.known = source["known"];
+	        this.problem = source["problem"];
+	        this.contextLength = source["contextLength"];
+	        this.canThink = source["canThink"];
+	        this.canUseTools = source["canUseTools"];
+	    }
+	}
 	export class ModelInfo {
 	    name: string;
 	    size: number;
@@ -446,6 +468,26 @@ export namespace protocol {
 		    return a;
 		}
 	}
+	export class OllamaCheck {
+	    address: string;
+	    ok: boolean;
+	    version?: string;
+	    models: string[];
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new OllamaCheck(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.address = source["address"];
+	        this.ok = source["ok"];
+	        this.version = source["version"];
+	        this.models = source["models"];
+	        this.message = source["message"];
+	    }
+	}
 	
 	export class QuestionCall {
 	    id: string;
@@ -557,6 +599,145 @@ export namespace protocol {
 		    return a;
 		}
 	}
+	export class SettingError {
+	    field: string;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SettingError(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.field = source["field"];
+	        this.message = source["message"];
+	    }
+	}
+	export class SettingsLimits {
+	    minNumCtx: number;
+	    maxNumCtx: number;
+	    defaultNumCtx: number;
+	    maxTemperature: number;
+	    maxAboutYou: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new SettingsLimits(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.minNumCtx = source["minNumCtx"];
+	        this.maxNumCtx = source["maxNumCtx"];
+	        this.defaultNumCtx = source["defaultNumCtx"];
+	        this.maxTemperature = source["maxTemperature"];
+	        this.maxAboutYou = source["maxAboutYou"];
+	    }
+	}
+	export class UserSettings {
+	    ollamaHost: string;
+	    model: string;
+	    embedModel: string;
+	    numCtx: number;
+	    temperature?: number;
+	    think?: boolean;
+	    aboutYou: string;
+	    profile: string;
+	    theme: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new UserSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ollamaHost = source["ollamaHost"];
+	        this.model = source["model"];
+	        this.embedModel = source["embedModel"];
+	        this.numCtx = source["numCtx"];
+	        this.temperature = source["temperature"];
+	        this.think = source["think"];
+	        this.aboutYou = source["aboutYou"];
+	        this.profile = source["profile"];
+	        this.theme = source["theme"];
+	    }
+	}
+	export class SettingsScreen {
+	    settings: UserSettings;
+	    notesDir: string;
+	    model: ModelFacts;
+	    models: string[];
+	    limits: SettingsLimits;
+	    profiles: string[];
+	    themes: string[];
+	    pinned: {[key: string]: string};
+	
+	    static createFrom(source: any = {}) {
+	        return new SettingsScreen(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.settings = this.convertValues(source["settings"], UserSettings);
+	        this.notesDir = source["notesDir"];
+	        this.model = this.convertValues(source["model"], ModelFacts);
+	        this.models = source["models"];
+	        this.limits = this.convertValues(source["limits"], SettingsLimits);
+	        this.profiles = source["profiles"];
+	        this.themes = source["themes"];
+	        this.pinned = source["pinned"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SettingsSaved {
+	    screen?: SettingsScreen;
+	    refused?: SettingError;
+	
+	    static createFrom(source: any = {}) {
+	        return new SettingsSaved(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.screen = this.convertValues(source["screen"], SettingsScreen);
+	        this.refused = this.convertValues(source["refused"], SettingError);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 
 }
 

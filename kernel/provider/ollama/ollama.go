@@ -27,10 +27,11 @@ import (
 	"quire/kernel/provider"
 )
 
-// Provider talks to one Ollama server. It is safe for concurrent use.
+// Provider talks to one Ollama server at a time; SetHost moves it to
+// another. It is safe for concurrent use.
 type Provider struct {
 	client *api.Client
-	host   *url.URL
+	host   *hostRef // where requests go now (SetHost); the client's own base is where they were built
 	log    *slog.Logger
 }
 
@@ -53,9 +54,11 @@ func New(host *url.URL, httpClient *http.Client, opts ...Option) *Provider {
 	if httpClient == nil {
 		httpClient = &http.Client{}
 	}
+	ref := &hostRef{}
+	ref.u.Store(host)
 	p := &Provider{
-		client: api.NewClient(host, httpClient),
-		host:   host,
+		client: api.NewClient(host, redirected(httpClient, host, ref)),
+		host:   ref,
 		log:    slog.New(slog.DiscardHandler),
 	}
 	for _, o := range opts {
@@ -66,6 +69,16 @@ func New(host *url.URL, httpClient *http.Client, opts ...Option) *Provider {
 
 // Host is the address of the Ollama server, as used in messages.
 func (p *Provider) Host() string { return p.host.String() }
+
+// SetHost sends every later request to the Ollama server at host (see
+// ParseHost; nil is ignored): the settings screen's new address reaches the
+// chat, the probes and the embedder without rebuilding what holds the
+// Provider. A request already sent finishes where it started.
+func (p *Provider) SetHost(host *url.URL) {
+	if host != nil {
+		p.host.u.Store(host)
+	}
+}
 
 // Stream sends req to Ollama's /api/chat and calls onChunk for each piece of
 // the reply, in order. It returns nil only after Ollama's final chunk; an
@@ -115,8 +128,17 @@ func chatRequest(req provider.Request) (*api.ChatRequest, error) {
 		}
 		chat.Tools = append(chat.Tools, t)
 	}
+	if req.ContextLen > 0 || req.Temperature != nil {
+		chat.Options = map[string]any{}
+	}
 	if req.ContextLen > 0 {
-		chat.Options = map[string]any{"num_ctx": req.ContextLen}
+		chat.Options["num_ctx"] = req.ContextLen
+	}
+	if req.Temperature != nil {
+		chat.Options["temperature"] = *req.Temperature
+	}
+	if req.Think != nil {
+		chat.Think = &api.ThinkValue{Value: *req.Think}
 	}
 	return chat, nil
 }

@@ -132,6 +132,45 @@ func TestStreamSendsTruncateFalseAndNumCtx(t *testing.T) {
 	}
 }
 
+// TestStreamSendsTemperatureAndThink: the settings' temperature rides in
+// options and think at the top level, as Ollama reads them; unset, neither
+// key is sent, so the model's own defaults apply.
+func TestStreamSendsTemperatureAndThink(t *testing.T) {
+	t.Parallel()
+	zero, warm, off, on := 0.0, 1.25, false, true
+	for _, tc := range []struct {
+		name        string
+		temperature *float64
+		think       *bool
+		wantTemp    string // raw JSON of options.temperature; "" for absent
+		wantThink   string // raw JSON of think; "" for absent
+	}{
+		{"unset", nil, nil, "", ""},
+		{"a temperature of zero is sent", &zero, nil, "0", ""},
+		{"temperature and thinking on", &warm, &on, "1.25", "true"},
+		{"thinking off is sent as false", nil, &off, "", "false"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, p := fake(t)
+			req := hello("qwen3:4b")
+			req.Temperature, req.Think = tc.temperature, tc.think
+			if _, err := collect(t, t.Context(), p, req); err != nil {
+				t.Fatal(err)
+			}
+			body := lastBody(t, srv)
+			var opts map[string]json.RawMessage
+			json.Unmarshal(body["options"], &opts)
+			if got := string(opts["temperature"]); got != tc.wantTemp {
+				t.Errorf("options.temperature = %q, want %q (options %s)", got, tc.wantTemp, body["options"])
+			}
+			if got := string(body["think"]); got != tc.wantThink {
+				t.Errorf("think = %q, want %q", got, tc.wantThink)
+			}
+		})
+	}
+}
+
 // lastBody is the top level of the last /api/chat body the fake received.
 func lastBody(t *testing.T, srv *ollamatest.Server) map[string]json.RawMessage {
 	t.Helper()

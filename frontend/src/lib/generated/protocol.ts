@@ -45,6 +45,12 @@ export type MemoryStatus = 'kept' | 'pending';
 /** What a note change did: write (before → after), move (from → path), mkdir / rmdir (the folder path). */
 export type ChangeKind = 'write' | 'move' | 'mkdir' | 'rmdir';
 
+/** How much Quire may do without asking (kernel/tool's profiles): minimal refuses all but reading, ask asks before anything else, write also changes notes unasked. */
+export type PermissionProfile = 'minimal' | 'ask' | 'write';
+
+/** The window's look: the system's, light or dark. */
+export type Theme = 'system' | 'light' | 'dark';
+
 /** Where a model pull is (PullProgress.state): a cancelled one resumes when pulled again. */
 export type PullState = 'running' | 'done' | 'cancelled' | 'failed';
 
@@ -243,6 +249,18 @@ export interface MemoryList {
   learn: boolean;
 }
 
+/** ModelFacts is what Ollama said about one model. */
+export interface ModelFacts {
+  name: string;
+  /** Known: Ollama answered about it; when false, Problem says why. */
+  known: boolean;
+  problem?: string;
+  /** ContextLength is the context the model was trained for (0: unknown). */
+  contextLength: number;
+  canThink: boolean;
+  canUseTools: boolean;
+}
+
 /** ModelInfo is one installed model. */
 export interface ModelInfo {
   /** as Ollama lists it: "qwen3:4b" */
@@ -277,6 +295,20 @@ export interface ModelsState {
   pulls: PullProgress[] | null;
   /** why the installed list could not be read (Ollama down) */
   error?: string;
+}
+
+/**
+ * OllamaCheck is what an address answered when the screen checked it
+ * (nothing is saved): OK with the version and the installed models, or the
+ * sentence saying what is wrong and what to do.
+ */
+export interface OllamaCheck {
+  /** Address is the address as Quire reads it (a port added, …). */
+  address: string;
+  ok: boolean;
+  version?: string;
+  models: string[] | null;
+  message: string;
 }
 
 /**
@@ -409,12 +441,104 @@ export interface SessionRef {
 }
 
 /**
+ * SettingError is a setting refused: Field is its name in UserSettings,
+ * Message the sentence shown next to it.
+ */
+export interface SettingError {
+  field: string;
+  message: string;
+}
+
+/** SettingsLimits are the bounds of the screen's fields. */
+export interface SettingsLimits {
+  minNumCtx: number;
+  /** MaxNumCtx is the model's trained length when Ollama says it. */
+  maxNumCtx: number;
+  /** DefaultNumCtx is Quire's default context length, capped by the model's. */
+  defaultNumCtx: number;
+  maxTemperature: number;
+  /** MaxAboutYou is the most characters the text about the user may have. */
+  maxAboutYou: number;
+}
+
+/**
+ * SettingsSaved is the window's answer to a save: the screen as it now is,
+ * or the setting refused (the window's bound methods can reject only with
+ * a string, and the screen needs the field; `quire serve` answers 400
+ * {"error", "field"} instead).
+ */
+export interface SettingsSaved {
+  screen: SettingsScreen | null;
+  refused: SettingError | null;
+}
+
+/**
+ * SettingsScreen is everything the Settings screen renders: the settings
+ * and what the choices need (the model's trained length and whether it can
+ * think, the installed models, the bounds).
+ */
+export interface SettingsScreen {
+  settings: UserSettings;
+  /** NotesDir is the notes folder ("" until chosen); it has its own control. */
+  notesDir: string;
+  /** Model is what Ollama says about the chat model in use. */
+  model: ModelFacts;
+  /**
+   * Models are the names of the installed models; empty when Ollama at
+   * the address in use did not answer.
+   */
+  models: string[] | null;
+  limits: SettingsLimits;
+  /** Profiles and Themes are the choices, in the order shown. */
+  profiles: PermissionProfile[];
+  themes: Theme[];
+  /**
+   * Pinned names the settings this start was given by a flag or an
+   * environment variable (setting -> "-model", "QUIRE_MODEL"): a later
+   * start given it again uses that instead of what is saved here.
+   */
+  pinned: Record<string, string> | null;
+}
+
+/**
  * Update is what a host receives as the log grows: new events (one append's
  * worth, in seq order) and, when the list changed, every session.
  */
 export interface Update {
   events?: QEvent[];
   sessions?: Session[];
+}
+
+/**
+ * UserSettings are the choices the Settings screen shows and changes, as
+ * the user made them; every one is saved in settings.json (config.Store)
+ * and reaches the next run, never the one in progress (the run's capability
+ * snapshot froze the ones the model sees).
+ */
+export interface UserSettings {
+  /** OllamaHost is the Ollama address, as the user typed it. */
+  ollamaHost: string;
+  /** Model is the chat model; EmbedModel the one that embeds documents. */
+  model: string;
+  embedModel: string;
+  /** NumCtx is the context length asked of the model, in tokens. */
+  numCtx: number;
+  /** Temperature is the sampling temperature (0–2); null: the model's own. */
+  temperature: number | null;
+  /**
+   * Think turns a thinking model's reasoning on or off; null: the model
+   * decides. Sent only to a model that can think.
+   */
+  think: boolean | null;
+  /**
+   * AboutYou is "what Quire should know about you", put in the system
+   * text of every later run.
+   */
+  aboutYou: string;
+  /** Profile is how much Quire may do without asking: minimal, ask, write. */
+  profile: PermissionProfile;
+  /** Theme is the window's look: system, light, dark. */
+  theme: Theme;
 }
 
 /**
@@ -697,6 +821,16 @@ export interface Capabilities {
    * branch point), so a grant to act unasked no longer holds.
    */
   read?: boolean;
+  /**
+   * Temperature and Think are the sampling options the user chose in
+   * Settings (unset: the model's own defaults), and AboutYou the text of
+   * "what Quire should know about you" the system text was assembled
+   * with; all three are frozen here so a step's refreshed context and
+   * `quire replay -request` use what the run started with.
+   */
+  temperature?: number;
+  think?: boolean;
+  aboutYou?: string;
 }
 
 /**

@@ -33,15 +33,19 @@ import {
   type MemoryItem,
   type MemoryList,
   type ModelsState,
+  type OllamaCheck,
   type PullProgress,
   type QEvent,
   type Question,
   type Session,
   type Settings,
+  type SettingsScreen,
+  type UserSettings,
   type ViewSnapshot,
 } from '../protocol';
 import { NO_DOCUMENT_PATH } from './documents';
 import { modelsState, NO_MODEL_NAME } from './models';
+import { SettingRefused, settingsScreen } from './settings';
 import { memoryList, NO_FOLDER_PATH, type Transport } from './transport';
 
 type FetchFn = typeof fetch;
@@ -127,7 +131,10 @@ export class HttpTransport implements Transport {
       try {
         const parsed = JSON.parse(text);
         if (parsed && typeof parsed.error === 'string') message = parsed.error;
-      } catch {
+        // A refused setting names its field (POST /api/settings).
+        if (message && typeof parsed.field === 'string' && parsed.field) throw new SettingRefused(parsed.field, message);
+      } catch (e) {
+        if (e instanceof SettingRefused) throw e;
         /* not JSON */
       }
       throw new Error(message || `Request failed: ${res.status} ${res.statusText}`.trim());
@@ -252,6 +259,19 @@ export class HttpTransport implements Transport {
       }
     });
     return () => es.close();
+  }
+  /** GET /api/settings → the Settings screen. */
+  async settings(): Promise<SettingsScreen> {
+    return settingsScreen(await this.request<SettingsScreen>('GET', '/api/settings'));
+  }
+  /** POST /api/settings {every field} → the screen, or 400 {"error", "field"} (SettingRefused). */
+  async saveSettings(u: UserSettings): Promise<SettingsScreen> {
+    return settingsScreen(await this.request<SettingsScreen>('POST', '/api/settings', { body: u }));
+  }
+  /** POST /api/settings/check {address} → what answers there. */
+  async checkOllama(address: string): Promise<OllamaCheck> {
+    const r = await this.request<OllamaCheck>('POST', '/api/settings/check', { body: { address } });
+    return { ...r, models: r.models ?? [] };
   }
   /** GET /api/models (an Ollama that does not answer: 200 with `error`). */
   async models(): Promise<ModelsState> {

@@ -18,8 +18,9 @@
 // shows it and calls QuestionShown, which only lets the dialog open.
 import * as bound from '../../../wailsjs/go/main/App';
 import * as boundRuntime from '../../../wailsjs/runtime/runtime';
-import type { DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, ModelsState, PullProgress, QEvent, Question, Session, ViewSnapshot } from '../protocol';
+import type { DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, ModelsState, OllamaCheck, PullProgress, QEvent, Question, Session, SettingsSaved, SettingsScreen, UserSettings, ViewSnapshot } from '../protocol';
 import { modelsState, NO_MODEL_NAME, NO_MODELS } from './models';
+import { NO_SETTINGS, SettingRefused, settingsScreen } from './settings';
 import { PROTOCOL_VERSION, RuntimeEvent } from '../protocol';
 import { memoryList, NO_MEMORY, toError, type Transport } from './transport';
 
@@ -74,6 +75,10 @@ export interface WailsApp {
   SetMemoryApproval?: Method<'SetMemoryApproval', void>;
   SetMemoryLearning?: Method<'SetMemoryLearning', void>;
   /** The models screen's methods (app.go). Optional: an older Quire has none. */
+  /** The Settings screen. Optional: an older Quire has none. */
+  Settings?: Method<'Settings', SettingsScreen>;
+  SaveSettings?: Method<'SaveSettings', SettingsSaved>;
+  CheckOllama?: Method<'CheckOllama', OllamaCheck>;
   Models?: Method<'Models', ModelsState>;
   PullModel?: Method<'PullModel', void>;
   CancelPull?: Method<'CancelPull', void>;
@@ -239,6 +244,24 @@ export class WailsTransport implements Transport {
       rt.EventsOnMultiple(RuntimeEvent.DropError, (s: unknown) => onDropError?.(String(s)), -1),
     ];
     return () => offs.forEach((off) => typeof off === 'function' && off());
+  }
+  /** Calls a settings method the window may not have (an older Quire). */
+  private set<T>(f: ((app: WailsApp) => Promise<T>) | null): Promise<T> {
+    return this.call(() => (f ? f(this.app) : Promise.reject(NO_SETTINGS)));
+  }
+  async settings(): Promise<SettingsScreen> {
+    return settingsScreen(await this.set(this.app.Settings ? (a) => a.Settings!() : null));
+  }
+  /** SaveSettings answers a refused setting as `refused` (a bound method rejects only with text). */
+  async saveSettings(u: UserSettings): Promise<SettingsScreen> {
+    const r = await this.set(this.app.SaveSettings ? (a) => a.SaveSettings!(u as Parameters<Bound['SaveSettings']>[0]) : null);
+    if (r?.refused) throw new SettingRefused(r.refused.field, r.refused.message);
+    if (!r?.screen) throw new Error('Quire did not say whether the settings were saved; open Settings again.');
+    return settingsScreen(r.screen);
+  }
+  async checkOllama(address: string): Promise<OllamaCheck> {
+    const r = await this.set(this.app.CheckOllama ? (a) => a.CheckOllama!(address) : null);
+    return { ...r, models: r.models ?? [] };
   }
   /** Calls a models method the window may not have (an older Quire). */
   private mod<T>(f: ((app: WailsApp) => Promise<T>) | null): Promise<T> {

@@ -14,6 +14,10 @@ export function CancelPull(arg1) {
   return window['go']['main']['App']['CancelPull'](arg1);
 }
 
+export function CheckOllama(arg1) {
+  return window['go']['main']['App']['CheckOllama'](arg1);
+}
+
 export function ChooseNotesFolder() {
   return window['go']['main']['App']['ChooseNotesFolder']();
 }
@@ -110,6 +114,10 @@ export function ReviewMemory(arg1, arg2) {
   return window['go']['main']['App']['ReviewMemory'](arg1, arg2);
 }
 
+export function SaveSettings(arg1) {
+  return window['go']['main']['App']['SaveSettings'](arg1);
+}
+
 export function Send(arg1, arg2, arg3) {
   return window['go']['main']['App']['Send'](arg1, arg2, arg3);
 }
@@ -124,4 +132,8 @@ export function SetMemoryApproval(arg1) {
 
 export function SetMemoryLearning(arg1) {
   return window['go']['main']['App']['SetMemoryLearning'](arg1);
+}
+
+export function Settings() {
+  return window['go']['main']['App']['Settings']();
 }

@@ -1,0 +1,101 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Bounds of the settings a user changes on the Settings screen. The
+// context length's upper bound here is only a sanity limit: the model's
+// trained length, which the composition root asks Ollama for, is the real
+// one.
+const (
+	MinNumCtx      = 1024
+	MaxNumCtx      = 1 << 20
+	MaxTemperature = 2.0
+	MaxAboutYou    = 2000 // characters (runes), about 500 tokens of the model's context
+	MaxModelName   = 256  // bytes; Ollama's longest name (host/namespace/model:tag) is far shorter
+	MaxHost        = 512  // bytes
+)
+
+// Profiles and themes, as settings.json spells them. The profiles are
+// kernel/tool's (a test in internal/app keeps the two lists equal).
+var (
+	Profiles = []string{"minimal", "ask", "write"}
+	Themes   = []string{"system", "light", "dark"}
+)
+
+// ErrInvalidSetting: a setting outside its bound. It is always wrapped in a
+// *FieldError naming the setting and saying what is allowed.
+var ErrInvalidSetting = errors.New("the setting is not valid")
+
+// FieldError is a setting refused with the reason, for the screen to show
+// next to the field (Field is its settings.json name).
+type FieldError struct {
+	Field  string
+	Reason string // lowercase, says what is allowed
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Reason }
+func (e *FieldError) Unwrap() error { return ErrInvalidSetting }
+
+func invalid(field, format string, args ...any) error {
+	return &FieldError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Validate checks every setting the Settings screen changes against its
+// bound (the first that is out of bounds is the error, a *FieldError).
+func (c Config) Validate() error {
+	if err := checkText("ollamaHost", "the Ollama address", c.OllamaHost, MaxHost); err != nil {
+		return err
+	}
+	if err := checkText("model", "the chat model's name", c.Model, MaxModelName); err != nil {
+		return err
+	}
+	// An empty name is what a Config made in code holds (the eval set's:
+	// Quire's built-in offline embedder); a start reads it as the default.
+	if err := checkText("embedModel", "the embedding model's name", c.EmbedModel, MaxModelName); c.EmbedModel != "" && err != nil {
+		return err
+	}
+	if c.NumCtx < MinNumCtx || c.NumCtx > MaxNumCtx {
+		return invalid("numCtx", "the context length must be between %d and %d tokens; %d is not", MinNumCtx, MaxNumCtx, c.NumCtx)
+	}
+	if t := c.Temperature; t != nil && (math.IsNaN(*t) || *t < 0 || *t > MaxTemperature) {
+		return invalid("temperature", "the temperature must be between 0 and %g; %g is not", MaxTemperature, *t)
+	}
+	if !utf8.ValidString(c.AboutYou) {
+		return invalid("aboutYou", "the text about you is not valid text (UTF-8)")
+	}
+	if n := utf8.RuneCountInString(c.AboutYou); n > MaxAboutYou {
+		return invalid("aboutYou", "the text about you may be at most %d characters; it has %d", MaxAboutYou, n)
+	}
+	if !slices.Contains(Profiles, c.Profile) {
+		return invalid("profile", "the permission profile must be one of %s; %q is not", strings.Join(Profiles, ", "), c.Profile)
+	}
+	if !slices.Contains(Themes, c.Theme) {
+		return invalid("theme", "the theme must be one of %s; %q is not", strings.Join(Themes, ", "), c.Theme)
+	}
+	return nil
+}
+
+// checkText bounds a one-line setting: present, not too long, and with no
+// space or control character (Ollama names and addresses have none, and a
+// pasted newline is a mistake the user should see).
+func checkText(field, what, v string, limit int) error {
+	switch {
+	case v == "":
+		return invalid(field, "%s is empty", what)
+	case len(v) > limit:
+		return invalid(field, "%s may be at most %d characters; it has %d", what, limit, len(v))
+	case !utf8.ValidString(v):
+		return invalid(field, "%s is not valid text (UTF-8)", what)
+	case strings.IndexFunc(v, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0:
+		return invalid(field, "%s may not contain spaces or control characters: %q", what, v)
+	}
+	return nil
+}

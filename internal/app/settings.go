@@ -1,0 +1,223 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"quire/config"
+	"quire/kernel/protocol"
+	"quire/kernel/provider"
+	"quire/kernel/provider/ollama"
+	"quire/kernel/runtime"
+	"quire/kernel/tool"
+)
+
+// probeWait bounds each question the Settings screen asks Ollama (the
+// model's facts, the installed models, an address being typed): the screen
+// answers within it even when an address swallows every packet.
+const probeWait = 3 * time.Second
+
+// settingsPort is the settings port for hosts. The notes folder goes
+// through the settings owner, which readies the note tools, saves, then
+// switches them; the screen's choices are checked here against what Ollama
+// says (the address must parse, the context length fit the model), saved
+// by the owner and applied (apply) to the adapter's address and the
+// runtime's settings for the next run.
+type settingsPort struct {
+	p        *Parts
+	notesErr error // why the folder cannot be changed; nil when it can
+	readOnly bool  // a Reader changes nothing
+}
+
+func (s settingsPort) NotesDir() string { return s.p.settings.NotesDir() }
+func (s settingsPort) SetNotesDir(dir string) error {
+	if s.notesErr != nil {
+		return s.notesErr
+	}
+	return s.p.settings.SetNotesDir(dir)
+}
+
+// Screen is the settings in use with what Ollama says of the chat model.
+func (s settingsPort) Screen(ctx context.Context) (protocol.SettingsScreen, error) {
+	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
+	cfg := s.p.settings.Get()
+	facts := s.p.modelFacts(ctx, s.p.ollama, cfg.Model)
+	models, _ := s.p.ollama.Models(ctx) // none listed when Ollama does not answer; facts say why
+	return screenOf(cfg, facts, models), nil
+}
+
+// Update checks u against Ollama at the address it names, then has the
+// settings owner save and publish it.
+func (s settingsPort) Update(ctx context.Context, u protocol.UserSettings) (protocol.SettingsScreen, error) {
+	if s.readOnly {
+		return protocol.SettingsScreen{}, errReadOnly
+	}
+	s.p.settingsMu.Lock()
+	defer s.p.settingsMu.Unlock()
+	u.OllamaHost = strings.TrimSpace(u.OllamaHost)
+	hostURL, err := ollama.ParseHost(u.OllamaHost)
+	if err != nil || u.OllamaHost == "" {
+		return protocol.SettingsScreen{}, &protocol.SettingError{Field: "ollamaHost",
+			Message: "Quire cannot read this as an address: type it like http://127.0.0.1:11434."}
+	}
+	probeCtx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
+	at := s.p.ollama
+	if hostURL.String() != at.Host() {
+		at = ollama.New(hostURL, &http.Client{})
+	}
+	facts := s.p.modelFacts(probeCtx, at, u.Model)
+	if facts.Known && facts.ContextLength > 0 && u.NumCtx > facts.ContextLength {
+		return protocol.SettingsScreen{}, &protocol.SettingError{Field: "numCtx", Message: fmt.Sprintf(
+			"%s was trained for %s tokens: choose a context length of at most that.", u.Model, thousands(facts.ContextLength))}
+	}
+	err = s.p.settings.Update(func(c *config.Config) error {
+		c.OllamaHost, c.Model, c.EmbedModel, c.NumCtx = u.OllamaHost, strings.TrimSpace(u.Model), strings.TrimSpace(u.EmbedModel), u.NumCtx
+		c.Temperature, c.Think, c.AboutYou, c.Profile, c.Theme = u.Temperature, u.Think, u.AboutYou, u.Profile, u.Theme
+		return nil
+	})
+	var fe *config.FieldError
+	if errors.As(err, &fe) {
+		return protocol.SettingsScreen{}, &protocol.SettingError{Field: fe.Field, Message: asSentence(fe.Reason)}
+	}
+	if err != nil {
+		return protocol.SettingsScreen{}, err
+	}
+	return s.Screen(ctx)
+}
+
+// CheckOllama asks address whether Ollama answers there, saving nothing.
+func (s settingsPort) CheckOllama(ctx context.Context, address string) protocol.OllamaCheck {
+	address = strings.TrimSpace(address)
+	hostURL, err := ollama.ParseHost(address)
+	if err != nil || address == "" || len(address) > config.MaxHost {
+		return protocol.OllamaCheck{Address: address, Models: []string{},
+			Message: "Quire cannot read this as an address: type it like http://127.0.0.1:11434."}
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
+	at := ollama.New(hostURL, &http.Client{})
+	check := protocol.OllamaCheck{Address: hostURL.String(), Models: []string{}}
+	v, err := at.Version(ctx)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		check.Message = fmt.Sprintf("Nothing answered at %s within %d seconds: is Ollama running there?", check.Address, int(probeWait.Seconds()))
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, provider.ErrUnavailable) && !strings.Contains(err.Error(), "answer like Ollama"):
+		check.Message = fmt.Sprintf("Nothing answers at %s: is Ollama running?", check.Address)
+	case err != nil:
+		check.Message = providerSentence(err)
+	default:
+		check.OK, check.Version = true, v
+		if models, err := at.Models(ctx); err == nil {
+			check.Models = models
+		}
+		check.Message = fmt.Sprintf("Ollama %s answers here (%s installed).", v, plural(len(check.Models), "model"))
+	}
+	return check
+}
+
+// modelFacts is what Ollama at o says of the model name; a model it knows
+// is remembered for apply, which sends thinking only to a model that can.
+func (p *Parts) modelFacts(ctx context.Context, o *ollama.Provider, name string) protocol.ModelFacts {
+	info, err := o.ModelInfo(ctx, name)
+	if err != nil {
+		return protocol.ModelFacts{Name: name, Problem: providerSentence(err)}
+	}
+	f := protocol.ModelFacts{Name: name, Known: true, ContextLength: info.ContextLength,
+		CanThink: slices.Contains(info.Capabilities, "thinking"), CanUseTools: slices.Contains(info.Capabilities, "tools")}
+	p.facts.Store(o.Host()+"\x00"+name, f)
+	return f
+}
+
+// apply gives the settings now in use to the parts that read them per run:
+// the adapter's address (every later request, probe and embedding goes
+// there) and the runtime's settings (frozen into each run's snapshot when it
+// starts). It is the settings owner's OnChange user.
+func (p *Parts) apply(cfg config.Config) {
+	if hostURL, err := ollama.ParseHost(cfg.OllamaHost); err == nil {
+		p.ollama.SetHost(hostURL)
+	}
+	if p.runtime != nil {
+		p.runtime.SetSettings(p.runSettings(cfg))
+	}
+}
+
+// runSettings are the runtime's settings for cfg. Thinking is left to the
+// model when Ollama said it cannot think (Ollama refuses "think" from such
+// a model); when Ollama has not said, the user's choice is sent.
+func (p *Parts) runSettings(cfg config.Config) runtime.Settings {
+	rs := runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx, Layers: disabledLayer(cfg.DisabledTools),
+		Profile: tool.Profile(cfg.Profile), Temperature: cfg.Temperature, AboutYou: cfg.AboutYou}
+	if cfg.Think != nil {
+		f, known := p.facts.Load(p.ollama.Host() + "\x00" + cfg.Model)
+		if !known || f.(protocol.ModelFacts).CanThink {
+			rs.Think = cfg.Think
+		}
+	}
+	return rs
+}
+
+// screenOf is the screen for cfg, facts being what Ollama said of its model.
+func screenOf(cfg config.Config, facts protocol.ModelFacts, models []string) protocol.SettingsScreen {
+	limits := protocol.SettingsLimits{MinNumCtx: config.MinNumCtx, MaxNumCtx: config.MaxNumCtx, DefaultNumCtx: config.DefaultNumCtx,
+		MaxTemperature: config.MaxTemperature, MaxAboutYou: config.MaxAboutYou}
+	numCtx := cfg.NumCtx
+	if n := facts.ContextLength; n > 0 {
+		// Ollama caps num_ctx at the trained length; the screen shows what
+		// the model gets.
+		limits.MaxNumCtx, limits.DefaultNumCtx, numCtx = n, min(limits.DefaultNumCtx, n), min(numCtx, n)
+	}
+	if models == nil {
+		models = []string{}
+	}
+	pinned := cfg.Pinned
+	if pinned == nil {
+		pinned = map[string]string{}
+	}
+	return protocol.SettingsScreen{
+		Settings: protocol.UserSettings{OllamaHost: cfg.OllamaHost, Model: cfg.Model, EmbedModel: cfg.EmbedModel, NumCtx: numCtx,
+			Temperature: cfg.Temperature, Think: cfg.Think, AboutYou: cfg.AboutYou, Profile: cfg.Profile, Theme: cfg.Theme},
+		NotesDir: cfg.NotesDir, Model: facts, Models: models, Limits: limits,
+		Profiles: config.Profiles, Themes: config.Themes, Pinned: pinned,
+	}
+}
+
+// providerSentence is the adapter's sentence for err (models.go's
+// sentence), capitalised and ended, for the screen.
+func providerSentence(err error) string { return asSentence(sentence(err)) }
+
+// asSentence capitalises s and ends it with a full stop.
+func asSentence(s string) string {
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+// thousands writes n with commas: 40,960.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}

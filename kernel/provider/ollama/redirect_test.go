@@ -1,0 +1,82 @@
+package ollama_test
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"quire/internal/ollamatest"
+	"quire/kernel/provider"
+	"quire/kernel/provider/ollama"
+)
+
+// TestSetHostMovesEveryLaterRequest: after SetHost the chat, the probes
+// and the messages all use the new address; the old server hears nothing
+// more.
+func TestSetHostMovesEveryLaterRequest(t *testing.T) {
+	t.Parallel()
+	first, p := fake(t)
+	second := ollamatest.New(t)
+	second.AddModel(ollamatest.DefaultModel())
+	if _, err := collect(t, t.Context(), p, hello("qwen3:4b")); err != nil {
+		t.Fatal(err)
+	}
+	p.SetHost(mustHost(t, second.URL()))
+	if _, err := collect(t, t.Context(), p, hello("qwen3:4b")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Version(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(first.Requests()), 1; got != want {
+		t.Errorf("the first server got %d chat requests, want %d", got, want)
+	}
+	if got, want := len(second.Requests()), 1; got != want {
+		t.Errorf("the second server got %d chat requests, want %d", got, want)
+	}
+	if got, want := p.Host(), mustHost(t, second.URL()).String(); got != want {
+		t.Errorf("Host() = %q, want %q", got, want)
+	}
+
+	down := closedPort(t)
+	p.SetHost(mustHost(t, down))
+	_, err := p.Version(t.Context())
+	if !errors.Is(err, provider.ErrUnavailable) || !strings.Contains(err.Error(), strings.TrimPrefix(down, "http://")) {
+		t.Errorf("Version at a closed port = %v, want ErrUnavailable naming %s", err, down)
+	}
+}
+
+// TestSetHostKeepsThePathPrefix: a server behind a path prefix gets its
+// requests under that prefix, whatever address the Provider was made with.
+func TestSetHostKeepsThePathPrefix(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ from, to, want string }{
+		{"", "/ollama", "/ollama/api/version"},
+		{"/old", "", "/api/version"},
+		{"/old/", "/new/", "/new/api/version"},
+	} {
+		var mu sync.Mutex
+		var paths []string
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			paths = append(paths, r.URL.Path)
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"version":"0.17.4"}`))
+		}))
+		t.Cleanup(srv.Close)
+		p := ollama.New(mustHost(t, srv.URL+tc.from), nil)
+		p.SetHost(mustHost(t, srv.URL+tc.to))
+		if v, err := p.Version(t.Context()); err != nil || v != "0.17.4" {
+			t.Fatalf("%s -> %s: Version = %q, %v", tc.from, tc.to, v, err)
+		}
+		mu.Lock()
+		if len(paths) != 1 || paths[0] != tc.want {
+			t.Errorf("%s -> %s: the server saw %q, want [%s]", tc.from, tc.to, paths, tc.want)
+		}
+		mu.Unlock()
+	}
+}
