@@ -638,6 +638,59 @@ export const cases = [
   },
 
   {
+    name: 'a user pulls another model with its progress in the window, picks it in Settings, and chats with it',
+    slug: 'settings-pull-chat',
+    async run({ page, shot }) {
+      // The new user's backend, after the first run downloaded qwen3:4b.
+      const base = FIRST;
+      const second = FX.second;
+      await open(page, base);
+      await $(page, 'models-open').click();
+      await $(page, 'models-panel').waitFor({ timeout: WAIT_MS });
+      await page.locator('[data-testid="model-row"][data-name="qwen3:4b"]').waitFor({ timeout: WAIT_MS }); // the panel has loaded
+      // Every state the page shows is recorded, so the pull's progress is seen.
+      await page.evaluate(() => {
+        window.__pullStates = [];
+        new MutationObserver(() => {
+          for (const r of document.querySelectorAll('[data-testid="pull-row"]')) {
+            const bar = r.querySelector('[data-testid="pull-bar"]');
+            window.__pullStates.push(`${r.dataset.state}:${bar?.getAttribute('aria-valuenow') ?? ''}`);
+          }
+        }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+      });
+      await $(page, 'pull-name').fill(second);
+      await $(page, 'pull-start').click();
+      await page.locator(`[data-testid="model-row"][data-name="${second}"]`).waitFor({ timeout: WAIT_MS });
+      const states = await page.evaluate(() => window.__pullStates);
+      assert(states.some((x) => /^running:([1-9]|[1-9]\d)$/.test(x)), `the pull showed its bar part way: ${JSON.stringify(states.slice(0, 30))}`);
+      await $(page, 'models-close').click();
+
+      // Settings: the pulled model is offered, chosen and saved.
+      await page.keyboard.press('Control+,');
+      await $(page, 'settings-panel').waitFor({ timeout: WAIT_MS });
+      const offered = await page.$$eval('#s-model-list option', (os) => os.map((o) => o.value));
+      assert(offered.includes(second), `the installed models offered, got ${JSON.stringify(offered)}`);
+      await $(page, 'settings-model').fill(second);
+      await $(page, 'settings-save').click();
+      await $(page, 'settings-saved').waitFor({ timeout: WAIT_MS });
+      await page.screenshot({ path: shot });
+      await $(page, 'settings-close').click();
+      await $(page, 'settings-panel').waitFor({ state: 'detached' });
+      assert((await $(page, 'banner').count()) === 0 && (await $(page, 'first-run').count()) === 0, 'the chosen model can be used: no banner');
+
+      await newChat(page);
+      await send(page, 'hello from the second model');
+      await until(() => settled(page), 'the reply');
+      const got = await messages(page);
+      assert(got.at(-1)?.text === 'You said: hello from the second model', `the reply, got ${JSON.stringify(got)}`);
+      const log = await activeLog(page, base);
+      const opened = log.find((e) => e.type === 'input.received');
+      const replied = log.filter((e) => e.type === 'assistant.message').at(-1);
+      assert(opened?.payload?.caps?.model === second && replied?.payload?.model === second, `the run used ${second}: caps ${opened?.payload?.caps?.model}, reply ${replied?.payload?.model}`);
+    },
+  },
+
+  {
     name: 'reload the page and the conversation is still there',
     slug: 'reload',
     async run({ page, base }) {

@@ -38,9 +38,10 @@ function host(reports: DoctorReport[]) {
     models: vi.fn(async () => state),
     pullModel: vi.fn(async () => {}),
     cancelPull: vi.fn(async () => {}),
-    subscribePulls: vi.fn((cb: (p: PullProgress) => void) => ((pulls = cb), () => {})),
+    subscribePulls: vi.fn((cb: (p: PullProgress) => void) => ((pulls = cb), () => void unsubscribed++)),
   };
-  return { t, transport: t as unknown as Transport, health: (r: DoctorReport) => health(r), pull: (p: PullProgress) => pulls(p) };
+  let unsubscribed = 0;
+  return { t, transport: t as unknown as Transport, health: (r: DoctorReport) => health(r), pull: (p: PullProgress) => pulls(p), unsubscribed: () => unsubscribed };
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
@@ -85,9 +86,12 @@ describe('the first run', () => {
     expect(q('first-run')!.dataset.state).toBe('download');
     expect(q('download-model')!.textContent).toContain('Download qwen3:4b (2.5 GB)');
 
+    // No pull stream is held before the click: a page has few connections.
+    expect(h.t.subscribePulls).not.toHaveBeenCalled();
     q('download-model')!.click();
     await settle();
     expect(h.t.pullModel).toHaveBeenCalledWith('qwen3:4b');
+    expect(h.t.subscribePulls).toHaveBeenCalledTimes(1);
     h.pull(pull({ completed: 1_200_000_000, total: 2_500_000_000 }));
     flushSync();
     expect(q('download-progress')!.getAttribute('aria-valuenow')).toBe('48');
@@ -99,6 +103,7 @@ describe('the first run', () => {
     await settle();
     expect(chat.firstRun).toBeNull();
     expect(chat.focusRequest).toBe(focus + 1); // the composer takes the keyboard
+    expect(h.unsubscribed()).toBe(1); // and the pull stream is let go
     stop();
   });
 
@@ -110,6 +115,9 @@ describe('the first run', () => {
     const chat = new ChatStore(h.transport);
     chat.doctor = report(ollamaUp, noModel);
     mounted = mount(FirstRun, { target: document.body, props: { chat, download } });
+    flushSync();
+    q('download-model')!.click();
+    await settle();
     h.pull(pull({ state: 'failed', error: 'Ollama could not reach the model registry: check the internet connection, then try again.', problem: 'offline' }));
     flushSync();
     expect(q('download-error')!.textContent).toContain('check the internet connection');

@@ -45,21 +45,28 @@ export class ModelDownload {
   readonly failure = $derived(this.progress?.state === 'failed' ? this.progress.error || 'The download failed.' : this.error);
 
   private off: (() => void) | null = null;
+  private stopped = false;
 
   constructor(
     private readonly t: ModelsTransport,
     private readonly onDone: () => void = () => {},
   ) {}
 
-  /** Loads the model to offer and follows its pulls; returns the stop function. */
+  /**
+   * Loads the model to offer (and a pull of it already running, after a
+   * reload); returns the stop function. Pulls are followed only while one
+   * of this model runs: a browser gives a page six connections to its
+   * host, and every stream held open takes one.
+   */
   start(): () => void {
-    this.off = this.t.subscribePulls((p) => this.onProgress(p));
+    this.stopped = false;
     void this.t.models().then(
       (r) => {
         const st = modelsState(r);
         this.model = (st.recommended ?? []).find((m) => m.role === 'chat') ?? null;
         const mine = (st.pulls ?? []).find((p) => p.model === this.model?.name);
         if (mine && !this.progress) this.progress = mine;
+        if (mine?.state === 'running') this.follow();
       },
       (e) => (this.error = message(e)),
     );
@@ -67,6 +74,15 @@ export class ModelDownload {
   }
 
   stop(): void {
+    this.stopped = true;
+    this.unfollow();
+  }
+
+  private follow(): void {
+    if (!this.off && !this.stopped) this.off = this.t.subscribePulls((p) => this.onProgress(p));
+  }
+
+  private unfollow(): void {
     this.off?.();
     this.off = null;
   }
@@ -77,10 +93,12 @@ export class ModelDownload {
     if (!m || this.running) return;
     this.starting = true;
     this.error = null;
+    this.follow(); // before the pull starts, so none of its progress is missed
     try {
       await this.t.pullModel(m.name);
     } catch (e) {
       this.error = message(e);
+      this.unfollow();
     } finally {
       this.starting = false;
     }
@@ -100,6 +118,8 @@ export class ModelDownload {
   private onProgress(p: PullProgress): void {
     if (!this.model || p.model !== this.model.name) return;
     this.progress = p;
+    if (p.state === 'running') return;
+    this.unfollow(); // done, cancelled or failed: nothing more comes
     if (p.state === 'done') this.onDone();
   }
 }
