@@ -56,13 +56,25 @@ type view struct {
 		State   string `json:"state"`
 		Percent int    `json:"percent"`
 		Status  string `json:"status"`
-		Button  *struct {
-			X int `json:"x"`
-			Y int `json:"y"`
-		} `json:"button"`
 	} `json:"firstRun"`
 	Context string `json:"context"`
+	// The models and Settings screens, when open.
+	Models *struct {
+		Installed []string `json:"installed"`
+		Pulls     []struct {
+			Name    string `json:"name"`
+			State   string `json:"state"`
+			Percent *int   `json:"percent"`
+		} `json:"pulls"`
+	} `json:"models"`
+	Settings *struct {
+		Saved bool `json:"saved"`
+	} `json:"settings"`
+	// Where the controls a test clicks are (snapshot.ts POINT_IDS).
+	Points map[string]point `json:"points"`
 }
+
+type point struct{ X, Y int }
 
 func (v view) has(role, text string) bool {
 	for _, m := range v.Messages {

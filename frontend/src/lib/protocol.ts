@@ -89,10 +89,15 @@ export interface ViewSnapshot {
   memory?: { kind: string; status: string; text: string }[];
   /**
    * The first screen, when shown: 'install' or 'download', the download's
-   * progress (0..100, when a bar shows) and status line, and where its
-   * button is (its centre in CSS pixels of the viewport; a test clicks it).
+   * progress (0..100, when a bar shows) and status line.
    */
-  firstRun?: { state: string; percent?: number; status?: string; button?: { x: number; y: number } };
+  firstRun?: { state: string; percent?: number; status?: string };
   /** The header's context meter, when shown ("5,120 of 8,192 tokens"). */
   context?: string;
+  /** The models screen, when open: the installed models' names and each pull's row (state, bar 0..100). */
+  models?: { installed: string[]; pulls: { name: string; state: string; percent: number | null }[] };
+  /** The Settings screen, when open: whether it just saved. */
+  settings?: { saved: boolean };
+  /** Where the controls a desktop test clicks are (POINT_IDS on screen): centres in CSS pixels of the viewport. */
+  points?: Record<string, { x: number; y: number }>;
 }

@@ -109,9 +109,38 @@ export function readFirstRun(root: ParentNode): ViewSnapshot['firstRun'] {
   if (bar) out.percent = Number(bar.getAttribute('aria-valuenow')) || 0;
   const status = el.querySelector('[data-testid="download-status"]');
   if (status) out.status = plainText(status.textContent);
-  const button = el.querySelector('[data-testid="download-model"]');
-  if (button) out.button = centre(button);
   return out;
+}
+
+/** The models screen, or undefined when it is not open. */
+export function readModels(root: ParentNode): ViewSnapshot['models'] {
+  if (!root.querySelector('[data-testid="models-panel"]')) return undefined;
+  return {
+    installed: Array.from(root.querySelectorAll<HTMLElement>('[data-testid="model-row"]'), (el) => el.dataset.name ?? ''),
+    pulls: Array.from(root.querySelectorAll<HTMLElement>('[data-testid="pull-row"]'), (el) => {
+      const v = el.querySelector('[data-testid="pull-bar"]')?.getAttribute('aria-valuenow');
+      return { name: el.dataset.name ?? '', state: el.dataset.state ?? '', percent: v ? Number(v) : null };
+    }),
+  };
+}
+
+/** The Settings screen, or undefined when it is not open. */
+export function readSettings(root: ParentNode): ViewSnapshot['settings'] {
+  if (!root.querySelector('[data-testid="settings-panel"]')) return undefined;
+  return { saved: !!root.querySelector('[data-testid="settings-saved"]') };
+}
+
+/** The controls a desktop test clicks (xdotool has no selectors). */
+export const POINT_IDS = ['composer', 'models-open', 'pull-name', 'pull-start', 'settings-open', 'settings-model', 'settings-save', 'download-model'];
+
+/** Where each of POINT_IDS on screen is, or undefined when none is. */
+export function readPoints(root: ParentNode): ViewSnapshot['points'] {
+  const out: NonNullable<ViewSnapshot['points']> = {};
+  for (const id of POINT_IDS) {
+    const el = root.querySelector(`[data-testid="${id}"]`);
+    if (el) out[id] = centre(el);
+  }
+  return Object.keys(out).length ? out : undefined;
 }
 
 /** The context meter's label, or undefined when it is not shown. */
@@ -131,7 +160,7 @@ export function buildSnapshot(state: SnapshotState, root: ParentNode): ViewSnaps
     ...(memory ? { memory } : {}),
   };
   // Documents parts only when on screen, so older probes see what they did.
-  const parts = { documents: readDocuments(root), indexing: readIndexing(root), citations: readCitations(root), citationPoints: readCitationPoints(root), viewer: readViewer(root), firstRun: readFirstRun(root), context: readContext(root) };
+  const parts = { documents: readDocuments(root), indexing: readIndexing(root), citations: readCitations(root), citationPoints: readCitationPoints(root), viewer: readViewer(root), firstRun: readFirstRun(root), context: readContext(root), models: readModels(root), settings: readSettings(root), points: readPoints(root) };
   for (const [k, v] of Object.entries(parts)) if (v !== undefined) Object.assign(snap, { [k]: v });
   return snap;
 }
