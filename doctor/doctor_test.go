@@ -292,6 +292,7 @@ func TestRunGivesTheWindowItsHints(t *testing.T) {
 	}
 	t.Fatalf("no install action in %+v", r.Checks)
 }
+
 // TestChatModelUsesTheGivenMatcher: the installed list is searched with
 // Inputs.SameModel (the composition root passes Ollama's own matching),
 // and the report says under which name the model was found.

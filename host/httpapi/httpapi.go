@@ -244,7 +244,6 @@ func readBody(r *http.Request, v any, strict bool) error {
 	return nil
 }
 
-
 func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	list, err := s.b.Kernel.Sessions(r.Context())
 	if err != nil {

@@ -17,12 +17,12 @@ import (
 // window is the real window under test: its id and where it is on the
 // screen, to click the controls the probe places.
 type window struct {
-	t        *testing.T
-	display  string
-	id       string
-	x, y     int
-	a        *app
-	probe    string
+	t       *testing.T
+	display string
+	id      string
+	x, y    int
+	a       *app
+	probe   string
 }
 
 func findWindow(t *testing.T, display string, a *app, probe string) *window {
