@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"quire/doctor"
+	"quire/internal/latest"
 )
 
 // Health watches the health checks on its own, so the window and a `quire
@@ -134,11 +135,7 @@ func (h *Health) publish(quick, full doctor.Report) {
 	}
 	h.report, h.last, h.have = full, quick, true
 	for ch := range h.watchers {
-		select { // replace what a slow watcher has not taken yet
-		case <-ch:
-		default:
-		}
-		ch <- full
+		latest.Offer(ch, full) // replacing what a slow watcher has not taken yet
 	}
 }
 
@@ -152,38 +149,11 @@ func (h *Health) Watch(ctx context.Context) <-chan doctor.Report {
 		ch <- h.report
 	}
 	h.mu.Unlock()
-	out := make(chan doctor.Report)
-	go func() {
-		defer close(out)
-		defer func() {
-			h.mu.Lock()
-			delete(h.watchers, ch)
-			h.mu.Unlock()
-		}()
-		// While the reader is slow, a newer report replaces the one held.
-		var held doctor.Report
-		holding := false
-		for {
-			select { // a newer report first, so a stale one is not sent when both are ready
-			case r := <-ch:
-				held, holding = r, true
-			default:
-			}
-			var send chan doctor.Report
-			if holding {
-				send = out
-			}
-			select {
-			case r := <-ch:
-				held, holding = r, true
-			case send <- held:
-				holding = false
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out
+	return latest.Relay(ctx, ch, func() {
+		h.mu.Lock()
+		delete(h.watchers, ch)
+		h.mu.Unlock()
+	})
 }
 
 // sameChecks: the two reports would show the user the same thing.

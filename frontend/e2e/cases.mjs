@@ -175,6 +175,22 @@ async function send(page, text) {
   await $(page, 'composer').press('Enter');
 }
 
+/**
+ * Records every state the models screen's pull rows show ("running:40"),
+ * in window.__pullStates, so a quick pull's progress is seen.
+ */
+function recordPulls(page) {
+  return page.evaluate(() => {
+    window.__pullStates = [];
+    new MutationObserver(() => {
+      for (const r of document.querySelectorAll('[data-testid="pull-row"]')) {
+        const bar = r.querySelector('[data-testid="pull-bar"]');
+        window.__pullStates.push(`${r.dataset.state}:${bar?.getAttribute('aria-valuenow') ?? ''}`);
+      }
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
+}
+
 /** The tool-call cards on screen, in document order. */
 function toolCards(page) {
   return page.$$eval('[data-testid="tool-card"]', (els) =>
@@ -577,6 +593,11 @@ export const cases = [
       await $(page, 'check-again').click();
       await until(async () => (await $(page, 'check-again').textContent()).trim() === 'Check again', 'the check to come back');
       assert((await first.getAttribute('data-state')) === 'install', 'Ollama is still not there');
+      // Ollama elsewhere is a setting: the first screen opens Settings.
+      await $(page, 'first-run-settings').click();
+      await $(page, 'settings-panel').waitFor({ timeout: WAIT_MS });
+      await page.keyboard.press('Escape');
+      await $(page, 'settings-panel').waitFor({ state: 'detached' });
       await page.screenshot({ path: shot }); // the first screen without Ollama
 
       // A message sent all the same fails, and the conversation it opens
@@ -649,15 +670,7 @@ export const cases = [
       await $(page, 'models-panel').waitFor({ timeout: WAIT_MS });
       await page.locator('[data-testid="model-row"][data-name="qwen3:4b"]').waitFor({ timeout: WAIT_MS }); // the panel has loaded
       // Every state the page shows is recorded, so the pull's progress is seen.
-      await page.evaluate(() => {
-        window.__pullStates = [];
-        new MutationObserver(() => {
-          for (const r of document.querySelectorAll('[data-testid="pull-row"]')) {
-            const bar = r.querySelector('[data-testid="pull-bar"]');
-            window.__pullStates.push(`${r.dataset.state}:${bar?.getAttribute('aria-valuenow') ?? ''}`);
-          }
-        }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
-      });
+      await recordPulls(page);
       await $(page, 'pull-name').fill(second);
       await $(page, 'pull-start').click();
       await page.locator(`[data-testid="model-row"][data-name="${second}"]`).waitFor({ timeout: WAIT_MS });
@@ -1732,15 +1745,7 @@ export const cases = [
       assert((await page.locator('[data-testid="recommended-row"][data-name="qwen3:4b"] [data-testid="recommended-installed"]').count()) === 1, 'an installed recommendation says so');
 
       // Every state the page shows is recorded, so a quick pull's progress is seen.
-      await page.evaluate(() => {
-        window.__pullStates = [];
-        new MutationObserver(() => {
-          for (const r of document.querySelectorAll('[data-testid="pull-row"]')) {
-            const bar = r.querySelector('[data-testid="pull-bar"]');
-            window.__pullStates.push(`${r.dataset.state}:${bar?.getAttribute('aria-valuenow') ?? ''}`);
-          }
-        }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
-      });
+      await recordPulls(page);
       await $(page, 'pull-name').fill('tiny-text');
       await $(page, 'pull-start').click();
       await row('tiny-text:latest').waitFor({ timeout: WAIT_MS });
