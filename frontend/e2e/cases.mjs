@@ -876,7 +876,7 @@ export const cases = [
         const u = new URL(r.url());
         if (!u.pathname.startsWith('/api/')) return;
         seen.push(`${r.method()} ${u.pathname}`);
-        const stream = ['/api/stream', '/api/documents/stream', '/api/questions/stream'].includes(u.pathname); // EventSource: no headers
+        const stream = ['/api/stream', '/api/documents/stream', '/api/questions/stream', '/api/health/stream', '/api/models/pull/stream'].includes(u.pathname); // EventSource: no headers
         const ok = stream ? u.searchParams.get('protocol') === VERSION : r.headers()['quire-protocol'] === VERSION;
         if (!ok) unversioned.push(`${r.method()} ${u.pathname}${u.search}`);
       });
