@@ -48,6 +48,7 @@ const (
 	eventListening = "quire:listening"
 	eventTaken     = "quire:taken"
 	eventQuestion  = "quire:question"
+	eventHealth    = "quire:health" // doctor.Report, whenever the checks change
 )
 
 // windowBound is how many updates (each batch of events, each list) the
@@ -87,6 +88,9 @@ type App struct {
 
 	settings host.Settings
 	memory   host.Memory // the memory panel's backend; nil: nothing to show
+	// health watches the checks on its own (Ollama started, stopped); nil:
+	// the page sees only the reports it asks for.
+	health *host.Health
 
 	// window is the context Wails gave at start-up; runtime calls need it,
 	// and permission questions may arrive from the runtime before it is set.
@@ -488,7 +492,22 @@ func (a *App) startup(ctx context.Context) {
 	fwd, a.cancel = context.WithCancel(ctx)
 	go a.forward(fwd)
 	a.startDocuments(fwd)
+	a.startHealth(fwd)
 	a.startModels(fwd)
+}
+
+// startHealth forwards every change of the health checks the watcher
+// noticed on its own, so the first screen follows Ollama appearing
+// without a click.
+func (a *App) startHealth(ctx context.Context) {
+	if a.health == nil {
+		return
+	}
+	go func() {
+		for r := range a.health.Watch(ctx) {
+			a.emit(ctx, eventHealth, r)
+		}
+	}()
 }
 
 func (a *App) shutdown(context.Context) {
@@ -653,8 +672,14 @@ func (a *App) Handshake(version string) (string, error) {
 	return protocol.Version, nil
 }
 
-// Doctor runs the health checks shown on the first screen.
-func (a *App) Doctor() doctor.Report { return a.diagnose(a.callCtx()) }
+// Doctor runs the health checks shown on the first screen (and by its
+// "Check again"); with a watcher the report is also what it sends next.
+func (a *App) Doctor() doctor.Report {
+	if a.health != nil {
+		return a.health.Check(a.callCtx())
+	}
+	return a.diagnose(a.callCtx())
+}
 
 // ListSessions lists conversations, most recent first.
 func (a *App) ListSessions() ([]protocol.Session, error) {
@@ -796,6 +821,7 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 		a.attachDocuments(docs)
 	}
 	a.memory = p.Memory()
+	a.health = p.Health(ctx)
 	a.models = p.Models()
 	p.SetAsker(a.ask)
 	// The local channel: `quire index`, and a second start that brings the

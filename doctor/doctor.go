@@ -25,6 +25,13 @@ type Check struct {
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
 	Remedy string `json:"remedy,omitempty"`
+	// Hint is the remedy as the window says it, where it differs: no flag
+	// and no terminal command, only what the window offers (Action). The
+	// terminal keeps Remedy (window.go).
+	Hint string `json:"hint,omitempty"`
+	// Action is what the window offers for a failing check: ActionInstall,
+	// ActionDownload or ActionSettings; "" offers nothing.
+	Action string `json:"action,omitempty"`
 }
 
 // Report is the whole diagnosis; OK is true when every check passed.
@@ -61,7 +68,7 @@ func Run(ctx context.Context, in Inputs, ollama Ollama, sqlite SQLite) Report {
 	var checks []Check
 	checks = append(checks, checkDataDir(in.DataDir))
 	checks = append(checks, checkSQLite(ctx, sqlite))
-	checks = append(checks, checkOllama(ctx, in, ollama)...)
+	checks = append(checks, OllamaChecks(ctx, in, ollama).Checks...)
 	r := Report{OK: true, Checks: checks}
 	for _, c := range checks {
 		r.OK = r.OK && c.OK

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -200,6 +201,96 @@ func TestAFullDiskIsReported(t *testing.T) {
 	if c := checkDataDir(disk); !c.OK {
 		t.Fatalf("the disk with its room back: %+v", c)
 	}
+}
+
+// toolsOf is a fake Ollama whose installed models each have their own
+// capabilities.
+type toolsOf struct {
+	down bool
+	caps map[string][]string
+}
+
+func (f toolsOf) Version(context.Context) (string, error) {
+	if f.down {
+		return "", errors.New("connection refused")
+	}
+	return "0.17.4", nil
+}
+func (f toolsOf) Models(context.Context) ([]string, error) {
+	var out []string
+	for n := range f.caps {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+func (f toolsOf) Capabilities(_ context.Context, m string) ([]string, error) { return f.caps[m], nil }
+
+func TestTheWindowIsOfferedWhatItCanDo(t *testing.T) {
+	cases := []struct {
+		name      string
+		ollama    toolsOf
+		model     string
+		check     string // the failing check
+		action    string
+		hint      string // a part of its hint
+		cliRemedy string // a part of the terminal's remedy, kept
+	}{
+		{"no ollama", toolsOf{down: true}, "qwen3:4b", "Ollama", ActionInstall, "Install Ollama", "--ollama-host or OLLAMA_HOST"},
+		{"nothing installed", toolsOf{caps: map[string][]string{}}, "qwen3:4b", "Chat model", ActionDownload, "download one in one click", "ollama pull qwen3:4b"},
+		{"only models without tools", toolsOf{caps: map[string][]string{"gemma:2b": {"completion"}}}, "qwen3:4b", "Chat model", ActionDownload, "No installed model can use tools", "--model or QUIRE_MODEL"},
+		{"another model has tools", toolsOf{caps: map[string][]string{"llama3.2:latest": {"completion", "tools"}, "gemma:2b": {"completion"}}}, "qwen3:4b", "Chat model", ActionSettings, "installed: llama3.2:latest)", "ollama pull qwen3:4b"},
+		{"chosen model cannot use tools", toolsOf{caps: map[string][]string{"gemma:2b": {"completion"}, "qwen3:4b": {"tools"}}}, "gemma:2b", "Tool use", ActionSettings, "installed: qwen3:4b)", "ollama pull qwen3:4b"},
+		{"chosen model alone, without tools", toolsOf{caps: map[string][]string{"gemma:2b": {"completion"}}}, "gemma:2b", "Tool use", ActionDownload, "download one", "ollama pull qwen3:4b"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := OllamaChecks(t.Context(), Inputs{OllamaHost: "http://127.0.0.1:11434", Model: tc.model}, tc.ollama)
+			if r.OK {
+				t.Fatalf("the report passed: %v", r.Lines())
+			}
+			var found bool
+			for _, c := range r.Checks {
+				if c.OK {
+					if c.Hint != "" || c.Action != "" {
+						t.Errorf("check %s passed and still offers %q (%s)", c.Name, c.Action, c.Hint)
+					}
+					continue
+				}
+				if c.Name != tc.check {
+					t.Errorf("check %s failed too: %+v", c.Name, c)
+					continue
+				}
+				found = true
+				if c.Action != tc.action || !strings.Contains(c.Hint, tc.hint) {
+					t.Errorf("check %s offers %q with %q, want %q with %q", c.Name, c.Action, c.Hint, tc.action, tc.hint)
+				}
+				for _, flag := range []string{"--", "QUIRE_", "OLLAMA_HOST", "`"} {
+					if strings.Contains(c.Hint, flag) {
+						t.Errorf("the window's hint names %q, which the window cannot apply: %s", flag, c.Hint)
+					}
+				}
+				if !strings.Contains(c.Remedy, tc.cliRemedy) {
+					t.Errorf("the terminal's remedy lost %q: %s", tc.cliRemedy, c.Remedy)
+				}
+			}
+			if !found {
+				t.Fatalf("no failing check %s in %v", tc.check, r.Lines())
+			}
+		})
+	}
+}
+
+// TestRunGivesTheWindowItsHints: the whole report carries the same hints
+// as the watcher's quick one.
+func TestRunGivesTheWindowItsHints(t *testing.T) {
+	r := Run(t.Context(), Inputs{DataDir: t.TempDir(), Model: "qwen3:4b"}, toolsOf{down: true}, goodSQLite)
+	for _, c := range r.Checks {
+		if c.Name == "Ollama" && c.Action == ActionInstall {
+			return
+		}
+	}
+	t.Fatalf("no install action in %+v", r.Checks)
 }
 
 // TestChatModelUsesTheGivenMatcher: the installed list is searched with

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"quire/internal/latest"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/rag"
@@ -199,38 +200,11 @@ func (l *Library) Watch(ctx context.Context) <-chan protocol.IndexProgress {
 	l.watchers[ch] = struct{}{}
 	ch <- l.progress
 	l.mu.Unlock()
-	out := make(chan protocol.IndexProgress)
-	go func() {
-		defer close(out)
-		defer func() {
-			l.mu.Lock()
-			delete(l.watchers, ch)
-			l.mu.Unlock()
-		}()
-		// While the reader is slow, a newer state replaces the one held.
-		var held protocol.IndexProgress
-		holding := false
-		for {
-			select { // a newer state first, so a stale one is never sent when both are ready
-			case p := <-ch:
-				held, holding = p, true
-			default:
-			}
-			var send chan protocol.IndexProgress
-			if holding {
-				send = out
-			}
-			select {
-			case p := <-ch:
-				held, holding = p, true
-			case send <- held:
-				holding = false
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out
+	return latest.Relay(ctx, ch, func() {
+		l.mu.Lock()
+		delete(l.watchers, ch)
+		l.mu.Unlock()
+	})
 }
 
 // publish records p and offers it to every watcher, replacing what a slow
@@ -241,11 +215,7 @@ func (l *Library) publish(p protocol.IndexProgress) {
 	p.Queued = len(l.queue)
 	l.progress = p
 	for ch := range l.watchers {
-		select {
-		case <-ch:
-		default:
-		}
-		ch <- p
+		latest.Offer(ch, p)
 	}
 }
 

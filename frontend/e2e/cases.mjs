@@ -24,10 +24,12 @@ const P = FX.prompts;
  * secret becomes the page's HttpOnly cookie) and Node-side calls send the
  * secret as a bearer token, as a client that is not a browser does.
  */
-const LINKS = new Map([process.env.QUIRE_E2E_URL, FX.downUrl].filter(Boolean).map((l) => [new URL(l).origin, l]));
+const LINKS = new Map([process.env.QUIRE_E2E_URL, FX.downUrl, FX.firstUrl].filter(Boolean).map((l) => [new URL(l).origin, l]));
 const secretOf = (base) => new URL(LINKS.get(base) ?? base).searchParams.get('token') ?? '';
 /** The second quire serve, whose Ollama is not running. */
 const DOWN = FX.downUrl ? new URL(FX.downUrl).origin : '';
+/** The third quire serve, a new user's: Ollama runs, with no model installed (qwen3:4b can be pulled). */
+const FIRST = FX.firstUrl ? new URL(FX.firstUrl).origin : '';
 const VERSION = '1.0';
 const CITE_REPLY = P.citeReply;
 /** Go's sentences (library/errors.go), as the page shows them. */
@@ -171,6 +173,22 @@ async function newChat(page) {
 async function send(page, text) {
   await $(page, 'composer').fill(text);
   await $(page, 'composer').press('Enter');
+}
+
+/**
+ * Records every state the models screen's pull rows show ("running:40"),
+ * in window.__pullStates, so a quick pull's progress is seen.
+ */
+function recordPulls(page) {
+  return page.evaluate(() => {
+    window.__pullStates = [];
+    new MutationObserver(() => {
+      for (const r of document.querySelectorAll('[data-testid="pull-row"]')) {
+        const bar = r.querySelector('[data-testid="pull-bar"]');
+        window.__pullStates.push(`${r.dataset.state}:${bar?.getAttribute('aria-valuenow') ?? ''}`);
+      }
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
 }
 
 /** The tool-call cards on screen, in document order. */
@@ -552,7 +570,7 @@ export const cases = [
   },
 
   {
-    name: 'the doctor banner shows a failing check with its remedy',
+    name: 'without Ollama a new user is told what to install, and a chat that failed shows the banner with the window\'s hint',
     slug: 'doctor-banner',
     async run({ page, shot }) {
       // The same backend, whose doctor finds no Ollama at its address.
@@ -562,23 +580,126 @@ export const cases = [
       const passing = report.checks.filter((c) => c.ok);
       assert(!report.ok && failing.length === 1 && failing[0].name === 'Ollama' && passing.length > 0, `one failing check, got ${JSON.stringify(report)}`);
       const [bad] = failing;
+      // The terminal keeps its flags; the window is given its own words and a button.
+      assert(bad.remedy.includes('--ollama-host or OLLAMA_HOST') && bad.action === 'install-ollama' && bad.hint && !bad.hint.includes('--'), `the window's hint and action, got ${JSON.stringify(bad)}`);
       await open(page, base);
+      const first = $(page, 'first-run');
+      await first.waitFor({ timeout: WAIT_MS });
+      assert((await first.getAttribute('data-state')) === 'install', 'the first screen says what to install');
+      assert((await $(page, 'install-line').textContent()) === 'curl -fsSL https://ollama.com/install.sh | sh', 'the official install line, to copy');
+      const firstText = (await first.textContent()).replace(/\s+/g, ' ');
+      assert(firstText.includes('https://ollama.com/download'), `the download page, got "${firstText}"`);
+      assert(!firstText.includes('OLLAMA_HOST') && !firstText.includes('--ollama-host'), `no flags in the window, got "${firstText}"`);
+      await $(page, 'check-again').click();
+      await until(async () => (await $(page, 'check-again').textContent()).trim() === 'Check again', 'the check to come back');
+      assert((await first.getAttribute('data-state')) === 'install', 'Ollama is still not there');
+      // Ollama elsewhere is a setting: the first screen opens Settings.
+      await $(page, 'first-run-settings').click();
+      await $(page, 'settings-panel').waitFor({ timeout: WAIT_MS });
+      await page.keyboard.press('Escape');
+      await $(page, 'settings-panel').waitFor({ state: 'detached' });
+      await page.screenshot({ path: shot }); // the first screen without Ollama
+
+      // A message sent all the same fails, and the conversation it opens
+      // shows the banner in place of the first screen.
+      await send(page, 'hello');
+      await until(() => settled(page), 'the failed reply');
+      await first.waitFor({ state: 'detached' });
       const banner = $(page, 'banner');
       await banner.waitFor({ timeout: WAIT_MS });
       const text = (await banner.textContent()).replace(/\s+/g, ' ');
       assert(text.includes(bad.name) && text.includes(bad.detail), `failing check in banner, got "${text}"`);
-      assert(text.includes(bad.remedy.replaceAll('`', '')), `remedy in banner, got "${text}"`);
-      assert(text.includes('start it with ollama serve'), `the remedy says to start Ollama, got "${text}"`);
-      assert((await banner.locator('code').allTextContents()).join() === 'ollama serve', 'the remedy command is shown as code');
+      assert(text.includes(bad.hint), `the window's hint in banner, got "${text}"`);
+      assert(!text.includes('--ollama-host'), `no flags in the banner, got "${text}"`);
+      assert(await $(page, 'banner-recheck').isVisible(), 'the banner offers Check again');
       for (const c of passing) assert(!text.includes(c.detail), `passing checks are not listed, got "${text}"`);
       assert(await $(page, 'composer').isEditable(), 'the chat still works');
       const snap = await until(async () => probe()?.banner, 'the banner in the probe');
-      assert(snap.includes('ollama serve'), `probe banner, got ${snap}`);
-      await page.screenshot({ path: shot }); // the banner, before it is dismissed
+      assert(snap.includes('Quire notices on its own'), `probe banner, got ${snap}`);
       await $(page, 'banner-dismiss').click();
       await banner.waitFor({ state: 'detached' });
       assert(await $(page, 'composer').isVisible(), 'the chat is still there after dismissing');
       await until(async () => probe()?.banner === null, 'no banner in the probe after dismissing');
+    },
+  },
+
+  {
+    name: 'a new user with Ollama and no model downloads one in one click, sees its progress, and chats',
+    slug: 'first-run-download',
+    async run({ page, shot }) {
+      const base = FIRST;
+      await open(page, base);
+      const first = $(page, 'first-run');
+      await first.waitFor({ timeout: WAIT_MS });
+      await until(async () => (await first.getAttribute('data-state')) === 'download', 'the download screen');
+      const button = $(page, 'download-model');
+      await button.waitFor({ timeout: WAIT_MS });
+      const label = (await button.textContent()).trim();
+      assert(label === 'Download qwen3:4b (2.5 GB)', `one click, with the size, got "${label}"`);
+      await button.click();
+      // The progress, in the window, between nothing and all.
+      const partway = await until(async () => {
+        const v = Number(await $(page, 'download-progress').getAttribute('aria-valuenow', { timeout: 200 }).catch(() => NaN));
+        return v > 0 && v < 100 ? v : null;
+      }, 'a progress bar part way');
+      const status = (await $(page, 'download-status').textContent()).replace(/\s+/g, ' ');
+      assert(/Downloading qwen3:4b: .* of .* \(\d+%\)/.test(status), `bytes done of the total, got "${status}" at ${partway}%`);
+      await page.screenshot({ path: shot });
+      // Go checks again on its own when the pull ends: the chat is ready.
+      await first.waitFor({ state: 'detached', timeout: WAIT_MS });
+      assert((await $(page, 'banner').count()) === 0, 'no banner once the model is there');
+      await send(page, 'hello after the download');
+      await until(() => settled(page), 'the reply');
+      const got = await messages(page);
+      assert(JSON.stringify(got) === JSON.stringify([{ role: 'user', text: 'hello after the download' }, { role: 'assistant', text: 'You said: hello after the download' }]), `the chat, got ${JSON.stringify(got)}`);
+      // The meter shows how full the context is.
+      const meter = (await $(page, 'context-label').textContent()).trim();
+      assert(/^[\d,]+ of 8,192 tokens$/.test(meter), `the context meter against the run's num_ctx, got "${meter}"`);
+    },
+  },
+
+  {
+    name: 'a user pulls another model with its progress in the window, picks it in Settings, and chats with it',
+    slug: 'settings-pull-chat',
+    async run({ page, shot }) {
+      // The new user's backend, after the first run downloaded qwen3:4b.
+      const base = FIRST;
+      const second = FX.second;
+      await open(page, base);
+      await $(page, 'models-open').click();
+      await $(page, 'models-panel').waitFor({ timeout: WAIT_MS });
+      await page.locator('[data-testid="model-row"][data-name="qwen3:4b"]').waitFor({ timeout: WAIT_MS }); // the panel has loaded
+      // Every state the page shows is recorded, so the pull's progress is seen.
+      await recordPulls(page);
+      await $(page, 'pull-name').fill(second);
+      await $(page, 'pull-start').click();
+      await page.locator(`[data-testid="model-row"][data-name="${second}"]`).waitFor({ timeout: WAIT_MS });
+      const states = await page.evaluate(() => window.__pullStates);
+      assert(states.some((x) => /^running:([1-9]|[1-9]\d)$/.test(x)), `the pull showed its bar part way: ${JSON.stringify(states.slice(0, 30))}`);
+      await $(page, 'models-close').click();
+
+      // Settings: the pulled model is offered, chosen and saved.
+      await page.keyboard.press('Control+,');
+      await $(page, 'settings-panel').waitFor({ timeout: WAIT_MS });
+      const offered = await page.$$eval('#s-model-list option', (os) => os.map((o) => o.value));
+      assert(offered.includes(second), `the installed models offered, got ${JSON.stringify(offered)}`);
+      await $(page, 'settings-model').fill(second);
+      await $(page, 'settings-save').click();
+      await $(page, 'settings-saved').waitFor({ timeout: WAIT_MS });
+      await page.screenshot({ path: shot });
+      await $(page, 'settings-close').click();
+      await $(page, 'settings-panel').waitFor({ state: 'detached' });
+      assert((await $(page, 'banner').count()) === 0 && (await $(page, 'first-run').count()) === 0, 'the chosen model can be used: no banner');
+
+      await newChat(page);
+      await send(page, 'hello from the second model');
+      await until(() => settled(page), 'the reply');
+      const got = await messages(page);
+      assert(got.at(-1)?.text === 'You said: hello from the second model', `the reply, got ${JSON.stringify(got)}`);
+      const log = await activeLog(page, base);
+      const opened = log.find((e) => e.type === 'input.received');
+      const replied = log.filter((e) => e.type === 'assistant.message').at(-1);
+      assert(opened?.payload?.caps?.model === second && replied?.payload?.model === second, `the run used ${second}: caps ${opened?.payload?.caps?.model}, reply ${replied?.payload?.model}`);
     },
   },
 
@@ -755,7 +876,7 @@ export const cases = [
         const u = new URL(r.url());
         if (!u.pathname.startsWith('/api/')) return;
         seen.push(`${r.method()} ${u.pathname}`);
-        const stream = ['/api/stream', '/api/documents/stream', '/api/questions/stream'].includes(u.pathname); // EventSource: no headers
+        const stream = ['/api/stream', '/api/documents/stream', '/api/questions/stream', '/api/health/stream', '/api/models/pull/stream'].includes(u.pathname); // EventSource: no headers
         const ok = stream ? u.searchParams.get('protocol') === VERSION : r.headers()['quire-protocol'] === VERSION;
         if (!ok) unversioned.push(`${r.method()} ${u.pathname}${u.search}`);
       });
@@ -1636,15 +1757,7 @@ export const cases = [
       assert((await page.locator('[data-testid="recommended-row"][data-name="qwen3:4b"] [data-testid="recommended-installed"]').count()) === 1, 'an installed recommendation says so');
 
       // Every state the page shows is recorded, so a quick pull's progress is seen.
-      await page.evaluate(() => {
-        window.__pullStates = [];
-        new MutationObserver(() => {
-          for (const r of document.querySelectorAll('[data-testid="pull-row"]')) {
-            const bar = r.querySelector('[data-testid="pull-bar"]');
-            window.__pullStates.push(`${r.dataset.state}:${bar?.getAttribute('aria-valuenow') ?? ''}`);
-          }
-        }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
-      });
+      await recordPulls(page);
       await $(page, 'pull-name').fill('tiny-text');
       await $(page, 'pull-start').click();
       await row('tiny-text:latest').waitFor({ timeout: WAIT_MS });

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ViewSnapshot } from '../src/lib/protocol';
-import { buildSnapshot, createReporter, plainText, readBanner, readMessages } from '../src/lib/snapshot';
+import { buildSnapshot, createReporter, plainText, readBanner, readContext, readFirstRun, readMessages, readModels, readPoints, readSettings } from '../src/lib/snapshot';
 
 function dom(html: string): HTMLElement {
   const root = document.createElement('div');
@@ -158,5 +158,37 @@ describe('createReporter default timers', () => {
     } finally {
       globalThis.setTimeout = real;
     }
+  });
+});
+
+describe('the first screen and the context meter', () => {
+  it('reads the state, the download and its button', () => {
+    const root = dom(`<section data-testid="first-run" data-state="download">
+      <div data-testid="download-progress" aria-valuenow="48"></div>
+      <p data-testid="download-status">Downloading qwen3:4b: 1.2 GB
+        of 2.5 GB (48%)</p></section><span data-testid="context-label">5,120 of 8,192 tokens</span>`);
+    expect(readFirstRun(root)).toEqual({ state: 'download', percent: 48, status: 'Downloading qwen3:4b: 1.2 GB of 2.5 GB (48%)' });
+    expect(readContext(root)).toBe('5,120 of 8,192 tokens');
+    const button = dom('<section data-testid="first-run" data-state="download"><button data-testid="download-model">Download</button></section>');
+    expect(readFirstRun(button)).toEqual({ state: 'download' });
+    expect(readPoints(button)).toEqual({ 'download-model': { x: 0, y: 0 } });
+  });
+  it('is absent when not shown', () => {
+    const snap = buildSnapshot({ activeSession: null, sessionTitles: [], streaming: false }, dom('<p>chat</p>'));
+    expect(snap.firstRun).toBeUndefined();
+    expect(snap.context).toBeUndefined();
+  });
+});
+
+describe('the models and Settings screens', () => {
+  it('reads the installed names, each pull row and whether Settings saved', () => {
+    const root = dom(`<section data-testid="models-panel"><li data-testid="model-row" data-name="qwen3:4b"></li>
+      <li data-testid="pull-row" data-name="llama3.2:3b" data-state="running"><div data-testid="pull-bar" aria-valuenow="40"></div></li>
+      <li data-testid="pull-row" data-name="x" data-state="failed"></li></section>
+      <div data-testid="settings-panel"><span data-testid="settings-saved">Saved.</span></div>`);
+    expect(readModels(root)).toEqual({ installed: ['qwen3:4b'], pulls: [{ name: 'llama3.2:3b', state: 'running', percent: 40 }, { name: 'x', state: 'failed', percent: null }] });
+    expect(readSettings(root)).toEqual({ saved: true });
+    expect(readModels(dom('<p></p>'))).toBeUndefined();
+    expect(readSettings(dom('<div data-testid="settings-panel"></div>'))).toEqual({ saved: false });
   });
 });

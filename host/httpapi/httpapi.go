@@ -37,6 +37,9 @@ type Backend struct {
 	Models    host.Models    // may be nil: no models screen (models.go)
 	// Show brings the window to the front (socket.go); nil for `quire serve`.
 	Show func(ctx context.Context) error
+	// Health watches the checks on its own (health.go); nil: the page asks
+	// the doctor itself and is sent no change.
+	Health *host.Health
 }
 
 // Server is the HTTP host.
@@ -89,6 +92,7 @@ func newServer(b Backend, log *slog.Logger) *Server {
 func (s *Server) routes() http.Handler {
 	api := http.NewServeMux()
 	api.HandleFunc("GET /api/doctor", s.doctor)
+	api.HandleFunc("GET /api/health/stream", s.healthStream)
 	api.HandleFunc("GET /api/sessions", s.sessions)
 	api.HandleFunc("POST /api/sessions", s.newSession)
 	api.HandleFunc("PATCH /api/sessions/{id}", s.rename)
@@ -238,10 +242,6 @@ func readBody(r *http.Request, v any, strict bool) error {
 		return errors.New("the request body is not the JSON expected: something follows the value")
 	}
 	return nil
-}
-
-func (s *Server) doctor(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, s.b.Doctor(r.Context()))
 }
 
 func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {

@@ -89,6 +89,9 @@ type Parts struct {
 	mem        *memory.Store   // nil when it could not be opened
 	memErr     error           // why mem is nil in an Owner
 
+	health     *host.Health // started by the first host that shows it (Health)
+	healthOnce sync.Once
+
 	// An Owner's hold on the data folder, and the local channel a window
 	// or `quire serve` serves (local.go); stopLocal ends serving it.
 	lock      *datadir.Lock

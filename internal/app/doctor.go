@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"quire/doctor"
 	"quire/internal/datadir"
@@ -17,13 +16,10 @@ import (
 // cannot hang it; the database check reports how the store opened.
 func (p *Parts) Doctor(ctx context.Context) doctor.Report {
 	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, doctorDeadline)
 	defer cancel()
 	cfg := p.settings.Get()
-	// The address printed is the one the adapter uses (the setting parsed:
-	// scheme, host and port), not the setting as typed.
-	in := doctor.Inputs{DataDir: cfg.DataDir, OllamaHost: p.ollama.Host(), Model: cfg.Model, SameModel: ollama.SameModel}
-	r := doctor.Run(ctx, in,
+	r := doctor.Run(ctx, p.doctorInputs(),
 		doctorOllama{p.ollama}, func(ctx context.Context) (string, bool, error) {
 			d, err := store.Diagnose(ctx)
 			return d.SQLiteVersion, d.FTS5, err
@@ -65,6 +61,14 @@ func part(name, off string, err error) doctor.Check {
 		c.Remedy = doctor.FreeSpace
 	}
 	return c
+}
+
+// doctorInputs are the settings the checks verify. The address printed is
+// the one the adapter uses (the setting parsed: scheme, host and port),
+// not the setting as typed.
+func (p *Parts) doctorInputs() doctor.Inputs {
+	cfg := p.settings.Get()
+	return doctor.Inputs{DataDir: cfg.DataDir, OllamaHost: p.ollama.Host(), Model: cfg.Model, SameModel: ollama.SameModel}
 }
 
 // databaseState is what doctor needs to judge the database file, err being

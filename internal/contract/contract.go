@@ -94,6 +94,8 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Union("PullProblem", "Why a pull failed, for code that acts on it (PullProgress.problem).", nil,
 		protocol.PullOffline, protocol.PullUnknown)
 	f.Union("ModelRole", "What a recommended model is for (RecommendedModel.role).", nil, protocol.RoleChat, protocol.RoleEmbedding)
+	f.Union("CheckAction", "What the window offers for a failing health check (Check.action): install Ollama, download a model, open Settings.", nil,
+		doctor.ActionInstall, doctor.ActionDownload, doctor.ActionSettings)
 	f.Union("CommandType", "The commands a host sends (Command.type).", nil,
 		protocol.CreateSession, protocol.RenameSession, protocol.DeleteSession, protocol.SendMessage, protocol.CancelRun, protocol.AnswerAsk)
 
@@ -148,6 +150,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Field(reflect.TypeFor[protocol.PullProgress](), "state", "PullState")
 	f.Field(reflect.TypeFor[protocol.PullProgress](), "problem", "PullProblem")
 	f.Field(reflect.TypeFor[protocol.RecommendedModel](), "role", "ModelRole")
+	f.Field(reflect.TypeFor[doctor.Check](), "action", "CheckAction")
 
 	// kernel/event: every registered payload, under its Go name, and the
 	// types they are made of.

@@ -51,7 +51,30 @@ type view struct {
 		End         int    `json:"end"`
 		Highlighted string `json:"highlighted"`
 	} `json:"viewer"`
+	// The first screen (FirstRun.svelte) and the context meter, when shown.
+	FirstRun *struct {
+		State   string `json:"state"`
+		Percent int    `json:"percent"`
+		Status  string `json:"status"`
+	} `json:"firstRun"`
+	Context string `json:"context"`
+	// The models and Settings screens, when open.
+	Models *struct {
+		Installed []string `json:"installed"`
+		Pulls     []struct {
+			Name    string `json:"name"`
+			State   string `json:"state"`
+			Percent *int   `json:"percent"`
+		} `json:"pulls"`
+	} `json:"models"`
+	Settings *struct {
+		Saved bool `json:"saved"`
+	} `json:"settings"`
+	// Where the controls a test clicks are (snapshot.ts POINT_IDS).
+	Points map[string]point `json:"points"`
 }
+
+type point struct{ X, Y int }
 
 func (v view) has(role, text string) bool {
 	for _, m := range v.Messages {
@@ -158,9 +181,14 @@ func waitView(t *testing.T, a *app, probe, what string, ok func(view) bool) view
 			t.Fatalf("the app exited while waiting for %s: %v (see test-artifacts/desktop-app.log)", what, err)
 		default:
 		}
+		// A fresh view each time: decoding into the last one would keep a
+		// part (the first screen, the viewer) the page no longer shows.
+		var v view
 		b, err := os.ReadFile(probe)
-		if err == nil && json.Unmarshal(b, &last) == nil && ok(last) {
-			return last
+		if err == nil && json.Unmarshal(b, &v) == nil {
+			if last = v; ok(v) {
+				return v
+			}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -39,7 +39,7 @@ import (
 // each must pass, against this backend, and no other may run. A case added
 // there is added here.
 var cases = []string{
-	"send-stream", "sessions", "doctor-banner", "reload", "run-error", "stop", "wails", "wails-handshake-refused",
+	"send-stream", "sessions", "doctor-banner", "first-run-download", "settings-pull-chat", "reload", "run-error", "stop", "wails", "wails-handshake-refused",
 	"protocol", "send-retry", "tool-card", "permission-deny", "permission-allow", "steer", "queue", "wails-permission",
 	"notes-folder", "wails-notes-folder", "plan", "unsure", "move-undo", "documents-panel", "documents-cancel",
 	"wails-drop", "compaction-marker", "memory-panel", "models-panel", "documents-e2e", "citations",
@@ -101,12 +101,20 @@ func TestBrowser(t *testing.T) {
 	}
 }
 
+// The new user's models (the third quire serve): one installed that cannot
+// use tools, and a second chat model to pull and choose in Settings.
+const (
+	noToolsModel = "gemma3:1b"
+	secondModel  = "llama3.2:3b"
+)
+
 // startBackend starts `quire serve` as main.go wires it — the composition
 // root (internal/app) as an Owner over a temporary data folder, with Ollama
 // at the fake server's address (a setting, as -ollama-host gives it), and
 // host/httpapi over the backend it builds — adding only the cases' slow
 // tools and a slow embedder. A second `quire serve`, over a data folder of
-// its own, finds no Ollama at its address, for the doctor's case.
+// its own, finds no Ollama at its address, for the doctor's case; a third
+// is a new user's, whose Ollama has no model yet, for the first run.
 func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	fake := ollamatest.New(t, ollamatest.WithDelay(20*time.Millisecond), ollamatest.WithReplies(reply),
 		ollamatest.WithResponder(func(req api.ChatRequest) (ollamatest.Turn, bool) {
@@ -123,7 +131,7 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	fake.AddPullable(ollamatest.Model{Name: "tiny-text", Size: 40_000_000}) // the models panel's case pulls it
 	dataDir := t.TempDir()
 	fx := &fixtureSet{fake: fake, fixtures: fixtures{Prompts: prompts(), Plan: planItems, Unsure: unsure, Todo: todoText, Long: longText, CompactReads: compactReads,
-		ProbePath: filepath.Join(dataDir, "probe.json")}}
+		ProbePath: filepath.Join(dataDir, "probe.json"), NoTools: noToolsModel, Second: secondModel}}
 	// The documents the browser adds by path, in real folders, indexed by
 	// the real library.
 	fx.DocsDir = writeDocs(t, "", nil)
@@ -149,6 +157,15 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	down := "http://" + l.Addr().String()
 	l.Close()
 	fx.DownURL = serve(t, dist, fx.ProbePath, []string{"-data-dir", t.TempDir(), "-ollama-host", down}, app.Extras{})
+	// Each line of the pull a little apart, so its progress shows in the
+	// page between "pulling manifest" and "success".
+	empty := ollamatest.New(t, ollamatest.WithDelay(150*time.Millisecond), ollamatest.WithReplies(reply))
+	// Installed: only a model that cannot use tools, so the first run
+	// offers the download; a second chat model to pull from Settings' flow.
+	empty.AddModel(ollamatest.Model{Name: noToolsModel, Capabilities: []string{"completion"}, Family: "gemma"})
+	empty.AddPullable(ollamatest.DefaultModel())
+	empty.AddPullable(ollamatest.Model{Name: secondModel, Capabilities: []string{"completion", "tools"}, ContextLength: 131072, Family: "llama"})
+	fx.FirstURL = serve(t, dist, fx.ProbePath, []string{"-data-dir", t.TempDir(), "-ollama-host", empty.URL()}, app.Extras{})
 	return fx, main
 }
 

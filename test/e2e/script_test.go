@@ -100,6 +100,12 @@ type fixtures struct {
 	// whose doctor finds no Ollama running; its page is also the "other page
 	// on this machine" of the secret case.
 	DownURL string `json:"downUrl"`
+	// FirstURL is the printed link of a third quire serve, a new user's:
+	// Ollama runs with only NoTools installed (a model that cannot use
+	// tools); qwen3:4b and Second can be pulled.
+	FirstURL string `json:"firstUrl"`
+	NoTools  string `json:"noTools"`
+	Second   string `json:"second"`
 	// ProbePath is where POST /api/probe writes the page's last snapshot.
 	ProbePath string `json:"probePath"`
 	// Plan and Unsure are what the fake model sends with update_todos and report_state.

@@ -24,7 +24,13 @@
 // window's dialog, or in a browser sets the path the user typed. Undo on a
 // note change is a normal message (`undo`), queued after a request that is
 // going: the assistant then calls the undo tool, which asks the user first.
-import { emptyConversation, fold, hasGap, type Conversation, type Item } from './conversation';
+//
+// Health: `doctor` is the latest report, from the first check, "Check
+// again" (`recheck`) and every change Go noticed on its own
+// (subscribeHealth: Ollama started, a model downloaded). `firstRun` says
+// which first screen a new user needs: how to install Ollama, or a model
+// to download; null once the chat can work.
+import { contextUse, emptyConversation, fold, hasGap, type ContextUse, type Conversation, type Item } from './conversation';
 import { titleFrom } from './format';
 import { newIdempotencyKey } from './idempotency';
 import type { Check, DoctorReport, Intent, QEvent, Question, Session } from './protocol';
@@ -45,6 +51,17 @@ export function openQuestion(conv: Conversation | null): Item | null {
   return null;
 }
 
+/** The first screens (ChatStore.firstRun). */
+export type FirstRun = 'install' | 'download';
+
+/** Which first screen a report calls for (the doctor's actions for the window), or null. */
+export function firstRunOf(r: DoctorReport | null): FirstRun | null {
+  const actions = new Set((r?.checks ?? []).filter((c) => !c.ok).map((c) => c.action));
+  if (actions.has('install-ollama')) return 'install';
+  if (actions.has('download-model')) return 'download';
+  return null;
+}
+
 export class ChatStore {
   sessions = $state.raw<Session[]>([]);
   activeId = $state<string | null>(null);
@@ -52,6 +69,8 @@ export class ChatStore {
   doctor = $state.raw<DoctorReport | null>(null);
   doctorError = $state<string | null>(null);
   bannerDismissed = $state(false);
+  /** "Check again" is on its way. */
+  checking = $state(false);
   /** A transient problem to show above the composer, or null. */
   error = $state<string | null>(null);
   /** A send is on its way (before the host answered). */
@@ -98,6 +117,14 @@ export class ChatStore {
   readonly showBanner = $derived(
     !this.bannerDismissed && (this.doctorError !== null || (this.doctor !== null && !this.doctor.ok)),
   );
+  /**
+   * The first screen a new user needs instead of the chat: 'install' while
+   * Ollama is not reachable, 'download' while no installed model can use
+   * tools; null when the chat can work.
+   */
+  readonly firstRun = $derived<FirstRun | null>(firstRunOf(this.doctor));
+  /** How full the model's context is in the active conversation (the header's meter), or null. */
+  readonly context = $derived<ContextUse | null>(contextUse(this.conv));
   /** No notes folder yet: the hint above the composer asks for one. */
   readonly showNotesHint = $derived(this.notesDir === '' && !this.notesHintDismissed);
   /** The latest plan (update_todos) of the active conversation, or null. */
@@ -111,6 +138,7 @@ export class ChatStore {
   private loadToken = 0;
   private unsubscribe: (() => void) | null = null;
   private unsubscribeQuestions: (() => void) | null = null;
+  private unsubscribeHealth: (() => void) | null = null;
 
   constructor(private readonly t: Transport) {}
 
@@ -145,10 +173,8 @@ export class ChatStore {
       () => void this.resync(),
     );
     this.unsubscribeQuestions = this.t.subscribeQuestions?.((q) => this.onQuestion(q)) ?? null;
-    const doctor = this.t
-      .doctor()
-      .then((r) => (this.doctor = r))
-      .catch((e) => (this.doctorError = message(e)));
+    this.unsubscribeHealth = this.t.subscribeHealth?.((r) => this.onHealth(r)) ?? null;
+    const doctor = this.recheck();
     const notes = this.loadNotesFolder();
     try {
       const list = await this.t.listSessions();
@@ -222,6 +248,31 @@ export class ChatStore {
     this.unsubscribe = null;
     this.unsubscribeQuestions?.();
     this.unsubscribeQuestions = null;
+    this.unsubscribeHealth?.();
+    this.unsubscribeHealth = null;
+  }
+
+  /** Runs the health checks now ("Check again"); the answer replaces the report. */
+  async recheck(): Promise<void> {
+    this.checking = true;
+    try {
+      this.onHealth(await this.t.doctor());
+    } catch (e) {
+      this.doctorError = message(e);
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  /** A new report: a banner dismissed for other failures shows again. */
+  private onHealth(r: DoctorReport): void {
+    const failing = (x: DoctorReport | null) => (x?.checks ?? []).filter((c) => !c.ok).map((c) => `${c.name}\n${c.detail}`).join('\n');
+    if (failing(r) !== failing(this.doctor)) this.bannerDismissed = false;
+    // The first screen gave way to the chat: the composer takes the keyboard.
+    const ready = firstRunOf(this.doctor) !== null && firstRunOf(r) === null;
+    this.doctor = r;
+    if (ready) this.focusRequest++;
+    this.doctorError = null;
   }
 
   /** A question the window is about to ask: its chat is opened, so its card can show it. */

@@ -719,3 +719,78 @@ export function betweenSteps(conv: Conversation | null): boolean {
   }
   return true;
 }
+
+/** The share of the window at which Quire compacts the history (kernel/compact DefaultPolicy.SizeTrigger). */
+export const COMPACT_AT = 0.75;
+/** From this share on, the meter warns that a compaction is near. */
+export const WARN_AT = 0.65;
+
+/** How full the model's context is (the conversation header's meter). */
+export interface ContextUse {
+  /** Tokens of the last request the model reported (prompt_eval_count), or a compaction's estimate of what is left after it. */
+  used: number;
+  /** The window of the run that made it: its num_ctx, or the compaction's window when that is smaller (the model's trained length). */
+  window: number;
+  /** used / window. */
+  fill: number;
+  /** `used` is a compaction's estimate, not the model's count. */
+  estimated: boolean;
+  /** At WARN_AT or more: a compaction is near (at COMPACT_AT Quire summarises older messages). */
+  warn: boolean;
+}
+
+/**
+ * How full the context is, from the log alone: the last reply's prompt
+ * tokens (or, after a compaction, its estimate of what is left) against the
+ * window of the run that made it (num_ctx in the capabilities its
+ * input.received froze; a compaction's own figures.window when smaller,
+ * since it counts the model's trained length). Null before a reply with
+ * a count, or when no window is known. Reads backwards, so it costs the
+ * events since the last reply, not the whole log.
+ */
+export function contextUse(conv: Conversation | null): ContextUse | null {
+  const events = conv?.events ?? [];
+  let i = events.length - 1;
+  let used = 0;
+  let window = 0;
+  let estimated = false;
+  let runId = '';
+  for (; i >= 0; i--) {
+    const e = readable(events[i]);
+    if (e.type === EventType.AssistantMessage) {
+      const n = num(e.payload.usage?.promptTokens) ?? 0;
+      if (n > 0) {
+        used = n;
+        runId = e.runId ?? '';
+        break;
+      }
+    } else if (e.type === EventType.HistoryReplace) {
+      const c = e.payload.compaction;
+      const n = num(c?.afterTokens) ?? 0;
+      if (n > 0) {
+        used = n;
+        window = num(c?.figures?.window) ?? 0;
+        estimated = true;
+        runId = e.runId ?? '';
+        break;
+      }
+    }
+  }
+  if (used === 0) return null;
+  // The run's window: its frozen num_ctx, capped by any compaction of the
+  // same run that measured a smaller one.
+  for (let j = i - 1; j >= 0 && runId; j--) {
+    const e = readable(events[j]);
+    if (e.type === EventType.HistoryReplace && e.runId === runId) {
+      const w = num(e.payload.compaction?.figures?.window) ?? 0;
+      if (w > 0 && (window === 0 || w < window)) window = w;
+    } else if (e.type === EventType.InputReceived && str(e.payload.runId) === runId && e.payload.caps) {
+      const w = num(e.payload.caps.numCtx) ?? 0;
+      if (w > 0 && (window === 0 || w < window)) window = w;
+      break;
+    }
+  }
+  if (window <= 0) return null;
+  const fill = used / window;
+  return { used, window, fill, estimated, warn: fill >= WARN_AT };
+}

@@ -52,6 +52,8 @@ export const RuntimeEvent = {
   Pull: 'quire:pull',
   /** A sentence: files dropped on the window that could not be queued. */
   DropError: 'quire:drop-error',
+  /** DoctorReport, whenever the health checks change (Go re-checks on its own). */
+  Health: 'quire:health',
   /** No data: the page fell behind and was sent nothing since; reload from the last seq. */
   Resync: 'quire:resync',
   /** Page to Go, no data: the page listens from now (it loads everything itself). */
@@ -85,4 +87,17 @@ export interface ViewSnapshot {
   viewer?: { name: string; start: number; end: number; highlighted: string } | null;
   /** The memory panel's items while it is open (absent when it is closed). */
   memory?: { kind: string; status: string; text: string }[];
+  /**
+   * The first screen, when shown: 'install' or 'download', the download's
+   * progress (0..100, when a bar shows) and status line.
+   */
+  firstRun?: { state: string; percent?: number; status?: string };
+  /** The header's context meter, when shown ("5,120 of 8,192 tokens"). */
+  context?: string;
+  /** The models screen, when open: the installed models' names and each pull's row (state, bar 0..100). */
+  models?: { installed: string[]; pulls: { name: string; state: string; percent: number | null }[] };
+  /** The Settings screen, when open: whether it just saved. */
+  settings?: { saved: boolean };
+  /** Where the controls a desktop test clicks are (POINT_IDS on screen): centres in CSS pixels of the viewport. */
+  points?: Record<string, { x: number; y: number }>;
 }

@@ -94,6 +94,61 @@ export function readMemory(root: ParentNode): NonNullable<ViewSnapshot['memory']
   }));
 }
 
+/** The centre of the element in the viewport. */
+function centre(el: Element): { x: number; y: number } {
+  const r = el.getBoundingClientRect();
+  return { x: Math.round(r.left + r.width / 2), y: Math.round(r.top + r.height / 2) };
+}
+
+/** The first screen, or undefined when it is not shown. */
+export function readFirstRun(root: ParentNode): ViewSnapshot['firstRun'] {
+  const el = root.querySelector<HTMLElement>('[data-testid="first-run"]');
+  if (!el) return undefined;
+  const out: NonNullable<ViewSnapshot['firstRun']> = { state: el.getAttribute('data-state') ?? '' };
+  const bar = el.querySelector('[data-testid="download-progress"]');
+  if (bar) out.percent = Number(bar.getAttribute('aria-valuenow')) || 0;
+  const status = el.querySelector('[data-testid="download-status"]');
+  if (status) out.status = plainText(status.textContent);
+  return out;
+}
+
+/** The models screen, or undefined when it is not open. */
+export function readModels(root: ParentNode): ViewSnapshot['models'] {
+  if (!root.querySelector('[data-testid="models-panel"]')) return undefined;
+  return {
+    installed: Array.from(root.querySelectorAll<HTMLElement>('[data-testid="model-row"]'), (el) => el.dataset.name ?? ''),
+    pulls: Array.from(root.querySelectorAll<HTMLElement>('[data-testid="pull-row"]'), (el) => {
+      const v = el.querySelector('[data-testid="pull-bar"]')?.getAttribute('aria-valuenow');
+      return { name: el.dataset.name ?? '', state: el.dataset.state ?? '', percent: v ? Number(v) : null };
+    }),
+  };
+}
+
+/** The Settings screen, or undefined when it is not open. */
+export function readSettings(root: ParentNode): ViewSnapshot['settings'] {
+  if (!root.querySelector('[data-testid="settings-panel"]')) return undefined;
+  return { saved: !!root.querySelector('[data-testid="settings-saved"]') };
+}
+
+/** The controls a desktop test clicks (xdotool has no selectors). */
+export const POINT_IDS = ['composer', 'models-open', 'pull-name', 'pull-start', 'settings-open', 'settings-model', 'settings-save', 'download-model'];
+
+/** Where each of POINT_IDS on screen is, or undefined when none is. */
+export function readPoints(root: ParentNode): ViewSnapshot['points'] {
+  const out: NonNullable<ViewSnapshot['points']> = {};
+  for (const id of POINT_IDS) {
+    const el = root.querySelector(`[data-testid="${id}"]`);
+    if (el) out[id] = centre(el);
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** The context meter's label, or undefined when it is not shown. */
+export function readContext(root: ParentNode): string | undefined {
+  const el = root.querySelector('[data-testid="context-label"]');
+  return el ? plainText(el.textContent) : undefined;
+}
+
 export function buildSnapshot(state: SnapshotState, root: ParentNode): ViewSnapshot {
   const memory = readMemory(root);
   const snap: ViewSnapshot = {
@@ -105,7 +160,7 @@ export function buildSnapshot(state: SnapshotState, root: ParentNode): ViewSnaps
     ...(memory ? { memory } : {}),
   };
   // Documents parts only when on screen, so older probes see what they did.
-  const parts = { documents: readDocuments(root), indexing: readIndexing(root), citations: readCitations(root), citationPoints: readCitationPoints(root), viewer: readViewer(root) };
+  const parts = { documents: readDocuments(root), indexing: readIndexing(root), citations: readCitations(root), citationPoints: readCitationPoints(root), viewer: readViewer(root), firstRun: readFirstRun(root), context: readContext(root), models: readModels(root), settings: readSettings(root), points: readPoints(root) };
   for (const [k, v] of Object.entries(parts)) if (v !== undefined) Object.assign(snap, { [k]: v });
   return snap;
 }

@@ -5,6 +5,8 @@ export namespace doctor {
 	    ok: boolean;
 	    detail: string;
 	    remedy?: string;
+	    hint?: string;
+	    action?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Check(source);
@@ -16,6 +18,8 @@ export namespace doctor {
 	        this.ok = source["ok"];
 	        this.detail = source["detail"];
 	        this.remedy = source["remedy"];
+	        this.hint = source["hint"];
+	        this.action = source["action"];
 	    }
 	}
 	export class Report {

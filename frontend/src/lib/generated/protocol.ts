@@ -60,6 +60,9 @@ export type PullProblem = 'offline' | 'unknown';
 /** What a recommended model is for (RecommendedModel.role). */
 export type ModelRole = 'chat' | 'embedding';
 
+/** What the window offers for a failing health check (Check.action): install Ollama, download a model, open Settings. */
+export type CheckAction = 'install-ollama' | 'download-model' | 'settings';
+
 /** The commands a host sends (Command.type). */
 export type CommandType = 'session.create' | 'session.rename' | 'session.delete' | 'message.send' | 'run.cancel' | 'permission.answer';
 
@@ -80,6 +83,17 @@ export interface Check {
   ok: boolean;
   detail: string;
   remedy?: string;
+  /**
+   * Hint is the remedy as the window says it, where it differs: no flag
+   * and no terminal command, only what the window offers (Action). The
+   * terminal keeps Remedy (window.go).
+   */
+  hint?: string;
+  /**
+   * Action is what the window offers for a failing check: ActionInstall,
+   * ActionDownload or ActionSettings; "" offers nothing.
+   */
+  action?: CheckAction;
 }
 
 /**

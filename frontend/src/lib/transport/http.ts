@@ -232,6 +232,19 @@ export class HttpTransport implements Transport {
     const q = new URLSearchParams({ path, page: String(page) });
     return this.request<DocumentSource>('GET', `/api/documents/source?${q}`);
   }
+  /** One EventSource on /api/health/stream: "health" events carry the whole DoctorReport. */
+  subscribeHealth(onReport: (r: DoctorReport) => void): () => void {
+    const es = this.makeEventSource(`${this.base}/api/health/stream?${PROTOCOL_QUERY}=${encodeURIComponent(PROTOCOL_VERSION)}`);
+    es.addEventListener('health', (ev) => {
+      try {
+        const r = JSON.parse(String(ev.data));
+        if (r && typeof r === 'object' && Array.isArray(r.checks)) onReport(r as DoctorReport);
+      } catch {
+        /* a broken event is skipped; the next one carries the whole report */
+      }
+    });
+    return () => es.close();
+  }
   /** One EventSource on /api/documents/stream: "indexing" events carry IndexProgress. */
   subscribeIndexing(onProgress: (p: IndexProgress) => void): () => void {
     const es = this.makeEventSource(

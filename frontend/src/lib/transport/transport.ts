@@ -64,7 +64,17 @@ export interface Transport extends MemoryHost, DocumentsTransport, ModelsTranspo
    * Quire checks it and rejects with its sentence when it cannot be used.
    */
   chooseNotesFolder(path?: string): Promise<string>;
+  /**
+   * The health checks, made now (the first screen, "Check again"); the
+   * report also reaches every subscribeHealth.
+   */
   doctor(): Promise<DoctorReport>;
+  /**
+   * The health checks as Go re-checks them on its own (Ollama started or
+   * stopped, a model downloaded): the latest report, then each change.
+   * Optional: an older host has none. Returns an unsubscribe function.
+   */
+  subscribeHealth?(onReport: (r: DoctorReport) => void): () => void;
   /** Newest first. */
   listSessions(): Promise<Session[]>;
   newSession(title: string): Promise<Session>;

@@ -312,6 +312,17 @@ export class WailsTransport implements Transport {
     return this.memory();
   }
 
+  subscribeHealth(onReport: (r: DoctorReport) => void): () => void {
+    const rt = this.runtime;
+    if (!rt?.EventsOnMultiple) return () => {};
+    const off = rt.EventsOnMultiple(
+      RuntimeEvent.Health,
+      (r: unknown) => r && typeof r === 'object' && Array.isArray((r as DoctorReport).checks) && onReport(r as DoctorReport),
+      -1,
+    );
+    return () => typeof off === 'function' && off();
+  }
+
   subscribeQuestions(onQuestion: (q: Question) => void): () => void {
     const rt = this.runtime;
     if (!rt?.EventsOnMultiple) return () => {};
