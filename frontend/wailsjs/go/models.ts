@@ -135,6 +135,7 @@ export namespace protocol {
 	    done: number;
 	    failed: number;
 	    refused: number;
+	    skipped: number;
 	    currentFile?: string;
 	    etaMs: number;
 	    paths?: string[];
@@ -153,6 +154,7 @@ export namespace protocol {
 	        this.done = source["done"];
 	        this.failed = source["failed"];
 	        this.refused = source["refused"];
+	        this.skipped = source["skipped"];
 	        this.currentFile = source["currentFile"];
 	        this.etaMs = source["etaMs"];
 	        this.paths = source["paths"];
