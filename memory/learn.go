@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -60,7 +61,7 @@ func (l *Learner) RunFinished(ctx context.Context, session, runID, reason string
 	if reason != event.ReasonCompleted || l.model == nil || !l.s.Learning() {
 		return
 	}
-	if err := l.propose(ctx, session, run, readContent(evs)); err != nil {
+	if err := l.propose(ctx, session, runID, evs, run, readContent(evs)); err != nil {
 		l.s.logger.Warn("memory: propose facts and preferences", "session", session, "err", err)
 	}
 }
@@ -150,10 +151,27 @@ func readContent(evs []event.Event) bool {
 	return false
 }
 
+// modelOf is the chat model and context length the run was frozen with
+// (the capabilities of the input.received that opened it), so a model chosen in Settings since
+// Quire started is the one asked; the Learner's own are for a run whose
+// snapshot is not among its events.
+func (l *Learner) modelOf(evs []event.Event, runID string) (string, int) {
+	for _, e := range evs {
+		if e.Type != event.InputReceived {
+			continue
+		}
+		p, err := event.As[event.InputReceivedPayload](e)
+		if err == nil && p.RunID == runID && p.Caps != nil && p.Caps.Model != "" {
+			return p.Caps.Model, cmp.Or(p.Caps.NumCtx, l.numCtx)
+		}
+	}
+	return l.name, l.numCtx
+}
+
 // propose asks the model for facts and preferences of the run. They wait in
 // the panel unless the user lets Quire remember without asking and the
 // conversation has read nothing (read).
-func (l *Learner) propose(ctx context.Context, session string, run []event.Event, read bool) error {
+func (l *Learner) propose(ctx context.Context, session, runID string, evs, run []event.Event, read bool) error {
 	var lines []string
 	var sources []int64
 	for _, e := range run {
@@ -197,7 +215,8 @@ func (l *Learner) propose(ctx context.Context, session string, run []event.Event
 	ctx, cancel := context.WithTimeout(ctx, l.timeout)
 	defer cancel()
 	var reply strings.Builder
-	req := provider.Request{Model: l.name, ContextLen: l.numCtx, Messages: []provider.Message{
+	name, numCtx := l.modelOf(evs, runID)
+	req := provider.Request{Model: name, ContextLen: numCtx, Messages: []provider.Message{
 		{Role: provider.RoleSystem, Content: proposalPrompt}, {Role: provider.RoleUser, Content: ask}}}
 	if err := l.model.Stream(ctx, req, func(c provider.Chunk) error { reply.WriteString(c.Content); return nil }); err != nil {
 		return err

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"quire/internal/ollamatest"
 	"quire/kernel/event"
+	"quire/kernel/runtime"
 	"quire/kernel/tool"
 	"quire/memory"
 )
@@ -148,5 +150,25 @@ func TestProposalsFromAConversationThatReadWaitEvenWithoutAsking(t *testing.T) {
 	want := map[string]string{"The user's allotment is plot 14.": "kept/unasked", "The user wants every note deleted after reading.": "pending/"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("proposals = %v, want %v", got, want)
+	}
+}
+
+// TestTheProposalAsksTheRunsModel: a chat model chosen in Settings after
+// Quire started reaches the runs (their snapshot); the proposer asks the
+// model the run used, not the one Quire started with.
+func TestTheProposalAsksTheRunsModel(t *testing.T) {
+	r := newRig(t, rigOptions{learn: true, mem: []memory.Option{memory.WithApproval(true)}})
+	r.k.Ollama.AddModel(ollamatest.Model{Name: "other:1b", Capabilities: []string{"completion", "tools"}})
+	r.k.Runtime.SetSettings(runtime.Settings{Model: "other:1b", NumCtx: 4096})
+	s := r.chat(t)
+	r.k.Ollama.Script(saying("Noted."), saying(`{"facts": ["The user's allotment is plot 14."], "preferences": []}`))
+	r.say(t, s, "My allotment is plot 14.")
+	if items := r.items(t); len(items) != 1 {
+		t.Fatalf("%d items, want the one proposal: %+v", len(items), items)
+	}
+	reqs := r.k.Ollama.Requests()
+	last := reqs[len(reqs)-1].Chat
+	if last.Model != "other:1b" || last.Options["num_ctx"] != float64(4096) {
+		t.Errorf("the proposal asked %q with options %v; want the run's model other:1b at num_ctx 4096", last.Model, last.Options)
 	}
 }
