@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import SettingsPanel from '../src/components/SettingsPanel.svelte';
 import type { ModelsTransport } from '../src/lib/transport/models';
 import type { ModelInfo, OllamaCheck, SettingsScreen, Theme, UserSettings } from '../src/lib/protocol';
-import { APPLY_NOTE, SettingsStore, showTheme } from '../src/lib/settings.svelte';
+import { APPLY_NOTE, SettingsStore, showTheme, THEME_KEY, type ThemeMemory } from '../src/lib/settings.svelte';
 import { HttpTransport } from '../src/lib/transport/http';
 import { NO_SETTINGS, SettingRefused, type SettingsTransport } from '../src/lib/transport/settings';
 import { WailsTransport } from '../src/lib/transport/wails';
@@ -61,9 +61,10 @@ class FakeSettings implements SettingsTransport {
   });
 }
 
-function store(host: SettingsTransport, themes: Theme[] = []) {
+function store(host: SettingsTransport, themes: Theme[] = [], memory: ThemeMemory | null = null) {
   return new SettingsStore(host, {
     debounceMs: 300,
+    memory,
     theme: (t) => {
       themes.push(t);
       return () => {};
@@ -148,6 +149,32 @@ describe('SettingsStore', () => {
     s.close();
     expect(themes).toEqual(['system', 'light', 'dark', 'light']);
     expect(s.draft?.theme).toBe('light');
+  });
+
+  it('shows the theme saved last time before the host answers, and keeps the one saved now', async () => {
+    const kept = new Map<string, string>([[THEME_KEY, 'dark']]);
+    const memory: ThemeMemory = { getItem: (k) => kept.get(k) ?? null, setItem: (k, v) => void kept.set(k, v) };
+    const host = new FakeSettings();
+    host.held = screen({ theme: 'light' });
+    let answer: () => void = () => {};
+    const answered = new Promise<void>((r) => (answer = r));
+    host.settings = vi.fn(async () => {
+      await answered; // Ollama is slow to say what the model can do
+      return structuredClone(host.held);
+    });
+    const themes: Theme[] = [];
+    const s = store(host, themes, memory);
+    const started = s.start();
+    expect(themes).toEqual(['dark']);
+    answer();
+    await started;
+    expect(themes).toEqual(['dark', 'light']);
+    expect(kept.get(THEME_KEY)).toBe('light');
+    kept.set(THEME_KEY, '<script>');
+    const again: Theme[] = [];
+    const t = store(new FakeSettings(), again, memory);
+    void t.start();
+    expect(again[0]).toBe('system');
   });
 
   it('offers thinking and the context only as the chosen model allows', async () => {

@@ -47,11 +47,29 @@ export function showTheme(theme: Theme, root: HTMLElement = document.documentEle
   return () => query?.removeEventListener('change', set);
 }
 
+/** Where the page keeps the last saved theme, to show it before the host answers. */
+export const THEME_KEY = 'quire-theme';
+
+/** A small store of strings (the page's localStorage; tests hand in a map). */
+export type ThemeMemory = Pick<Storage, 'getItem' | 'setItem'>;
+
+function pageStorage(): ThemeMemory | null {
+  try {
+    return typeof localStorage === 'undefined' ? null : localStorage;
+  } catch {
+    return null; // storage refused (a private window): the system's theme until the host answers
+  }
+}
+
+const THEMES: readonly Theme[] = ['system', 'light', 'dark'];
+
 export interface SettingsOptions {
   /** How long typing in the address waits before it is checked. */
   debounceMs?: number;
   /** Shows a theme (showTheme); tests hand in a recorder. */
   theme?: (t: Theme) => () => void;
+  /** Keeps the saved theme between starts (the page's localStorage by default). */
+  memory?: ThemeMemory | null;
 }
 
 export class SettingsStore {
@@ -80,6 +98,7 @@ export class SettingsStore {
   private stopTheme: () => void = () => {};
   private readonly debounceMs: number;
   private readonly theme: (t: Theme) => () => void;
+  private readonly memory: ThemeMemory | null;
 
   constructor(
     private readonly host: SettingsTransport & Partial<Pick<ModelsTransport, 'models'>>,
@@ -87,6 +106,28 @@ export class SettingsStore {
   ) {
     this.debounceMs = opts.debounceMs ?? 400;
     this.theme = opts.theme ?? ((t) => showTheme(t));
+    this.memory = opts.memory === undefined ? pageStorage() : opts.memory;
+  }
+
+  /** The theme saved at the last start, if the page kept it. */
+  private remembered(): Theme {
+    let t: string | null = null;
+    try {
+      t = this.memory?.getItem(THEME_KEY) ?? null;
+    } catch {
+      /* unreadable: the system's */
+    }
+    return THEMES.includes(t as Theme) ? (t as Theme) : 'system';
+  }
+
+  /** Shows the saved theme and keeps it for the next start. */
+  private showSaved(t: Theme) {
+    this.show(t);
+    try {
+      this.memory?.setItem(THEME_KEY, t);
+    } catch {
+      /* a full or refused storage only costs the next start a flash */
+    }
   }
 
   /** Shows a theme, replacing the one shown. */
@@ -95,12 +136,16 @@ export class SettingsStore {
     this.stopTheme = this.theme(t);
   }
 
-  /** At start: shows the saved theme (the system's until it is known). */
+  /**
+   * At start: shows the theme saved last time at once (the host's answer
+   * asks Ollama about the model and may take seconds), then the one the
+   * host holds.
+   */
   async start(): Promise<void> {
-    this.show('system');
+    this.show(this.remembered());
     try {
       this.screen = await this.host.settings();
-      this.show(this.screen.settings.theme);
+      this.showSaved(this.screen.settings.theme);
     } catch {
       /* the screen says what is wrong when it is opened */
     }
@@ -207,7 +252,7 @@ export class SettingsStore {
     try {
       const kept = await this.host.saveSettings($state.snapshot(this.draft));
       this.take(kept);
-      this.show(kept.settings.theme);
+      this.showSaved(kept.settings.theme);
       this.saved = true;
       return true;
     } catch (e) {
