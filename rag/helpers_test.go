@@ -101,8 +101,9 @@ func docStatus(t testing.TB, ix *Index) map[string]Document {
 // checking it holds one chromem-go document for each.
 func inMemory(t testing.TB, ix *Index) int {
 	t.Helper()
-	if d, n := len(ix.vecs.Documents()), ix.vecs.Len(); d != n {
+	vecs := ix.cur().vecs
+	if d, n := len(vecs.Documents()), vecs.Len(); d != n {
 		t.Fatalf("the vector index holds %d documents for %d vectors", d, n)
 	}
-	return ix.vecs.Len()
+	return vecs.Len()
 }

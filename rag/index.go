@@ -14,8 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	lru "github.com/hashicorp/golang-lru/v2"
-
 	"quire/internal/sqlschema"
 	"quire/internal/vecindex"
 	"quire/rag/hashvec"
@@ -76,23 +74,26 @@ type Hit struct {
 type Option func(*options)
 
 type options struct {
-	rrfK        float64
-	chunkSize   int
-	depth       int
-	batch       int
-	workers     int
-	snippet     int
-	lexWeights  [2]float64
-	vecWeight   float64 // 0 = the default for the embedder
-	maxDF       float64 // lexical terms in more than this share of chunks are left out; 0 = none
-	pruneFloor  int     // ... and in more than this many chunks
-	progress    func(Progress)
-	offline     hashvec.Config
-	afterParse  func(path string) // test hook: called after a file is parsed, before its last batch is written
-	afterCommit func()            // test hook: called after each transaction of a pass
-	txRows      int               // most rows written in one transaction of a pass
-	readOnly    bool              // WithReadOnly
-	limits      Limits
+	rrfK         float64
+	chunkSize    int
+	depth        int
+	batch        int
+	workers      int
+	snippet      int
+	lexWeights   [2]float64
+	vecWeight    float64 // 0 = the default for the embedder
+	maxDF        float64 // lexical terms in more than this share of chunks are left out; 0 = none
+	pruneFloor   int     // ... and in more than this many chunks
+	progress     func(Progress)
+	offline      hashvec.Config
+	afterParse   func(path string) // test hook: called after a file is parsed, before its last batch is written
+	afterCommit  func()            // test hook: called after each transaction of a pass
+	txRows       int               // most rows written in one transaction of a pass
+	readOnly     bool              // WithReadOnly
+	keepStored   bool              // WithKeepStored
+	embedders    func(name string) Embedder
+	afterReembed func(path string) // test hook: called after each document a switch re-embedded
+	limits       Limits
 }
 
 // Limits bound what one document may cost; a document over any of them
@@ -185,14 +186,12 @@ type Index struct {
 	db   *sql.DB
 	opts options
 
-	emb     Embedder       // the active embedder
-	embName string         // emb.Name(), the key of its vectors
-	offline *hashvec.Model // the built-in embedder when it is the active one
-	sketch  *hashvec.Sketch
-
-	queries *lru.Cache[string, []float32] // query vectors of an embedding model, by query text
-
-	vecs *vecindex.Index // the vectors of emb in memory, loaded at Open
+	// active is the embedder whose vectors rank searches (loaded at Open);
+	// target, when set, is the one a switch is re-embedding for (Reembed).
+	// Both change only under the pass token; searches read active once.
+	active  atomic.Pointer[embedding]
+	target  atomic.Pointer[embedding]
+	resolve func(name string) Embedder // WithEmbedders
 
 	run      chan struct{} // a token: one pass at a time
 	closing  chan struct{}
@@ -212,7 +211,10 @@ type Index struct {
 // Open prepares the rag tables in db (creating or upgrading them; a newer
 // schema is refused), picks the embedder — emb, or the built-in offline
 // embedder when emb is nil — and loads the stored vectors of that embedder
-// into memory. Files left mid-way by a crash are resumed by the next Index.
+// into memory. When the index was last complete for another embedder that
+// can still be made (WithEmbedders; the offline one always can), that one
+// stays in use and emb is the target of a switch (Reembed). Files left
+// mid-way by a crash are resumed by the next Index.
 func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index, error) {
 	o := options{rrfK: 60, maxDF: 0.2, pruneFloor: 500, chunkSize: 1500, depth: 100, batch: 32, workers: runtime.GOMAXPROCS(0), snippet: 320,
 		lexWeights: [2]float64{1, 1}, offline: hashvec.Default, txRows: 4096, limits: DefaultLimits()}
@@ -228,12 +230,6 @@ func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index
 	if o.depth < 1 {
 		o.depth = 1
 	}
-	if o.vecWeight <= 0 {
-		o.vecWeight = 1
-		if emb == nil {
-			o.vecWeight = 0.3
-		}
-	}
 	if o.readOnly {
 		if err := checkSchema(ctx, db); err != nil {
 			return nil, err
@@ -241,21 +237,27 @@ func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index
 	} else if err := migrate(ctx, db); err != nil {
 		return nil, err
 	}
-	ix := &Index{db: db, opts: o, run: make(chan struct{}, 1), closing: make(chan struct{})}
-	if emb == nil {
-		ix.offline = hashvec.New(o.offline)
-		emb = ix.offline
-	}
-	ix.emb, ix.embName = emb, emb.Name()
-	if ix.embName == "" {
-		return nil, errors.New("rag: the embedder has no name")
-	}
-	queries, err := lru.New[string, []float32](queryCacheSize)
+	ix := &Index{db: db, opts: o, run: make(chan struct{}, 1), closing: make(chan struct{}), resolve: o.embedders}
+	want, err := ix.newEmbedding(emb)
 	if err != nil {
 		return nil, err
 	}
-	ix.queries = queries
-	ix.vecs = vecindex.New()
+	active, target, err := ix.pick(ctx, want)
+	if err != nil {
+		return nil, err
+	}
+	vecs, err := ix.loadVectors(ctx, active.name)
+	if err != nil {
+		return nil, err
+	}
+	active.vecs = vecs
+	if err := ix.loadDims(ctx, active); err != nil {
+		return nil, err
+	}
+	ix.active.Store(active)
+	if target != nil {
+		ix.target.Store(target)
+	}
 	if err := ix.load(ctx); err != nil {
 		return nil, err
 	}
@@ -265,48 +267,53 @@ func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index
 // loadBatch is how many stored vectors Open decodes before adding them.
 const loadBatch = 1024
 
-// load fills the vector index from SQLite, marks embedded files done,
-// sends files whose chunks lack vectors of this embedder back to Parsed,
-// and readies the offline embedder's statistics.
-func (ix *Index) load(ctx context.Context) error {
-	rows, err := ix.db.QueryContext(ctx, `SELECT chunk_id, vec FROM rag_vectors WHERE embedder = ?`, ix.embName)
+// loadVectors reads the stored vectors of the embedder named name into a
+// new in-memory index: only that embedder's, so two are never mixed.
+func (ix *Index) loadVectors(ctx context.Context, name string) (*vecindex.Index, error) {
+	vecs := vecindex.New()
+	rows, err := ix.db.QueryContext(ctx, `SELECT chunk_id, vec FROM rag_vectors WHERE embedder = ?`, name)
 	if err != nil {
-		return fmt.Errorf("rag: load vectors: %w", err)
+		return nil, fmt.Errorf("rag: load vectors: %w", err)
 	}
+	defer rows.Close()
 	var docs []vecindex.Vector
 	for rows.Next() {
 		var id int64
 		var blob []byte
 		if err := rows.Scan(&id, &blob); err != nil {
-			rows.Close()
-			return fmt.Errorf("rag: load vectors: %w", err)
+			return nil, fmt.Errorf("rag: load vectors: %w", err)
 		}
 		v, err := vecindex.Decode(blob)
 		if err != nil {
-			rows.Close()
-			return fmt.Errorf("rag: vector of chunk %d: %w", id, err)
+			return nil, fmt.Errorf("rag: vector of chunk %d: %w", id, err)
 		}
 		docs = append(docs, vecindex.Vector{ID: id, Embedding: v})
 		if len(docs) == loadBatch {
 			// In batches: the decoded vectors are copied into the index,
 			// so holding them all first would double the heap of Open.
-			if err := ix.addVectors(docs); err != nil {
-				rows.Close()
-				return err
+			if err := vecs.Add(docs); err != nil {
+				return nil, fmt.Errorf("rag: vector index: %w", err)
 			}
 			docs = docs[:0]
 		}
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("rag: load vectors: %w", err)
+		return nil, fmt.Errorf("rag: load vectors: %w", err)
 	}
-	if err := ix.addVectors(docs); err != nil {
-		return err
+	if err := vecs.Add(docs); err != nil {
+		return nil, fmt.Errorf("rag: vector index: %w", err)
 	}
+	return vecs, nil
+}
+
+// load marks embedded files done, sends files whose chunks lack vectors
+// of the active embedder back to Parsed, and readies the offline
+// embedder's statistics.
+func (ix *Index) load(ctx context.Context) error {
+	e := ix.cur()
 	if ix.opts.readOnly {
-		if ix.offline != nil {
-			return ix.loadSketch(ctx)
+		if e.offline != nil {
+			return ix.loadSketch(ctx, e)
 		}
 		return nil
 	}
@@ -315,23 +322,18 @@ func (ix *Index) load(ctx context.Context) error {
 	}
 	if _, err := ix.db.ExecContext(ctx, `UPDATE rag_files SET status = 'parsed' WHERE status = 'done' AND EXISTS (
 		SELECT 1 FROM rag_chunks c WHERE c.file_id = rag_files.id AND NOT EXISTS (
-			SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?))`, ix.embName); err != nil {
+			SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?))`, e.name); err != nil {
 		return fmt.Errorf("rag: %w", err)
 	}
-	if ix.offline != nil {
-		return ix.loadSketch(ctx)
+	if e.offline != nil {
+		return ix.loadSketch(ctx, e)
 	}
 	return nil
 }
 
 // Embedder says which embedder makes the vectors, for people: the model's
 // name, or "built-in offline embedder (...)".
-func (ix *Index) Embedder() string {
-	if ix.offline != nil {
-		return "built-in offline embedder (" + ix.embName + ")"
-	}
-	return ix.embName
-}
+func (ix *Index) Embedder() string { return ix.cur().String() }
 
 // VectorError is the last error of the vector arm of a search (the search
 // then ranked by text alone), or "" if the last search had none.
@@ -352,10 +354,10 @@ func (ix *Index) Close() error {
 	}
 	ix.run <- struct{}{}
 	defer func() { <-ix.run }()
-	if ix.offline != nil && !ix.opts.readOnly {
+	if e := ix.cur(); e.offline != nil && !ix.opts.readOnly {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		return ix.saveSketch(ctx)
+		return ix.saveSketch(ctx, e)
 	}
 	return nil
 }
