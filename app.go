@@ -98,6 +98,8 @@ type App struct {
 	docs   host.Documents
 	onDrop func(ctx context.Context, cb func(x, y int, paths []string))
 
+	models host.Models // the models screen's back end; nil: none (tests)
+
 	// raise brings the window to the front (Wails' WindowUnminimise and
 	// WindowShow), for a second start of Quire; injected for tests. up is
 	// closed once Wails has started the window (startup).
@@ -486,6 +488,7 @@ func (a *App) startup(ctx context.Context) {
 	fwd, a.cancel = context.WithCancel(ctx)
 	go a.forward(fwd)
 	a.startDocuments(fwd)
+	a.startModels(fwd)
 }
 
 func (a *App) shutdown(context.Context) {
@@ -793,6 +796,7 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 		a.attachDocuments(docs)
 	}
 	a.memory = p.Memory()
+	a.models = p.Models()
 	p.SetAsker(a.ask)
 	// The local channel: `quire index`, and a second start that brings the
 	// user here.
@@ -1100,4 +1104,77 @@ func (a *App) SetMemoryLearning(on bool) error {
 		return errNoMemoryHere
 	}
 	return a.memory.SetMemoryLearning(a.callCtx(), on)
+}
+
+// The models screen: bound methods and pull progress.
+
+// eventPull carries a protocol.PullProgress whenever a pull changes
+// (docs/PROTOCOL.md): each pull's terminal state always, running figures
+// coalesced to the latest.
+const eventPull = "quire:pull"
+
+// errNoModels: this window was built without the models screen.
+var errNoModels = errors.New("the models screen is not available in this window")
+
+// startModels runs with the window: it forwards every pull's progress.
+func (a *App) startModels(ctx context.Context) {
+	if a.models == nil {
+		return
+	}
+	go func() {
+		for p := range a.models.Watch(ctx) {
+			a.emit(ctx, eventPull, p)
+		}
+	}()
+}
+
+func (a *App) modelsPort() (host.Models, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	if a.models == nil {
+		return nil, errNoModels
+	}
+	return a.models, nil
+}
+
+// Models lists the installed models with what each can do, which are
+// loaded, the recommended list and the pulls since start; an Ollama that
+// does not answer is said in the state's error, not as a failure.
+func (a *App) Models() (protocol.ModelsState, error) {
+	m, err := a.modelsPort()
+	if err != nil {
+		return protocol.ModelsState{}, err
+	}
+	return m.List(a.callCtx())
+}
+
+// PullModel starts pulling a model by name (or joins its running pull);
+// progress arrives as quire:pull events.
+func (a *App) PullModel(name string) error {
+	m, err := a.modelsPort()
+	if err != nil {
+		return err
+	}
+	return m.Pull(a.callCtx(), name)
+}
+
+// CancelPull stops a running pull; what was downloaded is kept, and
+// pulling the name again resumes it.
+func (a *App) CancelPull(name string) error {
+	m, err := a.modelsPort()
+	if err != nil {
+		return err
+	}
+	m.CancelPull(name)
+	return nil
+}
+
+// DeleteModel removes an installed model (the page asks the user first).
+func (a *App) DeleteModel(name string) error {
+	m, err := a.modelsPort()
+	if err != nil {
+		return err
+	}
+	return m.Delete(a.callCtx(), name)
 }

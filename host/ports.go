@@ -1,7 +1,7 @@
 // Package host declares, once, the small ports every host (the window in
 // package main, host/httpapi, host/cli) reaches the rest of Quire through,
 // besides the kernel's own protocol.Kernel: the documents panel, the memory
-// panel, the user's settings and the health checks. The composition root
+// panel, the user's settings, the models screen and the health checks. The composition root
 // (internal/app) hands hosts concrete parts that satisfy them. It also
 // holds what every host that asks the user shares (question.go): the board
 // of open permission questions and the log's account of how one closed.
@@ -45,6 +45,26 @@ type Memory interface {
 type Settings interface {
 	NotesDir() string
 	SetNotesDir(dir string) error
+}
+
+// Models is the models screen's back end: the models Ollama has, pulls
+// with progress, and deletion. Pulls run in the background, one per name
+// (a second Pull of a name already pulling joins it); Watch delivers, per
+// watcher, every pull's state changes in order — each terminal state
+// (done, cancelled, failed) always, the running figures coalesced to the
+// latest when the watcher is slow — until ctx ends.
+type Models interface {
+	List(ctx context.Context) (protocol.ModelsState, error)
+	// Pull starts pulling name; it returns once the pull is under way (or
+	// refused: an empty or invalid name), not when it ends.
+	Pull(ctx context.Context, name string) error
+	// CancelPull stops the pull of name, if one runs; what was downloaded
+	// stays, and the next Pull of the name resumes from it.
+	CancelPull(name string)
+	Delete(ctx context.Context, name string) error
+	// Recommended is the short list for note work, without asking Ollama.
+	Recommended() []protocol.RecommendedModel
+	Watch(ctx context.Context) <-chan protocol.PullProgress
 }
 
 // Doctor runs the health checks.

@@ -22,6 +22,12 @@ class FakeHost implements Transport {
   removeDocument = vi.fn(async () => {});
   documentSource = vi.fn(async () => ({ path: '', name: '', format: '', text: '' }));
   subscribeIndexing = vi.fn(() => () => {});
+  // Nor is the models screen (test/models.test.ts).
+  models = vi.fn(async () => ({ installed: [], recommended: [], pulls: [] }));
+  pullModel = vi.fn(async () => {});
+  cancelPull = vi.fn(async () => {});
+  deleteModel = vi.fn(async () => {});
+  subscribePulls = vi.fn(() => () => {});
   notesDir = '';
   /** When set, chooseNotesFolder rejects with it. */
   folderError: string | null = null;

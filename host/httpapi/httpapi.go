@@ -34,6 +34,7 @@ type Backend struct {
 	Memory    host.Memory    // may be nil: the memory panel has nothing to show
 	ProbePath string         // QUIRE_TEST_PROBE; empty outside tests
 	Documents host.Documents // may be nil: no document index (documents.go)
+	Models    host.Models    // may be nil: no models screen (models.go)
 	// Show brings the window to the front (socket.go); nil for `quire serve`.
 	Show func(ctx context.Context) error
 }
@@ -105,6 +106,7 @@ func (s *Server) routes() http.Handler {
 	s.memoryRoutes(api)
 	api.HandleFunc("GET /api/stream", s.stream)
 	s.documentRoutes(api)
+	s.modelRoutes(api)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/handshake", s.handshake)
 	mux.Handle("/api/", requireHandshake(api))

@@ -27,6 +27,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"quire/config"
 	"quire/host"
@@ -77,8 +78,10 @@ type Parts struct {
 	ragErr   error            // why rag is nil
 	ragMu    sync.Mutex       // a Reader opens rag on first use (Index)
 	library  *library.Library // started by a host that shows documents (Documents)
-	mem      *memory.Store    // nil when it could not be opened
-	memErr   error            // why mem is nil in an Owner
+	modelsMu sync.Mutex
+	models   *models       // the models screen's back end, made by the first Models call
+	mem      *memory.Store // nil when it could not be opened
+	memErr   error         // why mem is nil in an Owner
 
 	// An Owner's hold on the data folder, and the local channel a window
 	// or `quire serve` serves (local.go); stopLocal ends serving it.
@@ -217,6 +220,11 @@ func (p *Parts) Close() {
 	if p.library != nil {
 		p.library.Close()
 	}
+	p.modelsMu.Lock()
+	if p.models != nil {
+		p.models.close() // its pulls end: Ollama keeps what they downloaded
+	}
+	p.modelsMu.Unlock()
 	p.ragMu.Lock()
 	defer p.ragMu.Unlock()
 	if p.rag != nil {
@@ -309,6 +317,17 @@ func (p *Parts) Documents(ctx context.Context) host.Documents {
 		p.library.Start(ctx)
 	}
 	return p.library
+}
+
+// Models is the models screen's back end, in either mode: it needs only
+// Ollama. Its pulls end when the parts close.
+func (p *Parts) Models() host.Models {
+	p.modelsMu.Lock()
+	defer p.modelsMu.Unlock()
+	if p.models == nil {
+		p.models = newModels(p.ollama, p.log, time.Now)
+	}
+	return p.models
 }
 
 // Memory is the memory panel's backend, or nil (a nil interface, not a nil

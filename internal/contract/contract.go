@@ -85,6 +85,11 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Union("MemoryStatus", "A memory item is kept, or pending until the user approves it.", nil, memory.Kept, memory.Pending)
 	f.Union("ChangeKind", "What a note change did: write (before → after), move (from → path), mkdir / rmdir (the folder path).",
 		reflect.TypeFor[notes.ChangeKind](), string(notes.KindWrite), string(notes.KindMove), string(notes.KindMakeFolder), string(notes.KindRemoveFolder))
+	f.Union("PullState", "Where a model pull is (PullProgress.state): a cancelled one resumes when pulled again.", nil,
+		protocol.PullRunning, protocol.PullDone, protocol.PullCancelled, protocol.PullFailed)
+	f.Union("PullProblem", "Why a pull failed, for code that acts on it (PullProgress.problem).", nil,
+		protocol.PullOffline, protocol.PullUnknown)
+	f.Union("ModelRole", "What a recommended model is for (RecommendedModel.role).", nil, protocol.RoleChat, protocol.RoleEmbedding)
 	f.Union("CommandType", "The commands a host sends (Command.type).", nil,
 		protocol.CreateSession, protocol.RenameSession, protocol.DeleteSession, protocol.SendMessage, protocol.CancelRun, protocol.AnswerAsk)
 
@@ -106,6 +111,10 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"DocumentSource":       reflect.TypeFor[protocol.DocumentSource](),
 		"MemoryItem":           reflect.TypeFor[protocol.MemoryItem](),
 		"MemoryList":           reflect.TypeFor[protocol.MemoryList](),
+		"ModelInfo":            reflect.TypeFor[protocol.ModelInfo](),
+		"RecommendedModel":     reflect.TypeFor[protocol.RecommendedModel](),
+		"ModelsState":          reflect.TypeFor[protocol.ModelsState](),
+		"PullProgress":         reflect.TypeFor[protocol.PullProgress](),
 		"Question":             reflect.TypeFor[protocol.Question](),
 		"QuestionCall":         reflect.TypeFor[protocol.QuestionCall](),
 		"Check":                reflect.TypeFor[doctor.Check](),
@@ -121,6 +130,9 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Field(reflect.TypeFor[protocol.Document](), "status", "DocumentStatus")
 	f.Field(reflect.TypeFor[protocol.MemoryItem](), "kind", "MemoryKind")
 	f.Field(reflect.TypeFor[protocol.MemoryItem](), "status", "MemoryStatus")
+	f.Field(reflect.TypeFor[protocol.PullProgress](), "state", "PullState")
+	f.Field(reflect.TypeFor[protocol.PullProgress](), "problem", "PullProblem")
+	f.Field(reflect.TypeFor[protocol.RecommendedModel](), "role", "ModelRole")
 
 	// kernel/event: every registered payload, under its Go name, and the
 	// types they are made of.

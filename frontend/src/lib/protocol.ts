@@ -48,6 +48,8 @@ export const RuntimeEvent = {
   Sessions: 'quire:sessions',
   /** IndexProgress, whenever it changes. */
   Indexing: 'quire:indexing',
+  /** PullProgress, whenever a model pull changes (the last state of each pull always). */
+  Pull: 'quire:pull',
   /** A sentence: files dropped on the window that could not be queued. */
   DropError: 'quire:drop-error',
   /** No data: the page fell behind and was sent nothing since; reload from the last seq. */

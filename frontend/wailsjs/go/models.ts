@@ -332,6 +332,121 @@ export namespace protocol {
 		    return a;
 		}
 	}
+	export class ModelInfo {
+	    name: string;
+	    size: number;
+	    family?: string;
+	    parameterSize?: string;
+	    quantization?: string;
+	    capabilities: string[];
+	    contextLength: number;
+	    loaded: boolean;
+	    modifiedMs: number;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.size = source["size"];
+	        this.family = source["family"];
+	        this.parameterSize = source["parameterSize"];
+	        this.quantization = source["quantization"];
+	        this.capabilities = source["capabilities"];
+	        this.contextLength = source["contextLength"];
+	        this.loaded = source["loaded"];
+	        this.modifiedMs = source["modifiedMs"];
+	        this.error = source["error"];
+	    }
+	}
+	export class PullProgress {
+	    model: string;
+	    state: string;
+	    status: string;
+	    completed: number;
+	    total: number;
+	    atMs: number;
+	    startedMs: number;
+	    error?: string;
+	    problem?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PullProgress(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.state = source["state"];
+	        this.status = source["status"];
+	        this.completed = source["completed"];
+	        this.total = source["total"];
+	        this.atMs = source["atMs"];
+	        this.startedMs = source["startedMs"];
+	        this.error = source["error"];
+	        this.problem = source["problem"];
+	    }
+	}
+	export class RecommendedModel {
+	    name: string;
+	    role: string;
+	    summary: string;
+	    downloadSize: number;
+	    installed: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new RecommendedModel(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.role = source["role"];
+	        this.summary = source["summary"];
+	        this.downloadSize = source["downloadSize"];
+	        this.installed = source["installed"];
+	    }
+	}
+	export class ModelsState {
+	    installed: ModelInfo[];
+	    recommended: RecommendedModel[];
+	    pulls: PullProgress[];
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelsState(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.installed = this.convertValues(source["installed"], ModelInfo);
+	        this.recommended = this.convertValues(source["recommended"], RecommendedModel);
+	        this.pulls = this.convertValues(source["pulls"], PullProgress);
+	        this.error = source["error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class QuestionCall {
 	    id: string;
 	    name: string;
@@ -388,6 +503,7 @@ export namespace protocol {
 		    return a;
 		}
 	}
+	
 	
 	export class Session {
 	    id: string;

@@ -112,7 +112,9 @@ type Progress struct {
 // Pull downloads model, calling onProgress (which may be nil) for each step
 // in order. It returns nil only after Ollama reports "success"; an error
 // from onProgress stops the pull and is returned as it is. A name the
-// registry does not know is ErrModelMissing.
+// registry does not know is ErrModelMissing; a registry Ollama could not
+// reach is ErrRegistryUnreachable. Cancelling ctx stops the download and
+// keeps what Ollama wrote: a later Pull of the same name resumes it.
 func (p *Provider) Pull(ctx context.Context, model string, onProgress func(Progress) error) error {
 	var done bool
 	var stopped error
@@ -130,11 +132,13 @@ func (p *Provider) Pull(ctx context.Context, model string, onProgress func(Progr
 	if stopped != nil {
 		return stopped
 	}
-	// The registry's "not found" arrives as an error line, which is
-	// otherwise a server failure.
-	if err != nil && ctx.Err() == nil && strings.Contains(err.Error(), "file does not exist") {
-		return fmt.Errorf("%w: the Ollama library has no model %q (%w); check the name at https://ollama.com/library",
-			provider.ErrModelMissing, model, err)
+	// The registry's "not found" and an unreachable registry arrive as
+	// error lines, which are otherwise a server failure.
+	if err != nil && ctx.Err() == nil {
+		if failed := p.pullFailure(err, model); failed != nil {
+			p.log.Debug("ollama pull failed", "error", failed)
+			return failed
+		}
 	}
 	return p.ended(ctx, err, done, model, "the pull of "+model)
 }

@@ -45,6 +45,15 @@ export type MemoryStatus = 'kept' | 'pending';
 /** What a note change did: write (before → after), move (from → path), mkdir / rmdir (the folder path). */
 export type ChangeKind = 'write' | 'move' | 'mkdir' | 'rmdir';
 
+/** Where a model pull is (PullProgress.state): a cancelled one resumes when pulled again. */
+export type PullState = 'running' | 'done' | 'cancelled' | 'failed';
+
+/** Why a pull failed, for code that acts on it (PullProgress.problem). */
+export type PullProblem = 'offline' | 'unknown';
+
+/** What a recommended model is for (RecommendedModel.role). */
+export type ModelRole = 'chat' | 'embedding';
+
 /** The commands a host sends (Command.type). */
 export type CommandType = 'session.create' | 'session.rename' | 'session.delete' | 'message.send' | 'run.cancel' | 'permission.answer';
 
@@ -220,6 +229,69 @@ export interface MemoryList {
   learn: boolean;
 }
 
+/** ModelInfo is one installed model. */
+export interface ModelInfo {
+  /** as Ollama lists it: "qwen3:4b" */
+  name: string;
+  /** bytes on disk */
+  size: number;
+  /** "qwen3" */
+  family?: string;
+  /** "4.0B" */
+  parameterSize?: string;
+  /** "Q4_K_M" */
+  quantization?: string;
+  /** Capability* values; empty if /api/show failed */
+  capabilities: string[] | null;
+  /** trained context, 0 if unknown */
+  contextLength: number;
+  /** in memory now (/api/ps) */
+  loaded: boolean;
+  /** Unix ms of the last change */
+  modifiedMs: number;
+  /** why the details could not be read */
+  error?: string;
+}
+
+/** ModelsState is everything the models screen shows. */
+export interface ModelsState {
+  /** most recently modified first */
+  installed: ModelInfo[] | null;
+  /** always present, even when Ollama is not */
+  recommended: RecommendedModel[] | null;
+  /** pulls since start: running ones and the last of each name */
+  pulls: PullProgress[] | null;
+  /** why the installed list could not be read (Ollama down) */
+  error?: string;
+}
+
+/**
+ * PullProgress is how one pull is going. Completed and Total add up the
+ * bytes of every layer Ollama has announced so far (Total grows as layers
+ * appear). AtMs is when the host read the figure, so speed and time left
+ * are computed at the edge from two readings; a resumed pull starts with
+ * the bytes already on disk counted in Completed.
+ */
+export interface PullProgress {
+  model: string;
+  /** Pull* values */
+  state: PullState;
+  /** Ollama's last status line: "pulling manifest", "pulling 2bada8a74506"… */
+  status: string;
+  /** bytes */
+  completed: number;
+  /** bytes; 0 until the first layer is announced */
+  total: number;
+  /** Unix ms of this reading (the host's clock) */
+  atMs: number;
+  /** Unix ms the pull started */
+  startedMs: number;
+  /** a sentence saying what to do, for PullFailed */
+  error?: string;
+  /** PullOffline, PullUnknown, or "" (see Error) */
+  problem?: PullProblem;
+}
+
 /**
  * Question is a permission question as a host puts it to the user: the
  * calls of one step that wait for the user's yes, asked together.
@@ -254,6 +326,20 @@ export interface QuestionCall {
   id: string;
   name: string;
   arguments: unknown;
+}
+
+/** RecommendedModel is one model Quire suggests for note work. */
+export interface RecommendedModel {
+  /** what to pull: "qwen3:4b" */
+  name: string;
+  /** RoleChat or RoleEmbedding */
+  role: ModelRole;
+  /** a short sentence for people */
+  summary: string;
+  /** bytes, as the Ollama library lists it */
+  downloadSize: number;
+  /** an installed model has this name (as Ollama matches names) */
+  installed: boolean;
 }
 
 export interface RenameSessionPayload {

@@ -32,6 +32,8 @@ import {
   type Intent,
   type MemoryItem,
   type MemoryList,
+  type ModelsState,
+  type PullProgress,
   type QEvent,
   type Question,
   type Session,
@@ -39,6 +41,7 @@ import {
   type ViewSnapshot,
 } from '../protocol';
 import { NO_DOCUMENT_PATH } from './documents';
+import { modelsState, NO_MODEL_NAME } from './models';
 import { memoryList, NO_FOLDER_PATH, type Transport } from './transport';
 
 type FetchFn = typeof fetch;
@@ -233,6 +236,38 @@ export class HttpTransport implements Transport {
         if (p && typeof p === 'object') onProgress(p as IndexProgress);
       } catch {
         /* a broken event is skipped; the next one carries the whole state */
+      }
+    });
+    return () => es.close();
+  }
+  /** GET /api/models (an Ollama that does not answer: 200 with `error`). */
+  async models(): Promise<ModelsState> {
+    return modelsState(await this.request<ModelsState>('GET', '/api/models'));
+  }
+  /** POST /api/models/pull {model} → 202, or 400 {"error"} for a name Ollama would refuse. */
+  async pullModel(name: string): Promise<void> {
+    const model = name.trim();
+    if (!model) throw new Error(NO_MODEL_NAME);
+    await this.request<void>('POST', '/api/models/pull', { body: { model } });
+  }
+  async cancelPull(name: string): Promise<void> {
+    await this.request<void>('POST', '/api/models/pull/cancel', { body: { model: name } });
+  }
+  /** POST /api/models/delete {model} → 204, or 404 {"error"} for a model Ollama does not have. */
+  async deleteModel(name: string): Promise<void> {
+    await this.request<void>('POST', '/api/models/delete', { body: { model: name } });
+  }
+  /** One EventSource on /api/models/pull/stream: "pull" events carry PullProgress. */
+  subscribePulls(onProgress: (p: PullProgress) => void): () => void {
+    const es = this.makeEventSource(
+      `${this.base}/api/models/pull/stream?${PROTOCOL_QUERY}=${encodeURIComponent(PROTOCOL_VERSION)}`,
+    );
+    es.addEventListener('pull', (ev) => {
+      try {
+        const p = JSON.parse(String(ev.data));
+        if (p && typeof p === 'object') onProgress(p as PullProgress);
+      } catch {
+        /* a broken event is skipped; the next one carries the pull's whole state */
       }
     });
     return () => es.close();

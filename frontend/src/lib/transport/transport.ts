@@ -9,6 +9,7 @@
 // sends the version with every request.
 import type { DoctorReport, Intent, MemoryItem, MemoryList, QEvent, Question, Session, ViewSnapshot } from '../protocol';
 import type { DocumentsTransport } from './documents';
+import type { ModelsTransport } from './models';
 
 /** Why choosing a folder by path fails without a path. */
 export const NO_FOLDER_PATH = 'Type the full path of the folder of your notes, like /home/you/Notes.';
@@ -38,7 +39,7 @@ export function memoryList(r: Partial<MemoryList> | null | undefined): MemoryLis
   return { items: Array.isArray(r?.items) ? r.items : [], approval: !!r?.approval, learn: !!r?.learn };
 }
 
-export interface Transport extends MemoryHost, DocumentsTransport {
+export interface Transport extends MemoryHost, DocumentsTransport, ModelsTransport {
   /**
    * True when permission questions are answered in the page (HTTP). False in
    * the desktop window, where a native dialog asks and `answer` is not

@@ -18,7 +18,8 @@
 // shows it and calls QuestionShown, which only lets the dialog open.
 import * as bound from '../../../wailsjs/go/main/App';
 import * as boundRuntime from '../../../wailsjs/runtime/runtime';
-import type { DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, QEvent, Question, Session, ViewSnapshot } from '../protocol';
+import type { DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, ModelsState, PullProgress, QEvent, Question, Session, ViewSnapshot } from '../protocol';
+import { modelsState, NO_MODEL_NAME, NO_MODELS } from './models';
 import { PROTOCOL_VERSION, RuntimeEvent } from '../protocol';
 import { memoryList, NO_MEMORY, toError, type Transport } from './transport';
 
@@ -72,6 +73,11 @@ export interface WailsApp {
   ReviewMemory?: Method<'ReviewMemory', void>;
   SetMemoryApproval?: Method<'SetMemoryApproval', void>;
   SetMemoryLearning?: Method<'SetMemoryLearning', void>;
+  /** The models screen's methods (app.go). Optional: an older Quire has none. */
+  Models?: Method<'Models', ModelsState>;
+  PullModel?: Method<'PullModel', void>;
+  CancelPull?: Method<'CancelPull', void>;
+  DeleteModel?: Method<'DeleteModel', void>;
   /** The questions the window is asking (to show them). Optional: an older Quire has none. */
   Questions?: Method<'Questions', Question[] | null>;
   /** The page has shown question `id` in full: its dialog may open. It cannot answer. */
@@ -233,6 +239,28 @@ export class WailsTransport implements Transport {
       rt.EventsOnMultiple(RuntimeEvent.DropError, (s: unknown) => onDropError?.(String(s)), -1),
     ];
     return () => offs.forEach((off) => typeof off === 'function' && off());
+  }
+  /** Calls a models method the window may not have (an older Quire). */
+  private mod<T>(f: ((app: WailsApp) => Promise<T>) | null): Promise<T> {
+    return this.call(() => (f ? f(this.app) : Promise.reject(NO_MODELS)));
+  }
+  async models(): Promise<ModelsState> {
+    return modelsState(await this.mod(this.app.Models ? (a) => a.Models!() : null));
+  }
+  async pullModel(name: string): Promise<void> {
+    const n = name.trim();
+    if (!n) throw new Error(NO_MODEL_NAME);
+    await this.mod(this.app.PullModel ? (a) => a.PullModel!(n) : null);
+  }
+  async cancelPull(name: string): Promise<void> {
+    await this.mod(this.app.CancelPull ? (a) => a.CancelPull!(name) : null);
+  }
+  async deleteModel(name: string): Promise<void> {
+    await this.mod(this.app.DeleteModel ? (a) => a.DeleteModel!(name) : null);
+  }
+  subscribePulls(onProgress: (p: PullProgress) => void): () => void {
+    const off = this.runtime?.EventsOnMultiple?.(RuntimeEvent.Pull, (p: unknown) => p && typeof p === 'object' && onProgress(p as PullProgress), -1);
+    return () => typeof off === 'function' && off();
   }
   /** Calls a memory method the window may not have (an older Quire). */
   private mem<T>(f: ((app: WailsApp) => Promise<T>) | undefined): Promise<T> {

@@ -7,7 +7,11 @@ export function Cancel(arg1:string):Promise<void>;
 
 export function CancelIndexing():Promise<void>;
 
+export function CancelPull(arg1:string):Promise<void>;
+
 export function ChooseNotesFolder():Promise<string>;
+
+export function DeleteModel(arg1:string):Promise<void>;
 
 export function DeleteSession(arg1:string):Promise<void>;
 
@@ -31,9 +35,13 @@ export function ListSessions():Promise<Array<protocol.Session>>;
 
 export function MemoryList():Promise<protocol.MemoryList>;
 
+export function Models():Promise<protocol.ModelsState>;
+
 export function NewSession(arg1:string):Promise<protocol.Session>;
 
 export function NotesFolder():Promise<string>;
+
+export function PullModel(arg1:string):Promise<void>;
 
 export function QuestionShown(arg1:string):Promise<void>;
 

@@ -10,8 +10,16 @@ export function CancelIndexing() {
   return window['go']['main']['App']['CancelIndexing']();
 }
 
+export function CancelPull(arg1) {
+  return window['go']['main']['App']['CancelPull'](arg1);
+}
+
 export function ChooseNotesFolder() {
   return window['go']['main']['App']['ChooseNotesFolder']();
+}
+
+export function DeleteModel(arg1) {
+  return window['go']['main']['App']['DeleteModel'](arg1);
 }
 
 export function DeleteSession(arg1) {
@@ -58,12 +66,20 @@ export function MemoryList() {
   return window['go']['main']['App']['MemoryList']();
 }
 
+export function Models() {
+  return window['go']['main']['App']['Models']();
+}
+
 export function NewSession(arg1) {
   return window['go']['main']['App']['NewSession'](arg1);
 }
 
 export function NotesFolder() {
   return window['go']['main']['App']['NotesFolder']();
+}
+
+export function PullModel(arg1) {
+  return window['go']['main']['App']['PullModel'](arg1);
 }
 
 export function QuestionShown(arg1) {
