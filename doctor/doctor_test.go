@@ -201,3 +201,36 @@ func TestAFullDiskIsReported(t *testing.T) {
 		t.Fatalf("the disk with its room back: %+v", c)
 	}
 }
+
+func TestEmbeddingLineSaysWhatSearchUses(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     EmbeddingState
+		ok     bool
+		detail string
+		remedy string
+	}{
+		{"installed", EmbeddingState{Model: "nomic-embed-text", Dimensions: 768, InUse: "ollama:nomic-embed-text"},
+			true, "nomic-embed-text is installed, 768 dimensions", ""},
+		{"installed, switching", EmbeddingState{Model: "nomic-embed-text", Dimensions: 768, InUse: "built-in offline embedder (h)", Offline: true, Target: "ollama:nomic-embed-text"},
+			true, "search uses built-in offline embedder (h) until that is done", ""},
+		{"none", EmbeddingState{Problem: EmbeddingNone, InUse: "built-in offline embedder (h)", Offline: true},
+			true, "none: search uses keywords only", ""},
+		{"missing, nothing made", EmbeddingState{Model: "nomic-embed-text", Problem: EmbeddingMissing, InUse: "built-in offline embedder (h)", Offline: true},
+			false, "nomic-embed-text is chosen but not installed: search uses keywords only", "ollama pull nomic-embed-text"},
+		{"missing, its vectors kept", EmbeddingState{Model: "nomic-embed-text", Problem: EmbeddingMissing, InUse: "ollama:nomic-embed-text"},
+			false, "search uses keywords and the vectors ollama:nomic-embed-text made before", "choose another embedding model in the Documents panel"},
+		{"not an embedder", EmbeddingState{Model: "qwen3:4b", Problem: EmbeddingNotEmbedder, Offline: true},
+			false, "qwen3:4b is chosen but is not an embedding model", "Choose an embedding model in the Documents panel"},
+		{"unreachable", EmbeddingState{Model: "nomic-embed-text", Problem: EmbeddingUnreachable, Offline: true, Err: errors.New("connection refused")},
+			false, "Ollama is not answering: search uses keywords only (connection refused)", "checks the model again on a later search"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Embedding(tt.in)
+			if c.Name != "Embedding model" || c.OK != tt.ok || !strings.Contains(c.Detail, tt.detail) || !strings.Contains(c.Remedy, tt.remedy) || (tt.ok && c.Remedy != "") {
+				t.Errorf("Embedding(%+v) = %+v", tt.in, c)
+			}
+		})
+	}
+}
