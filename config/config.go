@@ -28,8 +28,8 @@ const (
 	// NoEmbedModel is the embedModel that chooses no model: the built-in
 	// offline embedder (an empty one would read back as the default).
 	NoEmbedModel = "none"
-	SettingsFile      = "settings.json"
-	DatabaseFile      = "quire.db"
+	SettingsFile = "settings.json"
+	DatabaseFile = "quire.db"
 )
 
 // Default bounds on one document, each raisable in settings.json
