@@ -25,12 +25,13 @@ const (
 	DefaultOllamaHost = "http://127.0.0.1:11434"
 	DefaultNumCtx     = 8192
 	DefaultEmbedModel = "nomic-embed-text"
-	// NoEmbedModel is the embedModel that chooses no model: the built-in
-	// offline embedder (an empty one would read back as the default).
-	NoEmbedModel = "none"
-	SettingsFile = "settings.json"
-	DatabaseFile = "quire.db"
+	SettingsFile      = "settings.json"
+	DatabaseFile      = "quire.db"
 )
+
+// NoEmbedModel is the embedModel that chooses no model: the built-in
+// offline embedder (an empty one would read back as the default).
+const NoEmbedModel = "none"
 
 // Default bounds on one document, each raisable in settings.json
 // ("documents": {"maxBytes": ...}). They fit a laptop: a 2,000-page book
