@@ -181,14 +181,14 @@ func (l *Library) reembedFailed(err error) {
 }
 
 // embeddingState is the panel's account of the embedding model.
-func (l *Library) embeddingState(ctx context.Context) protocol.EmbeddingState {
-	st := protocol.EmbeddingState{Status: protocol.EmbedNone, InUse: l.idx.Embedder(), Target: l.idx.Target()}
-	if d, err := l.idx.Dimensions(ctx); err == nil {
-		st.Dimensions = d
-	}
+func (l *Library) embeddingState(ctx context.Context) *protocol.EmbeddingState {
 	e := l.embed
 	if e == nil {
-		return st
+		return nil
+	}
+	st := &protocol.EmbeddingState{Status: protocol.EmbedNone, InUse: l.idx.Embedder(), Target: l.idx.Target()}
+	if d, err := l.idx.Dimensions(ctx); err == nil {
+		st.Dimensions = d
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()

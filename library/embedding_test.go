@@ -171,7 +171,7 @@ func TestSwitchingTheEmbeddingModelReembedsAndSaysSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.WaitIndexed(t, e.lib, 3)
-	if got := e.state(t).Embedding; got != (protocol.EmbeddingState{Model: "wide-a", Status: protocol.EmbedReady, InUse: "ollama:wide-a", Dimensions: 4}) {
+	if got := *e.state(t).Embedding; got != (protocol.EmbeddingState{Model: "wide-a", Status: protocol.EmbedReady, InUse: "ollama:wide-a", Dimensions: 4}) {
 		t.Errorf("before the switch: %+v", got)
 	}
 
@@ -184,7 +184,7 @@ func TestSwitchingTheEmbeddingModelReembedsAndSaysSo(t *testing.T) {
 		t.Errorf("the re-embedding's last progress: %+v", final)
 	}
 	st := e.waitReembedded(t, "ollama:wide-b")
-	if st.Embedding != (protocol.EmbeddingState{Model: "wide-b", Status: protocol.EmbedReady, InUse: "ollama:wide-b", Dimensions: 7}) {
+	if *st.Embedding != (protocol.EmbeddingState{Model: "wide-b", Status: protocol.EmbedReady, InUse: "ollama:wide-b", Dimensions: 7}) {
 		t.Errorf("after the switch: %+v", st.Embedding)
 	}
 	if p := e.saved.Load(); p == nil || *p != "wide-b" {
@@ -238,7 +238,7 @@ func TestAModelThatComesBackIsUsedWithoutARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.WaitIndexed(t, e.lib, 3)
-	got := e.state(t).Embedding
+	got := *e.state(t).Embedding
 	if got.Status != protocol.EmbedUnreachable || !strings.Contains(got.Problem, "Start Ollama") || !strings.Contains(got.InUse, "offline") {
 		t.Fatalf("Ollama down at start: %+v", got)
 	}
@@ -304,7 +304,7 @@ func TestAReembeddingThatFailsSaysWhatHappens(t *testing.T) {
 	if final.Phase != protocol.PhaseFailed || !strings.Contains(final.Error, "goes on with the vectors it had") {
 		t.Fatalf("final progress %+v", final)
 	}
-	st := e.state(t).Embedding
+	st := *e.state(t).Embedding
 	if st.InUse != offline || st.Target != "ollama:wide-a" || st.Status != protocol.EmbedUnreachable {
 		t.Errorf("after the failure: %+v", st)
 	}

@@ -72,13 +72,13 @@ type Document struct {
 
 // DocumentsState is everything the documents panel shows.
 type DocumentsState struct {
-	Embedder    string         `json:"embedder"`              // "ollama:nomic-embed-text" or the offline embedder's name
-	Offline     bool           `json:"offline"`               // the built-in offline embedder is in use
-	VectorError string         `json:"vectorError,omitempty"` // why vector search is off or degraded
-	Roots       []string       `json:"roots"`
-	Documents   []Document     `json:"documents"`
-	Progress    IndexProgress  `json:"progress"`
-	Embedding   EmbeddingState `json:"embedding"`
+	Embedder    string          `json:"embedder"`              // "ollama:nomic-embed-text" or the offline embedder's name
+	Offline     bool            `json:"offline"`               // the built-in offline embedder is in use
+	VectorError string          `json:"vectorError,omitempty"` // why vector search is off or degraded
+	Roots       []string        `json:"roots"`
+	Documents   []Document      `json:"documents"`
+	Progress    IndexProgress   `json:"progress"`
+	Embedding   *EmbeddingState `json:"embedding,omitempty"` // nil from a library that cannot change the model
 }
 
 // DocumentSource is an indexed document's text for the viewer. Lines are

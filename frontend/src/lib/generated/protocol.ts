@@ -148,7 +148,8 @@ export interface DocumentsState {
   roots: string[] | null;
   documents: DocumentInfo[] | null;
   progress: IndexProgress;
-  embedding: EmbeddingState;
+  /** nil from a library that cannot change the model */
+  embedding?: EmbeddingState;
 }
 
 /**
