@@ -187,7 +187,7 @@ export namespace protocol {
 	    roots: string[];
 	    documents: Document[];
 	    progress: IndexProgress;
-	    embedding: EmbeddingState;
+	    embedding?: EmbeddingState;
 	
 	    static createFrom(source: any = {}) {
 	        return new DocumentsState(source);
