@@ -263,6 +263,11 @@ func (ix *Index) Reembed(ctx context.Context, progress func(Progress)) (err erro
 		return fmt.Errorf("rag: re-embed: %w", err)
 	}
 	report(p)
+	// after is the last file done: each query starts past it, so a
+	// document is looked at once, not once per document before it. Only a
+	// query from the start that finds nothing, made under the same token
+	// as the swap, ends the switch (a pass may have changed an earlier file).
+	var after int64
 	for {
 		pctx, release, err := ix.acquire(ctx)
 		if err != nil {
@@ -273,8 +278,13 @@ func (ix *Index) Reembed(ctx context.Context, progress func(Progress)) (err erro
 			return nil
 		}
 		var id int64
-		err = ix.db.QueryRowContext(pctx, `SELECT f.id, f.path FROM rag_files f WHERE EXISTS (`+lacking+`) ORDER BY f.id LIMIT 1`,
-			t.name).Scan(&id, &p.CurrentFile)
+		err = ix.db.QueryRowContext(pctx, `SELECT f.id, f.path FROM rag_files f WHERE f.id > ? AND EXISTS (`+lacking+`) ORDER BY f.id LIMIT 1`,
+			after, t.name).Scan(&id, &p.CurrentFile)
+		if errors.Is(err, sql.ErrNoRows) && after > 0 {
+			release()
+			after = 0
+			continue
+		}
 		if errors.Is(err, sql.ErrNoRows) {
 			err = ix.adopt(pctx, t)
 			release()
@@ -297,6 +307,7 @@ func (ix *Index) Reembed(ctx context.Context, progress func(Progress)) (err erro
 			hook(p.CurrentFile)
 		}
 		p.Done++
+		after = id
 	}
 }
 

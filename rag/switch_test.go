@@ -299,3 +299,38 @@ func TestAModelThatChangedLengthIsRefused(t *testing.T) {
 
 // WithAfterReembed calls fn after each document a re-embed finished.
 func WithAfterReembed(fn func(path string)) Option { return func(o *options) { o.afterReembed = fn } }
+
+// TestADocumentChangedDuringASwitchIsEmbeddedBeforeIt: a pass between two
+// re-embedded documents re-indexes one the switch had done (its chunks are
+// new, with vectors of the old embedder only) and adds another; the switch
+// embeds both before the new embedder takes over, so no chunk is left
+// without a vector of it.
+func TestADocumentChangedDuringASwitchIsEmbeddedBeforeIt(t *testing.T) {
+	dir, root := switchCorpus(t, 4)
+	db := openDB(t, dir)
+	a := &wideEmbedder{name: "model-a", dims: 4}
+	b := &wideEmbedder{name: "model-b", dims: 7}
+	var ix *Index
+	n := 0
+	ix = openIndex(t, db, a, WithAfterReembed(func(string) {
+		if n++; n == 2 {
+			write(t, filepath.Join(root, "d00.md"), "# Doc 0 again\n\nrewritten gearbox\n")
+			write(t, filepath.Join(root, "new.md"), "# New\n\nnacelle\n")
+			if err := ix.Index(context.Background(), nil, nil); err != nil {
+				t.Error(err)
+			}
+		}
+	}))
+	index(t, ix, root)
+	ix.Switch(b)
+	if err := ix.Reembed(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	chunks := count(t, db, `SELECT count(*) FROM rag_chunks`)
+	if got := storedBy(t, ix); len(got) != 1 || got["model-b"] != chunks || ix.Embedder() != "model-b" {
+		t.Errorf("after the switch: %v stored for %d chunks, in use %q", got, chunks, ix.Embedder())
+	}
+	if hits := search(t, ix, "gearbox", 1); len(hits) != 1 || hits[0].VectorRank == 0 {
+		t.Errorf("the rewritten document: %+v", hits)
+	}
+}
