@@ -90,24 +90,11 @@ func (m *models) set(down bool, name string, dims int) {
 	}
 }
 
-// clock is the re-check's clock, moved by the test.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 type embedLib struct {
 	lib    *library.Library
 	idx    *rag.Index
 	models *models
-	clock  *clock
+	clock  *testkit.Clock
 	saved  atomic.Pointer[string]
 }
 
@@ -124,7 +111,7 @@ func openEmbedding(t *testing.T, m *models, model string, emb rag.Embedder, star
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &embedLib{idx: idx, models: m, clock: &clock{now: time.Unix(1_800_000_000, 0)}}
+	e := &embedLib{idx: idx, models: m, clock: testkit.NewClock()}
 	e.lib = library.New(idx, slog.New(slog.DiscardHandler), library.WithEmbedding(library.Embedding{
 		Models: m, Model: model, Err: startErr, Now: e.clock.Now,
 		Save: func(model string) error { e.saved.Store(&model); return nil }}))
@@ -254,7 +241,7 @@ func TestAModelThatComesBackIsUsedWithoutARestart(t *testing.T) {
 		{9 * time.Second, false, 2}, // Ollama is back, but the wait is not over
 	}
 	for i, s := range steps {
-		e.clock.add(s.advance)
+		e.clock.Add(s.advance)
 		m.set(s.down, "wide-b", 7)
 		e.lib.Recheck(t.Context())
 		if n := m.checks.Load(); n != s.checks {
@@ -264,7 +251,7 @@ func TestAModelThatComesBackIsUsedWithoutARestart(t *testing.T) {
 	if e.idx.Target() != "" {
 		t.Fatalf("switched before a check found the model")
 	}
-	e.clock.add(time.Second)
+	e.clock.Add(time.Second)
 	e.lib.Recheck(t.Context())
 	st := e.waitReembedded(t, "ollama:wide-b")
 	if st.Embedding.Status != protocol.EmbedReady || st.Embedding.Dimensions != 7 || st.Embedding.Problem != "" {
@@ -275,7 +262,7 @@ func TestAModelThatComesBackIsUsedWithoutARestart(t *testing.T) {
 		t.Errorf("search after the switch: %+v, %v", hits, err)
 	}
 	before := m.checks.Load()
-	e.clock.add(time.Hour)
+	e.clock.Add(time.Hour)
 	e.lib.Recheck(t.Context())
 	if m.checks.Load() != before {
 		t.Errorf("a model in use is checked again on every search")
@@ -309,7 +296,7 @@ func TestAReembeddingThatFailsSaysWhatHappens(t *testing.T) {
 		t.Errorf("after the failure: %+v", st)
 	}
 	m.embedFails.Store(false)
-	e.clock.add(recheckAfterFailure)
+	e.clock.Add(recheckAfterFailure)
 	e.lib.Recheck(t.Context())
 	e.waitReembedded(t, "ollama:wide-a")
 }

@@ -320,24 +320,8 @@ const lacking = `SELECT 1 FROM rag_chunks c WHERE c.file_id = f.id AND NOT EXIST
 // per transaction, so an interrupted file keeps its finished batches.
 func (ix *Index) reembedFile(ctx context.Context, t *embedding, fileID int64) error {
 	for {
-		rows, err := ix.db.QueryContext(ctx, `SELECT c.id, c.text FROM rag_chunks c WHERE c.file_id = ? AND NOT EXISTS (
-			SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?) ORDER BY c.id LIMIT ?`, fileID, t.name, batchChunks)
+		ids, texts, err := ix.chunksLacking(ctx, fileID, 0, t.name)
 		if err != nil {
-			return err
-		}
-		var ids []int64
-		var texts []string
-		for rows.Next() {
-			var id int64
-			var text string
-			if err := rows.Scan(&id, &text); err != nil {
-				rows.Close()
-				return err
-			}
-			ids, texts = append(ids, id), append(texts, text)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return err
 		}
 		if len(ids) == 0 {
@@ -372,6 +356,27 @@ func (ix *Index) reembedFile(ctx context.Context, t *embedding, fileID int64) er
 			return context.Cause(ctx)
 		}
 	}
+}
+
+// chunksLacking reads, in id order past after, up to batchChunks chunks of
+// a file that have no vector of the embedder named name.
+func (ix *Index) chunksLacking(ctx context.Context, fileID, after int64, name string) (ids []int64, texts []string, err error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT c.id, c.text FROM rag_chunks c WHERE c.file_id = ? AND c.id > ?
+		AND NOT EXISTS (SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?) ORDER BY c.id LIMIT ?`,
+		fileID, after, name, batchChunks)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var text string
+		if err := rows.Scan(&id, &text); err != nil {
+			return nil, nil, err
+		}
+		ids, texts = append(ids, id), append(texts, text)
+	}
+	return ids, texts, rows.Err()
 }
 
 // adopt makes t the active embedder, under the pass token: its vectors are

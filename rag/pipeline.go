@@ -461,26 +461,13 @@ func (b *fileBatcher) finish(file *fileInfo) {
 func (ix *Index) embedJob(ctx context.Context, j *job, send func(message) bool) {
 	var after int64
 	for {
-		rows, err := ix.db.QueryContext(ctx, `SELECT c.id, c.text FROM rag_chunks c WHERE c.file_id = ? AND c.id > ?
-			AND NOT EXISTS (SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?) ORDER BY c.id LIMIT ?`,
-			j.id, after, ix.cur().name, batchChunks)
+		ids, texts, err := ix.chunksLacking(ctx, j.id, after, ix.cur().name)
 		if err != nil {
 			if ctx.Err() == nil {
 				send(message{kind: msgFail, keep: true, reason: "cannot read its chunks: " + err.Error()})
 			}
 			return
 		}
-		var ids []int64
-		var texts []string
-		for rows.Next() {
-			var id int64
-			var text string
-			if rows.Scan(&id, &text) == nil {
-				ids = append(ids, id)
-				texts = append(texts, text)
-			}
-		}
-		rows.Close()
 		if len(ids) == 0 {
 			send(message{kind: msgVectors, last: true})
 			return

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,24 +16,27 @@ import (
 	"quire/kernel/protocol"
 )
 
-// testClock is the re-check's clock, moved by the test.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *testClock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 func embedModel(name string, dims int) ollamatest.Model {
 	return ollamatest.Model{Name: name, Capabilities: []string{"embedding"}, EmbeddingLength: dims, Family: "nomic-bert", Size: 274_000_000}
 }
 
-func openEmbedOwner(t *testing.T, dir, url, embedModel string, clock *testClock) (*Parts, host.Documents) {
+// embedFixture is the fake Ollama with the chat model and embed-small, a
+// data folder, and a notes folder with one note about wind (and one about
+// the sun when two are asked for).
+func embedFixture(t *testing.T, notes int) (fake *ollamatest.Server, dir, folder string) {
+	t.Helper()
+	fake = ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.AddModel(embedModel("embed-small", 32))
+	dir, folder = t.TempDir(), t.TempDir()
+	testkit.WriteOld(t, filepath.Join(folder, "wind.md"), "# Wind\n\nTurbines turn in the wind.\n")
+	if notes > 1 {
+		testkit.WriteOld(t, filepath.Join(folder, "sun.md"), "# Sun\n\nPanels face the sun.\n")
+	}
+	return fake, dir, folder
+}
+
+func openEmbedOwner(t *testing.T, dir, url, embedModel string, clock *testkit.Clock) (*Parts, host.Documents) {
 	t.Helper()
 	cfg := config.Config{DataDir: dir, OllamaHost: url, Model: "qwen3:4b", NumCtx: 4096, EmbedModel: embedModel}
 	p, err := OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner, Extras{Now: clock.Now})
@@ -85,13 +87,8 @@ func embeddingLine(t *testing.T, p *Parts) doctor.Check {
 // documents are re-embedded with it without a restart; switching to the
 // other model re-embeds again, and the next start goes on with it.
 func TestTheEmbeddingModelIsSeenCheckedAgainAndSwitched(t *testing.T) {
-	fake := ollamatest.New(t)
-	fake.AddModel(ollamatest.DefaultModel())
-	fake.AddModel(embedModel("embed-small", 32))
-	dir, notes := t.TempDir(), t.TempDir()
-	testkit.WriteOld(t, filepath.Join(notes, "wind.md"), "# Wind\n\nTurbines turn in the wind.\n")
-	testkit.WriteOld(t, filepath.Join(notes, "sun.md"), "# Sun\n\nPanels face the sun.\n")
-	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	fake, dir, notes := embedFixture(t, 2)
+	clock := testkit.NewClock()
 	p, docs := openEmbedOwner(t, dir, fake.URL(), "embed-large", clock)
 	if err := docs.Add(t.Context(), []string{notes}); err != nil {
 		t.Fatal(err)
@@ -112,7 +109,7 @@ func TestTheEmbeddingModelIsSeenCheckedAgainAndSwitched(t *testing.T) {
 	if _, err := search.Search(t.Context(), "wind", 3); err != nil || p.rag.Target() != "" {
 		t.Fatalf("a search within the back-off switched (target %q, %v)", p.rag.Target(), err)
 	}
-	clock.add(5 * time.Second)
+	clock.Add(5 * time.Second)
 	if _, err := search.Search(t.Context(), "wind", 3); err != nil {
 		t.Fatal(err)
 	}
@@ -157,12 +154,8 @@ func TestTheEmbeddingModelIsSeenCheckedAgainAndSwitched(t *testing.T) {
 // index goes on with them (search by keywords until Ollama answers), and
 // doctor says Ollama is not answering.
 func TestOllamaDownKeepsTheModelsVectors(t *testing.T) {
-	fake := ollamatest.New(t)
-	fake.AddModel(ollamatest.DefaultModel())
-	fake.AddModel(embedModel("embed-small", 32))
-	dir, notes := t.TempDir(), t.TempDir()
-	testkit.WriteOld(t, filepath.Join(notes, "wind.md"), "# Wind\n\nTurbines turn in the wind.\n")
-	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	fake, dir, notes := embedFixture(t, 1)
+	clock := testkit.NewClock()
 	p, docs := openEmbedOwner(t, dir, fake.URL(), "embed-small", clock)
 	if err := docs.Add(t.Context(), []string{notes}); err != nil {
 		t.Fatal(err)
