@@ -310,6 +310,19 @@ describe('DocumentsPanel embedding model', () => {
     expect(q(el, 'documents-error')?.textContent).toContain('qwen3:4b is not an embedding model');
   });
 
+  it('the chosen model is the installed one Ollama lists with :latest', async () => {
+    const { t } = embedHost({ ...missing, model: 'all-minilm', status: 'ready', problem: undefined, inUse: 'ollama:all-minilm', dimensions: 384 });
+    const docs = new DocumentsStore(t);
+    const el = render(DocumentsPanel, { docs });
+    await settle();
+    const select = q(el, 'embedding-select') as HTMLSelectElement;
+    expect([...select.options].map((o) => [o.value, o.textContent])).toEqual([
+      ['', 'None: search by keywords only'],
+      ['all-minilm', 'all-minilm:latest (46 MB)'],
+    ]);
+    expect(select.value).toBe('all-minilm');
+  });
+
   it('a host without the embedding section shows none', async () => {
     const docs = new DocumentsStore(host());
     const el = render(DocumentsPanel, { docs });
