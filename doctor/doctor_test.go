@@ -223,7 +223,7 @@ func TestEmbeddingLineSaysWhatSearchUses(t *testing.T) {
 		{"not an embedder", EmbeddingState{Model: "qwen3:4b", Problem: EmbeddingNotEmbedder, Offline: true},
 			false, "qwen3:4b is chosen but is not an embedding model", "Choose an embedding model in the Documents panel"},
 		{"unreachable", EmbeddingState{Model: "nomic-embed-text", Problem: EmbeddingUnreachable, Offline: true, Err: errors.New("connection refused")},
-			false, "Ollama is not answering: search uses keywords only (connection refused)", "checks the model again on a later search"},
+			true, "Ollama is not answering: search uses keywords only until it does (Quire checks again on a later search, without a restart) (connection refused)", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -29,7 +29,8 @@ type EmbeddingState struct {
 // Embedding is doctor's line about the embedding model that search_docs
 // embeds documents with: installed with its dimensions, none chosen (search
 // uses keywords only), or chosen and unusable, with the remedy. It passes
-// for none: search works, by keywords.
+// for none (search works, by keywords) and while Ollama is down (the Ollama
+// line is the one that fails).
 func Embedding(s EmbeddingState) Check {
 	c := Check{Name: "Embedding model"}
 	uses := "search uses keywords only"
@@ -47,8 +48,10 @@ func Embedding(s EmbeddingState) Check {
 		c.Detail = fmt.Sprintf("%s is chosen but is not an embedding model: %s", s.Model, uses)
 		c.Remedy = "Choose an embedding model in the Documents panel, e.g. nomic-embed-text (`ollama pull nomic-embed-text`)."
 	case EmbeddingUnreachable:
-		c.Detail = fmt.Sprintf("%s could not be checked, Ollama is not answering: %s", s.Model, uses)
-		c.Remedy = "Start Ollama (see the Ollama line); Quire checks the model again on a later search, without a restart."
+		// The Ollama line fails with its remedy: one cause, one failing
+		// line. This one says what search does meanwhile.
+		c.OK = true
+		c.Detail = fmt.Sprintf("%s could not be checked, Ollama is not answering: %s until it does (Quire checks again on a later search, without a restart)", s.Model, uses)
 	default:
 		c.OK = true
 		c.Detail = s.Model + " is installed"
@@ -59,7 +62,7 @@ func Embedding(s EmbeddingState) Check {
 			c.Detail += fmt.Sprintf("; the documents are being embedded with %s, and search uses %s until that is done", s.Target, s.InUse)
 		}
 	}
-	if s.Err != nil && !c.OK {
+	if s.Err != nil && s.Problem != EmbeddingFine {
 		c.Detail += fmt.Sprintf(" (%v)", s.Err)
 	}
 	return c

@@ -272,13 +272,13 @@ describe('DocumentsPanel embedding model', () => {
     expect(select.value).toBe('nomic-embed-text');
     const use = q(el, 'embedding-use') as HTMLButtonElement;
     expect(use.disabled).toBe(true); // nothing new picked
-    select.value = 'all-minilm:latest';
+    select.value = 'all-minilm';
     select.dispatchEvent(new Event('change', { bubbles: true }));
     flushSync();
     expect(use.disabled).toBe(false);
     use.click();
     await settle();
-    expect(t.setEmbedModel).toHaveBeenCalledWith('all-minilm:latest');
+    expect(t.setEmbedModel).toHaveBeenCalledWith('all-minilm'); // Ollama's short name for all-minilm:latest
     expect(q(el, 'documents-error')).toBeNull();
   });
 

@@ -67,7 +67,9 @@ type ollamaEmbedder struct {
 	model string
 }
 
-func (e ollamaEmbedder) Name() string { return ollamaPrefix + e.model }
+// Name is the model's short name (Ollama's "x" for "x:latest"), so one
+// model spelt either way keeps one set of vectors.
+func (e ollamaEmbedder) Name() string { return ollamaPrefix + strings.TrimSuffix(e.model, ":latest") }
 
 // Embed says a model that went away (Ollama stopped, the model deleted) as
 // the library's errors, so a re-embedding it stops is resumed by the check

@@ -42,7 +42,7 @@ var cases = []string{
 	"protocol", "send-retry", "tool-card", "permission-deny", "permission-allow", "steer", "queue", "wails-permission",
 	"notes-folder", "wails-notes-folder", "plan", "unsure", "move-undo", "documents-panel", "documents-cancel",
 	"wails-drop", "compaction-marker", "memory-panel", "documents-e2e", "citations",
-	"question-forget", "question-long", "secret", "exfil",
+	"question-forget", "question-long", "secret", "exfil", "documents-embedder",
 }
 
 func TestBrowser(t *testing.T) {
@@ -116,6 +116,8 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 		}))
 	fake.AddModel(ollamatest.DefaultModel())
 	fake.AddModel(ollamatest.Model{Name: config.DefaultEmbedModel, Capabilities: []string{"embedding"}, Family: "nomic-bert"})
+	// A second embedding model, of another length, for the case that switches to it.
+	fake.AddModel(ollamatest.Model{Name: "all-minilm", Capabilities: []string{"embedding"}, Family: "bert", EmbeddingLength: 24, Size: 46_000_000})
 	dataDir := t.TempDir()
 	fx := &fixtureSet{fake: fake, fixtures: fixtures{Prompts: prompts(), Plan: planItems, Unsure: unsure, Todo: todoText, Long: longText, CompactReads: compactReads,
 		ProbePath: filepath.Join(dataDir, "probe.json")}}

@@ -85,8 +85,10 @@ export class DocumentsStore {
     this.unsubscribePulls ??= this.transport.subscribePulls((p) => this.onPull(p));
     try {
       this.models = await this.transport.models();
-    } catch (e) {
-      this.error = message(e);
+    } catch {
+      // Without the list the section still shows the chosen model and its
+      // trouble; the models screen says why Ollama cannot be asked.
+      this.models = null;
     }
   }
 

@@ -159,11 +159,13 @@ export function embeddingView(st: DocumentsState | null, models: ModelsState | n
   const chosen = e?.model ?? '';
   const choices = [{ value: '', label: 'None: search by keywords only' }];
   const installed = (models?.installed ?? []).filter((m) => (m.capabilities ?? []).includes('embedding'));
-  // Ollama lists "nomic-embed-text:latest" for the "nomic-embed-text" the settings hold: one model.
-  const same = (listed: string, name: string) => listed === name || listed === `${name}:latest`;
+  // Ollama lists "nomic-embed-text:latest" for the "nomic-embed-text" the
+  // settings hold: one model, chosen by its short name so it keeps its vectors.
+  const short = (name: string) => name.replace(/:latest$/, '');
+  const same = (listed: string, name: string) => short(listed) === short(name);
   for (const m of installed) {
     const size = sizeLabel(m.size);
-    choices.push({ value: chosen && same(m.name, chosen) ? chosen : m.name, label: size ? `${m.name} (${size})` : m.name });
+    choices.push({ value: chosen && same(m.name, chosen) ? chosen : short(m.name), label: size ? `${m.name} (${size})` : m.name });
   }
   const isInstalled = (name: string) => installed.some((m) => same(m.name, name));
   if (chosen && !choices.some((c) => c.value === chosen)) {
