@@ -28,18 +28,20 @@ type EmbeddingState struct {
 
 // Embedding is doctor's line about the embedding model that search_docs
 // embeds documents with: installed with its dimensions, none chosen (search
-// uses keywords only), or chosen and unusable, with the remedy. It passes
-// for none (search works, by keywords) and while Ollama is down (the Ollama
-// line is the one that fails).
+// uses keywords only), or chosen and unusable, with the remedy. It always
+// passes — search works without a model, by keywords — so a new user who
+// has not pulled the default model gets no failure (nor the window's
+// banner) for it; the line says what search does and, when something can
+// be done, the remedy (Lines prints it under a passing line too). While
+// Ollama is down the Ollama line is the one that fails.
 func Embedding(s EmbeddingState) Check {
-	c := Check{Name: "Embedding model"}
+	c := Check{Name: "Embedding model", OK: true}
 	uses := "search uses keywords only"
 	if s.InUse != "" && !s.Offline {
 		uses = "search uses keywords and the vectors " + s.InUse + " made before"
 	}
 	switch s.Problem {
 	case EmbeddingNone:
-		c.OK = true
 		c.Detail = "none: " + uses + " (pull an embedding model, e.g. nomic-embed-text, and choose it in the Documents panel to search by meaning)"
 	case EmbeddingMissing:
 		c.Detail = fmt.Sprintf("%s is chosen but not installed: %s", s.Model, uses)
@@ -48,12 +50,8 @@ func Embedding(s EmbeddingState) Check {
 		c.Detail = fmt.Sprintf("%s is chosen but is not an embedding model: %s", s.Model, uses)
 		c.Remedy = "Choose an embedding model in the Documents panel, e.g. nomic-embed-text (`ollama pull nomic-embed-text`)."
 	case EmbeddingUnreachable:
-		// The Ollama line fails with its remedy: one cause, one failing
-		// line. This one says what search does meanwhile.
-		c.OK = true
 		c.Detail = fmt.Sprintf("%s could not be checked, Ollama is not answering: %s until it does (Quire checks again on a later search, without a restart)", s.Model, uses)
 	default:
-		c.OK = true
 		c.Detail = s.Model + " is installed"
 		if s.Dimensions > 0 {
 			c.Detail += fmt.Sprintf(", %d dimensions", s.Dimensions)

@@ -97,7 +97,7 @@ func TestTheEmbeddingModelIsSeenCheckedAgainAndSwitched(t *testing.T) {
 	if e := st.Embedding; e.Status != protocol.EmbedMissing || !strings.Contains(e.Problem, "embed-large is not installed") || !st.Offline {
 		t.Fatalf("the chosen model missing at start: %+v", st.Embedding)
 	}
-	if c := embeddingLine(t, p); c.OK || !strings.Contains(c.Detail, "embed-large is chosen but not installed: search uses keywords only") {
+	if c := embeddingLine(t, p); !strings.Contains(c.Detail, "embed-large is chosen but not installed: search uses keywords only") || !strings.Contains(c.Remedy, "ollama pull embed-large") {
 		t.Errorf("doctor: %+v", c)
 	}
 
