@@ -150,6 +150,24 @@ func (e *embedLib) waitReembedded(t *testing.T, want string) protocol.DocumentsS
 	}
 }
 
+// waitReembedEnd reads progress until a re-embedding's last state. Not
+// waitFinal: a re-embedding of two documents can end before the relay
+// hands over a running state (a newer state replaces a held one).
+func waitReembedEnd(t *testing.T, ch <-chan protocol.IndexProgress) protocol.IndexProgress {
+	t.Helper()
+	timeout := time.After(testkit.Patience)
+	for {
+		select {
+		case p := <-ch:
+			if p.Reembedding != "" && !p.Running && p.Phase != protocol.PhaseScanning && p.Phase != protocol.PhaseIndexing {
+				return p
+			}
+		case <-timeout:
+			t.Fatal("no end of the re-embedding")
+		}
+	}
+}
+
 func TestSwitchingTheEmbeddingModelReembedsAndSaysSo(t *testing.T) {
 	m := &models{installed: map[string]int{"wide-a": 4, "wide-b": 7, "qwen3:4b": 0}}
 	e := openEmbedding(t, m, "wide-a", sized{"ollama:wide-a", 4}, nil)
@@ -166,8 +184,7 @@ func TestSwitchingTheEmbeddingModelReembedsAndSaysSo(t *testing.T) {
 	if err := e.lib.SetEmbedModel(t.Context(), "wide-b"); err != nil {
 		t.Fatal(err)
 	}
-	seen := waitFinal(t, ch)
-	if final := seen[len(seen)-1]; final.Phase != protocol.PhaseDone || final.Reembedding != "ollama:wide-b" || final.Done != final.Total || final.Total != 2 {
+	if final := waitReembedEnd(t, ch); final.Phase != protocol.PhaseDone || final.Reembedding != "ollama:wide-b" || final.Done != final.Total || final.Total != 2 {
 		t.Errorf("the re-embedding's last progress: %+v", final)
 	}
 	st := e.waitReembedded(t, "ollama:wide-b")
@@ -286,8 +303,7 @@ func TestAReembeddingThatFailsSaysWhatHappens(t *testing.T) {
 	if err := e.lib.SetEmbedModel(t.Context(), "wide-a"); err != nil {
 		t.Fatal(err)
 	}
-	seen := waitFinal(t, ch)
-	final := seen[len(seen)-1]
+	final := waitReembedEnd(t, ch)
 	if final.Phase != protocol.PhaseFailed || !strings.Contains(final.Error, "goes on with the vectors it had") {
 		t.Fatalf("final progress %+v", final)
 	}
