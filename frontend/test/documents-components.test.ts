@@ -300,6 +300,20 @@ describe('DocumentsPanel embedding model', () => {
     expect((q(el, 'embedding-pull') as HTMLButtonElement).disabled).toBe(true);
   });
 
+  it('the chosen model, missing, is used as soon as its pull is done', async () => {
+    const { t, pull } = embedHost(missing);
+    const docs = new DocumentsStore(t);
+    render(DocumentsPanel, { docs });
+    await settle();
+    pull({ model: 'other-model', state: 'done', status: 'success', completed: 1, total: 1, atMs: 0, startedMs: 0 });
+    pull({ model: 'nomic-embed-text', state: 'failed', status: '', completed: 0, total: 0, atMs: 0, startedMs: 0, error: 'offline' });
+    await settle();
+    expect(t.setEmbedModel).not.toHaveBeenCalled();
+    pull({ model: 'nomic-embed-text:latest', state: 'done', status: 'success', completed: 274e6, total: 274e6, atMs: 0, startedMs: 0 });
+    await settle();
+    expect(t.setEmbedModel).toHaveBeenCalledWith('nomic-embed-text');
+  });
+
   it('shows the sentence of a model that cannot embed', async () => {
     const { t } = embedHost(missing);
     const docs = new DocumentsStore(t);

@@ -95,7 +95,14 @@ export class DocumentsStore {
   onPull(p: PullProgress): void {
     const m = this.models;
     if (m) this.models = { ...m, pulls: [...(m.pulls ?? []).filter((x) => x.model !== p.model), p] };
-    if (p.state !== 'running') void this.loadModels();
+    if (p.state === 'running') return;
+    void this.loadModels();
+    // The chosen model was missing and is now pulled: use it at once rather
+    // than at the next check.
+    const e = this.state?.embedding;
+    if (p.state === 'done' && e?.status === 'missing' && e.model.replace(/:latest$/, '') === p.model.replace(/:latest$/, '')) {
+      void this.chooseEmbedModel(e.model);
+    }
   }
 
   /** Chooses the embedding model ('' for none); the documents are re-embedded in the background. */
