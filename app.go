@@ -1094,6 +1094,16 @@ func (a *App) RemoveDocument(path string) error {
 	return d.Remove(a.callCtx(), path)
 }
 
+// SetEmbedModel chooses the embedding model of the documents ("" for
+// none); they are re-embedded in the background (quire:indexing says how).
+func (a *App) SetEmbedModel(model string) error {
+	d, err := a.documents()
+	if err != nil {
+		return err
+	}
+	return d.SetEmbedModel(a.callCtx(), model)
+}
+
 // DocumentSource is the text of an indexed document for the viewer a
 // citation opens; any path that is not an indexed document is refused.
 func (a *App) DocumentSource(path string, page int) (protocol.DocumentSource, error) {

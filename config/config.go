@@ -34,6 +34,10 @@ const (
 	DatabaseFile      = "quire.db"
 )
 
+// NoEmbedModel is the embedModel that chooses no model: the built-in
+// offline embedder (an empty one would read back as the default).
+const NoEmbedModel = "none"
+
 // Default bounds on one document, each raisable in settings.json
 // ("documents": {"maxBytes": ...}). They fit a laptop: a 2,000-page book
 // has about 6 MB of text (3,000 bytes a page); the SciFact corpus (5,183
@@ -84,8 +88,10 @@ type Config struct {
 	// NotesDir is the folder of notes the assistant may read and, with the
 	// user's yes, change. Empty until the user chooses one.
 	NotesDir string `json:"notesDir,omitempty"`
-	// EmbedModel embeds documents for search; when Ollama does not have it,
-	// Quire's offline embedder is used.
+	// EmbedModel embeds documents for search; NoEmbedModel for none. When
+	// Ollama does not have it, the documents panel and doctor say so, and
+	// the index keeps what it has (its offline embedder, or the vectors
+	// the model made before) until the model is back.
 	EmbedModel string `json:"embedModel,omitempty"`
 	// DisabledTools are never offered to the model (settings file only).
 	DisabledTools []string `json:"disabledTools,omitempty"`

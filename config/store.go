@@ -197,6 +197,23 @@ func equalPtr[T comparable](a, b *T) bool {
 	return (a == nil) == (b == nil) && (a == nil || *a == *b)
 }
 
+// SetEmbedModel saves the embedding model search_docs uses ("" or
+// NoEmbedModel for none: the built-in offline embedder), then makes it the
+// current setting. Re-embedding the documents is the library's, which
+// calls this.
+func (s *Store) SetEmbedModel(model string) error {
+	if model == "" {
+		model = NoEmbedModel
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.save(func(saved *Config) { saved.EmbedModel = model }); err != nil {
+		return err
+	}
+	s.cfg.EmbedModel = model
+	return nil
+}
+
 // save rewrites settings.json with one change, keeping everything else the
 // file holds (and nothing that came from env or flags). s.mu is held.
 func (s *Store) save(change func(*Config)) error {

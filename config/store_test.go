@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -95,5 +96,30 @@ func TestStoreSavesThenPublishesOneChangeAtATime(t *testing.T) {
 	}
 	if err := gone.SetMemory(true, true); err == nil || gone.Get().MemoryWithoutAsking {
 		t.Fatalf("unsaved memory settings: %v, in use %+v", err, gone.Get())
+	}
+}
+
+func TestSetEmbedModelIsSavedAndReadBack(t *testing.T) {
+	for _, tc := range []struct{ set, want string }{
+		{"all-minilm", "all-minilm"},
+		{"", NoEmbedModel}, // none, not the default
+		{NoEmbedModel, NoEmbedModel},
+	} {
+		dir := t.TempDir()
+		c, err := Load(flag.NewFlagSet("t", flag.ContinueOnError), nil, envOf(map[string]string{"QUIRE_DATA_DIR": dir}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := NewStore(c)
+		if err := s.SetEmbedModel(tc.set); err != nil {
+			t.Fatal(err)
+		}
+		again, err := Load(flag.NewFlagSet("t", flag.ContinueOnError), nil, envOf(map[string]string{"QUIRE_DATA_DIR": dir}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Get().EmbedModel != tc.want || again.EmbedModel != tc.want {
+			t.Errorf("SetEmbedModel(%q): now %q, read back %q; want %q", tc.set, s.Get().EmbedModel, again.EmbedModel, tc.want)
+		}
 	}
 }

@@ -221,7 +221,7 @@ func canonical(model string) string {
 }
 
 // Lines renders the report for a terminal: one line per check, and for each
-// failure one more line that says what to do.
+// one with a remedy (every failure) one more line that says what to do.
 func (r Report) Lines() []string {
 	var out []string
 	for _, c := range r.Checks {
@@ -230,7 +230,7 @@ func (r Report) Lines() []string {
 			mark = "FAIL"
 		}
 		out = append(out, fmt.Sprintf("%s %-15s %s", mark, c.Name, c.Detail))
-		if !c.OK && c.Remedy != "" {
+		if c.Remedy != "" { // a passing line may have one too (Embedding)
 			out = append(out, "     → "+c.Remedy)
 		}
 	}

@@ -326,3 +326,42 @@ func TestChatModelUsesTheGivenMatcher(t *testing.T) {
 		})
 	}
 }
+
+// TestEmbeddingLineSaysWhatSearchUses: the line always passes (search works
+// by keywords without a model) and says what search uses, with the remedy
+// when something can be done.
+func TestEmbeddingLineSaysWhatSearchUses(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     EmbeddingState
+		detail string
+		remedy string // "" for none
+	}{
+		{"installed", EmbeddingState{Model: "nomic-embed-text", Dimensions: 768, InUse: "ollama:nomic-embed-text"},
+			"nomic-embed-text is installed, 768 dimensions", ""},
+		{"installed, switching", EmbeddingState{Model: "nomic-embed-text", Dimensions: 768, InUse: "built-in offline embedder (h)", Offline: true, Target: "ollama:nomic-embed-text"},
+			"search uses built-in offline embedder (h) until that is done", ""},
+		{"none", EmbeddingState{Problem: EmbeddingNone, InUse: "built-in offline embedder (h)", Offline: true},
+			"none: search uses keywords only", ""},
+		{"missing, nothing made", EmbeddingState{Model: "nomic-embed-text", Problem: EmbeddingMissing, InUse: "built-in offline embedder (h)", Offline: true},
+			"nomic-embed-text is chosen but not installed: search uses keywords only", "ollama pull nomic-embed-text"},
+		{"missing, its vectors kept", EmbeddingState{Model: "nomic-embed-text", Problem: EmbeddingMissing, InUse: "ollama:nomic-embed-text"},
+			"search uses keywords and the vectors ollama:nomic-embed-text made before", "choose another embedding model in the Documents panel"},
+		{"not an embedder", EmbeddingState{Model: "qwen3:4b", Problem: EmbeddingNotEmbedder, Offline: true},
+			"qwen3:4b is chosen but is not an embedding model", "Choose an embedding model in the Documents panel"},
+		{"unreachable", EmbeddingState{Model: "nomic-embed-text", Problem: EmbeddingUnreachable, Offline: true, Err: errors.New("connection refused")},
+			"Ollama is not answering: search uses keywords only until it does (Quire checks again on a later search, without a restart) (connection refused)", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Embedding(tt.in)
+			if c.Name != "Embedding model" || !c.OK || !strings.Contains(c.Detail, tt.detail) || !strings.Contains(c.Remedy, tt.remedy) || (tt.remedy == "") != (c.Remedy == "") {
+				t.Errorf("Embedding(%+v) = %+v", tt.in, c)
+			}
+			// A terminal shows the remedy under the passing line.
+			if lines := (Report{OK: true, Checks: []Check{c}}).Lines(); tt.remedy != "" && (len(lines) != 2 || !strings.Contains(lines[1], tt.remedy)) {
+				t.Errorf("Lines() = %q", lines)
+			}
+		})
+	}
+}

@@ -28,6 +28,11 @@ type Documents interface {
 	Remove(ctx context.Context, path string) error
 	Source(ctx context.Context, path string, page int) (protocol.DocumentSource, error)
 	Watch(ctx context.Context) <-chan protocol.IndexProgress
+	// SetEmbedModel chooses the embedding model ("" for none): refused in
+	// words when Ollama does not have it or it cannot embed; otherwise
+	// saved, and the documents are re-embedded in the background while
+	// searches use the vectors they have (State's Embedding, Watch).
+	SetEmbedModel(ctx context.Context, model string) error
 }
 
 // Memory is the memory panel's backend: what the assistant remembers, which

@@ -28,14 +28,22 @@ type Index interface {
 	Embedder() string
 	Offline() bool
 	VectorError() string
+	// A switch of embedder (rag.Index.Switch, Reembed): the target's
+	// vectors are made beside the ones in use, which rank searches until
+	// they are complete.
+	Switch(emb rag.Embedder) error
+	Reembed(ctx context.Context, progress func(rag.Progress)) error
+	Target() string
+	Dimensions(ctx context.Context) (int, error)
 }
 
 type jobKind int
 
 const (
-	jobIndex  jobKind = iota // index paths (none: refresh every known root)
-	jobRetry                 // retry the failed files at or under paths[0]
-	jobRemove                // remove paths[0] from the index
+	jobIndex   jobKind = iota // index paths (none: refresh every known root)
+	jobRetry                  // retry the failed files at or under paths[0]
+	jobRemove                 // remove paths[0] from the index
+	jobReembed                // make the vectors of a switch's target (Index.Reembed)
 )
 
 type job struct {
@@ -59,6 +67,8 @@ type Library struct {
 	wake chan struct{} // a job was queued (buffered, 1)
 	stop context.CancelFunc
 	done chan struct{}
+
+	embed *embedState // WithEmbedding; nil: the embedder is shown, not changed
 }
 
 // noSpace is the panel's sentence for a pass the disk had no room for: the
@@ -69,9 +79,13 @@ const noSpace = "the disk is full, so the documents could not be saved to the in
 var errCancelled = errors.New("stopped by the user")
 
 // New returns a library over idx. Call Start to run passes.
-func New(idx Index, log *slog.Logger) *Library {
-	return &Library{idx: idx, log: log, progress: protocol.IndexProgress{Phase: protocol.PhaseIdle},
+func New(idx Index, log *slog.Logger, opts ...Option) *Library {
+	l := &Library{idx: idx, log: log, progress: protocol.IndexProgress{Phase: protocol.PhaseIdle},
 		watchers: map[chan protocol.IndexProgress]struct{}{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	for _, o := range opts {
+		o(l)
+	}
+	return l
 }
 
 // Start runs the worker until ctx ends or Close is called, and queues a
@@ -84,6 +98,10 @@ func (l *Library) Start(ctx context.Context) {
 		l.log.Warn("documents: cannot list the known folders", "err", err)
 	} else if len(roots) > 0 {
 		l.enqueue(job{kind: jobIndex})
+	}
+	// A switch of embedder a quit (or a crash) interrupted goes on.
+	if err := l.reembedIfPending(); err != nil {
+		l.log.Warn("documents: re-embed", "err", err)
 	}
 }
 
@@ -174,7 +192,7 @@ func (l *Library) State(ctx context.Context) (protocol.DocumentsState, error) {
 		return protocol.DocumentsState{}, err
 	}
 	st := protocol.DocumentsState{Embedder: l.idx.Embedder(), Offline: l.idx.Offline(), VectorError: l.idx.VectorError(),
-		Roots: roots, Documents: make([]protocol.Document, 0, len(docs)), Progress: l.Progress()}
+		Roots: roots, Documents: make([]protocol.Document, 0, len(docs)), Progress: l.Progress(), Embedding: l.embeddingState(ctx)}
 	if st.Roots == nil {
 		st.Roots = []string{}
 	}
@@ -261,6 +279,9 @@ func (l *Library) enqueue(j job) error {
 	if l.closed {
 		return ErrClosed
 	}
+	if j.kind == jobReembed && slices.ContainsFunc(l.queue, func(q job) bool { return q.kind == jobReembed }) {
+		return nil // one waiting re-embedding does it all
+	}
 	// Adds waiting behind the running pass are merged into one.
 	if n := len(l.queue); n > 0 && j.kind == jobIndex && len(j.paths) > 0 && l.queue[n-1].kind == jobIndex && len(l.queue[n-1].paths) > 0 {
 		last := &l.queue[n-1]
@@ -315,6 +336,9 @@ func (l *Library) work(ctx context.Context) {
 // run performs one job and publishes its progress and final state.
 func (l *Library) run(ctx context.Context, j job) {
 	start := protocol.IndexProgress{Running: true, Phase: protocol.PhaseScanning, Paths: j.paths}
+	if j.kind == jobReembed {
+		start.Reembedding = l.idx.Target()
+	}
 	l.publish(start)
 	report := func(p rag.Progress) {
 		if p.Phase == "done" {
@@ -332,6 +356,19 @@ func (l *Library) run(ctx context.Context, j job) {
 		err = l.idx.Retry(ctx, j.paths[0])
 	case jobRemove:
 		err = l.idx.Remove(ctx, j.paths[0])
+	case jobReembed:
+		target := l.idx.Target()
+		last.Reembedding = target
+		err = l.idx.Reembed(ctx, func(p rag.Progress) {
+			last = fromRag(p, nil, true)
+			last.Reembedding = target
+			if p.Phase != "done" {
+				l.publish(last)
+			}
+		})
+		if err != nil && ctx.Err() == nil {
+			l.reembedFailed(err)
+		}
 	}
 	final := last
 	final.Running, final.Phase, final.CurrentFile, final.ETAMillis = false, protocol.PhaseDone, "", 0
@@ -343,6 +380,9 @@ func (l *Library) run(ctx context.Context, j job) {
 	case err != nil && errors.Is(err, event.ErrNoSpace):
 		final.Phase, final.Error = protocol.PhaseFailed, noSpace
 		l.log.Warn("documents: pass failed", "paths", j.paths, "err", err)
+	case err != nil && j.kind == jobReembed:
+		final.Phase, final.Error = protocol.PhaseFailed, reembedStopped(final.Reembedding, err)
+		l.log.Warn("documents: re-embedding stopped", "target", final.Reembedding, "err", err)
 	case err != nil:
 		final.Phase, final.Error = protocol.PhaseFailed, err.Error()
 		l.log.Warn("documents: pass failed", "paths", j.paths, "err", err)

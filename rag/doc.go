@@ -18,11 +18,13 @@
 //   - vector search with the shared in-memory index (internal/vecindex:
 //     chromem-go documents scanned as a block matrix with gonum's SIMD dot
 //     product) loaded from the vectors stored in SQLite by the first search
-//     that ranks by vector, not at Open (the database is the truth;
-//     chromem's own file persistence is not used);
+//     that ranks by vector, not at Open nor at a switch's swap (the database
+//     is the truth; chromem's own file persistence is not used);
 //     embeddings come from the Embedder the caller supplies (Ollama's
 //     /api/embed through an adapter in the composition root), or from the built-in offline
-//     embedder (rag/hashvec) when none is;
+//     embedder (rag/hashvec) when none is; each embedder's vectors are kept
+//     and loaded apart (rag_embedders), so a ranking never mixes two, and a
+//     switch re-embeds beside the old ones (Switch, Reembed);
 //   - fusion of the two rankings by Reciprocal Rank Fusion.
 //
 // Its tables (rag_*) live in the database the caller opens and hands in;

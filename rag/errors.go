@@ -15,6 +15,9 @@ var (
 	ErrEmptyQuery = errors.New("the search query is empty")
 	// ErrNotIndexed: the path is not in the index.
 	ErrNotIndexed = errors.New("not in the document index")
+	// ErrDimensions: an embedder made vectors of another length than the
+	// ones stored under its name (the model was replaced under its tag).
+	ErrDimensions = errors.New("the embedding model's vectors changed length")
 	// ErrNoIndex: a read-only Index found no rag tables (nothing was
 	// ever indexed in this database).
 	ErrNoIndex = errors.New("no document has been indexed yet")

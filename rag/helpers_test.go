@@ -102,7 +102,7 @@ func docStatus(t testing.TB, ix *Index) map[string]Document {
 // holds one chromem-go document for each.
 func inMemory(t testing.TB, ix *Index) int {
 	t.Helper()
-	vecs, err := ix.vectors(t.Context())
+	vecs, err := ix.vectors(t.Context(), ix.cur())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	lru "github.com/hashicorp/golang-lru/v2"
-
 	"quire/internal/sqlschema"
 	"quire/internal/vecindex"
 	"quire/rag/hashvec"
@@ -78,23 +76,26 @@ type Hit struct {
 type Option func(*options)
 
 type options struct {
-	rrfK        float64
-	chunkSize   int
-	depth       int
-	batch       int
-	workers     int
-	snippet     int
-	lexWeights  [2]float64
-	vecWeight   float64 // 0 = the default for the embedder
-	maxDF       float64 // lexical terms in more than this share of chunks are left out; 0 = none
-	pruneFloor  int     // ... and in more than this many chunks
-	progress    func(Progress)
-	offline     hashvec.Config
-	afterParse  func(path string) // test hook: called after a file is parsed, before its last batch is written
-	afterCommit func()            // test hook: called after each transaction of a pass
-	txRows      int               // most rows written in one transaction of a pass
-	readOnly    bool              // WithReadOnly
-	limits      Limits
+	rrfK         float64
+	chunkSize    int
+	depth        int
+	batch        int
+	workers      int
+	snippet      int
+	lexWeights   [2]float64
+	vecWeight    float64 // 0 = the default for the embedder
+	maxDF        float64 // lexical terms in more than this share of chunks are left out; 0 = none
+	pruneFloor   int     // ... and in more than this many chunks
+	progress     func(Progress)
+	offline      hashvec.Config
+	afterParse   func(path string) // test hook: called after a file is parsed, before its last batch is written
+	afterCommit  func()            // test hook: called after each transaction of a pass
+	txRows       int               // most rows written in one transaction of a pass
+	readOnly     bool              // WithReadOnly
+	keepStored   bool              // WithKeepStored
+	embedders    func(name string) Embedder
+	afterReembed func(path string) // test hook: called after each document a switch re-embedded
+	limits       Limits
 }
 
 // Limits bound what one document may cost; a document over any of them
@@ -187,24 +188,13 @@ type Index struct {
 	db   *sql.DB
 	opts options
 
-	emb     Embedder       // the active embedder
-	embName string         // emb.Name(), the key of its vectors
-	offline *hashvec.Model // the built-in embedder when it is the active one
-	sketch  *hashvec.Sketch
-
-	queries *lru.Cache[string, []float32] // query vectors of an embedding model, by query text
-
-	// vecs are the vectors of emb in memory, loaded from SQLite by the
-	// first search that ranks by vector (vectors), not at Open: a lexical
-	// search, a listing or a pass needs none of them, and loading is most
-	// of what a `quire search` start costs (docs/BENCHMARKS.md, "CLI time
-	// to first result"). vecMu is held while they load and while a pass
-	// applies a commit to them, so each commit is either seen by the load's
-	// read or applied after it (Add replaces by id, Remove ignores the
-	// unknown: applying one the load already saw changes nothing).
-	vecs       *vecindex.Index
-	vecMu      sync.Mutex
-	vecsLoaded atomic.Bool
+	// active is the embedder whose vectors rank searches (its vectors
+	// load on the first search that ranks by vector: embedding.vecs);
+	// target, when set, is the one a switch is re-embedding for (Reembed).
+	// Both change only under the pass token; searches read active once.
+	active  atomic.Pointer[embedding]
+	target  atomic.Pointer[embedding]
+	resolve func(name string) Embedder // WithEmbedders
 
 	run      chan struct{} // a token: one pass at a time
 	closing  chan struct{}
@@ -223,9 +213,12 @@ type Index struct {
 
 // Open prepares the rag tables in db (creating or upgrading them; a newer
 // schema is refused) and picks the embedder — emb, or the built-in offline
-// embedder when emb is nil. The stored vectors of that embedder are loaded
-// into memory by the first search that ranks by vector. Files left mid-way
-// by a crash are resumed by the next Index.
+// embedder when emb is nil. When the index was last complete for another
+// embedder that can still be made (WithEmbedders; the offline one always
+// can), that one stays in use and emb is the target of a switch (Reembed).
+// The stored vectors of the embedder in use are loaded into memory by the
+// first search that ranks by vector. Files left mid-way by a crash are
+// resumed by the next Index.
 func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index, error) {
 	o := options{rrfK: 60, maxDF: 0.2, pruneFloor: 500, chunkSize: 1500, depth: 100, batch: 32, workers: runtime.GOMAXPROCS(0), snippet: 320,
 		lexWeights: [2]float64{1, 1}, offline: hashvec.Default, txRows: 4096, limits: DefaultLimits()}
@@ -241,12 +234,6 @@ func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index
 	if o.depth < 1 {
 		o.depth = 1
 	}
-	if o.vecWeight <= 0 {
-		o.vecWeight = 1
-		if emb == nil {
-			o.vecWeight = 0.3
-		}
-	}
 	if o.readOnly {
 		if err := checkSchema(ctx, db); err != nil {
 			return nil, err
@@ -254,21 +241,22 @@ func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index
 	} else if err := migrate(ctx, db); err != nil {
 		return nil, err
 	}
-	ix := &Index{db: db, opts: o, run: make(chan struct{}, 1), closing: make(chan struct{})}
-	if emb == nil {
-		ix.offline = hashvec.New(o.offline)
-		emb = ix.offline
-	}
-	ix.emb, ix.embName = emb, emb.Name()
-	if ix.embName == "" {
-		return nil, errors.New("rag: the embedder has no name")
-	}
-	queries, err := lru.New[string, []float32](queryCacheSize)
+	ix := &Index{db: db, opts: o, run: make(chan struct{}, 1), closing: make(chan struct{}), resolve: o.embedders}
+	want, err := ix.newEmbedding(emb)
 	if err != nil {
 		return nil, err
 	}
-	ix.queries = queries
-	ix.vecs = vecindex.New()
+	active, target, err := ix.pick(ctx, want)
+	if err != nil {
+		return nil, err
+	}
+	if err := ix.loadDims(ctx, active); err != nil {
+		return nil, err
+	}
+	ix.active.Store(active)
+	if target != nil {
+		ix.target.Store(target)
+	}
 	if err := ix.fixUp(ctx); err != nil {
 		return nil, err
 	}
@@ -278,50 +266,57 @@ func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index
 // loadBatch is how many stored vectors are decoded before they are added.
 const loadBatch = 1024
 
-// vectors is the vector index, loaded from SQLite on first use (and, in a
-// reader, the offline embedder's statistics, which only a query vector
+// vectors is e's vector index, loaded from SQLite on first use (and, in
+// a reader, the offline embedder's statistics, which only a query vector
 // needs there). A load that fails is tried again by the next search.
-func (ix *Index) vectors(ctx context.Context) (*vecindex.Index, error) {
-	if ix.vecsLoaded.Load() {
-		return ix.vecs, nil
+func (ix *Index) vectors(ctx context.Context, e *embedding) (*vecindex.Index, error) {
+	if e.vecsLoaded.Load() {
+		return e.vecs, nil
 	}
-	ix.vecMu.Lock()
-	defer ix.vecMu.Unlock()
-	if ix.vecsLoaded.Load() {
-		return ix.vecs, nil
+	e.vecMu.Lock()
+	defer e.vecMu.Unlock()
+	if e.vecsLoaded.Load() {
+		return e.vecs, nil
 	}
-	if err := ix.loadVectors(ctx); err != nil {
-		ix.vecs = vecindex.New() // what a failed load added goes
+	vecs, err := ix.loadVectors(ctx, e.name)
+	if err != nil {
 		return nil, err
 	}
-	if ix.opts.readOnly && ix.offline != nil {
-		if err := ix.loadSketch(ctx); err != nil {
-			ix.vecs = vecindex.New()
+	if ix.opts.readOnly && e.offline != nil {
+		if err := ix.loadSketch(ctx, e); err != nil {
 			return nil, err
 		}
 	}
-	ix.vecsLoaded.Store(true)
-	return ix.vecs, nil
+	e.vecs = vecs
+	e.vecsLoaded.Store(true)
+	return vecs, nil
 }
 
-// applyVectors applies a committed pass's changes to the vectors in
-// memory, when they are loaded (vecMu: see Index.vecs).
-func (ix *Index) applyVectors(add []vecindex.Vector, remove []int64) error {
-	ix.vecMu.Lock()
-	defer ix.vecMu.Unlock()
-	if !ix.vecsLoaded.Load() {
+// applyVectors applies a committed pass's changes to e's vectors in
+// memory, when they are loaded (vecMu: see embedding.vecs).
+func (e *embedding) applyVectors(add []vecindex.Vector, remove []int64) error {
+	e.vecMu.Lock()
+	defer e.vecMu.Unlock()
+	if !e.vecsLoaded.Load() {
 		return nil // the load will read them from SQLite
 	}
-	ix.vecs.Remove(remove)
-	return ix.addVectors(add)
+	e.vecs.Remove(remove)
+	if err := e.vecs.Add(add); err != nil {
+		return fmt.Errorf("rag: vector index: %w", err)
+	}
+	return nil
 }
 
-// loadVectors fills the vector index from SQLite, in one query.
-func (ix *Index) loadVectors(ctx context.Context) error {
-	rows, err := ix.db.QueryContext(ctx, `SELECT chunk_id, vec FROM rag_vectors WHERE embedder = ?`, ix.embName)
+// loadVectors reads the stored vectors of the embedder named name into a
+// new in-memory index, in one query: only that embedder's, so two are
+// never mixed.
+func (ix *Index) loadVectors(ctx context.Context, name string) (*vecindex.Index, error) {
+	vecs := vecindex.New()
+	rows, err := ix.db.QueryContext(ctx, `SELECT chunk_id, vec FROM rag_vectors WHERE embedder = ?`, name)
 	if err != nil {
-		return fmt.Errorf("rag: load vectors: %w", err)
+		return nil, fmt.Errorf("rag: load vectors: %w", err)
 	}
+	defer rows.Close()
 	var docs []vecindex.Vector
 	// Each batch is decoded into one buffer, reused: Add copies. The blob
 	// is scanned as RawBytes, valid until the next row, so it is not
@@ -332,8 +327,7 @@ func (ix *Index) loadVectors(ctx context.Context) error {
 		var id int64
 		var blob sql.RawBytes
 		if err := rows.Scan(&id, &blob); err != nil {
-			rows.Close()
-			return fmt.Errorf("rag: load vectors: %w", err)
+			return nil, fmt.Errorf("rag: load vectors: %w", err)
 		}
 		if dims == 0 {
 			dims = max(1, len(blob)/4)
@@ -342,31 +336,33 @@ func (ix *Index) loadVectors(ctx context.Context) error {
 		k := len(docs)
 		v := arena[k*dims : (k+1)*dims : (k+1)*dims]
 		if err := vecindex.DecodeInto(v, blob); err != nil {
-			rows.Close()
-			return fmt.Errorf("rag: vector of chunk %d: %w", id, err)
+			return nil, fmt.Errorf("rag: vector of chunk %d: %w", id, err)
 		}
 		docs = append(docs, vecindex.Vector{ID: id, Embedding: v})
 		if len(docs) == loadBatch {
 			// In batches: the decoded vectors are copied into the index,
 			// so holding them all first would double the heap of the load.
-			if err := ix.addVectors(docs); err != nil {
-				rows.Close()
-				return err
+			if err := vecs.Add(docs); err != nil {
+				return nil, fmt.Errorf("rag: vector index: %w", err)
 			}
 			docs = docs[:0]
 		}
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("rag: load vectors: %w", err)
+		return nil, fmt.Errorf("rag: load vectors: %w", err)
 	}
-	return ix.addVectors(docs)
+	if err := vecs.Add(docs); err != nil {
+		return nil, fmt.Errorf("rag: vector index: %w", err)
+	}
+	return vecs, nil
 }
 
 // fixUp marks embedded files done, sends files whose chunks lack vectors
-// of this embedder back to Parsed, and readies the offline embedder's
-// statistics (a pass counts into them). A reader does none of it.
+// of the active embedder back to Parsed, brings skipped files in line
+// (reconcileSkipped) and readies the offline embedder's statistics (a
+// pass counts into them). A reader does none of it.
 func (ix *Index) fixUp(ctx context.Context) error {
+	e := ix.cur()
 	if ix.opts.readOnly {
 		return nil
 	}
@@ -375,14 +371,14 @@ func (ix *Index) fixUp(ctx context.Context) error {
 	}
 	if _, err := ix.db.ExecContext(ctx, `UPDATE rag_files SET status = 'parsed' WHERE status = 'done' AND EXISTS (
 		SELECT 1 FROM rag_chunks c WHERE c.file_id = rag_files.id AND NOT EXISTS (
-			SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?))`, ix.embName); err != nil {
+			SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?))`, e.name); err != nil {
 		return fmt.Errorf("rag: %w", err)
 	}
 	if err := ix.reconcileSkipped(ctx); err != nil {
 		return err
 	}
-	if ix.offline != nil {
-		return ix.loadSketch(ctx)
+	if e.offline != nil {
+		return ix.loadSketch(ctx, e)
 	}
 	return nil
 }
@@ -435,12 +431,7 @@ func (ix *Index) reconcileSkipped(ctx context.Context) error {
 
 // Embedder says which embedder makes the vectors, for people: the model's
 // name, or "built-in offline embedder (...)".
-func (ix *Index) Embedder() string {
-	if ix.offline != nil {
-		return "built-in offline embedder (" + ix.embName + ")"
-	}
-	return ix.embName
-}
+func (ix *Index) Embedder() string { return ix.cur().String() }
 
 // VectorError is the last error of the vector arm of a search (the search
 // then ranked by text alone), or "" if the last search had none.
@@ -461,10 +452,10 @@ func (ix *Index) Close() error {
 	}
 	ix.run <- struct{}{}
 	defer func() { <-ix.run }()
-	if ix.offline != nil && !ix.opts.readOnly {
+	if e := ix.cur(); e.offline != nil && !ix.opts.readOnly {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		return ix.saveSketch(ctx)
+		return ix.saveSketch(ctx, e)
 	}
 	return nil
 }

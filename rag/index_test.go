@@ -435,7 +435,7 @@ func TestStaleStatisticsAreNotSavedOverFreshOnes(t *testing.T) {
 	cli.Close()
 	app.Close() // its statistics count one document; the corpus has three
 	fresh := openIndex(t, db, nil)
-	if got, want := fresh.sketch.Docs(), int64(count(t, db, `SELECT count(*) FROM rag_chunks`)); got != want {
+	if got, want := fresh.cur().sketch.Docs(), int64(count(t, db, `SELECT count(*) FROM rag_chunks`)); got != want {
 		t.Fatalf("the statistics count %d chunks; the index has %d", got, want)
 	}
 }
@@ -465,7 +465,7 @@ func TestStatisticsAreSavedOnlyWhenTheyChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	again := openIndex(t, db, nil)
-	if got, want := again.sketch.Docs(), int64(count(t, db, `SELECT count(*) FROM rag_chunks`)); got != want {
+	if got, want := again.cur().sketch.Docs(), int64(count(t, db, `SELECT count(*) FROM rag_chunks`)); got != want {
 		t.Fatalf("the statistics read back count %d chunks; the index has %d", got, want)
 	}
 	again.Close()

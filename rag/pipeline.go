@@ -461,26 +461,13 @@ func (b *fileBatcher) finish(file *fileInfo) {
 func (ix *Index) embedJob(ctx context.Context, j *job, send func(message) bool) {
 	var after int64
 	for {
-		rows, err := ix.db.QueryContext(ctx, `SELECT c.id, c.text FROM rag_chunks c WHERE c.file_id = ? AND c.id > ?
-			AND NOT EXISTS (SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?) ORDER BY c.id LIMIT ?`,
-			j.id, after, ix.embName, batchChunks)
+		ids, texts, err := ix.chunksLacking(ctx, j.id, after, ix.cur().name)
 		if err != nil {
 			if ctx.Err() == nil {
 				send(message{kind: msgFail, keep: true, reason: "cannot read its chunks: " + err.Error()})
 			}
 			return
 		}
-		var ids []int64
-		var texts []string
-		for rows.Next() {
-			var id int64
-			var text string
-			if rows.Scan(&id, &text) == nil {
-				ids = append(ids, id)
-				texts = append(texts, text)
-			}
-		}
-		rows.Close()
 		if len(ids) == 0 {
 			send(message{kind: msgVectors, last: true})
 			return
@@ -503,7 +490,12 @@ func (ix *Index) embedJob(ctx context.Context, j *job, send func(message) bool) 
 // embed makes document vectors (and, for the offline embedder, each
 // text's features for the statistics).
 func (ix *Index) embed(ctx context.Context, texts []string) ([][]float32, [][]uint64, error) {
-	if ix.offline != nil {
+	return ix.embedWith(ctx, ix.cur(), texts)
+}
+
+// embedWith is embed by a given embedder: the active one, or a switch's target.
+func (ix *Index) embedWith(ctx context.Context, e *embedding, texts []string) ([][]float32, [][]uint64, error) {
+	if e.offline != nil {
 		vecs := make([][]float32, len(texts))
 		feats := make([][]uint64, len(texts))
 		for i, t := range texts {
@@ -511,7 +503,7 @@ func (ix *Index) embed(ctx context.Context, texts []string) ([][]float32, [][]ui
 				return nil, nil, ctx.Err()
 			}
 			var fs []uint64
-			vecs[i] = ix.offline.Document(t, func(h uint64) { fs = append(fs, h) })
+			vecs[i] = e.offline.Document(t, func(h uint64) { fs = append(fs, h) })
 			feats[i] = fs
 		}
 		return vecs, feats, nil
@@ -519,14 +511,17 @@ func (ix *Index) embed(ctx context.Context, texts []string) ([][]float32, [][]ui
 	var vecs [][]float32
 	for i := 0; i < len(texts); i += ix.opts.batch {
 		part := texts[i:min(i+ix.opts.batch, len(texts))]
-		got, err := ix.emb.Embed(ctx, part)
+		got, err := e.emb.Embed(ctx, part)
 		if err != nil {
 			return nil, nil, err
 		}
 		if len(got) != len(part) {
-			return nil, nil, fmt.Errorf("%s returned %d vectors for %d texts", ix.embName, len(got), len(part))
+			return nil, nil, fmt.Errorf("%s returned %d vectors for %d texts", e.name, len(got), len(part))
 		}
 		for _, v := range got {
+			if err := checkDims(e, len(v)); err != nil {
+				return nil, nil, err
+			}
 			u, err := vecindex.Unit(v)
 			if err != nil {
 				return nil, nil, err
@@ -704,11 +699,11 @@ func (w *writer) rollback() {
 	w.add, w.remove, w.embedded = nil, nil, nil
 	w.finished, w.failedInTx, w.doneBytesInTx = 0, 0, 0
 	clear(w.ids)
-	if w.sketchTouched && w.ix.sketch != nil {
+	if e := w.ix.cur(); w.sketchTouched && e.sketch != nil {
 		// The statistics counted changes that did not land: count again.
-		sk := w.ix.sketch
+		sk := e.sketch
 		fresh := hashvec.NewSketch()
-		if w.ix.rebuildSketch(w.wctx(), fresh) == nil {
+		if w.ix.rebuildSketch(w.wctx(), e, fresh) == nil {
 			sk.Replace(fresh)
 		}
 	}
@@ -721,7 +716,7 @@ func (w *writer) afterCommit() error {
 		w.ix.dfs.reset()
 		w.ix.corpus.Add(1) // bumpCorpus added one in the transaction
 	}
-	if err := w.ix.applyVectors(w.add, w.remove); err != nil {
+	if err := w.ix.cur().applyVectors(w.add, w.remove); err != nil {
 		return err
 	}
 	for _, j := range w.embedded {
@@ -793,8 +788,12 @@ func (w *writer) apply(tx *sql.Tx, m message) error {
 			return err
 		}
 	case msgVectors:
+		e := w.ix.cur()
 		if len(m.vecs) > 0 {
 			if err := w.bump(tx); err != nil {
+				return err
+			}
+			if err := noteDims(ctx, tx, e.name, len(m.vecs[0])); err != nil {
 				return err
 			}
 		}
@@ -810,13 +809,13 @@ func (w *writer) apply(tx *sql.Tx, m message) error {
 				id = ids[m.ords[i]]
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO rag_vectors(chunk_id, embedder, vec) VALUES (?, ?, ?)`,
-				id, w.ix.embName, vecindex.Encode(v)); err != nil {
+				id, e.name, vecindex.Encode(v)); err != nil {
 				return err
 			}
 			w.add = append(w.add, vecindex.Vector{ID: id, Embedding: v})
 		}
-		if w.ix.sketch != nil && len(m.feats) > 0 {
-			w.ix.sketch.Update(m.feats, +1)
+		if e.sketch != nil && len(m.feats) > 0 {
+			e.sketch.Update(m.feats, +1)
 			w.sketchTouched = true
 		}
 		if m.last {
@@ -857,8 +856,9 @@ func (w *writer) apply(tx *sql.Tx, m message) error {
 // FTS rows) and vectors, and uncounts them from the statistics.
 func (w *writer) deleteChunks(tx *sql.Tx, fileID int64) error {
 	ctx := w.wctx()
+	e := w.ix.cur()
 	rows, err := tx.QueryContext(ctx, `SELECT c.id, c.text, EXISTS (SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?)
-		FROM rag_chunks c WHERE c.file_id = ?`, w.ix.embName, fileID)
+		FROM rag_chunks c WHERE c.file_id = ?`, e.name, fileID)
 	if err != nil {
 		return err
 	}
@@ -874,10 +874,10 @@ func (w *writer) deleteChunks(tx *sql.Tx, fileID int64) error {
 		}
 		n++
 		w.remove = append(w.remove, id)
-		if had && w.ix.sketch != nil {
-			uncount = append(uncount, w.ix.features(text))
+		if had && e.sketch != nil {
+			uncount = append(uncount, features(e, text))
 			if len(uncount) == 256 {
-				w.ix.sketch.Update(uncount, -1)
+				e.sketch.Update(uncount, -1)
 				w.sketchTouched = true
 				uncount = uncount[:0]
 			}
@@ -888,7 +888,7 @@ func (w *writer) deleteChunks(tx *sql.Tx, fileID int64) error {
 		return err
 	}
 	if len(uncount) > 0 {
-		w.ix.sketch.Update(uncount, -1)
+		e.sketch.Update(uncount, -1)
 		w.sketchTouched = true
 	}
 	if n == 0 {

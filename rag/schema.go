@@ -59,6 +59,15 @@ var migrations = []string{
 		version INTEGER NOT NULL,
 		data    BLOB NOT NULL
 	) WITHOUT ROWID;`,
+	// 2: which embedder made the vectors stored under each name, and their
+	// length, and which one searches use: a switch of embedder keeps the
+	// old one active until the new one's vectors are complete (Reembed).
+	`CREATE TABLE rag_embedders (
+		name   TEXT PRIMARY KEY,
+		dims   INTEGER NOT NULL DEFAULT 0,
+		active INTEGER NOT NULL DEFAULT 0
+	) WITHOUT ROWID;
+	INSERT INTO rag_embedders(name, dims) SELECT embedder, max(length(vec)) / 4 FROM rag_vectors GROUP BY embedder;`,
 }
 
 // migrate creates or upgrades the rag tables in one transaction. A newer

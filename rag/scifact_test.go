@@ -233,14 +233,14 @@ func (e *evaluator) run(t testing.TB, ks []float64) (armScores, map[float64]metr
 		if err != nil {
 			t.Fatal(err)
 		}
-		vec, err := e.ix.vectorRanking(ctx, q.Text, depth)
+		vec, err := e.ix.vectorRanking(ctx, e.ix.cur(), q.Text, depth)
 		if err != nil {
 			t.Fatal(err)
 		}
 		rel := e.qrels[q.ID]
 		add(&sum.lexical, score(e.docs(lex), rel))
 		add(&sum.vector, score(e.docs(vec), rel))
-		vw := e.ix.opts.vecWeight
+		vw := vectorWeight(e.ix.opts.vecWeight, e.ix.cur())
 		if *scifactVW > 0 {
 			vw = *scifactVW
 		}
@@ -495,7 +495,7 @@ func big(t *testing.T, dir string, docs []sfDoc, queries []sfQuery) {
 		ix.lexical(ctx, queryTerms(q.Text), ix.opts.depth)
 		lex = append(lex, time.Since(s))
 		s = time.Now()
-		ix.vectorRanking(ctx, q.Text, ix.opts.depth)
+		ix.vectorRanking(ctx, ix.cur(), q.Text, ix.opts.depth)
 		vec = append(vec, time.Since(s))
 	}
 	slices.Sort(lex)

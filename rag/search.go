@@ -43,12 +43,15 @@ func (ix *Index) Search(ctx context.Context, query string, n int) ([]Hit, error)
 	depth := max(ix.opts.depth, n)
 	terms := queryTerms(query)
 	// The arms are independent: run them at once.
+	// One embedder for the whole search: a switch adopting another one
+	// meanwhile cannot mix their vectors in this ranking.
+	e := ix.cur()
 	var vec []int64
 	var vecErr error
 	vecDone := make(chan struct{})
 	go func() {
 		defer close(vecDone)
-		vec, vecErr = ix.vectorRanking(ctx, query, depth)
+		vec, vecErr = ix.vectorRanking(ctx, e, query, depth)
 	}()
 	lex, err := ix.lexical(ctx, terms, depth)
 	<-vecDone
@@ -64,7 +67,7 @@ func (ix *Index) Search(ctx context.Context, query string, n int) ([]Hit, error)
 	} else {
 		ix.vectorErr.Store(nil)
 	}
-	fused := fuseWeighted(ix.opts.rrfK, ix.opts.vecWeight, lex, vec)
+	fused := fuseWeighted(ix.opts.rrfK, vectorWeight(ix.opts.vecWeight, e), lex, vec)
 	if len(fused) > n {
 		fused = fused[:n]
 	}
@@ -232,50 +235,62 @@ func (ix *Index) lexical(ctx context.Context, terms []string, depth int) ([]int6
 	return ids, nil
 }
 
-func (ix *Index) queryVector(ctx context.Context, query string) ([]float32, error) {
-	if ix.offline != nil {
-		return ix.offline.Query(query, ix.sketch), nil
+// vectorWeight is the vector list's weight in the fusion: the one set
+// (WithVectorWeight), else the default for e's kind of embedder.
+func vectorWeight(set float64, e *embedding) float64 {
+	switch {
+	case set > 0:
+		return set
+	case e.offline != nil:
+		return 0.3
+	}
+	return 1
+}
+
+func (ix *Index) queryVector(ctx context.Context, e *embedding, query string) ([]float32, error) {
+	if e.offline != nil {
+		return e.offline.Query(query, e.sketch), nil
 	}
 	// An embedding model's query vector costs a call to the model (tens of
 	// milliseconds through Ollama) and never changes under one model name,
 	// so repeated queries reuse it. The offline embedder's is not cached:
 	// it is cheap, and its idf weights follow the corpus.
-	if v, ok := ix.queries.Get(query); ok {
+	if v, ok := e.queries.Get(query); ok {
 		return v, nil
 	}
 	var v []float32
 	var err error
-	if qe, ok := ix.emb.(QueryEmbedder); ok {
+	if qe, ok := e.emb.(QueryEmbedder); ok {
 		v, err = qe.EmbedQuery(ctx, query)
 	} else {
 		var vs [][]float32
-		vs, err = ix.emb.Embed(ctx, []string{query})
+		vs, err = e.emb.Embed(ctx, []string{query})
 		if err == nil && len(vs) != 1 {
-			err = fmt.Errorf("%s returned %d vectors for one query", ix.embName, len(vs))
+			err = fmt.Errorf("%s returned %d vectors for one query", e.name, len(vs))
 		}
 		if err == nil {
 			v = vs[0]
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("embed the query with %s: %w", ix.embName, err)
+		return nil, fmt.Errorf("embed the query with %s: %w", e.name, err)
 	}
 	if v, err = vecindex.Unit(v); err != nil {
 		return nil, err
 	}
-	ix.queries.Add(query, v)
+	e.queries.Add(query, v)
 	return v, nil
 }
 
-func (ix *Index) vectorRanking(ctx context.Context, query string, depth int) ([]int64, error) {
-	vecs, err := ix.vectors(ctx)
+func (ix *Index) vectorRanking(ctx context.Context, e *embedding, query string, depth int) ([]int64, error) {
+	vecs, err := ix.vectors(ctx, e)
 	if err != nil {
 		return nil, err
 	}
 	if vecs.Len() == 0 {
 		return nil, nil
 	}
-	qv, err := ix.queryVector(ctx, query)
+	qv, err := ix.queryVector(ctx, e, query)
 	if err != nil || qv == nil {
 		return nil, err
 	}

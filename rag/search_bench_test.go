@@ -99,7 +99,7 @@ func BenchmarkSearch(b *testing.B) {
 		}{
 			{"search", func(q string) error { _, err := ix.Search(ctx, q, 10); return err }},
 			{"lexical", func(q string) error { _, err := ix.lexical(ctx, queryTerms(q), ix.opts.depth); return err }},
-			{"vector", func(q string) error { _, err := ix.vectorRanking(ctx, q, ix.opts.depth); return err }},
+			{"vector", func(q string) error { _, err := ix.vectorRanking(ctx, ix.cur(), q, ix.opts.depth); return err }},
 		}
 		for _, arm := range arms {
 			b.Run(size.name+"/"+arm.name, func(b *testing.B) {
@@ -267,6 +267,6 @@ func BenchmarkOpen53k(b *testing.B) {
 				b.Fatal(err)
 			}
 			return ix
-		}, func(ix *Index) (*Index, error) { _, err := ix.vectors(ctx); return ix, err })
+		}, func(ix *Index) (*Index, error) { _, err := ix.vectors(ctx, ix.cur()); return ix, err })
 	})
 }

@@ -6,35 +6,28 @@ import (
 	"errors"
 	"fmt"
 
-	"quire/internal/vecindex"
 	"quire/rag/hashvec"
 )
-
-// addVectors puts chunks' vectors (by chunk id) into the in-memory index.
-func (ix *Index) addVectors(vs []vecindex.Vector) error {
-	if err := ix.vecs.Add(vs); err != nil {
-		return fmt.Errorf("rag: vector index: %w", err)
-	}
-	return nil
-}
 
 // The offline embedder's document-frequency statistics are saved under
 // the corpus version they describe; a crash between a change and the
 // next save leaves the versions apart, and they are rebuilt from the chunks.
 
-func (ix *Index) sketchName() string { return "sketch:" + ix.embName }
+func sketchName(e *embedding) string { return "sketch:" + e.name }
 
-func (ix *Index) loadSketch(ctx context.Context) error {
+// loadSketch readies e's statistics (e is the offline embedder) as the
+// ones the index keeps up to date: e is, or is about to be, the active one.
+func (ix *Index) loadSketch(ctx context.Context, e *embedding) error {
 	version, err := corpusVersion(ctx, ix.db)
 	if err != nil {
 		return fmt.Errorf("rag: %w", err)
 	}
 	var saved int64
 	var data []byte
-	err = ix.db.QueryRowContext(ctx, `SELECT version, data FROM rag_stats WHERE name = ?`, ix.sketchName()).Scan(&saved, &data)
+	err = ix.db.QueryRowContext(ctx, `SELECT version, data FROM rag_stats WHERE name = ?`, sketchName(e)).Scan(&saved, &data)
 	sk := hashvec.NewSketch()
 	if err == nil && saved == version && sk.UnmarshalBinary(data) == nil {
-		ix.sketch = sk
+		e.sketch = sk
 		ix.corpus.Store(version)
 		ix.saved.Store(version)
 		return nil
@@ -42,10 +35,10 @@ func (ix *Index) loadSketch(ctx context.Context) error {
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("rag: %w", err)
 	}
-	if err := ix.rebuildSketch(ctx, sk); err != nil {
+	if err := ix.rebuildSketch(ctx, e, sk); err != nil {
 		return err
 	}
-	ix.sketch = sk
+	e.sketch = sk
 	ix.corpus.Store(version)
 	ix.saved.Store(-1)
 	if sk.Docs() == 0 || ix.opts.readOnly {
@@ -54,13 +47,13 @@ func (ix *Index) loadSketch(ctx context.Context) error {
 		ix.saved.Store(version)
 		return nil
 	}
-	return ix.saveSketch(ctx)
+	return ix.saveSketch(ctx, e)
 }
 
 // rebuildSketch counts the features of every chunk that has a vector of
-// the offline embedder.
-func (ix *Index) rebuildSketch(ctx context.Context, sk sketchUpdater) error {
-	rows, err := ix.db.QueryContext(ctx, `SELECT c.text FROM rag_chunks c JOIN rag_vectors v ON v.chunk_id = c.id AND v.embedder = ?`, ix.embName)
+// the offline embedder e.
+func (ix *Index) rebuildSketch(ctx context.Context, e *embedding, sk sketchUpdater) error {
+	rows, err := ix.db.QueryContext(ctx, `SELECT c.text FROM rag_chunks c JOIN rag_vectors v ON v.chunk_id = c.id AND v.embedder = ?`, e.name)
 	if err != nil {
 		return fmt.Errorf("rag: rebuild statistics: %w", err)
 	}
@@ -71,7 +64,7 @@ func (ix *Index) rebuildSketch(ctx context.Context, sk sketchUpdater) error {
 		if err := rows.Scan(&text); err != nil {
 			return fmt.Errorf("rag: rebuild statistics: %w", err)
 		}
-		batch = append(batch, ix.features(text))
+		batch = append(batch, features(e, text))
 		if len(batch) == 1024 {
 			sk.Update(batch, +1)
 			batch = batch[:0]
@@ -83,17 +76,17 @@ func (ix *Index) rebuildSketch(ctx context.Context, sk sketchUpdater) error {
 
 type sketchUpdater interface{ Update([][]uint64, int) }
 
-func (ix *Index) features(text string) []uint64 {
+func features(e *embedding, text string) []uint64 {
 	var fs []uint64
-	ix.offline.Features(text, func(h uint64) { fs = append(fs, h) })
+	e.offline.Features(text, func(h uint64) { fs = append(fs, h) })
 	return fs
 }
 
-func (ix *Index) saveSketch(ctx context.Context) error {
-	if ix.sketch == nil || ix.saved.Load() == ix.corpus.Load() {
+func (ix *Index) saveSketch(ctx context.Context, e *embedding) error {
+	if e.sketch == nil || ix.saved.Load() == ix.corpus.Load() {
 		return nil
 	}
-	data, err := ix.sketch.MarshalBinary()
+	data, err := e.sketch.MarshalBinary()
 	if err != nil {
 		return err
 	}
@@ -115,7 +108,7 @@ func (ix *Index) saveSketch(ctx context.Context) error {
 		return nil
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO rag_stats(name, version, data) VALUES (?, ?, ?)
-		ON CONFLICT(name) DO UPDATE SET version = excluded.version, data = excluded.data`, ix.sketchName(), version, data); err != nil {
+		ON CONFLICT(name) DO UPDATE SET version = excluded.version, data = excluded.data`, sketchName(e), version, data); err != nil {
 		return fmt.Errorf("rag: save statistics: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -126,8 +119,9 @@ func (ix *Index) saveSketch(ctx context.Context) error {
 }
 
 func (ix *Index) saveSketchIfOffline(ctx context.Context) error {
-	if ix.offline == nil {
+	e := ix.cur()
+	if e.offline == nil {
 		return nil
 	}
-	return ix.saveSketch(context.WithoutCancel(ctx))
+	return ix.saveSketch(context.WithoutCancel(ctx), e)
 }

@@ -1,9 +1,11 @@
 package rag
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -36,17 +38,17 @@ func TestVectorsLoadOnTheFirstVectorSearch(t *testing.T) {
 			if _, err := ix.Documents(t.Context()); err != nil {
 				t.Fatal(err)
 			}
-			if ix.vecsLoaded.Load() || ix.vecs.Len() != 0 {
-				t.Fatalf("Open and a listing loaded %d vectors", ix.vecs.Len())
+			if e := ix.cur(); e.vecsLoaded.Load() || e.vecs != nil {
+				t.Fatal("Open and a listing loaded the vectors")
 			}
 			hits := search(t, ix, "harbour pilot", 3)
 			if len(hits) == 0 || hits[0].VectorRank == 0 {
 				t.Fatalf("hits %+v, want the vector arm to rank", hits)
 			}
-			if !ix.vecsLoaded.Load() {
+			if !ix.cur().vecsLoaded.Load() {
 				t.Fatal("a vector search did not load the vectors")
 			}
-			if got, want := ix.vecs.Len(), count(t, db, `SELECT count(*) FROM rag_vectors`); got != want {
+			if got, want := ix.cur().vecs.Len(), count(t, db, `SELECT count(*) FROM rag_vectors`); got != want {
 				t.Fatalf("%d vectors in memory, %d stored", got, want)
 			}
 		})
@@ -56,7 +58,7 @@ func TestVectorsLoadOnTheFirstVectorSearch(t *testing.T) {
 		ix := openIndex(t, db, nil)
 		write(t, filepath.Join(docs, "new.md"), "# New\n\nA lighthouse keeper logs the tides.\n")
 		index(t, ix, docs) // before any load: nothing in memory to change
-		if ix.vecsLoaded.Load() {
+		if ix.cur().vecsLoaded.Load() {
 			t.Fatal("a pass loaded the vectors")
 		}
 		if hits := search(t, ix, "lighthouse keeper", 1); len(hits) == 0 || filepath.Base(hits[0].Path) != "new.md" || hits[0].VectorRank != 1 {
@@ -71,4 +73,92 @@ func TestVectorsLoadOnTheFirstVectorSearch(t *testing.T) {
 			t.Fatalf("%d vectors in memory, %d stored", got, want)
 		}
 	})
+}
+
+// TestSwitchedEmbeddersVectorsLoadOnFirstUse: each embedder's vectors load
+// on the first search that ranks by it, and only its own: a switch adopts
+// the new embedder without loading anything (neither the re-embedding nor a
+// pass after the swap does), and the first vector search after it loads the
+// new embedder's vectors alone — none of the old one's, though they were in
+// memory before the switch.
+func TestSwitchedEmbeddersVectorsLoadOnFirstUse(t *testing.T) {
+	dir, root := switchCorpus(t, 4)
+	db := openDB(t, dir)
+	a := &wideEmbedder{name: "model-a", dims: 4}
+	b := &wideEmbedder{name: "model-b", dims: 7}
+	ix := openIndex(t, db, a)
+	index(t, ix, root)
+	old := ix.cur()
+	if hits := search(t, ix, "turbine blade", 3); len(hits) == 0 || hits[0].VectorRank == 0 {
+		t.Fatalf("hits %+v, want the vector arm to rank", hits)
+	}
+	if !old.vecsLoaded.Load() || old.vecs.Len() != count(t, db, `SELECT count(*) FROM rag_vectors WHERE embedder = 'model-a'`) {
+		t.Fatal("the first vector search did not load model-a's vectors")
+	}
+
+	if err := ix.Switch(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Reembed(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	e := ix.cur()
+	if e == old || e.name != "model-b" {
+		t.Fatalf("in use after the switch: %s", e.name)
+	}
+	if e.vecsLoaded.Load() || e.vecs != nil {
+		t.Fatal("the switch loaded the new embedder's vectors")
+	}
+	write(t, filepath.Join(root, "new.md"), "# New\n\nA lighthouse keeper logs the tides.\n")
+	index(t, ix, root)
+	if e.vecsLoaded.Load() {
+		t.Fatal("a pass after the switch loaded the vectors")
+	}
+	if hits := search(t, ix, "lighthouse keeper", 1); len(hits) == 0 || filepath.Base(hits[0].Path) != "new.md" || hits[0].VectorRank != 1 {
+		t.Fatalf("hits %+v, want new.md first in the vector list", hits)
+	}
+	if !e.vecsLoaded.Load() {
+		t.Fatal("a vector search after the switch did not load the vectors")
+	}
+	if got, want := inMemory(t, ix), count(t, db, `SELECT count(*) FROM rag_chunks`); got != want {
+		t.Fatalf("%d vectors in memory, want one per chunk (%d)", got, want)
+	}
+	for _, d := range e.vecs.Documents() {
+		if len(d.Embedding) != b.dims {
+			t.Fatalf("chunk %s has a %d-dimensional vector in memory: not model-b's", d.ID, len(d.Embedding))
+		}
+	}
+}
+
+// TestPassCommitsDuringTheFirstLoad: a pass committing file after file
+// while the first vector search loads the vectors loses no commit and
+// doubles none — each is read by the load or applied after it.
+func TestPassCommitsDuringTheFirstLoad(t *testing.T) {
+	dir, root := switchCorpus(t, 12)
+	db := openDB(t, dir)
+	emb := &wideEmbedder{name: "model-a", dims: 5}
+	var ix *Index
+	var once sync.Once
+	loaded := make(chan error, 1)
+	ix = openIndex(t, db, emb, func(o *options) {
+		o.txRows = 1
+		o.afterCommit = func() {
+			once.Do(func() {
+				go func() {
+					_, err := ix.Search(context.Background(), "windmill tower", 3)
+					loaded <- err
+				}()
+			})
+		}
+	})
+	index(t, ix, root)
+	if err := <-loaded; err != nil {
+		t.Fatal(err)
+	}
+	if !ix.cur().vecsLoaded.Load() {
+		t.Fatal("the search did not load the vectors")
+	}
+	if got, want := inMemory(t, ix), count(t, db, `SELECT count(*) FROM rag_vectors`); got != want {
+		t.Fatalf("%d vectors in memory, %d stored", got, want)
+	}
 }

@@ -11,7 +11,7 @@ import (
 
 // Offline reports whether the built-in offline embedder makes the vectors
 // (no embedding model was given or found).
-func (ix *Index) Offline() bool { return ix.offline != nil }
+func (ix *Index) Offline() bool { return ix.cur().offline != nil }
 
 // DisplayName is path as citations show it: relative to the parent of the
 // watched root it was found under.

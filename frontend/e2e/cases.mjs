@@ -2189,4 +2189,32 @@ export const cases = [
       await until(async () => (await theme()) === 'dark', 'the saved theme after a reload');
     },
   },
+
+  {
+    name: 'documents: the embedding model is chosen from the installed ones, and the documents are re-embedded with it in the background',
+    slug: 'documents-embedder',
+    async run({ page, base }) {
+      await open(page, base);
+      await $(page, 'documents-open').click();
+      await $(page, 'documents-embedding').waitFor({ timeout: WAIT_MS });
+      const select = $(page, 'embedding-select');
+      // None, and the fake Ollama's two embedding models (not its chat model).
+      await until(async () => (await select.locator('option').count()) === 3, 'none and the two installed embedding models');
+      assert((await select.inputValue()) === 'nomic-embed-text', `the chosen model is selected, got "${await select.inputValue()}"`);
+      const line = async () => ((await $(page, 'documents-embedder').textContent()) ?? '').trim();
+      for (const [model, shown] of [
+        ['all-minilm', 'Meaning search: Ollama model all-minilm'],
+        // Back to the default, so the cases after this one find it.
+        ['nomic-embed-text', 'Meaning search: Ollama model nomic-embed-text'],
+      ]) {
+        await select.selectOption(model);
+        await $(page, 'embedding-use').click();
+        await until(async () => (await line()) === shown, `${model} in use`);
+        const st = await (await api(base, '/api/documents')).json();
+        assert(st.embedding.model === model && st.embedding.status === 'ready' && !st.embedding.target && st.embedding.dimensions > 0,
+          `after choosing ${model}: ${JSON.stringify(st.embedding)}`);
+        assert(!(await $(page, 'embedding-problem').count()), 'no problem is said for an installed model');
+      }
+    },
+  },
 ];

@@ -20,6 +20,7 @@ class FakeHost implements Transport {
   cancelIndexing = vi.fn(async () => {});
   retryDocument = vi.fn(async () => {});
   removeDocument = vi.fn(async () => {});
+  setEmbedModel = vi.fn(async () => {});
   documentSource = vi.fn(async () => ({ path: '', name: '', format: '', text: '' }));
   subscribeIndexing = vi.fn(() => () => {});
   // Nor is the models screen (test/models.test.ts).

@@ -12,7 +12,7 @@ import SourceViewer from '../src/components/SourceViewer.svelte';
 import type { ChatStore } from '../src/lib/chat.svelte';
 import { foldAll } from '../src/lib/conversation';
 import { DOCUMENTS_CONTEXT, DocumentsStore } from '../src/lib/documents.svelte';
-import type { EventPayloads, EventTypeName, Citation, DocumentInfo, DocumentsState, IndexProgress, QEvent } from '../src/lib/protocol';
+import type { EventPayloads, EventTypeName, Citation, DocumentInfo, DocumentsState, EmbeddingState, IndexProgress, ModelsState, PullProgress, QEvent } from '../src/lib/protocol';
 import { event } from './events';
 import type { Transport } from '../src/lib/transport/transport';
 
@@ -261,5 +261,128 @@ describe('citations to the source viewer', () => {
     await settle();
     expect(q(document, 'source-error')?.textContent).toContain('not in the document index');
     expect(document.querySelectorAll('[data-testid="source-marked"]').length).toBe(0);
+  });
+});
+
+describe('DocumentsPanel embedding model', () => {
+  const models = (over: Partial<ModelsState> = {}): ModelsState => ({
+    installed: [
+      { name: 'qwen3:4b', size: 2.5e9, capabilities: ['completion', 'tools'], contextLength: 40960, loaded: false, modifiedMs: 0 },
+      { name: 'all-minilm:latest', size: 46e6, capabilities: ['embedding'], contextLength: 512, loaded: false, modifiedMs: 0 },
+    ],
+    recommended: [
+      { name: 'qwen3:4b', role: 'chat', summary: '', downloadSize: 2.5e9, installed: true },
+      { name: 'nomic-embed-text', role: 'embedding', summary: '', downloadSize: 274e6, installed: false },
+    ],
+    pulls: [],
+    ...over,
+  });
+  const missing: EmbeddingState = {
+    model: 'nomic-embed-text',
+    status: 'missing',
+    problem: 'The embedding model nomic-embed-text is not installed, so search uses keywords and the vectors it has. Pull it (ollama pull nomic-embed-text, or Pull below), or choose another model here.',
+    inUse: 'built-in offline embedder (hashvec)',
+    dimensions: 256,
+  };
+  function embedHost(embedding: EmbeddingState, ms = models()) {
+    let onPull: (p: PullProgress) => void = () => {};
+    const t = host(
+      {
+        models: vi.fn(async () => ms),
+        subscribePulls: vi.fn((f: (p: PullProgress) => void) => ((onPull = f), () => {})),
+        pullModel: vi.fn(async () => {}),
+        setEmbedModel: vi.fn(async (m: string) => {
+          if (m === 'qwen3:4b') throw new Error('qwen3:4b is not an embedding model, so search uses keywords and the vectors it has.');
+        }),
+      } as Partial<Transport>,
+      { embedding },
+    );
+    return { t, pull: (p: PullProgress) => onPull(p) };
+  }
+
+  it('says what is wrong with the chosen model, offers the installed embedding models and uses the one picked', async () => {
+    const { t } = embedHost(missing);
+    const docs = new DocumentsStore(t);
+    const el = render(DocumentsPanel, { docs });
+    await settle();
+    expect(q(el, 'embedding-problem')?.textContent).toContain('nomic-embed-text is not installed');
+    expect(q(el, 'documents-embedder')?.textContent).toBe('Meaning search: the built-in offline embedder (nomic-embed-text is not in use yet)');
+    const select = q(el, 'embedding-select') as HTMLSelectElement;
+    // None, the installed embedding model (not the chat model), and the chosen one though missing.
+    expect([...select.options].map((o) => o.textContent)).toEqual(['None: search by keywords only', 'all-minilm:latest (46 MB)', 'nomic-embed-text (not installed)']);
+    expect(select.value).toBe('nomic-embed-text');
+    const use = q(el, 'embedding-use') as HTMLButtonElement;
+    expect(use.disabled).toBe(true); // nothing new picked
+    select.value = 'all-minilm';
+    select.dispatchEvent(new Event('change', { bubbles: true }));
+    flushSync();
+    expect(use.disabled).toBe(false);
+    use.click();
+    await settle();
+    expect(t.setEmbedModel).toHaveBeenCalledWith('all-minilm'); // Ollama's short name for all-minilm:latest
+    expect(q(el, 'documents-error')).toBeNull();
+  });
+
+  it('pulls the recommended model with its size and shows the download, and says a switch under way', async () => {
+    const { t, pull } = embedHost({ ...missing, status: 'ready', problem: undefined, target: 'ollama:all-minilm', model: 'all-minilm' });
+    const docs = new DocumentsStore(t);
+    const el = render(DocumentsPanel, { docs });
+    await settle();
+    expect(q(el, 'embedding-problem')).toBeNull();
+    expect(q(el, 'embedding-switching')?.textContent).toBe('Embedding the documents with all-minilm; search uses built-in offline embedder (hashvec) until that is done.');
+    const btn = q(el, 'embedding-pull') as HTMLButtonElement;
+    expect(btn.textContent).toBe('Pull nomic-embed-text (274 MB download)');
+    btn.click();
+    await settle();
+    expect(t.pullModel).toHaveBeenCalledWith('nomic-embed-text');
+    pull({ model: 'nomic-embed-text', state: 'running', status: 'pulling', completed: 137e6, total: 274e6, atMs: 0, startedMs: 0 });
+    flushSync();
+    expect(q(el, 'embedding-pull-progress')?.textContent).toBe('Downloading 50% (137 MB of 274 MB)');
+    expect((q(el, 'embedding-pull') as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('the chosen model, missing, is used as soon as its pull is done', async () => {
+    const { t, pull } = embedHost(missing);
+    const docs = new DocumentsStore(t);
+    render(DocumentsPanel, { docs });
+    await settle();
+    pull({ model: 'other-model', state: 'done', status: 'success', completed: 1, total: 1, atMs: 0, startedMs: 0 });
+    pull({ model: 'nomic-embed-text', state: 'failed', status: '', completed: 0, total: 0, atMs: 0, startedMs: 0, error: 'offline' });
+    await settle();
+    expect(t.setEmbedModel).not.toHaveBeenCalled();
+    pull({ model: 'nomic-embed-text:latest', state: 'done', status: 'success', completed: 274e6, total: 274e6, atMs: 0, startedMs: 0 });
+    await settle();
+    expect(t.setEmbedModel).toHaveBeenCalledWith('nomic-embed-text');
+  });
+
+  it('shows the sentence of a model that cannot embed', async () => {
+    const { t } = embedHost(missing);
+    const docs = new DocumentsStore(t);
+    const el = render(DocumentsPanel, { docs });
+    await settle();
+    await docs.chooseEmbedModel('qwen3:4b');
+    flushSync();
+    expect(q(el, 'documents-error')?.textContent).toContain('qwen3:4b is not an embedding model');
+  });
+
+  it('the chosen model is the installed one Ollama lists with :latest', async () => {
+    const { t } = embedHost({ ...missing, model: 'all-minilm', status: 'ready', problem: undefined, inUse: 'ollama:all-minilm', dimensions: 384 });
+    const docs = new DocumentsStore(t);
+    const el = render(DocumentsPanel, { docs });
+    await settle();
+    const select = q(el, 'embedding-select') as HTMLSelectElement;
+    expect([...select.options].map((o) => [o.value, o.textContent])).toEqual([
+      ['', 'None: search by keywords only'],
+      ['all-minilm', 'all-minilm:latest (46 MB)'],
+    ]);
+    expect(select.value).toBe('all-minilm');
+  });
+
+  it('a host without the embedding section shows none', async () => {
+    const docs = new DocumentsStore(host());
+    const el = render(DocumentsPanel, { docs });
+    await settle();
+    expect(q(el, 'documents-embedding')).toBeNull();
+    expect(q(el, 'documents-embedder')?.textContent).toContain('no embedding model chosen');
   });
 });

@@ -95,6 +95,19 @@ describe('progressView', () => {
     it(name, () => expect(progressView(p)).toMatchObject(want));
   }
   it('null shows nothing', () => expect(progressView(null).show).toBe(false));
+
+  it('a switch of embedding model counts documents and says the old vectors are used meanwhile', () => {
+    const cases: [Partial<IndexProgress>, string, string][] = [
+      [{ running: true, phase: 'indexing', total: 4, done: 1, currentFile: '/n/a.md' }, 'Embedding 1 of 4 documents with nomic-embed-text', 'a.md · search uses the old vectors until this is done'],
+      [{ phase: 'done', total: 1, done: 1 }, 'Search now uses nomic-embed-text', '1 document embedded'],
+      [{ phase: 'failed', total: 4, done: 2, error: 'Ollama stopped' }, 'Embedding with nomic-embed-text stopped on an error', 'Ollama stopped'],
+      [{ phase: 'cancelled', total: 4, done: 2 }, 'Embedding with nomic-embed-text stopped', 'Search uses the old vectors; it goes on at the next start'],
+    ];
+    for (const [over, label, detail] of cases) {
+      const v = progressView(progress({ reembedding: 'ollama:nomic-embed-text', ...over }));
+      expect([v.show, v.label, v.detail]).toEqual([true, label, detail]);
+    }
+  });
 });
 
 describe('labels', () => {

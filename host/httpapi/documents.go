@@ -30,6 +30,7 @@ func (s *Server) documentRoutes(api *http.ServeMux) {
 	api.HandleFunc("POST /api/documents/cancel", s.withDocs(s.docsCancel))
 	api.HandleFunc("POST /api/documents/retry", s.withDocs(s.docsRetry))
 	api.HandleFunc("POST /api/documents/remove", s.withDocs(s.docsRemove))
+	api.HandleFunc("POST /api/documents/embedder", s.withDocs(s.docsEmbedder))
 	api.HandleFunc("GET /api/documents/source", s.withDocs(s.docsSource))
 	api.HandleFunc("GET /api/documents/stream", s.withDocs(s.docsStream))
 }
@@ -83,6 +84,23 @@ func (s *Server) docsRetry(d host.Documents, w http.ResponseWriter, r *http.Requ
 
 func (s *Server) docsRemove(d host.Documents, w http.ResponseWriter, r *http.Request) {
 	s.docsPathAction(w, r, d.Remove)
+}
+
+// docsEmbedder chooses the embedding model: {"model": "nomic-embed-text"},
+// or "" for none. 202: the re-embedding runs in the background.
+func (s *Server) docsEmbedder(d host.Documents, w http.ResponseWriter, r *http.Request) {
+	var b struct {
+		Model string `json:"model"`
+	}
+	if err := readJSON(r, &b); err != nil {
+		s.fail(w, http.StatusBadRequest, err)
+		return
+	}
+	if err := d.SetEmbedModel(r.Context(), b.Model); err != nil {
+		s.fail(w, statusOf(err), err)
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
 }
 
 func (s *Server) docsPathAction(w http.ResponseWriter, r *http.Request, act func(context.Context, string) error) {

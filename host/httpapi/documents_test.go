@@ -118,6 +118,7 @@ func TestDocumentsRoutes(t *testing.T) {
 		{"a bad page", "GET", q(filepath.Join(dir, "garden.md"), "x"), "", 400, "page"},
 		{"a document that failed", "GET", q(filepath.Join(dir, "blob.txt"), ""), "", 409, "could not read"},
 		{"add nothing", "POST", "/api/documents", `{"paths":[]}`, 400, "nothing to index"},
+		{"an embedding model where none can be chosen", "POST", "/api/documents/embedder", `{"model":"nomic-embed-text"}`, 409, "cannot be changed here"},
 		{"add a relative path", "POST", "/api/documents", `{"paths":["papers"]}`, 400, "full path"},
 		{"add a missing path", "POST", "/api/documents", `{"paths":["/no/such/folder"]}`, 400, "no such file"},
 		{"add with bad JSON", "POST", "/api/documents", `{"paths":`, 400, "not the JSON"},

@@ -82,7 +82,9 @@ type Parts struct {
 	rag        *rag.Index
 	ragErr     error            // why rag is nil
 	ragMu      sync.Mutex       // a Reader opens rag on first use (Index)
-	library    *library.Library // started by a host that shows documents (Documents)
+	library    *library.Library // started by a host that shows documents (Documents); under ragMu
+	embedErr   error            // why the chosen embedding model could not be used at start
+	now        func() time.Time // Extras.Now
 	modelsMu   sync.Mutex
 	models     *models         // the models screen's back end, made by the first Models call
 	catalog    *ollama.Catalog // what each model can do, cached (an Owner's; nil for a reader)
@@ -115,6 +117,9 @@ type Extras struct {
 	// index's offline one) and returns the one the document index and
 	// memory use instead, so a test can slow the real one down.
 	Embedder func(rag.Embedder) rag.Embedder
+	// Now is the clock of the embedding model's re-check back-off (nil:
+	// time.Now), so a test moves it instead of waiting.
+	Now func() time.Time
 	// Kind is which host owns the folder, recorded in its lock for the
 	// sentence a refused process says; a window and `quire serve` also
 	// open the local channel (Local).
@@ -167,11 +172,12 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		log.Warn("notes folder", "err", err)
 	}
 	settings.OnNotesDir(p.notes.ready)
-	emb := p.embedder(ctx, cfg.EmbedModel)
+	emb, embErr := p.embedder(ctx, chosenEmbedModel(cfg))
+	p.embedErr, p.now = embErr, x.Now
 	if x.Embedder != nil {
 		emb = x.Embedder(emb)
 	}
-	p.rag, err = rag.Open(ctx, st.DB(), emb, rag.WithLimits(docLimits(cfg.Documents)))
+	p.rag, err = rag.Open(ctx, st.DB(), emb, append(p.ragEmbedding(embErr), rag.WithLimits(docLimits(cfg.Documents)))...)
 	if err != nil {
 		log.Error("the document index could not be opened; search_docs is off", "err", err)
 		p.rag, p.ragErr = nil, sqlschema.NoSpace(err)
@@ -185,7 +191,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	rs := p.runSettings(cfg)
 	opts := []runtime.Option{
 		runtime.WithLogger(log), runtime.WithAsker(p.ask), runtime.WithPrompt(basePrompt()),
-		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, log}), runtime.WithCheckpoint(planReminder(st))}
+		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, p, log}), runtime.WithCheckpoint(planReminder(st))}
 	// Memory shares rag's choice of embedder (nil: its offline one).
 	opts = append(opts, p.openMemory(ctx, emb)...)
 	// One catalog of what the models can do: the run's start asks whether
@@ -337,8 +343,12 @@ func (p *Parts) Documents(ctx context.Context) host.Documents {
 	if p.rag == nil || p.mode == Reader {
 		return nil
 	}
+	p.ragMu.Lock()
+	defer p.ragMu.Unlock()
 	if p.library == nil {
-		p.library = library.New(p.rag, p.log)
+		p.library = library.New(p.rag, p.log, library.WithEmbedding(library.Embedding{
+			Models: embedModels{p.ollama}, Model: chosenEmbedModel(p.settings.Get()), Err: p.embedErr,
+			Save: p.settings.SetEmbedModel, Now: p.now}))
 		p.library.Start(ctx)
 	}
 	return p.library

@@ -35,6 +35,7 @@ func (p *Parts) Doctor(ctx context.Context) doctor.Report {
 	if p.mode == Reader {
 		r.Add(owner(cfg.DataDir))
 	}
+	r.Add(p.embeddingCheck(ctx))
 	r.Add(doctor.Database(p.databaseState(dbErr)))
 	if p.mode == Owner && p.runtime != nil {
 		// The parts an owner runs without when they could not be opened:

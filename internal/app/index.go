@@ -21,8 +21,8 @@ func (p *Parts) Index(ctx context.Context) (host.Index, error) {
 	p.ragMu.Lock()
 	defer p.ragMu.Unlock()
 	if p.rag == nil && p.ragErr == nil && p.mode == Reader && p.store != nil {
-		cfg := p.settings.Get()
-		p.rag, p.ragErr = rag.Open(ctx, p.store.DB(), p.embedder(ctx, cfg.EmbedModel), rag.WithReadOnly())
+		emb, err := p.embedder(ctx, chosenEmbedModel(p.settings.Get()))
+		p.rag, p.ragErr = rag.Open(ctx, p.store.DB(), emb, append(p.ragEmbedding(err), rag.WithReadOnly())...)
 	}
 	switch {
 	case p.rag != nil:

@@ -3,8 +3,6 @@ package app
 import (
 	"context"
 	"log/slog"
-	"slices"
-	"time"
 
 	"quire/internal/sqlschema"
 	"quire/kernel/compact"
@@ -29,37 +27,12 @@ func disabledLayer(names []string) []registry.Layer {
 	return []registry.Layer{{Name: "settings", Deny: names}}
 }
 
-// embedder is the Ollama embedding model when it is installed, else nil: the
-// index then uses its built-in offline embedder, so search always works.
-func (p *Parts) embedder(ctx context.Context, model string) rag.Embedder {
-	if model == "" {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	info, err := p.ollama.ModelInfo(ctx, model)
-	if err != nil || !slices.Contains(info.Capabilities, "embedding") {
-		return nil
-	}
-	return ollamaEmbedder{p: p.ollama, model: model}
-}
-
-// ollamaEmbedder adapts the Ollama adapter to rag.Embedder.
-type ollamaEmbedder struct {
-	p     *ollama.Provider
-	model string
-}
-
-func (e ollamaEmbedder) Name() string { return "ollama:" + e.model }
-func (e ollamaEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	return e.p.Embed(ctx, e.model, texts)
-}
-
 // docsTools offers search_docs when the index is open and holds a passage:
 // with no documents the declaration would only take room in the model's
 // context (and a small model's context has little).
 type docsTools struct {
 	idx *rag.Index
+	p   *Parts
 	log *slog.Logger
 }
 
@@ -77,7 +50,7 @@ func (d docsTools) Tools() []tool.Tool {
 	if !ok {
 		return nil
 	}
-	return []tool.Tool{searchdocs.New(d.idx)}
+	return []tool.Tool{searchdocs.New(recheckingSearcher{d.idx, d.p})}
 }
 
 // todoTools offers the plan and self-report tools.

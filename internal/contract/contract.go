@@ -79,6 +79,8 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		string(tool.Denied), string(tool.Cancelled), string(tool.Failure), string(tool.UnknownCompletion))
 	f.Union("IndexPhase", "Where background indexing is (IndexProgress.phase).", nil,
 		protocol.PhaseIdle, protocol.PhaseScanning, protocol.PhaseIndexing, protocol.PhaseDone, protocol.PhaseCancelled, protocol.PhaseFailed)
+	f.Union("EmbedStatus", "What became of the chosen embedding model (EmbeddingState.status).", nil,
+		protocol.EmbedNone, protocol.EmbedReady, protocol.EmbedMissing, protocol.EmbedUnreachable)
 	f.Union("DocumentStatus", "Where a document's indexing job is (DocumentInfo.status).", nil,
 		rag.Queued, rag.Parsed, rag.Embedded, rag.Done, rag.Failed, rag.Skipped)
 	f.Union("MemoryKind", "The kinds of memory: working memory of one conversation, long-term facts, preferences.", nil,
@@ -114,6 +116,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"IndexProgress":        reflect.TypeFor[protocol.IndexProgress](),
 		"DocumentInfo":         reflect.TypeFor[protocol.Document](),
 		"DocumentsState":       reflect.TypeFor[protocol.DocumentsState](),
+		"EmbeddingState":       reflect.TypeFor[protocol.EmbeddingState](),
 		"DocumentSource":       reflect.TypeFor[protocol.DocumentSource](),
 		"MemoryItem":           reflect.TypeFor[protocol.MemoryItem](),
 		"MemoryList":           reflect.TypeFor[protocol.MemoryList](),
@@ -141,6 +144,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Field(reflect.TypeFor[protocol.SendMessagePayload](), "intent", "Intent")
 	f.Field(reflect.TypeFor[protocol.IndexProgress](), "phase", "IndexPhase")
 	f.Field(reflect.TypeFor[protocol.Document](), "status", "DocumentStatus")
+	f.Field(reflect.TypeFor[protocol.EmbeddingState](), "status", "EmbedStatus")
 	f.Field(reflect.TypeFor[protocol.MemoryItem](), "kind", "MemoryKind")
 	f.Field(reflect.TypeFor[protocol.MemoryItem](), "status", "MemoryStatus")
 	f.Field(reflect.TypeFor[protocol.UserSettings](), "profile", "PermissionProfile")

@@ -33,6 +33,29 @@ type IndexProgress struct {
 	Paths       []string `json:"paths,omitempty"` // what the pass was asked to index; empty = every known folder
 	Error       string   `json:"error,omitempty"` // a sentence, for PhaseFailed
 	Queued      int      `json:"queued"`          // passes waiting behind this one
+	// Reembedding names the embedder a switch is making vectors for, when
+	// this pass is that re-embedding (Total and Done count documents);
+	// searches use the old vectors until it is done.
+	Reembedding string `json:"reembedding,omitempty"`
+}
+
+// Embedding model states, as EmbeddingState.Status says them.
+const (
+	EmbedNone        = "none"        // no model chosen: search uses keywords (and the built-in embedder)
+	EmbedReady       = "ready"       // the chosen model is installed and embeds the documents
+	EmbedMissing     = "missing"     // Ollama does not have the chosen model, or it cannot embed
+	EmbedUnreachable = "unreachable" // Ollama is not answering; Quire checks again on a later search
+)
+
+// EmbeddingState is which embedding model the documents panel shows as
+// chosen, and what became of it.
+type EmbeddingState struct {
+	Model      string `json:"model"`             // the chosen model ("" = none)
+	Status     string `json:"status"`            // Embed* values
+	Problem    string `json:"problem,omitempty"` // for missing / unreachable: what is wrong and what to do
+	InUse      string `json:"inUse"`             // the embedder whose vectors rank searches now
+	Dimensions int    `json:"dimensions"`        // of those vectors; 0 before any is stored
+	Target     string `json:"target,omitempty"`  // the embedder a switch is re-embedding for
 }
 
 // Document is one file in the index.
@@ -50,12 +73,13 @@ type Document struct {
 
 // DocumentsState is everything the documents panel shows.
 type DocumentsState struct {
-	Embedder    string        `json:"embedder"`              // "ollama:nomic-embed-text" or the offline embedder's name
-	Offline     bool          `json:"offline"`               // the built-in offline embedder is in use
-	VectorError string        `json:"vectorError,omitempty"` // why vector search is off or degraded
-	Roots       []string      `json:"roots"`
-	Documents   []Document    `json:"documents"`
-	Progress    IndexProgress `json:"progress"`
+	Embedder    string          `json:"embedder"`              // "ollama:nomic-embed-text" or the offline embedder's name
+	Offline     bool            `json:"offline"`               // the built-in offline embedder is in use
+	VectorError string          `json:"vectorError,omitempty"` // why vector search is off or degraded
+	Roots       []string        `json:"roots"`
+	Documents   []Document      `json:"documents"`
+	Progress    IndexProgress   `json:"progress"`
+	Embedding   *EmbeddingState `json:"embedding,omitempty"` // nil from a library that cannot change the model
 }
 
 // DocumentSource is an indexed document's text for the viewer. Lines are

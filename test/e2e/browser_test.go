@@ -43,7 +43,7 @@ var cases = []string{
 	"protocol", "send-retry", "tool-card", "permission-deny", "permission-allow", "steer", "queue", "wails-permission",
 	"notes-folder", "wails-notes-folder", "plan", "unsure", "move-undo", "documents-panel", "documents-cancel",
 	"wails-drop", "compaction-marker", "memory-panel", "models-panel", "documents-e2e", "citations",
-	"question-forget", "question-long", "secret", "exfil", "empty-retry", "settings",
+	"question-forget", "question-long", "secret", "exfil", "empty-retry", "settings", "documents-embedder",
 }
 
 func TestBrowser(t *testing.T) {
@@ -129,6 +129,8 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	fake.AddModel(ollamatest.DefaultModel())
 	fake.AddModel(ollamatest.Model{Name: config.DefaultEmbedModel, Capabilities: []string{"embedding"}, Family: "nomic-bert"})
 	fake.AddPullable(ollamatest.Model{Name: "tiny-text", Size: 40_000_000}) // the models panel's case pulls it
+	// A second embedding model, of another length, for the case that switches to it.
+	fake.AddModel(ollamatest.Model{Name: "all-minilm", Capabilities: []string{"embedding"}, Family: "bert", EmbeddingLength: 24, Size: 46_000_000})
 	dataDir := t.TempDir()
 	fx := &fixtureSet{fake: fake, fixtures: fixtures{Prompts: prompts(), Plan: planItems, Unsure: unsure, Todo: todoText, Long: longText, CompactReads: compactReads,
 		ProbePath: filepath.Join(dataDir, "probe.json"), NoTools: noToolsModel, Second: secondModel}}

@@ -9,7 +9,7 @@
 // host refuses anything that is not an indexed document) and shows it
 // scrolled to the cited lines, highlighted.
 import { citationTarget, type SourceTarget } from './documents';
-import type { Citation, DocumentSource, DocumentsState, IndexProgress } from './protocol';
+import type { Citation, DocumentSource, DocumentsState, IndexProgress, ModelsState, PullProgress } from './protocol';
 import type { Transport } from './transport/transport';
 
 /** Fewest milliseconds between two list reloads while a pass runs. */
@@ -42,8 +42,13 @@ export class DocumentsStore {
   viewer = $state.raw<ViewerState | null>(null);
   /** The user closed the bar of the finished pass. */
   barDismissed = $state(false);
+  /** Ollama's models, for the embedding model's choices (null until loaded or when it failed). */
+  models = $state.raw<ModelsState | null>(null);
+  /** A choice of embedding model or a pull is on its way. */
+  embedBusy = $state(false);
 
   private unsubscribe: (() => void) | null = null;
+  private unsubscribePulls: (() => void) | null = null;
   private lastLoad = 0;
   private viewerSeq = 0;
 
@@ -67,6 +72,61 @@ export class DocumentsStore {
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.unsubscribePulls?.();
+    this.unsubscribePulls = null;
+  }
+
+  /**
+   * Loads Ollama's models for the embedding section, and follows pulls from
+   * then on: a finished one reloads them, so a pulled model can be chosen.
+   */
+  async loadModels(): Promise<void> {
+    if (typeof this.transport.models !== 'function') return; // an older host
+    this.unsubscribePulls ??= this.transport.subscribePulls((p) => this.onPull(p));
+    try {
+      this.models = await this.transport.models();
+    } catch {
+      // Without the list the section still shows the chosen model and its
+      // trouble; the models screen says why Ollama cannot be asked.
+      this.models = null;
+    }
+  }
+
+  onPull(p: PullProgress): void {
+    const m = this.models;
+    if (m) this.models = { ...m, pulls: [...(m.pulls ?? []).filter((x) => x.model !== p.model), p] };
+    if (p.state === 'running') return;
+    void this.loadModels();
+    // The chosen model was missing and is now pulled: use it at once rather
+    // than at the next check.
+    const e = this.state?.embedding;
+    if (p.state === 'done' && e?.status === 'missing' && e.model.replace(/:latest$/, '') === p.model.replace(/:latest$/, '')) {
+      void this.chooseEmbedModel(e.model);
+    }
+  }
+
+  /** Chooses the embedding model ('' for none); the documents are re-embedded in the background. */
+  async chooseEmbedModel(model: string): Promise<void> {
+    this.embedBusy = true;
+    this.error = null;
+    try {
+      await this.transport.setEmbedModel(model);
+      await this.load();
+    } catch (e) {
+      this.error = message(e);
+    } finally {
+      this.embedBusy = false;
+    }
+  }
+
+  /** Pulls a recommended embedding model; progress arrives through the pulls subscription. */
+  async pullEmbedModel(name: string): Promise<void> {
+    this.error = null;
+    try {
+      await this.transport.pullModel(name);
+    } catch (e) {
+      this.error = message(e);
+    }
   }
 
   async load(): Promise<void> {

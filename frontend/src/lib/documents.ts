@@ -1,6 +1,6 @@
 // Pure renderers for the documents panel, the indexing bar and the source
 // viewer: state in, display data out (tested in test/documents.test.ts).
-import type { Citation, DocumentInfo, DocumentStatus, DocumentsState, IndexProgress } from './protocol';
+import type { Citation, DocumentInfo, DocumentStatus, DocumentsState, IndexProgress, ModelsState, PullProgress } from './protocol';
 
 export type BarTone = 'neutral' | 'ok' | 'warn' | 'danger';
 
@@ -47,6 +47,7 @@ export function progressView(p: IndexProgress | null | undefined): ProgressView 
   const failedNote = failed > 0 ? ` · ${failed} could not be read` : '';
   const skipped = Math.max(0, p.skipped ?? 0);
   const skippedNote = skipped > 0 ? `${files(skipped)} skipped (not a format Quire reads)` : '';
+  if (p.reembedding) return reembedView(p, total, done, percent);
   if (p.running) {
     if (p.phase === 'scanning' || total === 0) {
       return { show: true, running: true, percent: null, label: 'Looking for new and changed files…', detail: '', tone: 'neutral' };
@@ -103,11 +104,108 @@ export function statusView(status: string): { label: string; tone: BarTone } {
   return STATUS[status as DocumentStatus] ?? { label: status || 'Unknown', tone: 'neutral' };
 }
 
+/** The bar of a switch of embedding model: documents re-embedded, old vectors in use meanwhile. */
+function reembedView(p: IndexProgress, total: number, done: number, percent: number | null): ProgressView {
+  const model = modelName(p.reembedding ?? '');
+  const docs = (n: number) => (n === 1 ? '1 document' : `${n} documents`);
+  if (p.running) {
+    const detail = [p.currentFile ? baseName(p.currentFile) : '', 'search uses the old vectors until this is done'].filter(Boolean).join(' · ');
+    return { show: true, running: true, percent, label: `Embedding ${done} of ${docs(total)} with ${model}`, detail, tone: 'neutral' };
+  }
+  switch (p.phase) {
+    case 'done':
+      return { show: true, running: false, percent: 100, label: `Search now uses ${model}`, detail: `${docs(total)} embedded`, tone: 'ok' };
+    case 'cancelled':
+      return { show: true, running: false, percent, label: `Embedding with ${model} stopped`, detail: 'Search uses the old vectors; it goes on at the next start', tone: 'warn' };
+    case 'failed':
+      return { show: true, running: false, percent, label: `Embedding with ${model} stopped on an error`, detail: p.error ?? '', tone: 'danger' };
+    default:
+      return { show: false, running: false, percent: null, label: '', detail: '', tone: 'neutral' };
+  }
+}
+
+/** "ollama:nomic-embed-text" → "nomic-embed-text"; the offline embedder's name as it is. */
+function modelName(embedder: string): string {
+  return embedder.replace(/^ollama:/, '');
+}
+
 /** One line saying which embedder makes the vectors. */
-export function embedderLabel(st: Pick<DocumentsState, 'embedder' | 'offline'> | null): string {
+export function embedderLabel(st: Pick<DocumentsState, 'embedder' | 'offline' | 'embedding'> | null): string {
   if (!st || !st.embedder) return '';
-  if (st.offline) return 'Meaning search: the built-in offline embedder (no embedding model found in Ollama)';
+  if (st.offline) {
+    const why = st.embedding?.model ? `${st.embedding.model} is not in use yet` : 'no embedding model chosen';
+    return `Meaning search: the built-in offline embedder (${why})`;
+  }
   return `Meaning search: ${st.embedder.replace(/^ollama:/, 'Ollama model ')}`;
+}
+
+/** "274 MB", "1.2 GB": a download size as people read it. */
+export function sizeLabel(bytes: number): string {
+  if (!(bytes > 0)) return '';
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1).replace(/\.0$/, '')} GB`;
+  return `${Math.max(1, Math.round(bytes / 1e6))} MB`;
+}
+
+/** What the documents panel's embedding section shows. */
+export interface EmbeddingView {
+  /** The chosen model's trouble and what to do, or ''. */
+  problem: string;
+  /** The switch under way, or ''. */
+  switching: string;
+  /** The choice shown selected: a model name, or '' for none. */
+  chosen: string;
+  /** None, then the installed models that can embed (the chosen one too, even if missing). */
+  choices: { value: string; label: string }[];
+  /** Recommended embedding models that are not installed, to pull. */
+  pullable: { name: string; label: string; pull: PullProgress | null }[];
+}
+
+export function embeddingView(st: DocumentsState | null, models: ModelsState | null): EmbeddingView {
+  const e = st?.embedding;
+  const chosen = e?.model ?? '';
+  const choices = [{ value: '', label: 'None: search by keywords only' }];
+  const installed = (models?.installed ?? []).filter((m) => (m.capabilities ?? []).includes('embedding'));
+  // Ollama lists "nomic-embed-text:latest" for the "nomic-embed-text" the
+  // settings hold: one model, chosen by its short name so it keeps its vectors.
+  const short = (name: string) => name.replace(/:latest$/, '');
+  const same = (listed: string, name: string) => short(listed) === short(name);
+  for (const m of installed) {
+    const size = sizeLabel(m.size);
+    choices.push({ value: chosen && same(m.name, chosen) ? chosen : short(m.name), label: size ? `${m.name} (${size})` : m.name });
+  }
+  const isInstalled = (name: string) => installed.some((m) => same(m.name, name));
+  if (chosen && !choices.some((c) => c.value === chosen)) {
+    // A model Ollama does not list (yet, or any more) stays shown as chosen.
+    choices.push({ value: chosen, label: `${chosen} (not installed)` });
+  }
+  const pulls = models?.pulls ?? [];
+  const pullable = (models?.recommended ?? [])
+    .filter((r) => r.role === 'embedding' && !r.installed && !isInstalled(r.name))
+    .map((r) => {
+      const size = sizeLabel(r.downloadSize);
+      return { name: r.name, label: size ? `Pull ${r.name} (${size} download)` : `Pull ${r.name}`, pull: pulls.find((p) => p.model === r.name) ?? null };
+    });
+  let switching = '';
+  if (e?.target) switching = `Embedding the documents with ${modelName(e.target)}; search uses ${modelName(e.inUse)} until that is done.`;
+  return { problem: e?.problem ?? '', switching, chosen, choices, pullable };
+}
+
+/** "Downloading 40% (110 of 274 MB)", "Downloaded", or the failure's sentence. */
+export function pullLabel(p: PullProgress | null): string {
+  if (!p) return '';
+  switch (p.state) {
+    case 'running': {
+      if (!(p.total > 0)) return 'Starting the download…';
+      const pct = Math.floor((Math.min(p.completed, p.total) / p.total) * 100);
+      return `Downloading ${pct}% (${sizeLabel(p.completed) || '0 MB'} of ${sizeLabel(p.total)})`;
+    }
+    case 'done':
+      return 'Downloaded; choose it above to use it';
+    case 'cancelled':
+      return 'Download stopped; pull again to resume';
+    default:
+      return p.error ?? 'The download failed';
+  }
 }
 
 /** Counts for the panel's header: "12 documents · 1 failed · 3 skipped" (skipped files are not documents). */

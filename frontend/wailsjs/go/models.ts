@@ -128,6 +128,28 @@ export namespace protocol {
 	        this.text = source["text"];
 	    }
 	}
+	export class EmbeddingState {
+	    model: string;
+	    status: string;
+	    problem?: string;
+	    inUse: string;
+	    dimensions: number;
+	    target?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new EmbeddingState(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.status = source["status"];
+	        this.problem = source["problem"];
+	        this.inUse = source["inUse"];
+	        this.dimensions = source["dimensions"];
+	        this.target = source["target"];
+	    }
+	}
 	export class IndexProgress {
 	    running: boolean;
 	    phase: string;
@@ -141,6 +163,7 @@ export namespace protocol {
 	    paths?: string[];
 	    error?: string;
 	    queued: number;
+	    reembedding?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new IndexProgress(source);
@@ -160,6 +183,7 @@ export namespace protocol {
 	        this.paths = source["paths"];
 	        this.error = source["error"];
 	        this.queued = source["queued"];
+	        this.reembedding = source["reembedding"];
 	    }
 	}
 	export class DocumentsState {
@@ -169,6 +193,7 @@ export namespace protocol {
 	    roots: string[];
 	    documents: Document[];
 	    progress: IndexProgress;
+	    embedding?: EmbeddingState;
 	
 	    static createFrom(source: any = {}) {
 	        return new DocumentsState(source);
@@ -182,6 +207,7 @@ export namespace protocol {
 	        this.roots = source["roots"];
 	        this.documents = this.convertValues(source["documents"], Document);
 	        this.progress = this.convertValues(source["progress"], IndexProgress);
+	        this.embedding = this.convertValues(source["embedding"], EmbeddingState);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -202,6 +228,7 @@ export namespace protocol {
 		    return a;
 		}
 	}
+	
 	export class Event {
 	    session: string;
 	    seq: number;

@@ -33,6 +33,9 @@ export type ToolRefusedStatus = 'denied' | 'cancelled' | 'failure' | 'unknown_co
 /** Where background indexing is (IndexProgress.phase). */
 export type IndexPhase = 'idle' | 'scanning' | 'indexing' | 'done' | 'cancelled' | 'failed';
 
+/** What became of the chosen embedding model (EmbeddingState.status). */
+export type EmbedStatus = 'none' | 'ready' | 'missing' | 'unreachable';
+
 /** Where a document's indexing job is (DocumentInfo.status). */
 export type DocumentStatus = 'queued' | 'parsed' | 'embedded' | 'done' | 'failed' | 'skipped';
 
@@ -166,6 +169,27 @@ export interface DocumentsState {
   roots: string[] | null;
   documents: DocumentInfo[] | null;
   progress: IndexProgress;
+  /** nil from a library that cannot change the model */
+  embedding?: EmbeddingState;
+}
+
+/**
+ * EmbeddingState is which embedding model the documents panel shows as
+ * chosen, and what became of it.
+ */
+export interface EmbeddingState {
+  /** the chosen model ("" = none) */
+  model: string;
+  /** Embed* values */
+  status: EmbedStatus;
+  /** for missing / unreachable: what is wrong and what to do */
+  problem?: string;
+  /** the embedder whose vectors rank searches now */
+  inUse: string;
+  /** of those vectors; 0 before any is stored */
+  dimensions: number;
+  /** the embedder a switch is re-embedding for */
+  target?: string;
 }
 
 /**
@@ -206,6 +230,12 @@ export interface IndexProgress {
   error?: string;
   /** passes waiting behind this one */
   queued: number;
+  /**
+   * Reembedding names the embedder a switch is making vectors for, when
+   * this pass is that re-embedding (Total and Done count documents);
+   * searches use the old vectors until it is done.
+   */
+  reembedding?: string;
 }
 
 /**

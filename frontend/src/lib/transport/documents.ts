@@ -24,6 +24,13 @@ export interface DocumentsTransport {
   /** Takes a document or folder out of the index (not off the disk). */
   removeDocument(path: string): Promise<void>;
   /**
+   * Chooses the embedding model ('' for none). Rejects with a sentence when
+   * Ollama does not have it or it cannot embed; otherwise the documents are
+   * re-embedded in the background (progress with `reembedding` set), and
+   * searches use the vectors they have until that is done.
+   */
+  setEmbedModel(model: string): Promise<void>;
+  /**
    * The text of an indexed document (a PDF: the page, from 1). Anything that
    * is not an indexed document is refused.
    */

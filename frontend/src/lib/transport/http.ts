@@ -227,6 +227,10 @@ export class HttpTransport implements Transport {
   async removeDocument(path: string): Promise<void> {
     await this.request<void>('POST', '/api/documents/remove', { body: { path } });
   }
+  /** POST /api/documents/embedder {model} → 202, or 409 {"error"} for a model that cannot embed. */
+  async setEmbedModel(model: string): Promise<void> {
+    await this.request<void>('POST', '/api/documents/embedder', { body: { model } });
+  }
   /** GET /api/documents/source?path=&page= → 404 {"error"} for anything that is not an indexed document. */
   documentSource(path: string, page = 0): Promise<DocumentSource> {
     const q = new URLSearchParams({ path, page: String(page) });

@@ -66,6 +66,7 @@ export interface WailsApp {
   CancelIndexing?: Method<'CancelIndexing', void>;
   RetryDocument?: Method<'RetryDocument', void>;
   RemoveDocument?: Method<'RemoveDocument', void>;
+  SetEmbedModel?: Method<'SetEmbedModel', void>;
   DocumentSource?: Method<'DocumentSource', DocumentSource>;
   /** The memory panel's methods. Optional: an older Quire has none. */
   MemoryList?: Method<'MemoryList', MemoryList>;
@@ -232,6 +233,9 @@ export class WailsTransport implements Transport {
   }
   async removeDocument(path: string): Promise<void> {
     await this.docs(this.app.RemoveDocument ? (a) => a.RemoveDocument!(path) : null);
+  }
+  async setEmbedModel(model: string): Promise<void> {
+    await this.docs(this.app.SetEmbedModel ? (a) => a.SetEmbedModel!(model) : null);
   }
   documentSource(path: string, page = 0): Promise<DocumentSource> {
     return this.docs(this.app.DocumentSource ? (a) => a.DocumentSource!(path, page) : null);

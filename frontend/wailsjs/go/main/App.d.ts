@@ -65,6 +65,8 @@ export function Send(arg1:string,arg2:string,arg3:string):Promise<string>;
 
 export function SendWith(arg1:string,arg2:string,arg3:string,arg4:string):Promise<string>;
 
+export function SetEmbedModel(arg1:string):Promise<void>;
+
 export function SetMemoryApproval(arg1:boolean):Promise<void>;
 
 export function SetMemoryLearning(arg1:boolean):Promise<void>;

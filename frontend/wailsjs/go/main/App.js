@@ -126,6 +126,10 @@ export function SendWith(arg1, arg2, arg3, arg4) {
   return window['go']['main']['App']['SendWith'](arg1, arg2, arg3, arg4);
 }
 
+export function SetEmbedModel(arg1) {
+  return window['go']['main']['App']['SetEmbedModel'](arg1);
+}
+
 export function SetMemoryApproval(arg1) {
   return window['go']['main']['App']['SetMemoryApproval'](arg1);
 }
