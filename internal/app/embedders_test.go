@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -179,5 +180,51 @@ func TestOllamaDownKeepsTheModelsVectors(t *testing.T) {
 	hits, err := recheckingSearcher{down.rag, down}.Search(t.Context(), "turbines", 3)
 	if err != nil || len(hits) != 1 || down.rag.VectorError() == "" {
 		t.Errorf("search with Ollama down: %+v, %v, vector error %q", hits, err, down.rag.VectorError())
+	}
+}
+
+// TestTheSettingsScreenSwitchesTheEmbedder: choosing another embedding
+// model on the Settings screen re-embeds the documents now, as the
+// Documents panel does; a model Ollama does not have is refused beside its
+// field, and a save with another field refused switches nothing.
+func TestTheSettingsScreenSwitchesTheEmbedder(t *testing.T) {
+	fake, dir, notes := embedFixture(t, 1)
+	fake.AddModel(embedModel("embed-large", 48))
+	p, docs := openEmbedOwner(t, dir, fake.URL(), "embed-small", testkit.NewClock())
+	defer p.Close()
+	if err := docs.Add(t.Context(), []string{notes}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitIndexed(t, docs, 1)
+	waitInUse(t, docs, "ollama:embed-small")
+
+	tooHot := 5.0
+	_, err := p.Settings().Update(t.Context(), screenSettings(t, p, func(u *protocol.UserSettings) {
+		u.EmbedModel, u.Temperature = "embed-large", &tooHot
+	}))
+	var se *protocol.SettingError
+	if !errors.As(err, &se) || se.Field != "temperature" {
+		t.Fatalf("a refused temperature: %v", err)
+	}
+	if st, _ := docs.State(t.Context()); st.Embedding.Target != "" || st.Embedding.InUse != "ollama:embed-small" {
+		t.Fatalf("a save refused for its temperature switched the embedder: %+v", st.Embedding)
+	}
+
+	_, err = p.Settings().Update(t.Context(), screenSettings(t, p, func(u *protocol.UserSettings) { u.EmbedModel = "embed-absent" }))
+	if !errors.As(err, &se) || se.Field != "embedModel" || !strings.Contains(se.Message, "embed-absent") {
+		t.Fatalf("a model Ollama does not have: %v", err)
+	}
+	if saved, _ := config.ReadSettings(dir); saved.EmbedModel == "embed-absent" {
+		t.Error("the refused model was saved")
+	}
+
+	if _, err := p.Settings().Update(t.Context(), screenSettings(t, p, func(u *protocol.UserSettings) { u.EmbedModel = "embed-large" })); err != nil {
+		t.Fatal(err)
+	}
+	if st := waitInUse(t, docs, "ollama:embed-large"); st.Embedding.Dimensions != 48 {
+		t.Errorf("after choosing embed-large in Settings: %+v", st.Embedding)
+	}
+	if saved, err := config.ReadSettings(dir); err != nil || saved.EmbedModel != "embed-large" {
+		t.Errorf("saved %q, %v", saved.EmbedModel, err)
 	}
 }

@@ -79,12 +79,27 @@ func (s settingsPort) Update(ctx context.Context, u protocol.UserSettings) (prot
 		return protocol.SettingsScreen{}, &protocol.SettingError{Field: "numCtx", Message: fmt.Sprintf(
 			"%s was trained for %s tokens: choose a context length of at most that.", u.Model, thousands(facts.ContextLength))}
 	}
-	err = s.p.settings.Update(func(c *config.Config) error {
+	change := func(c *config.Config) error {
 		c.OllamaHost, c.Model, c.EmbedModel, c.NumCtx = u.OllamaHost, strings.TrimSpace(u.Model), strings.TrimSpace(u.EmbedModel), u.NumCtx
 		c.Temperature, c.Think, c.AboutYou, c.Profile, c.Theme = u.Temperature, u.Think, u.AboutYou, u.Profile, u.Theme
 		return nil
-	})
+	}
+	// Every field is checked before the embedding model is switched (a
+	// re-embed starts at once), so a refused field changes nothing at all.
+	candidate := s.p.settings.Get()
+	_ = change(&candidate)
+	err = candidate.Validate()
+	if err == nil {
+		err = s.switchEmbedder(ctx, candidate.EmbedModel)
+	}
+	if err == nil {
+		err = s.p.settings.Update(change)
+	}
 	var fe *config.FieldError
+	var se *protocol.SettingError
+	if errors.As(err, &se) {
+		return protocol.SettingsScreen{}, se
+	}
 	if errors.As(err, &fe) {
 		return protocol.SettingsScreen{}, &protocol.SettingError{Field: fe.Field, Message: asSentence(fe.Reason)}
 	}
@@ -220,4 +235,26 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// switchEmbedder hands a changed embedding model to the documents panel's
+// back end while one runs: it checks the model with Ollama and re-embeds
+// the documents in the background (the old vectors rank searches until the
+// new ones are complete), as choosing it in the Documents panel does. With
+// no panel running, the choice is only saved and the next start uses it.
+func (s settingsPort) switchEmbedder(ctx context.Context, model string) error {
+	s.p.ragMu.Lock()
+	lib := s.p.library
+	s.p.ragMu.Unlock()
+	if lib == nil || model == s.p.settings.Get().EmbedModel {
+		return nil
+	}
+	chosen := chosenEmbedModel(config.Config{EmbedModel: model})
+	if model == "" {
+		chosen = config.DefaultEmbedModel
+	}
+	if err := lib.SetEmbedModel(ctx, chosen); err != nil {
+		return &protocol.SettingError{Field: "embedModel", Message: asSentence(err.Error())}
+	}
+	return nil
 }
