@@ -71,6 +71,9 @@ func (c Config) Validate() error {
 	if !utf8.ValidString(c.AboutYou) {
 		return invalid("aboutYou", "the text about you is not valid text (UTF-8)")
 	}
+	if i := strings.IndexFunc(c.AboutYou, hiddenControl); i >= 0 {
+		return invalid("aboutYou", "the text about you holds an invisible control character (%U): remove it, or retype the text", []rune(c.AboutYou[i:])[0])
+	}
 	if n := utf8.RuneCountInString(c.AboutYou); n > MaxAboutYou {
 		return invalid("aboutYou", "the text about you may be at most %d characters; it has %d", MaxAboutYou, n)
 	}
@@ -81,6 +84,22 @@ func (c Config) Validate() error {
 		return invalid("theme", "the theme must be one of %s; %q is not", strings.Join(Themes, ", "), c.Theme)
 	}
 	return nil
+}
+
+// hiddenControl is a character that changes how text shows without being
+// seen: C0/C1 controls other than newline and tab (an escape sequence in a
+// terminal's replay) and the bidirectional overrides and isolates, which
+// can make the text the user reads differ from what the model is given.
+func hiddenControl(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case unicode.IsControl(r):
+		return true
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F:
+		return true
+	}
+	return false
 }
 
 // checkText bounds a one-line setting: present, not too long, and with no

@@ -225,7 +225,36 @@ func (m *models) close() {
 	m.wg.Wait()
 }
 
-// pulls is the latest state of each pull since start, first pull first.
+// maxEnded bounds the ended pulls the screen is told of: a page that asks
+// for thousands of names that fail would otherwise grow every listing.
+const maxEnded = 32
+
+// forgetOldLocked drops the oldest ended pulls past maxEnded; running ones
+// are always kept. The caller holds m.mu.
+func (m *models) forgetOldLocked() {
+	ended := 0
+	for _, k := range m.order {
+		if m.last[k].State != protocol.PullRunning {
+			ended++
+		}
+	}
+	if ended <= maxEnded {
+		return
+	}
+	kept := m.order[:0]
+	for _, k := range m.order {
+		if ended > maxEnded && m.last[k].State != protocol.PullRunning {
+			delete(m.last, k)
+			ended--
+			continue
+		}
+		kept = append(kept, k)
+	}
+	m.order = kept
+}
+
+// pulls is the latest state of each ended pull (the latest maxEnded) and
+// of each running one since start, first pull first.
 func (m *models) pulls() []protocol.PullProgress {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -250,6 +279,7 @@ func (m *models) publishLocked(key string, p protocol.PullProgress) {
 		m.order = append(m.order, key)
 	}
 	m.last[key] = p
+	m.forgetOldLocked()
 	for w := range m.watchers {
 		w.put(p)
 	}

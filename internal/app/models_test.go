@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -351,5 +352,31 @@ func TestAPulledOrDeletedModelIsAskedAfresh(t *testing.T) {
 	}
 	if _, err := catalog.Capabilities(t.Context(), "tiny-text"); err == nil {
 		t.Error("after the delete, the catalog still answers for the model")
+	}
+}
+
+// TestEndedPullsAreBounded: every name a page asks for is remembered while
+// it runs, but only the latest maxEnded ended pulls stay in the listing.
+func TestEndedPullsAreBounded(t *testing.T) {
+	t.Parallel()
+	fake := ollamatest.New(t)
+	m := newTestModels(t, fake.URL())
+	watch := m.Watch(t.Context())
+	const asked = maxEnded + 8
+	for i := range asked {
+		name := fmt.Sprintf("absent-%d", i)
+		if err := m.Pull(t.Context(), name); err != nil {
+			t.Fatal(err)
+		}
+		if last := until(t, watch, name); last[len(last)-1].State != protocol.PullFailed {
+			t.Fatalf("%s: %+v, want failed", name, last[len(last)-1])
+		}
+	}
+	st, err := m.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Pulls) != maxEnded || st.Pulls[0].Model != fmt.Sprintf("absent-%d", asked-maxEnded) || st.Pulls[maxEnded-1].Model != fmt.Sprintf("absent-%d", asked-1) {
+		t.Errorf("%d pulls listed, first %q; want the latest %d", len(st.Pulls), st.Pulls[0].Model, maxEnded)
 	}
 }

@@ -90,6 +90,9 @@ func (s settingsPort) Update(ctx context.Context, u protocol.UserSettings) (prot
 	_ = change(&candidate)
 	err = candidate.Validate()
 	if err == nil {
+		err = modelNames(candidate)
+	}
+	if err == nil {
 		err = s.switchEmbedder(ctx, candidate.EmbedModel)
 	}
 	if err == nil {
@@ -255,6 +258,24 @@ func (s settingsPort) switchEmbedder(ctx context.Context, model string) error {
 	}
 	if err := lib.SetEmbedModel(ctx, chosen); err != nil {
 		return &protocol.SettingError{Field: "embedModel", Message: asSentence(err.Error())}
+	}
+	return nil
+}
+
+// modelNames refuses a model name Ollama would not take (`../../x`,
+// `x@sha256:00`): saved, it would make every chat fail with "model is
+// required". The config package checks only length and characters, since
+// it may not know Ollama's naming rules.
+func modelNames(c config.Config) error {
+	if err := ollama.CheckModelName(c.Model); err != nil {
+		return &protocol.SettingError{Field: "model", Message: fmt.Sprintf(
+			"Ollama does not take %q as a model name: type one like qwen3:4b (see the installed models below).", c.Model)}
+	}
+	if c.EmbedModel != "" && c.EmbedModel != config.NoEmbedModel {
+		if err := ollama.CheckModelName(c.EmbedModel); err != nil {
+			return &protocol.SettingError{Field: "embedModel", Message: fmt.Sprintf(
+				"Ollama does not take %q as a model name: type one like nomic-embed-text.", c.EmbedModel)}
+		}
 	}
 	return nil
 }

@@ -172,6 +172,9 @@ func TestSettingsScreenRefusesWhatCannotWork(t *testing.T) {
 		{"too hot", func(u *protocol.UserSettings) { t2 := 2.5; u.Temperature = &t2 }, "temperature", "The temperature must be between 0 and 2"},
 		{"an unknown profile", func(u *protocol.UserSettings) { u.Profile = "everything" }, "profile", "minimal, ask, write"},
 		{"too long about you", func(u *protocol.UserSettings) { u.AboutYou = strings.Repeat("x", 2001) }, "aboutYou", "at most 2000"},
+		{"a chat model Ollama would not take", func(u *protocol.UserSettings) { u.Model = "../../x" }, "model", `Ollama does not take "../../x" as a model name`},
+		{"a digest for a chat model", func(u *protocol.UserSettings) { u.Model = "x@sha256:00" }, "model", "as a model name"},
+		{"an embedding model Ollama would not take", func(u *protocol.UserSettings) { u.EmbedModel = "a/b/c/d/e" }, "embedModel", "as a model name"},
 	} {
 		_, err := p.Settings().Update(t.Context(), screenSettings(t, p, c.edit))
 		var se *protocol.SettingError
