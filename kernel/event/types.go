@@ -200,6 +200,10 @@ type Capabilities struct {
 	Temperature *float64 `json:"temperature,omitempty"`
 	Think       *bool    `json:"think,omitempty"`
 	AboutYou    string   `json:"aboutYou,omitempty"`
+	// Trained is the model's trained context length as Ollama said it when
+	// the run started (0: unknown); NumCtx was capped at it, as Ollama caps
+	// num_ctx, so NumCtx is the context the model really has.
+	Trained int `json:"trained,omitempty"`
 }
 
 // Why a run offers the model no tools (Capabilities.ToolsOff).

@@ -305,6 +305,7 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 			Granted: uint8(sp.Granted)})
 	}
 	r.withholdTools(ctx, caps)
+	r.capContext(ctx, caps)
 	assembled, err := r.prompt.Assemble(prompt.WithAboutUser(prompt.WithSession(ctx, session), s.AboutYou))
 	if err != nil {
 		return nil, nil, err
