@@ -153,9 +153,9 @@ func (p *Parts) modelFacts(ctx context.Context, o *ollama.Provider, name string)
 }
 
 // apply gives the settings now in use to the parts that read them per run:
-// the adapter's address (every later request, probe and embedding goes
-// there) and the runtime's settings (frozen into each run's snapshot when it
-// starts). It is the settings owner's OnChange user.
+// the adapter's address (every later probe, embedding, pull and new run goes
+// there; a running run keeps its frozen one) and the runtime's settings
+// (frozen into each run's snapshot when it starts). It is the settings owner's OnChange user.
 func (p *Parts) apply(cfg config.Config) {
 	if hostURL, err := ollama.ParseHost(cfg.OllamaHost); err == nil {
 		p.ollama.SetHost(hostURL)
@@ -169,7 +169,9 @@ func (p *Parts) apply(cfg config.Config) {
 // model when Ollama said it cannot think (Ollama refuses "think" from such
 // a model); when Ollama has not said, the user's choice is sent.
 func (p *Parts) runSettings(cfg config.Config) runtime.Settings {
-	rs := runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx, Layers: disabledLayer(cfg.DisabledTools),
+	// The address is the adapter's, set by apply just before: a run started
+	// now keeps it (runtime.Settings.Host) when the address changes mid-run.
+	rs := runtime.Settings{Model: cfg.Model, Host: p.ollama.Host(), NumCtx: cfg.NumCtx, Layers: disabledLayer(cfg.DisabledTools),
 		Profile: tool.Profile(cfg.Profile), Temperature: cfg.Temperature, AboutYou: cfg.AboutYou}
 	if cfg.Think != nil {
 		f, known := p.facts.Load(p.ollama.Host() + "\x00" + cfg.Model)

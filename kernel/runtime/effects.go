@@ -239,7 +239,7 @@ func (r *Reader) requestAt(ctx context.Context, session, run string, seq int64, 
 	}
 	all = append(all, msgs...)
 	req := provider.Request{Model: caps.Model, Messages: all, ContextLen: caps.NumCtx,
-		Temperature: caps.Temperature, Think: caps.Think}
+		Temperature: caps.Temperature, Think: caps.Think, Host: caps.Host}
 	if len(caps.Tools) == 0 {
 		return req, nil
 	}

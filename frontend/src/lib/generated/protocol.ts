@@ -886,6 +886,12 @@ export interface Capabilities {
    * num_ctx, so NumCtx is the context the model really has.
    */
   trained?: number;
+  /**
+   * Host is the Ollama address the run was started on: its steps go
+   * there even when Settings moves later runs to another server (empty
+   * in runs made before it was recorded: the current address).
+   */
+  host?: string;
 }
 
 /**
