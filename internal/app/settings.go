@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -72,7 +71,7 @@ func (s settingsPort) Update(ctx context.Context, u protocol.UserSettings) (prot
 	defer cancel()
 	at := s.p.ollama
 	if hostURL.String() != at.Host() {
-		at = ollama.New(hostURL, &http.Client{})
+		at = ollama.New(hostURL, probeClient())
 	}
 	facts := s.p.modelFacts(probeCtx, at, u.Model)
 	if facts.Known && facts.ContextLength > 0 && u.NumCtx > facts.ContextLength {
@@ -119,22 +118,37 @@ func (s settingsPort) CheckOllama(ctx context.Context, address string) protocol.
 	}
 	ctx, cancel := context.WithTimeout(ctx, probeWait)
 	defer cancel()
-	at := ollama.New(hostURL, &http.Client{})
+	at := ollama.New(hostURL, probeClient())
 	check := protocol.OllamaCheck{Address: hostURL.String(), Models: []string{}}
 	v, err := at.Version(ctx)
+	var timeout interface{ Timeout() bool }
 	switch {
-	case errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &timeout) && timeout.Timeout():
 		check.Message = fmt.Sprintf("Nothing answered at %s within %d seconds: is Ollama running there?", check.Address, int(probeWait.Seconds()))
+	case errors.Is(err, errProbeRedirected):
+		check.Message = fmt.Sprintf("%s redirects to another address: type the address Ollama itself listens on.", check.Address)
+	case errors.Is(err, errProbeTooLarge):
+		check.Message = fmt.Sprintf("What answers at %s sends far more than Ollama does: check the address.", check.Address)
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, provider.ErrUnavailable) && !strings.Contains(err.Error(), "answer like Ollama"):
 		check.Message = fmt.Sprintf("Nothing answers at %s: is Ollama running?", check.Address)
 	case err != nil:
 		check.Message = providerSentence(err)
 	default:
-		check.OK, check.Version = true, v
-		if models, err := at.Models(ctx); err == nil {
-			check.Models = models
+		check.OK = true
+		models, err := at.Models(ctx)
+		if err == nil {
+			check.Models = shownModels(models)
 		}
-		check.Message = fmt.Sprintf("Ollama %s answers here (%s installed).", v, plural(len(check.Models), "model"))
+		// Only what looks like a version is shown: the answer is whoever's
+		// listens at the address typed.
+		name := "Ollama"
+		if looksLikeVersion(v) {
+			check.Version, name = v, "Ollama "+v
+		}
+		check.Message = fmt.Sprintf("%s answers here (%s installed).", name, plural(len(models), "model"))
+		if err != nil {
+			check.Message = fmt.Sprintf("%s answers here, but its list of models could not be read.", name)
+		}
 	}
 	return check
 }
