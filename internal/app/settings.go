@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -72,7 +71,7 @@ func (s settingsPort) Update(ctx context.Context, u protocol.UserSettings) (prot
 	defer cancel()
 	at := s.p.ollama
 	if hostURL.String() != at.Host() {
-		at = ollama.New(hostURL, &http.Client{})
+		at = ollama.New(hostURL, probeClient())
 	}
 	facts := s.p.modelFacts(probeCtx, at, u.Model)
 	if facts.Known && facts.ContextLength > 0 && u.NumCtx > facts.ContextLength {
@@ -122,22 +121,37 @@ func (s settingsPort) CheckOllama(ctx context.Context, address string) protocol.
 	}
 	ctx, cancel := context.WithTimeout(ctx, probeWait)
 	defer cancel()
-	at := ollama.New(hostURL, &http.Client{})
+	at := ollama.New(hostURL, probeClient())
 	check := protocol.OllamaCheck{Address: hostURL.String(), Models: []string{}}
 	v, err := at.Version(ctx)
+	var timeout interface{ Timeout() bool }
 	switch {
-	case errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &timeout) && timeout.Timeout():
 		check.Message = fmt.Sprintf("Nothing answered at %s within %d seconds: is Ollama running there?", check.Address, int(probeWait.Seconds()))
+	case errors.Is(err, errProbeRedirected):
+		check.Message = fmt.Sprintf("%s redirects to another address: type the address Ollama itself listens on.", check.Address)
+	case errors.Is(err, errProbeTooLarge):
+		check.Message = fmt.Sprintf("What answers at %s sends far more than Ollama does: check the address.", check.Address)
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, provider.ErrUnavailable) && !strings.Contains(err.Error(), "answer like Ollama"):
 		check.Message = fmt.Sprintf("Nothing answers at %s: is Ollama running?", check.Address)
 	case err != nil:
 		check.Message = providerSentence(err)
 	default:
-		check.OK, check.Version = true, v
-		if models, err := at.Models(ctx); err == nil {
-			check.Models = models
+		check.OK = true
+		models, err := at.Models(ctx)
+		if err == nil {
+			check.Models = shownModels(models)
 		}
-		check.Message = fmt.Sprintf("Ollama %s answers here (%s installed).", v, plural(len(check.Models), "model"))
+		// Only what looks like a version is shown: the answer is whoever's
+		// listens at the address typed.
+		name := "Ollama"
+		if looksLikeVersion(v) {
+			check.Version, name = v, "Ollama "+v
+		}
+		check.Message = fmt.Sprintf("%s answers here (%s installed).", name, plural(len(models), "model"))
+		if err != nil {
+			check.Message = fmt.Sprintf("%s answers here, but its list of models could not be read.", name)
+		}
 	}
 	return check
 }
@@ -156,9 +170,9 @@ func (p *Parts) modelFacts(ctx context.Context, o *ollama.Provider, name string)
 }
 
 // apply gives the settings now in use to the parts that read them per run:
-// the adapter's address (every later request, probe and embedding goes
-// there) and the runtime's settings (frozen into each run's snapshot when it
-// starts). It is the settings owner's OnChange user.
+// the adapter's address (every later probe, embedding, pull and new run goes
+// there; a running run keeps its frozen one) and the runtime's settings
+// (frozen into each run's snapshot when it starts). It is the settings owner's OnChange user.
 func (p *Parts) apply(cfg config.Config) {
 	if hostURL, err := ollama.ParseHost(cfg.OllamaHost); err == nil {
 		p.ollama.SetHost(hostURL)
@@ -172,7 +186,9 @@ func (p *Parts) apply(cfg config.Config) {
 // model when Ollama said it cannot think (Ollama refuses "think" from such
 // a model); when Ollama has not said, the user's choice is sent.
 func (p *Parts) runSettings(cfg config.Config) runtime.Settings {
-	rs := runtime.Settings{Model: cfg.Model, NumCtx: cfg.NumCtx, Layers: disabledLayer(cfg.DisabledTools),
+	// The address is the adapter's, set by apply just before: a run started
+	// now keeps it (runtime.Settings.Host) when the address changes mid-run.
+	rs := runtime.Settings{Model: cfg.Model, Host: p.ollama.Host(), NumCtx: cfg.NumCtx, Layers: disabledLayer(cfg.DisabledTools),
 		Profile: tool.Profile(cfg.Profile), Temperature: cfg.Temperature, AboutYou: cfg.AboutYou}
 	if cfg.Think != nil {
 		f, known := p.facts.Load(p.ollama.Host() + "\x00" + cfg.Model)

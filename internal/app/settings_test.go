@@ -136,19 +136,31 @@ func mustParse(t *testing.T, s string) string {
 }
 
 // TestSavingANewAddressMovesTheNextRun: the next run's request goes to the
-// address saved on the screen, and doctor names it.
+// address saved on the screen, and each run's snapshot freezes the address
+// it started on (its later steps go there, whatever is saved meanwhile).
 func TestSavingANewAddressMovesTheNextRun(t *testing.T) {
 	old, moved := ollamatest.New(t), ollamatest.New(t)
 	old.AddModel(ollamatest.DefaultModel())
 	moved.AddModel(ollamatest.DefaultModel())
 	p := openOwner(t, t.TempDir(), old.URL())
 	defer p.Close()
+	before := say(t, p, "where were you")
 	if _, err := p.Settings().Update(t.Context(), screenSettings(t, p, func(u *protocol.UserSettings) { u.OllamaHost = moved.URL() })); err != nil {
 		t.Fatal(err)
 	}
-	say(t, p, "where are you")
-	if len(old.Requests()) != 0 || len(moved.Requests()) != 1 {
-		t.Errorf("requests: %d at the old address, %d at the new one; want 0 and 1", len(old.Requests()), len(moved.Requests()))
+	after := say(t, p, "where are you")
+	if len(old.Requests()) != 1 || len(moved.Requests()) != 1 {
+		t.Errorf("requests: %d at the old address, %d at the new one; want 1 and 1", len(old.Requests()), len(moved.Requests()))
+	}
+	for sess, want := range map[string]string{before: mustParse(t, old.URL()), after: mustParse(t, moved.URL())} {
+		var in event.InputReceivedPayload
+		testkit.Until(t, p.Kernel(), sess, "a run's snapshot", func(evs []protocol.Event) bool {
+			e := evs[len(evs)-1]
+			return e.Type == string(event.InputReceived) && json.Unmarshal(e.Payload, &in) == nil && in.Caps != nil
+		})
+		if in.Caps.Host != want {
+			t.Errorf("a run froze the address %q, want %q", in.Caps.Host, want)
+		}
 	}
 }
 

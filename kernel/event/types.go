@@ -200,6 +200,14 @@ type Capabilities struct {
 	Temperature *float64 `json:"temperature,omitempty"`
 	Think       *bool    `json:"think,omitempty"`
 	AboutYou    string   `json:"aboutYou,omitempty"`
+	// Trained is the model's trained context length as Ollama said it when
+	// the run started (0: unknown); NumCtx was capped at it, as Ollama caps
+	// num_ctx, so NumCtx is the context the model really has.
+	Trained int `json:"trained,omitempty"`
+	// Host is the Ollama address the run was started on: its steps go
+	// there even when Settings moves later runs to another server (empty
+	// in runs made before it was recorded: the current address).
+	Host string `json:"host,omitempty"`
 }
 
 // Why a run offers the model no tools (Capabilities.ToolsOff).

@@ -60,6 +60,11 @@ type Request struct {
 	// (and replayed) exactly as it was.
 	Temperature *float64 `json:"temperature,omitempty"`
 	Think       *bool    `json:"think,omitempty"`
+	// Host is the address of the server the request must reach (a run's
+	// frozen one, event.Capabilities.Host); empty, the adapter's current
+	// address. It says where the request goes, not what it says: it is
+	// not part of the body sent.
+	Host string `json:"-"`
 }
 
 // Usage is what the model reports about one step.

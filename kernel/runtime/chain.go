@@ -21,6 +21,10 @@ type Failure struct {
 	Err     error
 	// Request is what was sent (the overflow handler measures it).
 	Request provider.Request
+	// Trained is the model's trained context length frozen with the run
+	// (event.Capabilities.Trained; 0 unknown): a request already asking for
+	// it cannot be helped by a longer context.
+	Trained int
 }
 
 // Verdict is a handler's answer: retry after a pause, or give up with a
@@ -130,7 +134,7 @@ func defaultHandlers(r *Runtime) []ErrorHandler {
 			if f.Class != ClassOverflow {
 				return Verdict{}, false
 			}
-			fit := measure(f.Request)
+			fit := measure(f.Request, f.Trained)
 			if r.compactor == nil || f.Attempt >= 2 {
 				return Verdict{Message: fit.sentence(false)}, true
 			}
@@ -155,10 +159,12 @@ func defaultHandlers(r *Runtime) []ErrorHandler {
 type requestFit struct {
 	fixed, said, tools, window int
 	first                      bool // nothing yet but system text and user messages
+	atMax                      bool // the window is the model's trained length: only another model has more
 }
 
-func measure(req provider.Request) requestFit {
-	fit := requestFit{fixed: compact.ToolsTokens(req.Tools), tools: len(req.Tools), window: req.ContextLen, first: true}
+func measure(req provider.Request, trained int) requestFit {
+	fit := requestFit{fixed: compact.ToolsTokens(req.Tools), tools: len(req.Tools), window: req.ContextLen, first: true,
+		atMax: trained > 0 && req.ContextLen >= trained}
 	for _, m := range req.Messages {
 		switch m.Role {
 		case provider.RoleSystem:
@@ -174,19 +180,27 @@ func measure(req provider.Request) requestFit {
 }
 
 // sentence says exactly why the request does not fit and what to choose
-// instead: on a first message, never "start a new chat".
+// instead: on a first message, never "start a new chat"; at the model's
+// trained length, never "raise the context length" (Settings cannot).
 func (f requestFit) sentence(compacted bool) string {
+	bigger, raise := "Choose a model with a larger context, or raise the context length in Settings.", ", or raise the context length in Settings."
+	if f.atMax {
+		bigger, raise = "Choose a model with a larger context.", ", or choose a model with a larger context."
+	}
 	switch {
 	case f.first && f.fixed >= f.said:
 		return fmt.Sprintf("Quire's instructions and %s take about %d tokens of the %d this model's context holds, "+
-			"which leaves too little room for your message. Choose a model with a larger context, or raise the context length in Settings.", toolWords(f.tools), f.fixed, f.window)
+			"which leaves too little room for your message. %s", toolWords(f.tools), f.fixed, f.window, bigger)
+	case f.first && f.atMax:
+		return fmt.Sprintf("Your message is too long for this model's context: about %d tokens, with about %d more for Quire's instructions and tools, "+
+			"and the context holds %d. Shorten the message, or choose a model with a larger context.", f.said, f.fixed, f.window)
 	case f.first:
 		return fmt.Sprintf("Your message is too long for this model's context: about %d tokens, with about %d more for Quire's instructions and tools, "+
 			"and the context holds %d. Shorten the message, choose a model with a larger context, or raise the context length in Settings.", f.said, f.fixed, f.window)
 	case compacted:
-		return "This conversation no longer fits in the model's context window, and compacting it did not make it smaller. Start a new chat, or raise the context length in Settings."
+		return "This conversation no longer fits in the model's context window, and compacting it did not make it smaller. Start a new chat" + raise
 	}
-	return "This conversation no longer fits in the model's context window. Start a new chat, or raise the context length in Settings."
+	return "This conversation no longer fits in the model's context window. Start a new chat" + raise
 }
 
 // toolWords names the tool declarations of a request for a sentence.

@@ -145,7 +145,7 @@ func (s *session) stream(x core.StartStream) {
 		return
 	}
 	class := classify(err)
-	v := s.r.judge(ctx, Failure{Session: s.id, Step: x.Step, Attempt: x.Attempt, Class: class, Err: err, Request: req})
+	v := s.r.judge(ctx, Failure{Session: s.id, Step: x.Step, Attempt: x.Attempt, Class: class, Err: err, Request: req, Trained: caps.Trained})
 	if v.Retry && !partial {
 		// A retry after text was shown would show it twice; only an attempt
 		// that produced nothing is tried again.
@@ -239,7 +239,7 @@ func (r *Reader) requestAt(ctx context.Context, session, run string, seq int64, 
 	}
 	all = append(all, msgs...)
 	req := provider.Request{Model: caps.Model, Messages: all, ContextLen: caps.NumCtx,
-		Temperature: caps.Temperature, Think: caps.Think}
+		Temperature: caps.Temperature, Think: caps.Think, Host: caps.Host}
 	if len(caps.Tools) == 0 {
 		return req, nil
 	}

@@ -18,6 +18,9 @@ type ModelCatalog interface {
 	Capabilities(ctx context.Context, model string) ([]string, error)
 	// ToolModels lists the installed models that can call tools.
 	ToolModels(ctx context.Context) ([]string, error)
+	// ContextLength is the model's trained context length (0: Ollama did
+	// not say). Ollama caps num_ctx at it, so the run freezes the smaller.
+	ContextLength(ctx context.Context, model string) (int, error)
 }
 
 // WithCatalog sets what the runtime asks about the chat model's
@@ -32,6 +35,29 @@ const catalogWait = 2 * time.Second
 
 // maxToolModels bounds the suggestions a run records.
 const maxToolModels = 5
+
+// capContext freezes the context length the model will really have:
+// Ollama runs a request with num_ctx capped at the trained length, so a run
+// asking for more records the trained length instead, and the request, the
+// overflow sentence, the compaction window and the context meter all use
+// that one figure. Trained records the cap, so the overflow sentence does not
+// suggest a longer context than the model has. Nothing is recomputed on
+// replay: the figure lives in the snapshot.
+func (r *Runtime) capContext(ctx context.Context, caps *event.Capabilities) {
+	if r.catalog == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, catalogWait)
+	defer cancel()
+	n, err := r.catalog.ContextLength(ctx, caps.Model)
+	if err != nil || n <= 0 {
+		return // unknown: the configured length is sent as it is
+	}
+	caps.Trained = n
+	if caps.NumCtx > n {
+		caps.NumCtx = n
+	}
+}
 
 // withholdTools takes the tools out of a run's capabilities when its model
 // cannot call them, recording why, what was withheld and which installed

@@ -199,3 +199,48 @@ func TestEmptyReplyGetsANoteThenASentence(t *testing.T) {
 		})
 	}
 }
+
+// TestContextIsCappedAtTheTrainedLength: Ollama runs a model trained for
+// 2,048 tokens with num_ctx 2,048 whatever is asked, so the run freezes
+// 2,048 (and the trained length) in its snapshot, sends it, and the overflow
+// sentence counts against it and does not suggest a longer context (Settings
+// cannot give more); a replay rebuilds the request from the snapshot.
+func TestContextIsCappedAtTheTrainedLength(t *testing.T) {
+	big := &fakeTool{spec: tool.Spec{Name: "big", Description: strings.Repeat("a very long description. ", 400)}, run: replying("")}
+	for _, tc := range []struct {
+		name    string
+		catalog bool
+		numCtx  int // the num_ctx frozen and sent
+		trained int
+		holds   string
+		raise   bool // the sentence suggests raising the context length
+	}{
+		{"the catalog says the trained length", true, 2048, 2048, "of the 2048 ", false},
+		{"nobody says it", false, 8192, 0, "of the 8192 ", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := fitKit(t, "small:2k", tc.catalog, withTools(big))
+			m := ollamatest.DefaultModel()
+			m.Name, m.ContextLength = "small:2k", 2048
+			k.Ollama.AddModel(m)
+			s := chat(t, k)
+			say(t, k, s, "hi", "")
+			evs := waitRuns(t, k, s, 1)
+			caps := capsOf(t, evs)
+			if len(caps) != 1 || caps[0].NumCtx != tc.numCtx || caps[0].Trained != tc.trained {
+				t.Fatalf("%d snapshots, the first with numCtx %d, trained %d; want numCtx %d, trained %d",
+					len(caps), caps[0].NumCtx, caps[0].Trained, tc.numCtx, tc.trained)
+			}
+			reqs := requests(k)
+			if len(reqs) != 1 || reqs[0].Options["num_ctx"] != float64(tc.numCtx) {
+				t.Fatalf("%d requests, options %v; want num_ctx %d", len(reqs), reqs[0].Options, tc.numCtx)
+			}
+			fin := finished(t, evs)
+			if fin.Reason != event.ReasonError || !strings.Contains(fin.Error, tc.holds) ||
+				strings.Contains(fin.Error, "raise the context length") != tc.raise {
+				t.Fatalf("run finished %+v", fin)
+			}
+			rebuiltAsSent(t, k, s)
+		})
+	}
+}

@@ -53,7 +53,10 @@ var (
 // Settings are the model settings and limits runs use; they are frozen into
 // a run's capability snapshot when it starts.
 type Settings struct {
-	Model   string
+	Model string
+	// Host is the Ollama address the run's steps are sent to (frozen as
+	// event.Capabilities.Host); empty, the adapter's current one.
+	Host    string
 	NumCtx  int
 	Profile tool.Profile
 	Limits  event.Limits
@@ -294,7 +297,7 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 	if err != nil {
 		return nil, nil, err
 	}
-	caps := &event.Capabilities{Model: s.Model, NumCtx: s.NumCtx, Profile: string(s.Profile), Limits: s.Limits,
+	caps := &event.Capabilities{Model: s.Model, Host: s.Host, NumCtx: s.NumCtx, Profile: string(s.Profile), Limits: s.Limits,
 		PermissionDefault: s.PermissionDefault, Temperature: s.Temperature, Think: s.Think, AboutYou: s.AboutYou}
 	if caps.Read, err = r.inheritedRead(ctx, session); err != nil {
 		return nil, nil, err
@@ -305,6 +308,7 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 			Granted: uint8(sp.Granted)})
 	}
 	r.withholdTools(ctx, caps)
+	r.capContext(ctx, caps)
 	assembled, err := r.prompt.Assemble(prompt.WithAboutUser(prompt.WithSession(ctx, session), s.AboutYou))
 	if err != nil {
 		return nil, nil, err

@@ -2,12 +2,15 @@ package runtime_test
 
 import (
 	"encoding/json"
+	"net/url"
 	"strings"
 	"testing"
 
+	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/prompt"
+	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
 )
 
@@ -98,4 +101,55 @@ func TestChangedSettingsReachTheNextRunOnly(t *testing.T) {
 		t.Fatalf("the runs froze %+v", ins)
 	}
 	rebuiltAsSent(t, k, s)
+}
+
+// TestAChangedAddressReachesTheNextRunOnly: a run started on Ollama A keeps
+// sending its steps to A when the address moves to B while it waits on a
+// tool (the runtime's settings and the adapter's host both change, as the
+// settings screen's apply does); the next run goes to B, and a replay
+// rebuilds the first run's requests unchanged.
+func TestAChangedAddressReachesTheNextRunOnly(t *testing.T) {
+	wait, started, unblock := waiting(t)
+	k := kit(t, withTools(wait))
+	k.Ollama.Script(calling("c1:wait"), saying("still on A"))
+	other := ollamatest.New(t)
+	other.AddModel(ollamatest.DefaultModel())
+	other.Script(saying("on B"))
+	hostA, hostB := parsedHost(t, k.Ollama.URL()), parsedHost(t, other.URL())
+	k.Runtime.SetSettings(settings(func(st *runtime.Settings) { st.Host = hostA.String() }))
+	s := chat(t, k)
+
+	say(t, k, s, "one", "")
+	<-started
+	k.Model.SetHost(hostB)
+	k.Runtime.SetSettings(settings(func(st *runtime.Settings) { st.Host = hostB.String() }))
+	unblock()
+	waitRuns(t, k, s, 1)
+	if a, b := len(k.Ollama.Requests()), len(other.Requests()); a != 2 || b != 0 {
+		t.Fatalf("the first run sent %d requests to A and %d to B; want both steps on A", a, b)
+	}
+	say(t, k, s, "two", "")
+	evs := waitRuns(t, k, s, 2)
+	if a, b := len(k.Ollama.Requests()), len(other.Requests()); a != 2 || b != 1 {
+		t.Fatalf("after the second run A has %d requests and B %d; want 2 and 1", a, b)
+	}
+	if caps := capsOf(t, evs); len(caps) != 2 || caps[0].Host != hostA.String() || caps[1].Host != hostB.String() {
+		t.Fatalf("frozen addresses %+v", caps)
+	}
+	for _, fin := range only[event.RunFinishedPayload](t, evs, event.RunFinished) {
+		if fin.Reason != event.ReasonCompleted {
+			t.Fatalf("run finished %+v", fin)
+		}
+	}
+	rebuiltAsSent(t, k, s)
+}
+
+// parsedHost is raw as the adapter reads an address.
+func parsedHost(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := ollama.ParseHost(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

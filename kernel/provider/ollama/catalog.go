@@ -56,6 +56,13 @@ func (c *Catalog) Capabilities(ctx context.Context, name string) ([]string, erro
 	return slices.Clone(info.Capabilities), err
 }
 
+// ContextLength is the model's trained context length (0: Ollama did not
+// say).
+func (c *Catalog) ContextLength(ctx context.Context, name string) (int, error) {
+	info, err := c.ModelInfo(ctx, name)
+	return info.ContextLength, err
+}
+
 // ToolModels lists the installed models that can call tools, in /api/tags
 // order (most recently modified first); a model Ollama cannot describe is
 // left out. The list itself is asked every time: models come and go.

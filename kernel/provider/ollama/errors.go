@@ -33,7 +33,7 @@ func (p *Provider) ended(ctx context.Context, err error, complete bool, modelNam
 		return stopped(ctx)
 	}
 	err = &provider.Error{Kind: provider.ErrStreamBroken,
-		Message: fmt.Sprintf("Ollama at %s stopped sending %s before it finished: check that Ollama is still running", p.host, what)}
+		Message: fmt.Sprintf("Ollama at %s stopped sending %s before it finished: check that Ollama is still running", p.at(ctx), what)}
 	p.log.Debug("ollama stream broken", "error", err)
 	return err
 }
@@ -46,12 +46,12 @@ func (p *Provider) failure(ctx context.Context, err error, modelName string) err
 		// Whatever the transport made of it, the caller stopped us.
 		return stopped(ctx)
 	}
-	err = p.classify(err, modelName)
+	err = p.classify(err, modelName, p.at(ctx))
 	p.log.Debug("ollama request failed", "error", err)
 	return err
 }
 
-func (p *Provider) classify(err error, modelName string) error {
+func (p *Provider) classify(err error, modelName string, host fmt.Stringer) error {
 	failAs := func(kind, also error, format string, args ...any) error {
 		return &provider.Error{Kind: kind, Also: also, Message: fmt.Sprintf(format, args...), Err: err}
 	}
@@ -61,36 +61,36 @@ func (p *Provider) classify(err error, modelName string) error {
 	switch {
 	case runnerStopped(err):
 		return failAs(provider.ErrServer, provider.ErrRunnerStopped,
-			"The model runner of Ollama at %s stopped while answering: see the Ollama server log (it often means the model needs more memory than is free)", p.host)
+			"The model runner of Ollama at %s stopped while answering: see the Ollama server log (it often means the model needs more memory than is free)", host)
 	case errors.As(err, &status):
 		switch {
 		case status.StatusCode == http.StatusBadRequest && strings.Contains(status.ErrorMessage, "does not support tools"):
 			return failAs(provider.ErrRejected, provider.ErrNoTools, "The model %q cannot use tools: choose one that can in Settings", modelName)
 		case status.StatusCode == http.StatusNotFound && modelName != "":
-			return fail(provider.ErrModelMissing, "Ollama at %s does not have the model %q: run `ollama pull %s`, or choose another model", p.host, modelName, modelName)
+			return fail(provider.ErrModelMissing, "Ollama at %s does not have the model %q: run `ollama pull %s`, or choose another model", host, modelName, modelName)
 		case status.StatusCode == http.StatusNotFound:
-			return fail(provider.ErrUnavailable, "%s does not answer like Ollama: check the Ollama address", p.host)
+			return fail(provider.ErrUnavailable, "%s does not answer like Ollama: check the Ollama address", host)
 		case status.StatusCode == http.StatusTooManyRequests || status.StatusCode == http.StatusServiceUnavailable:
-			return fail(provider.ErrOverloaded, "Ollama at %s is busy: Quire will try again shortly", p.host)
+			return fail(provider.ErrOverloaded, "Ollama at %s is busy: Quire will try again shortly", host)
 		case status.StatusCode >= 500:
-			return fail(provider.ErrServer, "Ollama at %s failed: see the Ollama server log", p.host)
+			return fail(provider.ErrServer, "Ollama at %s failed: see the Ollama server log", host)
 		default:
-			return fail(provider.ErrRejected, "Ollama at %s refused the request", p.host)
+			return fail(provider.ErrRejected, "Ollama at %s refused the request", host)
 		}
 	case errors.As(err, &auth):
-		return fail(provider.ErrRejected, "Ollama at %s asks to sign in; Quire expects a local Ollama that does not", p.host)
+		return fail(provider.ErrRejected, "Ollama at %s asks to sign in; Quire expects a local Ollama that does not", host)
 	case dialFailed(err):
-		return fail(provider.ErrUnavailable, "Ollama is not running at %s: start it with `ollama serve`, or set the right address", p.host)
+		return fail(provider.ErrUnavailable, "Ollama is not running at %s: start it with `ollama serve`, or set the right address", host)
 	case connectionCut(err):
-		return fail(provider.ErrStreamBroken, "Ollama at %s closed the connection before answering: check that Ollama is still running", p.host)
+		return fail(provider.ErrStreamBroken, "Ollama at %s closed the connection before answering: check that Ollama is still running", host)
 	}
 	if _, ok := errors.AsType[*url.Error](err); ok {
 		// Reached something, but it does not speak HTTP as Ollama does.
-		return fail(provider.ErrUnavailable, "Quire cannot talk to Ollama at %s: check the Ollama address", p.host)
+		return fail(provider.ErrUnavailable, "Quire cannot talk to Ollama at %s: check the Ollama address", host)
 	}
 	// What is left is an {"error": …} line in the middle of a stream, which
 	// Ollama's client returns as a plain error: the model runner failed.
-	return fail(provider.ErrServer, "Ollama at %s failed while answering: see the Ollama server log", p.host)
+	return fail(provider.ErrServer, "Ollama at %s failed while answering: see the Ollama server log", host)
 }
 
 // runnerStopped recognises Ollama 0.17's words for a model runner that died

@@ -72,8 +72,10 @@ func (p *Provider) Host() string { return p.host.String() }
 
 // SetHost sends every later request to the Ollama server at host (see
 // ParseHost; nil is ignored): the settings screen's new address reaches the
-// chat, the probes and the embedder without rebuilding what holds the
-// Provider. A request already sent finishes where it started.
+// probes, the embedder, pulls and new runs without rebuilding what holds the
+// Provider. A request already sent finishes where it started, and a chat
+// request naming its address (provider.Request.Host, a run's frozen one)
+// goes there.
 func (p *Provider) SetHost(host *url.URL) {
 	if host != nil {
 		p.host.u.Store(host)
@@ -88,7 +90,16 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, onChunk fun
 	if err != nil {
 		return err
 	}
-	p.log.Debug("ollama chat", "host", p.host, "model", req.Model,
+	if req.Host != "" {
+		// The run's frozen address: a run started on one server finishes
+		// there when Settings moves the adapter to another.
+		host, err := ParseHost(req.Host)
+		if err != nil {
+			return fmt.Errorf("the run's Ollama address %q: %w", req.Host, err)
+		}
+		ctx = pinned(ctx, host)
+	}
+	p.log.Debug("ollama chat", "host", p.at(ctx), "model", req.Model,
 		"messages", len(req.Messages), "tools", len(req.Tools), "num_ctx", req.ContextLen)
 
 	var done bool

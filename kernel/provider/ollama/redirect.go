@@ -1,6 +1,8 @@
 package ollama
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,6 +14,23 @@ import (
 type hostRef struct{ u atomic.Pointer[url.URL] }
 
 func (h *hostRef) String() string { return h.u.Load().String() }
+
+// pinnedKey carries the address one request must reach whatever the
+// current host is (provider.Request.Host: a run's frozen address).
+type pinnedKey struct{}
+
+// pinned is ctx whose requests go to host.
+func pinned(ctx context.Context, host *url.URL) context.Context {
+	return context.WithValue(ctx, pinnedKey{}, host)
+}
+
+// at is the address a request made with ctx goes to, for messages.
+func (p *Provider) at(ctx context.Context) fmt.Stringer {
+	if u, ok := ctx.Value(pinnedKey{}).(*url.URL); ok {
+		return u
+	}
+	return p.host
+}
 
 // redirected is httpClient with a transport that sends each request to the
 // current host. Ollama's client keeps the address it was made with (its
@@ -35,6 +54,9 @@ type rebase struct {
 
 func (r rebase) RoundTrip(req *http.Request) (*http.Response, error) {
 	to := r.ref.u.Load()
+	if u, ok := req.Context().Value(pinnedKey{}).(*url.URL); ok {
+		to = u
+	}
 	if to == r.base {
 		return r.next.RoundTrip(req)
 	}

@@ -880,6 +880,18 @@ export interface Capabilities {
   temperature?: number;
   think?: boolean;
   aboutYou?: string;
+  /**
+   * Trained is the model's trained context length as Ollama said it when
+   * the run started (0: unknown); NumCtx was capped at it, as Ollama caps
+   * num_ctx, so NumCtx is the context the model really has.
+   */
+  trained?: number;
+  /**
+   * Host is the Ollama address the run was started on: its steps go
+   * there even when Settings moves later runs to another server (empty
+   * in runs made before it was recorded: the current address).
+   */
+  host?: string;
 }
 
 /**
