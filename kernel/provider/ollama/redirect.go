@@ -2,9 +2,12 @@ package ollama
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"sync/atomic"
 )
@@ -53,6 +56,14 @@ type rebase struct {
 }
 
 func (r rebase) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.send(req)
+	if err == nil {
+		bound(resp)
+	}
+	return resp, err
+}
+
+func (r rebase) send(req *http.Request) (*http.Response, error) {
 	to := r.ref.u.Load()
 	if u, ok := req.Context().Value(pinnedKey{}).(*url.URL); ok {
 		to = u
@@ -70,3 +81,65 @@ func (r rebase) RoundTrip(req *http.Request) (*http.Response, error) {
 	out.URL, out.Host = &u, to.Host
 	return r.next.RoundTrip(out)
 }
+
+// MaxAnswerBytes bounds Ollama's answers that are read whole — the version,
+// the model list, a model's details, the loaded models: Ollama's client
+// reads them into memory, so a server (or something else at the address)
+// that sends without end would take all of it. A real 0.17.4 answers
+// /api/show in under 100 KB and /api/tags in about 500 bytes a model.
+// Streams (chat, pull) and embeddings are not bounded here: their size
+// follows from what Quire asked.
+const MaxAnswerBytes = 8 << 20
+
+// ErrAnswerTooLarge: an answer read whole was larger than MaxAnswerBytes.
+var ErrAnswerTooLarge = errors.New("the server's answer is larger than any Ollama sends")
+
+// wholeAnswers are the paths whose answers are read whole.
+var wholeAnswers = map[string]bool{"/api/version": true, "/api/tags": true, "/api/show": true, "/api/ps": true}
+
+// bound limits the body of an answer read whole.
+func bound(resp *http.Response) {
+	if resp.Request == nil || resp.Request.URL == nil {
+		return
+	}
+	// The last two parts of the path: an address may carry a prefix
+	// (http://host/ollama/api/tags).
+	p := resp.Request.URL.Path
+	if !wholeAnswers["/"+path.Base(path.Dir(p))+"/"+path.Base(p)] {
+		return
+	}
+	resp.Body = &limitedBody{r: resp.Body, left: MaxAnswerBytes}
+}
+
+// limitedBody fails a read past its bound instead of ending quietly, so a
+// cut answer is never taken for a whole one.
+type limitedBody struct {
+	r    io.ReadCloser
+	left int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// At the bound: only the end of the answer may follow.
+		var one [1]byte
+		for {
+			n, err := b.r.Read(one[:])
+			if n == 0 && err == nil {
+				continue
+			}
+			if n == 0 && err == io.EOF {
+				return 0, io.EOF
+			}
+			break
+		}
+		return 0, fmt.Errorf("%w (more than %d MiB)", ErrAnswerTooLarge, MaxAnswerBytes>>20)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.r.Close() }

@@ -80,3 +80,44 @@ func TestSetHostKeepsThePathPrefix(t *testing.T) {
 		mu.Unlock()
 	}
 }
+
+// TestAnswersReadWholeAreBounded: something at the Ollama address that
+// answers /api/tags or /api/version without end is cut at MaxAnswerBytes
+// with ErrAnswerTooLarge (Ollama's client would read it all into memory);
+// an ordinary answer at the same address still reads.
+func TestAnswersReadWholeAreBounded(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	served := 0
+	endless := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/version" {
+			w.Write([]byte(`{"version":"0.17.4"}`))
+			return
+		}
+		w.Write([]byte(`{"models":[{"name":"`))
+		chunk := []byte(strings.Repeat("a", 64<<10))
+		for range (64 << 20) / len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+			mu.Lock()
+			served += len(chunk)
+			mu.Unlock()
+		}
+	}))
+	defer endless.Close()
+	p := ollama.New(mustHost(t, endless.URL), &http.Client{})
+	if v, err := p.Version(t.Context()); err != nil || v != "0.17.4" {
+		t.Fatalf("an ordinary answer: %q, %v", v, err)
+	}
+	_, err := p.Models(t.Context())
+	if !errors.Is(err, ollama.ErrAnswerTooLarge) {
+		t.Fatalf("an endless model list: %v, want ErrAnswerTooLarge", err)
+	}
+	endless.CloseClientConnections()
+	mu.Lock()
+	defer mu.Unlock()
+	if served > ollama.MaxAnswerBytes+(24<<20) { // room for the sockets' buffers; unbounded, all 64 MiB go
+		t.Errorf("the server sent %d MiB before the read stopped; the bound is %d MiB", served>>20, ollama.MaxAnswerBytes>>20)
+	}
+}
