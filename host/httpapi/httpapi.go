@@ -226,10 +226,19 @@ func readJSON(r *http.Request, v any) error { return readBody(r, v, false) }
 
 // readBody decodes a request's JSON body into v; strict refuses a key v does
 // not have.
+// maxBody bounds a request's JSON body: the largest Quire sends is a
+// message or a settings screen, a few KB.
+const maxBody = 1 << 20
+
+var errBodyTooLarge = errors.New("the request body is larger than 1 MiB: send less")
+
 func readBody(r *http.Request, v any, strict bool) error {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err != nil {
 		return err
+	}
+	if len(body) > maxBody {
+		return errBodyTooLarge
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if strict {
