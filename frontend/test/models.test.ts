@@ -112,6 +112,8 @@ describe('ModelsStore', () => {
     send(reading({ state: 'cancelled', completed: 1_100_000_000, atMs: 11_500, startedMs: 9_000 }));
     expect(s.pullOf('qwen3:8b')?.label).toContain('Stopped at 1.1 GB');
     // The resumed pull starts at the bytes kept: no burst of 1.1 GB in a second.
+    // The resumed pull starts as every pull does, before a layer is counted.
+    send(reading({ status: 'starting', completed: 0, total: 0, atMs: 19_500, startedMs: 20_000 }));
     send(reading({ completed: 1_100_000_000, atMs: 20_000, startedMs: 20_000 }));
     expect(s.pullOf('qwen3:8b')?.speed).toBe(0);
     send(reading({ completed: 1_150_000_000, atMs: 21_000, startedMs: 20_000 }));

@@ -179,10 +179,12 @@ type pullBar struct {
 }
 
 func (b *pullBar) show(u protocol.PullProgress) {
-	b.rate.add(u.AtMs, u.Completed)
 	if u.State != protocol.PullRunning || u.Total == 0 {
+		// Nothing counted yet ("starting", "pulling manifest"): a resumed
+		// pull's first counted reading already holds the bytes on disk.
 		return
 	}
+	b.rate.add(u.AtMs, u.Completed)
 	filled := int(barWidth * u.Completed / u.Total)
 	line := fmt.Sprintf("[%s%s] %s / %s", strings.Repeat("#", filled), strings.Repeat(".", barWidth-filled), sizeText(u.Completed), sizeText(u.Total))
 	if speed := b.rate.perSecond(); speed > 0 {

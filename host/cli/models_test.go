@@ -174,6 +174,27 @@ func TestPullRateIsChangeBetweenReadings(t *testing.T) {
 	}
 }
 
+// TestAResumedPullsBarCountsOnlyWhatCameNow: every pull starts with
+// readings before a layer is counted (total 0); a resumed pull's first
+// counted reading already holds the bytes on disk, which must not show as
+// a burst of speed.
+func TestAResumedPullsBarCountsOnlyWhatCameNow(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	bar := &pullBar{statusLine: statusLine{w: &out}}
+	for _, u := range []protocol.PullProgress{
+		{Model: "qwen3:8b", State: protocol.PullRunning, Status: "starting", AtMs: 0},
+		{Model: "qwen3:8b", State: protocol.PullRunning, Status: "pulling manifest", AtMs: 100},
+		{Model: "qwen3:8b", State: protocol.PullRunning, Status: "pulling a1b2", Completed: 1_300_000_000, Total: 5_200_000_000, AtMs: 1000},
+		{Model: "qwen3:8b", State: protocol.PullRunning, Status: "pulling a1b2", Completed: 1_310_000_000, Total: 5_200_000_000, AtMs: 2000},
+	} {
+		bar.show(u)
+	}
+	if got := bar.rate.perSecond(); got != 10_000_000 {
+		t.Errorf("speed after resuming at 1.3 GB and 10 MB in a second: %v B/s, want 10 MB/s", got)
+	}
+}
+
 func TestSizeText(t *testing.T) {
 	t.Parallel()
 	for n, want := range map[int64]string{0: "0 B", 999: "999 B", 4487: "4.5 KB", 274_302_450: "274 MB", 2_500_000_000: "2.5 GB", 52_000_000_000: "52.0 GB"} {

@@ -165,7 +165,10 @@ export class ModelsStore {
       meter = new PullMeter();
       this.meters.set(p.model, meter);
     }
-    if (p.state === 'running') meter.add(p.atMs, p.completed);
+    // Before the first layer is counted (total 0: "starting", "pulling
+    // manifest") there is nothing to measure from: a resumed pull's first
+    // counted reading already holds the bytes on disk.
+    if (p.state === 'running' && p.total > 0) meter.add(p.atMs, p.completed);
     const speed = p.state === 'running' ? meter.speed() : 0;
     const left = p.state === 'running' ? meter.secondsLeft(p.completed, p.total) : null;
     const view: PullView = {
