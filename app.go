@@ -531,9 +531,15 @@ func (a *App) forward(ctx context.Context) {
 		defer a.listen(ctx, eventListening, func(...any) { a.pace.reset() })()
 		defer a.listen(ctx, eventTaken, func(data ...any) { a.pace.took(data) })()
 	}
+	resync := false
 	for ctx.Err() == nil {
 		watch, stop := context.WithCancel(ctx)
 		updates, cause := a.kernel.Watch(watch)
+		if resync {
+			// Told only once the new watch is on: what changes while the
+			// page reloads is sent after the resync, not lost between.
+			a.emit(ctx, eventResync)
+		}
 		lagged := a.relay(ctx, updates)
 		stop()
 		if !lagged && !errors.Is(cause(), protocol.ErrLagging) {
@@ -543,7 +549,7 @@ func (a *App) forward(ctx context.Context) {
 		if !a.pace.caughtUp(ctx) {
 			return
 		}
-		a.emit(ctx, eventResync)
+		resync = true
 	}
 }
 

@@ -161,7 +161,8 @@ func (s *session) apply(d delivery) ([]byte, error) {
 }
 
 // commit runs Update over each fact, appends facts and records in one
-// transaction, and only then adopts the new Model and performs the commands.
+// transaction, adopts the new Model once they are stored (before the feed
+// tells anyone of them), and then performs the commands.
 func (s *session) commit(d delivery) ([]byte, error) {
 	m := s.model()
 	var drafts []event.Draft
@@ -186,22 +187,32 @@ func (s *session) commit(d delivery) ([]byte, error) {
 	}
 	var prior []byte
 	_, err := s.r.feed.AppendWith(context.WithoutCancel(s.r.base), func(ctx context.Context) ([]event.Event, error) {
+		var evs []event.Event
+		var err error
 		if d.once == nil {
-			return s.r.store.Append(ctx, s.id, drafts...)
+			evs, err = s.r.store.Append(ctx, s.id, drafts...)
+		} else {
+			var done *event.Done
+			evs, done, err = s.r.store.AppendOnce(ctx, *d.once, s.id, drafts...)
+			if done != nil {
+				prior = done.Result
+			}
 		}
-		evs, done, err := s.r.store.AppendOnce(ctx, *d.once, s.id, drafts...)
-		if done != nil {
-			prior = done.Result
+		if err == nil && prior == nil {
+			// The Model is adopted before the feed tells anyone of the
+			// events: a host that sees a permission.requested and answers at
+			// once finds the question open, and a sessions list built on an
+			// event shows the state that event made. Subscribers are counted
+			// in r.work before the Model says the run is over: shutdown waits
+			// for that, so Close's work.Wait cannot miss them.
+			s.notifyFinished(drafts)
+			s.adopt(m)
 		}
 		return evs, err
 	})
 	if err != nil || prior != nil {
 		return prior, err // the Model stays what the log says
 	}
-	// Subscribers are counted in r.work before the Model says the run is
-	// over: shutdown waits for that, so Close's work.Wait cannot miss them.
-	s.notifyFinished(drafts)
-	s.adopt(m)
 	s.prune(m)
 	for _, c := range cmds {
 		s.perform(c)
