@@ -369,3 +369,54 @@ func TestAskerThatIgnoresCancelDoesNotBlockClose(t *testing.T) {
 		t.Fatalf("the cancelled call ran")
 	}
 }
+
+// TestTheSessionsListIsRightAtEveryEvent: the list a subscriber gets with an
+// event is built from the state that event made (the sidebar's dot was one
+// step late, and a host that answered a question at once was told none was
+// open): a run.started is running, a permission.requested is waiting for
+// the answer, a run.finished is idle.
+func TestTheSessionsListIsRightAtEveryEvent(t *testing.T) {
+	w := writeTool()
+	a := neverAnswering()
+	k := kit(t, withTools(w), runtime.WithAsker(a.ask))
+	k.Ollama.Script(calling(`w1:write_note:{"path":"a.md"}`), saying("done"))
+	var mu sync.Mutex
+	seen := map[event.Type]string{}
+	finished := make(chan struct{})
+	stop := k.Runtime.Subscribe(func(u runtime.Update) {
+		if len(u.Sessions) == 0 {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, e := range u.Events {
+			switch t := event.Type(e.Type); t {
+			case event.RunStarted, event.PermissionRequested, event.RunFinished:
+				seen[t] = u.Sessions[0].RunStatus
+				if t == event.RunFinished {
+					close(finished)
+				}
+			}
+		}
+	})
+	defer stop()
+	s := chat(t, k)
+	say(t, k, s, "write a note", "")
+	waitType(t, k, s, event.PermissionRequested)
+	if err := runCmd(t, k.Runtime, protocol.AnswerAsk, protocol.AnswerPayload{Session: s, CallIDs: []string{"w1"}, Allowed: true}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-finished:
+	case <-time.After(testkit.Patience):
+		t.Fatal("no sessions list came with the run's end")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := map[event.Type]string{event.RunStarted: "streaming", event.PermissionRequested: "awaiting-permission", event.RunFinished: "idle"}
+	for typ, status := range want {
+		if seen[typ] != status {
+			t.Errorf("the list sent with %s says %q, want %q (all: %v)", typ, seen[typ], status, seen)
+		}
+	}
+}
