@@ -16,7 +16,10 @@ import (
 // run runs a command as main hands it over — its flags after its name,
 // the parts from the composition root — with the eval set of the
 // repository (main embeds the same files).
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) int { return runIn(args, nil, stdout, stderr) }
+
+// runIn is run with stdin as the command's standard input.
+func runIn(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("quire "+args[0], flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	flags := config.Register(fset)
@@ -42,7 +45,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return p, nil
 		}
 	}
-	return cmd.Run(context.Background(), fset.Args(), Env{Stdout: stdout, Stderr: stderr, Log: log, Settings: cfg,
+	return cmd.Run(context.Background(), fset.Args(), Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Log: log, Settings: cfg,
 		Read: open(app.Reader), Own: open(app.Owner), Eval: app.EvalBuilder, Scenarios: os.DirFS(evalsDir),
 		Running: func(ctx context.Context) (Indexer, error) {
 			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).Index(ctx)
