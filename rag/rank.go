@@ -48,8 +48,8 @@ type Calibration struct {
 	// Weight multiplies the vector list in the default ranking's fusion;
 	// 0 leaves the vector arm out of the default ranking.
 	Weight float64
-	// Floor is the least cosine similarity a passage needs when only the
-	// vector arm found it; below it, the passage is no match.
+	// Floor is the least cosine similarity for the vector arm to count a
+	// passage at all: below it, the vector arm says nothing of it.
 	Floor float64
 }
 
@@ -66,8 +66,10 @@ func defaultCalibration(offline bool) Calibration {
 	}
 	// An embedding model nobody has measured here (no model runs on the
 	// machines this was built on): its list counts half as much as the
-	// words', and a passage only it found needs the similarity of a close
-	// paraphrase. A measured model gets its own through WithCalibration.
+	// words', and only for passages with the similarity of a close
+	// paraphrase — the vectors of a model without meaning (the stand-in of
+	// TestSciFact) then add nothing, and the ranking stays lexical. A
+	// measured model gets its own through WithCalibration.
 	return Calibration{Weight: 0.5, Floor: 0.6}
 }
 
@@ -90,7 +92,7 @@ type plan struct {
 	lexical bool
 	vector  vectorRole
 	weight  float64 // the vector list's weight in the fusion
-	floor   float64 // least similarity of a passage only the vector arm found
+	floor   float64 // least similarity for the vector arm to count a passage
 }
 
 func (ix *Index) calibration() Calibration {

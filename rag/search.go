@@ -32,8 +32,8 @@ func (ix *Index) Search(ctx context.Context, query string, n int) ([]Hit, error)
 // than two of the top five while other files match, and passages that are
 // mostly links or headings go below the passages they point to.
 //
-// A passage only the vector arm found counts only with a similarity at or
-// above the embedder's floor, so a query with no word in common with the
+// The vector arm counts only the passages with a similarity at or above
+// the embedder's floor, so a query with no word in common with the
 // documents (and no meaning near them) returns no hit.
 //
 // Any text is a valid query: it is cut into words and each word is
@@ -127,27 +127,27 @@ type ranked struct {
 }
 
 // fuse combines the arms as p says: Reciprocal Rank Fusion (fuseWeighted)
-// with the vector list weighted p.weight. A passage only the vector arm
-// found is kept only at or above p.floor.
+// with the vector list weighted p.weight. The vector arm contributes only
+// the passages at or above p.floor — its list, best first, is cut there —
+// so a vector arm with nothing close adds nothing, and a query with no
+// matching word and nothing near in meaning finds no passage.
 func fuse(k float64, p plan, lex []int64, vec []vecindex.Hit) []ranked {
-	ids := make([]int64, len(vec))
+	ids := make([]int64, 0, len(vec))
 	sims := make(map[int64]float32, len(vec))
-	for i, h := range vec {
-		ids[i] = h.ID
+	for _, h := range vec {
+		if float64(h.Similarity) < p.floor {
+			break // Nearest returns the best first: the rest are below too
+		}
+		ids = append(ids, h.ID)
 		if _, dup := sims[h.ID]; !dup {
 			sims[h.ID] = h.Similarity
 		}
 	}
-	all := fuseWeighted(k, p.weight, lex, ids)
-	out := all[:0]
-	for _, r := range all {
-		if r.vec > 0 {
-			r.sim = sims[r.id]
+	out := fuseWeighted(k, p.weight, lex, ids)
+	for i := range out {
+		if out[i].vec > 0 {
+			out[i].sim = sims[out[i].id]
 		}
-		if r.lex == 0 && float64(r.sim) < p.floor {
-			continue
-		}
-		out = append(out, r)
 	}
 	return out
 }
