@@ -148,6 +148,7 @@ bench:
 	$(GO) test -run '^$$' -bench StalledStreams -benchtime 1x ./host/httpapi
 	$(GO) test ./rag -run '^$$' -bench 'Index|Reindex' -benchtime 3x -scifact $(SCIFACT)
 	$(GO) test ./rag -run '^$$' -bench Search -benchtime 809x -timeout 30m -scifact $(SCIFACT)
+	$(GO) test ./rag -run 'TestSciFact$$' -v -timeout 60m -scifact $(SCIFACT) -scifact.50k=false
 	$(GO) test ./rag -run '^$$' -bench HostileFiles -benchtime 3x
 
 # The SciFact data for rag's benchmarks (docs/BENCHMARKS.md, issue 6).

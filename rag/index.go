@@ -70,8 +70,9 @@ type Hit struct {
 	Score       float64 // fused Reciprocal Rank Fusion score
 	LexicalRank int     // 1-based rank in the lexical list; 0 = not found by it
 	VectorRank  int     // 1-based rank in the vector list; 0 = not found by it
-	// Matched are the query's words found in the passage (as FTS5 matched
-	// them, stemmed: "budgets" finds "budget"), in the query's order.
+	// Matched are the query's words found in the passage, in the query's
+	// order; a word matches its inflections ("budgets" for "budget"), as
+	// the snippet marks them.
 	Matched []string
 	// Similarity is the cosine similarity of the passage to the query under
 	// an embedding model (0 when the vector arm did not rank it, and always

@@ -245,10 +245,19 @@ func TestSpread(t *testing.T) {
 	}
 }
 
-func TestTermsMarked(t *testing.T) {
-	terms := []string{"zeppelin", "budgets", "tax"}
-	got := termsMarked(terms, "\x02Budget\x03 for \x02zeppelins\x03\x01the \x02budget\x03 again \x02taxed\x03")
-	if want := []string{"zeppelin", "budgets", "taxed"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("termsMarked = %q, want %q", got, want)
+func TestMatchedTerms(t *testing.T) {
+	for _, c := range []struct {
+		terms         []string
+		heading, text string
+		want          []string
+	}{
+		{[]string{"zeppelin", "budgets", "tax"}, "Plan\x1fBudget", "Zeppelins fly.", []string{"zeppelin", "budgets"}},
+		{[]string{"tax", "sun"}, "", "Taxes and the sun.", []string{"sun"}}, // a short word matches only itself
+		{[]string{"日本語"}, "", "English only.", nil},
+		{[]string{"café"}, "", "Le café est chaud.", []string{"café"}},
+	} {
+		if got := matchedTerms(c.terms, c.heading, c.text); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("matchedTerms(%q, %q, %q) = %q, want %q", c.terms, c.heading, c.text, got, c.want)
+		}
 	}
 }

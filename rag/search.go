@@ -73,9 +73,13 @@ func (ix *Index) SearchMode(ctx context.Context, query string, n int, mode Mode)
 	if err != nil {
 		return nil, err
 	}
-	hits = arrange(hits, ix.opts.rules, func(text string) string { return snippet(text, terms, ix.opts.snippet) })
+	hits = arrange(hits, ix.opts.rules)
 	if len(hits) > n {
 		hits = hits[:n]
+	}
+	// Snippets last: only the hits returned need one.
+	for i := range hits {
+		hits[i].Snippet = snippet(hits[i].text, terms, ix.opts.snippet)
 	}
 	return hits, nil
 }
@@ -363,12 +367,8 @@ func (ix *Index) hits(ctx context.Context, fused []ranked, terms []string) ([]Hi
 		return nil, nil
 	}
 	args := make([]any, len(fused))
-	var lexIDs []any
 	for i, r := range fused {
 		args[i] = r.id
-		if r.lex > 0 {
-			lexIDs = append(lexIDs, r.id)
-		}
 	}
 	rows, err := ix.db.QueryContext(ctx, `SELECT c.id, c.file_id, c.ord, f.path, f.root, c.heading, c.start_line, c.end_line, c.text
 		FROM rag_chunks c JOIN rag_files f ON f.id = c.file_id WHERE c.id IN (?`+strings.Repeat(", ?", len(fused)-1)+`)`, args...)
@@ -387,14 +387,11 @@ func (ix *Index) hits(ctx context.Context, fused []ranked, terms []string) ([]Hi
 		h.ordHi = h.ordLo
 		h.Name = displayName(root, h.Path)
 		h.HeadingPath = splitHeadings(heading)
+		h.Matched = matchedTerms(terms, heading, h.text)
 		byID[id] = h
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("rag: %w", err)
-	}
-	matched, err := ix.matchedWords(ctx, terms, lexIDs)
-	if err != nil {
-		return nil, err
 	}
 	out := make([]Hit, 0, len(fused))
 	for _, r := range fused {
@@ -408,8 +405,6 @@ func (ix *Index) hits(ctx context.Context, fused []ranked, terms []string) ([]Hi
 			// meaning: only a model's is worth showing.
 			h.Similarity = float64(r.sim)
 		}
-		h.Matched = matched[r.id]
-		h.Snippet = snippet(h.text, terms, ix.opts.snippet)
 		out = append(out, h)
 	}
 	return out, nil
