@@ -39,7 +39,7 @@ import (
 var (
 	scifactDir   = flag.String("scifact", "", "SciFact data folder (docs.jsonl, queries_train.jsonl, qrels_train.tsv); empty skips the evaluation")
 	scifactSweep = flag.Bool("scifact.sweep", false, "also try other chunk sizes, embedder settings, bm25 weights and RRF k")
-	scifactVW    = flag.Float64("scifact.vw", 0, "weight of the vector list in fusion; 0 = the index's default")
+	scifactVW    = flag.Float64("scifact.vw", 0, "weight of the vector list in the hybrid mode's fusion; 0 = the index's default")
 	scifactMaxDF = flag.Float64("scifact.maxdf", -1, "lexical max df share for the main and 50k runs; -1 = the default")
 	scifact50k   = flag.Bool("scifact.50k", true, "also build a ~50k-chunk index and time queries on it")
 	scifactDims  = flag.Int("scifact.dims", 0, "dimensions of the offline embedder for the main and 50k runs; 0 = the default")
@@ -411,6 +411,9 @@ func TestSciFact(t *testing.T) {
 
 func sfOpts() []Option {
 	var opts []Option
+	if *scifactVW > 0 {
+		opts = append(opts, WithVectorWeight(*scifactVW))
+	}
 	if *scifactMaxDF >= 0 {
 		opts = append(opts, WithLexicalMaxDF(*scifactMaxDF))
 	}
