@@ -149,6 +149,7 @@ bench:
 	$(GO) test -run '^$$' -bench ToolDeclarations -benchtime 100x ./internal/app
 	$(GO) test ./rag -run '^$$' -bench 'Index|Reindex' -benchtime 3x -scifact $(SCIFACT)
 	$(GO) test ./rag -run '^$$' -bench Search -benchtime 809x -timeout 30m -scifact $(SCIFACT)
+	$(GO) test ./rag -run 'TestSciFact$$' -v -timeout 60m -scifact $(SCIFACT) -scifact.50k=false
 	$(GO) test ./rag -run '^$$' -bench HostileFiles -benchtime 3x
 	$(GO) test . -run '^$$' -bench SearchFirstResult -benchtime 20x -scifact $(SCIFACT)
 

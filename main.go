@@ -41,8 +41,9 @@ Usage:
   quire serve [flags]      serve the same UI on http://127.0.0.1 (for a browser)
   quire sessions [flags]   list conversations
   quire index PATH...      index documents (Markdown, text, HTML, PDF) for search_docs
-  quire search [-n N] [-json] QUERY
-                           search the indexed documents
+  quire search [-n N] [-json] [-mode lexical|vector|hybrid] QUERY
+                           search the indexed documents; "-json -" reads one
+                           query a line from standard input
   quire replay SESSION [-from SEQ] [-json] [-internal] [-sensitive]
                            print a conversation's event log
   quire replay SESSION -request N
@@ -121,7 +122,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	evals, _ := fs.Sub(scenarios, "evals")
 	return command.Run(ctx, positional, cli.Env{
-		Stdout: stdout, Stderr: stderr, Log: log, Settings: cfg,
+		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, Log: log, Settings: cfg,
 		Read:      opener(settings, log, app.Reader, ""),
 		Own:       opener(settings, log, app.Owner, datadir.Index),
 		Running:   running(cfg.DataDir),

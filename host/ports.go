@@ -99,6 +99,8 @@ type Index interface {
 	// Index makes paths watched roots and brings them up to date.
 	Index(ctx context.Context, paths []string, progress func(protocol.IndexProgress)) error
 	Documents(ctx context.Context) ([]protocol.Document, error)
-	// Search finds the n best passages, numbered from 1.
-	Search(ctx context.Context, query string, n int) ([]protocol.Citation, error)
+	// Search finds the n best passages, numbered from 1, ranked as mode
+	// says (protocol.SearchDefault: the default ranking). A query that
+	// matches nothing finds none, with no error.
+	Search(ctx context.Context, query string, n int, mode protocol.SearchMode) ([]protocol.Citation, error)
 }

@@ -60,7 +60,16 @@ func TestAnEmbeddingModelBatchesAndFailuresKeepTextSearch(t *testing.T) {
 	}
 	if hits := search(t, ix, "windmill", 3); len(hits) == 0 || hits[0].VectorRank == 0 || hits[0].LexicalRank != 1 {
 		t.Errorf("hits %+v", hits)
+	} else if h := hits[0]; h.Similarity < defaultCalibration(false).Floor || h.Similarity > 1 || len(h.Matched) != 1 || h.Matched[0] != "windmill" {
+		t.Errorf("why this passage, under a model: similarity %v, matched %q", h.Similarity, h.Matched)
 	}
+	// Under a model, the vector arm counts only passages at or above its
+	// floor: with the floor above any similarity, the ranking is by words.
+	calibrateFor(ix, Calibration{Weight: 0.5, Floor: 1.01})
+	if hits := search(t, ix, "windmill", 3); len(hits) != 1 || hits[0].VectorRank != 0 {
+		t.Errorf("a floor no passage reaches: %+v", hits)
+	}
+	ix.opts.calibrations = nil
 
 	// The model goes away: a changed file fails with a reason but stays
 	// searchable by its words; searches fall back to words with a note.

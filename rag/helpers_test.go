@@ -75,6 +75,16 @@ func search(t testing.TB, ix *Index, q string, n int) []Hit {
 	return hits
 }
 
+// searchIn is search in mode m.
+func searchIn(t testing.TB, ix *Index, q string, n int, m Mode) []Hit {
+	t.Helper()
+	hits, err := ix.SearchMode(context.Background(), q, n, m)
+	if err != nil {
+		t.Fatalf("search %q (%q): %v", q, m, err)
+	}
+	return hits
+}
+
 func count(t testing.TB, db *sql.DB, query string, args ...any) int {
 	t.Helper()
 	var n int

@@ -70,6 +70,18 @@ type Hit struct {
 	Score       float64 // fused Reciprocal Rank Fusion score
 	LexicalRank int     // 1-based rank in the lexical list; 0 = not found by it
 	VectorRank  int     // 1-based rank in the vector list; 0 = not found by it
+	// Matched are the query's words found in the passage, in the query's
+	// order; a word matches its inflections ("budgets" for "budget"), as
+	// the snippet marks them.
+	Matched []string
+	// Similarity is the cosine similarity of the passage to the query under
+	// an embedding model (0 when the vector arm did not rank it, and always
+	// with the built-in embedder, whose similarity is no meaning).
+	Similarity float64
+
+	file         int64  // rag_files.id, to tell passages of one file apart
+	ordLo, ordHi int    // the chunks' places in the file (rag_chunks.ord), first and last
+	text         string // the chunk's text, for a merged passage's snippet
 }
 
 // Option changes how an Index works.
@@ -83,9 +95,11 @@ type options struct {
 	workers      int
 	snippet      int
 	lexWeights   [2]float64
-	vecWeight    float64 // 0 = the default for the embedder
-	maxDF        float64 // lexical terms in more than this share of chunks are left out; 0 = none
-	pruneFloor   int     // ... and in more than this many chunks
+	vecWeight    float64                // in ModeHybrid; 0 = the default for the embedder
+	calibrations map[string]Calibration // by embedder name; absent = its default (defaultCalibration)
+	rules        rules                  // the arrangement of ranked passages (test knob: all on)
+	maxDF        float64                // lexical terms in more than this share of chunks are left out; 0 = none
+	pruneFloor   int                    // ... and in more than this many chunks
 	progress     func(Progress)
 	offline      hashvec.Config
 	afterParse   func(path string) // test hook: called after a file is parsed, before its last batch is written
@@ -133,10 +147,11 @@ func WithRRFK(k float64) Option { return func(o *options) { o.rrfK = k } }
 // within any embedding model's context).
 func WithChunkSize(n int) Option { return func(o *options) { o.chunkSize = n } }
 
-// WithVectorWeight multiplies the vector list's terms in the fusion:
-// score = 1/(k + lexical rank) + w/(k + vector rank). Default 1 with an
-// embedding model and 0.3 with the built-in offline embedder, whose
-// vectors are a weaker lexical signal (docs/BENCHMARKS.md).
+// WithVectorWeight multiplies the vector list's terms in ModeHybrid's
+// fusion: score = 1/(k + lexical rank) + w/(k + vector rank). Default 1
+// with an embedding model and 0.3 with the built-in offline embedder,
+// whose vectors are a weaker lexical signal (docs/BENCHMARKS.md). The
+// default ranking's weight is the Calibration's.
 func WithVectorWeight(w float64) Option { return func(o *options) { o.vecWeight = w } }
 
 // WithLexicalMaxDF leaves out of the lexical query the words found in
@@ -221,7 +236,8 @@ type Index struct {
 // resumed by the next Index.
 func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index, error) {
 	o := options{rrfK: 60, maxDF: 0.2, pruneFloor: 500, chunkSize: 1500, depth: 100, batch: 32, workers: runtime.GOMAXPROCS(0), snippet: 320,
-		lexWeights: [2]float64{1, 1}, offline: hashvec.Default, txRows: 4096, limits: DefaultLimits()}
+		lexWeights: [2]float64{1, 1}, offline: hashvec.Default, txRows: 4096, limits: DefaultLimits(),
+		rules: rules{merge: true, demote: true, spread: true}}
 	for _, opt := range opts {
 		opt(&o)
 	}

@@ -16,19 +16,32 @@ import (
 // MaxHits is the most hits Search returns.
 const MaxHits = 100
 
-// Search ranks chunks for query in two independent arms — lexical (FTS5
-// bm25 over the heading path and text) and vector (cosine similarity to
-// the query's embedding) — each to the index's depth, fuses the two
-// rankings by Reciprocal Rank Fusion (the vector list weighted, see
-// WithVectorWeight) and returns the best n hits (10 if
-// n <= 0, at most MaxHits), each with its citation.
+// Search ranks chunks for query by the index's default ranking
+// (SearchMode with ModeDefault) and returns the best n hits (10 if n <= 0,
+// at most MaxHits), each with its citation. A query that matches nothing
+// returns no hit and no error.
+func (ix *Index) Search(ctx context.Context, query string, n int) ([]Hit, error) {
+	return ix.SearchMode(ctx, query, n, ModeDefault)
+}
+
+// SearchMode ranks chunks for query in up to two independent arms —
+// lexical (FTS5 bm25 over the heading path and text) and vector (cosine
+// similarity to the query's embedding) — each to the index's depth, as
+// mode says (see Mode and Calibration), then arranges the best of them
+// into citations: adjacent passages of one file merge, no file takes more
+// than two of the top five while other files match, and passages that are
+// mostly links or headings go below the passages they point to.
+//
+// The vector arm counts only the passages with a similarity at or above
+// the embedder's floor, so a query with no word in common with the
+// documents (and no meaning near them) returns no hit.
 //
 // Any text is a valid query: it is cut into words and each word is
 // quoted, so FTS5 syntax in it ("col:x", "AND", "*", a lone quote) is
 // searched for as words, never interpreted. If the vector arm fails (the
 // embedding model went away), the hits come from the lexical arm alone
 // and VectorError says why.
-func (ix *Index) Search(ctx context.Context, query string, n int) ([]Hit, error) {
+func (ix *Index) SearchMode(ctx context.Context, query string, n int, mode Mode) ([]Hit, error) {
 	if ix.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -40,45 +53,112 @@ func (ix *Index) Search(ctx context.Context, query string, n int) ([]Hit, error)
 		n = 10
 	}
 	n = min(n, MaxHits)
-	depth := max(ix.opts.depth, n)
-	terms := queryTerms(query)
-	// The arms are independent: run them at once.
 	// One embedder for the whole search: a switch adopting another one
-	// meanwhile cannot mix their vectors in this ranking.
+	// meanwhile cannot mix their vectors in this ranking, nor rank one
+	// embedder's vectors by the other's calibration.
 	e := ix.cur()
-	var vec []int64
-	var vecErr error
-	vecDone := make(chan struct{})
-	go func() {
-		defer close(vecDone)
-		vec, vecErr = ix.vectorRanking(ctx, e, query, depth)
-	}()
-	lex, err := ix.lexical(ctx, terms, depth)
-	<-vecDone
+	p, err := ix.plan(mode, e)
 	if err != nil {
 		return nil, err
 	}
-	if err := vecErr; err != nil {
+	depth := max(ix.opts.depth, n)
+	terms := queryTerms(query)
+	lex, vec, err := ix.arms(ctx, e, query, terms, depth, p)
+	if err != nil {
+		return nil, err
+	}
+	fused := fuse(ix.opts.rrfK, p, lex, vec)
+	// The arrangement needs a few passages past the nth: merged and
+	// deferred ones leave room.
+	if w := 3*n + 10; len(fused) > w {
+		fused = fused[:w]
+	}
+	hits, err := ix.hits(ctx, e, fused, terms)
+	if err != nil {
+		return nil, err
+	}
+	hits = arrange(hits, ix.opts.rules)
+	if len(hits) > n {
+		hits = hits[:n]
+	}
+	// Snippets last: only the hits returned need one.
+	for i := range hits {
+		hits[i].Snippet = snippet(hits[i].text, terms, ix.opts.snippet)
+	}
+	return hits, nil
+}
+
+// arms runs the arms p asks for, at once when both rank, the vector arm
+// with e's vectors; a plan without the vector arm leaves them unloaded.
+func (ix *Index) arms(ctx context.Context, e *embedding, query string, terms []string, depth int, p plan) (lex []int64, vec []vecindex.Hit, err error) {
+	var vecErr error
+	switch {
+	case p.lexical && p.vector == vectorRanks:
+		vecDone := make(chan struct{})
+		go func() {
+			defer close(vecDone)
+			vec, vecErr = ix.vectorRanking(ctx, e, query, depth)
+		}()
+		lex, err = ix.lexical(ctx, terms, depth)
+		<-vecDone
+	case p.lexical:
+		lex, err = ix.lexical(ctx, terms, depth)
+	default:
+		vec, vecErr = ix.vectorRanking(ctx, e, query, depth)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if p.vector == vectorOff {
+		return lex, nil, nil
+	}
+	if vecErr != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
-		msg := err.Error()
+		msg := vecErr.Error()
 		ix.vectorErr.Store(&msg)
-	} else {
-		ix.vectorErr.Store(nil)
+		if !p.lexical {
+			return nil, nil, fmt.Errorf("rag: vector search: %w", vecErr)
+		}
+		return lex, nil, nil
 	}
-	fused := fuseWeighted(ix.opts.rrfK, vectorWeight(ix.opts.vecWeight, e), lex, vec)
-	if len(fused) > n {
-		fused = fused[:n]
-	}
-	return ix.hits(ctx, fused, terms)
+	ix.vectorErr.Store(nil)
+	return lex, vec, nil
 }
 
 // ranked is one chunk in the fused ranking.
 type ranked struct {
 	id       int64
 	score    float64
-	lex, vec int // 1-based ranks; 0 = absent from that list
+	lex, vec int     // 1-based ranks; 0 = absent from that list
+	sim      float32 // similarity to the query when the vector arm ranked it
+}
+
+// fuse combines the arms as p says: Reciprocal Rank Fusion (fuseWeighted)
+// with the vector list weighted p.weight. The vector arm contributes only
+// the passages at or above p.floor — its list, best first, is cut there —
+// so a vector arm with nothing close adds nothing, and a query with no
+// matching word and nothing near in meaning finds no passage.
+func fuse(k float64, p plan, lex []int64, vec []vecindex.Hit) []ranked {
+	ids := make([]int64, 0, len(vec))
+	sims := make(map[int64]float32, len(vec))
+	for _, h := range vec {
+		if float64(h.Similarity) < p.floor {
+			break // Nearest returns the best first: the rest are below too
+		}
+		ids = append(ids, h.ID)
+		if _, dup := sims[h.ID]; !dup {
+			sims[h.ID] = h.Similarity
+		}
+	}
+	out := fuseWeighted(k, p.weight, lex, ids)
+	for i := range out {
+		if out[i].vec > 0 {
+			out[i].sim = sims[out[i].id]
+		}
+	}
+	return out
 }
 
 // fuseWeighted combines rankings by Reciprocal Rank Fusion: a chunk scores
@@ -282,7 +362,7 @@ func (ix *Index) queryVector(ctx context.Context, e *embedding, query string) ([
 	return v, nil
 }
 
-func (ix *Index) vectorRanking(ctx context.Context, e *embedding, query string, depth int) ([]int64, error) {
+func (ix *Index) vectorRanking(ctx context.Context, e *embedding, query string, depth int) ([]vecindex.Hit, error) {
 	vecs, err := ix.vectors(ctx, e)
 	if err != nil {
 		return nil, err
@@ -298,16 +378,13 @@ func (ix *Index) vectorRanking(ctx context.Context, e *embedding, query string, 
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
-	ids := make([]int64, len(hits))
-	for i, h := range hits {
-		ids[i] = h.ID
-	}
-	return ids, nil
+	return hits, nil
 }
 
-// hits loads the chunks of a fused ranking with their citations. A chunk
-// deleted since it was ranked is left out.
-func (ix *Index) hits(ctx context.Context, fused []ranked, terms []string) ([]Hit, error) {
+// hits loads the chunks of a fused ranking with their citations and what
+// made each one match (e made its vectors). A chunk deleted since it was
+// ranked is left out.
+func (ix *Index) hits(ctx context.Context, e *embedding, fused []ranked, terms []string) ([]Hit, error) {
 	if len(fused) == 0 {
 		return nil, nil
 	}
@@ -315,7 +392,7 @@ func (ix *Index) hits(ctx context.Context, fused []ranked, terms []string) ([]Hi
 	for i, r := range fused {
 		args[i] = r.id
 	}
-	rows, err := ix.db.QueryContext(ctx, `SELECT c.id, f.path, f.root, c.heading, c.start_line, c.end_line, c.text
+	rows, err := ix.db.QueryContext(ctx, `SELECT c.id, c.file_id, c.ord, f.path, f.root, c.heading, c.start_line, c.end_line, c.text
 		FROM rag_chunks c JOIN rag_files f ON f.id = c.file_id WHERE c.id IN (?`+strings.Repeat(", ?", len(fused)-1)+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("rag: %w", err)
@@ -325,13 +402,14 @@ func (ix *Index) hits(ctx context.Context, fused []ranked, terms []string) ([]Hi
 	for rows.Next() {
 		var id int64
 		var h Hit
-		var root, heading, text string
-		if err := rows.Scan(&id, &h.Path, &root, &heading, &h.StartLine, &h.EndLine, &text); err != nil {
+		var root, heading string
+		if err := rows.Scan(&id, &h.file, &h.ordLo, &h.Path, &root, &heading, &h.StartLine, &h.EndLine, &h.text); err != nil {
 			return nil, fmt.Errorf("rag: %w", err)
 		}
+		h.ordHi = h.ordLo
 		h.Name = displayName(root, h.Path)
 		h.HeadingPath = splitHeadings(heading)
-		h.Snippet = snippet(text, terms, ix.opts.snippet)
+		h.Matched = matchedTerms(terms, heading, h.text)
 		byID[id] = h
 	}
 	if err := rows.Err(); err != nil {
@@ -344,6 +422,11 @@ func (ix *Index) hits(ctx context.Context, fused []ranked, terms []string) ([]Hi
 			continue
 		}
 		h.Score, h.LexicalRank, h.VectorRank = r.score, r.lex, r.vec
+		if e.offline == nil {
+			// The built-in embedder's cosine is word overlap again, not
+			// meaning: only a model's is worth showing.
+			h.Similarity = float64(r.sim)
+		}
 		out = append(out, h)
 	}
 	return out, nil

@@ -334,3 +334,67 @@ func TestADocumentChangedDuringASwitchIsEmbeddedBeforeIt(t *testing.T) {
 		t.Errorf("the rewritten document: %+v", hits)
 	}
 }
+
+// TestTheDefaultRankingFollowsTheEmbedderInUse: the default ranking's
+// calibration is the one of the embedder whose vectors the search ranks,
+// through every switch — the built-in embedder's words alone (its vectors
+// never loaded), a model's own default once the index adopts it, and a
+// calibration set for one model's name never the next model's. During a
+// re-embed the old embedder's calibration goes on with its vectors.
+func TestTheDefaultRankingFollowsTheEmbedderInUse(t *testing.T) {
+	dir, root := switchCorpus(t, 4)
+	db := openDB(t, dir)
+	a := &wideEmbedder{name: "model-a", dims: 4}
+	b := &wideEmbedder{name: "model-b", dims: 7}
+	var ix *Index
+	var during []int // vector ranks of the top hit, searched after each re-embedded document
+	ix = openIndex(t, db, nil, WithCalibration("model-b", Calibration{Weight: 0.5, Floor: 1.01}),
+		WithAfterReembed(func(string) {
+			hits, err := ix.Search(context.Background(), "turbine blade", 3)
+			if err != nil || len(hits) == 0 {
+				t.Errorf("search during the re-embed: %v, %d hits", err, len(hits))
+				return
+			}
+			during = append(during, hits[0].VectorRank)
+		}))
+	index(t, ix, root)
+	top := func(step string) Hit {
+		t.Helper()
+		hits := search(t, ix, "turbine blade", 3)
+		if len(hits) == 0 || hits[0].LexicalRank == 0 {
+			t.Fatalf("%s: hits %+v, want the words to rank", step, hits)
+		}
+		return hits[0]
+	}
+	if h := top("built-in"); h.VectorRank != 0 || ix.cur().vecsLoaded.Load() {
+		t.Fatalf("built-in embedder: vector rank %d, vectors loaded %v; want words alone", h.VectorRank, ix.cur().vecsLoaded.Load())
+	}
+
+	if err := ix.Switch(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Reembed(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range during {
+		if r != 0 {
+			t.Errorf("search after document %d of the re-embed: vector rank %d, want the built-in embedder's words alone", i+1, r)
+		}
+	}
+	if h := top("model-a"); h.VectorRank == 0 || h.Similarity < defaultCalibration(false).Floor {
+		t.Errorf("model-a: vector rank %d, similarity %v; want its default calibration to fuse its vectors", h.VectorRank, h.Similarity)
+	}
+
+	if err := ix.Switch(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Reembed(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if ix.Embedder() != "model-b" {
+		t.Fatalf("in use: %s", ix.Embedder())
+	}
+	if h := top("model-b"); h.VectorRank != 0 {
+		t.Errorf("model-b: vector rank %d; want its own calibration's floor (above any similarity) to keep its vectors out", h.VectorRank)
+	}
+}

@@ -9,11 +9,12 @@ import (
 	"testing"
 )
 
-// TestVectorsLoadOnTheFirstVectorSearch: Open, a listing and a pass read
-// no stored vector into memory (a lexical search needs none, and loading
-// them was most of a `quire search` start); the first search that ranks by
-// vector loads them all, and what a pass changed before or after that
-// load is in memory as in SQLite. Owner and reader alike.
+// TestVectorsLoadOnTheFirstVectorSearch: Open, a listing, a pass and a
+// search whose plan is lexical — the default with the built-in embedder,
+// whose calibration is words alone — read no stored vector into memory
+// (loading them was most of a `quire search` start); the first search that
+// ranks by vector loads them all, and what a pass changed before or after
+// that load is in memory as in SQLite. Owner and reader alike.
 func TestVectorsLoadOnTheFirstVectorSearch(t *testing.T) {
 	dir := t.TempDir()
 	docs := filepath.Join(dir, "docs")
@@ -41,7 +42,15 @@ func TestVectorsLoadOnTheFirstVectorSearch(t *testing.T) {
 			if e := ix.cur(); e.vecsLoaded.Load() || e.vecs != nil {
 				t.Fatal("Open and a listing loaded the vectors")
 			}
-			hits := search(t, ix, "harbour pilot", 3)
+			for _, m := range []Mode{ModeDefault, ModeLexical} {
+				if hits := searchIn(t, ix, "harbour pilot", 3, m); len(hits) == 0 || hits[0].VectorRank != 0 {
+					t.Fatalf("mode %q: hits %+v, want words alone", m, hits)
+				}
+				if ix.cur().vecsLoaded.Load() {
+					t.Fatalf("a search in mode %q, lexical with the built-in embedder, loaded the vectors", m)
+				}
+			}
+			hits := searchIn(t, ix, "harbour pilot", 3, ModeHybrid)
 			if len(hits) == 0 || hits[0].VectorRank == 0 {
 				t.Fatalf("hits %+v, want the vector arm to rank", hits)
 			}
@@ -61,12 +70,12 @@ func TestVectorsLoadOnTheFirstVectorSearch(t *testing.T) {
 		if ix.cur().vecsLoaded.Load() {
 			t.Fatal("a pass loaded the vectors")
 		}
-		if hits := search(t, ix, "lighthouse keeper", 1); len(hits) == 0 || filepath.Base(hits[0].Path) != "new.md" || hits[0].VectorRank != 1 {
+		if hits := searchIn(t, ix, "lighthouse keeper", 1, ModeVector); len(hits) == 0 || filepath.Base(hits[0].Path) != "new.md" || hits[0].VectorRank != 1 {
 			t.Fatalf("hits %+v, want new.md first in the vector list", hits)
 		}
 		write(t, filepath.Join(docs, "later.md"), "# Later\n\nA ferry crosses the sound twice a day.\n")
 		index(t, ix, docs) // after the load: applied in memory
-		if hits := search(t, ix, "ferry crosses sound", 1); len(hits) == 0 || filepath.Base(hits[0].Path) != "later.md" || hits[0].VectorRank != 1 {
+		if hits := searchIn(t, ix, "ferry crosses sound", 1, ModeVector); len(hits) == 0 || filepath.Base(hits[0].Path) != "later.md" || hits[0].VectorRank != 1 {
 			t.Fatalf("hits %+v, want later.md first in the vector list", hits)
 		}
 		if got, want := inMemory(t, ix), count(t, db, `SELECT count(*) FROM rag_vectors`); got != want {

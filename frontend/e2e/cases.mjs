@@ -1855,37 +1855,42 @@ export const cases = [
       assert(JSON.stringify(links) === JSON.stringify(['[1]', '[2]']), `[1] and [2] are links, got ${JSON.stringify(links)}`);
       // The search_docs card lists the passages as links too, not the model's text.
       const passages = await page.$$eval('[data-testid="citation"]', (els) => els.map((e) => e.textContent.replace(/\s+/g, ' ').trim()));
-      // The passages as rag chunks the folder: garden.md by its sections.
+      // One passage per idea: garden.md's Water and Soil sections both match
+      // and are next to each other, so they are one citation of lines 5–12
+      // under their common heading; its first section holds no query word
+      // and is not cited (the default ranking is by words).
       assert(
-        JSON.stringify(passages) ===
-          JSON.stringify([
-            '[1] papers/garden.md › Garden › Water · lines 5–8',
-            '[2] papers/garden.md › Garden › Soil · lines 10–12',
-            '[3] papers/soil.txt · lines 1–2',
-            '[4] papers/garden.md › Garden · lines 1–3',
-          ]),
+        JSON.stringify(passages) === JSON.stringify(['[1] papers/garden.md › Garden · lines 5–12', '[2] papers/soil.txt · lines 1–2']),
         `the passages, got ${JSON.stringify(passages)}`,
+      );
+      // Why each was found (soil.txt is the lexical arm's third: its second,
+      // the Soil section, is in [1]).
+      const why = await page.$$eval('[data-testid="citation-why"]', (els) => els.map((e) => e.textContent.trim()));
+      assert(
+        JSON.stringify(why) === JSON.stringify(['matched: water, basil, every, morning, compost, soil · keyword rank 1', 'matched: compost, soil · keyword rank 3']),
+        `why this passage, got ${JSON.stringify(why)}`,
       );
 
       await page.locator('[data-testid="citation-link"][data-cite="1"]').click();
       const viewer = $(page, 'source-viewer');
       await viewer.waitFor({ timeout: WAIT_MS });
-      await until(async () => (await $(page, 'source-marked').count()) === 4, 'the cited lines highlighted');
+      await until(async () => (await $(page, 'source-marked').count()) === 8, 'the cited lines highlighted');
       const marked = await page.$$eval('[data-testid="source-marked"]', (els) => els.map((e) => [Number(e.getAttribute('data-line')), e.querySelector('.txt').textContent.trim()]));
       assert(
-        JSON.stringify(marked) === JSON.stringify([[5, '## Water'], [6, ''], [7, 'Water the basil every morning.'], [8, 'Never let the pots dry out.']]),
-        `lines 5–8 highlighted, got ${JSON.stringify(marked)}`,
+        JSON.stringify(marked) ===
+          JSON.stringify([[5, '## Water'], [6, ''], [7, 'Water the basil every morning.'], [8, 'Never let the pots dry out.'], [9, ''], [10, '## Soil'], [11, ''], [12, 'Add compost in spring.']]),
+        `lines 5–12 highlighted, got ${JSON.stringify(marked)}`,
       );
       assert((await $(page, 'source-name').textContent()).trim() === 'papers/garden.md', 'the viewer names the document');
-      assert((await $(page, 'source-where').textContent()).trim() === 'lines 5–8', 'and the lines');
+      assert((await $(page, 'source-where').textContent()).trim() === 'lines 5–12', 'and the lines');
       const visible = await page.locator('[data-testid="source-marked"]').first().isVisible();
       assert(visible, 'the cited lines are in view');
       await page.screenshot({ path: shot });
       await page.keyboard.press('Escape');
       await until(async () => (await viewer.count()) === 0, 'Escape closes the viewer');
 
-      // The card's passage [3] opens soil.txt.
-      await page.locator('[data-testid="citation"][data-cite="3"]').click();
+      // The card's passage [2] opens soil.txt.
+      await page.locator('[data-testid="citation"][data-cite="2"]').click();
       await until(async () => ((await $(page, 'source-name').textContent()) ?? '').trim() === 'papers/soil.txt', 'soil.txt in the viewer');
       await $(page, 'source-close').click();
 

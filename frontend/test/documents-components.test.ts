@@ -36,6 +36,8 @@ const hit: Citation = {
   score: 0.03,
   lexicalRank: 1,
   vectorRank: 1,
+  matched: ['basil', 'water'],
+  similarity: 0.71,
 };
 
 function host(over: Partial<Transport> = {}, state: Partial<DocumentsState> = {}) {
@@ -221,6 +223,7 @@ describe('citations to the source viewer', () => {
     const el = render(CitationList, { hits: [hit] }, docs);
     render(SourceViewer, { docs });
     expect(q(el, 'citation')?.textContent?.replace(/\s+/g, ' ').trim()).toBe('[1] papers/garden.md › Garden › Water · lines 7–8');
+    expect(q(el, 'citation-why')?.textContent).toBe('matched: basil, water · meaning 0.71 · keyword rank 1 · meaning rank 1');
     q(el, 'citation')!.click();
     await settle();
     expect(t.documentSource).toHaveBeenCalledWith(`${ROOT}/garden.md`, 0);

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { describe, expect, it, vi } from 'vitest';
-import { citationsFor, searchDocsHits } from '../src/lib/citations';
+import { citationsFor, searchDocsHits, whyLabel } from '../src/lib/citations';
 import { foldAll, type CallState } from '../src/lib/conversation';
 import {
   citationTarget,
@@ -198,6 +198,18 @@ describe('citations', () => {
     expect(searchDocsHits({ ...call, name: 'read_note' })).toBeNull();
     expect(searchDocsHits({ ...call, phase: 'running' })).toBeNull();
     expect(searchDocsHits({ ...call, data: 'text' })).toBeNull();
+  });
+
+  it('searchDocsHits keeps why a passage was found, and whyLabel says it compactly', () => {
+    const data = { hits: [{ ...hit(1), matched: ['zeppelin', 7, 'budget'], similarity: 0.714, lexicalRank: 2, vectorRank: 0 }] };
+    const call: CallState = { id: 'c', name: 'search_docs', arguments: '{}', phase: 'finished', data };
+    const [c] = searchDocsHits(call)!;
+    expect(c.matched).toEqual(['zeppelin', 'budget']);
+    expect(whyLabel(c)).toBe('matched: zeppelin, budget · meaning 0.71 · keyword rank 2');
+    // The built-in embedder: no similarity; a passage only the vector search found: no words.
+    expect(whyLabel({ ...c, similarity: 0 })).toBe('matched: zeppelin, budget · keyword rank 2');
+    expect(whyLabel({ ...c, matched: [], similarity: 0.8, lexicalRank: 0, vectorRank: 3 })).toBe('meaning 0.80 · meaning rank 3');
+    expect(whyLabel({ ...c, matched: undefined, similarity: undefined, lexicalRank: 0, vectorRank: 0 })).toBe('');
   });
 
   it('an answer may cite the passages of the search before it', () => {

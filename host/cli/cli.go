@@ -40,6 +40,7 @@ type Parts interface {
 
 // Env is what main gives a command.
 type Env struct {
+	Stdin          io.Reader // `quire search -json -` reads its queries here
 	Stdout, Stderr io.Writer
 	Log            *slog.Logger
 	Settings       config.Config

@@ -17,11 +17,21 @@ import (
 // the parts from the composition root — with the eval set of the
 // repository (main embeds the same files).
 func run(args []string, stdout, stderr io.Writer) int {
-	return runCtx(context.Background(), args, stdout, stderr)
+	return runCtxIn(context.Background(), args, nil, stdout, stderr)
 }
 
 // runCtx is run until ctx ends, as main's ends on Ctrl-C.
 func runCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runCtxIn(ctx, args, nil, stdout, stderr)
+}
+
+// runIn is run with stdin as the command's standard input.
+func runIn(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runCtxIn(context.Background(), args, stdin, stdout, stderr)
+}
+
+// runCtxIn is run until ctx ends, with stdin as the command's standard input.
+func runCtxIn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("quire "+args[0], flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	flags := config.Register(fset)
@@ -47,7 +57,7 @@ func runCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return p, nil
 		}
 	}
-	return cmd.Run(ctx, fset.Args(), Env{Stdout: stdout, Stderr: stderr, Log: log, Settings: cfg,
+	return cmd.Run(ctx, fset.Args(), Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Log: log, Settings: cfg,
 		Read: open(app.Reader), Own: open(app.Owner), Eval: app.EvalBuilder, Scenarios: os.DirFS(evalsDir),
 		Running: func(ctx context.Context) (Indexer, error) {
 			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).Index(ctx)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -250,33 +251,52 @@ func (l *statusLine) end() {
 type searchOptions struct {
 	n    int
 	json bool
+	mode string
 }
 
 func (o *searchOptions) register(fset *flag.FlagSet) {
 	fset.IntVar(&o.n, "n", 8, "how many hits")
-	fset.BoolVar(&o.json, "json", false, "print JSON")
+	fset.BoolVar(&o.json, "json", false, "print JSON; with the query -, read one query a line from standard input and print one JSON line each")
+	fset.StringVar(&o.mode, "mode", "", "ranking: lexical, vector or hybrid (default: the default ranking, as search_docs)")
 }
 
+const searchUsage = "usage: quire search [-n N] [-json] [-mode lexical|vector|hybrid] QUERY   (or -json - to read queries from standard input)"
+
 // run is `quire search QUERY`, a reader: it never writes to the database.
+// `quire search -json -` answers every line of standard input.
 func (o *searchOptions) run(ctx context.Context, args []string, env Env) int {
 	query := strings.Join(args, " ")
-	if strings.TrimSpace(query) == "" {
-		fmt.Fprintln(env.Stderr, "usage: quire search [-n N] [-json] QUERY")
+	mode := protocol.SearchMode(o.mode)
+	switch {
+	case strings.TrimSpace(query) == "":
+		fmt.Fprintln(env.Stderr, searchUsage)
+		return 2
+	case !mode.Valid() || mode == protocol.SearchDefault && o.mode != "":
+		fmt.Fprintf(env.Stderr, "quire search: -mode %q: choose lexical, vector or hybrid (or leave it out for the default ranking)\n", o.mode)
+		return 2
+	case query == "-" && !o.json:
+		fmt.Fprintln(env.Stderr, "quire search: reading queries from standard input (-) needs -json: one JSON line a query")
 		return 2
 	}
 	p, err := env.Read(ctx)
-	return withIndex(ctx, p, err, env, func(idx host.Index) int { return search(ctx, idx, query, o.n, o.json, env.Stdout, env.Stderr) })
+	return withIndex(ctx, p, err, env, func(idx host.Index) int {
+		if query == "-" {
+			return searchLines(ctx, idx, env.Stdin, o.n, mode, env.Stdout, env.Stderr)
+		}
+		return search(ctx, idx, query, o.n, mode, o.json, env.Stdout, env.Stderr)
+	})
 }
 
 // search prints the n best passages with their citations, as the model
 // sees them, or as JSON (search_docs' Data) with jsonOut. Exit status: 0
-// with hits, 1 with none or on an error, 2 for a usage error.
-func search(ctx context.Context, idx host.Index, query string, n int, jsonOut bool, stdout, stderr io.Writer) int {
+// with hits; 1 when no passage matches (it says so on stderr) or on an
+// error; 2 for a usage error.
+func search(ctx context.Context, idx host.Index, query string, n int, mode protocol.SearchMode, jsonOut bool, stdout, stderr io.Writer) int {
 	if strings.TrimSpace(query) == "" {
-		fmt.Fprintln(stderr, "usage: quire search [-n N] [-json] QUERY")
+		fmt.Fprintln(stderr, searchUsage)
 		return 2
 	}
-	cs, err := idx.Search(ctx, query, n)
+	cs, err := idx.Search(ctx, query, n, mode)
 	if err != nil {
 		fmt.Fprintln(stderr, "quire search:", err)
 		return 1
@@ -297,8 +317,107 @@ func search(ctx context.Context, idx host.Index, query string, n int, jsonOut bo
 		fmt.Fprintln(stderr, "quire search: ranked by words only; the vector search failed:", msg)
 	}
 	if len(cs) == 0 {
-		fmt.Fprintln(stderr, "No passage matches.")
+		fmt.Fprintf(stderr, "No passage matches %q: no indexed document has its words. Try other words, or `quire index PATH` to add documents.\n", query)
 		return 1
 	}
 	return 0
+}
+
+// maxQueryLine bounds one line of `quire search -json -`.
+const maxQueryLine = 64 << 10
+
+// lineHit is one hit of a `quire search -json -` line: the citation
+// without its snippet and headings, which evaluations do not read.
+type lineHit struct {
+	Path        string   `json:"path"`
+	Name        string   `json:"name"`
+	StartLine   int      `json:"startLine"`
+	EndLine     int      `json:"endLine"`
+	Score       float64  `json:"score"`
+	LexicalRank int      `json:"lexicalRank"`
+	VectorRank  int      `json:"vectorRank"`
+	Matched     []string `json:"matched"`
+	Similarity  float64  `json:"similarity"`
+}
+
+// searchLine is what `quire search -json -` prints for one line of input.
+type searchLine struct {
+	ID    any       `json:"id"` // the line's "id", or its line number
+	Query string    `json:"query"`
+	Hits  []lineHit `json:"hits"`
+	Error string    `json:"error,omitempty"`
+}
+
+// searchLines answers each line of in — a query as text, or a JSON object
+// {"id", "text"} (SciFact's queries_train.jsonl as it is) — with one JSON
+// line on out, in order; blank lines are skipped. A line that cannot be
+// answered gets an "error" and the rest go on. Exit status: 0 when every
+// line was answered, 1 otherwise.
+func searchLines(ctx context.Context, idx host.Index, in io.Reader, n int, mode protocol.SearchMode, out, stderr io.Writer) int {
+	if in == nil {
+		fmt.Fprintln(stderr, "quire search: there is no standard input to read queries from")
+		return 1
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 4096), maxQueryLine)
+	w := bufio.NewWriter(out)
+	defer w.Flush()
+	enc := json.NewEncoder(w)
+	status, line := 0, 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		res := searchLine{ID: line, Query: text, Hits: []lineHit{}}
+		if strings.HasPrefix(text, "{") {
+			var q struct {
+				ID   any    `json:"id"`
+				Text string `json:"text"`
+			}
+			if err := json.Unmarshal([]byte(text), &q); err != nil || strings.TrimSpace(q.Text) == "" {
+				res.Error = `a line that starts with "{" must be a JSON object with a non-empty "text", such as {"id": "7", "text": "what to find"}`
+			} else {
+				res.Query = q.Text
+				if q.ID != nil {
+					res.ID = q.ID
+				}
+			}
+		}
+		if res.Error == "" {
+			cs, err := idx.Search(ctx, res.Query, n, mode)
+			if err != nil {
+				if ctx.Err() != nil {
+					fmt.Fprintln(stderr, "quire search:", ctx.Err())
+					return 1
+				}
+				res.Error = err.Error()
+			}
+			for _, c := range cs {
+				res.Hits = append(res.Hits, lineHit{Path: c.Path, Name: c.Name, StartLine: c.StartLine, EndLine: c.EndLine, Score: c.Score,
+					LexicalRank: c.LexicalRank, VectorRank: c.VectorRank, Matched: c.Matched, Similarity: c.Similarity})
+			}
+		}
+		if res.Error != "" {
+			status = 1
+		}
+		if err := enc.Encode(res); err != nil {
+			fmt.Fprintln(stderr, "quire search:", err)
+			return 1
+		}
+	}
+	if err := sc.Err(); err != nil {
+		w.Flush()
+		if errors.Is(err, bufio.ErrTooLong) {
+			fmt.Fprintf(stderr, "quire search: line %d of standard input is longer than %d KiB; a query must be shorter\n", line+1, maxQueryLine>>10)
+		} else {
+			fmt.Fprintln(stderr, "quire search: reading standard input:", err)
+		}
+		return 1
+	}
+	if msg := idx.VectorError(); msg != "" {
+		fmt.Fprintln(stderr, "quire search: ranked by words only; the vector search failed:", msg)
+	}
+	return status
 }

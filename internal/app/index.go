@@ -71,9 +71,10 @@ func (d documentIndex) Documents(ctx context.Context) ([]protocol.Document, erro
 	return out, err
 }
 
-// Search finds the n best passages, numbered as search_docs numbers them.
-func (d documentIndex) Search(ctx context.Context, query string, n int) ([]protocol.Citation, error) {
-	hits, err := d.idx.Search(ctx, query, n)
+// Search finds the n best passages, numbered as search_docs numbers them,
+// ranked as mode says (rag's modes have the protocol's names).
+func (d documentIndex) Search(ctx context.Context, query string, n int, mode protocol.SearchMode) ([]protocol.Citation, error) {
+	hits, err := d.idx.SearchMode(ctx, query, n, rag.Mode(mode))
 	if err != nil {
 		return nil, err
 	}

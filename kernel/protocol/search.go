@@ -13,6 +13,27 @@ type SearchResult struct {
 	Hits     []Citation `json:"hits"`
 }
 
+// SearchMode chooses the arms of a search of the user's documents.
+type SearchMode string
+
+// The search modes; the empty mode is the default ranking (what
+// search_docs uses: for the built-in embedder, words alone).
+const (
+	SearchDefault SearchMode = ""
+	SearchLexical SearchMode = "lexical"
+	SearchVector  SearchMode = "vector"
+	SearchHybrid  SearchMode = "hybrid"
+)
+
+// Valid reports whether m is one of the search modes.
+func (m SearchMode) Valid() bool {
+	switch m {
+	case SearchDefault, SearchLexical, SearchVector, SearchHybrid:
+		return true
+	}
+	return false
+}
+
 // Citation is one passage found, with where it is.
 type Citation struct {
 	N           int      `json:"n"`
@@ -25,6 +46,13 @@ type Citation struct {
 	Score       float64  `json:"score"`
 	LexicalRank int      `json:"lexicalRank"`
 	VectorRank  int      `json:"vectorRank"`
+	// Matched are the query's words found in the passage, in the query's
+	// order ("why this passage"); empty when only meaning found it.
+	Matched []string `json:"matched,omitempty"`
+	// Similarity is the passage's cosine similarity to the query under an
+	// embedding model; 0 (left out) with the built-in embedder, or when the
+	// vector search did not rank it.
+	Similarity float64 `json:"similarity,omitempty"`
 }
 
 // Line is one citation as the model reads it:

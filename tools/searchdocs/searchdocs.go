@@ -95,6 +95,8 @@ func OutputSchema() map[string]any {
 						"score":       map[string]any{"type": "number"},
 						"lexicalRank": map[string]any{"type": "integer", "description": "rank by words (FTS5 bm25); 0 = not found that way"},
 						"vectorRank":  map[string]any{"type": "integer", "description": "rank by vector similarity; 0 = not found that way"},
+						"matched":     map[string]any{"type": "array", "items": str, "description": "the query's words found in the passage"},
+						"similarity":  map[string]any{"type": "number", "description": "cosine similarity to the query under an embedding model; absent with the built-in embedder"},
 					},
 					"required": []any{"n", "path", "name", "startLine", "endLine", "snippet", "score", "lexicalRank", "vectorRank"},
 				},
@@ -132,7 +134,7 @@ func Citations(hits []rag.Hit) []Citation {
 	out := make([]Citation, len(hits))
 	for i, h := range hits {
 		out[i] = Citation{N: i + 1, Path: h.Path, Name: h.Name, Headings: h.HeadingPath, StartLine: h.StartLine, EndLine: h.EndLine,
-			Snippet: h.Snippet, Score: h.Score, LexicalRank: h.LexicalRank, VectorRank: h.VectorRank}
+			Snippet: h.Snippet, Score: h.Score, LexicalRank: h.LexicalRank, VectorRank: h.VectorRank, Matched: h.Matched, Similarity: h.Similarity}
 	}
 	return out
 }
@@ -140,7 +142,7 @@ func Citations(hits []rag.Hit) []Citation {
 // Render is the text the model reads for these citations.
 func Render(query string, cs []Citation) string {
 	if len(cs) == 0 {
-		return fmt.Sprintf("No passage in the user's documents matches %q.", query)
+		return fmt.Sprintf("No passage in the user's documents matches %q. There is nothing to cite: say so, and do not cite a document for it.", query)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d passages from the user's documents for %q (cite them as [n]):\n", len(cs), query)

@@ -71,7 +71,10 @@ func TestSearchGivesTheModelNumberedCitations(t *testing.T) {
 	}
 	// Data is JSON with the documented names.
 	b, _ := json.Marshal(res.Data)
-	for _, k := range []string{`"hits"`, `"lexicalRank"`, `"vectorRank"`, `"startLine"`, `"headings"`} {
+	if h := data.Hits[0]; len(h.Matched) != 2 || h.Matched[0] != "zeppelin" || h.Matched[1] != "budget" || h.Similarity != 0 {
+		t.Errorf("why this passage: matched %q, similarity %v; want [zeppelin budget] and none with the built-in embedder", h.Matched, h.Similarity)
+	}
+	for _, k := range []string{`"hits"`, `"lexicalRank"`, `"vectorRank"`, `"startLine"`, `"headings"`, `"matched"`} {
 		if !strings.Contains(string(b), k) {
 			t.Errorf("data JSON lacks %s: %s", k, b)
 		}
@@ -101,6 +104,20 @@ func TestBadArgumentsGetAClearError(t *testing.T) {
 	}
 	if res := run(t, tl, `{"query": "zeppelin", "limit": null}`); res.Status != tool.Success {
 		t.Errorf("a null limit means the default: %s %s", res.Status, res.Content)
+	}
+}
+
+// TestAQueryWithNoMatchingWordGivesTheModelNothingToCite: words the
+// documents do not hold, in any script, find no passage on the real index,
+// and the model is told there is nothing to cite.
+func TestAQueryWithNoMatchingWordGivesTheModelNothingToCite(t *testing.T) {
+	tl := New(realIndex(t))
+	for _, q := range []string{"zzqxj flurbo", "日本語"} {
+		res := run(t, tl, `{"query": "`+q+`"}`)
+		data, _ := res.Data.(Data)
+		if res.Status != tool.Empty || len(data.Hits) != 0 || !strings.Contains(res.Content, "No passage") || !strings.Contains(res.Content, "do not cite") {
+			t.Errorf("%q: %s %q, %d hits; want no passage and nothing to cite", q, res.Status, res.Content, len(data.Hits))
+		}
 	}
 }
 

@@ -27,6 +27,8 @@ export function searchDocsHits(call: CallState): Citation[] | null {
       score: Number(h.score) || 0,
       lexicalRank: Number(h.lexicalRank) || 0,
       vectorRank: Number(h.vectorRank) || 0,
+      matched: Array.isArray(h.matched) ? h.matched.filter((x): x is string => typeof x === 'string') : [],
+      similarity: Number(h.similarity) || 0,
     });
   }
   return out;
@@ -50,4 +52,19 @@ export function citationsFor(conv: Conversation | null, item: Item): Map<number,
 /** The heading path of a passage, "Goals › Budget", or ''. */
 export function headingsLabel(c: Citation): string {
   return (c.headings ?? []).join(' › ');
+}
+
+/**
+ * Why a passage was found, compactly: "matched: zeppelin, budget · meaning
+ * 0.71 · keyword rank 2 · meaning rank 5" — the query's words it holds,
+ * its similarity under an embedding model, and each search's rank of it
+ * (a part is left out when it does not apply). '' when nothing is known.
+ */
+export function whyLabel(c: Citation): string {
+  const parts: string[] = [];
+  if (c.matched?.length) parts.push(`matched: ${c.matched.join(', ')}`);
+  if (c.similarity && c.similarity > 0) parts.push(`meaning ${c.similarity.toFixed(2)}`);
+  if (c.lexicalRank > 0) parts.push(`keyword rank ${c.lexicalRank}`);
+  if (c.vectorRank > 0) parts.push(`meaning rank ${c.vectorRank}`);
+  return parts.join(' · ');
 }

@@ -1076,6 +1076,17 @@ export interface Citation {
   score: number;
   lexicalRank: number;
   vectorRank: number;
+  /**
+   * Matched are the query's words found in the passage, in the query's
+   * order ("why this passage"); empty when only meaning found it.
+   */
+  matched?: string[];
+  /**
+   * Similarity is the passage's cosine similarity to the query under an
+   * embedding model; 0 (left out) with the built-in embedder, or when the
+   * vector search did not rank it.
+   */
+  similarity?: number;
 }
 
 /**
