@@ -75,7 +75,7 @@ var (
 	// ErrNotAnEmbedder: the model is installed but cannot make embeddings.
 	ErrNotAnEmbedder = errors.New("the model cannot make embeddings")
 	// ErrOllamaUnreachable: Ollama did not answer.
-	ErrOllamaUnreachable = errors.New("Ollama is not answering")
+	ErrOllamaUnreachable = errors.New("the Ollama server is not answering")
 	// ErrBadModelName: a choice of model that is no name at all.
 	ErrBadModelName = protocol.Classify(protocol.ErrBadPayload,
 		fmt.Errorf("give the name of an installed embedding model (at most %d characters), or none", maxModelName))
