@@ -191,12 +191,17 @@ func (f requestFit) sentence(compacted bool) string {
 	case f.first && f.fixed >= f.said:
 		return fmt.Sprintf("Quire's instructions and %s take about %d tokens of the %d this model's context holds, "+
 			"which leaves too little room for your message. %s", toolWords(f.tools), f.fixed, f.window, bigger)
-	case f.first && f.atMax:
-		return fmt.Sprintf("Your message is too long for this model's context: about %d tokens, with about %d more for Quire's instructions and tools, "+
-			"and the context holds %d. Shorten the message, or choose a model with a larger context.", f.said, f.fixed, f.window)
 	case f.first:
-		return fmt.Sprintf("Your message is too long for this model's context: about %d tokens, with about %d more for Quire's instructions and tools, "+
-			"and the context holds %d. Shorten the message, choose a model with a larger context, or raise the context length in Settings.", f.said, f.fixed, f.window)
+		with := ""
+		if f.fixed > 0 {
+			with = fmt.Sprintf(", with about %d more for Quire's instructions and tools", f.fixed)
+		}
+		remedy := "Shorten the message, choose a model with a larger context, or raise the context length in Settings."
+		if f.atMax {
+			remedy = "Shorten the message, or choose a model with a larger context."
+		}
+		return fmt.Sprintf("Your message is too long for this model's context: about %d tokens%s, and the context holds %d. %s",
+			f.said, with, f.window, remedy)
 	case compacted:
 		return "This conversation no longer fits in the model's context window, and compacting it did not make it smaller. Start a new chat" + raise
 	}
