@@ -2,11 +2,11 @@ package app
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"unicode"
+
+	"quire/kernel/provider/ollama"
 )
 
 // What a probe of a typed address may take from whatever answers there: the
@@ -20,8 +20,6 @@ const (
 )
 
 var (
-	// errProbeTooLarge: a response body at a typed address passed maxProbeBody.
-	errProbeTooLarge = errors.New("the answer is larger than Ollama's ever are")
 	// errProbeRedirected: the typed address answered with a redirect, which
 	// a probe never follows (only the address typed is asked).
 	errProbeRedirected = errors.New("the address redirects elsewhere")
@@ -29,57 +27,14 @@ var (
 
 // probeClient is the HTTP client for asking an address the user typed:
 // Timeout covers the body as well as the headers, no redirect is followed,
-// and each response body fails past maxProbeBody.
+// and each response body fails past maxProbeBody (ollama.ErrAnswerTooLarge).
 func probeClient() *http.Client {
 	return &http.Client{
 		Timeout:       probeWait,
-		Transport:     boundedBodies{next: http.DefaultTransport, max: maxProbeBody},
+		Transport:     ollama.BoundedBodies(http.DefaultTransport, maxProbeBody),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return errProbeRedirected },
 	}
 }
-
-// boundedBodies limits every response body it hands on to max bytes.
-type boundedBodies struct {
-	next http.RoundTripper
-	max  int64
-}
-
-func (b boundedBodies) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := b.next.RoundTrip(req)
-	if err != nil {
-		return nil, err
-	}
-	resp.Body = &boundedBody{rc: resp.Body, left: b.max}
-	return resp, nil
-}
-
-// boundedBody reads at most left bytes of rc, then fails with
-// errProbeTooLarge if rc has more.
-type boundedBody struct {
-	rc   io.ReadCloser
-	left int64
-}
-
-func (b *boundedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		// One byte more tells a body of exactly the limit from a longer one.
-		var one [1]byte
-		if n, err := b.rc.Read(one[:]); n > 0 {
-			return 0, fmt.Errorf("reading the answer: %w", errProbeTooLarge)
-		} else if err != nil {
-			return 0, err
-		}
-		return 0, nil
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.rc.Read(p)
-	b.left -= int64(n)
-	return n, err
-}
-
-func (b *boundedBody) Close() error { return b.rc.Close() }
 
 // printable reports whether s is at most max characters, none of them a
 // control character or other unprintable rune.

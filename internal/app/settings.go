@@ -130,7 +130,7 @@ func (s settingsPort) CheckOllama(ctx context.Context, address string) protocol.
 		check.Message = fmt.Sprintf("Nothing answered at %s within %d seconds: is Ollama running there?", check.Address, int(probeWait.Seconds()))
 	case errors.Is(err, errProbeRedirected):
 		check.Message = fmt.Sprintf("%s redirects to another address: type the address Ollama itself listens on.", check.Address)
-	case errors.Is(err, errProbeTooLarge):
+	case errors.Is(err, ollama.ErrAnswerTooLarge):
 		check.Message = fmt.Sprintf("What answers at %s sends far more than Ollama does: check the address.", check.Address)
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, provider.ErrUnavailable) && !strings.Contains(err.Error(), "answer like Ollama"):
 		check.Message = fmt.Sprintf("Nothing answers at %s: is Ollama running?", check.Address)

@@ -108,14 +108,35 @@ func bound(resp *http.Response) {
 	if !wholeAnswers["/"+path.Base(path.Dir(p))+"/"+path.Base(p)] {
 		return
 	}
-	resp.Body = &limitedBody{r: resp.Body, left: MaxAnswerBytes}
+	resp.Body = &limitedBody{r: resp.Body, left: MaxAnswerBytes, max: MaxAnswerBytes}
+}
+
+// BoundedBodies is next with every response body limited to max bytes: a
+// read past it fails with ErrAnswerTooLarge. For asking an address the user
+// typed, where any answer is suspect (the settings' address check).
+func BoundedBodies(next http.RoundTripper, max int64) http.RoundTripper {
+	return boundedBodies{next: next, max: max}
+}
+
+type boundedBodies struct {
+	next http.RoundTripper
+	max  int64
+}
+
+func (b boundedBodies) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := b.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &limitedBody{r: resp.Body, left: b.max, max: b.max}
+	return resp, nil
 }
 
 // limitedBody fails a read past its bound instead of ending quietly, so a
 // cut answer is never taken for a whole one.
 type limitedBody struct {
-	r    io.ReadCloser
-	left int64
+	r         io.ReadCloser
+	left, max int64
 }
 
 func (b *limitedBody) Read(p []byte) (int, error) {
@@ -132,7 +153,7 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 			}
 			break
 		}
-		return 0, fmt.Errorf("%w (more than %d MiB)", ErrAnswerTooLarge, MaxAnswerBytes>>20)
+		return 0, fmt.Errorf("%w (more than %d KiB)", ErrAnswerTooLarge, b.max>>10)
 	}
 	if int64(len(p)) > b.left {
 		p = p[:b.left]
