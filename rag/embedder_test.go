@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // fakeEmbedder makes 4-dimensional vectors from letter counts and can be
@@ -131,5 +132,45 @@ func TestProgressCountsFilesAndNamesTheCurrentOne(t *testing.T) {
 	}
 	if !sawFile {
 		t.Errorf("no progress named a file: %+v", ps)
+	}
+}
+
+// stallingEmbedder embeds documents as fakeEmbedder does, and, once
+// stalled, answers nothing until the caller gives up — a stalled Ollama.
+type stallingEmbedder struct {
+	fakeEmbedder
+	stalled atomic.Bool
+}
+
+func (s *stallingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if s.stalled.Load() {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return s.fakeEmbedder.Embed(ctx, texts)
+}
+
+// TestAStalledModelDoesNotHoldUpASearch: the default ranking under a model
+// asks it for the query's vector; when the model answers nothing, the
+// search ends at the bound with the words' ranking and says why, and a
+// vector-only search fails saying so — neither waits for the model.
+func TestAStalledModelDoesNotHoldUpASearch(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "notes")
+	write(t, filepath.Join(root, "a.md"), "# A\n\nThe windmill turns in the wind.\n")
+	emb := &stallingEmbedder{fakeEmbedder: fakeEmbedder{name: "slow-embed"}}
+	ix := openIndex(t, openDB(t, dir), emb)
+	index(t, ix, root)
+	emb.stalled.Store(true)
+	ix.opts.queryWait = 20 * time.Millisecond
+	hits, err := ix.Search(t.Context(), "windmill", 3)
+	if err != nil || len(hits) != 1 || hits[0].LexicalRank != 1 || hits[0].VectorRank != 0 {
+		t.Fatalf("a search while the model stalls: %+v, %v; want the words' hit", hits, err)
+	}
+	if !strings.Contains(ix.VectorError(), "did not answer in time") {
+		t.Errorf("VectorError = %q, want it to say the model did not answer in time", ix.VectorError())
+	}
+	if _, err := ix.SearchMode(t.Context(), "windmill", 3, ModeVector); !errors.Is(err, ErrQueryEmbedSlow) {
+		t.Errorf("a vector search while the model stalls: %v, want ErrQueryEmbedSlow", err)
 	}
 }

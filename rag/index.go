@@ -106,6 +106,7 @@ type options struct {
 	afterCommit  func()            // test hook: called after each transaction of a pass
 	txRows       int               // most rows written in one transaction of a pass
 	readOnly     bool              // WithReadOnly
+	queryWait    time.Duration     // bound on a query's vector from a model; 0: QueryEmbedWait (tests shorten it)
 	keepStored   bool              // WithKeepStored
 	embedders    func(name string) Embedder
 	afterReembed func(path string) // test hook: called after each document a switch re-embedded

@@ -134,6 +134,36 @@ func TestOneFileTakesAtMostTwoOfTheTopFive(t *testing.T) {
 	}
 }
 
+// TestALongNoteDoesNotHideTheOthers: a note of forty matching sections
+// holds the first forty places of the ranking, more than the passages the
+// arrangement first reads; the other files that match still take their
+// places in the top five (an outside test found all ten hits from one note).
+func TestALongNoteDoesNotHideTheOthers(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "notes")
+	var long strings.Builder
+	long.WriteString("# White matter\n\n")
+	for i := range 40 {
+		fmt.Fprintf(&long, "## Tract %d\n\n%s\n\n## Aside %d\n\n%s\n\n", i, strings.Repeat("White matter tracts and white matter lesions. ", 8),
+			i, strings.Repeat("Nothing to see in this paragraph at all. ", 16))
+	}
+	write(t, filepath.Join(root, "many.md"), long.String())
+	write(t, filepath.Join(root, "scan.md"), "# Scan\n\nThe scan showed changes in the white matter.\n")
+	write(t, filepath.Join(root, "atlas.md"), "# Atlas\n\nAn atlas of grey and white matter.\n")
+	ix := openIndex(t, openDB(t, dir), nil, WithChunkSize(600))
+	index(t, ix, root)
+	hits := search(t, ix, "white matter", 5)
+	perFile := map[string]int{}
+	for _, h := range hits {
+		perFile[h.Name]++
+	}
+	// Two places each is four: the fifth is the long note's third, since
+	// only three files match.
+	if perFile["notes/many.md"] != 3 || perFile["notes/scan.md"] != 1 || perFile["notes/atlas.md"] != 1 {
+		t.Errorf("top five by file %v; want scan.md, atlas.md and three of many.md", perFile)
+	}
+}
+
 // TestAdjacentPassagesMergeIntoOneCitation: two chunks of one section that
 // both match are one citation with the joined lines, not two.
 func TestAdjacentPassagesMergeIntoOneCitation(t *testing.T) {

@@ -2,11 +2,13 @@ package rag
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 
 	"quire/internal/vecindex"
@@ -68,12 +70,7 @@ func (ix *Index) SearchMode(ctx context.Context, query string, n int, mode Mode)
 		return nil, err
 	}
 	fused := fuse(ix.opts.rrfK, p, lex, vec)
-	// The arrangement needs a few passages past the nth: merged and
-	// deferred ones leave room.
-	if w := 3*n + 10; len(fused) > w {
-		fused = fused[:w]
-	}
-	hits, err := ix.hits(ctx, e, fused, terms)
+	hits, err := ix.arrangeable(ctx, e, fused, terms, n)
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +83,31 @@ func (ix *Index) SearchMode(ctx context.Context, query string, n int, mode Mode)
 		hits[i].Snippet = snippet(hits[i].text, terms, ix.opts.snippet)
 	}
 	return hits, nil
+}
+
+// arrangeable reads the passages the arrangement works on: a few past the
+// nth (merged and deferred ones leave room), and, while one or two files
+// hold all of them, further down the ranking until other files show or the
+// ranking ends — else a note of forty sections would take every place, as
+// though no other file matched.
+func (ix *Index) arrangeable(ctx context.Context, e *embedding, fused []ranked, terms []string, n int) ([]Hit, error) {
+	enough := (spreadTop + spreadPer - 1) / spreadPer // files that fill the top places
+	for w := 3*n + 10; ; w *= 4 {
+		cut := fused[:min(w, len(fused))]
+		hits, err := ix.hits(ctx, e, cut, terms)
+		if err != nil || !ix.opts.rules.spread || len(cut) == len(fused) || distinctFiles(hits) >= enough {
+			return hits, err
+		}
+	}
+}
+
+// distinctFiles counts the files hits come from.
+func distinctFiles(hits []Hit) int {
+	seen := map[int64]bool{}
+	for _, h := range hits {
+		seen[h.file] = true
+	}
+	return len(seen)
 }
 
 // arms runs the arms p asks for, at once when both rank, the vector arm
@@ -327,6 +349,22 @@ func vectorWeight(set float64, e *embedding) float64 {
 	return 1
 }
 
+// QueryEmbedWait bounds the embedding model's answer for a query's vector.
+// Ollama embeds a query in tens of milliseconds once the model is loaded and
+// in a few seconds when it must load it first.
+const QueryEmbedWait = 5 * time.Second
+
+// ErrQueryEmbedSlow: the embedding model did not give a query's vector in
+// time; the search ranked by words alone.
+var ErrQueryEmbedSlow = errors.New("the embedding model did not answer in time, so this search ranked by words alone")
+
+func (ix *Index) queryWait() time.Duration {
+	if ix.opts.queryWait > 0 {
+		return ix.opts.queryWait
+	}
+	return QueryEmbedWait
+}
+
 func (ix *Index) queryVector(ctx context.Context, e *embedding, query string) ([]float32, error) {
 	if e.offline != nil {
 		return e.offline.Query(query, e.sketch), nil
@@ -338,6 +376,11 @@ func (ix *Index) queryVector(ctx context.Context, e *embedding, query string) ([
 	if v, ok := e.queries.Get(query); ok {
 		return v, nil
 	}
+	// The model is asked with a bound of its own: a stalled Ollama must not
+	// hold up a search whose words alone can answer (arms falls back to
+	// them, saying why in VectorError).
+	ctx, cancel := context.WithTimeoutCause(ctx, ix.queryWait(), ErrQueryEmbedSlow)
+	defer cancel()
 	var v []float32
 	var err error
 	if qe, ok := e.emb.(QueryEmbedder); ok {
@@ -351,6 +394,9 @@ func (ix *Index) queryVector(ctx context.Context, e *embedding, query string) ([
 		if err == nil {
 			v = vs[0]
 		}
+	}
+	if err != nil && errors.Is(context.Cause(ctx), ErrQueryEmbedSlow) {
+		return nil, fmt.Errorf("%s: %w", e.name, ErrQueryEmbedSlow)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("embed the query with %s: %w", e.name, err)
