@@ -36,12 +36,20 @@ func (s *Server) documentRoutes(api *http.ServeMux) {
 }
 
 func (s *Server) withDocs(h func(host.Documents, http.ResponseWriter, *http.Request)) http.HandlerFunc {
+	return withPart(s, func() host.Documents { return s.b.Documents }, errNoDocuments, h)
+}
+
+// withPart hands h the backend part it needs, read at each request, or
+// answers 503 with missing when the server has none (a nil interface).
+func withPart[P comparable](s *Server, get func() P, missing error, h func(P, http.ResponseWriter, *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if s.b.Documents == nil {
-			s.fail(w, http.StatusServiceUnavailable, errNoDocuments)
+		var none P
+		part := get()
+		if part == none {
+			s.fail(w, http.StatusServiceUnavailable, missing)
 			return
 		}
-		h(s.b.Documents, w, r)
+		h(part, w, r)
 	}
 }
 

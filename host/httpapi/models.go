@@ -29,13 +29,7 @@ func (s *Server) modelRoutes(api *http.ServeMux) {
 }
 
 func (s *Server) withModels(h func(host.Models, http.ResponseWriter, *http.Request)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if s.b.Models == nil {
-			s.fail(w, http.StatusServiceUnavailable, errNoModels)
-			return
-		}
-		h(s.b.Models, w, r)
-	}
+	return withPart(s, func() host.Models { return s.b.Models }, errNoModels, h)
 }
 
 // modelBody names the model of a pull, a cancel or a delete.

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -268,9 +269,10 @@ func (s settingsPort) switchEmbedder(ctx context.Context, model string) error {
 	if lib == nil || model == s.p.settings.Get().EmbedModel {
 		return nil
 	}
-	chosen := chosenEmbedModel(config.Config{EmbedModel: model})
-	if model == "" {
-		chosen = config.DefaultEmbedModel
+	// The library's "" is no model; the screen's "" is the default one.
+	chosen := cmp.Or(model, config.DefaultEmbedModel)
+	if chosen == config.NoEmbedModel {
+		chosen = ""
 	}
 	if err := lib.SetEmbedModel(ctx, chosen); err != nil {
 		return &protocol.SettingError{Field: "embedModel", Message: asSentence(err.Error())}
