@@ -40,6 +40,9 @@ type Backend struct {
 	// Health watches the checks on its own (health.go); nil: the page asks
 	// the doctor itself and is sent no change.
 	Health *host.Health
+	// Claims route a conversation's questions to the terminal that drives
+	// it (socket.go's claim); nil: no terminal can claim one.
+	Claims *host.Claims
 }
 
 // Server is the HTTP host.
