@@ -248,4 +248,3 @@ func TestRunCommandCancelledBySIGINT(t *testing.T) {
 		t.Fatal("quire run did not end after Ctrl-C")
 	}
 }
-
