@@ -56,11 +56,14 @@ Usage:
                            one headless run; exits with its close reason: 0 completed,
                            1 error, 2 usage, 3 denied, 4 a limit, 5 interrupted,
                            6 empty reply, 130 cancelled (Ctrl-C)
+  quire chat [-session ID] a conversation in the terminal (/new, /sessions, /switch ID, /undo;
+                           Ctrl-C stops a reply, a second quits); plain lines when not a terminal
   quire pull NAME          download a model with a progress bar (Ctrl-C stops; pulling again resumes)
                            exit status: 0 installed, 1 failed (the reason is printed), 2 usage, 130 interrupted
 
 doctor, sessions, replay, search and models only read: they never write to the database.
-One Quire owns a data folder: while the window or serve runs, index goes through it.
+One Quire owns a data folder: while the window or serve runs, index, run and chat go
+through it (and the questions of their runs are asked in the terminal, not the window).
 
 Flags (every command, before or after its name):
   -data-dir DIR      data directory (env QUIRE_DATA_DIR)

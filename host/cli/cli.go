@@ -1,6 +1,6 @@
 // Package cli is the terminal host: the subcommands `quire doctor`,
-// `sessions`, `replay`, `index`, `search`, `eval`, `models`, `pull` and
-// `run`. main reads the flags
+// `sessions`, `replay`, `index`, `search`, `eval`, `models`, `pull`,
+// `run` and `chat` (host/tui). main reads the flags
 // and hands a command here with the composition root's parts.
 //
 // It speaks kernel/protocol and the ports of package host, like every
@@ -72,7 +72,7 @@ type Command struct {
 }
 
 // Names are the subcommands this package runs.
-var Names = []string{"doctor", "sessions", "replay", "index", "search", "eval", "models", "pull", "run"}
+var Names = []string{"doctor", "sessions", "replay", "index", "search", "eval", "models", "pull", "run", "chat"}
 
 // Lookup registers the flags of the subcommand name on fset and returns
 // it, or nil when there is no such subcommand.
@@ -105,6 +105,10 @@ func Lookup(name string, fset *flag.FlagSet) *Command {
 		run = runPull
 	case "run":
 		o := &runOptions{}
+		o.register(fset)
+		run = o.run
+	case "chat":
+		o := &chatOptions{}
 		o.register(fset)
 		run = o.run
 	default:
