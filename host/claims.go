@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 
 	"quire/kernel/protocol"
@@ -127,4 +128,16 @@ func WatchBoard(ctx context.Context, b *Questions) <-chan []protocol.Question {
 		}
 	}()
 	return lists
+}
+
+// QuestionKey names a question by its run and calls, the same on every
+// host (a board's ids are its own), so a client that is sent the whole
+// list again knows which it has answered.
+func QuestionKey(q protocol.Question) string {
+	var b strings.Builder
+	b.WriteString(q.RunID)
+	for _, c := range q.Calls {
+		b.WriteString("\x00" + c.ID)
+	}
+	return b.String()
 }

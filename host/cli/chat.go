@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"quire/host"
 	"quire/host/tui"
 )
 
@@ -29,13 +30,9 @@ func (o *chatOptions) run(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "usage: quire chat [-session ID]   (type your messages once it starts)")
 		return ExitUsage
 	}
-	d, err := drive(ctx, env)
-	if err != nil {
-		fmt.Fprintln(env.Stderr, "quire:", err)
-		return ExitError
-	}
-	defer d.Close()
-	return tui.Run(ctx, d, tui.Options{Session: o.session, In: env.Stdin, Out: env.Stdout, Terminal: isTerminal(env.Stdin) && isTerminal(env.Stdout)})
+	return withDriver(ctx, env, func(d host.Driver) int {
+		return tui.Run(ctx, d, tui.Options{Session: o.session, In: env.Stdin, Out: env.Stdout, Terminal: isTerminal(env.Stdin) && isTerminal(env.Stdout)})
+	})
 }
 
 func isTerminal(f any) bool {

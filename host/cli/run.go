@@ -105,14 +105,22 @@ func (o *runOptions) run(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "quire run: -approve is never, reads or all, not %q\n", o.approve)
 		return ExitUsage
 	}
+	return withDriver(ctx, env, func(d host.Driver) int {
+		t := &headless{o: o, env: env, k: d.Kernel(), answered: map[string]bool{}}
+		return t.run(ctx, d, task)
+	})
+}
+
+// withDriver runs f on the data folder's kernel (drive), or says why it
+// could not be opened.
+func withDriver(ctx context.Context, env Env, f func(host.Driver) int) int {
 	d, err := drive(ctx, env)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "quire:", err)
 		return ExitError
 	}
 	defer d.Close()
-	t := &headless{o: o, env: env, k: d.Kernel(), answered: map[string]bool{}}
-	return t.run(ctx, d, task)
+	return f(d)
 }
 
 // drive opens the data folder's kernel for a terminal host, saying whose
@@ -234,15 +242,7 @@ func (t *headless) show(e protocol.Event, run string) (reason string, done bool)
 	if t.o.json {
 		json.NewEncoder(t.env.Stdout).Encode(e)
 	}
-	var p struct {
-		Content string `json:"content"`
-		Name    string `json:"name"`
-		Status  string `json:"status"`
-		Reason  string `json:"reason"`
-		Error   string `json:"error"`
-		Message string `json:"message"`
-	}
-	json.Unmarshal(e.Payload, &p)
+	p := host.SaidOf(e)
 	text := !t.o.json
 	switch e.Type {
 	case "assistant.delta":
@@ -287,7 +287,7 @@ func (t *headless) show(e protocol.Event, run string) (reason string, done bool)
 
 // answer answers q once, as -ask or -approve says.
 func (t *headless) answer(ctx context.Context, q protocol.Question) {
-	key := questionKey(q)
+	key := host.QuestionKey(q)
 	if t.answered[key] {
 		return
 	}
@@ -317,17 +317,6 @@ func (t *headless) answer(ctx context.Context, q protocol.Question) {
 	if _, err := protocol.Run[struct{}](ctx, t.k, "", protocol.AnswerAsk, protocol.AnswerPayload{Session: q.Session, CallIDs: ids, Allowed: a.Allowed, Feedback: a.Feedback}); err != nil {
 		fmt.Fprintln(t.env.Stderr, "quire: the answer was not taken:", err)
 	}
-}
-
-// questionKey names a question by its run and calls (the board's own ids
-// are per host).
-func questionKey(q protocol.Question) string {
-	var b strings.Builder
-	b.WriteString(q.RunID)
-	for _, c := range q.Calls {
-		b.WriteString("\x00" + c.ID)
-	}
-	return b.String()
 }
 
 // askProgram runs cmd (sh -c) with q as JSON on its stdin. A Yes is an exit

@@ -164,27 +164,6 @@ func answerError(resp *http.Response) error {
 	return oe
 }
 
-// kindOf is the protocol's error class of an answer's status, statusOf
-// read backwards, so a host driving the owner tells a busy conversation
-// from a missing one as it would in process.
-func kindOf(status int) error {
-	switch status {
-	case http.StatusUnprocessableEntity:
-		return protocol.ErrIdempotencyConflict
-	case http.StatusUpgradeRequired:
-		return protocol.ErrIncompatible
-	case http.StatusBadRequest:
-		return protocol.ErrBadPayload
-	case http.StatusNotFound:
-		return protocol.ErrNotFound
-	case http.StatusConflict:
-		return protocol.ErrConflict
-	case http.StatusInsufficientStorage:
-		return protocol.ErrNoSpace
-	}
-	return nil
-}
-
 // Show asks the owner to bring its window to the front.
 func (l *Local) Show(ctx context.Context) error {
 	return l.do(ctx, http.MethodPost, showPath, struct{}{}, nil)

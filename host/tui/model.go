@@ -16,11 +16,11 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
+	"quire/host"
 	"quire/kernel/protocol"
 )
 
@@ -249,7 +249,7 @@ func answerKey(m Model, text string) (Model, []Action) {
 	for i, c := range q.Calls {
 		ids[i] = c.ID
 	}
-	m.answered = append(m.answered, questionKey(*q))
+	m.answered = append(m.answered, host.QuestionKey(*q))
 	m.Asking = nil
 	verdict := "no"
 	if allowed {
@@ -267,16 +267,16 @@ func answerKey(m Model, text string) (Model, []Action) {
 func questions(m Model, list Questions) (Model, []Action) {
 	// Forget answers the board no longer lists.
 	m.answered = slices.DeleteFunc(m.answered, func(k string) bool {
-		return !slices.ContainsFunc(list, func(q protocol.Question) bool { return questionKey(q) == k })
+		return !slices.ContainsFunc(list, func(q protocol.Question) bool { return host.QuestionKey(q) == k })
 	})
 	if m.Asking != nil {
-		if slices.ContainsFunc(list, func(q protocol.Question) bool { return questionKey(q) == questionKey(*m.Asking) }) {
+		if slices.ContainsFunc(list, func(q protocol.Question) bool { return host.QuestionKey(q) == host.QuestionKey(*m.Asking) }) {
 			return m, nil
 		}
 		m.Asking = nil // closed elsewhere: the deadline, a stop
 	}
 	for _, q := range list {
-		if q.Session != m.Session.ID || slices.Contains(m.answered, questionKey(q)) {
+		if q.Session != m.Session.ID || slices.Contains(m.answered, host.QuestionKey(q)) {
 			continue
 		}
 		m.Asking = &q
@@ -291,30 +291,12 @@ func questions(m Model, list Questions) (Model, []Action) {
 	return m, nil
 }
 
-func questionKey(q protocol.Question) string {
-	var b strings.Builder
-	b.WriteString(q.RunID)
-	for _, c := range q.Calls {
-		b.WriteString("\x00" + c.ID)
-	}
-	return b.String()
-}
-
 // event folds one event of the session into what is shown.
 func event(m Model, e protocol.Event) (Model, []Action) {
 	if e.Session != m.Session.ID || e.Visibility != protocol.Public {
 		return m, nil
 	}
-	var p struct {
-		Text    string `json:"text"`
-		Content string `json:"content"`
-		Name    string `json:"name"`
-		Status  string `json:"status"`
-		Reason  string `json:"reason"`
-		Error   string `json:"error"`
-		Message string `json:"message"`
-	}
-	json.Unmarshal(e.Payload, &p)
+	p := host.SaidOf(e)
 	switch e.Type {
 	case "user.message":
 		return m, []Action{Print{prefixed("you › ", p.Text)}}
