@@ -61,8 +61,12 @@ type (
 	Opened protocol.Session
 	// Listed answers /sessions.
 	Listed []protocol.Session
-	// Failed: an action did not work; said to the user.
-	Failed struct{ Err error }
+	// Failed: an action did not work; said to the user. Sent: it was a
+	// message, so no run is going for it.
+	Failed struct {
+		Err  error
+		Sent bool
+	}
 )
 
 // Action is what Update asks the program to do: one of the types below.
@@ -145,7 +149,14 @@ func Update(m Model, msg Msg) (Model, []Action) {
 		}
 		return m, []Action{out}
 	case Failed:
-		return m, []Action{Print{"! " + x.Err.Error()}}
+		out := []Action{Print{"! " + x.Err.Error()}}
+		if x.Sent {
+			m.Running = false
+			if m.closing && m.Asking == nil {
+				out = append(out, Quit{})
+			}
+		}
+		return m, out
 	}
 	return m, nil
 }
@@ -230,6 +241,9 @@ func line(m Model, text string) (Model, []Action) {
 }
 
 func send(m Model, text string) (Model, []Action) {
+	if m.Session.ID == "" {
+		return m, []Action{Print{"! the conversation is still opening; send that again in a moment"}}
+	}
 	m.Running = true
 	return m, []Action{Send{m.Session.ID, text}}
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"testing"
 
@@ -112,10 +113,27 @@ func TestUpdate(t *testing.T) {
 		}},
 		{"internal events are not shown", []Msg{Event{Session: "s1", Type: "user.message", Visibility: protocol.Internal, Payload: []byte(`{"text":"x"}`)}}, nil, nil},
 		{"another session's events are not shown", []Msg{ev("s2", "user.message", map[string]string{"text": "hi"})}, nil, nil},
+		{"a message the kernel refused ends the wait for its reply", []Msg{Line("go"), EOF{}, Failed{Err: errors.New("the disk is full"), Sent: true}},
+			[]Action{Print{"! the disk is full"}, Quit{}}, func(t *testing.T, m Model) {
+				if m.Running {
+					t.Error("still running")
+				}
+			}},
+		{"another failure leaves the reply going", []Msg{Line("go"), Failed{Err: errors.New("no list")}}, []Action{Print{"! no list"}}, func(t *testing.T, m Model) {
+			if !m.Running {
+				t.Error("the reply was forgotten")
+			}
+		}},
 		{"the input's end quits at once when idle", []Msg{EOF{}}, []Action{Quit{}}, nil},
 		{"the input's end waits for the reply", []Msg{Line("go"), EOF{}}, nil, nil},
 		{"and quits when it has ended", []Msg{Line("go"), EOF{}, ev("s1", "run.finished", map[string]string{"reason": "completed"})}, []Action{Quit{}}, nil},
 	}
+	t.Run("a message before the conversation is open", func(t *testing.T) {
+		m, acts := Update(Model{}, Line("hi"))
+		if want := []Action{Print{"! the conversation is still opening; send that again in a moment"}}; !reflect.DeepEqual(acts, want) || m.Running {
+			t.Errorf("actions %#v, running %v", acts, m.Running)
+		}
+	})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m, acts := Update(Model{}, opened)

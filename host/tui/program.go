@@ -109,7 +109,7 @@ func (r *runner) open(ctx context.Context, s protocol.Session) error {
 			r.deliver(Event(e))
 		}
 		if err := errp(); err != nil && cctx.Err() == nil {
-			r.deliver(Failed{fmt.Errorf("stopped following the conversation: %w", err)})
+			r.deliver(Failed{Err: fmt.Errorf("stopped following the conversation: %w", err)})
 		}
 	}()
 	return nil
@@ -128,14 +128,16 @@ func (r *runner) stop() {
 func (r *runner) do(ctx context.Context, a Action) {
 	fail := func(err error) {
 		if err != nil {
-			r.deliver(Failed{err})
+			r.deliver(Failed{Err: err})
 		}
 	}
 	switch x := a.(type) {
 	case Send:
 		go func() {
 			_, err := protocol.Run[protocol.SendResult](ctx, r.k, "", protocol.SendMessage, protocol.SendMessagePayload{Session: x.Session, Text: x.Text})
-			fail(err)
+			if err != nil {
+				r.deliver(Failed{Err: err, Sent: true})
+			}
 		}()
 	case Cancel:
 		go func() {
@@ -198,6 +200,11 @@ func (r *runner) lines(ctx context.Context, s protocol.Session, o Options) int {
 		case <-done:
 		}
 	}
+	if err := r.open(ctx, s); err != nil {
+		fmt.Fprintln(o.Out, "quire:", err)
+		return 1
+	}
+	// Read once the conversation is open, so the first line goes to it.
 	go func() {
 		sc := bufio.NewScanner(o.In)
 		sc.Buffer(make([]byte, 4096), maxLine)
@@ -205,14 +212,10 @@ func (r *runner) lines(ctx context.Context, s protocol.Session, o Options) int {
 			r.deliver(Line(sc.Text()))
 		}
 		if err := sc.Err(); err != nil {
-			r.deliver(Failed{fmt.Errorf("reading the input: %w", err)})
+			r.deliver(Failed{Err: fmt.Errorf("reading the input: %w", err)})
 		}
 		r.deliver(EOF{})
 	}()
-	if err := r.open(ctx, s); err != nil {
-		fmt.Fprintln(o.Out, "quire:", err)
-		return 1
-	}
 	var m Model
 	for {
 		var msg Msg
@@ -247,7 +250,7 @@ func (r *runner) terminal(ctx context.Context, s protocol.Session, o Options) in
 	// Opened and the first events are sent once the program reads them.
 	go func() {
 		if err := r.open(ctx, s); err != nil {
-			p.Send(Failed{err})
+			p.Send(Failed{Err: err})
 		}
 	}()
 	final, err := p.Run()
