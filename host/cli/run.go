@@ -23,7 +23,7 @@ const (
 	ExitCompleted   = 0   // completed (or nothing to do)
 	ExitError       = 1   // the run ended with an error, or Quire could not run it
 	ExitUsage       = 2   // a usage error: nothing was run
-	ExitDenied      = 3   // a call the run needed was refused (the user's No, -approve never)
+	ExitDenied      = 3   // the message was over the run's input limit (a No to a call is the model's to handle)
 	ExitLimits      = 4   // a guardrail ended it: max-steps, max-tool-calls, budget, loop
 	ExitInterrupted = 5   // Quire stopped under it (the owner closed, a crash found at restart)
 	ExitEmpty       = 6   // the model replied nothing, even when asked again
@@ -295,7 +295,7 @@ func (t *headless) answer(ctx context.Context, q protocol.Question) {
 	var a protocol.Answer
 	switch {
 	case t.o.ask != "":
-		a = askProgram(ctx, t.o.ask, q)
+		a = askProgram(ctx, t.o.ask, q, askTimeout)
 	case t.o.approve == approveAll:
 		a = protocol.Answer{Allowed: true}
 	case t.o.approve == approveReads:
@@ -322,9 +322,9 @@ func (t *headless) answer(ctx context.Context, q protocol.Question) {
 // askProgram runs cmd (sh -c) with q as JSON on its stdin. A Yes is an exit
 // status of 0 with nothing or "yes" on stdout; "no …" is a No with the
 // rest as the model's feedback; any other output, exit status, a run past
-// askTimeout or more than askOutput bytes is a No that says so.
-func askProgram(ctx context.Context, cmd string, q protocol.Question) protocol.Answer {
-	ctx, cancel := context.WithTimeout(ctx, askTimeout)
+// timeout or more than askOutput bytes is a No that says so.
+func askProgram(ctx context.Context, cmd string, q protocol.Question, timeout time.Duration) protocol.Answer {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	in, _ := json.Marshal(q)
 	c := exec.CommandContext(ctx, "sh", "-c", cmd)
@@ -341,7 +341,7 @@ func askProgram(ctx context.Context, cmd string, q protocol.Question) protocol.A
 	}
 	switch {
 	case ctx.Err() != nil:
-		return no(fmt.Sprintf("it did not answer within %s", askTimeout))
+		return no(fmt.Sprintf("it did not answer within %s", timeout))
 	case out.over:
 		return no(fmt.Sprintf("it wrote more than %d bytes", askOutput))
 	case err != nil && (word == "" || word == "yes"):
@@ -365,17 +365,21 @@ func firstLine(s string) string {
 }
 
 // boundedBuffer keeps the first max bytes written to it and notes more.
+// The buffer is a field, not embedded: an embedded bytes.Buffer's ReadFrom
+// would let io.Copy (exec's stdout pump) fill it past max.
 type boundedBuffer struct {
-	bytes.Buffer
+	buf  bytes.Buffer
 	max  int
 	over bool
 }
 
 func (b *boundedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); len(p) > room {
+	if room := b.max - b.buf.Len(); len(p) > room {
 		b.over = true
-		b.Buffer.Write(p[:max(room, 0)])
+		b.buf.Write(p[:max(room, 0)])
 		return len(p), nil
 	}
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }
+
+func (b *boundedBuffer) String() string { return b.buf.String() }
