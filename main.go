@@ -114,7 +114,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	settings := config.NewStore(cfg)
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	level := slog.LevelInfo
+	if cmd == "chat" {
+		// The chat draws on the terminal stderr shares: a warning would be
+		// drawn over the conversation. Errors still show; doctor says the rest.
+		level = slog.LevelError
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	dist, err := fs.Sub(assets, "frontend/dist")

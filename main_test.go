@@ -1381,6 +1381,14 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // y, and the write runs; Ctrl-C stops a reply that goes on, and a second
 // Ctrl-C quits.
 func TestChatInTmux(t *testing.T) {
+	for _, owner := range []string{"none", "quire serve"} {
+		t.Run(owner, func(t *testing.T) { chatInTmux(t, owner != "none") })
+	}
+}
+
+// chatInTmux is TestChatInTmux with the folder owned by the chat itself,
+// or by a running `quire serve`, whose page is then never asked.
+func chatInTmux(t *testing.T, serve bool) {
 	fake := ollamatest.New(t)
 	fake.AddModel(ollamatest.DefaultModel())
 	data, notes := t.TempDir(), t.TempDir()
@@ -1390,6 +1398,11 @@ func TestChatInTmux(t *testing.T) {
 		ollamatest.Turn{Content: []string{"I made plan.md."}},
 		ollamatest.Turn{Content: []string{"Thinking", " it over"}, Fail: ollamatest.Failure{Kind: ollamatest.FailHang, After: 1}},
 	)
+	var owner *socketClient
+	if serve {
+		startServe(t, config.Config{DataDir: data, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: config.DefaultNumCtx, NotesDir: notes})
+		owner = dialOwner(t, data)
+	}
 	p := startChat(t, "-data-dir", data, "-ollama-host", fake.URL(), "-notes-dir", notes)
 	p.until("/help for commands.")
 
@@ -1401,6 +1414,14 @@ func TestChatInTmux(t *testing.T) {
 	for _, line := range []string{"Create plan.md", "water the tomatoes", "the very last line"} {
 		if s := p.screen(); !strings.Contains(s, line) {
 			t.Fatalf("the question lacks %q:\n%s", line, s)
+		}
+	}
+	if owner != nil {
+		// Asked in the terminal, and only there: the page's list is empty.
+		var open []protocol.Question
+		owner.call(http.MethodGet, "/api/questions", nil, &open)
+		if len(open) != 0 {
+			t.Fatalf("the owner's page is asked too: %+v", open)
 		}
 	}
 	p.keys("y")
