@@ -1448,8 +1448,8 @@ func chatInTmux(t *testing.T, serve bool) {
 }
 
 // `quire chat` with no terminal reads plain lines: a message, the answer
-// to its question, then the end of the input, which quits once the reply
-// has ended.
+// to its question, /new, /sessions, /switch back to the first (its log is
+// shown again), then the end of the input, which quits.
 func TestChatInLineMode(t *testing.T) {
 	fake := ollamatest.New(t)
 	fake.AddModel(ollamatest.DefaultModel())
@@ -1480,27 +1480,47 @@ func TestChatInLineMode(t *testing.T) {
 	// A chat that never asks or never quits is ended, so the reads below end.
 	bound := time.AfterFunc(testkit.Patience, func() { cmd.Process.Kill() })
 	defer bound.Stop()
-	in.Write([]byte("make a plan\n"))
 	var said bytes.Buffer
 	buf := make([]byte, 4096)
-	for !strings.Contains(said.String(), "Allow? [y/n]") {
-		n, err := out.Read(buf)
-		said.Write(buf[:n])
-		if err != nil {
-			t.Fatalf("the output ended before the question: %q (%v)", said.String(), err)
+	// until reads the output until it holds want n times.
+	until := func(want string, n int) {
+		t.Helper()
+		for strings.Count(said.String(), want) < n {
+			k, err := out.Read(buf)
+			said.Write(buf[:k])
+			if err != nil {
+				t.Fatalf("the output ended before %q: %q (%v)", want, said.String(), err)
+			}
 		}
 	}
+	until("/help for commands.", 1)
+	first, _, _ := strings.Cut(said.String(), "\n")
+	id := first[strings.LastIndex(first, "(")+1 : strings.LastIndex(first, ")")]
+	in.Write([]byte("make a plan\n"))
+	until("Allow? [y/n]", 1)
 	in.Write([]byte("y\n"))
+	until("quire › I made plan.md.", 1)
+	// A new conversation, the list of both, and back to the first, whose
+	// log is shown again.
+	in.Write([]byte("/new\n"))
+	until("/help for commands.", 2)
+	in.Write([]byte("/sessions\n"))
+	until("Conversations (/switch ID opens one):", 1)
+	in.Write([]byte("/switch " + id + "\n"))
+	until("quire › I made plan.md.", 2)
 	in.Close()
 	rest, _ := io.ReadAll(out)
 	said.Write(rest)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("quire chat: %v\n%s", err, said.String())
 	}
-	for _, want := range []string{"you › make a plan", "  │ + # Plan", "  answered yes", "quire › I made plan.md."} {
+	for _, want := range []string{"you › make a plan", "  │ + # Plan", "  answered yes", "  " + id + "  "} {
 		if !strings.Contains(said.String(), want) {
 			t.Errorf("the output lacks %q:\n%s", want, said.String())
 		}
+	}
+	if n := strings.Count(said.String(), "Terminal chat ("); n != 3 {
+		t.Errorf("%d conversations opened, want 3 (the first, /new, /switch):\n%s", n, said.String())
 	}
 	if _, err := os.Stat(filepath.Join(notes, "plan.md")); err != nil {
 		t.Errorf("the allowed write did not run: %v", err)
