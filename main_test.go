@@ -1526,3 +1526,27 @@ func TestChatInLineMode(t *testing.T) {
 		t.Errorf("the allowed write did not run: %v", err)
 	}
 }
+
+// While `quire index` (or another terminal) owns the folder, `quire run`
+// and `quire chat` cannot go through it: they say who holds it and what to
+// do, and touch nothing.
+func TestTerminalHostsWhileTheFolderIsHeldWithoutAChannel(t *testing.T) {
+	data := t.TempDir()
+	lock, err := datadir.Acquire(data, datadir.Holder{PID: os.Getpid(), Kind: datadir.Index, Since: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	for _, args := range [][]string{{"run", "hello"}, {"chat"}} {
+		var errOut bytes.Buffer
+		code := within(t, "quire "+args[0], func() int {
+			return run(append(args, "-data-dir", data, "-ollama-host", "http://127.0.0.1:1"), io.Discard, &errOut)
+		})
+		if code != 1 || !strings.Contains(errOut.String(), "`quire index` (process") || !strings.Contains(errOut.String(), "run this again when it has finished") {
+			t.Errorf("quire %s: exit %d, said %q", args[0], code, errOut.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(data, "quire.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused terminal made the database: %v", err)
+	}
+}
