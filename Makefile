@@ -11,7 +11,7 @@ APP := build/bin/quire
 
 # Debian packages: to build and run the window, and what the tests add.
 RUN_PKGS  := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev
-TEST_PKGS := $(RUN_PKGS) xvfb xauth x11-apps xdotool imagemagick chromium dbus-x11 fonts-dejavu-core
+TEST_PKGS := $(RUN_PKGS) xvfb xauth x11-apps xdotool imagemagick chromium dbus-x11 fonts-dejavu-core tmux
 
 # TestEvalSet (in go test ./...) writes the eval table here; make test prints it.
 export QUIRE_EVAL_REPORT := $(CURDIR)/build/eval-report.txt

@@ -18,6 +18,7 @@ import (
 	"syscall"
 
 	"quire/config"
+	"quire/host"
 	"quire/host/cli"
 	"quire/host/httpapi"
 	"quire/internal/app"
@@ -51,11 +52,18 @@ Usage:
   quire eval [-filter X] [-json] [-real] [-dir DIR]
                            run the eval set (scripted; -real: against -model on Ollama)
   quire models [-json]     list the installed models: what each can do, which is loaded
+  quire run [-json] [-approve never|reads|all] [-ask CMD] [-session ID] "TASK"
+                           one headless run; exits with its close reason: 0 completed,
+                           1 error, 2 usage, 3 denied, 4 a limit, 5 interrupted,
+                           6 empty reply, 130 cancelled (Ctrl-C)
+  quire chat [-session ID] a conversation in the terminal (/new, /sessions, /switch ID, /undo;
+                           Ctrl-C stops a reply, a second quits); plain lines when not a terminal
   quire pull NAME          download a model with a progress bar (Ctrl-C stops; pulling again resumes)
                            exit status: 0 installed, 1 failed (the reason is printed), 2 usage, 130 interrupted
 
 doctor, sessions, replay, search and models only read: they never write to the database.
-One Quire owns a data folder: while the window or serve runs, index goes through it.
+One Quire owns a data folder: while the window or serve runs, index, run and chat go
+through it (and the questions of their runs are asked in the terminal, not the window).
 
 Flags (every command, before or after its name):
   -data-dir DIR      data directory (env QUIRE_DATA_DIR)
@@ -106,7 +114,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	settings := config.NewStore(cfg)
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	level := slog.LevelInfo
+	if cmd == "chat" {
+		// The chat draws on the terminal stderr shares: a warning would be
+		// drawn over the conversation. Errors still show; doctor says the rest.
+		level = slog.LevelError
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	dist, err := fs.Sub(assets, "frontend/dist")
@@ -126,6 +140,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Read:      opener(settings, log, app.Reader, ""),
 		Own:       opener(settings, log, app.Owner, datadir.Index),
 		Running:   running(cfg.DataDir),
+		Drive:     driver(settings, log),
 		Eval:      app.EvalBuilder,
 		Scenarios: evals,
 	})
@@ -136,6 +151,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 func running(dir string) func(context.Context) (cli.Indexer, error) {
 	return func(ctx context.Context) (cli.Indexer, error) {
 		return httpapi.DialLocal(datadir.SocketPath(dir)).Index(ctx)
+	}
+}
+
+// driver opens the data folder's kernel for a terminal conversation: the
+// running window's or `quire serve`'s through its local channel, else this
+// process's own, as the folder's owner for the command's life.
+func driver(settings *config.Store, log *slog.Logger) func(context.Context) (host.Driver, error) {
+	return func(ctx context.Context) (host.Driver, error) {
+		p, err := app.OpenWith(ctx, settings, log, app.Owner, app.Extras{Kind: datadir.Terminal})
+		var inUse *datadir.InUseError
+		if errors.As(err, &inUse) && (inUse.Holder.Kind == datadir.Window || inUse.Holder.Kind == datadir.Serve) {
+			return httpapi.DialLocal(datadir.SocketPath(inUse.Dir)), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := p.DatabaseError(); err != nil {
+			p.Close()
+			return nil, err
+		}
+		return p, nil
 	}
 }
 

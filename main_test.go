@@ -1051,3 +1051,502 @@ func eachJSONLine(b *testing.B, path string, f func([]byte)) {
 		b.Fatal(err)
 	}
 }
+
+// runJSON parses `quire run -json`'s stdout: every line one public event
+// of the protocol's shape, seqs rising, all of one session.
+func runJSON(t *testing.T, out string) []protocol.Event {
+	t.Helper()
+	var evs []protocol.Event
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e protocol.Event
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&e); err != nil {
+			t.Fatalf("a line that is not an event: %q: %v", line, err)
+		}
+		if e.Visibility != protocol.Public || e.Type == "" || e.Session == "" {
+			t.Fatalf("not a public event: %q", line)
+		}
+		if n := len(evs); n > 0 && (e.Seq <= evs[n-1].Seq || e.Session != evs[n-1].Session) {
+			t.Fatalf("event %d (%s) after %d of %s", e.Seq, e.Session, evs[n-1].Seq, evs[n-1].Session)
+		}
+		evs = append(evs, e)
+	}
+	return evs
+}
+
+func payloadOf(t *testing.T, evs []protocol.Event, typ string) map[string]any {
+	t.Helper()
+	for _, e := range evs {
+		if e.Type == typ {
+			var p map[string]any
+			json.Unmarshal(e.Payload, &p)
+			return p
+		}
+	}
+	return nil
+}
+
+// sessionSaid is the session id `quire run` said on stderr.
+func sessionSaid(t *testing.T, stderr string) string {
+	t.Helper()
+	for _, l := range strings.Split(stderr, "\n") {
+		if id, ok := strings.CutPrefix(l, "session: "); ok {
+			return id
+		}
+	}
+	t.Fatalf("no session on stderr: %q", stderr)
+	return ""
+}
+
+func script(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// `quire run` end to end with the fake Ollama, without an owner (it owns
+// the folder itself) and through a running `quire serve` (its local
+// channel): the events parse, each close reason has its exit status, the
+// headless answers (-approve, -ask) decide, and -session continues.
+func TestRunCommand(t *testing.T) {
+	createCall := func(path string) ollamatest.Turn {
+		return ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{Name: "create_note", Arguments: []byte(`{"path":"` + path + `","content":"# Plan\n"}`)}}}
+	}
+	list := ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{Name: "list_notes", Arguments: []byte(`{}`)}}}
+	done := ollamatest.Turn{Content: []string{"Done", "."}}
+	type check func(t *testing.T, notes string, evs []protocol.Event, stdout, stderr string)
+	created := func(path string, want bool) check {
+		return func(t *testing.T, notes string, _ []protocol.Event, _, _ string) {
+			_, err := os.Stat(filepath.Join(notes, path))
+			if (err == nil) != want {
+				t.Errorf("%s exists: %v, want %v", path, err == nil, want)
+			}
+		}
+	}
+	refusedWith := func(reason string) check {
+		return func(t *testing.T, _ string, evs []protocol.Event, _, _ string) {
+			p := payloadOf(t, evs, "tool.refused")
+			if p == nil || !strings.Contains(p["reason"].(string), reason) {
+				t.Errorf("the refusal %v does not carry %q", p, reason)
+			}
+		}
+	}
+	bin := t.TempDir()
+	yes := script(t, bin, "yes.sh", `in=$(cat); case "$in" in *'"descriptions":["Create plan-ask.md'*) echo yes;; *) printf 'no\nnot the question: %s' "$in";; esac`)
+	no := script(t, bin, "no.sh", `cat >/dev/null; printf 'no\nnot today'`)
+	broken := script(t, bin, "broken.sh", `exit 3`)
+	cases := []struct {
+		name      string
+		args      []string
+		turns     []ollamatest.Turn
+		code      int
+		ownerless bool // flags that only reach a kernel this command opens
+		checks    []check
+	}{
+		{"completed", []string{"-json", "say hello"}, []ollamatest.Turn{{Content: []string{"Hel", "lo"}}}, 0, false, []check{
+			func(t *testing.T, _ string, evs []protocol.Event, _, stderr string) {
+				if evs[0].Type != "session.created" || evs[1].Type != "input.received" || evs[len(evs)-1].Type != "run.finished" || payloadOf(t, evs, "run.finished")["reason"] != "completed" {
+					t.Errorf("the events run from %s to %s", evs[0].Type, evs[len(evs)-1].Type)
+				}
+				if evs[0].Session != sessionSaid(t, stderr) {
+					t.Errorf("the session said is not the events'")
+				}
+			}}},
+		{"text mode", []string{"say hi"}, []ollamatest.Turn{{Content: []string{"Hi", " there"}}}, 0, false, []check{
+			func(t *testing.T, _ string, _ []protocol.Event, stdout, _ string) {
+				if stdout != "Hi there\n" {
+					t.Errorf("stdout %q, want the reply alone", stdout)
+				}
+			}}},
+		{"approve never", []string{"-json", "make a plan"}, []ollamatest.Turn{createCall("plan-never.md"), done}, 0, false,
+			[]check{created("plan-never.md", false), refusedWith("allow no writes in a headless run")}},
+		{"approve reads", []string{"-json", "-approve", "reads", "make a plan"}, []ollamatest.Turn{createCall("plan-reads.md"), done}, 0, false,
+			[]check{created("plan-reads.md", false), refusedWith("allow only reading in a headless run")}},
+		{"approve all", []string{"-json", "-approve", "all", "make a plan"}, []ollamatest.Turn{createCall("plan-all.md"), done}, 0, false,
+			[]check{created("plan-all.md", true)}},
+		{"ask says yes", []string{"-json", "-ask", yes, "make a plan"}, []ollamatest.Turn{createCall("plan-ask.md"), done}, 0, false,
+			[]check{created("plan-ask.md", true)}},
+		{"ask says no", []string{"-json", "-ask", no, "make a plan"}, []ollamatest.Turn{createCall("plan-no.md"), done}, 0, false,
+			[]check{created("plan-no.md", false), refusedWith("The user's reason: not today")}},
+		{"ask fails", []string{"-json", "-ask", broken, "-approve", "all", "make a plan"}, []ollamatest.Turn{createCall("plan-broken.md"), done}, 0, false,
+			[]check{created("plan-broken.md", false), refusedWith("it failed (exit status 3)")}},
+		{"loop", []string{"-json", "list my notes"}, []ollamatest.Turn{list, list, list}, 4, false, nil},
+		{"empty", []string{"-json", "say nothing"}, []ollamatest.Turn{{}, {}}, 6, false, nil},
+		{"error", []string{"-json", "-model", "missing:1b", "say hello"}, nil, 1, true, []check{
+			func(t *testing.T, _ string, evs []protocol.Event, _, _ string) {
+				if p := payloadOf(t, evs, "run.finished"); p["reason"] != "error" {
+					t.Errorf("the run finished %v", p)
+				}
+			}}},
+		{"no task", []string{"-json"}, nil, 2, false, nil},
+		{"a wrong -approve", []string{"-approve", "some", "hello"}, nil, 2, false, nil},
+	}
+	for _, owner := range []string{"none", "quire serve"} {
+		t.Run(owner, func(t *testing.T) {
+			fake := ollamatest.New(t)
+			fake.AddModel(ollamatest.DefaultModel())
+			data, notes := t.TempDir(), t.TempDir()
+			cfg := config.Config{DataDir: data, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: config.DefaultNumCtx, NotesDir: notes}
+			if owner != "none" {
+				startServe(t, cfg)
+			}
+			flags := []string{"-data-dir", data, "-ollama-host", fake.URL(), "-notes-dir", notes}
+			var first string
+			for _, c := range cases {
+				if c.ownerless && owner != "none" {
+					continue
+				}
+				t.Run(c.name, func(t *testing.T) {
+					fake.Script(c.turns...)
+					var out, errOut bytes.Buffer
+					code := within(t, "quire run", func() int { return run(append(append([]string{"run"}, flags...), c.args...), &out, &errOut) })
+					if code != c.code {
+						t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, c.code, out.String(), errOut.String())
+					}
+					if n := fake.Pending(); n != 0 {
+						t.Fatalf("%d scripted replies were not asked for", n)
+					}
+					var evs []protocol.Event
+					if c.code != 2 && strings.Contains(strings.Join(c.args, " "), "-json") {
+						evs = runJSON(t, out.String())
+					}
+					for _, ch := range c.checks {
+						ch(t, notes, evs, out.String(), errOut.String())
+					}
+					if first == "" && c.code == 0 {
+						first = sessionSaid(t, errOut.String())
+					}
+				})
+			}
+			// -session continues a conversation: the new run's events follow
+			// the old ones' seqs, and the model is sent the first exchange.
+			fake.Script(ollamatest.Turn{Content: []string{"again"}})
+			var out, errOut bytes.Buffer
+			if code := run(append(append([]string{"run"}, flags...), "-json", "-session", first, "once more"), &out, &errOut); code != 0 {
+				t.Fatalf("-session: exit %d: %s", code, errOut.String())
+			}
+			evs := runJSON(t, out.String())
+			if evs[0].Session != first || evs[0].Seq == 0 || sessionSaid(t, errOut.String()) != first {
+				t.Fatalf("the continued run starts at %s %d", evs[0].Session, evs[0].Seq)
+			}
+			reqs := fake.Requests()
+			if last := reqs[len(reqs)-1]; !strings.Contains(string(last.Body), "say hello") || !strings.Contains(string(last.Body), "once more") {
+				t.Errorf("the continued run's request lacks the conversation: %s", last.Body)
+			}
+			errOut.Reset()
+			if code := run(append(append([]string{"run"}, flags...), "-session", "nope", "hello"), io.Discard, &errOut); code != 1 || !strings.Contains(errOut.String(), `there is no conversation "nope"`) {
+				t.Errorf("an unknown -session: exit %d, %q", code, errOut.String())
+			}
+		})
+	}
+}
+
+// Ctrl-C cancels a `quire run`: the run ends as cancelled and the exit
+// status says so (130), through the owner's channel as without one.
+func TestRunCommandCancelledBySIGINT(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	data := t.TempDir()
+	fake.Script(ollamatest.Turn{Content: []string{"par", "tial"}, Fail: ollamatest.Failure{Kind: ollamatest.FailHang, After: 1}})
+	outR, outW := io.Pipe()
+	code := make(chan int, 1)
+	go func() {
+		code <- run([]string{"run", "-json", "-data-dir", data, "-ollama-host", fake.URL(), "write forever"}, outW, io.Discard)
+		outW.Close()
+	}()
+	sc := bufio.NewScanner(outR)
+	var seen []protocol.Event
+	for sc.Scan() {
+		var e protocol.Event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatal(err)
+		}
+		seen = append(seen, e)
+		if e.Type == "assistant.delta" && len(seen) > 0 {
+			// The command's signal handler is installed (it is streaming).
+			syscall.Kill(os.Getpid(), syscall.SIGINT)
+			break
+		}
+	}
+	go io.Copy(io.Discard, outR)
+	select {
+	case c := <-code:
+		if c != 130 {
+			t.Fatalf("exit %d after Ctrl-C, want 130", c)
+		}
+	case <-time.After(testkit.Patience):
+		t.Fatal("quire run did not end after Ctrl-C")
+	}
+}
+
+// pane is `quire chat` in a tmux window of a tmux server of the test's
+// own; the test waits on what the pane shows, woken by the pane's output.
+type pane struct {
+	t       *testing.T
+	sock    string
+	changed chan struct{}
+	stderr  string
+}
+
+func (p *pane) tmux(args ...string) string {
+	p.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", p.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %v: %v: %s", args, err, out)
+	}
+	return string(out)
+}
+
+func (p *pane) screen() string { return p.tmux("capture-pane", "-p", "-t", "chat") }
+
+// until waits for the screen to show want; every change of the pane wakes it.
+func (p *pane) until(want string) {
+	p.t.Helper()
+	deadline := time.After(testkit.Patience)
+	for {
+		if s := p.screen(); strings.Contains(s, want) {
+			return
+		}
+		select {
+		case <-p.changed:
+		case <-deadline:
+			log, _ := os.ReadFile(p.stderr)
+			p.t.Fatalf("the pane never showed %q; it shows:\n%s\nstderr:\n%s", want, p.screen(), log)
+		}
+	}
+}
+
+func (p *pane) keys(keys ...string) { p.tmux(append([]string{"send-keys", "-t", "chat"}, keys...)...) }
+
+// startChat runs this test binary as `quire chat` (TestMain) in tmux, its
+// output piped to a FIFO the test reads, so a change of the screen is an
+// event, not a moment to guess.
+func startChat(t *testing.T, args ...string) *pane {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is not installed; `make deps-test` installs it")
+	}
+	dir := t.TempDir()
+	p := &pane{t: t, sock: filepath.Join(dir, "tmux.sock"), changed: make(chan struct{}, 1), stderr: filepath.Join(dir, "stderr")}
+	fifo := filepath.Join(dir, "pane")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := []string{"QUIRE_BENCH_AS_MAIN=1", shellQuote(self), "chat"}
+	for _, a := range args {
+		quoted = append(quoted, shellQuote(a))
+	}
+	// The program starts once the pipe is in place, so none of its output
+	// is missed; the server is told when it has exited.
+	cmd := "tmux -S " + shellQuote(p.sock) + " wait-for go; env " + strings.Join(quoted, " ") + " 2>" + shellQuote(p.stderr) +
+		"; tmux -S " + shellQuote(p.sock) + " wait-for -S exited"
+	p.tmux("new-session", "-d", "-s", "chat", "-x", "100", "-y", "40", "sh", "-c", cmd)
+	t.Cleanup(func() { exec.Command("tmux", "-S", p.sock, "kill-server").Run() })
+	// The pane stays, with its last screen, once the program has exited.
+	p.tmux("set-option", "-t", "chat", "remain-on-exit", "on")
+	p.tmux("pipe-pane", "-O", "-t", "chat", "cat > "+shellQuote(fifo))
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		buf := make([]byte, 4096)
+		for {
+			if _, err := f.Read(buf); err != nil {
+				return
+			}
+			select {
+			case p.changed <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	p.tmux("wait-for", "-S", "go")
+	return p
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// `quire chat` in a real terminal (tmux): a message typed is sent and its
+// reply streams in; a permission question is shown whole and answered with
+// y, and the write runs; Ctrl-C stops a reply that goes on, and a second
+// Ctrl-C quits.
+func TestChatInTmux(t *testing.T) {
+	for _, owner := range []string{"none", "quire serve"} {
+		t.Run(owner, func(t *testing.T) { chatInTmux(t, owner != "none") })
+	}
+}
+
+// chatInTmux is TestChatInTmux with the folder owned by the chat itself,
+// or by a running `quire serve`, whose page is then never asked.
+func chatInTmux(t *testing.T, serve bool) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	data, notes := t.TempDir(), t.TempDir()
+	fake.Script(
+		ollamatest.Turn{Content: []string{"Hello", " from", " Quire"}},
+		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{Name: "create_note", Arguments: []byte(`{"path":"plan.md","content":"# Plan\nwater the tomatoes\nthe very last line"}`)}}},
+		ollamatest.Turn{Content: []string{"I made plan.md."}},
+		ollamatest.Turn{Content: []string{"Thinking", " it over"}, Fail: ollamatest.Failure{Kind: ollamatest.FailHang, After: 1}},
+	)
+	var owner *socketClient
+	if serve {
+		startServe(t, config.Config{DataDir: data, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: config.DefaultNumCtx, NotesDir: notes})
+		owner = dialOwner(t, data)
+	}
+	p := startChat(t, "-data-dir", data, "-ollama-host", fake.URL(), "-notes-dir", notes)
+	p.until("/help for commands.")
+
+	p.keys("hi there", "Enter")
+	p.until("quire › Hello from Quire")
+
+	p.keys("make a plan", "Enter")
+	p.until("Allow? [y/n]")
+	for _, line := range []string{"Create plan.md", "water the tomatoes", "the very last line"} {
+		if s := p.screen(); !strings.Contains(s, line) {
+			t.Fatalf("the question lacks %q:\n%s", line, s)
+		}
+	}
+	if owner != nil {
+		// Asked in the terminal, and only there: the page's list is empty.
+		var open []protocol.Question
+		owner.call(http.MethodGet, "/api/questions", nil, &open)
+		if len(open) != 0 {
+			t.Fatalf("the owner's page is asked too: %+v", open)
+		}
+	}
+	p.keys("y")
+	p.until("quire › I made plan.md.")
+	if b, err := os.ReadFile(filepath.Join(notes, "plan.md")); err != nil || !bytes.Contains(b, []byte("the very last line")) {
+		t.Fatalf("the allowed write: %q %v", b, err)
+	}
+
+	p.keys("think", "Enter")
+	p.until("quire › Thinking")
+	p.keys("C-c")
+	p.until("(the reply ended: cancelled")
+	p.keys("C-c")
+	exited := make(chan error, 1)
+	go func() { exited <- exec.Command("tmux", "-S", p.sock, "wait-for", "exited").Run() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(testkit.Patience):
+		t.Fatalf("quire chat did not quit on the second Ctrl-C:\n%s", p.screen())
+	}
+}
+
+// `quire chat` with no terminal reads plain lines: a message, the answer
+// to its question, /new, /sessions, /switch back to the first (its log is
+// shown again), then the end of the input, which quits.
+func TestChatInLineMode(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	data, notes := t.TempDir(), t.TempDir()
+	fake.Script(
+		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{Name: "create_note", Arguments: []byte(`{"path":"plan.md","content":"# Plan\n"}`)}}},
+		ollamatest.Turn{Content: []string{"I made ", "plan.md."}},
+	)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The answer is typed once the question is shown: the pipe is written
+	// only after stdout has said "Allow?".
+	cmd := exec.Command(self, "chat", "-data-dir", data, "-ollama-host", fake.URL(), "-notes-dir", notes)
+	cmd.Env = append(os.Environ(), "QUIRE_BENCH_AS_MAIN=1")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// A chat that never asks or never quits is ended, so the reads below end.
+	bound := time.AfterFunc(testkit.Patience, func() { cmd.Process.Kill() })
+	defer bound.Stop()
+	var said bytes.Buffer
+	buf := make([]byte, 4096)
+	// until reads the output until it holds want n times.
+	until := func(want string, n int) {
+		t.Helper()
+		for strings.Count(said.String(), want) < n {
+			k, err := out.Read(buf)
+			said.Write(buf[:k])
+			if err != nil {
+				t.Fatalf("the output ended before %q: %q (%v)", want, said.String(), err)
+			}
+		}
+	}
+	until("/help for commands.", 1)
+	first, _, _ := strings.Cut(said.String(), "\n")
+	id := first[strings.LastIndex(first, "(")+1 : strings.LastIndex(first, ")")]
+	in.Write([]byte("make a plan\n"))
+	until("Allow? [y/n]", 1)
+	in.Write([]byte("y\n"))
+	until("quire › I made plan.md.", 1)
+	// A new conversation, the list of both, and back to the first, whose
+	// log is shown again.
+	in.Write([]byte("/new\n"))
+	until("/help for commands.", 2)
+	in.Write([]byte("/sessions\n"))
+	until("Conversations (/switch ID opens one):", 1)
+	in.Write([]byte("/switch " + id + "\n"))
+	until("quire › I made plan.md.", 2)
+	in.Close()
+	rest, _ := io.ReadAll(out)
+	said.Write(rest)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("quire chat: %v\n%s", err, said.String())
+	}
+	for _, want := range []string{"you › make a plan", "  │ + # Plan", "  answered yes", "  " + id + "  "} {
+		if !strings.Contains(said.String(), want) {
+			t.Errorf("the output lacks %q:\n%s", want, said.String())
+		}
+	}
+	if n := strings.Count(said.String(), "Terminal chat ("); n != 3 {
+		t.Errorf("%d conversations opened, want 3 (the first, /new, /switch):\n%s", n, said.String())
+	}
+	if _, err := os.Stat(filepath.Join(notes, "plan.md")); err != nil {
+		t.Errorf("the allowed write did not run: %v", err)
+	}
+}
+
+// While `quire index` (or another terminal) owns the folder, `quire run`
+// and `quire chat` cannot go through it: they say who holds it and what to
+// do, and touch nothing.
+func TestTerminalHostsWhileTheFolderIsHeldWithoutAChannel(t *testing.T) {
+	data := t.TempDir()
+	lock, err := datadir.Acquire(data, datadir.Holder{PID: os.Getpid(), Kind: datadir.Index, Since: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	for _, args := range [][]string{{"run", "hello"}, {"chat"}} {
+		var errOut bytes.Buffer
+		code := within(t, "quire "+args[0], func() int {
+			return run(append(args, "-data-dir", data, "-ollama-host", "http://127.0.0.1:1"), io.Discard, &errOut)
+		})
+		if code != 1 || !strings.Contains(errOut.String(), "`quire index` (process") || !strings.Contains(errOut.String(), "run this again when it has finished") {
+			t.Errorf("quire %s: exit %d, said %q", args[0], code, errOut.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(data, "quire.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused terminal made the database: %v", err)
+	}
+}

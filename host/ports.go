@@ -104,3 +104,19 @@ type Index interface {
 	// matches nothing finds none, with no error.
 	Search(ctx context.Context, query string, n int, mode protocol.SearchMode) ([]protocol.Citation, error)
 }
+
+// Driver is how a terminal host (`quire chat`, `quire run`) reaches the
+// data folder's kernel: its own, when this process owns the folder, or the
+// running owner's (the window, `quire serve`) over its local channel. Both
+// route the questions of a session the terminal claims to the terminal
+// (Claims), so the user is asked where the run was started, and only there.
+type Driver interface {
+	Kernel() protocol.Kernel
+	// Claim makes this client the one asked about session's permission
+	// questions while ctx lasts: the open ones arrive whole, at once and on
+	// each change. Answer them with protocol.AnswerAsk. When ctx ends a
+	// question still open is answered No (ClientGone). Another client's
+	// claim is an error (ErrClaimed, or the owner's 409).
+	Claim(ctx context.Context, session string) (<-chan []protocol.Question, error)
+	Close()
+}

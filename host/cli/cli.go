@@ -1,5 +1,6 @@
 // Package cli is the terminal host: the subcommands `quire doctor`,
-// `sessions`, `replay`, `index`, `search`, `eval`, `models` and `pull`. main reads the flags
+// `sessions`, `replay`, `index`, `search`, `eval`, `models`, `pull`,
+// `run` and `chat` (host/tui). main reads the flags
 // and hands a command here with the composition root's parts.
 //
 // It speaks kernel/protocol and the ports of package host, like every
@@ -52,6 +53,12 @@ type Env struct {
 	// Running is the document index of the process that owns the folder,
 	// reached over its local channel (a window or `quire serve`).
 	Running func(ctx context.Context) (Indexer, error)
+	// Drive opens the data folder's kernel for a terminal conversation
+	// (`quire run`, `quire chat`): the running window's or `quire serve`'s
+	// through its local channel, else this process's own as the folder's
+	// owner; a *datadir.InUseError when another terminal or `quire index`
+	// holds the folder.
+	Drive func(ctx context.Context) (host.Driver, error)
 	// Eval builds a scenario's kernel (the composition root's wiring).
 	Eval func(log *slog.Logger) eval.Builder
 	// Scenarios is the eval set shipped in the binary (evals/*.yaml).
@@ -65,7 +72,7 @@ type Command struct {
 }
 
 // Names are the subcommands this package runs.
-var Names = []string{"doctor", "sessions", "replay", "index", "search", "eval", "models", "pull"}
+var Names = []string{"doctor", "sessions", "replay", "index", "search", "eval", "models", "pull", "run", "chat"}
 
 // Lookup registers the flags of the subcommand name on fset and returns
 // it, or nil when there is no such subcommand.
@@ -96,6 +103,14 @@ func Lookup(name string, fset *flag.FlagSet) *Command {
 		run = o.run
 	case "pull":
 		run = runPull
+	case "run":
+		o := &runOptions{}
+		o.register(fset)
+		run = o.run
+	case "chat":
+		o := &chatOptions{}
+		o.register(fset)
+		run = o.run
 	default:
 		return nil
 	}

@@ -40,6 +40,9 @@ type Backend struct {
 	// Health watches the checks on its own (health.go); nil: the page asks
 	// the doctor itself and is sent no change.
 	Health *host.Health
+	// Claims route a conversation's questions to the terminal that drives
+	// it (socket.go's claim); nil: no terminal can claim one.
+	Claims *host.Claims
 }
 
 // Server is the HTTP host.
@@ -290,22 +293,43 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, cmd protocol.Co
 	w.Write(res)
 }
 
+// statusKinds are the HTTP statuses of the protocol's error classes, one
+// table for both ways: statusOf (the server's answer) and kindOf (a client
+// of the local channel reading it back); the first of a status is what it
+// reads as.
+var statusKinds = []struct {
+	status int
+	kind   error
+}{
+	{http.StatusUnprocessableEntity, protocol.ErrIdempotencyConflict},
+	{http.StatusUpgradeRequired, protocol.ErrIncompatible},
+	{http.StatusBadRequest, protocol.ErrBadPayload},
+	{http.StatusBadRequest, protocol.ErrUnknownCommand},
+	{http.StatusNotFound, protocol.ErrNotFound},
+	{http.StatusConflict, protocol.ErrConflict},
+	{http.StatusConflict, protocol.ErrDamaged},
+	{http.StatusInsufficientStorage, protocol.ErrNoSpace},
+}
+
 func statusOf(err error) int {
-	switch {
-	case errors.Is(err, protocol.ErrIdempotencyConflict):
-		return http.StatusUnprocessableEntity
-	case errors.Is(err, protocol.ErrIncompatible):
-		return http.StatusUpgradeRequired
-	case errors.Is(err, protocol.ErrBadPayload), errors.Is(err, protocol.ErrUnknownCommand):
-		return http.StatusBadRequest
-	case errors.Is(err, protocol.ErrNotFound):
-		return http.StatusNotFound
-	case errors.Is(err, protocol.ErrConflict), errors.Is(err, protocol.ErrDamaged):
-		return http.StatusConflict
-	case errors.Is(err, protocol.ErrNoSpace):
-		return http.StatusInsufficientStorage
+	for _, sk := range statusKinds {
+		if errors.Is(err, sk.kind) {
+			return sk.status
+		}
 	}
 	return http.StatusInternalServerError
+}
+
+// kindOf is the protocol's error class of an answer's status (nil for
+// none), so a host driving the owner tells a busy conversation from a
+// missing one as it would in process.
+func kindOf(status int) error {
+	for _, sk := range statusKinds {
+		if sk.status == status {
+			return sk.kind
+		}
+	}
+	return nil
 }
 
 type titleBody struct {

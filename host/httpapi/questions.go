@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 
@@ -25,11 +24,6 @@ import (
 // reconnects is given what is open now. Both are behind the browser guard
 // like every /api route.
 
-// errAnsweredElsewhere is what Ask returns once the log has closed its
-// question: the answer (the page's, the deadline's, a stop) is already in
-// the log, so the runtime takes nothing from here.
-var errAnsweredElsewhere = errors.New("the question was closed in the log (answered in the page, by the deadline, or by a stop)")
-
 // Ask is this server's host.Asker: it keeps the question, with its
 // descriptions, on the board the page reads until the session's log closes
 // it (host.FollowQuestion) or ctx ends. It never answers: the page does,
@@ -42,7 +36,7 @@ func (s *Server) Ask(ctx context.Context, q protocol.Question) (protocol.Answer,
 	defer s.questions.Remove(q.ID)
 	select {
 	case <-fate.Closed():
-		return protocol.Answer{}, errAnsweredElsewhere
+		return protocol.Answer{}, host.ErrAnsweredElsewhere
 	case <-ctx.Done():
 		return protocol.Answer{}, context.Cause(ctx)
 	}
@@ -53,22 +47,10 @@ func (s *Server) openQuestions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) questionStream(w http.ResponseWriter, r *http.Request) {
-	lists := make(chan []protocol.Question)
-	go func() {
-		defer close(lists)
-		for {
-			list, changed := s.questions.Watch()
-			select {
-			case lists <- list:
-			case <-r.Context().Done():
-				return
-			}
-			select {
-			case <-changed:
-			case <-r.Context().Done():
-				return
-			}
-		}
-	}()
-	serveSSE(s, w, r, lists, nil, func(w io.Writer, list []protocol.Question) error { return writeSSE(w, "questions", list) })
+	lists := host.WatchBoard(r.Context(), &s.questions)
+	serveSSE(s, w, r, lists, nil, writeQuestions)
+}
+
+func writeQuestions(w io.Writer, list []protocol.Question) error {
+	return writeSSE(w, "questions", list)
 }

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"quire/host"
 	"quire/kernel/protocol"
 )
 
@@ -43,7 +43,33 @@ func (s *Server) serveSocket(ctx context.Context, ln net.Listener) error {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", s.routes())
 	mux.Handle("POST "+showPath, requireHandshake(http.HandlerFunc(s.show)))
+	mux.Handle("GET "+claimPath, requireHandshake(http.HandlerFunc(s.claim)))
 	return serve(ctx, s.limits.server(ctx, mux), ln)
+}
+
+// claimPath is a terminal host's hold on a conversation's permission
+// questions (host.Claims), only on the socket: while the stream is open the
+// session's questions are sent here, as "questions" events (the whole list
+// at connect and on each change), and not to the window or the page; the
+// client answers with the ordinary answer route. When the stream closes (the
+// client exited or was killed) a question still open is answered No.
+const claimPath = "/api/sessions/{id}/claim"
+
+// errNoClaims: the owner routes no questions to terminals (an older wiring).
+var errNoClaims = protocol.Classify(protocol.ErrConflict, errors.New("this Quire cannot hand a conversation's questions to a terminal"))
+
+func (s *Server) claim(w http.ResponseWriter, r *http.Request) {
+	if s.b.Claims == nil {
+		s.fail(w, statusOf(errNoClaims), errNoClaims)
+		return
+	}
+	cl, err := s.b.Claims.Claim(r.PathValue("id"))
+	if err != nil {
+		s.fail(w, http.StatusConflict, err)
+		return
+	}
+	defer cl.Release()
+	serveSSE(s, w, r, host.WatchBoard(r.Context(), cl.Questions()), nil, writeQuestions)
 }
 
 func (s *Server) show(w http.ResponseWriter, r *http.Request) {
@@ -113,7 +139,14 @@ func (l *Local) do(ctx context.Context, method, path string, body, out any) erro
 	if out == nil {
 		return nil
 	}
-	return json.NewDecoder(resp.Body).Decode(out)
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNoAnswer, err)
+	}
+	if len(answer) > maxAnswer {
+		return fmt.Errorf("%w: its answer to %s is larger than %d MiB", ErrNoAnswer, path, maxAnswer>>20)
+	}
+	return json.Unmarshal(answer, out)
 }
 
 func answerError(resp *http.Response) error {
@@ -124,7 +157,11 @@ func answerError(resp *http.Response) error {
 	if json.Unmarshal(b, &e) != nil || e.Error == "" {
 		e.Error = strings.TrimSpace(string(b))
 	}
-	return &OwnerError{Status: resp.StatusCode, Msg: e.Error}
+	oe := &OwnerError{Status: resp.StatusCode, Msg: e.Error}
+	if kind := kindOf(resp.StatusCode); kind != nil {
+		return protocol.Classify(kind, oe)
+	}
+	return oe
 }
 
 // Show asks the owner to bring its window to the front.
@@ -251,31 +288,14 @@ func (l *Local) follow(ctx context.Context) (<-chan protocol.IndexProgress, func
 	go func() {
 		defer close(done)
 		defer close(out)
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://quire/api/documents/stream", nil)
+		events, errp, err := l.stream(ctx, "/api/documents/stream")
 		if err != nil {
 			ferr = err
 			return
 		}
-		req.Header.Set(ProtocolHeader, protocol.Version)
-		resp, err := l.c.Do(req)
-		if err != nil {
-			ferr = err
-			return
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			ferr = answerError(resp)
-			return
-		}
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 64<<10), 4<<20)
-		for sc.Scan() {
-			data, ok := strings.CutPrefix(sc.Text(), "data: ")
-			if !ok {
-				continue
-			}
+		for e := range events {
 			var p protocol.IndexProgress
-			if err := json.Unmarshal([]byte(data), &p); err != nil {
+			if err := json.Unmarshal(e.data, &p); err != nil {
 				ferr = err
 				return
 			}
@@ -285,10 +305,7 @@ func (l *Local) follow(ctx context.Context) (<-chan protocol.IndexProgress, func
 				return
 			}
 		}
-		ferr = sc.Err()
-		if ferr == nil {
-			ferr = io.ErrUnexpectedEOF
-		}
+		ferr = errp()
 	}()
 	return out, func() error { <-done; return ferr }
 }

@@ -73,6 +73,9 @@ type Parts struct {
 	dbErr    error
 	startErr error // why the runtime's start (its recovery) failed; it runs nonetheless
 	asker    atomic.Pointer[host.Asker]
+	// claims route a session's questions to the terminal that drives it,
+	// before any asker (terminal.go).
+	claims host.Claims
 	// settingsMu makes the Settings screen's changes one at a time, from
 	// asking Ollama about the model to saving (settings.go); facts are what
 	// Ollama said of each model (address + name -> protocol.ModelFacts).
@@ -272,14 +275,20 @@ func (p *Parts) Close() {
 // for an in-page answer (protocol.AnswerAsk) until the run's deadline
 // answers it by default.
 func (p *Parts) ask(ctx context.Context, q runtime.Question) (runtime.Answer, error) {
+	pq := protocol.Question{Session: q.Session, RunID: q.RunID, Descriptions: q.Descriptions}
+	for _, c := range q.Calls {
+		pq.Calls = append(pq.Calls, protocol.QuestionCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	// A terminal that claimed the session is asked, and only it: the
+	// window shows no dialog for a run it did not start.
+	if cl := p.claims.Holder(q.Session); cl != nil {
+		a, err := cl.Ask(ctx, p.Kernel(), pq)
+		return runtime.Answer{Allowed: a.Allowed, Feedback: a.Feedback}, err
+	}
 	asker := p.asker.Load()
 	if asker == nil {
 		<-ctx.Done()
 		return runtime.Answer{}, context.Cause(ctx)
-	}
-	pq := protocol.Question{Session: q.Session, RunID: q.RunID, Descriptions: q.Descriptions}
-	for _, c := range q.Calls {
-		pq.Calls = append(pq.Calls, protocol.QuestionCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
 	a, err := (*asker)(ctx, pq)
 	return runtime.Answer{Allowed: a.Allowed, Feedback: a.Feedback}, err

@@ -42,6 +42,8 @@ const (
 	Window Kind = "window" // the desktop window
 	Serve  Kind = "serve"  // `quire serve`
 	Index  Kind = "index"  // `quire index` with no owner running
+	// Terminal: `quire chat` or `quire run` with no owner running.
+	Terminal Kind = "terminal"
 )
 
 // Holder is who holds a folder, as its lock file records it.
@@ -71,6 +73,8 @@ func (h Holder) String() string {
 		name = "`quire serve`"
 	case Index:
 		name = "`quire index`"
+	case Terminal:
+		name = "`quire chat` or `quire run`"
 	}
 	return name + " (" + h.Process() + ")"
 }
