@@ -241,4 +241,3 @@ func later(a, b Logged) bool {
 	}
 	return a.Seq > b.Seq
 }
-

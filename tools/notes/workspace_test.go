@@ -283,7 +283,9 @@ func TestChangeIndexListsEveryChangeWithItsStanding(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w := func(id string) Change { return Change{ID: id, Tool: "create_note", Kind: KindWrite, Path: id + ".md", After: &text} }
+	w := func(id string) Change {
+		return Change{ID: id, Tool: "create_note", Kind: KindWrite, Path: id + ".md", After: &text}
+	}
 	appendChange("one", event.ToolResult, w("chg_a"))
 	appendChange("two", event.ToolResult, w("chg_b"))
 	appendChange("one", event.ToolResult, w("chg_c"))
