@@ -48,32 +48,38 @@ func NewChangeIndex(log EventLog) *ChangeIndex {
 
 // Change finds the change with this id, or an error wrapping ErrNotFound.
 func (x *ChangeIndex) Change(ctx context.Context, id string) (Change, error) {
+	c, _, err := x.Find(ctx, id)
+	return c, err
+}
+
+// Find is Change with the conversation whose log holds it.
+func (x *ChangeIndex) Find(ctx context.Context, id string) (Change, string, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	where, ok := x.at[id]
 	if !ok {
 		if err := x.catchUp(ctx); err != nil {
-			return Change{}, err
+			return Change{}, "", err
 		}
 		if where, ok = x.at[id]; !ok {
-			return Change{}, fail(ErrNotFound, "no change %q is in the log; use the change id given in a note tool's result", id)
+			return Change{}, "", fail(ErrNotFound, "no change %q is in the log; use the change id given in a note tool's result", id)
 		}
 	}
 	evs, err := x.log.EventsOfType(ctx, where.session, where.typ)
 	if err != nil {
-		return Change{}, fmt.Errorf("reading the change log: %w", err)
+		return Change{}, "", fmt.Errorf("reading the change log: %w", err)
 	}
 	for _, e := range evs {
 		if e.Seq != where.seq {
 			continue
 		}
 		if c, ok := changeOf(e); ok && c.ID == id {
-			return c, nil
+			return c, where.session, nil
 		}
 	}
 	// The session was deleted since.
 	delete(x.at, id)
-	return Change{}, fail(ErrNotFound, "the change %q is no longer in the log (its conversation was deleted)", id)
+	return Change{}, "", fail(ErrNotFound, "the change %q is no longer in the log (its conversation was deleted)", id)
 }
 
 // catchUp indexes the tool results appended since the last look, and
