@@ -56,7 +56,7 @@ type Memory interface {
 type Notes interface {
 	Tree(ctx context.Context, path string) (protocol.NoteFolder, error)
 	Read(ctx context.Context, path string) (protocol.NoteText, error)
-	Changes(ctx context.Context) (protocol.NoteChanges, error)
+	Changes(ctx context.Context) (protocol.ChangeList, error)
 	// Undo reverts one change; a refusal (the note changed since) is the
 	// outcome's Refused, not an error.
 	Undo(ctx context.Context, id string) (protocol.UndoOutcome, error)

@@ -34,8 +34,8 @@ func (n *notesCalls) Tree(_ context.Context, path string) (protocol.NoteFolder, 
 func (n *notesCalls) Read(_ context.Context, path string) (protocol.NoteText, error) {
 	return protocol.NoteText{Path: path}, n.record("read %s", path)
 }
-func (n *notesCalls) Changes(context.Context) (protocol.NoteChanges, error) {
-	return protocol.NoteChanges{Changes: []protocol.NoteChange{}}, n.record("changes")
+func (n *notesCalls) Changes(context.Context) (protocol.ChangeList, error) {
+	return protocol.ChangeList{Changes: []protocol.ChangeRecord{}}, n.record("changes")
 }
 func (n *notesCalls) Undo(_ context.Context, id string) (protocol.UndoOutcome, error) {
 	return protocol.UndoOutcome{Undone: []string{id}}, n.record("undo %s", id)

@@ -109,19 +109,19 @@ func (n *NotesPort) Read(ctx context.Context, path string) (protocol.NoteText, e
 }
 
 // Changes is every change by Quire, newest first, with where each stands.
-func (n *NotesPort) Changes(ctx context.Context) (protocol.NoteChanges, error) {
+func (n *NotesPort) Changes(ctx context.Context) (protocol.ChangeList, error) {
 	list, omitted, err := n.tools.changes.List(ctx)
 	if err != nil {
-		return protocol.NoteChanges{}, err
+		return protocol.ChangeList{}, err
 	}
 	titles, err := n.titles(ctx)
 	if err != nil {
-		return protocol.NoteChanges{}, err
+		return protocol.ChangeList{}, err
 	}
 	r, _ := n.root() // with no folder, every change is shown as it was logged
-	out := protocol.NoteChanges{Changes: make([]protocol.NoteChange, 0, len(list)), Omitted: omitted, UndoAll: map[string][]string{}}
+	out := protocol.ChangeList{Changes: make([]protocol.ChangeRecord, 0, len(list)), Omitted: omitted, UndoAll: map[string][]string{}}
 	for _, l := range list {
-		out.Changes = append(out.Changes, noteChange(l, titles[l.Session], r))
+		out.Changes = append(out.Changes, changeRecord(l, titles[l.Session], r))
 	}
 	for _, l := range list {
 		if _, ok := out.UndoAll[l.Session]; !ok && r != nil {
@@ -164,9 +164,9 @@ func (n *NotesPort) titles(ctx context.Context) (map[string]string, error) {
 	return titles, nil
 }
 
-func noteChange(l notes.Logged, title string, r *notes.Root) protocol.NoteChange {
+func changeRecord(l notes.Logged, title string, r *notes.Root) protocol.ChangeRecord {
 	c := l.Change
-	nc := protocol.NoteChange{ID: c.ID, Tool: c.Tool, Kind: string(c.Kind), Path: c.Path, From: c.From, Session: l.Session, Title: title,
+	nc := protocol.ChangeRecord{ID: c.ID, Tool: c.Tool, Kind: string(c.Kind), Path: c.Path, From: c.From, Session: l.Session, Title: title,
 		Seq: l.Seq, Time: l.Time, Diff: c.Diff(), UndoneBy: l.UndoneBy, ByYou: l.ByUser, Undoes: c.Undoes, Reverse: notes.UndoText(c), State: protocol.ChangeApplied}
 	switch {
 	case l.UndoneBy != "":

@@ -54,8 +54,8 @@ const (
 	ChangeChangedSince ChangeState = "changed"
 )
 
-// NoteChange is one approved write by Quire, as "Changes by Quire" lists it.
-type NoteChange struct {
+// ChangeRecord is one approved write by Quire, as "Changes by Quire" lists it.
+type ChangeRecord struct {
 	ID   string `json:"id"`
 	Tool string `json:"tool"`
 	// Kind is tools/notes' kind: write, move, mkdir, rmdir.
@@ -83,10 +83,10 @@ type NoteChange struct {
 	Reverse string `json:"reverse"`
 }
 
-// NoteChanges is every change by Quire, newest first, across conversations;
+// ChangeList is every change by Quire, newest first, across conversations;
 // Omitted counts older ones past the bound.
-type NoteChanges struct {
-	Changes []NoteChange `json:"changes"`
+type ChangeList struct {
+	Changes []ChangeRecord `json:"changes"`
 	Omitted int          `json:"omitted,omitempty"`
 	// UndoAll is, per conversation, the changes "undo all changes of this
 	// conversation" reverses, in the order it reverses them (newest first;

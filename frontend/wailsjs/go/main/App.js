@@ -14,6 +14,10 @@ export function CancelPull(arg1) {
   return window['go']['main']['App']['CancelPull'](arg1);
 }
 
+export function ChangeList() {
+  return window['go']['main']['App']['ChangeList']();
+}
+
 export function CheckOllama(arg1) {
   return window['go']['main']['App']['CheckOllama'](arg1);
 }
@@ -78,8 +82,24 @@ export function NewSession(arg1) {
   return window['go']['main']['App']['NewSession'](arg1);
 }
 
+export function NoteText(arg1) {
+  return window['go']['main']['App']['NoteText'](arg1);
+}
+
+export function NoteVersions(arg1) {
+  return window['go']['main']['App']['NoteVersions'](arg1);
+}
+
 export function NotesFolder() {
   return window['go']['main']['App']['NotesFolder']();
+}
+
+export function NotesTree(arg1) {
+  return window['go']['main']['App']['NotesTree'](arg1);
+}
+
+export function PreviewWrite(arg1, arg2) {
+  return window['go']['main']['App']['PreviewWrite'](arg1, arg2);
 }
 
 export function PullModel(arg1) {
@@ -140,4 +160,12 @@ export function SetMemoryLearning(arg1) {
 
 export function Settings() {
   return window['go']['main']['App']['Settings']();
+}
+
+export function UndoChange(arg1) {
+  return window['go']['main']['App']['UndoChange'](arg1);
+}
+
+export function UndoConversation(arg1, arg2) {
+  return window['go']['main']['App']['UndoConversation'](arg1, arg2);
 }
