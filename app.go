@@ -1226,8 +1226,8 @@ func (a *App) NoteText(path string) (protocol.NoteText, error) {
 	return withNotes(a, func(n host.Notes, ctx context.Context) (protocol.NoteText, error) { return n.Read(ctx, path) })
 }
 
-// ChangeList is every change by Quire, newest first, across conversations.
-func (a *App) ChangeList() (protocol.ChangeList, error) {
+// NoteChanges is every change by Quire, newest first, across conversations.
+func (a *App) NoteChanges() (protocol.ChangeList, error) {
 	return withNotes(a, func(n host.Notes, ctx context.Context) (protocol.ChangeList, error) { return n.Changes(ctx) })
 }
 

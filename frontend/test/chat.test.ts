@@ -29,6 +29,14 @@ class FakeHost implements Transport {
   cancelPull = vi.fn(async () => {});
   deleteModel = vi.fn(async () => {});
   subscribePulls = vi.fn(() => () => {});
+  // Nor is the notes panel (test/notes.test.ts).
+  notesTree = vi.fn(async () => ({ root: '', path: '.', entries: [] }));
+  noteText = vi.fn(async (path: string) => ({ path, text: '', size: 0, limit: 0, modified: '' }));
+  noteChanges = vi.fn(async () => ({ changes: [], undoAll: {} }));
+  undoChange = vi.fn(async () => ({ undone: [] }));
+  undoConversation = vi.fn(async () => ({ undone: [] }));
+  noteVersions = vi.fn(async (id: string) => ({ id, path: '', quire: null, now: null, limit: 0 }));
+  previewWrite = vi.fn(async (tool: string) => ({ tool, before: null, after: null, diff: '', limit: 0 }));
   // The Settings screen is not this file's subject (test/settings.test.ts).
   settings = vi.fn(async () => {
     throw new Error('no settings here');

@@ -9,8 +9,6 @@ export function CancelIndexing():Promise<void>;
 
 export function CancelPull(arg1:string):Promise<void>;
 
-export function ChangeList():Promise<protocol.ChangeList>;
-
 export function CheckOllama(arg1:string):Promise<protocol.OllamaCheck>;
 
 export function ChooseNotesFolder():Promise<string>;
@@ -42,6 +40,8 @@ export function MemoryList():Promise<protocol.MemoryList>;
 export function Models():Promise<protocol.ModelsState>;
 
 export function NewSession(arg1:string):Promise<protocol.Session>;
+
+export function NoteChanges():Promise<protocol.ChangeList>;
 
 export function NoteText(arg1:string):Promise<protocol.NoteText>;
 

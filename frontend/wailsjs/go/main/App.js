@@ -14,10 +14,6 @@ export function CancelPull(arg1) {
   return window['go']['main']['App']['CancelPull'](arg1);
 }
 
-export function ChangeList() {
-  return window['go']['main']['App']['ChangeList']();
-}
-
 export function CheckOllama(arg1) {
   return window['go']['main']['App']['CheckOllama'](arg1);
 }
@@ -80,6 +76,10 @@ export function Models() {
 
 export function NewSession(arg1) {
   return window['go']['main']['App']['NewSession'](arg1);
+}
+
+export function NoteChanges() {
+  return window['go']['main']['App']['NoteChanges']();
 }
 
 export function NoteText(arg1) {
