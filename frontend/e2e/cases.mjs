@@ -2222,4 +2222,60 @@ export const cases = [
       }
     },
   },
+
+  {
+    name: 'notes panel: a write approved in a chat is listed in Changes by Quire with its diff, previewed on the note first, and undone from the list by Quire itself',
+    slug: 'changes-undo',
+    async run({ page, base, shot }) {
+      const note = join(FX.notesDir, 'garden.md');
+      const before = readFileSync(note, 'utf8');
+      assert(before === FX.garden, `garden.md as the fixtures wrote it, got ${JSON.stringify(before)}`);
+      const sends = recordPosts(page, /\/messages$/);
+      await useNotes(base);
+      await open(page, base);
+      await newChat(page);
+      await send(page, P.garden);
+      const ask = page.locator('[data-testid="permission"][data-state="open"]');
+      await ask.waitFor({ timeout: WAIT_MS });
+      // Preview on the note: the note as the write would leave it, nothing written yet.
+      await ask.locator('[data-testid="permission-preview"]').click();
+      const preview = ask.locator('[data-testid="permission-preview-view"]');
+      await preview.waitFor({ timeout: WAIT_MS });
+      assert((await preview.textContent()).includes('+ - buy seeds'), `the preview shows the added line, got ${await preview.textContent()}`);
+      assert(readFileSync(note, 'utf8') === before, 'the preview wrote nothing');
+      await $(page, 'permission-allow').click();
+      await until(() => settled(page), 'the reply');
+      const written = readFileSync(note, 'utf8');
+      assert(written === before + '- buy seeds\n', `the approved write, got ${JSON.stringify(written)}`);
+
+      // Changes by Quire: the change, its conversation and its diff.
+      await $(page, 'notes-open').click();
+      await $(page, 'notes-panel').waitFor({ timeout: WAIT_MS });
+      await $(page, 'note-file').filter({ hasText: 'garden.md' }).click();
+      await until(async () => ((await $(page, 'note-preview').textContent()) ?? '').includes('buy seeds'), 'the note rendered in the preview');
+      await page.screenshot({ path: shot.replace(/\.png$/, '-notes.png') });
+      await $(page, 'changes-tab').click();
+      const row = page.locator('[data-testid="change"]').filter({ hasText: 'garden.md' }).first();
+      await row.waitFor({ timeout: WAIT_MS });
+      assert((await row.getAttribute('data-state')) === 'applied', `the change applied, got ${await row.getAttribute('data-state')}`);
+      assert((await row.locator('[data-testid="change-diff"]').textContent()).includes('+ - buy seeds'), 'its diff');
+      const title = (await page.locator('[data-testid="session-item"][aria-current="page"]').textContent()).trim();
+      assert(title.length > 0 && (await row.locator('[data-testid="change-session"]').textContent()).trim().length > 0, 'the conversation it came from');
+
+      // Undo: a yes to the exact reverse, then Quire undoes it itself — no message to the model.
+      await row.locator('[data-testid="change-undo"]').click();
+      const detail = await $(page, 'confirm-detail').textContent();
+      assert(detail.includes('garden.md') && detail.includes('- - buy seeds'), `the question shows the reverse, got ${detail}`);
+      await $(page, 'confirm-delete').click();
+      await until(async () => (await row.getAttribute('data-state')) === 'undone', 'the change undone');
+      assert(readFileSync(note, 'utf8') === before, `the file on disk restored, got ${JSON.stringify(readFileSync(note, 'utf8'))}`);
+      assert((await row.locator('[data-testid="change-state"]').textContent()).trim() === 'Undone by you', 'undone by the user');
+      assert((await $(page, 'changes-outcome').textContent()).includes('Undone: garden.md'), 'the outcome said');
+      assert(sends.length === 1, `no message was sent to the model for the undo, got ${JSON.stringify(sends)}`);
+      const log = await activeLog(page, base);
+      const undone = log.filter((e) => e.type === 'note.undone');
+      assert(undone.length === 1 && /^chg_/.test(undone[0].payload.undoes), `the undo is in the conversation's log, got ${JSON.stringify(undone)}`);
+      await page.screenshot({ path: shot });
+    },
+  },
 ];
