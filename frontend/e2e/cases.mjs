@@ -1415,7 +1415,7 @@ export const cases = [
   },
 
   {
-    name: 'a moved note: the change said plainly, and Undo sends the undo message',
+    name: 'a moved note: the change said plainly, and Undo puts it back — Quire itself, after a yes to the move back',
     slug: 'move-undo',
     // The fake model calls move_note on the notes folder; Quire asks first, and the note moves.
     async run({ page, base, shot }) {
@@ -1441,30 +1441,24 @@ export const cases = [
       assert((await undo.textContent()).trim() === 'Undo', 'an Undo button');
       await page.screenshot({ path: shot.replace(/\.png$/, '-before.png') });
 
-      // Undo sends a normal message: the assistant then calls undo, which asks first.
+      // Undo is Quire's own: a yes to the exact reverse, no message to the model.
       const changeId = (await activeLog(page, base)).find((e) => e.type === 'tool.result' && e.payload.name === 'move_note').payload.data.id;
       assert(/^chg_/.test(changeId), `the move's change id, got ${changeId}`);
-      const message = `Undo the change ${changeId} (Moved ${from} → ${to}).`;
       await undo.click();
-      await until(async () => (await messages(page)).some((m) => m.role === 'user' && m.text === message), 'the undo message as a user bubble');
-      assert(JSON.stringify(sends.map((b) => b.text)) === JSON.stringify([P.move, message]), `the messages sent, got ${JSON.stringify(sends)}`);
-      assert(sends[1].intent === 'follow_up', `sent as a follow-up, got ${JSON.stringify(sends[1])}`);
-      await until(async () => (await ask.count()) === 1 && (await ask.locator('h3').textContent()).trim() === 'Allow Quire to run undo?', 'the undo asks first');
-      await $(page, 'permission-allow').click();
-      await until(async () => (await page.locator('[data-testid="tool-card"][data-kind="change"]').count()) === 2, 'two change cards');
-      await until(() => settled(page), 'the undo done');
+      const detail = await $(page, 'confirm-detail').textContent();
+      assert(detail.includes(`move ${to} back to ${from}`), `the question shows the move back, got ${detail}`);
+      await $(page, 'confirm-delete').click();
+      await until(async () => (await card.locator('[data-testid="change-undone"]').count()) === 1, 'the change marked Undone');
       assert(existsSync(join(FX.notesDir, from)) && !existsSync(join(FX.notesDir, to)), 'the note is back');
-
-      // The undo's own change, and the first one marked Undone.
-      const cards = page.locator('[data-testid="tool-card"][data-kind="change"]');
-      const back = cards.nth(1);
-      assert((await back.locator('[data-testid="tool-summary"]').textContent()).trim() === `Moved ${to} → ${from}`, 'the undo moved it back');
-      assert((await back.locator('[data-testid="tool-note"]').textContent()).trim() === `Undid change ${changeId}`, 'the undo says which change');
-      await until(async () => (await card.locator('[data-testid="change-undone"]').count()) === 1, 'the first change marked Undone');
       assert((await card.locator('[data-testid="change-undo"]').count()) === 0, 'no Undo on an undone change');
-      assert((await back.locator('[data-testid="change-undo"]').count()) === 1, 'the undo can be undone in its turn');
-      const msgs = await messages(page);
-      assert(msgs.at(-1).text === 'Undone: a.md is back in inbox.', `the final reply, got ${JSON.stringify(msgs.at(-1))}`);
+      assert(JSON.stringify(sends.map((b) => b.text)) === JSON.stringify([P.move]), `no message was sent for the undo, got ${JSON.stringify(sends)}`);
+      const log = await activeLog(page, base);
+      assert(log.some((e) => e.type === 'note.undone' && e.payload.undoes === changeId), 'the undo is in the conversation\'s log');
+
+      // The log says so: still Undone after a reload.
+      await page.reload();
+      await card.waitFor({ timeout: WAIT_MS });
+      assert((await card.locator('[data-testid="change-undone"]').count()) === 1, 'still Undone after a reload');
       await page.screenshot({ path: shot });
     },
   },

@@ -386,6 +386,14 @@ function* callsOf(conv: Conversation | null): Generator<CallState> {
 export function undoneChanges(conv: Conversation | null): Set<string> {
   const changes = new Map<string, NoteChange>();
   const undone = new Set<string>();
+  // The user's own undos (the Changes list, a card's Undo): note.undone
+  // events, each naming the change it reverted and its reverse change.
+  for (const e of conv?.events ?? []) {
+    if (e.type !== 'note.undone') continue;
+    const reverse = asChange(e.payload.change);
+    if (reverse) changes.set(reverse.id, { ...reverse, undoes: e.payload.undoes });
+    undone.add(e.payload.undoes);
+  }
   for (const call of callsOf(conv)) {
     const c = changeOf(call);
     if (!c) continue;
