@@ -506,3 +506,22 @@ export class ChatStore {
     this.error = null;
   }
 }
+
+/**
+ * Calls `refresh` a moment after the sessions list changes (a request
+ * started or ended), never for the list the panel opened with: a panel
+ * with its own state (memory, notes) shows what a conversation changed
+ * meanwhile without being reopened. Call it while a component is set up.
+ */
+export function refreshOnSessions(sessions: () => readonly Session[], refresh: () => void, delayMs: number): void {
+  let seen = false;
+  $effect(() => {
+    void sessions();
+    if (!seen) {
+      seen = true;
+      return;
+    }
+    const t = setTimeout(refresh, delayMs);
+    return () => clearTimeout(t);
+  });
+}
