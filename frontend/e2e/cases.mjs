@@ -9,7 +9,7 @@
 // The "inside Wails" cases replace window.go and window.runtime with
 // fakeWails, a stand-in for app.go's bindings: no HTTP backend can produce
 // Wails bindings, and the real window is tested under Xvfb (test/desktop).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { basename, join } from 'node:path';
 
@@ -2255,6 +2255,24 @@ export const cases = [
       assert((await row.locator('[data-testid="change-diff"]').textContent()).includes('+ - buy seeds'), 'its diff');
       const title = (await page.locator('[data-testid="session-item"][aria-current="page"]').textContent()).trim();
       assert(title.length > 0 && (await row.locator('[data-testid="change-session"]').textContent()).trim().length > 0, 'the conversation it came from');
+
+      // The user edits the note after Quire: the undo is refused in words, nothing is lost,
+      // both versions can be seen, and the button is given back.
+      const byHand = written + 'a line of my own\n';
+      writeFileSync(note, byHand);
+      await row.locator('[data-testid="change-undo"]').click();
+      await $(page, 'confirm-delete').click();
+      await until(async () => ((await $(page, 'changes-outcome').textContent()) ?? '').includes('changed after Quire wrote it'), 'the refusal said');
+      assert(readFileSync(note, 'utf8') === byHand, 'a refused undo changed nothing');
+      assert((await row.getAttribute('data-state')) === 'changed', `the change now "changed since", got ${await row.getAttribute('data-state')}`);
+      await $(page, 'changes-versions').click();
+      await $(page, 'changes-both-versions').waitFor({ timeout: WAIT_MS });
+      assert((await $(page, 'version-quire').textContent()) === written && (await $(page, 'version-now').textContent()) === byHand, 'both versions side by side');
+      await page.screenshot({ path: shot.replace(/\.png$/, '-refused.png') });
+      assert((await row.locator('[data-testid="change-undo"]').textContent()).trim() === 'Undo', 'the button given back');
+      writeFileSync(note, written);
+      await $(page, 'notes-refresh').click();
+      await until(async () => (await row.getAttribute('data-state')) === 'applied', 'applied again once the note is as Quire left it');
 
       // Undo: a yes to the exact reverse, then Quire undoes it itself — no message to the model.
       await row.locator('[data-testid="change-undo"]').click();

@@ -226,7 +226,8 @@ var scripts = []script{
 		}
 		return "I added seeds to garden.md."
 	})},
-	// What a change card's Undo sends: the model calls undo with the id.
+	// A user asking in words to undo a change (a change card's Undo no longer
+	// does: Quire undoes it itself): the model calls undo with the id.
 	{func(t string) bool { return undoAsk.MatchString(t) }, twoSteps(func(r run) []ollamatest.ToolCall {
 		return []ollamatest.ToolCall{call("undo", map[string]any{"changeId": undoAsk.FindStringSubmatch(r.opener)[1]})}
 	}, func(r run) string {
