@@ -39,7 +39,9 @@ func TestUndoFromTheChangesList(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) { return protocol.Answer{Allowed: true}, nil })
+		p.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) {
+			return protocol.Answer{Allowed: true}, nil
+		})
 		return p
 	}
 	s := open()
@@ -142,4 +144,73 @@ func read(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestUndoAllOfAConversation: two approved writes to one note are undone
+// newest first after the one list the user was shown, each recorded in the
+// conversation's log, and the note is as it was before the conversation.
+func TestUndoAllOfAConversation(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(
+		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "c1", Name: "append_note", Arguments: []byte(`{"path":"plan.md","text":"- buy seeds"}`)}}},
+		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "c2", Name: "edit_note", Arguments: []byte(`{"path":"plan.md","find":"seeds","replace":"bulbs"}`)}}},
+		ollamatest.Turn{Content: []string{"Done."}},
+	)
+	dataDir, notesDir := t.TempDir(), t.TempDir()
+	plan := filepath.Join(notesDir, "plan.md")
+	if err := os.WriteFile(plan, []byte("# Plan\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Config{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, NotesDir: notesDir}
+	s, err := Open(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) { return protocol.Answer{Allowed: true}, nil })
+	sess, _ := protocol.Run[protocol.Session](t.Context(), s.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "plan"})
+	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitRuns(t, s.Kernel(), sess.ID, 1)
+	if got := read(t, plan); got != "# Plan\n- buy bulbs\n" {
+		t.Fatalf("the two writes left %q", got)
+	}
+	n := s.Notes()
+	changes, err := n.Changes(t.Context())
+	if err != nil || len(changes.Changes) != 2 {
+		t.Fatalf("changes %+v, %v", changes, err)
+	}
+	ids := changes.UndoAll[sess.ID]
+	if len(ids) != 2 || ids[0] != changes.Changes[0].ID || changes.Changes[0].Tool != "edit_note" {
+		t.Fatalf("undo all would reverse %v of %+v", ids, changes.Changes)
+	}
+	if _, err := n.UndoAll(t.Context(), sess.ID, []string{ids[1], ids[0]}); !errors.Is(err, protocol.ErrConflict) {
+		t.Fatalf("undo all in another order than the one shown: %v", err)
+	}
+	out, err := n.UndoAll(t.Context(), sess.ID, ids)
+	if err != nil || out.Refused != nil || strings.Join(out.Undone, ",") != strings.Join(ids, ",") {
+		t.Fatalf("undo all: %+v, %v", out, err)
+	}
+	if got := read(t, plan); got != "# Plan\n" {
+		t.Fatalf("after undo all the note is %q", got)
+	}
+	evs, err := s.Kernel().Events(t.Context(), sess.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var undone []string
+	for _, e := range evs {
+		if e.Type == string(event.NoteUndone) {
+			p, err := event.As[event.NoteUndonePayload](event.Event{Type: event.NoteUndone, Payload: e.Payload})
+			if err != nil {
+				t.Fatal(err)
+			}
+			undone = append(undone, p.Undoes)
+		}
+	}
+	if strings.Join(undone, ",") != strings.Join(ids, ",") {
+		t.Fatalf("the log's undos %v, want %v in that order", undone, ids)
+	}
 }

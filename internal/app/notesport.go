@@ -119,22 +119,41 @@ func (n *NotesPort) Changes(ctx context.Context) (protocol.ChangeList, error) {
 		return protocol.ChangeList{}, err
 	}
 	r, _ := n.root() // with no folder, every change is shown as it was logged
+	stand := standings(list, r)
 	out := protocol.ChangeList{Changes: make([]protocol.ChangeRecord, 0, len(list)), Omitted: omitted, UndoAll: map[string][]string{}}
 	for _, l := range list {
-		out.Changes = append(out.Changes, changeRecord(l, titles[l.Session], r))
+		out.Changes = append(out.Changes, changeRecord(l, titles[l.Session], stand))
 	}
-	for _, l := range list {
-		if _, ok := out.UndoAll[l.Session]; !ok && r != nil {
-			out.UndoAll[l.Session] = undoAllOf(list, l.Session, r)
+	if r != nil {
+		for _, l := range list {
+			if _, ok := out.UndoAll[l.Session]; !ok {
+				out.UndoAll[l.Session] = undoAllOf(list, l.Session, stand)
+			}
 		}
 	}
 	return out, nil
 }
 
+// standings reads, once per change not undone in the log, where it stands
+// on the disk (none without a notes folder: each is then shown as the log
+// has it).
+func standings(list []notes.Logged, r *notes.Root) map[string]notes.Standing {
+	stand := make(map[string]notes.Standing, len(list))
+	if r == nil {
+		return stand
+	}
+	for _, l := range list {
+		if l.UndoneBy == "" {
+			stand[l.Change.ID] = r.Standing(l.Change)
+		}
+	}
+	return stand
+}
+
 // undoAllOf is what "undo all" reverses in session, newest first: every
 // change still standing, except an undo by the model of a change the same
 // conversation made (the change is listed as undone; the pair cancels).
-func undoAllOf(list []notes.Logged, session string, r *notes.Root) []string {
+func undoAllOf(list []notes.Logged, session string, stand map[string]notes.Standing) []string {
 	sessionOf := make(map[string]string, len(list))
 	for _, l := range list {
 		sessionOf[l.Change.ID] = l.Session
@@ -144,7 +163,7 @@ func undoAllOf(list []notes.Logged, session string, r *notes.Root) []string {
 		switch {
 		case l.Session != session, l.UndoneBy != "":
 		case l.Change.Undoes != "" && sessionOf[l.Change.Undoes] == session:
-		case r.Standing(l.Change) == notes.Reverted:
+		case stand[l.Change.ID] == notes.Reverted:
 		default:
 			ids = append(ids, l.Change.ID)
 		}
@@ -164,21 +183,15 @@ func (n *NotesPort) titles(ctx context.Context) (map[string]string, error) {
 	return titles, nil
 }
 
-func changeRecord(l notes.Logged, title string, r *notes.Root) protocol.ChangeRecord {
+func changeRecord(l notes.Logged, title string, stand map[string]notes.Standing) protocol.ChangeRecord {
 	c := l.Change
 	nc := protocol.ChangeRecord{ID: c.ID, Tool: c.Tool, Kind: string(c.Kind), Path: c.Path, From: c.From, Session: l.Session, Title: title,
 		Seq: l.Seq, Time: l.Time, Diff: c.Diff(), UndoneBy: l.UndoneBy, ByYou: l.ByUser, Undoes: c.Undoes, Reverse: notes.UndoText(c), State: protocol.ChangeApplied}
 	switch {
-	case l.UndoneBy != "":
+	case l.UndoneBy != "", stand[c.ID] == notes.Reverted:
 		nc.State = protocol.ChangeUndone
-	case r == nil:
-	default:
-		switch r.Standing(c) {
-		case notes.Reverted:
-			nc.State = protocol.ChangeUndone
-		case notes.ChangedSince:
-			nc.State = protocol.ChangeChangedSince
-		}
+	case stand[c.ID] == notes.ChangedSince:
+		nc.State = protocol.ChangeChangedSince
 	}
 	return nc
 }
@@ -203,7 +216,7 @@ func (n *NotesPort) UndoAll(ctx context.Context, session string, ids []string) (
 	if err != nil {
 		return protocol.UndoOutcome{}, err
 	}
-	if !slices.Equal(undoAllOf(list, session, r), ids) {
+	if !slices.Equal(undoAllOf(list, session, standings(list, r)), ids) {
 		return protocol.UndoOutcome{}, fmt.Errorf("the changes of this conversation are not the ones you were shown any more (one was made or undone meanwhile), so nothing was undone; look at the list again: %w", protocol.ErrConflict)
 	}
 	return n.undo(ctx, r, ids)
