@@ -168,7 +168,9 @@ func TestUndoAllOfAConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	s.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) { return protocol.Answer{Allowed: true}, nil })
+	s.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) {
+		return protocol.Answer{Allowed: true}, nil
+	})
 	sess, _ := protocol.Run[protocol.Session](t.Context(), s.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "plan"})
 	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "plan"}); err != nil {
 		t.Fatal(err)

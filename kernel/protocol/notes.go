@@ -87,7 +87,7 @@ type ChangeRecord struct {
 // Omitted counts older ones past the bound.
 type ChangeList struct {
 	Changes []ChangeRecord `json:"changes"`
-	Omitted int          `json:"omitted,omitempty"`
+	Omitted int            `json:"omitted,omitempty"`
 	// UndoAll is, per conversation, the changes "undo all changes of this
 	// conversation" reverses, in the order it reverses them (newest first;
 	// an undo the model made of the conversation's own change is left with
