@@ -88,6 +88,7 @@ type App struct {
 
 	settings host.Settings
 	memory   host.Memory // the memory panel's backend; nil: nothing to show
+	notes    host.Notes  // the notes panel's backend; nil: nothing to show
 	// health watches the checks on its own (Ollama started, stopped); nil:
 	// the page sees only the reports it asks for.
 	health *host.Health
@@ -827,6 +828,7 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 		a.attachDocuments(docs)
 	}
 	a.memory = p.Memory()
+	a.notes = p.Notes()
 	a.health = p.Health(ctx)
 	a.models = p.Models()
 	p.SetAsker(a.ask)
@@ -1195,6 +1197,62 @@ func (a *App) SetMemoryLearning(on bool) error {
 		return errNoMemoryHere
 	}
 	return a.memory.SetMemoryLearning(a.callCtx(), on)
+}
+
+// The notes panel's bound methods (window.go.main.App): the same backend
+// and the same sentences as `quire serve`'s /api/notes.
+
+var errNoNotesHere = errors.New("the notes panel is not available in this window (its database could not be opened); see the health checks")
+
+// withNotes calls f on the notes panel's backend once the page greeted.
+func withNotes[T any](a *App, f func(n host.Notes, ctx context.Context) (T, error)) (T, error) {
+	var none T
+	if err := a.ready(); err != nil {
+		return none, err
+	}
+	if a.notes == nil {
+		return none, errNoNotesHere
+	}
+	return f(a.notes, a.callCtx())
+}
+
+// NotesTree lists one folder of the notes folder ("" for its top).
+func (a *App) NotesTree(path string) (protocol.NoteFolder, error) {
+	return withNotes(a, func(n host.Notes, ctx context.Context) (protocol.NoteFolder, error) { return n.Tree(ctx, path) })
+}
+
+// NoteText is a note's text for the read-only preview, bounded.
+func (a *App) NoteText(path string) (protocol.NoteText, error) {
+	return withNotes(a, func(n host.Notes, ctx context.Context) (protocol.NoteText, error) { return n.Read(ctx, path) })
+}
+
+// NoteChanges is every change by Quire, newest first, across conversations.
+func (a *App) NoteChanges() (protocol.ChangeList, error) {
+	return withNotes(a, func(n host.Notes, ctx context.Context) (protocol.ChangeList, error) { return n.Changes(ctx) })
+}
+
+// UndoChange reverts one change, after the page's confirmation showed its reverse.
+func (a *App) UndoChange(id string) (protocol.UndoOutcome, error) {
+	return withNotes(a, func(n host.Notes, ctx context.Context) (protocol.UndoOutcome, error) { return n.Undo(ctx, id) })
+}
+
+// UndoConversation reverts a conversation's changes, exactly ids (what the
+// confirmation listed), newest first, stopping at the first refusal.
+func (a *App) UndoConversation(session string, ids []string) (protocol.UndoOutcome, error) {
+	return withNotes(a, func(n host.Notes, ctx context.Context) (protocol.UndoOutcome, error) { return n.UndoAll(ctx, session, ids) })
+}
+
+// NoteVersions are Quire's version of a note and the note now.
+func (a *App) NoteVersions(id string) (protocol.NoteVersions, error) {
+	return withNotes(a, func(n host.Notes, ctx context.Context) (protocol.NoteVersions, error) { return n.Versions(ctx, id) })
+}
+
+// PreviewWrite is what a proposed note write would do, computed without
+// writing; args is the call's arguments as JSON text.
+func (a *App) PreviewWrite(tool, args string) (protocol.WritePreview, error) {
+	return withNotes(a, func(n host.Notes, ctx context.Context) (protocol.WritePreview, error) {
+		return n.Preview(ctx, tool, json.RawMessage(args))
+	})
 }
 
 // The models screen: bound methods and pull progress.

@@ -13,6 +13,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 
 	"quire/doctor"
 	"quire/kernel/protocol"
@@ -44,6 +45,30 @@ type Memory interface {
 	ReviewMemory(ctx context.Context, id string, approve bool) error
 	SetMemoryApproval(ctx context.Context, on bool) error
 	SetMemoryLearning(ctx context.Context, on bool) error
+}
+
+// Notes is the Notes panel's back end: the notes folder's tree (a folder
+// at a time) and a note's read-only preview; "Changes by Quire", every
+// approved write across conversations, newest first, each undone by Quire
+// itself (the note tools' own reverse, under their write lock) and the undo
+// recorded in the log of the conversation that made the change; and a
+// proposed write previewed on its note by a dry run of the write's own code.
+type Notes interface {
+	Tree(ctx context.Context, path string) (protocol.NoteFolder, error)
+	Read(ctx context.Context, path string) (protocol.NoteText, error)
+	Changes(ctx context.Context) (protocol.ChangeList, error)
+	// Undo reverts one change; a refusal (the note changed since) is the
+	// outcome's Refused, not an error.
+	Undo(ctx context.Context, id string) (protocol.UndoOutcome, error)
+	// UndoAll reverts the conversation's standing changes newest first and
+	// stops at the first refusal. ids are the changes the user was shown,
+	// in that order: when the log has others now, nothing is done
+	// (protocol.ErrConflict), so the one yes covers exactly what it listed.
+	UndoAll(ctx context.Context, session string, ids []string) (protocol.UndoOutcome, error)
+	// Versions are Quire's version of the note a change wrote and the note now.
+	Versions(ctx context.Context, id string) (protocol.NoteVersions, error)
+	// Preview is what the note tool would write, computed without writing.
+	Preview(ctx context.Context, tool string, args json.RawMessage) (protocol.WritePreview, error)
 }
 
 // Settings are the user's choices a host may read and change: the notes

@@ -9,7 +9,7 @@
 // The "inside Wails" cases replace window.go and window.runtime with
 // fakeWails, a stand-in for app.go's bindings: no HTTP backend can produce
 // Wails bindings, and the real window is tested under Xvfb (test/desktop).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { basename, join } from 'node:path';
 
@@ -1415,7 +1415,7 @@ export const cases = [
   },
 
   {
-    name: 'a moved note: the change said plainly, and Undo sends the undo message',
+    name: 'a moved note: the change said plainly, and Undo puts it back — Quire itself, after a yes to the move back',
     slug: 'move-undo',
     // The fake model calls move_note on the notes folder; Quire asks first, and the note moves.
     async run({ page, base, shot }) {
@@ -1441,30 +1441,24 @@ export const cases = [
       assert((await undo.textContent()).trim() === 'Undo', 'an Undo button');
       await page.screenshot({ path: shot.replace(/\.png$/, '-before.png') });
 
-      // Undo sends a normal message: the assistant then calls undo, which asks first.
+      // Undo is Quire's own: a yes to the exact reverse, no message to the model.
       const changeId = (await activeLog(page, base)).find((e) => e.type === 'tool.result' && e.payload.name === 'move_note').payload.data.id;
       assert(/^chg_/.test(changeId), `the move's change id, got ${changeId}`);
-      const message = `Undo the change ${changeId} (Moved ${from} → ${to}).`;
       await undo.click();
-      await until(async () => (await messages(page)).some((m) => m.role === 'user' && m.text === message), 'the undo message as a user bubble');
-      assert(JSON.stringify(sends.map((b) => b.text)) === JSON.stringify([P.move, message]), `the messages sent, got ${JSON.stringify(sends)}`);
-      assert(sends[1].intent === 'follow_up', `sent as a follow-up, got ${JSON.stringify(sends[1])}`);
-      await until(async () => (await ask.count()) === 1 && (await ask.locator('h3').textContent()).trim() === 'Allow Quire to run undo?', 'the undo asks first');
-      await $(page, 'permission-allow').click();
-      await until(async () => (await page.locator('[data-testid="tool-card"][data-kind="change"]').count()) === 2, 'two change cards');
-      await until(() => settled(page), 'the undo done');
+      const detail = await $(page, 'confirm-detail').textContent();
+      assert(detail.includes(`move ${to} back to ${from}`), `the question shows the move back, got ${detail}`);
+      await $(page, 'confirm-delete').click();
+      await until(async () => (await card.locator('[data-testid="change-undone"]').count()) === 1, 'the change marked Undone');
       assert(existsSync(join(FX.notesDir, from)) && !existsSync(join(FX.notesDir, to)), 'the note is back');
-
-      // The undo's own change, and the first one marked Undone.
-      const cards = page.locator('[data-testid="tool-card"][data-kind="change"]');
-      const back = cards.nth(1);
-      assert((await back.locator('[data-testid="tool-summary"]').textContent()).trim() === `Moved ${to} → ${from}`, 'the undo moved it back');
-      assert((await back.locator('[data-testid="tool-note"]').textContent()).trim() === `Undid change ${changeId}`, 'the undo says which change');
-      await until(async () => (await card.locator('[data-testid="change-undone"]').count()) === 1, 'the first change marked Undone');
       assert((await card.locator('[data-testid="change-undo"]').count()) === 0, 'no Undo on an undone change');
-      assert((await back.locator('[data-testid="change-undo"]').count()) === 1, 'the undo can be undone in its turn');
-      const msgs = await messages(page);
-      assert(msgs.at(-1).text === 'Undone: a.md is back in inbox.', `the final reply, got ${JSON.stringify(msgs.at(-1))}`);
+      assert(JSON.stringify(sends.map((b) => b.text)) === JSON.stringify([P.move]), `no message was sent for the undo, got ${JSON.stringify(sends)}`);
+      const log = await activeLog(page, base);
+      assert(log.some((e) => e.type === 'note.undone' && e.payload.undoes === changeId), 'the undo is in the conversation\'s log');
+
+      // The log says so: still Undone after a reload.
+      await page.reload();
+      await card.waitFor({ timeout: WAIT_MS });
+      assert((await card.locator('[data-testid="change-undone"]').count()) === 1, 'still Undone after a reload');
       await page.screenshot({ path: shot });
     },
   },
@@ -2220,6 +2214,80 @@ export const cases = [
           `after choosing ${model}: ${JSON.stringify(st.embedding)}`);
         assert(!(await $(page, 'embedding-problem').count()), 'no problem is said for an installed model');
       }
+    },
+  },
+
+  {
+    name: 'notes panel: a write approved in a chat is listed in Changes by Quire with its diff, previewed on the note first, and undone from the list by Quire itself',
+    slug: 'changes-undo',
+    async run({ page, base, shot }) {
+      const note = join(FX.notesDir, 'garden.md');
+      const before = readFileSync(note, 'utf8');
+      assert(before === FX.garden, `garden.md as the fixtures wrote it, got ${JSON.stringify(before)}`);
+      const sends = recordPosts(page, /\/messages$/);
+      await useNotes(base);
+      await open(page, base);
+      await newChat(page);
+      await send(page, P.garden);
+      const ask = page.locator('[data-testid="permission"][data-state="open"]');
+      await ask.waitFor({ timeout: WAIT_MS });
+      // Preview on the note: the note as the write would leave it, nothing written yet.
+      await ask.locator('[data-testid="permission-preview"]').click();
+      const preview = ask.locator('[data-testid="permission-preview-view"]');
+      await preview.waitFor({ timeout: WAIT_MS });
+      assert((await preview.textContent()).includes('+ - buy seeds'), `the preview shows the added line, got ${await preview.textContent()}`);
+      assert(readFileSync(note, 'utf8') === before, 'the preview wrote nothing');
+      await $(page, 'permission-allow').click();
+      await until(() => settled(page), 'the reply');
+      const written = readFileSync(note, 'utf8');
+      assert(written === before + '- buy seeds\n', `the approved write, got ${JSON.stringify(written)}`);
+
+      // Changes by Quire: the change, its conversation and its diff.
+      await $(page, 'notes-open').click();
+      await $(page, 'notes-panel').waitFor({ timeout: WAIT_MS });
+      await $(page, 'note-file').filter({ hasText: 'garden.md' }).click();
+      await until(async () => ((await $(page, 'note-preview').textContent()) ?? '').includes('buy seeds'), 'the note rendered in the preview');
+      await page.screenshot({ path: shot.replace(/\.png$/, '-notes.png') });
+      await $(page, 'changes-tab').click();
+      const row = page.locator('[data-testid="change"]').filter({ hasText: 'garden.md' }).first();
+      await row.waitFor({ timeout: WAIT_MS });
+      assert((await row.getAttribute('data-state')) === 'applied', `the change applied, got ${await row.getAttribute('data-state')}`);
+      assert((await row.locator('[data-testid="change-diff"]').textContent()).includes('+ - buy seeds'), 'its diff');
+      const title = (await page.locator('[data-testid="session-item"][aria-current="page"]').textContent()).trim();
+      assert(title.length > 0 && (await row.locator('[data-testid="change-session"]').textContent()).trim().length > 0, 'the conversation it came from');
+
+      // The user edits the note after Quire: the undo is refused in words, nothing is lost,
+      // both versions can be seen, and the button is given back.
+      const byHand = written + 'a line of my own\n';
+      writeFileSync(note, byHand);
+      await row.locator('[data-testid="change-undo"]').click();
+      await $(page, 'confirm-delete').click();
+      await until(async () => ((await $(page, 'changes-outcome').textContent()) ?? '').includes('changed after Quire wrote it'), 'the refusal said');
+      assert(readFileSync(note, 'utf8') === byHand, 'a refused undo changed nothing');
+      assert((await row.getAttribute('data-state')) === 'changed', `the change now "changed since", got ${await row.getAttribute('data-state')}`);
+      await $(page, 'changes-versions').click();
+      await $(page, 'changes-both-versions').waitFor({ timeout: WAIT_MS });
+      assert((await $(page, 'version-quire').textContent()) === written && (await $(page, 'version-now').textContent()) === byHand, 'both versions side by side');
+      await page.screenshot({ path: shot.replace(/\.png$/, '-refused.png') });
+      assert((await row.locator('[data-testid="change-undo"]').textContent()).trim() === 'Undo', 'the button given back');
+      writeFileSync(note, written);
+      await $(page, 'notes-refresh').click();
+      await until(async () => (await row.getAttribute('data-state')) === 'applied', 'applied again once the note is as Quire left it');
+
+      // Undo: a yes to the exact reverse, then Quire undoes it itself — no message to the model.
+      await row.locator('[data-testid="change-undo"]').click();
+      const detail = await $(page, 'confirm-detail').textContent();
+      assert(detail.includes('garden.md') && detail.includes('- - buy seeds'), `the question shows the reverse, got ${detail}`);
+      await $(page, 'confirm-delete').click();
+      await until(async () => (await row.getAttribute('data-state')) === 'undone', 'the change undone');
+      assert(readFileSync(note, 'utf8') === before, `the file on disk restored, got ${JSON.stringify(readFileSync(note, 'utf8'))}`);
+      assert((await row.locator('[data-testid="change-state"]').textContent()).trim() === 'Undone by you', 'undone by the user');
+      assert((await $(page, 'changes-outcome').textContent()).includes('Undone: garden.md'), 'the outcome said');
+      assert(sends.length === 1, `no message was sent to the model for the undo, got ${JSON.stringify(sends)}`);
+      const log = await activeLog(page, base);
+      const undone = log.filter((e) => e.type === 'note.undone');
+      assert(undone.length === 1 && /^chg_/.test(undone[0].payload.undoes), `the undo is in the conversation's log, got ${JSON.stringify(undone)}`);
+      await page.screenshot({ path: shot });
     },
   },
 ];

@@ -29,6 +29,14 @@ class FakeHost implements Transport {
   cancelPull = vi.fn(async () => {});
   deleteModel = vi.fn(async () => {});
   subscribePulls = vi.fn(() => () => {});
+  // Nor is the notes panel (test/notes.test.ts).
+  notesTree = vi.fn(async () => ({ root: '', path: '.', entries: [] }));
+  noteText = vi.fn(async (path: string) => ({ path, text: '', size: 0, limit: 0, modified: '' }));
+  noteChanges = vi.fn(async () => ({ changes: [], undoAll: {} }));
+  undoChange = vi.fn(async () => ({ undone: [] }));
+  undoConversation = vi.fn(async () => ({ undone: [] }));
+  noteVersions = vi.fn(async (id: string) => ({ id, path: '', quire: null, now: null, limit: 0 }));
+  previewWrite = vi.fn(async (tool: string) => ({ tool, before: null, after: null, diff: '', limit: 0 }));
   // The Settings screen is not this file's subject (test/settings.test.ts).
   settings = vi.fn(async () => {
     throw new Error('no settings here');
@@ -542,17 +550,25 @@ describe('ChatStore: plans and note changes', () => {
     expect(c.plan).toBeNull();
   });
 
-  it('undo sends the message like any other, queued after a request that is going', async () => {
+  it("marks a change undone by the user's own undo (note.undone), and live again when the model undoes that undo", async () => {
     const h = hostWithTwo();
     const c = new ChatStore(h);
     await c.start();
-    const text = 'Undo the change chg_01 (Moved inbox/a.md → projects/a.md).';
-    expect(await c.undo(text)).toBe(true);
-    expect(h.sent.at(-1)).toEqual(['new', text]);
-    expect(h.intents.at(-1)).toBe('follow_up');
-    h.onEvents([ev('new', 2, 'run.started', { model: 'm' }, 'r')]);
-    expect(await c.undo(text)).toBe(true);
-    expect(h.intents.at(-1)).toBe('follow_up');
-    expect(new Set(h.keys).size).toBe(2); // each a message of its own
+    h.onEvents([
+      ev('new', 2, 'run.started', { model: 'm' }, 'r'),
+      ev('new', 3, 'assistant.message', { content: '', toolCalls: [{ id: 'm', name: 'move_note', arguments: '{}' }] }, 'r'),
+      ev('new', 4, 'tool.result', { callId: 'm', name: 'move_note', status: 'success', content: '', data: MOVE }, 'r'),
+      ev('new', 5, 'run.finished', { reason: 'completed' }, 'r'),
+    ]);
+    expect([...c.undone]).toEqual([]);
+    h.onEvents([ev('new', 6, 'note.undone', { undoes: 'chg_01', change: { ...MOVE, id: 'chg_u', tool: 'undo', undoes: 'chg_01' }, text: 'Undid it' })]);
+    expect([...c.undone]).toEqual(['chg_01']);
+    h.onEvents([
+      ev('new', 7, 'run.started', { model: 'm' }, 'r2'),
+      ev('new', 8, 'assistant.message', { content: '', toolCalls: [{ id: 'u', name: 'undo', arguments: '{"changeId":"chg_u"}' }] }, 'r2'),
+      ev('new', 9, 'tool.result', { callId: 'u', name: 'undo', status: 'success', content: '', data: { ...MOVE, id: 'chg_r', tool: 'undo', undoes: 'chg_u' } }, 'r2'),
+      ev('new', 10, 'run.finished', { reason: 'completed' }, 'r2'),
+    ]);
+    expect(c.undone.has('chg_01')).toBe(false);
   });
 });

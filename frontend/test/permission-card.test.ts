@@ -199,6 +199,39 @@ describe('the permission card in a browser', () => {
   });
 });
 
+describe('Preview on the note', () => {
+  it("asks Go's dry run with the call's own arguments and shows the note as the write would leave it, read-only", async () => {
+    const b = browserHost();
+    const previewWrite = vi.fn(async (tool: string) => ({
+      tool,
+      kind: 'write' as const,
+      path: 'plan.md',
+      before: '# Plan\n- buy milk\n',
+      after: '# Plan\n- buy oat milk\n',
+      diff: '  # Plan\n- - buy milk\n+ - buy oat milk',
+      limit: 262144,
+    }));
+    Object.assign(b.host, { previewWrite });
+    const chat = new ChatStore(b.host);
+    await chat.start();
+    const target = document.createElement('div');
+    document.body.appendChild(target);
+    mounted.push(mount(PermissionCard, { target, props: { item: chat.question!, chat } }));
+    await settle();
+    target.querySelector<HTMLButtonElement>('[data-testid="permission-preview"]')!.click();
+    await settle();
+    expect(previewWrite).toHaveBeenCalledWith('edit_note', E.arguments);
+    const view = target.querySelector('[data-testid="permission-preview-view"]')?.textContent ?? '';
+    expect(view).toContain('+ - buy oat milk');
+    expect(view).toContain('nothing is written until you allow it');
+    expect(b.host.answer).not.toHaveBeenCalled();
+    // The button hides the preview again.
+    target.querySelector<HTMLButtonElement>('[data-testid="permission-preview"]')!.click();
+    await settle();
+    expect(target.querySelector('[data-testid="permission-preview-view"]')).toBeNull();
+  });
+});
+
 describe("the window transport's questions", () => {
   it('delivers the questions already open, then live ones, and says when one was shown', async () => {
     const calls: string[] = [];

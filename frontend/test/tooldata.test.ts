@@ -17,7 +17,6 @@ import {
   progressLabel,
   reportOf,
   toolCard,
-  undoMessage,
   undoneChanges,
   UNSURE_TITLE,
 } from '../src/lib/toolcard';
@@ -83,10 +82,6 @@ describe('changeSummary: the change said plainly', () => {
     { c: { id: 'x', tool: 'undo', kind: 'rmdir', path: 'projects' } as NoteChange, want: 'Removed the folder projects' },
   ])('$want', ({ c, want }) => {
     expect(changeSummary(c)).toBe(want);
-  });
-
-  it('the undo message names the change and says what it was', () => {
-    expect(undoMessage(MOVE)).toBe('Undo the change chg_01 (Moved inbox/a.md → projects/a.md).');
   });
 });
 
@@ -155,7 +150,6 @@ describe('cardDetail and toolCard', () => {
       note: '',
       undone: false,
       undoable: true,
-      undoMessage: 'Undo the change chg_01 (Moved inbox/a.md → projects/a.md).',
     });
   });
 

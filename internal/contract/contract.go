@@ -88,6 +88,8 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Union("MemoryStatus", "A memory item is kept, or pending until the user approves it.", nil, memory.Kept, memory.Pending)
 	f.Union("ChangeKind", "What a note change did: write (before → after), move (from → path), mkdir / rmdir (the folder path).",
 		reflect.TypeFor[notes.ChangeKind](), string(notes.KindWrite), string(notes.KindMove), string(notes.KindMakeFolder), string(notes.KindRemoveFolder))
+	f.Union("ChangeState", "Where a change by Quire stands (ChangeRecord.state): applied, undone, or changed since (the note changed after Quire wrote it, so an undo is refused).",
+		reflect.TypeFor[protocol.ChangeState](), string(protocol.ChangeApplied), string(protocol.ChangeUndone), string(protocol.ChangeChangedSince))
 	f.Union("PermissionProfile", "How much Quire may do without asking (kernel/tool's profiles): minimal refuses all but reading, ask asks before anything else, write also changes notes unasked.",
 		nil, string(tool.Minimal), string(tool.AskMe), string(tool.Write))
 	f.Union("Theme", "The window's look: the system's, light or dark.", nil, config.Themes...)
@@ -131,6 +133,15 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"RecommendedModel":     reflect.TypeFor[protocol.RecommendedModel](),
 		"ModelsState":          reflect.TypeFor[protocol.ModelsState](),
 		"PullProgress":         reflect.TypeFor[protocol.PullProgress](),
+		"NoteEntry":            reflect.TypeFor[protocol.NoteEntry](),
+		"NoteFolder":           reflect.TypeFor[protocol.NoteFolder](),
+		"NoteText":             reflect.TypeFor[protocol.NoteText](),
+		"ChangeRecord":         reflect.TypeFor[protocol.ChangeRecord](),
+		"ChangeList":           reflect.TypeFor[protocol.ChangeList](),
+		"UndoOutcome":          reflect.TypeFor[protocol.UndoOutcome](),
+		"UndoRefusal":          reflect.TypeFor[protocol.UndoRefusal](),
+		"NoteVersions":         reflect.TypeFor[protocol.NoteVersions](),
+		"WritePreview":         reflect.TypeFor[protocol.WritePreview](),
 		"Question":             reflect.TypeFor[protocol.Question](),
 		"QuestionCall":         reflect.TypeFor[protocol.QuestionCall](),
 		"Check":                reflect.TypeFor[doctor.Check](),
@@ -155,6 +166,8 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Field(reflect.TypeFor[protocol.PullProgress](), "problem", "PullProblem")
 	f.Field(reflect.TypeFor[protocol.RecommendedModel](), "role", "ModelRole")
 	f.Field(reflect.TypeFor[doctor.Check](), "action", "CheckAction")
+	f.Field(reflect.TypeFor[protocol.ChangeRecord](), "kind", "ChangeKind")
+	f.Field(reflect.TypeFor[protocol.WritePreview](), "kind", "ChangeKind")
 
 	// kernel/event: every registered payload, under its Go name, and the
 	// types they are made of.

@@ -430,6 +430,8 @@ var specs = map[Type]spec{
 	MemoryEdit:     specOf[MemoryEditPayload](Internal, false, false),
 	MemoryForget:   specOf[MemoryForgetPayload](Internal, false, false),
 	MemoryReview:   specOf[MemoryReviewPayload](Internal, false, false),
+
+	NoteUndone: specOf[NoteUndonePayload](Public, false, false),
 }
 
 // KindOf says whether events of type t are facts, records or neither.

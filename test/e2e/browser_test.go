@@ -44,6 +44,7 @@ var cases = []string{
 	"notes-folder", "wails-notes-folder", "plan", "unsure", "move-undo", "documents-panel", "documents-cancel",
 	"wails-drop", "compaction-marker", "memory-panel", "models-panel", "documents-e2e", "citations",
 	"question-forget", "question-long", "secret", "exfil", "empty-retry", "settings", "documents-embedder",
+	"changes-undo",
 }
 
 func TestBrowser(t *testing.T) {
@@ -132,7 +133,7 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	// A second embedding model, of another length, for the case that switches to it.
 	fake.AddModel(ollamatest.Model{Name: "all-minilm", Capabilities: []string{"embedding"}, Family: "bert", EmbeddingLength: 24, Size: 46_000_000})
 	dataDir := t.TempDir()
-	fx := &fixtureSet{fake: fake, fixtures: fixtures{Prompts: prompts(), Plan: planItems, Unsure: unsure, Todo: todoText, Long: longText, CompactReads: compactReads,
+	fx := &fixtureSet{fake: fake, fixtures: fixtures{Prompts: prompts(), Plan: planItems, Unsure: unsure, Todo: todoText, Garden: gardenNote, Long: longText, CompactReads: compactReads,
 		ProbePath: filepath.Join(dataDir, "probe.json"), NoTools: noToolsModel, Second: secondModel}}
 	// The documents the browser adds by path, in real folders, indexed by
 	// the real library.
@@ -140,7 +141,7 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	// The panel's folder also holds a file Quire does not read: skipped.
 	fx.PanelDir = writeDocs(t, slowMark, map[string]string{"config.yml": "theme: dark\n"})
 	fx.HoldDir = writeFiles(t, "papers", map[string]string{"big.md": "# Big\n\nA long read " + holdMark + ".\n", "later.md": "# Later\n\nRead after big.md.\n"})
-	fx.NotesDir = writeFiles(t, "Notes", map[string]string{"inbox/a.md": "# A\n\nAn idea for the projects folder.\n"})
+	fx.NotesDir = writeFiles(t, "Notes", map[string]string{"inbox/a.md": "# A\n\nAn idea for the projects folder.\n", "garden.md": gardenNote})
 	dist := os.DirFS(filepath.Join(frontend, "dist"))
 	main := serve(t, dist, fx.ProbePath, []string{"-data-dir", dataDir, "-ollama-host", fake.URL()}, app.Extras{
 		Runtime: []runtime.Option{runtime.WithTools(newSlowPair(), caseTools{readLog{}})},

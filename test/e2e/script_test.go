@@ -30,6 +30,7 @@ const (
 	planPrompt    = "/plan sort my inbox"
 	unsurePrompt  = "/unsure fix my plan"
 	movePrompt    = "/move tidy my inbox"
+	gardenPrompt  = "/garden add seeds to my list"
 	citePrompt    = "/cite how do I water the basil?"
 	citeReply     = "Water the basil every morning [1], and feed the soil with compost [2]."
 	planLater     = "The sorting and the links wait until you have looked at the inbox."
@@ -55,6 +56,9 @@ func exfilReply(base string) string {
 // todoText is what askPrompt's create_note writes; planItems what
 // planPrompt's update_todos sends; unsure what unsurePrompt reports.
 const todoText = "Buy seeds\nWater the tomatoes\nPrune the roses"
+
+// gardenNote is the note gardenPrompt appends to, as the notes folder holds it.
+const gardenNote = "# Garden\n\n- water the basil\n"
 
 // longText is what longPrompt's create_note writes: far more than a dialog
 // holds, with the line that matters last.
@@ -114,6 +118,8 @@ type fixtures struct {
 	Todo   string            `json:"todo"`
 	// Long is what the long create writes (longPrompt).
 	Long string `json:"long"`
+	// Garden is the note the Changes list's case changes, before the change.
+	Garden string `json:"garden"`
 	// CompactReads is how many times the compaction case's model reads the log.
 	CompactReads int `json:"compactReads"`
 }
@@ -122,7 +128,7 @@ func prompts() map[string]string {
 	return map[string]string{"fail": failPrompt, "slow": slowPrompt, "stream": streamPrompt, "tool": toolPrompt, "ask": askPrompt, "plan": planPrompt,
 		"unsure": unsurePrompt, "move": movePrompt, "compact": compactPrompt, "cite": citePrompt, "remember": rememberStart, "citeReply": citeReply,
 		"planReminder": planReminder, "planLater": planLater, "forget": forgetStart, "long": longPrompt, "exfil": exfilStart,
-		"empty": emptyPrompt, "emptyAnswer": emptyAnswer,
+		"empty": emptyPrompt, "emptyAnswer": emptyAnswer, "garden": gardenPrompt,
 		"settings": settingsPrompt, "about": aboutMark}
 }
 
@@ -213,7 +219,15 @@ var scripts = []script{
 		}
 		return "I moved a.md from the inbox into projects."
 	})},
-	// What a change card's Undo sends: the model calls undo with the id.
+	// The Changes list's case: one append to a note, approved, then undone from the list.
+	{is(gardenPrompt), twoSteps(fixed(call("append_note", map[string]any{"path": "garden.md", "text": "- buy seeds"})), func(r run) string {
+		if refused(r) {
+			return "All right, I left garden.md as it is."
+		}
+		return "I added seeds to garden.md."
+	})},
+	// A user asking in words to undo a change (a change card's Undo no longer
+	// does: Quire undoes it itself): the model calls undo with the id.
 	{func(t string) bool { return undoAsk.MatchString(t) }, twoSteps(func(r run) []ollamatest.ToolCall {
 		return []ollamatest.ToolCall{call("undo", map[string]any{"changeId": undoAsk.FindStringSubmatch(r.opener)[1]})}
 	}, func(r run) string {

@@ -112,6 +112,13 @@ func describeUndo(log ChangeLog, id string) string {
 		}
 		return fmt.Sprintf("Undo the change %s. Quire could not look it up (%v), so it cannot say here what the undo would change; answer No if you are not sure.", id, err)
 	}
+	return UndoText(c)
+}
+
+// UndoText is the question an undo of c puts to the user, whole: which
+// note, what comes back and what is discarded (the undo tool's question and
+// the Changes list's confirmation are this one text).
+func UndoText(c Change) string {
 	head := fmt.Sprintf("Undo the change %s (%s)", c.ID, c.Tool)
 	switch c.Kind {
 	case KindWrite:

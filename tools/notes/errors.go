@@ -22,6 +22,8 @@ var (
 	ErrChanged       = errors.New("the note changed since")
 	ErrFrontMatter   = errors.New("the front matter cannot be updated safely")
 	ErrRequestReused = errors.New("the request id was used for a different request")
+	ErrNoChange      = errors.New("the write would change nothing")
+	ErrNotWrite      = errors.New("the tool does not change notes")
 )
 
 // noteError is a sentence for the model that unwraps to a sentinel.
@@ -60,6 +62,8 @@ var codes = []struct {
 	{ErrChanged, "changed"},
 	{ErrFrontMatter, "front_matter"},
 	{ErrRequestReused, "request_reused"},
+	{ErrNoChange, "no_change"},
+	{ErrNotWrite, "not_write"},
 	{tool.ErrInvalidArgs, "invalid_args"},
 	{context.Canceled, "cancelled"},
 	{context.DeadlineExceeded, "timeout"},

@@ -121,6 +121,9 @@ func sameFile(a, b fs.FileInfo) bool {
 // filesystem without hard links, is renamed after a last check. A case-only
 // rename is a plain rename.
 func (r *Root) moveEntry(from, to string, folder, caseOnly bool) error {
+	if r.dry {
+		return nil
+	}
 	if !caseOnly {
 		if err := r.makeParents(to); err != nil {
 			return err
@@ -195,7 +198,7 @@ func makeFolder(r *Root) tool.Tool {
 		if err := r.checkNew(t, ""); err != nil {
 			return tool.Result{}, err
 		}
-		if err := r.fs.MkdirAll(osName(t.real), 0o755); err != nil {
+		if err := r.mkdirAll(t.real); err != nil {
 			return tool.Result{}, fmt.Errorf("the folder %s could not be made: %w", t.rel, err)
 		}
 		c := Change{ID: r.newID(), Tool: "make_folder", Kind: KindMakeFolder, Path: t.real}

@@ -32,6 +32,9 @@ type Root struct {
 	mu       sync.Mutex
 	requests requestBook
 	newID    func() string
+	// dry makes every write a no-op that reports success (preview.go): the
+	// tools then compute the change they would make, by their own code.
+	dry bool
 }
 
 // Open opens the notes folder dir, which must exist and be a directory. Close

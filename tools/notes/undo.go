@@ -17,35 +17,44 @@ func undoChange(r *Root, log ChangeLog) tool.Tool {
 	params := []param{{"changeId", true, str("Like chg_0123456789abcdef, from the result of the change.")}}
 	spec := writeSpec("undo", "Undo one change a note tool made, by its changeId. Refused if the note changed since.", tool.Unsafe)
 	t := newTool(spec, params, func(ctx context.Context, _ tool.Call, a args) (tool.Result, error) {
-		if a.ChangeID == "" {
-			return tool.Result{}, fail(tool.ErrInvalidArgs, "the changeId is empty; give the id of the change to undo, as a note tool's result gave it")
-		}
-		c, err := log.Change(ctx, a.ChangeID)
-		if err != nil {
-			if errors.Is(err, ErrNotFound) {
-				return tool.Result{}, err
-			}
-			return tool.Result{}, fmt.Errorf("the change %s could not be looked up: %w", a.ChangeID, err)
-		}
-		unlock, err := r.lockWrite(ctx)
-		if err != nil {
-			return tool.Result{}, err
-		}
-		defer unlock()
-		switch c.Kind {
-		case KindWrite:
-			return r.undoWrite(c)
-		case KindMove:
-			return r.undoMove(c)
-		case KindMakeFolder:
-			return r.undoMakeFolder(c)
-		case KindRemoveFolder:
-			return r.undoRemoveFolder(c)
-		}
-		return tool.Result{}, fail(tool.ErrInvalidArgs, "the change %s is of an unknown kind %q and cannot be undone", c.ID, c.Kind)
+		return r.Undo(ctx, log, a.ChangeID)
 	}).(*noteTool)
 	t.describe = func(id string) string { return describeUndo(log, id) }
 	return t
+}
+
+// Undo reverts the change id, found in log: the undo tool's work, and the
+// Changes list's when the user undoes a change directly, under the same
+// write lock and the same confinement. It is refused (an error wrapping
+// ErrChanged or ErrExists) when the note changed since, so a later change
+// is never lost; the result's Data is the reverse change.
+func (r *Root) Undo(ctx context.Context, log ChangeLog, id string) (tool.Result, error) {
+	if id == "" {
+		return tool.Result{}, fail(tool.ErrInvalidArgs, "the changeId is empty; give the id of the change to undo, as a note tool's result gave it")
+	}
+	c, err := log.Change(ctx, id)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return tool.Result{}, err
+		}
+		return tool.Result{}, fmt.Errorf("the change %s could not be looked up: %w", id, err)
+	}
+	unlock, err := r.lockWrite(ctx)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	defer unlock()
+	switch c.Kind {
+	case KindWrite:
+		return r.undoWrite(c)
+	case KindMove:
+		return r.undoMove(c)
+	case KindMakeFolder:
+		return r.undoMakeFolder(c)
+	case KindRemoveFolder:
+		return r.undoRemoveFolder(c)
+	}
+	return tool.Result{}, fail(tool.ErrInvalidArgs, "the change %s is of an unknown kind %q and cannot be undone", c.ID, c.Kind)
 }
 
 // undoWrite puts back the content the note had before c, if it still has
@@ -176,4 +185,23 @@ func (r *Root) undoRemoveFolder(c Change) (tool.Result, error) {
 	}
 	u := Change{ID: r.newID(), Tool: "undo", Kind: KindMakeFolder, Path: t.real, Undoes: c.ID}
 	return changed(u, "Undid the change %s: made the folder %s again", c.ID, c.Path), nil
+}
+
+// UndoAll reverts the changes ids in the order given (the caller gives a
+// conversation's changes newest first, so each undo finds its note as the
+// next newer change left it), handing each undo to record before the next
+// starts. It stops at the first refusal or failed record: done are the ids
+// undone, and err says why the next one was not.
+func (r *Root) UndoAll(ctx context.Context, log ChangeLog, ids []string, record func(id string, res tool.Result) error) (done []string, err error) {
+	for _, id := range ids {
+		res, err := r.Undo(ctx, log, id)
+		if err != nil {
+			return done, err
+		}
+		if err := record(id, res); err != nil {
+			return done, err
+		}
+		done = append(done, id)
+	}
+	return done, nil
 }

@@ -112,6 +112,9 @@ func looksBinary(data []byte, complete bool) bool {
 // folder, fsync, rename over rel. perm is kept exactly (the note's old mode).
 // On any error the temporary file is removed.
 func (r *Root) replaceFile(rel string, data []byte, perm fs.FileMode) error {
+	if r.dry {
+		return nil
+	}
 	tmp, err := r.writeTemp(rel, data, perm, true)
 	if err != nil {
 		return err
@@ -132,6 +135,9 @@ var errLanded = errors.New("the destination exists")
 // file that appears meanwhile is never replaced; where the filesystem has no
 // hard links it is renamed after one more check.
 func (r *Root) createFile(rel string, data []byte) error {
+	if r.dry {
+		return nil
+	}
 	tmp, err := r.writeTemp(rel, data, 0o644, false)
 	if err != nil {
 		return err
@@ -196,6 +202,9 @@ func (r *Root) syncDir(dir string) {
 
 // makeParents creates the missing folders above rel.
 func (r *Root) makeParents(rel string) error {
+	if r.dry {
+		return nil
+	}
 	if dir := path.Dir(rel); dir != "." {
 		if err := r.fs.MkdirAll(osName(dir), 0o755); err != nil {
 			return fmt.Errorf("the folder %s could not be made: %w", dir, err)
@@ -232,4 +241,12 @@ func lineEnding(s string) string {
 		return "\r\n"
 	}
 	return "\n"
+}
+
+// mkdirAll makes the folder rel and its missing parents.
+func (r *Root) mkdirAll(rel string) error {
+	if r.dry {
+		return nil
+	}
+	return r.fs.MkdirAll(osName(rel), 0o755)
 }

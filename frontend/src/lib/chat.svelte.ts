@@ -22,8 +22,8 @@
 // The notes folder: `notesDir` is loaded at start ("" until one is chosen,
 // which shows the first-run hint); `chooseNotesFolder` opens the desktop
 // window's dialog, or in a browser sets the path the user typed. Undo on a
-// note change is a normal message (`undo`), queued after a request that is
-// going: the assistant then calls the undo tool, which asks the user first.
+// note change is Quire's own (the host's undoChange, ToolCallCard and the
+// Changes list), never a message asking the model.
 //
 // Health: `doctor` is the latest report, from the first check, "Check
 // again" (`recheck`) and every change Go noticed on its own
@@ -223,15 +223,6 @@ export class ChatStore {
 
   dismissNotesHint(): void {
     this.notesHintDismissed = true;
-  }
-
-  /**
-   * Asks the assistant to undo a note change: `text` (the card's undo
-   * message) is sent like any message, as the next request when one is
-   * going. False if it could not be sent.
-   */
-  undo(text: string): Promise<boolean> {
-    return this.send(text, 'follow_up');
   }
 
   /**
@@ -514,4 +505,23 @@ export class ChatStore {
   dismissError(): void {
     this.error = null;
   }
+}
+
+/**
+ * Calls `refresh` a moment after the sessions list changes (a request
+ * started or ended), never for the list the panel opened with: a panel
+ * with its own state (memory, notes) shows what a conversation changed
+ * meanwhile without being reopened. Call it while a component is set up.
+ */
+export function refreshOnSessions(sessions: () => readonly Session[], refresh: () => void, delayMs: number): void {
+  let seen = false;
+  $effect(() => {
+    void sessions();
+    if (!seen) {
+      seen = true;
+      return;
+    }
+    const t = setTimeout(refresh, delayMs);
+    return () => clearTimeout(t);
+  });
 }

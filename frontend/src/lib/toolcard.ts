@@ -5,7 +5,7 @@
 // Some tools get a card of their own kind (`detail`), read from their
 // result's data (docs/PROTOCOL.md, "Tool data"): update_todos a checklist,
 // report_state "The assistant is unsure", a note tool's change one plain line
-// with Undo. The renderer only says what Undo would send; the component sends it.
+// with Undo. The renderer says whether Undo is offered; the component asks and undoes.
 import type { CallState, Conversation, PermissionState } from './conversation';
 import { isObjectOf, type ChangeKind, type NoteChange, type Question, type StateReport, type TodoItem, type TodoPlan } from './protocol';
 
@@ -82,8 +82,6 @@ export interface ChangeDetail {
   undone: boolean;
   /** Undo is offered: the change has an id and was not undone. */
   undoable: boolean;
-  /** The user message Undo sends. */
-  undoMessage: string;
 }
 
 export type CardDetail = ChecklistDetail | UnsureDetail | ChangeDetail;
@@ -303,11 +301,6 @@ export function changeSummary(c: NoteChange): string {
   return `Changed ${c.path}`;
 }
 
-/** What Undo sends: a normal user message; the assistant then calls undo (which asks first). */
-export function undoMessage(c: NoteChange): string {
-  return `Undo the change ${c.id} (${changeSummary(c)}).`;
-}
-
 /** True when the call ended in a way that makes its data worth showing (not refused, not failed). */
 function usable(call: CallState): boolean {
   if (call.phase === 'refused') return false;
@@ -368,7 +361,6 @@ export function cardDetail(call: CallState, ctx: CardContext = {}): CardDetail |
       note: change.undoes ? `Undid change ${change.undoes}` : '',
       undone,
       undoable: !undone,
-      undoMessage: undoMessage(change),
     };
   }
   return null;
@@ -386,6 +378,14 @@ function* callsOf(conv: Conversation | null): Generator<CallState> {
 export function undoneChanges(conv: Conversation | null): Set<string> {
   const changes = new Map<string, NoteChange>();
   const undone = new Set<string>();
+  // The user's own undos (the Changes list, a card's Undo): note.undone
+  // events, each naming the change it reverted and its reverse change.
+  for (const e of conv?.events ?? []) {
+    if (e.type !== 'note.undone') continue;
+    const reverse = asChange(e.payload.change);
+    if (reverse) changes.set(reverse.id, { ...reverse, undoes: e.payload.undoes });
+    undone.add(e.payload.undoes);
+  }
   for (const call of callsOf(conv)) {
     const c = changeOf(call);
     if (!c) continue;

@@ -59,6 +59,100 @@ export namespace doctor {
 
 export namespace protocol {
 	
+	export class ChangeRecord {
+	    id: string;
+	    tool: string;
+	    kind: string;
+	    path: string;
+	    from?: string;
+	    session: string;
+	    title: string;
+	    seq: number;
+	    // Go type: time
+	    time: any;
+	    diff: string;
+	    state: string;
+	    undoneBy?: string;
+	    byYou?: boolean;
+	    undoes?: string;
+	    reverse: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ChangeRecord(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.tool = source["tool"];
+	        this.kind = source["kind"];
+	        this.path = source["path"];
+	        this.from = source["from"];
+	        this.session = source["session"];
+	        this.title = source["title"];
+	        this.seq = source["seq"];
+	        this.time = this.convertValues(source["time"], null);
+	        this.diff = source["diff"];
+	        this.state = source["state"];
+	        this.undoneBy = source["undoneBy"];
+	        this.byYou = source["byYou"];
+	        this.undoes = source["undoes"];
+	        this.reverse = source["reverse"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ChangeList {
+	    changes: ChangeRecord[];
+	    omitted?: number;
+	    undoAll: {[key: string]: string[]};
+	
+	    static createFrom(source: any = {}) {
+	        return new ChangeList(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.changes = this.convertValues(source["changes"], ChangeRecord);
+	        this.omitted = source["omitted"];
+	        this.undoAll = source["undoAll"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class Document {
 	    path: string;
 	    name: string;
@@ -501,6 +595,150 @@ export namespace protocol {
 		    return a;
 		}
 	}
+	export class NoteEntry {
+	    name: string;
+	    path?: string;
+	    folder?: boolean;
+	    note?: boolean;
+	    link?: boolean;
+	    size: number;
+	    // Go type: time
+	    modified: any;
+	    refused?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new NoteEntry(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.path = source["path"];
+	        this.folder = source["folder"];
+	        this.note = source["note"];
+	        this.link = source["link"];
+	        this.size = source["size"];
+	        this.modified = this.convertValues(source["modified"], null);
+	        this.refused = source["refused"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class NoteFolder {
+	    root: string;
+	    path: string;
+	    entries: NoteEntry[];
+	    omitted?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new NoteFolder(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.root = source["root"];
+	        this.path = source["path"];
+	        this.entries = this.convertValues(source["entries"], NoteEntry);
+	        this.omitted = source["omitted"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class NoteText {
+	    path: string;
+	    text: string;
+	    size: number;
+	    limit: number;
+	    truncated?: boolean;
+	    // Go type: time
+	    modified: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new NoteText(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.text = source["text"];
+	        this.size = source["size"];
+	        this.limit = source["limit"];
+	        this.truncated = source["truncated"];
+	        this.modified = this.convertValues(source["modified"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class NoteVersions {
+	    id: string;
+	    path: string;
+	    quire?: string;
+	    now?: string;
+	    limit: number;
+	    truncated?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new NoteVersions(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.path = source["path"];
+	        this.quire = source["quire"];
+	        this.now = source["now"];
+	        this.limit = source["limit"];
+	        this.truncated = source["truncated"];
+	    }
+	}
 	export class OllamaCheck {
 	    address: string;
 	    ok: boolean;
@@ -771,6 +1009,88 @@ export namespace protocol {
 		}
 	}
 	
+	export class UndoRefusal {
+	    id: string;
+	    path: string;
+	    reason: string;
+	    changedSince?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new UndoRefusal(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.path = source["path"];
+	        this.reason = source["reason"];
+	        this.changedSince = source["changedSince"];
+	    }
+	}
+	export class UndoOutcome {
+	    undone: string[];
+	    refused?: UndoRefusal;
+	
+	    static createFrom(source: any = {}) {
+	        return new UndoOutcome(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.undone = source["undone"];
+	        this.refused = this.convertValues(source["refused"], UndoRefusal);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	export class WritePreview {
+	    tool: string;
+	    kind?: string;
+	    path?: string;
+	    from?: string;
+	    before?: string;
+	    after?: string;
+	    diff: string;
+	    limit: number;
+	    truncated?: boolean;
+	    refused?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new WritePreview(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.tool = source["tool"];
+	        this.kind = source["kind"];
+	        this.path = source["path"];
+	        this.from = source["from"];
+	        this.before = source["before"];
+	        this.after = source["after"];
+	        this.diff = source["diff"];
+	        this.limit = source["limit"];
+	        this.truncated = source["truncated"];
+	        this.refused = source["refused"];
+	    }
+	}
 
 }
 

@@ -48,6 +48,9 @@ export type MemoryStatus = 'kept' | 'pending';
 /** What a note change did: write (before → after), move (from → path), mkdir / rmdir (the folder path). */
 export type ChangeKind = 'write' | 'move' | 'mkdir' | 'rmdir';
 
+/** Where a change by Quire stands (ChangeRecord.state): applied, undone, or changed since (the note changed after Quire wrote it, so an undo is refused). */
+export type ChangeState = 'applied' | 'undone' | 'changed';
+
 /** How much Quire may do without asking (kernel/tool's profiles): minimal refuses all but reading, ask asks before anything else, write also changes notes unasked. */
 export type PermissionProfile = 'minimal' | 'ask' | 'write';
 
@@ -78,6 +81,60 @@ export interface AnswerPayload {
   callIds: string[] | null;
   allowed: boolean;
   feedback?: string;
+}
+
+/**
+ * ChangeList is every change by Quire, newest first, across conversations;
+ * Omitted counts older ones past the bound.
+ */
+export interface ChangeList {
+  changes: ChangeRecord[] | null;
+  omitted?: number;
+  /**
+   * UndoAll is, per conversation, the changes "undo all changes of this
+   * conversation" reverses, in the order it reverses them (newest first;
+   * an undo the model made of the conversation's own change is left with
+   * it, since the pair already cancels). The question lists these.
+   */
+  undoAll: Record<string, string[] | null> | null;
+}
+
+/** ChangeRecord is one approved write by Quire, as "Changes by Quire" lists it. */
+export interface ChangeRecord {
+  id: string;
+  tool: string;
+  /** Kind is tools/notes' kind: write, move, mkdir, rmdir. */
+  kind: ChangeKind;
+  path: string;
+  /** a move's source */
+  from?: string;
+  /**
+   * Session is the conversation it came from, Title its title, Seq the
+   * tool result that holds it, Time when it was made.
+   */
+  session: string;
+  title: string;
+  seq: number;
+  time: string;
+  /**
+   * Diff is what it did: a diff of the lines (- before, + after), or
+   * "from → to"; bounded, the last line saying what is not shown.
+   */
+  diff: string;
+  state: ChangeState;
+  /**
+   * UndoneBy is the undo that reverted it; ByYou says the user made it
+   * here (not the model's undo tool).
+   */
+  undoneBy?: string;
+  byYou?: boolean;
+  /** Undoes is the change this one reverted, when it is the model's undo. */
+  undoes?: string;
+  /**
+   * Reverse is the whole question an undo of it asks: the exact reverse
+   * (what comes back, what is discarded), shown before the user says yes.
+   */
+  reverse: string;
 }
 
 /** Check is one line of the report. Remedy says what to do when OK is false. */
@@ -331,6 +388,63 @@ export interface ModelsState {
 }
 
 /**
+ * NoteEntry is one file or folder of the notes tree. Path opens it; it is
+ * empty when the name is one Quire refuses (Refused says why), and Name has
+ * every invisible or control character written as its code (<U+202E>).
+ */
+export interface NoteEntry {
+  name: string;
+  path?: string;
+  folder?: boolean;
+  /** a Markdown or text note the preview shows */
+  note?: boolean;
+  /** a symbolic link that stays inside the notes folder */
+  link?: boolean;
+  size: number;
+  modified: string;
+  refused?: string;
+}
+
+/**
+ * NoteFolder is one folder of the tree, folders first. Omitted counts the
+ * entries past the bound of one listing. Root is the notes folder itself
+ * (absolute), so the panel can say which folder it shows.
+ */
+export interface NoteFolder {
+  root: string;
+  path: string;
+  entries: NoteEntry[] | null;
+  omitted?: number;
+}
+
+/**
+ * NoteText is a note for the preview: at most Limit bytes of its text, cut
+ * at a line; Truncated says the note (Size bytes) goes on.
+ */
+export interface NoteText {
+  path: string;
+  text: string;
+  size: number;
+  limit: number;
+  truncated?: boolean;
+  modified: string;
+}
+
+/**
+ * NoteVersions are the two versions of a note whose undo was refused:
+ * Quire's (what the change left) and the note as it is now (nil: there is
+ * none), each bounded like a preview.
+ */
+export interface NoteVersions {
+  id: string;
+  path: string;
+  quire: string | null;
+  now: string | null;
+  limit: number;
+  truncated?: boolean;
+}
+
+/**
  * OllamaCheck is what an address answered when the screen checked it
  * (nothing is saved): OK with the version and the installed models, or the
  * sentence saying what is wrong and what to do.
@@ -534,6 +648,28 @@ export interface SettingsScreen {
 }
 
 /**
+ * UndoOutcome is what an undo (or "undo all") did: Undone are the changes
+ * reverted, in order; Refused, when set, the one that was not and why
+ * (the changes after it in the list were not tried).
+ */
+export interface UndoOutcome {
+  undone: string[] | null;
+  refused?: UndoRefusal;
+}
+
+/**
+ * UndoRefusal is an undo Quire refused: Reason is a sentence for the user;
+ * ChangedSince says the note changed after Quire wrote it (so "see both
+ * versions" applies).
+ */
+export interface UndoRefusal {
+  id: string;
+  path: string;
+  reason: string;
+  changedSince?: boolean;
+}
+
+/**
  * Update is what a host receives as the log grows: new events (one append's
  * worth, in seq order) and, when the list changed, every session.
  */
@@ -572,6 +708,25 @@ export interface UserSettings {
   profile: PermissionProfile;
   /** Theme is the window's look: system, light, dark. */
   theme: Theme;
+}
+
+/**
+ * WritePreview is a proposed write shown on its note before the user
+ * answers: computed by the write's own code without writing. Before and
+ * After are the note's text (nil: no note), bounded like a preview; Diff
+ * the change as lines. Refused, when set, is why the write would fail.
+ */
+export interface WritePreview {
+  tool: string;
+  kind?: ChangeKind;
+  path?: string;
+  from?: string;
+  before: string | null;
+  after: string | null;
+  diff: string;
+  limit: number;
+  truncated?: boolean;
+  refused?: string;
 }
 
 /**
@@ -705,6 +860,17 @@ export interface MemoryRememberPayload {
 export interface MemoryReviewPayload {
   id: string;
   approved: boolean;
+}
+
+/**
+ * NoteUndonePayload: Undoes is the id of the change reverted; Change is the
+ * reverse change itself (tools/notes' Change, whose JSON the change index
+ * reads back), and Text the sentence that said what was done.
+ */
+export interface NoteUndonePayload {
+  undoes: string;
+  change: unknown;
+  text: string;
 }
 
 export interface PermissionAnsweredPayload {
@@ -1001,6 +1167,7 @@ export const EventType = {
   MemoryForget: 'memory.forget',
   MemoryRemember: 'memory.remember',
   MemoryReview: 'memory.review',
+  NoteUndone: 'note.undone',
   PermissionAnswered: 'permission.answered',
   PermissionRequested: 'permission.requested',
   RunFinished: 'run.finished',
@@ -1036,6 +1203,7 @@ export interface EventPayloads {
   'memory.forget': MemoryForgetPayload;
   'memory.remember': MemoryRememberPayload;
   'memory.review': MemoryReviewPayload;
+  'note.undone': NoteUndonePayload;
   'permission.answered': PermissionAnsweredPayload;
   'permission.requested': PermissionRequestedPayload;
   'run.finished': RunFinishedPayload;

@@ -42,9 +42,16 @@ import {
   type SettingsScreen,
   type UserSettings,
   type ViewSnapshot,
+  type ChangeList,
+  type NoteFolder,
+  type NoteText,
+  type NoteVersions,
+  type UndoOutcome,
+  type WritePreview,
 } from '../protocol';
 import { NO_DOCUMENT_PATH } from './documents';
 import { modelsState, NO_MODEL_NAME } from './models';
+import { changeList, noteFolder, undoOutcome } from './notes';
 import { SettingRefused, settingsScreen } from './settings';
 import { memoryList, NO_FOLDER_PATH, type Transport } from './transport';
 
@@ -344,6 +351,40 @@ export class HttpTransport implements Transport {
     };
   }
 
+  /** GET /api/notes/tree?path= → one folder. */
+  async notesTree(path: string): Promise<NoteFolder> {
+    return noteFolder(await this.request<Partial<NoteFolder>>('GET', `/api/notes/tree?path=${encodeURIComponent(path)}`));
+  }
+  /** GET /api/notes/note?path= → the note's text, bounded. */
+  noteText(path: string): Promise<NoteText> {
+    return this.request<NoteText>('GET', `/api/notes/note?path=${encodeURIComponent(path)}`);
+  }
+  /** GET /api/notes/changes → every change by Quire. */
+  async noteChanges(): Promise<ChangeList> {
+    return changeList(await this.request<Partial<ChangeList>>('GET', '/api/notes/changes'));
+  }
+  /** POST /api/notes/changes/{id}/undo → what was undone, or why not. */
+  async undoChange(id: string): Promise<UndoOutcome> {
+    return undoOutcome(await this.request<Partial<UndoOutcome>>('POST', `/api/notes/changes/${encodeURIComponent(id)}/undo`, { body: {} }));
+  }
+  /** POST /api/notes/sessions/{id}/undo {ids} → what was undone, and the first refusal; 409 when the list changed. */
+  async undoConversation(session: string, ids: string[]): Promise<UndoOutcome> {
+    return undoOutcome(await this.request<Partial<UndoOutcome>>('POST', `/api/notes/sessions/${encodeURIComponent(session)}/undo`, { body: { ids } }));
+  }
+  /** GET /api/notes/changes/{id}/versions → Quire's version and the note now. */
+  noteVersions(id: string): Promise<NoteVersions> {
+    return this.request<NoteVersions>('GET', `/api/notes/changes/${encodeURIComponent(id)}/versions`);
+  }
+  /** POST /api/notes/preview {tool, arguments} → the write, computed without writing. */
+  previewWrite(tool: string, args: string): Promise<WritePreview> {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(args || '{}');
+    } catch {
+      return Promise.reject(new Error('The proposed change has arguments Quire cannot read, so there is nothing to preview.'));
+    }
+    return this.request<WritePreview>('POST', '/api/notes/preview', { body: { tool, arguments: parsed } });
+  }
   /** GET /api/memory → {items, approval, learn}. */
   async memory(): Promise<MemoryList> {
     return memoryList(await this.request<Partial<MemoryList>>('GET', '/api/memory'));

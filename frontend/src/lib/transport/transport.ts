@@ -10,6 +10,7 @@
 import type { DoctorReport, Intent, MemoryItem, MemoryList, QEvent, Question, Session, ViewSnapshot } from '../protocol';
 import type { DocumentsTransport } from './documents';
 import type { ModelsTransport } from './models';
+import type { NotesTransport } from './notes';
 import type { SettingsTransport } from './settings';
 
 /** Why choosing a folder by path fails without a path. */
@@ -40,7 +41,7 @@ export function memoryList(r: Partial<MemoryList> | null | undefined): MemoryLis
   return { items: Array.isArray(r?.items) ? r.items : [], approval: !!r?.approval, learn: !!r?.learn };
 }
 
-export interface Transport extends MemoryHost, DocumentsTransport, ModelsTransport, SettingsTransport {
+export interface Transport extends MemoryHost, DocumentsTransport, ModelsTransport, SettingsTransport, NotesTransport {
   /**
    * True when permission questions are answered in the page (HTTP). False in
    * the desktop window, where a native dialog asks and `answer` is not

@@ -20,6 +20,8 @@ import * as bound from '../../../wailsjs/go/main/App';
 import * as boundRuntime from '../../../wailsjs/runtime/runtime';
 import type { DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, ModelsState, OllamaCheck, PullProgress, QEvent, Question, Session, SettingsSaved, SettingsScreen, UserSettings, ViewSnapshot } from '../protocol';
 import { modelsState, NO_MODEL_NAME, NO_MODELS } from './models';
+import { changeList, NO_NOTES, noteFolder, undoOutcome } from './notes';
+import type { ChangeList, NoteFolder, NoteText, NoteVersions, UndoOutcome, WritePreview } from '../protocol';
 import { NO_SETTINGS, SettingRefused, settingsScreen } from './settings';
 import { PROTOCOL_VERSION, RuntimeEvent } from '../protocol';
 import { memoryList, NO_MEMORY, toError, type Transport } from './transport';
@@ -84,6 +86,14 @@ export interface WailsApp {
   PullModel?: Method<'PullModel', void>;
   CancelPull?: Method<'CancelPull', void>;
   DeleteModel?: Method<'DeleteModel', void>;
+  /** The notes panel's methods (app.go). Optional: an older Quire has none. */
+  NotesTree?: Method<'NotesTree', NoteFolder>;
+  NoteText?: Method<'NoteText', NoteText>;
+  NoteChanges?: Method<'NoteChanges', ChangeList>;
+  UndoChange?: Method<'UndoChange', UndoOutcome>;
+  UndoConversation?: Method<'UndoConversation', UndoOutcome>;
+  NoteVersions?: Method<'NoteVersions', NoteVersions>;
+  PreviewWrite?: Method<'PreviewWrite', WritePreview>;
   /** The questions the window is asking (to show them). Optional: an older Quire has none. */
   Questions?: Method<'Questions', Question[] | null>;
   /** The page has shown question `id` in full: its dialog may open. It cannot answer. */
@@ -288,6 +298,31 @@ export class WailsTransport implements Transport {
   subscribePulls(onProgress: (p: PullProgress) => void): () => void {
     const off = this.runtime?.EventsOnMultiple?.(RuntimeEvent.Pull, (p: unknown) => p && typeof p === 'object' && onProgress(p as PullProgress), -1);
     return () => typeof off === 'function' && off();
+  }
+  /** Calls a notes panel method the window may not have (an older Quire). */
+  private notes<T>(f: ((app: WailsApp) => Promise<T>) | null): Promise<T> {
+    return this.call(() => (f ? f(this.app) : Promise.reject(NO_NOTES)));
+  }
+  async notesTree(path: string): Promise<NoteFolder> {
+    return noteFolder(await this.notes(this.app.NotesTree ? (a) => a.NotesTree!(path) : null));
+  }
+  noteText(path: string): Promise<NoteText> {
+    return this.notes(this.app.NoteText ? (a) => a.NoteText!(path) : null);
+  }
+  async noteChanges(): Promise<ChangeList> {
+    return changeList(await this.notes(this.app.NoteChanges ? (a) => a.NoteChanges!() : null));
+  }
+  async undoChange(id: string): Promise<UndoOutcome> {
+    return undoOutcome(await this.notes(this.app.UndoChange ? (a) => a.UndoChange!(id) : null));
+  }
+  async undoConversation(session: string, ids: string[]): Promise<UndoOutcome> {
+    return undoOutcome(await this.notes(this.app.UndoConversation ? (a) => a.UndoConversation!(session, ids) : null));
+  }
+  noteVersions(id: string): Promise<NoteVersions> {
+    return this.notes(this.app.NoteVersions ? (a) => a.NoteVersions!(id) : null);
+  }
+  previewWrite(tool: string, args: string): Promise<WritePreview> {
+    return this.notes(this.app.PreviewWrite ? (a) => a.PreviewWrite!(tool, args) : null);
   }
   /** Calls a memory method the window may not have (an older Quire). */
   private mem<T>(f: ((app: WailsApp) => Promise<T>) | undefined): Promise<T> {

@@ -41,7 +41,17 @@ export function Models():Promise<protocol.ModelsState>;
 
 export function NewSession(arg1:string):Promise<protocol.Session>;
 
+export function NoteChanges():Promise<protocol.ChangeList>;
+
+export function NoteText(arg1:string):Promise<protocol.NoteText>;
+
+export function NoteVersions(arg1:string):Promise<protocol.NoteVersions>;
+
 export function NotesFolder():Promise<string>;
+
+export function NotesTree(arg1:string):Promise<protocol.NoteFolder>;
+
+export function PreviewWrite(arg1:string,arg2:string):Promise<protocol.WritePreview>;
 
 export function PullModel(arg1:string):Promise<void>;
 
@@ -72,3 +82,7 @@ export function SetMemoryApproval(arg1:boolean):Promise<void>;
 export function SetMemoryLearning(arg1:boolean):Promise<void>;
 
 export function Settings():Promise<protocol.SettingsScreen>;
+
+export function UndoChange(arg1:string):Promise<protocol.UndoOutcome>;
+
+export function UndoConversation(arg1:string,arg2:Array<string>):Promise<protocol.UndoOutcome>;

@@ -78,8 +78,28 @@ export function NewSession(arg1) {
   return window['go']['main']['App']['NewSession'](arg1);
 }
 
+export function NoteChanges() {
+  return window['go']['main']['App']['NoteChanges']();
+}
+
+export function NoteText(arg1) {
+  return window['go']['main']['App']['NoteText'](arg1);
+}
+
+export function NoteVersions(arg1) {
+  return window['go']['main']['App']['NoteVersions'](arg1);
+}
+
 export function NotesFolder() {
   return window['go']['main']['App']['NotesFolder']();
+}
+
+export function NotesTree(arg1) {
+  return window['go']['main']['App']['NotesTree'](arg1);
+}
+
+export function PreviewWrite(arg1, arg2) {
+  return window['go']['main']['App']['PreviewWrite'](arg1, arg2);
 }
 
 export function PullModel(arg1) {
@@ -140,4 +160,12 @@ export function SetMemoryLearning(arg1) {
 
 export function Settings() {
   return window['go']['main']['App']['Settings']();
+}
+
+export function UndoChange(arg1) {
+  return window['go']['main']['App']['UndoChange'](arg1);
+}
+
+export function UndoConversation(arg1, arg2) {
+  return window['go']['main']['App']['UndoConversation'](arg1, arg2);
 }

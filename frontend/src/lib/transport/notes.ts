@@ -1,0 +1,44 @@
+// The Notes panel's part of the Transport (transport.ts extends it): the
+// same methods over Wails bindings (wails.ts) and HTTP (http.ts, /api/notes).
+// Every method rejects with an Error whose message is a sentence for the user.
+import type { ChangeList, NoteFolder, NoteText, NoteVersions, UndoOutcome, WritePreview } from '../protocol';
+
+/** Why the Notes panel cannot work with an older Quire. */
+export const NO_NOTES = 'This Quire has no notes panel; update Quire.';
+
+export interface NotesTransport {
+  /** One folder of the notes folder ("" for its top), folders first. */
+  notesTree(path: string): Promise<NoteFolder>;
+  /** A note's text for the read-only preview, bounded (`truncated`). */
+  noteText(path: string): Promise<NoteText>;
+  /** Every change by Quire, newest first, across conversations. */
+  noteChanges(): Promise<ChangeList>;
+  /** Undoes one change (after the user confirmed its `reverse`); a refusal is `refused`. */
+  undoChange(id: string): Promise<UndoOutcome>;
+  /**
+   * Undoes a conversation's changes, exactly `ids` (what the confirmation
+   * listed, `undoAll[session]`), newest first, stopping at the first refusal.
+   */
+  undoConversation(session: string, ids: string[]): Promise<UndoOutcome>;
+  /** Quire's version of a note a change wrote, and the note now. */
+  noteVersions(id: string): Promise<NoteVersions>;
+  /** A proposed note write shown on its note, computed without writing. */
+  previewWrite(tool: string, args: string): Promise<WritePreview>;
+}
+
+/** A folder from a host, with the arrays a panel relies on. */
+export function noteFolder(r: Partial<NoteFolder> | null | undefined): NoteFolder {
+  return { root: r?.root ?? '', path: r?.path ?? '.', entries: Array.isArray(r?.entries) ? r.entries : [], ...(r?.omitted ? { omitted: r.omitted } : {}) };
+}
+
+/** A change list from a host, with the arrays a panel relies on. */
+export function changeList(r: Partial<ChangeList> | null | undefined): ChangeList {
+  const undoAll: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(r?.undoAll ?? {})) undoAll[k] = Array.isArray(v) ? v : [];
+  return { changes: Array.isArray(r?.changes) ? r.changes : [], undoAll, ...(r?.omitted ? { omitted: r.omitted } : {}) };
+}
+
+/** An undo's outcome from a host, with its list. */
+export function undoOutcome(r: Partial<UndoOutcome> | null | undefined): UndoOutcome {
+  return { undone: Array.isArray(r?.undone) ? r.undone : [], ...(r?.refused ? { refused: r.refused } : {}) };
+}

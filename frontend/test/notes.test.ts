@@ -1,0 +1,149 @@
+// @vitest-environment jsdom
+// The Notes panel's undo: the question lists the exact reverse of every
+// change it undoes, in order; what was undone and what not is said; and a
+// failure or a refusal gives the Undo button back (never stuck on
+// "Undoing…"). The Changes list is mounted in jsdom over a fake host: the
+// host's own undo is Go's (internal/app's TestUndoFromTheChangesList, and
+// the browser case against the real backend).
+import { flushSync, mount, unmount } from 'svelte';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import ChangesList from '../src/components/ChangesList.svelte';
+import { NotesStore, outcomeText, undoQuestion } from '../src/lib/notes.svelte';
+import type { ChangeRecord, UndoOutcome } from '../src/lib/protocol';
+import type { NotesTransport } from '../src/lib/transport/notes';
+
+function change(id: string, over: Partial<ChangeRecord> = {}): ChangeRecord {
+  return {
+    id,
+    tool: 'append_note',
+    kind: 'write',
+    path: `${id}.md`,
+    session: 's1',
+    title: 'Garden',
+    seq: 4,
+    time: '2026-12-01T09:00:00Z',
+    diff: `  # ${id}\n+ - buy seeds`,
+    state: 'applied',
+    reverse: `Undo the change ${id} (append_note): give ${id}.md back the text it had before (- is discarded, + is restored):\n  # ${id}\n- - buy seeds`,
+    ...over,
+  };
+}
+
+function host(undo: (id: string) => Promise<UndoOutcome>) {
+  const list = [change('chg_b'), change('chg_a')];
+  return {
+    notesTree: vi.fn(async () => ({ root: '/notes', path: '.', entries: [] })),
+    noteText: vi.fn(),
+    noteChanges: vi.fn(async () => ({ changes: list, undoAll: { s1: ['chg_b', 'chg_a'] } })),
+    undoChange: vi.fn(undo),
+    undoConversation: vi.fn(async (_s: string, ids: string[]) => ({ undone: [ids[0]], refused: { id: ids[1], path: 'chg_a.md', reason: 'chg_a.md changed after Quire wrote it.', changedSince: true } })),
+    noteVersions: vi.fn(async (id: string) => ({ id, path: 'chg_a.md', quire: 'mine', now: 'theirs', limit: 262144 })),
+    previewWrite: vi.fn(),
+  } satisfies Record<keyof NotesTransport, unknown>;
+}
+
+describe('the undo question', () => {
+  it('lists the exact reverse of every change it undoes, in the order it undoes them', () => {
+    const q = undoQuestion([change('chg_b'), change('chg_a')], ['chg_b', 'chg_a'], 's1');
+    expect(q.title).toBe('Undo all 2 changes of “Garden”?');
+    expect(q.ids).toEqual(['chg_b', 'chg_a']);
+    const b = q.text.indexOf('1. Undo the change chg_b');
+    const a = q.text.indexOf('2. Undo the change chg_a');
+    expect(b).toBeGreaterThan(0);
+    expect(a).toBeGreaterThan(b);
+    expect(q.text).toContain('- - buy seeds');
+  });
+
+  it.each([
+    [{ undone: ['chg_b'] }, ['chg_b'], 'Undone: chg_b.md is as it was before.'],
+    [
+      { undone: ['chg_c'], refused: { id: 'chg_b', path: 'chg_b.md', reason: 'It changed.' } },
+      ['chg_c', 'chg_b', 'chg_a'],
+      'Undone: chg_c.md. Not undone: chg_b.md. It changed. Quire stopped there, so these were not undone either: chg_a.md.',
+    ],
+    [{ undone: [], refused: { id: 'chg_b', path: 'chg_b.md', reason: 'It changed.' } }, ['chg_b'], 'Not undone: chg_b.md. It changed.'],
+  ] as [UndoOutcome, string[], string][])('says which were undone and which not: %j', (o, asked, want) => {
+    expect(outcomeText(o, asked, [change('chg_a'), change('chg_b'), change('chg_c')])).toBe(want);
+  });
+});
+
+const mounted: ReturnType<typeof mount>[] = [];
+afterEach(() => {
+  for (const m of mounted.splice(0)) unmount(m);
+  document.body.innerHTML = '';
+});
+
+async function settle() {
+  for (let i = 0; i < 8; i++) await Promise.resolve();
+  flushSync();
+}
+
+function click(testid: string, n = 0) {
+  const el = document.querySelectorAll<HTMLButtonElement>(`[data-testid="${testid}"]`)[n];
+  if (!el) throw new Error(`no ${testid} on the page`);
+  el.click();
+  flushSync();
+}
+
+describe('the Changes list', () => {
+  it('asks with the whole reverse before undoing, and gives the button back when the undo fails', async () => {
+    let fail: (e: Error) => void = () => {};
+    const h = host(() => new Promise((_, reject) => (fail = reject)));
+    const notes = new NotesStore(h);
+    await notes.load();
+    mounted.push(mount(ChangesList, { target: document.body, props: { notes, active: 's1', onopen: () => {} } }));
+    flushSync();
+    expect(document.querySelectorAll('[data-testid="change"]')).toHaveLength(2);
+
+    click('change-undo', 1);
+    expect(document.querySelector('[data-testid="confirm-detail"]')?.textContent).toContain('Undo the change chg_a (append_note)');
+    expect(h.undoChange).not.toHaveBeenCalled();
+    click('confirm-delete');
+    expect(h.undoChange).toHaveBeenCalledWith('chg_a');
+    await settle();
+    const buttons = () => [...document.querySelectorAll('[data-testid="change-undo"]')].map((b) => b.textContent?.trim());
+    expect(buttons()).toEqual(['Undo', 'Undoing…']);
+
+    fail(new Error('Quire could not reach its data folder.'));
+    await settle();
+    expect(buttons()).toEqual(['Undo', 'Undo']);
+    expect(document.querySelector('[data-testid="changes-outcome"]')?.textContent).toContain('Quire could not reach its data folder.');
+  });
+
+  it('undoes a whole conversation after one question, says where it stopped, and shows both versions', async () => {
+    const h = host(async (id) => ({ undone: [id] }));
+    const notes = new NotesStore(h);
+    await notes.load();
+    mounted.push(mount(ChangesList, { target: document.body, props: { notes, active: 's1', onopen: () => {} } }));
+    flushSync();
+
+    click('changes-undo-all');
+    const detail = document.querySelector('[data-testid="confirm-detail"]')?.textContent ?? '';
+    expect(detail.indexOf('chg_b')).toBeLessThan(detail.indexOf('chg_a'));
+    click('confirm-delete');
+    await settle();
+    expect(h.undoConversation).toHaveBeenCalledWith('s1', ['chg_b', 'chg_a']);
+    const outcome = document.querySelector('[data-testid="changes-outcome"]')?.textContent ?? '';
+    expect(outcome).toContain('Undone: chg_b.md.');
+    expect(outcome).toContain('Not undone: chg_a.md. chg_a.md changed after Quire wrote it.');
+
+    click('changes-versions');
+    await settle();
+    expect(h.noteVersions).toHaveBeenCalledWith('chg_a');
+    expect(document.querySelector('[data-testid="version-quire"]')?.textContent).toBe('mine');
+    expect(document.querySelector('[data-testid="version-now"]')?.textContent).toBe('theirs');
+  });
+
+  it('undoes nothing when the question is cancelled', async () => {
+    const h = host(async (id) => ({ undone: [id] }));
+    const notes = new NotesStore(h);
+    await notes.load();
+    mounted.push(mount(ChangesList, { target: document.body, props: { notes, active: 's1', onopen: () => {} } }));
+    flushSync();
+    click('change-undo');
+    click('confirm-cancel');
+    await settle();
+    expect(h.undoChange).not.toHaveBeenCalled();
+    expect(document.querySelector('[data-testid="confirm-dialog"]')).toBeNull();
+  });
+});

@@ -1,0 +1,107 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"quire/host/httpapi"
+	"quire/kernel/protocol"
+)
+
+// notesCalls is a host.Notes that says what it was asked, and fails with
+// err when set: the routes are under test, not the panel's back end
+// (internal/app's TestUndoFromTheChangesList tests that).
+type notesCalls struct {
+	asked []string
+	err   error
+}
+
+func (n *notesCalls) record(format string, args ...any) error {
+	n.asked = append(n.asked, fmt.Sprintf(format, args...))
+	return n.err
+}
+
+func (n *notesCalls) Tree(_ context.Context, path string) (protocol.NoteFolder, error) {
+	return protocol.NoteFolder{Path: path, Entries: []protocol.NoteEntry{}}, n.record("tree %s", path)
+}
+func (n *notesCalls) Read(_ context.Context, path string) (protocol.NoteText, error) {
+	return protocol.NoteText{Path: path}, n.record("read %s", path)
+}
+func (n *notesCalls) Changes(context.Context) (protocol.ChangeList, error) {
+	return protocol.ChangeList{Changes: []protocol.ChangeRecord{}}, n.record("changes")
+}
+func (n *notesCalls) Undo(_ context.Context, id string) (protocol.UndoOutcome, error) {
+	return protocol.UndoOutcome{Undone: []string{id}}, n.record("undo %s", id)
+}
+func (n *notesCalls) UndoAll(_ context.Context, session string, ids []string) (protocol.UndoOutcome, error) {
+	return protocol.UndoOutcome{Undone: ids}, n.record("undo all %s %s", session, strings.Join(ids, ","))
+}
+func (n *notesCalls) Versions(_ context.Context, id string) (protocol.NoteVersions, error) {
+	return protocol.NoteVersions{ID: id}, n.record("versions %s", id)
+}
+func (n *notesCalls) Preview(_ context.Context, tool string, args json.RawMessage) (protocol.WritePreview, error) {
+	return protocol.WritePreview{Tool: tool}, n.record("preview %s %s", tool, args)
+}
+
+// TestNotesRoutes: each route reaches the one method it names with what the
+// page sent; a back end's error class becomes its status with its words; a
+// body that says nothing usable is refused before the back end is asked;
+// with no notes panel every route says so.
+func TestNotesRoutes(t *testing.T) {
+	for _, c := range []struct {
+		name               string
+		method, path, body string
+		err                error
+		code               int
+		asked              string
+		says               string
+	}{
+		{"tree", "GET", "/api/notes/tree?path=projects%2F2026", "", nil, 200, "tree projects/2026", `"path":"projects/2026"`},
+		{"note", "GET", "/api/notes/note?path=plan.md", "", nil, 200, "read plan.md", `"path":"plan.md"`},
+		{"changes", "GET", "/api/notes/changes", "", nil, 200, "changes", `"changes":[]`},
+		{"undo", "POST", "/api/notes/changes/chg_1/undo", "{}", nil, 200, "undo chg_1", `"undone":["chg_1"]`},
+		{"versions", "GET", "/api/notes/changes/chg_1/versions", "", nil, 200, "versions chg_1", `"id":"chg_1"`},
+		{"undo all", "POST", "/api/notes/sessions/s1/undo", `{"ids":["chg_2","chg_1"]}`, nil, 200, "undo all s1 chg_2,chg_1", `"undone":["chg_2","chg_1"]`},
+		{"undo all with no ids", "POST", "/api/notes/sessions/s1/undo", `{}`, nil, 400, "", "ids"},
+		{"undo all with an unknown key", "POST", "/api/notes/sessions/s1/undo", `{"ids":[],"all":true}`, nil, 400, "", "ids"},
+		{"preview", "POST", "/api/notes/preview", `{"tool":"edit_note","arguments":{"path":"a.md"}}`, nil, 200, `preview edit_note {"path":"a.md"}`, `"tool":"edit_note"`},
+		{"preview without a tool", "POST", "/api/notes/preview", `{"arguments":{}}`, nil, 400, "", "tool"},
+		{"not found", "GET", "/api/notes/note?path=gone.md", "", fmt.Errorf("gone.md does not exist: %w", protocol.ErrNotFound), 404, "read gone.md", "gone.md does not exist"},
+		{"a list that changed", "POST", "/api/notes/sessions/s1/undo", `{"ids":[]}`, fmt.Errorf("look again: %w", protocol.ErrConflict), 409, "undo all s1 ", "look again"},
+		{"a path refused", "GET", "/api/notes/tree?path=..", "", fmt.Errorf("outside the notes folder: %w", protocol.ErrBadPayload), 400, "tree ..", "outside the notes folder"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n := &notesCalls{err: c.err}
+			srv := start(t, httpapi.New(httpapi.Backend{Notes: n}, fstest.MapFS{}, slog.New(slog.DiscardHandler)))
+			res, err := http.DefaultClient.Do(srv.request(t, c.method, c.path, c.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != c.code || !strings.Contains(string(b), c.says) {
+				t.Errorf("%d %s; want %d saying %q", res.StatusCode, b, c.code, c.says)
+			}
+			if got := strings.Join(n.asked, "; "); got != c.asked {
+				t.Errorf("the back end was asked %q, want %q", got, c.asked)
+			}
+		})
+	}
+	srv := start(t, httpapi.New(httpapi.Backend{}, fstest.MapFS{}, slog.New(slog.DiscardHandler)))
+	res, err := http.DefaultClient.Do(srv.request(t, "GET", "/api/notes/changes", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), "notes panel is not available") {
+		t.Fatalf("with no notes panel: %d %s", res.StatusCode, b)
+	}
+}
