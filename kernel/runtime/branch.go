@@ -137,6 +137,10 @@ func findSeq(evs []event.Event, seq int64) *event.Event {
 // run the first made, and a repeat after a crash between the two writes
 // sends to the branch already made instead of making another.
 func (r *Runtime) branchAndSend(ctx context.Context, parent string, seq int64, title, text string, once *event.Once) (json.RawMessage, error) {
+	parent, seq, err := r.branchPoint(ctx, parent, seq)
+	if err != nil {
+		return nil, err
+	}
 	if title == "" {
 		n, err := r.siblings(ctx, parent, seq-1)
 		if err != nil {
@@ -162,6 +166,24 @@ func (r *Runtime) branchAndSend(ctx context.Context, parent string, seq int64, t
 	}
 	out.RunID = res.RunID
 	return json.Marshal(out)
+}
+
+// branchPoint is where a branch that replaces the message at seq of session
+// leaves, as (parent, seq of that message): the session itself, or — when
+// the message is the first thing of a branch the model sees, so the two
+// histories before it are the same — the point that branch left its own
+// parent. Branches of one message then stay siblings of one point (one
+// switcher ‹ 3/3 ›) instead of nesting a branch per edit.
+func (r *Runtime) branchPoint(ctx context.Context, session string, seq int64) (string, int64, error) {
+	info, err := r.store.Session(ctx, session)
+	if err != nil || info.Parent == nil {
+		return session, seq, err
+	}
+	own, err := r.store.ProjectedEvents(ctx, session, 0, seq-1)
+	if err != nil || len(own) > 0 {
+		return session, seq, err
+	}
+	return info.Parent.Session, info.Parent.Seq + 1, nil
 }
 
 // part is once for one of a command's several writes.

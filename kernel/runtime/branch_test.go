@@ -250,3 +250,49 @@ func TestAConversationWithBranchesIsNotDeleted(t *testing.T) {
 		t.Fatalf("deleting a parent without branches: %v", err)
 	}
 }
+
+// TestBranchesOfABranchesFirstMessageAreSiblings: editing, or regenerating
+// the reply to, the first message of a branch makes a branch of the same
+// point as that branch (the histories before the message are the same), so
+// the switcher counts them together; a branch's later message branches from
+// the branch itself.
+func TestBranchesOfABranchesFirstMessageAreSiblings(t *testing.T) {
+	k := kit(t)
+	root, evs := twoTurns(t, k)
+	point := seqOf(t, evs, event.UserMessage, 1) - 1
+	k.Ollama.Script(saying("6"), saying("8"), saying("6 again"), saying("ok"), saying("later"))
+	edit := func(session string, seq int64, text string) protocol.Session {
+		t.Helper()
+		r, err := protocol.Run[protocol.BranchResult](t.Context(), k.Runtime, "", protocol.EditMessage,
+			protocol.EditMessagePayload{Session: session, Seq: seq, Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitRuns(t, k, r.Session.ID, 1)
+		return r.Session
+	}
+	b1 := edit(root, point+1, "what is 3+3?")
+	b1evs := logOf(t, k, b1.ID)
+	b2 := edit(b1.ID, seqOf(t, b1evs, event.UserMessage, 0), "what is 4+4?")
+	r3, err := protocol.Run[protocol.BranchResult](t.Context(), k.Runtime, "", protocol.Regenerate,
+		protocol.RegeneratePayload{Session: b1.ID, Seq: seqOf(t, b1evs, event.AssistantMessage, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b3 := r3.Session
+	waitRuns(t, k, b3.ID, 1)
+	for _, b := range []protocol.Session{b2, b3} {
+		if b.Parent != root || b.ParentSeq != point {
+			t.Fatalf("branch %q leaves %s at %d, want the root %s at %d", b.Title, b.Parent, b.ParentSeq, root, point)
+		}
+	}
+	if b3.Title != "branch 4" {
+		t.Fatalf("the third sibling branch is titled %q, want branch 4 (the original counts as 1)", b3.Title)
+	}
+	say(t, k, b1.ID, "and then?", "")
+	b1evs = waitRuns(t, k, b1.ID, 2)
+	nested := edit(b1.ID, seqOf(t, b1evs, event.UserMessage, 1), "and after that?")
+	if nested.Parent != b1.ID || nested.ParentSeq != seqOf(t, b1evs, event.UserMessage, 1)-1 {
+		t.Fatalf("an edit of a branch's second message leaves %s at %d, want the branch %s", nested.Parent, nested.ParentSeq, b1.ID)
+	}
+}
