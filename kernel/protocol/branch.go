@@ -20,9 +20,10 @@ type EditMessagePayload struct {
 	Text    string `json:"text"`
 }
 
-// RegeneratePayload asks again for the reply at Seq of Session (an
-// assistant message): a new branch from just before the user message that
-// opened that reply's run, sending the same text again.
+// RegeneratePayload asks again for the reply at Seq of Session (an event
+// of its run: its start, a delta, the assistant message, a tool's event):
+// a new branch from just before the user message that opened that run,
+// sending the same text again.
 type RegeneratePayload struct {
 	Session string `json:"session"`
 	Seq     int64  `json:"seq"`

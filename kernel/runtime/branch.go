@@ -57,6 +57,13 @@ func (r *Runtime) edit(ctx context.Context, p protocol.EditMessagePayload, once 
 	return r.branchAndSend(ctx, p.Session, p.Seq, p.Text, p.Text, once)
 }
 
+// ofAReply are the events that name the reply they belong to for a
+// regenerate: a page knows a reply by the first event it showed it from.
+var ofAReply = map[event.Type]bool{
+	event.RunStarted: true, event.AssistantDelta: true, event.AssistantMessage: true,
+	event.ToolStarted: true, event.ToolResult: true, event.ToolRefused: true,
+}
+
 // regenerate branches session from just before the user message that opened
 // the run of the reply at seq, and sends the same text again.
 func (r *Runtime) regenerate(ctx context.Context, p protocol.RegeneratePayload, once *event.Once) (json.RawMessage, error) {
@@ -68,7 +75,7 @@ func (r *Runtime) regenerate(ctx context.Context, p protocol.RegeneratePayload, 
 		return nil, err
 	}
 	reply := findSeq(evs, p.Seq)
-	if reply == nil || reply.Type != event.AssistantMessage || reply.RunID == "" {
+	if reply == nil || !ofAReply[reply.Type] || reply.RunID == "" {
 		return nil, fmt.Errorf("%w: %s seq %d", ErrNotAReply, p.Session, p.Seq)
 	}
 	var opener string
