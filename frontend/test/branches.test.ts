@@ -86,8 +86,9 @@ function host() {
         ev('root', 0, 'session.created', { title: 'root' }),
         ev('root', 1, 'user.message', { text: 'hi' }),
         ev('root', 2, 'assistant.message', { content: 'hello' }, 'r1'),
-        ev('root', 3, 'user.message', { text: 'what is 2+2?' }),
-        ev('root', 4, 'assistant.message', { content: '4' }, 'r2'),
+        ev('root', 3, 'run.started', { model: 'm' }, 'r2'),
+        ev('root', 4, 'user.message', { text: 'what is 2+2?' }),
+        ev('root', 5, 'assistant.message', { content: '4' }, 'r2'),
       ],
     ],
   ]);
@@ -119,8 +120,8 @@ describe('ChatStore branches', () => {
     const c = new ChatStore(h.t);
     await c.start();
     expect(c.switchers.size).toBe(0);
-    expect(await c.editMessage('root', 3, 'what is 3+3?')).toBe(true);
-    expect(h.edits).toEqual([['root', 3, 'what is 3+3?']]);
+    expect(await c.editMessage('root', 4, 'what is 3+3?')).toBe(true);
+    expect(h.edits).toEqual([['root', 4, 'what is 3+3?']]);
     expect(c.activeId).toBe('b1');
     expect(shown(c)).toEqual(['hi', 'hello', 'what is 3+3?', '6']);
     expect(c.switchers.get(itemKey('b1', 1))).toEqual({ versions: ['root', 'b1'], index: 1 });
@@ -129,7 +130,7 @@ describe('ChatStore branches', () => {
     expect(c.activeId).toBe('root');
     expect(c.inherited).toEqual([]);
     expect(shown(c)).toEqual(['hi', 'hello', 'what is 2+2?', '4']);
-    expect(c.switchers.get(itemKey('root', 3))).toEqual({ versions: ['root', 'b1'], index: 0 });
+    expect(c.switchers.get(itemKey('root', 4))).toEqual({ versions: ['root', 'b1'], index: 0 });
 
     // Back again: the inherited part is not read a second time (it cannot change).
     const reads = (h.t.events as ReturnType<typeof vi.fn>).mock.calls.filter(([id]) => id === 'root').length;
@@ -142,7 +143,7 @@ describe('ChatStore branches', () => {
     const h = host();
     const c = new ChatStore(h.t);
     await c.start();
-    expect(await c.editMessage('root', 3, '   ')).toBe(false);
+    expect(await c.editMessage('root', 4, '   ')).toBe(false);
     expect(h.edits).toEqual([]);
   });
 });

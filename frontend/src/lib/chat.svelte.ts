@@ -66,6 +66,18 @@ export interface InheritedPart extends Part {
   items: readonly Item[];
 }
 
+/**
+ * The items of an ancestor's part as a branch shows them: the part may end
+ * inside a request (a branch leaves just before the user's message, after
+ * the request for it started), whose placeholder is dropped; nothing in it
+ * is still being written.
+ */
+export function settledItems(items: readonly Item[]): Item[] {
+  return items
+    .filter((i) => !(i.kind === 'assistant' && i.streaming && !i.text && !i.thinking && !i.calls?.length))
+    .map((i) => (i.streaming ? { ...i, streaming: false } : i));
+}
+
 /** The ends of a request after which Continue is offered: it stopped before the model had finished. */
 const CONTINUABLE = new Set(['interrupted', 'error', 'cancelled']);
 
@@ -393,7 +405,7 @@ export class ChatStore {
           return;
         }
       }
-      out.push({ ...p, items: conv.items });
+      out.push({ ...p, items: settledItems(conv.items) });
     }
     if (token === this.partsToken && this.activeId === id) this.inherited = out;
   }
