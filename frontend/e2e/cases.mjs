@@ -235,6 +235,11 @@ function probe() {
   return existsSync(FX.probePath) ? JSON.parse(readFileSync(FX.probePath, 'utf8')) : null;
 }
 
+/** The id of the chat the page shows. */
+function shownId(page) {
+  return page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
+}
+
 /** The log of the chat the page shows. */
 async function activeLog(page, base) {
   const id = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
@@ -2222,6 +2227,7 @@ export const cases = [
       }
     },
   },
+
   {
     name: 'edit a message and resend it: a branch with the new words, the ‹ 2/2 › switcher, and back to the original, which stays',
     slug: 'branch-edit',
@@ -2232,7 +2238,7 @@ export const cases = [
       await until(async () => (await messages(page)).some((m) => m.text === 'You said: first question'), 'the first reply');
       await send(page, 'second question');
       await until(() => settled(page), 'the second reply');
-      const original = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
+      const original = await shownId(page);
       const before = await messages(page);
       const originalLog = await activeLog(page, base);
 
@@ -2246,7 +2252,7 @@ export const cases = [
       await $(page, 'edit-send').click();
 
       const branch = await until(async () => {
-        const id = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
+        const id = await shownId(page);
         return id !== original && id;
       }, 'the branch to open');
       const edited = [
@@ -2271,7 +2277,7 @@ export const cases = [
 
       // ‹ goes back to the original, whole and unchanged.
       await $(page, 'branch-prev').click();
-      await until(async () => (await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id')) === original, 'the original to open');
+      await until(async () => (await shownId(page)) === original, 'the original to open');
       await until(async () => JSON.stringify(await messages(page)) === JSON.stringify(before), 'the original conversation as it was');
       assert((await $(page, 'branch-position').textContent()) === '1/2', 'the switcher says 1/2');
       const after = await activeLog(page, base);
@@ -2300,12 +2306,12 @@ export const cases = [
       await newChat(page);
       await send(page, 'tell me about tomatoes');
       await until(() => settled(page), 'the reply');
-      const original = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
+      const original = await shownId(page);
       const before = await messages(page);
       await page.locator('[data-role="assistant"]').hover();
       await $(page, 'regenerate').click();
       const branch = await until(async () => {
-        const id = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
+        const id = await shownId(page);
         return id !== original && id;
       }, 'the branch to open');
       await until(async () => JSON.stringify(await messages(page)) === JSON.stringify(before) && (await settled(page)), 'the same words asked again, and a reply');
@@ -2319,7 +2325,7 @@ export const cases = [
       assert(title === 'branch 2', `a regenerated branch is named "branch 2", got "${title}"`);
       await page.screenshot({ path: shot });
       await $(page, 'branch-prev').click();
-      await until(async () => (await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id')) === original, 'the original again');
+      await until(async () => (await shownId(page)) === original, 'the original again');
       assert((await $(page, 'branch-position').textContent()) === '1/2', 'the switcher says 1/2');
     },
   },
@@ -2358,7 +2364,7 @@ export const cases = [
       assert(shown.some((m) => m.role === 'notice' && m.text === 'You asked the model to continue its reply.'), `the continue is shown as a notice, got ${JSON.stringify(shown)}`);
       assert(!shown.some((m) => m.role === 'user' && m.text.startsWith('Your previous reply was cut off')), 'what the model is told is not shown as the user\'s words');
       await until(async () => (await $(page, 'continue').count()) === 0, 'no Continue once the reply completed');
-      const id = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
+      const id = await shownId(page);
       const log = await logAt(killed.link, id);
       const fins = log.filter((e) => e.type === 'run.finished').map((e) => e.payload.reason);
       assert(JSON.stringify(fins) === JSON.stringify(['interrupted', 'completed']), `the killed run interrupted, then the continue completed; got ${JSON.stringify(fins)}`);

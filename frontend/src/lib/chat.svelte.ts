@@ -459,19 +459,7 @@ export class ChatStore {
   async continueReply(): Promise<boolean> {
     const id = this.activeId;
     if (!id || !this.canContinue) return false;
-    this.error = null;
-    this.sending = true;
-    try {
-      const before = this.conv?.lastSeq ?? -1;
-      await this.t.continueRun(id, newIdempotencyKey());
-      if (this.activeId === id) this.awaitingAfter = before;
-      return true;
-    } catch (e) {
-      this.error = `Could not continue: ${message(e)}`;
-      return false;
-    } finally {
-      this.sending = false;
-    }
+    return this.posting('continue', async () => id, (id) => this.t.continueRun(id, newIdempotencyKey()));
   }
 
   /** (Re)loads the active session's log from conv.lastSeq + 1, then folds `extra`. */
@@ -566,23 +554,36 @@ export class ChatStore {
   async send(text: string, intent: Intent = 'steer'): Promise<boolean> {
     if (!text.trim()) return false;
     const mode: Intent = this.activeId && this.runGoing ? intent : 'follow_up';
-    this.error = null;
-    this.sending = true;
-    try {
-      const key = newIdempotencyKey();
-      let id = this.activeId;
-      if (!id) {
+    const key = newIdempotencyKey();
+    return this.posting(
+      'send',
+      async () => {
+        if (this.activeId) return this.activeId;
         const s = await this.t.newSession(titleFrom(text));
         this.upsert(s);
         await this.select(s.id);
-        id = s.id;
-      }
+        return s.id;
+      },
+      (id) => this.t.send(id, text, key, mode),
+    );
+  }
+
+  /**
+   * Posts an input to the session `target` names (made first if need be)
+   * with `post`: Stop is on from the moment it is on its way until the run
+   * it opens has ended. False if it failed (`Could not <what>: …` in error).
+   */
+  private async posting(what: string, target: () => Promise<string>, post: (id: string) => Promise<unknown>): Promise<boolean> {
+    this.error = null;
+    this.sending = true;
+    try {
+      const id = await target();
       const before = this.conv?.session === id ? this.conv.lastSeq : -1;
-      await this.t.send(id, text, key, mode);
+      await post(id);
       if (this.activeId === id) this.awaitingAfter = before;
       return true;
     } catch (e) {
-      this.error = `Could not send: ${message(e)}`;
+      this.error = `Could not ${what}: ${message(e)}`;
       return false;
     } finally {
       this.sending = false;

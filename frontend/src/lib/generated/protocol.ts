@@ -445,9 +445,10 @@ export interface RecommendedModel {
 }
 
 /**
- * RegeneratePayload asks again for the reply at Seq of Session (an
- * assistant message): a new branch from just before the user message that
- * opened that reply's run, sending the same text again.
+ * RegeneratePayload asks again for the reply at Seq of Session (an event
+ * of its run: its start, a delta, the assistant message, a tool's event):
+ * a new branch from just before the user message that opened that run,
+ * sending the same text again.
  */
 export interface RegeneratePayload {
   session: string;
