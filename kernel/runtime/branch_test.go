@@ -1,14 +1,17 @@
 package runtime_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 
 	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
+	"quire/kernel/provider"
 	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
+	"quire/kernel/store"
 )
 
 // seqOf is the seq of the n-th (0-based) event of type typ in evs.
@@ -28,15 +31,17 @@ func seqOf(t *testing.T, evs []event.Event, typ event.Type, n int) int64 {
 
 // sentAsRebuilt checks that the fake server's requests from index from on
 // are, byte for byte (canonical JSON), requests 1.. of session rebuilt from
-// the log — what `quire replay -request N` prints.
-func sentAsRebuilt(t *testing.T, k *testkit.Kernel, session string, from int) {
+// the log by r: the runtime, or a Reader as `quire replay -request N` uses.
+func sentAsRebuilt(t *testing.T, r interface {
+	Request(ctx context.Context, session string, n int) (provider.Request, error)
+}, k *testkit.Kernel, session string, from int) {
 	t.Helper()
 	sent := k.Ollama.Requests()[from:]
 	if len(sent) == 0 {
 		t.Fatal("no request was sent")
 	}
 	for n, s := range sent {
-		req, err := k.Runtime.Request(t.Context(), session, n+1)
+		req, err := r.Request(t.Context(), session, n+1)
 		if err != nil {
 			t.Fatalf("request %d of %s: %v", n+1, session, err)
 		}
@@ -104,7 +109,14 @@ func TestEditAndRegenerateBranchFromJustBeforeTheMessage(t *testing.T) {
 			if len(reqs) != 1 || transcript(reqs[0]) != want {
 				t.Fatalf("the branch's model saw %d requests, first %q, want %q", len(reqs), transcript(reqs[0]), want)
 			}
-			sentAsRebuilt(t, k, b.ID, before)
+			sentAsRebuilt(t, k.Runtime, k, b.ID, before)
+			// `quire replay` reads the file with a Reader, nothing running.
+			ro, err := store.OpenReadOnly(t.Context(), k.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ro.Close()
+			sentAsRebuilt(t, runtime.NewReader(ro), k, b.ID, before)
 			if after := logOf(t, k, root); len(after) != len(evs) {
 				t.Fatalf("the parent's log went from %d to %d events", len(evs), len(after))
 			}
