@@ -271,3 +271,50 @@ func (r *Runtime) continueRun(ctx context.Context, session string, once *event.O
 	}
 	return r.input(ctx, session, ContinueText, core.FollowUp, event.KindContinue, once)
 }
+
+// cutReply is the reply a crash cut off in the step that was streaming, as
+// the interrupted assistant message the stream would have logged had Quire
+// lived (effects.go): its deltas are in the log, so the model sees what the
+// user saw, and a continue has a reply to continue. Nothing when no step
+// was streaming, no delta came, or the step's message is already logged (a
+// recovery that was itself cut short).
+func (r *Runtime) cutReply(ctx context.Context, session string, m core.Model) ([]event.Draft, error) {
+	if m.Phase != core.Streaming {
+		return nil, nil
+	}
+	from := int64(0)
+	for _, typ := range []event.Type{event.StepStarted, event.StepRetried} {
+		seq, err := r.store.LastSeqOf(ctx, session, typ, m.Run.ID)
+		if err != nil {
+			return nil, err
+		}
+		from = max(from, seq)
+	}
+	evs, err := r.store.Events(ctx, session, from)
+	if err != nil {
+		return nil, err
+	}
+	var content, thinking strings.Builder
+	for _, e := range evs {
+		if e.RunID != m.Run.ID {
+			continue
+		}
+		switch e.Type {
+		case event.AssistantMessage:
+			return nil, nil
+		case event.AssistantDelta:
+			d, err := event.As[event.AssistantDeltaPayload](e)
+			if err != nil {
+				return nil, err
+			}
+			content.WriteString(d.Content)
+			thinking.WriteString(d.Thinking)
+		}
+	}
+	if content.Len() == 0 && thinking.Len() == 0 {
+		return nil, nil
+	}
+	msg := event.AssistantMessagePayload{Step: m.Run.Step, Content: content.String(), Thinking: thinking.String(),
+		Model: m.Run.Caps.Model, Interrupted: true}
+	return []event.Draft{fact(event.AssistantMessage, r.now(), m.Run.ID, msg)}, nil
+}

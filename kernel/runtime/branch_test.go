@@ -308,3 +308,31 @@ func TestBranchesOfABranchesFirstMessageAreSiblings(t *testing.T) {
 		t.Fatalf("an edit of a branch's second message leaves %s at %d, want the branch %s", nested.Parent, nested.ParentSeq, b1.ID)
 	}
 }
+
+// TestContinueAfterACrash: a run a crash left open is closed as interrupted
+// at the next start, and continue then asks the model with the part of the
+// reply written before the crash (the deltas the log kept) followed by
+// runtime.ContinueText, as the log rebuilds it.
+func TestContinueAfterACrash(t *testing.T) {
+	h := newHarness(t)
+	s := hangingRun(t, h)
+	h2 := attach(t, h.fake, crashCopy(t, h))
+	if err := h2.rt.Recover(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if f := finished(t, logOf(t, h2.k, s.ID)); f.Reason != event.ReasonInterrupted {
+		t.Fatalf("the crashed run ended %+v, want interrupted", f)
+	}
+	before := len(h.fake.Requests())
+	h.fake.Script(saying("tial."))
+	if _, err := protocol.Run[protocol.SendResult](t.Context(), h2.rt, "", protocol.ContinueRun, protocol.SessionRef{Session: s.ID}); err != nil {
+		t.Fatal(err)
+	}
+	h2.waitFinished(t, s.ID, 2)
+	reqs := requests(h2.k)[before:]
+	want := "user:q | assistant:par | user:" + runtime.ContinueText
+	if len(reqs) != 1 || transcript(reqs[0]) != want {
+		t.Fatalf("after a crash the continue sent %d requests, first %q, want %q", len(reqs), transcript(reqs[0]), want)
+	}
+	sentAsRebuilt(t, h2.rt, h2.k, s.ID, 0) // the crashed request and the continue: only this session used the fake
+}
