@@ -137,25 +137,26 @@ func findSeq(evs []event.Event, seq int64) *event.Event {
 	return nil
 }
 
-// branchAndSend creates a branch of parent holding its history before seq,
-// titled title (empty: "branch N", N counting the original as 1), and sends
-// it text. Under an idempotency key the two writes each keep a key derived
-// from it, with the command's fingerprint: a repeat returns the branch and
-// run the first made, and a repeat after a crash between the two writes
-// sends to the branch already made instead of making another.
-func (r *Runtime) branchAndSend(ctx context.Context, parent string, seq int64, title, text string, once *event.Once) (json.RawMessage, error) {
-	parent, seq, err := r.branchPoint(ctx, parent, seq)
+// branchAndSend creates a branch that replaces the message at seq of
+// session (its history is what came before that message), titled title
+// (empty: "branch N", N counting the original as 1), and sends it text.
+// Under an idempotency key the two writes each keep a key derived from it,
+// with the command's fingerprint: a repeat returns the branch and run the
+// first made, and a repeat after a crash between the two writes sends to
+// the branch already made instead of making another.
+func (r *Runtime) branchAndSend(ctx context.Context, session string, seq int64, title, text string, once *event.Once) (json.RawMessage, error) {
+	at, err := r.branchPoint(ctx, session, seq)
 	if err != nil {
 		return nil, err
 	}
 	if title == "" {
-		n, err := r.siblings(ctx, parent, seq-1)
+		n, err := r.siblings(ctx, at.Session, at.Seq)
 		if err != nil {
 			return nil, err
 		}
 		title = fmt.Sprintf("branch %d", n+2)
 	}
-	created, err := r.createSession(ctx, protocol.CreateSessionPayload{Title: title, Parent: parent, ParentSeq: seq - 1}, part(once, "branch"))
+	created, err := r.createSession(ctx, protocol.CreateSessionPayload{Title: title, Parent: at.Session, ParentSeq: at.Seq}, part(once, "branch"))
 	if err != nil {
 		return nil, err
 	}
@@ -175,22 +176,23 @@ func (r *Runtime) branchAndSend(ctx context.Context, parent string, seq int64, t
 	return json.Marshal(out)
 }
 
-// branchPoint is where a branch that replaces the message at seq of session
-// leaves, as (parent, seq of that message): the session itself, or — when
-// the message is the first thing of a branch the model sees, so the two
-// histories before it are the same — the point that branch left its own
-// parent. Branches of one message then stay siblings of one point (one
-// switcher ‹ 3/3 ›) instead of nesting a branch per edit.
-func (r *Runtime) branchPoint(ctx context.Context, session string, seq int64) (string, int64, error) {
+// branchPoint is where a branch that replaces the message at seq of
+// session leaves: just before that message — or, when the message is the
+// first thing of a branch the model sees, so the two histories before it
+// are the same, the point that branch left its own parent. Branches of one
+// message then stay siblings of one point (one switcher ‹ 3/3 ›) instead of
+// nesting a branch per edit.
+func (r *Runtime) branchPoint(ctx context.Context, session string, seq int64) (event.BranchPoint, error) {
+	here := event.BranchPoint{Session: session, Seq: seq - 1}
 	info, err := r.store.Session(ctx, session)
 	if err != nil || info.Parent == nil {
-		return session, seq, err
+		return here, err
 	}
 	own, err := r.store.ProjectedEvents(ctx, session, 0, seq-1)
 	if err != nil || len(own) > 0 {
-		return session, seq, err
+		return here, err
 	}
-	return info.Parent.Session, info.Parent.Seq + 1, nil
+	return *info.Parent, nil
 }
 
 // part is once for one of a command's several writes.
