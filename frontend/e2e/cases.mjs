@@ -235,6 +235,17 @@ function probe() {
   return existsSync(FX.probePath) ? JSON.parse(readFileSync(FX.probePath, 'utf8')) : null;
 }
 
+/** Opens a new chat and sends each text (the fake model echoes it), one reply at a time; the chat's id. */
+async function chatWith(page, base, ...texts) {
+  await open(page, base);
+  await newChat(page);
+  for (const text of texts) {
+    await send(page, text);
+    await until(async () => (await messages(page)).some((m) => m.text === `You said: ${text}`) && (await settled(page)), `the reply to "${text}"`);
+  }
+  return shownId(page);
+}
+
 /** The id of the chat the page shows. */
 function shownId(page) {
   return page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
@@ -2232,13 +2243,7 @@ export const cases = [
     name: 'edit a message and resend it: a branch with the new words, the ‹ 2/2 › switcher, and back to the original, which stays',
     slug: 'branch-edit',
     async run({ page, base, shot }) {
-      await open(page, base);
-      await newChat(page);
-      await send(page, 'first question');
-      await until(async () => (await messages(page)).some((m) => m.text === 'You said: first question'), 'the first reply');
-      await send(page, 'second question');
-      await until(() => settled(page), 'the second reply');
-      const original = await shownId(page);
+      const original = await chatWith(page, base, 'first question', 'second question');
       const before = await messages(page);
       const originalLog = await activeLog(page, base);
 
@@ -2302,11 +2307,7 @@ export const cases = [
     name: 'regenerate a reply: a branch asks the same words again, the first answer stays a ‹ 1/2 › away',
     slug: 'branch-regenerate',
     async run({ page, base, shot }) {
-      await open(page, base);
-      await newChat(page);
-      await send(page, 'tell me about tomatoes');
-      await until(() => settled(page), 'the reply');
-      const original = await shownId(page);
+      const original = await chatWith(page, base, 'tell me about tomatoes');
       const before = await messages(page);
       await page.locator('[data-role="assistant"]').hover();
       await $(page, 'regenerate').click();
