@@ -760,6 +760,39 @@ func (a *App) SendWith(id, text, intent, key string) (string, error) {
 	return r.RunID, spoken(err)
 }
 
+// EditMessage resends the user message at seq of conversation id with text
+// instead, as a new branch; it returns the branch and its run. key is the
+// idempotency key, as for Send.
+func (a *App) EditMessage(id string, seq int64, text, key string) (protocol.BranchResult, error) {
+	if err := a.ready(); err != nil {
+		return protocol.BranchResult{}, err
+	}
+	r, err := protocol.Run[protocol.BranchResult](a.callCtx(), a.kernel, key, protocol.EditMessage,
+		protocol.EditMessagePayload{Session: id, Seq: seq, Text: text})
+	return r, spoken(err)
+}
+
+// Regenerate asks again for the reply at seq of conversation id, as a new
+// branch; it returns the branch and its run.
+func (a *App) Regenerate(id string, seq int64, key string) (protocol.BranchResult, error) {
+	if err := a.ready(); err != nil {
+		return protocol.BranchResult{}, err
+	}
+	r, err := protocol.Run[protocol.BranchResult](a.callCtx(), a.kernel, key, protocol.Regenerate,
+		protocol.RegeneratePayload{Session: id, Seq: seq})
+	return r, spoken(err)
+}
+
+// ContinueRun asks the model to continue the conversation's reply that was
+// cut off; it returns the run id.
+func (a *App) ContinueRun(id, key string) (string, error) {
+	if err := a.ready(); err != nil {
+		return "", err
+	}
+	r, err := protocol.Run[protocol.SendResult](a.callCtx(), a.kernel, key, protocol.ContinueRun, protocol.SessionRef{Session: id})
+	return r.RunID, spoken(err)
+}
+
 // Cancel stops the conversation's reply.
 func (a *App) Cancel(id string) error {
 	if err := a.ready(); err != nil {

@@ -235,6 +235,22 @@ function probe() {
   return existsSync(FX.probePath) ? JSON.parse(readFileSync(FX.probePath, 'utf8')) : null;
 }
 
+/** Opens a new chat and sends each text (the fake model echoes it), one reply at a time; the chat's id. */
+async function chatWith(page, base, ...texts) {
+  await open(page, base);
+  await newChat(page);
+  for (const text of texts) {
+    await send(page, text);
+    await until(async () => (await messages(page)).some((m) => m.text === `You said: ${text}`) && (await settled(page)), `the reply to "${text}"`);
+  }
+  return shownId(page);
+}
+
+/** The id of the chat the page shows. */
+function shownId(page) {
+  return page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
+}
+
 /** The log of the chat the page shows. */
 async function activeLog(page, base) {
   const id = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
@@ -2288,6 +2304,143 @@ export const cases = [
       const undone = log.filter((e) => e.type === 'note.undone');
       assert(undone.length === 1 && /^chg_/.test(undone[0].payload.undoes), `the undo is in the conversation's log, got ${JSON.stringify(undone)}`);
       await page.screenshot({ path: shot });
+    },
+  },
+
+  {
+    name: 'edit a message and resend it: a branch with the new words, the ‹ 2/2 › switcher, and back to the original, which stays',
+    slug: 'branch-edit',
+    async run({ page, base, shot }) {
+      const original = await chatWith(page, base, 'first question', 'second question');
+      const before = await messages(page);
+      const originalLog = await activeLog(page, base);
+
+      const second = page.locator('[data-role="user"]').nth(1);
+      await second.hover();
+      await page.locator('[data-testid="edit-message"]').nth(1).click();
+      const box = $(page, 'edit-input');
+      await box.waitFor();
+      assert((await box.inputValue()) === 'second question', `the editor holds the message, got "${await box.inputValue()}"`);
+      await box.fill('second question, edited');
+      await $(page, 'edit-send').click();
+
+      const branch = await until(async () => {
+        const id = await shownId(page);
+        return id !== original && id;
+      }, 'the branch to open');
+      const edited = [
+        { role: 'user', text: 'first question' },
+        { role: 'assistant', text: 'You said: first question' },
+        { role: 'user', text: 'second question, edited' },
+        { role: 'assistant', text: 'You said: second question, edited' },
+      ];
+      await until(async () => JSON.stringify(await messages(page)) === JSON.stringify(edited) && (await settled(page)), 'the branch: the inherited start, the edited message and its reply');
+      assert((await $(page, 'branch-position').textContent()) === '2/2', 'the switcher says 2/2');
+      // The sidebar shows the branch under its conversation, named by the edited words.
+      const row = page.locator(`[data-testid="session-item"][data-session-id="${branch}"]`);
+      assert((await row.getAttribute('data-depth')) === '1', 'the branch is indented under its conversation');
+      assert((await row.locator('[data-testid="session-title"]').textContent()) === 'second question, edited', 'the branch is named by its first different message');
+      const rows = await page.$$eval('[data-testid="session-item"]', (els) => els.map((e) => e.getAttribute('data-session-id')));
+      assert(rows.indexOf(branch) === rows.indexOf(original) + 1, `the branch row right under the original, got ${JSON.stringify(rows)}`);
+      // The log says where it branched: just before the edited message.
+      const log = await activeLog(page, base);
+      const userSeq = originalLog.filter((e) => e.type === 'user.message')[1].seq;
+      assert(JSON.stringify(log[0].payload.parent) === JSON.stringify({ session: original, seq: userSeq - 1 }), `branch point ${JSON.stringify(log[0].payload)}, want ${original} at ${userSeq - 1}`);
+      await page.screenshot({ path: shot.replace(/\.png$/, '-branch.png') });
+
+      // ‹ goes back to the original, whole and unchanged.
+      await $(page, 'branch-prev').click();
+      await until(async () => (await shownId(page)) === original, 'the original to open');
+      await until(async () => JSON.stringify(await messages(page)) === JSON.stringify(before), 'the original conversation as it was');
+      assert((await $(page, 'branch-position').textContent()) === '1/2', 'the switcher says 1/2');
+      const after = await activeLog(page, base);
+      assert(after.length === originalLog.length, `the original's log is untouched (${originalLog.length} events, now ${after.length})`);
+
+      // Deleting the original is refused while a branch needs its history; both stay.
+      const first = page.locator(`[data-testid="session-item"][data-session-id="${original}"]`);
+      await first.hover();
+      await first.locator('[data-testid="delete"]').click();
+      await $(page, 'confirm-delete').click();
+      const strip = await until(async () => (await $(page, 'error-strip').count()) && (await $(page, 'error-strip').textContent()), 'the refusal');
+      assert(strip.includes('delete those branches first'), `the refusal says what to do, got "${strip}"`);
+      const listed = (await (await api(base, '/api/sessions')).json()).map((s) => s.id);
+      assert(listed.includes(original) && listed.includes(branch), 'both conversations are still there');
+      // › opens the branch again.
+      await $(page, 'branch-next').click();
+      await until(async () => JSON.stringify(await messages(page)) === JSON.stringify(edited), 'the branch again');
+    },
+  },
+
+  {
+    name: 'regenerate a reply: a branch asks the same words again, the first answer stays a ‹ 1/2 › away',
+    slug: 'branch-regenerate',
+    async run({ page, base, shot }) {
+      const original = await chatWith(page, base, 'tell me about tomatoes');
+      const before = await messages(page);
+      await page.locator('[data-role="assistant"]').hover();
+      await $(page, 'regenerate').click();
+      const branch = await until(async () => {
+        const id = await shownId(page);
+        return id !== original && id;
+      }, 'the branch to open');
+      await until(async () => JSON.stringify(await messages(page)) === JSON.stringify(before) && (await settled(page)), 'the same words asked again, and a reply');
+      const log = await activeLog(page, base);
+      const inputs = log.filter((e) => e.type === 'input.received');
+      assert(inputs.length === 1 && inputs[0].payload.text === 'tell me about tomatoes', `the branch sent the same words once, got ${JSON.stringify(inputs)}`);
+      assert(log.some((e) => e.type === 'assistant.message') && log.at(-1).type === 'run.finished', 'the branch has a reply of its own');
+      assert(log[0].payload.parent?.session === original, 'the branch leaves the original');
+      assert((await $(page, 'branch-position').textContent()) === '2/2', 'the switcher says 2/2');
+      const title = await page.locator(`[data-testid="session-item"][data-session-id="${branch}"] [data-testid="session-title"]`).textContent();
+      assert(title === 'branch 2', `a regenerated branch is named "branch 2", got "${title}"`);
+      await page.screenshot({ path: shot });
+      await $(page, 'branch-prev').click();
+      await until(async () => (await shownId(page)) === original, 'the original again');
+      assert((await $(page, 'branch-position').textContent()) === '1/2', 'the switcher says 1/2');
+    },
+  },
+
+  {
+    name: 'continue after a killed reply: quire serve is killed mid-reply, started again, says the request stopped, and Continue asks the model to go on',
+    slug: 'continue-killed',
+    async run({ page, shot }) {
+      const openLink = async (link) => {
+        await page.goto(link, { waitUntil: 'domcontentloaded' });
+        await $(page, 'composer').waitFor({ timeout: WAIT_MS });
+      };
+      const logAt = async (link, id) => {
+        const u = new URL(link);
+        const r = await fetch(`${u.origin}/api/sessions/${encodeURIComponent(id)}/events?from=0`, {
+          headers: { 'Quire-Protocol': VERSION, Authorization: `Bearer ${u.searchParams.get('token')}` },
+        });
+        return r.json();
+      };
+      await openLink(FX.killableUrl);
+      await send(page, P.slow);
+      await until(async () => (await messages(page)).find((m) => m.role === 'assistant' && m.text.length > 8), 'some streamed text');
+      const killed = await (await fetch(`${FX.killControl}/kill`, { method: 'POST' })).json();
+      assert(killed.killed && killed.link, `quire serve was killed by SIGKILL and started again, got ${JSON.stringify(killed)}`);
+
+      await openLink(killed.link);
+      const stopped = await until(async () => (await messages(page)).find((m) => m.role === 'notice' || m.role === 'error'), 'what the page says of the killed request');
+      assert(stopped.text === 'Quire stopped before this request finished.', `the sentence of an interrupted request, got "${stopped.text}"`);
+      const cut = (await messages(page)).find((m) => m.role === 'assistant')?.text ?? '';
+      assert(cut.length > 0 && cut.startsWith('1 2 '), `the part of the reply written before the kill is kept, got "${cut}"`);
+      await $(page, 'continue').waitFor({ timeout: WAIT_MS });
+      await page.screenshot({ path: shot.replace(/\.png$/, '-stopped.png') });
+      await $(page, 'continue').click();
+      await until(async () => (await messages(page)).some((m) => m.role === 'assistant' && m.text === P.continued), 'the continued reply');
+      const shown = await messages(page);
+      assert(shown.some((m) => m.role === 'notice' && m.text === 'You asked the model to continue its reply.'), `the continue is shown as a notice, got ${JSON.stringify(shown)}`);
+      assert(!shown.some((m) => m.role === 'user' && m.text.startsWith('Your previous reply was cut off')), 'what the model is told is not shown as the user\'s words');
+      await until(async () => (await $(page, 'continue').count()) === 0, 'no Continue once the reply completed');
+      const id = await shownId(page);
+      const log = await logAt(killed.link, id);
+      const fins = log.filter((e) => e.type === 'run.finished').map((e) => e.payload.reason);
+      assert(JSON.stringify(fins) === JSON.stringify(['interrupted', 'completed']), `the killed run interrupted, then the continue completed; got ${JSON.stringify(fins)}`);
+      const cutOff = log.find((e) => e.type === 'assistant.message' && e.payload.interrupted);
+      assert(cutOff?.payload?.content?.trim() === cut, `the reply the kill cut off is in the log whole, as the model sees it, got ${JSON.stringify(cutOff?.payload)}`);
+      const asked = log.filter((e) => e.type === 'user.message').at(-1);
+      assert(asked.payload.kind === 'continue' && asked.payload.text.startsWith('Your previous reply was cut off'), `what the model was told is in the log, got ${JSON.stringify(asked.payload)}`);
     },
   },
 ];

@@ -108,6 +108,14 @@ class FakeHost implements Transport {
   });
   answer = vi.fn(async (_id: string, _callIds: string[], _allowed: boolean, _feedback: string) => {});
   cancel = vi.fn(async () => {});
+  // The branch commands are test/branches.test.ts's subject.
+  editMessage = vi.fn(async (): Promise<never> => {
+    throw new Error('not in this fake');
+  });
+  regenerate = vi.fn(async (): Promise<never> => {
+    throw new Error('not in this fake');
+  });
+  continueRun = vi.fn(async () => 'run-continue');
   reportView = vi.fn(async () => {});
   subscribe(onEvents: (e: QEvent[]) => void, onSessions: (s: Session[]) => void, onResync?: () => void) {
     this.onEvents = onEvents;

@@ -105,6 +105,9 @@ func (s *Server) routes() http.Handler {
 	api.HandleFunc("POST /api/sessions/{id}/messages", s.send)
 	api.HandleFunc("POST /api/sessions/{id}/cancel", s.cancel)
 	api.HandleFunc("POST /api/sessions/{id}/answer", s.answer)
+	api.HandleFunc("POST /api/sessions/{id}/edit", s.edit)
+	api.HandleFunc("POST /api/sessions/{id}/regenerate", s.regenerate)
+	api.HandleFunc("POST /api/sessions/{id}/continue", s.continueRun)
 	api.HandleFunc("GET /api/questions", s.openQuestions)
 	api.HandleFunc("GET /api/questions/stream", s.questionStream)
 	api.HandleFunc("POST /api/commands", s.command)
@@ -408,6 +411,39 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	}
 	b.Session = r.PathValue("id")
 	s.run(w, r, protocol.AnswerAsk, b, http.StatusNoContent)
+}
+
+// edit resends the user message at seq with other words, as a new branch
+// (protocol.EditMessage): 201 with the branch and its run.
+func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
+	var b struct {
+		Seq  int64  `json:"seq"`
+		Text string `json:"text"`
+	}
+	if err := readBody(r, &b, true); err != nil {
+		s.fail(w, http.StatusBadRequest, err)
+		return
+	}
+	s.run(w, r, protocol.EditMessage, protocol.EditMessagePayload{Session: r.PathValue("id"), Seq: b.Seq, Text: b.Text}, http.StatusCreated)
+}
+
+// regenerate asks again for the reply at seq, as a new branch
+// (protocol.Regenerate): 201 with the branch and its run.
+func (s *Server) regenerate(w http.ResponseWriter, r *http.Request) {
+	var b struct {
+		Seq int64 `json:"seq"`
+	}
+	if err := readBody(r, &b, true); err != nil {
+		s.fail(w, http.StatusBadRequest, err)
+		return
+	}
+	s.run(w, r, protocol.Regenerate, protocol.RegeneratePayload{Session: r.PathValue("id"), Seq: b.Seq}, http.StatusCreated)
+}
+
+// continueRun asks the model to continue the reply that was cut off
+// (protocol.ContinueRun): 202 with the run.
+func (s *Server) continueRun(w http.ResponseWriter, r *http.Request) {
+	s.run(w, r, protocol.ContinueRun, protocol.SessionRef{Session: r.PathValue("id")}, http.StatusAccepted)
 }
 
 func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {

@@ -66,6 +66,8 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Same(reflect.TypeFor[event.Visibility](), "Visibility")
 	f.Union("Intent", "When an input is taken up: the next run (follow_up), the next step of this run (steer), the next step whenever it comes (inject); note is Quire's own word to the model after an empty reply (a user.message no host sends).",
 		reflect.TypeFor[core.Intent](), string(core.FollowUp), string(core.Steer), string(core.Inject), string(core.Note))
+	f.Union("InputKind", "What an input that is not the user's own words is (InputReceivedPayload.kind, UserMessagePayload.kind): continue is Quire asking the model to continue a cut-off reply (run.continue).", nil,
+		event.KindContinue)
 	f.Union("SessionStatus", "Whether the kernel has the session attached (Session.status).", reflect.TypeFor[runtime.SessionStatus](),
 		string(runtime.SessionAttached), string(runtime.SessionDetached))
 	f.Union("RunStatus", "What a session's run is doing (Session.runStatus).", reflect.TypeFor[runtime.RunStatus](),
@@ -101,7 +103,8 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Union("CheckAction", "What the window offers for a failing health check (Check.action): install Ollama, download a model, open Settings.", nil,
 		doctor.ActionInstall, doctor.ActionDownload, doctor.ActionSettings)
 	f.Union("CommandType", "The commands a host sends (Command.type).", nil,
-		protocol.CreateSession, protocol.RenameSession, protocol.DeleteSession, protocol.SendMessage, protocol.CancelRun, protocol.AnswerAsk)
+		protocol.CreateSession, protocol.RenameSession, protocol.DeleteSession, protocol.SendMessage, protocol.CancelRun, protocol.AnswerAsk,
+		protocol.EditMessage, protocol.Regenerate, protocol.ContinueRun)
 
 	// kernel/protocol: what every host speaks.
 	declare(f, map[string]reflect.Type{
@@ -115,6 +118,9 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"SendMessagePayload":   reflect.TypeFor[protocol.SendMessagePayload](),
 		"AnswerPayload":        reflect.TypeFor[protocol.AnswerPayload](),
 		"SendResult":           reflect.TypeFor[protocol.SendResult](),
+		"EditMessagePayload":   reflect.TypeFor[protocol.EditMessagePayload](),
+		"RegeneratePayload":    reflect.TypeFor[protocol.RegeneratePayload](),
+		"BranchResult":         reflect.TypeFor[protocol.BranchResult](),
 		"IndexProgress":        reflect.TypeFor[protocol.IndexProgress](),
 		"DocumentInfo":         reflect.TypeFor[protocol.Document](),
 		"DocumentsState":       reflect.TypeFor[protocol.DocumentsState](),

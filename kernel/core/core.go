@@ -261,7 +261,7 @@ func (s *stepper) startStep(first int) {
 	ids := make([]string, len(consumed))
 	for i, in := range consumed {
 		ids[i] = in.InputID
-		s.record(event.UserMessage, event.UserMessagePayload{Text: in.Text, InputID: in.InputID, Intent: in.Intent})
+		s.record(event.UserMessage, event.UserMessagePayload{Text: in.Text, InputID: in.InputID, Intent: in.Intent, Kind: in.Kind})
 	}
 	s.record(event.StepStarted, event.StepStartedPayload{Step: r.Step, InputIDs: ids})
 	s.m.Phase = Streaming

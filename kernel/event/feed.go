@@ -21,6 +21,9 @@ var (
 	ErrSessionExists = errors.New("a session with that id already exists")
 	// ErrBadBranch: a branch names a parent session or seq that does not exist.
 	ErrBadBranch = errors.New("a branch must start from an existing event of an existing session")
+	// ErrHasBranches: a session other sessions branch from cannot be
+	// deleted, since their histories begin with its events.
+	ErrHasBranches = errors.New("other conversations branch from this one")
 	// ErrKeyReused: an idempotency key was used before with a different request.
 	ErrKeyReused = errors.New("this idempotency key was already used for a different request")
 	// ErrNoSpace: the log could not grow (the disk is full, or the file

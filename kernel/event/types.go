@@ -62,7 +62,17 @@ type UserMessagePayload struct {
 	Text    string `json:"text"`
 	InputID string `json:"inputId,omitempty"`
 	Intent  string `json:"intent,omitempty"`
+	// Kind is the input's kind (InputReceivedPayload.Kind), carried so a
+	// host can show Quire's own words as what they are.
+	Kind string `json:"kind,omitempty"`
 }
+
+// Kinds of input besides the user's own text.
+const (
+	// KindContinue: Quire asks the model to continue a reply that was cut
+	// off (the run.continue command); the text is what the model is told.
+	KindContinue = "continue"
+)
 
 type RunStartedPayload struct {
 	Model   string `json:"model"`
@@ -220,11 +230,14 @@ const (
 // turn), steer (next step, wakes the loop) or inject (next step, does not).
 // RunID and Caps are used if this input opens a run.
 type InputReceivedPayload struct {
-	InputID string        `json:"inputId"`
-	Intent  string        `json:"intent"`
-	Text    string        `json:"text"`
-	RunID   string        `json:"runId,omitempty"`
-	Caps    *Capabilities `json:"caps,omitempty"`
+	InputID string `json:"inputId"`
+	Intent  string `json:"intent"`
+	Text    string `json:"text"`
+	// Kind is empty for the user's own words, else one of the Kind
+	// constants: the text is then Quire's, sent on the user's behalf.
+	Kind  string        `json:"kind,omitempty"`
+	RunID string        `json:"runId,omitempty"`
+	Caps  *Capabilities `json:"caps,omitempty"`
 }
 
 type StreamFailedPayload struct {

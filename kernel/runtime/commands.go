@@ -41,11 +41,12 @@ func (r *Runtime) Execute(ctx context.Context, cmd protocol.Command) (json.RawMe
 		return nil, fmt.Errorf("%w: %q", protocol.ErrIdempotencyConflict, cmd.IdempotencyKey)
 	case errors.Is(err, event.ErrNoSession):
 		return nil, protocol.Classify(protocol.ErrNotFound, err)
-	case errors.Is(err, event.ErrSessionExists), errors.Is(err, ErrNotAsked):
+	case errors.Is(err, event.ErrSessionExists), errors.Is(err, ErrNotAsked), errors.Is(err, ErrRunGoing),
+		errors.Is(err, ErrNothingToContinue), errors.Is(err, event.ErrHasBranches):
 		return nil, protocol.Classify(protocol.ErrConflict, err)
 	case errors.Is(err, ErrDamagedSession):
 		return nil, protocol.Classify(protocol.ErrDamaged, err)
-	case errors.Is(err, ErrEmptyMessage), errors.Is(err, event.ErrBadBranch):
+	case errors.Is(err, ErrEmptyMessage), errors.Is(err, event.ErrBadBranch), errors.Is(err, ErrNotAUserMessage), errors.Is(err, ErrNotAReply):
 		return nil, protocol.Classify(protocol.ErrBadPayload, err)
 	case errors.Is(err, event.ErrNoSpace):
 		return nil, protocol.Classify(protocol.ErrNoSpace, err)
@@ -105,6 +106,24 @@ func (r *Runtime) execute(ctx context.Context, cmd protocol.Command, once *event
 			return nil, err
 		}
 		return r.submit(ctx, p, once)
+	case protocol.EditMessage:
+		p, err := decode[protocol.EditMessagePayload](cmd)
+		if err != nil {
+			return nil, err
+		}
+		return r.edit(ctx, p, once)
+	case protocol.Regenerate:
+		p, err := decode[protocol.RegeneratePayload](cmd)
+		if err != nil {
+			return nil, err
+		}
+		return r.regenerate(ctx, p, once)
+	case protocol.ContinueRun:
+		p, err := decode[protocol.SessionRef](cmd)
+		if err != nil {
+			return nil, err
+		}
+		return r.continueRun(ctx, p.Session, once)
 	case protocol.CancelRun:
 		p, err := decode[protocol.SessionRef](cmd)
 		if err != nil {
@@ -207,7 +226,17 @@ func (r *Runtime) rename(ctx context.Context, p protocol.RenameSessionPayload, o
 
 // delete removes a session, a damaged one too: deleting is the one thing a
 // user can do with a conversation whose log cannot be read.
+//
+// A conversation other conversations branch from is refused
+// (event.ErrHasBranches) before its run is touched: their histories begin
+// with its events. The store checks again in the deleting transaction, for
+// a branch made in between.
 func (r *Runtime) delete(ctx context.Context, id string, once *event.Once) (json.RawMessage, error) {
+	if n, err := r.branches(ctx, id); err != nil {
+		return nil, err
+	} else if n > 0 {
+		return nil, fmt.Errorf("%w (%d): delete those branches first, since each begins with its history", event.ErrHasBranches, n)
+	}
 	r.detach(id)
 	o, res, err := withResult(once, struct{}{})
 	if err != nil {
@@ -290,16 +319,21 @@ func (r *Runtime) submit(ctx context.Context, p protocol.SendMessagePayload, onc
 	default:
 		return nil, fmt.Errorf("%w: intent %q is not follow_up, steer or inject", protocol.ErrBadPayload, p.Intent)
 	}
-	s, err := r.attach(ctx, p.Session)
+	return r.input(ctx, p.Session, p.Text, intent, "", once)
+}
+
+// input records an input of kind ("" for the user's own words) to session.
+func (r *Runtime) input(ctx context.Context, session, text string, intent core.Intent, kind string, once *event.Once) (json.RawMessage, error) {
+	s, err := r.attach(ctx, session)
 	if err != nil {
 		return nil, err
 	}
-	in := event.InputReceivedPayload{InputID: r.newID(), Intent: string(intent), Text: p.Text}
+	in := event.InputReceivedPayload{InputID: r.newID(), Intent: string(intent), Text: text, Kind: kind}
 	result := protocol.SendResult{}
 	if intent != core.Inject {
 		// Any input but an inject may open a run — a steer too, if the run
 		// it was meant for has ended by the time it is taken up.
-		caps, tools, err := r.snapshot(prompt.WithRequest(ctx, p.Text), p.Session)
+		caps, tools, err := r.snapshot(prompt.WithRequest(ctx, text), session)
 		if err != nil {
 			return nil, err
 		}

@@ -469,7 +469,11 @@ func (r *Runtime) Recover(ctx context.Context) error {
 		if sess.model().Open() {
 			r.log.Info("closing a run left open by a crash", "session", id, "run", sess.model().Run.ID)
 			interrupted := fact(event.RunInterrupted, r.now(), "", event.RunInterruptedPayload{})
-			if err := sess.deliver(ctx, interrupted); err != nil {
+			facts, err := r.cutReply(ctx, id, sess.model())
+			if err != nil {
+				errs = append(errs, fmt.Errorf("recover %s: %w", id, err))
+			}
+			if err := sess.deliver(ctx, append(facts, interrupted)...); err != nil {
 				errs = append(errs, fmt.Errorf("recover %s: %w", id, err))
 				if errors.Is(err, event.ErrNoSpace) {
 					// The disk is full: handed to the owner as a report, it

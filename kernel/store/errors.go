@@ -32,5 +32,6 @@ var (
 	ErrNoSession     = event.ErrNoSession
 	ErrSessionExists = event.ErrSessionExists
 	ErrBadBranch     = event.ErrBadBranch
+	ErrHasBranches   = event.ErrHasBranches
 	ErrKeyReused     = event.ErrKeyReused
 )

@@ -437,6 +437,16 @@ func (s *Store) deleteTx(ctx context.Context, id string, once *Once) (*Done, err
 			return done, err
 		}
 	}
+	// A branch's history begins with its parent's events: deleting the
+	// parent would leave it unreadable. Checked in the transaction that
+	// deletes, so a branch made meanwhile is counted (writes are serial).
+	var branches int
+	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM sessions WHERE parent = ?", id).Scan(&branches); err != nil {
+		return nil, fmt.Errorf("delete session %s: %w", id, err)
+	}
+	if branches > 0 {
+		return nil, fmt.Errorf("%w: %s has %d", ErrHasBranches, id, branches)
+	}
 	res, err := tx.ExecContext(ctx, "DELETE FROM sessions WHERE id = ?", id)
 	if err != nil {
 		return nil, fmt.Errorf("delete session %s: %w", id, err)

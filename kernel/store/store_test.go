@@ -456,3 +456,33 @@ func TestSessionsWithOpenRuns(t *testing.T) {
 		t.Fatalf("open runs in %v, unknown types in %v", got, unknown)
 	}
 }
+
+// TestAParentIsNotDeletedUnderItsBranches: the store refuses to delete a
+// session a branch starts from (the branch's history begins with its
+// events), in the deleting transaction itself, whatever checked before;
+// the idempotency key of the refused delete is not spent, and once the
+// branch is gone the parent can be deleted.
+func TestAParentIsNotDeletedUnderItsBranches(t *testing.T) {
+	s := open(t)
+	if _, _, err := s.CreateSession(t.Context(), "root", "Root", t0, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.CreateSession(t.Context(), "b", "Branch", t0, &event.BranchPoint{Session: "root", Seq: 0}, nil); err != nil {
+		t.Fatal(err)
+	}
+	once := &Once{Key: "del", Fingerprint: "f", Result: []byte(`{}`)}
+	if _, err := s.DeleteSession(t.Context(), "root", once); !errors.Is(err, ErrHasBranches) {
+		t.Fatalf("deleting a parent: %v, want ErrHasBranches", err)
+	}
+	for _, id := range []string{"root", "b"} {
+		if _, err := s.Session(t.Context(), id); err != nil {
+			t.Fatalf("%s after the refused delete: %v", id, err)
+		}
+	}
+	if _, err := s.DeleteSession(t.Context(), "b", nil); err != nil {
+		t.Fatal(err)
+	}
+	if done, err := s.DeleteSession(t.Context(), "root", once); err != nil || done != nil {
+		t.Fatalf("deleting the parent without branches under the refused delete's key: %v, %+v", err, done)
+	}
+}

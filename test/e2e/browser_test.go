@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -45,6 +46,7 @@ var cases = []string{
 	"wails-drop", "compaction-marker", "memory-panel", "models-panel", "documents-e2e", "citations",
 	"question-forget", "question-long", "secret", "exfil", "empty-retry", "settings", "documents-embedder",
 	"changes-undo",
+	"branch-edit", "branch-regenerate", "continue-killed",
 }
 
 func TestBrowser(t *testing.T) {
@@ -169,6 +171,8 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	empty.AddPullable(ollamatest.DefaultModel())
 	empty.AddPullable(ollamatest.Model{Name: secondModel, Capabilities: []string{"completion", "tools"}, ContextLength: 131072, Family: "llama"})
 	fx.FirstURL = serve(t, dist, fx.ProbePath, []string{"-data-dir", t.TempDir(), "-ollama-host", empty.URL()}, app.Extras{})
+	// A fourth, in a child process the killed reply's case has killed.
+	fx.KillableURL, fx.KillControl = startKillable(t, frontend, fake.URL())
 	return fx, main
 }
 
@@ -178,40 +182,53 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 // is not read: the flags are the whole configuration.
 func serve(t *testing.T, dist fs.FS, probePath string, flags []string, extras app.Extras) string {
 	t.Helper()
-	cfg, err := config.Load(flag.NewFlagSet("quire serve", flag.ContinueOnError), flags, func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.DiscardHandler)
 	ctx, stop := context.WithCancel(context.Background())
-	p, err := app.OpenWith(ctx, config.NewStore(cfg), log, app.Owner, extras)
+	link, done, err := launch(ctx, dist, probePath, flags, extras)
 	if err != nil {
 		stop()
-		t.Fatal(err)
+		t.Fatalf("quire serve: %v", err)
 	}
-	if err := p.DatabaseError(); err != nil {
-		stop()
-		p.Close()
-		t.Fatalf("the database: %v", err)
-	}
-	srv := p.Serve(p.ServeBackend(ctx, probePath), dist, log)
-	ready, done := make(chan string, 1), make(chan error, 1)
-	go func() { done <- srv.ListenAndServe(ctx, "127.0.0.1:0", func(link string) { ready <- link }) }()
 	t.Cleanup(func() {
 		stop()
 		if err := <-done; err != nil && !t.Failed() {
 			t.Errorf("quire serve: %v", err)
 		}
-		p.Close()
 	})
+	return link
+}
+
+// launch starts `quire serve` with flags, as main.go's runServe does, until
+// ctx ends; it returns the link it prints, and done, which says how serving
+// ended once the parts are closed. The killed reply's child process runs
+// it too (kill_test.go), where no test is at hand.
+func launch(ctx context.Context, dist fs.FS, probePath string, flags []string, extras app.Extras) (string, <-chan error, error) {
+	cfg, err := config.Load(flag.NewFlagSet("quire serve", flag.ContinueOnError), flags, func(string) (string, bool) { return "", false })
+	if err != nil {
+		return "", nil, err
+	}
+	log := slog.New(slog.DiscardHandler)
+	p, err := app.OpenWith(ctx, config.NewStore(cfg), log, app.Owner, extras)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := p.DatabaseError(); err != nil {
+		p.Close()
+		return "", nil, fmt.Errorf("the database: %w", err)
+	}
+	srv := p.Serve(p.ServeBackend(ctx, probePath), dist, log)
+	ready, served, done := make(chan string, 1), make(chan error, 1), make(chan error, 1)
+	go func() {
+		served <- srv.ListenAndServe(ctx, "127.0.0.1:0", func(link string) { ready <- link })
+		p.Close()
+		done <- <-served
+	}()
 	select {
 	case link := <-ready:
-		return link
-	case err := <-done:
-		done <- err // for the cleanup
-		t.Fatalf("quire serve: %v", err)
+		return link, done, nil
+	case err := <-served:
+		served <- err // for done
+		return "", nil, err
 	}
-	return ""
 }
 
 // fixtureSet is the fixtures and the fake model they were made for.

@@ -12,6 +12,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"quire/internal/ollamatest"
+	"quire/kernel/runtime"
 	"quire/tools/searchdocs"
 	"quire/tools/todo"
 )
@@ -40,6 +41,8 @@ const (
 	exfilStart    = "/exfil "
 	emptyPrompt   = "/empty say nothing"
 	emptyAnswer   = "Here it is after all."
+	// continued is the model's reply when Quire asks it to continue.
+	continued = "… and so on, up to 60."
 )
 
 // exfilReply is what a reply steered by a document could hold to send what
@@ -122,13 +125,18 @@ type fixtures struct {
 	Garden string `json:"garden"`
 	// CompactReads is how many times the compaction case's model reads the log.
 	CompactReads int `json:"compactReads"`
+	// KillableURL is the printed link of a `quire serve` in a child process
+	// (kill_test.go); POST KillControl/kill kills it with SIGKILL and starts
+	// it again over the same data folder, answering the new link.
+	KillableURL string `json:"killableUrl"`
+	KillControl string `json:"killControl"`
 }
 
 func prompts() map[string]string {
 	return map[string]string{"fail": failPrompt, "slow": slowPrompt, "stream": streamPrompt, "tool": toolPrompt, "ask": askPrompt, "plan": planPrompt,
 		"unsure": unsurePrompt, "move": movePrompt, "compact": compactPrompt, "cite": citePrompt, "remember": rememberStart, "citeReply": citeReply,
 		"planReminder": planReminder, "planLater": planLater, "forget": forgetStart, "long": longPrompt, "exfil": exfilStart,
-		"empty": emptyPrompt, "emptyAnswer": emptyAnswer, "garden": gardenPrompt,
+		"empty": emptyPrompt, "emptyAnswer": emptyAnswer, "garden": gardenPrompt, "continued": continued,
 		"settings": settingsPrompt, "about": aboutMark}
 }
 
@@ -323,6 +331,9 @@ func reply(last string) (ollamatest.Turn, bool) {
 	case failPrompt:
 		return ollamatest.Turn{Content: []string{"Starting"}, Fail: ollamatest.Failure{Kind: ollamatest.FailErrorLine, After: 1,
 			Message: "model runner has unexpectedly stopped"}}, true
+	case runtime.ContinueText:
+		// Asked to continue the slow count a kill cut off.
+		return say(continued), true
 	case slowPrompt:
 		var words []string
 		for i := range 60 {

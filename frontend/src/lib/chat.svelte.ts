@@ -25,15 +25,25 @@
 // note change is Quire's own (the host's undoChange, ToolCallCard and the
 // Changes list), never a message asking the model.
 //
+// Branches (docs/PROTOCOL.md "Branches"): `editMessage` and `regenerate`
+// ask Quire for a branch (one command each, with its own key) and open it;
+// `continueReply` asks the model to go on after a reply that was cut off
+// (`canContinue`). A branch's history is shown whole: `inherited` holds
+// the parts it takes from its ancestors (each folded from that ancestor's
+// log up to the branch point; the log only grows, so a part never changes
+// once loaded), then `conv` is its own; `switchers` are the ‹ 2/3 › of the
+// shown history (lib/branches.ts), and `switchTo` opens another version.
+//
 // Health: `doctor` is the latest report, from the first check, "Check
 // again" (`recheck`) and every change Go noticed on its own
 // (subscribeHealth: Ollama started, a model downloaded). `firstRun` says
 // which first screen a new user needs: how to install Ollama, or a model
 // to download; null once the chat can work.
-import { contextUse, emptyConversation, fold, hasGap, type ContextUse, type Conversation, type Item } from './conversation';
+import { lineage, switchers, type Part, type Switcher } from './branches';
+import { contextUse, emptyConversation, fold, foldAll, hasGap, type ContextUse, type Conversation, type Item } from './conversation';
 import { titleFrom } from './format';
 import { newIdempotencyKey } from './idempotency';
-import type { Check, DoctorReport, Intent, QEvent, Question, Session } from './protocol';
+import type { BranchResult, Check, DoctorReport, Intent, QEvent, Question, Session } from './protocol';
 import { latestPlan, undoneChanges, type ChecklistDetail } from './toolcard';
 import type { Transport } from './transport/transport';
 
@@ -49,6 +59,36 @@ export function openQuestion(conv: Conversation | null): Item | null {
     if (items[i].kind === 'permission' && p && !p.answer && !p.closed) return items[i];
   }
   return null;
+}
+
+/** A part of a branch's history taken from an ancestor: its items up to the branch point. */
+export interface InheritedPart extends Part {
+  items: readonly Item[];
+}
+
+/**
+ * The items of an ancestor's part as a branch shows them: the part may end
+ * inside a request (a branch leaves just before the user's message, after
+ * the request for it started), whose placeholder is dropped; nothing in it
+ * is still being written.
+ */
+export function settledItems(items: readonly Item[]): Item[] {
+  return items
+    .filter((i) => !(i.kind === 'assistant' && i.streaming && !i.text && !i.thinking && !i.calls?.length))
+    .map((i) => (i.streaming ? { ...i, streaming: false } : i));
+}
+
+/** The ends of a request after which Continue is offered: it stopped before the model had finished. */
+const CONTINUABLE = new Set(['interrupted', 'error', 'cancelled']);
+
+/** Whether the last request of `conv` stopped before its end, so the model may be asked to continue. */
+export function continuable(conv: Conversation | null): boolean {
+  if (!conv || conv.activeRun) return false;
+  for (let i = conv.events.length - 1; i >= 0; i--) {
+    const e = conv.events[i];
+    if (e.type === 'run.finished') return CONTINUABLE.has(String((e.payload as { reason?: unknown })?.reason ?? ''));
+  }
+  return false;
 }
 
 /** The first screens (ChatStore.firstRun). */
@@ -94,6 +134,11 @@ export class ChatStore {
   /** The questions Go is asking (in the window's dialog, or on this page's card), each with every call's whole description. */
   windowQuestions = $state.raw<Question[]>([]);
 
+  /** The parts of the active conversation's history it inherits, oldest first (empty unless it is a branch). */
+  inherited = $state.raw<InheritedPart[]>([]);
+  /** A branch command is on its way. */
+  branching = $state(false);
+
   readonly active = $derived(this.sessions.find((s) => s.id === this.activeId) ?? null);
   /**
    * After a send, the log's lastSeq at that moment, until a run.finished past
@@ -129,10 +174,20 @@ export class ChatStore {
   readonly showNotesHint = $derived(this.notesDir === '' && !this.notesHintDismissed);
   /** The latest plan (update_todos) of the active conversation, or null. */
   readonly plan = $derived<ChecklistDetail | null>(latestPlan(this.conv));
+  /** The ‹ 2/3 › switchers of the shown history, by itemKey(session, item key). */
+  readonly switchers = $derived<Map<string, Switcher>>(this.switchersNow());
+  /**
+   * The last request of the active conversation stopped before its end (a
+   * kill, a failure, a Stop) and none is going: Continue is offered.
+   */
+  readonly canContinue = $derived(!this.running && continuable(this.conv));
   /** Ids of the note changes of the active conversation that a later undo reverted. */
   readonly undone = $derived<ReadonlySet<string>>(undoneChanges(this.conv));
 
   private pending: QEvent[] | null = null;
+  /** Folded ancestor parts, by `${session}@${upTo}` (they never change). */
+  private parts = new Map<string, Conversation>();
+  private partsToken = 0;
   /** Ids the host itself listed last time. */
   private listed = new Set<string>();
   private loadToken = 0;
@@ -307,6 +362,7 @@ export class ChatStore {
     if (id !== this.activeId) this.answerError = null; // keyed by seq: meaningless in another chat
     if (id === null) {
       this.loadToken++;
+      this.inherited = [];
       this.awaitingAfter = null;
       this.activeId = null;
       this.conv = null;
@@ -318,7 +374,83 @@ export class ChatStore {
     this.awaitingAfter = null;
     this.activeId = id;
     this.conv = emptyConversation(id);
-    await this.load(id, []);
+    this.inherited = [];
+    await Promise.all([this.load(id, []), this.loadInherited(id)]);
+  }
+
+  /** Loads the parts of branch `id`'s history that come from its ancestors. */
+  private async loadInherited(id: string): Promise<void> {
+    const token = ++this.partsToken;
+    const parts = lineage(this.sessions, id).slice(0, -1);
+    const out: InheritedPart[] = [];
+    for (const p of parts) {
+      const key = `${p.session}@${p.upTo}`;
+      let conv = this.parts.get(key);
+      if (!conv) {
+        try {
+          const evs = await this.t.events(p.session, 0);
+          conv = foldAll(p.session, evs.filter((e) => e.seq <= p.upTo));
+          this.parts.set(key, conv);
+        } catch (e) {
+          if (token === this.partsToken) this.error = `Could not load the start of this branch: ${message(e)}`;
+          return;
+        }
+      }
+      out.push({ ...p, items: settledItems(conv.items) });
+    }
+    if (token === this.partsToken && this.activeId === id) this.inherited = out;
+  }
+
+  private switchersNow(): Map<string, Switcher> {
+    const id = this.activeId;
+    if (!id) return new Map();
+    const parts: Part[] = [...this.inherited, { session: id, upTo: Infinity }];
+    const keys = [...this.inherited.map((p) => p.items.map((i) => i.key)), (this.conv?.items ?? []).map((i) => i.key)];
+    return switchers(this.sessions, parts, keys);
+  }
+
+  /** Opens another version of a message (a switcher's arrow). */
+  switchTo(id: string): Promise<void> {
+    return this.select(id);
+  }
+
+  /**
+   * Resends the user message at `seq` of `session` (the active one or one
+   * its history comes from) with `text`, as a new branch, and opens it.
+   * False if it could not be done (the sentence is in `error`).
+   */
+  editMessage(session: string, seq: number, text: string): Promise<boolean> {
+    if (!text.trim()) return Promise.resolve(false);
+    return this.branch('edit', () => this.t.editMessage(session, seq, text, newIdempotencyKey()));
+  }
+
+  /** Asks again for the reply whose item has key `seq` in `session`, as a new branch, and opens it. */
+  regenerate(session: string, seq: number): Promise<boolean> {
+    return this.branch('regenerate', () => this.t.regenerate(session, seq, newIdempotencyKey()));
+  }
+
+  private async branch(what: 'edit' | 'regenerate', ask: () => Promise<BranchResult>): Promise<boolean> {
+    if (this.branching) return false;
+    this.branching = true;
+    this.error = null;
+    try {
+      const r = await ask();
+      this.upsert(r.session);
+      await this.select(r.session.id);
+      return true;
+    } catch (e) {
+      this.error = what === 'edit' ? `Could not resend the edited message: ${message(e)}` : `Could not regenerate the reply: ${message(e)}`;
+      return false;
+    } finally {
+      this.branching = false;
+    }
+  }
+
+  /** Asks the model to continue the active conversation's reply that was cut off. */
+  async continueReply(): Promise<boolean> {
+    const id = this.activeId;
+    if (!id || !this.canContinue) return false;
+    return this.posting('continue', async () => id, (id) => this.t.continueRun(id, newIdempotencyKey()));
   }
 
   /** (Re)loads the active session's log from conv.lastSeq + 1, then folds `extra`. */
@@ -413,23 +545,36 @@ export class ChatStore {
   async send(text: string, intent: Intent = 'steer'): Promise<boolean> {
     if (!text.trim()) return false;
     const mode: Intent = this.activeId && this.runGoing ? intent : 'follow_up';
-    this.error = null;
-    this.sending = true;
-    try {
-      const key = newIdempotencyKey();
-      let id = this.activeId;
-      if (!id) {
+    const key = newIdempotencyKey();
+    return this.posting(
+      'send',
+      async () => {
+        if (this.activeId) return this.activeId;
         const s = await this.t.newSession(titleFrom(text));
         this.upsert(s);
         await this.select(s.id);
-        id = s.id;
-      }
+        return s.id;
+      },
+      (id) => this.t.send(id, text, key, mode),
+    );
+  }
+
+  /**
+   * Posts an input to the session `target` names (made first if need be)
+   * with `post`: Stop is on from the moment it is on its way until the run
+   * it opens has ended. False if it failed (`Could not <what>: …` in error).
+   */
+  private async posting(what: string, target: () => Promise<string>, post: (id: string) => Promise<unknown>): Promise<boolean> {
+    this.error = null;
+    this.sending = true;
+    try {
+      const id = await target();
       const before = this.conv?.session === id ? this.conv.lastSeq : -1;
-      await this.t.send(id, text, key, mode);
+      await post(id);
       if (this.activeId === id) this.awaitingAfter = before;
       return true;
     } catch (e) {
-      this.error = `Could not send: ${message(e)}`;
+      this.error = `Could not ${what}: ${message(e)}`;
       return false;
     } finally {
       this.sending = false;

@@ -32,6 +32,8 @@
 //   with a Retry that sends the user's last message again;
 // - a `user.message` of intent 'note' is Quire's own word to the model after
 //   an empty reply: a notice saying so, never a user bubble;
+// - a `user.message` of kind 'continue' is Quire asking the model to go on
+//   with a cut-off reply (run.continue): a notice, never a user bubble;
 // - an `input.received` whose frozen capabilities withheld the tools
 //   (caps.toolsOff) adds a notice, once per conversation and model, saying
 //   what Quire cannot do with this model and which installed one could.
@@ -196,6 +198,9 @@ const INTENTS: ReadonlySet<string> = new Set<Intent>(['follow_up', 'steer', 'inj
 
 /** What the window shows where Quire asked the model again after an empty reply. */
 export const NOTE_NOTICE = 'The model returned nothing; Quire asked it once more.';
+
+/** What the window shows where Quire asked the model to continue a cut-off reply (run.continue). */
+export const CONTINUE_NOTICE = 'You asked the model to continue its reply.';
 
 /** What a run that ended with nothing from the model says when Go sent no sentence. */
 export const EMPTY_FALLBACK = 'The model returned nothing. Retry, or choose another model in Settings.';
@@ -441,6 +446,10 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
         if (inputId) pending = pending.filter((x) => x.inputId !== inputId);
         if (p.intent === 'note') {
           items.push({ key: e.seq, kind: 'notice', text: NOTE_NOTICE, runId, streaming: false });
+          break;
+        }
+        if (p.kind === 'continue') {
+          items.push({ key: e.seq, kind: 'notice', text: CONTINUE_NOTICE, runId, streaming: false });
           break;
         }
         // A run starts (and shows its placeholder) before the step that takes

@@ -59,6 +59,90 @@ export namespace doctor {
 
 export namespace protocol {
 	
+	export class Session {
+	    id: string;
+	    title: string;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    updatedAt: any;
+	    lastSeq: number;
+	    running: boolean;
+	    status?: string;
+	    runStatus?: string;
+	    parent?: string;
+	    parentSeq?: number;
+	    damaged?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Session(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	        this.lastSeq = source["lastSeq"];
+	        this.running = source["running"];
+	        this.status = source["status"];
+	        this.runStatus = source["runStatus"];
+	        this.parent = source["parent"];
+	        this.parentSeq = source["parentSeq"];
+	        this.damaged = source["damaged"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class BranchResult {
+	    session: Session;
+	    runId: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new BranchResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session = this.convertValues(source["session"], Session);
+	        this.runId = source["runId"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ChangeRecord {
 	    id: string;
 	    tool: string;
@@ -818,58 +902,7 @@ export namespace protocol {
 	}
 	
 	
-	export class Session {
-	    id: string;
-	    title: string;
-	    // Go type: time
-	    createdAt: any;
-	    // Go type: time
-	    updatedAt: any;
-	    lastSeq: number;
-	    running: boolean;
-	    status?: string;
-	    runStatus?: string;
-	    parent?: string;
-	    parentSeq?: number;
-	    damaged?: string;
 	
-	    static createFrom(source: any = {}) {
-	        return new Session(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.title = source["title"];
-	        this.createdAt = this.convertValues(source["createdAt"], null);
-	        this.updatedAt = this.convertValues(source["updatedAt"], null);
-	        this.lastSeq = source["lastSeq"];
-	        this.running = source["running"];
-	        this.status = source["status"];
-	        this.runStatus = source["runStatus"];
-	        this.parent = source["parent"];
-	        this.parentSeq = source["parentSeq"];
-	        this.damaged = source["damaged"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	export class SettingError {
 	    field: string;
 	    message: string;

@@ -15,6 +15,9 @@ export type Visibility = 'public' | 'internal' | 'sensitive';
 /** When an input is taken up: the next run (follow_up), the next step of this run (steer), the next step whenever it comes (inject); note is Quire's own word to the model after an empty reply (a user.message no host sends). */
 export type Intent = 'follow_up' | 'steer' | 'inject' | 'note';
 
+/** What an input that is not the user's own words is (InputReceivedPayload.kind, UserMessagePayload.kind): continue is Quire asking the model to continue a cut-off reply (run.continue). */
+export type InputKind = 'continue';
+
 /** Whether the kernel has the session attached (Session.status). */
 export type SessionStatus = 'attached' | 'detached';
 
@@ -70,7 +73,7 @@ export type ModelRole = 'chat' | 'embedding';
 export type CheckAction = 'install-ollama' | 'download-model' | 'settings';
 
 /** The commands a host sends (Command.type). */
-export type CommandType = 'session.create' | 'session.rename' | 'session.delete' | 'message.send' | 'run.cancel' | 'permission.answer';
+export type CommandType = 'session.create' | 'session.rename' | 'session.delete' | 'message.send' | 'run.cancel' | 'permission.answer' | 'message.edit' | 'message.regenerate' | 'run.continue';
 
 /**
  * AnswerPayload answers a permission question in-page (the window answers
@@ -81,6 +84,15 @@ export interface AnswerPayload {
   callIds: string[] | null;
   allowed: boolean;
   feedback?: string;
+}
+
+/**
+ * BranchResult is the branch an edit or a regenerate made, and the run its
+ * first input opened.
+ */
+export interface BranchResult {
+  session: Session;
+  runId: string;
 }
 
 /**
@@ -228,6 +240,17 @@ export interface DocumentsState {
   progress: IndexProgress;
   /** nil from a library that cannot change the model */
   embedding?: EmbeddingState;
+}
+
+/**
+ * EditMessagePayload resends the user message at Seq of Session with Text
+ * instead: a new branch of Session from just before that message, whose
+ * first input is Text. The original stays as it was.
+ */
+export interface EditMessagePayload {
+  session: string;
+  seq: number;
+  text: string;
 }
 
 /**
@@ -535,6 +558,17 @@ export interface RecommendedModel {
   installed: boolean;
 }
 
+/**
+ * RegeneratePayload asks again for the reply at Seq of Session (an event
+ * of its run: its start, a delta, the assistant message, a tool's event):
+ * a new branch from just before the user message that opened that run,
+ * sending the same text again.
+ */
+export interface RegeneratePayload {
+  session: string;
+  seq: number;
+}
+
 export interface RenameSessionPayload {
   session: string;
   title: string;
@@ -804,6 +838,11 @@ export interface InputReceivedPayload {
   inputId: string;
   intent: Intent;
   text: string;
+  /**
+   * Kind is empty for the user's own words, else one of the Kind
+   * constants: the text is then Quire's, sent on the user's behalf.
+   */
+  kind?: string;
   runId?: string;
   caps?: Capabilities;
 }
@@ -988,6 +1027,11 @@ export interface UserMessagePayload {
   text: string;
   inputId?: string;
   intent?: Intent;
+  /**
+   * Kind is the input's kind (InputReceivedPayload.Kind), carried so a
+   * host can show Quire's own words as what they are.
+   */
+  kind?: string;
 }
 
 /** BranchPoint is where a branch leaves its parent. */

@@ -21,6 +21,7 @@
 // Go's tools render it — from /api/questions/stream (subscribeQuestions),
 // which sends the list of open questions whole at connect and on each change.
 import {
+  type BranchResult,
   IDEMPOTENCY_HEADER,
   PROTOCOL_HEADER,
   PROTOCOL_QUERY,
@@ -188,6 +189,19 @@ export class HttpTransport implements Transport {
   }
   async cancel(id: string): Promise<void> {
     await this.request<void>('POST', `${HttpTransport.sessionPath(id)}/cancel`);
+  }
+  /** POST …/edit {seq, text} → 201 BranchResult; keyed, so retried like a send. */
+  editMessage(id: string, seq: number, text: string, key: string): Promise<BranchResult> {
+    return this.request<BranchResult>('POST', `${HttpTransport.sessionPath(id)}/edit`, { body: { seq, text }, key, retries: SEND_RETRIES });
+  }
+  /** POST …/regenerate {seq} → 201 BranchResult. */
+  regenerate(id: string, seq: number, key: string): Promise<BranchResult> {
+    return this.request<BranchResult>('POST', `${HttpTransport.sessionPath(id)}/regenerate`, { body: { seq }, key, retries: SEND_RETRIES });
+  }
+  /** POST …/continue → 202 {runId}. */
+  async continueRun(id: string, key: string): Promise<string> {
+    const r = await this.request<{ runId?: string } | undefined>('POST', `${HttpTransport.sessionPath(id)}/continue`, { key, retries: SEND_RETRIES });
+    return r?.runId ?? '';
   }
   /** POST …/answer {callIds, allowed, feedback}: 204, or 409 {"error"} when the question is closed. */
   async answer(id: string, callIds: string[], allowed: boolean, feedback: string): Promise<void> {

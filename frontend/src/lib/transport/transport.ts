@@ -7,7 +7,7 @@
 // The protocol handshake (PROTOCOL_VERSION) is each transport's own business
 // and invisible here: Wails calls Handshake once before anything else, HTTP
 // sends the version with every request.
-import type { DoctorReport, Intent, MemoryItem, MemoryList, QEvent, Question, Session, ViewSnapshot } from '../protocol';
+import type { BranchResult, DoctorReport, Intent, MemoryItem, MemoryList, QEvent, Question, Session, ViewSnapshot } from '../protocol';
 import type { DocumentsTransport } from './documents';
 import type { ModelsTransport } from './models';
 import type { NotesTransport } from './notes';
@@ -114,6 +114,17 @@ export interface Transport extends MemoryHost, DocumentsTransport, ModelsTranspo
   /** The desktop window only: the page has shown question `id` in full. */
   questionShown?(id: string): Promise<void>;
   cancel(id: string): Promise<void>;
+  /**
+   * Resends the user message at `seq` of session `id` with `text` instead:
+   * Quire makes a branch from just before it and sends it there
+   * (message.edit); the original stays. Resolves with the branch and its
+   * run. `key` makes it safe to repeat, as for send.
+   */
+  editMessage(id: string, seq: number, text: string, key: string): Promise<BranchResult>;
+  /** Asks again for the reply whose run has an event at `seq` of session `id`, in a new branch (message.regenerate). */
+  regenerate(id: string, seq: number, key: string): Promise<BranchResult>;
+  /** Asks the model to continue the reply of session `id` that was cut off (run.continue); resolves with the run id. */
+  continueRun(id: string, key: string): Promise<string>;
   /** Test-only probe; a no-op in production. */
   reportView(snapshot: ViewSnapshot): Promise<void>;
   /**

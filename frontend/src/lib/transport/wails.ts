@@ -18,7 +18,7 @@
 // shows it and calls QuestionShown, which only lets the dialog open.
 import * as bound from '../../../wailsjs/go/main/App';
 import * as boundRuntime from '../../../wailsjs/runtime/runtime';
-import type { DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, ModelsState, OllamaCheck, PullProgress, QEvent, Question, Session, SettingsSaved, SettingsScreen, UserSettings, ViewSnapshot } from '../protocol';
+import type { BranchResult, DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, ModelsState, OllamaCheck, PullProgress, QEvent, Question, Session, SettingsSaved, SettingsScreen, UserSettings, ViewSnapshot } from '../protocol';
 import { modelsState, NO_MODEL_NAME, NO_MODELS } from './models';
 import { changeList, NO_NOTES, noteFolder, undoOutcome } from './notes';
 import type { ChangeList, NoteFolder, NoteText, NoteVersions, UndoOutcome, WritePreview } from '../protocol';
@@ -53,6 +53,10 @@ export interface WailsApp {
    */
   SendWith?: Method<'SendWith', string>;
   Cancel: Method<'Cancel', void>;
+  /** message.edit, message.regenerate, run.continue. Optional: an older Quire has none. */
+  EditMessage?: Method<'EditMessage', BranchResult>;
+  Regenerate?: Method<'Regenerate', BranchResult>;
+  ContinueRun?: Method<'ContinueRun', string>;
   ReportView: Method<'ReportView', void>;
   /** The notes folder, "" until chosen. Needs no handshake. Optional: an older Quire has none. */
   NotesFolder?: Method<'NotesFolder', string>;
@@ -129,6 +133,8 @@ export const NO_NOTES_FOLDER = 'This Quire window cannot choose a notes folder; 
 export const NO_DOCUMENTS = 'This Quire window has no documents panel; update Quire.';
 /** Why a steer fails inside an older Quire window (no SendWith). */
 export const NO_SEND_WITH = 'This Quire window cannot add to a running request (it has no SendWith); update Quire.';
+/** What a window without the branch commands says when asked to edit, regenerate or continue. */
+export const NO_BRANCHES = 'This Quire window cannot edit, regenerate or continue messages; update Quire.';
 
 export class WailsTransport implements Transport {
   readonly answersInPage = false;
@@ -201,6 +207,15 @@ export class WailsTransport implements Transport {
   }
   async cancel(id: string): Promise<void> {
     await this.call(() => this.app.Cancel(id));
+  }
+  editMessage(id: string, seq: number, text: string, key: string): Promise<BranchResult> {
+    return this.call(() => (this.app.EditMessage ? this.app.EditMessage(id, seq, text, key) : Promise.reject(NO_BRANCHES)));
+  }
+  regenerate(id: string, seq: number, key: string): Promise<BranchResult> {
+    return this.call(() => (this.app.Regenerate ? this.app.Regenerate(id, seq, key) : Promise.reject(NO_BRANCHES)));
+  }
+  continueRun(id: string, key: string): Promise<string> {
+    return this.call(() => (this.app.ContinueRun ? this.app.ContinueRun(id, key) : Promise.reject(NO_BRANCHES)));
   }
   async reportView(snapshot: ViewSnapshot): Promise<void> {
     // Go does not gate the test probe: it must show what a failed handshake looks like.

@@ -13,6 +13,8 @@ export function CheckOllama(arg1:string):Promise<protocol.OllamaCheck>;
 
 export function ChooseNotesFolder():Promise<string>;
 
+export function ContinueRun(arg1:string,arg2:string):Promise<string>;
+
 export function DeleteModel(arg1:string):Promise<void>;
 
 export function DeleteSession(arg1:string):Promise<void>;
@@ -24,6 +26,8 @@ export function DocumentSource(arg1:string,arg2:number):Promise<protocol.Documen
 export function Documents():Promise<protocol.DocumentsState>;
 
 export function EditMemory(arg1:string,arg2:string):Promise<protocol.MemoryItem>;
+
+export function EditMessage(arg1:string,arg2:number,arg3:string,arg4:string):Promise<protocol.BranchResult>;
 
 export function Events(arg1:string,arg2:number):Promise<Array<protocol.Event>>;
 
@@ -58,6 +62,8 @@ export function PullModel(arg1:string):Promise<void>;
 export function QuestionShown(arg1:string):Promise<void>;
 
 export function Questions():Promise<Array<protocol.Question>>;
+
+export function Regenerate(arg1:string,arg2:number,arg3:string):Promise<protocol.BranchResult>;
 
 export function RemoveDocument(arg1:string):Promise<void>;
 

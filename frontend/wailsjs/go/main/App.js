@@ -22,6 +22,10 @@ export function ChooseNotesFolder() {
   return window['go']['main']['App']['ChooseNotesFolder']();
 }
 
+export function ContinueRun(arg1, arg2) {
+  return window['go']['main']['App']['ContinueRun'](arg1, arg2);
+}
+
 export function DeleteModel(arg1) {
   return window['go']['main']['App']['DeleteModel'](arg1);
 }
@@ -44,6 +48,10 @@ export function Documents() {
 
 export function EditMemory(arg1, arg2) {
   return window['go']['main']['App']['EditMemory'](arg1, arg2);
+}
+
+export function EditMessage(arg1, arg2, arg3, arg4) {
+  return window['go']['main']['App']['EditMessage'](arg1, arg2, arg3, arg4);
 }
 
 export function Events(arg1, arg2) {
@@ -112,6 +120,10 @@ export function QuestionShown(arg1) {
 
 export function Questions() {
   return window['go']['main']['App']['Questions']();
+}
+
+export function Regenerate(arg1, arg2, arg3) {
+  return window['go']['main']['App']['Regenerate'](arg1, arg2, arg3);
 }
 
 export function RemoveDocument(arg1) {
