@@ -9,13 +9,13 @@ import (
 )
 
 // ServeBackend is what `quire serve` hands host/httpapi: the kernel, the
-// doctor and its watcher, the settings, memory, the models screen and the
-// documents panel (started now, on ctx). probePath is the test probe file
+// doctor and its watcher, the settings, memory, the models screen, the
+// inspector's calls and the documents panel (started now, on ctx). probePath is the test probe file
 // (QUIRE_TEST_PROBE), "" outside tests. The browser tests serve the same
 // backend.
 func (p *Parts) ServeBackend(ctx context.Context, probePath string) httpapi.Backend {
 	return httpapi.Backend{Kernel: p.Kernel(), Doctor: p.Doctor, Settings: p.Settings(), Memory: p.Memory(),
-		Documents: p.Documents(ctx), Models: p.Models(), ProbePath: probePath, Health: p.Health(ctx)}
+		Documents: p.Documents(ctx), Models: p.Models(), Calls: p.Calls(), ProbePath: probePath, Health: p.Health(ctx)}
 }
 
 // Serve is `quire serve`'s HTTP host over b, made the one that asks the
