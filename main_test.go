@@ -224,8 +224,8 @@ func TestInspectorCopiesWhatReplayPrints(t *testing.T) {
 		if !bytes.Equal(copied, out.Bytes()) {
 			t.Fatalf("call %d copied:\n%q\nreplay printed:\n%q", n, copied, out.Bytes())
 		}
-		if call.N != n || call.RequestBytes != out.Len() {
-			t.Fatalf("call %d's detail: n %d, %d bytes; replay printed %d", n, call.N, call.RequestBytes, out.Len())
+		if call.Summary.N != n || call.RequestBytes != out.Len() {
+			t.Fatalf("call %d's detail: n %d, %d bytes; replay printed %d", n, call.Summary.N, call.RequestBytes, out.Len())
 		}
 	}
 }

@@ -32,7 +32,7 @@ func (c *calls) Call(_ context.Context, session string, n int) (protocol.Call, e
 	if session != "s1" || n > 2 {
 		return protocol.Call{}, protocol.Classify(protocol.ErrNotFound, fmt.Errorf("the conversation has no such step: %d", n))
 	}
-	return protocol.Call{CallSummary: protocol.CallSummary{N: n}, RequestBytes: len(requestBytes)}, nil
+	return protocol.Call{Summary: protocol.CallSummary{N: n}, RequestBytes: len(requestBytes)}, nil
 }
 
 func (c *calls) Request(_ context.Context, session string, n int) ([]byte, error) {
@@ -61,7 +61,7 @@ func TestCallRoutes(t *testing.T) {
 	}
 	status, body = with.do(t, "GET", "/api/sessions/s1/calls/2", "")
 	var call protocol.Call
-	if status != 200 || json.Unmarshal([]byte(body), &call) != nil || call.N != 2 || call.RequestBytes != len(requestBytes) {
+	if status != 200 || json.Unmarshal([]byte(body), &call) != nil || call.Summary.N != 2 || call.RequestBytes != len(requestBytes) {
 		t.Fatalf("call 2: %d %s", status, body)
 	}
 	if status, body = with.do(t, "GET", "/api/sessions/s1/calls/2/request", ""); status != 200 || body != string(requestBytes) {

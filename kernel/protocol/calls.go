@@ -55,7 +55,7 @@ type CallSummary struct {
 // messages came from, its size, what answered it, and what changed since
 // the call before.
 type Call struct {
-	CallSummary
+	Summary CallSummary `json:"summary"`
 	// BuiltAt is the seq the request was projected at: the asking event, or
 	// a compaction or refreshed context text made after it.
 	BuiltAt int64       `json:"builtAt"`

@@ -192,7 +192,7 @@ func (r *Reader) inspect(ctx context.Context, session string, evs []event.Event,
 	if err != nil {
 		return inspection{}, err
 	}
-	c := protocol.Call{CallSummary: sp.CallSummary, BuiltAt: at, Model: b.req.Model,
+	c := protocol.Call{Summary: sp.CallSummary, BuiltAt: at, Model: b.req.Model,
 		Options:  protocol.CallOptions{NumCtx: b.req.ContextLen, Temperature: b.req.Temperature, Think: b.req.Think},
 		Messages: make([]protocol.CallMessage, 0, len(b.req.Messages)), Tools: []protocol.CallTool{}}
 	if b.toolsDropped {
@@ -382,15 +382,15 @@ func bySeq(evs []event.Event, seq int64) (event.Event, bool) {
 // messages this one lacks are removed, or replaced when a summary of this
 // call covers their event.
 func diffCalls(prev, cur protocol.Call, prevReq, curReq provider.Request) protocol.CallDiff {
-	d := protocol.CallDiff{Previous: prev.N, Removed: []protocol.RemovedMessage{}, ToolsAdded: []string{}, ToolsRemoved: []string{}, OptionsChanged: []string{}}
+	d := protocol.CallDiff{Previous: prev.Summary.N, Removed: []protocol.RemovedMessage{}, ToolsAdded: []string{}, ToolsRemoved: []string{}, OptionsChanged: []string{}}
 	before := map[string]string{}
 	for _, m := range prev.Messages {
-		before[originKey(prev.CallSummary, m.Origin)] = m.Content
+		before[originKey(prev.Summary, m.Origin)] = m.Content
 	}
 	now := map[string]bool{}
 	for i := range cur.Messages {
 		m := &cur.Messages[i]
-		key := originKey(cur.CallSummary, m.Origin)
+		key := originKey(cur.Summary, m.Origin)
 		now[key] = true
 		text, had := before[key]
 		switch {
@@ -408,7 +408,7 @@ func diffCalls(prev, cur protocol.Call, prevReq, curReq provider.Request) protoc
 		}
 	}
 	for _, m := range prev.Messages {
-		if now[originKey(prev.CallSummary, m.Origin)] {
+		if now[originKey(prev.Summary, m.Origin)] {
 			continue
 		}
 		if m.Role == string(provider.RoleSystem) {

@@ -74,8 +74,8 @@ func TestDiffCallsSaysWhatChanged(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			prev := protocol.Call{CallSummary: protocol.CallSummary{N: 1}, Messages: tc.prev}
-			cur := protocol.Call{CallSummary: protocol.CallSummary{N: 2}, Messages: append([]protocol.CallMessage(nil), tc.cur...)}
+			prev := protocol.Call{Summary: protocol.CallSummary{N: 1}, Messages: tc.prev}
+			cur := protocol.Call{Summary: protocol.CallSummary{N: 2}, Messages: append([]protocol.CallMessage(nil), tc.cur...)}
 			d := diffCalls(prev, cur, tc.prevReq, tc.curReq)
 			if d.Previous != 1 {
 				t.Errorf("previous %d", d.Previous)

@@ -136,7 +136,7 @@ func TestInspectorReadsEachCallFromTheLog(t *testing.T) {
 			if len(third.Call.Tools) != 1 || third.Call.Tools[0].Name != "read_note" || third.Call.Tokens.Tools != third.Call.Tools[0].Tokens {
 				t.Errorf("tools %+v, tokens %+v", third.Call.Tools, third.Call.Tokens)
 			}
-			if rp := third.Call.Reply; rp == nil || rp.Content != "You need milk." || rp.Seq != third.Call.ReplySeq || rp.TotalNS < 0 {
+			if rp := third.Call.Reply; rp == nil || rp.Content != "You need milk." || rp.Seq != third.Call.Summary.ReplySeq || rp.TotalNS < 0 {
 				t.Errorf("call 3's reply: %+v", rp)
 			}
 			// A retry asks again for what failed: nothing changed.
