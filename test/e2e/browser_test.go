@@ -43,7 +43,7 @@ var cases = []string{
 	"protocol", "send-retry", "tool-card", "permission-deny", "permission-allow", "steer", "queue", "wails-permission",
 	"notes-folder", "wails-notes-folder", "plan", "unsure", "move-undo", "documents-panel", "documents-cancel",
 	"wails-drop", "compaction-marker", "memory-panel", "models-panel", "documents-e2e", "citations",
-	"question-forget", "question-long", "secret", "exfil", "empty-retry", "settings", "documents-embedder",
+	"question-forget", "question-long", "secret", "exfil", "empty-retry", "settings", "documents-embedder", "inspector",
 }
 
 func TestBrowser(t *testing.T) {
@@ -96,6 +96,7 @@ func TestBrowser(t *testing.T) {
 	if runErr != nil && !t.Failed() {
 		t.Errorf("the e2e runner: %v", runErr)
 	}
+	checkInspectorCopy(t, fx, passed)
 	if n := len(fx.requests()); n == 0 {
 		t.Error("the browser run never reached the model: it did not use the real backend")
 	}
@@ -133,7 +134,8 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	fake.AddModel(ollamatest.Model{Name: "all-minilm", Capabilities: []string{"embedding"}, Family: "bert", EmbeddingLength: 24, Size: 46_000_000})
 	dataDir := t.TempDir()
 	fx := &fixtureSet{fake: fake, fixtures: fixtures{Prompts: prompts(), Plan: planItems, Unsure: unsure, Todo: todoText, Long: longText, CompactReads: compactReads,
-		ProbePath: filepath.Join(dataDir, "probe.json"), NoTools: noToolsModel, Second: secondModel}}
+		ProbePath: filepath.Join(dataDir, "probe.json"), NoTools: noToolsModel, Second: secondModel,
+		InspectPath: filepath.Join(t.TempDir(), "inspected.json")}, dataDir: dataDir}
 	// The documents the browser adds by path, in real folders, indexed by
 	// the real library.
 	fx.DocsDir = writeDocs(t, "", nil)
@@ -216,7 +218,8 @@ func serve(t *testing.T, dist fs.FS, probePath string, flags []string, extras ap
 // fixtureSet is the fixtures and the fake model they were made for.
 type fixtureSet struct {
 	fixtures
-	fake *ollamatest.Server
+	fake    *ollamatest.Server
+	dataDir string // the main quire serve's data folder
 }
 
 func (f *fixtureSet) requests() []ollamatest.Request { return f.fake.Requests() }

@@ -116,6 +116,9 @@ type fixtures struct {
 	Long string `json:"long"`
 	// CompactReads is how many times the compaction case's model reads the log.
 	CompactReads int `json:"compactReads"`
+	// InspectPath is where the inspector case writes what it copied, for
+	// the Go side to compare with `quire replay -request N` (inspector_test.go).
+	InspectPath string `json:"inspectPath"`
 }
 
 func prompts() map[string]string {
