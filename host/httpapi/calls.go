@@ -30,14 +30,33 @@ func (s *Server) calls(w http.ResponseWriter) host.Calls {
 	return s.b.Calls
 }
 
-// callNumber is the {n} of the path, or answers the request itself.
-func (s *Server) callNumber(w http.ResponseWriter, r *http.Request) (int, bool) {
+// withCall runs f with the backend and the call the path names ({id},
+// {n}), or answers the request itself when there is no backend or {n} is
+// not a call's number.
+func (s *Server) withCall(w http.ResponseWriter, r *http.Request, f func(c host.Calls, session string, n int) (any, error)) {
+	c := s.calls(w)
+	if c == nil {
+		return
+	}
 	n, err := strconv.Atoi(r.PathValue("n"))
 	if err != nil || n < 1 {
 		s.fail(w, http.StatusBadRequest, errCallNumber)
-		return 0, false
+		return
 	}
-	return n, true
+	v, err := f(c, r.PathValue("id"), n)
+	if err != nil {
+		s.fail(w, statusOf(err), err)
+		return
+	}
+	if body, ok := v.([]byte); ok {
+		// The request's bytes as they are, not re-encoded.
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.WriteHeader(http.StatusOK)
+		w.Write(body)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
 }
 
 // callList: GET /api/sessions/{id}/calls[?run=R] → the list (host.Calls).
@@ -56,40 +75,11 @@ func (s *Server) callList(w http.ResponseWriter, r *http.Request) {
 
 // call: GET /api/sessions/{id}/calls/{n} → the call in full, bounded.
 func (s *Server) call(w http.ResponseWriter, r *http.Request) {
-	c := s.calls(w)
-	if c == nil {
-		return
-	}
-	n, ok := s.callNumber(w, r)
-	if !ok {
-		return
-	}
-	call, err := c.Call(r.Context(), r.PathValue("id"), n)
-	if err != nil {
-		s.fail(w, statusOf(err), err)
-		return
-	}
-	writeJSON(w, http.StatusOK, call)
+	s.withCall(w, r, func(c host.Calls, session string, n int) (any, error) { return c.Call(r.Context(), session, n) })
 }
 
 // callRequest: GET /api/sessions/{id}/calls/{n}/request → the request's
-// bytes as they are, not re-encoded.
+// bytes, whole.
 func (s *Server) callRequest(w http.ResponseWriter, r *http.Request) {
-	c := s.calls(w)
-	if c == nil {
-		return
-	}
-	n, ok := s.callNumber(w, r)
-	if !ok {
-		return
-	}
-	body, err := c.Request(r.Context(), r.PathValue("id"), n)
-	if err != nil {
-		s.fail(w, statusOf(err), err)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	w.Write(body)
+	s.withCall(w, r, func(c host.Calls, session string, n int) (any, error) { return c.Request(r.Context(), session, n) })
 }

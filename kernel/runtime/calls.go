@@ -95,27 +95,10 @@ func spans(evs []event.Event) ([]span, error) {
 	return out, nil
 }
 
-// logOf is a session's whole log, checked by the one decode rule.
-func (r *Reader) logOf(ctx context.Context, session string) ([]event.Event, error) {
-	evs, err := r.store.Events(ctx, session, 0)
-	if err != nil {
-		return nil, unreadable(err)
-	}
-	if len(evs) == 0 {
-		if _, err := r.store.Session(ctx, session); err != nil {
-			return nil, protocol.Classify(protocol.ErrNotFound, err)
-		}
-	}
-	if err := readable(evs); err != nil {
-		return nil, err
-	}
-	return evs, nil
-}
-
 // Calls lists a session's model calls (only those of run, when run is
 // not ""), oldest first: the last protocol.MaxListedCalls of them.
 func (r *Reader) Calls(ctx context.Context, session, run string) (protocol.CallList, error) {
-	evs, err := r.logOf(ctx, session)
+	evs, err := r.log(ctx, session, 0)
 	if err != nil {
 		return protocol.CallList{}, err
 	}
@@ -146,7 +129,7 @@ type Inspected struct {
 // Call is the session's nth model call (1 = the first) in full, with a
 // diff against call n-1.
 func (r *Reader) Call(ctx context.Context, session string, n int) (Inspected, error) {
-	evs, err := r.logOf(ctx, session)
+	evs, err := r.log(ctx, session, 0)
 	if err != nil {
 		return Inspected{}, err
 	}
@@ -336,7 +319,7 @@ func (o *originReader) of(ctx context.Context, en history.Entry) (protocol.CallO
 			o.others = map[string][]event.Event{}
 		}
 		if _, ok := o.others[en.Session]; !ok {
-			got, err := o.r.logOf(ctx, en.Session)
+			got, err := o.r.log(ctx, en.Session, 0)
 			if err != nil {
 				return out, err
 			}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/compact"
 	"quire/kernel/event"
@@ -13,7 +12,6 @@ import (
 	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
 	"quire/kernel/store"
-	"quire/kernel/tool"
 )
 
 // seqOf is the seq of the nth (0 = first) event of type typ.
@@ -39,22 +37,8 @@ func seqOf(t *testing.T, evs []event.Event, typ event.Type, nth int) int64 {
 // against the window, what answered it, and the diff from the call before
 // — and a Reader of the file read-only says the same.
 func TestInspectorReadsEachCallFromTheLog(t *testing.T) {
-	read := &fakeTool{spec: tool.Spec{Name: "read_note", Description: "Read a note.", Effects: tool.ReadFs, Idempotency: tool.Safe,
-		Parameters: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}, "required": []any{"path"}}},
-		run: replying("# Plan\nbuy milk")}
-	k := kit(t, withTools(read), runtime.WithContributors(contributor{name: "identity", text: "You are Quire."}),
-		runtime.WithJitter(func() float64 { return 0 }))
-	k.Ollama.Script(
-		calling(`c1:read_note:{"path":"plan.md"}`),
-		ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailStatus, Status: 503, Message: "busy"}},
-		saying("You need milk."),
-		saying("Anything else?"),
-	)
-	s := chat(t, k)
-	run1 := say(t, k, s, "what is in my plan?", "")
-	waitRuns(t, k, s, 1)
-	run2 := say(t, k, s, "thanks", "")
-	evs := waitRuns(t, k, s, 2)
+	k, s, run1, run2 := planChat(t)
+	evs := logOf(t, k, s)
 
 	ro, err := store.OpenReadOnly(t.Context(), k.Path)
 	if err != nil {
@@ -187,14 +171,7 @@ type callReader interface {
 // strategy), and the diff says the first call's message was replaced by it
 // (the reply it also stands for came after that call).
 func TestInspectorNamesTheCompactionThatMadeASummary(t *testing.T) {
-	c := &compaction{answer: func(in compact.Input) ([]event.Draft, error) {
-		if len(in.History) < 3 {
-			return nil, nil
-		}
-		return []event.Draft{{Type: event.HistoryReplace, Payload: event.HistoryReplacePayload{
-			From: in.History[0].Seq, To: in.History[1].Seq, Summary: "the user said hello",
-			Compaction: &event.CompactionRecord{Strategy: compact.StrategySummarise, Trigger: compact.TriggerSize}}}}, nil
-	}}
+	c := firstTurnSummarised()
 	k := kit(t, runtime.WithCompaction(c))
 	s := chat(t, k)
 	say(t, k, s, "hello", "")
