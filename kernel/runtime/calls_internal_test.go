@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"quire/kernel/event"
@@ -155,6 +157,71 @@ func TestBoundKeepsACallsDetailSmall(t *testing.T) {
 			}
 			if r := c.Reply; len(r.Content) > protocol.MaxShownText || r.Cut != (len(tc.text) > protocol.MaxShownText) {
 				t.Fatalf("the reply: %d bytes, cut %v", len(r.Content), r.Cut)
+			}
+		})
+	}
+}
+
+// ev is an event of a log for spans' table: run r1 unless run is given.
+func ev(t *testing.T, seq int64, typ event.Type, payload any, run ...string) event.Event {
+	t.Helper()
+	b, err := json.Marshal(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := "r1"
+	if len(run) > 0 {
+		r = run[0]
+	}
+	return event.Event{Session: "s", Seq: seq, Type: typ, RunID: r, Time: time.Unix(0, seq*int64(time.Millisecond)), Payload: b}
+}
+
+// TestSpansSayWhatAnsweredEachCall: each step.started or step.retried is
+// a call, answered by the reply, failure, retry or end of its own run
+// that comes next, or still open.
+func TestSpansSayWhatAnsweredEachCall(t *testing.T) {
+	started := func(seq int64, step int, run ...string) event.Event {
+		return ev(t, seq, event.StepStarted, event.StepStartedPayload{Step: step}, run...)
+	}
+	reply := func(seq int64, run ...string) event.Event {
+		return ev(t, seq, event.AssistantMessage, event.AssistantMessagePayload{Content: "ok", Usage: event.Usage{PromptTokens: 42}}, run...)
+	}
+	tests := []struct {
+		name     string
+		log      []event.Event
+		outcomes []string
+		replies  []int64
+	}{
+		{"a reply", []event.Event{started(1, 1), ev(t, 2, event.AssistantDelta, event.AssistantDeltaPayload{Content: "o"}), reply(3)},
+			[]string{protocol.CallReplied}, []int64{3}},
+		{"a retry, then the reply", []event.Event{started(1, 1), ev(t, 2, event.StepRetried, event.StepRetriedPayload{Step: 1, Attempt: 1, Reason: "busy"}), reply(3)},
+			[]string{protocol.CallRetried, protocol.CallReplied}, []int64{-1, 3}},
+		{"the chain gave up", []event.Event{started(1, 1), ev(t, 2, event.StreamFailed, event.StreamFailedPayload{Step: 1, Class: "server", Message: "down"}),
+			ev(t, 3, event.RunFinished, event.RunFinishedPayload{Reason: "error"})},
+			[]string{protocol.CallFailed}, []int64{2}},
+		{"stopped before any answer", []event.Event{started(1, 1), ev(t, 2, event.RunFinished, event.RunFinishedPayload{Reason: "cancelled"})},
+			[]string{protocol.CallEnded}, []int64{-1}},
+		{"still streaming", []event.Event{started(1, 1), ev(t, 2, event.AssistantDelta, event.AssistantDeltaPayload{Content: "o"})},
+			[]string{protocol.CallOpen}, []int64{-1}},
+		{"another run's reply answers only its own call", []event.Event{started(1, 1, "r2"), started(2, 1), reply(3, "r2")},
+			[]string{protocol.CallReplied, protocol.CallOpen}, []int64{3, -1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := spans(tc.log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tc.outcomes) {
+				t.Fatalf("%d calls, want %d", len(got), len(tc.outcomes))
+			}
+			for i, sp := range got {
+				if sp.N != i+1 || sp.Outcome != tc.outcomes[i] || sp.ReplySeq != tc.replies[i] {
+					t.Errorf("call %d: n %d, %s, reply #%d; want %s, reply #%d", i+1, sp.N, sp.Outcome, sp.ReplySeq, tc.outcomes[i], tc.replies[i])
+				}
+				if sp.Outcome == protocol.CallReplied && sp.PromptTokens != 42 {
+					t.Errorf("call %d: prompt tokens %d", i+1, sp.PromptTokens)
+				}
 			}
 		})
 	}

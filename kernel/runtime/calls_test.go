@@ -202,3 +202,41 @@ func TestInspectorNamesTheCompactionThatMadeASummary(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectorNamesTheParentOfABranchsMessages: a branch's first call
+// carries its parent's history; the inspector names those messages by the
+// parent's session and seqs, and the branch's own message by its own.
+func TestInspectorNamesTheParentOfABranchsMessages(t *testing.T) {
+	k := kit(t)
+	root := chat(t, k)
+	say(t, k, root, "hi", "")
+	parent := waitRuns(t, k, root, 1)
+	b, err := protocol.Run[protocol.Session](t.Context(), k.Runtime, "", protocol.CreateSession,
+		protocol.CreateSessionPayload{Title: "branch", Parent: root, ParentSeq: parent[len(parent)-1].Seq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	say(t, k, b.ID, "and then?", "")
+	own := waitRuns(t, k, b.ID, 1)
+
+	got, err := k.Runtime.Call(t.Context(), b.ID, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []protocol.CallOrigin{
+		{Event: string(event.UserMessage), Seq: seqOf(t, parent, event.UserMessage, 0), Session: root},
+		{Event: string(event.AssistantMessage), Seq: seqOf(t, parent, event.AssistantMessage, 0), Session: root},
+		{Event: string(event.UserMessage), Seq: seqOf(t, own, event.UserMessage, 0)},
+	}
+	if len(got.Call.Messages) != len(want) {
+		t.Fatalf("%d messages: %+v", len(got.Call.Messages), got.Call.Messages)
+	}
+	for i, w := range want {
+		if o := got.Call.Messages[i].Origin; o.Event != w.Event || o.Seq != w.Seq || o.Session != w.Session {
+			t.Errorf("message %d from %+v, want %+v", i, o, w)
+		}
+	}
+	if got.Call.Diff != nil {
+		t.Errorf("the branch's first call has no call before it in its session: %+v", got.Call.Diff)
+	}
+}
