@@ -211,6 +211,15 @@ func TestInspectorCopiesWhatReplayPrints(t *testing.T) {
 		}
 		return b
 	}
+	// A call the session never made is not found, in words.
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", fmt.Sprintf("%s/api/sessions/%s/calls/3/request", srv.URL, sess.ID), nil)
+	req.Header.Set(httpapi.ProtocolHeader, protocol.Version)
+	req.Header.Set("Authorization", "Bearer "+link.Query().Get(httpapi.TokenQuery))
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("a call never made: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	for n := 1; n <= 2; n++ {
 		copied := get(fmt.Sprintf("/api/sessions/%s/calls/%d/request", sess.ID, n))
 		var call protocol.Call

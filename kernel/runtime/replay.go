@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"quire/kernel/event"
+	"quire/kernel/protocol"
 	"quire/kernel/provider"
 )
 
@@ -28,7 +29,8 @@ func (r *Reader) Request(ctx context.Context, session string, n int) (provider.R
 	}
 	asks := askers(evs)
 	if n < 1 || n > len(asks) {
-		return provider.Request{}, fmt.Errorf("%w: step %d of %d", ErrNoSuchStep, n, len(asks))
+		// Not found for a host (HTTP 404), as a call the inspector cannot find.
+		return provider.Request{}, protocol.Classify(protocol.ErrNotFound, fmt.Errorf("%w: step %d of %d", ErrNoSuchStep, n, len(asks)))
 	}
 	i := asks[n-1]
 	e := evs[i]
