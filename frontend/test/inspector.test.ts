@@ -181,6 +181,12 @@ describe('Inspector', () => {
     expect(head.getAttribute('aria-expanded')).toBe('true');
     expect(host.modelCall).toHaveBeenLastCalledWith('s1', 2);
 
+    // Focus that leaves the modal comes back to it.
+    const outside = document.createElement('button');
+    document.body.appendChild(outside);
+    outside.focus();
+    expect(document.activeElement?.getAttribute('data-testid')).toBe('inspector-close');
+
     const esc = new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, cancelable: true });
     const later = vi.fn();
     window.addEventListener('keydown', later);
