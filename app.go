@@ -104,6 +104,7 @@ type App struct {
 	onDrop func(ctx context.Context, cb func(x, y int, paths []string))
 
 	models host.Models // the models screen's back end; nil: none (tests)
+	calls  host.Calls  // the inspector's back end; nil: none (tests)
 
 	// raise brings the window to the front (Wails' WindowUnminimise and
 	// WindowShow), for a second start of Quire; injected for tests. up is
@@ -864,6 +865,7 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 	a.notes = p.Notes()
 	a.health = p.Health(ctx)
 	a.models = p.Models()
+	a.calls = p.Calls()
 	p.SetAsker(a.ask)
 	// The local channel: `quire index`, and a second start that brings the
 	// user here.
@@ -1359,4 +1361,52 @@ func (a *App) DeleteModel(name string) error {
 		return err
 	}
 	return m.Delete(a.callCtx(), name)
+}
+
+// The inspector ("what the model saw"): a session's model calls, read
+// from its log.
+
+var errNoCallsHere = errors.New("this window cannot show what the model saw")
+
+func (a *App) callsPort() (host.Calls, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	if a.calls == nil {
+		return nil, errNoCallsHere
+	}
+	return a.calls, nil
+}
+
+// Calls lists a session's model calls (only run's when run is not "").
+func (a *App) Calls(session, run string) (protocol.CallList, error) {
+	c, err := a.callsPort()
+	if err != nil {
+		return protocol.CallList{}, err
+	}
+	list, err := c.Calls(a.callCtx(), session, run)
+	if list.Calls == nil {
+		list.Calls = []protocol.CallSummary{}
+	}
+	return list, err
+}
+
+// Call is a session's nth model call in full (its texts bounded).
+func (a *App) Call(session string, n int) (protocol.Call, error) {
+	c, err := a.callsPort()
+	if err != nil {
+		return protocol.Call{}, err
+	}
+	return c.Call(a.callCtx(), session, n)
+}
+
+// CallRequest is call n's request whole, as `quire replay SESSION -request
+// N` prints it: what "Copy request as JSON" copies.
+func (a *App) CallRequest(session string, n int) (string, error) {
+	c, err := a.callsPort()
+	if err != nil {
+		return "", err
+	}
+	b, err := c.Request(a.callCtx(), session, n)
+	return string(b), err
 }

@@ -12,6 +12,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,6 +166,76 @@ func TestReplayRequestIsWhatTheModelReceived(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := run([]string{"replay", sess.ID, "-request", "4", "-data-dir", dir}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "no such step") {
 		t.Fatalf("a step that does not exist: %d %q", code, errOut.String())
+	}
+}
+
+// TestInspectorCopiesWhatReplayPrints: the inspector's "copy request as
+// JSON" (GET /api/sessions/{id}/calls/{n}/request, from the owner's serve
+// backend, while the owner runs) is byte for byte what `quire replay
+// SESSION -request N` prints, and the call's detail says that size.
+func TestInspectorCopiesWhatReplayPrints(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	dir := t.TempDir()
+	p := openOwner(t, dir, fake.URL())
+	sess, err := protocol.Run[protocol.Session](t.Context(), p.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range []string{"first, with \"quotes\" and ünïcode <b>", "second"} {
+		if _, err := protocol.Run[protocol.SendResult](t.Context(), p.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+		testkit.WaitRuns(t, p.Kernel(), sess.ID, i+1)
+	}
+	h := p.Serve(p.ServeBackend(t.Context(), ""), fstest.MapFS{}, slog.New(slog.DiscardHandler))
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	link, err := url.Parse(h.Link(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(path string) []byte {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", srv.URL+path, nil)
+		req.Header.Set(httpapi.ProtocolHeader, protocol.Version)
+		req.Header.Set("Authorization", "Bearer "+link.Query().Get(httpapi.TokenQuery))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", path, resp.StatusCode, b)
+		}
+		return b
+	}
+	// A call the session never made is not found, in words.
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", fmt.Sprintf("%s/api/sessions/%s/calls/3/request", srv.URL, sess.ID), nil)
+	req.Header.Set(httpapi.ProtocolHeader, protocol.Version)
+	req.Header.Set("Authorization", "Bearer "+link.Query().Get(httpapi.TokenQuery))
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("a call never made: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	for n := 1; n <= 2; n++ {
+		copied := get(fmt.Sprintf("/api/sessions/%s/calls/%d/request", sess.ID, n))
+		var call protocol.Call
+		if err := json.Unmarshal(get(fmt.Sprintf("/api/sessions/%s/calls/%d", sess.ID, n)), &call); err != nil {
+			t.Fatal(err)
+		}
+		var out, errOut bytes.Buffer
+		if code := run([]string{"replay", sess.ID, "-request", fmt.Sprint(n), "-data-dir", dir}, &out, &errOut); code != 0 {
+			t.Fatalf("replay -request %d: %s", n, errOut.String())
+		}
+		if !bytes.Equal(copied, out.Bytes()) {
+			t.Fatalf("call %d copied:\n%q\nreplay printed:\n%q", n, copied, out.Bytes())
+		}
+		if call.Summary.N != n || call.RequestBytes != out.Len() {
+			t.Fatalf("call %d's detail: n %d, %d bytes; replay printed %d", n, call.Summary.N, call.RequestBytes, out.Len())
+		}
 	}
 }
 

@@ -145,3 +145,18 @@ type Driver interface {
 	Claim(ctx context.Context, session string) (<-chan []protocol.Question, error)
 	Close()
 }
+
+// Calls is the inspector's back end ("what the model saw"): a session's
+// model calls, numbered as `quire replay SESSION -request N` numbers them,
+// each rebuilt from the log alone, so it works for any conversation, old
+// or running.
+type Calls interface {
+	// Calls lists the session's calls (only run's when run is not ""):
+	// light, the last protocol.MaxListedCalls.
+	Calls(ctx context.Context, session, run string) (protocol.CallList, error)
+	// Call is call n in full, its texts bounded (protocol.Call.Truncated).
+	Call(ctx context.Context, session string, n int) (protocol.Call, error)
+	// Request is call n's request whole, byte for byte what `quire replay
+	// SESSION -request N` prints.
+	Request(ctx context.Context, session string, n int) ([]byte, error)
+}

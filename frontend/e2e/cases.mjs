@@ -2443,4 +2443,57 @@ export const cases = [
       assert(asked.payload.kind === 'continue' && asked.payload.text.startsWith('Your previous reply was cut off'), `what the model was told is in the log, got ${JSON.stringify(asked.payload)}`);
     },
   },
+
+  {
+    name: 'what the model saw: the inspector shows each call of a reply from the log, and copies the request as quire replay -request N prints it',
+    slug: 'inspector',
+    async run({ page, context, base, shot }) {
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+      await open(page, base);
+      await newChat(page);
+      await send(page, P.tool);
+      await until(() => settled(page), 'the final reply');
+      // After a reload the page knows nothing but the log: the inspector reads Go's.
+      await page.reload({ waitUntil: 'domcontentloaded' });
+      await $(page, 'composer').waitFor({ timeout: WAIT_MS });
+      const reply = page.locator('[data-role="assistant"]').last();
+      await reply.locator('[data-testid="inspect"]').click();
+      await $(page, 'inspector').waitFor({ timeout: WAIT_MS });
+      // The run's two calls (the tool calls, then the answer); the reply's step is open.
+      await until(async () => (await $(page, 'inspector-call').count()) === 2, 'the two calls of the run');
+      await until(async () => (await $(page, 'inspector-message').count()) >= 4, "the request of the reply's step");
+      const log = await activeLog(page, base);
+      const sid = log[0].session;
+      const user = log.find((e) => e.type === 'user.message' && e.payload.text === P.tool);
+      const results = log.filter((e) => e.type === 'tool.result');
+      const origins = await $(page, 'inspector-origin').allTextContents();
+      assert(origins.includes(`the user's message, from event #${user.seq}`), `the user's message by its seq, got ${JSON.stringify(origins)}`);
+      for (const r of results) {
+        assert(origins.includes(`tool result of ${r.payload.name}, from event #${r.seq}`), `${r.payload.name}'s result by its seq, got ${JSON.stringify(origins)}`);
+      }
+      // Against the first call: the reply with the tool calls and the two results are new.
+      const diff = await $(page, 'inspector-diff').textContent();
+      assert(diff === 'Compared with call 1: 3 messages added.', `the diff, got ${JSON.stringify(diff)}`);
+      const came = await $(page, 'inspector-reply').textContent();
+      assert(came.includes('Your notes say to water the tomatoes daily.'), `what came back, got ${JSON.stringify(came)}`);
+      const tokens = await $(page, 'inspector-tokens').textContent();
+      assert(/^about [\d,]+ of 8,192 tokens \(Quire’s estimate\)/.test(tokens), `the size against the window, got ${JSON.stringify(tokens)}`);
+      await page.screenshot({ path: shot });
+
+      await $(page, 'inspector-copy').click();
+      await until(async () => ((await $(page, 'inspector-copied').textContent()) ?? '').startsWith('Copied'), 'the copy');
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      const n = Number(await page.locator('[data-testid="inspector-call"]').last().getAttribute('data-n'));
+      const route = await (await api(base, `/api/sessions/${encodeURIComponent(sid)}/calls/${n}/request`)).text();
+      assert(copied === route && copied.endsWith('}\n'), `the clipboard holds the request as Go sent it, got ${copied.length} bytes for ${route.length}`);
+      const sent = JSON.parse(copied);
+      assert(sent.messages.some((m) => m.role === 'tool') && sent.tools.length > 0, 'the copy is the whole request: messages and tools');
+      // Go compares it with `quire replay SESSION -request N` after the run (test/e2e/inspector_test.go).
+      writeFileSync(FX.inspectPath, JSON.stringify({ session: sid, n, copied }));
+
+      await page.keyboard.press('Escape');
+      await until(async () => (await $(page, 'inspector').count()) === 0, 'Esc to close the inspector');
+      assert((await $(page, 'stop').count()) === 0 && (await messages(page)).at(-1).role === 'assistant', 'Esc stopped nothing');
+    },
+  },
 ];

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ViewSnapshot } from '../src/lib/protocol';
-import { buildSnapshot, createReporter, plainText, readBanner, readContext, readFirstRun, readMessages, readModels, readPoints, readSettings } from '../src/lib/snapshot';
+import { buildSnapshot, createReporter, plainText, readBanner, readContext, readFirstRun, readInspector, readMessages, readModels, readPoints, readSettings } from '../src/lib/snapshot';
 
 function dom(html: string): HTMLElement {
   const root = document.createElement('div');
@@ -190,5 +190,16 @@ describe('the models and Settings screens', () => {
     expect(readSettings(root)).toEqual({ saved: true });
     expect(readModels(dom('<p></p>'))).toBeUndefined();
     expect(readSettings(dom('<div data-testid="settings-panel"></div>'))).toEqual({ saved: false });
+  });
+});
+
+describe('the inspector', () => {
+  it('reads its calls, the origins it shows and the copy status, only while open', () => {
+    const root = dom(`<div data-testid="inspector"><li data-testid="inspector-call"></li><li data-testid="inspector-call">
+      <span data-testid="inspector-origin">the user's message,
+        from event #4</span><span data-testid="inspector-origin">tool result of read_note, from event #7</span>
+      <span data-testid="inspector-copied">Copied 3.1 KB</span></li></div>`);
+    expect(readInspector(root)).toEqual({ calls: 2, origins: ["the user's message, from event #4", 'tool result of read_note, from event #7'], copied: 'Copied 3.1 KB' });
+    expect(readInspector(dom('<p></p>'))).toBeUndefined();
   });
 });

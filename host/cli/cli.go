@@ -12,7 +12,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -30,9 +29,9 @@ import (
 type Parts interface {
 	Kernel() protocol.Kernel
 	Doctor(ctx context.Context) doctor.Report
-	// Request is the request of a session's nth model call, rebuilt from
-	// the log, as canonical JSON.
-	Request(ctx context.Context, session string, n int) (json.RawMessage, error)
+	// Calls rebuilds a session's model calls from the log; its Request is
+	// what `replay -request` prints, and what the inspector copies.
+	Calls() host.Calls
 	Index(ctx context.Context) (host.Index, error)
 	// Models is the models screen's back end (it needs only Ollama).
 	Models() host.Models

@@ -42,12 +42,12 @@ func (o *replayOptions) run(ctx context.Context, args []string, env Env) int {
 	}
 	defer p.Close()
 	if o.request > 0 {
-		body, err := p.Request(ctx, session, o.request)
+		body, err := p.Calls().Request(ctx, session, o.request)
 		if err != nil {
 			fmt.Fprintln(env.Stderr, "quire:", err)
 			return 1
 		}
-		env.Stdout.Write(append(body, '\n'))
+		env.Stdout.Write(body)
 		return 0
 	}
 	evs, err := p.Kernel().Events(ctx, session, o.from)

@@ -36,6 +36,7 @@ type Backend struct {
 	Documents host.Documents // may be nil: no document index (documents.go)
 	Models    host.Models    // may be nil: no models screen (models.go)
 	Notes     host.Notes     // may be nil: no notes panel (notes.go)
+	Calls     host.Calls     // may be nil: no inspector (calls.go)
 	// Show brings the window to the front (socket.go); nil for `quire serve`.
 	Show func(ctx context.Context) error
 	// Health watches the checks on its own (health.go); nil: the page asks
@@ -121,6 +122,7 @@ func (s *Server) routes() http.Handler {
 	s.documentRoutes(api)
 	s.modelRoutes(api)
 	s.notesRoutes(api)
+	s.callRoutes(api)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/handshake", s.handshake)
 	mux.Handle("/api/", requireHandshake(api))

@@ -29,6 +29,11 @@ func (p *Parts) Request(ctx context.Context, session string, n int) (json.RawMes
 	if err != nil {
 		return nil, err
 	}
+	return requestBody(req)
+}
+
+// requestBody is req as Request gives it: the body Ollama receives, canonical.
+func requestBody(req provider.Request) (json.RawMessage, error) {
 	body, err := ollama.RequestJSON(req)
 	if err != nil {
 		return nil, err

@@ -106,8 +106,26 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		protocol.CreateSession, protocol.RenameSession, protocol.DeleteSession, protocol.SendMessage, protocol.CancelRun, protocol.AnswerAsk,
 		protocol.EditMessage, protocol.Regenerate, protocol.ContinueRun)
 
+	f.Union("CallOutcome", "What answered a model call (CallSummary.outcome).", nil,
+		protocol.CallReplied, protocol.CallFailed, protocol.CallRetried, protocol.CallEnded, protocol.CallOpen)
+	f.Union("CallChange", "How a message of a call's request differs from the call before (CallMessage.change).", reflect.TypeFor[protocol.CallChange](),
+		string(protocol.ChangeSame), string(protocol.ChangeAdded), string(protocol.ChangeChanged))
+
 	// kernel/protocol: what every host speaks.
 	declare(f, map[string]reflect.Type{
+		"CallList":             reflect.TypeFor[protocol.CallList](),
+		"CallSummary":          reflect.TypeFor[protocol.CallSummary](),
+		"Call":                 reflect.TypeFor[protocol.Call](),
+		"CallOptions":          reflect.TypeFor[protocol.CallOptions](),
+		"CallMessage":          reflect.TypeFor[protocol.CallMessage](),
+		"CallToolCall":         reflect.TypeFor[protocol.CallToolCall](),
+		"CallOrigin":           reflect.TypeFor[protocol.CallOrigin](),
+		"CallTool":             reflect.TypeFor[protocol.CallTool](),
+		"CallTokens":           reflect.TypeFor[protocol.CallTokens](),
+		"CallReply":            reflect.TypeFor[protocol.CallReply](),
+		"CallFail":             reflect.TypeFor[protocol.CallFail](),
+		"CallDiff":             reflect.TypeFor[protocol.CallDiff](),
+		"RemovedMessage":       reflect.TypeFor[protocol.RemovedMessage](),
 		"EventEnvelope":        reflect.TypeFor[protocol.Event](),
 		"Session":              reflect.TypeFor[protocol.Session](),
 		"Update":               reflect.TypeFor[protocol.Update](),
@@ -154,6 +172,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"DoctorReport":         reflect.TypeFor[doctor.Report](),
 	})
 	f.Field(reflect.TypeFor[protocol.Event](), "type", "string")
+	f.Field(reflect.TypeFor[protocol.CallSummary](), "outcome", "CallOutcome")
 	f.Field(reflect.TypeFor[protocol.Update](), "events", "QEvent[]")
 	f.Field(reflect.TypeFor[protocol.Command](), "type", "CommandType")
 	f.Field(reflect.TypeFor[protocol.Session](), "status", "SessionStatus")

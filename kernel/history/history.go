@@ -29,6 +29,9 @@ type entry struct {
 	session string
 	seq     int64
 	msg     provider.Message
+	// replace is the seq of the history.replace whose summary this is (0:
+	// not a summary; seq 0 is always session.created, never a replace).
+	replace int64
 }
 
 // projection is the state of a fold over one session's events.
@@ -75,7 +78,7 @@ func (p *projection) apply(e event.Event) error {
 	}
 	switch x := v.(type) {
 	case event.UserMessagePayload:
-		p.entries = append(p.entries, entry{e.Session, e.Seq, provider.Message{Role: provider.RoleUser, Content: x.Text}})
+		p.entries = append(p.entries, entry{e.Session, e.Seq, provider.Message{Role: provider.RoleUser, Content: x.Text}, 0})
 	case event.AssistantMessagePayload:
 		m := provider.Message{Role: provider.RoleAssistant, Content: x.Content}
 		p.awaiting, p.held = nil, nil
@@ -83,11 +86,11 @@ func (p *projection) apply(e event.Event) error {
 			m.ToolCalls = append(m.ToolCalls, provider.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 			p.awaiting = append(p.awaiting, c.ID)
 		}
-		p.entries = append(p.entries, entry{e.Session, e.Seq, m})
+		p.entries = append(p.entries, entry{e.Session, e.Seq, m, 0})
 	case event.ToolResultPayload:
-		p.addResult(x.CallID, entry{e.Session, e.Seq, provider.Message{Role: provider.RoleTool, Content: x.Content, ToolName: x.Name, ToolCallID: x.CallID}})
+		p.addResult(x.CallID, entry{e.Session, e.Seq, provider.Message{Role: provider.RoleTool, Content: x.Content, ToolName: x.Name, ToolCallID: x.CallID}, 0})
 	case event.ToolRefusedPayload:
-		p.addResult(x.CallID, entry{e.Session, e.Seq, provider.Message{Role: provider.RoleTool, Content: x.Reason, ToolName: x.Name, ToolCallID: x.CallID}})
+		p.addResult(x.CallID, entry{e.Session, e.Seq, provider.Message{Role: provider.RoleTool, Content: x.Reason, ToolName: x.Name, ToolCallID: x.CallID}, 0})
 	case event.HistoryReplacePayload:
 		replaced := func(en entry) bool { return en.session == e.Session && en.seq >= x.From && en.seq <= x.To }
 		at := slices.IndexFunc(p.entries, func(en entry) bool { return en.session == e.Session && en.seq >= x.From })
@@ -95,7 +98,7 @@ func (p *projection) apply(e event.Event) error {
 			at = len(p.entries)
 		}
 		kept := p.entries[:at:at]
-		summary := entry{e.Session, x.From, provider.Message{Role: provider.RoleUser, Content: SummaryLabel + x.Summary}}
+		summary := entry{e.Session, x.From, provider.Message{Role: provider.RoleUser, Content: SummaryLabel + x.Summary}, e.Seq}
 		rest := slices.DeleteFunc(slices.Clone(p.entries[at:]), replaced)
 		p.entries = append(append(kept, summary), rest...)
 	default:
@@ -186,11 +189,14 @@ func (p *Projector) MessagesAt(ctx context.Context, session string, upTo int64) 
 
 // Entry is a projected message with the event it stands for: its session
 // (a branch's history holds its parents' entries too) and seq. A summary
-// made by a history.replace carries the replace's From.
+// made by a history.replace carries the replace's From, and in Replace the
+// replace's own seq (0 for every other message), so the inspector can say
+// which compaction made it.
 type Entry struct {
 	Session string
 	Seq     int64
 	Message provider.Message
+	Replace int64
 }
 
 // EntriesAt is MessagesAt with each message's origin, so a compaction can
@@ -202,7 +208,7 @@ func (p *Projector) EntriesAt(ctx context.Context, session string, upTo int64) (
 	}
 	out := make([]Entry, len(c.proj.entries))
 	for i, en := range c.proj.entries {
-		out[i] = Entry{Session: en.session, Seq: en.seq, Message: en.msg}
+		out[i] = Entry{Session: en.session, Seq: en.seq, Message: en.msg, Replace: en.replace}
 	}
 	return out, nil
 }

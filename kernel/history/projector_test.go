@@ -144,7 +144,8 @@ func TestBranchProjection(t *testing.T) {
 
 // TestEntriesNameTheirEvents: a compaction chooses its range by the seqs
 // EntriesAt gives, so each message must carry its event's seq, and a
-// summary the From of its replace (a later replace from there covers it).
+// summary the From of its replace (a later replace from there covers it)
+// and the replace's own seq (the inspector names the compaction).
 func TestEntriesNameTheirEvents(t *testing.T) {
 	st := openStore(t)
 	p := history.NewProjector(st)
@@ -171,6 +172,10 @@ func TestEntriesNameTheirEvents(t *testing.T) {
 	}
 	if want := []int64{1, 3, 4}; len(seqs) != 3 || seqs[0] != want[0] || seqs[1] != want[1] || seqs[2] != want[2] {
 		t.Fatalf("seqs %v, want %v (the summary carries From 1)", seqs, want)
+	}
+	// The summary names the replace that made it (seq 5); the others none.
+	if rep := []int64{got[0].Replace, got[1].Replace, got[2].Replace}; rep[0] != 5 || rep[1] != 0 || rep[2] != 0 {
+		t.Fatalf("replace seqs %v, want [5 0 0]", rep)
 	}
 	if msgs, _ := p.Messages(ctx, "s"); render(msgs) != "user:ab|user:c|assistant:d" {
 		t.Fatalf("messages %s", render(msgs))

@@ -29,13 +29,10 @@ func (c *compaction) Compact(_ context.Context, in compact.Input) ([]event.Draft
 	return c.answer(in)
 }
 
-// TestCompactionBeforeAStepShapesItsRequest: a replace the compaction
-// returns before a step is appended with the run's id, the step's request
-// is built after it (the model sees the summary, never the replaced
-// message), and Request(n) rebuilds exactly that request from the log.
-func TestCompactionBeforeAStepShapesItsRequest(t *testing.T) {
-	c := &compaction{answer: func(in compact.Input) ([]event.Draft, error) {
-		// On the second turn, replace the first turn (user + reply).
+// firstTurnSummarised is a compaction that, on the second turn, replaces
+// the first turn (user + reply) with the summary "the user said hello".
+func firstTurnSummarised() *compaction {
+	return &compaction{answer: func(in compact.Input) ([]event.Draft, error) {
 		if len(in.History) < 3 {
 			return nil, nil
 		}
@@ -43,6 +40,14 @@ func TestCompactionBeforeAStepShapesItsRequest(t *testing.T) {
 			From: in.History[0].Seq, To: in.History[1].Seq, Summary: "the user said hello",
 			Compaction: &event.CompactionRecord{Strategy: compact.StrategySummarise, Trigger: compact.TriggerSize}}}}, nil
 	}}
+}
+
+// TestCompactionBeforeAStepShapesItsRequest: a replace the compaction
+// returns before a step is appended with the run's id, the step's request
+// is built after it (the model sees the summary, never the replaced
+// message), and Request(n) rebuilds exactly that request from the log.
+func TestCompactionBeforeAStepShapesItsRequest(t *testing.T) {
+	c := firstTurnSummarised()
 	k := kit(t, runtime.WithCompaction(c))
 	s := chat(t, k)
 	say(t, k, s, "hello", "")

@@ -10,6 +10,7 @@ import (
 
 	"quire/kernel/core"
 	"quire/kernel/event"
+	"quire/kernel/history"
 	"quire/kernel/provider"
 	"quire/kernel/tool"
 )
@@ -215,41 +216,62 @@ func (s *session) anchor(ctx context.Context, run string) (int64, error) {
 // requestAt is the one place a request is built, from the log alone: the
 // run's frozen capabilities (system text, tools, model) and the history as
 // projected at seq, the event that asked for the model call. Streaming and `quire replay
-// -request` both call it, so what was sent can be rebuilt byte for byte.
+// -request` both call it, so what was sent can be rebuilt byte for byte;
+// the inspector reads the same build (calls.go) for where each message
+// came from.
 func (r *Reader) requestAt(ctx context.Context, session, run string, seq int64, caps event.Capabilities) (provider.Request, error) {
-	msgs, err := r.history.MessagesAt(ctx, session, seq)
+	b, err := r.build(ctx, session, run, seq, caps)
+	return b.req, err
+}
+
+// built is a request and what it was made of: the system text's hash and
+// zones (its first len(zones) messages) and the projected history entries
+// (the rest, in order).
+type built struct {
+	req     provider.Request
+	hash    string
+	zones   []event.ZoneText
+	history []history.Entry
+	// toolsDropped: the run had tools and this call declared none.
+	toolsDropped bool
+}
+
+func (r *Reader) build(ctx context.Context, session, run string, seq int64, caps event.Capabilities) (built, error) {
+	hist, err := r.history.EntriesAt(ctx, session, seq)
 	if err != nil {
-		return provider.Request{}, err
+		return built{}, err
 	}
 	hash, err := r.textAt(ctx, session, run, seq, caps.System)
 	if err != nil {
-		return provider.Request{}, err
+		return built{}, err
 	}
-	var all []provider.Message
+	b := built{hash: hash, history: hist}
+	all := make([]provider.Message, 0, len(hist)+4)
 	if hash != "" {
-		zones, err := r.systemText(ctx, session, hash)
-		if err != nil {
-			return provider.Request{}, err
+		if b.zones, err = r.systemText(ctx, session, hash); err != nil {
+			return built{}, err
 		}
 		// One system message per zone, in zone order: each zone can later be
 		// compacted on its own terms.
-		for _, z := range zones {
+		for _, z := range b.zones {
 			all = append(all, provider.Message{Role: provider.RoleSystem, Content: z.Text})
 		}
 	}
-	all = append(all, msgs...)
-	req := provider.Request{Model: caps.Model, Messages: all, ContextLen: caps.NumCtx,
+	for _, en := range hist {
+		all = append(all, en.Message)
+	}
+	b.req = provider.Request{Model: caps.Model, Messages: all, ContextLen: caps.NumCtx,
 		Temperature: caps.Temperature, Think: caps.Think, Host: caps.Host}
 	if len(caps.Tools) == 0 {
-		return req, nil
+		return b, nil
 	}
-	if dropped, err := r.toolsDropped(ctx, session, run, seq); err != nil || dropped {
-		return req, err
+	if b.toolsDropped, err = r.toolsDropped(ctx, session, run, seq); err != nil || b.toolsDropped {
+		return b, err
 	}
 	for _, d := range caps.Tools {
-		req.Tools = append(req.Tools, provider.ToolSpec{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
+		b.req.Tools = append(b.req.Tools, provider.ToolSpec{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
 	}
-	return req, nil
+	return b, nil
 }
 
 // toolsDropped reports whether the run was retried without tools (the

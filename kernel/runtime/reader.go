@@ -64,6 +64,16 @@ func detached(s event.SessionSummary) protocol.Session {
 // host filters them for its audience (protocol.Filter). A session holding an
 // event this version cannot read (event.Check) is protocol.ErrDamaged.
 func (r *Reader) Events(ctx context.Context, id string, from int64) ([]protocol.Event, error) {
+	evs, err := r.log(ctx, id, from)
+	if err != nil {
+		return nil, err
+	}
+	return toProtocol(evs), nil
+}
+
+// log is a session's events from seq on, checked by the one decode rule;
+// no such session is protocol.ErrNotFound.
+func (r *Reader) log(ctx context.Context, id string, from int64) ([]event.Event, error) {
 	evs, err := r.store.Events(ctx, id, from)
 	if err != nil {
 		return nil, unreadable(err)
@@ -77,7 +87,7 @@ func (r *Reader) Events(ctx context.Context, id string, from int64) ([]protocol.
 	if err := readable(evs); err != nil {
 		return nil, err
 	}
-	return toProtocol(evs), nil
+	return evs, nil
 }
 
 // readable applies the one decode rule (event.Check) to events a host is

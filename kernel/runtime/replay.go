@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"quire/kernel/event"
+	"quire/kernel/protocol"
 	"quire/kernel/provider"
 )
 
@@ -14,7 +15,8 @@ var ErrNoSuchStep = errors.New("the conversation has no such step")
 
 // Request rebuilds, from the log alone, the request sent to the model at the
 // session's nth model call (1 = the first), whatever run it was in. Each
-// step.started and each step.retried asked for one call.
+// step.started and each step.retried asked for one call (askers, which
+// numbers the inspector's calls too).
 func (r *Reader) Request(ctx context.Context, session string, n int) (provider.Request, error) {
 	evs, err := r.store.Events(ctx, session, 0)
 	if err != nil {
@@ -25,21 +27,18 @@ func (r *Reader) Request(ctx context.Context, session string, n int) (provider.R
 	if err := readable(evs); err != nil {
 		return provider.Request{}, err
 	}
-	count := 0
-	for i, e := range evs {
-		if e.Type != event.StepStarted && e.Type != event.StepRetried {
-			continue
-		}
-		if count++; count != n {
-			continue
-		}
-		caps, err := capsOfRun(evs, e.RunID)
-		if err != nil {
-			return provider.Request{}, err
-		}
-		return r.requestAt(ctx, session, e.RunID, compactedAt(evs[i:], e.RunID), caps)
+	asks := askers(evs)
+	if n < 1 || n > len(asks) {
+		// Not found for a host (HTTP 404), as a call the inspector cannot find.
+		return provider.Request{}, protocol.Classify(protocol.ErrNotFound, fmt.Errorf("%w: step %d of %d", ErrNoSuchStep, n, len(asks)))
 	}
-	return provider.Request{}, fmt.Errorf("%w: step %d of %d", ErrNoSuchStep, n, count)
+	i := asks[n-1]
+	e := evs[i]
+	caps, err := capsOfRun(evs, e.RunID)
+	if err != nil {
+		return provider.Request{}, err
+	}
+	return r.requestAt(ctx, session, e.RunID, compactedAt(evs[i:], e.RunID), caps)
 }
 
 // capsOfRun finds the capabilities frozen on the input that opened a run.

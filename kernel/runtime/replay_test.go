@@ -57,15 +57,16 @@ func rebuiltBy(t *testing.T, r interface {
 	}
 }
 
-// TestEveryRequestCanBeRebuiltFromTheLog: for each model call of a run with
-// a system text, tools, a tool call, a retry after a busy server and a
-// second run, Request(n) rebuilt from the log is byte for byte (canonical
-// JSON) the body the fake Ollama server received.
-func TestEveryRequestCanBeRebuiltFromTheLog(t *testing.T) {
+// planChat is a conversation of two runs with a system text and a tool:
+// the model reads plan.md, the server is busy once (a retry), the model
+// answers, and the user's "thanks" gets a second answer. It returns the
+// kernel, the session and the two runs, both finished.
+func planChat(t *testing.T) (k *testkit.Kernel, s, run1, run2 string) {
+	t.Helper()
 	read := &fakeTool{spec: tool.Spec{Name: "read_note", Description: "Read a note.", Effects: tool.ReadFs, Idempotency: tool.Safe,
 		Parameters: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}, "required": []any{"path"}}},
 		run: replying("# Plan\nbuy milk")}
-	k := kit(t, withTools(read), runtime.WithContributors(contributor{name: "identity", text: "You are Quire."}),
+	k = kit(t, withTools(read), runtime.WithContributors(contributor{name: "identity", text: "You are Quire."}),
 		runtime.WithJitter(func() float64 { return 0 }))
 	k.Ollama.Script(
 		calling(`c1:read_note:{"path":"plan.md"}`),
@@ -73,11 +74,20 @@ func TestEveryRequestCanBeRebuiltFromTheLog(t *testing.T) {
 		saying("You need milk."),
 		saying("Anything else?"),
 	)
-	s := chat(t, k)
-	say(t, k, s, "what is in my plan?", "")
+	s = chat(t, k)
+	run1 = say(t, k, s, "what is in my plan?", "")
 	waitRuns(t, k, s, 1)
-	say(t, k, s, "thanks", "")
+	run2 = say(t, k, s, "thanks", "")
 	waitRuns(t, k, s, 2)
+	return k, s, run1, run2
+}
+
+// TestEveryRequestCanBeRebuiltFromTheLog: for each model call of a run with
+// a system text, tools, a tool call, a retry after a busy server and a
+// second run, Request(n) rebuilt from the log is byte for byte (canonical
+// JSON) the body the fake Ollama server received.
+func TestEveryRequestCanBeRebuiltFromTheLog(t *testing.T) {
+	k, s, _, _ := planChat(t)
 	got := k.Ollama.Requests()
 	if len(got) != 4 { // tool call, busy, the retry that answers, the second run
 		evs, _ := k.Store.Events(t.Context(), s, 0)

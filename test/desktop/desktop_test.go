@@ -70,6 +70,12 @@ type view struct {
 	Settings *struct {
 		Saved bool `json:"saved"`
 	} `json:"settings"`
+	// The inspector, when open (snapshot.ts readInspector).
+	Inspector *struct {
+		Calls   int      `json:"calls"`
+		Origins []string `json:"origins"`
+		Copied  string   `json:"copied"`
+	} `json:"inspector"`
 	// Where the controls a test clicks are (snapshot.ts POINT_IDS).
 	Points map[string]point `json:"points"`
 }

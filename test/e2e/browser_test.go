@@ -46,7 +46,7 @@ var cases = []string{
 	"wails-drop", "compaction-marker", "memory-panel", "models-panel", "documents-e2e", "citations",
 	"question-forget", "question-long", "secret", "exfil", "empty-retry", "settings", "documents-embedder",
 	"changes-undo",
-	"branch-edit", "branch-regenerate", "continue-killed",
+	"branch-edit", "branch-regenerate", "continue-killed", "inspector",
 }
 
 func TestBrowser(t *testing.T) {
@@ -99,6 +99,7 @@ func TestBrowser(t *testing.T) {
 	if runErr != nil && !t.Failed() {
 		t.Errorf("the e2e runner: %v", runErr)
 	}
+	checkInspectorCopy(t, fx, passed)
 	if n := len(fx.requests()); n == 0 {
 		t.Error("the browser run never reached the model: it did not use the real backend")
 	}
@@ -136,7 +137,8 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	fake.AddModel(ollamatest.Model{Name: "all-minilm", Capabilities: []string{"embedding"}, Family: "bert", EmbeddingLength: 24, Size: 46_000_000})
 	dataDir := t.TempDir()
 	fx := &fixtureSet{fake: fake, fixtures: fixtures{Prompts: prompts(), Plan: planItems, Unsure: unsure, Todo: todoText, Garden: gardenNote, Long: longText, CompactReads: compactReads,
-		ProbePath: filepath.Join(dataDir, "probe.json"), NoTools: noToolsModel, Second: secondModel}}
+		ProbePath: filepath.Join(dataDir, "probe.json"), NoTools: noToolsModel, Second: secondModel,
+		InspectPath: filepath.Join(t.TempDir(), "inspected.json")}, dataDir: dataDir}
 	// The documents the browser adds by path, in real folders, indexed by
 	// the real library.
 	fx.DocsDir = writeDocs(t, "", nil)
@@ -234,7 +236,8 @@ func launch(ctx context.Context, dist fs.FS, probePath string, flags []string, e
 // fixtureSet is the fixtures and the fake model they were made for.
 type fixtureSet struct {
 	fixtures
-	fake *ollamatest.Server
+	fake    *ollamatest.Server
+	dataDir string // the main quire serve's data folder
 }
 
 func (f *fixtureSet) requests() []ollamatest.Request { return f.fake.Requests() }

@@ -130,6 +130,9 @@ type fixtures struct {
 	// it again over the same data folder, answering the new link.
 	KillableURL string `json:"killableUrl"`
 	KillControl string `json:"killControl"`
+	// InspectPath is where the inspector case writes what it copied, for
+	// the Go side to compare with `quire replay -request N` (inspector_test.go).
+	InspectPath string `json:"inspectPath"`
 }
 
 func prompts() map[string]string {

@@ -100,4 +100,6 @@ export interface ViewSnapshot {
   settings?: { saved: boolean };
   /** Where the controls a desktop test clicks are (POINT_IDS on screen): centres in CSS pixels of the viewport. */
   points?: Record<string, { x: number; y: number }>;
+  /** The inspector ("what the model saw"), when open: its calls, the origins shown, the copy's status. */
+  inspector?: { calls: number; origins: string[]; copied: string };
 }

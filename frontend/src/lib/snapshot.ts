@@ -131,7 +131,7 @@ export function readSettings(root: ParentNode): ViewSnapshot['settings'] {
 }
 
 /** The controls a desktop test clicks (xdotool has no selectors). */
-export const POINT_IDS = ['composer', 'models-open', 'pull-name', 'pull-start', 'settings-open', 'settings-model', 'settings-save', 'download-model'];
+export const POINT_IDS = ['composer', 'models-open', 'pull-name', 'pull-start', 'settings-open', 'settings-model', 'settings-save', 'download-model', 'inspect', 'inspector-copy'];
 
 /** Where each of POINT_IDS on screen is, or undefined when none is. */
 export function readPoints(root: ParentNode): ViewSnapshot['points'] {
@@ -141,6 +141,17 @@ export function readPoints(root: ParentNode): ViewSnapshot['points'] {
     if (el) out[id] = centre(el);
   }
   return Object.keys(out).length ? out : undefined;
+}
+
+/** The inspector, or undefined when it is closed. */
+export function readInspector(root: ParentNode): ViewSnapshot['inspector'] {
+  const el = root.querySelector('[data-testid="inspector"]');
+  if (!el) return undefined;
+  return {
+    calls: el.querySelectorAll('[data-testid="inspector-call"]').length,
+    origins: Array.from(el.querySelectorAll('[data-testid="inspector-origin"]'), (o) => plainText(o.textContent)),
+    copied: plainText(el.querySelector('[data-testid="inspector-copied"]')?.textContent),
+  };
 }
 
 /** The context meter's label, or undefined when it is not shown. */
@@ -160,7 +171,7 @@ export function buildSnapshot(state: SnapshotState, root: ParentNode): ViewSnaps
     ...(memory ? { memory } : {}),
   };
   // Documents parts only when on screen, so older probes see what they did.
-  const parts = { documents: readDocuments(root), indexing: readIndexing(root), citations: readCitations(root), citationPoints: readCitationPoints(root), viewer: readViewer(root), firstRun: readFirstRun(root), context: readContext(root), models: readModels(root), settings: readSettings(root), points: readPoints(root) };
+  const parts = { documents: readDocuments(root), indexing: readIndexing(root), citations: readCitations(root), citationPoints: readCitationPoints(root), viewer: readViewer(root), firstRun: readFirstRun(root), context: readContext(root), models: readModels(root), settings: readSettings(root), inspector: readInspector(root), points: readPoints(root) };
   for (const [k, v] of Object.entries(parts)) if (v !== undefined) Object.assign(snap, { [k]: v });
   return snap;
 }

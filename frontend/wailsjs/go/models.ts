@@ -143,6 +143,456 @@ export namespace protocol {
 		    return a;
 		}
 	}
+	export class RemovedMessage {
+	    role: string;
+	    origin: CallOrigin;
+	    preview: string;
+	    replacedBy: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new RemovedMessage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.role = source["role"];
+	        this.origin = this.convertValues(source["origin"], CallOrigin);
+	        this.preview = source["preview"];
+	        this.replacedBy = source["replacedBy"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class CallDiff {
+	    previous: number;
+	    added: number;
+	    changed: number;
+	    removed: RemovedMessage[];
+	    systemChanged: boolean;
+	    toolsAdded: string[];
+	    toolsRemoved: string[];
+	    optionsChanged: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new CallDiff(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.previous = source["previous"];
+	        this.added = source["added"];
+	        this.changed = source["changed"];
+	        this.removed = this.convertValues(source["removed"], RemovedMessage);
+	        this.systemChanged = source["systemChanged"];
+	        this.toolsAdded = source["toolsAdded"];
+	        this.toolsRemoved = source["toolsRemoved"];
+	        this.optionsChanged = source["optionsChanged"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class CallFail {
+	    seq: number;
+	    class: string;
+	    message: string;
+	    retrySeq: number;
+	    retryReason?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new CallFail(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.seq = source["seq"];
+	        this.class = source["class"];
+	        this.message = source["message"];
+	        this.retrySeq = source["retrySeq"];
+	        this.retryReason = source["retryReason"];
+	    }
+	}
+	export class CallReply {
+	    seq: number;
+	    // Go type: time
+	    at: any;
+	    content: string;
+	    thinking?: string;
+	    toolCalls?: CallToolCall[];
+	    doneReason: string;
+	    interrupted?: boolean;
+	    promptTokens: number;
+	    outputTokens: number;
+	    durationNs: number;
+	    firstTokenNs?: number;
+	    totalNs: number;
+	    cut?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new CallReply(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.seq = source["seq"];
+	        this.at = this.convertValues(source["at"], null);
+	        this.content = source["content"];
+	        this.thinking = source["thinking"];
+	        this.toolCalls = this.convertValues(source["toolCalls"], CallToolCall);
+	        this.doneReason = source["doneReason"];
+	        this.interrupted = source["interrupted"];
+	        this.promptTokens = source["promptTokens"];
+	        this.outputTokens = source["outputTokens"];
+	        this.durationNs = source["durationNs"];
+	        this.firstTokenNs = source["firstTokenNs"];
+	        this.totalNs = source["totalNs"];
+	        this.cut = source["cut"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class CallTokens {
+	    total: number;
+	    system: number;
+	    history: number;
+	    tools: number;
+	    window: number;
+	    counted: number;
+	    estimate: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new CallTokens(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.total = source["total"];
+	        this.system = source["system"];
+	        this.history = source["history"];
+	        this.tools = source["tools"];
+	        this.window = source["window"];
+	        this.counted = source["counted"];
+	        this.estimate = source["estimate"];
+	    }
+	}
+	export class CallTool {
+	    name: string;
+	    description: string;
+	    tokens: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new CallTool(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.tokens = source["tokens"];
+	    }
+	}
+	export class CallOrigin {
+	    event: string;
+	    seq: number;
+	    session?: string;
+	    zone?: string;
+	    hash?: string;
+	    parts?: string[];
+	    from?: number;
+	    to?: number;
+	    strategy?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new CallOrigin(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.event = source["event"];
+	        this.seq = source["seq"];
+	        this.session = source["session"];
+	        this.zone = source["zone"];
+	        this.hash = source["hash"];
+	        this.parts = source["parts"];
+	        this.from = source["from"];
+	        this.to = source["to"];
+	        this.strategy = source["strategy"];
+	    }
+	}
+	export class CallToolCall {
+	    id?: string;
+	    name: string;
+	    arguments: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new CallToolCall(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.arguments = source["arguments"];
+	    }
+	}
+	export class CallMessage {
+	    role: string;
+	    content: string;
+	    toolName?: string;
+	    toolCallId?: string;
+	    toolCalls?: CallToolCall[];
+	    origin: CallOrigin;
+	    tokens: number;
+	    bytes: number;
+	    cut?: boolean;
+	    change: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new CallMessage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.role = source["role"];
+	        this.content = source["content"];
+	        this.toolName = source["toolName"];
+	        this.toolCallId = source["toolCallId"];
+	        this.toolCalls = this.convertValues(source["toolCalls"], CallToolCall);
+	        this.origin = this.convertValues(source["origin"], CallOrigin);
+	        this.tokens = source["tokens"];
+	        this.bytes = source["bytes"];
+	        this.cut = source["cut"];
+	        this.change = source["change"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class CallOptions {
+	    numCtx: number;
+	    temperature?: number;
+	    think?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new CallOptions(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.numCtx = source["numCtx"];
+	        this.temperature = source["temperature"];
+	        this.think = source["think"];
+	    }
+	}
+	export class CallSummary {
+	    n: number;
+	    runId: string;
+	    step: number;
+	    attempt: number;
+	    seq: number;
+	    // Go type: time
+	    at: any;
+	    outcome: string;
+	    replySeq: number;
+	    promptTokens: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new CallSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.n = source["n"];
+	        this.runId = source["runId"];
+	        this.step = source["step"];
+	        this.attempt = source["attempt"];
+	        this.seq = source["seq"];
+	        this.at = this.convertValues(source["at"], null);
+	        this.outcome = source["outcome"];
+	        this.replySeq = source["replySeq"];
+	        this.promptTokens = source["promptTokens"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Call {
+	    summary: CallSummary;
+	    builtAt: number;
+	    model: string;
+	    options: CallOptions;
+	    messages: CallMessage[];
+	    shown: number;
+	    messageCount: number;
+	    tools: CallTool[];
+	    toolsOff?: string;
+	    tokens: CallTokens;
+	    reply?: CallReply;
+	    failure?: CallFail;
+	    diff?: CallDiff;
+	    truncated: boolean;
+	    requestBytes: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Call(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.summary = this.convertValues(source["summary"], CallSummary);
+	        this.builtAt = source["builtAt"];
+	        this.model = source["model"];
+	        this.options = this.convertValues(source["options"], CallOptions);
+	        this.messages = this.convertValues(source["messages"], CallMessage);
+	        this.shown = source["shown"];
+	        this.messageCount = source["messageCount"];
+	        this.tools = this.convertValues(source["tools"], CallTool);
+	        this.toolsOff = source["toolsOff"];
+	        this.tokens = this.convertValues(source["tokens"], CallTokens);
+	        this.reply = this.convertValues(source["reply"], CallReply);
+	        this.failure = this.convertValues(source["failure"], CallFail);
+	        this.diff = this.convertValues(source["diff"], CallDiff);
+	        this.truncated = source["truncated"];
+	        this.requestBytes = source["requestBytes"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	export class CallList {
+	    calls: CallSummary[];
+	    total: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new CallList(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.calls = this.convertValues(source["calls"], CallSummary);
+	        this.total = source["total"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	
+	
+	
+	
+	
+	
 	export class ChangeRecord {
 	    id: string;
 	    tool: string;
@@ -900,6 +1350,7 @@ export namespace protocol {
 		    return a;
 		}
 	}
+	
 	
 	
 	

@@ -75,6 +75,12 @@ export type CheckAction = 'install-ollama' | 'download-model' | 'settings';
 /** The commands a host sends (Command.type). */
 export type CommandType = 'session.create' | 'session.rename' | 'session.delete' | 'message.send' | 'run.cancel' | 'permission.answer' | 'message.edit' | 'message.regenerate' | 'run.continue';
 
+/** What answered a model call (CallSummary.outcome). */
+export type CallOutcome = 'replied' | 'failed' | 'retried' | 'ended' | 'open';
+
+/** How a message of a call's request differs from the call before (CallMessage.change). */
+export type CallChange = 'same' | 'added' | 'changed';
+
 /**
  * AnswerPayload answers a permission question in-page (the window answers
  * with a native dialog instead).
@@ -93,6 +99,201 @@ export interface AnswerPayload {
 export interface BranchResult {
   session: Session;
   runId: string;
+}
+
+/**
+ * Call is one model call in full: the request as sent, where each of its
+ * messages came from, its size, what answered it, and what changed since
+ * the call before.
+ */
+export interface Call {
+  summary: CallSummary;
+  /**
+   * BuiltAt is the seq the request was projected at: the asking event, or
+   * a compaction or refreshed context text made after it.
+   */
+  builtAt: number;
+  model: string;
+  options: CallOptions;
+  /**
+   * Messages are the request's messages in order (system zones first);
+   * when more than MaxShownMessages, the last ones, and Truncated says so.
+   */
+  messages: CallMessage[] | null;
+  /** Shown is the index in the request of Messages[0]. */
+  shown: number;
+  /** MessageCount is how many messages the request holds. */
+  messageCount: number;
+  tools: CallTool[] | null;
+  /**
+   * ToolsOff says why no tools were declared when the run had some
+   * ("refused": the model refused them and this call was retried without).
+   */
+  toolsOff?: string;
+  tokens: CallTokens;
+  reply?: CallReply;
+  failure?: CallFail;
+  diff?: CallDiff;
+  truncated: boolean;
+  /** RequestBytes is the size of the exact request (host.Calls.Request). */
+  requestBytes: number;
+}
+
+/**
+ * CallDiff is what changed since the call before (Previous): each of
+ * Messages says whether it is new; Removed are the earlier call's messages
+ * this one no longer has — a compaction's summary stands for the ones it
+ * replaced (ReplacedBy: its index in the request).
+ */
+export interface CallDiff {
+  previous: number;
+  added: number;
+  changed: number;
+  removed: RemovedMessage[] | null;
+  systemChanged: boolean;
+  toolsAdded: string[] | null;
+  toolsRemoved: string[] | null;
+  optionsChanged: string[] | null;
+}
+
+/**
+ * CallFail is the stream.failed that ended the call, and the retry that
+ * followed it, if one did.
+ */
+export interface CallFail {
+  seq: number;
+  class: string;
+  message: string;
+  /** -1: not retried */
+  retrySeq: number;
+  retryReason?: string;
+}
+
+/**
+ * CallList is a session's model calls, oldest first; Total counts them
+ * all when the list holds only the last MaxListedCalls.
+ */
+export interface CallList {
+  calls: CallSummary[] | null;
+  total: number;
+}
+
+/** CallMessage is one message of a request and its origin. */
+export interface CallMessage {
+  role: string;
+  content: string;
+  toolName?: string;
+  toolCallId?: string;
+  toolCalls?: CallToolCall[];
+  origin: CallOrigin;
+  tokens: number;
+  /** of the whole content */
+  bytes: number;
+  cut?: boolean;
+  change: CallChange;
+}
+
+/** CallOptions are the options the request carried. */
+export interface CallOptions {
+  numCtx: number;
+  temperature?: number;
+  think?: boolean;
+}
+
+/**
+ * CallOrigin says where a message came from. Event is the type of the
+ * event it was projected from (user.message, assistant.message,
+ * tool.result, tool.refused, history.replace for a compaction's summary,
+ * context.text for a zone of the system text) and Seq its seq; Session is
+ * set when it is another session's (a branch's parent).
+ */
+export interface CallOrigin {
+  event: string;
+  seq: number;
+  session?: string;
+  /**
+   * A zone of the system text: its name, the text's hash and the parts
+   * it was assembled from.
+   */
+  zone?: string;
+  hash?: string;
+  parts?: string[];
+  /** A summary: the seqs it stands for and the compaction's strategy. */
+  from?: number;
+  to?: number;
+  strategy?: string;
+}
+
+/** CallReply is the assistant.message that answered the call. */
+export interface CallReply {
+  seq: number;
+  at: string;
+  content: string;
+  thinking?: string;
+  toolCalls?: CallToolCall[];
+  doneReason: string;
+  interrupted?: boolean;
+  promptTokens: number;
+  outputTokens: number;
+  /**
+   * DurationNS is the model's own time (Ollama's total_duration);
+   * FirstTokenNS and TotalNS are read from the log's times: from the
+   * asking event to the first streamed piece and to the reply.
+   */
+  durationNs: number;
+  firstTokenNs?: number;
+  totalNs: number;
+  cut?: boolean;
+}
+
+/** CallSummary is one model call as a list shows it. */
+export interface CallSummary {
+  n: number;
+  runId: string;
+  step: number;
+  /** Attempt is 0 for a step's first call, then 1, 2… for its retries. */
+  attempt: number;
+  /** Seq is the step.started (or step.retried) that asked for the call. */
+  seq: number;
+  at: string;
+  outcome: CallOutcome;
+  /**
+   * ReplySeq is the assistant.message (or stream.failed) that answered
+   * it; -1 when none did.
+   */
+  replySeq: number;
+  /** PromptTokens is the model's own count of the request (0: unknown). */
+  promptTokens: number;
+}
+
+/**
+ * CallTokens is the request's size against the model's window. Every
+ * figure but Counted is Quire's estimate (kernel/compact: about four
+ * characters a token, plus each message's wrapping); Counted is the
+ * model's own count of the prompt (Ollama's prompt_eval_count, 0: unknown).
+ */
+export interface CallTokens {
+  total: number;
+  system: number;
+  history: number;
+  tools: number;
+  window: number;
+  counted: number;
+  estimate: boolean;
+}
+
+/** CallTool is one tool declaration of the request. */
+export interface CallTool {
+  name: string;
+  description: string;
+  tokens: number;
+}
+
+/** CallToolCall is a tool call an assistant message of the request carries. */
+export interface CallToolCall {
+  id?: string;
+  name: string;
+  arguments: string;
 }
 
 /**
@@ -567,6 +768,15 @@ export interface RecommendedModel {
 export interface RegeneratePayload {
   session: string;
   seq: number;
+}
+
+/** RemovedMessage is a message of the call before that this one lacks. */
+export interface RemovedMessage {
+  role: string;
+  origin: CallOrigin;
+  preview: string;
+  /** -1: simply gone */
+  replacedBy: number;
 }
 
 export interface RenameSessionPayload {

@@ -26,6 +26,8 @@ import {
   PROTOCOL_HEADER,
   PROTOCOL_QUERY,
   PROTOCOL_VERSION,
+  type Call,
+  type CallList,
   type DoctorReport,
   type DocumentSource,
   type DocumentsState,
@@ -50,6 +52,7 @@ import {
   type UndoOutcome,
   type WritePreview,
 } from '../protocol';
+import { callDetail, callList } from './calls';
 import { NO_DOCUMENT_PATH } from './documents';
 import { modelsState, NO_MODEL_NAME } from './models';
 import { changeList, noteFolder, undoOutcome } from './notes';
@@ -85,6 +88,8 @@ interface RequestOptions {
   key?: string;
   /** Extra attempts after a network error; only for requests that are safe to repeat. */
   retries?: number;
+  /** Resolve with the answer's text as it came, not parsed. */
+  raw?: boolean;
 }
 
 export class HttpTransport implements Transport {
@@ -105,7 +110,7 @@ export class HttpTransport implements Transport {
   }
 
   private async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-    const { body, key, retries = 0 } = opts;
+    const { body, key, retries = 0, raw = false } = opts;
     const headers: Record<string, string> = { [PROTOCOL_HEADER]: PROTOCOL_VERSION };
     if (body !== undefined || (method !== 'GET' && method !== 'HEAD')) headers['Content-Type'] = 'application/json';
     if (key !== undefined) headers[IDEMPOTENCY_HEADER] = key;
@@ -147,6 +152,7 @@ export class HttpTransport implements Transport {
       }
       throw new Error(message || `Request failed: ${res.status} ${res.statusText}`.trim());
     }
+    if (raw) return text as T;
     if (res.status === 204 || text.trim() === '') return undefined as T;
     try {
       return JSON.parse(text) as T;
@@ -297,6 +303,23 @@ export class HttpTransport implements Transport {
   async checkOllama(address: string): Promise<OllamaCheck> {
     const r = await this.request<OllamaCheck>('POST', '/api/settings/check', { body: { address } });
     return { ...r, models: r.models ?? [] };
+  }
+  /** GET /api/sessions/{id}/calls[?run=R] → the session's model calls. */
+  async calls(session: string, run?: string): Promise<CallList> {
+    const q = run ? `?run=${encodeURIComponent(run)}` : '';
+    return callList(await this.request<CallList>('GET', `${HttpTransport.sessionPath(session)}/calls${q}`));
+  }
+  /** GET /api/sessions/{id}/calls/{n} → one call in full (bounded). */
+  async modelCall(session: string, n: number): Promise<Call> {
+    return callDetail(await this.request<Call>('GET', `${HttpTransport.sessionPath(session)}/calls/${n}`));
+  }
+  /**
+   * GET /api/sessions/{id}/calls/{n}/request → the request's bytes as the
+   * server sent them (not parsed and re-encoded: the copy must equal
+   * `quire replay -request N`).
+   */
+  async callRequest(session: string, n: number): Promise<string> {
+    return this.request<string>('GET', `${HttpTransport.sessionPath(session)}/calls/${n}/request`, { raw: true });
   }
   /** GET /api/models (an Ollama that does not answer: 200 with `error`). */
   async models(): Promise<ModelsState> {

@@ -18,7 +18,8 @@
 // shows it and calls QuestionShown, which only lets the dialog open.
 import * as bound from '../../../wailsjs/go/main/App';
 import * as boundRuntime from '../../../wailsjs/runtime/runtime';
-import type { BranchResult, DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, ModelsState, OllamaCheck, PullProgress, QEvent, Question, Session, SettingsSaved, SettingsScreen, UserSettings, ViewSnapshot } from '../protocol';
+import type { BranchResult, Call, CallList, DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, ModelsState, OllamaCheck, PullProgress, QEvent, Question, Session, SettingsSaved, SettingsScreen, UserSettings, ViewSnapshot } from '../protocol';
+import { callDetail, callList, NO_CALLS } from './calls';
 import { modelsState, NO_MODEL_NAME, NO_MODELS } from './models';
 import { changeList, NO_NOTES, noteFolder, undoOutcome } from './notes';
 import type { ChangeList, NoteFolder, NoteText, NoteVersions, UndoOutcome, WritePreview } from '../protocol';
@@ -98,6 +99,10 @@ export interface WailsApp {
   UndoConversation?: Method<'UndoConversation', UndoOutcome>;
   NoteVersions?: Method<'NoteVersions', NoteVersions>;
   PreviewWrite?: Method<'PreviewWrite', WritePreview>;
+  /** The inspector's methods (app.go). Optional: an older Quire has none. */
+  Calls?: Method<'Calls', CallList>;
+  Call?: Method<'Call', Call>;
+  CallRequest?: Method<'CallRequest', string>;
   /** The questions the window is asking (to show them). Optional: an older Quire has none. */
   Questions?: Method<'Questions', Question[] | null>;
   /** The page has shown question `id` in full: its dialog may open. It cannot answer. */
@@ -291,6 +296,19 @@ export class WailsTransport implements Transport {
   async checkOllama(address: string): Promise<OllamaCheck> {
     const r = await this.set(this.app.CheckOllama ? (a) => a.CheckOllama!(address) : null);
     return { ...r, models: r.models ?? [] };
+  }
+  /** Calls an inspector method the window may not have (an older Quire). */
+  private insp<T>(f: ((app: WailsApp) => Promise<T>) | null): Promise<T> {
+    return this.call(() => (f ? f(this.app) : Promise.reject(NO_CALLS)));
+  }
+  async calls(session: string, run?: string): Promise<CallList> {
+    return callList(await this.insp(this.app.Calls ? (a) => a.Calls!(session, run ?? '') : null));
+  }
+  async modelCall(session: string, n: number): Promise<Call> {
+    return callDetail(await this.insp(this.app.Call ? (a) => a.Call!(session, n) : null));
+  }
+  async callRequest(session: string, n: number): Promise<string> {
+    return this.insp(this.app.CallRequest ? (a) => a.CallRequest!(session, n) : null);
   }
   /** Calls a models method the window may not have (an older Quire). */
   private mod<T>(f: ((app: WailsApp) => Promise<T>) | null): Promise<T> {

@@ -3,6 +3,12 @@
 import {protocol} from '../models';
 import {doctor} from '../models';
 
+export function Call(arg1:string,arg2:number):Promise<protocol.Call>;
+
+export function CallRequest(arg1:string,arg2:number):Promise<string>;
+
+export function Calls(arg1:string,arg2:string):Promise<protocol.CallList>;
+
 export function Cancel(arg1:string):Promise<void>;
 
 export function CancelIndexing():Promise<void>;
