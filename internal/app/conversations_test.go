@@ -133,7 +133,6 @@ func TestExportAndSearchARealConversation(t *testing.T) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-
 func TestSnippetParts(t *testing.T) {
 	o, c := store.MarkOpen, store.MarkClose
 	cases := []struct {
