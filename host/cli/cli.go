@@ -1,5 +1,5 @@
 // Package cli is the terminal host: the subcommands `quire doctor`,
-// `sessions`, `replay`, `index`, `search`, `eval`, `models` and `pull`. main reads the flags
+// `sessions`, `replay`, `export`, `index`, `search`, `eval`, `models` and `pull`. main reads the flags
 // and hands a command here with the composition root's parts.
 //
 // It speaks kernel/protocol and the ports of package host, like every
@@ -65,7 +65,7 @@ type Command struct {
 }
 
 // Names are the subcommands this package runs.
-var Names = []string{"doctor", "sessions", "replay", "index", "search", "eval", "models", "pull"}
+var Names = []string{"doctor", "sessions", "replay", "export", "index", "search", "eval", "models", "pull"}
 
 // Lookup registers the flags of the subcommand name on fset and returns
 // it, or nil when there is no such subcommand.
@@ -78,6 +78,10 @@ func Lookup(name string, fset *flag.FlagSet) *Command {
 		run = runSessions
 	case "replay":
 		o := &replayOptions{}
+		o.register(fset)
+		run = o.run
+	case "export":
+		o := &exportOptions{}
 		o.register(fset)
 		run = o.run
 	case "index":

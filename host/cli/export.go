@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"quire/export"
+	"quire/kernel/protocol"
+)
+
+// exportOptions are the flags of `quire export SESSION`.
+type exportOptions struct {
+	format string
+	out    string
+}
+
+func (o *exportOptions) register(fset *flag.FlagSet) {
+	fset.StringVar(&o.format, "format", export.FormatMarkdown, "md (Markdown: messages, tool lines, citations as footnotes) or jsonl (the public events, one JSON line each)")
+	fset.StringVar(&o.out, "o", "", "write to this file instead of standard output")
+}
+
+// run exports one conversation. It only reads (a Reader), so it works
+// while a window or `quire serve` owns the folder, as replay does.
+func (o *exportOptions) run(ctx context.Context, args []string, env Env) int {
+	if len(args) != 1 {
+		fmt.Fprintln(env.Stderr, "quire export: which session? (`quire sessions` lists them)")
+		return 2
+	}
+	if o.format != export.FormatMarkdown && o.format != export.FormatJSONL {
+		fmt.Fprintf(env.Stderr, "quire export: -format is md or jsonl, not %q\n", o.format)
+		return 2
+	}
+	id := args[0]
+	p, err := env.Read(ctx)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "quire:", err)
+		return 1
+	}
+	defer p.Close()
+	sess, err := sessionOf(ctx, p.Kernel(), id)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "quire: %v (`quire sessions` lists them)\n", err)
+		return 1
+	}
+	evs, err := p.Kernel().Events(ctx, id, 0)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "quire:", err)
+		return 1
+	}
+	doc, err := export.As(o.format, sess, evs)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "quire:", err)
+		return 1
+	}
+	if o.out == "" {
+		env.Stdout.Write(doc.Body)
+		return 0
+	}
+	if err := writeFile(o.out, doc.Body); err != nil {
+		fmt.Fprintf(env.Stderr, "quire: could not write %s: %v\n", o.out, err)
+		return 1
+	}
+	fmt.Fprintf(env.Stderr, "wrote %s (%d bytes)\n", o.out, len(doc.Body))
+	return 0
+}
+
+// errNoSuchSession: the id names no conversation.
+var errNoSuchSession = errors.New("no such session")
+
+func sessionOf(ctx context.Context, k protocol.Kernel, id string) (protocol.Session, error) {
+	list, err := k.Sessions(ctx)
+	if err != nil {
+		return protocol.Session{}, err
+	}
+	for _, s := range list {
+		if s.ID == id {
+			return s, nil
+		}
+	}
+	return protocol.Session{}, fmt.Errorf("%w: %s", errNoSuchSession, id)
+}
+
+// writeFile writes through a temporary file beside path, so an export cut
+// short never leaves half a file under the name asked for.
+func writeFile(path string, body []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(body); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
