@@ -11,10 +11,13 @@ package export
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -30,13 +33,39 @@ const (
 )
 
 // ErrFormat: an export format other than FormatMarkdown or FormatJSONL.
-var ErrFormat = fmt.Errorf("the export format is %q or %q", FormatMarkdown, FormatJSONL)
+var ErrFormat = errors.New("the export format is md or jsonl")
 
 // Exported is a conversation rendered in one format, with the file name
 // and media type a download or a save dialog offers.
 type Exported struct {
 	Name, MediaType string
 	Body            []byte
+}
+
+// ErrNoSession: the id names no conversation (classified as
+// protocol.ErrNotFound, so every host answers it as a missing thing).
+var ErrNoSession = errors.New("no such session")
+
+// Conversation is the export every host makes: the session's summary and
+// whole log read from k, rendered in format. Reading is all it does, so a
+// reader's kernel serves as well as the owner's.
+func Conversation(ctx context.Context, k protocol.Kernel, id, format string) (Exported, error) {
+	if format != FormatMarkdown && format != FormatJSONL && format != "" {
+		return Exported{}, fmt.Errorf("%w, not %q", ErrFormat, format)
+	}
+	list, err := k.Sessions(ctx)
+	if err != nil {
+		return Exported{}, err
+	}
+	i := slices.IndexFunc(list, func(s protocol.Session) bool { return s.ID == id })
+	if i < 0 {
+		return Exported{}, protocol.Classify(protocol.ErrNotFound, fmt.Errorf("%w: %s", ErrNoSession, id))
+	}
+	evs, err := k.Events(ctx, id, 0)
+	if err != nil {
+		return Exported{}, err
+	}
+	return As(format, list[i], evs)
 }
 
 // As renders the session's log in format ("" is Markdown).

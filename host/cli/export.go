@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 
 	"quire/export"
-	"quire/kernel/protocol"
 )
 
 // exportOptions are the flags of `quire export SESSION`.
@@ -41,17 +40,11 @@ func (o *exportOptions) run(ctx context.Context, args []string, env Env) int {
 		return 1
 	}
 	defer p.Close()
-	sess, err := sessionOf(ctx, p.Kernel(), id)
-	if err != nil {
+	doc, err := export.Conversation(ctx, p.Kernel(), id, o.format)
+	if errors.Is(err, export.ErrNoSession) {
 		fmt.Fprintf(env.Stderr, "quire: %v (`quire sessions` lists them)\n", err)
 		return 1
 	}
-	evs, err := p.Kernel().Events(ctx, id, 0)
-	if err != nil {
-		fmt.Fprintln(env.Stderr, "quire:", err)
-		return 1
-	}
-	doc, err := export.As(o.format, sess, evs)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "quire:", err)
 		return 1
@@ -66,22 +59,6 @@ func (o *exportOptions) run(ctx context.Context, args []string, env Env) int {
 	}
 	fmt.Fprintf(env.Stderr, "wrote %s (%d bytes)\n", o.out, len(doc.Body))
 	return 0
-}
-
-// errNoSuchSession: the id names no conversation.
-var errNoSuchSession = errors.New("no such session")
-
-func sessionOf(ctx context.Context, k protocol.Kernel, id string) (protocol.Session, error) {
-	list, err := k.Sessions(ctx)
-	if err != nil {
-		return protocol.Session{}, err
-	}
-	for _, s := range list {
-		if s.ID == id {
-			return s, nil
-		}
-	}
-	return protocol.Session{}, fmt.Errorf("%w: %s", errNoSuchSession, id)
 }
 
 // writeFile writes through a temporary file beside path, so an export cut
