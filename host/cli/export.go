@@ -5,8 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"quire/export"
 )
@@ -53,28 +51,10 @@ func (o *exportOptions) run(ctx context.Context, args []string, env Env) int {
 		env.Stdout.Write(doc.Body)
 		return 0
 	}
-	if err := writeFile(o.out, doc.Body); err != nil {
+	if err := export.WriteFile(o.out, doc.Body); err != nil {
 		fmt.Fprintf(env.Stderr, "quire: could not write %s: %v\n", o.out, err)
 		return 1
 	}
 	fmt.Fprintf(env.Stderr, "wrote %s (%d bytes)\n", o.out, len(doc.Body))
 	return 0
-}
-
-// writeFile writes through a temporary file beside path, so an export cut
-// short never leaves half a file under the name asked for.
-func writeFile(path string, body []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(body); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -133,6 +133,9 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"PullProgress":         reflect.TypeFor[protocol.PullProgress](),
 		"Question":             reflect.TypeFor[protocol.Question](),
 		"QuestionCall":         reflect.TypeFor[protocol.QuestionCall](),
+		"MessageSearch":        reflect.TypeFor[protocol.MessageSearch](),
+		"MessageHit":           reflect.TypeFor[protocol.MessageHit](),
+		"SnippetPart":          reflect.TypeFor[protocol.SnippetPart](),
 		"Check":                reflect.TypeFor[doctor.Check](),
 		"DoctorReport":         reflect.TypeFor[doctor.Report](),
 	})
@@ -155,6 +158,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Field(reflect.TypeFor[protocol.PullProgress](), "problem", "PullProblem")
 	f.Field(reflect.TypeFor[protocol.RecommendedModel](), "role", "ModelRole")
 	f.Field(reflect.TypeFor[doctor.Check](), "action", "CheckAction")
+	f.Field(reflect.TypeFor[protocol.MessageHit](), "role", "'user' | 'assistant'")
 
 	// kernel/event: every registered payload, under its Go name, and the
 	// types they are made of.
