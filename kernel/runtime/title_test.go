@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"strings"
 	"testing"
 
 	"quire/internal/ollamatest"
@@ -22,6 +23,9 @@ func TestAutomaticTitles(t *testing.T) {
 	}{
 		{"a new chat is named by its first message", "", "", "  plan   the\nweek  ", "plan the week"},
 		{"a long message is cut at a word", "", "", long, "Could you please sort my reading notes…"},
+		{"cut at the last word that fits", "", "", "Summarise my notes about the garden project and the budget", "Summarise my notes about the garden…"},
+		{"one long word is cut where it must be", "", "", strings.Repeat("x", 60), strings.Repeat("x", 40) + "…"},
+		{"exactly the length is whole", "", "", "exactly forty characters long, no more!!", "exactly forty characters long, no more!!"},
 		{"a chat created with a title keeps it", "Groceries", "", "plan the week", "Groceries"},
 		{"the user's rename wins", "", "Mine", "plan the week", "Mine"},
 		{"even a rename to New chat", "", "New chat", "plan the week", "New chat"},
