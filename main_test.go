@@ -81,19 +81,27 @@ func TestUnknownCommand(t *testing.T) {
 	}
 }
 
+// tripPlans is a conversation "Trip plans" of one message, "pack list",
+// and its (echoed) reply.
+func tripPlans(t *testing.T, k protocol.Kernel) protocol.Session {
+	t.Helper()
+	sess, err := protocol.Run[protocol.Session](t.Context(), k, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "Trip plans"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := protocol.Run[protocol.SendResult](t.Context(), k, "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "pack list"}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitRuns(t, k, sess.ID, 1)
+	return sess
+}
+
 func TestSessionsAndReplayCommands(t *testing.T) {
 	fake := ollamatest.New(t)
 	fake.AddModel(ollamatest.DefaultModel())
 	dir := t.TempDir()
 	s := openOwner(t, dir, fake.URL())
-	sess, err := protocol.Run[protocol.Session](t.Context(), s.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "Trip plans"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "pack list"}); err != nil {
-		t.Fatal(err)
-	}
-	testkit.WaitRuns(t, s.Kernel(), sess.ID, 1)
+	sess := tripPlans(t, s.Kernel())
 	s.Close()
 
 	var out, errOut bytes.Buffer
@@ -1061,14 +1069,7 @@ func TestExportCommand(t *testing.T) {
 	dir := t.TempDir()
 	s := openOwner(t, dir, fake.URL())
 	defer s.Close()
-	sess, err := protocol.Run[protocol.Session](t.Context(), s.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "Trip plans"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "pack list"}); err != nil {
-		t.Fatal(err)
-	}
-	testkit.WaitRuns(t, s.Kernel(), sess.ID, 1)
+	sess := tripPlans(t, s.Kernel())
 
 	var out, errOut bytes.Buffer
 	if code := run([]string{"export", sess.ID, "-data-dir", dir}, &out, &errOut); code != 0 {

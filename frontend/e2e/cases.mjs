@@ -250,6 +250,15 @@ async function activeLog(page, base) {
   return (await api(base, `/api/sessions/${encodeURIComponent(id)}/events?from=0`)).json();
 }
 
+/** Indexes the fixtures' documents folder through the API and waits until garden.md and soil.txt are done. */
+async function indexDocs(base) {
+  await api(base, '/api/documents', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ paths: [FX.docsDir] }) });
+  await until(async () => {
+    const docs = (await (await api(base, '/api/documents')).json()).documents;
+    return ['garden.md', 'soil.txt'].every((f) => docs.some((d) => d.path === join(FX.docsDir, f) && d.status === 'done'));
+  }, 'the folder indexed');
+}
+
 /** Points the note tools at the fixtures' notes folder (a setting, through the API). */
 async function useNotes(base, dir = FX.notesDir) {
   const r = await api(base, '/api/settings', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ notesDir: dir }) });
@@ -1950,11 +1959,7 @@ export const cases = [
     name: 'export: a cited conversation downloads as Markdown with its citations as footnotes naming file and lines, and its log as JSON lines',
     slug: 'export-md',
     async run({ page, base, shot }) {
-      await api(base, '/api/documents', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ paths: [FX.docsDir] }) });
-      await until(async () => {
-        const docs = (await (await api(base, '/api/documents')).json()).documents;
-        return ['garden.md', 'soil.txt'].every((f) => docs.some((d) => d.path === join(FX.docsDir, f) && d.status === 'done'));
-      }, 'the folder indexed');
+      await indexDocs(base);
       await open(page, base);
       await newChat(page);
       await send(page, P.cite);
@@ -2000,11 +2005,7 @@ export const cases = [
     // Last: it removes a document the other cases cite.
     async run({ page, base, shot }) {
       const garden = join(FX.docsDir, 'garden.md');
-      await api(base, '/api/documents', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ paths: [FX.docsDir] }) });
-      await until(async () => {
-        const docs = (await (await api(base, '/api/documents')).json()).documents;
-        return ['garden.md', 'soil.txt'].every((f) => docs.some((d) => d.path === join(FX.docsDir, f) && d.status === 'done'));
-      }, 'the folder indexed');
+      await indexDocs(base);
       await open(page, base);
       await newChat(page);
       await send(page, P.cite);

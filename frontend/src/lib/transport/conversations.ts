@@ -3,7 +3,7 @@
 // conversation. The same methods over Wails bindings (wails.ts) and HTTP
 // (http.ts). Every method rejects with an Error whose message is a sentence
 // for the user.
-import type { MessageSearch } from '../protocol';
+import type { MessageHit, MessageSearch } from '../protocol';
 
 /** What a conversation is exported as: Markdown, or its raw log as JSON lines. */
 export type ExportFormat = 'md' | 'jsonl';
@@ -34,7 +34,7 @@ export interface ConversationsTransport {
 }
 
 /** A search answer with the arrays the palette relies on. */
-export function messageSearch(r: Partial<MessageSearch> | null | undefined, query: string): MessageSearch {
+export function messageSearch(r: Partial<MessageSearch> | null | undefined, query: string): MessageSearch & { hits: MessageHit[] } {
   const hits = Array.isArray(r?.hits) ? r.hits : [];
   return {
     query: typeof r?.query === 'string' ? r.query : query,
