@@ -5,6 +5,7 @@
 // words shown as text in <mark>, never as markup.
 import { flushSync, mount, tick, unmount } from 'svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import ExportMenu from '../src/components/ExportMenu.svelte';
 import SearchPalette from '../src/components/SearchPalette.svelte';
 import { ChatStore } from '../src/lib/chat.svelte';
 import { foldAll } from '../src/lib/conversation';
@@ -177,5 +178,49 @@ describe('SearchPalette', () => {
     expect(target.querySelector('[data-testid="search-none"]')?.textContent).toContain('No message');
     (target.querySelector('[data-testid="search-input"]') as HTMLInputElement).dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
     expect(find.open).toBe(false);
+  });
+});
+
+describe('ExportMenu', () => {
+  let app: ReturnType<typeof mount> | null = null;
+  afterEach(() => {
+    if (app) unmount(app);
+    app = null;
+    document.body.innerHTML = '';
+  });
+
+  it('exports the open chat in the format chosen and says where it went, or why not', async () => {
+    const exportSession = vi
+      .fn()
+      .mockResolvedValueOnce({ file: '/home/ann/Garden.md', saved: true })
+      .mockResolvedValueOnce(null)
+      .mockRejectedValueOnce(new Error('no such session: a'));
+    const chat = new ChatStore({ exportSession } as unknown as Transport);
+    chat.activeId = 'a';
+    const target = document.createElement('div');
+    document.body.appendChild(target);
+    app = mount(ExportMenu, { target, props: { chat } });
+    flushSync();
+    const click = async (id: string) => {
+      (target.querySelector(`[data-testid="${id}"]`) as HTMLElement).click();
+      flushSync();
+    };
+    const status = () => target.querySelector('[data-testid="export-status"]')?.textContent ?? null;
+
+    await click('export-open');
+    await click('export-md');
+    await vi.waitFor(() => expect(status()).toBe('Saved to /home/ann/Garden.md'));
+    expect(exportSession).toHaveBeenLastCalledWith('a', 'md');
+
+    await click('export-open');
+    await click('export-jsonl');
+    await vi.waitFor(() => expect(exportSession).toHaveBeenCalledTimes(2));
+    expect(exportSession).toHaveBeenLastCalledWith('a', 'jsonl');
+    await tick();
+    expect(status()).toBeNull(); // a cancelled dialog says nothing
+
+    await click('export-open');
+    await click('export-md');
+    await vi.waitFor(() => expect(status()).toBe('Could not export: no such session: a'));
   });
 });
