@@ -30,6 +30,7 @@ import (
 
 	"quire/config"
 	"quire/doctor"
+	"quire/export"
 	"quire/host"
 	"quire/host/httpapi"
 	"quire/host/probe"
@@ -106,6 +107,12 @@ type App struct {
 	models host.Models // the models screen's back end; nil: none (tests)
 	calls  host.Calls  // the inspector's back end; nil: none (tests)
 
+	// conversations searches every conversation (the Ctrl+K palette); nil:
+	// none (tests). saveDialog asks where to save an export (Wails'
+	// SaveFileDialog; injected for tests).
+	conversations host.Conversations
+	saveDialog    func(ctx context.Context, o wailsrt.SaveDialogOptions) (string, error)
+
 	// raise brings the window to the front (Wails' WindowUnminimise and
 	// WindowShow), for a second start of Quire; injected for tests. up is
 	// closed once Wails has started the window (startup).
@@ -118,7 +125,8 @@ type App struct {
 // after which runWindow's deferred Close ends runs with their reason.
 func newApp(k protocol.Kernel, diagnose host.Doctor, probePath string, log *slog.Logger) *App {
 	return &App{kernel: k, diagnose: diagnose, probePath: probePath, log: log, emit: wailsrt.EventsEmit,
-		dialog: nativeQuestion, notice: nativeNotice, dialogs: make(chan struct{}, 1), raise: raiseWindow, up: make(chan struct{})}
+		dialog: nativeQuestion, notice: nativeNotice, dialogs: make(chan struct{}, 1), raise: raiseWindow, up: make(chan struct{}),
+		saveDialog: wailsrt.SaveFileDialog}
 }
 
 func raiseWindow(ctx context.Context) {
@@ -794,6 +802,53 @@ func (a *App) ContinueRun(id, key string) (string, error) {
 	return r.RunID, spoken(err)
 }
 
+// errNoSearchHere: a window without the search over its conversations.
+var errNoSearchHere = errors.New("this window cannot search its conversations")
+
+// SearchConversations finds the messages of every conversation holding
+// the query's words (plain words; limit 0 is the most, 50), best first.
+func (a *App) SearchConversations(query string, limit int) (protocol.MessageSearch, error) {
+	if err := a.ready(); err != nil {
+		return protocol.MessageSearch{}, err
+	}
+	if a.conversations == nil {
+		return protocol.MessageSearch{}, errNoSearchHere
+	}
+	return a.conversations.Search(a.callCtx(), query, limit)
+}
+
+// ExportSession saves a conversation as Markdown ("md") or its public
+// events as JSON lines ("jsonl") where the user picks in the native save
+// dialog. It returns the file written, or "" when the user cancelled.
+func (a *App) ExportSession(id, format string) (string, error) {
+	if err := a.ready(); err != nil {
+		return "", err
+	}
+	window := a.window.Load()
+	if window == nil {
+		return "", errors.New("the window is not ready yet; try again in a moment")
+	}
+	doc, err := export.Conversation(a.callCtx(), a.kernel, id, format)
+	if err != nil {
+		return "", spoken(err)
+	}
+	kind := map[string]wailsrt.FileFilter{
+		export.FormatJSONL: {DisplayName: "JSON lines (*.jsonl)", Pattern: "*.jsonl"},
+	}[format]
+	if kind.Pattern == "" {
+		kind = wailsrt.FileFilter{DisplayName: "Markdown (*.md)", Pattern: "*.md"}
+	}
+	path, err := a.saveDialog(*window, wailsrt.SaveDialogOptions{Title: "Export the conversation", DefaultFilename: doc.Name,
+		CanCreateDirectories: true, Filters: []wailsrt.FileFilter{kind}})
+	if err != nil || path == "" {
+		return "", err
+	}
+	if err := export.WriteFile(path, doc.Body); err != nil {
+		return "", fmt.Errorf("could not save %s: %w; choose another folder", path, err)
+	}
+	return path, nil
+}
+
 // Cancel stops the conversation's reply.
 func (a *App) Cancel(id string) error {
 	if err := a.ready(); err != nil {
@@ -866,6 +921,7 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 	a.health = p.Health(ctx)
 	a.models = p.Models()
 	a.calls = p.Calls()
+	a.conversations = p.Conversations()
 	p.SetAsker(a.ask)
 	// The local channel: `quire index`, and a second start that brings the
 	// user here.
@@ -1274,7 +1330,9 @@ func (a *App) UndoChange(id string) (protocol.UndoOutcome, error) {
 // UndoConversation reverts a conversation's changes, exactly ids (what the
 // confirmation listed), newest first, stopping at the first refusal.
 func (a *App) UndoConversation(session string, ids []string) (protocol.UndoOutcome, error) {
-	return withNotes(a, func(n host.Notes, ctx context.Context) (protocol.UndoOutcome, error) { return n.UndoAll(ctx, session, ids) })
+	return withNotes(a, func(n host.Notes, ctx context.Context) (protocol.UndoOutcome, error) {
+		return n.UndoAll(ctx, session, ids)
+	})
 }
 
 // NoteVersions are Quire's version of a note and the note now.

@@ -49,6 +49,9 @@ Usage:
                            print a conversation's event log
   quire replay SESSION -request N
                            print the exact request (JSON) sent to the model at its Nth call
+  quire export SESSION [-format md|jsonl] [-o FILE]
+                           a conversation as Markdown (citations as footnotes) or its
+                           public events as JSON lines (as replay -json prints them)
   quire eval [-filter X] [-json] [-real] [-dir DIR]
                            run the eval set (scripted; -real: against -model on Ollama)
   quire models [-json]     list the installed models: what each can do, which is loaded
@@ -61,7 +64,7 @@ Usage:
   quire pull NAME          download a model with a progress bar (Ctrl-C stops; pulling again resumes)
                            exit status: 0 installed, 1 failed (the reason is printed), 2 usage, 130 interrupted
 
-doctor, sessions, replay, search and models only read: they never write to the database.
+doctor, sessions, replay, export, search and models only read: they never write to the database.
 One Quire owns a data folder: while the window or serve runs, index, run and chat go
 through it (and the questions of their runs are asked in the terminal, not the window).
 

@@ -83,19 +83,27 @@ func TestUnknownCommand(t *testing.T) {
 	}
 }
 
+// tripPlans is a conversation "Trip plans" of one message, "pack list",
+// and its (echoed) reply.
+func tripPlans(t *testing.T, k protocol.Kernel) protocol.Session {
+	t.Helper()
+	sess, err := protocol.Run[protocol.Session](t.Context(), k, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "Trip plans"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := protocol.Run[protocol.SendResult](t.Context(), k, "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "pack list"}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitRuns(t, k, sess.ID, 1)
+	return sess
+}
+
 func TestSessionsAndReplayCommands(t *testing.T) {
 	fake := ollamatest.New(t)
 	fake.AddModel(ollamatest.DefaultModel())
 	dir := t.TempDir()
 	s := openOwner(t, dir, fake.URL())
-	sess, err := protocol.Run[protocol.Session](t.Context(), s.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "Trip plans"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "pack list"}); err != nil {
-		t.Fatal(err)
-	}
-	testkit.WaitRuns(t, s.Kernel(), sess.ID, 1)
+	sess := tripPlans(t, s.Kernel())
 	s.Close()
 
 	var out, errOut bytes.Buffer
@@ -1620,5 +1628,57 @@ func TestTerminalHostsWhileTheFolderIsHeldWithoutAChannel(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(data, "quire.db")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a refused terminal made the database: %v", err)
+	}
+}
+
+// `quire export` reads while another process owns the folder, as replay
+// does: Markdown to standard output, the public events as JSON lines to a
+// file — the very lines `replay -json -internal=false` prints.
+func TestExportCommand(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	dir := t.TempDir()
+	s := openOwner(t, dir, fake.URL())
+	defer s.Close()
+	sess := tripPlans(t, s.Kernel())
+
+	var out, errOut bytes.Buffer
+	if code := run([]string{"export", sess.ID, "-data-dir", dir}, &out, &errOut); code != 0 {
+		t.Fatalf("export: %d %s", code, errOut.String())
+	}
+	if want := "# Trip plans\n"; !strings.HasPrefix(out.String(), want) || !strings.Contains(out.String(), "## You\n\npack list\n") ||
+		!strings.Contains(out.String(), "## Quire\n\nYou said: pack list\n") {
+		t.Fatalf("export's Markdown:\n%s", out.String())
+	}
+	file := filepath.Join(t.TempDir(), "trip.jsonl")
+	errOut.Reset()
+	if code := run([]string{"export", "-format", "jsonl", "-o", file, sess.ID, "-data-dir", dir}, &out, &errOut); code != 0 {
+		t.Fatalf("export -format jsonl: %d %s", code, errOut.String())
+	}
+	got, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var replay bytes.Buffer
+	if code := run([]string{"replay", sess.ID, "-json", "-internal=false", "-data-dir", dir}, &replay, &errOut); code != 0 {
+		t.Fatalf("replay -json: %d %s", code, errOut.String())
+	}
+	if !bytes.Equal(got, replay.Bytes()) || len(got) == 0 {
+		t.Fatalf("export's JSON lines differ from replay -json's:\n%s\n---\n%s", got, replay.String())
+	}
+	for _, bad := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"export", "-data-dir", dir}, 2, "which session"},
+		{[]string{"export", sess.ID, "-format", "pdf", "-data-dir", dir}, 2, "md or jsonl"},
+		{[]string{"export", "nope", "-data-dir", dir}, 1, "no such session"},
+		{[]string{"export", sess.ID, "-o", filepath.Join(dir, "missing", "x.md"), "-data-dir", dir}, 1, "could not write"},
+	} {
+		errOut.Reset()
+		if code := run(bad.args, &out, &errOut); code != bad.code || !strings.Contains(errOut.String(), bad.says) {
+			t.Errorf("%v: exit %d %q, want %d saying %q", bad.args, code, errOut.String(), bad.code, bad.says)
+		}
 	}
 }

@@ -108,6 +108,17 @@ type Models interface {
 	Watch(ctx context.Context) <-chan protocol.PullProgress
 }
 
+// Conversations is what a host asks of the conversations as a whole: the
+// search over what was said in all of them (the palette behind Ctrl+K).
+// Exporting one is export.As over its events, the same in every host.
+type Conversations interface {
+	// Search finds the messages holding every word of query (read as
+	// plain words, at most protocol.FindMaxQuery characters), best first;
+	// at most limit hits (1..protocol.FindMaxHits, else the most). A query
+	// with no word finds nothing, with no error.
+	Search(ctx context.Context, query string, limit int) (protocol.MessageSearch, error)
+}
+
 // Doctor runs the health checks.
 type Doctor func(ctx context.Context) doctor.Report
 

@@ -160,14 +160,23 @@ async function composerFocused(page) {
   return page.evaluate(() => document.activeElement?.getAttribute('data-testid') === 'composer');
 }
 
+/**
+ * "+ New chat": the empty draft opens and no chat is made yet — the first
+ * message makes it (send). The sidebar keeps its count.
+ */
 async function newChat(page) {
   // The sidebar first lists every chat the backend has (other cases' too).
   const all = (await (await api(new URL(page.url()).origin, '/api/sessions')).json()).length;
   await until(async () => (await $(page, 'session-item').count()) === all, `the ${all} chats in the sidebar`);
-  const before = all;
   await $(page, 'new-session').click();
-  await until(async () => (await $(page, 'session-item').count()) === before + 1, 'a new session in the sidebar');
-  await until(async () => (await page.locator('[data-testid="session-item"][aria-current="page"]').count()) === 1, 'the new session to be active');
+  await until(async () => (await page.locator('[data-testid="session-item"][aria-current="page"]').count()) === 0, 'the new chat draft (no chat active)');
+  assert((await $(page, 'session-item').count()) === all, 'a click on New chat makes no chat before its first message');
+}
+
+/** The id of the chat the sidebar shows active, once one is. */
+async function activeId(page) {
+  await page.locator('[data-testid="session-item"][aria-current="page"]').waitFor({ timeout: WAIT_MS });
+  return page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
 }
 
 async function send(page, text) {
@@ -255,6 +264,15 @@ function shownId(page) {
 async function activeLog(page, base) {
   const id = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
   return (await api(base, `/api/sessions/${encodeURIComponent(id)}/events?from=0`)).json();
+}
+
+/** Indexes the fixtures' documents folder through the API and waits until garden.md and soil.txt are done. */
+async function indexDocs(base) {
+  await api(base, '/api/documents', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ paths: [FX.docsDir] }) });
+  await until(async () => {
+    const docs = (await (await api(base, '/api/documents')).json()).documents;
+    return ['garden.md', 'soil.txt'].every((f) => docs.some((d) => d.path === join(FX.docsDir, f) && d.status === 'done'));
+  }, 'the folder indexed');
 }
 
 /** Points the note tools at the fixtures' notes folder (a setting, through the API). */
@@ -365,7 +383,9 @@ function fakeWails({ speaks, notesDir = '/home/ann/Notes', dialog = [] }) {
         Doctor: bound('Doctor', () => ({ ok: true, checks: [{ name: 'ollama', ok: true, detail: 'the fake window' }] }), false),
         ListSessions: bound('ListSessions', () => copy()),
         NewSession: bound('NewSession', (title) => {
-          const s = { id: 'w' + ++n, title, createdAt: now(), updatedAt: now(), lastSeq: 0, running: false };
+          // As Go's session.create: no title is "New chat", until the first message names it.
+          title = title || 'New chat';
+          const s = { id: 'w' + ++n, title, auto: title === 'New chat', createdAt: now(), updatedAt: now(), lastSeq: 0, running: false };
           sessions.unshift(s);
           logs[s.id] = [];
           emit('quire:events', [make(s.id, 'session.created', { title })]);
@@ -388,6 +408,14 @@ function fakeWails({ speaks, notesDir = '/home/ann/Notes', dialog = [] }) {
           if (again && (again.id !== id || again.text !== text)) throw `this idempotency key was already used for a different command: "${key}"`;
           if (again) return again.runId; // a repeat: no second message
           emit('quire:events', [make(id, 'user.message', { text })]);
+          const named = sessions.find((x) => x.id === id);
+          if (named?.auto) {
+            // Go's automatic title from the first message (kernel/runtime autoTitle).
+            named.auto = false;
+            named.title = text.trim().slice(0, 40);
+            emit('quire:events', [make(id, 'session.renamed', { title: named.title, auto: true })]);
+            emit('quire:sessions', copy());
+          }
           const runId = 'wr' + ++n;
           sent[key] = { id, text, runId };
           if (text.startsWith('/ask')) {
@@ -518,11 +546,30 @@ export const cases = [
     slug: 'sessions',
     async run({ page, base, shot }) {
       await open(page, base);
+      // New chat twice makes nothing; a draft's text waits while another chat is looked at.
+      const listed = await $(page, 'session-item').count();
       await newChat(page);
       await newChat(page);
-      let titles = await sessionTitles(page);
-      assert(titles[0] === 'New chat' && titles[1] === 'New chat', `two new chats on top, got ${JSON.stringify(titles)}`);
       await until(() => composerFocused(page), 'composer focus after New chat');
+      if (listed > 0) {
+        await $(page, 'composer').fill('pots for the balcony');
+        await $(page, 'session-item').first().locator('button').first().click();
+        await until(async () => (await page.locator('[data-testid="session-item"][aria-current="page"]').count()) === 1, 'another chat open');
+        assert((await $(page, 'composer').inputValue()) === '', 'the other chat has its own (empty) composer');
+        await newChat(page);
+        await until(async () => (await $(page, 'composer').inputValue()) === 'pots for the balcony', 'the draft text back');
+      }
+      // The first message makes the chat, named from it by Quire (an automatic title).
+      await send(page, 'pots for the balcony');
+      await until(async () => (await sessionTitles(page))[0] === 'pots for the balcony', 'the first chat, named by its message');
+      await until(() => settled(page), 'the first reply');
+      await newChat(page);
+      await send(page, 'seeds to order');
+      await until(async () => (await sessionTitles(page))[0] === 'seeds to order', 'the second chat, named by its message');
+      await until(() => settled(page), 'the second reply');
+      let titles = await sessionTitles(page);
+      assert(titles[0] === 'seeds to order' && titles[1] === 'pots for the balcony', `two chats on top, got ${JSON.stringify(titles)}`);
+      assert(titles.length === listed + 2, `exactly two chats made, got ${JSON.stringify(titles)}`);
 
       // Rename with the pencil.
       const first = $(page, 'session-item').first();
@@ -549,7 +596,8 @@ export const cases = [
 
       // Switching sessions moves focus to the composer.
       await $(page, 'session-item').nth(1).locator('button').first().click();
-      await until(async () => (await page.locator('[data-testid="session-item"][aria-current="page"] [data-testid="session-title"]').textContent()) === 'New chat', 'the second chat active');
+      await until(async () => (await page.locator('[data-testid="session-item"][aria-current="page"] [data-testid="session-title"]').textContent()) === 'pots for the balcony', 'the second chat active');
+      // A user's title is never replaced: more messages leave "Garden plans" as it is.
       await until(() => composerFocused(page), 'composer focus after switching');
 
       // Delete asks first; Cancel keeps it.
@@ -1677,8 +1725,8 @@ export const cases = [
       const item = (text) => page.locator('[data-testid="memory-item"]', { has: page.locator('[data-testid="memory-text"]', { hasText: text }) });
       await open(page, base);
       await newChat(page);
-      const chatA = await page.locator('[data-testid="session-item"][aria-current="page"]').getAttribute('data-session-id');
       await send(page, P.remember + 'Tags are lower-case.');
+      const chatA = await activeId(page);
       // A memory write asks by default: the card shows the whole text to keep.
       const card = page.locator('[data-testid="permission"][data-state="open"]');
       await card.waitFor({ timeout: WAIT_MS });
@@ -1845,16 +1893,129 @@ export const cases = [
     },
   },
   {
+    name: 'Ctrl+K searches every chat: a message of another conversation is found with its words marked, and Enter opens it there, scrolled to and marked',
+    slug: 'search-jump',
+    async run({ page, base, shot }) {
+      await open(page, base);
+      // Chat A: the message to find, then enough after it that it is off screen.
+      await newChat(page);
+      await send(page, 'Where did I leave the marzipan moulds for the hangar party?');
+      await until(() => settled(page), 'the first reply');
+      const chatA = await activeId(page);
+      for (let i = 1; i <= 4; i++) {
+        await send(page, `filler ${i}: ` + 'a long line about tulips and other bulbs in the garden. '.repeat(12));
+        await until(async () => (await messages(page)).filter((m) => m.role === 'assistant').length === i + 1 && (await settled(page)), `reply ${i + 1}`);
+      }
+      // Chat B is open when the search starts.
+      await newChat(page);
+      await send(page, 'something else entirely');
+      await until(() => settled(page), 'the reply in chat B');
+      const chatB = await activeId(page);
+      assert(chatA !== chatB, 'two chats');
+
+      await page.keyboard.press('Control+k');
+      await $(page, 'search-palette').waitFor({ timeout: WAIT_MS });
+      // FTS5 syntax is plain words here: a quote, a star, a minus are no error.
+      await $(page, 'search-input').fill('"marzipan* -hangar');
+      const hits = page.locator('[data-testid="search-hit"]');
+      await until(async () => (await hits.count()) > 0, 'hits for a query with quotes, * and -');
+      assert((await $(page, 'search-error').count()) === 0, 'no error for FTS5 syntax');
+      await $(page, 'search-input').fill('MARZIPAN moulds');
+      const read = () =>
+        page.$$eval('[data-testid="search-hit"]', (els) =>
+          els.map((el) => ({
+            session: el.getAttribute('data-session-id'),
+            seq: Number(el.getAttribute('data-seq')),
+            chat: el.querySelector('.chat')?.textContent,
+            marks: [...el.querySelectorAll('mark')].map((m) => m.textContent.toLowerCase()),
+          })),
+        );
+      // The hits of this query (the last one's stay until its answer comes).
+      const shown = await until(async () => {
+        const h = await read();
+        return h.length === 2 && h.every((x) => x.marks.includes('moulds')) && h;
+      }, 'the user message and its echo, with both words marked');
+      for (const h of shown) {
+        assert(h.session === chatA, `every hit is in chat A, got ${JSON.stringify(shown)}`);
+        assert(h.chat === 'Where did I leave the marzipan moulds…', `the hit names its chat (its automatic title), got ${h.chat}`);
+        assert(h.marks.includes('marzipan') && h.marks.includes('moulds'), `the matched words are marked, got ${JSON.stringify(h.marks)}`);
+      }
+      // The hits are the very messages in chat A's log.
+      const log = await (await api(base, `/api/sessions/${encodeURIComponent(chatA)}/events?from=0`)).json();
+      const said = log.filter((e) => ['user.message', 'assistant.message'].includes(e.type) && /marzipan/i.test(e.payload.text ?? e.payload.content ?? '')).map((e) => e.seq);
+      assert(JSON.stringify(shown.map((h) => h.seq).sort((a, b) => a - b)) === JSON.stringify(said), `hits at seqs ${JSON.stringify(shown.map((h) => h.seq))}, the log says ${JSON.stringify(said)}`);
+      await page.screenshot({ path: shot.replace(/\.png$/, '-palette.png') });
+
+      // Enter opens the selected (first) hit in its chat, brought into view and marked.
+      const target = shown[0].seq;
+      await $(page, 'search-input').press('Enter');
+      await $(page, 'search-palette').waitFor({ state: 'detached' });
+      await until(async () => (await activeId(page)) === chatA, 'chat A open');
+      const found = page.locator(`[data-found="${target}"]`);
+      await found.waitFor({ timeout: WAIT_MS });
+      assert(/marzipan/i.test(await found.textContent()), 'the marked message is the one found');
+      await until(async () => {
+        const box = await found.boundingBox();
+        return box && box.y >= 0 && box.y + Math.min(box.height, 40) <= 800;
+      }, 'the message scrolled into view');
+      const last = page.locator('[data-testid="message"]').last();
+      const lastBox = await last.boundingBox();
+      assert(!lastBox || lastBox.y > 800 || (await last.textContent()).includes('marzipan'), 'the view moved up from the bottom of the chat');
+      await page.screenshot({ path: shot });
+    },
+  },
+
+  {
+    name: 'export: a cited conversation downloads as Markdown with its citations as footnotes naming file and lines, and its log as JSON lines',
+    slug: 'export-md',
+    async run({ page, base, shot }) {
+      await indexDocs(base);
+      await open(page, base);
+      await newChat(page);
+      await send(page, P.cite);
+      await until(() => settled(page), 'the cited reply');
+      const id = await activeId(page);
+      await until(async () => (await page.locator('.header .title').textContent()) === P.cite, 'the chat named by its message');
+
+      await $(page, 'export-open').click();
+      await $(page, 'export-menu').waitFor();
+      await page.screenshot({ path: shot.replace(/\.png$/, '-menu.png') });
+      const [md] = await Promise.all([page.waitForEvent('download'), $(page, 'export-md').click()]);
+      assert(md.suggestedFilename() === 'cite-how-do-I-water-the-basil.md', `the file's name, got ${md.suggestedFilename()}`);
+      const text = readFileSync(await md.path(), 'utf8');
+      // The citations the log holds, as the footnotes must name them.
+      const log = await (await api(base, `/api/sessions/${encodeURIComponent(id)}/events?from=0`)).json();
+      const cited = log.find((e) => e.type === 'tool.result' && e.payload.name === 'search_docs').payload.data.hits;
+      assert(cited.length === 2 && cited[0].path === join(FX.docsDir, 'garden.md'), `the search cited garden.md first, got ${JSON.stringify(cited)}`);
+      const want = [
+        `# ${P.cite}\n`,
+        `## You\n\n${P.cite}\n`,
+        '> Tool `search_docs`',
+        `## Quire\n\n${CITE_REPLY.replace('[1]', '[^1]').replace('[2]', '[^2]')}\n`,
+        `[^1]: ${join(FX.docsDir, 'garden.md')}, lines 5–12 (Garden)\n`,
+        `[^2]: ${join(FX.docsDir, 'soil.txt')}, lines 1–2\n`,
+      ];
+      for (const w of want) assert(text.includes(w), `the Markdown has ${JSON.stringify(w)}:\n${text}`);
+      assert(cited[0].startLine === 5 && cited[0].endLine === 12, `the footnote's lines are the citation's, got ${JSON.stringify(cited[0])}`);
+      await until(async () => ((await $(page, 'export-status').textContent()) ?? '').includes('Downloaded cite-how-do-I-water-the-basil.md'), 'the page says what it downloaded');
+
+      await $(page, 'export-open').click();
+      const [jl] = await Promise.all([page.waitForEvent('download'), $(page, 'export-jsonl').click()]);
+      assert(jl.suggestedFilename() === 'cite-how-do-I-water-the-basil.jsonl', `the log's name, got ${jl.suggestedFilename()}`);
+      const lines = readFileSync(await jl.path(), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const publicLog = log.filter((e) => e.visibility === 'public');
+      assert(lines.length === publicLog.length && lines.every((e, i) => e.seq === publicLog[i].seq && e.type === publicLog[i].type && e.visibility === 'public'), `one line per public event, got ${lines.length} for ${publicLog.length}`);
+      await page.screenshot({ path: shot });
+    },
+  },
+
+  {
     name: 'a cited answer: search_docs passages and [n] in the reply open the source at the cited lines',
     slug: 'citations',
     // Last: it removes a document the other cases cite.
     async run({ page, base, shot }) {
       const garden = join(FX.docsDir, 'garden.md');
-      await api(base, '/api/documents', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ paths: [FX.docsDir] }) });
-      await until(async () => {
-        const docs = (await (await api(base, '/api/documents')).json()).documents;
-        return ['garden.md', 'soil.txt'].every((f) => docs.some((d) => d.path === join(FX.docsDir, f) && d.status === 'done'));
-      }, 'the folder indexed');
+      await indexDocs(base);
       await open(page, base);
       await newChat(page);
       await send(page, P.cite);

@@ -107,6 +107,9 @@ class FakeHost implements Transport {
     return 'run-1';
   });
   answer = vi.fn(async (_id: string, _callIds: string[], _allowed: boolean, _feedback: string) => {});
+  // The search palette and the export are test/find.test.ts's subject.
+  searchConversations = vi.fn(async (query: string) => ({ query, hits: [] }));
+  exportSession = vi.fn(async () => null);
   cancel = vi.fn(async () => {});
   // The branch commands are test/branches.test.ts's subject.
   editMessage = vi.fn(async (): Promise<never> => {
@@ -216,13 +219,13 @@ describe('ChatStore', () => {
     expect(c.focusRequest).toBeGreaterThan(focus);
   });
 
-  it('sending with no session creates one titled from the message first', async () => {
+  it('sending with no session creates one first, untitled: Quire names it from the message', async () => {
     const h = new FakeHost();
     const c = new ChatStore(h);
     await c.start();
     const text = 'Please summarise all of my garden notes from last spring';
     expect(await c.send(text)).toBe(true);
-    expect(h.newSession).toHaveBeenCalledWith('Please summarise all of my garden notes…');
+    expect(h.newSession).toHaveBeenCalledWith('');
     expect(c.activeId).toBe('n1');
     expect(h.sent).toEqual([['n1', text]]);
     expect(c.sessions[0].id).toBe('n1');
@@ -288,13 +291,48 @@ describe('ChatStore', () => {
     expect(h.send).not.toHaveBeenCalled();
   });
 
-  it('new chat, rename and delete', async () => {
+  it('new chat opens a draft; the first message creates the chat, untitled for Quire to name', async () => {
     const h = hostWithTwo();
     const c = new ChatStore(h);
     await c.start();
     await c.newChat();
+    await c.newChat(); // twice: still nothing made
+    expect(c.activeId).toBeNull();
+    expect(h.newSession).not.toHaveBeenCalled();
+    expect(c.sessions.map((s) => s.id)).toEqual(['new', 'old']);
+    c.keepDraft(null, 'half a thought');
+    await c.select('old');
+    expect(c.draftOf(null)).toBe('half a thought');
+    await c.newChat();
+    expect(await c.send('plan the week')).toBe(true);
+    expect(h.newSession).toHaveBeenCalledTimes(1);
+    expect(h.newSession).toHaveBeenCalledWith('');
     expect(c.activeId).toBe('n1');
-    expect(c.sessions.map((s) => s.title)).toEqual(['New chat', 'Newest', 'Older']);
+    expect(h.sent).toEqual([['n1', 'plan the week']]);
+  });
+
+  it('a jump opens the chat of the hit and waits there until shown', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    await c.jumpTo('old', 1);
+    expect(c.activeId).toBe('old');
+    expect(c.jump).toMatchObject({ session: 'old', seq: 1 });
+    const n = c.jump!.n;
+    c.jumped();
+    expect(c.jump).toBeNull();
+    await c.jumpTo('old', 1); // the same hit again is a new jump
+    expect(c.jump!.n).toBe(n + 1);
+  });
+
+  it('rename and delete', async () => {
+    const h = hostWithTwo();
+    const c = new ChatStore(h);
+    await c.start();
+    await c.send('x'); // into the open chat
+    await c.select(null);
+    await c.send('a new one');
+    expect(c.activeId).toBe('n1');
     await c.rename('n1', '  Garden  ');
     expect(h.renameSession).toHaveBeenCalledWith('n1', 'Garden');
     expect(c.sessions[0].title).toBe('Garden');
@@ -317,6 +355,7 @@ describe('ChatStore', () => {
     await vi.waitFor(() => expect(c.activeId).toBe('old'));
 
     await c.newChat();
+    await c.send('hello');
     h.onSessions([session('old', 'Older')]); // predates the new chat
     expect(c.activeId).toBe('n1');
     expect(c.sessions.map((s) => s.id)).toEqual(['n1', 'old']);

@@ -1,19 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { folderName, pendingLabel, titleFrom, usageLabel } from '../src/lib/format';
-
-describe('titleFrom', () => {
-  it.each([
-    { text: 'hello', want: 'hello' },
-    { text: '   ', want: 'New chat' },
-    { text: 'line one\nline two', want: 'line one line two' },
-    { text: 'Summarise my notes about the garden project and the budget', want: 'Summarise my notes about the garden…' },
-    { text: 'x'.repeat(60), want: 'x'.repeat(40) + '…' },
-    { text: 'exactly forty characters long, no more!!', want: 'exactly forty characters long, no more!!' },
-  ])('$text -> $want', ({ text, want }) => {
-    expect(titleFrom(text)).toBe(want);
-    expect(titleFrom(text).length).toBeLessThanOrEqual(41);
-  });
-});
+import { folderName, pendingLabel, usageLabel } from '../src/lib/format';
 
 describe('usageLabel', () => {
   it.each([

@@ -84,6 +84,22 @@ describe('HttpTransport requests', () => {
     expect(await new HttpTransport(base).doctor()).toEqual(report);
   });
 
+  it('searchConversations GETs /api/search with the query escaped; a failure is its sentence', async () => {
+    const q = '"tent* -(NEAR & co';
+    const hit = { session: 'a', title: 'Trip', seq: 3, role: 'user', time: '2026-11-30T10:00:00Z', snippet: null };
+    routes[`GET /api/search?q=${encodeURIComponent(q)}&limit=5`] = { status: 200, body: { query: q, hits: [hit] } };
+    const r = await new HttpTransport(base).searchConversations(q, 5);
+    expect(r).toEqual({ query: q, hits: [{ ...hit, snippet: [] }] });
+    expect(seen[0].protocol).toBe(PROTOCOL_VERSION);
+    routes['GET /api/search?q=x'] = { status: 409, body: { error: 'this Quire cannot search its conversations' } };
+    await expect(new HttpTransport(base).searchConversations('x')).rejects.toThrow('this Quire cannot search its conversations');
+  });
+
+  it('an export Quire refuses rejects with its sentence', async () => {
+    routes['GET /api/sessions/a%2Fb%20c/export?format=md'] = { status: 404, body: { error: 'no such session: a/b c' } };
+    await expect(new HttpTransport(base).exportSession('a/b c', 'md')).rejects.toThrow('no such session: a/b c');
+  });
+
   it('doctor turns null checks into an empty list', async () => {
     routes['GET /api/doctor'] = { status: 200, body: { ok: true, checks: null } };
     expect(await new HttpTransport(base).doctor()).toEqual({ ok: true, checks: [] });

@@ -1,5 +1,5 @@
 // Package cli is the terminal host: the subcommands `quire doctor`,
-// `sessions`, `replay`, `index`, `search`, `eval`, `models`, `pull`,
+// `sessions`, `replay`, `export`, `index`, `search`, `eval`, `models`, `pull`,
 // `run` and `chat` (host/tui). main reads the flags
 // and hands a command here with the composition root's parts.
 //
@@ -71,7 +71,7 @@ type Command struct {
 }
 
 // Names are the subcommands this package runs.
-var Names = []string{"doctor", "sessions", "replay", "index", "search", "eval", "models", "pull", "run", "chat"}
+var Names = []string{"doctor", "sessions", "replay", "export", "index", "search", "eval", "models", "pull", "run", "chat"}
 
 // Lookup registers the flags of the subcommand name on fset and returns
 // it, or nil when there is no such subcommand.
@@ -84,6 +84,10 @@ func Lookup(name string, fset *flag.FlagSet) *Command {
 		run = runSessions
 	case "replay":
 		o := &replayOptions{}
+		o.register(fset)
+		run = o.run
+	case "export":
+		o := &exportOptions{}
 		o.register(fset)
 		run = o.run
 	case "index":

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"quire/export"
 	"quire/kernel/protocol"
 )
 
@@ -59,12 +60,16 @@ func (o *replayOptions) run(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "quire:", err)
 		return 1
 	}
-	enc := json.NewEncoder(env.Stdout)
-	for _, e := range protocol.Filter(evs, o.audience) {
-		if o.json {
-			enc.Encode(e)
-			continue
+	if o.json {
+		// The same lines `quire export -format jsonl` writes (of the
+		// public events only).
+		if err := export.JSONLines(env.Stdout, protocol.Filter(evs, o.audience)); err != nil {
+			fmt.Fprintln(env.Stderr, "quire:", err)
+			return 1
 		}
+		return 0
+	}
+	for _, e := range protocol.Filter(evs, o.audience) {
 		run := ""
 		if e.RunID != "" {
 			run = " run=" + e.RunID

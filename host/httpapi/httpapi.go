@@ -37,6 +37,9 @@ type Backend struct {
 	Models    host.Models    // may be nil: no models screen (models.go)
 	Notes     host.Notes     // may be nil: no notes panel (notes.go)
 	Calls     host.Calls     // may be nil: no inspector (calls.go)
+	// Conversations searches every conversation (conversations.go); nil:
+	// the search says it is not available.
+	Conversations host.Conversations
 	// Show brings the window to the front (socket.go); nil for `quire serve`.
 	Show func(ctx context.Context) error
 	// Health watches the checks on its own (health.go); nil: the page asks
@@ -118,6 +121,7 @@ func (s *Server) routes() http.Handler {
 	api.HandleFunc("POST /api/settings/check", s.checkOllama)
 	api.HandleFunc("POST /api/probe", s.probe)
 	s.memoryRoutes(api)
+	s.conversationRoutes(api)
 	api.HandleFunc("GET /api/stream", s.stream)
 	s.documentRoutes(api)
 	s.modelRoutes(api)

@@ -168,6 +168,9 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"WritePreview":         reflect.TypeFor[protocol.WritePreview](),
 		"Question":             reflect.TypeFor[protocol.Question](),
 		"QuestionCall":         reflect.TypeFor[protocol.QuestionCall](),
+		"MessageSearch":        reflect.TypeFor[protocol.MessageSearch](),
+		"MessageHit":           reflect.TypeFor[protocol.MessageHit](),
+		"SnippetPart":          reflect.TypeFor[protocol.SnippetPart](),
 		"Check":                reflect.TypeFor[doctor.Check](),
 		"DoctorReport":         reflect.TypeFor[doctor.Report](),
 	})
@@ -193,6 +196,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Field(reflect.TypeFor[doctor.Check](), "action", "CheckAction")
 	f.Field(reflect.TypeFor[protocol.ChangeRecord](), "kind", "ChangeKind")
 	f.Field(reflect.TypeFor[protocol.WritePreview](), "kind", "ChangeKind")
+	f.Field(reflect.TypeFor[protocol.MessageHit](), "role", "'user' | 'assistant'")
 
 	// kernel/event: every registered payload, under its Go name, and the
 	// types they are made of.

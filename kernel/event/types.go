@@ -52,8 +52,13 @@ type BranchPoint struct {
 	Seq     int64  `json:"seq"`
 }
 
+// SessionRenamedPayload names a session. Auto marks a title Quire derived
+// from the first message (no model call): it names a session the user has
+// not named, and never replaces a title the user gave (the store's
+// sessions index keeps the user's).
 type SessionRenamedPayload struct {
 	Title string `json:"title"`
+	Auto  bool   `json:"auto,omitempty"`
 }
 
 // UserMessagePayload is the user's text as the model sees it: appended when
@@ -486,4 +491,14 @@ type SessionSummary struct {
 	// projection cache, because a replace can leave the length unchanged.
 	Replaces int64
 	Parent   *BranchPoint
+	// TitleSource is where Title came from: TitleCreated (the session's
+	// creation, "New chat" when none was given), TitleAuto or TitleUser.
+	TitleSource string
 }
+
+// Where a session's title came from (SessionSummary.TitleSource).
+const (
+	TitleCreated = "created"
+	TitleAuto    = "auto"
+	TitleUser    = "user"
+)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"quire/internal/testkit"
 	"quire/kernel/compact"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
@@ -13,21 +12,6 @@ import (
 	"quire/kernel/runtime"
 	"quire/kernel/store"
 )
-
-// seqOf is the seq of the nth (0 = first) event of type typ.
-func seqOf(t *testing.T, evs []event.Event, typ event.Type, nth int) int64 {
-	t.Helper()
-	for _, e := range evs {
-		if e.Type == typ {
-			if nth == 0 {
-				return e.Seq
-			}
-			nth--
-		}
-	}
-	t.Fatalf("no %s #%d in %s", typ, nth, testkit.Types(evs))
-	return -1
-}
 
 // TestInspectorReadsEachCallFromTheLog: the inspector lists the calls as
 // `quire replay -request N` numbers them (a retry is a call of its own),

@@ -182,10 +182,14 @@ func (r *Runtime) createSession(ctx context.Context, p protocol.CreateSessionPay
 	return res, nil
 }
 
+// defaultTitle names a session created without a title until its first
+// message names it (autoTitle).
+const defaultTitle = "New chat"
+
 func cleanTitle(title string) string {
 	title = strings.Join(strings.Fields(title), " ")
 	if title == "" {
-		return "New chat"
+		return defaultTitle
 	}
 	if r := []rune(title); len(r) > 80 {
 		title = string(r[:80]) + "…"
@@ -355,5 +359,53 @@ func (r *Runtime) input(ctx context.Context, session, text string, intent core.I
 	if prior != nil {
 		return prior, nil
 	}
+	if kind == "" {
+		// Only the user's own words name a chat (never a continue's text).
+		r.autoTitle(ctx, session, text)
+	}
 	return res, nil
+}
+
+// autoTitle names a session nobody has named yet ("New chat", as created)
+// after the message that starts it, from that message's words — no model
+// call, so nothing the model saw is involved —, as a plain session.renamed
+// marked Auto: the sessions index never lets it replace a title the user
+// gave, even one given between this check and the append. A title that
+// cannot be written costs the message nothing: it is logged, and the chat
+// keeps its old name.
+func (r *Runtime) autoTitle(ctx context.Context, id, text string) {
+	s, err := r.store.Session(ctx, id)
+	if err != nil || s.TitleSource != event.TitleCreated || s.Title != defaultTitle {
+		return
+	}
+	draft := event.Draft{Type: event.SessionRenamed, Time: r.now(), Payload: event.SessionRenamedPayload{Title: titleFrom(text), Auto: true}}
+	if _, err := r.feed.Append(ctx, id, draft); err != nil {
+		r.log.Warn("could not title the conversation", "session", id, "err", err)
+	}
+}
+
+// autoTitleChars is about how long an automatic title is.
+const autoTitleChars = 40
+
+// titleFrom is a title from a first message: one line, about
+// autoTitleChars characters, cut at a word when one ends in its second half.
+func titleFrom(text string) string {
+	line := []rune(strings.Join(strings.Fields(text), " "))
+	if len(line) <= autoTitleChars {
+		return cleanTitle(string(line))
+	}
+	cut := line[:autoTitleChars]
+	if i := lastSpace(cut); i >= autoTitleChars/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(string(cut), " ") + "…"
+}
+
+func lastSpace(rs []rune) int {
+	for i := len(rs) - 1; i >= 0; i-- {
+		if rs[i] == ' ' {
+			return i
+		}
+	}
+	return -1
 }

@@ -226,3 +226,41 @@ func BenchmarkCheck1M(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkSearchSaid searches what was said in 1,000 conversations of 20
+// messages each (20,000 messages, the replies 40-odd words): a word in
+// every conversation, a rare one, and a prefix as it is being typed.
+func BenchmarkSearchSaid(b *testing.B) {
+	s, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	ctx := context.Background()
+	for c := range 1000 {
+		id := fmt.Sprintf("c%04d", c)
+		if _, _, err := s.CreateSession(ctx, id, "chat "+id, tb0, nil, nil); err != nil {
+			b.Fatal(err)
+		}
+		drafts := make([]event.Draft, 0, 20)
+		for m := range 10 {
+			drafts = append(drafts,
+				event.Draft{Type: event.UserMessage, Time: tb0, Payload: event.UserMessagePayload{Text: fmt.Sprintf("question %d about the garden budget and note %d", m, c)}},
+				event.Draft{Type: event.AssistantMessage, Time: tb0, Payload: event.AssistantMessagePayload{DoneReason: "stop",
+					Content: fmt.Sprintf("The garden budget in note %d is kept in plan.md under Goals; water the basil every morning, feed the soil with compost in spring, and move the tomatoes to the sunny bed before May. Reply %d.", c, m)}})
+		}
+		if _, err := s.Append(ctx, id, drafts...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, q := range []struct{ name, query string }{{"common", "garden budget"}, {"rare", "note 517"}, {"prefix", "tomat"}} {
+		b.Run(q.name, func(b *testing.B) {
+			for b.Loop() {
+				hits, err := s.SearchSaid(ctx, q.query, 0)
+				if err != nil || len(hits) == 0 {
+					b.Fatalf("%q: %d hits, %v", q.query, len(hits), err)
+				}
+			}
+		})
+	}
+}

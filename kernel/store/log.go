@@ -85,7 +85,8 @@ func (s *Store) writeTx(ctx context.Context, session string, create *creation, o
 	}
 
 	var last, replaces int64
-	err = tx.QueryRowContext(ctx, "SELECT last_seq, replaces FROM sessions WHERE id = ?", session).Scan(&last, &replaces)
+	source := titleCreated
+	err = tx.QueryRowContext(ctx, "SELECT last_seq, replaces, title_source FROM sessions WHERE id = ?", session).Scan(&last, &replaces, &source)
 	switch {
 	case create != nil && err == nil:
 		return nil, nil, fmt.Errorf("%w: %s", ErrSessionExists, session)
@@ -101,7 +102,7 @@ func (s *Store) writeTx(ctx context.Context, session string, create *creation, o
 	}
 
 	out := make([]event.Event, len(encoded))
-	title := ""
+	title, titled := "", false
 	for i, e := range encoded {
 		seq := last + 1 + int64(i)
 		if err := e.CheckRefs(seq); err != nil {
@@ -109,14 +110,18 @@ func (s *Store) writeTx(ctx context.Context, session string, create *creation, o
 		}
 		out[i] = event.Event{Session: session, Seq: seq, Type: e.Type, Time: e.Time, RunID: e.RunID,
 			Ignorable: e.Ignorable, Visibility: e.Visibility, Sources: e.Sources, Payload: e.Payload}
-		if t, ok := titleOf(out[i]); ok {
-			title = t
+		// An automatic title never replaces one the user gave.
+		if t, from, ok := titleOf(out[i]); ok && (from != titleAuto || source != titleUser) {
+			title, source, titled = t, from, true
 		}
 		if e.Type == event.HistoryReplace {
 			replaces++
 		}
 	}
 	if err := insertEvents(ctx, tx, out); err != nil {
+		return nil, nil, fmt.Errorf("append to %s: %w", session, err)
+	}
+	if err := indexSaid(ctx, tx, out); err != nil {
 		return nil, nil, fmt.Errorf("append to %s: %w", session, err)
 	}
 	newLast := last + int64(len(encoded))
@@ -127,11 +132,11 @@ func (s *Store) writeTx(ctx context.Context, session string, create *creation, o
 		if p := create.parent; p != nil {
 			parent, parentSeq = p.Session, p.Seq
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO sessions (id, title, created_ns, updated_ns, last_seq, replaces, parent, parent_seq)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, session, title, encoded[0].Time.UnixNano(), at, newLast, replaces, parent, parentSeq)
-	case title != "":
-		_, err = tx.ExecContext(ctx, `UPDATE sessions SET title = ?, updated_ns = ?, last_seq = ?, replaces = ? WHERE id = ?`,
-			title, at, newLast, replaces, session)
+		_, err = tx.ExecContext(ctx, `INSERT INTO sessions (id, title, title_source, created_ns, updated_ns, last_seq, replaces, parent, parent_seq)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, session, title, source, encoded[0].Time.UnixNano(), at, newLast, replaces, parent, parentSeq)
+	case titled:
+		_, err = tx.ExecContext(ctx, `UPDATE sessions SET title = ?, title_source = ?, updated_ns = ?, last_seq = ?, replaces = ? WHERE id = ?`,
+			title, source, at, newLast, replaces, session)
 	default:
 		_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_ns = ?, last_seq = ?, replaces = ? WHERE id = ?`,
 			at, newLast, replaces, session)
@@ -278,16 +283,28 @@ func checkBranch(ctx context.Context, tx *sql.Tx, p *event.BranchPoint) error {
 	return nil
 }
 
-func titleOf(e event.Event) (string, bool) {
+// Where a session's title came from (sessions.title_source, and
+// event.SessionSummary.TitleSource).
+const (
+	titleCreated = event.TitleCreated
+	titleAuto    = event.TitleAuto
+	titleUser    = event.TitleUser
+)
+
+// titleOf is the title an event gives its session, and where it came from.
+func titleOf(e event.Event) (title, source string, ok bool) {
 	switch e.Type {
 	case event.SessionCreated:
 		p, err := event.As[event.SessionCreatedPayload](e)
-		return p.Title, err == nil
+		return p.Title, titleCreated, err == nil
 	case event.SessionRenamed:
 		p, err := event.As[event.SessionRenamedPayload](e)
-		return p.Title, err == nil
+		if p.Auto {
+			return p.Title, titleAuto, err == nil
+		}
+		return p.Title, titleUser, err == nil
 	}
-	return "", false
+	return "", "", false
 }
 
 // Events returns the session's events with seq >= from, in seq order. Unknown
@@ -366,14 +383,14 @@ func (s *Store) query(ctx context.Context, session string, from, to int64, filte
 	return out, nil
 }
 
-const sessionColumns = `id, title, created_ns, updated_ns, last_seq, replaces, parent, parent_seq`
+const sessionColumns = `id, title, title_source, created_ns, updated_ns, last_seq, replaces, parent, parent_seq`
 
 func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 	var r Session
 	var created, updated int64
 	var parent sql.NullString
 	var parentSeq sql.NullInt64
-	if err := row.Scan(&r.ID, &r.Title, &created, &updated, &r.LastSeq, &r.Replaces, &parent, &parentSeq); err != nil {
+	if err := row.Scan(&r.ID, &r.Title, &r.TitleSource, &created, &updated, &r.LastSeq, &r.Replaces, &parent, &parentSeq); err != nil {
 		return r, err
 	}
 	r.CreatedAt, r.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
@@ -455,6 +472,10 @@ func (s *Store) deleteTx(ctx context.Context, id string, once *Once) (*Done, err
 		return nil, fmt.Errorf("%w: %s", ErrNoSession, id)
 	}
 	if _, err := tx.ExecContext(ctx, "DELETE FROM events WHERE session = ?", id); err != nil {
+		return nil, fmt.Errorf("delete session %s: %w", id, err)
+	}
+	// What it said goes from the search with it.
+	if _, err := tx.ExecContext(ctx, "DELETE FROM said WHERE session = ?", id); err != nil {
 		return nil, fmt.Errorf("delete session %s: %w", id, err)
 	}
 	return nil, tx.Commit()

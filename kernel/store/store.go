@@ -18,7 +18,7 @@ import (
 )
 
 // schemaVersion is the PRAGMA user_version this code writes and understands.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // migrations[i] brings a database from version i to i+1.
 var migrations = []string{
@@ -50,6 +50,12 @@ var migrations = []string{
 		result      BLOB NOT NULL,
 		created_ns  INTEGER NOT NULL
 	) WITHOUT ROWID;`,
+	// Version 2: the search over what was said (said.go) and where a
+	// session's title came from, both backfilled from the log, which stays
+	// the truth. Every rename before this version was the user's.
+	`ALTER TABLE sessions ADD COLUMN title_source TEXT NOT NULL DEFAULT 'created';
+	UPDATE sessions SET title_source = 'user'
+		WHERE id IN (SELECT DISTINCT session FROM events WHERE type = 'session.renamed');` + saidSchema + saidBackfill,
 }
 
 // Store is a Quire database. It is safe for concurrent use.

@@ -43,7 +43,7 @@ var cases = []string{
 	"send-stream", "sessions", "doctor-banner", "first-run-download", "settings-pull-chat", "reload", "run-error", "stop", "wails", "wails-handshake-refused",
 	"protocol", "send-retry", "tool-card", "permission-deny", "permission-allow", "steer", "queue", "wails-permission",
 	"notes-folder", "wails-notes-folder", "plan", "unsure", "move-undo", "documents-panel", "documents-cancel",
-	"wails-drop", "compaction-marker", "memory-panel", "models-panel", "documents-e2e", "citations",
+	"wails-drop", "compaction-marker", "memory-panel", "models-panel", "documents-e2e", "search-jump", "export-md", "citations",
 	"question-forget", "question-long", "secret", "exfil", "empty-retry", "settings", "documents-embedder",
 	"changes-undo",
 	"branch-edit", "branch-regenerate", "continue-killed", "inspector",

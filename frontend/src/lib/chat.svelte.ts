@@ -41,7 +41,6 @@
 // to download; null once the chat can work.
 import { lineage, switchers, type Part, type Switcher } from './branches';
 import { contextUse, emptyConversation, fold, foldAll, hasGap, type ContextUse, type Conversation, type Item } from './conversation';
-import { titleFrom } from './format';
 import { newIdempotencyKey } from './idempotency';
 import type { BranchResult, Check, DoctorReport, Intent, QEvent, Question, Session } from './protocol';
 import { latestPlan, undoneChanges, type ChecklistDetail } from './toolcard';
@@ -184,10 +183,16 @@ export class ChatStore {
   /** Ids of the note changes of the active conversation that a later undo reverted. */
   readonly undone = $derived<ReadonlySet<string>>(undoneChanges(this.conv));
 
+  /** The message the search palette jumps to (the event's seq in `session`), or null. `n` tells two jumps apart. */
+  jump = $state.raw<{ session: string; seq: number; n: number } | null>(null);
+
   private pending: QEvent[] | null = null;
   /** Folded ancestor parts, by `${session}@${upTo}` (they never change). */
   private parts = new Map<string, Conversation>();
   private partsToken = 0;
+  private jumps = 0;
+  /** Unsent composer text by chat id ('' is the new chat's draft). */
+  private drafts = new Map<string, string>();
   /** Ids the host itself listed last time. */
   private listed = new Set<string>();
   private loadToken = 0;
@@ -523,22 +528,46 @@ export class ChatStore {
     else this.sessions = this.sessions.map((x) => (x.id === s.id ? s : x));
   }
 
-  async newChat(title = 'New chat'): Promise<Session | null> {
+  /**
+   * "+ New chat": opens the empty draft, and creates nothing — the chat is
+   * created by its first message (`send`), so clicking twice, or leaving
+   * the draft, never leaves an empty "New chat" behind. The draft's text is
+   * kept while the user looks at other chats (`draftOf`).
+   */
+  async newChat(): Promise<void> {
     this.error = null;
-    try {
-      const s = await this.t.newSession(title);
-      this.upsert(s);
-      await this.select(s.id);
-      return s;
-    } catch (e) {
-      this.error = `Could not start a new chat: ${message(e)}`;
-      return null;
-    }
+    await this.select(null);
+  }
+
+  /** The unsent text of chat `id` (null: the new chat's draft), kept across switching chats. */
+  draftOf(id: string | null): string {
+    return this.drafts.get(id ?? '') ?? '';
+  }
+
+  /** Keeps the composer's unsent text for chat `id` (null: the new chat's draft). */
+  keepDraft(id: string | null, text: string): void {
+    if (text) this.drafts.set(id ?? '', text);
+    else this.drafts.delete(id ?? '');
+  }
+
+  /**
+   * Opens chat `session` and brings the message of event `seq` into view,
+   * marked for a moment (the search palette's Enter): `jump` says which,
+   * until the conversation has shown it (`jumped`).
+   */
+  async jumpTo(session: string, seq: number): Promise<void> {
+    this.jump = { session, seq, n: ++this.jumps };
+    await this.select(session);
+  }
+
+  /** The conversation has brought the jump's message into view. */
+  jumped(): void {
+    this.jump = null;
   }
 
   /**
    * Sends `text` as one new user message (with a key of its own); creates a
-   * session first when none is open. While a request is going, `intent` says
+   * session first when none is open (the new chat's draft). While a request is going, `intent` says
    * whether it joins it ('steer', the default) or waits for the next one
    * ('follow_up'); otherwise it is always a follow-up. False if it failed.
    */
@@ -550,7 +579,9 @@ export class ChatStore {
       'send',
       async () => {
         if (this.activeId) return this.activeId;
-        const s = await this.t.newSession(titleFrom(text));
+        // Created untitled: Quire names it from this first message (an
+        // automatic title the user's own rename always replaces).
+        const s = await this.t.newSession('');
         this.upsert(s);
         await this.select(s.id);
         return s.id;

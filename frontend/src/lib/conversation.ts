@@ -132,6 +132,8 @@ export interface Item {
   usage?: Usage;
   /** The step of the run that wrote this reply. */
   step?: number;
+  /** kind 'assistant': the seq of its assistant.message (the key is where it began), for a search hit to find it. */
+  messageSeq?: number;
   /** The tool calls of this step, in call order. */
   calls?: readonly CallState[];
   /** kind 'permission': the question and, once given, its answer. */
@@ -493,6 +495,7 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
           usage: m.usage,
           streaming: false,
           step: num(m.step),
+          messageSeq: e.seq,
           calls: calls.length ? calls : undefined,
           interrupted: m.interrupted ? true : undefined,
         };

@@ -1,16 +1,6 @@
 // Small pure helpers for labels.
 import type { Usage } from './protocol';
 
-/** A session title from the first message: one line, about 40 characters, cut at a word. */
-export function titleFrom(text: string, max = 40): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  if (!line) return 'New chat';
-  if (line.length <= max) return line;
-  const cut = line.slice(0, max);
-  const space = cut.lastIndexOf(' ');
-  return (space >= max * 0.5 ? cut.slice(0, space) : cut).trimEnd() + '…';
-}
-
 /** "128 prompt · 42 output tokens · 1.3 s", or '' without usage (or an all-zero one, as a cut-off reply has). */
 export function usageLabel(u: Usage | undefined | null): string {
   if (!u) return '';

@@ -993,6 +993,93 @@ export namespace protocol {
 		    return a;
 		}
 	}
+	export class SnippetPart {
+	    text: string;
+	    match?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new SnippetPart(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.text = source["text"];
+	        this.match = source["match"];
+	    }
+	}
+	export class MessageHit {
+	    session: string;
+	    title: string;
+	    seq: number;
+	    role: string;
+	    // Go type: time
+	    time: any;
+	    snippet: SnippetPart[];
+	
+	    static createFrom(source: any = {}) {
+	        return new MessageHit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session = source["session"];
+	        this.title = source["title"];
+	        this.seq = source["seq"];
+	        this.role = source["role"];
+	        this.time = this.convertValues(source["time"], null);
+	        this.snippet = this.convertValues(source["snippet"], SnippetPart);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class MessageSearch {
+	    query: string;
+	    hits: MessageHit[];
+	
+	    static createFrom(source: any = {}) {
+	        return new MessageSearch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.query = source["query"];
+	        this.hits = this.convertValues(source["hits"], MessageHit);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ModelFacts {
 	    name: string;
 	    known: boolean;
@@ -1492,6 +1579,7 @@ export namespace protocol {
 		    return a;
 		}
 	}
+	
 	
 	export class UndoRefusal {
 	    id: string;

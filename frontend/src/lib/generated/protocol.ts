@@ -563,6 +563,39 @@ export interface MemoryList {
   learn: boolean;
 }
 
+/**
+ * MessageHit is one message that matched: where it is (the session, its
+ * title now, the seq of the user.message or assistant.message event) and
+ * the part of it that matched.
+ */
+export interface MessageHit {
+  session: string;
+  title: string;
+  seq: number;
+  /** "user" or "assistant" */
+  role: 'user' | 'assistant';
+  time: string;
+  /**
+   * Snippet is the matching part of the message as plain text in
+   * pieces, each matched word a piece of its own with Match set, cut
+   * with "…" where the message goes on. It is never markup: a page
+   * shows each piece as text, highlighting those that match.
+   */
+  snippet: SnippetPart[] | null;
+}
+
+/**
+ * MessageSearch is what a search over every conversation found: the
+ * messages (user messages and assistant replies; tool results are not
+ * searched) that hold every word of the query, best first (FTS5's bm25
+ * rank, newer first among equals). The query is read as plain words: no
+ * character of it is search syntax.
+ */
+export interface MessageSearch {
+  query: string;
+  hits: MessageHit[] | null;
+}
+
 /** ModelFacts is what Ollama said about one model. */
 export interface ModelFacts {
   name: string;
@@ -891,6 +924,12 @@ export interface SettingsScreen {
   pinned: Record<string, string> | null;
 }
 
+/** SnippetPart is a piece of a snippet. */
+export interface SnippetPart {
+  text: string;
+  match?: boolean;
+}
+
 /**
  * UndoOutcome is what an undo (or "undo all") did: Undone are the changes
  * reverted, in order; Refused, when set, the one that was not and why
@@ -1169,8 +1208,15 @@ export interface SessionCreatedPayload {
   parent?: BranchPoint;
 }
 
+/**
+ * SessionRenamedPayload names a session. Auto marks a title Quire derived
+ * from the first message (no model call): it names a session the user has
+ * not named, and never replaces a title the user gave (the store's
+ * sessions index keeps the user's).
+ */
 export interface SessionRenamedPayload {
   title: string;
+  auto?: boolean;
 }
 
 export interface StepRetriedPayload {

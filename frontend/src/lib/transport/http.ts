@@ -33,6 +33,7 @@ import {
   type DocumentsState,
   type IndexProgress,
   type Intent,
+  type MessageSearch,
   type MemoryItem,
   type MemoryList,
   type ModelsState,
@@ -53,6 +54,7 @@ import {
   type WritePreview,
 } from '../protocol';
 import { callDetail, callList } from './calls';
+import { messageSearch, type ExportFormat, type Exported } from './conversations';
 import { NO_DOCUMENT_PATH } from './documents';
 import { modelsState, NO_MODEL_NAME } from './models';
 import { changeList, noteFolder, undoOutcome } from './notes';
@@ -214,6 +216,58 @@ export class HttpTransport implements Transport {
     await this.request<void>('POST', `${HttpTransport.sessionPath(id)}/answer`, {
       body: { callIds, allowed, feedback },
     });
+  }
+  /** GET /api/search?q=…[&limit=N] → MessageSearch. */
+  async searchConversations(query: string, limit?: number): Promise<MessageSearch> {
+    const q = `?q=${encodeURIComponent(query)}` + (limit ? `&limit=${encodeURIComponent(String(limit))}` : '');
+    return messageSearch(await this.request<MessageSearch | undefined>('GET', `/api/search${q}`), query);
+  }
+  /**
+   * GET …/export?format=md|jsonl → the file, handed to the browser as a
+   * download under the name Quire gave it (X-Quire-Filename).
+   */
+  async exportSession(id: string, format: ExportFormat): Promise<Exported> {
+    const path = `${HttpTransport.sessionPath(id)}/export?format=${encodeURIComponent(format)}`;
+    let res: Response;
+    try {
+      res = await this.fetchFn(this.base + path, {
+        headers: { [PROTOCOL_HEADER]: PROTOCOL_VERSION },
+        credentials: 'same-origin',
+      });
+    } catch (e) {
+      throw new Error(`Could not reach Quire: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    if (res.status === 401) throw new Error(NO_ACCESS);
+    if (!res.ok) {
+      let message = '';
+      try {
+        const parsed = JSON.parse(await res.text());
+        if (parsed && typeof parsed.error === 'string') message = parsed.error;
+      } catch {
+        /* not JSON */
+      }
+      throw new Error(message || `Could not export: ${res.status} ${res.statusText}`.trim());
+    }
+    let file = `conversation.${format}`;
+    try {
+      file = decodeURIComponent(res.headers.get('X-Quire-Filename') || file);
+    } catch {
+      /* keep the plain name */
+    }
+    const url = URL.createObjectURL(await res.blob());
+    try {
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = file;
+      a.style.display = 'none';
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+    } finally {
+      // The click has handed the blob to the download; the URL is not needed after.
+      setTimeout(() => URL.revokeObjectURL(url), 0);
+    }
+    return { file, saved: false };
   }
   async reportView(snapshot: ViewSnapshot): Promise<void> {
     await this.request<void>('POST', '/api/probe', { body: snapshot });

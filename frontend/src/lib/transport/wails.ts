@@ -18,8 +18,9 @@
 // shows it and calls QuestionShown, which only lets the dialog open.
 import * as bound from '../../../wailsjs/go/main/App';
 import * as boundRuntime from '../../../wailsjs/runtime/runtime';
-import type { BranchResult, Call, CallList, DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, ModelsState, OllamaCheck, PullProgress, QEvent, Question, Session, SettingsSaved, SettingsScreen, UserSettings, ViewSnapshot } from '../protocol';
+import type { BranchResult, Call, CallList, DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, MessageSearch, ModelsState, OllamaCheck, PullProgress, QEvent, Question, Session, SettingsSaved, SettingsScreen, UserSettings, ViewSnapshot } from '../protocol';
 import { callDetail, callList, NO_CALLS } from './calls';
+import { messageSearch, NO_EXPORT, NO_SEARCH, type ExportFormat, type Exported } from './conversations';
 import { modelsState, NO_MODEL_NAME, NO_MODELS } from './models';
 import { changeList, NO_NOTES, noteFolder, undoOutcome } from './notes';
 import type { ChangeList, NoteFolder, NoteText, NoteVersions, UndoOutcome, WritePreview } from '../protocol';
@@ -107,6 +108,10 @@ export interface WailsApp {
   Questions?: Method<'Questions', Question[] | null>;
   /** The page has shown question `id` in full: its dialog may open. It cannot answer. */
   QuestionShown?: Method<'QuestionShown', void>;
+  /** The search over every conversation and the export's save dialog. Optional: an older Quire has none. */
+  SearchConversations?: Method<'SearchConversations', MessageSearch>;
+  /** Resolves with the file saved, or "" when the user cancelled the dialog. */
+  ExportSession?: Method<'ExportSession', string>;
 }
 
 /** The generated bindings; only their results are re-typed (see Method). */
@@ -360,6 +365,18 @@ export class WailsTransport implements Transport {
   /** Calls a memory method the window may not have (an older Quire). */
   private mem<T>(f: ((app: WailsApp) => Promise<T>) | undefined): Promise<T> {
     return this.call(() => (f ? f(this.app) : Promise.reject(NO_MEMORY)));
+  }
+  async searchConversations(query: string, limit = 0): Promise<MessageSearch> {
+    const f = this.app.SearchConversations;
+    if (typeof f !== 'function') throw new Error(NO_SEARCH);
+    return messageSearch(await this.call(() => f.call(this.app, query, limit)), query);
+  }
+  /** Go opens the native save dialog and writes the file there. */
+  async exportSession(id: string, format: ExportFormat): Promise<Exported> {
+    const f = this.app.ExportSession;
+    if (typeof f !== 'function') throw new Error(NO_EXPORT);
+    const file = await this.call(() => f.call(this.app, id, format));
+    return file ? { file, saved: true } : null;
   }
   async memory(): Promise<MemoryList> {
     const f = this.app.MemoryList;

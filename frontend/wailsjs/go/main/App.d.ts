@@ -37,6 +37,8 @@ export function EditMessage(arg1:string,arg2:number,arg3:string,arg4:string):Pro
 
 export function Events(arg1:string,arg2:number):Promise<Array<protocol.Event>>;
 
+export function ExportSession(arg1:string,arg2:string):Promise<string>;
+
 export function ForgetMemory(arg1:string):Promise<void>;
 
 export function Handshake(arg1:string):Promise<string>;
@@ -82,6 +84,8 @@ export function RetryDocument(arg1:string):Promise<void>;
 export function ReviewMemory(arg1:string,arg2:boolean):Promise<void>;
 
 export function SaveSettings(arg1:protocol.UserSettings):Promise<protocol.SettingsSaved>;
+
+export function SearchConversations(arg1:string,arg2:number):Promise<protocol.MessageSearch>;
 
 export function Send(arg1:string,arg2:string,arg3:string):Promise<string>;
 

@@ -70,6 +70,10 @@ export function Events(arg1, arg2) {
   return window['go']['main']['App']['Events'](arg1, arg2);
 }
 
+export function ExportSession(arg1, arg2) {
+  return window['go']['main']['App']['ExportSession'](arg1, arg2);
+}
+
 export function ForgetMemory(arg1) {
   return window['go']['main']['App']['ForgetMemory'](arg1);
 }
@@ -160,6 +164,10 @@ export function ReviewMemory(arg1, arg2) {
 
 export function SaveSettings(arg1) {
   return window['go']['main']['App']['SaveSettings'](arg1);
+}
+
+export function SearchConversations(arg1, arg2) {
+  return window['go']['main']['App']['SearchConversations'](arg1, arg2);
 }
 
 export function Send(arg1, arg2, arg3) {
