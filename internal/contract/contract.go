@@ -98,6 +98,11 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Union("ModelRole", "What a recommended model is for (RecommendedModel.role).", nil, protocol.RoleChat, protocol.RoleEmbedding)
 	f.Union("CheckAction", "What the window offers for a failing health check (Check.action): install Ollama, download a model, open Settings.", nil,
 		doctor.ActionInstall, doctor.ActionDownload, doctor.ActionSettings)
+	f.Union("BatchState", "Where a batch is (Batch.state): reviewing waits for the user's one answer.", nil,
+		protocol.BatchRunning, protocol.BatchPaused, protocol.BatchReviewing, protocol.BatchApplying,
+		protocol.BatchDone, protocol.BatchCancelled, protocol.BatchFailed, protocol.BatchUndone)
+	f.Union("TaskState", "Where one note's task is (BatchTask.state).", nil,
+		protocol.TaskQueued, protocol.TaskClaimed, protocol.TaskDone, protocol.TaskFailed)
 	f.Union("CommandType", "The commands a host sends (Command.type).", nil,
 		protocol.CreateSession, protocol.RenameSession, protocol.DeleteSession, protocol.SendMessage, protocol.CancelRun, protocol.AnswerAsk)
 
@@ -131,6 +136,13 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"RecommendedModel":     reflect.TypeFor[protocol.RecommendedModel](),
 		"ModelsState":          reflect.TypeFor[protocol.ModelsState](),
 		"PullProgress":         reflect.TypeFor[protocol.PullProgress](),
+		"Batch":                reflect.TypeFor[protocol.Batch](),
+		"BatchTask":            reflect.TypeFor[protocol.BatchTask](),
+		"Proposal":             reflect.TypeFor[protocol.Proposal](),
+		"ReviewItem":           reflect.TypeFor[protocol.ReviewItem](),
+		"BatchReview":          reflect.TypeFor[protocol.BatchReview](),
+		"BatchDecision":        reflect.TypeFor[protocol.BatchDecision](),
+		"BatchProgress":        reflect.TypeFor[protocol.BatchProgress](),
 		"Question":             reflect.TypeFor[protocol.Question](),
 		"QuestionCall":         reflect.TypeFor[protocol.QuestionCall](),
 		"Check":                reflect.TypeFor[doctor.Check](),
@@ -155,6 +167,8 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Field(reflect.TypeFor[protocol.PullProgress](), "problem", "PullProblem")
 	f.Field(reflect.TypeFor[protocol.RecommendedModel](), "role", "ModelRole")
 	f.Field(reflect.TypeFor[doctor.Check](), "action", "CheckAction")
+	f.Field(reflect.TypeFor[protocol.Batch](), "state", "BatchState")
+	f.Field(reflect.TypeFor[protocol.BatchTask](), "state", "TaskState")
 
 	// kernel/event: every registered payload, under its Go name, and the
 	// types they are made of.
