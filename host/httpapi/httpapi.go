@@ -35,6 +35,7 @@ type Backend struct {
 	ProbePath string         // QUIRE_TEST_PROBE; empty outside tests
 	Documents host.Documents // may be nil: no document index (documents.go)
 	Models    host.Models    // may be nil: no models screen (models.go)
+	Batches   host.Batches   // may be nil: no task queue (batches.go)
 	// Show brings the window to the front (socket.go); nil for `quire serve`.
 	Show func(ctx context.Context) error
 	// Health watches the checks on its own (health.go); nil: the page asks
@@ -113,6 +114,7 @@ func (s *Server) routes() http.Handler {
 	api.HandleFunc("GET /api/stream", s.stream)
 	s.documentRoutes(api)
 	s.modelRoutes(api)
+	s.batchRoutes(api)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/handshake", s.handshake)
 	mux.Handle("/api/", requireHandshake(api))
