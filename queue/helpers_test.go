@@ -89,6 +89,13 @@ func inbox(t testing.TB, dir string, n int) {
 // with the fake model's worker script, and starts the workers.
 func open(t testing.TB, fake *ollamatest.Server, path, dir string, opts ...queue.Option) *world {
 	t.Helper()
+	return openStreams(t, fake, path, dir, 2, opts...)
+}
+
+// openStreams is open with the workers' kernel taking streams model
+// streams at once.
+func openStreams(t testing.TB, fake *ollamatest.Server, path, dir string, streams int, opts ...queue.Option) *world {
+	t.Helper()
 	root, err := notes.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +109,7 @@ func open(t testing.TB, fake *ollamatest.Server, path, dir string, opts ...queue
 		}
 		w.Q = q
 		all := queue.ToolsFunc(func() []tool.Tool { return notes.Tools(root, nil) })
-		return []runtime.Option{runtime.WithTools(q.WorkerTools(all))}
+		return []runtime.Option{runtime.WithTools(q.WorkerTools(all)), runtime.WithStreams(streams)}
 	})
 	w.K.Runtime.SetSettings(runtime.Settings{Model: testkit.Model, NumCtx: 8192, Profile: tool.Minimal})
 	if err := w.K.Runtime.Start(t.Context()); err != nil {
