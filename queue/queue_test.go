@@ -76,6 +76,16 @@ func TestFiftyNotesOneReview(t *testing.T) {
 			}
 		}
 	}
+	// A worker's requests are rebuilt from its log, as `quire replay
+	// -request` prints them, and match what the model was sent.
+	req, err := w.K.Runtime.Request(ctx, r.Tasks[7].Session, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(req)
+	if !strings.Contains(string(raw), "Organise the note inbox/n07.md") || !strings.Contains(string(raw), `"propose"`) || strings.Contains(string(raw), "n08.md") {
+		t.Fatalf("the worker's first request, replayed: %.400s", raw)
+	}
 	if before := files(t, w.Dir); len(before) != 50 {
 		t.Fatalf("before the answer the notes changed: %v", before)
 	}
