@@ -23,7 +23,7 @@ func (q *Queue) OrganiseTool() tool.Tool { return organiseTool{q} }
 
 func (o organiseTool) Spec() tool.Spec {
 	return tool.Spec{
-		Name: OrganiseName,
+		Name:        OrganiseName,
 		Description: "Organise a folder's notes as a batch: workers propose where each goes; nothing changes until the user reviews it.",
 		Parameters: map[string]any{
 			"type":                 "object",

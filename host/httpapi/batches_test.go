@@ -57,10 +57,18 @@ func (s *stubBatches) act(name, id string) (protocol.Batch, error) {
 	}
 	return b, nil
 }
-func (s *stubBatches) Pause(_ context.Context, id string) (protocol.Batch, error)  { return s.act("pause", id) }
-func (s *stubBatches) Resume(_ context.Context, id string) (protocol.Batch, error) { return s.act("resume", id) }
-func (s *stubBatches) Cancel(_ context.Context, id string) (protocol.Batch, error) { return s.act("cancel", id) }
-func (s *stubBatches) Undo(_ context.Context, id string) (protocol.Batch, error)   { return s.act("undo", id) }
+func (s *stubBatches) Pause(_ context.Context, id string) (protocol.Batch, error) {
+	return s.act("pause", id)
+}
+func (s *stubBatches) Resume(_ context.Context, id string) (protocol.Batch, error) {
+	return s.act("resume", id)
+}
+func (s *stubBatches) Cancel(_ context.Context, id string) (protocol.Batch, error) {
+	return s.act("cancel", id)
+}
+func (s *stubBatches) Undo(_ context.Context, id string) (protocol.Batch, error) {
+	return s.act("undo", id)
+}
 func (s *stubBatches) Apply(_ context.Context, id string, d protocol.BatchDecision) (protocol.Batch, error) {
 	var picked []string
 	for _, it := range d.Items {
