@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ollama/ollama/api"
-
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/protocol"
@@ -28,24 +26,16 @@ func newGate(note string) *gate {
 // g.release (or answers with a hang, cut only by a cancel, when hang).
 func (g *gate) script(hang bool) ollamatest.Option {
 	first := true
-	return ollamatest.WithResponder(func(req api.ChatRequest) (ollamatest.Turn, bool) {
-		last := req.Messages[len(req.Messages)-1]
-		if last.Role == "tool" {
-			return ollamatest.Turn{Content: []string{"Proposed."}}, true
-		}
-		m := noteRe.FindStringSubmatch(last.Content)
-		if m == nil {
-			return ollamatest.Turn{}, false
-		}
-		if m[1] == g.note && first {
+	return scriptTurns(func(note string) ollamatest.Turn {
+		if note == g.note && first {
 			first = false
 			close(g.arrived)
 			if hang {
-				return ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailHang}}, true
+				return ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailHang}}
 			}
 			<-g.release
 		}
-		return ollamatest.Turn{ToolCalls: fileUnder(m[1])}, true
+		return ollamatest.Turn{ToolCalls: fileUnder(note)}
 	})
 }
 

@@ -46,6 +46,16 @@ var noteRe = regexp.MustCompile(`Organise the note (\S+)\. `)
 // calls made by plan (by note), and after the tool results it ends the run.
 // plan returning nil ends the run with words only.
 func script(plan func(note string) []ollamatest.ToolCall) ollamatest.Option {
+	return scriptTurns(func(note string) ollamatest.Turn {
+		if calls := plan(note); calls != nil {
+			return ollamatest.Turn{ToolCalls: calls}
+		}
+		return ollamatest.Turn{Content: []string{"I will not propose anything."}}
+	})
+}
+
+// scriptTurns is script with the whole first turn of each task made by turn.
+func scriptTurns(turn func(note string) ollamatest.Turn) ollamatest.Option {
 	return ollamatest.WithResponder(func(req api.ChatRequest) (ollamatest.Turn, bool) {
 		last := req.Messages[len(req.Messages)-1]
 		if last.Role == "tool" {
@@ -55,11 +65,7 @@ func script(plan func(note string) []ollamatest.ToolCall) ollamatest.Option {
 		if m == nil {
 			return ollamatest.Turn{}, false
 		}
-		calls := plan(m[1])
-		if calls == nil {
-			return ollamatest.Turn{Content: []string{"I will not propose anything."}}, true
-		}
-		return ollamatest.Turn{ToolCalls: calls}, true
+		return turn(m[1]), true
 	})
 }
 
@@ -162,6 +168,21 @@ func until(t testing.TB, q *queue.Queue, id string, want ...string) protocol.Bat
 	}
 	t.Fatalf("batch %s never got to %v (last: %+v)", id, want, r.Batch)
 	return protocol.Batch{}
+}
+
+// reviewing starts a batch over the inbox and waits for its review.
+func reviewing(t testing.TB, w *world) (protocol.Batch, protocol.BatchReview) {
+	t.Helper()
+	b, err := w.Q.Start(t.Context(), "inbox")
+	if err != nil {
+		t.Fatal(err)
+	}
+	until(t, w.Q, b.ID, protocol.BatchReviewing)
+	r, err := w.Q.Get(t.Context(), b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, r
 }
 
 // files lists the notes under dir, relative, sorted.

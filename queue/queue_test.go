@@ -210,12 +210,7 @@ func TestWorkerCannotWrite(t *testing.T) {
 // applied, an edited destination is used, and the rest stay as they were.
 func TestPartlyRejected(t *testing.T) {
 	w := newWorld(t, 3, fileUnder)
-	b, err := w.Q.Start(t.Context(), "inbox")
-	if err != nil {
-		t.Fatal(err)
-	}
-	until(t, w.Q, b.ID, protocol.BatchReviewing)
-	r, _ := w.Q.Get(t.Context(), b.ID)
+	b, r := reviewing(t, w)
 	items := r.Items
 	items[0].Selected = false
 	items[1].To = "projects/renamed.md"
@@ -237,12 +232,7 @@ func TestPartlyRejected(t *testing.T) {
 // that exists (found while applying: what was moved is put back).
 func TestBadAnswers(t *testing.T) {
 	w := newWorld(t, 3, fileUnder)
-	b, err := w.Q.Start(t.Context(), "inbox")
-	if err != nil {
-		t.Fatal(err)
-	}
-	until(t, w.Q, b.ID, protocol.BatchReviewing)
-	r, _ := w.Q.Get(t.Context(), b.ID)
+	b, r := reviewing(t, w)
 	testkit.WriteOld(t, filepath.Join(w.Dir, "projects", "taken.md"), "mine\n")
 	cases := []struct {
 		name  string
