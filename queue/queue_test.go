@@ -15,6 +15,7 @@ import (
 	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
+	"quire/kernel/tool"
 	"quire/queue"
 )
 
@@ -312,5 +313,28 @@ func TestStartRefusals(t *testing.T) {
 		if !errors.Is(err, protocol.ErrBadPayload) || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("Start(%q) = %v", c.folder, err)
 		}
+	}
+}
+
+// The conversation's organise_folder starts a batch, changing nothing, and
+// a folder it cannot take is a failure the model reads in words.
+func TestOrganiseToolStartsABatch(t *testing.T) {
+	w := newWorld(t, 2, fileUnder)
+	organise := w.Q.OrganiseTool()
+	if sp := organise.Spec(); sp.Effects != 0 || sp.Name != queue.OrganiseName {
+		t.Fatalf("spec %+v", sp)
+	}
+	res, err := organise.Run(t.Context(), tool.Call{Name: queue.OrganiseName, Arguments: []byte(`{"folder":"inbox"}`)})
+	b, ok := res.Data.(protocol.Batch)
+	if err != nil || res.Status != tool.Success || !ok || b.Total != 2 || !strings.Contains(res.Content, b.ID) {
+		t.Fatalf("organise_folder: %+v %v", res, err)
+	}
+	until(t, w.Q, b.ID, protocol.BatchReviewing)
+	if got := files(t, w.Dir); !slices.Equal(got, []string{"inbox/n00.md", "inbox/n01.md"}) {
+		t.Fatalf("starting a batch changed the notes: %v", got)
+	}
+	res, _ = organise.Run(t.Context(), tool.Call{Name: queue.OrganiseName, Arguments: []byte(`{"folder":"nowhere"}`)})
+	if res.Status != tool.Failure || !strings.Contains(res.Content, "does not exist") {
+		t.Fatalf("a missing folder: %+v", res)
 	}
 }
