@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path"
 	"strings"
 	"time"
@@ -68,6 +69,9 @@ func (p proposeTool) Run(ctx context.Context, call tool.Call) (tool.Result, erro
 	if problem := p.q.check(note, &prop); problem != "" {
 		return refused("%s", problem), nil
 	}
+	if problem := p.q.onDisk(prop); problem != "" {
+		return refused("%s", problem), nil
+	}
 	to := prop.Path
 	if to == "" {
 		to = "where it is"
@@ -117,6 +121,30 @@ func (q *Queue) check(note string, p *protocol.Proposal) string {
 		}
 	}
 	p.Tags, p.Links = tags, links
+	return ""
+}
+
+// onDisk says (to the model) what in a checked proposal the notes folder
+// would refuse when the user applies it: a destination that exists, a link
+// to a note that does not. The user's own edits meet the same refusals when
+// applied (and the whole answer is then put back).
+func (q *Queue) onDisk(p protocol.Proposal) string {
+	if p.Path != "" {
+		if abs, err := q.notes.Resolve(p.Path); err == nil {
+			if _, err := os.Lstat(abs); err == nil {
+				return fmt.Sprintf("%s already exists, and a note is never moved over another; propose another name.", p.Path)
+			}
+		}
+	}
+	for _, l := range p.Links {
+		abs, err := q.notes.Resolve(l)
+		if err != nil {
+			continue // check refused it already
+		}
+		if info, err := os.Stat(abs); err != nil || info.IsDir() {
+			return fmt.Sprintf("There is no note %s to link to; link only to notes that exist (list_notes, find_notes).", l)
+		}
+	}
 	return ""
 }
 

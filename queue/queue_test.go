@@ -338,3 +338,50 @@ func TestOrganiseToolStartsABatch(t *testing.T) {
 		t.Fatalf("a missing folder: %+v", res)
 	}
 }
+
+// A worker's proposal the notes would refuse is refused to the model at
+// once, in words it can act on: a destination that exists, a link to no
+// note, a path out of the notes, a lost extension.
+func TestProposalsTheNotesWouldRefuse(t *testing.T) {
+	cases := []struct {
+		name string
+		call ollamatest.ToolCall
+		says string
+	}{
+		{"destination exists", propose("inbox/n01.md", []string{}, "r"), "already exists"},
+		{"outside", propose("../x.md", []string{}, "r"), "cannot be used"},
+		{"extension", propose("projects/x.txt", []string{}, "r"), "extension"},
+		{"no reason", propose("projects/x.md", []string{}, ""), "reason"},
+		{"link to nothing", func() ollamatest.ToolCall {
+			args, _ := json.Marshal(map[string]any{"path": "", "links": []string{"people/nobody.md"}, "reason": "r"})
+			return ollamatest.ToolCall{Name: queue.ProposeName, Arguments: args}
+		}(), "no note people/nobody.md"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t, 2, func(note string) []ollamatest.ToolCall {
+				if note == "inbox/n00.md" {
+					return []ollamatest.ToolCall{c.call}
+				}
+				return fileUnder(note)
+			})
+			_, r := reviewing(t, w)
+			k := r.Tasks[0]
+			if k.State != protocol.TaskFailed || !strings.Contains(k.Error, "refused") || !strings.Contains(k.Error, c.says) {
+				t.Fatalf("task %s: %+v", k.Note, k)
+			}
+		})
+	}
+}
+
+// A proposal whose arguments the schema refuses (tags: null) fails its
+// task with the schema's sentence, not a bare "no proposal".
+func TestAProposalRefusedBySchemaSaysWhy(t *testing.T) {
+	w := newWorld(t, 1, func(note string) []ollamatest.ToolCall {
+		return []ollamatest.ToolCall{propose("projects/x.md", nil, "r")}
+	})
+	_, r := reviewing(t, w)
+	if k := r.Tasks[0]; k.State != protocol.TaskFailed || !strings.Contains(k.Error, "refused") || !strings.Contains(k.Error, "tags") {
+		t.Fatalf("task: %+v", k)
+	}
+}

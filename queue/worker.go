@@ -171,22 +171,25 @@ func (q *Queue) proposalIn(ctx context.Context, session, run string) (p *protoco
 		return nil, "", err
 	}
 	for _, e := range evs {
-		if e.Type != string(event.ToolResult) || run != "" && e.RunID != run {
+		if e.Type != string(event.ToolResult) && e.Type != string(event.ToolRefused) || run != "" && e.RunID != run {
 			continue
 		}
+		// A result, or a refusal before the tool ran (arguments the
+		// schema refused): its reason.
 		var r struct {
 			Name    string             `json:"name"`
 			Status  string             `json:"status"`
 			Content string             `json:"content"`
+			Reason  string             `json:"reason"`
 			Data    *protocol.Proposal `json:"data"`
 		}
 		if json.Unmarshal(e.Payload, &r) != nil || r.Name != ProposeName {
 			continue
 		}
-		if r.Status == "success" && r.Data != nil {
+		if e.Type == string(event.ToolResult) && r.Status == "success" && r.Data != nil {
 			p = r.Data
 		} else {
-			refused = r.Content
+			refused = r.Content + r.Reason
 		}
 	}
 	return p, refused, nil
