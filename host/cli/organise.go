@@ -130,31 +130,41 @@ func resumeOrStart(ctx context.Context, b host.Batches, folder string) (protocol
 	return b.Start(ctx, folder)
 }
 
-// follow prints each task's end until the batch is reviewing (or ended).
+// follow prints each task's end, in the batch's order, until the batch is
+// reviewing (or ended). The stream coalesces a batch's changes for a slow
+// reader, so each change is a cue to read the tasks, not the list of them.
 func follow(ctx context.Context, b host.Batches, batch protocol.Batch, out io.Writer) (protocol.Batch, error) {
 	watch, stop := context.WithCancel(ctx)
 	defer stop()
 	stream := b.Watch(watch)
-	r, err := b.Get(ctx, batch.ID)
-	if err != nil {
-		return batch, err
-	}
-	batch = r.Batch
-	for batch.State == protocol.BatchRunning || batch.State == protocol.BatchPaused {
-		p, ok := <-stream
-		if !ok {
-			return batch, context.Cause(ctx)
+	told := map[string]bool{}
+	for {
+		r, err := b.Get(ctx, batch.ID)
+		if err != nil {
+			return batch, err
 		}
-		if p.Batch.ID != batch.ID {
-			continue
-		}
-		batch = p.Batch
-		if k := p.Task; k != nil && (k.State == protocol.TaskDone || k.State == protocol.TaskFailed) {
-			fmt.Fprintf(out, "[%d/%d] %s", batch.Done+batch.Failed, batch.Total, k.Note)
+		batch = r.Batch
+		for _, k := range r.Tasks {
+			if k.State != protocol.TaskDone && k.State != protocol.TaskFailed || told[k.ID] {
+				continue
+			}
+			told[k.ID] = true
+			fmt.Fprintf(out, "[%d/%d] %s", len(told), batch.Total, k.Note)
 			if k.State == protocol.TaskFailed {
 				fmt.Fprintf(out, ": failed, %s", k.Error)
 			}
 			fmt.Fprintln(out)
+		}
+		if batch.State != protocol.BatchRunning && batch.State != protocol.BatchPaused {
+			break
+		}
+		for p := range stream {
+			if p.Batch.ID == batch.ID {
+				break
+			}
+		}
+		if ctx.Err() != nil {
+			return batch, context.Cause(ctx)
 		}
 	}
 	if batch.State != protocol.BatchReviewing {
