@@ -119,6 +119,40 @@ type Conversations interface {
 	Search(ctx context.Context, query string, limit int) (protocol.MessageSearch, error)
 }
 
+// Batches is the task queue's back end as hosts see it: "organise this
+// folder" as a batch of one task per note, worked through by agent workers
+// that only read and propose (seed 002 decision 14), then one review for the
+// whole batch. Every method names the batch by its ID; an unknown ID is
+// protocol.ErrNotFound, an action the batch's state does not allow (Apply
+// before it is reviewing, Undo of what was not applied) protocol.ErrConflict,
+// both wrapped with a sentence.
+type Batches interface {
+	// Start enqueues one task per note under folder (relative to the notes
+	// root, at most protocol.BatchMaxNotes) and returns once the batch is
+	// stored, not when it ends; the workers start at once.
+	Start(ctx context.Context, folder string) (protocol.Batch, error)
+	// List is every batch, newest first.
+	List(ctx context.Context) ([]protocol.Batch, error)
+	// Get is a batch with its tasks and, once reviewing, its review list.
+	Get(ctx context.Context, id string) (protocol.BatchReview, error)
+	// Pause stops new claims (claimed tasks finish); Resume lets them go on.
+	Pause(ctx context.Context, id string) (protocol.Batch, error)
+	Resume(ctx context.Context, id string) (protocol.Batch, error)
+	// Cancel stops a batch that is not applied: no more claims, and it
+	// never applies.
+	Cancel(ctx context.Context, id string) (protocol.Batch, error)
+	// Apply is the user's one answer: the selected items run as one change
+	// (all of it is undone by one Undo); none selected ends the batch with
+	// nothing changed.
+	Apply(ctx context.Context, id string, d protocol.BatchDecision) (protocol.Batch, error)
+	// Undo reverts an applied batch's change, as one.
+	Undo(ctx context.Context, id string) (protocol.Batch, error)
+	// Watch delivers every batch's changes, in order per batch, until ctx
+	// ends; a slow watcher gets the latest state of each batch (a state is
+	// never lost behind a newer one of another batch).
+	Watch(ctx context.Context) <-chan protocol.BatchProgress
+}
+
 // Doctor runs the health checks.
 type Doctor func(ctx context.Context) doctor.Report
 

@@ -102,6 +102,11 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Union("ModelRole", "What a recommended model is for (RecommendedModel.role).", nil, protocol.RoleChat, protocol.RoleEmbedding)
 	f.Union("CheckAction", "What the window offers for a failing health check (Check.action): install Ollama, download a model, open Settings.", nil,
 		doctor.ActionInstall, doctor.ActionDownload, doctor.ActionSettings)
+	f.Union("BatchState", "Where a batch is (Batch.state): reviewing waits for the user's one answer.", nil,
+		protocol.BatchRunning, protocol.BatchPaused, protocol.BatchReviewing, protocol.BatchApplying,
+		protocol.BatchDone, protocol.BatchCancelled, protocol.BatchFailed, protocol.BatchUndone)
+	f.Union("TaskState", "Where one note's task is (BatchTask.state).", nil,
+		protocol.TaskQueued, protocol.TaskClaimed, protocol.TaskDone, protocol.TaskFailed)
 	f.Union("CommandType", "The commands a host sends (Command.type).", nil,
 		protocol.CreateSession, protocol.RenameSession, protocol.DeleteSession, protocol.SendMessage, protocol.CancelRun, protocol.AnswerAsk,
 		protocol.EditMessage, protocol.Regenerate, protocol.ContinueRun)
@@ -166,6 +171,13 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"UndoRefusal":          reflect.TypeFor[protocol.UndoRefusal](),
 		"NoteVersions":         reflect.TypeFor[protocol.NoteVersions](),
 		"WritePreview":         reflect.TypeFor[protocol.WritePreview](),
+		"Batch":                reflect.TypeFor[protocol.Batch](),
+		"BatchTask":            reflect.TypeFor[protocol.BatchTask](),
+		"Proposal":             reflect.TypeFor[protocol.Proposal](),
+		"ReviewItem":           reflect.TypeFor[protocol.ReviewItem](),
+		"BatchReview":          reflect.TypeFor[protocol.BatchReview](),
+		"BatchDecision":        reflect.TypeFor[protocol.BatchDecision](),
+		"BatchProgress":        reflect.TypeFor[protocol.BatchProgress](),
 		"Question":             reflect.TypeFor[protocol.Question](),
 		"QuestionCall":         reflect.TypeFor[protocol.QuestionCall](),
 		"MessageSearch":        reflect.TypeFor[protocol.MessageSearch](),
@@ -197,6 +209,8 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Field(reflect.TypeFor[protocol.ChangeRecord](), "kind", "ChangeKind")
 	f.Field(reflect.TypeFor[protocol.WritePreview](), "kind", "ChangeKind")
 	f.Field(reflect.TypeFor[protocol.MessageHit](), "role", "'user' | 'assistant'")
+	f.Field(reflect.TypeFor[protocol.Batch](), "state", "BatchState")
+	f.Field(reflect.TypeFor[protocol.BatchTask](), "state", "TaskState")
 
 	// kernel/event: every registered payload, under its Go name, and the
 	// types they are made of.

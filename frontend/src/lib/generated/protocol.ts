@@ -72,6 +72,12 @@ export type ModelRole = 'chat' | 'embedding';
 /** What the window offers for a failing health check (Check.action): install Ollama, download a model, open Settings. */
 export type CheckAction = 'install-ollama' | 'download-model' | 'settings';
 
+/** Where a batch is (Batch.state): reviewing waits for the user's one answer. */
+export type BatchState = 'running' | 'paused' | 'reviewing' | 'applying' | 'done' | 'cancelled' | 'failed' | 'undone';
+
+/** Where one note's task is (BatchTask.state). */
+export type TaskState = 'queued' | 'claimed' | 'done' | 'failed';
+
 /** The commands a host sends (Command.type). */
 export type CommandType = 'session.create' | 'session.rename' | 'session.delete' | 'message.send' | 'run.cancel' | 'permission.answer' | 'message.edit' | 'message.regenerate' | 'run.continue';
 
@@ -90,6 +96,73 @@ export interface AnswerPayload {
   callIds: string[] | null;
   allowed: boolean;
   feedback?: string;
+}
+
+/** Batch is one batch's summary. */
+export interface Batch {
+  id: string;
+  /** the notes folder it organises, relative to the notes root ("inbox") */
+  folder: string;
+  /** for people: "Organise inbox (42 notes)" */
+  title: string;
+  /** Batch* values */
+  state: BatchState;
+  /** tasks */
+  total: number;
+  /** tasks done */
+  done: number;
+  /** tasks failed */
+  failed: number;
+  workers: number;
+  /** notes changed by Apply */
+  applied: number;
+  /** why the batch failed or was stopped */
+  error?: string;
+  /** Unix ms */
+  createdMs: number;
+  /** Unix ms of the last change */
+  updatedMs: number;
+}
+
+/**
+ * BatchDecision is the user's one answer for a batch: the review list as
+ * ticked and edited. Only selected items are applied; an item is matched to
+ * its task by Task, and its From must be the task's note.
+ */
+export interface BatchDecision {
+  items: ReviewItem[] | null;
+}
+
+/**
+ * BatchProgress is one change of a batch, for the stream: the batch as it
+ * now is and, when a task changed, that task.
+ */
+export interface BatchProgress {
+  batch: Batch;
+  task: BatchTask | null;
+}
+
+/**
+ * BatchReview is a batch with its tasks and, once it is reviewing, the
+ * review list (one item per done task, each selected by default).
+ */
+export interface BatchReview {
+  batch: Batch;
+  tasks: BatchTask[] | null;
+  items: ReviewItem[] | null;
+}
+
+/** BatchTask is one note's task. */
+export interface BatchTask {
+  id: string;
+  /** the note's path, relative to the notes root */
+  note: string;
+  state: TaskState;
+  attempts: number;
+  error?: string;
+  /** the worker's session of the last attempt */
+  session?: string;
+  proposal: Proposal | null;
 }
 
 /**
@@ -715,6 +788,18 @@ export interface OllamaCheck {
   message: string;
 }
 
+/** Proposal is a worker's structured answer for one note. */
+export interface Proposal {
+  /** proposed new path, relative to the notes root; "" = stay where it is */
+  path: string;
+  /** its tags, replacing the ones it has; empty: its tags stay as they are */
+  tags: string[] | null;
+  /** notes it should link to (paths relative to the notes root) */
+  links: string[] | null;
+  /** one line for people */
+  reason: string;
+}
+
 /**
  * PullProgress is how one pull is going. Completed and Total add up the
  * bytes of every layer Ollama has announced so far (Total grows as layers
@@ -815,6 +900,23 @@ export interface RemovedMessage {
 export interface RenameSessionPayload {
   session: string;
   title: string;
+}
+
+/**
+ * ReviewItem is one line of the review list: a done task's proposal as the
+ * user sees and edits it.
+ */
+export interface ReviewItem {
+  task: string;
+  /** the note's path now */
+  from: string;
+  /** where it goes ("" or From: it stays) */
+  to: string;
+  tags: string[] | null;
+  links: string[] | null;
+  reason: string;
+  /** ticked: part of the change when the user says yes */
+  selected: boolean;
 }
 
 /**

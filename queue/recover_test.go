@@ -1,0 +1,99 @@
+package queue
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"quire/kernel/protocol"
+	"quire/kernel/store"
+	"quire/kernel/tool"
+	"quire/tools/notes"
+)
+
+type rootNotes struct{ root *notes.Root }
+
+func (n rootNotes) Tools(log notes.ChangeLog) []tool.Tool { return notes.Tools(n.root, log) }
+func (n rootNotes) Resolve(rel string) (string, error)    { return n.root.Resolve(rel) }
+
+// A stop while applying (here: two of four steps made) is put back at the
+// next start: the steps made are undone, and the batch waits for review
+// again, saying why.
+func TestAStopWhileApplyingIsPutBack(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"inbox/a.md", "inbox/b.md"} {
+		if err := os.MkdirAll(filepath.Join(dir, "inbox"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("# "+n+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, err := notes.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "quire.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := t.Context()
+	q, err := Open(ctx, st.DB(), rootNotes{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := protocol.Batch{ID: "batch_1", Folder: "inbox", Title: "t", State: protocol.BatchRunning, Workers: 1}
+	if err := q.t.create(ctx, b, []string{"inbox/a.md", "inbox/b.md"}, randomID); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		c, _, _ := q.t.claim(ctx, "w", time.Minute)
+		to := "projects/" + filepath.Base(c.Note)
+		if err := q.t.finish(ctx, c, &protocol.Proposal{Path: to, Tags: []string{"p"}, Reason: "r"}, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, _ := q.Get(ctx, b.ID)
+	steps, _, err := q.plan(r.Tasks, protocol.BatchDecision{Items: r.Items})
+	if err != nil || len(steps) != 4 {
+		t.Fatalf("plan: %d steps, %v", len(steps), err)
+	}
+	if _, err := q.t.transition(ctx, b.ID, []string{protocol.BatchReviewing}, protocol.BatchApplying, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.run(ctx, b.ID, steps[:2]); err != nil { // both moves; then the stop
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "projects", "a.md")); err != nil {
+		t.Fatal("the first step was not made:", err)
+	}
+
+	again, err := Open(ctx, st.DB(), rootNotes{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := again.Attach(ctx, protocol.Unavailable{Err: ErrStopped}); err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	got, _ := again.Get(ctx, b.ID)
+	if got.Batch.State != protocol.BatchReviewing || !strings.Contains(got.Batch.Error, "stopped while applying") || got.Batch.Applied != 0 {
+		t.Fatalf("after the restart: %+v", got.Batch)
+	}
+	for _, n := range []string{"inbox/a.md", "inbox/b.md"} {
+		if text, err := os.ReadFile(filepath.Join(dir, n)); err != nil || string(text) != "# "+n+"\n" {
+			t.Fatalf("%s after the restart: %q %v", n, text, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "projects", "a.md")); !os.IsNotExist(err) {
+		t.Fatalf("projects/a.md is still there: %v", err)
+	}
+	// Applied again, whole this time.
+	if done, err := again.Apply(ctx, b.ID, protocol.BatchDecision{Items: got.Items}); err != nil || done.Applied != 2 {
+		t.Fatalf("applying again: %+v %v", done, err)
+	}
+}
