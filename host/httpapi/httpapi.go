@@ -40,7 +40,7 @@ type Backend struct {
 	// Conversations searches every conversation (conversations.go); nil:
 	// the search says it is not available.
 	Conversations host.Conversations
-	Batches   host.Batches   // may be nil: no task queue (batches.go)
+	Batches       host.Batches // may be nil: no task queue (batches.go)
 	// Show brings the window to the front (socket.go); nil for `quire serve`.
 	Show func(ctx context.Context) error
 	// Health watches the checks on its own (health.go); nil: the page asks

@@ -94,4 +94,3 @@ func (n *notesTools) resolve(rel string) (string, error) {
 	}
 	return n.root.Resolve(rel)
 }
-
