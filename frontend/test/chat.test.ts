@@ -29,6 +29,19 @@ class FakeHost implements Transport {
   cancelPull = vi.fn(async () => {});
   deleteModel = vi.fn(async () => {});
   subscribePulls = vi.fn(() => () => {});
+  // Nor are the batches (test/batches.test.ts).
+  readonly confirmsBatchInDialog = false;
+  batches = vi.fn(async () => []);
+  batch = vi.fn(async () => {
+    throw new Error('no batches here');
+  });
+  startBatch = this.batch;
+  pauseBatch = this.batch;
+  resumeBatch = this.batch;
+  cancelBatch = this.batch;
+  applyBatch = this.batch;
+  undoBatch = this.batch;
+  subscribeBatches = vi.fn(() => () => {});
   // The Settings screen is not this file's subject (test/settings.test.ts).
   settings = vi.fn(async () => {
     throw new Error('no settings here');

@@ -8,6 +8,7 @@
 // and invisible here: Wails calls Handshake once before anything else, HTTP
 // sends the version with every request.
 import type { DoctorReport, Intent, MemoryItem, MemoryList, QEvent, Question, Session, ViewSnapshot } from '../protocol';
+import type { BatchesTransport } from './batches';
 import type { DocumentsTransport } from './documents';
 import type { ModelsTransport } from './models';
 import type { SettingsTransport } from './settings';
@@ -40,7 +41,7 @@ export function memoryList(r: Partial<MemoryList> | null | undefined): MemoryLis
   return { items: Array.isArray(r?.items) ? r.items : [], approval: !!r?.approval, learn: !!r?.learn };
 }
 
-export interface Transport extends MemoryHost, DocumentsTransport, ModelsTransport, SettingsTransport {
+export interface Transport extends MemoryHost, DocumentsTransport, ModelsTransport, SettingsTransport, BatchesTransport {
   /**
    * True when permission questions are answered in the page (HTTP). False in
    * the desktop window, where a native dialog asks and `answer` is not

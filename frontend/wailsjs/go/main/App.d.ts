@@ -3,7 +3,15 @@
 import {protocol} from '../models';
 import {doctor} from '../models';
 
+export function ApplyBatch(arg1:string,arg2:protocol.BatchDecision):Promise<protocol.Batch>;
+
+export function BatchReview(arg1:string):Promise<protocol.BatchReview>;
+
+export function Batches():Promise<Array<protocol.Batch>>;
+
 export function Cancel(arg1:string):Promise<void>;
+
+export function CancelBatch(arg1:string):Promise<protocol.Batch>;
 
 export function CancelIndexing():Promise<void>;
 
@@ -43,6 +51,8 @@ export function NewSession(arg1:string):Promise<protocol.Session>;
 
 export function NotesFolder():Promise<string>;
 
+export function PauseBatch(arg1:string):Promise<protocol.Batch>;
+
 export function PullModel(arg1:string):Promise<void>;
 
 export function QuestionShown(arg1:string):Promise<void>;
@@ -54,6 +64,8 @@ export function RemoveDocument(arg1:string):Promise<void>;
 export function RenameSession(arg1:string,arg2:string):Promise<protocol.Session>;
 
 export function ReportView(arg1:{[key: string]: any}):Promise<void>;
+
+export function ResumeBatch(arg1:string):Promise<protocol.Batch>;
 
 export function RetryDocument(arg1:string):Promise<void>;
 
@@ -72,3 +84,7 @@ export function SetMemoryApproval(arg1:boolean):Promise<void>;
 export function SetMemoryLearning(arg1:boolean):Promise<void>;
 
 export function Settings():Promise<protocol.SettingsScreen>;
+
+export function StartBatch(arg1:string):Promise<protocol.Batch>;
+
+export function UndoBatch(arg1:string):Promise<protocol.Batch>;
