@@ -1494,7 +1494,7 @@ func batchText(head string, items []string, foot string) string {
 		n := strings.Count(shown, "\n") + 1
 		r := utf8.RuneCountInString(it)
 		if lines+n > dialogMaxLines || runes+r > dialogMaxRunes {
-			fmt.Fprintf(&b, "\n…and %s more: the Quire window lists all %d. Read them there before you answer.", count(len(items)-i, "change", "changes"), len(items))
+			fmt.Fprintf(&b, "\n…and %s: the Quire window lists all %d. Read them there before you answer.", count(len(items)-i, "more change", "more changes"), len(items))
 			break
 		}
 		lines, runes = lines+n, runes+r
