@@ -1382,7 +1382,7 @@ func (a *App) ApplyBatch(id string, d protocol.BatchDecision) (protocol.Batch, e
 	var lines []string
 	for _, it := range d.Items {
 		if it.Selected {
-			lines = append(lines, itemLine(it, false))
+			lines = append(lines, itemLine(it))
 		}
 	}
 	title := "Apply this change to your notes?"
@@ -1400,7 +1400,7 @@ func (a *App) ApplyBatch(id string, d protocol.BatchDecision) (protocol.Batch, e
 }
 
 // UndoBatch reverts an applied batch, as one, after a native dialog lists
-// what it reverses. A No changes nothing and returns the batch as it is.
+// what it reverses (the changes the queue recorded). A No changes nothing and returns the batch as it is.
 func (a *App) UndoBatch(id string) (protocol.Batch, error) {
 	b, err := a.batchesPort()
 	if err != nil {
@@ -1411,10 +1411,8 @@ func (a *App) UndoBatch(id string) (protocol.Batch, error) {
 		return protocol.Batch{}, err
 	}
 	var lines []string
-	for _, it := range r.Items {
-		if it.Selected {
-			lines = append(lines, itemLine(it, true))
-		}
+	for _, c := range r.Changes {
+		lines = append(lines, changeLine(c))
 	}
 	title := fmt.Sprintf("Undo this batch (%s)?", count(len(lines), "change", "changes"))
 	text := batchText("Quire will put these notes back as they were before the batch:", lines, "Yes undoes them all; No changes nothing.")
@@ -1453,32 +1451,31 @@ func (a *App) confirm(title, text string) (bool, error) {
 }
 
 // itemLine is one review item in words, every invisible character
-// escaped: "inbox/a.md → projects/a.md · tags: idea"; back says what
-// undoing it does instead.
-func itemLine(it protocol.ReviewItem, back bool) string {
+// escaped: "inbox/a.md → projects/a.md · tags: idea".
+func itemLine(it protocol.ReviewItem) string {
 	to := it.To
 	if to == "" {
 		to = it.From
 	}
-	move := visible(it.From) + " → " + visible(to)
-	switch {
-	case to == it.From:
-		move = visible(it.From) + " (stays)"
-	case back:
-		move = visible(to) + " → " + visible(it.From)
-	}
-	parts := []string{move}
-	verb := ""
-	if back {
-		verb = " removed"
+	parts := []string{visible(it.From) + " → " + visible(to)}
+	if to == it.From {
+		parts[0] = visible(it.From) + " (stays)"
 	}
 	if len(it.Tags) > 0 {
-		parts = append(parts, "tags: "+visible(strings.Join(it.Tags, ", "))+verb)
+		parts = append(parts, "tags: "+visible(strings.Join(it.Tags, ", ")))
 	}
 	if len(it.Links) > 0 {
-		parts = append(parts, "links: "+visible(strings.Join(it.Links, ", "))+verb)
+		parts = append(parts, "links: "+visible(strings.Join(it.Links, ", ")))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// changeLine is what undoing one change of a batch does, in words.
+func changeLine(c protocol.BatchChange) string {
+	if c.Kind == protocol.BatchChangeMove {
+		return visible(c.Path) + " → " + visible(c.From)
+	}
+	return visible(c.Path) + ": its tags and links as before"
 }
 
 // batchText is a batch dialog's message: the lines that fit a dialog

@@ -901,7 +901,15 @@ func (d *batchDesk) Apply(_ context.Context, _ string, dec protocol.BatchDecisio
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.applied = append(d.applied, dec)
-	d.review.Batch.State, d.review.Items = protocol.BatchDone, dec.Items
+	d.review.Batch.State = protocol.BatchDone
+	for _, it := range dec.Items {
+		if it.Selected && it.To != it.From {
+			d.review.Changes = append(d.review.Changes, protocol.BatchChange{Kind: protocol.BatchChangeMove, From: it.From, Path: it.To})
+		}
+		if it.Selected && len(it.Tags)+len(it.Links) > 0 {
+			d.review.Changes = append(d.review.Changes, protocol.BatchChange{Kind: protocol.BatchChangeEdit, Path: it.To})
+		}
+	}
 	return d.review.Batch, nil
 }
 
@@ -982,7 +990,7 @@ func TestBatchApplyIsAskedInANativeDialogListingWhatIsApplied(t *testing.T) {
 		t.Fatalf("an undo's No: %+v, %v, undone %d", b, err, desk.undone)
 	}
 	undo := (*asked)[len(*asked)-1]
-	for _, want := range []string{"Undo this batch (2 changes)?", "• projects/n01.md → inbox/n01.md · tags: idea removed", "• inbox/n03.md (stays) · links: projects/n01.md removed"} {
+	for _, want := range []string{"Undo this batch (3 changes)?", "• projects/n01.md → inbox/n01.md\n", "• projects/n01.md: its tags and links as before", "• inbox/n03.md: its tags and links as before"} {
 		if !strings.Contains(undo, want) {
 			t.Errorf("the undo dialog lacks %q:\n%s", want, undo)
 		}

@@ -7,7 +7,6 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import BatchesPanel from '../src/components/BatchesPanel.svelte';
 import { BatchesStore, pickShown, progressLabel, stateLabel, undoLines } from '../src/lib/batches.svelte';
 import type { Batch, BatchDecision, BatchProgress, BatchReview, BatchTask, ReviewItem } from '../src/lib/protocol';
-import { reviewRows } from '../src/lib/review';
 import type { BatchesTransport } from '../src/lib/transport/batches';
 
 function batch(over: Partial<Batch> = {}): Batch {
@@ -22,7 +21,7 @@ const ITEMS: ReviewItem[] = [
 ];
 
 /** A host holding one batch the test moves along. */
-function host(start: BatchReview = { batch: batch(), tasks: [task('t1', 'inbox/a.md'), task('t2', 'inbox/b.md'), task('t3', 'inbox/c.md')], items: null }) {
+function host(start: BatchReview = { batch: batch(), tasks: [task('t1', 'inbox/a.md'), task('t2', 'inbox/b.md'), task('t3', 'inbox/c.md')], items: null, changes: null }) {
   let review: BatchReview = structuredClone(start);
   let listener: ((p: BatchProgress) => void) | null = null;
   /** What the window's dialog answers (confirmsBatchInDialog); the browser has none. */
@@ -45,10 +44,15 @@ function host(start: BatchReview = { batch: batch(), tasks: [task('t1', 'inbox/a
       if (!dialogYes) return structuredClone(review.batch);
       const bad = d.items?.find((i) => i.selected && i.to === 'taken/x.md');
       if (bad) throw new Error('taken/x.md already exists: choose another place for inbox/a.md');
-      review = { ...review, batch: { ...review.batch, state: 'done', applied: d.items!.filter((i) => i.selected).length }, items: d.items };
+      const picked = d.items!.filter((i) => i.selected);
+      const changes = picked.flatMap((i) => [
+        ...(i.to !== i.from ? [{ kind: 'move' as const, path: i.to, from: i.from }] : []),
+        ...(i.tags?.length || i.links?.length ? [{ kind: 'edit' as const, path: i.to }] : []),
+      ]);
+      review = { ...review, batch: { ...review.batch, state: 'done', applied: picked.length }, changes };
       return structuredClone(review.batch);
     }),
-    undoBatch: vi.fn(async () => ((review.batch.state = 'undone'), structuredClone(review.batch))),
+    undoBatch: vi.fn(async () => ((review.batch.state = 'undone'), (review.changes = []), structuredClone(review.batch))),
     subscribeBatches: vi.fn((f: (p: BatchProgress) => void) => {
       listener = f;
       return () => (listener = null);
@@ -120,9 +124,14 @@ describe('batch words', () => {
     expect(pickShown([batch({ id: 'u', state: 'undone' }), batch({ id: 'n', state: 'done' })])).toBeNull();
   });
 
-  it('undo lists what it reverses, ticked rows only', () => {
-    const rows = reviewRows([...ITEMS, { ...ITEMS[1], task: 't3', from: 'inbox/c.md', to: 'x/c.md', selected: false }]);
-    expect(undoLines(rows)).toEqual(['projects/a.md → inbox/a.md · tags idea removed', 'journal/b.md → inbox/b.md']);
+  it('undo lists what it reverses', () => {
+    expect(
+      undoLines([
+        { kind: 'move', path: 'projects/a.md', from: 'inbox/a.md' },
+        { kind: 'edit', path: 'projects/a.md' },
+      ]),
+    ).toEqual(['projects/a.md → inbox/a.md', 'projects/a.md: its tags and links as before']);
+    expect(undoLines(null)).toEqual([]);
   });
 });
 
@@ -225,8 +234,11 @@ describe('BatchesPanel', () => {
     q(el, 'batch-undo')!.click();
     flushSync();
     expect([...document.querySelectorAll('[data-testid="confirm-lines"] li')].map((li) => li.textContent)).toEqual([
-      'projects/a.md → inbox/a.md · tags idea removed',
-      'people/ann.md → inbox/c.md · links inbox/a.md removed',
+      // In Quire's order.
+      'projects/a.md → inbox/a.md',
+      'projects/a.md: its tags and links as before',
+      'people/ann.md → inbox/c.md',
+      'people/ann.md: its tags and links as before',
     ]);
     q(document.body, 'confirm-delete')!.click();
     await settle();

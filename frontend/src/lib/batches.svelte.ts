@@ -3,8 +3,8 @@
 // list as the user ticks and edits it (lib/review.ts). Everything is read
 // from Quire again when the page loads, so a reload finds the batch where it
 // is (the newest that has not ended, or the one whose apply can be undone).
-import type { Batch, BatchProgress, BatchReview, BatchTask } from './protocol';
-import { approved, decision, destination, destinationErrors, edited, allTicked, moves, reviewRows, toggled, type ReviewRow } from './review';
+import type { Batch, BatchChange, BatchProgress, BatchReview, BatchTask } from './protocol';
+import { approved, decision, destinationErrors, edited, allTicked, reviewRows, toggled, type ReviewRow } from './review';
 import { batchReview, NO_BATCH_FOLDER, type BatchesTransport } from './transport/batches';
 
 /** A batch whose work is not over: shown first after a reload. */
@@ -47,15 +47,9 @@ export function stateLabel(b: Batch): string {
   return b.state;
 }
 
-/** What undoing an applied batch reverses, one line each: "projects/a.md → inbox/a.md". */
-export function undoLines(items: ReviewRow[]): string[] {
-  return items
-    .filter((r) => r.selected)
-    .map((r) => {
-      const back = moves(r) ? `${destination(r)} → ${r.item.from}` : `${r.item.from} (stays)`;
-      const extra = [r.item.tags?.length ? `tags ${r.item.tags.join(', ')} removed` : '', r.item.links?.length ? `links ${r.item.links.join(', ')} removed` : ''].filter(Boolean);
-      return [back, ...extra].join(' · ');
-    });
+/** What undoing an applied batch reverses, one line each: "projects/a.md → inbox/a.md", "inbox/c.md: its tags and links as before". */
+export function undoLines(changes: BatchChange[] | null | undefined): string[] {
+  return (changes ?? []).map((c) => (c.kind === 'move' ? `${c.path} → ${c.from}` : `${c.path}: its tags and links as before`));
 }
 
 export class BatchesStore {

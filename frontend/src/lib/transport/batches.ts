@@ -41,5 +41,6 @@ export function batchReview(r: BatchReview): BatchReview {
     ...r,
     tasks: (r.tasks ?? []).map((t) => ({ ...t, proposal: t.proposal ? { ...t.proposal, tags: t.proposal.tags ?? [], links: t.proposal.links ?? [] } : null })),
     items: (r.items ?? []).map((i) => ({ ...i, tags: i.tags ?? [], links: i.links ?? [] })),
+    changes: r.changes ?? [],
   };
 }
