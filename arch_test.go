@@ -156,6 +156,12 @@ func TestLayering(t *testing.T) {
 				return under(d, "quire/kernel/store") || under(d, "quire/kernel/runtime") || under(d, "quire/kernel/core") ||
 					under(d, "quire/host") || under(d, "quire/tools") || under(d, wailsModule)
 			}},
+		{"the task queue drives its workers through the protocol: never the store, the runtime, the core, a provider, a host or Wails",
+			func(p string) bool { return under(p, "quire/queue") },
+			func(d string) bool {
+				return under(d, "quire/kernel/store") || under(d, "quire/kernel/runtime") || under(d, "quire/kernel/core") ||
+					under(d, "quire/kernel/provider") || under(d, "quire/host") || under(d, wailsModule)
+			}},
 		{"hosts (the window included) speak the protocol, not the store, the runtime, the core or a provider",
 			isHost,
 			func(d string) bool {
@@ -165,7 +171,8 @@ func TestLayering(t *testing.T) {
 		{"hosts reach documents, memory and tools through the ports of package host, never the parts",
 			isHost,
 			func(d string) bool {
-				return under(d, "quire/rag") || under(d, "quire/library") || under(d, "quire/memory") || under(d, "quire/tools")
+				return under(d, "quire/rag") || under(d, "quire/library") || under(d, "quire/memory") || under(d, "quire/tools") ||
+					under(d, "quire/queue")
 			}},
 		{"only main stands on the composition root: no other package imports it",
 			func(p string) bool { return p != "quire" && !under(p, "quire/internal/app") },
@@ -298,6 +305,9 @@ func TestLayeringRulesSeeTheRealGraph(t *testing.T) {
 		{"quire/host/cli", "quire/eval"},
 		{"quire/host/cli", ollamaModule}, // through eval only
 		{"quire/memory", "quire/kernel/event"},
+		{"quire/queue", "quire/kernel/protocol"},
+		{"quire/queue", "quire/tools/notes"},
+		{"quire/internal/app", "quire/queue"},
 		{"quire/rag", "quire/internal/vecindex"},
 		{"quire/memory", "quire/internal/vecindex"},
 		{"quire/internal/vecindex", "github.com/philippgille/chromem-go"},

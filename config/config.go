@@ -79,6 +79,26 @@ func (l DocumentLimits) withDefaults() DocumentLimits {
 	return l
 }
 
+// Batch workers: the default and the bounds of batch.workers.
+const (
+	DefaultBatchWorkers = 2
+	MinBatchWorkers     = 1
+	MaxBatchWorkers     = 8
+)
+
+// BatchSettings are the task queue's settings.
+type BatchSettings struct {
+	Workers int `json:"workers,omitempty"` // agent workers claiming tasks at once
+}
+
+// withDefaults fills a workers count nobody set.
+func (b BatchSettings) withDefaults() BatchSettings {
+	if b.Workers == 0 {
+		b.Workers = DefaultBatchWorkers
+	}
+	return b
+}
+
 // Config is the resolved configuration.
 type Config struct {
 	DataDir    string `json:"-"`
@@ -108,6 +128,9 @@ type Config struct {
 	MemoryLearn bool `json:"memoryLearn,omitempty"`
 	// Documents bounds each indexed document (settings file only).
 	Documents DocumentLimits `json:"documents,omitzero"`
+	// Batch is the task queue's (settings file only): how many workers
+	// work through an "organise this folder" batch at once.
+	Batch BatchSettings `json:"batch,omitzero"`
 
 	// The Settings screen's choices (validate.go has each one's bound).
 	// Temperature, when set, is the model's sampling temperature (0–2);
@@ -194,6 +217,7 @@ func (f *Flags) Resolve(env Env) (Config, error) {
 	}
 	c.DisabledTools = saved.DisabledTools
 	c.Documents = saved.Documents.withDefaults()
+	c.Batch = saved.Batch.withDefaults()
 	c.MemoryWithoutAsking, c.MemoryLearn = saved.MemoryWithoutAsking, saved.MemoryLearn
 	c.EmbedModel = first(lookup(env, "QUIRE_EMBED_MODEL"), saved.EmbedModel, DefaultEmbedModel)
 	c.Temperature, c.Think, c.AboutYou = saved.Temperature, saved.Think, saved.AboutYou

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"flag"
 	"io"
 	"os"
@@ -205,5 +206,44 @@ func TestOldMemorySettingNeverMeansRememberWithoutAsking(t *testing.T) {
 		if b, _ := os.ReadFile(filepath.Join(dir, SettingsFile)); strings.Contains(string(b), "memoryApproval") {
 			t.Errorf("%s: saved again as %s, still with the old name", c.file, b)
 		}
+	}
+}
+
+func TestBatchWorkersDefaultAndBounds(t *testing.T) {
+	cases := []struct {
+		name     string
+		settings string
+		want     int
+		refused  string
+	}{
+		{"no settings file: the default", "", DefaultBatchWorkers, ""},
+		{"four workers", `{"batch": {"workers": 4}}`, 4, ""},
+		{"the most", `{"batch": {"workers": 8}}`, 8, ""},
+		{"more than the most", `{"batch": {"workers": 9}}`, 0, "batch.workers"},
+		{"negative", `{"batch": {"workers": -1}}`, 0, "batch.workers"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.settings != "" {
+				if err := os.WriteFile(filepath.Join(dir, SettingsFile), []byte(tc.settings), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c, err := Load(flag.NewFlagSet("t", flag.ContinueOnError), nil, envOf(map[string]string{"QUIRE_DATA_DIR": dir}))
+			if tc.refused != "" {
+				var fe *FieldError
+				if !errors.As(err, &fe) || fe.Field != tc.refused {
+					t.Fatalf("err = %v, want a refusal of %s", err, tc.refused)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Batch.Workers != tc.want {
+				t.Fatalf("workers %d, want %d", c.Batch.Workers, tc.want)
+			}
+		})
 	}
 }

@@ -166,7 +166,7 @@ func (s *Store) Update(change func(*Config) error) error {
 func owned(before, after Config) error {
 	same := before.DataDir == after.DataDir && before.NotesDir == after.NotesDir &&
 		before.MemoryWithoutAsking == after.MemoryWithoutAsking && before.MemoryLearn == after.MemoryLearn &&
-		before.Documents == after.Documents && slices.Equal(before.DisabledTools, after.DisabledTools) &&
+		before.Documents == after.Documents && before.Batch == after.Batch && slices.Equal(before.DisabledTools, after.DisabledTools) &&
 		maps.Equal(before.Pinned, after.Pinned)
 	if !same {
 		return fmt.Errorf("%w: the notes folder, the memory settings and the settings file's lists have their own controls", ErrNotUpdated)

@@ -77,6 +77,9 @@ func (c Config) Validate() error {
 	if n := utf8.RuneCountInString(c.AboutYou); n > MaxAboutYou {
 		return invalid("aboutYou", "the text about you may be at most %d characters; it has %d", MaxAboutYou, n)
 	}
+	if w := c.Batch.Workers; w != 0 && (w < MinBatchWorkers || w > MaxBatchWorkers) {
+		return invalid("batch.workers", "the batch workers must be between %d and %d; %d is not", MinBatchWorkers, MaxBatchWorkers, w)
+	}
 	if !slices.Contains(Profiles, c.Profile) {
 		return invalid("profile", "the permission profile must be one of %s; %q is not", strings.Join(Profiles, ", "), c.Profile)
 	}

@@ -40,6 +40,7 @@ import (
 	"quire/kernel/store"
 	"quire/library"
 	"quire/memory"
+	"quire/queue"
 	"quire/rag"
 )
 
@@ -86,10 +87,12 @@ type Parts struct {
 	embedErr   error            // why the chosen embedding model could not be used at start
 	now        func() time.Time // Extras.Now
 	modelsMu   sync.Mutex
-	models     *models         // the models screen's back end, made by the first Models call
-	catalog    *ollama.Catalog // what each model can do, cached (an Owner's; nil for a reader)
-	mem        *memory.Store   // nil when it could not be opened
-	memErr     error           // why mem is nil in an Owner
+	models     *models          // the models screen's back end, made by the first Models call
+	catalog    *ollama.Catalog  // what each model can do, cached (an Owner's; nil for a reader)
+	mem        *memory.Store    // nil when it could not be opened
+	queue      *queue.Queue     // the task queue (batches.go); nil when it could not be opened
+	workers    *runtime.Runtime // the queue's workers' runtime
+	memErr     error            // why mem is nil in an Owner
 
 	health     *host.Health // started by the first host that shows it (Health)
 	healthOnce sync.Once
@@ -189,9 +192,10 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		cancel()
 	}
 	rs := p.runSettings(cfg)
+	p.openQueue(ctx, cfg)
 	opts := []runtime.Option{
 		runtime.WithLogger(log), runtime.WithAsker(p.ask), runtime.WithPrompt(basePrompt()),
-		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, p, log}), runtime.WithCheckpoint(planReminder(st))}
+		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, p, log}, organiseTools{p.queue}), runtime.WithCheckpoint(planReminder(st))}
 	// Memory shares rag's choice of embedder (nil: its offline one).
 	opts = append(opts, p.openMemory(ctx, emb)...)
 	// One catalog of what the models can do: the run's start asks whether
@@ -209,6 +213,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		log.Error("starting the runtime", "err", err)
 		p.startErr = err
 	}
+	p.startWorkers(ctx, cfg, catalog)
 	return p, nil
 }
 
@@ -238,6 +243,12 @@ func (p *Parts) Mode() Mode { return p.mode }
 func (p *Parts) Close() {
 	if p.stopLocal != nil {
 		p.stopLocal()
+	}
+	if p.queue != nil {
+		p.queue.Close() // a task in hand goes back to the queue
+	}
+	if p.workers != nil {
+		p.workers.Close()
 	}
 	if p.runtime != nil {
 		p.runtime.Close()

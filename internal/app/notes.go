@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -72,3 +73,27 @@ func (n *notesTools) SetDir(dir string) error {
 }
 
 func (n *notesTools) Close() { n.SetDir("") }
+
+// toolsWith are the note tools for the chosen folder with log as their
+// undo's change log (the task queue's own, for a batch's changes); none
+// while no folder is chosen.
+func (n *notesTools) toolsWith(log notes.ChangeLog) []tool.Tool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.root == nil {
+		return nil
+	}
+	return notes.Tools(n.root, log)
+}
+
+// resolve is the chosen folder's confinement check.
+func (n *notesTools) resolve(rel string) (string, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.root == nil {
+		return "", errNoNotesFolder
+	}
+	return n.root.Resolve(rel)
+}
+
+var errNoNotesFolder = errors.New("no notes folder is chosen; choose one in Settings")

@@ -181,6 +181,9 @@ func (p *Parts) apply(cfg config.Config) {
 	if p.runtime != nil {
 		p.runtime.SetSettings(p.runSettings(cfg))
 	}
+	if p.workers != nil {
+		p.workers.SetSettings(workerSettings(p.runSettings(cfg)))
+	}
 }
 
 // runSettings are the runtime's settings for cfg. Thinking is left to the
