@@ -832,6 +832,7 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 	a.memory = p.Memory()
 	a.health = p.Health(ctx)
 	a.models = p.Models()
+	a.batches = p.Batches()
 	p.SetAsker(a.ask)
 	// The local channel: `quire index`, and a second start that brings the
 	// user here.

@@ -43,7 +43,16 @@ function host(start: BatchReview = { batch: batch(), tasks: [task('t1', 'inbox/a
     applyBatch: vi.fn(async (_id: string, d: BatchDecision) => {
       if (!dialogYes) return structuredClone(review.batch);
       const bad = d.items?.find((i) => i.selected && i.to === 'taken/x.md');
-      if (bad) throw new Error('taken/x.md already exists: choose another place for inbox/a.md');
+      if (bad) {
+        // As the queue does: applying, then back to the review with why.
+        review.batch = { ...review.batch, state: 'applying' };
+        listener?.({ batch: structuredClone(review.batch), task: null });
+        await new Promise((r) => setTimeout(r, 0));
+        review.batch = { ...review.batch, state: 'reviewing', error: 'nothing was changed: taken/x.md already exists' };
+        listener?.({ batch: structuredClone(review.batch), task: null });
+        await new Promise((r) => setTimeout(r, 0));
+        throw new Error('taken/x.md already exists: choose another place for inbox/a.md');
+      }
       const picked = d.items!.filter((i) => i.selected);
       const changes = picked.flatMap((i) => [
         ...(i.to !== i.from ? [{ kind: 'move' as const, path: i.to, from: i.from }] : []),
@@ -149,7 +158,7 @@ describe('BatchesPanel', () => {
     flushSync();
     expect(q(el, 'batch-progress')?.textContent).toBe('2 of 3 notes · 1 failed');
     expect(q(el, 'batch-bar')?.getAttribute('aria-valuenow')).toBe('67');
-    expect(all(el, 'batch-failure').map((f) => f.textContent)).toEqual(['inbox/c.md: the model gave no proposal after 3 tries']);
+    expect(all(el, 'batch-failure').map((f) => f.textContent)).toEqual(['inbox/c.md: the model gave no proposal after 3 tries.']);
     q(el, 'batch-pause')!.click();
     await settle();
     expect(h.t.pauseBatch).toHaveBeenCalledWith('b1');
@@ -168,7 +177,7 @@ describe('BatchesPanel', () => {
     type(q(el, 'batch-folder') as HTMLInputElement, 'nope');
     q(el, 'batch-start')!.click();
     await settle();
-    expect(q(el, 'batch-error')?.textContent).toBe('there is no folder "nope" in your notes folder; check its name');
+    expect(q(el, 'batch-error')?.textContent).toBe('There is no folder "nope" in your notes folder; check its name');
     type(q(el, 'batch-folder') as HTMLInputElement, '  ');
     q(el, 'batch-start')!.click();
     await settle();
@@ -254,11 +263,14 @@ describe('BatchesPanel', () => {
     h.reviewing();
     await settle();
     type(q(all(el, 'review-row')[0], 'review-to') as HTMLInputElement, 'taken/x.md');
+    (q(all(el, 'review-row')[1], 'review-tick') as HTMLInputElement).click();
     await store.apply();
-    flushSync();
-    expect(q(el, 'batch-error')?.textContent).toBe('taken/x.md already exists: choose another place for inbox/a.md');
+    await settle();
+    expect(q(el, 'batch-error')?.textContent).toBe('Taken/x.md already exists: choose another place for inbox/a.md');
     expect((q(all(el, 'review-row')[0], 'review-to') as HTMLInputElement).value).toBe('taken/x.md');
+    expect(all(el, 'review-row')[1].dataset.selected).toBe('false');
     expect(q(el, 'batch-view')?.dataset.state).toBe('reviewing');
+    expect(q(el, 'batch-state')?.textContent).toBe('Waiting for your review (the last apply: nothing was changed: taken/x.md already exists)');
   });
 
   it('in the window a No in the native dialog changes nothing and says so', async () => {

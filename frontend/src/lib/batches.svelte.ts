@@ -7,6 +7,11 @@ import type { Batch, BatchChange, BatchProgress, BatchReview, BatchTask } from '
 import { approved, decision, destinationErrors, edited, allTicked, reviewRows, toggled, type ReviewRow } from './review';
 import { batchReview, NO_BATCH_FOLDER, type BatchesTransport } from './transport/batches';
 
+/** Quire's words as a sentence on the page: Go's errors start in lower case. */
+export function asSentence(s: string): string {
+  return s ? s[0].toUpperCase() + s.slice(1) : s;
+}
+
 /** A batch whose work is not over: shown first after a reload. */
 export function active(b: Batch): boolean {
   return b.state === 'running' || b.state === 'paused' || b.state === 'reviewing' || b.state === 'applying';
@@ -32,7 +37,8 @@ export function stateLabel(b: Batch): string {
     case 'paused':
       return 'Paused: the notes being read finish, no new ones start';
     case 'reviewing':
-      return 'Waiting for your review';
+      // A refused apply comes back here with why.
+      return b.error ? `Waiting for your review (the last apply: ${b.error})` : 'Waiting for your review';
     case 'applying':
       return 'Applying your changes…';
     case 'done':
@@ -110,9 +116,10 @@ export class BatchesStore {
     const r = batchReview(await this.host.batch(id));
     this.put(r.batch);
     this.shown = r;
-    // The user's ticks and edits outlive a reload of the same review.
-    const key = `${r.batch.id}:${r.batch.state}`;
-    if (key !== this.rowsOf || r.batch.state !== 'reviewing') {
+    // The user's ticks and edits outlive a new read of the same review
+    // (an apply Quire refused comes back to it through 'applying').
+    const key = `${r.batch.id}:${(r.items ?? []).map((i) => i.task).join(',')}`;
+    if (key !== this.rowsOf) {
       this.rows = reviewRows(r.items);
       this.rowsOf = key;
     }
@@ -184,7 +191,7 @@ export class BatchesStore {
     try {
       await f();
     } catch (e) {
-      this.error = e instanceof Error ? e.message : String(e);
+      this.error = asSentence(e instanceof Error ? e.message : String(e));
     } finally {
       this.busy = false;
     }
@@ -214,6 +221,6 @@ export class BatchesStore {
     }
     // The review list (or the applied result) is read whole once the state changes.
     // Not through act: the sentence of the user's last action stays.
-    if (was !== p.batch.state) this.load(p.batch.id).catch((e) => (this.error = e instanceof Error ? e.message : String(e)));
+    if (was !== p.batch.state) this.load(p.batch.id).catch((e) => (this.error = asSentence(e instanceof Error ? e.message : String(e))));
   }
 }
