@@ -1501,5 +1501,3 @@ func batchText(head string, items []string, foot string) string {
 	b.WriteString("\n\n" + foot)
 	return b.String()
 }
-
-

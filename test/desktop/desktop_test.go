@@ -70,6 +70,8 @@ type view struct {
 	Settings *struct {
 		Saved bool `json:"saved"`
 	} `json:"settings"`
+	// The batch in the "Organise a folder" drawer, when shown (snapshot.ts readBatch).
+	Batch *batchView `json:"batch"`
 	// Where the controls a test clicks are (snapshot.ts POINT_IDS).
 	Points map[string]point `json:"points"`
 }
