@@ -7,7 +7,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import BatchesPanel from '../src/components/BatchesPanel.svelte';
 import { BatchesStore, pickShown, progressLabel, stateLabel, undoLines } from '../src/lib/batches.svelte';
 import type { Batch, BatchDecision, BatchProgress, BatchReview, BatchTask, ReviewItem } from '../src/lib/protocol';
-import type { BatchesTransport } from '../src/lib/transport/batches';
+import { NO_BATCHES, NO_BATCH_FOLDER, type BatchesTransport } from '../src/lib/transport/batches';
+import { HttpTransport } from '../src/lib/transport/http';
+import { WailsTransport } from '../src/lib/transport/wails';
+import { bareApp } from './wailsapp';
 
 function batch(over: Partial<Batch> = {}): Batch {
   return { id: 'b1', folder: 'inbox', title: 'Organise inbox (3 notes)', state: 'running', total: 3, done: 0, failed: 0, workers: 2, applied: 0, createdMs: 2, updatedMs: 2, ...over };
@@ -112,6 +115,16 @@ function type(el: HTMLInputElement, v: string) {
   flushSync();
 }
 
+/** The panel over a host whose batch is in review (items), for the review's cases. */
+async function inReview(h = host(), items = ITEMS) {
+  const store = new BatchesStore(h.t);
+  const el = render(store);
+  await store.open();
+  h.reviewing(items);
+  await settle();
+  return { h, store, el };
+}
+
 describe('batch words', () => {
   it.each([
     [batch({ done: 1, failed: 0 }), '1 of 3 notes'],
@@ -186,12 +199,7 @@ describe('BatchesPanel', () => {
   });
 
   it('reviews once: untick, edit, a destination refused in words, one Apply whose confirm lists everything', async () => {
-    const h = host();
-    const store = new BatchesStore(h.t);
-    const el = render(store);
-    await store.open();
-    h.reviewing([...ITEMS, { task: 't3', from: 'inbox/c.md', to: 'people/c.md', tags: [], links: ['inbox/a.md'], reason: 'about Ann', selected: true }]);
-    await settle();
+    const { h, el } = await inReview(host(), [...ITEMS, { task: 't3', from: 'inbox/c.md', to: 'people/c.md', tags: [], links: ['inbox/a.md'], reason: 'about Ann', selected: true }]);
     const rows = () => all(el, 'review-row');
     expect(rows().map((r) => [r.dataset.from, r.dataset.to, r.dataset.selected])).toEqual([
       ['inbox/a.md', 'projects/a.md', 'true'],
@@ -256,12 +264,7 @@ describe('BatchesPanel', () => {
   });
 
   it("shows Quire's refusal of a destination, and keeps the user's edits", async () => {
-    const h = host();
-    const store = new BatchesStore(h.t);
-    const el = render(store);
-    await store.open();
-    h.reviewing();
-    await settle();
+    const { store, el } = await inReview();
     type(q(all(el, 'review-row')[0], 'review-to') as HTMLInputElement, 'taken/x.md');
     (q(all(el, 'review-row')[1], 'review-tick') as HTMLInputElement).click();
     await store.apply();
@@ -277,11 +280,7 @@ describe('BatchesPanel', () => {
     const h = host();
     h.t.confirmsBatchInDialog = true;
     h.sayNo();
-    const store = new BatchesStore(h.t);
-    const el = render(store);
-    await store.open();
-    h.reviewing();
-    await settle();
+    const { el } = await inReview(h);
     q(el, 'review-apply')!.click();
     flushSync();
     expect(document.querySelector('#confirm-message')?.textContent).toContain('The window asks once more');
@@ -292,12 +291,7 @@ describe('BatchesPanel', () => {
   });
 
   it('discarding the review cancels the batch after asking', async () => {
-    const h = host();
-    const store = new BatchesStore(h.t);
-    const el = render(store);
-    await store.open();
-    h.reviewing();
-    await settle();
+    const { h, el } = await inReview();
     q(el, 'review-none')!.click();
     flushSync();
     expect(q(el, 'review-counts')?.textContent).toBe('0 of 2 ticked');
@@ -311,5 +305,57 @@ describe('BatchesPanel', () => {
     await settle();
     expect(h.t.cancelBatch).toHaveBeenCalledWith('b1');
     expect(h.t.applyBatch).not.toHaveBeenCalled();
+  });
+});
+
+describe('the transports', () => {
+  it('the window: Apply goes to Go as plain data, a missing method says to update, progress is filtered', async () => {
+    const apply = vi.fn(async (_id: string, _d: unknown) => batch({ state: 'reviewing' }));
+    let emit: ((p: unknown) => void) | null = null;
+    const rt = {
+      EventsOnMultiple: (name: string, cb: (...d: unknown[]) => void) => {
+        if (name === 'quire:batch') emit = cb;
+        return () => (emit = null);
+      },
+    };
+    const w = new WailsTransport({ ...bareApp(), ApplyBatch: apply as never }, rt);
+    expect(w.confirmsBatchInDialog).toBe(true);
+    const d = { items: [{ ...ITEMS[0] }] };
+    expect((await w.applyBatch('b1', d)).state).toBe('reviewing');
+    expect(apply).toHaveBeenCalledWith('b1', d);
+    await expect(w.undoBatch('b1')).rejects.toThrow(NO_BATCHES);
+    await expect(w.startBatch('  ')).rejects.toThrow(NO_BATCH_FOLDER);
+    const got: BatchProgress[] = [];
+    const off = w.subscribeBatches((p) => got.push(p));
+    emit!({ batch: batch({ done: 1 }), task: null });
+    emit!('not a progress');
+    emit!({ task: null });
+    expect(got.map((p) => p.batch.done)).toEqual([1]);
+    off();
+    expect(emit).toBeNull();
+  });
+
+  it('the browser: the routes, and a refusal as its sentence', async () => {
+    const calls: [string, string, unknown][] = [];
+    const fetch = vi.fn(async (url: string | URL | Request, init?: RequestInit) => {
+      const path = new URL(String(url)).pathname;
+      calls.push([init?.method ?? 'GET', path, init?.body ? JSON.parse(String(init.body)) : undefined]);
+      if (path.endsWith('/apply')) return new Response(JSON.stringify({ error: 'the batch is done, so it cannot be applied' }), { status: 409 });
+      if (path === '/api/batches/b%2F1') return new Response(JSON.stringify({ batch: batch(), tasks: null, items: null, changes: null }), { status: 200 });
+      return new Response(JSON.stringify(batch()), { status: path === '/api/batches' ? 201 : 200 });
+    });
+    const h = new HttpTransport('http://127.0.0.1:1', { fetch: fetch as typeof globalThis.fetch, eventSource: () => ({ addEventListener() {}, close() {} }) });
+    expect(h.confirmsBatchInDialog).toBe(false);
+    await h.startBatch(' inbox ');
+    await h.pauseBatch('b/1');
+    const r = await h.batch('b/1');
+    expect([r.tasks, r.items, r.changes]).toEqual([[], [], []]);
+    await expect(h.applyBatch('b/1', { items: [] })).rejects.toThrow('the batch is done, so it cannot be applied');
+    expect(calls).toEqual([
+      ['POST', '/api/batches', { folder: 'inbox' }],
+      ['POST', '/api/batches/b%2F1/pause', undefined],
+      ['GET', '/api/batches/b%2F1', undefined],
+      ['POST', '/api/batches/b%2F1/apply', { items: [] }],
+    ]);
   });
 });
