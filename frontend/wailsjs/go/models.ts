@@ -93,6 +93,22 @@ export namespace protocol {
 	        this.updatedMs = source["updatedMs"];
 	    }
 	}
+	export class BatchChange {
+	    kind: string;
+	    path: string;
+	    from?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new BatchChange(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.path = source["path"];
+	        this.from = source["from"];
+	    }
+	}
 	export class ReviewItem {
 	    task: string;
 	    from: string;
@@ -211,6 +227,7 @@ export namespace protocol {
 	    batch: Batch;
 	    tasks: BatchTask[];
 	    items: ReviewItem[];
+	    changes: BatchChange[];
 	
 	    static createFrom(source: any = {}) {
 	        return new BatchReview(source);
@@ -221,6 +238,7 @@ export namespace protocol {
 	        this.batch = this.convertValues(source["batch"], Batch);
 	        this.tasks = this.convertValues(source["tasks"], BatchTask);
 	        this.items = this.convertValues(source["items"], ReviewItem);
+	        this.changes = this.convertValues(source["changes"], BatchChange);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
