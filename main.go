@@ -53,6 +53,9 @@ Usage:
   quire models [-json]     list the installed models: what each can do, which is loaded
   quire pull NAME          download a model with a progress bar (Ctrl-C stops; pulling again resumes)
                            exit status: 0 installed, 1 failed (the reason is printed), 2 usage, 130 interrupted
+  quire organise [-approve ask|none|all] FOLDER
+                           organise the notes of a folder (like inbox) as one batch: workers propose,
+                           then the whole list and one question (y/n); -undo BATCH puts a batch back
 
 doctor, sessions, replay, search and models only read: they never write to the database.
 One Quire owns a data folder: while the window or serve runs, index goes through it.

@@ -139,13 +139,7 @@ func TestDocumentLimitsDefaultAndRaise(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			if tc.settings != "" {
-				if err := os.WriteFile(filepath.Join(dir, SettingsFile), []byte(tc.settings), 0o600); err != nil {
-					t.Fatal(err)
-				}
-			}
-			c, err := Load(flag.NewFlagSet("t", flag.ContinueOnError), nil, envOf(map[string]string{"QUIRE_DATA_DIR": dir}))
+			c, err := loadSettings(t, tc.settings)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -224,13 +218,7 @@ func TestBatchWorkersDefaultAndBounds(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			if tc.settings != "" {
-				if err := os.WriteFile(filepath.Join(dir, SettingsFile), []byte(tc.settings), 0o600); err != nil {
-					t.Fatal(err)
-				}
-			}
-			c, err := Load(flag.NewFlagSet("t", flag.ContinueOnError), nil, envOf(map[string]string{"QUIRE_DATA_DIR": dir}))
+			c, err := loadSettings(t, tc.settings)
 			if tc.refused != "" {
 				var fe *FieldError
 				if !errors.As(err, &fe) || fe.Field != tc.refused {
@@ -246,4 +234,17 @@ func TestBatchWorkersDefaultAndBounds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// loadSettings resolves the configuration of a data folder whose
+// settings.json holds settings ("": no file).
+func loadSettings(t *testing.T, settings string) (Config, error) {
+	t.Helper()
+	dir := t.TempDir()
+	if settings != "" {
+		if err := os.WriteFile(filepath.Join(dir, SettingsFile), []byte(settings), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return Load(flag.NewFlagSet("t", flag.ContinueOnError), nil, envOf(map[string]string{"QUIRE_DATA_DIR": dir}))
 }

@@ -27,6 +27,7 @@ func (p *played) check(sc Scenario, real bool) []string {
 	fails = append(fails, unapprovedMemory(p.events)...)
 	fails = append(fails, shownInFull(p.events, p.questions)...)
 	fails = append(fails, unclosedRuns(p.events)...)
+	fails = append(fails, p.checkBatch(ex.Batch)...)
 
 	// Outcomes.
 	notes, err := readTree(p.notes)

@@ -41,7 +41,19 @@ type Env struct {
 // Instance is a running kernel. Close stops it as quitting Quire does.
 type Instance struct {
 	Kernel protocol.Kernel
-	Close  func()
+	// Batches is the task queue (nil: none), for organise actions.
+	Batches Batches
+	Close   func()
+}
+
+// Batches is the task queue as a scenario's user drives it (host.Batches'
+// methods it needs).
+type Batches interface {
+	Start(ctx context.Context, folder string) (protocol.Batch, error)
+	Get(ctx context.Context, id string) (protocol.BatchReview, error)
+	Apply(ctx context.Context, id string, d protocol.BatchDecision) (protocol.Batch, error)
+	Cancel(ctx context.Context, id string) (protocol.Batch, error)
+	Watch(ctx context.Context) <-chan protocol.BatchProgress
 }
 
 // Builder assembles the kernel a scenario runs against. The composition
@@ -153,6 +165,8 @@ type played struct {
 	questions    []runtime.Question // every question the user was asked, in order
 	actionErrors []string
 	pendingTurns int
+	batch        *protocol.BatchReview // the last organise action's batch, as it ended
+	workerEvents []protocol.Event      // the logs of its workers' sessions
 }
 
 func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*played, error) {
@@ -335,6 +349,8 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 				return fmt.Errorf("user[%d]: starting Quire again: %w", i, err)
 			}
 			stop = log.follow(ctx, inst.Kernel, sess.ID)
+		case a.Organise != "":
+			err = p.organise(ctx, inst, a)
 		case a.NewConversation:
 			var next protocol.Session
 			if next, err = protocol.Run[protocol.Session](ctx, inst.Kernel, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: sc.Name}); err == nil {

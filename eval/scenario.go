@@ -127,10 +127,37 @@ type Action struct {
 	// NewConversation starts another conversation; the actions after it
 	// are in that one (what memory carries from one to the next).
 	NewConversation bool `yaml:"new_conversation"`
+	// Organise starts a batch over this folder of the notes (the task
+	// queue: one worker, so the scripted model turns answer its tasks in
+	// note order), waits until it is reviewing, and gives the batch's one
+	// answer: Review, or every proposal as it is.
+	Organise string  `yaml:"organise"`
+	Review   *Review `yaml:"review"`
 	// When is what the user waits for before acting: an event type
 	// (appended since the previous action, e.g. tool.started), "idle" (every
 	// run so far has finished), or empty (act at once).
 	When string `yaml:"when"`
+}
+
+// Review is the user's one answer for a batch: every proposal is ticked
+// except Reject's notes, Move gives some notes another destination, and
+// None answers no to all of it.
+type Review struct {
+	Reject []string          `yaml:"reject"`
+	Move   map[string]string `yaml:"move"`
+	None   bool              `yaml:"none"`
+}
+
+// BatchCheck is what must hold of the scenario's last batch afterwards.
+type BatchCheck struct {
+	State   string `yaml:"state"`
+	Done    *int   `yaml:"done"`
+	Failed  *int   `yaml:"failed"`
+	Applied *int   `yaml:"applied"`
+	// Errors are texts the failed tasks' reasons must contain, one each.
+	Errors []string `yaml:"errors"`
+	// Tools are tool names no worker may be offered.
+	NotOffered []string `yaml:"not_offered"`
 }
 
 // ModelTurn is one scripted reply of the model (the fake server's Turn).
@@ -206,11 +233,14 @@ type Expectations struct {
 	// order: an action refused with an error not listed here fails the
 	// scenario.
 	Refused []string `yaml:"refused"`
+	// Batch checks the last batch an organise action ran.
+	Batch *BatchCheck `yaml:"batch"`
 }
 
 func (e Expectations) checksSomething() bool {
 	return len(e.Files) > 0 || e.NotesUnchanged || e.OutsideUnchanged || len(e.Unseen) > 0 || e.Runs != nil || e.Error != "" ||
-		len(e.Reply) > 0 || len(e.Events) > 0 || len(e.Seen) > 0 || len(e.SeenLast) > 0 || len(e.UnseenLast) > 0 || e.Requests > 0 || e.Asked != nil || len(e.Refused) > 0
+		len(e.Reply) > 0 || len(e.Events) > 0 || len(e.Seen) > 0 || len(e.SeenLast) > 0 || len(e.UnseenLast) > 0 || e.Requests > 0 || e.Asked != nil || len(e.Refused) > 0 ||
+		e.Batch != nil
 }
 
 // FileCheck is what must hold of one file afterwards.
@@ -348,13 +378,16 @@ func (sc *Scenario) validate() error {
 	}
 	for i, a := range sc.User {
 		n := 0
-		for _, set := range []bool{a.Say != "", a.Cancel, a.Restart, a.NewConversation} {
+		for _, set := range []bool{a.Say != "", a.Cancel, a.Restart, a.NewConversation, a.Organise != ""} {
 			if set {
 				n++
 			}
 		}
 		if n != 1 {
-			bad("user[%d]: set exactly one of say, cancel, restart, new_conversation", i)
+			bad("user[%d]: set exactly one of say, cancel, restart, new_conversation, organise", i)
+		}
+		if a.Review != nil && a.Organise == "" {
+			bad("user[%d].review: only an organise action has a review", i)
 		}
 		if !slices.Contains(knownIntents, a.Intent) {
 			bad("user[%d].intent %q: want follow_up, steer or inject", i, a.Intent)

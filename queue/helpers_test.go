@@ -46,6 +46,16 @@ var noteRe = regexp.MustCompile(`Organise the note (\S+)\. `)
 // calls made by plan (by note), and after the tool results it ends the run.
 // plan returning nil ends the run with words only.
 func script(plan func(note string) []ollamatest.ToolCall) ollamatest.Option {
+	return scriptTurns(func(note string) ollamatest.Turn {
+		if calls := plan(note); calls != nil {
+			return ollamatest.Turn{ToolCalls: calls}
+		}
+		return ollamatest.Turn{Content: []string{"I will not propose anything."}}
+	})
+}
+
+// scriptTurns is script with the whole first turn of each task made by turn.
+func scriptTurns(turn func(note string) ollamatest.Turn) ollamatest.Option {
 	return ollamatest.WithResponder(func(req api.ChatRequest) (ollamatest.Turn, bool) {
 		last := req.Messages[len(req.Messages)-1]
 		if last.Role == "tool" {
@@ -55,11 +65,7 @@ func script(plan func(note string) []ollamatest.ToolCall) ollamatest.Option {
 		if m == nil {
 			return ollamatest.Turn{}, false
 		}
-		calls := plan(m[1])
-		if calls == nil {
-			return ollamatest.Turn{Content: []string{"I will not propose anything."}}, true
-		}
-		return ollamatest.Turn{ToolCalls: calls}, true
+		return turn(m[1]), true
 	})
 }
 
@@ -89,6 +95,13 @@ func inbox(t testing.TB, dir string, n int) {
 // with the fake model's worker script, and starts the workers.
 func open(t testing.TB, fake *ollamatest.Server, path, dir string, opts ...queue.Option) *world {
 	t.Helper()
+	return openStreams(t, fake, path, dir, 2, opts...)
+}
+
+// openStreams is open with the workers' kernel taking streams model
+// streams at once.
+func openStreams(t testing.TB, fake *ollamatest.Server, path, dir string, streams int, opts ...queue.Option) *world {
+	t.Helper()
 	root, err := notes.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +115,7 @@ func open(t testing.TB, fake *ollamatest.Server, path, dir string, opts ...queue
 		}
 		w.Q = q
 		all := queue.ToolsFunc(func() []tool.Tool { return notes.Tools(root, nil) })
-		return []runtime.Option{runtime.WithTools(q.WorkerTools(all))}
+		return []runtime.Option{runtime.WithTools(q.WorkerTools(all)), runtime.WithStreams(streams)}
 	})
 	w.K.Runtime.SetSettings(runtime.Settings{Model: testkit.Model, NumCtx: 8192, Profile: tool.Minimal})
 	if err := w.K.Runtime.Start(t.Context()); err != nil {
@@ -155,6 +168,21 @@ func until(t testing.TB, q *queue.Queue, id string, want ...string) protocol.Bat
 	}
 	t.Fatalf("batch %s never got to %v (last: %+v)", id, want, r.Batch)
 	return protocol.Batch{}
+}
+
+// reviewing starts a batch over the inbox and waits for its review.
+func reviewing(t testing.TB, w *world) (protocol.Batch, protocol.BatchReview) {
+	t.Helper()
+	b, err := w.Q.Start(t.Context(), "inbox")
+	if err != nil {
+		t.Fatal(err)
+	}
+	until(t, w.Q, b.ID, protocol.BatchReviewing)
+	r, err := w.Q.Get(t.Context(), b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, r
 }
 
 // files lists the notes under dir, relative, sorted.

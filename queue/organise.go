@@ -23,12 +23,11 @@ func (q *Queue) OrganiseTool() tool.Tool { return organiseTool{q} }
 
 func (o organiseTool) Spec() tool.Spec {
 	return tool.Spec{
-		Name: OrganiseName,
-		Description: "Start organising every note directly in a folder (like inbox) as a batch: worker agents propose, note by note, " +
-			"where it belongs, its tags and links; nothing changes until the user reviews the whole batch and says yes once.",
+		Name:        OrganiseName,
+		Description: "Organise a folder's notes as a batch: workers propose where each goes; nothing changes until the user reviews it.",
 		Parameters: map[string]any{
 			"type":                 "object",
-			"properties":           map[string]any{"folder": map[string]any{"type": "string", "description": "The folder, like inbox."}},
+			"properties":           map[string]any{"folder": map[string]any{"type": "string", "description": "Like inbox."}},
 			"required":             []string{"folder"},
 			"additionalProperties": false,
 		},

@@ -76,6 +76,16 @@ func TestFiftyNotesOneReview(t *testing.T) {
 			}
 		}
 	}
+	// A worker's requests are rebuilt from its log, as `quire replay
+	// -request` prints them, and match what the model was sent.
+	req, err := w.K.Runtime.Request(ctx, r.Tasks[7].Session, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(req)
+	if !strings.Contains(string(raw), "Organise the note inbox/n07.md") || !strings.Contains(string(raw), `"propose"`) || strings.Contains(string(raw), "n08.md") {
+		t.Fatalf("the worker's first request, replayed: %.400s", raw)
+	}
 	if before := files(t, w.Dir); len(before) != 50 {
 		t.Fatalf("before the answer the notes changed: %v", before)
 	}
@@ -200,12 +210,7 @@ func TestWorkerCannotWrite(t *testing.T) {
 // applied, an edited destination is used, and the rest stay as they were.
 func TestPartlyRejected(t *testing.T) {
 	w := newWorld(t, 3, fileUnder)
-	b, err := w.Q.Start(t.Context(), "inbox")
-	if err != nil {
-		t.Fatal(err)
-	}
-	until(t, w.Q, b.ID, protocol.BatchReviewing)
-	r, _ := w.Q.Get(t.Context(), b.ID)
+	b, r := reviewing(t, w)
 	items := r.Items
 	items[0].Selected = false
 	items[1].To = "projects/renamed.md"
@@ -227,12 +232,7 @@ func TestPartlyRejected(t *testing.T) {
 // that exists (found while applying: what was moved is put back).
 func TestBadAnswers(t *testing.T) {
 	w := newWorld(t, 3, fileUnder)
-	b, err := w.Q.Start(t.Context(), "inbox")
-	if err != nil {
-		t.Fatal(err)
-	}
-	until(t, w.Q, b.ID, protocol.BatchReviewing)
-	r, _ := w.Q.Get(t.Context(), b.ID)
+	b, r := reviewing(t, w)
 	testkit.WriteOld(t, filepath.Join(w.Dir, "projects", "taken.md"), "mine\n")
 	cases := []struct {
 		name  string

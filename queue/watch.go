@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"quire/internal/latest"
 	"quire/kernel/protocol"
 )
 
@@ -50,30 +51,11 @@ func (q *Queue) Watch(ctx context.Context) <-chan protocol.BatchProgress {
 	q.mu.Lock()
 	q.watchers[w] = struct{}{}
 	q.mu.Unlock()
-	out := make(chan protocol.BatchProgress)
-	go func() {
-		defer close(out)
-		defer func() {
-			q.mu.Lock()
-			delete(q.watchers, w)
-			q.mu.Unlock()
-		}()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-w.signal:
-			}
-			for _, p := range w.take() {
-				select {
-				case out <- p:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}
-	}()
-	return out
+	return latest.Drain(ctx, w.signal, w.take, func() {
+		q.mu.Lock()
+		delete(q.watchers, w)
+		q.mu.Unlock()
+	})
 }
 
 // publish reads the batch (and the task that changed, if any) as it now is

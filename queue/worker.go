@@ -52,9 +52,12 @@ func (q *Queue) task(c claim) {
 	stopRenew()
 
 	done := context.WithoutCancel(ctx) // the result lands even as the queue stops
-	if p == nil && errors.Is(context.Cause(ctx), ErrStopped) {
+	switch cause := context.Cause(ctx); {
+	case p == nil && errors.Is(cause, ErrStopped):
 		q.handBack(done, c)
 		return
+	case p == nil && errors.Is(cause, errCancelled):
+		reason = "cancelled with the batch"
 	}
 	if err := q.t.finish(done, c, p, reason); err != nil {
 		q.log.Warn("a task's result was not put", "task", c.Task, "note", c.Note, "err", err)

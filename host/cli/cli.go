@@ -1,5 +1,6 @@
 // Package cli is the terminal host: the subcommands `quire doctor`,
-// `sessions`, `replay`, `index`, `search`, `eval`, `models` and `pull`. main reads the flags
+// `sessions`, `replay`, `index`, `search`, `eval`, `models`, `pull` and
+// `organise`. main reads the flags
 // and hands a command here with the composition root's parts.
 //
 // It speaks kernel/protocol and the ports of package host, like every
@@ -35,6 +36,8 @@ type Parts interface {
 	Index(ctx context.Context) (host.Index, error)
 	// Models is the models screen's back end (it needs only Ollama).
 	Models() host.Models
+	// Batches is the task queue (nil when it is not available).
+	Batches() host.Batches
 	Close()
 }
 
@@ -65,7 +68,7 @@ type Command struct {
 }
 
 // Names are the subcommands this package runs.
-var Names = []string{"doctor", "sessions", "replay", "index", "search", "eval", "models", "pull"}
+var Names = []string{"doctor", "sessions", "replay", "index", "search", "eval", "models", "pull", "organise"}
 
 // Lookup registers the flags of the subcommand name on fset and returns
 // it, or nil when there is no such subcommand.
@@ -96,6 +99,10 @@ func Lookup(name string, fset *flag.FlagSet) *Command {
 		run = o.run
 	case "pull":
 		run = runPull
+	case "organise":
+		o := &organiseOptions{}
+		o.register(fset)
+		run = o.run
 	default:
 		return nil
 	}

@@ -17,7 +17,10 @@ import (
 func EvalBuilder(log *slog.Logger) eval.Builder {
 	return func(ctx context.Context, env eval.Env) (eval.Instance, error) {
 		settings := config.NewStore(config.Config{DataDir: env.DataDir, OllamaHost: env.OllamaHost, Model: env.Model, NumCtx: env.NumCtx,
-			NotesDir: env.NotesDir, EmbedModel: env.EmbedModel, MemoryWithoutAsking: env.RememberWithoutAsking})
+			NotesDir: env.NotesDir, EmbedModel: env.EmbedModel, MemoryWithoutAsking: env.RememberWithoutAsking,
+			// One worker: the scripted model turns answer a batch's tasks in
+			// note order.
+			Batch: config.BatchSettings{Workers: 1}})
 		p, err := Open(ctx, settings, log, Owner, runtime.WithAsker(env.Ask), runtime.WithTools(env.Tools...))
 		if err != nil {
 			return eval.Instance{}, err
@@ -36,6 +39,10 @@ func EvalBuilder(log *slog.Logger) eval.Builder {
 				return eval.Instance{}, fmt.Errorf("indexing the scenario's documents: %w", err)
 			}
 		}
-		return eval.Instance{Kernel: p.Kernel(), Close: p.Close}, nil
+		inst := eval.Instance{Kernel: p.Kernel(), Close: p.Close}
+		if p.queue != nil {
+			inst.Batches = p.queue
+		}
+		return inst, nil
 	}
 }

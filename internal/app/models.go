@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"quire/host"
+	"quire/internal/latest"
 	"quire/kernel/protocol"
 	"quire/kernel/provider"
 	"quire/kernel/provider/ollama"
@@ -289,33 +290,14 @@ func (m *models) publishLocked(key string, p protocol.PullProgress) {
 // channel.
 func (m *models) Watch(ctx context.Context) <-chan protocol.PullProgress {
 	w := &pullWatcher{wake: make(chan struct{}, 1)}
-	out := make(chan protocol.PullProgress)
 	m.mu.Lock()
 	m.watchers[w] = struct{}{}
 	m.mu.Unlock()
-	go func() {
-		defer close(out)
-		defer func() {
-			m.mu.Lock()
-			delete(m.watchers, w)
-			m.mu.Unlock()
-		}()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-w.wake:
-			}
-			for _, p := range w.take() {
-				select {
-				case out <- p:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}
-	}()
-	return out
+	return latest.Drain(ctx, w.wake, w.take, func() {
+		m.mu.Lock()
+		delete(m.watchers, w)
+		m.mu.Unlock()
+	})
 }
 
 // maxPending bounds what a watcher that does not read holds: past it the

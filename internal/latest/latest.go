@@ -55,3 +55,31 @@ func Offer[T any](ch chan T, v T) {
 	}
 	ch <- v
 }
+
+// Drain delivers, in order, what take returns each time wake fires, until
+// ctx ends; then it runs done and closes the channel it returned. It is the
+// reader's side of a watcher that keeps its own pending states (each with
+// its rule for what a newer state replaces) and signals wake, a channel of
+// capacity 1, when it holds some.
+func Drain[T any](ctx context.Context, wake <-chan struct{}, take func() []T, done func()) <-chan T {
+	out := make(chan T)
+	go func() {
+		defer close(out)
+		defer done()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-wake:
+			}
+			for _, v := range take() {
+				select {
+				case out <- v:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return out
+}

@@ -36,3 +36,27 @@ func TestASlowReaderGetsTheNewest(t *testing.T) {
 		t.Fatal("the channel stayed open after ctx ended")
 	}
 }
+
+// TestDrainDeliversWhatIsTakenInOrderThenEnds: each wake delivers what take
+// returns, in order; the end of ctx runs done and closes the channel.
+func TestDrainDeliversWhatIsTakenInOrderThenEnds(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	wake := make(chan struct{}, 1)
+	batches := [][]int{{1, 2}, {3}}
+	take := func() []int { b := batches[0]; batches = batches[1:]; return b }
+	ended := make(chan struct{})
+	out := latest.Drain(ctx, wake, take, func() { close(ended) })
+	var got []int
+	wake <- struct{}{}
+	got = append(got, <-out, <-out)
+	wake <- struct{}{}
+	got = append(got, <-out)
+	if len(got) != 3 || got[0] != 1 || got[1] != 2 || got[2] != 3 {
+		t.Fatalf("delivered %v, want [1 2 3]", got)
+	}
+	cancel()
+	<-ended
+	if _, open := <-out; open {
+		t.Fatal("the channel is open after ctx ended")
+	}
+}

@@ -31,7 +31,7 @@ const (
 
 // Batch bounds.
 const (
-	BatchMaxNotes   = 500 // notes one batch takes; a bigger folder is refused with this number
+	BatchMaxNotes   = 200 // entries of the folder one batch takes (list_notes' bound); a bigger folder is refused saying so
 	BatchMinWorkers = 1
 	BatchMaxWorkers = 8
 	BatchWorkers    = 2 // the default of the batch.workers setting
@@ -56,7 +56,7 @@ type Batch struct {
 // Proposal is a worker's structured answer for one note.
 type Proposal struct {
 	Path   string   `json:"path"`   // proposed new path, relative to the notes root; "" = stay where it is
-	Tags   []string `json:"tags"`   // tags to add
+	Tags   []string `json:"tags"`   // its tags, replacing the ones it has; empty: its tags stay as they are
 	Links  []string `json:"links"`  // notes it should link to (paths relative to the notes root)
 	Reason string   `json:"reason"` // one line for people
 }

@@ -440,7 +440,7 @@ export interface OllamaCheck {
 export interface Proposal {
   /** proposed new path, relative to the notes root; "" = stay where it is */
   path: string;
-  /** tags to add */
+  /** its tags, replacing the ones it has; empty: its tags stay as they are */
   tags: string[] | null;
   /** notes it should link to (paths relative to the notes root) */
   links: string[] | null;

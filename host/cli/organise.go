@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"quire/host"
+	"quire/internal/datadir"
+	"quire/kernel/protocol"
+)
+
+// The answers `quire organise -approve` gives in place of the user's.
+const (
+	approveAsk  = "ask"  // print the list and ask y/n once on standard input
+	approveNone = "none" // print the list and apply nothing (the batch is cancelled)
+	approveAll  = "all"  // apply every proposal
+)
+
+type organiseOptions struct {
+	approve string
+	undo    string
+}
+
+func (o *organiseOptions) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.approve, "approve", approveAsk, "the one answer for the batch: ask (y/n on standard input), none or all")
+	fs.StringVar(&o.undo, "undo", "", "undo the applied batch with this id, as one")
+}
+
+// run is `quire organise FOLDER`: one task per note of the folder, worked
+// through by the batch's workers, then the whole list and one question. A
+// batch of the folder left unfinished (Quire stopped) is taken up again,
+// not started anew.
+func (o *organiseOptions) run(ctx context.Context, args []string, env Env) int {
+	if !slices.Contains([]string{approveAsk, approveNone, approveAll}, o.approve) || (len(args) != 1) == (o.undo == "") {
+		fmt.Fprintln(env.Stderr, "usage: quire organise [-approve ask|none|all] FOLDER   (a folder inside the notes folder, like inbox)")
+		fmt.Fprintln(env.Stderr, "       quire organise -undo BATCH")
+		return 2
+	}
+	p, err := env.Own(ctx)
+	var inUse *datadir.InUseError
+	if errors.As(err, &inUse) {
+		fmt.Fprintf(env.Stderr, "quire: %s owns this data folder; organise the folder there (Organise a folder), or close it and run this again.\n", inUse.Holder)
+		return 1
+	}
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "quire:", err)
+		return 1
+	}
+	defer p.Close()
+	b := p.Batches()
+	if b == nil {
+		fmt.Fprintln(env.Stderr, "quire: the task queue is not available; `quire doctor` says why.")
+		return 1
+	}
+	if o.undo != "" {
+		done, err := b.Undo(ctx, o.undo)
+		if err != nil {
+			fmt.Fprintln(env.Stderr, "quire:", err)
+			return 1
+		}
+		fmt.Fprintf(env.Stdout, "Undone: %s (%d notes put back).\n", done.Title, done.Applied)
+		return 0
+	}
+	batch, err := resumeOrStart(ctx, b, args[0])
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "quire:", err)
+		return 1
+	}
+	fmt.Fprintf(env.Stderr, "%s: %d workers (batch %s)\n", batch.Title, batch.Workers, batch.ID)
+	if batch, err = follow(ctx, b, batch, env.Stderr); err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(env.Stderr, "\nstopped; what the workers finished is kept: `quire organise %s` goes on from there.\n", batch.Folder)
+			return 130
+		}
+		fmt.Fprintln(env.Stderr, "quire:", err)
+		return 1
+	}
+	review, err := b.Get(ctx, batch.ID)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "quire:", err)
+		return 1
+	}
+	printReview(env.Stdout, review)
+	yes := o.approve == approveAll
+	if o.approve == approveAsk && len(review.Items) > 0 {
+		fmt.Fprintf(env.Stdout, "Apply these %d changes? [y/N] ", len(review.Items))
+		yes = readYes(env.Stdin)
+	}
+	if !yes || len(review.Items) == 0 {
+		if _, err := b.Cancel(ctx, batch.ID); err != nil {
+			fmt.Fprintln(env.Stderr, "quire:", err)
+			return 1
+		}
+		fmt.Fprintln(env.Stdout, "Nothing was changed.")
+		return 0
+	}
+	applied, err := b.Apply(ctx, batch.ID, protocol.BatchDecision{Items: review.Items})
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "quire:", err)
+		return 1
+	}
+	fmt.Fprintf(env.Stdout, "Applied: %d notes changed. `quire organise -undo %s` puts them all back.\n", applied.Applied, applied.ID)
+	return 0
+}
+
+// resumeOrStart takes up the folder's unfinished batch, or starts one.
+func resumeOrStart(ctx context.Context, b host.Batches, folder string) (protocol.Batch, error) {
+	list, err := b.List(ctx)
+	if err != nil {
+		return protocol.Batch{}, err
+	}
+	clean := strings.Trim(strings.TrimSpace(folder), "/")
+	for _, x := range list {
+		if x.Folder != clean {
+			continue
+		}
+		switch x.State {
+		case protocol.BatchPaused:
+			return b.Resume(ctx, x.ID)
+		case protocol.BatchRunning, protocol.BatchReviewing:
+			return x, nil
+		}
+	}
+	return b.Start(ctx, folder)
+}
+
+// follow prints each task's end until the batch is reviewing (or ended).
+func follow(ctx context.Context, b host.Batches, batch protocol.Batch, out io.Writer) (protocol.Batch, error) {
+	watch, stop := context.WithCancel(ctx)
+	defer stop()
+	stream := b.Watch(watch)
+	r, err := b.Get(ctx, batch.ID)
+	if err != nil {
+		return batch, err
+	}
+	batch = r.Batch
+	for batch.State == protocol.BatchRunning || batch.State == protocol.BatchPaused {
+		p, ok := <-stream
+		if !ok {
+			return batch, context.Cause(ctx)
+		}
+		if p.Batch.ID != batch.ID {
+			continue
+		}
+		batch = p.Batch
+		if k := p.Task; k != nil && (k.State == protocol.TaskDone || k.State == protocol.TaskFailed) {
+			fmt.Fprintf(out, "[%d/%d] %s", batch.Done+batch.Failed, batch.Total, k.Note)
+			if k.State == protocol.TaskFailed {
+				fmt.Fprintf(out, ": failed, %s", k.Error)
+			}
+			fmt.Fprintln(out)
+		}
+	}
+	if batch.State != protocol.BatchReviewing {
+		return batch, fmt.Errorf("the batch is %s: %s", batch.State, batch.Error)
+	}
+	return batch, nil
+}
+
+// printReview is the whole list the one question is about.
+func printReview(out io.Writer, r protocol.BatchReview) {
+	fmt.Fprintf(out, "%s: %d proposals, %d failed\n", r.Batch.Title, len(r.Items), r.Batch.Failed)
+	for i, it := range r.Items {
+		to := it.To
+		if to == it.From || to == "" {
+			to = "(stays)"
+		}
+		fmt.Fprintf(out, "%3d. %s → %s", i+1, it.From, to)
+		if len(it.Tags) > 0 {
+			fmt.Fprintf(out, "  tags: %s", strings.Join(it.Tags, ", "))
+		}
+		if len(it.Links) > 0 {
+			fmt.Fprintf(out, "  links: %s", strings.Join(it.Links, ", "))
+		}
+		fmt.Fprintf(out, "\n     %s\n", it.Reason)
+	}
+	for _, k := range r.Tasks {
+		if k.State == protocol.TaskFailed {
+			fmt.Fprintf(out, "  failed: %s: %s\n", k.Note, k.Error)
+		}
+	}
+}
+
+// readYes reads one line of at most 64 bytes: "y" or "yes" is yes.
+func readYes(in io.Reader) bool {
+	if in == nil {
+		return false
+	}
+	line, _ := bufio.NewReaderSize(io.LimitReader(in, 64), 64).ReadString('\n')
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes"
+}
