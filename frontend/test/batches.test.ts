@@ -4,6 +4,7 @@
 // the apply and the undo), as Quire's queue would.
 import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import BatchesButton from '../src/components/BatchesButton.svelte';
 import BatchesPanel from '../src/components/BatchesPanel.svelte';
 import { BatchesStore, pickShown, progressLabel, stateLabel, undoLines } from '../src/lib/batches.svelte';
 import type { Batch, BatchDecision, BatchProgress, BatchReview, BatchTask, ReviewItem } from '../src/lib/protocol';
@@ -305,6 +306,27 @@ describe('BatchesPanel', () => {
     await settle();
     expect(h.t.cancelBatch).toHaveBeenCalledWith('b1');
     expect(h.t.applyBatch).not.toHaveBeenCalled();
+  });
+});
+
+describe('BatchesButton', () => {
+  it('marks a batch waiting for review, and follows progress only while the drawer is open', async () => {
+    const h = host({ batch: batch({ state: 'reviewing' }), tasks: [], items: ITEMS, changes: [] });
+    const target = document.createElement('div');
+    document.body.appendChild(target);
+    mounted.push(mount(BatchesButton, { target, props: { host: h.t } }) as ReturnType<typeof mount>);
+    await settle();
+    expect(q(target, 'batches-waiting')).not.toBeNull();
+    // A page holds few connections to its origin: no stream until the drawer opens.
+    expect(h.t.subscribeBatches).not.toHaveBeenCalled();
+    q(target, 'batches-open')!.click();
+    await settle();
+    expect(h.listening()).toBe(true);
+    expect(all(target, 'review-row')).toHaveLength(2);
+    q(target, 'batches-close')!.click();
+    flushSync();
+    expect(h.listening()).toBe(false);
+    expect(q(target, 'batches-dialog')).toBeNull();
   });
 });
 

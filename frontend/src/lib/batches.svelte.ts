@@ -92,7 +92,20 @@ export class BatchesStore {
     return (this.shown?.tasks ?? []).filter((t) => t.state === 'failed');
   }
 
-  /** Subscribes to progress and loads the batches; returns the unsubscribe. */
+  /**
+   * Reads the list only (the sidebar's mark of a batch waiting for its
+   * review), without following it: in a browser each followed stream holds
+   * one of the few connections a page has to its origin.
+   */
+  async glance(): Promise<void> {
+    try {
+      this.list = (await this.host.batches()) ?? [];
+    } catch {
+      /* the drawer says why when it is opened */
+    }
+  }
+
+  /** Follows every batch's progress and loads the batches; close() stops following. */
   async open(): Promise<void> {
     this.stop ??= this.host.subscribeBatches((p) => this.onProgress(p));
     await this.act(async () => {
