@@ -113,6 +113,8 @@ type App struct {
 	conversations host.Conversations
 	saveDialog    func(ctx context.Context, o wailsrt.SaveDialogOptions) (string, error)
 
+	batches host.Batches // the task queue ("organise a folder"); nil: none
+
 	// raise brings the window to the front (Wails' WindowUnminimise and
 	// WindowShow), for a second start of Quire; injected for tests. up is
 	// closed once Wails has started the window (startup).
@@ -504,6 +506,7 @@ func (a *App) startup(ctx context.Context) {
 	a.startDocuments(fwd)
 	a.startHealth(fwd)
 	a.startModels(fwd)
+	a.startBatches(fwd)
 }
 
 // startHealth forwards every change of the health checks the watcher
@@ -922,6 +925,7 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 	a.models = p.Models()
 	a.calls = p.Calls()
 	a.conversations = p.Conversations()
+	a.batches = p.Batches()
 	p.SetAsker(a.ask)
 	// The local channel: `quire index`, and a second start that brings the
 	// user here.
@@ -1467,4 +1471,232 @@ func (a *App) CallRequest(session string, n int) (string, error) {
 	}
 	b, err := c.Request(a.callCtx(), session, n)
 	return string(b), err
+}
+
+// Batches: "organise a folder" as a queue of small tasks, its progress and
+// its one review. The page shows the whole review list and its own confirm;
+// the yes itself (Apply, and Undo) is a native dialog here, as a permission
+// question is: the page shows text the workers wrote from the notes, and a
+// dialog is what none of that can click. The dialog lists what Go will
+// apply — the decision it was given, not words the page made.
+
+// eventBatch carries a protocol.BatchProgress whenever a batch changes
+// (docs/PROTOCOL.md), in order per batch.
+const eventBatch = "quire:batch"
+
+// errNoBatches: this window was built without the task queue.
+var errNoBatches = errors.New("organising a folder is not available in this window")
+
+// errNoWindow: a batch's yes was asked for before the window was up.
+var errNoWindow = errors.New("the window is not open yet, so Quire cannot ask; try again in a moment")
+
+// startBatches runs with the window: it forwards every batch's progress.
+func (a *App) startBatches(ctx context.Context) {
+	if a.batches == nil {
+		return
+	}
+	go func() {
+		for p := range a.batches.Watch(ctx) {
+			a.emit(ctx, eventBatch, p)
+		}
+	}()
+}
+
+func (a *App) batchesPort() (host.Batches, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	if a.batches == nil {
+		return nil, errNoBatches
+	}
+	return a.batches, nil
+}
+
+// Batches lists every batch, newest first.
+func (a *App) Batches() ([]protocol.Batch, error) {
+	b, err := a.batchesPort()
+	if err != nil {
+		return nil, err
+	}
+	list, err := b.List(a.callCtx())
+	if list == nil && err == nil {
+		list = []protocol.Batch{}
+	}
+	return list, err
+}
+
+// BatchReview is one batch with its tasks and, once it is reviewing, its
+// review list.
+func (a *App) BatchReview(id string) (protocol.BatchReview, error) {
+	b, err := a.batchesPort()
+	if err != nil {
+		return protocol.BatchReview{}, err
+	}
+	return b.Get(a.callCtx(), id)
+}
+
+// StartBatch starts organising folder (relative to the notes folder); it
+// returns once the tasks are queued.
+func (a *App) StartBatch(folder string) (protocol.Batch, error) {
+	b, err := a.batchesPort()
+	if err != nil {
+		return protocol.Batch{}, err
+	}
+	batch, err := b.Start(a.callCtx(), folder)
+	return batch, spoken(err)
+}
+
+// PauseBatch stops new claims; the notes being read finish.
+func (a *App) PauseBatch(id string) (protocol.Batch, error) {
+	return a.batchAction(id, host.Batches.Pause)
+}
+
+// ResumeBatch lets a paused batch go on.
+func (a *App) ResumeBatch(id string) (protocol.Batch, error) {
+	return a.batchAction(id, host.Batches.Resume)
+}
+
+// CancelBatch stops a batch that is not applied; it never applies.
+func (a *App) CancelBatch(id string) (protocol.Batch, error) {
+	return a.batchAction(id, host.Batches.Cancel)
+}
+
+func (a *App) batchAction(id string, act func(host.Batches, context.Context, string) (protocol.Batch, error)) (protocol.Batch, error) {
+	b, err := a.batchesPort()
+	if err != nil {
+		return protocol.Batch{}, err
+	}
+	batch, err := act(b, a.callCtx(), id)
+	return batch, spoken(err)
+}
+
+// ApplyBatch is the user's one yes for a batch: a native dialog lists what
+// d approves (every selected item: the move, its tags and links), and only
+// its Yes applies them, as one change. A No changes nothing and returns
+// the batch as it is (still reviewing).
+func (a *App) ApplyBatch(id string, d protocol.BatchDecision) (protocol.Batch, error) {
+	b, err := a.batchesPort()
+	if err != nil {
+		return protocol.Batch{}, err
+	}
+	var lines []string
+	for _, it := range d.Items {
+		if it.Selected {
+			lines = append(lines, itemLine(it))
+		}
+	}
+	title := "Apply this change to your notes?"
+	if len(lines) != 1 {
+		title = fmt.Sprintf("Apply these %s to your notes?", count(len(lines), "change", "changes"))
+	}
+	text := batchText("Quire will make these changes as one batch; Undo this batch reverts all of them.", lines,
+		"Yes applies them all; No changes nothing.")
+	yes, err := a.confirm(title, text)
+	if err != nil || !yes {
+		return a.unchanged(b, id, err)
+	}
+	batch, err := b.Apply(a.callCtx(), id, d)
+	return batch, spoken(err)
+}
+
+// UndoBatch reverts an applied batch, as one, after a native dialog lists
+// what it reverses (the changes the queue recorded). A No changes nothing and returns the batch as it is.
+func (a *App) UndoBatch(id string) (protocol.Batch, error) {
+	b, err := a.batchesPort()
+	if err != nil {
+		return protocol.Batch{}, err
+	}
+	r, err := b.Get(a.callCtx(), id)
+	if err != nil {
+		return protocol.Batch{}, err
+	}
+	var lines []string
+	for _, c := range r.Changes {
+		lines = append(lines, changeLine(c))
+	}
+	title := fmt.Sprintf("Undo this batch (%s)?", count(len(lines), "change", "changes"))
+	text := batchText("Quire will put these notes back as they were before the batch:", lines, "Yes undoes them all; No changes nothing.")
+	yes, err := a.confirm(title, text)
+	if err != nil || !yes {
+		return a.unchanged(b, id, err)
+	}
+	batch, err := b.Undo(a.callCtx(), id)
+	return batch, spoken(err)
+}
+
+// unchanged is a batch the user said No to (or could not be asked about).
+func (a *App) unchanged(b host.Batches, id string, asked error) (protocol.Batch, error) {
+	if asked != nil {
+		return protocol.Batch{}, asked
+	}
+	r, err := b.Get(a.callCtx(), id)
+	return r.Batch, err
+}
+
+// confirm shows one native Yes/No dialog, in turn with the permission
+// questions' (one dialog at a time: Wails answers every message dialog
+// through one channel).
+func (a *App) confirm(title, text string) (bool, error) {
+	window := a.window.Load()
+	if window == nil {
+		return false, errNoWindow
+	}
+	select {
+	case a.dialogs <- struct{}{}:
+	case <-(*window).Done():
+		return false, context.Cause(*window)
+	}
+	defer func() { <-a.dialogs }()
+	return a.dialog(*window, title, text)
+}
+
+// itemLine is one review item in words, every invisible character
+// escaped: "inbox/a.md → projects/a.md · tags: idea".
+func itemLine(it protocol.ReviewItem) string {
+	to := it.To
+	if to == "" {
+		to = it.From
+	}
+	parts := []string{visible(it.From) + " → " + visible(to)}
+	if to == it.From {
+		parts[0] = visible(it.From) + " (stays)"
+	}
+	if len(it.Tags) > 0 {
+		parts = append(parts, "tags: "+visible(strings.Join(it.Tags, ", ")))
+	}
+	if len(it.Links) > 0 {
+		parts = append(parts, "links: "+visible(strings.Join(it.Links, ", ")))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// changeLine is what undoing one change of a batch does, in words.
+func changeLine(c protocol.BatchChange) string {
+	if c.Kind == protocol.BatchChangeMove {
+		return visible(c.Path) + " → " + visible(c.From)
+	}
+	return visible(c.Path) + ": its tags and links as before"
+}
+
+// batchText is a batch dialog's message: the lines that fit a dialog
+// (dialogMaxLines, dialogMaxRunes, each wrapped at dialogWrap), and for
+// the rest how many there are and where they are all listed — the page's
+// review list, which shows them whole.
+func batchText(head string, items []string, foot string) string {
+	var b strings.Builder
+	b.WriteString(head + "\n")
+	lines, runes := 0, 0
+	for i, it := range items {
+		shown := wrap(it, dialogWrap)
+		n := strings.Count(shown, "\n") + 1
+		r := utf8.RuneCountInString(it)
+		if lines+n > dialogMaxLines || runes+r > dialogMaxRunes {
+			fmt.Fprintf(&b, "\n…and %s: the Quire window lists all %d. Read them there before you answer.", count(len(items)-i, "more change", "more changes"), len(items))
+			break
+		}
+		lines, runes = lines+n, runes+r
+		b.WriteString("\n• " + shown)
+	}
+	b.WriteString("\n\n" + foot)
+	return b.String()
 }

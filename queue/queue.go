@@ -238,6 +238,9 @@ func (q *Queue) Get(ctx context.Context, id string) (protocol.BatchReview, error
 	if b.State != protocol.BatchRunning && b.State != protocol.BatchPaused {
 		r.Items = reviewItems(tasks)
 	}
+	if r.Changes, err = q.appliedChanges(ctx, id); err != nil {
+		return protocol.BatchReview{}, err
+	}
 	return r, nil
 }
 

@@ -608,6 +608,8 @@ export const cases = [
       await dialog.waitFor();
       const said = (await dialog.textContent()).replace(/\s+/g, ' ');
       assert(said.includes('Delete “Garden plans”? This removes its whole conversation.'), `dialog text, got "${said}"`);
+      // The confirm fades in: its picture once it has.
+      await $(page, 'confirm-dialog').evaluate((el) => Promise.all(el.parentElement.getAnimations().map((a) => a.finished)));
       await page.screenshot({ path: shot.replace(/\.png$/, '-confirm.png') });
       await $(page, 'confirm-cancel').click();
       await dialog.waitFor({ state: 'detached' });
@@ -2655,6 +2657,92 @@ export const cases = [
       await page.keyboard.press('Escape');
       await until(async () => (await $(page, 'inspector').count()) === 0, 'Esc to close the inspector');
       assert((await $(page, 'stop').count()) === 0 && (await messages(page)).at(-1).role === 'assistant', 'Esc stopped nothing');
+    },
+  },
+
+  {
+    name: 'organise a folder: a batch of scripted workers, its progress and failure, one review (untick, edit, a refusal in words), one apply, files moved, undo as one',
+    slug: 'batch-review',
+    // The queue's own workers over the fake model (test/e2e/batch_test.go):
+    // a, b and c get a proposal, d's worker answers without one.
+    async run({ page, base, shot }) {
+      const dir = FX.batchDir;
+      const at = (p) => existsSync(join(dir, p));
+      const disk = (...ps) => ps.map((p) => `${p}:${at(p) ? 'yes' : 'no'}`).join(' ');
+      await useNotes(base, dir);
+      await open(page, base);
+      await $(page, 'batches-open').click();
+      await $(page, 'batch-folder').fill('inbox');
+      await $(page, 'batch-start').click();
+      const view = $(page, 'batch-view');
+      await view.waitFor({ timeout: WAIT_MS });
+      // Every task ends: three proposals, one failure with its reason, and the review.
+      await until(async () => (await view.getAttribute('data-state')) === 'reviewing', 'the batch waiting for its review');
+      assert((await $(page, 'batch-progress').textContent()).trim() === '4 of 4 notes · 1 failed', `the count, got ${await $(page, 'batch-progress').textContent()}`);
+      const failure = (await $(page, 'batch-failure').textContent()).trim();
+      assert(failure.startsWith('inbox/d.md: ') && failure.includes('without a proposal'), `the failure with its reason, got "${failure}"`);
+      assert(disk('inbox/a.md', 'inbox/b.md', 'inbox/c.md') === 'inbox/a.md:yes inbox/b.md:yes inbox/c.md:yes', 'nothing moved before the yes');
+
+      // A reload finds the batch where it is, the review list whole.
+      await page.reload({ waitUntil: 'domcontentloaded' });
+      await until(async () => (await $(page, 'batches-waiting').count()) === 1, 'the sidebar marks the batch waiting');
+      await $(page, 'batches-open').click();
+      const rows = page.locator('[data-testid="review-row"]');
+      await until(async () => (await rows.count()) === 3, 'three rows after the reload');
+      const listed = await rows.evaluateAll((els) => els.map((e) => `${e.dataset.from}→${e.dataset.to}:${e.dataset.selected}`));
+      assert(JSON.stringify(listed) === JSON.stringify(['inbox/a.md→projects/a.md:true', 'inbox/b.md→journal/b.md:true', 'inbox/c.md→people/c.md:true']),
+        `every proposal, ticked, got ${JSON.stringify(listed)}`);
+      assert((await rows.nth(0).locator('[data-testid="review-reason"]').textContent()).trim() === 'a project idea', "the worker's reason");
+      assert((await rows.nth(0).locator('[data-testid="review-tag"]').textContent()).trim() === '#idea', 'the tag');
+      assert((await $(page, 'review-apply').textContent()).trim() === 'Apply 3 changes', 'one button for the batch');
+
+      // Untick b; a destination outside the notes folder is refused on the page…
+      await rows.nth(1).locator('[data-testid="review-tick"]').uncheck();
+      assert((await $(page, 'review-apply').textContent()).trim() === 'Apply 2 changes', 'the count follows the ticks');
+      const to = rows.nth(2).locator('[data-testid="review-to"]');
+      await to.fill('../outside.md');
+      await until(async () => ((await rows.nth(2).locator('[data-testid="review-problem"]').textContent()) ?? '').includes('leaves your notes folder'), 'the page refuses ../');
+      assert(await $(page, 'review-apply').isDisabled(), 'no apply while a destination is refused');
+      // …and one onto a note outside the batch by Quire, in words, with nothing changed.
+      await to.fill('archive/old.md');
+      await $(page, 'review-apply').click();
+      await $(page, 'confirm-delete').click();
+      const error = $(page, 'batch-error');
+      await error.waitFor({ timeout: WAIT_MS });
+      const said = (await error.textContent()).trim();
+      assert(said.startsWith('The batch could not be applied') && said.includes('nothing was changed') && said.includes('archive/old.md'), `Quire's refusal in words, got "${said}"`);
+      assert(disk('inbox/a.md', 'projects/a.md', 'archive/old.md') === 'inbox/a.md:yes projects/a.md:no archive/old.md:yes', `nothing changed after the refusal: ${disk('inbox/a.md', 'projects/a.md')}`);
+
+      // The one yes: its confirm lists every change it approves.
+      await until(async () => (await view.getAttribute('data-state')) === 'reviewing', 'back to the review');
+      await to.fill('people/carol.md');
+      await $(page, 'review-apply').click();
+      const lines = await page.locator('[data-testid="confirm-lines"] li').allTextContents();
+      assert((await page.locator('#confirm-title').textContent()).trim() === 'Apply these 2 changes to your notes?', 'the count in the confirm');
+      assert(JSON.stringify(lines) === JSON.stringify(['inbox/a.md → projects/a.md · tags: idea', 'inbox/c.md → people/carol.md · links: inbox/a.md']),
+        `every change in the confirm, got ${JSON.stringify(lines)}`);
+      // The confirm fades in: its picture once it has.
+      await $(page, 'confirm-dialog').evaluate((el) => Promise.all(el.parentElement.getAnimations().map((a) => a.finished)));
+      await page.screenshot({ path: shot.replace(/\.png$/, '-confirm.png') });
+      const applies = recordPosts(page, /\/apply$/);
+      await $(page, 'confirm-delete').click();
+      await until(async () => (await view.getAttribute('data-state')) === 'done', 'the batch applied');
+      assert(applies.length === 1, `one apply, got ${applies.length}`);
+      assert(disk('inbox/a.md', 'projects/a.md', 'inbox/b.md', 'journal/b.md', 'inbox/c.md', 'people/carol.md', 'inbox/d.md') ===
+        'inbox/a.md:no projects/a.md:yes inbox/b.md:yes journal/b.md:no inbox/c.md:no people/carol.md:yes inbox/d.md:yes', `files as decided: ${disk('projects/a.md', 'inbox/b.md', 'people/carol.md')}`);
+      assert(readFileSync(join(dir, 'projects/a.md'), 'utf8').includes('idea'), 'the tag written');
+      assert(readFileSync(join(dir, 'people/carol.md'), 'utf8').includes('projects/a.md'), 'the link follows the note it names');
+      assert((await $(page, 'batch-state').textContent()).trim() === 'Done: 2 notes changed', 'the batch says what it did');
+      await page.screenshot({ path: shot });
+
+      // Undo this batch: one click, a confirm listing what it reverses.
+      await $(page, 'batch-undo').click();
+      const back = await page.locator('[data-testid="confirm-lines"] li').allTextContents();
+      assert(back.includes('projects/a.md → inbox/a.md') && back.includes('people/carol.md → inbox/c.md'), `the undo lists the moves back, got ${JSON.stringify(back)}`);
+      await $(page, 'confirm-delete').click();
+      await until(async () => (await view.getAttribute('data-state')) === 'undone', 'the batch undone');
+      assert(disk('inbox/a.md', 'projects/a.md', 'inbox/c.md', 'people/carol.md') === 'inbox/a.md:yes projects/a.md:no inbox/c.md:yes people/carol.md:no', 'the notes back');
+      assert(readFileSync(join(dir, 'inbox/a.md'), 'utf8') === '# A\n\nAn idea for a project.\n', 'a.md as it was');
     },
   },
 ];

@@ -37,6 +37,19 @@ class FakeHost implements Transport {
   undoConversation = vi.fn(async () => ({ undone: [] }));
   noteVersions = vi.fn(async (id: string) => ({ id, path: '', quire: null, now: null, limit: 0 }));
   previewWrite = vi.fn(async (tool: string) => ({ tool, before: null, after: null, diff: '', limit: 0 }));
+  // Nor are the batches (test/batches.test.ts).
+  readonly confirmsBatchInDialog = false;
+  batches = vi.fn(async () => []);
+  batch = vi.fn(async () => {
+    throw new Error('no batches here');
+  });
+  startBatch = this.batch;
+  pauseBatch = this.batch;
+  resumeBatch = this.batch;
+  cancelBatch = this.batch;
+  applyBatch = this.batch;
+  undoBatch = this.batch;
+  subscribeBatches = vi.fn(() => () => {});
   // The Settings screen is not this file's subject (test/settings.test.ts).
   settings = vi.fn(async () => {
     throw new Error('no settings here');

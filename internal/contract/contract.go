@@ -107,6 +107,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		protocol.BatchDone, protocol.BatchCancelled, protocol.BatchFailed, protocol.BatchUndone)
 	f.Union("TaskState", "Where one note's task is (BatchTask.state).", nil,
 		protocol.TaskQueued, protocol.TaskClaimed, protocol.TaskDone, protocol.TaskFailed)
+	f.Union("BatchChangeKind", "What an applied batch did to a note (BatchChange.kind).", nil, protocol.BatchChangeMove, protocol.BatchChangeEdit)
 	f.Union("CommandType", "The commands a host sends (Command.type).", nil,
 		protocol.CreateSession, protocol.RenameSession, protocol.DeleteSession, protocol.SendMessage, protocol.CancelRun, protocol.AnswerAsk,
 		protocol.EditMessage, protocol.Regenerate, protocol.ContinueRun)
@@ -178,6 +179,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"BatchReview":          reflect.TypeFor[protocol.BatchReview](),
 		"BatchDecision":        reflect.TypeFor[protocol.BatchDecision](),
 		"BatchProgress":        reflect.TypeFor[protocol.BatchProgress](),
+		"BatchChange":          reflect.TypeFor[protocol.BatchChange](),
 		"Question":             reflect.TypeFor[protocol.Question](),
 		"QuestionCall":         reflect.TypeFor[protocol.QuestionCall](),
 		"MessageSearch":        reflect.TypeFor[protocol.MessageSearch](),
@@ -211,6 +213,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Field(reflect.TypeFor[protocol.MessageHit](), "role", "'user' | 'assistant'")
 	f.Field(reflect.TypeFor[protocol.Batch](), "state", "BatchState")
 	f.Field(reflect.TypeFor[protocol.BatchTask](), "state", "TaskState")
+	f.Field(reflect.TypeFor[protocol.BatchChange](), "kind", "BatchChangeKind")
 
 	// kernel/event: every registered payload, under its Go name, and the
 	// types they are made of.

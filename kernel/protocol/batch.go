@@ -90,6 +90,23 @@ type BatchReview struct {
 	Batch Batch        `json:"batch"`
 	Tasks []BatchTask  `json:"tasks"`
 	Items []ReviewItem `json:"items"`
+	// Changes are what the batch's Apply changed in the notes and an Undo
+	// would revert, oldest first (none before it applied, none once undone):
+	// the undo's confirm lists them.
+	Changes []BatchChange `json:"changes"`
+}
+
+// BatchChange kinds (BatchChange.Kind).
+const (
+	BatchChangeMove = "move" // a note moved from From to Path
+	BatchChangeEdit = "edit" // a note's text changed (its tags or links)
+)
+
+// BatchChange is one change an applied batch made to a note.
+type BatchChange struct {
+	Kind string `json:"kind"`           // BatchChange* values
+	Path string `json:"path"`           // the note as it is now
+	From string `json:"from,omitempty"` // a move's source, where undo puts it back
 }
 
 // BatchDecision is the user's one answer for a batch: the review list as

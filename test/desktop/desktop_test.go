@@ -76,6 +76,8 @@ type view struct {
 		Origins []string `json:"origins"`
 		Copied  string   `json:"copied"`
 	} `json:"inspector"`
+	// The batch in the "Organise a folder" drawer, when shown (snapshot.ts readBatch).
+	Batch *batchView `json:"batch"`
 	// Where the controls a test clicks are (snapshot.ts POINT_IDS).
 	Points map[string]point `json:"points"`
 }

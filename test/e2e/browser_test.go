@@ -46,7 +46,7 @@ var cases = []string{
 	"wails-drop", "compaction-marker", "memory-panel", "models-panel", "documents-e2e", "search-jump", "export-md", "citations",
 	"question-forget", "question-long", "secret", "exfil", "empty-retry", "settings", "documents-embedder",
 	"changes-undo",
-	"branch-edit", "branch-regenerate", "continue-killed", "inspector",
+	"branch-edit", "branch-regenerate", "continue-killed", "inspector", "batch-review",
 }
 
 func TestBrowser(t *testing.T) {
@@ -128,6 +128,9 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 			if turn, ok := settingsEcho(req); ok {
 				return turn, true
 			}
+			if turn, ok := batchReplies(req); ok {
+				return turn, true
+			}
 			return respond(req)
 		}))
 	fake.AddModel(ollamatest.DefaultModel())
@@ -146,6 +149,7 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	fx.PanelDir = writeDocs(t, slowMark, map[string]string{"config.yml": "theme: dark\n"})
 	fx.HoldDir = writeFiles(t, "papers", map[string]string{"big.md": "# Big\n\nA long read " + holdMark + ".\n", "later.md": "# Later\n\nRead after big.md.\n"})
 	fx.NotesDir = writeFiles(t, "Notes", map[string]string{"inbox/a.md": "# A\n\nAn idea for the projects folder.\n", "garden.md": gardenNote})
+	fx.BatchDir = writeBatchNotes(t)
 	dist := os.DirFS(filepath.Join(frontend, "dist"))
 	main := serve(t, dist, fx.ProbePath, []string{"-data-dir", dataDir, "-ollama-host", fake.URL()}, app.Extras{
 		Runtime: []runtime.Option{runtime.WithTools(newSlowPair(), caseTools{readLog{}})},

@@ -103,6 +103,8 @@ type fixtures struct {
 	HoldDir  string `json:"holdDir"`
 	// NotesDir is a notes folder with inbox/a.md (writeNotes).
 	NotesDir string `json:"notesDir"`
+	// BatchDir is the batch case's notes folder (writeBatchNotes).
+	BatchDir string `json:"batchDir"`
 	// DownURL is the printed link (with its secret) of a second quire serve,
 	// whose doctor finds no Ollama running; its page is also the "other page
 	// on this machine" of the secret case.

@@ -50,6 +50,8 @@ export const RuntimeEvent = {
   Indexing: 'quire:indexing',
   /** PullProgress, whenever a model pull changes (the last state of each pull always). */
   Pull: 'quire:pull',
+  /** BatchProgress, whenever a batch or one of its tasks changes (in order per batch). */
+  Batch: 'quire:batch',
   /** A sentence: files dropped on the window that could not be queued. */
   DropError: 'quire:drop-error',
   /** DoctorReport, whenever the health checks change (Go re-checks on its own). */
@@ -98,6 +100,17 @@ export interface ViewSnapshot {
   models?: { installed: string[]; pulls: { name: string; state: string; percent: number | null }[] };
   /** The Settings screen, when open: whether it just saved. */
   settings?: { saved: boolean };
+  /**
+   * The batch shown in the "Organise a folder" drawer, when open: its state
+   * and counts, and the review list's rows with where each tick box is.
+   */
+  batch?: {
+    state: string;
+    done: number;
+    failed: number;
+    total: number;
+    rows: { from: string; to: string; selected: boolean; tick: { x: number; y: number } }[];
+  };
   /** Where the controls a desktop test clicks are (POINT_IDS on screen): centres in CSS pixels of the viewport. */
   points?: Record<string, { x: number; y: number }>;
   /** The inspector ("what the model saw"), when open: its calls, the origins shown, the copy's status. */

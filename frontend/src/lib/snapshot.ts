@@ -131,7 +131,25 @@ export function readSettings(root: ParentNode): ViewSnapshot['settings'] {
 }
 
 /** The controls a desktop test clicks (xdotool has no selectors). */
-export const POINT_IDS = ['composer', 'models-open', 'pull-name', 'pull-start', 'settings-open', 'settings-model', 'settings-save', 'download-model', 'inspect', 'inspector-copy'];
+export const POINT_IDS = ['composer', 'models-open', 'pull-name', 'pull-start', 'settings-open', 'settings-model', 'settings-save', 'download-model', 'inspect', 'inspector-copy', 'batches-open', 'batch-folder', 'batch-start', 'review-apply', 'confirm-delete', 'batch-undo'];
+
+/** The batch in the "Organise a folder" drawer, or undefined when it is not shown. */
+export function readBatch(root: ParentNode): ViewSnapshot['batch'] {
+  const el = root.querySelector<HTMLElement>('[data-testid="batch-view"]');
+  if (!el) return undefined;
+  return {
+    state: el.dataset.state ?? '',
+    done: Number(el.dataset.done) || 0,
+    failed: Number(el.dataset.failed) || 0,
+    total: Number(el.dataset.total) || 0,
+    rows: Array.from(el.querySelectorAll<HTMLElement>('[data-testid="review-row"]'), (r) => ({
+      from: r.dataset.from ?? '',
+      to: r.dataset.to ?? '',
+      selected: r.dataset.selected === 'true',
+      tick: centre(r.querySelector('[data-testid="review-tick"]') ?? r),
+    })),
+  };
+}
 
 /** Where each of POINT_IDS on screen is, or undefined when none is. */
 export function readPoints(root: ParentNode): ViewSnapshot['points'] {
@@ -171,7 +189,7 @@ export function buildSnapshot(state: SnapshotState, root: ParentNode): ViewSnaps
     ...(memory ? { memory } : {}),
   };
   // Documents parts only when on screen, so older probes see what they did.
-  const parts = { documents: readDocuments(root), indexing: readIndexing(root), citations: readCitations(root), citationPoints: readCitationPoints(root), viewer: readViewer(root), firstRun: readFirstRun(root), context: readContext(root), models: readModels(root), settings: readSettings(root), inspector: readInspector(root), points: readPoints(root) };
+  const parts = { documents: readDocuments(root), indexing: readIndexing(root), citations: readCitations(root), citationPoints: readCitationPoints(root), viewer: readViewer(root), firstRun: readFirstRun(root), context: readContext(root), models: readModels(root), settings: readSettings(root), inspector: readInspector(root), batch: readBatch(root), points: readPoints(root) };
   for (const [k, v] of Object.entries(parts)) if (v !== undefined) Object.assign(snap, { [k]: v });
   return snap;
 }

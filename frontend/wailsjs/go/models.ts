@@ -59,6 +59,207 @@ export namespace doctor {
 
 export namespace protocol {
 	
+	export class Batch {
+	    id: string;
+	    folder: string;
+	    title: string;
+	    state: string;
+	    total: number;
+	    done: number;
+	    failed: number;
+	    workers: number;
+	    applied: number;
+	    error?: string;
+	    createdMs: number;
+	    updatedMs: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Batch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.folder = source["folder"];
+	        this.title = source["title"];
+	        this.state = source["state"];
+	        this.total = source["total"];
+	        this.done = source["done"];
+	        this.failed = source["failed"];
+	        this.workers = source["workers"];
+	        this.applied = source["applied"];
+	        this.error = source["error"];
+	        this.createdMs = source["createdMs"];
+	        this.updatedMs = source["updatedMs"];
+	    }
+	}
+	export class BatchChange {
+	    kind: string;
+	    path: string;
+	    from?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new BatchChange(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.path = source["path"];
+	        this.from = source["from"];
+	    }
+	}
+	export class ReviewItem {
+	    task: string;
+	    from: string;
+	    to: string;
+	    tags: string[];
+	    links: string[];
+	    reason: string;
+	    selected: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ReviewItem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.task = source["task"];
+	        this.from = source["from"];
+	        this.to = source["to"];
+	        this.tags = source["tags"];
+	        this.links = source["links"];
+	        this.reason = source["reason"];
+	        this.selected = source["selected"];
+	    }
+	}
+	export class BatchDecision {
+	    items: ReviewItem[];
+	
+	    static createFrom(source: any = {}) {
+	        return new BatchDecision(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.items = this.convertValues(source["items"], ReviewItem);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Proposal {
+	    path: string;
+	    tags: string[];
+	    links: string[];
+	    reason: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Proposal(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.tags = source["tags"];
+	        this.links = source["links"];
+	        this.reason = source["reason"];
+	    }
+	}
+	export class BatchTask {
+	    id: string;
+	    note: string;
+	    state: string;
+	    attempts: number;
+	    error?: string;
+	    session?: string;
+	    proposal?: Proposal;
+	
+	    static createFrom(source: any = {}) {
+	        return new BatchTask(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.note = source["note"];
+	        this.state = source["state"];
+	        this.attempts = source["attempts"];
+	        this.error = source["error"];
+	        this.session = source["session"];
+	        this.proposal = this.convertValues(source["proposal"], Proposal);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class BatchReview {
+	    batch: Batch;
+	    tasks: BatchTask[];
+	    items: ReviewItem[];
+	    changes: BatchChange[];
+	
+	    static createFrom(source: any = {}) {
+	        return new BatchReview(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.batch = this.convertValues(source["batch"], Batch);
+	        this.tasks = this.convertValues(source["tasks"], BatchTask);
+	        this.items = this.convertValues(source["items"], ReviewItem);
+	        this.changes = this.convertValues(source["changes"], BatchChange);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class Session {
 	    id: string;
 	    title: string;
@@ -1381,6 +1582,7 @@ export namespace protocol {
 	    }
 	}
 	
+	
 	export class QuestionCall {
 	    id: string;
 	    name: string;
@@ -1437,6 +1639,7 @@ export namespace protocol {
 		    return a;
 		}
 	}
+	
 	
 	
 	

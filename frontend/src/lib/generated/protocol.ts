@@ -78,6 +78,9 @@ export type BatchState = 'running' | 'paused' | 'reviewing' | 'applying' | 'done
 /** Where one note's task is (BatchTask.state). */
 export type TaskState = 'queued' | 'claimed' | 'done' | 'failed';
 
+/** What an applied batch did to a note (BatchChange.kind). */
+export type BatchChangeKind = 'move' | 'edit';
+
 /** The commands a host sends (Command.type). */
 export type CommandType = 'session.create' | 'session.rename' | 'session.delete' | 'message.send' | 'run.cancel' | 'permission.answer' | 'message.edit' | 'message.regenerate' | 'run.continue';
 
@@ -124,6 +127,16 @@ export interface Batch {
   updatedMs: number;
 }
 
+/** BatchChange is one change an applied batch made to a note. */
+export interface BatchChange {
+  /** BatchChange* values */
+  kind: BatchChangeKind;
+  /** the note as it is now */
+  path: string;
+  /** a move's source, where undo puts it back */
+  from?: string;
+}
+
 /**
  * BatchDecision is the user's one answer for a batch: the review list as
  * ticked and edited. Only selected items are applied; an item is matched to
@@ -150,6 +163,12 @@ export interface BatchReview {
   batch: Batch;
   tasks: BatchTask[] | null;
   items: ReviewItem[] | null;
+  /**
+   * Changes are what the batch's Apply changed in the notes and an Undo
+   * would revert, oldest first (none before it applied, none once undone):
+   * the undo's confirm lists them.
+   */
+  changes: BatchChange[] | null;
 }
 
 /** BatchTask is one note's task. */

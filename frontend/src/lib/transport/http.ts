@@ -22,6 +22,10 @@
 // which sends the list of open questions whole at connect and on each change.
 import {
   type BranchResult,
+  type Batch,
+  type BatchDecision,
+  type BatchProgress,
+  type BatchReview,
   IDEMPOTENCY_HEADER,
   PROTOCOL_HEADER,
   PROTOCOL_QUERY,
@@ -55,6 +59,7 @@ import {
 } from '../protocol';
 import { callDetail, callList } from './calls';
 import { messageSearch, type ExportFormat, type Exported } from './conversations';
+import { batchReview, NO_BATCH_FOLDER } from './batches';
 import { NO_DOCUMENT_PATH } from './documents';
 import { modelsState, NO_MODEL_NAME } from './models';
 import { changeList, noteFolder, undoOutcome } from './notes';
@@ -98,6 +103,7 @@ export class HttpTransport implements Transport {
   readonly answersInPage = true;
   readonly choosesFolderInDialog = false;
   readonly takesFileDrops = false;
+  readonly confirmsBatchInDialog = false;
   private readonly base: string;
   private readonly fetchFn: FetchFn;
   private readonly makeEventSource: EventSourceFactory;
@@ -476,6 +482,53 @@ export class HttpTransport implements Transport {
     }
     return this.request<WritePreview>('POST', '/api/notes/preview', { body: { tool, arguments: parsed } });
   }
+  private static batchPath(id: string, action = ''): string {
+    return `/api/batches/${encodeURIComponent(id)}${action ? `/${action}` : ''}`;
+  }
+  /** GET /api/batches → every batch, newest first. */
+  async batches(): Promise<Batch[]> {
+    return (await this.request<Batch[] | null>('GET', '/api/batches')) ?? [];
+  }
+  /** GET /api/batches/{id} → the batch, its tasks and review list; 404 {"error"}. */
+  async batch(id: string): Promise<BatchReview> {
+    return batchReview(await this.request<BatchReview>('GET', HttpTransport.batchPath(id)));
+  }
+  /** POST /api/batches {folder} → 201 Batch, or 400/409 {"error"} for a folder that cannot be organised. */
+  async startBatch(folder: string): Promise<Batch> {
+    const f = folder.trim();
+    if (!f) throw new Error(NO_BATCH_FOLDER);
+    return this.request<Batch>('POST', '/api/batches', { body: { folder: f } });
+  }
+  pauseBatch(id: string): Promise<Batch> {
+    return this.request<Batch>('POST', HttpTransport.batchPath(id, 'pause'));
+  }
+  resumeBatch(id: string): Promise<Batch> {
+    return this.request<Batch>('POST', HttpTransport.batchPath(id, 'resume'));
+  }
+  cancelBatch(id: string): Promise<Batch> {
+    return this.request<Batch>('POST', HttpTransport.batchPath(id, 'cancel'));
+  }
+  /** POST /api/batches/{id}/apply BatchDecision → Batch; 400/409 {"error"} with Quire's refusal in words. */
+  applyBatch(id: string, d: BatchDecision): Promise<Batch> {
+    return this.request<Batch>('POST', HttpTransport.batchPath(id, 'apply'), { body: d });
+  }
+  undoBatch(id: string): Promise<Batch> {
+    return this.request<Batch>('POST', HttpTransport.batchPath(id, 'undo'));
+  }
+  /** One EventSource on /api/batches/stream: "batch" events carry BatchProgress. */
+  subscribeBatches(onProgress: (p: BatchProgress) => void): () => void {
+    const es = this.makeEventSource(`${this.base}/api/batches/stream?${PROTOCOL_QUERY}=${encodeURIComponent(PROTOCOL_VERSION)}`);
+    es.addEventListener('batch', (ev) => {
+      try {
+        const p = JSON.parse(String(ev.data));
+        if (p && typeof p === 'object' && p.batch) onProgress(p as BatchProgress);
+      } catch {
+        /* a broken event is skipped; the next one carries the batch whole */
+      }
+    });
+    return () => es.close();
+  }
+
   /** GET /api/memory → {items, approval, learn}. */
   async memory(): Promise<MemoryList> {
     return memoryList(await this.request<Partial<MemoryList>>('GET', '/api/memory'));

@@ -10,6 +10,7 @@
 import type { BranchResult, DoctorReport, Intent, MemoryItem, MemoryList, QEvent, Question, Session, ViewSnapshot } from '../protocol';
 import type { CallsTransport } from './calls';
 import type { ConversationsTransport } from './conversations';
+import type { BatchesTransport } from './batches';
 import type { DocumentsTransport } from './documents';
 import type { ModelsTransport } from './models';
 import type { NotesTransport } from './notes';
@@ -43,7 +44,7 @@ export function memoryList(r: Partial<MemoryList> | null | undefined): MemoryLis
   return { items: Array.isArray(r?.items) ? r.items : [], approval: !!r?.approval, learn: !!r?.learn };
 }
 
-export interface Transport extends MemoryHost, DocumentsTransport, ModelsTransport, SettingsTransport, NotesTransport, CallsTransport, ConversationsTransport {
+export interface Transport extends MemoryHost, DocumentsTransport, ModelsTransport, SettingsTransport, NotesTransport, CallsTransport, ConversationsTransport, BatchesTransport {
   /**
    * True when permission questions are answered in the page (HTTP). False in
    * the desktop window, where a native dialog asks and `answer` is not

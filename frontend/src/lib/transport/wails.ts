@@ -18,9 +18,10 @@
 // shows it and calls QuestionShown, which only lets the dialog open.
 import * as bound from '../../../wailsjs/go/main/App';
 import * as boundRuntime from '../../../wailsjs/runtime/runtime';
-import type { BranchResult, Call, CallList, DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, MessageSearch, ModelsState, OllamaCheck, PullProgress, QEvent, Question, Session, SettingsSaved, SettingsScreen, UserSettings, ViewSnapshot } from '../protocol';
+import type { Batch, BatchDecision, BatchProgress, BatchReview, BranchResult, Call, CallList, DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, MessageSearch, ModelsState, OllamaCheck, PullProgress, QEvent, Question, Session, SettingsSaved, SettingsScreen, UserSettings, ViewSnapshot } from '../protocol';
 import { callDetail, callList, NO_CALLS } from './calls';
 import { messageSearch, NO_EXPORT, NO_SEARCH, type ExportFormat, type Exported } from './conversations';
+import { batchReview, NO_BATCH_FOLDER, NO_BATCHES } from './batches';
 import { modelsState, NO_MODEL_NAME, NO_MODELS } from './models';
 import { changeList, NO_NOTES, noteFolder, undoOutcome } from './notes';
 import type { ChangeList, NoteFolder, NoteText, NoteVersions, UndoOutcome, WritePreview } from '../protocol';
@@ -104,6 +105,19 @@ export interface WailsApp {
   Calls?: Method<'Calls', CallList>;
   Call?: Method<'Call', Call>;
   CallRequest?: Method<'CallRequest', string>;
+  /**
+   * The batches (app.go). ApplyBatch and UndoBatch ask in a native dialog
+   * first and resolve with the batch unchanged on No. Optional: an older
+   * Quire has none.
+   */
+  Batches?: Method<'Batches', Batch[] | null>;
+  BatchReview?: Method<'BatchReview', BatchReview>;
+  StartBatch?: Method<'StartBatch', Batch>;
+  PauseBatch?: Method<'PauseBatch', Batch>;
+  ResumeBatch?: Method<'ResumeBatch', Batch>;
+  CancelBatch?: Method<'CancelBatch', Batch>;
+  ApplyBatch?: Method<'ApplyBatch', Batch>;
+  UndoBatch?: Method<'UndoBatch', Batch>;
   /** The questions the window is asking (to show them). Optional: an older Quire has none. */
   Questions?: Method<'Questions', Question[] | null>;
   /** The page has shown question `id` in full: its dialog may open. It cannot answer. */
@@ -150,6 +164,7 @@ export class WailsTransport implements Transport {
   readonly answersInPage = false;
   readonly choosesFolderInDialog = true;
   readonly takesFileDrops = true;
+  readonly confirmsBatchInDialog = true;
   private handshake: Promise<void> | null = null;
 
   /** In the window, `app` and `runtime` are `generatedApp` and `generatedRuntime`; tests hand in fakes. */
@@ -361,6 +376,41 @@ export class WailsTransport implements Transport {
   }
   previewWrite(tool: string, args: string): Promise<WritePreview> {
     return this.notes(this.app.PreviewWrite ? (a) => a.PreviewWrite!(tool, args) : null);
+  }
+  /** Calls a batches method the window may not have (an older Quire). */
+  private bat<T>(f: ((app: WailsApp) => Promise<T>) | null): Promise<T> {
+    return this.call(() => (f ? f(this.app) : Promise.reject(NO_BATCHES)));
+  }
+  async batches(): Promise<Batch[]> {
+    return (await this.bat(this.app.Batches ? (a) => a.Batches!() : null)) ?? [];
+  }
+  async batch(id: string): Promise<BatchReview> {
+    return batchReview(await this.bat(this.app.BatchReview ? (a) => a.BatchReview!(id) : null));
+  }
+  async startBatch(folder: string): Promise<Batch> {
+    const f = folder.trim();
+    if (!f) throw new Error(NO_BATCH_FOLDER);
+    return this.bat(this.app.StartBatch ? (a) => a.StartBatch!(f) : null);
+  }
+  pauseBatch(id: string): Promise<Batch> {
+    return this.bat(this.app.PauseBatch ? (a) => a.PauseBatch!(id) : null);
+  }
+  resumeBatch(id: string): Promise<Batch> {
+    return this.bat(this.app.ResumeBatch ? (a) => a.ResumeBatch!(id) : null);
+  }
+  cancelBatch(id: string): Promise<Batch> {
+    return this.bat(this.app.CancelBatch ? (a) => a.CancelBatch!(id) : null);
+  }
+  /** Go asks in a native dialog first: the batch comes back unchanged (reviewing) when the user said No. */
+  applyBatch(id: string, d: BatchDecision): Promise<Batch> {
+    return this.bat(this.app.ApplyBatch ? (a) => a.ApplyBatch!(id, d as Parameters<Bound['ApplyBatch']>[1]) : null);
+  }
+  undoBatch(id: string): Promise<Batch> {
+    return this.bat(this.app.UndoBatch ? (a) => a.UndoBatch!(id) : null);
+  }
+  subscribeBatches(onProgress: (p: BatchProgress) => void): () => void {
+    const off = this.runtime?.EventsOnMultiple?.(RuntimeEvent.Batch, (p: unknown) => p && typeof p === 'object' && (p as BatchProgress).batch && onProgress(p as BatchProgress), -1);
+    return () => typeof off === 'function' && off();
   }
   /** Calls a memory method the window may not have (an older Quire). */
   private mem<T>(f: ((app: WailsApp) => Promise<T>) | undefined): Promise<T> {

@@ -3,6 +3,12 @@
 import {protocol} from '../models';
 import {doctor} from '../models';
 
+export function ApplyBatch(arg1:string,arg2:protocol.BatchDecision):Promise<protocol.Batch>;
+
+export function BatchReview(arg1:string):Promise<protocol.BatchReview>;
+
+export function Batches():Promise<Array<protocol.Batch>>;
+
 export function Call(arg1:string,arg2:number):Promise<protocol.Call>;
 
 export function CallRequest(arg1:string,arg2:number):Promise<string>;
@@ -10,6 +16,8 @@ export function CallRequest(arg1:string,arg2:number):Promise<string>;
 export function Calls(arg1:string,arg2:string):Promise<protocol.CallList>;
 
 export function Cancel(arg1:string):Promise<void>;
+
+export function CancelBatch(arg1:string):Promise<protocol.Batch>;
 
 export function CancelIndexing():Promise<void>;
 
@@ -63,6 +71,8 @@ export function NotesFolder():Promise<string>;
 
 export function NotesTree(arg1:string):Promise<protocol.NoteFolder>;
 
+export function PauseBatch(arg1:string):Promise<protocol.Batch>;
+
 export function PreviewWrite(arg1:string,arg2:string):Promise<protocol.WritePreview>;
 
 export function PullModel(arg1:string):Promise<void>;
@@ -78,6 +88,8 @@ export function RemoveDocument(arg1:string):Promise<void>;
 export function RenameSession(arg1:string,arg2:string):Promise<protocol.Session>;
 
 export function ReportView(arg1:{[key: string]: any}):Promise<void>;
+
+export function ResumeBatch(arg1:string):Promise<protocol.Batch>;
 
 export function RetryDocument(arg1:string):Promise<void>;
 
@@ -98,6 +110,10 @@ export function SetMemoryApproval(arg1:boolean):Promise<void>;
 export function SetMemoryLearning(arg1:boolean):Promise<void>;
 
 export function Settings():Promise<protocol.SettingsScreen>;
+
+export function StartBatch(arg1:string):Promise<protocol.Batch>;
+
+export function UndoBatch(arg1:string):Promise<protocol.Batch>;
 
 export function UndoChange(arg1:string):Promise<protocol.UndoOutcome>;
 
