@@ -5,8 +5,11 @@
 // popover lists what is registered, so the list cannot drift from the keys.
 //
 // A later registration of the same id replaces the earlier one until it is
-// unregistered (e.g. the branch lane's real edit replaces the composer's
-// "put the text back"): the unregister function restores what was there.
+// unregistered: the unregister function restores what was there. One marked
+// `fallback` gives way to any other of its id whatever the order (the
+// composer's Up, "put the last message back in the box", gives way to a
+// real edit of that message).
+import type { Item } from './conversation';
 
 /** Where the shortcuts are, for parts that register into it. */
 export const SHORTCUTS_CONTEXT = Symbol('shortcuts');
@@ -24,6 +27,8 @@ export interface Shortcut {
   label: string;
   /** Fires while typing in a text field too (the modifier shortcuts, Esc). Default false. */
   inText?: boolean;
+  /** Gives way to any registration of the same id that is not a fallback. */
+  fallback?: boolean;
   /** Whether it applies now; when false the key goes on as if unregistered. */
   when?: (e: KeyboardEvent) => boolean;
   run: (e: KeyboardEvent) => void;
@@ -106,7 +111,10 @@ export class ShortcutRegistry {
 
   /** The shortcuts in force, in the order their ids were first registered. */
   list(): Shortcut[] {
-    return Array.from(this.byId.values(), (stack) => stack[stack.length - 1]);
+    return Array.from(this.byId.values(), (stack) => {
+      for (let i = stack.length - 1; i >= 0; i--) if (!stack[i].fallback) return stack[i];
+      return stack[stack.length - 1];
+    });
   }
 
   /** Hears every change of the list (the help popover); returns the unsubscribe. */
@@ -138,4 +146,10 @@ export class ShortcutRegistry {
   private changed(): void {
     for (const fn of this.listeners) fn();
   }
+}
+
+/** The text of the last message the user wrote in `items`, or '' (what Up in an empty composer edits). */
+export function lastUserText(items: readonly Item[]): string {
+  for (let i = items.length - 1; i >= 0; i--) if (items[i].kind === 'user') return items[i].text;
+  return '';
 }
