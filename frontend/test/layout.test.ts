@@ -16,7 +16,7 @@ function host(narrow: boolean, stored: Record<string, string> = {}) {
 
 describe('SidebarLayout', () => {
   it.each([
-    { name: 'wide, nothing chosen: open', narrow: false, stored: {}, collapsed: false },
+    { name: 'wide, nothing chosen: open', narrow: false, stored: {} as Record<string, string>, collapsed: false },
     { name: 'narrow, nothing chosen: collapsed', narrow: true, stored: {}, collapsed: true },
     { name: 'wide, collapsed before', narrow: false, stored: { 'quire.sidebar.wide': 'collapsed' }, collapsed: true },
     { name: 'narrow, opened before', narrow: true, stored: { 'quire.sidebar.narrow': 'open' }, collapsed: false },
