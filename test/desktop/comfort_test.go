@@ -271,13 +271,17 @@ func BenchmarkDesktop200Turns(b *testing.B) {
 		w, pid := benchWindow(b)
 		w.turn("turn 1")
 		app1, web1 := split(pid, pssKB)
+		b.Logf("PSS after turn 1: quire %d kB, WebKit %d kB", app1, web1)
 		for i := 2; i <= 200; i++ {
 			w.turn(fmt.Sprintf("turn %d", i))
+			if i%50 == 0 {
+				app, web := split(pid, pssKB)
+				b.Logf("PSS after turn %d: quire %d kB, WebKit %d kB", i, app, web)
+			}
 		}
 		app200, web200 := split(pid, pssKB)
 		b.ReportMetric(float64(app1+web1)/1024, "MB-pss-turn1")
 		b.ReportMetric(float64(app200+web200)/1024, "MB-pss-turn200")
 		b.ReportMetric(float64(app200+web200-app1-web1)/float64(app1+web1)*100, "%growth")
-		b.Logf("PSS after turn 1: quire %d kB, WebKit %d kB; after turn 200: quire %d kB, WebKit %d kB", app1, web1, app200, web200)
 	}
 }

@@ -43,7 +43,7 @@ var cases = []string{
 	"protocol", "send-retry", "tool-card", "permission-deny", "permission-allow", "steer", "queue", "wails-permission",
 	"notes-folder", "wails-notes-folder", "plan", "unsure", "move-undo", "documents-panel", "documents-cancel",
 	"wails-drop", "compaction-marker", "memory-panel", "models-panel", "documents-e2e", "citations",
-	"question-forget", "question-long", "secret", "exfil", "empty-retry", "settings", "documents-embedder",
+	"question-forget", "question-long", "secret", "exfil", "empty-retry", "settings", "documents-embedder", "comfort",
 }
 
 func TestBrowser(t *testing.T) {
