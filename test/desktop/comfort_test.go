@@ -63,7 +63,8 @@ func runEnds(t *testing.T, dataDir string) []string {
 
 // TestDesktopEscStopsTheReply: in the real window, Esc while a reply is
 // streaming stops it — the run ends cancelled in the log, the reply keeps
-// what had arrived and says Stopped, and Esc with nothing going does nothing.
+// what had arrived, and Esc with nothing going does nothing; a message's
+// copy button puts its text where Ctrl+V finds it.
 func TestDesktopEscStopsTheReply(t *testing.T) {
 	display := startXvfb(t)
 	fake := ollamatest.New(t, ollamatest.WithReplies(slowStory))
@@ -91,10 +92,28 @@ func TestDesktopEscStopsTheReply(t *testing.T) {
 	w.typeText("hello again")
 	w.keys("Return")
 	waitView(t, a, probe, "the next reply", func(v view) bool { return v.has("assistant", "You said: hello again") && !v.Streaming })
+
+	// The copy button works in the window (WebKitGTK, through Wails'
+	// clipboard): the first message copied, pasted into the composer with
+	// Ctrl+V and sent asks for the story again, and Esc stops it again.
+	w.click("copy-message")
+	w.click("composer")
+	w.keys("ctrl+v", "Return")
+	again := waitView(t, a, probe, "the pasted message streaming its story", func(v view) bool {
+		n := 0
+		for _, m := range v.Messages {
+			if m.Role == "user" && m.Text == "tell me a long story" {
+				n++
+			}
+		}
+		return n == 2 && v.Streaming && strings.Contains(v.Messages[len(v.Messages)-1].Text, "word3 ")
+	})
+	w.keys("Escape")
+	waitView(t, a, probe, "the second story stopped", func(v view) bool { return !v.Streaming && len(v.Messages) == len(again.Messages) })
 	a.stop(t)
 
 	got := runEnds(t, dataDir)
-	if want := []string{"cancelled", "completed"}; strings.Join(got, ",") != strings.Join(want, ",") {
+	if want := []string{"cancelled", "completed", "cancelled"}; strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("the runs ended %v, want %v", got, want)
 	}
 }

@@ -131,7 +131,7 @@ export function readSettings(root: ParentNode): ViewSnapshot['settings'] {
 }
 
 /** The controls a desktop test clicks (xdotool has no selectors). */
-export const POINT_IDS = ['composer', 'models-open', 'pull-name', 'pull-start', 'settings-open', 'settings-model', 'settings-save', 'download-model'];
+export const POINT_IDS = ['composer', 'models-open', 'pull-name', 'pull-start', 'settings-open', 'settings-model', 'settings-save', 'download-model', 'copy-message'];
 
 /** Where each of POINT_IDS on screen is, or undefined when none is. */
 export function readPoints(root: ParentNode): ViewSnapshot['points'] {
