@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { anchorShift, countAfter, indexOfSeq, offsetOf, windowRange } from '../src/lib/windowing';
+import { anchorShift, ConversationView, countAfter, indexOfSeq, offsetOf, windowRange } from '../src/lib/windowing';
 
 const tens = (n: number) => Array.from({ length: n }, () => 10);
 
@@ -52,5 +52,22 @@ describe('anchorShift', () => {
     { name: 'an item below does not', index: 5, scrollTop: 25, shift: 0 },
   ])('$name', ({ index, scrollTop, shift }) => {
     expect(anchorShift(tens(10), index, 7, scrollTop)).toBe(shift);
+  });
+});
+
+describe('ConversationView', () => {
+  it('reveals through the list attached last, and says false with none', async () => {
+    const v = new ConversationView();
+    expect(await v.reveal(3)).toBe(false);
+    const asked: string[] = [];
+    const first = v.attach(async (seq) => (asked.push(`first:${seq}`), true));
+    const second = v.attach(async (seq) => (asked.push(`second:${seq}`), seq > 5));
+    expect(await v.reveal(9)).toBe(true);
+    expect(await v.reveal(2)).toBe(false);
+    first(); // a list that was replaced detaching does not detach its successor
+    expect(await v.reveal(7)).toBe(true);
+    second();
+    expect(await v.reveal(7)).toBe(false);
+    expect(asked).toEqual(['second:9', 'second:2', 'second:7']);
   });
 });
