@@ -16,7 +16,7 @@ TEST_PKGS := $(RUN_PKGS) xvfb xauth x11-apps xdotool imagemagick chromium dbus-x
 # TestEvalSet (in go test ./...) writes the eval table here; make test prints it.
 export QUIRE_EVAL_REPORT := $(CURDIR)/build/eval-report.txt
 
-.PHONY: run test bench build app frontend deps-run deps-test check-tools clean bindings package test-package vulncheck
+.PHONY: run test bench bench-desktop build app frontend deps-run deps-test check-tools clean bindings package test-package vulncheck
 
 run: deps-run app
 	./$(APP)
@@ -152,6 +152,13 @@ bench:
 	$(GO) test ./rag -run 'TestSciFact$$' -v -timeout 60m -scifact $(SCIFACT) -scifact.50k=false
 	$(GO) test ./rag -run '^$$' -bench HostileFiles -benchtime 3x
 	$(GO) test . -run '^$$' -bench SearchFirstResult -benchtime 20x -scifact $(SCIFACT)
+
+# The real window's CPU while idle and while waiting, and its memory over
+# 200 turns (docs/BENCHMARKS.md, "The window's idle cost and memory"); needs
+# what `make test` installs (Xvfb, xdotool).
+bench-desktop: frontend
+	CGO_ENABLED=1 $(GO) build $(GOFLAGS_DESKTOP) -o $(APP) .
+	QUIRE_APP_BIN=$(CURDIR)/$(APP) $(GO) test -count=1 -tags desktoptest -run '^$$' -bench Desktop -benchtime 1x -timeout 20m ./test/desktop/
 
 # The SciFact data for rag's benchmarks (docs/BENCHMARKS.md, issue 6).
 SCIFACT ?= $(CURDIR)/../shared/data/scifact

@@ -2745,4 +2745,97 @@ export const cases = [
       assert(readFileSync(join(dir, 'inbox/a.md'), 'utf8') === '# A\n\nAn idea for a project.\n', 'a.md as it was');
     },
   },
+
+  {
+    name: 'reading comfort: highlighted code with copy buttons, the shortcuts and their help, the sidebar toggle, a long chat drawn in part with Jump to latest',
+    slug: 'comfort',
+    async run({ page, context, base, shot }) {
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+      await open(page, base);
+      await newChat(page);
+      const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
+
+      // A reply with a Go code block: coloured by highlight.js, with its own copy button.
+      const code = 'func main() {\n\tfmt.Println("<b>hi</b>")\n}';
+      await send(page, 'code:\n```go\n' + code + '\n```');
+      await until(() => settled(page), 'the reply with the code block');
+      const block = page.locator('[data-role="assistant"] .code-block');
+      assert((await block.locator('pre code.hljs.language-go span.hljs-keyword').count()) > 0, 'the Go keywords are highlighted');
+      assert((await block.locator('pre b').count()) === 0, 'markup inside the code stays text');
+      await block.hover();
+      await block.locator('[data-copy-code]').click();
+      await until(async () => (await clipboard()) === code + '\n', 'the code on the clipboard');
+      await page.locator('[data-role="assistant"] [data-testid="copy-message"]').click();
+      await until(async () => (await clipboard()) === 'You said: code:\n```go\n' + code + '\n```', 'the reply as Markdown on the clipboard');
+      await page.locator('[data-role="user"] [data-testid="copy-message"]').click();
+      await until(async () => (await clipboard()) === 'code:\n```go\n' + code + '\n```', 'the message on the clipboard');
+
+      // Up in the empty composer puts the last message back.
+      await $(page, 'composer').focus();
+      await page.keyboard.press('ArrowUp');
+      assert((await $(page, 'composer').inputValue()) === 'code:\n```go\n' + code + '\n```', 'Up gives back the last message');
+      await $(page, 'composer').fill('');
+
+      // "?" (outside a text field) lists every shortcut; Esc closes it.
+      await page.locator('.header .title').click();
+      await page.keyboard.press('Shift+?');
+      const help = $(page, 'shortcut-help');
+      await help.waitFor({ timeout: WAIT_MS });
+      const ids = await help.locator('[data-testid="shortcut"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
+      for (const id of ['stop', 'new-chat', 'settings', 'sidebar', 'help', 'edit-last']) assert(ids.includes(id), `the help lists ${id}, got ${JSON.stringify(ids)}`);
+      await page.screenshot({ path: shot });
+      await page.keyboard.press('Escape');
+      await until(async () => (await help.count()) === 0, 'the help to close on Esc');
+
+      // Ctrl+N opens a new chat; Ctrl+B hides the list of chats, remembered across a reload.
+      const before = await $(page, 'session-item').count();
+      await page.keyboard.press('Control+n');
+      await until(async () => (await $(page, 'session-item').count()) === before + 1, 'a new chat from Ctrl+N');
+      await page.keyboard.press('Control+b');
+      await until(async () => (await $(page, 'session-item').count()) === 0, 'the sidebar hidden');
+      await page.reload({ waitUntil: 'domcontentloaded' });
+      await $(page, 'composer').waitFor({ timeout: WAIT_MS });
+      assert((await $(page, 'sidebar-toggle').getAttribute('aria-expanded')) === 'false', 'still hidden after a reload');
+      await $(page, 'sidebar-toggle').click();
+      await $(page, 'session-item').first().waitFor({ timeout: WAIT_MS });
+
+      // A long chat: 32 turns of tall messages sent through the API, then opened.
+      const post = (path, body) =>
+        api(base, path, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Idempotency-Key': `e2e-${Math.random().toString(16).slice(2)}` }, body: body && JSON.stringify(body) });
+      const long = await (await post('/api/sessions', { title: 'a long chat' })).json();
+      const path = `/api/sessions/${encodeURIComponent(long.id)}`;
+      const finished = async () => (await (await api(base, `${path}/events?from=0`)).json()).filter((e) => e.type === 'run.finished').length;
+      const TURNS = 32;
+      for (let i = 1; i <= TURNS; i++) {
+        const r = await post(`${path}/messages`, { text: `line ${i}\n` + 'x\n'.repeat(8) });
+        assert(r.status === 202, `turn ${i} accepted, got ${r.status}`);
+        await until(async () => (await finished()) === i, `turn ${i} answered`).catch(async (e) => {
+          const tail = (await (await api(base, `${path}/events?from=0`)).json()).slice(-5);
+          throw new Error(`${e.message}; the log ends ${tail.map((x) => `${x.type} ${JSON.stringify(x.payload).slice(0, 120)}`).join(' | ')}`);
+        });
+      }
+      await page.locator(`[data-session-id="${long.id}"] .select`).click();
+      await until(async () => (await messages(page)).some((m) => m.text.startsWith(`You said: line ${TURNS}`)), 'the last reply at the bottom');
+      const drawn = await $(page, 'message').count();
+      assert(drawn <= TURNS, `only the items near the screen are drawn, got ${drawn} of ${TURNS * 2}`);
+      assert((await $(page, 'jump-latest').count()) === 0, 'no Jump to latest at the bottom');
+
+      // Scrolled to the top: the first turn is drawn, the bottom is not; Jump to latest takes the reader back.
+      const scroller = page.locator('.scroller');
+      // Each try scrolls up again: the heights measured on the way move the top.
+      const top = await until(async () => {
+        await scroller.evaluate((el) => (el.scrollTop = 0));
+        const m = await messages(page);
+        return m.some((x) => x.role === 'user' && x.text.startsWith('line 1\n')) && m;
+      }, 'the first turn drawn at the top');
+      assert(!top.some((m) => m.text.startsWith(`You said: line ${TURNS}`)), 'the last reply is not drawn up there');
+      await $(page, 'jump-latest').waitFor({ timeout: WAIT_MS });
+      // A new turn while scrolled up is counted on the button.
+      await post(`${path}/messages`, { text: 'one more' });
+      await until(async () => ((await $(page, 'jump-count').textContent().catch(() => '')) ?? '').includes('new'), 'the count of new messages');
+      await $(page, 'jump-latest').click();
+      await until(async () => (await messages(page)).some((m) => m.text === 'You said: one more'), 'the newest reply after Jump to latest');
+      await until(async () => (await $(page, 'jump-latest').count()) === 0, 'the button gone at the bottom');
+    },
+  },
 ];

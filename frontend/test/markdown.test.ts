@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
-import { renderInline, renderMarkdown } from '../src/lib/markdown';
+import { codeLanguage, MAX_HIGHLIGHT_CHARS, renderInline, renderMarkdown } from '../src/lib/markdown';
 
 function text(html: string): string {
   const d = document.createElement('div');
@@ -13,7 +13,9 @@ describe('renderMarkdown', () => {
     { md: '**bold** and *it*', has: ['<strong>bold</strong>', '<em>it</em>'] },
     { md: '# Title', has: ['<h1>Title</h1>'] },
     { md: '- a\n- b', has: ['<ul>', '<li>a</li>'] },
-    { md: '```go\nfmt.Println(1)\n```', has: ['<pre><code class="language-go">'] },
+    { md: '```go\nfmt.Println(1)\n```', has: ['<pre><code class="hljs language-go">', '<span class="hljs-'] },
+    { md: '```\nplain\n```', has: ['<pre><code>plain'] },
+    { md: '```klingon\nqapla\n```', has: ['<pre><code class="language-klingon">qapla'] },
     { md: 'a\nb', has: ['a<br>b'] },
     { md: '| x | y |\n|---|---|\n| 1 | 2 |', has: ['<table>', '<td>1</td>'] },
   ])('renders $md', ({ md, has }) => {
@@ -84,6 +86,64 @@ describe('renderMarkdown', () => {
 
   it('empty input is empty output', () => {
     expect(renderMarkdown('')).toBe('');
+  });
+});
+
+describe('code blocks', () => {
+  function blocks(md: string): HTMLElement {
+    const d = document.createElement('div');
+    d.innerHTML = renderMarkdown(md);
+    return d;
+  }
+
+  it.each([
+    { info: 'go', want: 'go' },
+    { info: 'TS title=x', want: 'ts' },
+    { info: 'py', want: 'py' },
+    { info: 'sh', want: 'sh' },
+    { info: 'html', want: 'html' },
+    { info: '', want: null },
+    { info: 'klingon', want: null },
+    { info: '"><script>', want: null },
+  ])('knows the language of "$info"', ({ info, want }) => {
+    expect(codeLanguage(info)).toBe(want);
+  });
+
+  // The highlighter runs before the sanitiser: markup in a code block, in
+  // any language, stays text, and its fence's info cannot reach an attribute.
+  it.each([
+    { what: 'html', md: '```html\n<script>alert(1)</script><img src=x onerror="alert(1)">\n```' },
+    { what: 'js', md: '```js\ndocument.body.innerHTML = "<img src=x onerror=alert(1)>";</code></pre><script>alert(2)</script>\n```' },
+    { what: 'no language', md: '```\n<iframe src="https://example.com"></iframe>\n```' },
+    { what: 'a hostile info string', md: '```js" onmouseover="alert(1)\n<b>x</b>\n```' },
+    { what: 'an unknown language', md: '```<img/src=x/onerror=alert(1)>\n<svg onload=alert(1)>\n```' },
+  ])('a hostile code block ($what) injects no markup', ({ md }) => {
+    const d = blocks(md);
+    const source = md.split('\n').slice(1, -1).join('\n');
+    expect(d.querySelector('pre')?.textContent).toBe(source + '\n');
+    expect(d.querySelector('script, img, iframe, b, pre svg, [onerror], [onload], [onmouseover]')).toBeNull();
+    for (const el of d.querySelectorAll('pre *')) expect(['CODE', 'SPAN']).toContain(el.tagName);
+  });
+
+  it('each block gets a copy button that adds no text', () => {
+    const d = blocks('one\n\n```go\na := 1\n```\n\ntwo\n\n```\nb\n```');
+    expect(d.querySelectorAll('.code-block > button[data-copy-code] + pre')).toHaveLength(2);
+    expect(d.textContent?.replace(/\s+/g, ' ').trim()).toBe('one a := 1 two b');
+  });
+
+  // A "<pre" that is attribute text must stay attribute text.
+  it('a <pre> inside an attribute stays text', () => {
+    const d = blocks('<a href="https://example.com" title="<pre><img src=x onerror=alert(1)>">x</a>\n\n```\ny\n```');
+    expect(d.querySelector('img, [onerror]')).toBeNull();
+    expect(d.querySelector('a')?.getAttribute('title')).toBe('<pre><img src=x onerror=alert(1)>');
+    expect(d.querySelectorAll('.code-block')).toHaveLength(1);
+  });
+
+  it('a block too long to highlight is shown plain', () => {
+    const long = 'x = 1\n'.repeat(MAX_HIGHLIGHT_CHARS / 6 + 1);
+    const d = blocks('```python\n' + long + '```');
+    expect(d.querySelector('pre code span')).toBeNull();
+    expect(d.querySelector('pre code')?.textContent).toBe(long);
   });
 });
 

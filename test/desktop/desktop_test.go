@@ -93,7 +93,7 @@ func (v view) has(role, text string) bool {
 	return false
 }
 
-func artifacts(t *testing.T) string {
+func artifacts(t testing.TB) string {
 	dir := os.Getenv("QUIRE_ARTIFACTS")
 	if dir == "" {
 		dir = filepath.Join("..", "..", "test-artifacts")
@@ -105,7 +105,7 @@ func artifacts(t *testing.T) string {
 }
 
 // startXvfb starts a virtual display and returns its DISPLAY value.
-func startXvfb(t *testing.T) string {
+func startXvfb(t testing.TB) string {
 	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -131,7 +131,7 @@ type app struct {
 	done chan error
 }
 
-func startApp(t *testing.T, display, dataDir, probe, ollamaURL string, env ...string) *app {
+func startApp(t testing.TB, display, dataDir, probe, ollamaURL string, env ...string) *app {
 	t.Helper()
 	bin := os.Getenv("QUIRE_APP_BIN")
 	if bin == "" {
@@ -163,7 +163,7 @@ func startApp(t *testing.T, display, dataDir, probe, ollamaURL string, env ...st
 }
 
 // stop asks the app to quit (SIGTERM) and waits for it to exit.
-func (a *app) stop(t *testing.T) {
+func (a *app) stop(t testing.TB) {
 	if a.cmd.ProcessState != nil {
 		return
 	}
@@ -178,7 +178,7 @@ func (a *app) stop(t *testing.T) {
 }
 
 // waitView polls the probe file until ok accepts the snapshot.
-func waitView(t *testing.T, a *app, probe, what string, ok func(view) bool) view {
+func waitView(t testing.TB, a *app, probe, what string, ok func(view) bool) view {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	var last view
@@ -204,7 +204,7 @@ func waitView(t *testing.T, a *app, probe, what string, ok func(view) bool) view
 	return last
 }
 
-func run(t *testing.T, display string, args ...string) string {
+func run(t testing.TB, display string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = append(os.Environ(), "DISPLAY="+display)
@@ -226,7 +226,7 @@ func send(t *testing.T, display, text string) string {
 	return win
 }
 
-func screenshot(t *testing.T, display, name string) {
+func screenshot(t testing.TB, display, name string) {
 	t.Helper()
 	path := filepath.Join(artifacts(t), name)
 	run(t, display, "import", "-window", "root", path)

@@ -191,7 +191,7 @@ func TestDesktopDropFolderIndexesAndCites(t *testing.T) {
 }
 
 // shellInt reads KEY=N from `xdotool getwindowgeometry --shell`.
-func shellInt(t *testing.T, out, key string) int {
+func shellInt(t testing.TB, out, key string) int {
 	t.Helper()
 	for _, l := range strings.Split(out, "\n") {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(l), key+"="); ok {

@@ -17,7 +17,7 @@ import (
 // window is the real window under test: its id and where it is on the
 // screen, to click the controls the probe places.
 type window struct {
-	t       *testing.T
+	t       testing.TB
 	display string
 	id      string
 	x, y    int
@@ -25,7 +25,7 @@ type window struct {
 	probe   string
 }
 
-func findWindow(t *testing.T, display string, a *app, probe string) *window {
+func findWindow(t testing.TB, display string, a *app, probe string) *window {
 	t.Helper()
 	id := strings.Fields(run(t, display, "xdotool", "search", "--sync", "--onlyvisible", "--name", "^Quire$"))[0]
 	geo := run(t, display, "xdotool", "getwindowgeometry", "--shell", id)

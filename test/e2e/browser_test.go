@@ -46,7 +46,7 @@ var cases = []string{
 	"wails-drop", "compaction-marker", "memory-panel", "models-panel", "documents-e2e", "search-jump", "export-md", "citations",
 	"question-forget", "question-long", "secret", "exfil", "empty-retry", "settings", "documents-embedder",
 	"changes-undo",
-	"branch-edit", "branch-regenerate", "continue-killed", "inspector", "batch-review",
+	"branch-edit", "branch-regenerate", "continue-killed", "inspector", "batch-review", "comfort",
 }
 
 func TestBrowser(t *testing.T) {

@@ -185,6 +185,8 @@ export class ChatStore {
 
   /** The message the search palette jumps to (the event's seq in `session`), or null. `n` tells two jumps apart. */
   jump = $state.raw<{ session: string; seq: number; n: number } | null>(null);
+  /** The user message (its item key) whose editor should open: the composer's Up asks for it, the message's actions take it. */
+  editRequest = $state<number | null>(null);
 
   private pending: QEvent[] | null = null;
   /** Folded ancestor parts, by `${session}@${upTo}` (they never change). */
