@@ -71,11 +71,9 @@ func crashChild(spec string) {
 		die("list", err)
 	}
 	if len(list) == 0 {
-		b, err := q.Start(ctx, "inbox")
-		if err != nil {
+		if _, err := q.Start(ctx, "inbox"); err != nil {
 			die("start", err)
 		}
-		list = []protocol.Batch{b}
 	}
 	for p := range stream {
 		if p.Task != nil && p.Task.State == protocol.TaskDone {

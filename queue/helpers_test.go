@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ollama/ollama/api"
@@ -138,12 +137,6 @@ func newWorld(t testing.TB, n int, plan func(string) []ollamatest.ToolCall, opts
 	dir := t.TempDir()
 	inbox(t, dir, n)
 	return open(t, fake, filepath.Join(t.TempDir(), "quire.db"), dir, opts...)
-}
-
-// states records every state each batch went through, from a Watch.
-type states struct {
-	mu   sync.Mutex
-	seen map[string][]string
 }
 
 // until waits, on the queue's own stream, until the batch is in one of
