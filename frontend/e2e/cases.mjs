@@ -2770,11 +2770,13 @@ export const cases = [
       await page.locator('[data-role="user"] [data-testid="copy-message"]').click();
       await until(async () => (await clipboard()) === 'code:\n```go\n' + code + '\n```', 'the message on the clipboard');
 
-      // Up in the empty composer puts the last message back.
+      // Up in the empty composer opens the last message's own editor (a resend there is a branch).
       await $(page, 'composer').focus();
       await page.keyboard.press('ArrowUp');
-      assert((await $(page, 'composer').inputValue()) === 'code:\n```go\n' + code + '\n```', 'Up gives back the last message');
-      await $(page, 'composer').fill('');
+      await $(page, 'edit-input').waitFor({ timeout: WAIT_MS });
+      assert((await $(page, 'edit-input').inputValue()) === 'code:\n```go\n' + code + '\n```', 'Up opens the last message to edit');
+      await $(page, 'edit-cancel').click();
+      await until(async () => (await $(page, 'edit-input').count()) === 0, 'the editor closed');
 
       // "?" (outside a text field) lists every shortcut; Esc closes it.
       await page.locator('.header .title').click();
@@ -2782,7 +2784,7 @@ export const cases = [
       const help = $(page, 'shortcut-help');
       await help.waitFor({ timeout: WAIT_MS });
       const ids = await help.locator('[data-testid="shortcut"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
-      for (const id of ['stop', 'new-chat', 'settings', 'sidebar', 'help', 'edit-last']) assert(ids.includes(id), `the help lists ${id}, got ${JSON.stringify(ids)}`);
+      for (const id of ['stop', 'new-chat', 'settings', 'search', 'sidebar', 'help', 'edit-last']) assert(ids.includes(id), `the help lists ${id}, got ${JSON.stringify(ids)}`);
       await page.screenshot({ path: shot });
       await page.keyboard.press('Escape');
       await until(async () => (await help.count()) === 0, 'the help to close on Esc');
@@ -2790,7 +2792,8 @@ export const cases = [
       // Ctrl+N opens a new chat; Ctrl+B hides the list of chats, remembered across a reload.
       const before = await $(page, 'session-item').count();
       await page.keyboard.press('Control+n');
-      await until(async () => (await $(page, 'session-item').count()) === before + 1, 'a new chat from Ctrl+N');
+      await until(async () => (await page.locator('[data-testid="session-item"][aria-current="page"]').count()) === 0, 'a new chat draft from Ctrl+N (no chat active)');
+      assert((await $(page, 'session-item').count()) === before, 'Ctrl+N makes no chat before its first message');
       await page.keyboard.press('Control+b');
       await until(async () => (await $(page, 'session-item').count()) === 0, 'the sidebar hidden');
       await page.reload({ waitUntil: 'domcontentloaded' });
