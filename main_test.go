@@ -104,10 +104,18 @@ func TestSessionsAndReplayCommands(t *testing.T) {
 	dir := t.TempDir()
 	s := openOwner(t, dir, fake.URL())
 	sess := tripPlans(t, s.Kernel())
+	worker, err := protocol.Run[protocol.Session](t.Context(), s.Kernel(), "", protocol.CreateSession,
+		protocol.CreateSessionPayload{Title: "Organise inbox/a.md", Kind: protocol.SessionWorker})
+	if err != nil {
+		t.Fatal(err)
+	}
 	s.Close()
 
 	var out, errOut bytes.Buffer
-	if code := run([]string{"sessions", "-data-dir", dir}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "Trip plans") || !strings.Contains(out.String(), sess.ID) {
+	// Every session is listed, a batch worker's too, each with its kind.
+	if code := run([]string{"sessions", "-data-dir", dir}, &out, &errOut); code != 0 ||
+		!strings.Contains(out.String(), "\tchat\tTrip plans\n") || !strings.Contains(out.String(), sess.ID) ||
+		!strings.Contains(out.String(), worker.ID) || !strings.Contains(out.String(), "\tworker\tOrganise inbox/a.md\n") {
 		t.Fatalf("sessions: %d %q %q", code, out.String(), errOut.String())
 	}
 	out.Reset()

@@ -160,7 +160,16 @@ func runSessions(ctx context.Context, _ []string, env Env) int {
 		return 1
 	}
 	for _, x := range list {
-		fmt.Fprintf(env.Stdout, "%s\t%s\t%d events\t%s\n", x.ID, x.UpdatedAt.Local().Format("2006-01-02 15:04"), x.LastSeq+1, x.Title)
+		fmt.Fprintf(env.Stdout, "%s\t%s\t%d events\t%s\t%s\n", x.ID, x.UpdatedAt.Local().Format("2006-01-02 15:04"), x.LastSeq+1, kindName(x.Kind), x.Title)
 	}
 	return 0
+}
+
+// kindName is a session's kind as `quire sessions` lists it: every session
+// is listed, a batch worker's too, so the kind tells them apart.
+func kindName(kind string) string {
+	if kind == "" {
+		return "chat"
+	}
+	return kind
 }

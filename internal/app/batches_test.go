@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -164,6 +165,40 @@ func TestConversationsAndBatchesAreIsolated(t *testing.T) {
 	}
 	if len(seen["workers"]) != 8 || !seen["conversations"][a] || !seen["conversations"][b] {
 		t.Fatalf("the feeds saw %v", seen)
+	}
+
+	// The workers' sessions are marked so: listed as such (the hosts leave
+	// them out of the user's chats), and the search over what was said
+	// finds only the chats.
+	listed, err := k.Sessions(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, s := range listed {
+		if workerSessions[s.ID] != (s.Kind == protocol.SessionWorker) {
+			t.Errorf("session %s (%s) has kind %q", s.ID, s.Title, s.Kind)
+		}
+		kinds[s.Kind]++
+	}
+	if kinds[protocol.SessionWorker] != 8 || kinds[""] != 2 {
+		t.Errorf("kinds listed %v, want 8 workers and 2 chats", kinds)
+	}
+	for _, c := range []struct {
+		query string
+		want  map[string]bool
+	}{{"Organise the note", map[string]bool{}}, {"bravo", map[string]bool{b: true}}} {
+		found, err := p.Conversations().Search(t.Context(), c.query, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, h := range found.Hits {
+			got[h.Session] = true
+		}
+		if !maps.Equal(got, c.want) {
+			t.Errorf("search %q found sessions %v, want %v", c.query, got, c.want)
+		}
 	}
 
 	control := false
