@@ -2683,12 +2683,40 @@ export const cases = [
       assert(failure.startsWith('inbox/d.md: ') && failure.includes('without a proposal'), `the failure with its reason, got "${failure}"`);
       assert(disk('inbox/a.md', 'inbox/b.md', 'inbox/c.md') === 'inbox/a.md:yes inbox/b.md:yes inbox/c.md:yes', 'nothing moved before the yes');
 
+      // Each note's worker has a session of its own, shown from the batch.
+      const workers = page.locator('[data-testid="batch-worker"]');
+      await until(async () => (await workers.count()) === 4, "four workers' sessions in the batch view");
+      const workerIds = new Set(await workers.evaluateAll((els) => els.map((e) => e.dataset.session)));
+
       // A reload finds the batch where it is, the review list whole.
       await page.reload({ waitUntil: 'domcontentloaded' });
       await until(async () => (await $(page, 'batches-waiting').count()) === 1, 'the sidebar marks the batch waiting');
+      // The workers' sessions are not the user's chats: not in the list, not
+      // opened as the newest, not found by the search over what was said.
+      const listedChats = await page.locator('[data-testid="session-item"]').evaluateAll((els) =>
+        els.map((e) => `${e.dataset.sessionId} ${e.querySelector('[data-testid="session-title"]')?.textContent ?? ''}`));
+      assert(listedChats.every((c) => !workerIds.has(c.split(' ')[0]) && !c.includes('Organise inbox/')), `no worker in the chat list, got ${JSON.stringify(listedChats)}`);
+      const heading = (await page.locator('h1.title').textContent()).trim();
+      assert(!heading.startsWith('Organise inbox/'), `the chat opened is not a worker's, got "${heading}"`);
+      await page.keyboard.press('Control+k');
+      await $(page, 'search-input').fill('Organise the note');
+      await $(page, 'search-none').waitFor({ timeout: WAIT_MS });
+      assert((await $(page, 'search-hit').count()) === 0, "the search finds no worker's words");
+      await page.keyboard.press('Escape');
+      await $(page, 'search-palette').waitFor({ state: 'detached', timeout: WAIT_MS });
       await $(page, 'batches-open').click();
       const rows = page.locator('[data-testid="review-row"]');
       await until(async () => (await rows.count()) === 3, 'three rows after the reload');
+      // "See what the assistant did": the worker's session, read-only in the inspector.
+      await $(page, 'batch-workers').locator('summary').click();
+      await workers.filter({ has: page.locator('text=inbox/a.md') }).locator('[data-testid="batch-worker-open"]').click();
+      const calls = page.locator('[data-testid="inspector-call"]');
+      await until(async () => (await calls.count()) >= 1, "the worker's model calls in the inspector");
+      await until(async () => ((await page.locator('[data-testid="inspector"]').textContent()) ?? '').includes('Organise the note inbox/a.md'), "the worker's task in what the model saw");
+      await page.screenshot({ path: shot.replace(/\.png$/, '-worker.png') });
+      await $(page, 'inspector-close').click();
+      await $(page, 'inspector').waitFor({ state: 'detached', timeout: WAIT_MS });
+      assert((await $(page, 'batches-dialog').count()) === 1, 'closing the inspector leaves the drawer open');
       const listed = await rows.evaluateAll((els) => els.map((e) => `${e.dataset.from}→${e.dataset.to}:${e.dataset.selected}`));
       assert(JSON.stringify(listed) === JSON.stringify(['inbox/a.md→projects/a.md:true', 'inbox/b.md→journal/b.md:true', 'inbox/c.md→people/c.md:true']),
         `every proposal, ticked, got ${JSON.stringify(listed)}`);
