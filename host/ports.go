@@ -56,6 +56,8 @@ type Memory interface {
 type Notes interface {
 	Tree(ctx context.Context, path string) (protocol.NoteFolder, error)
 	Read(ctx context.Context, path string) (protocol.NoteText, error)
+	// Changes also lists the task queue's applied batches (ChangeList's
+	// Batches), each undone as one through Batches.Undo.
 	Changes(ctx context.Context) (protocol.ChangeList, error)
 	// Undo reverts one change; a refusal (the note changed since) is the
 	// outcome's Refused, not an error.

@@ -179,6 +179,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"Proposal":             reflect.TypeFor[protocol.Proposal](),
 		"ReviewItem":           reflect.TypeFor[protocol.ReviewItem](),
 		"BatchReview":          reflect.TypeFor[protocol.BatchReview](),
+		"AppliedBatch":         reflect.TypeFor[protocol.AppliedBatch](),
 		"BatchDecision":        reflect.TypeFor[protocol.BatchDecision](),
 		"BatchProgress":        reflect.TypeFor[protocol.BatchProgress](),
 		"BatchChange":          reflect.TypeFor[protocol.BatchChange](),

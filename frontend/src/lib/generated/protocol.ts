@@ -104,6 +104,16 @@ export interface AnswerPayload {
   feedback?: string;
 }
 
+/**
+ * AppliedBatch is one applied batch as "Changes by Quire" lists it: the
+ * batch (State done, or undone once its undo ran) and the changes it made
+ * that still stand, oldest first (none once undone).
+ */
+export interface AppliedBatch {
+  batch: Batch;
+  changes: BatchChange[] | null;
+}
+
 /** Batch is one batch's summary. */
 export interface Batch {
   id: string;
@@ -405,6 +415,13 @@ export interface ChangeList {
    * it, since the pair already cancels). The question lists these.
    */
   undoAll: Record<string, string[] | null> | null;
+  /**
+   * Batches are the task queue's applied batches (their moves, tags and
+   * links are the queue's own record, not a conversation's), newest
+   * first, each one entry undone as one (host.Batches.Undo); at most
+   * MaxListedBatches.
+   */
+  batches?: AppliedBatch[];
 }
 
 /** ChangeRecord is one approved write by Quire, as "Changes by Quire" lists it. */
