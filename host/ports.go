@@ -190,6 +190,10 @@ type Driver interface {
 	// question still open is answered No (ClientGone). Another client's
 	// claim is an error (ErrClaimed, or the owner's 409).
 	Claim(ctx context.Context, session string) (<-chan []protocol.Question, error)
+	// Notes is the Notes panel's back end of the same owner (its
+	// /api/notes routes over the local channel, or this process's own),
+	// for a direct undo; nil when there is none (no notes folder's log).
+	Notes() Notes
 	Close()
 }
 
