@@ -54,6 +54,9 @@ type Env struct {
 	// Running is the document index of the process that owns the folder,
 	// reached over its local channel (a window or `quire serve`).
 	Running func(ctx context.Context) (Indexer, error)
+	// RunningBatches is the task queue of the window or `quire serve`
+	// that owns the folder, over its local channel (`quire organise`).
+	RunningBatches func(ctx context.Context) (host.Batches, error)
 	// Drive opens the data folder's kernel for a terminal conversation
 	// (`quire run`, `quire chat`): the running window's or `quire serve`'s
 	// through its local channel, else this process's own as the folder's
