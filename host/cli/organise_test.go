@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -185,17 +184,5 @@ func TestOrganiseGoesThroughTheRunningOwner(t *testing.T) {
 		t.Fatalf("after undo: %v", got)
 	}
 
-	busy := t.TempDir()
-	lock, err := datadir.Acquire(busy, datadir.Holder{PID: 4242, Kind: datadir.Index, Since: time.Now()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Release()
-	errb.Reset()
-	if code := run([]string{"organise", "-data-dir", busy, "inbox"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "`quire index` (process 4242") {
-		t.Errorf("organise while quire index holds the folder: exit %d, %q", code, errb.String())
-	}
-	if _, err := os.Stat(filepath.Join(busy, "quire.db")); !os.IsNotExist(err) {
-		t.Errorf("the refused organise opened the database: %v", err)
-	}
+	refusedWhileIndexing(t, "organise", "inbox")
 }

@@ -2,13 +2,10 @@ package app
 
 import (
 	"fmt"
-	"log/slog"
 	"path/filepath"
 	"slices"
 	"testing"
 
-	"quire/config"
-	"quire/internal/datadir"
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/protocol"
@@ -25,13 +22,7 @@ func TestChangesListAppliedBatches(t *testing.T) {
 	for i := range 2 {
 		testkit.WriteOld(t, filepath.Join(notesDir, "inbox", fmt.Sprintf("i%d.md", i)), "# inbox note\n")
 	}
-	settings := config.NewStore(config.Config{DataDir: t.TempDir(), OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 8192,
-		NotesDir: notesDir, Profile: "ask", Batch: config.BatchSettings{Workers: 2}})
-	p, err := OpenWith(t.Context(), settings, slog.New(slog.DiscardHandler), Owner, Extras{Kind: datadir.Serve})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := batchOwner(t, fake, notesDir)
 	ctx := t.Context()
 	batches, notesPort := p.Batches(), p.Notes()
 	listed := func(when string) []protocol.AppliedBatch {

@@ -62,13 +62,7 @@ func TestConversationsAndBatchesAreIsolated(t *testing.T) {
 		testkit.WriteOld(t, filepath.Join(notesDir, "inbox", fmt.Sprintf("i%d.md", i)), "# inbox note\n")
 		testkit.WriteOld(t, filepath.Join(notesDir, "later", fmt.Sprintf("l%d.md", i)), "# later note\n")
 	}
-	settings := config.NewStore(config.Config{DataDir: t.TempDir(), OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 8192,
-		NotesDir: notesDir, Profile: "ask", Batch: config.BatchSettings{Workers: 2}})
-	p, err := OpenWith(t.Context(), settings, slog.New(slog.DiscardHandler), Owner, Extras{Kind: datadir.Serve})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := batchOwner(t, fake, notesDir)
 	ctx, stop := context.WithCancel(t.Context())
 	defer stop()
 
@@ -245,6 +239,20 @@ func TestConversationsAndBatchesAreIsolated(t *testing.T) {
 	}
 	// B's own working memory (the attempts its run made) is B's; A's note is not in it.
 	assertNoMemoryEvents(t, p, b, "tea-in-A")
+}
+
+// batchOwner is `quire serve`'s Parts over a new data folder and notesDir,
+// with two batch workers, closed when the test ends.
+func batchOwner(t *testing.T, fake *ollamatest.Server, notesDir string) *Parts {
+	t.Helper()
+	settings := config.NewStore(config.Config{DataDir: t.TempDir(), OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 8192,
+		NotesDir: notesDir, Profile: "ask", Batch: config.BatchSettings{Workers: 2}})
+	p, err := OpenWith(t.Context(), settings, slog.New(slog.DiscardHandler), Owner, Extras{Kind: datadir.Serve})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
 }
 
 func lastUserText(req api.ChatRequest) string {
