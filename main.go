@@ -143,9 +143,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	evals, _ := fs.Sub(scenarios, "evals")
 	return command.Run(ctx, positional, cli.Env{
 		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, Log: log, Settings: cfg,
-		Read:      opener(settings, log, app.Reader, ""),
-		Own:       opener(settings, log, app.Owner, datadir.Index),
-		Running:   running(cfg.DataDir),
+		Read:    opener(settings, log, app.Reader, ""),
+		Own:     opener(settings, log, app.Owner, datadir.Index),
+		Running: running(cfg.DataDir),
+		RunningBatches: func(context.Context) (host.Batches, error) {
+			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).Batches(), nil
+		},
 		Drive:     driver(settings, log),
 		Eval:      app.EvalBuilder,
 		Scenarios: evals,

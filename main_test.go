@@ -104,10 +104,18 @@ func TestSessionsAndReplayCommands(t *testing.T) {
 	dir := t.TempDir()
 	s := openOwner(t, dir, fake.URL())
 	sess := tripPlans(t, s.Kernel())
+	worker, err := protocol.Run[protocol.Session](t.Context(), s.Kernel(), "", protocol.CreateSession,
+		protocol.CreateSessionPayload{Title: "Organise inbox/a.md", Kind: protocol.SessionWorker})
+	if err != nil {
+		t.Fatal(err)
+	}
 	s.Close()
 
 	var out, errOut bytes.Buffer
-	if code := run([]string{"sessions", "-data-dir", dir}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "Trip plans") || !strings.Contains(out.String(), sess.ID) {
+	// Every session is listed, a batch worker's too, each with its kind.
+	if code := run([]string{"sessions", "-data-dir", dir}, &out, &errOut); code != 0 ||
+		!strings.Contains(out.String(), "\tchat\tTrip plans\n") || !strings.Contains(out.String(), sess.ID) ||
+		!strings.Contains(out.String(), worker.ID) || !strings.Contains(out.String(), "\tworker\tOrganise inbox/a.md\n") {
 		t.Fatalf("sessions: %d %q %q", code, out.String(), errOut.String())
 	}
 	out.Reset()
@@ -1580,6 +1588,27 @@ func TestChatInLineMode(t *testing.T) {
 	until("Allow? [y/n]", 1)
 	in.Write([]byte("y\n"))
 	until("quire › I made plan.md.", 1)
+	// /undo reverts that change directly (no model is asked: the script
+	// has no turn left), after a y/n showing what it reverses.
+	if _, err := os.Stat(filepath.Join(notes, "plan.md")); err != nil {
+		t.Fatalf("the allowed write did not run: %v", err)
+	}
+	asked := len(fake.Requests())
+	in.Write([]byte("/undo\n"))
+	until("Undo it? [y/n]", 1)
+	if !strings.Contains(said.String(), "? Undo Quire's last change in this conversation:") || !strings.Contains(said.String(), "plan.md") {
+		t.Fatalf("the undo question lacks the change:\n%s", said.String())
+	}
+	in.Write([]byte("y\n"))
+	until("Undone: 1 change reverted", 1)
+	if _, err := os.Stat(filepath.Join(notes, "plan.md")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after /undo plan.md is still there: %v", err)
+	}
+	if n := len(fake.Requests()); n != asked {
+		t.Errorf("/undo asked the model (%d requests, was %d)", n, asked)
+	}
+	in.Write([]byte("/undo\n"))
+	until("Nothing to undo", 1)
 	// A new conversation, the list of both, and back to the first, whose
 	// log is shown again.
 	in.Write([]byte("/new\n"))
@@ -1601,9 +1630,6 @@ func TestChatInLineMode(t *testing.T) {
 	}
 	if n := strings.Count(said.String(), "Terminal chat ("); n != 3 {
 		t.Errorf("%d conversations opened, want 3 (the first, /new, /switch):\n%s", n, said.String())
-	}
-	if _, err := os.Stat(filepath.Join(notes, "plan.md")); err != nil {
-		t.Errorf("the allowed write did not run: %v", err)
 	}
 }
 

@@ -56,6 +56,8 @@ type Memory interface {
 type Notes interface {
 	Tree(ctx context.Context, path string) (protocol.NoteFolder, error)
 	Read(ctx context.Context, path string) (protocol.NoteText, error)
+	// Changes also lists the task queue's applied batches (ChangeList's
+	// Batches), each undone as one through Batches.Undo.
 	Changes(ctx context.Context) (protocol.ChangeList, error)
 	// Undo reverts one change; a refusal (the note changed since) is the
 	// outcome's Refused, not an error.
@@ -188,6 +190,10 @@ type Driver interface {
 	// question still open is answered No (ClientGone). Another client's
 	// claim is an error (ErrClaimed, or the owner's 409).
 	Claim(ctx context.Context, session string) (<-chan []protocol.Question, error)
+	// Notes is the Notes panel's back end of the same owner (its
+	// /api/notes routes over the local channel, or this process's own),
+	// for a direct undo; nil when there is none (no notes folder's log).
+	Notes() Notes
 	Close()
 }
 

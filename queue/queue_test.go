@@ -77,6 +77,17 @@ func TestFiftyNotesOneReview(t *testing.T) {
 			}
 		}
 	}
+	// Every worker's session is marked a worker's, so no host lists it
+	// among the user's chats.
+	listed, err := w.K.Runtime.Sessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range listed {
+		if sessions[s.ID] != (s.Kind == protocol.SessionWorker) {
+			t.Fatalf("session %s (%s) has kind %q", s.ID, s.Title, s.Kind)
+		}
+	}
 	// A worker's requests are rebuilt from its log, as `quire replay
 	// -request` prints them, and match what the model was sent.
 	req, err := w.K.Runtime.Request(ctx, r.Tasks[7].Session, 1)

@@ -77,7 +77,7 @@ func (q *Queue) propose(ctx context.Context, c claim) (*protocol.Proposal, strin
 		}
 	}
 	s, err := protocol.Run[protocol.Session](ctx, q.kernel, fmt.Sprintf("queue:%s:%d", c.Task, c.Attempt), protocol.CreateSession,
-		protocol.CreateSessionPayload{Title: "Organise " + c.Note})
+		protocol.CreateSessionPayload{Title: "Organise " + c.Note, Kind: protocol.SessionWorker})
 	if err != nil {
 		return nil, fmt.Sprintf("the worker's conversation could not be started: %v", err)
 	}

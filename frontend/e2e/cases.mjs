@@ -165,8 +165,9 @@ async function composerFocused(page) {
  * message makes it (send). The sidebar keeps its count.
  */
 async function newChat(page) {
-  // The sidebar first lists every chat the backend has (other cases' too).
-  const all = (await (await api(new URL(page.url()).origin, '/api/sessions')).json()).length;
+  // The sidebar first lists every chat the backend has (other cases' too;
+  // a batch worker's session is no chat, and is not listed).
+  const all = (await (await api(new URL(page.url()).origin, '/api/sessions')).json()).filter((s) => !s.kind).length;
   await until(async () => (await $(page, 'session-item').count()) === all, `the ${all} chats in the sidebar`);
   await $(page, 'new-session').click();
   await until(async () => (await page.locator('[data-testid="session-item"][aria-current="page"]').count()) === 0, 'the new chat draft (no chat active)');
@@ -2683,12 +2684,40 @@ export const cases = [
       assert(failure.startsWith('inbox/d.md: ') && failure.includes('without a proposal'), `the failure with its reason, got "${failure}"`);
       assert(disk('inbox/a.md', 'inbox/b.md', 'inbox/c.md') === 'inbox/a.md:yes inbox/b.md:yes inbox/c.md:yes', 'nothing moved before the yes');
 
+      // Each note's worker has a session of its own, shown from the batch.
+      const workers = page.locator('[data-testid="batch-worker"]');
+      await until(async () => (await workers.count()) === 4, "four workers' sessions in the batch view");
+      const workerIds = new Set(await workers.evaluateAll((els) => els.map((e) => e.dataset.session)));
+
       // A reload finds the batch where it is, the review list whole.
       await page.reload({ waitUntil: 'domcontentloaded' });
       await until(async () => (await $(page, 'batches-waiting').count()) === 1, 'the sidebar marks the batch waiting');
+      // The workers' sessions are not the user's chats: not in the list, not
+      // opened as the newest, not found by the search over what was said.
+      const listedChats = await page.locator('[data-testid="session-item"]').evaluateAll((els) =>
+        els.map((e) => `${e.dataset.sessionId} ${e.querySelector('[data-testid="session-title"]')?.textContent ?? ''}`));
+      assert(listedChats.every((c) => !workerIds.has(c.split(' ')[0]) && !c.includes('Organise inbox/')), `no worker in the chat list, got ${JSON.stringify(listedChats)}`);
+      const heading = (await page.locator('h1.title').textContent()).trim();
+      assert(!heading.startsWith('Organise inbox/'), `the chat opened is not a worker's, got "${heading}"`);
+      await page.keyboard.press('Control+k');
+      await $(page, 'search-input').fill('Organise the note');
+      await $(page, 'search-none').waitFor({ timeout: WAIT_MS });
+      assert((await $(page, 'search-hit').count()) === 0, "the search finds no worker's words");
+      await page.keyboard.press('Escape');
+      await $(page, 'search-palette').waitFor({ state: 'detached', timeout: WAIT_MS });
       await $(page, 'batches-open').click();
       const rows = page.locator('[data-testid="review-row"]');
       await until(async () => (await rows.count()) === 3, 'three rows after the reload');
+      // "See what the assistant did": the worker's session, read-only in the inspector.
+      await $(page, 'batch-workers').locator('summary').click();
+      await workers.filter({ has: page.locator('text=inbox/a.md') }).locator('[data-testid="batch-worker-open"]').click();
+      const calls = page.locator('[data-testid="inspector-call"]');
+      await until(async () => (await calls.count()) >= 1, "the worker's model calls in the inspector");
+      await until(async () => ((await page.locator('[data-testid="inspector"]').textContent()) ?? '').includes('Organise the note inbox/a.md'), "the worker's task in what the model saw");
+      await page.screenshot({ path: shot.replace(/\.png$/, '-worker.png') });
+      await $(page, 'inspector-close').click();
+      await $(page, 'inspector').waitFor({ state: 'detached', timeout: WAIT_MS });
+      assert((await $(page, 'batches-dialog').count()) === 1, 'closing the inspector leaves the drawer open');
       const listed = await rows.evaluateAll((els) => els.map((e) => `${e.dataset.from}→${e.dataset.to}:${e.dataset.selected}`));
       assert(JSON.stringify(listed) === JSON.stringify(['inbox/a.md→projects/a.md:true', 'inbox/b.md→journal/b.md:true', 'inbox/c.md→people/c.md:true']),
         `every proposal, ticked, got ${JSON.stringify(listed)}`);
@@ -2735,14 +2764,38 @@ export const cases = [
       assert((await $(page, 'batch-state').textContent()).trim() === 'Done: 2 notes changed', 'the batch says what it did');
       await page.screenshot({ path: shot });
 
-      // Undo this batch: one click, a confirm listing what it reverses.
+      // Undo this batch: one click, a confirm listing what it reverses (said No to here)…
       await $(page, 'batch-undo').click();
       const back = await page.locator('[data-testid="confirm-lines"] li').allTextContents();
       assert(back.includes('projects/a.md → inbox/a.md') && back.includes('people/carol.md → inbox/c.md'), `the undo lists the moves back, got ${JSON.stringify(back)}`);
+      await $(page, 'confirm-cancel').click();
+      assert((await view.getAttribute('data-state')) === 'done', 'No undoes nothing');
+      const batchId = await view.getAttribute('data-id');
+
+      // …and "Changes by Quire" lists the applied batch as one entry, undone from there as one.
+      await $(page, 'batches-close').click();
+      await $(page, 'notes-open').click();
+      await $(page, 'notes-panel').waitFor({ timeout: WAIT_MS });
+      await $(page, 'changes-tab').click();
+      const entry = page.locator(`[data-testid="change-batch"][data-id="${batchId}"]`);
+      await entry.waitFor({ timeout: WAIT_MS });
+      assert((await entry.getAttribute('data-state')) === 'done', `the batch listed as applied, got ${await entry.getAttribute('data-state')}`);
+      const what = (await entry.locator('[data-testid="change-batch-lines"]').textContent()) ?? '';
+      assert(what.includes('inbox/a.md → projects/a.md') && what.includes('inbox/c.md → people/carol.md') && !what.includes('inbox/b.md'), `what the batch changed, got ${JSON.stringify(what)}`);
+      const first = page.locator('[data-testid="change"], [data-testid="change-batch"]').first();
+      assert((await first.getAttribute('data-id')) === batchId, 'the batch, the newest change, comes first');
+      await page.screenshot({ path: shot.replace(/\.png$/, '-changes.png') });
+      await entry.locator('[data-testid="change-batch-undo"]').click();
+      const reverses = await page.locator('[data-testid="confirm-lines"] li').allTextContents();
+      assert(reverses.includes('projects/a.md → inbox/a.md') && reverses.includes('people/carol.md → inbox/c.md'), `the confirm lists what it reverses, got ${JSON.stringify(reverses)}`);
       await $(page, 'confirm-delete').click();
-      await until(async () => (await view.getAttribute('data-state')) === 'undone', 'the batch undone');
+      await until(async () => (await entry.getAttribute('data-state')) === 'undone', 'the batch undone from the Changes list');
       assert(disk('inbox/a.md', 'projects/a.md', 'inbox/c.md', 'people/carol.md') === 'inbox/a.md:yes projects/a.md:no inbox/c.md:yes people/carol.md:no', 'the notes back');
       assert(readFileSync(join(dir, 'inbox/a.md'), 'utf8') === '# A\n\nAn idea for a project.\n', 'a.md as it was');
+      assert((await entry.locator('[data-testid="change-batch-undo"]').count()) === 0, 'nothing left to undo');
+      await $(page, 'notes-close').click();
+      await $(page, 'batches-open').click();
+      await until(async () => (await $(page, 'batch-view').getAttribute('data-state')) === 'undone', 'the batch view says undone');
     },
   },
 

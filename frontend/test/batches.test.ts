@@ -9,6 +9,7 @@ import BatchesPanel from '../src/components/BatchesPanel.svelte';
 import { BatchesStore, pickShown, progressLabel, stateLabel, undoLines } from '../src/lib/batches.svelte';
 import type { Batch, BatchDecision, BatchProgress, BatchReview, BatchTask, ReviewItem } from '../src/lib/protocol';
 import { NO_BATCHES, NO_BATCH_FOLDER, type BatchesTransport } from '../src/lib/transport/batches';
+import type { CallsTransport } from '../src/lib/transport/calls';
 import { HttpTransport } from '../src/lib/transport/http';
 import { WailsTransport } from '../src/lib/transport/wails';
 import { bareApp } from './wailsapp';
@@ -97,10 +98,10 @@ const settle = async () => {
   flushSync();
 };
 const mounted: ReturnType<typeof mount>[] = [];
-function render(store: BatchesStore) {
+function render(store: BatchesStore, calls: CallsTransport = {}) {
   const target = document.createElement('div');
   document.body.appendChild(target);
-  mounted.push(mount(BatchesPanel, { target, props: { batches: store } }) as ReturnType<typeof mount>);
+  mounted.push(mount(BatchesPanel, { target, props: { batches: store, host: calls } }) as ReturnType<typeof mount>);
   flushSync();
   return target;
 }
@@ -182,6 +183,40 @@ describe('BatchesPanel', () => {
     expect(q(el, 'batch-view')?.dataset.state).toBe('running');
     // The earlier batch is listed, to be opened.
     expect(all(el, 'batch-older').map((b) => b.textContent)).toEqual(['Organise old']);
+  });
+
+  it("shows each note's worker session read-only in the inspector, all its calls", async () => {
+    const h = host();
+    const calls = {
+      calls: vi.fn(async () => ({
+        calls: [
+          { n: 1, runId: 'w-run', step: 1, attempt: 0, seq: 3, at: '2026-12-01T10:00:00Z', outcome: 'replied' as const, replySeq: 5, promptTokens: 0 },
+        ],
+        total: 1,
+      })),
+      modelCall: vi.fn(async () => {
+        throw new Error('not read in this test');
+      }),
+    } satisfies CallsTransport;
+    const store = new BatchesStore(h.t);
+    const el = render(store, calls);
+    await store.open();
+    flushSync();
+    expect(q(el, 'batch-workers')).toBeNull();
+    h.finish('t1', { session: 'ws1' });
+    h.finish('t3', { state: 'failed', error: 'no proposal', session: 'ws3' });
+    flushSync();
+    expect(all(el, 'batch-worker').map((w) => [w.dataset.note, w.dataset.session])).toEqual([
+      ['inbox/a.md', 'ws1'],
+      ['inbox/c.md', 'ws3'],
+    ]);
+    all(el, 'batch-worker-open')[1].click();
+    await settle();
+    expect(calls.calls).toHaveBeenCalledWith('ws3', '');
+    expect(all(document.body, 'inspector-call').map((c) => c.dataset.n)).toEqual(['1']);
+    q(document.body, 'inspector-close')!.click();
+    flushSync();
+    expect(q(document.body, 'inspector')).toBeNull();
   });
 
   it('says the refusal of a folder in words', async () => {

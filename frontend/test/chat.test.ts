@@ -163,6 +163,20 @@ describe('ChatStore', () => {
     expect(c.showBanner).toBe(false);
   });
 
+  it("a batch worker's session is no chat: not listed, not opened as the newest, not by a live list", async () => {
+    const h = hostWithTwo();
+    const worker = (id: string): Session => ({ ...session(id, `Organise inbox/${id}.md`), kind: 'worker' });
+    h.sessions.unshift(worker('w1'));
+    h.logs.set('w1', [ev('w1', 0, 'session.created', { title: 'Organise inbox/w1.md', kind: 'worker' })]);
+    const c = new ChatStore(h);
+    await c.start();
+    expect(c.activeId).toBe('new');
+    expect(c.sessions.map((s) => s.id)).toEqual(['new', 'old']);
+    h.onSessions([worker('w2'), ...h.sessions]);
+    expect(c.sessions.map((s) => s.id)).toEqual(['new', 'old']);
+    expect(h.eventsCalls.map(([id]) => id)).toEqual(['new']);
+  });
+
   it('with no sessions, nothing is open', async () => {
     const c = new ChatStore(new FakeHost());
     await c.start();

@@ -27,6 +27,11 @@ describe('callsOfReply', () => {
     expect(got.calls.map((c) => c.n)).toEqual([2, 3, 4, 5]);
     expect(got.calls[got.open].n).toBe(open);
   });
+  it("with no run named, takes every call of the session (a batch worker's) and opens the last", () => {
+    const got = callsOfReply(list, '');
+    expect(got.calls.map((c) => c.n)).toEqual([1, 2, 3, 4, 5]);
+    expect(got.open).toBe(4);
+  });
   it('has nothing to open for a run with no calls', () => {
     expect(callsOfReply(list, 'nope', 1)).toEqual({ calls: [], open: -1 });
   });

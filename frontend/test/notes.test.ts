@@ -8,9 +8,9 @@
 import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import ChangesList from '../src/components/ChangesList.svelte';
-import { NotesStore, outcomeText, undoQuestion } from '../src/lib/notes.svelte';
-import type { ChangeRecord, UndoOutcome } from '../src/lib/protocol';
-import type { NotesTransport } from '../src/lib/transport/notes';
+import { changeEntries, NotesStore, outcomeText, undoQuestion } from '../src/lib/notes.svelte';
+import type { AppliedBatch, Batch, ChangeRecord, UndoOutcome } from '../src/lib/protocol';
+import { changeList, type NotesTransport } from '../src/lib/transport/notes';
 
 function change(id: string, over: Partial<ChangeRecord> = {}): ChangeRecord {
   return {
@@ -41,6 +41,16 @@ function host(undo: (id: string) => Promise<UndoOutcome>) {
     previewWrite: vi.fn(),
   } satisfies Record<keyof NotesTransport, unknown>;
 }
+
+describe('a change list from a host', () => {
+  it.each([
+    ['no batches (an older Quire)', { changes: [] }, []],
+    ['a batch with no standing change (null from Go)', { changes: [], batches: [{ batch: { id: 'b1' }, changes: null }] }, [{ batch: { id: 'b1' }, changes: [] }]],
+    ['a batch with its moves', { changes: [], batches: [{ batch: { id: 'b2' }, changes: [{ kind: 'move', path: 'x.md', from: 'inbox/x.md' }] }] }, [{ batch: { id: 'b2' }, changes: [{ kind: 'move', path: 'x.md', from: 'inbox/x.md' }] }]],
+  ])('keeps the applied batches: %s', (_name, raw, want) => {
+    expect(changeList(raw as never).batches).toEqual(want);
+  });
+});
 
 describe('the undo question', () => {
   it('lists the exact reverse of every change it undoes, in the order it undoes them', () => {
@@ -132,6 +142,47 @@ describe('the Changes list', () => {
     expect(h.noteVersions).toHaveBeenCalledWith('chg_a');
     expect(document.querySelector('[data-testid="version-quire"]')?.textContent).toBe('mine');
     expect(document.querySelector('[data-testid="version-now"]')?.textContent).toBe('theirs');
+  });
+
+  it('lists an applied batch as one entry among the changes, newest first, and undoes it as one after a question listing what it reverses', async () => {
+    const batch = (over: Partial<Batch> = {}): Batch => ({
+      id: 'b1', folder: 'inbox', title: 'Organise inbox (2 notes)', state: 'done', total: 2, done: 2, failed: 0, workers: 2, applied: 2,
+      createdMs: Date.parse('2026-12-01T09:30:00Z'), updatedMs: Date.parse('2026-12-01T09:31:00Z'), ...over,
+    });
+    let applied: AppliedBatch = {
+      batch: batch(),
+      changes: [{ kind: 'move', path: 'projects/a.md', from: 'inbox/a.md' }, { kind: 'move', path: 'journal/b.md', from: 'inbox/b.md' }, { kind: 'edit', path: 'projects/a.md' }],
+    };
+    const older = change('chg_old', { time: '2026-12-01T08:00:00Z' });
+    const newer = change('chg_new', { time: '2026-12-01T10:00:00Z' });
+    const h = {
+      ...host(async (id) => ({ undone: [id] })),
+      noteChanges: vi.fn(async () => ({ changes: [newer, older], undoAll: {}, batches: [structuredClone(applied)] })),
+      confirmsBatchInDialog: false,
+      undoBatch: vi.fn(async (id: string) => {
+        applied = { batch: batch({ id, state: 'undone', updatedMs: Date.parse('2026-12-01T09:32:00Z') }), changes: [] };
+        return applied.batch;
+      }),
+    };
+    const notes = new NotesStore(h);
+    await notes.load();
+    expect(changeEntries(await h.noteChanges()).map((e) => (e.kind === 'change' ? e.change.id : e.batch.batch.id))).toEqual(['chg_new', 'b1', 'chg_old']);
+    mounted.push(mount(ChangesList, { target: document.body, props: { notes, active: null, onopen: () => {} } }));
+    flushSync();
+    const order = () => [...document.querySelectorAll<HTMLElement>('[data-testid="change"], [data-testid="change-batch"]')].map((e) => e.dataset.id);
+    expect(order()).toEqual(['chg_new', 'b1', 'chg_old']);
+    expect(document.querySelector('[data-testid="change-batch-lines"]')?.textContent).toBe('inbox/a.md → projects/a.md\ninbox/b.md → journal/b.md\nprojects/a.md: tags and links\n');
+
+    click('change-batch-undo');
+    const lines = [...document.querySelectorAll('[data-testid="confirm-lines"] li')].map((l) => l.textContent);
+    expect(lines).toEqual(['projects/a.md → inbox/a.md', 'journal/b.md → inbox/b.md', 'projects/a.md: its tags and links as before']);
+    expect(h.undoBatch).not.toHaveBeenCalled();
+    click('confirm-delete');
+    await settle();
+    expect(h.undoBatch).toHaveBeenCalledWith('b1');
+    expect(document.querySelector('[data-testid="changes-outcome"]')?.textContent).toContain('Undone: the 3 changes are put back as before the batch.');
+    expect(document.querySelector<HTMLElement>('[data-testid="change-batch"]')?.dataset.state).toBe('undone');
+    expect(document.querySelector('[data-testid="change-batch-undo"]')).toBeNull();
   });
 
   it('undoes nothing when the question is cancelled', async () => {

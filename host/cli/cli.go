@@ -54,6 +54,9 @@ type Env struct {
 	// Running is the document index of the process that owns the folder,
 	// reached over its local channel (a window or `quire serve`).
 	Running func(ctx context.Context) (Indexer, error)
+	// RunningBatches is the task queue of the window or `quire serve`
+	// that owns the folder, over its local channel (`quire organise`).
+	RunningBatches func(ctx context.Context) (host.Batches, error)
 	// Drive opens the data folder's kernel for a terminal conversation
 	// (`quire run`, `quire chat`): the running window's or `quire serve`'s
 	// through its local channel, else this process's own as the folder's
@@ -160,7 +163,16 @@ func runSessions(ctx context.Context, _ []string, env Env) int {
 		return 1
 	}
 	for _, x := range list {
-		fmt.Fprintf(env.Stdout, "%s\t%s\t%d events\t%s\n", x.ID, x.UpdatedAt.Local().Format("2006-01-02 15:04"), x.LastSeq+1, x.Title)
+		fmt.Fprintf(env.Stdout, "%s\t%s\t%d events\t%s\t%s\n", x.ID, x.UpdatedAt.Local().Format("2006-01-02 15:04"), x.LastSeq+1, kindName(x.Kind), x.Title)
 	}
 	return 0
+}
+
+// kindName is a session's kind as `quire sessions` lists it: every session
+// is listed, a batch worker's too, so the kind tells them apart.
+func kindName(kind string) string {
+	if kind == "" {
+		return "chat"
+	}
+	return kind
 }

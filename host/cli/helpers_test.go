@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"quire/config"
+	"quire/host"
 	"quire/host/httpapi"
 	"quire/internal/app"
 	"quire/internal/datadir"
@@ -61,5 +62,8 @@ func runCtxIn(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		Read: open(app.Reader), Own: open(app.Owner), Eval: app.EvalBuilder, Scenarios: os.DirFS(evalsDir),
 		Running: func(ctx context.Context) (Indexer, error) {
 			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).Index(ctx)
+		},
+		RunningBatches: func(context.Context) (host.Batches, error) {
+			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).Batches(), nil
 		}})
 }

@@ -124,18 +124,25 @@ func TestIndexGoesThroughTheRunningOwner(t *testing.T) {
 		t.Errorf("a missing path through the owner: exit %d, %q", code, errb.String())
 	}
 
+	refusedWhileIndexing(t, "index", docs)
+}
+
+// refusedWhileIndexing: while `quire index` holds a data folder, the
+// command is refused naming it (exit 1), and the database is not opened.
+func refusedWhileIndexing(t *testing.T, command, arg string) {
+	t.Helper()
 	busy := t.TempDir()
 	lock, err := datadir.Acquire(busy, datadir.Holder{PID: 4242, Kind: datadir.Index, Since: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lock.Release()
-	errb.Reset()
-	if code := run([]string{"index", "-data-dir", busy, docs}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "`quire index` (process 4242") {
-		t.Errorf("index while another index owns the folder: exit %d, %q", code, errb.String())
+	var out, errb strings.Builder
+	if code := run([]string{command, "-data-dir", busy, arg}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "`quire index` (process 4242") {
+		t.Errorf("%s while quire index holds the folder: exit %d, %q", command, code, errb.String())
 	}
 	if _, err := os.Stat(filepath.Join(busy, "quire.db")); !os.IsNotExist(err) {
-		t.Errorf("the refused index opened the database: %v", err)
+		t.Errorf("the refused %s opened the database: %v", command, err)
 	}
 }
 

@@ -44,20 +44,48 @@ func (o *organiseOptions) run(ctx context.Context, args []string, env Env) int {
 	}
 	p, err := env.Own(ctx)
 	var inUse *datadir.InUseError
-	if errors.As(err, &inUse) {
-		fmt.Fprintf(env.Stderr, "quire: %s owns this data folder; organise the folder there (Organise a folder), or close it and run this again.\n", inUse.Holder)
-		return 1
-	}
-	if err != nil {
+	var b host.Batches
+	switch {
+	case errors.As(err, &inUse):
+		if b = o.throughOwner(ctx, inUse.Holder, env); b == nil {
+			return 1
+		}
+	case err != nil:
 		fmt.Fprintln(env.Stderr, "quire:", err)
 		return 1
+	default:
+		defer p.Close()
+		if b = p.Batches(); b == nil {
+			fmt.Fprintln(env.Stderr, "quire: the task queue is not available; `quire doctor` says why.")
+			return 1
+		}
 	}
-	defer p.Close()
-	b := p.Batches()
-	if b == nil {
-		fmt.Fprintln(env.Stderr, "quire: the task queue is not available; `quire doctor` says why.")
-		return 1
+	return o.organise(ctx, b, args, env)
+}
+
+// throughOwner is the task queue of the window or `quire serve` that owns
+// the folder, over its local channel: its workers organise the folder, and
+// the review is asked here. Nil (said why) when another kind of process
+// holds the folder or the owner does not answer.
+func (o *organiseOptions) throughOwner(ctx context.Context, h datadir.Holder, env Env) host.Batches {
+	if h.Kind != datadir.Window && h.Kind != datadir.Serve || env.RunningBatches == nil {
+		fmt.Fprintf(env.Stderr, "quire: %s holds this data folder; run this again when it has finished.\n", h)
+		return nil
 	}
+	b, err := env.RunningBatches(ctx)
+	if err == nil {
+		_, err = b.List(ctx) // does the owner answer, and has it a task queue?
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "quire: this data folder is owned by %s, which did not answer (%v). If it is stuck, end it and run this again.\n", h, err)
+		return nil
+	}
+	fmt.Fprintf(env.Stderr, "This data folder is owned by %s; its workers organise the folder.\n", h)
+	return b
+}
+
+// organise is the batch's run on b, the own queue or the owner's.
+func (o *organiseOptions) organise(ctx context.Context, b host.Batches, args []string, env Env) int {
 	if o.undo != "" {
 		done, err := b.Undo(ctx, o.undo)
 		if err != nil {
@@ -158,10 +186,15 @@ func follow(ctx context.Context, b host.Batches, batch protocol.Batch, out io.Wr
 		if batch.State != protocol.BatchRunning && batch.State != protocol.BatchPaused {
 			break
 		}
-		for p := range stream {
-			if p.Batch.ID == batch.ID {
-				break
+		for changed := false; !changed; {
+			p, ok := <-stream
+			if !ok {
+				if ctx.Err() != nil {
+					return batch, context.Cause(ctx)
+				}
+				return batch, errProgressEnded
 			}
+			changed = p.Batch.ID == batch.ID
 		}
 		if ctx.Err() != nil {
 			return batch, context.Cause(ctx)
@@ -172,6 +205,10 @@ func follow(ctx context.Context, b host.Batches, batch protocol.Batch, out io.Wr
 	}
 	return batch, nil
 }
+
+// errProgressEnded: the batch's progress stream closed while the command
+// still ran (the owner went away).
+var errProgressEnded = errors.New("the batch's progress stopped coming (did the window or quire serve close?); `quire organise` again goes on from where it is")
 
 // printReview is the whole list the one question is about.
 func printReview(out io.Writer, r protocol.BatchReview) {

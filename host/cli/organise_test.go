@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,8 +13,12 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"quire/config"
+	"quire/internal/app"
+	"quire/internal/datadir"
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
+	"quire/kernel/protocol"
 )
 
 var taskRe = regexp.MustCompile(`Organise the note (\S+)\. `)
@@ -131,4 +136,53 @@ func TestOrganiseRefusals(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", c.args, code, errb.String())
 		}
 	}
+}
+
+// While `quire serve` (or the window) owns the data folder, `quire organise`
+// goes through its task queue over the local channel: the owner's workers
+// read the notes, the list and its one question are here, the yes applies
+// there, and -undo puts the batch back the same way. Another kind of
+// holder is refused, naming it, without opening the database.
+func TestOrganiseGoesThroughTheRunningOwner(t *testing.T) {
+	fake := ollamatest.New(t, ollamatest.WithResponder(filingModel))
+	fake.AddModel(ollamatest.DefaultModel())
+	dir, notes := t.TempDir(), t.TempDir()
+	inbox, filed := []string{"inbox/a.md", "inbox/b.md"}, []string{"projects/a.md", "projects/b.md"}
+	for _, n := range inbox {
+		testkit.WriteOld(t, filepath.Join(notes, n), "# "+n+"\n")
+	}
+	os.MkdirAll(filepath.Join(notes, "projects"), 0o755)
+	settings := config.NewStore(config.Config{DataDir: dir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 8192, NotesDir: notes,
+		Batch: config.BatchSettings{Workers: 2}})
+	p, err := app.OpenWith(t.Context(), settings, slog.New(slog.DiscardHandler), app.Owner, app.Extras{Kind: datadir.Serve})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.ServeLocal(t.Context(), p.ServeBackend(t.Context(), ""))
+
+	var out, errb bytes.Buffer
+	if code := runIn([]string{"organise", "-data-dir", dir, "inbox"}, strings.NewReader("y\n"), &out, &errb); code != 0 {
+		t.Fatalf("organise through the owner: exit %d\nstdout: %s\nstderr: %s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(errb.String(), "This data folder is owned by `quire serve` (process") || strings.Count(errb.String(), "[") < 2 ||
+		strings.Count(out.String(), "Apply these 2 changes?") != 1 || !strings.Contains(out.String(), "Applied: 2 notes changed") {
+		t.Fatalf("stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
+	}
+	if got := notesOn(t, notes); !slices.Equal(got, filed) {
+		t.Fatalf("notes %v, want %v", got, filed)
+	}
+	list, err := p.Batches().List(t.Context())
+	if err != nil || len(list) != 1 || list[0].State != protocol.BatchDone {
+		t.Fatalf("the owner's batches: %+v %v", list, err)
+	}
+	out.Reset()
+	if code := run([]string{"organise", "-data-dir", dir, "-undo", list[0].ID}, &out, &errb); code != 0 || !strings.Contains(out.String(), "Undone: ") {
+		t.Fatalf("undo through the owner: exit %d, %s / %s", code, out.String(), errb.String())
+	}
+	if got := notesOn(t, notes); !slices.Equal(got, inbox) {
+		t.Fatalf("after undo: %v", got)
+	}
+
+	refusedWhileIndexing(t, "organise", "inbox")
 }

@@ -67,6 +67,11 @@ type (
 		Err  error
 		Sent bool
 	}
+	// UndoFound answers /undo: the conversation's last change still
+	// standing, or nil when there is none.
+	UndoFound struct{ Change *protocol.ChangeRecord }
+	// UndoDone is what the undo the user said yes to did.
+	UndoDone protocol.UndoOutcome
 )
 
 // Action is what Update asks the program to do: one of the types below.
@@ -89,17 +94,16 @@ type (
 	New    struct{}
 	Switch struct{ ID string }
 	List   struct{}
+	// FindUndo looks up the session's last change still standing (/undo).
+	FindUndo struct{ Session string }
+	// UndoChange reverts one change directly, as the Changes list does.
+	UndoChange struct{ ID string }
 	// Quit ends the program.
 	Quit struct{}
 )
 
 // maxInput bounds the line being typed, as the page's composer is bounded.
 const maxInput = 64 << 10
-
-// undoRequest is /undo's message: the model finds the last change in the
-// conversation and undoes it with the undo tool, whose question shows
-// what comes back.
-const undoRequest = "Undo the last change you made to my notes in this conversation: call the undo tool with that change's changeId."
 
 // Model is the conversation as the terminal shows it.
 type Model struct {
@@ -110,7 +114,9 @@ type Model struct {
 	// Running: a run of the session is going (sent, not finished).
 	Running bool
 	// Asking is the question put to the user now; the rest wait.
-	Asking   *protocol.Question
+	Asking *protocol.Question
+	// Undoing is the change /undo asks about (y undoes it); nil otherwise.
+	Undoing  *protocol.ChangeRecord
 	answered []string // questions answered, by their calls, until the board drops them
 	// armed: Ctrl-C was pressed once with nothing to stop; a second quits.
 	armed bool
@@ -141,6 +147,9 @@ func Update(m Model, msg Msg) (Model, []Action) {
 	case Listed:
 		out := Print{"Conversations (/switch ID opens one):"}
 		for _, s := range x {
+			if s.Kind != "" {
+				continue // a batch worker's session is no conversation of the user's
+			}
 			mark := " "
 			if s.ID == m.Session.ID {
 				mark = "*"
@@ -148,6 +157,21 @@ func Update(m Model, msg Msg) (Model, []Action) {
 			out = append(out, fmt.Sprintf("%s %s  %s  %s", mark, s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), titleOf(s)))
 		}
 		return m, []Action{out}
+	case UndoFound:
+		if x.Change == nil {
+			return m, []Action{Print{"Nothing to undo: Quire has no change standing in this conversation."}}
+		}
+		m.Undoing = x.Change
+		out := Print{"? Undo Quire's last change in this conversation:"}
+		for _, l := range strings.Split(x.Change.Reverse, "\n") {
+			out = append(out, "  │ "+l)
+		}
+		return m, []Action{append(out, "  Undo it? [y/n]")}
+	case UndoDone:
+		if x.Refused != nil {
+			return m, []Action{Print{fmt.Sprintf("! Not undone: %s", x.Refused.Reason)}}
+		}
+		return m, []Action{Print{fmt.Sprintf("Undone: %d change reverted; the note is as it was before.", len(x.Undone))}}
 	case Failed:
 		out := []Action{Print{"! " + x.Err.Error()}}
 		if x.Sent {
@@ -196,6 +220,9 @@ func key(m Model, k Key) (Model, []Action) {
 		if m.Asking != nil {
 			return answerKey(m, k.Text)
 		}
+		if m.Undoing != nil {
+			return answerUndo(m, k.Text)
+		}
 		if len(m.Input)+len(k.Text) <= maxInput {
 			m.Input += k.Text
 		}
@@ -209,6 +236,9 @@ func line(m Model, text string) (Model, []Action) {
 	text = strings.TrimSpace(text)
 	if m.Asking != nil {
 		return answerKey(m, text)
+	}
+	if m.Undoing != nil {
+		return answerUndo(m, text)
 	}
 	if text == "" {
 		return m, nil
@@ -225,13 +255,16 @@ func line(m Model, text string) (Model, []Action) {
 		}
 		return m, []Action{Switch{arg}}
 	case "/undo":
-		return send(m, undoRequest)
+		if m.Session.ID == "" {
+			return m, []Action{Print{"! the conversation is still opening; try /undo again in a moment"}}
+		}
+		return m, []Action{FindUndo{m.Session.ID}}
 	case "/quit", "/exit":
 		return m, []Action{Quit{}}
 	case "/help":
 		return m, []Action{Print{
 			"/new  a new conversation   /sessions  list them   /switch ID  open one",
-			"/undo  ask Quire to undo its last change   /quit  leave (or Ctrl-C twice)",
+			"/undo  undo Quire's last change here (after y/n)   /quit  leave (or Ctrl-C twice)",
 			"Ctrl-C stops a reply; a question is answered with y or n."}}
 	}
 	if strings.HasPrefix(cmd, "/") {
@@ -274,6 +307,20 @@ func answerKey(m Model, text string) (Model, []Action) {
 		out = append(out, Quit{})
 	}
 	return m, out
+}
+
+// answerUndo answers /undo's question: y reverts the change, n keeps it.
+func answerUndo(m Model, text string) (Model, []Action) {
+	switch strings.ToLower(strings.TrimSpace(text)) {
+	case "y", "yes":
+		id := m.Undoing.ID
+		m.Undoing = nil
+		return m, []Action{UndoChange{id}, Print{"  undoing…"}}
+	case "n", "no":
+		m.Undoing = nil
+		return m, []Action{Print{"  kept: nothing was undone"}}
+	}
+	return m, []Action{Print{"(answer y or n)"}}
 }
 
 // questions takes the board's list: the first not yet answered is asked,
@@ -379,6 +426,10 @@ func View(m Model) string {
 	}
 	if m.Asking != nil {
 		b.WriteString("Allow? [y/n] ")
+		return b.String()
+	}
+	if m.Undoing != nil {
+		b.WriteString("Undo it? [y/n] ")
 		return b.String()
 	}
 	b.WriteString("> " + m.Input)

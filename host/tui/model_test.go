@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	"quire/kernel/protocol"
 )
@@ -29,6 +30,8 @@ func TestUpdate(t *testing.T) {
 	asked := Print{"? Quire asks to:", "  │ Create plan.md:", "  │ # Plan", "  │ the last line", "  Allow? [y/n]"}
 	other := q
 	other.Session = "s2"
+	change := &protocol.ChangeRecord{ID: "chg_1", Path: "plan.md", Session: "s1", Reverse: "Undo the change chg_1:\n- # Plan"}
+	undoAsked := Print{"? Undo Quire's last change in this conversation:", "  │ Undo the change chg_1:", "  │ - # Plan", "  Undo it? [y/n]"}
 	enter := Key{Name: KeyEnter}
 	ctrlC := Key{Name: KeyCtrlC}
 	cat := func(parts ...[]Msg) []Msg {
@@ -59,7 +62,33 @@ func TestUpdate(t *testing.T) {
 		{"/sessions", []Msg{Line("/sessions")}, []Action{List{}}, nil},
 		{"/switch ID", []Msg{Line("/switch abc")}, []Action{Switch{"abc"}}, nil},
 		{"/switch without an id", []Msg{Line("/switch")}, []Action{Print{"! /switch needs a conversation's id: /sessions lists them"}}, nil},
-		{"/undo asks the model", []Msg{Line("/undo")}, []Action{Send{"s1", undoRequest}}, nil},
+		{"/undo looks up the last change, asking no model", []Msg{Line("/undo")}, []Action{FindUndo{"s1"}}, func(t *testing.T, m Model) {
+			if m.Running {
+				t.Error("/undo started a run")
+			}
+		}},
+		{"/undo shows the whole reverse and asks", []Msg{Line("/undo"), UndoFound{change}}, []Action{undoAsked}, func(t *testing.T, m Model) {
+			if m.Undoing == nil || View(m) != "Undo it? [y/n] " {
+				t.Errorf("undoing %v, view %q", m.Undoing, View(m))
+			}
+		}},
+		{"y undoes that change", []Msg{UndoFound{change}, Key{Text: "y"}}, []Action{UndoChange{"chg_1"}, Print{"  undoing…"}}, func(t *testing.T, m Model) {
+			if m.Undoing != nil {
+				t.Error("still asking")
+			}
+		}},
+		{"n keeps it", []Msg{UndoFound{change}, Line("n")}, []Action{Print{"  kept: nothing was undone"}}, nil},
+		{"another answer asks again", []Msg{UndoFound{change}, Line("maybe")}, []Action{Print{"(answer y or n)"}}, func(t *testing.T, m Model) {
+			if m.Undoing == nil {
+				t.Error("the undo question was dropped")
+			}
+		}},
+		{"nothing to undo says so", []Msg{UndoFound{}}, []Action{Print{"Nothing to undo: Quire has no change standing in this conversation."}}, nil},
+		{"an undo done says so", []Msg{UndoDone{Undone: []string{"chg_1"}}}, []Action{Print{"Undone: 1 change reverted; the note is as it was before."}}, nil},
+		{"an undo refused gives the reason", []Msg{UndoDone{Refused: &protocol.UndoRefusal{ID: "chg_1", Reason: "plan.md changed after Quire wrote it."}}},
+			[]Action{Print{"! Not undone: plan.md changed after Quire wrote it."}}, nil},
+		{"/sessions lists no batch worker's session", []Msg{Listed{{ID: "s1", Title: "Plans"}, {ID: "w1", Title: "Organise inbox/a.md", Kind: protocol.SessionWorker}}},
+			[]Action{Print{"Conversations (/switch ID opens one):", "* s1  " + time.Time{}.Local().Format("2006-01-02 15:04") + "  Plans"}}, nil},
 		{"an unknown command", []Msg{Line("/frob it")}, []Action{Print{"! /frob is not a command; /help lists them"}}, nil},
 		{"/quit", []Msg{Line("/quit")}, []Action{Quit{}}, nil},
 		{"Ctrl-C stops the reply", []Msg{Line("go"), ctrlC}, []Action{Cancel{"s1"}, Print{"(stopping the reply; Ctrl-C again quits)"}}, nil},

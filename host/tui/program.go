@@ -158,6 +158,29 @@ func (r *runner) do(ctx context.Context, a Action) {
 			}
 			r.deliver(Listed(list))
 		}()
+	case FindUndo:
+		go func() {
+			c, err := r.lastChange(ctx, x.Session)
+			if err != nil {
+				fail(err)
+				return
+			}
+			r.deliver(UndoFound{c})
+		}()
+	case UndoChange:
+		go func() {
+			n := r.d.Notes()
+			if n == nil {
+				fail(errNoUndo)
+				return
+			}
+			o, err := n.Undo(ctx, x.ID)
+			if err != nil {
+				fail(err)
+				return
+			}
+			r.deliver(UndoDone(o))
+		}()
 	case New:
 		go func() {
 			s, err := protocol.Run[protocol.Session](ctx, r.k, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "Terminal chat"})
@@ -175,6 +198,32 @@ func (r *runner) do(ctx context.Context, a Action) {
 			fail(err)
 		}()
 	}
+}
+
+// errNoUndo: the owner has no Notes panel back end (its log could not be opened).
+var errNoUndo = errors.New("this Quire cannot undo a change here; run quire doctor to see why")
+
+// lastChange is the session's newest change still standing: the first that
+// "undo all" would revert (the Changes list's own reckoning), or nil.
+func (r *runner) lastChange(ctx context.Context, session string) (*protocol.ChangeRecord, error) {
+	n := r.d.Notes()
+	if n == nil {
+		return nil, errNoUndo
+	}
+	list, err := n.Changes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := list.UndoAll[session]
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	for _, c := range list.Changes {
+		if c.ID == ids[0] {
+			return &c, nil
+		}
+	}
+	return nil, nil
 }
 
 // quitting stops a reply still going when the user leaves: a run started

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -61,13 +62,7 @@ func TestConversationsAndBatchesAreIsolated(t *testing.T) {
 		testkit.WriteOld(t, filepath.Join(notesDir, "inbox", fmt.Sprintf("i%d.md", i)), "# inbox note\n")
 		testkit.WriteOld(t, filepath.Join(notesDir, "later", fmt.Sprintf("l%d.md", i)), "# later note\n")
 	}
-	settings := config.NewStore(config.Config{DataDir: t.TempDir(), OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 8192,
-		NotesDir: notesDir, Profile: "ask", Batch: config.BatchSettings{Workers: 2}})
-	p, err := OpenWith(t.Context(), settings, slog.New(slog.DiscardHandler), Owner, Extras{Kind: datadir.Serve})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := batchOwner(t, fake, notesDir)
 	ctx, stop := context.WithCancel(t.Context())
 	defer stop()
 
@@ -166,6 +161,40 @@ func TestConversationsAndBatchesAreIsolated(t *testing.T) {
 		t.Fatalf("the feeds saw %v", seen)
 	}
 
+	// The workers' sessions are marked so: listed as such (the hosts leave
+	// them out of the user's chats), and the search over what was said
+	// finds only the chats.
+	listed, err := k.Sessions(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, s := range listed {
+		if workerSessions[s.ID] != (s.Kind == protocol.SessionWorker) {
+			t.Errorf("session %s (%s) has kind %q", s.ID, s.Title, s.Kind)
+		}
+		kinds[s.Kind]++
+	}
+	if kinds[protocol.SessionWorker] != 8 || kinds[""] != 2 {
+		t.Errorf("kinds listed %v, want 8 workers and 2 chats", kinds)
+	}
+	for _, c := range []struct {
+		query string
+		want  map[string]bool
+	}{{"Organise the note", map[string]bool{}}, {"bravo", map[string]bool{b: true}}} {
+		found, err := p.Conversations().Search(t.Context(), c.query, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, h := range found.Hits {
+			got[h.Session] = true
+		}
+		if !maps.Equal(got, c.want) {
+			t.Errorf("search %q found sessions %v, want %v", c.query, got, c.want)
+		}
+	}
+
 	control := false
 	for _, r := range fake.Requests() {
 		body := string(r.Body)
@@ -210,6 +239,20 @@ func TestConversationsAndBatchesAreIsolated(t *testing.T) {
 	}
 	// B's own working memory (the attempts its run made) is B's; A's note is not in it.
 	assertNoMemoryEvents(t, p, b, "tea-in-A")
+}
+
+// batchOwner is `quire serve`'s Parts over a new data folder and notesDir,
+// with two batch workers, closed when the test ends.
+func batchOwner(t *testing.T, fake *ollamatest.Server, notesDir string) *Parts {
+	t.Helper()
+	settings := config.NewStore(config.Config{DataDir: t.TempDir(), OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 8192,
+		NotesDir: notesDir, Profile: "ask", Batch: config.BatchSettings{Workers: 2}})
+	p, err := OpenWith(t.Context(), settings, slog.New(slog.DiscardHandler), Owner, Extras{Kind: datadir.Serve})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
 }
 
 func lastUserText(req api.ChatRequest) string {

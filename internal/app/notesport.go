@@ -25,7 +25,11 @@ func (p *Parts) Notes() host.Notes {
 	if p.mode == Reader || p.store == nil || p.runtime == nil || p.notes == nil {
 		return nil
 	}
-	return &NotesPort{tools: p.notes, store: p.store, log: p.runtime, now: p.clock()}
+	n := &NotesPort{tools: p.notes, store: p.store, log: p.runtime, now: p.clock()}
+	if b := p.Batches(); b != nil {
+		n.batches = b
+	}
+	return n
 }
 
 func (p *Parts) clock() func() time.Time {
@@ -42,6 +46,15 @@ type NotesPort struct {
 	store *store.Store
 	log   *runtime.Runtime // AppendPlain: the user's undo goes into the log of the conversation that made the change
 	now   func() time.Time
+	// batches are the task queue's, whose applied batches the list shows;
+	// nil when the queue is off.
+	batches batchRecords
+}
+
+// batchRecords is what the Notes panel reads of the task queue.
+type batchRecords interface {
+	List(ctx context.Context) ([]protocol.Batch, error)
+	Get(ctx context.Context, id string) (protocol.BatchReview, error)
 }
 
 // The errors a host turns into a status: what the user asked for is not
@@ -114,13 +127,17 @@ func (n *NotesPort) Changes(ctx context.Context) (protocol.ChangeList, error) {
 	if err != nil {
 		return protocol.ChangeList{}, err
 	}
+	applied, err := n.appliedBatches(ctx)
+	if err != nil {
+		return protocol.ChangeList{}, err
+	}
 	titles, err := n.titles(ctx)
 	if err != nil {
 		return protocol.ChangeList{}, err
 	}
 	r, _ := n.root() // with no folder, every change is shown as it was logged
 	stand := standings(list, r)
-	out := protocol.ChangeList{Changes: make([]protocol.ChangeRecord, 0, len(list)), Omitted: omitted, UndoAll: map[string][]string{}}
+	out := protocol.ChangeList{Changes: make([]protocol.ChangeRecord, 0, len(list)), Omitted: omitted, UndoAll: map[string][]string{}, Batches: applied}
 	for _, l := range list {
 		out.Changes = append(out.Changes, changeRecord(l, titles[l.Session], stand))
 	}
@@ -130,6 +147,37 @@ func (n *NotesPort) Changes(ctx context.Context) (protocol.ChangeList, error) {
 				out.UndoAll[l.Session] = undoAllOf(list, l.Session, stand)
 			}
 		}
+	}
+	return out, nil
+}
+
+// appliedBatches are the batches whose apply changed notes, newest first
+// (the queue's List order): done with notes changed, or undone since.
+func (n *NotesPort) appliedBatches(ctx context.Context) ([]protocol.AppliedBatch, error) {
+	out := []protocol.AppliedBatch{}
+	if n.batches == nil {
+		return out, nil
+	}
+	all, err := n.batches.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range all {
+		if len(out) == protocol.MaxListedBatches {
+			break
+		}
+		if b.State != protocol.BatchUndone && (b.State != protocol.BatchDone || b.Applied == 0) {
+			continue
+		}
+		r, err := n.batches.Get(ctx, b.ID)
+		if err != nil {
+			return nil, err
+		}
+		changes := r.Changes
+		if changes == nil {
+			changes = []protocol.BatchChange{}
+		}
+		out = append(out, protocol.AppliedBatch{Batch: r.Batch, Changes: changes})
 	}
 	return out, nil
 }

@@ -105,6 +105,8 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Union("BatchState", "Where a batch is (Batch.state): reviewing waits for the user's one answer.", nil,
 		protocol.BatchRunning, protocol.BatchPaused, protocol.BatchReviewing, protocol.BatchApplying,
 		protocol.BatchDone, protocol.BatchCancelled, protocol.BatchFailed, protocol.BatchUndone)
+	f.Union("SessionKind", "Who a session is for (Session.kind, SessionCreatedPayload.kind): worker is a task queue worker's run, never one of the user's chats; a chat has none.", nil,
+		protocol.SessionWorker)
 	f.Union("TaskState", "Where one note's task is (BatchTask.state).", nil,
 		protocol.TaskQueued, protocol.TaskClaimed, protocol.TaskDone, protocol.TaskFailed)
 	f.Union("BatchChangeKind", "What an applied batch did to a note (BatchChange.kind).", nil, protocol.BatchChangeMove, protocol.BatchChangeEdit)
@@ -177,6 +179,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"Proposal":             reflect.TypeFor[protocol.Proposal](),
 		"ReviewItem":           reflect.TypeFor[protocol.ReviewItem](),
 		"BatchReview":          reflect.TypeFor[protocol.BatchReview](),
+		"AppliedBatch":         reflect.TypeFor[protocol.AppliedBatch](),
 		"BatchDecision":        reflect.TypeFor[protocol.BatchDecision](),
 		"BatchProgress":        reflect.TypeFor[protocol.BatchProgress](),
 		"BatchChange":          reflect.TypeFor[protocol.BatchChange](),
@@ -213,6 +216,8 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Field(reflect.TypeFor[protocol.MessageHit](), "role", "'user' | 'assistant'")
 	f.Field(reflect.TypeFor[protocol.Batch](), "state", "BatchState")
 	f.Field(reflect.TypeFor[protocol.BatchTask](), "state", "TaskState")
+	f.Field(reflect.TypeFor[protocol.Session](), "kind", "SessionKind")
+	f.Field(reflect.TypeFor[event.SessionCreatedPayload](), "kind", "SessionKind")
 	f.Field(reflect.TypeFor[protocol.BatchChange](), "kind", "BatchChangeKind")
 
 	// kernel/event: every registered payload, under its Go name, and the

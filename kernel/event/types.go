@@ -44,7 +44,17 @@ const (
 type SessionCreatedPayload struct {
 	Title  string       `json:"title"`
 	Parent *BranchPoint `json:"parent,omitempty"`
+	// Kind is who the session is for: "" the user's own chat,
+	// SessionWorker a task queue worker's run (never listed among the
+	// user's chats nor found by their search).
+	Kind string `json:"kind,omitempty"`
 }
+
+// The kinds of session (SessionCreatedPayload.Kind).
+const (
+	SessionChat   = ""
+	SessionWorker = "worker"
+)
 
 // BranchPoint is where a branch leaves its parent.
 type BranchPoint struct {
@@ -494,6 +504,8 @@ type SessionSummary struct {
 	// TitleSource is where Title came from: TitleCreated (the session's
 	// creation, "New chat" when none was given), TitleAuto or TitleUser.
 	TitleSource string
+	// Kind is the session.created payload's Kind.
+	Kind string
 }
 
 // Where a session's title came from (SessionSummary.TitleSource).

@@ -36,6 +36,8 @@ type CreateSessionPayload struct {
 	// Branch from another session: its history up to and including ParentSeq.
 	Parent    string `json:"parent,omitempty"`
 	ParentSeq int64  `json:"parentSeq,omitempty"`
+	// Kind is SessionWorker for a task queue worker's session, else "".
+	Kind string `json:"kind,omitempty"`
 }
 
 type RenameSessionPayload struct {

@@ -93,6 +93,22 @@ type ChangeList struct {
 	// an undo the model made of the conversation's own change is left with
 	// it, since the pair already cancels). The question lists these.
 	UndoAll map[string][]string `json:"undoAll"`
+	// Batches are the task queue's applied batches (their moves, tags and
+	// links are the queue's own record, not a conversation's), newest
+	// first, each one entry undone as one (host.Batches.Undo); at most
+	// MaxListedBatches.
+	Batches []AppliedBatch `json:"batches,omitempty"`
+}
+
+// MaxListedBatches bounds the batches "Changes by Quire" lists.
+const MaxListedBatches = 50
+
+// AppliedBatch is one applied batch as "Changes by Quire" lists it: the
+// batch (State done, or undone once its undo ran) and the changes it made
+// that still stand, oldest first (none once undone).
+type AppliedBatch struct {
+	Batch   Batch         `json:"batch"`
+	Changes []BatchChange `json:"changes"`
 }
 
 // UndoOutcome is what an undo (or "undo all") did: Undone are the changes

@@ -38,6 +38,9 @@ type Event struct {
 	Payload    json.RawMessage `json:"payload"`
 }
 
+// SessionWorker is the Kind of a task queue worker's session (Session.Kind).
+const SessionWorker = "worker"
+
 // Session is the summary a sessions list shows.
 type Session struct {
 	ID        string    `json:"id"`
@@ -54,6 +57,10 @@ type Session struct {
 	// A branch names the session and seq it forks from.
 	Parent    string `json:"parent,omitempty"`
 	ParentSeq int64  `json:"parentSeq,omitempty"`
+	// Kind is SessionWorker for a task queue worker's session: a host
+	// leaves it out of the user's chats (the list, the newest opened at
+	// start) and shows it from the batch that made it. "" is a chat.
+	Kind string `json:"kind,omitempty"`
 	// Damaged says why the session's log cannot be read (an event that does
 	// not decode), empty when it can. A damaged session is listed and may be
 	// deleted, and every other command to it is refused (ErrDamaged); the

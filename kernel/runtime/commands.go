@@ -155,6 +155,9 @@ func withResult(once *event.Once, v any) (*event.Once, json.RawMessage, error) {
 }
 
 func (r *Runtime) createSession(ctx context.Context, p protocol.CreateSessionPayload, once *event.Once) (json.RawMessage, error) {
+	if p.Kind != "" && p.Kind != protocol.SessionWorker {
+		return nil, fmt.Errorf("%w: no session kind %q", protocol.ErrBadPayload, p.Kind)
+	}
 	title := cleanTitle(p.Title)
 	var parent *event.BranchPoint
 	if p.Parent != "" {
@@ -164,13 +167,13 @@ func (r *Runtime) createSession(ctx context.Context, p protocol.CreateSessionPay
 	at := r.now()
 	// The result is known before the write (ids and times come from here),
 	// so it is stored with the effect.
-	o, res, err := withResult(once, protocol.Session{ID: id, Title: title, CreatedAt: at.UTC(), UpdatedAt: at.UTC(), Parent: p.Parent, ParentSeq: p.ParentSeq})
+	o, res, err := withResult(once, protocol.Session{ID: id, Title: title, CreatedAt: at.UTC(), UpdatedAt: at.UTC(), Parent: p.Parent, ParentSeq: p.ParentSeq, Kind: p.Kind})
 	if err != nil {
 		return nil, err
 	}
 	var done *event.Done
 	if _, err := r.feed.AppendWith(ctx, func(ctx context.Context) ([]event.Event, error) {
-		evs, d, err := r.store.CreateSession(ctx, id, title, at, parent, o)
+		evs, d, err := r.store.CreateSessionOf(ctx, id, at, event.SessionCreatedPayload{Title: title, Parent: parent, Kind: p.Kind}, o)
 		done = d
 		return evs, err
 	}); err != nil {

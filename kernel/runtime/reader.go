@@ -52,7 +52,7 @@ func (r *Reader) Sessions(ctx context.Context) ([]protocol.Session, error) {
 
 // detached is a session as the log alone shows it.
 func detached(s event.SessionSummary) protocol.Session {
-	out := protocol.Session{ID: s.ID, Title: s.Title, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, LastSeq: s.LastSeq,
+	out := protocol.Session{ID: s.ID, Title: s.Title, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, LastSeq: s.LastSeq, Kind: s.Kind,
 		RunStatus: string(RunIdle), Status: string(SessionDetached)}
 	if s.Parent != nil {
 		out.Parent, out.ParentSeq = s.Parent.Session, s.Parent.Seq

@@ -26,7 +26,7 @@ import (
 type Store interface {
 	event.Log
 	history.Source
-	CreateSession(ctx context.Context, id, title string, at time.Time, parent *event.BranchPoint, once *event.Once) ([]event.Event, *event.Done, error)
+	CreateSessionOf(ctx context.Context, id string, at time.Time, p event.SessionCreatedPayload, once *event.Once) ([]event.Event, *event.Done, error)
 	AppendOnce(ctx context.Context, once event.Once, session string, drafts ...event.Draft) ([]event.Event, *event.Done, error)
 	DeleteSession(ctx context.Context, id string, once *event.Once) (*event.Done, error)
 	Sessions(ctx context.Context) ([]event.SessionSummary, error)

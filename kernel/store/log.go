@@ -25,8 +25,14 @@ type (
 // CreateSession starts a session: its first event (seq 0) is session.created.
 // With once, a repeat of the same request returns the first result instead.
 func (s *Store) CreateSession(ctx context.Context, id, title string, at time.Time, parent *event.BranchPoint, once *Once) ([]event.Event, *Done, error) {
-	return s.write(ctx, id, &creation{parent: parent}, once, []event.Draft{{
-		Type: event.SessionCreated, Time: at, Payload: event.SessionCreatedPayload{Title: title, Parent: parent},
+	return s.CreateSessionOf(ctx, id, at, event.SessionCreatedPayload{Title: title, Parent: parent}, once)
+}
+
+// CreateSessionOf is CreateSession with the whole payload of its first
+// event: a session of another kind than the user's chat (p.Kind).
+func (s *Store) CreateSessionOf(ctx context.Context, id string, at time.Time, p event.SessionCreatedPayload, once *Once) ([]event.Event, *Done, error) {
+	return s.write(ctx, id, &creation{parent: p.Parent}, once, []event.Draft{{
+		Type: event.SessionCreated, Time: at, Payload: p,
 	}})
 }
 
@@ -383,14 +389,23 @@ func (s *Store) query(ctx context.Context, session string, from, to int64, filte
 	return out, nil
 }
 
-const sessionColumns = `id, title, title_source, created_ns, updated_ns, last_seq, replaces, parent, parent_seq`
+var sessionColumns = `id, title, title_source, created_ns, updated_ns, last_seq, replaces, parent, parent_seq, ` + kindOf("sessions.id")
+
+// kindOf is the SQL for the Kind of the session named by col, read from its
+// session.created payload (seq 0, one primary key lookup): the log stays
+// the one place it is written, and no migration is needed. A payload that
+// is not JSON (a damaged session) is a chat's "".
+func kindOf(col string) string {
+	return `COALESCE((SELECT CASE WHEN json_valid(CAST(e0.payload AS TEXT)) THEN json_extract(CAST(e0.payload AS TEXT), '$.kind') END
+		FROM events e0 WHERE e0.session = ` + col + ` AND e0.seq = 0), '')`
+}
 
 func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 	var r Session
 	var created, updated int64
 	var parent sql.NullString
 	var parentSeq sql.NullInt64
-	if err := row.Scan(&r.ID, &r.Title, &r.TitleSource, &created, &updated, &r.LastSeq, &r.Replaces, &parent, &parentSeq); err != nil {
+	if err := row.Scan(&r.ID, &r.Title, &r.TitleSource, &created, &updated, &r.LastSeq, &r.Replaces, &parent, &parentSeq, &r.Kind); err != nil {
 		return r, err
 	}
 	r.CreatedAt, r.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()

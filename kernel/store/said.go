@@ -160,7 +160,8 @@ func MatchQuery(q string) string {
 	return strings.Join(words, " ")
 }
 
-// SearchSaid finds the messages of every session that hold all the words
+// SearchSaid finds the messages of every chat (a worker's session is not
+// the user's: event.SessionWorker) that hold all the words
 // of query, best first by FTS5's bm25 rank, newer first among equals; at
 // most limit (1..SearchMaxHits; other values mean SearchMaxHits). A query
 // with no word finds nothing, with no error.
@@ -177,7 +178,7 @@ func (s *Store) SearchSaid(ctx context.Context, query string, limit int) ([]Said
 		FROM said_fts
 		JOIN said ON said.id = said_fts.rowid
 		LEFT JOIN sessions ON sessions.id = said.session
-		WHERE said_fts MATCH ?
+		WHERE said_fts MATCH ? AND `+kindOf("said.session")+` = ''
 		ORDER BY said_fts.rank, said.time_ns DESC, said.id DESC
 		LIMIT ?`, match, limit)
 	if err != nil {

@@ -280,3 +280,43 @@ func TestAnAutomaticTitleNeverReplacesTheUsers(t *testing.T) {
 		})
 	}
 }
+
+// A worker's session is not one of the user's chats: Sessions gives its
+// kind, and the search over what was said never finds it.
+func TestWorkerSessionsAreKindedAndNotSearched(t *testing.T) {
+	s := open(t)
+	ctx := t.Context()
+	if _, _, err := s.CreateSession(ctx, "chat", "Chat", t0, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.CreateSessionOf(ctx, "work", t0, event.SessionCreatedPayload{Title: "Organise inbox/a.md", Kind: event.SessionWorker}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"chat", "work"} {
+		if _, err := s.Append(ctx, id, user("Organise the zeppelin note"), reply("The zeppelin note goes to travel/")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hits, err := s.SearchSaid(ctx, "zeppelin", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hitKeys(hits); !slices.Equal(got, []string{"chat/1", "chat/2"}) && !slices.Equal(got, []string{"chat/2", "chat/1"}) {
+		t.Fatalf("search found %v, want only the chat's two messages", got)
+	}
+	list, err := s.Sessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{}
+	for _, x := range list {
+		kinds[x.ID] = x.Kind
+	}
+	if kinds["chat"] != event.SessionChat || kinds["work"] != event.SessionWorker || len(kinds) != 2 {
+		t.Fatalf("kinds %v", kinds)
+	}
+	one, err := s.Session(ctx, "work")
+	if err != nil || one.Kind != event.SessionWorker {
+		t.Fatalf("Session(work) = %+v, %v", one, err)
+	}
+}

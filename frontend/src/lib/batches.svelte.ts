@@ -87,6 +87,10 @@ export class BatchesStore {
   get approved(): ReviewRow[] {
     return approved(this.rows);
   }
+  /** The tasks whose worker has a session to show ("see what the worker did"), in the batch's order. */
+  get worked(): BatchTask[] {
+    return (this.shown?.tasks ?? []).filter((t) => !!t.session);
+  }
   /** The tasks that failed, with why. */
   get failures(): BatchTask[] {
     return (this.shown?.tasks ?? []).filter((t) => t.state === 'failed');

@@ -239,7 +239,7 @@ export class ChatStore {
     const doctor = this.recheck();
     const notes = this.loadNotesFolder();
     try {
-      const list = await this.t.listSessions();
+      const list = chats(await this.t.listSessions());
       this.listed = new Set(list.map((s) => s.id));
       this.sessions = list;
     } catch (e) {
@@ -495,7 +495,8 @@ export class ChatStore {
     this.conv = fold(this.conv, mine);
   }
 
-  private onSessions(list: Session[]): void {
+  private onSessions(all: Session[]): void {
+    const list = chats(all);
     const before = this.sessions;
     const listedBefore = this.listed;
     this.listed = new Set(list.map((s) => s.id));
@@ -683,6 +684,15 @@ export class ChatStore {
   dismissError(): void {
     this.error = null;
   }
+}
+
+/**
+ * The user's chats of a host's sessions list: a task queue worker's session
+ * (kind `worker`) is the batch's, shown from the batch view, never listed
+ * among the chats nor opened as the newest one.
+ */
+export function chats(list: readonly Session[]): Session[] {
+  return list.filter((s) => !s.kind);
 }
 
 /**

@@ -10,7 +10,8 @@ import type { Call, CallMessage, CallOrigin, CallSummary, CallTokens } from './p
  * that step, else the last call of the run.
  */
 export function callsOfReply(calls: readonly CallSummary[], runId: string, step?: number): { calls: CallSummary[]; open: number } {
-  const ofRun = calls.filter((c) => c.runId === runId);
+  // No run named: every call of the session (a batch worker's whole session).
+  const ofRun = runId ? calls.filter((c) => c.runId === runId) : [...calls];
   let open = -1;
   for (let i = 0; i < ofRun.length; i++) {
     if (step === undefined || ofRun[i].step !== step) continue;

@@ -3,8 +3,12 @@
 // with undo. Undo is done by Quire itself (the host's undoChange /
 // undoConversation), never by asking the model; every undo waits for a yes
 // on a question that shows the exact reverse. A failure or a refusal always
-// gives the button back.
-import type { ChangeList, ChangeRecord, NoteFolder, NoteText, NoteVersions, UndoOutcome } from './protocol';
+// gives the button back. An applied batch of the task queue is one entry
+// among the changes, undone as one (the host's undoBatch) after a yes to a
+// question listing what it reverses.
+import { undoLines } from './batches.svelte';
+import type { AppliedBatch, ChangeList, ChangeRecord, NoteFolder, NoteText, NoteVersions, UndoOutcome } from './protocol';
+import type { BatchesTransport } from './transport/batches';
 import type { NotesTransport } from './transport/notes';
 import { toError } from './transport/transport';
 
@@ -19,6 +23,30 @@ export interface UndoQuestion {
   ids: string[];
   /** Set for "undo all": the conversation. */
   session?: string;
+}
+
+/** One entry of "Changes by Quire": a change of a conversation, or an applied batch. */
+export type ChangeEntry = { kind: 'change'; at: number; change: ChangeRecord } | { kind: 'batch'; at: number; batch: AppliedBatch };
+
+/** Every change and applied batch of the list, newest first (a batch at its last change: its apply, or its undo). */
+export function changeEntries(list: ChangeList): ChangeEntry[] {
+  const out: ChangeEntry[] = [
+    ...(list.changes ?? []).map((change) => ({ kind: 'change' as const, at: Date.parse(change.time) || 0, change })),
+    ...(list.batches ?? []).map((batch) => ({ kind: 'batch' as const, at: batch.batch.updatedMs, batch })),
+  ];
+  return out.sort((a, b) => b.at - a.at);
+}
+
+/** What an applied batch changed, a line per note: from → to, or its tags and links. */
+export function batchLines(b: AppliedBatch): string[] {
+  return (b.changes ?? []).map((c) => (c.kind === 'move' ? `${c.from} → ${c.path}` : `${c.path}: tags and links`));
+}
+
+/** A batch undo waiting for the user's yes: what it puts back, a line per note. */
+export interface BatchUndoQuestion {
+  id: string;
+  title: string;
+  lines: string[];
 }
 
 /** The question for undoing `ids` (in that order), listing each reverse whole. */
@@ -80,8 +108,47 @@ export class NotesStore {
   outcome = $state<{ text: string; tone: 'ok' | 'refused' | 'error'; changedSince?: string } | null>(null);
   versions = $state.raw<NoteVersions | null>(null);
   error = $state<string | null>(null);
+  /** A batch's undo waiting for a yes, if any. */
+  askingBatch = $state.raw<BatchUndoQuestion | null>(null);
 
-  constructor(private readonly host: NotesTransport) {}
+  constructor(private readonly host: NotesTransport & Partial<Pick<BatchesTransport, 'undoBatch' | 'confirmsBatchInDialog'>>) {}
+
+  /** The list's entries, newest first. */
+  get entries(): ChangeEntry[] {
+    return changeEntries(this.changes);
+  }
+
+  /** The window asks once more in a native dialog before a batch's undo. */
+  get confirmsBatchInDialog(): boolean {
+    return !!this.host.confirmsBatchInDialog;
+  }
+
+  /** Asks before undoing an applied batch: the question lists every note it puts back. */
+  askUndoBatch(id: string): void {
+    const b = (this.changes.batches ?? []).find((x) => x.batch.id === id);
+    if (b) this.askingBatch = { id, title: `Undo “${b.batch.title || b.batch.folder}”?`, lines: undoLines(b.changes) };
+  }
+
+  /** The user said yes to a batch's undo: Quire reverts the batch as one. */
+  async confirmBatch(): Promise<void> {
+    const q = this.askingBatch;
+    if (!q) return;
+    this.askingBatch = null;
+    this.undoing = new Set([q.id]);
+    try {
+      if (!this.host.undoBatch) throw new Error('This Quire cannot undo a batch from here; update Quire.');
+      const b = await this.host.undoBatch(q.id);
+      this.outcome =
+        b.state === 'undone'
+          ? { text: `Undone: ${q.lines.length === 1 ? 'the note is' : `the ${q.lines.length} changes are`} put back as before the batch.`, tone: 'ok' }
+          : { text: 'Nothing was undone: you said No.', tone: 'refused' };
+    } catch (e) {
+      this.outcome = { text: toError(e).message, tone: 'error' };
+    } finally {
+      this.undoing = new Set();
+    }
+    await this.refresh();
+  }
 
   /** The top of the tree and the changes. */
   async load(): Promise<void> {

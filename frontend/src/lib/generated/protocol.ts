@@ -75,6 +75,9 @@ export type CheckAction = 'install-ollama' | 'download-model' | 'settings';
 /** Where a batch is (Batch.state): reviewing waits for the user's one answer. */
 export type BatchState = 'running' | 'paused' | 'reviewing' | 'applying' | 'done' | 'cancelled' | 'failed' | 'undone';
 
+/** Who a session is for (Session.kind, SessionCreatedPayload.kind): worker is a task queue worker's run, never one of the user's chats; a chat has none. */
+export type SessionKind = 'worker';
+
 /** Where one note's task is (BatchTask.state). */
 export type TaskState = 'queued' | 'claimed' | 'done' | 'failed';
 
@@ -99,6 +102,16 @@ export interface AnswerPayload {
   callIds: string[] | null;
   allowed: boolean;
   feedback?: string;
+}
+
+/**
+ * AppliedBatch is one applied batch as "Changes by Quire" lists it: the
+ * batch (State done, or undone once its undo ran) and the changes it made
+ * that still stand, oldest first (none once undone).
+ */
+export interface AppliedBatch {
+  batch: Batch;
+  changes: BatchChange[] | null;
 }
 
 /** Batch is one batch's summary. */
@@ -402,6 +415,13 @@ export interface ChangeList {
    * it, since the pair already cancels). The question lists these.
    */
   undoAll: Record<string, string[] | null> | null;
+  /**
+   * Batches are the task queue's applied batches (their moves, tags and
+   * links are the queue's own record, not a conversation's), newest
+   * first, each one entry undone as one (host.Batches.Undo); at most
+   * MaxListedBatches.
+   */
+  batches?: AppliedBatch[];
 }
 
 /** ChangeRecord is one approved write by Quire, as "Changes by Quire" lists it. */
@@ -480,6 +500,8 @@ export interface CreateSessionPayload {
   /** Branch from another session: its history up to and including ParentSeq. */
   parent?: string;
   parentSeq?: number;
+  /** Kind is SessionWorker for a task queue worker's session, else "". */
+  kind?: string;
 }
 
 /** Report is the whole diagnosis; OK is true when every check passed. */
@@ -973,6 +995,12 @@ export interface Session {
   parent?: string;
   parentSeq?: number;
   /**
+   * Kind is SessionWorker for a task queue worker's session: a host
+   * leaves it out of the user's chats (the list, the newest opened at
+   * start) and shows it from the batch that made it. "" is a chat.
+   */
+  kind?: SessionKind;
+  /**
    * Damaged says why the session's log cannot be read (an event that does
    * not decode), empty when it can. A damaged session is listed and may be
    * deleted, and every other command to it is refused (ErrDamaged); the
@@ -1327,6 +1355,12 @@ export interface RunStartedPayload {
 export interface SessionCreatedPayload {
   title: string;
   parent?: BranchPoint;
+  /**
+   * Kind is who the session is for: "" the user's own chat,
+   * SessionWorker a task queue worker's run (never listed among the
+   * user's chats nor found by their search).
+   */
+  kind?: SessionKind;
 }
 
 /**

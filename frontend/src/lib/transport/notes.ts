@@ -35,7 +35,9 @@ export function noteFolder(r: Partial<NoteFolder> | null | undefined): NoteFolde
 export function changeList(r: Partial<ChangeList> | null | undefined): ChangeList {
   const undoAll: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(r?.undoAll ?? {})) undoAll[k] = Array.isArray(v) ? v : [];
-  return { changes: Array.isArray(r?.changes) ? r.changes : [], undoAll, ...(r?.omitted ? { omitted: r.omitted } : {}) };
+  // An applied batch's changes may come as null (Go's empty list).
+  const batches = Array.isArray(r?.batches) ? r.batches.map((b) => ({ ...b, changes: Array.isArray(b.changes) ? b.changes : [] })) : [];
+  return { changes: Array.isArray(r?.changes) ? r.changes : [], undoAll, batches, ...(r?.omitted ? { omitted: r.omitted } : {}) };
 }
 
 /** An undo's outcome from a host, with its list. */

@@ -1,0 +1,48 @@
+package runtime_test
+
+import (
+	"errors"
+	"testing"
+
+	"quire/kernel/protocol"
+)
+
+// A session's kind is recorded at its creation and listed with it; a kind
+// the kernel does not know is refused and creates nothing.
+func TestSessionKind(t *testing.T) {
+	cases := []struct {
+		name, kind string
+		refused    bool
+	}{
+		{"a chat", "", false},
+		{"a batch worker's session", protocol.SessionWorker, false},
+		{"an unknown kind", "robot", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			k := kit(t)
+			s, err := protocol.Run[protocol.Session](t.Context(), k.Runtime, "", protocol.CreateSession,
+				protocol.CreateSessionPayload{Title: "Organise inbox/a.md", Kind: c.kind})
+			if c.refused {
+				if !errors.Is(err, protocol.ErrBadPayload) {
+					t.Fatalf("kind %q: %v, want ErrBadPayload", c.kind, err)
+				}
+			} else if err != nil || s.Kind != c.kind {
+				t.Fatalf("created %+v, %v; want kind %q", s, err, c.kind)
+			}
+			list, err := k.Runtime.Sessions(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.refused {
+				if len(list) != 0 {
+					t.Fatalf("a refused kind created %+v", list)
+				}
+				return
+			}
+			if len(list) != 1 || list[0].Kind != c.kind {
+				t.Fatalf("listed %+v, want one session of kind %q", list, c.kind)
+			}
+		})
+	}
+}
