@@ -59,6 +59,22 @@ export namespace doctor {
 
 export namespace protocol {
 	
+	export class BatchChange {
+	    kind: string;
+	    path: string;
+	    from?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new BatchChange(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.path = source["path"];
+	        this.from = source["from"];
+	    }
+	}
 	export class Batch {
 	    id: string;
 	    folder: string;
@@ -93,22 +109,40 @@ export namespace protocol {
 	        this.updatedMs = source["updatedMs"];
 	    }
 	}
-	export class BatchChange {
-	    kind: string;
-	    path: string;
-	    from?: string;
+	export class AppliedBatch {
+	    batch: Batch;
+	    changes: BatchChange[];
 	
 	    static createFrom(source: any = {}) {
-	        return new BatchChange(source);
+	        return new AppliedBatch(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.kind = source["kind"];
-	        this.path = source["path"];
-	        this.from = source["from"];
+	        this.batch = this.convertValues(source["batch"], Batch);
+	        this.changes = this.convertValues(source["changes"], BatchChange);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
+	
+	
 	export class ReviewItem {
 	    task: string;
 	    from: string;
@@ -273,6 +307,7 @@ export namespace protocol {
 	    runStatus?: string;
 	    parent?: string;
 	    parentSeq?: number;
+	    kind?: string;
 	    damaged?: string;
 	
 	    static createFrom(source: any = {}) {
@@ -291,6 +326,7 @@ export namespace protocol {
 	        this.runStatus = source["runStatus"];
 	        this.parent = source["parent"];
 	        this.parentSeq = source["parentSeq"];
+	        this.kind = source["kind"];
 	        this.damaged = source["damaged"];
 	    }
 	
@@ -857,6 +893,7 @@ export namespace protocol {
 	    changes: ChangeRecord[];
 	    omitted?: number;
 	    undoAll: {[key: string]: string[]};
+	    batches?: AppliedBatch[];
 	
 	    static createFrom(source: any = {}) {
 	        return new ChangeList(source);
@@ -867,6 +904,7 @@ export namespace protocol {
 	        this.changes = this.convertValues(source["changes"], ChangeRecord);
 	        this.omitted = source["omitted"];
 	        this.undoAll = source["undoAll"];
+	        this.batches = this.convertValues(source["batches"], AppliedBatch);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
