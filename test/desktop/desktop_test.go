@@ -68,7 +68,8 @@ type view struct {
 		} `json:"pulls"`
 	} `json:"models"`
 	Settings *struct {
-		Saved bool `json:"saved"`
+		Saved bool   `json:"saved"`
+		Model string `json:"model"`
 	} `json:"settings"`
 	// The inspector, when open (snapshot.ts readInspector).
 	Inspector *struct {
@@ -380,10 +381,9 @@ func TestDesktopMemoryPanelSeeEditForget(t *testing.T) {
 	// The dialog had the keyboard; the keys below are for the window.
 	run(t, display, "xdotool", "windowfocus", "--sync", win)
 
-	// The sidebar's Memory button: 14 px in, under the New chat button (Sidebar.svelte).
-	openPanel := func() {
-		run(t, display, "xdotool", "mousemove", "--window", win, "135", "123", "click", "1")
-	}
+	// The sidebar's Memory button, where the page says it is.
+	w := findWindow(t, display, a, probe)
+	openPanel := func() { w.click("memory-open") }
 	openPanel()
 	waitMemory(t, a, probe, "the panel with the remembered item", func(m memoryView) bool {
 		return m.Memory != nil && len(*m.Memory) == 1 && (*m.Memory)[0].Text == "Tags are lower-case." && (*m.Memory)[0].Kind == "preference"

@@ -151,6 +151,8 @@ func TestDesktopSettingsPullAndChat(t *testing.T) {
 	w.click("settings-model")
 	w.keys("ctrl+a")
 	w.typeText(second)
+	// The click must not overtake the last typed key.
+	waitView(t, a, probe, "the model typed", func(v view) bool { return v.Settings != nil && v.Settings.Model == second })
 	w.click("settings-save")
 	waitView(t, a, probe, "the settings saved", func(v view) bool { return v.Settings != nil && v.Settings.Saved })
 	screenshot(t, display, "desktop-settings-saved.png")

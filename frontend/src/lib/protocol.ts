@@ -99,7 +99,8 @@ export interface ViewSnapshot {
   /** The models screen, when open: the installed models' names and each pull's row (state, bar 0..100). */
   models?: { installed: string[]; pulls: { name: string; state: string; percent: number | null }[] };
   /** The Settings screen, when open: whether it just saved. */
-  settings?: { saved: boolean };
+  /** model: what the chat model field holds now (a test waits for its typing to land before it saves). */
+  settings?: { saved: boolean; model: string };
   /**
    * The batch shown in the "Organise a folder" drawer, when open: its state
    * and counts, and the review list's rows with where each tick box is.

@@ -127,11 +127,12 @@ export function readModels(root: ParentNode): ViewSnapshot['models'] {
 /** The Settings screen, or undefined when it is not open. */
 export function readSettings(root: ParentNode): ViewSnapshot['settings'] {
   if (!root.querySelector('[data-testid="settings-panel"]')) return undefined;
-  return { saved: !!root.querySelector('[data-testid="settings-saved"]') };
+  const model = root.querySelector<HTMLInputElement>('[data-testid="settings-model"]');
+  return { saved: !!root.querySelector('[data-testid="settings-saved"]'), model: model?.value ?? '' };
 }
 
 /** The controls a desktop test clicks (xdotool has no selectors). */
-export const POINT_IDS = ['composer', 'models-open', 'pull-name', 'pull-start', 'settings-open', 'settings-model', 'settings-save', 'download-model', 'inspect', 'inspector-copy', 'batches-open', 'batch-folder', 'batch-start', 'review-apply', 'confirm-delete', 'batch-undo', 'copy-message'];
+export const POINT_IDS = ['composer', 'models-open', 'pull-name', 'pull-start', 'settings-open', 'settings-model', 'settings-save', 'download-model', 'memory-open', 'inspect', 'inspector-copy', 'batches-open', 'batch-folder', 'batch-start', 'review-apply', 'confirm-delete', 'batch-undo', 'copy-message'];
 
 /** The batch in the "Organise a folder" drawer, or undefined when it is not shown. */
 export function readBatch(root: ParentNode): ViewSnapshot['batch'] {
