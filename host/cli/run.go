@@ -322,7 +322,8 @@ func (t *headless) answer(ctx context.Context, q protocol.Question) {
 // askProgram runs cmd (sh -c) with q as JSON on its stdin. A Yes is an exit
 // status of 0 with nothing or "yes" on stdout; "no …" is a No with the
 // rest as the model's feedback; any other output, exit status, a run past
-// timeout or more than askOutput bytes is a No that says so.
+// timeout or more than askOutput bytes is a No that says so. A program
+// stopped at its bound is stopped with every process it started.
 func askProgram(ctx context.Context, cmd string, q protocol.Question, timeout time.Duration) protocol.Answer {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -332,6 +333,7 @@ func askProgram(ctx context.Context, cmd string, q protocol.Question, timeout ti
 	out := &boundedBuffer{max: askOutput}
 	c.Stdout = out
 	c.WaitDelay = time.Second
+	stopWhole(c)
 	err := c.Run()
 	said := strings.TrimSpace(out.String())
 	word, rest, _ := strings.Cut(said, "\n")
