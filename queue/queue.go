@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path"
-	"strings"
 	"sync"
 	"time"
 
@@ -156,10 +155,7 @@ func (q *Queue) noteOf(session string) (string, bool) {
 // Start enqueues one task per note directly in folder (relative to the
 // notes root) and wakes the workers.
 func (q *Queue) Start(ctx context.Context, folder string) (protocol.Batch, error) {
-	folder = strings.Trim(strings.TrimSpace(folder), "/")
-	if folder == "" {
-		folder = "."
-	}
+	folder = protocol.BatchFolder(folder)
 	list, err := q.notesIn(ctx, folder)
 	if err != nil {
 		return protocol.Batch{}, err

@@ -308,6 +308,10 @@ func TestStartRefusals(t *testing.T) {
 		{"missing", "does not exist"},
 		{"projects", "holds no notes"},
 		{"../outside", ""},
+		// An absolute path is outside the notes folder, even when the
+		// notes folder has a folder of that name (inbox here).
+		{"/inbox", "absolute path"},
+		{"/", "absolute path"},
 	} {
 		_, err := w.Q.Start(t.Context(), c.folder)
 		if !errors.Is(err, protocol.ErrBadPayload) || !strings.Contains(err.Error(), c.says) {

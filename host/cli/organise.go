@@ -115,7 +115,7 @@ func resumeOrStart(ctx context.Context, b host.Batches, folder string) (protocol
 	if err != nil {
 		return protocol.Batch{}, err
 	}
-	clean := strings.Trim(strings.TrimSpace(folder), "/")
+	clean := protocol.BatchFolder(folder)
 	for _, x := range list {
 		if x.Folder != clean {
 			continue
