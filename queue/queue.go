@@ -184,15 +184,17 @@ func (q *Queue) notesIn(ctx context.Context, folder string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	l, ok := res.Data.(notes.Listing)
+	if ok && (l.Truncated || len(l.Entries) > protocol.BatchMaxNotes) {
+		// A cut listing comes back partial: said as the bound, not as
+		// the listing the model would read.
+		return nil, refuse(ErrTooMany, protocol.ErrBadPayload, "%s holds more than %d entries, more than one batch takes; organise a folder inside it, or move some notes out first", folder, protocol.BatchMaxNotes)
+	}
 	if res.Status != tool.Success && res.Status != tool.Empty {
 		return nil, refuse(ErrBadFolder, protocol.ErrBadPayload, "%s", res.Content)
 	}
-	l, ok := res.Data.(notes.Listing)
 	if !ok {
 		return nil, fmt.Errorf("list_notes answered %T, not a listing", res.Data)
-	}
-	if l.Truncated || len(l.Entries) > protocol.BatchMaxNotes {
-		return nil, refuse(ErrTooMany, protocol.ErrBadPayload, "%s holds more than %d entries, more than one batch takes; organise a folder inside it, or move some notes out first", folder, protocol.BatchMaxNotes)
 	}
 	var out []string
 	for _, e := range l.Entries {

@@ -330,7 +330,12 @@ func TestStateRules(t *testing.T) {
 // A folder a batch cannot take is refused in words.
 func TestStartRefusals(t *testing.T) {
 	w := newWorld(t, 1, fileUnder)
+	for i := range protocol.BatchMaxNotes + 1 {
+		testkit.WriteOld(t, filepath.Join(w.Dir, "big", fmt.Sprintf("n%03d.md", i)), "x\n")
+	}
 	for _, c := range []struct{ folder, says string }{
+		// The sentence of the bound, not list_notes' listing for the model.
+		{"big", fmt.Sprintf("more than %d entries", protocol.BatchMaxNotes)},
 		{"missing", "does not exist"},
 		{"projects", "holds no notes"},
 		{"../outside", ""},
