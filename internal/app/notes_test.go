@@ -216,3 +216,59 @@ func TestUndoAllOfAConversation(t *testing.T) {
 		t.Fatalf("the log's undos %v, want %v in that order", undone, ids)
 	}
 }
+
+// A note Quire made that was swapped since for a link out of the notes
+// folder is an undo refused with the user's sentence, like a note changed
+// since — not a server failure — and nothing outside the folder is touched.
+func TestUndoOfANoteNowALinkOutIsRefused(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(
+		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "c1", Name: "create_note", Arguments: []byte(`{"path":"made.md","content":"made\n"}`)}}},
+		ollamatest.Turn{Content: []string{"Done."}},
+	)
+	dataDir, notesDir, outside := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "secret.md")
+	// The target holds what Quire wrote, so only the link gives it away.
+	if err := os.WriteFile(outside, []byte("made\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Config{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, NotesDir: notesDir}
+	s, err := Open(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) {
+		return protocol.Answer{Allowed: true}, nil
+	})
+	sess, _ := protocol.Run[protocol.Session](t.Context(), s.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "made"})
+	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "make it"}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitRuns(t, s.Kernel(), sess.ID, 1)
+	made := filepath.Join(notesDir, "made.md")
+	if err := os.Remove(made); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, made); err != nil {
+		t.Fatal(err)
+	}
+	changes, err := s.Notes().Changes(t.Context())
+	if err != nil || len(changes.Changes) != 1 {
+		t.Fatalf("changes %+v, %v", changes, err)
+	}
+	id := changes.Changes[0].ID
+	out, err := s.Notes().Undo(t.Context(), id)
+	if err != nil {
+		t.Fatalf("undo: %v, want a refusal in the outcome", err)
+	}
+	if out.Refused == nil || out.Refused.ID != id || out.Refused.Reason == "" || out.Refused.ChangedSince || len(out.Undone) != 0 {
+		t.Fatalf("undo of a note now a link out: %+v", out)
+	}
+	if got := read(t, outside); got != "made\n" {
+		t.Fatalf("the file outside the notes folder is %q", got)
+	}
+	if fi, err := os.Lstat(made); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was touched: %v", err)
+	}
+}
