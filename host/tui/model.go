@@ -368,9 +368,16 @@ func firstLine(s string) string {
 	return l
 }
 
+// printed is what a Print writes: its lines, with what would not read as
+// itself escaped (host.Visible) — a reply's or a note's text must not run as
+// the terminal's escape sequences (rewriting the question above its y/n).
+func printed(p Print) string { return host.Visible(strings.Join(p, "\n")) }
+
 // View is the live part under the scrollback: the reply as it streams,
-// the question's prompt, and the line being typed.
-func View(m Model) string {
+// the question's prompt, and the line being typed, escaped as printed is.
+func View(m Model) string { return host.Visible(view(m)) }
+
+func view(m Model) string {
 	var b strings.Builder
 	if m.Reply != "" {
 		b.WriteString(prefixed("quire › ", m.Reply) + "\n")

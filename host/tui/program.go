@@ -220,7 +220,7 @@ func (r *runner) lines(ctx context.Context, s protocol.Session, o Options) int {
 		for _, a := range acts {
 			switch x := a.(type) {
 			case Print:
-				fmt.Fprintln(o.Out, strings.Join(x, "\n"))
+				fmt.Fprintln(o.Out, printed(x))
 			case Quit:
 				r.quitting(ctx, m)
 				return 0
@@ -322,7 +322,7 @@ func (t *teaModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	for _, a := range acts {
 		switch x := a.(type) {
 		case Print:
-			cmds = append(cmds, tea.Println(strings.Join(x, "\n")))
+			cmds = append(cmds, tea.Println(printed(x)))
 		case Quit:
 			cmds = append(cmds, tea.Quit)
 		default:
