@@ -196,9 +196,11 @@ func key(m Model, k Key) (Model, []Action) {
 		if m.Asking != nil {
 			return answerKey(m, k.Text)
 		}
-		if len(m.Input)+len(k.Text) <= maxInput {
-			m.Input += k.Text
+		if len(m.Input)+len(k.Text) > maxInput {
+			// Said, not dropped without a sign: a paste that does not fit.
+			return m, []Action{Print{fmt.Sprintf("! a message holds at most %d bytes, and this would make it %d: it was not added", maxInput, len(m.Input)+len(k.Text))}}
 		}
+		m.Input += k.Text
 	}
 	return m, nil
 }
