@@ -2,8 +2,8 @@ package tui
 
 import (
 	"encoding/json"
-	"fmt"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
