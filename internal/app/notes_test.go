@@ -163,7 +163,7 @@ func TestUndoAllOfAConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := ownerSayingYes(t, fake, dataDir, notesDir)
-	sess := chatOnce(t, s, "plan", "plan")
+	sess := say(t, s, "plan")
 	if got := read(t, plan); got != "# Plan\n- buy bulbs\n" {
 		t.Fatalf("the two writes left %q", got)
 	}
@@ -221,21 +221,6 @@ func ownerSayingYes(t *testing.T, fake *ollamatest.Server, dataDir, notesDir str
 	return p
 }
 
-// chatOnce sends text in a new conversation titled title and waits for its
-// run to end; it returns the conversation's id.
-func chatOnce(t *testing.T, p *Parts, title, text string) string {
-	t.Helper()
-	sess, err := protocol.Run[protocol.Session](t.Context(), p.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: title})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := protocol.Run[protocol.SendResult](t.Context(), p.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: text}); err != nil {
-		t.Fatal(err)
-	}
-	testkit.WaitRuns(t, p.Kernel(), sess.ID, 1)
-	return sess.ID
-}
-
 // A note Quire made that was swapped since for a link out of the notes
 // folder is an undo refused with the user's sentence, like a note changed
 // since — not a server failure — and nothing outside the folder is touched.
@@ -252,7 +237,7 @@ func TestUndoOfANoteNowALinkOutIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := ownerSayingYes(t, fake, dataDir, notesDir)
-	chatOnce(t, s, "made", "make it")
+	say(t, s, "make it")
 	made := filepath.Join(notesDir, "made.md")
 	if err := os.Remove(made); err != nil {
 		t.Fatal(err)
