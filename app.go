@@ -19,7 +19,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/wailsapp/wails/v2"
@@ -320,7 +319,7 @@ func expiredText(end host.QuestionEnd) string {
 
 func permissionTitle(q protocol.Question) string {
 	if len(q.Calls) == 1 {
-		return "Allow Quire to run " + visible(q.Calls[0].Name) + "?"
+		return "Allow Quire to run " + host.Visible(q.Calls[0].Name) + "?"
 	}
 	return fmt.Sprintf("Allow Quire to run these %d actions?", len(q.Calls))
 }
@@ -360,7 +359,7 @@ func permissionText(q protocol.Question, by time.Time) (text string, whole bool)
 		if i < len(q.Descriptions) {
 			desc = q.Descriptions[i]
 		}
-		desc = visible(desc)
+		desc = host.Visible(desc)
 		r := utf8.RuneCountInString(desc)
 		shown := wrap(desc, dialogWrap)
 		n := strings.Count(shown, "\n") + 1
@@ -373,7 +372,7 @@ func permissionText(q protocol.Question, by time.Time) (text string, whole bool)
 		// heading is the text itself: no part of a text is shown as if whole.
 		first, _, more := strings.Cut(desc, "\n")
 		if !more || cells(first) > dialogWrap {
-			first = wrap(visible(c.Name), dialogWrap)
+			first = wrap(host.Visible(c.Name), dialogWrap)
 		}
 		whole = false
 		lines, runes = lines+3, runes+utf8.RuneCountInString(first)+160
@@ -437,42 +436,6 @@ func count(n int, one, many string) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s + " " + many
-}
-
-// visible escapes what would not read as itself in a dialog: control
-// characters (but newline and tab), format characters (zero-width spaces
-// and joiners, bidirectional controls, the BOM, soft hyphens), line and
-// paragraph separators, letters that draw blank, private-use and unassigned
-// code points, and bytes that are not UTF-8. Each becomes \u200b (or
-// \U0001f3f4 past the first plane), so a name cannot reorder or hide the
-// text around it. The page's card does the same (frontend toolcard.ts).
-func visible(s string) string {
-	var b strings.Builder
-	for i, c := range s {
-		switch {
-		case c == '\n' || c == '\t':
-			b.WriteRune(c)
-		case c == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
-			fmt.Fprintf(&b, `\x%02x`, s[i]) // a byte that is not UTF-8
-		case invisible(c):
-			if c > 0xFFFF {
-				fmt.Fprintf(&b, `\U%08x`, c)
-			} else {
-				fmt.Fprintf(&b, `\u%04x`, c)
-			}
-		default:
-			b.WriteRune(c)
-		}
-	}
-	return b.String()
-}
-
-func invisible(c rune) bool {
-	switch c {
-	case 0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800:
-		return true // letters (and the braille blank) that draw nothing
-	}
-	return unicode.IsControl(c) || unicode.In(c, unicode.Cf, unicode.Zl, unicode.Zp) || !unicode.IsGraphic(c)
 }
 
 // QuestionShown tells Quire the page has shown the question id in full
@@ -1657,15 +1620,15 @@ func itemLine(it protocol.ReviewItem) string {
 	if to == "" {
 		to = it.From
 	}
-	parts := []string{visible(it.From) + " → " + visible(to)}
+	parts := []string{host.Visible(it.From) + " → " + host.Visible(to)}
 	if to == it.From {
-		parts[0] = visible(it.From) + " (stays)"
+		parts[0] = host.Visible(it.From) + " (stays)"
 	}
 	if len(it.Tags) > 0 {
-		parts = append(parts, "tags: "+visible(strings.Join(it.Tags, ", ")))
+		parts = append(parts, "tags: "+host.Visible(strings.Join(it.Tags, ", ")))
 	}
 	if len(it.Links) > 0 {
-		parts = append(parts, "links: "+visible(strings.Join(it.Links, ", ")))
+		parts = append(parts, "links: "+host.Visible(strings.Join(it.Links, ", ")))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -1673,9 +1636,9 @@ func itemLine(it protocol.ReviewItem) string {
 // changeLine is what undoing one change of a batch does, in words.
 func changeLine(c protocol.BatchChange) string {
 	if c.Kind == protocol.BatchChangeMove {
-		return visible(c.Path) + " → " + visible(c.From)
+		return host.Visible(c.Path) + " → " + host.Visible(c.From)
 	}
-	return visible(c.Path) + ": its tags and links as before"
+	return host.Visible(c.Path) + ": its tags and links as before"
 }
 
 // batchText is a batch dialog's message: the lines that fit a dialog

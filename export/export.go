@@ -319,15 +319,48 @@ func shorten(s string, n int) string {
 	return s
 }
 
-// WriteFile writes an export to path through a temporary file beside it,
-// so an export cut short never leaves half a file under the name asked for.
+// ErrFolder: the path to write an export to is a folder.
+var ErrFolder = errors.New("is a folder, not a file: name a file in it")
+
+// WriteFile writes an export to path where the path leads, as a shell's >
+// does: through a link to its target (so `-o /dev/stdout` or a link to a
+// note never has the link itself replaced), straight into a FIFO or a
+// device, and a file through a temporary file beside it, so an export cut
+// short never leaves half a file under the name asked for. A file that is
+// there keeps its mode; a new one is 0644, like a file the user makes.
 func WriteFile(path string, body []byte) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("%s %w", path, ErrFolder)
+	case err == nil && !fi.Mode().IsRegular():
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write(body); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	perm := os.FileMode(0o644)
+	if err == nil {
+		perm = fi.Mode().Perm()
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			path = real
+		}
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(body); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(perm); err != nil {
 		tmp.Close()
 		return err
 	}

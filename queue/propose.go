@@ -87,6 +87,12 @@ func refused(format string, args ...any) tool.Result {
 // wrong with it.
 func (q *Queue) check(note string, p *protocol.Proposal) string {
 	p.Path = strings.TrimSpace(p.Path)
+	if p.Path != "" && !strings.HasPrefix(p.Path, "/") {
+		// As the notes tools read it, so one path has one spelling when
+		// it is compared: with the note's own (it stays), with another
+		// item's (two notes to one place).
+		p.Path = path.Clean(p.Path)
+	}
 	p.Reason = strings.Join(strings.Fields(p.Reason), " ")
 	if p.Path == note {
 		p.Path = ""

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path"
-	"strings"
 	"sync"
 	"time"
 
@@ -156,10 +155,7 @@ func (q *Queue) noteOf(session string) (string, bool) {
 // Start enqueues one task per note directly in folder (relative to the
 // notes root) and wakes the workers.
 func (q *Queue) Start(ctx context.Context, folder string) (protocol.Batch, error) {
-	folder = strings.Trim(strings.TrimSpace(folder), "/")
-	if folder == "" {
-		folder = "."
-	}
+	folder = protocol.BatchFolder(folder)
 	list, err := q.notesIn(ctx, folder)
 	if err != nil {
 		return protocol.Batch{}, err
@@ -188,15 +184,17 @@ func (q *Queue) notesIn(ctx context.Context, folder string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	l, ok := res.Data.(notes.Listing)
+	if ok && (l.Truncated || len(l.Entries) > protocol.BatchMaxNotes) {
+		// A cut listing comes back partial: said as the bound, not as
+		// the listing the model would read.
+		return nil, refuse(ErrTooMany, protocol.ErrBadPayload, "%s holds more than %d entries, more than one batch takes; organise a folder inside it, or move some notes out first", folder, protocol.BatchMaxNotes)
+	}
 	if res.Status != tool.Success && res.Status != tool.Empty {
 		return nil, refuse(ErrBadFolder, protocol.ErrBadPayload, "%s", res.Content)
 	}
-	l, ok := res.Data.(notes.Listing)
 	if !ok {
 		return nil, fmt.Errorf("list_notes answered %T, not a listing", res.Data)
-	}
-	if l.Truncated || len(l.Entries) > protocol.BatchMaxNotes {
-		return nil, refuse(ErrTooMany, protocol.ErrBadPayload, "%s holds more than %d entries, more than one batch takes; organise a folder inside it, or move some notes out first", folder, protocol.BatchMaxNotes)
 	}
 	var out []string
 	for _, e := range l.Entries {

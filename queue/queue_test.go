@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -220,6 +221,29 @@ func TestWorkerCannotWrite(t *testing.T) {
 
 // The user's one answer can untick and edit: only the ticked items are
 // applied, an edited destination is used, and the rest stay as they were.
+// A destination is read as the notes tools read it: the note's own path
+// spelled another way (./inbox/n00.md, inbox//n00.md) leaves it where it is,
+// rather than failing the whole batch on a move onto itself.
+func TestEditedDestinationIsAPath(t *testing.T) {
+	w := newWorld(t, 2, fileUnder)
+	b, r := reviewing(t, w)
+	items := slices.Clone(r.Items)
+	items[0].To = "./" + items[0].From
+	items[1].To = strings.Replace(items[1].To, "/", "//", 1)
+	applied, err := w.Q.Apply(t.Context(), b.ID, protocol.BatchDecision{Items: items})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if applied.State != protocol.BatchDone {
+		t.Fatalf("applied %+v", applied)
+	}
+	want := []string{items[0].From, path.Clean(items[1].To)}
+	slices.Sort(want)
+	if got := files(t, w.Dir); !slices.Equal(got, want) {
+		t.Fatalf("files %v, want %v", got, want)
+	}
+}
+
 func TestPartlyRejected(t *testing.T) {
 	w := newWorld(t, 3, fileUnder)
 	b, r := reviewing(t, w)
@@ -255,6 +279,8 @@ func TestBadAnswers(t *testing.T) {
 		{"another note", func(it []protocol.ReviewItem) { it[0].From = "inbox/other.md" }, protocol.ErrBadPayload, "the task is about"},
 		{"unknown task", func(it []protocol.ReviewItem) { it[0].Task = "task_nope" }, protocol.ErrBadPayload, "no task"},
 		{"one path twice", func(it []protocol.ReviewItem) { it[1].To = it[0].To }, protocol.ErrBadPayload, "would both move"},
+		// The same path spelled another way is the same path.
+		{"one path twice, spelled apart", func(it []protocol.ReviewItem) { it[1].To = "./" + strings.Replace(it[0].To, "/", "//", 1) }, protocol.ErrBadPayload, "would both move"},
 		{"outside the notes", func(it []protocol.ReviewItem) { it[0].To = "../escape.md" }, protocol.ErrBadPayload, "cannot be used"},
 		{"destination exists", func(it []protocol.ReviewItem) { it[2].To = "projects/taken.md" }, protocol.ErrConflict, "already exists"},
 	}
@@ -315,10 +341,19 @@ func TestStateRules(t *testing.T) {
 // A folder a batch cannot take is refused in words.
 func TestStartRefusals(t *testing.T) {
 	w := newWorld(t, 1, fileUnder)
+	for i := range protocol.BatchMaxNotes + 1 {
+		testkit.WriteOld(t, filepath.Join(w.Dir, "big", fmt.Sprintf("n%03d.md", i)), "x\n")
+	}
 	for _, c := range []struct{ folder, says string }{
+		// The sentence of the bound, not list_notes' listing for the model.
+		{"big", fmt.Sprintf("more than %d entries", protocol.BatchMaxNotes)},
 		{"missing", "does not exist"},
 		{"projects", "holds no notes"},
 		{"../outside", ""},
+		// An absolute path is outside the notes folder, even when the
+		// notes folder has a folder of that name (inbox here).
+		{"/inbox", "absolute path"},
+		{"/", "absolute path"},
 	} {
 		_, err := w.Q.Start(t.Context(), c.folder)
 		if !errors.Is(err, protocol.ErrBadPayload) || !strings.Contains(err.Error(), c.says) {

@@ -162,10 +162,17 @@ func runSessions(ctx context.Context, _ []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "quire:", err)
 		return 1
 	}
-	for _, x := range list {
-		fmt.Fprintf(env.Stdout, "%s\t%s\t%d events\t%s\t%s\n", x.ID, x.UpdatedAt.Local().Format("2006-01-02 15:04"), x.LastSeq+1, kindName(x.Kind), x.Title)
-	}
+	printSessions(env.Stdout, list)
 	return 0
+}
+
+// printSessions is a line per conversation; a title (a message's first
+// words, a rename from a page) is escaped as everything a terminal host
+// prints of what it did not write itself (host.Visible).
+func printSessions(w io.Writer, list []protocol.Session) {
+	for _, x := range list {
+		fmt.Fprintf(w, "%s\t%s\t%d events\t%s\t%s\n", x.ID, x.UpdatedAt.Local().Format("2006-01-02 15:04"), x.LastSeq+1, kindName(x.Kind), host.Visible(x.Title))
+	}
 }
 
 // kindName is a session's kind as `quire sessions` lists it: every session

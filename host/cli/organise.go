@@ -143,7 +143,7 @@ func resumeOrStart(ctx context.Context, b host.Batches, folder string) (protocol
 	if err != nil {
 		return protocol.Batch{}, err
 	}
-	clean := strings.Trim(strings.TrimSpace(folder), "/")
+	clean := protocol.BatchFolder(folder)
 	for _, x := range list {
 		if x.Folder != clean {
 			continue
@@ -179,7 +179,7 @@ func follow(ctx context.Context, b host.Batches, batch protocol.Batch, out io.Wr
 			told[k.ID] = true
 			fmt.Fprintf(out, "[%d/%d] %s", len(told), batch.Total, k.Note)
 			if k.State == protocol.TaskFailed {
-				fmt.Fprintf(out, ": failed, %s", k.Error)
+				fmt.Fprintf(out, ": failed, %s", host.Visible(k.Error))
 			}
 			fmt.Fprintln(out)
 		}
@@ -210,26 +210,31 @@ func follow(ctx context.Context, b host.Batches, batch protocol.Batch, out io.Wr
 // still ran (the owner went away).
 var errProgressEnded = errors.New("the batch's progress stopped coming (did the window or quire serve close?); `quire organise` again goes on from where it is")
 
-// printReview is the whole list the one question is about.
-func printReview(out io.Writer, r protocol.BatchReview) {
-	fmt.Fprintf(out, "%s: %d proposals, %d failed\n", r.Batch.Title, len(r.Items), r.Batch.Failed)
+// printReview is the whole list the one question is about, with what
+// would not read as itself escaped (host.Visible): a worker's reason or a
+// tag must not run as the terminal's escape sequences and rewrite the list
+// the yes is about.
+func printReview(w io.Writer, r protocol.BatchReview) {
+	var out strings.Builder
+	defer func() { io.WriteString(w, host.Visible(out.String())) }()
+	fmt.Fprintf(&out, "%s: %d proposals, %d failed\n", r.Batch.Title, len(r.Items), r.Batch.Failed)
 	for i, it := range r.Items {
 		to := it.To
 		if to == it.From || to == "" {
 			to = "(stays)"
 		}
-		fmt.Fprintf(out, "%3d. %s → %s", i+1, it.From, to)
+		fmt.Fprintf(&out, "%3d. %s → %s", i+1, it.From, to)
 		if len(it.Tags) > 0 {
-			fmt.Fprintf(out, "  tags: %s", strings.Join(it.Tags, ", "))
+			fmt.Fprintf(&out, "  tags: %s", strings.Join(it.Tags, ", "))
 		}
 		if len(it.Links) > 0 {
-			fmt.Fprintf(out, "  links: %s", strings.Join(it.Links, ", "))
+			fmt.Fprintf(&out, "  links: %s", strings.Join(it.Links, ", "))
 		}
-		fmt.Fprintf(out, "\n     %s\n", it.Reason)
+		fmt.Fprintf(&out, "\n     %s\n", it.Reason)
 	}
 	for _, k := range r.Tasks {
 		if k.State == protocol.TaskFailed {
-			fmt.Fprintf(out, "  failed: %s: %s\n", k.Note, k.Error)
+			fmt.Fprintf(&out, "  failed: %s: %s\n", k.Note, k.Error)
 		}
 	}
 }

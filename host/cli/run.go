@@ -247,24 +247,24 @@ func (t *headless) show(e protocol.Event, run string) (reason string, done bool)
 	switch e.Type {
 	case "assistant.delta":
 		if text && p.Content != "" {
-			io.WriteString(t.env.Stdout, p.Content)
+			io.WriteString(t.env.Stdout, host.Visible(p.Content))
 			t.reply = true
 		}
 	case "tool.started":
 		if text {
-			fmt.Fprintf(t.env.Stderr, "· %s\n", p.Name)
+			fmt.Fprintf(t.env.Stderr, "· %s\n", host.Visible(p.Name))
 		}
 	case "tool.result":
 		if text && p.Status != "" && p.Status != "success" {
-			fmt.Fprintf(t.env.Stderr, "· %s: %s\n", p.Name, p.Status)
+			fmt.Fprintf(t.env.Stderr, "· %s: %s\n", host.Visible(p.Name), host.Visible(p.Status))
 		}
 	case "tool.refused":
 		if text {
-			fmt.Fprintf(t.env.Stderr, "· %s refused (%s): %s\n", p.Name, p.Status, p.Reason)
+			fmt.Fprintf(t.env.Stderr, "· %s refused (%s): %s\n", host.Visible(p.Name), host.Visible(p.Status), host.Visible(p.Reason))
 		}
 	case "stream.failed":
 		if text {
-			fmt.Fprintln(t.env.Stderr, "quire:", p.Message)
+			fmt.Fprintln(t.env.Stderr, "quire:", host.Visible(p.Message))
 		}
 	case "run.finished":
 		if e.RunID != run {
@@ -278,7 +278,7 @@ func (t *headless) show(e protocol.Event, run string) (reason string, done bool)
 			if p.Error != "" {
 				msg += ": " + p.Error
 			}
-			fmt.Fprintln(t.env.Stderr, "quire:", msg)
+			fmt.Fprintln(t.env.Stderr, "quire:", host.Visible(msg))
 		}
 		return p.Reason, true
 	}
@@ -308,7 +308,7 @@ func (t *headless) answer(ctx context.Context, q protocol.Question) {
 		if !a.Allowed {
 			verdict = "no (" + a.Feedback + ")"
 		}
-		fmt.Fprintf(t.env.Stderr, "asked: %s\nanswered: %s\n", strings.Join(q.Descriptions, "\n"), verdict)
+		fmt.Fprintf(t.env.Stderr, "asked: %s\nanswered: %s\n", host.Visible(strings.Join(q.Descriptions, "\n")), host.Visible(verdict))
 	}
 	ids := make([]string, len(q.Calls))
 	for i, c := range q.Calls {
@@ -322,7 +322,8 @@ func (t *headless) answer(ctx context.Context, q protocol.Question) {
 // askProgram runs cmd (sh -c) with q as JSON on its stdin. A Yes is an exit
 // status of 0 with nothing or "yes" on stdout; "no …" is a No with the
 // rest as the model's feedback; any other output, exit status, a run past
-// timeout or more than askOutput bytes is a No that says so.
+// timeout or more than askOutput bytes is a No that says so. A program
+// stopped at its bound is stopped with every process it started.
 func askProgram(ctx context.Context, cmd string, q protocol.Question, timeout time.Duration) protocol.Answer {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -332,6 +333,7 @@ func askProgram(ctx context.Context, cmd string, q protocol.Question, timeout ti
 	out := &boundedBuffer{max: askOutput}
 	c.Stdout = out
 	c.WaitDelay = time.Second
+	stopWhole(c)
 	err := c.Run()
 	said := strings.TrimSpace(out.String())
 	word, rest, _ := strings.Cut(said, "\n")

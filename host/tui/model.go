@@ -223,9 +223,11 @@ func key(m Model, k Key) (Model, []Action) {
 		if m.Undoing != nil {
 			return answerUndo(m, k.Text)
 		}
-		if len(m.Input)+len(k.Text) <= maxInput {
-			m.Input += k.Text
+		if len(m.Input)+len(k.Text) > maxInput {
+			// Said, not dropped without a sign: a paste that does not fit.
+			return m, []Action{Print{fmt.Sprintf("! a message holds at most %d bytes, and this would make it %d: it was not added", maxInput, len(m.Input)+len(k.Text))}}
 		}
+		m.Input += k.Text
 	}
 	return m, nil
 }
@@ -415,9 +417,16 @@ func firstLine(s string) string {
 	return l
 }
 
+// printed is what a Print writes: its lines, with what would not read as
+// itself escaped (host.Visible) — a reply's or a note's text must not run as
+// the terminal's escape sequences (rewriting the question above its y/n).
+func printed(p Print) string { return host.Visible(strings.Join(p, "\n")) }
+
 // View is the live part under the scrollback: the reply as it streams,
-// the question's prompt, and the line being typed.
-func View(m Model) string {
+// the question's prompt, and the line being typed, escaped as printed is.
+func View(m Model) string { return host.Visible(view(m)) }
+
+func view(m Model) string {
 	var b strings.Builder
 	if m.Reply != "" {
 		b.WriteString(prefixed("quire › ", m.Reply) + "\n")

@@ -3,7 +3,9 @@ package tui
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,6 +60,14 @@ func TestUpdate(t *testing.T) {
 			}
 		}},
 		{"an empty line sends nothing", []Msg{Line("   ")}, nil, nil},
+		// A paste longer than a message may be is refused in words, not
+		// dropped without a sign; what was typed stays.
+		{"a paste too long is refused in words", cat(typed("ab"), []Msg{Key{Text: strings.Repeat("y", maxInput)}}),
+			[]Action{Print{fmt.Sprintf("! a message holds at most %d bytes, and this would make it %d: it was not added", maxInput, maxInput+2)}}, func(t *testing.T, m Model) {
+				if m.Input != "ab" {
+					t.Errorf("input %q", m.Input)
+				}
+			}},
 		{"/new", []Msg{Line("/new")}, []Action{New{}}, nil},
 		{"/sessions", []Msg{Line("/sessions")}, []Action{List{}}, nil},
 		{"/switch ID", []Msg{Line("/switch abc")}, []Action{Switch{"abc"}}, nil},

@@ -254,17 +254,7 @@ func (r *runner) lines(ctx context.Context, s protocol.Session, o Options) int {
 		return 1
 	}
 	// Read once the conversation is open, so the first line goes to it.
-	go func() {
-		sc := bufio.NewScanner(o.In)
-		sc.Buffer(make([]byte, 4096), maxLine)
-		for sc.Scan() {
-			r.deliver(Line(sc.Text()))
-		}
-		if err := sc.Err(); err != nil {
-			r.deliver(Failed{Err: fmt.Errorf("reading the input: %w", err)})
-		}
-		r.deliver(EOF{})
-	}()
+	go readLines(o.In, r.deliver)
 	var m Model
 	for {
 		var msg Msg
@@ -279,13 +269,54 @@ func (r *runner) lines(ctx context.Context, s protocol.Session, o Options) int {
 		for _, a := range acts {
 			switch x := a.(type) {
 			case Print:
-				fmt.Fprintln(o.Out, strings.Join(x, "\n"))
+				fmt.Fprintln(o.Out, printed(x))
 			case Quit:
 				r.quitting(ctx, m)
 				return 0
 			default:
 				r.do(ctx, a)
 			}
+		}
+	}
+}
+
+// ErrLineTooLong: a line read in line mode is longer than a message may be.
+var ErrLineTooLong = errors.New("the line is longer than a message may be")
+
+// readLines delivers each line of in, then EOF. A line longer than
+// maxLine is not delivered: it is read to its end and refused in words, and
+// the lines after it are read as usual (bufio.Scanner would stop there, and
+// the chat with it, losing the rest of the input).
+func readLines(in io.Reader, deliver func(Msg)) {
+	br := bufio.NewReaderSize(in, 64<<10)
+	var line []byte
+	size, tooLong := 0, false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		ended := !errors.Is(err, bufio.ErrBufferFull) // by a newline, the end of the input or a failure
+		size += len(chunk)
+		if !tooLong && len(line)+len(chunk) <= maxLine+len("\r\n") {
+			line = append(line, chunk...)
+		} else if !tooLong {
+			tooLong, line = true, line[:0]
+		}
+		if !ended {
+			continue
+		}
+		text := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
+		switch {
+		case tooLong || len(text) > maxLine:
+			deliver(Failed{Err: fmt.Errorf("%w: it is %d bytes, and a message holds at most %d, so it was not sent; shorten it or send it in parts", ErrLineTooLong, size, maxLine)})
+		case size > 0:
+			deliver(Line(text))
+		}
+		line, size, tooLong = line[:0], 0, false
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				deliver(Failed{Err: fmt.Errorf("reading the input: %w", err)})
+			}
+			deliver(EOF{})
+			return
 		}
 	}
 }
@@ -340,7 +371,7 @@ func (t *teaModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	for _, a := range acts {
 		switch x := a.(type) {
 		case Print:
-			cmds = append(cmds, tea.Println(strings.Join(x, "\n")))
+			cmds = append(cmds, tea.Println(printed(x)))
 		case Quit:
 			cmds = append(cmds, tea.Quit)
 		default:

@@ -162,20 +162,8 @@ func TestUndoAllOfAConversation(t *testing.T) {
 	if err := os.WriteFile(plan, []byte("# Plan\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := config.Config{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, NotesDir: notesDir}
-	s, err := Open(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	s.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) {
-		return protocol.Answer{Allowed: true}, nil
-	})
-	sess, _ := protocol.Run[protocol.Session](t.Context(), s.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "plan"})
-	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "plan"}); err != nil {
-		t.Fatal(err)
-	}
-	testkit.WaitRuns(t, s.Kernel(), sess.ID, 1)
+	s := ownerSayingYes(t, fake, dataDir, notesDir)
+	sess := say(t, s, "plan")
 	if got := read(t, plan); got != "# Plan\n- buy bulbs\n" {
 		t.Fatalf("the two writes left %q", got)
 	}
@@ -184,21 +172,21 @@ func TestUndoAllOfAConversation(t *testing.T) {
 	if err != nil || len(changes.Changes) != 2 {
 		t.Fatalf("changes %+v, %v", changes, err)
 	}
-	ids := changes.UndoAll[sess.ID]
+	ids := changes.UndoAll[sess]
 	if len(ids) != 2 || ids[0] != changes.Changes[0].ID || changes.Changes[0].Tool != "edit_note" {
 		t.Fatalf("undo all would reverse %v of %+v", ids, changes.Changes)
 	}
-	if _, err := n.UndoAll(t.Context(), sess.ID, []string{ids[1], ids[0]}); !errors.Is(err, protocol.ErrConflict) {
+	if _, err := n.UndoAll(t.Context(), sess, []string{ids[1], ids[0]}); !errors.Is(err, protocol.ErrConflict) {
 		t.Fatalf("undo all in another order than the one shown: %v", err)
 	}
-	out, err := n.UndoAll(t.Context(), sess.ID, ids)
+	out, err := n.UndoAll(t.Context(), sess, ids)
 	if err != nil || out.Refused != nil || strings.Join(out.Undone, ",") != strings.Join(ids, ",") {
 		t.Fatalf("undo all: %+v, %v", out, err)
 	}
 	if got := read(t, plan); got != "# Plan\n" {
 		t.Fatalf("after undo all the note is %q", got)
 	}
-	evs, err := s.Kernel().Events(t.Context(), sess.ID, 0)
+	evs, err := s.Kernel().Events(t.Context(), sess, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,5 +202,65 @@ func TestUndoAllOfAConversation(t *testing.T) {
 	}
 	if strings.Join(undone, ",") != strings.Join(ids, ",") {
 		t.Fatalf("the log's undos %v, want %v in that order", undone, ids)
+	}
+}
+
+// ownerSayingYes opens an Owner over dataDir and notesDir with Ollama at
+// fake, whose every question is answered Yes; it is closed with the test.
+func ownerSayingYes(t *testing.T, fake *ollamatest.Server, dataDir, notesDir string) *Parts {
+	t.Helper()
+	cfg := config.Config{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, NotesDir: notesDir}
+	p, err := Open(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	p.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) {
+		return protocol.Answer{Allowed: true}, nil
+	})
+	return p
+}
+
+// A note Quire made that was swapped since for a link out of the notes
+// folder is an undo refused with the user's sentence, like a note changed
+// since — not a server failure — and nothing outside the folder is touched.
+func TestUndoOfANoteNowALinkOutIsRefused(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(
+		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "c1", Name: "create_note", Arguments: []byte(`{"path":"made.md","content":"made\n"}`)}}},
+		ollamatest.Turn{Content: []string{"Done."}},
+	)
+	dataDir, notesDir, outside := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "secret.md")
+	// The target holds what Quire wrote, so only the link gives it away.
+	if err := os.WriteFile(outside, []byte("made\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := ownerSayingYes(t, fake, dataDir, notesDir)
+	say(t, s, "make it")
+	made := filepath.Join(notesDir, "made.md")
+	if err := os.Remove(made); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, made); err != nil {
+		t.Fatal(err)
+	}
+	changes, err := s.Notes().Changes(t.Context())
+	if err != nil || len(changes.Changes) != 1 {
+		t.Fatalf("changes %+v, %v", changes, err)
+	}
+	id := changes.Changes[0].ID
+	out, err := s.Notes().Undo(t.Context(), id)
+	if err != nil {
+		t.Fatalf("undo: %v, want a refusal in the outcome", err)
+	}
+	if out.Refused == nil || out.Refused.ID != id || out.Refused.Reason == "" || out.Refused.ChangedSince || len(out.Undone) != 0 {
+		t.Fatalf("undo of a note now a link out: %+v", out)
+	}
+	if got := read(t, outside); got != "made\n" {
+		t.Fatalf("the file outside the notes folder is %q", got)
+	}
+	if fi, err := os.Lstat(made); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was touched: %v", err)
 	}
 }

@@ -302,17 +302,26 @@ func (n *NotesPort) undo(ctx context.Context, r *notes.Root, ids []string) (prot
 	if cerr != nil {
 		return out, classify(cerr)
 	}
-	if !errors.Is(err, notes.ErrChanged) && !errors.Is(err, notes.ErrExists) {
+	if !errors.Is(err, notes.ErrChanged) && !errors.Is(err, notes.ErrExists) && !notAFolderNote(err) {
 		return out, err
 	}
 	out.Refused = refusal(c, r, err)
 	return out, nil
 }
 
+// notAFolderNote: the note tools refused the path the change names as it
+// now is — a link out of the notes folder, or no note — which is the note
+// changed since, not a failure.
+func notAFolderNote(err error) bool {
+	return errors.Is(err, notes.ErrOutsideRoot) || errors.Is(err, notes.ErrBadPath) || errors.Is(err, notes.ErrNotNote)
+}
+
 // refusal is the user's sentence for an undo the note tools refused.
 func refusal(c notes.Change, r *notes.Root, err error) *protocol.UndoRefusal {
 	u := &protocol.UndoRefusal{ID: c.ID, Path: c.Path}
 	switch {
+	case notAFolderNote(err):
+		u.Reason = fmt.Sprintf("%s is no longer a note inside the notes folder (it is now a link out of it, or not a note), so Quire left it as it is. Look at it by hand.", c.Path)
 	case r.Standing(c) == notes.Reverted:
 		u.Reason = fmt.Sprintf("This change is already undone: %s is as it was before it.", c.Path)
 	case errors.Is(err, notes.ErrExists):

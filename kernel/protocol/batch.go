@@ -9,6 +9,8 @@ package protocol
 // one. The kernel does not produce these; the queue package does, and every
 // host passes them through unchanged.
 
+import "strings"
+
 // Batch states (Batch.State).
 const (
 	BatchRunning   = "running"   // workers are claiming tasks
@@ -121,4 +123,20 @@ type BatchDecision struct {
 type BatchProgress struct {
 	Batch Batch      `json:"batch"`
 	Task  *BatchTask `json:"task"`
+}
+
+// BatchFolder is the folder a batch of folder names, as every host and the
+// queue compare it: trailing slashes cut, "" the notes folder itself (".").
+// A leading slash is kept, so the notes tools refuse an absolute path as
+// outside the notes folder instead of it being read as the folder of that
+// name inside (/inbox is not inbox).
+func BatchFolder(folder string) string {
+	folder = strings.TrimSpace(folder)
+	if t := strings.TrimRight(folder, "/"); t != "" {
+		folder = t
+	}
+	if folder == "" {
+		return "."
+	}
+	return folder
 }

@@ -140,11 +140,22 @@ func findSeq(evs []event.Event, seq int64) *event.Event {
 // branchAndSend creates a branch that replaces the message at seq of
 // session (its history is what came before that message), titled title
 // (empty: "branch N", N counting the original as 1), and sends it text.
-// Under an idempotency key the two writes each keep a key derived from it,
-// with the command's fingerprint: a repeat returns the branch and run the
-// first made, and a repeat after a crash between the two writes sends to
-// the branch already made instead of making another.
+// Under an idempotency key the branch keeps a key derived from it and the
+// send the key itself, both with the command's fingerprint: a repeat
+// returns the branch and run the first made, a repeat after a crash between
+// the two writes sends to the branch already made instead of making
+// another, and the key is the command's like any other's — another command
+// under it is refused, before the branch and after the send.
 func (r *Runtime) branchAndSend(ctx context.Context, session string, seq int64, title, text string, once *event.Once) (json.RawMessage, error) {
+	if once != nil {
+		fp, _, found, err := r.store.Recall(ctx, once.Key)
+		if err != nil {
+			return nil, err
+		}
+		if found && fp != once.Fingerprint {
+			return nil, event.ErrKeyReused
+		}
+	}
 	at, err := r.branchPoint(ctx, session, seq)
 	if err != nil {
 		return nil, err
@@ -164,7 +175,7 @@ func (r *Runtime) branchAndSend(ctx context.Context, session string, seq int64, 
 	if err := json.Unmarshal(created, &out.Session); err != nil {
 		return nil, err
 	}
-	sent, err := r.submit(ctx, protocol.SendMessagePayload{Session: out.Session.ID, Text: text}, part(once, "send"))
+	sent, err := r.submit(ctx, protocol.SendMessagePayload{Session: out.Session.ID, Text: text}, once)
 	if err != nil {
 		return nil, err
 	}

@@ -160,6 +160,57 @@ func TestABranchCommandRepeatedWithItsKeyMakesOneBranch(t *testing.T) {
 	}
 }
 
+// TestAKeyOfABranchCommandIsNotReusedByAnother: one idempotency key names
+// one command, whichever of an edit and another command came first — a
+// message sent under an edit's key, or an edit under a message's key, is a
+// conflict that changes nothing (the edit's writes kept only keys derived
+// from its own, so the other command was carried out as new).
+func TestAKeyOfABranchCommandIsNotReusedByAnother(t *testing.T) {
+	for _, editFirst := range []bool{true, false} {
+		name := map[bool]string{true: "edit then send", false: "send then edit"}[editFirst]
+		t.Run(name, func(t *testing.T) {
+			k := kit(t)
+			root, evs := twoTurns(t, k)
+			k.Ollama.Script(saying("6"), saying("7"))
+			edit := protocol.EditMessagePayload{Session: root, Seq: seqOf(t, evs, event.UserMessage, 1), Text: "what is 3+3?"}
+			send := protocol.SendMessagePayload{Session: root, Text: "and 5+2?"}
+			var firstRun string
+			if editFirst {
+				b, err := protocol.Run[protocol.BranchResult](t.Context(), k.Runtime, "key-1", protocol.EditMessage, edit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				waitRuns(t, k, b.Session.ID, 1)
+				_, err = protocol.Run[protocol.SendResult](t.Context(), k.Runtime, "key-1", protocol.SendMessage, send)
+				if !errors.Is(err, protocol.ErrIdempotencyConflict) {
+					t.Fatalf("a message under the edit's key: %v, want a conflict", err)
+				}
+			} else {
+				r, err := protocol.Run[protocol.SendResult](t.Context(), k.Runtime, "key-1", protocol.SendMessage, send)
+				if err != nil {
+					t.Fatal(err)
+				}
+				firstRun = r.RunID
+				waitRuns(t, k, root, 3)
+				_, err = protocol.Run[protocol.BranchResult](t.Context(), k.Runtime, "key-1", protocol.EditMessage, edit)
+				if !errors.Is(err, protocol.ErrIdempotencyConflict) {
+					t.Fatalf("an edit under the message's key: %v, want a conflict", err)
+				}
+			}
+			list, err := k.Runtime.Sessions(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := map[bool]int{true: 2, false: 1}[editFirst]; len(list) != want {
+				t.Fatalf("%d sessions, want %d", len(list), want)
+			}
+			if want := map[bool]int{true: 2, false: 3}[editFirst]; testkit.Count(logOf(t, k, root), event.InputReceived) != want {
+				t.Fatalf("the conversation holds %d inputs, want %d (run %s)", testkit.Count(logOf(t, k, root), event.InputReceived), want, firstRun)
+			}
+		})
+	}
+}
+
 // TestBranchCommandsRefuseWhatTheyCannotDo: an edit of a reply, a
 // regenerate of a user message, an empty edit and a continue of a
 // completed run are refused with the protocol's kind, and none of them

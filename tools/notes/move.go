@@ -159,8 +159,13 @@ func (r *Root) moveEntry(from, to string, folder, caseOnly bool) error {
 	return nil
 }
 
-// hashFile is the SHA-256 of the file at real, streamed.
+// hashFile is the SHA-256 of the file at real, streamed. Only a regular
+// file is read: opening a FIFO waits for a writer, and every caller holds
+// the write lock or answers a page (move_note, undo, the Changes list).
 func (r *Root) hashFile(real string) (string, error) {
+	if fi, err := r.fs.Stat(osName(real)); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return "", fail(ErrNotNote, "%q is not a regular file (a FIFO, a socket or a device), so it is not a note", real)
+	}
 	f, err := r.fs.Open(osName(real))
 	if err != nil {
 		return "", fmt.Errorf("%q cannot be read: %w", real, err)

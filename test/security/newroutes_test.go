@@ -1,0 +1,141 @@
+package security
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"quire/internal/testkit"
+	"quire/kernel/protocol"
+)
+
+// TestTheNewRoutesAreBehindTheGuard plays the guard's attacks against every
+// route issues 17 and 18 added — the chat search, the export, the
+// inspector, edit / regenerate / continue, the Notes panel and the batch
+// queue: no secret (401), another web page's Origin even with the secret
+// (403), a cross-site fetch (403), and a text/plain POST with the cookie the
+// browser adds (415). Each is refused with a sentence before its route runs
+// (a route's own refusals are 400, 404 or 409, so a route mounted outside
+// the guard fails this test), and after all of them the chats, the notes
+// folder, the batches and the model's requests are as they were.
+func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
+	s := startServe(t)
+	code, body := s.do(t, s.owner("POST", "/api/sessions", `{"title":"mine"}`))
+	var mine protocol.Session
+	if code != 200 || json.Unmarshal([]byte(body), &mine) != nil {
+		t.Fatalf("the owner's page could not create a chat: %d %s", code, body)
+	}
+	testkit.WriteOld(t, filepath.Join(s.notes, "inbox", "a.md"), "# A\n")
+	id := mine.ID
+	reads := []string{
+		"/api/search?q=inbox",
+		"/api/sessions/" + id + "/export",
+		"/api/sessions/" + id + "/export?format=jsonl",
+		"/api/sessions/" + id + "/calls",
+		"/api/sessions/" + id + "/calls/1",
+		"/api/sessions/" + id + "/calls/1/request",
+		"/api/notes/tree",
+		"/api/notes/note?path=inbox.md",
+		"/api/notes/changes",
+		"/api/notes/changes/chg_x/versions",
+		"/api/batches",
+		"/api/batches/batch_x",
+	}
+	writes := []struct{ path, body string }{
+		{"/api/sessions/" + id + "/edit", `{"seq":1,"text":"pwned"}`},
+		{"/api/sessions/" + id + "/regenerate", `{"seq":1}`},
+		{"/api/sessions/" + id + "/continue", `{}`},
+		{"/api/notes/changes/chg_x/undo", `{}`},
+		{"/api/notes/sessions/" + id + "/undo", `{"ids":[]}`},
+		{"/api/notes/preview", `{"tool":"create_note","arguments":{"path":"x.md","content":"x"}}`},
+		{"/api/batches", `{"folder":"inbox"}`},
+		{"/api/batches/batch_x/apply", `{"items":[]}`},
+		{"/api/batches/batch_x/undo", `{}`},
+		{"/api/batches/batch_x/cancel", `{}`},
+	}
+	proto := map[string]string{"Quire-Protocol": protocol.Version}
+	with := func(extra map[string]string) map[string]string {
+		h := map[string]string{}
+		for k, v := range proto {
+			h[k] = v
+		}
+		for k, v := range extra {
+			h[k] = v
+		}
+		return h
+	}
+	cookie := "quire-" + port(s.host) + "=" + s.secret
+	bearer := "Bearer " + s.secret
+	type attack struct {
+		name string
+		call call
+		want int
+	}
+	var attacks []attack
+	for _, p := range reads {
+		attacks = append(attacks,
+			attack{"no secret: GET " + p, call{"GET", p, "", with(nil)}, 401},
+			attack{"another page's origin: GET " + p, call{"GET", p, "", with(map[string]string{"Authorization": bearer, "Origin": "http://evil.example"})}, 403},
+			attack{"a cross-site fetch: GET " + p, call{"GET", p, "", with(map[string]string{"Cookie": cookie, "Sec-Fetch-Site": "cross-site"})}, 403},
+		)
+	}
+	for _, w := range writes {
+		attacks = append(attacks,
+			attack{"no secret: POST " + w.path, call{"POST", w.path, w.body, with(map[string]string{"Content-Type": "application/json"})}, 401},
+			attack{"another page's origin: POST " + w.path, call{"POST", w.path, w.body, with(map[string]string{"Authorization": bearer, "Origin": "http://evil.example", "Content-Type": "application/json"})}, 403},
+			attack{"text/plain with the cookie: POST " + w.path, call{"POST", w.path, w.body, with(map[string]string{"Cookie": cookie, "Content-Type": "text/plain"})}, 415},
+		)
+	}
+	before := s.state(t)
+	batches, err := s.backend.Batches.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	notesBefore := tree(t, s.notes)
+	for _, a := range attacks {
+		t.Run(a.name, func(t *testing.T) {
+			code, body := s.do(t, a.call)
+			var refusal struct{ Error string }
+			if code != a.want || json.Unmarshal([]byte(body), &refusal) != nil || refusal.Error == "" {
+				t.Fatalf("%d %s; want %d with a sentence", code, body, a.want)
+			}
+		})
+	}
+	if after := s.state(t); !sameState(before, after) {
+		t.Fatalf("the attacks changed what Quire holds:\n before %+v\n after  %+v", before, after)
+	}
+	if after, err := s.backend.Batches.List(t.Context()); err != nil || len(after) != len(batches) {
+		t.Fatalf("the attacks started batches: %d before, %d after (%v)", len(batches), len(after), err)
+	}
+	if after := tree(t, s.notes); !slices.Equal(after, notesBefore) {
+		t.Fatalf("the attacks changed the notes folder: %v, was %v", after, notesBefore)
+	}
+	// The same routes answer the owner's page: the refusals above are the
+	// guard's, not routes that fail anyway.
+	for _, p := range []string{"/api/search?q=inbox", "/api/notes/tree", "/api/batches", "/api/sessions/" + id + "/export"} {
+		if code, body := s.do(t, s.owner("GET", p, "")); code != 200 {
+			t.Errorf("the owner's page: GET %s = %d %s", p, code, body)
+		}
+	}
+}
+
+// tree is every file under dir, relative, with its content.
+func tree(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out = append(out, rel+"\x00"+string(b))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
