@@ -52,9 +52,9 @@ func (r *Runtime) edit(ctx context.Context, p protocol.EditMessagePayload, once 
 	}
 	if msg.Text == p.Text {
 		// Same words: still a branch (the user asked to resend), named like a regenerate's.
-		return r.branchAndSend(ctx, p.Session, p.Seq, "", p.Text, once)
+		return r.branchAndSend(ctx, p.Session, p.Seq, "", p.Text, "", once)
 	}
-	return r.branchAndSend(ctx, p.Session, p.Seq, p.Text, p.Text, once)
+	return r.branchAndSend(ctx, p.Session, p.Seq, p.Text, p.Text, "", once)
 }
 
 // ofAReply are the events that name the reply they belong to for a
@@ -93,7 +93,10 @@ func (r *Runtime) regenerate(ctx context.Context, p protocol.RegeneratePayload, 
 			continue
 		}
 		if um, err := event.As[event.UserMessagePayload](e); err == nil && um.InputID == opener {
-			return r.branchAndSend(ctx, p.Session, e.Seq, "", um.Text, once)
+			// A continued reply is asked again as a continue (its kind kept), so
+			// the branch's model is told the same thing, and the page shows a
+			// notice, not the continue's words as the user's.
+			return r.branchAndSend(ctx, p.Session, e.Seq, "", um.Text, um.Kind, once)
 		}
 	}
 	return nil, fmt.Errorf("%w: no user message opened the run of %s seq %d", ErrNotAReply, p.Session, p.Seq)
@@ -139,14 +142,15 @@ func findSeq(evs []event.Event, seq int64) *event.Event {
 
 // branchAndSend creates a branch that replaces the message at seq of
 // session (its history is what came before that message), titled title
-// (empty: "branch N", N counting the original as 1), and sends it text.
+// (empty: "branch N", N counting the original as 1), and sends it text as
+// an input of kind ("" for the user's own words).
 // Under an idempotency key the branch keeps a key derived from it and the
 // send the key itself, both with the command's fingerprint: a repeat
 // returns the branch and run the first made, a repeat after a crash between
 // the two writes sends to the branch already made instead of making
 // another, and the key is the command's like any other's — another command
 // under it is refused, before the branch and after the send.
-func (r *Runtime) branchAndSend(ctx context.Context, session string, seq int64, title, text string, once *event.Once) (json.RawMessage, error) {
+func (r *Runtime) branchAndSend(ctx context.Context, session string, seq int64, title, text, kind string, once *event.Once) (json.RawMessage, error) {
 	if once != nil {
 		fp, _, found, err := r.store.Recall(ctx, once.Key)
 		if err != nil {
@@ -175,7 +179,7 @@ func (r *Runtime) branchAndSend(ctx context.Context, session string, seq int64, 
 	if err := json.Unmarshal(created, &out.Session); err != nil {
 		return nil, err
 	}
-	sent, err := r.submit(ctx, protocol.SendMessagePayload{Session: out.Session.ID, Text: text}, once)
+	sent, err := r.input(ctx, out.Session.ID, text, core.FollowUp, kind, once)
 	if err != nil {
 		return nil, err
 	}

@@ -287,6 +287,44 @@ func TestContinueAsksTheModelInTheLog(t *testing.T) {
 	}
 }
 
+// TestARegenerateOfAContinuedReplyContinuesAgain: the run a continue opened
+// is asked again on its branch as a continue — the model told the same
+// words, the user message kind continue — not as the user's own message.
+func TestARegenerateOfAContinuedReplyContinuesAgain(t *testing.T) {
+	k := kit(t)
+	s := chat(t, k)
+	k.Ollama.Script(hanging("Once upon"))
+	say(t, k, s, "tell me a story", "")
+	waitType(t, k, s, event.AssistantDelta)
+	if err := runCmd(t, k.Runtime, protocol.CancelRun, protocol.SessionRef{Session: s}); err != nil {
+		t.Fatal(err)
+	}
+	waitRuns(t, k, s, 1)
+	k.Ollama.Script(saying(" a time."))
+	if _, err := protocol.Run[protocol.SendResult](t.Context(), k.Runtime, "", protocol.ContinueRun, protocol.SessionRef{Session: s}); err != nil {
+		t.Fatal(err)
+	}
+	evs := waitRuns(t, k, s, 2)
+	k.Ollama.Script(saying(" a long time."))
+	before := len(requests(k))
+	b, err := protocol.Run[protocol.BranchResult](t.Context(), k.Runtime, "", protocol.Regenerate,
+		protocol.RegeneratePayload{Session: s, Seq: seqOf(t, evs, event.AssistantMessage, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bevs := waitRuns(t, k, b.Session.ID, 1)
+	ums := only[event.UserMessagePayload](t, bevs, event.UserMessage)
+	if len(ums) != 1 || ums[0].Kind != event.KindContinue || ums[0].Text != runtime.ContinueText {
+		t.Fatalf("the branch's user messages %+v, want one continue", ums)
+	}
+	reqs := requests(k)
+	want := "user:tell me a story | assistant:Once upon | user:" + runtime.ContinueText
+	if got := transcript(reqs[len(reqs)-1]); got != want {
+		t.Fatalf("the regenerated continue's request %q, want %q", got, want)
+	}
+	sentAsRebuilt(t, k.Runtime, k, b.Session.ID, before)
+}
+
 // TestAConversationWithBranchesIsNotDeleted: deleting a conversation a
 // branch starts from is refused as a conflict and both stay readable, its
 // open run untouched; once the branch is deleted, the parent can be.
