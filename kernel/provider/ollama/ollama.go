@@ -34,7 +34,7 @@ type Provider struct {
 	client *api.Client
 	base   *url.URL     // the client's own base; http sends it to host
 	http   *http.Client // the client's transport (redirected), for chatStream
-	host   *hostRef // where requests go now (SetHost); the client's own base is where they were built
+	host   *hostRef     // where requests go now (SetHost); the client's own base is where they were built
 	log    *slog.Logger
 }
 
