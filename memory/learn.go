@@ -80,13 +80,7 @@ func (l *Learner) RunFinished(ctx context.Context, session, runID, reason string
 
 // ofRun is the events of run runID among evs.
 func ofRun(evs []event.Event, runID string) []event.Event {
-	var run []event.Event
-	for _, e := range evs {
-		if e.RunID == runID {
-			run = append(run, e)
-		}
-	}
-	return run
+	return slices.DeleteFunc(slices.Clone(evs), func(e event.Event) bool { return e.RunID != runID })
 }
 
 // recordSearches writes one attempt per search call of the run, citing the
