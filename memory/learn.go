@@ -43,27 +43,44 @@ func (s *Store) Learner(model provider.Provider, name string, numCtx int) *Learn
 
 // RunFinished learns from the run that just finished. Failures are logged:
 // memory is a help, never a reason for a run to fail.
+//
+// The searches need only the run's own events, read from its run.started:
+// reading the whole log after every run allocated the conversation's size
+// each turn (most of what the window's process allocated over a long
+// chat). The whole log is read only to propose, which needs the session's
+// reads and the run's frozen model.
 func (l *Learner) RunFinished(ctx context.Context, session, runID, reason string) {
-	evs, err := l.s.log.Events(ctx, session, 0)
+	from, err := l.s.log.LastSeqOf(ctx, session, event.RunStarted, runID)
+	if err != nil {
+		l.s.logger.Warn("memory: find the finished run", "session", session, "err", err)
+		return
+	}
+	evs, err := l.s.log.Events(ctx, session, max(from, 0))
 	if err != nil {
 		l.s.logger.Warn("memory: read the finished run", "session", session, "err", err)
 		return
 	}
-	var run []event.Event
-	for _, e := range evs {
-		if e.RunID == runID {
-			run = append(run, e)
-		}
-	}
-	if err := l.recordSearches(ctx, session, run); err != nil {
+	if err := l.recordSearches(ctx, session, ofRun(evs, runID)); err != nil {
 		l.s.logger.Warn("memory: record searches", "session", session, "err", err)
 	}
 	if reason != event.ReasonCompleted || l.model == nil || !l.s.Learning() {
 		return
 	}
+	if from > 0 {
+		if evs, err = l.s.log.Events(ctx, session, 0); err != nil {
+			l.s.logger.Warn("memory: read the finished run's conversation", "session", session, "err", err)
+			return
+		}
+	}
+	run := ofRun(evs, runID)
 	if err := l.propose(ctx, session, runID, evs, run, readContent(evs)); err != nil {
 		l.s.logger.Warn("memory: propose facts and preferences", "session", session, "err", err)
 	}
+}
+
+// ofRun is the events of run runID among evs.
+func ofRun(evs []event.Event, runID string) []event.Event {
+	return slices.DeleteFunc(slices.Clone(evs), func(e event.Event) bool { return e.RunID != runID })
 }
 
 // recordSearches writes one attempt per search call of the run, citing the

@@ -70,6 +70,9 @@ const MaxText = 500
 type Reader interface {
 	Sessions(ctx context.Context) ([]event.SessionSummary, error)
 	Events(ctx context.Context, session string, from int64) ([]event.Event, error)
+	// LastSeqOf is the seq of the session's last event of type typ in run
+	// runID, -1 when there is none.
+	LastSeqOf(ctx context.Context, session string, typ event.Type, runID string) (int64, error)
 }
 
 // Writer appends plain events to a session's log (the runtime's AppendPlain,

@@ -5,7 +5,7 @@
 // (`make generate` rewrites it), and this fold sees what the page would see:
 // a renamed field shows up here as a blank or a lost card.
 import { describe, expect, it } from 'vitest';
-import { foldAll, type Conversation } from '../src/lib/conversation';
+import { fold as foldEvents, foldAll, type Conversation } from '../src/lib/conversation';
 import { usageLabel } from '../src/lib/format';
 import type { QEvent } from '../src/lib/protocol';
 import { latestPlan, permissionView, toolCard } from '../src/lib/toolcard';
@@ -79,3 +79,42 @@ describe('the golden log of a real conversation', () => {
     expect(usageLabel(last.usage)).toMatch(/tokens/);
   });
 });
+
+describe('the page keeps no streamed piece a landed reply made moot', () => {
+  const deltas = (c: Conversation) => c.events.filter((e) => e.type === 'assistant.delta').map((e) => e.seq);
+  const shown = (c: Conversation) => ({ title: c.title, items: c.items, pending: c.pending, activeRun: c.activeRun, lastSeq: c.lastSeq, lastFinishedSeq: c.lastFinishedSeq });
+
+  it('drops them, in one batch or one event at a time, and folds the same', () => {
+    const whole = fold();
+    let live = foldAll(log[0].session, []);
+    for (const e of log) live = fold1(live, e);
+    // 5-7 are the first reply's pieces (its item opened at run.started, seq 2);
+    // 17 opened the last reply's item: its key, so it stays.
+    for (const c of [whole, live]) {
+      expect(deltas(c)).toEqual([17]);
+      expect(c.seen.size).toBe(log.length);
+    }
+    expect(shown(live)).toEqual(shown(whole));
+    expect(whole.items.at(-1)!.key).toBe(17);
+  });
+
+  it('keeps the pieces of a reply still streaming', () => {
+    const upTo7 = foldAll(log[0].session, log.filter((e) => e.seq <= 7));
+    expect(deltas(upTo7)).toEqual([5, 6, 7]);
+    expect(upTo7.items.at(-1)!.text).toBe('Here is a plan.');
+  });
+
+  it('refolds the same when an older event arrives late, and ignores a dropped piece sent again', () => {
+    const late = log.find((e) => e.seq === 3)!; // the user's message
+    const without = foldAll(log[0].session, log.filter((e) => e !== late));
+    expect(deltas(without)).toEqual([17]);
+    const refolded = fold1(without, late);
+    expect(shown(refolded)).toEqual(shown(fold()));
+    const again = log.find((e) => e.seq === 6)!;
+    expect(fold1(refolded, again)).toBe(refolded);
+  });
+});
+
+function fold1(c: Conversation, e: QEvent): Conversation {
+  return foldEvents(c, [e]);
+}

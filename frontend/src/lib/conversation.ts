@@ -178,7 +178,11 @@ export interface Conversation {
   lastFinishedSeq: number;
   /** Every seq folded so far. */
   seen: ReadonlySet<number>;
-  /** The folded events of this session, in seq order (kept to refold when a late, older one arrives). */
+  /**
+   * The folded events of this session, in seq order (kept to refold when a
+   * late, older one arrives), without the assistant.delta pieces a landed
+   * assistant.message made moot (`settled`).
+   */
   events: readonly QEvent[];
 }
 
@@ -286,11 +290,36 @@ export function fold(conv: Conversation, events: readonly QEvent[]): Conversatio
       fresh,
       conv.events,
     );
-    return { session: conv.session, ...st, seen, events: conv.events.concat(fresh) };
+    return { session: conv.session, ...st, seen, events: settled(conv.events.concat(fresh), st.items) };
   }
   const all = conv.events.concat(fresh).sort((a, b) => a.seq - b.seq);
   const st = apply({ title: null, items: [], pending: [], activeRun: null, lastSeq: -1, lastFinishedSeq: -1 }, all, []);
-  return { session: conv.session, ...st, seen, events: all };
+  return { session: conv.session, ...st, seen, events: settled(all, st.items) };
+}
+
+/**
+ * `events` (in seq order) without the assistant.delta pieces that can no
+ * longer change the fold: those of a run whose later assistant.message has
+ * landed (it replaces the streamed text and thinking whole), except a piece
+ * whose seq is an item's key (the first piece of a step without a
+ * run.started of its own opens that item, and a refold must give it the same
+ * key). A long conversation is mostly such pieces, and the page kept every
+ * one of them for as long as the chat was open; `seen` still holds their
+ * seqs, so a piece delivered again is a duplicate, not news.
+ */
+function settled(events: readonly QEvent[], items: readonly Item[]): readonly QEvent[] {
+  const closed = new Map<string, number>(); // runId -> seq of its last assistant.message
+  let deltas = 0;
+  for (const e of events) {
+    if (e.type === EventType.AssistantMessage) closed.set(e.runId ?? '', e.seq);
+    else if (e.type === EventType.AssistantDelta) deltas++;
+  }
+  if (deltas === 0) return events;
+  const keys = new Set(items.map((i) => i.key));
+  const out = events.filter(
+    (e) => e.type !== EventType.AssistantDelta || keys.has(e.seq) || e.seq > (closed.get(e.runId ?? '') ?? -1),
+  );
+  return out.length === events.length ? events : out;
 }
 
 interface FoldState {

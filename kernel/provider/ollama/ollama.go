@@ -1,6 +1,7 @@
 // Package ollama is the provider.Provider for an Ollama server. It
 // translates the kernel's requests and chunks to and from Ollama's chat API
-// through Ollama's own Go client, turns Ollama's failures into the provider
+// through Ollama's own Go client and types (the chat stream itself is read
+// by chatStream, with a line buffer that grows only as needed), turns Ollama's failures into the provider
 // sentinel errors with a message that says what to do, and answers the
 // probes `quire doctor` needs (version, models, model info, embed, pull).
 //
@@ -31,7 +32,9 @@ import (
 // another. It is safe for concurrent use.
 type Provider struct {
 	client *api.Client
-	host   *hostRef // where requests go now (SetHost); the client's own base is where they were built
+	base   *url.URL     // the client's own base; http sends it to host
+	http   *http.Client // the client's transport (redirected), for chatStream
+	host   *hostRef     // where requests go now (SetHost); the client's own base is where they were built
 	log    *slog.Logger
 }
 
@@ -56,8 +59,11 @@ func New(host *url.URL, httpClient *http.Client, opts ...Option) *Provider {
 	}
 	ref := &hostRef{}
 	ref.u.Store(host)
+	hc := redirected(httpClient, host, ref)
 	p := &Provider{
-		client: api.NewClient(host, redirected(httpClient, host, ref)),
+		client: api.NewClient(host, hc),
+		base:   host,
+		http:   hc,
 		host:   ref,
 		log:    slog.New(slog.DiscardHandler),
 	}
@@ -104,7 +110,7 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, onChunk fun
 
 	var done bool
 	var stopped error // onChunk's error, which must reach the caller unchanged
-	err = p.client.Chat(ctx, chat, func(resp api.ChatResponse) error {
+	err = p.chatStream(ctx, chat, func(resp api.ChatResponse) error {
 		for _, c := range chunks(resp) {
 			if err := onChunk(c); err != nil {
 				stopped = err

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -500,5 +501,44 @@ func TestStreamEchoesWhenUnscripted(t *testing.T) {
 	}
 	if text.String() != "You said: hello" || len(got) < 3 {
 		t.Errorf("echo %q in %d chunks", text.String(), len(got))
+	}
+}
+
+// TestStreamLineBuffer: a chunk far longer than the stream's first line
+// buffer arrives whole (the buffer grows for it), and one short reply
+// allocates far less than the 8 MB line buffer Ollama's client gave every
+// call, which kept that much of the heap resident per model call.
+func TestStreamLineBuffer(t *testing.T) {
+	cases := []struct {
+		name    string
+		content []string
+		// Most bytes one Stream may allocate (the fake server's own share included).
+		maxAlloc uint64
+	}{
+		{"short reply", []string{"one ", "two ", "three"}, 2 << 20},
+		{"one chunk of 1 MB", []string{strings.Repeat("x", 1<<20)}, 24 << 20},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, p := fake(t)
+			srv.Script(ollamatest.Turn{Content: tc.content})
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			got, err := collect(t, t.Context(), p, hello("qwen3:4b"))
+			runtime.ReadMemStats(&after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text strings.Builder
+			for _, c := range got {
+				text.WriteString(c.Content)
+			}
+			if want := strings.Join(tc.content, ""); text.String() != want {
+				t.Fatalf("got %d bytes of reply, want %d", text.Len(), len(want))
+			}
+			if n := after.TotalAlloc - before.TotalAlloc; n > tc.maxAlloc {
+				t.Errorf("one Stream allocated %d bytes, want at most %d", n, tc.maxAlloc)
+			}
+		})
 	}
 }
