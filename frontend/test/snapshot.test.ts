@@ -181,15 +181,15 @@ describe('the first screen and the context meter', () => {
 });
 
 describe('the models and Settings screens', () => {
-  it('reads the installed names, each pull row and whether Settings saved', () => {
+  it('reads the installed names, each pull row, whether Settings saved and the model typed', () => {
     const root = dom(`<section data-testid="models-panel"><li data-testid="model-row" data-name="qwen3:4b"></li>
       <li data-testid="pull-row" data-name="llama3.2:3b" data-state="running"><div data-testid="pull-bar" aria-valuenow="40"></div></li>
       <li data-testid="pull-row" data-name="x" data-state="failed"></li></section>
-      <div data-testid="settings-panel"><span data-testid="settings-saved">Saved.</span></div>`);
+      <div data-testid="settings-panel"><input data-testid="settings-model" value="llama3.2:3b"><span data-testid="settings-saved">Saved.</span></div>`);
     expect(readModels(root)).toEqual({ installed: ['qwen3:4b'], pulls: [{ name: 'llama3.2:3b', state: 'running', percent: 40 }, { name: 'x', state: 'failed', percent: null }] });
-    expect(readSettings(root)).toEqual({ saved: true });
+    expect(readSettings(root)).toEqual({ saved: true, model: 'llama3.2:3b' });
     expect(readModels(dom('<p></p>'))).toBeUndefined();
-    expect(readSettings(dom('<div data-testid="settings-panel"></div>'))).toEqual({ saved: false });
+    expect(readSettings(dom('<div data-testid="settings-panel"></div>'))).toEqual({ saved: false, model: '' });
   });
 });
 
