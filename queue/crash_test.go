@@ -57,7 +57,7 @@ func crashChild(spec string) {
 	}
 	u, _ := url.Parse(fake.URL())
 	rt := runtime.New(st, ollama.New(u, &http.Client{}), runtime.Settings{Model: testkit.Model, NumCtx: 8192, Profile: tool.Minimal},
-		runtime.WithTools(q.WorkerTools(queue.ToolsFunc(func() []tool.Tool { return notes.Tools(root, nil) }))))
+		runtime.WithTools(q.WorkerTools(queue.ToolsFunc(func() []tool.Tool { return notes.Tools(root, nil) }))), runtime.WithSessionKind(event.SessionWorker))
 	if err := rt.Start(ctx); err != nil {
 		die("runtime", err)
 	}

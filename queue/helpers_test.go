@@ -15,6 +15,7 @@ import (
 
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
+	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
 	"quire/kernel/store"
@@ -114,7 +115,7 @@ func openStreams(t testing.TB, fake *ollamatest.Server, path, dir string, stream
 		}
 		w.Q = q
 		all := queue.ToolsFunc(func() []tool.Tool { return notes.Tools(root, nil) })
-		return []runtime.Option{runtime.WithTools(q.WorkerTools(all)), runtime.WithStreams(streams)}
+		return []runtime.Option{runtime.WithTools(q.WorkerTools(all)), runtime.WithStreams(streams), runtime.WithSessionKind(event.SessionWorker)}
 	})
 	w.K.Runtime.SetSettings(runtime.Settings{Model: testkit.Model, NumCtx: 8192, Profile: tool.Minimal})
 	if err := w.K.Runtime.Start(t.Context()); err != nil {

@@ -29,6 +29,9 @@ var (
 	// ErrNothingToContinue: the conversation's last request did not stop
 	// before its end (it completed, or none ran).
 	ErrNothingToContinue = errors.New("the last request did not stop before its end: there is nothing to continue")
+	// ErrOtherKind: a command named a session of a kind this runtime does
+	// not drive (a worker's, to the chats' runtime).
+	ErrOtherKind = errors.New("this conversation belongs to another part of Quire (a task queue's worker) and takes no input from here")
 	// ErrRunGoing: a continue came while a request is going.
 	ErrRunGoing = errors.New("a request is going in this conversation")
 )
@@ -123,9 +126,22 @@ func (r *Runtime) userMessageAt(ctx context.Context, session string, seq int64) 
 	return event.UserMessagePayload{}, fmt.Errorf("%w: %s seq %d", ErrNotAUserMessage, session, seq)
 }
 
+// drives is nil when session exists and is of the kind this runtime drives
+// (event.ErrNoSession, ErrOtherKind otherwise).
+func (r *Runtime) drives(ctx context.Context, session string) error {
+	info, err := r.store.Session(ctx, session)
+	if err != nil {
+		return err
+	}
+	if info.Kind != r.kind {
+		return fmt.Errorf("%w: %s is a %q session", ErrOtherKind, session, info.Kind)
+	}
+	return nil
+}
+
 // eventsOf is the session's events from seq from, or event.ErrNoSession.
 func (r *Runtime) eventsOf(ctx context.Context, session string, from int64) ([]event.Event, error) {
-	if _, err := r.store.Session(ctx, session); err != nil {
+	if err := r.drives(ctx, session); err != nil {
 		return nil, err
 	}
 	return r.store.Events(ctx, session, from)
@@ -249,6 +265,9 @@ func (r *Runtime) countBranches(ctx context.Context, match func(event.BranchPoin
 func (r *Runtime) continueRun(ctx context.Context, session string, once *event.Once) (json.RawMessage, error) {
 	if why := r.damage(session); why != "" {
 		return nil, fmt.Errorf("%w: %s", ErrDamagedSession, why)
+	}
+	if err := r.drives(ctx, session); err != nil {
+		return nil, err
 	}
 	if once != nil {
 		// A repeat of a continue that was taken returns its run, even once

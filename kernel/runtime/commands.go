@@ -42,7 +42,7 @@ func (r *Runtime) Execute(ctx context.Context, cmd protocol.Command) (json.RawMe
 	case errors.Is(err, event.ErrNoSession):
 		return nil, protocol.Classify(protocol.ErrNotFound, err)
 	case errors.Is(err, event.ErrSessionExists), errors.Is(err, ErrNotAsked), errors.Is(err, ErrRunGoing),
-		errors.Is(err, ErrNothingToContinue), errors.Is(err, event.ErrHasBranches):
+		errors.Is(err, ErrNothingToContinue), errors.Is(err, event.ErrHasBranches), errors.Is(err, ErrOtherKind):
 		return nil, protocol.Classify(protocol.ErrConflict, err)
 	case errors.Is(err, ErrDamagedSession):
 		return nil, protocol.Classify(protocol.ErrDamaged, err)
@@ -331,6 +331,9 @@ func (r *Runtime) submit(ctx context.Context, p protocol.SendMessagePayload, onc
 
 // input records an input of kind ("" for the user's own words) to session.
 func (r *Runtime) input(ctx context.Context, session, text string, intent core.Intent, kind string, once *event.Once) (json.RawMessage, error) {
+	if err := r.drives(ctx, session); err != nil {
+		return nil, err
+	}
 	s, err := r.attach(ctx, session)
 	if err != nil {
 		return nil, err

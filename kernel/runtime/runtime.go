@@ -146,9 +146,18 @@ func WithJitter(j func() float64) Option { return func(r *Runtime) { r.jitter = 
 // is given a cancelled result and abandoned.
 func WithCleanup(d time.Duration) Option { return func(r *Runtime) { r.cleanup = d } }
 
+// WithSessionKind makes the runtime drive only sessions of kind ("" — the
+// default — the user's own chats; event.SessionWorker the task queue's
+// workers): an input, edit, regenerate or continue to a session of another
+// kind is ErrOtherKind. A worker's session is then driven only by the queue's
+// runtime with the worker's narrow tools, never by the chats' runtime with
+// the write tools, and a chat never by the workers' (seed 002 decision 14).
+func WithSessionKind(kind string) Option { return func(r *Runtime) { r.kind = kind } }
+
 // Runtime drives the sessions of one database. It is safe for concurrent use.
 type Runtime struct {
 	store      Store
+	kind       string // the kind of session this runtime drives (WithSessionKind)
 	feed       *event.Feed
 	reader     *Reader // the log as read: events, projections, the request of each model call
 	model      provider.Provider

@@ -366,7 +366,11 @@ export class ChatStore {
 
   async select(id: string | null): Promise<void> {
     this.focusRequest++;
-    if (id !== this.activeId) this.answerError = null; // keyed by seq: meaningless in another chat
+    if (id !== this.activeId) {
+      // Keyed by seq: meaningless in another chat.
+      this.answerError = null;
+      this.editRequest = null;
+    }
     if (id === null) {
       this.loadToken++;
       this.inherited = [];
