@@ -94,6 +94,7 @@ type Parts struct {
 	catalog    *ollama.Catalog  // what each model can do, cached (an Owner's; nil for a reader)
 	mem        *memory.Store    // nil when it could not be opened
 	queue      *queue.Queue     // the task queue (batches.go); nil when it could not be opened
+	batchesOn  atomic.Bool      // the queue's workers are attached: the chat may start batches
 	workers    *runtime.Runtime // the queue's workers' runtime
 	memErr     error            // why mem is nil in an Owner
 
@@ -198,7 +199,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	p.openQueue(ctx, cfg)
 	opts := []runtime.Option{
 		runtime.WithLogger(log), runtime.WithAsker(p.ask), runtime.WithPrompt(basePrompt()),
-		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, p, log}, organiseTools{p.queue}), runtime.WithCheckpoint(planReminder(st))}
+		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, p, log}, organiseTools{p.queue, &p.batchesOn}), runtime.WithCheckpoint(planReminder(st))}
 	// Memory shares rag's choice of embedder (nil: its offline one).
 	opts = append(opts, p.openMemory(ctx, emb)...)
 	// One catalog of what the models can do: the run's start asks whether

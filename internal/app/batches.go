@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"quire/config"
@@ -73,7 +74,9 @@ func (p *Parts) startWorkers(ctx context.Context, cfg config.Config, catalog *ol
 		p.log.Error("the task queue's workers could not start; batches are off", "err", err)
 		p.queue.Close()
 		p.queue = nil
+		return
 	}
+	p.batchesOn.Store(true)
 }
 
 // Batches is the task queue for hosts, or nil (a nil interface) when it
@@ -85,12 +88,16 @@ func (p *Parts) Batches() host.Batches {
 	return p.queue
 }
 
-// organiseTools offers the conversation's organise_folder tool while the
-// queue is open.
-type organiseTools struct{ q *queue.Queue }
+// organiseTools offers the conversation's organise_folder tool once the
+// queue's workers are there to take its tasks (on: startWorkers attached
+// them), never for a queue whose workers could not start.
+type organiseTools struct {
+	q  *queue.Queue
+	on *atomic.Bool
+}
 
 func (o organiseTools) Tools() []tool.Tool {
-	if o.q == nil {
+	if o.q == nil || !o.on.Load() {
 		return nil
 	}
 	return []tool.Tool{o.q.OrganiseTool()}
