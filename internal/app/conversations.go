@@ -26,7 +26,9 @@ func (p *Parts) Conversations() host.Conversations {
 }
 
 func (c conversations) Search(ctx context.Context, query string, limit int) (protocol.MessageSearch, error) {
-	out := protocol.MessageSearch{Query: query, Hits: []protocol.MessageHit{}}
+	// The query as it was read: a longer one is cut where the store stops
+	// reading, so what comes back is never larger than what was searched.
+	out := protocol.MessageSearch{Query: readOf(query), Hits: []protocol.MessageHit{}}
 	if c.store == nil {
 		if strings.TrimSpace(query) == "" {
 			return out, nil
@@ -42,6 +44,18 @@ func (c conversations) Search(ctx context.Context, query string, limit int) (pro
 			Snippet: snippetParts(h.Snippet)})
 	}
 	return out, nil
+}
+
+// readOf is query's first store.SearchMaxQuery characters.
+func readOf(query string) string {
+	n := 0
+	for i := range query {
+		if n == store.SearchMaxQuery {
+			return query[:i]
+		}
+		n++
+	}
+	return query
 }
 
 // snippetParts splits a snippet at the store's markers: the text between

@@ -133,6 +133,20 @@ func TestExportAndSearchARealConversation(t *testing.T) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// A search answers with the query as it was read: at most
+// store.SearchMaxQuery characters, whatever was sent.
+func TestSearchEchoesOnlyWhatItRead(t *testing.T) {
+	p := openOwner(t, t.TempDir(), ollamatest.New(t).URL())
+	long := strings.Repeat("é", store.SearchMaxQuery) + strings.Repeat("x", 100_000)
+	got, err := p.Conversations().Search(t.Context(), long, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Repeat("é", store.SearchMaxQuery); got.Query != want {
+		t.Fatalf("echoed %d bytes, want the %d characters read", len(got.Query), store.SearchMaxQuery)
+	}
+}
+
 func TestSnippetParts(t *testing.T) {
 	o, c := store.MarkOpen, store.MarkClose
 	cases := []struct {
