@@ -18,24 +18,14 @@ var (
 	ErrNewerSchema = errors.New("the memory tables were written by a newer Quire")
 )
 
-// inputError is a clear sentence for the user that still matches both its
-// sentinel and its protocol class with errors.Is.
-type inputError struct {
-	msg             string
-	sentinel, class error
-}
-
-func (e *inputError) Error() string   { return e.msg }
-func (e *inputError) Unwrap() []error { return []error{e.sentinel, e.class} }
-
 func badInput(sentinel error, msg string) error {
-	return &inputError{msg: msg, sentinel: sentinel, class: protocol.ErrBadPayload}
+	return protocol.Refusal(protocol.ErrBadPayload, sentinel, msg)
 }
 
 func notFound(msg string) error {
-	return &inputError{msg: msg, sentinel: ErrUnknownItem, class: protocol.ErrNotFound}
+	return protocol.Refusal(protocol.ErrNotFound, ErrUnknownItem, msg)
 }
 
 func conflict(sentinel error, msg string) error {
-	return &inputError{msg: msg, sentinel: sentinel, class: protocol.ErrConflict}
+	return protocol.Refusal(protocol.ErrConflict, sentinel, msg)
 }

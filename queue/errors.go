@@ -20,18 +20,9 @@ var (
 	ErrNewerSchema  = errors.New("the queue tables were written by a newer Quire")
 )
 
-// inputError is a sentence for the user that still matches its sentinel and
-// its protocol class with errors.Is.
-type inputError struct {
-	msg             string
-	sentinel, class error
-}
-
-func (e *inputError) Error() string   { return e.msg }
-func (e *inputError) Unwrap() []error { return []error{e.sentinel, e.class} }
-
+// refuse is a sentence for the user (protocol.Refusal) matching its sentinel and class.
 func refuse(sentinel, class error, format string, args ...any) error {
-	return &inputError{msg: fmt.Sprintf(format, args...), sentinel: sentinel, class: class}
+	return protocol.Refusal(class, sentinel, fmt.Sprintf(format, args...))
 }
 
 func unknown(id string) error {

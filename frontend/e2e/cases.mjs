@@ -2444,7 +2444,8 @@ export const cases = [
       await $(page, 'confirm-delete').click();
       await until(async () => ((await $(page, 'changes-outcome').textContent()) ?? '').includes('changed after Quire wrote it'), 'the refusal said');
       assert(readFileSync(note, 'utf8') === byHand, 'a refused undo changed nothing');
-      assert((await row.getAttribute('data-state')) === 'changed', `the change now "changed since", got ${await row.getAttribute('data-state')}`);
+      // The list is read again after the outcome is said: wait for it.
+      await until(async () => (await row.getAttribute('data-state')) === 'changed', 'the change now "changed since"');
       await $(page, 'changes-versions').click();
       await $(page, 'changes-both-versions').waitFor({ timeout: WAIT_MS });
       assert((await $(page, 'version-quire').textContent()) === written && (await $(page, 'version-now').textContent()) === byHand, 'both versions side by side');

@@ -109,6 +109,22 @@ type classified struct{ err, kind error }
 func (c classified) Error() string   { return c.err.Error() }
 func (c classified) Unwrap() []error { return []error{c.err, c.kind} }
 
+// Refusal is a sentence for the user, msg, that still matches its domain's
+// sentinel and its protocol class (one of the sentinels above) with
+// errors.Is — a refusal worded at the edge of a domain package (memory, the
+// task queue) that hosts map to a status without a word of the sentinel's.
+func Refusal(class, sentinel error, msg string) error {
+	return refusal{msg: msg, sentinel: sentinel, class: class}
+}
+
+type refusal struct {
+	msg             string
+	sentinel, class error
+}
+
+func (r refusal) Error() string   { return r.msg }
+func (r refusal) Unwrap() []error { return []error{r.sentinel, r.class} }
+
 // Compatible reports whether a peer speaking version v may talk to this
 // kernel: the major versions must match. It is the handshake, and it comes
 // before anything else a host accepts.

@@ -60,3 +60,16 @@ func TestClassifyKeepsMessageAndBothChains(t *testing.T) {
 		t.Fatal("Classify of nil must be nil")
 	}
 }
+
+// A refusal says only its sentence, and matches both its domain sentinel
+// and its class.
+func TestRefusalIsItsSentenceAndMatchesBoth(t *testing.T) {
+	sentinel := errors.New("no batch has that id")
+	err := Refusal(ErrNotFound, sentinel, `no batch has the id "b9"; list the batches to see which there are`)
+	if err.Error() != `no batch has the id "b9"; list the batches to see which there are` {
+		t.Errorf("message %q", err.Error())
+	}
+	if !errors.Is(err, sentinel) || !errors.Is(err, ErrNotFound) || errors.Is(err, ErrConflict) {
+		t.Errorf("errors.Is: sentinel %v, class %v, other class %v", errors.Is(err, sentinel), errors.Is(err, ErrNotFound), errors.Is(err, ErrConflict))
+	}
+}
