@@ -406,3 +406,34 @@ func TestParse(t *testing.T) {
 		})
 	}
 }
+
+// oneTool is an in-memory server offering one unannotated tool.
+func oneTool(name string) mcpclient.Connect {
+	return func(ctx context.Context) (mcp.Transport, error) {
+		client, server := mcp.NewInMemoryTransports()
+		s := mcp.NewServer(&mcp.Implementation{Name: "one", Version: "1"}, nil)
+		s.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		if _, err := s.Connect(ctx, server, nil); err != nil {
+			return nil, err
+		}
+		return client, nil
+	}
+}
+
+// Two servers whose tools sanitise to one name: the first in name order
+// keeps it, the other is refused in words and not offered.
+func TestNameClashAcrossServersIsRefused(t *testing.T) {
+	m, _, _ := open(t,
+		mcpclient.WithServer(protocol.MCPServerConfig{Name: "a", Enabled: true}, oneTool("__b")),
+		mcpclient.WithServer(protocol.MCPServerConfig{Name: "a_", Enabled: true}, oneTool("_b")))
+	mcptest.WaitState(t, m, "a", protocol.MCPRunning)
+	second := mcptest.WaitState(t, m, "a_", protocol.MCPRunning)
+	if p := statusTool(t, second, "_b").Problem; !strings.Contains(p, "a____b") {
+		t.Errorf("the clashing tool's problem %q", p)
+	}
+	tools := m.Tools()
+	if len(tools) != 1 || tools[0].Spec().Name != "a____b" {
+		t.Errorf("offered %d tools", len(tools))
+	}
+}
