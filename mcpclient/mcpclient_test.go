@@ -413,7 +413,9 @@ func oneTool(name string) mcpclient.Connect {
 		client, server := mcp.NewInMemoryTransports()
 		s := mcp.NewServer(&mcp.Implementation{Name: "one", Version: "1"}, nil)
 		s.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
 		if _, err := s.Connect(ctx, server, nil); err != nil {
 			return nil, err
 		}
