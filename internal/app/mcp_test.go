@@ -66,16 +66,17 @@ func (o *mcpOwner) say(t *testing.T, session, text string, runs int) string {
 	return session
 }
 
-func (o *mcpOwner) results(t *testing.T, session string) []event.ToolResultPayload {
+// payloads are the session's events of typ, decoded.
+func payloads[T any](t *testing.T, o *mcpOwner, session string, typ event.Type) []T {
 	t.Helper()
 	evs, err := o.store.Events(t.Context(), session, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []event.ToolResultPayload
+	var out []T
 	for _, e := range evs {
-		if e.Type == event.ToolResult {
-			r, err := event.As[event.ToolResultPayload](e)
+		if e.Type == typ {
+			r, err := event.As[T](e)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,24 +86,14 @@ func (o *mcpOwner) results(t *testing.T, session string) []event.ToolResultPaylo
 	return out
 }
 
-// refused are the session's calls refused before they ran.
+// results are the session's tool results; refused its calls refused
+// before they ran.
+func (o *mcpOwner) results(t *testing.T, session string) []event.ToolResultPayload {
+	return payloads[event.ToolResultPayload](t, o, session, event.ToolResult)
+}
+
 func (o *mcpOwner) refused(t *testing.T, session string) []event.ToolRefusedPayload {
-	t.Helper()
-	evs, err := o.store.Events(t.Context(), session, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []event.ToolRefusedPayload
-	for _, e := range evs {
-		if e.Type == event.ToolRefused {
-			r, err := event.As[event.ToolRefusedPayload](e)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, r)
-		}
-	}
-	return out
+	return payloads[event.ToolRefusedPayload](t, o, session, event.ToolRefused)
 }
 
 // toolsOffered are the tool names a model request declared.
@@ -133,6 +124,18 @@ func writeMCPJSON(t *testing.T, dir string, servers ...protocol.MCPServerConfig)
 	}
 }
 
+// inMemoryOwner is an owner with the test server attached in process as
+// name, running; record is the file its record tool writes.
+func inMemoryOwner(t *testing.T, fake *ollamatest.Server, name string, callSeconds int, answer bool) (o *mcpOwner, record string) {
+	t.Helper()
+	dir := t.TempDir()
+	record = filepath.Join(dir, "record.txt")
+	o = openMCPOwner(t, fake, dir, callSeconds, answer, mcpclient.WithServer(protocol.MCPServerConfig{Name: name, Enabled: true},
+		mcptest.InMemory(mcptest.Options{RecordFile: record})))
+	mcptest.WaitState(t, o.MCP(), name, protocol.MCPRunning)
+	return o, record
+}
+
 func mcpCall(id, name, args string) ollamatest.Turn {
 	return ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: id, Name: name, Arguments: []byte(args)}}}
 }
@@ -148,11 +151,7 @@ func TestMCPWriteIsAskedLoggedAndReplayedAfterTheServerIsGone(t *testing.T) {
 	fake.AddModel(ollamatest.DefaultModel())
 	fake.Script(mcpCall("c1", "garden__record", `{"text":"plant tulips in row 3"}`),
 		ollamatest.Turn{Content: []string{"Recorded."}}, ollamatest.Turn{Content: []string{"Nothing more."}})
-	dir := t.TempDir()
-	record := filepath.Join(dir, "record.txt")
-	o := openMCPOwner(t, fake, dir, 0, true, mcpclient.WithServer(protocol.MCPServerConfig{Name: "garden", Enabled: true},
-		mcptest.InMemory(mcptest.Options{RecordFile: record})))
-	mcptest.WaitState(t, o.MCP(), "garden", protocol.MCPRunning)
+	o, record := inMemoryOwner(t, fake, "garden", 0, true)
 	session := o.say(t, "", "note the tulips", 1)
 
 	if len(o.questions) != 1 || len(o.questions[0].Calls) != 1 {
@@ -199,11 +198,7 @@ func TestMCPWriteDeniedDoesNotRun(t *testing.T) {
 	fake := ollamatest.New(t)
 	fake.AddModel(ollamatest.DefaultModel())
 	fake.Script(mcpCall("c1", "garden__record", `{"text":"pwned"}`), ollamatest.Turn{Content: []string{"Not recorded."}})
-	dir := t.TempDir()
-	record := filepath.Join(dir, "record.txt")
-	o := openMCPOwner(t, fake, dir, 0, false, mcpclient.WithServer(protocol.MCPServerConfig{Name: "garden", Enabled: true},
-		mcptest.InMemory(mcptest.Options{RecordFile: record})))
-	mcptest.WaitState(t, o.MCP(), "garden", protocol.MCPRunning)
+	o, record := inMemoryOwner(t, fake, "garden", 0, false)
 	session := o.say(t, "", "record it", 1)
 	if len(o.questions) != 1 {
 		t.Errorf("%d questions, want 1", len(o.questions))
@@ -225,10 +220,7 @@ func TestMCPHangIsCutAtTheDeadline(t *testing.T) {
 	fake := ollamatest.New(t)
 	fake.AddModel(ollamatest.DefaultModel())
 	fake.Script(mcpCall("c1", "slow__hang", `{}`), ollamatest.Turn{Content: []string{"It did not answer."}})
-	dir := t.TempDir()
-	o := openMCPOwner(t, fake, dir, 1, true, mcpclient.WithServer(protocol.MCPServerConfig{Name: "slow", Enabled: true},
-		mcptest.InMemory(mcptest.Options{RecordFile: filepath.Join(dir, "r")})))
-	mcptest.WaitState(t, o.MCP(), "slow", protocol.MCPRunning)
+	o, _ := inMemoryOwner(t, fake, "slow", 1, true)
 	session := o.say(t, "", "wait for it", 1)
 	res := o.results(t, session)
 	if len(res) != 1 || res[0].Status != "failure" {
