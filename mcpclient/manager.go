@@ -82,7 +82,7 @@ type server struct {
 	stderr   *tail
 	proto    string
 	impl     string
-	listed   []*mcp.Tool // as the server listed them, at most MCPMaxToolsPerServer
+	listed   []listedTool // as the server listed them, at most MCPMaxToolsPerServer
 	leftOff  int
 	session  *mcp.ClientSession
 	cmd      *exec.Cmd
@@ -101,7 +101,8 @@ func New(dataDir string, choices Choices, log *slog.Logger, opts ...Option) *Man
 	for _, o := range opts {
 		o(m)
 	}
-	m.client = mcp.NewClient(&mcp.Implementation{Name: "quire", Version: protocol.Version}, nil)
+	m.client = mcp.NewClient(&mcp.Implementation{Name: "quire", Version: protocol.Version},
+		&mcp.ClientOptions{ToolListChangedHandler: m.toolsChanged})
 	cfgs, issues, err := readFile(m.path)
 	if err != nil {
 		m.problem = fmt.Sprintf("Quire could not read %s (%v). Fix or remove the file, then restart Quire; until then no MCP server runs.", m.path, err)
@@ -329,7 +330,7 @@ func (m *Manager) SetTool(ctx context.Context, c protocol.MCPToolChoice) (protoc
 	}
 	m.mu.Lock()
 	s, err := m.serverLocked(c.Server)
-	if err == nil && s.listed != nil && !slices.ContainsFunc(s.listed, func(t *mcp.Tool) bool { return t.Name == c.Tool }) {
+	if err == nil && s.listed != nil && !slices.ContainsFunc(s.listed, func(t listedTool) bool { return t.Name == c.Tool }) {
 		err = refuse(protocol.ErrNotFound, ErrUnknownTool, "The server %s has no tool %q.", c.Server, c.Tool)
 	}
 	m.mu.Unlock()
@@ -468,10 +469,10 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 	if err == nil {
 		cs, err = m.client.Connect(ctx, t, nil)
 	}
-	var listed []*mcp.Tool
+	var listed []listedTool
 	leftOff := 0
 	if err == nil {
-		listed, leftOff, err = listTools(ctx, cs)
+		listed, leftOff, err = listTools(ctx, cfg.Name, cs)
 	}
 	m.mu.Lock()
 	if s.gen != gen {
@@ -525,6 +526,47 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 	release(nil, cmd, nil)
 }
 
+// toolsChanged lists a server's tools again when it says they changed, so
+// the next run is offered the new list (a running run keeps its own). The
+// handler runs on the connection's reader, which the listing waits on: it
+// is done on a goroutine of its own, bounded by the handshake's deadline.
+func (m *Manager) toolsChanged(_ context.Context, req *mcp.ToolListChangedRequest) {
+	go m.relist(req.Session)
+}
+
+func (m *Manager) relist(cs *mcp.ClientSession) {
+	m.mu.Lock()
+	var s *server
+	gen := 0
+	for _, x := range m.servers {
+		if x.session == cs {
+			s, gen = x, x.gen
+		}
+	}
+	var name string
+	if s != nil {
+		name = s.cfg.Name
+	}
+	m.mu.Unlock()
+	if s == nil {
+		return // not (or no longer) a running server's connection
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), m.initTimeout)
+	defer cancel()
+	listed, leftOff, err := listTools(ctx, name, cs)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s.gen != gen || s.session != cs {
+		return
+	}
+	if err != nil {
+		m.log.Warn("mcp server's changed tools could not be listed; the earlier list stays", "server", name, "err", err)
+		return
+	}
+	s.listed, s.leftOff = listed, leftOff
+	m.watch.publish(m.statusLocked(s, m.offersLocked()[name]))
+}
+
 // transport is the connection a server's config asks for.
 func (m *Manager) transport(ctx context.Context, cfg protocol.MCPServerConfig, connect Connect, stderr *tail) (mcp.Transport, *exec.Cmd, error) {
 	switch {
@@ -566,8 +608,8 @@ func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // listTools takes up to MCPMaxToolsPerServer tools and counts (a bounded
 // number of) the rest.
-func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, int, error) {
-	listed := []*mcp.Tool{}
+func listTools(ctx context.Context, server string, cs *mcp.ClientSession) ([]listedTool, int, error) {
+	listed := []listedTool{}
 	leftOff := 0
 	if init := cs.InitializeResult(); init != nil && init.Capabilities != nil && init.Capabilities.Tools == nil {
 		return listed, 0, nil // a server with no tools (prompts or resources only)
@@ -577,7 +619,7 @@ func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, int, er
 			return nil, 0, err
 		}
 		if len(listed) < protocol.MCPMaxToolsPerServer {
-			listed = append(listed, t)
+			listed = append(listed, prepare(server, t))
 			continue
 		}
 		leftOff++

@@ -439,3 +439,40 @@ func TestNameClashAcrossServersIsRefused(t *testing.T) {
 		t.Errorf("offered %d tools", len(tools))
 	}
 }
+
+// A server that says its tools changed is listed again: the new tool is
+// in its status and offered from then on.
+func TestChangedToolListIsTakenAgain(t *testing.T) {
+	servers := make(chan *mcp.Server, 1)
+	connect := func(ctx context.Context) (mcp.Transport, error) {
+		client, server := mcp.NewInMemoryTransports()
+		s := mcp.NewServer(&mcp.Implementation{Name: "growing", Version: "1"}, nil)
+		handler := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		}
+		s.AddTool(&mcp.Tool{Name: "first", InputSchema: map[string]any{"type": "object"}}, handler)
+		if _, err := s.Connect(ctx, server, nil); err != nil {
+			return nil, err
+		}
+		servers <- s
+		return client, nil
+	}
+	m, _, _ := open(t, mcpclient.WithServer(protocol.MCPServerConfig{Name: "grow", Enabled: true}, connect))
+	mcptest.WaitState(t, m, "grow", protocol.MCPRunning)
+	ctx, cancel := context.WithTimeout(t.Context(), mcptest.Patience)
+	defer cancel()
+	changes := m.Watch(ctx)
+	(<-servers).AddTool(&mcp.Tool{Name: "second", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	for s := range changes {
+		if len(s.Tools) == 2 {
+			if len(m.Tools()) != 2 {
+				t.Errorf("the status lists two tools, %d are offered", len(m.Tools()))
+			}
+			return
+		}
+	}
+	t.Fatal("the changed tool list was not taken within the patience")
+}
