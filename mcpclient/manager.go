@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -590,11 +591,18 @@ func (m *Manager) transport(ctx context.Context, cfg protocol.MCPServerConfig, c
 	}
 }
 
-// headers adds the configured headers to every request to the server.
+// headers adds the configured headers to every request to the server and
+// bounds each answer's body at maxAnswerBytes (the SDK bounds one stdio
+// line and one SSE event the same; a JSON answer it reads whole).
 type headers struct {
 	h    map[string]string
 	next http.RoundTripper
 }
+
+// maxAnswerBytes is the SDK's own bound on one stdio message or SSE event.
+const maxAnswerBytes = mcp.DefaultMaxLineLength
+
+var errAnswerTooBig = fmt.Errorf("the server's answer is over %d MiB", maxAnswerBytes>>20)
 
 func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 	if len(h.h) > 0 {
@@ -603,7 +611,29 @@ func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.Header.Set(k, v)
 		}
 	}
-	return h.next.RoundTrip(r)
+	resp, err := h.next.RoundTrip(r)
+	if err == nil {
+		resp.Body = &boundedBody{ReadCloser: resp.Body, left: maxAnswerBytes}
+	}
+	return resp, err
+}
+
+// boundedBody fails a read past its bound instead of growing without one.
+type boundedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, errAnswerTooBig
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // listTools takes up to MCPMaxToolsPerServer tools and counts (a bounded

@@ -1,10 +1,13 @@
 package mcpclient_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -475,4 +478,28 @@ func TestChangedToolListIsTakenAgain(t *testing.T) {
 		}
 	}
 	t.Fatal("the changed tool list was not taken within the patience")
+}
+
+// An HTTP server whose answer has no end is cut at the bound, and its
+// start fails saying so.
+func TestEndlessHTTPAnswerIsCut(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"pad":"`))
+		chunk := bytes.Repeat([]byte("x"), 1<<20)
+		for range 20 {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	m, _, _ := open(t)
+	if _, err := m.Put(t.Context(), protocol.MCPServerConfig{Name: "endless", URL: srv.URL, Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	s := mcptest.WaitState(t, m, "endless", protocol.MCPFailed)
+	if !strings.Contains(s.Reason, "over 16 MiB") {
+		t.Errorf("reason %q does not say the answer was too big", s.Reason)
+	}
 }
