@@ -191,6 +191,17 @@ func TestMCPWriteIsAskedLoggedAndReplayedAfterTheServerIsGone(t *testing.T) {
 	if reqs := fake.Requests(); len(reqs) != 3 || strings.Contains(toolsOffered(reqs[2]), "garden__") || !strings.Contains(toolsOffered(reqs[0]), "garden__record") {
 		t.Errorf("the runs were offered %q, then after the stop %q", toolsOffered(reqs[0]), toolsOffered(reqs[len(reqs)-1]))
 	}
+	// Quire closed, the in-process server gone with it: `quire replay`'s
+	// reader rebuilds the call that declared and called the MCP tool.
+	o.Close()
+	r := openReader(t, o.dir)
+	rebuilt, err := r.Request(t.Context(), session, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent, _ := CanonicalJSON(reqs[1].Body); string(rebuilt) != string(sent) || !strings.Contains(string(rebuilt), "garden__record") {
+		t.Errorf("the reader rebuilt request 2 as\n%s\nsent:\n%s", rebuilt, sent)
+	}
 }
 
 // A denied MCP write never reaches the server: the result is denied.
