@@ -338,8 +338,8 @@ func TestUnreadableConfigIsNotOverwritten(t *testing.T) {
 	}
 }
 
-// A tool whose schema the validator cannot compile is withdrawn with a
-// reason; the server's other tools are offered.
+// A tool whose schema the validator cannot compile, or whose name is too
+// long, is withdrawn with a reason; the server's other tools are offered.
 func TestUncompilableSchemaWithdrawsOnlyThatTool(t *testing.T) {
 	connect := func(ctx context.Context) (mcp.Transport, error) {
 		client, server := mcp.NewInMemoryTransports()
@@ -350,6 +350,7 @@ func TestUncompilableSchemaWithdrawsOnlyThatTool(t *testing.T) {
 		s.AddTool(&mcp.Tool{Name: "remote_ref", InputSchema: map[string]any{"type": "object",
 			"properties": map[string]any{"a": map[string]any{"$ref": "https://example.com/a.json"}}}}, handler)
 		s.AddTool(&mcp.Tool{Name: "fine.tool", InputSchema: map[string]any{"type": "object"}}, handler)
+		s.AddTool(&mcp.Tool{Name: strings.Repeat("n", 200), InputSchema: map[string]any{"type": "object"}}, handler)
 		if _, err := s.Connect(ctx, server, nil); err != nil {
 			return nil, err
 		}
@@ -359,6 +360,9 @@ func TestUncompilableSchemaWithdrawsOnlyThatTool(t *testing.T) {
 	s := mcptest.WaitState(t, m, "odd", protocol.MCPRunning)
 	if p := statusTool(t, s, "remote_ref").Problem; !strings.Contains(p, "schema") {
 		t.Errorf("remote_ref's problem %q", p)
+	}
+	if p := statusTool(t, s, strings.Repeat("n", 128)+"…").Problem; !strings.Contains(p, "name is over 128") {
+		t.Errorf("a 200-character name's problem %q", p)
 	}
 	fine := statusTool(t, s, "fine.tool")
 	if fine.Problem != "" || fine.Name != "odd__fine_tool" || fine.Effects != "write+net" || !fine.Destructive {

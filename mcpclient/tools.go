@@ -191,9 +191,21 @@ type listedTool struct {
 	problem string // why the schema cannot be offered
 }
 
+// maxRemoteName bounds a server's own name for a tool (what a choice in
+// settings.json names: config bounds it at 256 bytes).
+const maxRemoteName = 128
+
 // prepare reads and checks a listed tool's schema.
 func prepare(server string, t *mcp.Tool) listedTool {
 	lt := listedTool{Tool: t}
+	if len(t.Name) > maxRemoteName {
+		// Kept short so a status stays small; such a tool is never offered.
+		short := *t
+		short.Name = strings.ToValidUTF8(t.Name[:maxRemoteName], "") + "…"
+		lt.Tool = &short
+		lt.problem = fmt.Sprintf("Its name is over %d characters; it is not offered.", maxRemoteName)
+		return lt
+	}
 	raw, err := json.Marshal(t.InputSchema)
 	switch {
 	case err != nil:
