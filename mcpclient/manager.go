@@ -66,10 +66,17 @@ type Manager struct {
 	attached    []attachedServer
 	watch       watchers
 
-	mu      sync.Mutex // guards what follows; never held across a network or process wait
-	servers map[string]*server
-	problem string // why mcp.json could not be read: nothing is written over it
-	closed  bool
+	// setMu makes SetTool's save and its copy below one step at a time.
+	setMu sync.Mutex
+
+	mu sync.Mutex // guards what follows; never held across a network or process wait
+	// settings is the choices' copy, taken at New and after each SetTool:
+	// the settings owner's lock is never taken under mu (its OnChange
+	// users run under its own lock and may call here).
+	settings config.MCPSettings
+	servers  map[string]*server
+	problem  string // why mcp.json could not be read: nothing is written over it
+	closed   bool
 }
 
 // server is one configured server and its current connection.
@@ -104,6 +111,7 @@ func New(dataDir string, choices Choices, log *slog.Logger, opts ...Option) *Man
 	}
 	m.client = mcp.NewClient(&mcp.Implementation{Name: "quire", Version: protocol.Version},
 		&mcp.ClientOptions{ToolListChangedHandler: m.toolsChanged})
+	m.settings = choices.MCP()
 	cfgs, issues, err := readFile(m.path)
 	if err != nil {
 		m.problem = fmt.Sprintf("Quire could not read %s (%v). Fix or remove the file, then restart Quire; until then no MCP server runs.", m.path, err)
@@ -338,7 +346,16 @@ func (m *Manager) SetTool(ctx context.Context, c protocol.MCPToolChoice) (protoc
 	if err != nil {
 		return protocol.MCPServer{}, err
 	}
-	if err := m.choices.SetMCPTool(config.MCPToolSetting{Server: c.Server, Tool: c.Tool, Disabled: !c.Enabled, Effects: c.Effects}); err != nil {
+	m.setMu.Lock()
+	err = m.choices.SetMCPTool(config.MCPToolSetting{Server: c.Server, Tool: c.Tool, Disabled: !c.Enabled, Effects: c.Effects})
+	if err == nil {
+		settings := m.choices.MCP()
+		m.mu.Lock()
+		m.settings = settings
+		m.mu.Unlock()
+	}
+	m.setMu.Unlock()
+	if err != nil {
 		return protocol.MCPServer{}, fmt.Errorf("the choice for %s was not saved: %w", c.Tool, err)
 	}
 	st, err := m.status(c.Server)

@@ -158,7 +158,7 @@ func describeContent(c mcp.Content) string {
 // user's choices applied; names are unique across servers (a later one
 // that clashes, in name order, gets a Problem).
 func (m *Manager) offersLocked() map[string][]*mcpTool {
-	settings := m.choices.MCP()
+	settings := m.settings
 	choices := map[[2]string]config.MCPToolSetting{}
 	for _, c := range settings.Tools {
 		choices[[2]string{c.Server, c.Tool}] = c
