@@ -20,6 +20,7 @@ import (
 
 	"quire/config"
 	"quire/kernel/protocol"
+	"quire/kernel/tool"
 )
 
 // Choices is where the user's per-tool choices and the call deadline are
@@ -45,6 +46,12 @@ func WithServer(cfg protocol.MCPServerConfig, connect Connect) Option {
 // WithClock sets the clock of the states' Since (default time.Now).
 func WithClock(now func() time.Time) Option { return func(m *Manager) { m.now = now } }
 
+// WithTokens sets how a tool's declaration is counted in the model's
+// context (the composition root gives compact.ToolTokens, the runtime's
+// own estimate, so Settings shows what a run counts). Without it: a
+// quarter of its JSON.
+func WithTokens(count func(tool.Spec) int) Option { return func(m *Manager) { m.tokens = count } }
+
 // WithInitTimeout sets the handshake's deadline (default
 // protocol.MCPInitSeconds).
 func WithInitTimeout(d time.Duration) Option { return func(m *Manager) { m.initTimeout = d } }
@@ -62,6 +69,7 @@ type Manager struct {
 	log         *slog.Logger
 	now         func() time.Time
 	initTimeout time.Duration
+	tokens      func(tool.Spec) int
 	client      *mcp.Client
 	attached    []attachedServer
 	watch       watchers
@@ -105,7 +113,7 @@ type server struct {
 // the user fixes it.
 func New(dataDir string, choices Choices, log *slog.Logger, opts ...Option) *Manager {
 	m := &Manager{path: filepath.Join(dataDir, File), choices: choices, log: log, now: time.Now,
-		initTimeout: protocol.MCPInitSeconds * time.Second, servers: map[string]*server{}}
+		initTimeout: protocol.MCPInitSeconds * time.Second, servers: map[string]*server{}, tokens: quarterOfJSON}
 	for _, o := range opts {
 		o(m)
 	}

@@ -258,8 +258,7 @@ func (m *Manager) offer(server string, lt listedTool, choice config.MCPToolSetti
 	if info.Problem == "" {
 		info.Problem = lt.problem
 	}
-	decl, _ := json.Marshal(map[string]any{"name": spec.Name, "description": spec.Description, "parameters": spec.Parameters})
-	info.Tokens = (len(decl) + 3) / 4
+	info.Tokens = m.tokens(spec)
 	return &mcpTool{m: m, spec: spec, info: info}
 }
 
@@ -296,6 +295,13 @@ func toolName(server, name string) string {
 	h.Write([]byte(name))
 	suffix := fmt.Sprintf("-%08x", h.Sum32())
 	return full[:protocol.MCPMaxToolName-len(suffix)] + suffix
+}
+
+// quarterOfJSON is a declaration's cost when the composition root gave no
+// estimate (WithTokens): a quarter of its JSON.
+func quarterOfJSON(s tool.Spec) int {
+	decl, _ := json.Marshal(map[string]any{"name": s.Name, "description": s.Description, "parameters": s.Parameters})
+	return (len(decl) + 3) / 4
 }
 
 // bounded cuts s to max characters.

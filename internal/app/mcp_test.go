@@ -15,8 +15,10 @@ import (
 	"quire/internal/mcptest"
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
+	"quire/kernel/compact"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
+	"quire/kernel/provider"
 	"quire/mcpclient"
 )
 
@@ -152,6 +154,17 @@ func TestMCPWriteIsAskedLoggedAndReplayedAfterTheServerIsGone(t *testing.T) {
 	fake.Script(mcpCall("c1", "garden__record", `{"text":"plant tulips in row 3"}`),
 		ollamatest.Turn{Content: []string{"Recorded."}}, ollamatest.Turn{Content: []string{"Nothing more."}})
 	o, record := inMemoryOwner(t, fake, "garden", 0, true)
+	// Settings counts a declaration as the runtime does.
+	list, _ := o.MCP().Servers(t.Context())
+	for _, x := range o.mcp.m.Tools() {
+		sp := x.Spec()
+		want := compact.ToolTokens(provider.ToolSpec{Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters})
+		for _, st := range list.Servers[0].Tools {
+			if st.Name == sp.Name && st.Tokens != want {
+				t.Errorf("%s counted %d tokens, the runtime's estimate is %d", sp.Name, st.Tokens, want)
+			}
+		}
+	}
 	session := o.say(t, "", "note the tulips", 1)
 
 	if len(o.questions) != 1 || len(o.questions[0].Calls) != 1 {
