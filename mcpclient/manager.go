@@ -83,8 +83,12 @@ type Manager struct {
 	// users run under its own lock and may call here).
 	settings config.MCPSettings
 	servers  map[string]*server
-	problem  string // why mcp.json could not be read: nothing is written over it
-	closed   bool
+	// offers are every server's tools as offered, made again only after
+	// what they are made of changed (a listing, a choice, the servers):
+	// nil until then (changedLocked).
+	offers  map[string][]*mcpTool
+	problem string // why mcp.json could not be read: nothing is written over it
+	closed  bool
 }
 
 // server is one configured server and its current connection.
@@ -256,6 +260,7 @@ func (m *Manager) put(cfgs []protocol.MCPServerConfig) (protocol.MCPImport, erro
 		} else {
 			s = &server{stderr: newTail(protocol.MCPStderrBytes)}
 			m.servers[c.Name] = s
+			m.changedLocked()
 		}
 		s.cfg = c
 		if c.Enabled {
@@ -290,6 +295,7 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 	}
 	cs, cmd, done := m.stopLocked(s, "Removed.")
 	delete(m.servers, name)
+	m.changedLocked()
 	m.mu.Unlock()
 	release(cs, cmd, done)
 	return nil
@@ -360,6 +366,7 @@ func (m *Manager) SetTool(ctx context.Context, c protocol.MCPToolChoice) (protoc
 		settings := m.choices.MCP()
 		m.mu.Lock()
 		m.settings = settings
+		m.changedLocked()
 		m.mu.Unlock()
 	}
 	m.setMu.Unlock()
@@ -418,6 +425,9 @@ func (m *Manager) savedLocked() []protocol.MCPServerConfig {
 	return out
 }
 
+// changedLocked drops the offers: what they are made of changed.
+func (m *Manager) changedLocked() { m.offers = nil }
+
 func (m *Manager) namesLocked() []string {
 	names := make([]string, 0, len(m.servers))
 	for n := range m.servers {
@@ -441,6 +451,7 @@ func (m *Manager) startLocked(s *server) {
 	s.abort = cancel
 	s.stderr = newTail(protocol.MCPStderrBytes)
 	s.pid, s.proto, s.impl, s.listed, s.leftOff = 0, "", "", nil, 0
+	m.changedLocked()
 	done := make(chan struct{})
 	s.finished = done
 	m.setLocked(s, protocol.MCPStarting, "")
@@ -517,6 +528,7 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 	}
 	init := cs.InitializeResult()
 	s.session, s.cmd, s.listed, s.leftOff = cs, cmd, listed, leftOff
+	m.changedLocked()
 	if init != nil {
 		s.proto = init.ProtocolVersion
 		if init.ServerInfo != nil {
@@ -590,6 +602,7 @@ func (m *Manager) relist(cs *mcp.ClientSession) {
 		return
 	}
 	s.listed, s.leftOff = listed, leftOff
+	m.changedLocked()
 	m.watch.publish(m.statusLocked(s, m.offersLocked()[name]))
 }
 

@@ -154,10 +154,14 @@ func describeContent(c mcp.Content) string {
 	}
 }
 
-// offersLocked builds every server's tools as Quire offers them, with the
+// offersLocked is every server's tools as Quire offers them, with the
 // user's choices applied; names are unique across servers (a later one
-// that clashes, in name order, gets a Problem).
+// that clashes, in name order, gets a Problem). They are made again only
+// after a change (changedLocked); callers only read them.
 func (m *Manager) offersLocked() map[string][]*mcpTool {
+	if m.offers != nil {
+		return m.offers
+	}
 	settings := m.settings
 	choices := map[[2]string]config.MCPToolSetting{}
 	for _, c := range settings.Tools {
@@ -180,6 +184,7 @@ func (m *Manager) offersLocked() map[string][]*mcpTool {
 			out[name] = append(out[name], t)
 		}
 	}
+	m.offers = out
 	return out
 }
 
