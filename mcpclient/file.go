@@ -47,16 +47,16 @@ var namePattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // shape at all is an error (ErrBadConfig) with a sentence.
 func Parse(text []byte) ([]protocol.MCPServerConfig, []protocol.MCPImportIssue, error) {
 	if len(text) > protocol.MCPMaxConfigBytes {
-		return nil, nil, refuse(protocol.ErrBadPayload, ErrBadConfig,
+		return nil, nil, protocol.Refusef(protocol.ErrBadPayload, ErrBadConfig,
 			"The MCP config is %d KiB; at most %d KiB is read. Paste the servers you want only.", len(text)>>10, protocol.MCPMaxConfigBytes>>10)
 	}
 	var shape fileShape
 	if err := json.Unmarshal(text, &shape); err != nil {
-		return nil, nil, refuse(protocol.ErrBadPayload, ErrBadConfig,
+		return nil, nil, protocol.Refusef(protocol.ErrBadPayload, ErrBadConfig,
 			"The MCP config is not valid JSON (%v). It should look like {\"mcpServers\": {\"name\": {\"command\": \"...\", \"args\": [...]}}}.", err)
 	}
 	if shape.MCPServers == nil {
-		return nil, nil, refuse(protocol.ErrBadPayload, ErrBadConfig,
+		return nil, nil, protocol.Refusef(protocol.ErrBadPayload, ErrBadConfig,
 			"The MCP config has no \"mcpServers\" object. It should look like {\"mcpServers\": {\"name\": {\"command\": \"...\"}}}.")
 	}
 	names := make([]string, 0, len(shape.MCPServers))
@@ -103,7 +103,7 @@ func checkType(f fileServer) error {
 // over a bound or not one transport exactly.
 func Check(c protocol.MCPServerConfig) error {
 	bad := func(format string, args ...any) error {
-		return refuse(protocol.ErrBadPayload, ErrBadConfig, format, args...)
+		return protocol.Refusef(protocol.ErrBadPayload, ErrBadConfig, format, args...)
 	}
 	switch {
 	case c.Name == "":

@@ -194,7 +194,7 @@ func (m *Manager) Put(ctx context.Context, cfg protocol.MCPServerConfig) (protoc
 		return protocol.MCPServer{}, err
 	}
 	if len(res.Refused) > 0 {
-		return protocol.MCPServer{}, refuse(protocol.ErrBadPayload, ErrBadConfig, "%s", res.Refused[0].Reason)
+		return protocol.MCPServer{}, protocol.Refusef(protocol.ErrBadPayload, ErrBadConfig, "%s", res.Refused[0].Reason)
 	}
 	return m.status(cfg.Name)
 }
@@ -282,7 +282,7 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 	}
 	s, err := m.serverLocked(name)
 	if err == nil && s.connect != nil {
-		err = refuse(protocol.ErrConflict, ErrBadConfig, "The server %s is built in for this run and cannot be removed.", name)
+		err = protocol.Refusef(protocol.ErrConflict, ErrBadConfig, "The server %s is built in for this run and cannot be removed.", name)
 	}
 	if err != nil {
 		m.mu.Unlock()
@@ -347,14 +347,14 @@ func (m *Manager) Restart(ctx context.Context, name string) (protocol.MCPServer,
 func (m *Manager) SetTool(ctx context.Context, c protocol.MCPToolChoice) (protocol.MCPServer, error) {
 	if c.Effects != "" {
 		if _, err := parseEffects(c.Effects); err != nil {
-			return protocol.MCPServer{}, refuse(protocol.ErrBadPayload, ErrBadConfig,
+			return protocol.MCPServer{}, protocol.Refusef(protocol.ErrBadPayload, ErrBadConfig,
 				"The effects %q are not a set Quire knows: write \"read\", or \"write+net\", or leave it empty for the server's own.", c.Effects)
 		}
 	}
 	m.mu.Lock()
 	s, err := m.serverLocked(c.Server)
 	if err == nil && s.listed != nil && !slices.ContainsFunc(s.listed, func(t listedTool) bool { return t.Name == c.Tool }) {
-		err = refuse(protocol.ErrNotFound, ErrUnknownTool, "The server %s has no tool %q.", c.Server, c.Tool)
+		err = protocol.Refusef(protocol.ErrNotFound, ErrUnknownTool, "The server %s has no tool %q.", c.Server, c.Tool)
 	}
 	m.mu.Unlock()
 	if err != nil {
@@ -397,7 +397,7 @@ func (m *Manager) status(name string) (protocol.MCPServer, error) {
 func (m *Manager) serverLocked(name string) (*server, error) {
 	s, ok := m.servers[name]
 	if !ok {
-		return nil, refuse(protocol.ErrNotFound, ErrUnknownServer, "No MCP server is named %q; add it in Settings first.", name)
+		return nil, protocol.Refusef(protocol.ErrNotFound, ErrUnknownServer, "No MCP server is named %q; add it in Settings first.", name)
 	}
 	return s, nil
 }
@@ -409,7 +409,7 @@ func (m *Manager) writableLocked() error {
 		return ErrClosed
 	}
 	if m.problem != "" {
-		return refuse(protocol.ErrConflict, ErrBadConfig, "%s", m.problem)
+		return protocol.Refusef(protocol.ErrConflict, ErrBadConfig, "%s", m.problem)
 	}
 	return nil
 }

@@ -23,14 +23,10 @@
 // composition root or Wails.
 package mcpclient
 
-import (
-	"errors"
-	"fmt"
+import "errors"
 
-	"quire/kernel/protocol"
-)
-
-// Errors. Each refusal a host shows wraps one with a sentence (refuse).
+// Errors. Each refusal a host shows wraps one with a sentence
+// (protocol.Refusef), and its protocol class.
 var (
 	// ErrUnknownServer: no server of that name is configured.
 	ErrUnknownServer = errors.New("no such mcp server")
@@ -43,9 +39,3 @@ var (
 	// ErrClosed: the manager was closed.
 	ErrClosed = errors.New("the mcp client is closed")
 )
-
-// refuse is a refusal worded for the user that still matches its sentinel
-// and protocol class.
-func refuse(class, sentinel error, format string, args ...any) error {
-	return protocol.Refusal(class, sentinel, fmt.Sprintf(format, args...))
-}
