@@ -117,6 +117,11 @@ func Refusal(class, sentinel error, msg string) error {
 	return refusal{msg: msg, sentinel: sentinel, class: class}
 }
 
+// Refusef is Refusal with the sentence formatted (fmt.Sprintf).
+func Refusef(class, sentinel error, format string, args ...any) error {
+	return Refusal(class, sentinel, fmt.Sprintf(format, args...))
+}
+
 type refusal struct {
 	msg             string
 	sentinel, class error

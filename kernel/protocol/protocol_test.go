@@ -73,3 +73,15 @@ func TestRefusalIsItsSentenceAndMatchesBoth(t *testing.T) {
 		t.Errorf("errors.Is: sentinel %v, class %v, other class %v", errors.Is(err, sentinel), errors.Is(err, ErrNotFound), errors.Is(err, ErrConflict))
 	}
 }
+
+// Refusef formats the sentence and keeps both matches.
+func TestRefusefFormatsTheSentence(t *testing.T) {
+	sentinel := errors.New("no such mcp server")
+	err := Refusef(ErrNotFound, sentinel, "No MCP server is named %q; add it in Settings first.", "fs")
+	if err.Error() != `No MCP server is named "fs"; add it in Settings first.` {
+		t.Errorf("the sentence is %q", err.Error())
+	}
+	if !errors.Is(err, sentinel) || !errors.Is(err, ErrNotFound) {
+		t.Errorf("errors.Is: sentinel %v, class %v", errors.Is(err, sentinel), errors.Is(err, ErrNotFound))
+	}
+}

@@ -1,0 +1,44 @@
+package app
+
+import (
+	"sync"
+
+	"quire/host"
+	"quire/kernel/compact"
+	"quire/kernel/provider"
+	"quire/kernel/tool"
+	"quire/mcpclient"
+)
+
+// mcpParts is the MCP servers' manager: an Owner's is opened with the
+// runtime and its tools offered to the chats (never to the task queue's
+// workers, which only read and propose); a Reader's (`quire mcp list`) is
+// opened by the first MCP call. Either is closed in Close.
+type mcpParts struct {
+	once sync.Once
+	m    *mcpclient.Manager
+}
+
+// openMCP opens the manager over the data folder's mcp.json; the enabled
+// servers start in the background. opts are Extras.MCP (attached servers).
+func (p *Parts) openMCP(opts []mcpclient.Option) *mcpclient.Manager {
+	p.mcp.once.Do(func() {
+		// The declarations are counted as the runtime counts them.
+		tokens := mcpclient.WithTokens(func(s tool.Spec) int {
+			return compact.ToolTokens(provider.ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
+		})
+		p.mcp.m = mcpclient.New(p.settings.Get().DataDir, p.settings, p.log.With("part", "mcp"), append([]mcpclient.Option{tokens}, opts...)...)
+	})
+	return p.mcp.m
+}
+
+// MCP is the MCP servers' back end.
+func (p *Parts) MCP() host.MCP { return p.openMCP(nil) }
+
+// closeMCP stops every server, killing each stdio child's process group.
+func (p *Parts) closeMCP() {
+	p.mcp.once.Do(func() {}) // none opened after Close
+	if p.mcp.m != nil {
+		p.mcp.m.Close()
+	}
+}
