@@ -25,6 +25,7 @@ import (
 	"quire/kernel/runtime"
 	"quire/kernel/store"
 	"quire/kernel/tool"
+	"quire/memory"
 	"quire/tools/notes"
 )
 
@@ -34,6 +35,7 @@ import (
 type rig struct {
 	k     *testkit.Kernel
 	evo   *evolve.Store
+	mem   *memory.Store // its remember tool writes the preferences said again
 	post  *postRun
 	user  *user
 	notes string
@@ -138,14 +140,20 @@ func newRig(t *testing.T, files map[string]string, learn bool) *rig {
 				protocol.CreateSessionPayload{Title: "Evolution", Kind: protocol.SessionEvolution})
 			return s.ID, err
 		}
+		mem, err := memory.Open(t.Context(), st.DB(), st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.mem = mem
 		r.evo = evolve.New(st, open, func() string { return *r.folder.Load() }, evolve.WithIDs(ids), evolve.WithLearning(learn))
 		u, _ := url.Parse(fake.URL())
 		r.post.obs = r.evo.Observer().WithProposer(ollama.New(u, &http.Client{}), testkit.Model, 8192)
 		return []runtime.Option{runtime.WithFlushEvery(5 * time.Millisecond), runtime.WithAsker(r.user.ask),
-			runtime.WithTools(toolset(notes.Tools(root, nil))),
+			runtime.WithTools(toolset(notes.Tools(root, nil)), mem),
 			runtime.WithContributors(r.evo.Contributor()), runtime.WithSubscribers(r.post)}
 	})
 	r.evo.SetWriter(r.k.Runtime)
+	r.mem.Attach(r.k.Runtime)
 	return r
 }
 

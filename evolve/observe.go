@@ -284,7 +284,7 @@ func (o *Observer) failedSearches(ctx context.Context, session string, evs []eve
 		return nil, nil
 	}
 	before := map[string]bool{}
-	err := o.eachRecent(ctx, session, event.ToolResult, func(e event.Event) {
+	err := o.eachRecent(ctx, session, event.ToolResult, func(_ string, e event.Event) {
 		if e.RunID != runID {
 			if k, ok := key(e); ok {
 				before[k] = true
@@ -308,8 +308,15 @@ func (o *Observer) failedSearches(ctx context.Context, session string, evs []eve
 }
 
 // restated are the run's remembered preferences that were remembered
-// before in near the same words.
+// before in near the same words. Memory writes carry no run, so the run's
+// are those after its run.started.
 func (o *Observer) restated(ctx context.Context, session string, evs []event.Event, runID string) ([]found, error) {
+	start := int64(-1)
+	for _, e := range evs {
+		if e.Type == event.RunStarted && e.RunID == runID {
+			start = e.Seq
+		}
+	}
 	pref := func(e event.Event) (string, bool) {
 		p, err := event.As[event.MemoryRememberPayload](e)
 		if err != nil || p.Kind != "preference" {
@@ -319,7 +326,7 @@ func (o *Observer) restated(ctx context.Context, session string, evs []event.Eve
 	}
 	var mine []event.Event
 	for _, e := range evs {
-		if e.Type == event.MemoryRemember && e.RunID == runID {
+		if e.Type == event.MemoryRemember && start >= 0 && e.Seq > start {
 			if _, ok := pref(e); ok {
 				mine = append(mine, e)
 			}
@@ -329,8 +336,8 @@ func (o *Observer) restated(ctx context.Context, session string, evs []event.Eve
 		return nil, nil
 	}
 	var before []string
-	err := o.eachRecent(ctx, session, event.MemoryRemember, func(e event.Event) {
-		if e.RunID != runID {
+	err := o.eachRecent(ctx, session, event.MemoryRemember, func(in string, e event.Event) {
+		if in != session || e.Seq <= start {
 			if t, ok := pref(e); ok {
 				before = append(before, t)
 			}
@@ -352,7 +359,7 @@ func (o *Observer) restated(ctx context.Context, session string, evs []event.Eve
 // eachRecent calls f on the events of type typ of session and of the
 // recentSessions most recently updated other sessions (not the evolution
 // log's).
-func (o *Observer) eachRecent(ctx context.Context, session string, typ event.Type, f func(event.Event)) error {
+func (o *Observer) eachRecent(ctx context.Context, session string, typ event.Type, f func(session string, e event.Event)) error {
 	all, err := o.s.log.Sessions(ctx)
 	if err != nil {
 		return err
@@ -373,7 +380,7 @@ func (o *Observer) eachRecent(ctx context.Context, session string, typ event.Typ
 			return err
 		}
 		for _, e := range evs {
-			f(e)
+			f(id, e)
 		}
 	}
 	return nil
