@@ -1,7 +1,6 @@
 package evolve
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"quire/kernel/protocol"
+	"quire/skills"
 )
 
 // decodeArtifact reads an artifact as written in the log or sent by a host,
@@ -101,46 +101,18 @@ func checkText(what, text string, limit int) error {
 	return nil
 }
 
-// skillKeys are the only front matter keys a skill candidate may carry:
-// none of them can grant a tool or an effect (a skill's grants, in issue
-// 19's format, are the user's to give when installing, never a candidate's).
-var skillKeys = []string{"name", "description"}
-
-// checkSkill reads the SKILL.md's front matter (--- lines --- then the
-// body) and refuses one without a name and description or with any other
-// key: allowed-tools, grants, effects or a profile are refused by name.
+// checkSkill reads the SKILL.md with issue 19's own parser (skills'
+// ParseFile: its front matter has no key that grants a tool or an effect —
+// what a skill may use is granted by the user when it is installed — and
+// refuses keys it does not know, such as allowed-tools). A candidate is the
+// SKILL.md alone, so it may not declare files to ship beside it.
 func checkSkill(md string) error {
-	sc := bufio.NewScanner(strings.NewReader(md))
-	sc.Buffer(make([]byte, 0, 4096), protocol.MaxSkill*4)
-	if !sc.Scan() || strings.TrimSpace(sc.Text()) != "---" {
-		return bad("a skill's SKILL.md starts with front matter: a line ---, name: and description:, then ---")
+	sk, err := skills.ParseFile([]byte(md))
+	if err != nil {
+		return bad("the skill's SKILL.md cannot be used: %v", err)
 	}
-	seen := map[string]bool{}
-	closed := false
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.TrimSpace(line) == "---" {
-			closed = true
-			break
-		}
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") {
-			if strings.TrimSpace(line) != "" {
-				return bad("a skill candidate's front matter holds only name and description, each on one line")
-			}
-			continue
-		}
-		key, val, ok := strings.Cut(line, ":")
-		key = strings.ToLower(strings.TrimSpace(key))
-		if !ok || !slices.Contains(skillKeys, key) {
-			return bad("a skill candidate cannot declare %q: it may carry only name and description (what a skill may use is granted by you when it is installed)", key)
-		}
-		if strings.TrimSpace(val) == "" {
-			return bad("a skill's %s cannot be empty", key)
-		}
-		seen[key] = true
-	}
-	if !closed || !seen["name"] || !seen["description"] {
-		return bad("a skill's SKILL.md front matter needs name: and description:, closed by a line ---")
+	if len(sk.Files) > 0 {
+		return bad("a skill candidate is its SKILL.md alone; it cannot declare files (%s)", strings.Join(sk.Files, ", "))
 	}
 	return nil
 }

@@ -29,6 +29,7 @@ func TestCandidatesThatWidenAreRefusedByConstruction(t *testing.T) {
 		{"effects on a workflow parameter", `{"name":"r","kind":"workflow","artifact":{"workflow":{"task":"file {f}","params":[{"name":"f","effects":3}]}}}`},
 		{"a skill that declares allowed tools", `{"name":"r","kind":"skill","artifact":{"skill":{"skillMd":"---\nname: r\ndescription: d\nallowed-tools: move_note\n---\nbody"}}}`},
 		{"a skill that declares grants", `{"name":"r","kind":"skill","artifact":{"skill":{"skillMd":"---\nname: r\ndescription: d\ngrants: [write_fs]\n---\nbody"}}}`},
+		{"a skill that ships files", `{"name":"r","kind":"skill","artifact":{"skill":{"skillMd":"---\nname: r\ndescription: d\nfiles: [run.sh]\n---\nbody"}}}`},
 		{"a skill with no front matter", `{"name":"r","kind":"skill","artifact":{"skill":{"skillMd":"just text"}}}`},
 		{"two artifacts", `{"name":"r","kind":"prompt","artifact":{"prompt":{"text":"hi"},"workflow":{"task":"t"}}}`},
 		{"a kind that is not its artifact's", `{"name":"r","kind":"skill","artifact":{"prompt":{"text":"hi"}}}`},

@@ -41,7 +41,7 @@ func TestEvolveFromTheTerminal(t *testing.T) {
 	}{
 		{"approve before an evaluation", "", []string{"approve", id[1]}, 1, "evaluate it first"},
 		{"a candidate with grants", `{"name":"r","kind":"prompt","artifact":{"prompt":{"text":"hi"}},"grants":["write_fs"]}`, []string{"add", "-"}, 1, "cannot carry permissions"},
-		{"a skill that declares tools", `{"name":"s","kind":"skill","artifact":{"skill":{"skillMd":"---\nname: s\ndescription: d\nallowed-tools: move_note\n---\n"}}}`, []string{"add", "-"}, 1, "cannot declare"},
+		{"a skill that declares tools", `{"name":"s","kind":"skill","artifact":{"skill":{"skillMd":"---\nname: s\ndescription: d\nallowed-tools: move_note\n---\n"}}}`, []string{"add", "-"}, 1, `unknown field "allowed-tools"`},
 		{"an unknown id", "", []string{"show", "c-nothing"}, 1, "quire evolve list"},
 		{"a rollback with nothing active", "", []string{"rollback"}, 1, "nothing to roll back"},
 		{"no subcommand", "", nil, 2, "usage: quire evolve"},
