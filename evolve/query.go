@@ -114,9 +114,9 @@ func (s *Store) Show(ctx context.Context, id string) (protocol.CandidateDetail, 
 	if err != nil {
 		return protocol.CandidateDetail{}, err
 	}
-	c, ok := st.byID[id]
-	if !ok {
-		return protocol.CandidateDetail{}, unknown(id)
+	c, err := st.get(id)
+	if err != nil {
+		return protocol.CandidateDetail{}, err
 	}
 	sigs, err := s.observations(ctx, st)
 	if err != nil {

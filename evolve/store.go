@@ -112,9 +112,9 @@ func (s *Store) Evaluate(ctx context.Context, id string) (protocol.EvaluationRep
 	if err != nil {
 		return protocol.EvaluationReport{}, err
 	}
-	c, ok := st.byID[id]
-	if !ok {
-		return protocol.EvaluationReport{}, unknown(id)
+	c, err := st.get(id)
+	if err != nil {
+		return protocol.EvaluationReport{}, err
 	}
 	if c.State != protocol.CandidateProposed && c.State != protocol.CandidateEvaluated {
 		return protocol.EvaluationReport{}, refuse(ErrState, protocol.ErrConflict, "%s v%d is %s; only a candidate not yet approved is evaluated", c.Name, c.Version, c.State)
@@ -253,72 +253,68 @@ func (st *state) apply(e event.Event) error {
 		st.byID[c.ID] = c
 		st.order = append(st.order, c.ID)
 	case event.EvolutionEvaluated:
-		p, err := event.As[event.EvolutionEvaluatedPayload](e)
-		if err != nil {
-			return err
-		}
-		c, ok := st.byID[p.ID]
-		if !ok {
-			return ErrUnknown
-		}
-		var r protocol.EvaluationReport
-		if err := json.Unmarshal(p.Report, &r); err != nil {
-			return err
-		}
-		c.Evaluation = &r
-		c.State = protocol.CandidateEvaluated
+		return on(st, e, func(p event.EvolutionEvaluatedPayload, c *protocol.Candidate) error {
+			var r protocol.EvaluationReport
+			if err := json.Unmarshal(p.Report, &r); err != nil {
+				return err
+			}
+			c.Evaluation, c.State = &r, protocol.CandidateEvaluated
+			return nil
+		})
 	case event.EvolutionApproved:
-		p, err := event.As[event.EvolutionApprovedPayload](e)
-		if err != nil {
-			return err
-		}
-		c, ok := st.byID[p.ID]
-		if !ok {
-			return ErrUnknown
-		}
-		c.Approval = &protocol.Approval{Accepted: p.Accepted}
-		c.State = protocol.CandidateApproved
+		return on(st, e, func(p event.EvolutionApprovedPayload, c *protocol.Candidate) error {
+			c.Approval, c.State = &protocol.Approval{Accepted: p.Accepted}, protocol.CandidateApproved
+			return nil
+		})
 	case event.EvolutionRefused:
-		p, err := event.As[event.EvolutionRefusedPayload](e)
-		if err != nil {
-			return err
-		}
-		c, ok := st.byID[p.ID]
-		if !ok {
-			return ErrUnknown
-		}
-		c.State = protocol.CandidateRefused
+		return on(st, e, func(_ event.EvolutionRefusedPayload, c *protocol.Candidate) error {
+			c.State = protocol.CandidateRefused
+			return nil
+		})
 	case event.EvolutionActivated:
-		p, err := event.As[event.EvolutionActivatedPayload](e)
-		if err != nil {
-			return err
-		}
-		c, ok := st.byID[p.ID]
-		if !ok {
-			return ErrUnknown
-		}
-		if old, ok := st.byID[p.Replaces]; ok && p.Replaces != "" {
-			// Replaced, not lost: it stays approved, for rollback.
-			old.State, old.Scope, old.Folder = protocol.CandidateApproved, "", ""
-		}
-		c.State, c.Scope, c.Folder = protocol.CandidateActive, p.Scope, p.Folder
-		st.took[c.ID], st.activated[c.ID] = p.Replaces, e.Seq
+		return on(st, e, func(p event.EvolutionActivatedPayload, c *protocol.Candidate) error {
+			if old, ok := st.byID[p.Replaces]; ok && p.Replaces != "" {
+				// Replaced, not lost: it stays approved, for rollback.
+				old.State, old.Scope, old.Folder = protocol.CandidateApproved, "", ""
+			}
+			c.State, c.Scope, c.Folder = protocol.CandidateActive, p.Scope, p.Folder
+			st.took[c.ID], st.activated[c.ID] = p.Replaces, e.Seq
+			return nil
+		})
 	case event.EvolutionRolledBack:
-		p, err := event.As[event.EvolutionRolledBackPayload](e)
-		if err != nil {
-			return err
-		}
-		c, ok := st.byID[p.ID]
-		if !ok {
-			return ErrUnknown
-		}
-		if r, ok := st.byID[p.Restored]; ok && p.Restored != "" {
-			r.State, r.Scope, r.Folder = protocol.CandidateActive, c.Scope, c.Folder
-			st.activated[r.ID] = e.Seq
-		}
-		c.State, c.Scope, c.Folder = protocol.CandidateRolledBack, "", ""
+		return on(st, e, func(p event.EvolutionRolledBackPayload, c *protocol.Candidate) error {
+			if r, ok := st.byID[p.Restored]; ok && p.Restored != "" {
+				r.State, r.Scope, r.Folder = protocol.CandidateActive, c.Scope, c.Folder
+				st.activated[r.ID] = e.Seq
+			}
+			c.State, c.Scope, c.Folder = protocol.CandidateRolledBack, "", ""
+			return nil
+		})
 	}
 	return nil
+}
+
+// on reads a candidate step's payload and applies it to the candidate it
+// names.
+func on[T interface{ Candidate() string }](st *state, e event.Event, apply func(T, *protocol.Candidate) error) error {
+	p, err := event.As[T](e)
+	if err != nil {
+		return err
+	}
+	c, ok := st.byID[p.Candidate()]
+	if !ok {
+		return ErrUnknown
+	}
+	return apply(p, c)
+}
+
+// get is the candidate id, or the refusal that says there is none.
+func (st *state) get(id string) (*protocol.Candidate, error) {
+	c, ok := st.byID[id]
+	if !ok {
+		return nil, unknown(id)
+	}
+	return c, nil
 }
 
 // append writes drafts to the evolution session, making it first when
@@ -375,9 +371,9 @@ func (s *Store) candidate(ctx context.Context, id string) (protocol.Candidate, e
 	if err != nil {
 		return protocol.Candidate{}, err
 	}
-	c, ok := st.byID[id]
-	if !ok {
-		return protocol.Candidate{}, unknown(id)
+	c, err := st.get(id)
+	if err != nil {
+		return protocol.Candidate{}, err
 	}
 	return *c, nil
 }
@@ -449,9 +445,9 @@ func (s *Store) RecordEvaluation(ctx context.Context, r protocol.EvaluationRepor
 		return protocol.Candidate{}, err
 	}
 	return s.write(ctx, func(st *state) (string, event.Draft, error) {
-		c, ok := st.byID[r.Candidate]
-		if !ok {
-			return "", event.Draft{}, unknown(r.Candidate)
+		c, err := st.get(r.Candidate)
+		if err != nil {
+			return "", event.Draft{}, err
 		}
 		if c.State != protocol.CandidateProposed && c.State != protocol.CandidateEvaluated {
 			return "", event.Draft{}, refuse(ErrState, protocol.ErrConflict, "%s v%d is %s; only a candidate not yet approved is evaluated", c.Name, c.Version, c.State)
@@ -465,9 +461,9 @@ func (s *Store) RecordEvaluation(ctx context.Context, r protocol.EvaluationRepor
 // named in a.Accepted: the user approves only what they saw.
 func (s *Store) Approve(ctx context.Context, id string, a protocol.Approval) (protocol.Candidate, error) {
 	return s.write(ctx, func(st *state) (string, event.Draft, error) {
-		c, ok := st.byID[id]
-		if !ok {
-			return "", event.Draft{}, unknown(id)
+		c, err := st.get(id)
+		if err != nil {
+			return "", event.Draft{}, err
 		}
 		if c.State == protocol.CandidateProposed {
 			return "", event.Draft{}, refuse(ErrState, protocol.ErrConflict, "%s v%d has no evaluation yet; evaluate it first (`quire evolve eval %s`)", c.Name, c.Version, id)
@@ -494,9 +490,9 @@ func (s *Store) Refuse(ctx context.Context, id, reason string) (protocol.Candida
 		return protocol.Candidate{}, bad("a reason is at most %d characters", protocol.MaxFragment)
 	}
 	return s.write(ctx, func(st *state) (string, event.Draft, error) {
-		c, ok := st.byID[id]
-		if !ok {
-			return "", event.Draft{}, unknown(id)
+		c, err := st.get(id)
+		if err != nil {
+			return "", event.Draft{}, err
 		}
 		switch c.State {
 		case protocol.CandidateProposed, protocol.CandidateEvaluated, protocol.CandidateApproved:
@@ -522,9 +518,9 @@ func (s *Store) Activate(ctx context.Context, id string, a protocol.Activation) 
 		return protocol.Candidate{}, bad("a candidate is activated for this notes folder (folder) or every conversation (all), not %q", a.Scope)
 	}
 	return s.write(ctx, func(st *state) (string, event.Draft, error) {
-		c, ok := st.byID[id]
-		if !ok {
-			return "", event.Draft{}, unknown(id)
+		c, err := st.get(id)
+		if err != nil {
+			return "", event.Draft{}, err
 		}
 		if c.State != protocol.CandidateApproved {
 			return "", event.Draft{}, refuse(ErrState, protocol.ErrConflict, "%s v%d is %s; only a candidate you approved is activated", c.Name, c.Version, c.State)
@@ -559,9 +555,9 @@ func (s *Store) Rollback(ctx context.Context, id string) (protocol.Candidate, er
 				return "", event.Draft{}, refuse(ErrState, protocol.ErrConflict, "no candidate is active, so there is nothing to roll back")
 			}
 		}
-		c, ok := st.byID[id]
-		if !ok {
-			return "", event.Draft{}, unknown(id)
+		c, err := st.get(id)
+		if err != nil {
+			return "", event.Draft{}, err
 		}
 		if c.State != protocol.CandidateActive {
 			return "", event.Draft{}, refuse(ErrState, protocol.ErrConflict, "%s v%d is %s, not active; nothing to roll back", c.Name, c.Version, c.State)

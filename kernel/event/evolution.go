@@ -98,3 +98,11 @@ type EvolutionRolledBackPayload struct {
 	ID       string `json:"id"`
 	Restored string `json:"restored,omitempty"`
 }
+
+// Candidate names the candidate each step is about (evolve's fold reads
+// every step through it).
+func (p EvolutionEvaluatedPayload) Candidate() string  { return p.ID }
+func (p EvolutionApprovedPayload) Candidate() string   { return p.ID }
+func (p EvolutionRefusedPayload) Candidate() string    { return p.ID }
+func (p EvolutionActivatedPayload) Candidate() string  { return p.ID }
+func (p EvolutionRolledBackPayload) Candidate() string { return p.ID }
