@@ -95,7 +95,7 @@ func (p *postRun) of(runID string) chan struct{} {
 	return p.done[runID]
 }
 
-func (p *postRun) settled(t *testing.T, runID string) {
+func (p *postRun) settled(t testing.TB, runID string) {
 	t.Helper()
 	select {
 	case <-p.of(runID):
@@ -112,7 +112,7 @@ var rigs atomic.Int64
 
 // newRig makes a notes folder holding files (path → text) and a kernel
 // over a new database.
-func newRig(t *testing.T, files map[string]string, learn bool) *rig {
+func newRig(t testing.TB, files map[string]string, learn bool) *rig {
 	t.Helper()
 	r := &rig{post: &postRun{done: map[string]chan struct{}{}}, user: &user{}, notes: t.TempDir()}
 	for p, text := range files {
@@ -157,7 +157,7 @@ func newRig(t *testing.T, files map[string]string, learn bool) *rig {
 	return r
 }
 
-func (r *rig) chat(t *testing.T) string {
+func (r *rig) chat(t testing.TB) string {
 	t.Helper()
 	s, err := protocol.Run[protocol.Session](t.Context(), r.k.Runtime, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "test"})
 	if err != nil {
@@ -167,7 +167,7 @@ func (r *rig) chat(t *testing.T) string {
 }
 
 // say sends text and waits until its run has finished and been observed.
-func (r *rig) say(t *testing.T, session, text string) string {
+func (r *rig) say(t testing.TB, session, text string) string {
 	t.Helper()
 	res, err := protocol.Run[protocol.SendResult](t.Context(), r.k.Runtime, "", protocol.SendMessage,
 		protocol.SendMessagePayload{Session: session, Text: text})
