@@ -67,7 +67,7 @@ Usage:
                            organise the notes of a folder (like inbox) as one batch: workers propose,
                            then the whole list and one question (y/n); -undo BATCH puts a batch back
   quire evolve list | show ID | add FILE | eval ID | approve ID [-scope folder|all] [-accept S,...]
-               [-replaces ID] | refuse ID | rollback [ID]
+               [-replaces ID] | refuse ID | rollback [ID] | task ID [-set NAME=VALUE,...]
                            the improvements Quire proposes (or you write) from what you refused,
                            undid or corrected: evaluated, approved by you, rolled back in one step
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -140,26 +139,4 @@ func checkWorkflow(w protocol.WorkflowArtifact) error {
 		}
 	}
 	return nil
-}
-
-// Task is a workflow's task text with its parameters filled (values, else
-// each parameter's default): the text a chat run of it is sent.
-func Task(w protocol.WorkflowArtifact, values map[string]string) (string, error) {
-	task := w.Task
-	for _, p := range w.Params {
-		v, ok := values[p.Name]
-		if !ok {
-			v = p.Default
-		}
-		if strings.TrimSpace(v) == "" {
-			return "", bad("the workflow needs a value for {%s}", p.Name)
-		}
-		task = strings.ReplaceAll(task, "{"+p.Name+"}", v)
-	}
-	for k := range values {
-		if !slices.ContainsFunc(w.Params, func(p protocol.WorkflowParam) bool { return p.Name == k }) {
-			return "", bad("the workflow has no parameter %q", k)
-		}
-	}
-	return task, nil
 }

@@ -21,6 +21,7 @@ import (
 const maxDraft = 64 << 10
 
 type evolveOptions struct {
+	set      string
 	scope    string
 	accept   string
 	replaces string
@@ -32,6 +33,7 @@ func (o *evolveOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.accept, "accept", "", "approve: the regressions you accept, by scenario name, comma-separated")
 	fs.StringVar(&o.replaces, "replaces", "", "approve: the active version it replaces (asked for when one is active)")
 	fs.StringVar(&o.reason, "reason", "", "refuse: why, in a few words")
+	fs.StringVar(&o.set, "set", "", "task: the workflow's parameters, NAME=VALUE, comma-separated")
 }
 
 const evolveUsage = `usage: quire evolve list
@@ -40,7 +42,8 @@ const evolveUsage = `usage: quire evolve list
        quire evolve eval ID
        quire evolve approve ID [-scope folder|all] [-accept SCENARIO,...] [-replaces ID]
        quire evolve refuse ID [-reason TEXT]
-       quire evolve rollback [ID]`
+       quire evolve rollback [ID]
+       quire evolve task ID [-set NAME=VALUE,...]   (an active workflow's task, for quire run "TASK")`
 
 // run is `quire evolve`: the candidate improvements, their evaluation, the
 // user's approval and activation, and rollback, as the Evolution panel
@@ -79,7 +82,7 @@ func validEvolve(args []string) bool {
 		return len(args) == 1
 	case "rollback":
 		return len(args) <= 2
-	case "show", "add", "eval", "approve", "refuse":
+	case "show", "add", "eval", "approve", "refuse", "task":
 		return len(args) == 2
 	}
 	return false
@@ -118,6 +121,8 @@ func (o *evolveOptions) do(ctx context.Context, e host.Evolution, args []string,
 		printReport(out, r)
 	case "approve":
 		return o.approve(ctx, e, args[1], out)
+	case "task":
+		return o.task(ctx, e, args[1], out)
 	case "refuse":
 		c, err := e.Refuse(ctx, args[1], o.reason)
 		if err != nil {
@@ -182,6 +187,41 @@ func (o *evolveOptions) approve(ctx context.Context, e host.Evolution, id string
 		where = "conversations over " + c.Folder
 	}
 	fmt.Fprintf(out, "%s v%d is active for %s, from the next run on. `quire evolve rollback %s` undoes it.\n", c.Name, c.Version, where, c.ID)
+	return nil
+}
+
+// task prints an active workflow's task with its parameters filled: a
+// workflow runs as a chat task (`quire run "$(quire evolve task ID)"`), so
+// it is asked about as any chat is; only one the user approved and
+// activated is given.
+func (o *evolveOptions) task(ctx context.Context, e host.Evolution, id string, out io.Writer) error {
+	d, err := e.Show(ctx, id)
+	if err != nil {
+		return err
+	}
+	c := d.Candidate
+	if c.Artifact.Workflow == nil {
+		return fmt.Errorf("%s v%d is a %s, not a workflow; only a workflow has a task", c.Name, c.Version, c.Kind)
+	}
+	if c.State != protocol.CandidateActive {
+		return fmt.Errorf("%s v%d is %s; a workflow is run once you approved and activated it (`quire evolve approve %s`)", c.Name, c.Version, c.State, c.ID)
+	}
+	values := map[string]string{}
+	for kv := range strings.SplitSeq(o.set, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("-set takes NAME=VALUE pairs, not %q", kv)
+		}
+		values[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	task, err := c.Artifact.Workflow.Fill(values)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, task)
 	return nil
 }
 

@@ -47,6 +47,7 @@ func TestEvolveFromTheTerminal(t *testing.T) {
 		{"no subcommand", "", nil, 2, "usage: quire evolve"},
 		{"an unknown subcommand", "", []string{"activate", id[1]}, 2, "usage: quire evolve"},
 		{"show with no id", "", []string{"show"}, 2, "usage: quire evolve"},
+		{"the task of a fragment", "", []string{"task", id[1]}, 1, "not a workflow"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errs := quire(c.stdin, c.args...)
@@ -57,5 +58,14 @@ func TestEvolveFromTheTerminal(t *testing.T) {
 	}
 	if _, out, _ = quire("", "list"); strings.Count(out, "  prompt  ") != 1 {
 		t.Fatalf("a refused candidate was added:\n%s", out)
+	}
+	// A workflow gives its task only once approved and activated.
+	code, out, errs = quire(`{"name":"file inbox","kind":"workflow","artifact":{"workflow":{"task":"File the notes of {folder} by my rules.","params":[{"name":"folder","default":"inbox"}]}}}`, "add", "-")
+	wf := regexp.MustCompile(`Added (c-[0-9a-f]+)`).FindStringSubmatch(out)
+	if code != 0 || wf == nil {
+		t.Fatalf("add a workflow: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs = quire("", "-set", "folder=later", "task", wf[1]); code != 1 || !strings.Contains(errs, "approved and activated") {
+		t.Fatalf("the task of a proposed workflow: exit %d: %s", code, errs)
 	}
 }

@@ -1,6 +1,11 @@
 package protocol
 
-import "time"
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
 
 // Evolution (issue 20, seed 001 §9): Quire proposes improvements to how it
 // works for this user — a prompt fragment, a skill or a workflow — each an
@@ -122,6 +127,29 @@ type WorkflowParam struct {
 type WorkflowArtifact struct {
 	Task   string          `json:"task"`
 	Params []WorkflowParam `json:"params,omitempty"`
+}
+
+// Fill is the workflow's task with its parameters filled (values, else
+// each parameter's default): the text a chat run of it is sent. A missing
+// value or a name the workflow has not is ErrBadPayload, said in words.
+func (w WorkflowArtifact) Fill(values map[string]string) (string, error) {
+	task := w.Task
+	for _, p := range w.Params {
+		v, ok := values[p.Name]
+		if !ok {
+			v = p.Default
+		}
+		if strings.TrimSpace(v) == "" {
+			return "", Refusal(ErrBadPayload, ErrBadPayload, fmt.Sprintf("the workflow needs a value for {%s}: give it as %s=VALUE", p.Name, p.Name))
+		}
+		task = strings.ReplaceAll(task, "{"+p.Name+"}", v)
+	}
+	for k := range values {
+		if !slices.ContainsFunc(w.Params, func(p WorkflowParam) bool { return p.Name == k }) {
+			return "", Refusal(ErrBadPayload, ErrBadPayload, fmt.Sprintf("the workflow has no parameter %q", k))
+		}
+	}
+	return task, nil
 }
 
 // Artifact is exactly one of the three kinds.
