@@ -156,6 +156,12 @@ func TestLayering(t *testing.T) {
 				return under(d, "quire/kernel/store") || under(d, "quire/kernel/runtime") || under(d, "quire/kernel/core") ||
 					under(d, "quire/host") || under(d, "quire/tools") || under(d, wailsModule)
 			}},
+		{"evolve reaches the kernel only through its facets and ports: never the store, the runtime, the core, a host, tools or Wails",
+			func(p string) bool { return under(p, "quire/evolve") },
+			func(d string) bool {
+				return under(d, "quire/kernel/store") || under(d, "quire/kernel/runtime") || under(d, "quire/kernel/core") ||
+					under(d, "quire/host") || under(d, "quire/tools") || under(d, wailsModule) || under(d, ollamaModule)
+			}},
 		{"the task queue drives its workers through the protocol: never the store, the runtime, the core, a provider, a host or Wails",
 			func(p string) bool { return under(p, "quire/queue") },
 			func(d string) bool {
@@ -183,7 +189,7 @@ func TestLayering(t *testing.T) {
 			isHost,
 			func(d string) bool {
 				return under(d, "quire/rag") || under(d, "quire/library") || under(d, "quire/memory") || under(d, "quire/tools") ||
-					under(d, "quire/queue") || under(d, "quire/mcpclient")
+					under(d, "quire/queue") || under(d, "quire/mcpclient") || under(d, "quire/evolve")
 			}},
 		{"only main stands on the composition root: no other package imports it",
 			func(p string) bool { return p != "quire" && !under(p, "quire/internal/app") },
@@ -191,6 +197,12 @@ func TestLayering(t *testing.T) {
 		{"the hostile-file generator is test and benchmark equipment: no product package depends on it",
 			func(p string) bool { return !under(p, "quire/rag/parse/hostile") },
 			func(d string) bool { return under(d, "quire/rag/parse/hostile") }},
+		{"skills never depend on the store, the runtime, the core, a host or Wails",
+			func(p string) bool { return under(p, "quire/skills") },
+			func(d string) bool {
+				return under(d, "quire/kernel/store") || under(d, "quire/kernel/runtime") || under(d, "quire/kernel/core") ||
+					under(d, "quire/host") || under(d, wailsModule) || under(d, sqliteModule)
+			}},
 		{"the library never depends on Wails, hosts or the kernel runtime",
 			func(p string) bool { return under(p, "quire/library") },
 			func(d string) bool {
