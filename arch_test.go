@@ -162,6 +162,17 @@ func TestLayering(t *testing.T) {
 				return under(d, "quire/kernel/store") || under(d, "quire/kernel/runtime") || under(d, "quire/kernel/core") ||
 					under(d, "quire/kernel/provider") || under(d, "quire/host") || under(d, wailsModule)
 			}},
+		{"the MCP client reaches the kernel only through its vocabulary: never the store, the runtime, the core, a provider, a host or Wails",
+			func(p string) bool { return under(p, "quire/mcpclient") },
+			func(d string) bool {
+				return under(d, "quire/kernel/store") || under(d, "quire/kernel/runtime") || under(d, "quire/kernel/core") ||
+					under(d, "quire/kernel/provider") || under(d, "quire/host") || under(d, wailsModule)
+			}},
+		{"the MCP test server is test and eval equipment: no product package depends on it",
+			func(p string) bool {
+				return !under(p, "quire/internal/mcptest") && !under(p, "quire/eval") && !composes(p) && !under(p, "quire/host/cli")
+			},
+			func(d string) bool { return under(d, "quire/internal/mcptest") }},
 		{"hosts (the window included) speak the protocol, not the store, the runtime, the core or a provider",
 			isHost,
 			func(d string) bool {
@@ -172,7 +183,7 @@ func TestLayering(t *testing.T) {
 			isHost,
 			func(d string) bool {
 				return under(d, "quire/rag") || under(d, "quire/library") || under(d, "quire/memory") || under(d, "quire/tools") ||
-					under(d, "quire/queue")
+					under(d, "quire/queue") || under(d, "quire/mcpclient")
 			}},
 		{"only main stands on the composition root: no other package imports it",
 			func(p string) bool { return p != "quire" && !under(p, "quire/internal/app") },

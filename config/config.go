@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -99,6 +100,45 @@ func (b BatchSettings) withDefaults() BatchSettings {
 	return b
 }
 
+// MCP bounds of the settings file's mcp field (the servers themselves are
+// in mcp.json, the mcpclient package's).
+const (
+	DefaultMCPCallSeconds = 60
+	MaxMCPCallSeconds     = 600
+	MaxMCPTools           = 1024 // tool choices kept (16 servers of 64 tools)
+)
+
+// MCPSettings are Quire's own part of the MCP servers' settings: the
+// deadline of one tool call and the user's choice per tool. They live in
+// settings.json, not in mcp.json, so pasting a server's config again (or
+// editing mcp.json by hand) never loses them.
+type MCPSettings struct {
+	CallTimeoutSeconds int              `json:"callTimeoutSeconds,omitempty"`
+	Tools              []MCPToolSetting `json:"tools,omitempty"`
+}
+
+// MCPToolSetting is the user's choice for one tool of one server; a tool
+// with none is enabled with the effects its server declared.
+type MCPToolSetting struct {
+	Server   string `json:"server"`
+	Tool     string `json:"tool"` // the server's own name for it
+	Disabled bool   `json:"disabled,omitempty"`
+	Effects  string `json:"effects,omitempty"` // "" = as declared; else kernel/tool's spelling
+}
+
+// withDefaults fills a call deadline nobody set.
+func (m MCPSettings) withDefaults() MCPSettings {
+	if m.CallTimeoutSeconds == 0 {
+		m.CallTimeoutSeconds = DefaultMCPCallSeconds
+	}
+	return m
+}
+
+func (m MCPSettings) clone() MCPSettings {
+	m.Tools = slices.Clone(m.Tools)
+	return m
+}
+
 // Config is the resolved configuration.
 type Config struct {
 	DataDir    string `json:"-"`
@@ -131,6 +171,9 @@ type Config struct {
 	// Batch is the task queue's (settings file only): how many workers
 	// work through an "organise this folder" batch at once.
 	Batch BatchSettings `json:"batch,omitzero"`
+	// MCP is the MCP tools' call deadline and the user's choice per tool
+	// (SetMCPTool; the call deadline in the settings file).
+	MCP MCPSettings `json:"mcp,omitzero"`
 
 	// The Settings screen's choices (validate.go has each one's bound).
 	// Temperature, when set, is the model's sampling temperature (0–2);
@@ -218,6 +261,7 @@ func (f *Flags) Resolve(env Env) (Config, error) {
 	c.DisabledTools = saved.DisabledTools
 	c.Documents = saved.Documents.withDefaults()
 	c.Batch = saved.Batch.withDefaults()
+	c.MCP = saved.MCP.withDefaults()
 	c.MemoryWithoutAsking, c.MemoryLearn = saved.MemoryWithoutAsking, saved.MemoryLearn
 	c.EmbedModel = first(lookup(env, "QUIRE_EMBED_MODEL"), saved.EmbedModel, DefaultEmbedModel)
 	c.Temperature, c.Think, c.AboutYou = saved.Temperature, saved.Think, saved.AboutYou

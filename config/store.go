@@ -47,6 +47,7 @@ func (c Config) clone() Config {
 	c.Temperature = clonePtr(c.Temperature)
 	c.Think = clonePtr(c.Think)
 	c.Pinned = maps.Clone(c.Pinned)
+	c.MCP = c.MCP.clone()
 	return c
 }
 
@@ -115,6 +116,33 @@ func (s *Store) SetMemory(withoutAsking, learn bool) error {
 	return nil
 }
 
+// MCP is the MCP tools' settings in use: the call deadline (0 in a
+// Config built in code: the default) and the user's choice per tool.
+func (s *Store) MCP() MCPSettings { return s.Get().MCP.clone() }
+
+// SetMCPTool saves the user's choice for one MCP tool (replacing the one
+// for the same server and tool), checked against the bounds first.
+func (s *Store) SetMCPTool(t MCPToolSetting) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	put := func(m *MCPSettings) {
+		m.Tools = slices.DeleteFunc(slices.Clone(m.Tools), func(o MCPToolSetting) bool { return o.Server == t.Server && o.Tool == t.Tool })
+		if t.Disabled || t.Effects != "" {
+			m.Tools = append(m.Tools, t)
+		}
+	}
+	next := s.cfg.clone()
+	put(&next.MCP)
+	if err := next.Validate(); err != nil {
+		return err
+	}
+	if err := s.save(func(saved *Config) { put(&saved.MCP) }); err != nil {
+		return err
+	}
+	s.cfg.MCP = next.MCP
+	return nil
+}
+
 // ErrNotUpdated: Update was asked to change what it does not own (the
 // data folder, the notes folder — SetNotesDir —, the memory panel's
 // settings — SetMemory —, the settings file's own lists and limits).
@@ -167,6 +195,7 @@ func owned(before, after Config) error {
 	same := before.DataDir == after.DataDir && before.NotesDir == after.NotesDir &&
 		before.MemoryWithoutAsking == after.MemoryWithoutAsking && before.MemoryLearn == after.MemoryLearn &&
 		before.Documents == after.Documents && before.Batch == after.Batch && slices.Equal(before.DisabledTools, after.DisabledTools) &&
+		before.MCP.CallTimeoutSeconds == after.MCP.CallTimeoutSeconds && slices.Equal(before.MCP.Tools, after.MCP.Tools) &&
 		maps.Equal(before.Pinned, after.Pinned)
 	if !same {
 		return fmt.Errorf("%w: the notes folder, the memory settings and the settings file's lists have their own controls", ErrNotUpdated)

@@ -80,6 +80,17 @@ func (c Config) Validate() error {
 	if w := c.Batch.Workers; w != 0 && (w < MinBatchWorkers || w > MaxBatchWorkers) {
 		return invalid("batch.workers", "the batch workers must be between %d and %d; %d is not", MinBatchWorkers, MaxBatchWorkers, w)
 	}
+	if t := c.MCP.CallTimeoutSeconds; t != 0 && (t < 1 || t > MaxMCPCallSeconds) {
+		return invalid("mcp.callTimeoutSeconds", "an MCP tool call's deadline must be between 1 and %d seconds; %d is not", MaxMCPCallSeconds, t)
+	}
+	if n := len(c.MCP.Tools); n > MaxMCPTools {
+		return invalid("mcp.tools", "at most %d MCP tool choices are kept; the settings file has %d", MaxMCPTools, n)
+	}
+	for _, t := range c.MCP.Tools {
+		if len(t.Server) > MaxModelName || len(t.Tool) > MaxModelName || len(t.Effects) > MaxModelName {
+			return invalid("mcp.tools", "an MCP tool choice names a server, tool or effects longer than %d characters", MaxModelName)
+		}
+	}
 	if !slices.Contains(Profiles, c.Profile) {
 		return invalid("profile", "the permission profile must be one of %s; %q is not", strings.Join(Profiles, ", "), c.Profile)
 	}

@@ -211,3 +211,36 @@ type Calls interface {
 	// SESSION -request N` prints.
 	Request(ctx context.Context, session string, n int) ([]byte, error)
 }
+
+// MCP is the MCP servers' back end (package mcpclient): the servers the
+// user plugged in, their state and stderr, their tools and the user's
+// choice per tool. Changes are saved at once and reach the next run (a
+// running run's tools were frozen when it started). A server named that is
+// not configured is protocol.ErrNotFound; a refused input (a bad name, over
+// a bound, a stdio and an HTTP server at once) protocol.ErrBadPayload; both
+// wrapped with a sentence saying what to do.
+type MCP interface {
+	// Servers is every configured server with its state and tools.
+	Servers(ctx context.Context) (protocol.MCPList, error)
+	// Put adds a server or replaces the one of the same name, saves it and
+	// (re)starts it when enabled; it returns once the start is under way.
+	Put(ctx context.Context, cfg protocol.MCPServerConfig) (protocol.MCPServer, error)
+	// Remove stops the server and forgets its config (the user's tool
+	// choices are kept, for a server added again under its name).
+	Remove(ctx context.Context, name string) error
+	// Import takes a pasted mcp.json text ({"mcpServers": {...}}): each
+	// server in it is added (or replaces the one of its name) and started,
+	// or refused with why; the text is at most protocol.MCPMaxConfigBytes.
+	Import(ctx context.Context, text string) (protocol.MCPImport, error)
+	// Start, Stop and Restart act on one server and return its state once
+	// the action is under way (Watch says when it runs or fails).
+	Start(ctx context.Context, name string) (protocol.MCPServer, error)
+	Stop(ctx context.Context, name string) (protocol.MCPServer, error)
+	Restart(ctx context.Context, name string) (protocol.MCPServer, error)
+	// SetTool saves the user's choice for one tool (enabled, effects).
+	SetTool(ctx context.Context, c protocol.MCPToolChoice) (protocol.MCPServer, error)
+	// Watch delivers every server's changes, in order per server, until ctx
+	// ends; a slow watcher gets each server's latest state (one server's
+	// state is never lost behind another's).
+	Watch(ctx context.Context) <-chan protocol.MCPServer
+}

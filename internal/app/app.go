@@ -39,6 +39,7 @@ import (
 	"quire/kernel/runtime"
 	"quire/kernel/store"
 	"quire/library"
+	"quire/mcpclient"
 	"quire/memory"
 	"quire/queue"
 	"quire/rag"
@@ -98,6 +99,7 @@ type Parts struct {
 	workers    *runtime.Runtime // the queue's workers' runtime
 	memErr     error            // why mem is nil in an Owner
 
+	mcp        mcpParts     // the MCP servers (mcp.go)
 	health     *host.Health // started by the first host that shows it (Health)
 	healthOnce sync.Once
 
@@ -127,6 +129,10 @@ type Extras struct {
 	// Now is the clock of the embedding model's re-check back-off (nil:
 	// time.Now), so a test moves it instead of waiting.
 	Now func() time.Time
+	// MCP are options of the MCP servers' manager: servers attached for
+	// this process only (mcpclient.WithServer), as the eval set's and the
+	// tests' in-memory ones.
+	MCP []mcpclient.Option
 	// Kind is which host owns the folder, recorded in its lock for the
 	// sentence a refused process says; a window and `quire serve` also
 	// open the local channel (Local).
@@ -200,6 +206,8 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	opts := []runtime.Option{
 		runtime.WithLogger(log), runtime.WithAsker(p.ask), runtime.WithPrompt(basePrompt()),
 		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, p, log}, organiseTools{p.queue, &p.batchesOn}), runtime.WithCheckpoint(planReminder(st))}
+	// The MCP servers' tools reach the chats' runtime only (mcp.go).
+	opts = append(opts, runtime.WithTools(p.openMCP(x.MCP)))
 	// Memory shares rag's choice of embedder (nil: its offline one).
 	opts = append(opts, p.openMemory(ctx, emb)...)
 	// One catalog of what the models can do: the run's start asks whether
@@ -257,6 +265,8 @@ func (p *Parts) Close() {
 	if p.runtime != nil {
 		p.runtime.Close()
 	}
+	// After the runtime: no run calls a server that is going.
+	p.closeMCP()
 	if p.notes != nil {
 		p.notes.Close()
 	}

@@ -110,6 +110,8 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Union("TaskState", "Where one note's task is (BatchTask.state).", nil,
 		protocol.TaskQueued, protocol.TaskClaimed, protocol.TaskDone, protocol.TaskFailed)
 	f.Union("BatchChangeKind", "What an applied batch did to a note (BatchChange.kind).", nil, protocol.BatchChangeMove, protocol.BatchChangeEdit)
+	f.Union("MCPState", "Where an MCP server is (MCPServer.state): failed says why in reason.", nil,
+		protocol.MCPStarting, protocol.MCPRunning, protocol.MCPStopped, protocol.MCPFailed)
 	f.Union("CommandType", "The commands a host sends (Command.type).", nil,
 		protocol.CreateSession, protocol.RenameSession, protocol.DeleteSession, protocol.SendMessage, protocol.CancelRun, protocol.AnswerAsk,
 		protocol.EditMessage, protocol.Regenerate, protocol.ContinueRun)
@@ -188,6 +190,13 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"MessageSearch":        reflect.TypeFor[protocol.MessageSearch](),
 		"MessageHit":           reflect.TypeFor[protocol.MessageHit](),
 		"SnippetPart":          reflect.TypeFor[protocol.SnippetPart](),
+		"MCPServerConfig":      reflect.TypeFor[protocol.MCPServerConfig](),
+		"MCPServer":            reflect.TypeFor[protocol.MCPServer](),
+		"MCPTool":              reflect.TypeFor[protocol.MCPTool](),
+		"MCPToolChoice":        reflect.TypeFor[protocol.MCPToolChoice](),
+		"MCPList":              reflect.TypeFor[protocol.MCPList](),
+		"MCPImport":            reflect.TypeFor[protocol.MCPImport](),
+		"MCPImportIssue":       reflect.TypeFor[protocol.MCPImportIssue](),
 		"Check":                reflect.TypeFor[doctor.Check](),
 		"DoctorReport":         reflect.TypeFor[doctor.Report](),
 	})
@@ -196,6 +205,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Field(reflect.TypeFor[protocol.Update](), "events", "QEvent[]")
 	f.Field(reflect.TypeFor[protocol.Command](), "type", "CommandType")
 	f.Field(reflect.TypeFor[protocol.Session](), "status", "SessionStatus")
+	f.Field(reflect.TypeFor[protocol.MCPServer](), "state", "MCPState")
 	f.Field(reflect.TypeFor[protocol.Session](), "runStatus", "RunStatus")
 	f.Field(reflect.TypeFor[protocol.SendMessagePayload](), "intent", "Intent")
 	f.Field(reflect.TypeFor[protocol.IndexProgress](), "phase", "IndexPhase")

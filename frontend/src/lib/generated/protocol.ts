@@ -84,6 +84,9 @@ export type TaskState = 'queued' | 'claimed' | 'done' | 'failed';
 /** What an applied batch did to a note (BatchChange.kind). */
 export type BatchChangeKind = 'move' | 'edit';
 
+/** Where an MCP server is (MCPServer.state): failed says why in reason. */
+export type MCPState = 'starting' | 'running' | 'stopped' | 'failed';
+
 /** The commands a host sends (Command.type). */
 export type CommandType = 'session.create' | 'session.rename' | 'session.delete' | 'message.send' | 'run.cancel' | 'permission.answer' | 'message.edit' | 'message.regenerate' | 'run.continue';
 
@@ -631,6 +634,139 @@ export interface IndexProgress {
    * searches use the old vectors until it is done.
    */
   reembedding?: string;
+}
+
+/**
+ * MCPImport is what a pasted mcp.json did: the servers added (or
+ * replaced, by name) and those refused, each with why.
+ */
+export interface MCPImport {
+  added: string[] | null;
+  refused: MCPImportIssue[] | null;
+}
+
+/** MCPImportIssue is one server of a pasted config that was not taken. */
+export interface MCPImportIssue {
+  name: string;
+  /** a sentence for the user */
+  reason: string;
+}
+
+/** MCPList is every configured server, in name order. */
+export interface MCPList {
+  servers: MCPServer[] | null;
+  /** Tokens is the enabled, offered tools' declarations across servers. */
+  tokens: number;
+  /**
+   * Problem says why the configuration file could not be read ("" if it
+   * was): the servers list is then empty and nothing is overwritten.
+   */
+  problem?: string;
+}
+
+/** MCPServer is one server as it is now. */
+export interface MCPServer {
+  config: MCPServerConfig;
+  /** MCP* states */
+  state: MCPState;
+  /**
+   * Reason says, for people, why the server is failed or stopped and what
+   * to do ("" when running).
+   */
+  reason?: string;
+  /** the stdio child's process id while it runs */
+  pid?: number;
+  /** SinceMs is when it entered State (Unix ms). */
+  sinceMs: number;
+  /**
+   * Stderr is the last MCPStderrBytes the child wrote to its stderr (kept
+   * after it died, so a failure can be read).
+   */
+  stderr?: string;
+  /**
+   * ProtocolVersion is the MCP version the handshake agreed on; Server
+   * the server's own name and version.
+   */
+  protocolVersion?: string;
+  server?: string;
+  tools: MCPTool[] | null;
+  /**
+   * Tokens is what the enabled tools' declarations cost in the model's
+   * context (an estimate: 4 characters a token), summed.
+   */
+  tokens: number;
+  /** LeftOff is how many tools past MCPMaxToolsPerServer were not taken. */
+  leftOff?: number;
+}
+
+/**
+ * MCPServerConfig is one configured server: a stdio command (Command,
+ * Args, Env) or a Streamable HTTP address (URL, Headers), never both.
+ * Disabled servers stay configured and are not started.
+ */
+export interface MCPServerConfig {
+  name: string;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  url?: string;
+  headers?: Record<string, string>;
+  enabled: boolean;
+}
+
+/** MCPTool is one tool of a server, as Quire offers it. */
+export interface MCPTool {
+  /** the namespaced name the model calls (server__tool) */
+  name: string;
+  /** the server's configured name */
+  server: string;
+  /** the server's own name for it */
+  tool: string;
+  description: string;
+  /**
+   * Effects are what Quire treats the tool as doing, in the settings
+   * spelling ("read", "write+net"): the declared ones, or the user's
+   * override.
+   */
+  effects: string;
+  /**
+   * ReadOnly and Destructive are the server's annotations (readOnlyHint,
+   * destructiveHint); a tool with no readOnlyHint is write+net.
+   */
+  readOnly: boolean;
+  destructive: boolean;
+  /** Override is the user's effects choice ("" for none). */
+  override?: string;
+  /**
+   * Loosened: the override asks less than the annotations would (the
+   * user made the choice; the screens show it).
+   */
+  loosened?: boolean;
+  enabled: boolean;
+  /** Tokens is the declaration's cost in the model's context (estimate). */
+  tokens: number;
+  /**
+   * Problem says why the tool is not offered though enabled (its schema
+   * does not compile, its name clashes); "" when it is offered.
+   */
+  problem?: string;
+}
+
+/**
+ * MCPToolChoice is what the user chose for one tool of one server: kept
+ * by Quire (settings.json), so re-pasting a server's config loses nothing.
+ */
+export interface MCPToolChoice {
+  server: string;
+  /** the server's own name for it */
+  tool: string;
+  enabled: boolean;
+  /**
+   * Effects overrides the declared effects ("" for the declared ones):
+   * "write+net" tightens a read-only tool; "read" loosens one the server
+   * did not declare read-only, and the tool then shows Loosened.
+   */
+  effects?: string;
 }
 
 /**

@@ -1,0 +1,602 @@
+package mcpclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"quire/config"
+	"quire/kernel/protocol"
+)
+
+// Choices is where the user's per-tool choices and the call deadline are
+// kept: settings.json, through the one settings owner (config.Store).
+type Choices interface {
+	MCP() config.MCPSettings
+	SetMCPTool(t config.MCPToolSetting) error
+}
+
+// Connect makes the transport of an attached server (WithServer).
+type Connect func(ctx context.Context) (mcp.Transport, error)
+
+// Option configures a Manager.
+type Option func(*Manager)
+
+// WithServer attaches a server for this process only, never saved in
+// mcp.json: the eval set's and the tests' in-memory servers
+// (internal/mcptest). It starts with the others when cfg is enabled.
+func WithServer(cfg protocol.MCPServerConfig, connect Connect) Option {
+	return func(m *Manager) { m.attached = append(m.attached, attachedServer{cfg, connect}) }
+}
+
+// WithClock sets the clock of the states' Since (default time.Now).
+func WithClock(now func() time.Time) Option { return func(m *Manager) { m.now = now } }
+
+// WithInitTimeout sets the handshake's deadline (default
+// protocol.MCPInitSeconds).
+func WithInitTimeout(d time.Duration) Option { return func(m *Manager) { m.initTimeout = d } }
+
+type attachedServer struct {
+	cfg     protocol.MCPServerConfig
+	connect Connect
+}
+
+// Manager owns the configured servers: their config, connections, state
+// and tools. It is safe for concurrent use.
+type Manager struct {
+	path        string
+	choices     Choices
+	log         *slog.Logger
+	now         func() time.Time
+	initTimeout time.Duration
+	client      *mcp.Client
+	attached    []attachedServer
+	watch       watchers
+
+	mu      sync.Mutex // guards what follows; never held across a network or process wait
+	servers map[string]*server
+	problem string // why mcp.json could not be read: nothing is written over it
+	closed  bool
+}
+
+// server is one configured server and its current connection.
+type server struct {
+	cfg      protocol.MCPServerConfig
+	connect  Connect // an attached server's; nil: from cfg
+	state    string
+	reason   string
+	since    time.Time
+	pid      int
+	stderr   *tail
+	proto    string
+	impl     string
+	listed   []*mcp.Tool // as the server listed them, at most MCPMaxToolsPerServer
+	leftOff  int
+	session  *mcp.ClientSession
+	cmd      *exec.Cmd
+	gen      int                // bumped by every start and stop: a connection of an older one is let go
+	abort    context.CancelFunc // ends the start under way
+	finished chan struct{}      // closed when the current connection's goroutine is done
+}
+
+// New reads dataDir's mcp.json and starts every enabled server in the
+// background (Watch and Servers say how each start went). A file that
+// cannot be read is the list's Problem; nothing is written over it until
+// the user fixes it.
+func New(dataDir string, choices Choices, log *slog.Logger, opts ...Option) *Manager {
+	m := &Manager{path: filepath.Join(dataDir, File), choices: choices, log: log, now: time.Now,
+		initTimeout: protocol.MCPInitSeconds * time.Second, servers: map[string]*server{}}
+	for _, o := range opts {
+		o(m)
+	}
+	m.client = mcp.NewClient(&mcp.Implementation{Name: "quire", Version: protocol.Version}, nil)
+	cfgs, issues, err := readFile(m.path)
+	if err != nil {
+		m.problem = fmt.Sprintf("Quire could not read %s (%v). Fix or remove the file, then restart Quire; until then no MCP server runs.", m.path, err)
+		log.Error("mcp config", "path", m.path, "err", err)
+	}
+	for _, is := range issues {
+		log.Warn("mcp server refused", "server", is.Name, "reason", is.Reason)
+	}
+	if len(cfgs) > protocol.MCPMaxServers {
+		log.Warn("mcp servers over the bound are left off", "servers", len(cfgs), "max", protocol.MCPMaxServers)
+		cfgs = cfgs[:protocol.MCPMaxServers]
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, c := range cfgs {
+		m.servers[c.Name] = &server{cfg: c, state: protocol.MCPStopped, since: m.now(), stderr: newTail(protocol.MCPStderrBytes)}
+	}
+	for _, a := range m.attached {
+		m.servers[a.cfg.Name] = &server{cfg: a.cfg, connect: a.connect, state: protocol.MCPStopped, since: m.now(), stderr: newTail(protocol.MCPStderrBytes)}
+	}
+	for _, s := range m.servers {
+		if s.cfg.Enabled {
+			m.startLocked(s)
+		} else {
+			s.reason = "Turned off: start it to offer its tools."
+		}
+	}
+	return m
+}
+
+// Close stops every server (a stdio child's whole process group is killed)
+// and refuses what comes after.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	m.closed = true
+	var wg sync.WaitGroup
+	for _, s := range m.servers {
+		cs, cmd, done := m.stopLocked(s, "Quire closed.")
+		wg.Add(1)
+		go func() { defer wg.Done(); release(cs, cmd, done) }()
+	}
+	m.mu.Unlock()
+	wg.Wait()
+}
+
+// Servers is every configured server, in name order.
+func (m *Manager) Servers(ctx context.Context) (protocol.MCPList, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	list := protocol.MCPList{Servers: []protocol.MCPServer{}, Problem: m.problem}
+	offers := m.offersLocked()
+	for _, name := range m.namesLocked() {
+		st := m.statusLocked(m.servers[name], offers[name])
+		list.Tokens += st.Tokens
+		list.Servers = append(list.Servers, st)
+	}
+	return list, nil
+}
+
+// Put adds or replaces a server, saves mcp.json and (re)starts it when
+// enabled.
+func (m *Manager) Put(ctx context.Context, cfg protocol.MCPServerConfig) (protocol.MCPServer, error) {
+	if err := Check(cfg); err != nil {
+		return protocol.MCPServer{}, err
+	}
+	res, err := m.put([]protocol.MCPServerConfig{cfg})
+	if err != nil {
+		return protocol.MCPServer{}, err
+	}
+	if len(res.Refused) > 0 {
+		return protocol.MCPServer{}, refuse(protocol.ErrBadPayload, ErrBadConfig, "%s", res.Refused[0].Reason)
+	}
+	return m.status(cfg.Name)
+}
+
+// Import adds (or replaces, by name) every server of a pasted mcp.json.
+func (m *Manager) Import(ctx context.Context, text string) (protocol.MCPImport, error) {
+	cfgs, issues, err := Parse([]byte(text))
+	if err != nil {
+		return protocol.MCPImport{}, err
+	}
+	res, err := m.put(cfgs)
+	if err != nil {
+		return protocol.MCPImport{}, err
+	}
+	res.Refused = append(issues, res.Refused...)
+	return res, nil
+}
+
+// put saves cfgs (each already checked) and starts the enabled ones.
+func (m *Manager) put(cfgs []protocol.MCPServerConfig) (protocol.MCPImport, error) {
+	res := protocol.MCPImport{Added: []string{}, Refused: []protocol.MCPImportIssue{}}
+	var releases []func()
+	defer func() {
+		for _, r := range releases {
+			r()
+		}
+	}()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.writableLocked(); err != nil {
+		return res, err
+	}
+	saved := m.savedLocked()
+	var take []protocol.MCPServerConfig
+	count := len(m.servers)
+	for _, c := range cfgs {
+		s, exists := m.servers[c.Name]
+		switch {
+		case exists && s.connect != nil:
+			res.Refused = append(res.Refused, protocol.MCPImportIssue{Name: c.Name, Reason: fmt.Sprintf("A server named %s is built in for this run; give this one another name.", c.Name)})
+			continue
+		case !exists && count >= protocol.MCPMaxServers:
+			res.Refused = append(res.Refused, protocol.MCPImportIssue{Name: c.Name, Reason: fmt.Sprintf("Quire runs at most %d MCP servers; remove one first.", protocol.MCPMaxServers)})
+			continue
+		case !exists:
+			count++
+		}
+		take = append(take, c)
+		saved = slices.DeleteFunc(saved, func(o protocol.MCPServerConfig) bool { return o.Name == c.Name })
+		saved = append(saved, c)
+	}
+	if len(take) == 0 {
+		return res, nil
+	}
+	if err := writeFile(m.path, saved); err != nil {
+		return res, fmt.Errorf("the MCP servers were not changed: %w", err)
+	}
+	for _, c := range take {
+		s := m.servers[c.Name]
+		if s != nil {
+			cs, cmd, done := m.stopLocked(s, "Replaced by a new config.")
+			releases = append(releases, func() { release(cs, cmd, done) })
+		} else {
+			s = &server{stderr: newTail(protocol.MCPStderrBytes)}
+			m.servers[c.Name] = s
+		}
+		s.cfg = c
+		if c.Enabled {
+			m.startLocked(s)
+		} else {
+			m.setLocked(s, protocol.MCPStopped, "Turned off: start it to offer its tools.")
+		}
+		res.Added = append(res.Added, c.Name)
+	}
+	return res, nil
+}
+
+// Remove stops a server and forgets its config.
+func (m *Manager) Remove(ctx context.Context, name string) error {
+	m.mu.Lock()
+	if err := m.writableLocked(); err != nil {
+		m.mu.Unlock()
+		return err
+	}
+	s, err := m.serverLocked(name)
+	if err == nil && s.connect != nil {
+		err = refuse(protocol.ErrConflict, ErrBadConfig, "The server %s is built in for this run and cannot be removed.", name)
+	}
+	if err != nil {
+		m.mu.Unlock()
+		return err
+	}
+	saved := slices.DeleteFunc(m.savedLocked(), func(o protocol.MCPServerConfig) bool { return o.Name == name })
+	if err := writeFile(m.path, saved); err != nil {
+		m.mu.Unlock()
+		return fmt.Errorf("the server %s was not removed: %w", name, err)
+	}
+	cs, cmd, done := m.stopLocked(s, "Removed.")
+	delete(m.servers, name)
+	m.mu.Unlock()
+	release(cs, cmd, done)
+	return nil
+}
+
+// Start starts a stopped or failed server (a running one is left as it is).
+func (m *Manager) Start(ctx context.Context, name string) (protocol.MCPServer, error) {
+	m.mu.Lock()
+	s, err := m.serverLocked(name)
+	if err == nil && m.closed {
+		err = ErrClosed
+	}
+	if err != nil {
+		m.mu.Unlock()
+		return protocol.MCPServer{}, err
+	}
+	if s.state != protocol.MCPRunning && s.state != protocol.MCPStarting {
+		m.startLocked(s)
+	}
+	m.mu.Unlock()
+	return m.status(name)
+}
+
+// Stop stops a server: a stdio child's whole process group is killed.
+func (m *Manager) Stop(ctx context.Context, name string) (protocol.MCPServer, error) {
+	m.mu.Lock()
+	s, err := m.serverLocked(name)
+	if err != nil {
+		m.mu.Unlock()
+		return protocol.MCPServer{}, err
+	}
+	cs, cmd, done := m.stopLocked(s, "Stopped by you: start it again to offer its tools.")
+	m.mu.Unlock()
+	release(cs, cmd, done)
+	return m.status(name)
+}
+
+// Restart stops a server, then starts it.
+func (m *Manager) Restart(ctx context.Context, name string) (protocol.MCPServer, error) {
+	if _, err := m.Stop(ctx, name); err != nil {
+		return protocol.MCPServer{}, err
+	}
+	return m.Start(ctx, name)
+}
+
+// SetTool saves the user's choice for one tool. The effects are checked
+// (kernel/tool's spelling); the server need not be running, but it must
+// be configured and, when it has listed its tools, have this one.
+func (m *Manager) SetTool(ctx context.Context, c protocol.MCPToolChoice) (protocol.MCPServer, error) {
+	if c.Effects != "" {
+		if _, err := parseEffects(c.Effects); err != nil {
+			return protocol.MCPServer{}, refuse(protocol.ErrBadPayload, ErrBadConfig,
+				"The effects %q are not a set Quire knows: write \"read\", or \"write+net\", or leave it empty for the server's own.", c.Effects)
+		}
+	}
+	m.mu.Lock()
+	s, err := m.serverLocked(c.Server)
+	if err == nil && s.listed != nil && !slices.ContainsFunc(s.listed, func(t *mcp.Tool) bool { return t.Name == c.Tool }) {
+		err = refuse(protocol.ErrNotFound, ErrUnknownTool, "The server %s has no tool %q.", c.Server, c.Tool)
+	}
+	m.mu.Unlock()
+	if err != nil {
+		return protocol.MCPServer{}, err
+	}
+	if err := m.choices.SetMCPTool(config.MCPToolSetting{Server: c.Server, Tool: c.Tool, Disabled: !c.Enabled, Effects: c.Effects}); err != nil {
+		return protocol.MCPServer{}, fmt.Errorf("the choice for %s was not saved: %w", c.Tool, err)
+	}
+	st, err := m.status(c.Server)
+	if err == nil {
+		m.watch.publish(st)
+	}
+	return st, err
+}
+
+// Watch delivers every server's changes until ctx ends.
+func (m *Manager) Watch(ctx context.Context) <-chan protocol.MCPServer { return m.watch.watch(ctx) }
+
+// status is one server's state now.
+func (m *Manager) status(name string) (protocol.MCPServer, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, err := m.serverLocked(name)
+	if err != nil {
+		return protocol.MCPServer{}, err
+	}
+	return m.statusLocked(s, m.offersLocked()[name]), nil
+}
+
+func (m *Manager) serverLocked(name string) (*server, error) {
+	s, ok := m.servers[name]
+	if !ok {
+		return nil, refuse(protocol.ErrNotFound, ErrUnknownServer, "No MCP server is named %q; add it in Settings first.", name)
+	}
+	return s, nil
+}
+
+// writableLocked refuses a change while mcp.json could not be read, so the
+// user's file is never written over with less than it held.
+func (m *Manager) writableLocked() error {
+	if m.closed {
+		return ErrClosed
+	}
+	if m.problem != "" {
+		return refuse(protocol.ErrConflict, ErrBadConfig, "%s", m.problem)
+	}
+	return nil
+}
+
+// savedLocked is what mcp.json holds: the servers not attached.
+func (m *Manager) savedLocked() []protocol.MCPServerConfig {
+	var out []protocol.MCPServerConfig
+	for _, name := range m.namesLocked() {
+		if s := m.servers[name]; s.connect == nil {
+			out = append(out, s.cfg)
+		}
+	}
+	return out
+}
+
+func (m *Manager) namesLocked() []string {
+	names := make([]string, 0, len(m.servers))
+	for n := range m.servers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// setLocked moves s to state and tells the watchers.
+func (m *Manager) setLocked(s *server, state, reason string) {
+	s.state, s.reason, s.since = state, reason, m.now()
+	m.watch.publish(m.statusLocked(s, m.offersLocked()[s.cfg.Name]))
+}
+
+// startLocked starts a connection in the background.
+func (m *Manager) startLocked(s *server) {
+	s.gen++
+	gen := s.gen
+	ctx, cancel := context.WithTimeoutCause(context.Background(), m.initTimeout, errHandshakeDeadline)
+	s.abort = cancel
+	s.stderr = newTail(protocol.MCPStderrBytes)
+	s.pid, s.proto, s.impl, s.listed, s.leftOff = 0, "", "", nil, 0
+	done := make(chan struct{})
+	s.finished = done
+	m.setLocked(s, protocol.MCPStarting, "")
+	go func() {
+		defer close(done)
+		defer cancel()
+		m.run(ctx, s, gen)
+	}()
+}
+
+var errHandshakeDeadline = errors.New("the handshake took too long")
+
+// stopLocked ends s's connection or start; release finishes the job
+// without the lock.
+func (m *Manager) stopLocked(s *server, reason string) (*mcp.ClientSession, *exec.Cmd, chan struct{}) {
+	s.gen++
+	if s.abort != nil {
+		s.abort()
+	}
+	cs, cmd, done := s.session, s.cmd, s.finished
+	s.session, s.cmd, s.pid = nil, nil, 0
+	if s.state != protocol.MCPStopped || s.reason != reason {
+		m.setLocked(s, protocol.MCPStopped, reason)
+	}
+	return cs, cmd, done
+}
+
+// release closes a connection (a stdio child gets its stdin closed, then
+// its whole process group is killed) and waits for its goroutine.
+func release(cs *mcp.ClientSession, cmd *exec.Cmd, done chan struct{}) {
+	if cmd != nil {
+		// A hung or misbehaving child is not waited for: its group goes.
+		killGroup(cmd)
+	}
+	if cs != nil {
+		_ = cs.Close()
+	}
+	if done != nil {
+		<-done
+	}
+}
+
+// run connects, lists the tools and waits for the connection's end. A
+// failure (or the end of a connection nobody stopped) makes s failed with
+// a sentence; a stop or restart meanwhile (gen moved on) lets it go.
+func (m *Manager) run(ctx context.Context, s *server, gen int) {
+	m.mu.Lock()
+	cfg, connect, stderr := s.cfg, s.connect, s.stderr
+	m.mu.Unlock()
+	t, cmd, err := m.transport(ctx, cfg, connect, stderr)
+	var cs *mcp.ClientSession
+	if err == nil {
+		cs, err = m.client.Connect(ctx, t, nil)
+	}
+	var listed []*mcp.Tool
+	leftOff := 0
+	if err == nil {
+		listed, leftOff, err = listTools(ctx, cs)
+	}
+	m.mu.Lock()
+	if s.gen != gen {
+		m.mu.Unlock()
+		release(cs, cmd, nil)
+		return
+	}
+	if err != nil {
+		reason := startFailure(cfg, err, context.Cause(ctx), m.initTimeout)
+		s.session, s.cmd = nil, nil
+		m.setLocked(s, protocol.MCPFailed, reason)
+		m.mu.Unlock()
+		m.log.Warn("mcp server failed to start", "server", cfg.Name, "err", err)
+		release(cs, cmd, nil)
+		return
+	}
+	init := cs.InitializeResult()
+	s.session, s.cmd, s.listed, s.leftOff = cs, cmd, listed, leftOff
+	if init != nil {
+		s.proto = init.ProtocolVersion
+		if init.ServerInfo != nil {
+			s.impl = strings.TrimSpace(init.ServerInfo.Name + " " + init.ServerInfo.Version)
+		}
+	}
+	if cmd != nil && cmd.Process != nil {
+		s.pid = cmd.Process.Pid
+	}
+	m.setLocked(s, protocol.MCPRunning, "")
+	m.mu.Unlock()
+	m.log.Info("mcp server running", "server", cfg.Name, "tools", len(listed), "protocol", s.proto)
+
+	waitErr := cs.Wait()
+	m.mu.Lock()
+	if s.gen != gen {
+		m.mu.Unlock()
+		return
+	}
+	s.gen++ // this connection is over: a late call finds it gone
+	s.session, s.cmd, s.pid = nil, nil, 0
+	why := "its process ended"
+	if cfg.URL != "" {
+		why = "the connection ended"
+	}
+	if waitErr != nil {
+		why += ": " + waitErr.Error()
+	}
+	m.setLocked(s, protocol.MCPFailed, fmt.Sprintf("The server %s stopped on its own (%s). Its tools are withdrawn from the next conversation turn; its output below may say why. Restart it when it is fixed.", cfg.Name, why))
+	m.mu.Unlock()
+	m.log.Warn("mcp server stopped on its own", "server", cfg.Name, "err", waitErr)
+	release(nil, cmd, nil)
+}
+
+// transport is the connection a server's config asks for.
+func (m *Manager) transport(ctx context.Context, cfg protocol.MCPServerConfig, connect Connect, stderr *tail) (mcp.Transport, *exec.Cmd, error) {
+	switch {
+	case connect != nil:
+		t, err := connect(ctx)
+		return t, nil, err
+	case cfg.URL != "":
+		client := &http.Client{Transport: headers{cfg.Headers, http.DefaultTransport}}
+		return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxRetries: 2, DisableStandaloneSSE: true}, nil, nil
+	default:
+		cmd := exec.Command(cfg.Command, cfg.Args...)
+		cmd.Env = os.Environ()
+		for k, v := range cfg.Env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		cmd.Stderr = stderr
+		// Wait does not wait on a grandchild that kept stderr open.
+		cmd.WaitDelay = 2 * time.Second
+		ownGroup(cmd)
+		return &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, cmd, nil
+	}
+}
+
+// headers adds the configured headers to every request to the server.
+type headers struct {
+	h    map[string]string
+	next http.RoundTripper
+}
+
+func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(h.h) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range h.h {
+			r.Header.Set(k, v)
+		}
+	}
+	return h.next.RoundTrip(r)
+}
+
+// listTools takes up to MCPMaxToolsPerServer tools and counts (a bounded
+// number of) the rest.
+func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, int, error) {
+	listed := []*mcp.Tool{}
+	leftOff := 0
+	if init := cs.InitializeResult(); init != nil && init.Capabilities != nil && init.Capabilities.Tools == nil {
+		return listed, 0, nil // a server with no tools (prompts or resources only)
+	}
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(listed) < protocol.MCPMaxToolsPerServer {
+			listed = append(listed, t)
+			continue
+		}
+		leftOff++
+		if leftOff >= 16*protocol.MCPMaxToolsPerServer {
+			break
+		}
+	}
+	return listed, leftOff, nil
+}
+
+// startFailure says why a start failed and what to do.
+func startFailure(cfg protocol.MCPServerConfig, err, cause error, init time.Duration) string {
+	switch {
+	case errors.Is(cause, errHandshakeDeadline):
+		return fmt.Sprintf("The server %s did not finish the MCP handshake within %s. Its output below may say why; check its command or address, then restart it.", cfg.Name, init)
+	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission):
+		return fmt.Sprintf("Quire could not start the server %s (%v). Check its command: is the program installed, on PATH and executable? Then start it again.", cfg.Name, err)
+	case cfg.URL != "":
+		return fmt.Sprintf("The server %s at %s did not answer as an MCP server (%v). Check the address and that the server runs, then restart it.", cfg.Name, cfg.URL, err)
+	default:
+		return fmt.Sprintf("The server %s ended or failed the MCP handshake (%v). Its output below may say why; fix it, then restart it.", cfg.Name, err)
+	}
+}

@@ -1,0 +1,284 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"quire/config"
+	"quire/kernel/protocol"
+	"quire/kernel/tool"
+	"quire/kernel/tool/registry"
+)
+
+// Tools offers the enabled tools of the running servers (a runtime
+// ToolProvider): frozen into a run's capability snapshot when it starts,
+// so a server that stops later changes only the next run.
+func (m *Manager) Tools() []tool.Tool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	offers := m.offersLocked()
+	var out []tool.Tool
+	for _, name := range m.namesLocked() {
+		if m.servers[name].state != protocol.MCPRunning {
+			continue
+		}
+		for _, t := range offers[name] {
+			if t.info.Enabled && t.info.Problem == "" {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// mcpTool is one server tool as a Quire tool.
+type mcpTool struct {
+	m    *Manager
+	spec tool.Spec
+	info protocol.MCPTool
+}
+
+func (t *mcpTool) Spec() tool.Spec { return t.spec }
+
+// Describe says, in the permission question, which server's tool it is
+// and with what arguments, whole.
+func (t *mcpTool) Describe(c tool.Call) string {
+	return fmt.Sprintf("%s, a tool of the MCP server %s, with %s", t.info.Tool, t.info.Server, compactJSON(c.Arguments))
+}
+
+func compactJSON(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// Run calls the tool on its server's current connection. A server that is
+// not running (it died, was stopped) fails the call in words; the deadline
+// is the runtime's (Spec.Timeout), which cancels ctx.
+func (t *mcpTool) Run(ctx context.Context, c tool.Call) (tool.Result, error) {
+	t.m.mu.Lock()
+	s := t.m.servers[t.info.Server]
+	var cs *mcp.ClientSession
+	state := protocol.MCPStopped
+	if s != nil {
+		cs, state = s.session, s.state
+	}
+	t.m.mu.Unlock()
+	if cs == nil || state != protocol.MCPRunning {
+		return tool.Result{Status: tool.Failure, Content: fmt.Sprintf(
+			"The MCP server %s is not running (%s), so its tool %s could not be called. Tell the user; they can restart it in Settings.",
+			t.info.Server, state, t.info.Tool)}, nil
+	}
+	args := c.Arguments
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: t.info.Tool, Arguments: args})
+	if err != nil {
+		if ctx.Err() != nil {
+			return tool.Result{}, context.Cause(ctx)
+		}
+		return tool.Result{Status: tool.Failure, Content: fmt.Sprintf(
+			"The MCP server %s failed the call of %s: %v. If it stopped, Settings says why; its tools are withdrawn until it runs again.",
+			t.info.Server, t.info.Tool, err)}, nil
+	}
+	return result(res), nil
+}
+
+// result turns an MCP result into a Quire one: text joined, other content
+// described in words, isError a failure, structured content the Data;
+// bounded (the pipeline then redacts and truncates for the model).
+func result(r *mcp.CallToolResult) tool.Result {
+	var parts []string
+	for _, c := range r.Content {
+		parts = append(parts, describeContent(c))
+	}
+	text := strings.Join(parts, "\n\n")
+	if len(text) > protocol.MCPMaxResultBytes {
+		text = strings.ToValidUTF8(text[:protocol.MCPMaxResultBytes], "") +
+			fmt.Sprintf("\n[cut: the server sent more than %d KiB]", protocol.MCPMaxResultBytes>>10)
+	}
+	out := tool.Result{Status: tool.Success, Content: text}
+	if r.StructuredContent != nil {
+		if b, err := json.Marshal(r.StructuredContent); err == nil && len(b) <= protocol.MCPMaxResultBytes {
+			out.Data = json.RawMessage(b)
+			if text == "" {
+				out.Content = string(b)
+			}
+		} else if text == "" {
+			out.Content = fmt.Sprintf("[the server's structured result was over %d KiB and is left out]", protocol.MCPMaxResultBytes>>10)
+		}
+	}
+	switch {
+	case r.IsError:
+		out.Status = tool.Failure
+		if out.Content == "" {
+			out.Content = "The tool reported an error and said nothing more."
+		}
+	case out.Content == "":
+		out.Status = tool.Empty
+	}
+	return out
+}
+
+func describeContent(c mcp.Content) string {
+	switch c := c.(type) {
+	case *mcp.TextContent:
+		return c.Text
+	case *mcp.ImageContent:
+		return fmt.Sprintf("[an image (%s, %d bytes), not shown to the model]", c.MIMEType, len(c.Data))
+	case *mcp.AudioContent:
+		return fmt.Sprintf("[audio (%s, %d bytes), not played to the model]", c.MIMEType, len(c.Data))
+	case *mcp.ResourceLink:
+		return fmt.Sprintf("[a link to the resource %q: %s]", c.Name, c.URI)
+	case *mcp.EmbeddedResource:
+		if c.Resource == nil {
+			return "[an embedded resource with nothing in it]"
+		}
+		if c.Resource.Text != "" {
+			return fmt.Sprintf("[the resource %s]\n%s", c.Resource.URI, c.Resource.Text)
+		}
+		return fmt.Sprintf("[the resource %s (%s, %d bytes), not shown to the model]", c.Resource.URI, c.Resource.MIMEType, len(c.Resource.Blob))
+	default:
+		return fmt.Sprintf("[content of a kind Quire does not show (%T)]", c)
+	}
+}
+
+// offersLocked builds every server's tools as Quire offers them, with the
+// user's choices applied; names are unique across servers (a later one
+// that clashes, in name order, gets a Problem).
+func (m *Manager) offersLocked() map[string][]*mcpTool {
+	settings := m.choices.MCP()
+	choices := map[[2]string]config.MCPToolSetting{}
+	for _, c := range settings.Tools {
+		choices[[2]string{c.Server, c.Tool}] = c
+	}
+	timeout := time.Duration(settings.CallTimeoutSeconds) * time.Second
+	if timeout <= 0 {
+		timeout = protocol.MCPCallSeconds * time.Second
+	}
+	used := map[string]string{}
+	out := map[string][]*mcpTool{}
+	for _, name := range m.namesLocked() {
+		for _, lt := range m.servers[name].listed {
+			t := m.offer(name, lt, choices[[2]string{name, lt.Name}], timeout)
+			if other, clash := used[t.spec.Name]; clash && t.info.Problem == "" {
+				t.info.Problem = fmt.Sprintf("Its name becomes %s, as %s's does; it is not offered.", t.spec.Name, other)
+			} else if !clash {
+				used[t.spec.Name] = name + "'s " + lt.Name
+			}
+			out[name] = append(out[name], t)
+		}
+	}
+	return out
+}
+
+// offer makes one listed tool a Quire tool.
+func (m *Manager) offer(server string, lt *mcp.Tool, choice config.MCPToolSetting, timeout time.Duration) *mcpTool {
+	ann := lt.Annotations
+	readOnly := ann != nil && ann.ReadOnlyHint
+	// The spec's default for destructiveHint is true, when not read-only.
+	destructive := !readOnly && (ann == nil || ann.DestructiveHint == nil || *ann.DestructiveHint)
+	declared := tool.WriteFs | tool.Net
+	if readOnly {
+		declared = tool.ReadFs
+	}
+	effects := declared
+	info := protocol.MCPTool{Name: toolName(server, lt.Name), Server: server, Tool: lt.Name,
+		Description: bounded(lt.Description, protocol.MCPMaxDescription), ReadOnly: readOnly, Destructive: destructive,
+		Override: choice.Effects, Enabled: !choice.Disabled}
+	if choice.Effects != "" {
+		if e, err := parseEffects(choice.Effects); err == nil {
+			effects = e
+			info.Loosened = declared&^e != 0
+		} else {
+			info.Problem = fmt.Sprintf("The effects chosen for it (%q) are not a set Quire knows; choose again.", choice.Effects)
+		}
+	}
+	info.Effects = effects.String()
+	desc := info.Description
+	if desc == "" {
+		desc = "A tool of the MCP server " + server + "."
+	}
+	spec := tool.Spec{Name: info.Name, Description: desc, Effects: effects, Idempotency: tool.Unsafe, Timeout: timeout}
+	raw, err := json.Marshal(lt.InputSchema)
+	switch {
+	case err != nil:
+		info.Problem = fmt.Sprintf("Its input schema cannot be read (%v); it is not offered.", err)
+	case len(raw) > protocol.MCPMaxSchemaBytes:
+		info.Problem = fmt.Sprintf("Its input schema is %d KiB, over the %d KiB Quire takes; it is not offered.", len(raw)>>10, protocol.MCPMaxSchemaBytes>>10)
+	default:
+		var params map[string]any
+		if err := json.Unmarshal(raw, &params); err != nil || params == nil {
+			info.Problem = "Its input schema is not a JSON object; it is not offered."
+			break
+		}
+		spec.Parameters = params
+		// The registry refuses a whole run's tools for one bad schema:
+		// the check is made here, so only this tool is withdrawn.
+		if info.Problem == "" {
+			if _, err := registry.New(&mcpTool{spec: spec}); err != nil {
+				info.Problem = fmt.Sprintf("Its input schema cannot be used (%v); it is not offered.", err)
+			}
+		}
+	}
+	decl, _ := json.Marshal(map[string]any{"name": spec.Name, "description": spec.Description, "parameters": spec.Parameters})
+	info.Tokens = (len(decl) + 3) / 4
+	return &mcpTool{m: m, spec: spec, info: info}
+}
+
+// statusLocked is s as hosts see it.
+func (m *Manager) statusLocked(s *server, offers []*mcpTool) protocol.MCPServer {
+	st := protocol.MCPServer{Config: s.cfg, State: s.state, Reason: s.reason, PID: s.pid, SinceMs: s.since.UnixMilli(),
+		Stderr: s.stderr.String(), ProtocolVersion: s.proto, Server: s.impl, Tools: []protocol.MCPTool{}, LeftOff: s.leftOff}
+	for _, t := range offers {
+		st.Tools = append(st.Tools, t.info)
+		if t.info.Enabled && t.info.Problem == "" {
+			st.Tokens += t.info.Tokens
+		}
+	}
+	return st
+}
+
+// toolName is the namespaced name the model calls: server__tool, with
+// what Ollama's tool names cannot hold made "_", cut to MCPMaxToolName
+// with a hash of the whole name so two long names stay apart.
+func toolName(server, name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if r < utf8.RuneSelf && (r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	full := server + "__" + b.String()
+	if len(full) <= protocol.MCPMaxToolName {
+		return full
+	}
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	suffix := fmt.Sprintf("-%08x", h.Sum32())
+	return full[:protocol.MCPMaxToolName-len(suffix)] + suffix
+}
+
+// bounded cuts s to max characters.
+func bounded(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	return string([]rune(s)[:max-1]) + "…"
+}
+
+// parseEffects reads an override in kernel/tool's spelling.
+func parseEffects(s string) (tool.Effect, error) { return tool.ParseEffects(s) }
