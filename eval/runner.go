@@ -36,6 +36,10 @@ type Env struct {
 	Tools []runtime.ToolProvider
 	// RememberWithoutAsking is the memory panel's setting of that name.
 	RememberWithoutAsking bool
+	// MCP are the scenario's MCP servers, attached for this run only;
+	// MCPCallSeconds their calls' deadline (0: the default).
+	MCP            []MCPAttach
+	MCPCallSeconds int
 }
 
 // Instance is a running kernel. Close stops it as quitting Quire does.
@@ -43,7 +47,9 @@ type Instance struct {
 	Kernel protocol.Kernel
 	// Batches is the task queue (nil: none), for organise actions.
 	Batches Batches
-	Close   func()
+	// MCP is the MCP servers' manager (nil: none), for setup.mcp.
+	MCP   MCPServers
+	Close func()
 }
 
 // Batches is the task queue as a scenario's user drives it (host.Batches'
@@ -165,8 +171,9 @@ type played struct {
 	questions    []runtime.Question // every question the user was asked, in order
 	actionErrors []string
 	pendingTurns int
-	batch        *protocol.BatchReview // the last organise action's batch, as it ended
-	workerEvents []protocol.Event      // the logs of its workers' sessions
+	batch        *protocol.BatchReview         // the last organise action's batch, as it ended
+	workerEvents []protocol.Event              // the logs of its workers' sessions
+	mcp          map[string]protocol.MCPServer // the MCP servers as the scenario ended
 }
 
 func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*played, error) {
@@ -189,7 +196,11 @@ func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*playe
 	// From here on p is returned, even with an error, so the caller checks
 	// what there is and removes root.
 	p := &played{root: root, notes: filepath.Join(root, "notes"), outside: filepath.Join(root, "outside")}
-	env := Env{DataDir: filepath.Join(root, "data"), NumCtx: cmp.Or(sc.Setup.NumCtx, 8192), RememberWithoutAsking: sc.Setup.RememberWithoutAsking}
+	env := Env{DataDir: filepath.Join(root, "data"), NumCtx: cmp.Or(sc.Setup.NumCtx, 8192), RememberWithoutAsking: sc.Setup.RememberWithoutAsking,
+		MCPCallSeconds: sc.Setup.MCPCallSeconds}
+	if env.MCP, err = attachMCP(root, sc.Setup.MCP); err != nil {
+		return p, err
+	}
 	if p.setupNotes, err = writeFiles(p.notes, sc.Setup.Notes); err != nil {
 		return p, err
 	}
@@ -276,6 +287,9 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 		return fmt.Errorf("starting Quire: %w", err)
 	}
 	defer func() { inst.Close() }()
+	if err := mcpReady(ctx, inst.MCP, sc.Setup.MCP); err != nil {
+		return fmt.Errorf("starting the scenario's MCP servers: %w", err)
+	}
 	sess, err := protocol.Run[protocol.Session](ctx, inst.Kernel, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: sc.Name})
 	if err != nil {
 		return fmt.Errorf("creating the conversation: %w", err)
@@ -300,6 +314,12 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 	// when the conversation went wrong: the log says how.
 	done := func(err error) error {
 		stop()
+		if len(sc.Setup.MCP) > 0 {
+			var merr error
+			if p.mcp, merr = mcpStates(context.WithoutCancel(ctx), inst.MCP); merr != nil {
+				err = errors.Join(err, fmt.Errorf("reading the MCP servers' states: %w", merr))
+			}
+		}
 		var evs []protocol.Event
 		for _, id := range append(earlier, sess.ID) {
 			got, lerr := inst.Kernel.Events(context.WithoutCancel(ctx), id, 0)
@@ -315,7 +335,11 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 		return nil
 	}
 	for i, a := range sc.User {
-		if err := log.waitFor(ctx, func(evs []protocol.Event) (bool, error) {
+		if server, state, ok := mcpWait(a.When); ok {
+			if err := waitMCP(ctx, inst.MCP, server, state); err != nil {
+				return done(fmt.Errorf("user[%d] waited in vain: %w", i, err))
+			}
+		} else if err := log.waitFor(ctx, func(evs []protocol.Event) (bool, error) {
 			switch {
 			case a.When == "idle":
 				return idle(evs), nil
@@ -349,6 +373,9 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 				return fmt.Errorf("user[%d]: starting Quire again: %w", i, err)
 			}
 			stop = log.follow(ctx, inst.Kernel, sess.ID)
+			if err := mcpReady(ctx, inst.MCP, sc.Setup.MCP); err != nil {
+				return done(fmt.Errorf("user[%d]: starting the MCP servers again: %w", i, err))
+			}
 		case a.Organise != "":
 			err = p.organise(ctx, inst, a)
 		case a.NewConversation:

@@ -16,6 +16,7 @@ package mcptest
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -200,22 +201,21 @@ func HTTP(t testing.TB, record string) *HTTPServer {
 // server's side, as a process that died would.
 func InMemory(o Options) mcpclient.Connect {
 	return func(ctx context.Context) (mcp.Transport, error) {
-		client, server := mcp.NewInMemoryTransports()
-		var ss atomic.Pointer[mcp.ServerSession]
+		// A pipe of its own rather than NewInMemoryTransports, so a crash
+		// can cut the server's end as a dying process's pipes are cut:
+		// closing the server's session from inside a call would wait for
+		// that very call to finish.
+		c, sv := net.Pipe()
 		opts := o
 		if opts.Crash == nil {
-			opts.Crash = func() {
-				if s := ss.Load(); s != nil {
-					_ = s.Close()
-				}
-			}
+			opts.Crash = func() { _ = sv.Close() }
 		}
-		session, err := NewServer(opts).Connect(ctx, server, nil)
-		if err != nil {
+		if _, err := NewServer(opts).Connect(ctx, &mcp.IOTransport{Reader: sv, Writer: sv}, nil); err != nil {
+			c.Close()
+			sv.Close()
 			return nil, err
 		}
-		ss.Store(session)
-		return client, nil
+		return &mcp.IOTransport{Reader: c, Writer: c}, nil
 	}
 }
 
