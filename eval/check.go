@@ -28,7 +28,7 @@ func (p *played) check(sc Scenario, real bool) []string {
 	fails = append(fails, shownInFull(p.events, p.questions)...)
 	fails = append(fails, unclosedRuns(p.events)...)
 	fails = append(fails, p.checkBatch(ex.Batch)...)
-	fails = append(fails, p.checkMCP(ex.MCP)...)
+	fails = append(fails, p.checkMCP(ex.MCP, real)...)
 
 	// Outcomes.
 	notes, err := readTree(p.notes)

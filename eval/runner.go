@@ -147,13 +147,13 @@ func RunOne(ctx context.Context, sc Scenario, build Builder, opts Options) Resul
 
 // forReal reports whether the scenario means anything against a real
 // model: not when it stages a failure only the fake server can (Ollama down,
-// a missing model, a failing reply), brings a model of its own, or says
-// real: false.
+// a missing model, a failing reply, a wait for an MCP server's state),
+// brings a model of its own, or says real: false.
 func (sc *Scenario) forReal() bool {
 	if sc.Real != nil && !*sc.Real || sc.Setup.Ollama == "down" || sc.Setup.Ollama == "no-model" || sc.Setup.Model != nil {
 		return false
 	}
-	return !slices.ContainsFunc(sc.Model, func(t ModelTurn) bool { return t.Fail != nil })
+	return !slices.ContainsFunc(sc.Model, func(t ModelTurn) bool { return t.Fail != nil }) && sc.mcpForReal()
 }
 
 // played is what a scenario left behind, for the checks.
