@@ -105,11 +105,7 @@ func TestMCPInvariantCanFail(t *testing.T) {
 	kept := ev(event.MemoryRemember, "r", event.MemoryRememberPayload{ID: "m1", Kind: "preference", Text: "x", Origin: "tool", CallID: "c2"})
 	branch := ev(event.InputReceived, "", event.InputReceivedPayload{Caps: &event.Capabilities{Read: true, Tools: []event.ToolDecl{
 		{Name: "remember", Effects: uint8(tool.WriteMemory), Granted: uint8(tool.WriteMemory)}}}})
-	tests := []struct {
-		name string
-		evs  []protocol.Event
-		want string // "" for no failure
-	}{
+	tests := []gateCase{
 		{"an MCP write after a yes", []protocol.Event{caps(0), yes, started("c1", "files__write")}, ""},
 		{"an MCP write that ran unasked", []protocol.Event{caps(0), started("c1", "files__write")}, "call c1 of files__write, which can change things, started without the user's yes"},
 		{"an MCP read needs no yes", []protocol.Event{caps(0), started("c1", "files__echo")}, ""},
@@ -121,15 +117,7 @@ func TestMCPInvariantCanFail(t *testing.T) {
 			started("c2", "remember"), kept}, "call c2 of remember"},
 		{"granted remember in a branch of a conversation that read", []protocol.Event{branch, started("c2", "remember"), kept}, "call c2 of remember"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got := strings.Join(slices.Concat(unapprovedWrites(tt.evs), unapprovedMemory(tt.evs)), "; ")
-			if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
-				t.Fatalf("invariants say %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkGate(t, tests)
 }
 
 // TestMemoryInvariantCanFail: unapprovedMemory (and unapprovedWrites for
@@ -155,11 +143,7 @@ func TestMemoryInvariantCanFail(t *testing.T) {
 		return ev(event.MemoryRemember, "r", event.MemoryRememberPayload{ID: "m1", Kind: "preference", Text: "x", Origin: origin, CallID: id, Pending: pending})
 	}
 	forgot := ev(event.MemoryForget, "r", event.MemoryForgetPayload{ID: "m0", Origin: "tool", CallID: "c1"})
-	tests := []struct {
-		name string
-		evs  []protocol.Event
-		want string
-	}{
+	tests := []gateCase{
 		{"asked and yes", []protocol.Event{decls(0), yes("c1"), started("c1", "remember"), kept("c1", "tool", false)}, ""},
 		{"granted, nothing read", []protocol.Event{decls(tool.WriteMemory), started("c1", "remember"), kept("c1", "tool", false)}, ""},
 		{"remember without a yes", []protocol.Event{decls(0), started("c1", "remember"), kept("c1", "tool", false)}, "remembered by call c1 without the user's yes"},
@@ -177,6 +161,19 @@ func TestMemoryInvariantCanFail(t *testing.T) {
 		{"proposal kept after a read", []protocol.Event{decls(tool.WriteMemory), started("s1", "search_docs"), read, kept("", "proposal", false)},
 			"kept without the user's approval"},
 	}
+	checkGate(t, tests)
+}
+
+// gateCase is a log and what the gate's invariants (unapprovedWrites,
+// unapprovedMemory) must say of it: "" for nothing.
+type gateCase struct {
+	name string
+	evs  []protocol.Event
+	want string
+}
+
+func checkGate(t *testing.T, tests []gateCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

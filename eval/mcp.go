@@ -133,38 +133,14 @@ func attachMCP(root string, servers []MCPServer) ([]MCPAttach, error) {
 	return out, nil
 }
 
-// waitMCP waits until the server is in state, on the manager's own change
-// feed; it gives up when ctx ends.
+// waitMCP waits until the server is in state (mcptest.Wait, on the
+// manager's own change feed); it gives up when ctx ends.
 func waitMCP(ctx context.Context, m MCPServers, name, state string) error {
 	if m == nil {
 		return fmt.Errorf("the MCP server %s: the kernel has no MCP manager", name)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	changes := m.Watch(ctx) // before the look, so no change falls between
-	list, err := m.Servers(ctx)
-	if err != nil {
-		return err
-	}
-	last := "not configured"
-	for _, s := range list.Servers {
-		if s.Config.Name == name {
-			if s.State == state {
-				return nil
-			}
-			last = s.State + ": " + s.Reason
-		}
-	}
-	for s := range changes {
-		if s.Config.Name != name {
-			continue
-		}
-		if s.State == state {
-			return nil
-		}
-		last = s.State + ": " + s.Reason
-	}
-	return fmt.Errorf("the MCP server %s did not become %s (last %s): %w", name, state, last, context.Cause(ctx))
+	_, err := mcptest.Wait(ctx, m, name, state)
+	return err
 }
 
 // mcpReady waits until every server of the scenario has started, so the

@@ -16,9 +16,7 @@ setup:
 // setting's bounds are errors naming the field, never checks of nothing.
 func TestParseRefusesBadMCPSetups(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name, yaml, want string
-	}{
+	tests := []parseCase{
 		{"unknown server kind", strings.Replace(mcpScenario, "server: mcptest", "server: everything", 1), `setup.mcp[0].server "everything"`},
 		{"a name the manager refuses", strings.Replace(mcpScenario, "name: files", "name: my files", 1), `setup.mcp[0].name "my files"`},
 		{"two servers of one name", mcpScenario + "    - {name: files, server: mcptest}\n", "two servers have that name"},
@@ -30,15 +28,7 @@ func TestParseRefusesBadMCPSetups(t *testing.T) {
 		{"a wait for an unknown state", strings.Replace(mcpScenario, `say: "hi"`, "say: hi\n    when: \"mcp:files:dead\"", 1), `when "mcp:files:dead"`},
 		{"a misspelt server field", strings.Replace(mcpScenario, "server: mcptest", "sever: mcptest", 1), "field sever is not a field of mcpserver"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := Parse([]byte(tt.yaml))
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Parse error = %v, want one containing %q", err, tt.want)
-			}
-		})
-	}
+	parseRefuses(t, tests)
 	good := strings.Replace(mcpScenario, `say: "hi"`, "say: hi\n    when: \"mcp:files:failed\"", 1) + "  mcp_call_seconds: 1\n"
 	good = strings.Replace(good, "runs: [completed]", "mcp: {files: {state: failed, recorded: []}}", 1)
 	if _, err := Parse([]byte(good)); err != nil {

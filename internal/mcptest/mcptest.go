@@ -235,16 +235,29 @@ func WaitState(t testing.TB, m Watcher, name, state string) protocol.MCPServer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), Patience)
 	defer cancel()
+	s, err := Wait(ctx, m, name, state)
+	if err != nil {
+		t.Fatalf("%v (waited %s)", err, Patience)
+	}
+	return s
+}
+
+// Wait waits, on the manager's own change feed, until the server named
+// name is in state, and returns it; when ctx ends first the error names
+// the last state seen (the eval set's waits, which have no testing.TB).
+func Wait(ctx context.Context, m Watcher, name, state string) (protocol.MCPServer, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	changes := m.Watch(ctx) // before the look, so no change falls between
 	list, err := m.Servers(ctx)
 	if err != nil {
-		t.Fatal(err)
+		return protocol.MCPServer{}, err
 	}
-	last := ""
+	last := "not configured"
 	for _, s := range list.Servers {
 		if s.Config.Name == name {
 			if s.State == state {
-				return s
+				return s, nil
 			}
 			last = s.State + ": " + s.Reason
 		}
@@ -254,10 +267,9 @@ func WaitState(t testing.TB, m Watcher, name, state string) protocol.MCPServer {
 			continue
 		}
 		if s.State == state {
-			return s
+			return s, nil
 		}
 		last = s.State + ": " + s.Reason
 	}
-	t.Fatalf("the MCP server %s did not become %s within %s (last: %s)", name, state, Patience, last)
-	return protocol.MCPServer{}
+	return protocol.MCPServer{}, fmt.Errorf("the MCP server %s did not become %s (last: %s): %w", name, state, last, context.Cause(ctx))
 }
