@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 
 	"quire/config"
 	"quire/kernel/protocol"
+	"quire/kernel/tool"
 )
 
 // Choices is where the user's per-tool choices and the call deadline are
@@ -44,6 +46,12 @@ func WithServer(cfg protocol.MCPServerConfig, connect Connect) Option {
 // WithClock sets the clock of the states' Since (default time.Now).
 func WithClock(now func() time.Time) Option { return func(m *Manager) { m.now = now } }
 
+// WithTokens sets how a tool's declaration is counted in the model's
+// context (the composition root gives compact.ToolTokens, the runtime's
+// own estimate, so Settings shows what a run counts). Without it: a
+// quarter of its JSON.
+func WithTokens(count func(tool.Spec) int) Option { return func(m *Manager) { m.tokens = count } }
+
 // WithInitTimeout sets the handshake's deadline (default
 // protocol.MCPInitSeconds).
 func WithInitTimeout(d time.Duration) Option { return func(m *Manager) { m.initTimeout = d } }
@@ -61,14 +69,22 @@ type Manager struct {
 	log         *slog.Logger
 	now         func() time.Time
 	initTimeout time.Duration
+	tokens      func(tool.Spec) int
 	client      *mcp.Client
 	attached    []attachedServer
 	watch       watchers
 
-	mu      sync.Mutex // guards what follows; never held across a network or process wait
-	servers map[string]*server
-	problem string // why mcp.json could not be read: nothing is written over it
-	closed  bool
+	// setMu makes SetTool's save and its copy below one step at a time.
+	setMu sync.Mutex
+
+	mu sync.Mutex // guards what follows; never held across a network or process wait
+	// settings is the choices' copy, taken at New and after each SetTool:
+	// the settings owner's lock is never taken under mu (its OnChange
+	// users run under its own lock and may call here).
+	settings config.MCPSettings
+	servers  map[string]*server
+	problem  string // why mcp.json could not be read: nothing is written over it
+	closed   bool
 }
 
 // server is one configured server and its current connection.
@@ -82,7 +98,7 @@ type server struct {
 	stderr   *tail
 	proto    string
 	impl     string
-	listed   []*mcp.Tool // as the server listed them, at most MCPMaxToolsPerServer
+	listed   []listedTool // as the server listed them, at most MCPMaxToolsPerServer
 	leftOff  int
 	session  *mcp.ClientSession
 	cmd      *exec.Cmd
@@ -97,11 +113,13 @@ type server struct {
 // the user fixes it.
 func New(dataDir string, choices Choices, log *slog.Logger, opts ...Option) *Manager {
 	m := &Manager{path: filepath.Join(dataDir, File), choices: choices, log: log, now: time.Now,
-		initTimeout: protocol.MCPInitSeconds * time.Second, servers: map[string]*server{}}
+		initTimeout: protocol.MCPInitSeconds * time.Second, servers: map[string]*server{}, tokens: quarterOfJSON}
 	for _, o := range opts {
 		o(m)
 	}
-	m.client = mcp.NewClient(&mcp.Implementation{Name: "quire", Version: protocol.Version}, nil)
+	m.client = mcp.NewClient(&mcp.Implementation{Name: "quire", Version: protocol.Version},
+		&mcp.ClientOptions{ToolListChangedHandler: m.toolsChanged})
+	m.settings = choices.MCP()
 	cfgs, issues, err := readFile(m.path)
 	if err != nil {
 		m.problem = fmt.Sprintf("Quire could not read %s (%v). Fix or remove the file, then restart Quire; until then no MCP server runs.", m.path, err)
@@ -329,14 +347,23 @@ func (m *Manager) SetTool(ctx context.Context, c protocol.MCPToolChoice) (protoc
 	}
 	m.mu.Lock()
 	s, err := m.serverLocked(c.Server)
-	if err == nil && s.listed != nil && !slices.ContainsFunc(s.listed, func(t *mcp.Tool) bool { return t.Name == c.Tool }) {
+	if err == nil && s.listed != nil && !slices.ContainsFunc(s.listed, func(t listedTool) bool { return t.Name == c.Tool }) {
 		err = refuse(protocol.ErrNotFound, ErrUnknownTool, "The server %s has no tool %q.", c.Server, c.Tool)
 	}
 	m.mu.Unlock()
 	if err != nil {
 		return protocol.MCPServer{}, err
 	}
-	if err := m.choices.SetMCPTool(config.MCPToolSetting{Server: c.Server, Tool: c.Tool, Disabled: !c.Enabled, Effects: c.Effects}); err != nil {
+	m.setMu.Lock()
+	err = m.choices.SetMCPTool(config.MCPToolSetting{Server: c.Server, Tool: c.Tool, Disabled: !c.Enabled, Effects: c.Effects})
+	if err == nil {
+		settings := m.choices.MCP()
+		m.mu.Lock()
+		m.settings = settings
+		m.mu.Unlock()
+	}
+	m.setMu.Unlock()
+	if err != nil {
 		return protocol.MCPServer{}, fmt.Errorf("the choice for %s was not saved: %w", c.Tool, err)
 	}
 	st, err := m.status(c.Server)
@@ -468,10 +495,10 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 	if err == nil {
 		cs, err = m.client.Connect(ctx, t, nil)
 	}
-	var listed []*mcp.Tool
+	var listed []listedTool
 	leftOff := 0
 	if err == nil {
-		listed, leftOff, err = listTools(ctx, cs)
+		listed, leftOff, err = listTools(ctx, cfg.Name, cs)
 	}
 	m.mu.Lock()
 	if s.gen != gen {
@@ -525,6 +552,47 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 	release(nil, cmd, nil)
 }
 
+// toolsChanged lists a server's tools again when it says they changed, so
+// the next run is offered the new list (a running run keeps its own). The
+// handler runs on the connection's reader, which the listing waits on: it
+// is done on a goroutine of its own, bounded by the handshake's deadline.
+func (m *Manager) toolsChanged(_ context.Context, req *mcp.ToolListChangedRequest) {
+	go m.relist(req.Session)
+}
+
+func (m *Manager) relist(cs *mcp.ClientSession) {
+	m.mu.Lock()
+	var s *server
+	gen := 0
+	for _, x := range m.servers {
+		if x.session == cs {
+			s, gen = x, x.gen
+		}
+	}
+	var name string
+	if s != nil {
+		name = s.cfg.Name
+	}
+	m.mu.Unlock()
+	if s == nil {
+		return // not (or no longer) a running server's connection
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), m.initTimeout)
+	defer cancel()
+	listed, leftOff, err := listTools(ctx, name, cs)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s.gen != gen || s.session != cs {
+		return
+	}
+	if err != nil {
+		m.log.Warn("mcp server's changed tools could not be listed; the earlier list stays", "server", name, "err", err)
+		return
+	}
+	s.listed, s.leftOff = listed, leftOff
+	m.watch.publish(m.statusLocked(s, m.offersLocked()[name]))
+}
+
 // transport is the connection a server's config asks for.
 func (m *Manager) transport(ctx context.Context, cfg protocol.MCPServerConfig, connect Connect, stderr *tail) (mcp.Transport, *exec.Cmd, error) {
 	switch {
@@ -548,11 +616,18 @@ func (m *Manager) transport(ctx context.Context, cfg protocol.MCPServerConfig, c
 	}
 }
 
-// headers adds the configured headers to every request to the server.
+// headers adds the configured headers to every request to the server and
+// bounds each answer's body at maxAnswerBytes (the SDK bounds one stdio
+// line and one SSE event the same; a JSON answer it reads whole).
 type headers struct {
 	h    map[string]string
 	next http.RoundTripper
 }
+
+// maxAnswerBytes is the SDK's own bound on one stdio message or SSE event.
+const maxAnswerBytes = mcp.DefaultMaxLineLength
+
+var errAnswerTooBig = fmt.Errorf("the server's answer is over %d MiB", maxAnswerBytes>>20)
 
 func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 	if len(h.h) > 0 {
@@ -561,13 +636,35 @@ func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.Header.Set(k, v)
 		}
 	}
-	return h.next.RoundTrip(r)
+	resp, err := h.next.RoundTrip(r)
+	if err == nil {
+		resp.Body = &boundedBody{ReadCloser: resp.Body, left: maxAnswerBytes}
+	}
+	return resp, err
+}
+
+// boundedBody fails a read past its bound instead of growing without one.
+type boundedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, errAnswerTooBig
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // listTools takes up to MCPMaxToolsPerServer tools and counts (a bounded
 // number of) the rest.
-func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, int, error) {
-	listed := []*mcp.Tool{}
+func listTools(ctx context.Context, server string, cs *mcp.ClientSession) ([]listedTool, int, error) {
+	listed := []listedTool{}
 	leftOff := 0
 	if init := cs.InitializeResult(); init != nil && init.Capabilities != nil && init.Capabilities.Tools == nil {
 		return listed, 0, nil // a server with no tools (prompts or resources only)
@@ -577,7 +674,7 @@ func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, int, er
 			return nil, 0, err
 		}
 		if len(listed) < protocol.MCPMaxToolsPerServer {
-			listed = append(listed, t)
+			listed = append(listed, prepare(server, t))
 			continue
 		}
 		leftOff++

@@ -17,7 +17,8 @@
 // (coalesced to the latest when the watcher is slow); Tools lists servers
 // in name order and each server's tools in the order it listed them.
 //
-// It speaks kernel/protocol, kernel/tool and config. It must never import
+// It speaks kernel/protocol, kernel/tool (and its registry, to check a
+// schema before offering it), config and internal/latest. It must never import
 // kernel/store, kernel/runtime, kernel/core, a provider, a host, the
 // composition root or Wails.
 package mcpclient

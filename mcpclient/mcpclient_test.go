@@ -1,10 +1,13 @@
 package mcpclient_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -335,8 +338,8 @@ func TestUnreadableConfigIsNotOverwritten(t *testing.T) {
 	}
 }
 
-// A tool whose schema the validator cannot compile is withdrawn with a
-// reason; the server's other tools are offered.
+// A tool whose schema the validator cannot compile, or whose name is too
+// long, is withdrawn with a reason; the server's other tools are offered.
 func TestUncompilableSchemaWithdrawsOnlyThatTool(t *testing.T) {
 	connect := func(ctx context.Context) (mcp.Transport, error) {
 		client, server := mcp.NewInMemoryTransports()
@@ -347,6 +350,7 @@ func TestUncompilableSchemaWithdrawsOnlyThatTool(t *testing.T) {
 		s.AddTool(&mcp.Tool{Name: "remote_ref", InputSchema: map[string]any{"type": "object",
 			"properties": map[string]any{"a": map[string]any{"$ref": "https://example.com/a.json"}}}}, handler)
 		s.AddTool(&mcp.Tool{Name: "fine.tool", InputSchema: map[string]any{"type": "object"}}, handler)
+		s.AddTool(&mcp.Tool{Name: strings.Repeat("n", 200), InputSchema: map[string]any{"type": "object"}}, handler)
 		if _, err := s.Connect(ctx, server, nil); err != nil {
 			return nil, err
 		}
@@ -356,6 +360,9 @@ func TestUncompilableSchemaWithdrawsOnlyThatTool(t *testing.T) {
 	s := mcptest.WaitState(t, m, "odd", protocol.MCPRunning)
 	if p := statusTool(t, s, "remote_ref").Problem; !strings.Contains(p, "schema") {
 		t.Errorf("remote_ref's problem %q", p)
+	}
+	if p := statusTool(t, s, strings.Repeat("n", 128)+"…").Problem; !strings.Contains(p, "name is over 128") {
+		t.Errorf("a 200-character name's problem %q", p)
 	}
 	fine := statusTool(t, s, "fine.tool")
 	if fine.Problem != "" || fine.Name != "odd__fine_tool" || fine.Effects != "write+net" || !fine.Destructive {
@@ -404,5 +411,99 @@ func TestParse(t *testing.T) {
 				t.Errorf("refused %+v, want one saying %q", refused, c.refused)
 			}
 		})
+	}
+}
+
+// oneTool is an in-memory server offering one unannotated tool.
+func oneTool(name string) mcpclient.Connect {
+	return func(ctx context.Context) (mcp.Transport, error) {
+		client, server := mcp.NewInMemoryTransports()
+		s := mcp.NewServer(&mcp.Implementation{Name: "one", Version: "1"}, nil)
+		s.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+		if _, err := s.Connect(ctx, server, nil); err != nil {
+			return nil, err
+		}
+		return client, nil
+	}
+}
+
+// Two servers whose tools sanitise to one name: the first in name order
+// keeps it, the other is refused in words and not offered.
+func TestNameClashAcrossServersIsRefused(t *testing.T) {
+	m, _, _ := open(t,
+		mcpclient.WithServer(protocol.MCPServerConfig{Name: "a", Enabled: true}, oneTool("__b")),
+		mcpclient.WithServer(protocol.MCPServerConfig{Name: "a_", Enabled: true}, oneTool("_b")))
+	mcptest.WaitState(t, m, "a", protocol.MCPRunning)
+	second := mcptest.WaitState(t, m, "a_", protocol.MCPRunning)
+	if p := statusTool(t, second, "_b").Problem; !strings.Contains(p, "a____b") {
+		t.Errorf("the clashing tool's problem %q", p)
+	}
+	tools := m.Tools()
+	if len(tools) != 1 || tools[0].Spec().Name != "a____b" {
+		t.Errorf("offered %d tools", len(tools))
+	}
+}
+
+// A server that says its tools changed is listed again: the new tool is
+// in its status and offered from then on.
+func TestChangedToolListIsTakenAgain(t *testing.T) {
+	servers := make(chan *mcp.Server, 1)
+	connect := func(ctx context.Context) (mcp.Transport, error) {
+		client, server := mcp.NewInMemoryTransports()
+		s := mcp.NewServer(&mcp.Implementation{Name: "growing", Version: "1"}, nil)
+		handler := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		}
+		s.AddTool(&mcp.Tool{Name: "first", InputSchema: map[string]any{"type": "object"}}, handler)
+		if _, err := s.Connect(ctx, server, nil); err != nil {
+			return nil, err
+		}
+		servers <- s
+		return client, nil
+	}
+	m, _, _ := open(t, mcpclient.WithServer(protocol.MCPServerConfig{Name: "grow", Enabled: true}, connect))
+	mcptest.WaitState(t, m, "grow", protocol.MCPRunning)
+	ctx, cancel := context.WithTimeout(t.Context(), mcptest.Patience)
+	defer cancel()
+	changes := m.Watch(ctx)
+	(<-servers).AddTool(&mcp.Tool{Name: "second", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	for s := range changes {
+		if len(s.Tools) == 2 {
+			if len(m.Tools()) != 2 {
+				t.Errorf("the status lists two tools, %d are offered", len(m.Tools()))
+			}
+			return
+		}
+	}
+	t.Fatal("the changed tool list was not taken within the patience")
+}
+
+// An HTTP server whose answer has no end is cut at the bound, and its
+// start fails saying so.
+func TestEndlessHTTPAnswerIsCut(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"pad":"`))
+		chunk := bytes.Repeat([]byte("x"), 1<<20)
+		for range 20 {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	m, _, _ := open(t)
+	if _, err := m.Put(t.Context(), protocol.MCPServerConfig{Name: "endless", URL: srv.URL, Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	s := mcptest.WaitState(t, m, "endless", protocol.MCPFailed)
+	if !strings.Contains(s.Reason, "over 16 MiB") {
+		t.Errorf("reason %q does not say the answer was too big", s.Reason)
 	}
 }

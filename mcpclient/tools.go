@@ -158,7 +158,7 @@ func describeContent(c mcp.Content) string {
 // user's choices applied; names are unique across servers (a later one
 // that clashes, in name order, gets a Problem).
 func (m *Manager) offersLocked() map[string][]*mcpTool {
-	settings := m.choices.MCP()
+	settings := m.settings
 	choices := map[[2]string]config.MCPToolSetting{}
 	for _, c := range settings.Tools {
 		choices[[2]string{c.Server, c.Tool}] = c
@@ -183,8 +183,52 @@ func (m *Manager) offersLocked() map[string][]*mcpTool {
 	return out
 }
 
+// listedTool is a tool as its server listed it, with its input schema
+// read and checked once, when it was listed (outside the manager's lock).
+type listedTool struct {
+	*mcp.Tool
+	params  map[string]any
+	problem string // why the schema cannot be offered
+}
+
+// maxRemoteName bounds a server's own name for a tool (what a choice in
+// settings.json names: config bounds it at 256 bytes).
+const maxRemoteName = 128
+
+// prepare reads and checks a listed tool's schema.
+func prepare(server string, t *mcp.Tool) listedTool {
+	lt := listedTool{Tool: t}
+	if len(t.Name) > maxRemoteName {
+		// Kept short so a status stays small; such a tool is never offered.
+		short := *t
+		short.Name = strings.ToValidUTF8(t.Name[:maxRemoteName], "") + "…"
+		lt.Tool = &short
+		lt.problem = fmt.Sprintf("Its name is over %d characters; it is not offered.", maxRemoteName)
+		return lt
+	}
+	raw, err := json.Marshal(t.InputSchema)
+	switch {
+	case err != nil:
+		lt.problem = fmt.Sprintf("Its input schema cannot be read (%v); it is not offered.", err)
+	case len(raw) > protocol.MCPMaxSchemaBytes:
+		lt.problem = fmt.Sprintf("Its input schema is %d KiB, over the %d KiB Quire takes; it is not offered.", len(raw)>>10, protocol.MCPMaxSchemaBytes>>10)
+	default:
+		if err := json.Unmarshal(raw, &lt.params); err != nil || lt.params == nil {
+			lt.params, lt.problem = nil, "Its input schema is not a JSON object; it is not offered."
+			break
+		}
+		// The registry refuses a whole run's tools for one bad schema:
+		// the check is made here, so only this tool is withdrawn.
+		spec := tool.Spec{Name: toolName(server, t.Name), Parameters: lt.params, Idempotency: tool.Unsafe}
+		if _, err := registry.New(&mcpTool{spec: spec}); err != nil {
+			lt.problem = fmt.Sprintf("Its input schema cannot be used (%v); it is not offered.", err)
+		}
+	}
+	return lt
+}
+
 // offer makes one listed tool a Quire tool.
-func (m *Manager) offer(server string, lt *mcp.Tool, choice config.MCPToolSetting, timeout time.Duration) *mcpTool {
+func (m *Manager) offer(server string, lt listedTool, choice config.MCPToolSetting, timeout time.Duration) *mcpTool {
 	ann := lt.Annotations
 	readOnly := ann != nil && ann.ReadOnlyHint
 	// The spec's default for destructiveHint is true, when not read-only.
@@ -210,30 +254,11 @@ func (m *Manager) offer(server string, lt *mcp.Tool, choice config.MCPToolSettin
 	if desc == "" {
 		desc = "A tool of the MCP server " + server + "."
 	}
-	spec := tool.Spec{Name: info.Name, Description: desc, Effects: effects, Idempotency: tool.Unsafe, Timeout: timeout}
-	raw, err := json.Marshal(lt.InputSchema)
-	switch {
-	case err != nil:
-		info.Problem = fmt.Sprintf("Its input schema cannot be read (%v); it is not offered.", err)
-	case len(raw) > protocol.MCPMaxSchemaBytes:
-		info.Problem = fmt.Sprintf("Its input schema is %d KiB, over the %d KiB Quire takes; it is not offered.", len(raw)>>10, protocol.MCPMaxSchemaBytes>>10)
-	default:
-		var params map[string]any
-		if err := json.Unmarshal(raw, &params); err != nil || params == nil {
-			info.Problem = "Its input schema is not a JSON object; it is not offered."
-			break
-		}
-		spec.Parameters = params
-		// The registry refuses a whole run's tools for one bad schema:
-		// the check is made here, so only this tool is withdrawn.
-		if info.Problem == "" {
-			if _, err := registry.New(&mcpTool{spec: spec}); err != nil {
-				info.Problem = fmt.Sprintf("Its input schema cannot be used (%v); it is not offered.", err)
-			}
-		}
+	spec := tool.Spec{Name: info.Name, Description: desc, Effects: effects, Idempotency: tool.Unsafe, Timeout: timeout, Parameters: lt.params}
+	if info.Problem == "" {
+		info.Problem = lt.problem
 	}
-	decl, _ := json.Marshal(map[string]any{"name": spec.Name, "description": spec.Description, "parameters": spec.Parameters})
-	info.Tokens = (len(decl) + 3) / 4
+	info.Tokens = m.tokens(spec)
 	return &mcpTool{m: m, spec: spec, info: info}
 }
 
@@ -270,6 +295,13 @@ func toolName(server, name string) string {
 	h.Write([]byte(name))
 	suffix := fmt.Sprintf("-%08x", h.Sum32())
 	return full[:protocol.MCPMaxToolName-len(suffix)] + suffix
+}
+
+// quarterOfJSON is a declaration's cost when the composition root gave no
+// estimate (WithTokens): a quarter of its JSON.
+func quarterOfJSON(s tool.Spec) int {
+	decl, _ := json.Marshal(map[string]any{"name": s.Name, "description": s.Description, "parameters": s.Parameters})
+	return (len(decl) + 3) / 4
 }
 
 // bounded cuts s to max characters.

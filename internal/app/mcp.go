@@ -4,6 +4,9 @@ import (
 	"sync"
 
 	"quire/host"
+	"quire/kernel/compact"
+	"quire/kernel/provider"
+	"quire/kernel/tool"
 	"quire/mcpclient"
 )
 
@@ -20,7 +23,11 @@ type mcpParts struct {
 // servers start in the background. opts are Extras.MCP (attached servers).
 func (p *Parts) openMCP(opts []mcpclient.Option) *mcpclient.Manager {
 	p.mcp.once.Do(func() {
-		p.mcp.m = mcpclient.New(p.settings.Get().DataDir, p.settings, p.log.With("part", "mcp"), opts...)
+		// The declarations are counted as the runtime counts them.
+		tokens := mcpclient.WithTokens(func(s tool.Spec) int {
+			return compact.ToolTokens(provider.ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
+		})
+		p.mcp.m = mcpclient.New(p.settings.Get().DataDir, p.settings, p.log.With("part", "mcp"), append([]mcpclient.Option{tokens}, opts...)...)
 	})
 	return p.mcp.m
 }
