@@ -1,9 +1,6 @@
 package app
 
 import (
-	"context"
-	"encoding/json"
-	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -11,16 +8,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
-	"quire/config"
 	"quire/internal/mcptest"
 	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
-	"quire/kernel/runtime"
 )
 
 // goSDKNewest is the newest MCP version the Go SDK of go.mod (v1.8.0)
@@ -133,29 +126,15 @@ func TestReferenceMCPServerThroughTheGate(t *testing.T) {
 			fake := ollamatest.New(t)
 			fake.AddModel(ollamatest.DefaultModel())
 			fake.Script(
-				ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "c1", Name: "everything__echo", Arguments: []byte(`{"message":"hello from Quire"}`)}}},
-				ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "c2", Name: "everything__toggle-simulated-logging", Arguments: []byte(`{}`)}}},
+				mcpCall("c1", "everything__echo", `{"message":"hello from Quire"}`),
+				mcpCall("c2", "everything__toggle-simulated-logging", `{}`),
 				ollamatest.Turn{Content: []string{"Done."}},
 			)
-			var mu sync.Mutex
-			var questions []runtime.Question
-			ask := func(_ context.Context, q runtime.Question) (runtime.Answer, error) {
-				mu.Lock()
-				defer mu.Unlock()
-				questions = append(questions, q)
-				return runtime.Answer{Allowed: true}, nil
-			}
-			cfg := config.Config{DataDir: t.TempDir(), OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 8192}
-			p, err := OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner,
-				Extras{Runtime: []runtime.Option{runtime.WithAsker(ask)}})
-			if err != nil {
+			o := openMCPOwner(t, fake, t.TempDir(), 0, true)
+			if _, err := o.MCP().Put(t.Context(), tc.cfg(t)); err != nil {
 				t.Fatal(err)
 			}
-			defer p.Close()
-			if _, err := p.MCP().Put(t.Context(), tc.cfg(t)); err != nil {
-				t.Fatal(err)
-			}
-			s := mcptest.WaitState(t, p.MCP(), "everything", protocol.MCPRunning)
+			s := mcptest.WaitState(t, o.MCP(), "everything", protocol.MCPRunning)
 			t.Logf("the reference server %s speaks %s (its SDK's newest: %s; the Go SDK's: %s)", s.Server, s.ProtocolVersion, serverNewest, goSDKNewest)
 			if s.ProtocolVersion != want {
 				t.Errorf("the handshake settled on %q, want %q, the newest both sides speak", s.ProtocolVersion, want)
@@ -168,38 +147,19 @@ func TestReferenceMCPServerThroughTheGate(t *testing.T) {
 				t.Fatalf("effects from the annotations: echo %q, toggle-simulated-logging %q; want read and write+net", effects["echo"], effects["toggle-simulated-logging"])
 			}
 
-			k := p.Kernel()
-			sess, err := protocol.Run[protocol.Session](t.Context(), k, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "reference"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := protocol.Run[protocol.SendResult](t.Context(), k, "", protocol.SendMessage,
-				protocol.SendMessagePayload{Session: sess.ID, Text: "Echo hello, then turn the logging on."}); err != nil {
-				t.Fatal(err)
-			}
-			testkit.WaitRuns(t, k, sess.ID, 1)
-
-			mu.Lock()
-			defer mu.Unlock()
+			session := o.say(t, "", "Echo hello, then turn the logging on.", 1)
+			o.mu.Lock()
+			questions := o.questions
+			o.mu.Unlock()
 			if len(questions) != 1 || len(questions[0].Calls) != 1 || questions[0].Calls[0].Name != "everything__toggle-simulated-logging" {
 				t.Fatalf("questions %+v, want one, about the toggle only (echo is read-only)", questions)
 			}
 			if d := questions[0].Descriptions; len(d) != 1 || !strings.Contains(d[0], "toggle-simulated-logging") || !strings.Contains(d[0], "everything") {
 				t.Errorf("the question says %q; it must name the tool and its server", d)
 			}
-			evs, err := k.Events(t.Context(), sess.ID, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
 			results := map[string]event.ToolResultPayload{}
-			for _, e := range evs {
-				if e.Type == string(event.ToolResult) {
-					var r event.ToolResultPayload
-					if err := json.Unmarshal(e.Payload, &r); err != nil {
-						t.Fatal(err)
-					}
-					results[r.Name] = r
-				}
+			for _, r := range o.results(t, session) {
+				results[r.Name] = r
 			}
 			if r := results["everything__echo"]; r.Status != "success" || r.Content != "Echo: hello from Quire" {
 				t.Errorf("echo's result: %+v", r)
