@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -31,6 +32,12 @@ type MCPServer struct {
 	// checks read; hang, until its call is cut; crash, which ends the
 	// server mid-call).
 	Server string `yaml:"server"`
+	// Transport is "memory" (default: in this process, over a pipe) or
+	// "stdio": a child process started from the data folder's mcp.json,
+	// as a server the user pasted (its crash is a real exit). Stdio needs
+	// a binary that serves the test server (Options.MCPStdio: go test's
+	// TestEvalSet); without one the scenario is skipped.
+	Transport string `yaml:"transport"`
 }
 
 // MCPCheck is what must hold of one server when the scenario ends.
@@ -42,6 +49,8 @@ type MCPCheck struct {
 	// Recorded are the texts its record tool wrote, in order: [] means it
 	// wrote nothing.
 	Recorded *[]string `yaml:"recorded"`
+	// Stderr is a text the tail of its stderr must contain (stdio).
+	Stderr string `yaml:"stderr"`
 }
 
 // MCPAttach is a server the Builder attaches to the manager (through
@@ -59,8 +68,9 @@ type MCPServers interface {
 }
 
 var (
-	knownMCPServers = []string{"mcptest"}
-	knownMCPStates  = []string{protocol.MCPStarting, protocol.MCPRunning, protocol.MCPStopped, protocol.MCPFailed}
+	knownMCPServers    = []string{"mcptest"}
+	knownMCPTransports = []string{"", "memory", "stdio"}
+	knownMCPStates     = []string{protocol.MCPStarting, protocol.MCPRunning, protocol.MCPStopped, protocol.MCPFailed}
 	// mcpName is what the manager takes as a server name.
 	mcpName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
 )
@@ -81,6 +91,9 @@ func (sc *Scenario) validateMCP() []error {
 		if !slices.Contains(knownMCPServers, s.Server) {
 			bad("setup.mcp[%d].server %q: want one of %s", i, s.Server, strings.Join(knownMCPServers, ", "))
 		}
+		if !slices.Contains(knownMCPTransports, s.Transport) {
+			bad("setup.mcp[%d].transport %q: want memory or stdio", i, s.Transport)
+		}
 	}
 	if t := sc.Setup.MCPCallSeconds; t < 0 || t > protocol.MCPMaxCallSeconds {
 		bad("setup.mcp_call_seconds %d: want 1 to %d (0: the default, %d)", t, protocol.MCPMaxCallSeconds, protocol.MCPCallSeconds)
@@ -92,8 +105,8 @@ func (sc *Scenario) validateMCP() []error {
 		if c.State != "" && !slices.Contains(knownMCPStates, c.State) {
 			bad("expect.mcp.%s.state %q: want one of %s", name, c.State, strings.Join(knownMCPStates, ", "))
 		}
-		if c.State == "" && c.Reason == "" && c.Recorded == nil {
-			bad("expect.mcp.%s: check its state, reason or recorded texts", name)
+		if c.State == "" && c.Reason == "" && c.Recorded == nil && c.Stderr == "" {
+			bad("expect.mcp.%s: check its state, reason, stderr or recorded texts", name)
 		}
 	}
 	for i, a := range sc.User {
@@ -117,8 +130,20 @@ func mcpWait(when string) (server, state string, ok bool) {
 // mcpRecord is the file a server's record tool appends to.
 func mcpRecord(root, server string) string { return filepath.Join(root, "mcp", server+".txt") }
 
-// attachMCP makes the scenario's servers, each recording under root.
-func attachMCP(root string, servers []MCPServer) ([]MCPAttach, error) {
+// MCPStdio is the config of a stdio server named name that serves the
+// test server, recording into record: a binary that can (a test binary
+// whose TestMain calls mcptest.Main).
+type MCPStdio func(name, record string) protocol.MCPServerConfig
+
+// needsStdio: a server of the scenario runs over stdio.
+func (sc *Scenario) needsStdio() bool {
+	return slices.ContainsFunc(sc.Setup.MCP, func(s MCPServer) bool { return s.Transport == "stdio" })
+}
+
+// attachMCP makes the scenario's servers, each recording under root: the
+// in-memory ones attached, the stdio ones written to the data folder's
+// mcp.json (dataDir), where Quire reads the servers the user configured.
+func attachMCP(root, dataDir string, servers []MCPServer, stdio MCPStdio) ([]MCPAttach, error) {
 	if len(servers) == 0 {
 		return nil, nil
 	}
@@ -126,9 +151,27 @@ func attachMCP(root string, servers []MCPServer) ([]MCPAttach, error) {
 		return nil, err
 	}
 	var out []MCPAttach
+	file := map[string]any{}
 	for _, s := range servers {
+		if s.Transport == "stdio" {
+			c := stdio(s.Name, mcpRecord(root, s.Name))
+			file[s.Name] = map[string]any{"command": c.Command, "args": c.Args, "env": c.Env}
+			continue
+		}
 		out = append(out, MCPAttach{Config: protocol.MCPServerConfig{Name: s.Name, Enabled: true},
 			Connect: mcptest.InMemory(mcptest.Options{RecordFile: mcpRecord(root, s.Name)})})
+	}
+	if len(file) > 0 {
+		b, err := json.Marshal(map[string]any{"mcpServers": file})
+		if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(dataDir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dataDir, mcpclient.File), b, 0o600); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -194,6 +237,9 @@ func (p *played) checkMCP(ex map[string]MCPCheck, real bool) []string {
 		}
 		if !real && c.Reason != "" && !strings.Contains(st.Reason, c.Reason) {
 			fails = append(fails, fmt.Sprintf("the MCP server %s's reason is %q, expected it to contain %q", name, st.Reason, c.Reason))
+		}
+		if !real && c.Stderr != "" && !strings.Contains(st.Stderr, c.Stderr) {
+			fails = append(fails, fmt.Sprintf("the MCP server %s's stderr is %q, expected it to contain %q", name, short(st.Stderr), c.Stderr))
 		}
 		if c.Recorded != nil {
 			got := []string{}

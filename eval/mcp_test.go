@@ -26,6 +26,7 @@ func TestParseRefusesBadMCPSetups(t *testing.T) {
 		{"a check of another server", strings.Replace(mcpScenario, "runs: [completed]", "mcp: {other: {state: failed}}", 1), `expect.mcp: "other" is not a server`},
 		{"a wait for another server", strings.Replace(mcpScenario, `say: "hi"`, "say: hi\n    when: \"mcp:other:failed\"", 1), `when "mcp:other:failed"`},
 		{"a wait for an unknown state", strings.Replace(mcpScenario, `say: "hi"`, "say: hi\n    when: \"mcp:files:dead\"", 1), `when "mcp:files:dead"`},
+		{"an unknown transport", strings.Replace(mcpScenario, "server: mcptest", "server: mcptest, transport: sse", 1), `setup.mcp[0].transport "sse"`},
 		{"a misspelt server field", strings.Replace(mcpScenario, "server: mcptest", "sever: mcptest", 1), "field sever is not a field of mcpserver"},
 	}
 	parseRefuses(t, tests)

@@ -81,6 +81,9 @@ type Options struct {
 	// Parallel is how many scenarios run at once; default 4 (1 when Real,
 	// a local model answers one request at a time anyway).
 	Parallel int
+	// MCPStdio runs the test MCP server as a child process, for scenarios
+	// whose servers say transport: stdio (eval/mcp.go); nil skips them.
+	MCPStdio MCPStdio
 }
 
 // Select keeps the scenarios opts selects, in order.
@@ -126,7 +129,7 @@ func Run(ctx context.Context, scenarios []Scenario, build Builder, opts Options)
 // RunOne plays one scenario in a fresh temporary world and checks it.
 func RunOne(ctx context.Context, sc Scenario, build Builder, opts Options) Result {
 	res := Result{Name: sc.Name, Class: sc.Class, File: sc.File}
-	if opts.Real && !sc.forReal() {
+	if opts.Real && !sc.forReal() || opts.MCPStdio == nil && sc.needsStdio() {
 		res.Skipped = true
 		return res
 	}
@@ -198,7 +201,7 @@ func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*playe
 	p := &played{root: root, notes: filepath.Join(root, "notes"), outside: filepath.Join(root, "outside")}
 	env := Env{DataDir: filepath.Join(root, "data"), NumCtx: cmp.Or(sc.Setup.NumCtx, 8192), RememberWithoutAsking: sc.Setup.RememberWithoutAsking,
 		MCPCallSeconds: sc.Setup.MCPCallSeconds}
-	if env.MCP, err = attachMCP(root, sc.Setup.MCP); err != nil {
+	if env.MCP, err = attachMCP(root, env.DataDir, sc.Setup.MCP, opts.MCPStdio); err != nil {
 		return p, err
 	}
 	if p.setupNotes, err = writeFiles(p.notes, sc.Setup.Notes); err != nil {

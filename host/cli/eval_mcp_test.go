@@ -2,6 +2,7 @@ package cli
 
 import (
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -9,7 +10,18 @@ import (
 
 	"quire/eval"
 	"quire/internal/app"
+	"quire/internal/mcptest"
+	"quire/kernel/protocol"
 )
+
+// The test binary doubles as the stdio MCP test server of the scenarios
+// whose servers say transport: stdio.
+func TestMain(m *testing.M) { mcptest.Main(m) }
+
+// stdioMCP runs this test binary again as the stdio test server.
+func stdioMCP(t *testing.T) eval.MCPStdio {
+	return func(name, record string) protocol.MCPServerConfig { return mcptest.Stdio(t, name, record) }
+}
 
 // TestEvalMCPScenariosCanFail: the MCP scenarios' checks depend on what
 // the servers did — a yes where the scenario says no records the text, a
@@ -34,15 +46,19 @@ func TestEvalMCPScenariosCanFail(t *testing.T) {
 			// The wait for the failed server can only time out.
 			sc.Timeout = eval.Duration(3 * time.Second)
 		}, []string{"the MCP server files did not become failed", "the MCP server files ended running"}},
+		{"edge-mcp-stdio-server-crashes", func(sc *eval.Scenario) {
+			sc.Expect.MCP = maps.Clone(sc.Expect.MCP)
+			sc.Expect.MCP["files"] = eval.MCPCheck{Stderr: "a line it never wrote"}
+		}, []string{`the MCP server files's stderr is "mcptest: serving on stdio`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.scenario, func(t *testing.T) {
 			t.Parallel()
 			sc := scenarioNamed(t, tt.scenario)
 			tt.breakIt(&sc)
-			res := eval.RunOne(t.Context(), sc, app.EvalBuilder(QuietLog(io.Discard)), eval.Options{})
-			if res.Pass {
-				t.Fatal("the scenario passed with what it must catch")
+			res := eval.RunOne(t.Context(), sc, app.EvalBuilder(QuietLog(io.Discard)), eval.Options{MCPStdio: stdioMCP(t)})
+			if res.Pass || res.Skipped {
+				t.Fatalf("the scenario passed (or was skipped: %v) with what it must catch", res.Skipped)
 			}
 			for _, want := range tt.want {
 				if !slices.ContainsFunc(res.Failures, func(f string) bool { return strings.Contains(f, want) }) {
@@ -50,5 +66,15 @@ func TestEvalMCPScenariosCanFail(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEvalStdioMCPNeedsAServingBinary: without a binary that serves the
+// stdio test server (quire eval) a stdio scenario is skipped, never run
+// against nothing nor counted as passed.
+func TestEvalStdioMCPNeedsAServingBinary(t *testing.T) {
+	sc := scenarioNamed(t, "edge-mcp-stdio-server-crashes")
+	if res := eval.RunOne(t.Context(), sc, app.EvalBuilder(QuietLog(io.Discard)), eval.Options{}); !res.Skipped || res.Pass {
+		t.Fatalf("result %+v, want skipped", res)
 	}
 }
