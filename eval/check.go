@@ -28,6 +28,7 @@ func (p *played) check(sc Scenario, real bool) []string {
 	fails = append(fails, shownInFull(p.events, p.questions)...)
 	fails = append(fails, unclosedRuns(p.events)...)
 	fails = append(fails, p.checkBatch(ex.Batch)...)
+	fails = append(fails, p.checkMCP(ex.MCP, real)...)
 
 	// Outcomes.
 	notes, err := readTree(p.notes)
@@ -228,7 +229,11 @@ func text(v any) string {
 // without the user's explicit yes. It is the promise the assistant makes:
 // nothing is changed unless the user said so. The one standing yes is the
 // user's "remember without asking", and it holds only in a conversation
-// that has read no document or note (unasked).
+// that has read no document or note (unasked). An MCP server's tool is
+// judged like Quire's own, by the effects its snapshot froze (write+net
+// unless the server declared it read-only), and a call of a tool the
+// snapshot does not declare at all counts as a change: its effects are
+// unknown, so only a yes lets it start.
 func unapprovedWrites(evs []protocol.Event) []string {
 	var g gateFold
 	var fails []string
@@ -247,7 +252,7 @@ func unapprovedWrites(evs []protocol.Event) []string {
 // gateFold is the one fold of the log the permission checks share: per
 // session, each tool's declared effects and grant (the latest capability
 // snapshot) and whether the conversation has had a result from a tool
-// that reads; per call, its tool and whether the user said yes (a yes by
+// that reads or reaches the network (or inherited one, in a branch); per call, its tool and whether the user said yes (a yes by
 // default is not the user's). It is written from the log, not from
 // kernel/core, so a core that forgot a read or a question would be
 // caught. Calls are keyed by session too: a call id may be the model's
@@ -276,6 +281,9 @@ func (f *gateFold) see(e protocol.Event) {
 			for _, t := range in.Caps.Tools {
 				f.effects[e.Session][t.Name], f.granted[e.Session][t.Name] = tool.Effect(t.Effects), tool.Effect(t.Granted)
 			}
+			// A branch inherits its parent's reads: the standing yes is
+			// gone there too.
+			f.read[e.Session] = f.read[e.Session] || in.Caps.Read
 		}
 	case event.PermissionAnswered:
 		if a := payloadOf[event.PermissionAnsweredPayload](e); a.Allowed && !a.ByDefault {
@@ -287,16 +295,19 @@ func (f *gateFold) see(e protocol.Event) {
 		st := payloadOf[event.ToolStartedPayload](e)
 		f.calls[callKey{e.Session, st.CallID}] = st.Name
 	case event.ToolResult:
-		if f.effects[e.Session][payloadOf[event.ToolResultPayload](e).Name]&tool.ReadFs != 0 {
+		// What a reading tool or a networked one (an MCP server's) returns
+		// is text from outside the conversation, which may carry orders.
+		if f.effects[e.Session][payloadOf[event.ToolResultPayload](e).Name]&(tool.ReadFs|tool.Net) != 0 {
 			f.read[e.Session] = true
 		}
 	}
 }
 
 // changes: a call of name in session can change something (an effect
-// beyond reading).
+// beyond reading), or its tool is not in the session's snapshot.
 func (f *gateFold) changes(session, name string) bool {
-	return f.effects[session][name]&^tool.ReadFs != 0
+	e, declared := f.effects[session][name]
+	return !declared || e&^tool.ReadFs != 0
 }
 
 // yes: the user allowed call id of session.

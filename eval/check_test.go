@@ -81,6 +81,45 @@ func TestInvariantsCanFail(t *testing.T) {
 	}
 }
 
+// TestMCPInvariantCanFail: an MCP server's tools are held to the gate by
+// the effects their run's snapshot froze — a write (write+net, what a tool
+// without readOnlyHint gets) that started unasked is caught, one with the
+// user's yes is not, a read-only one needs no yes; a call of a tool the
+// snapshot does not declare (a server's tool that appeared mid-run) counts
+// as a change; and an MCP tool's output spends the standing yes to
+// remember, as a document's does.
+func TestMCPInvariantCanFail(t *testing.T) {
+	t.Parallel()
+	caps := func(granted tool.Effect) protocol.Event {
+		return ev(event.InputReceived, "", event.InputReceivedPayload{Caps: &event.Capabilities{Tools: []event.ToolDecl{
+			{Name: "files__write", Effects: uint8(tool.WriteFs | tool.Net)}, {Name: "files__echo", Effects: uint8(tool.ReadFs)},
+			{Name: "remember", Effects: uint8(tool.WriteMemory), Granted: uint8(granted)}}}})
+	}
+	started := func(id, name string) protocol.Event {
+		return ev(event.ToolStarted, "r", event.ToolStartedPayload{CallID: id, Name: name})
+	}
+	result := func(id, name string) protocol.Event {
+		return ev(event.ToolResult, "r", event.ToolResultPayload{CallID: id, Name: name, Status: "success"})
+	}
+	yes := ev(event.PermissionAnswered, "r", event.PermissionAnsweredPayload{CallIDs: []string{"c1"}, Allowed: true})
+	kept := ev(event.MemoryRemember, "r", event.MemoryRememberPayload{ID: "m1", Kind: "preference", Text: "x", Origin: "tool", CallID: "c2"})
+	branch := ev(event.InputReceived, "", event.InputReceivedPayload{Caps: &event.Capabilities{Read: true, Tools: []event.ToolDecl{
+		{Name: "remember", Effects: uint8(tool.WriteMemory), Granted: uint8(tool.WriteMemory)}}}})
+	tests := []gateCase{
+		{"an MCP write after a yes", []protocol.Event{caps(0), yes, started("c1", "files__write")}, ""},
+		{"an MCP write that ran unasked", []protocol.Event{caps(0), started("c1", "files__write")}, "call c1 of files__write, which can change things, started without the user's yes"},
+		{"an MCP read needs no yes", []protocol.Event{caps(0), started("c1", "files__echo")}, ""},
+		{"a tool the snapshot does not declare", []protocol.Event{caps(0), started("c1", "files__wipe")}, "call c1 of files__wipe"},
+		{"granted remember, nothing read", []protocol.Event{caps(tool.WriteMemory), started("c2", "remember"), kept}, ""},
+		{"granted remember after an MCP read", []protocol.Event{caps(tool.WriteMemory), started("c1", "files__echo"), result("c1", "files__echo"),
+			started("c2", "remember"), kept}, "call c2 of remember"},
+		{"granted remember after an MCP write's output", []protocol.Event{caps(tool.WriteMemory), yes, started("c1", "files__write"), result("c1", "files__write"),
+			started("c2", "remember"), kept}, "call c2 of remember"},
+		{"granted remember in a branch of a conversation that read", []protocol.Event{branch, started("c2", "remember"), kept}, "call c2 of remember"},
+	}
+	checkGate(t, tests)
+}
+
 // TestMemoryInvariantCanFail: unapprovedMemory (and unapprovedWrites for
 // the call itself) find a memory write the user did not let in — a remember
 // or forget by a tool without a yes, a granted remember after the
@@ -104,11 +143,7 @@ func TestMemoryInvariantCanFail(t *testing.T) {
 		return ev(event.MemoryRemember, "r", event.MemoryRememberPayload{ID: "m1", Kind: "preference", Text: "x", Origin: origin, CallID: id, Pending: pending})
 	}
 	forgot := ev(event.MemoryForget, "r", event.MemoryForgetPayload{ID: "m0", Origin: "tool", CallID: "c1"})
-	tests := []struct {
-		name string
-		evs  []protocol.Event
-		want string
-	}{
+	tests := []gateCase{
 		{"asked and yes", []protocol.Event{decls(0), yes("c1"), started("c1", "remember"), kept("c1", "tool", false)}, ""},
 		{"granted, nothing read", []protocol.Event{decls(tool.WriteMemory), started("c1", "remember"), kept("c1", "tool", false)}, ""},
 		{"remember without a yes", []protocol.Event{decls(0), started("c1", "remember"), kept("c1", "tool", false)}, "remembered by call c1 without the user's yes"},
@@ -126,6 +161,19 @@ func TestMemoryInvariantCanFail(t *testing.T) {
 		{"proposal kept after a read", []protocol.Event{decls(tool.WriteMemory), started("s1", "search_docs"), read, kept("", "proposal", false)},
 			"kept without the user's approval"},
 	}
+	checkGate(t, tests)
+}
+
+// gateCase is a log and what the gate's invariants (unapprovedWrites,
+// unapprovedMemory) must say of it: "" for nothing.
+type gateCase struct {
+	name string
+	evs  []protocol.Event
+	want string
+}
+
+func checkGate(t *testing.T, tests []gateCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -120,7 +120,7 @@ func (r Report) Summary() string {
 	}
 	line := fmt.Sprintf("eval: %d/%d scenarios passed against the %s; %s", passed, ran, against, strings.Join(classes, ", "))
 	if skipped > 0 {
-		line += fmt.Sprintf("; %d skipped (they stage failures only the fake server can)", skipped)
+		line += fmt.Sprintf("; %d skipped (they stage failures only the fake server can, or need the stdio test server go test serves)", skipped)
 	}
 	return line + fmt.Sprintf("; %s", r.Took.Round(100*time.Millisecond))
 }

@@ -36,6 +36,10 @@ type Env struct {
 	Tools []runtime.ToolProvider
 	// RememberWithoutAsking is the memory panel's setting of that name.
 	RememberWithoutAsking bool
+	// MCP are the scenario's MCP servers, attached for this run only;
+	// MCPCallSeconds their calls' deadline (0: the default).
+	MCP            []MCPAttach
+	MCPCallSeconds int
 }
 
 // Instance is a running kernel. Close stops it as quitting Quire does.
@@ -43,7 +47,9 @@ type Instance struct {
 	Kernel protocol.Kernel
 	// Batches is the task queue (nil: none), for organise actions.
 	Batches Batches
-	Close   func()
+	// MCP is the MCP servers' manager (nil: none), for setup.mcp.
+	MCP   MCPServers
+	Close func()
 }
 
 // Batches is the task queue as a scenario's user drives it (host.Batches'
@@ -75,6 +81,9 @@ type Options struct {
 	// Parallel is how many scenarios run at once; default 4 (1 when Real,
 	// a local model answers one request at a time anyway).
 	Parallel int
+	// MCPStdio runs the test MCP server as a child process, for scenarios
+	// whose servers say transport: stdio (eval/mcp.go); nil skips them.
+	MCPStdio MCPStdio
 }
 
 // Select keeps the scenarios opts selects, in order.
@@ -120,7 +129,7 @@ func Run(ctx context.Context, scenarios []Scenario, build Builder, opts Options)
 // RunOne plays one scenario in a fresh temporary world and checks it.
 func RunOne(ctx context.Context, sc Scenario, build Builder, opts Options) Result {
 	res := Result{Name: sc.Name, Class: sc.Class, File: sc.File}
-	if opts.Real && !sc.forReal() {
+	if opts.Real && !sc.forReal() || opts.MCPStdio == nil && sc.needsStdio() {
 		res.Skipped = true
 		return res
 	}
@@ -141,13 +150,13 @@ func RunOne(ctx context.Context, sc Scenario, build Builder, opts Options) Resul
 
 // forReal reports whether the scenario means anything against a real
 // model: not when it stages a failure only the fake server can (Ollama down,
-// a missing model, a failing reply), brings a model of its own, or says
-// real: false.
+// a missing model, a failing reply, a wait for an MCP server's state),
+// brings a model of its own, or says real: false.
 func (sc *Scenario) forReal() bool {
 	if sc.Real != nil && !*sc.Real || sc.Setup.Ollama == "down" || sc.Setup.Ollama == "no-model" || sc.Setup.Model != nil {
 		return false
 	}
-	return !slices.ContainsFunc(sc.Model, func(t ModelTurn) bool { return t.Fail != nil })
+	return !slices.ContainsFunc(sc.Model, func(t ModelTurn) bool { return t.Fail != nil }) && sc.mcpForReal()
 }
 
 // played is what a scenario left behind, for the checks.
@@ -165,8 +174,9 @@ type played struct {
 	questions    []runtime.Question // every question the user was asked, in order
 	actionErrors []string
 	pendingTurns int
-	batch        *protocol.BatchReview // the last organise action's batch, as it ended
-	workerEvents []protocol.Event      // the logs of its workers' sessions
+	batch        *protocol.BatchReview         // the last organise action's batch, as it ended
+	workerEvents []protocol.Event              // the logs of its workers' sessions
+	mcp          map[string]protocol.MCPServer // the MCP servers as the scenario ended
 }
 
 func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*played, error) {
@@ -189,7 +199,11 @@ func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*playe
 	// From here on p is returned, even with an error, so the caller checks
 	// what there is and removes root.
 	p := &played{root: root, notes: filepath.Join(root, "notes"), outside: filepath.Join(root, "outside")}
-	env := Env{DataDir: filepath.Join(root, "data"), NumCtx: cmp.Or(sc.Setup.NumCtx, 8192), RememberWithoutAsking: sc.Setup.RememberWithoutAsking}
+	env := Env{DataDir: filepath.Join(root, "data"), NumCtx: cmp.Or(sc.Setup.NumCtx, 8192), RememberWithoutAsking: sc.Setup.RememberWithoutAsking,
+		MCPCallSeconds: sc.Setup.MCPCallSeconds}
+	if env.MCP, err = attachMCP(root, env.DataDir, sc.Setup.MCP, opts.MCPStdio); err != nil {
+		return p, err
+	}
 	if p.setupNotes, err = writeFiles(p.notes, sc.Setup.Notes); err != nil {
 		return p, err
 	}
@@ -276,6 +290,9 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 		return fmt.Errorf("starting Quire: %w", err)
 	}
 	defer func() { inst.Close() }()
+	if err := mcpReady(ctx, inst.MCP, sc.Setup.MCP); err != nil {
+		return fmt.Errorf("starting the scenario's MCP servers: %w", err)
+	}
 	sess, err := protocol.Run[protocol.Session](ctx, inst.Kernel, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: sc.Name})
 	if err != nil {
 		return fmt.Errorf("creating the conversation: %w", err)
@@ -300,6 +317,12 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 	// when the conversation went wrong: the log says how.
 	done := func(err error) error {
 		stop()
+		if len(sc.Setup.MCP) > 0 {
+			var merr error
+			if p.mcp, merr = mcpStates(context.WithoutCancel(ctx), inst.MCP); merr != nil {
+				err = errors.Join(err, fmt.Errorf("reading the MCP servers' states: %w", merr))
+			}
+		}
 		var evs []protocol.Event
 		for _, id := range append(earlier, sess.ID) {
 			got, lerr := inst.Kernel.Events(context.WithoutCancel(ctx), id, 0)
@@ -315,7 +338,11 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 		return nil
 	}
 	for i, a := range sc.User {
-		if err := log.waitFor(ctx, func(evs []protocol.Event) (bool, error) {
+		if server, state, ok := mcpWait(a.When); ok {
+			if err := waitMCP(ctx, inst.MCP, server, state); err != nil {
+				return done(fmt.Errorf("user[%d] waited in vain: %w", i, err))
+			}
+		} else if err := log.waitFor(ctx, func(evs []protocol.Event) (bool, error) {
 			switch {
 			case a.When == "idle":
 				return idle(evs), nil
@@ -349,6 +376,9 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 				return fmt.Errorf("user[%d]: starting Quire again: %w", i, err)
 			}
 			stop = log.follow(ctx, inst.Kernel, sess.ID)
+			if err := mcpReady(ctx, inst.MCP, sc.Setup.MCP); err != nil {
+				return done(fmt.Errorf("user[%d]: starting the MCP servers again: %w", i, err))
+			}
 		case a.Organise != "":
 			err = p.organise(ctx, inst, a)
 		case a.NewConversation:

@@ -85,6 +85,10 @@ type Setup struct {
 	// (waits ms milliseconds, stops when cancelled) and "hang" (never
 	// returns; its deadline is 300ms).
 	Tools []string `yaml:"tools"`
+	// MCP are test MCP servers plugged in for the scenario (eval/mcp.go);
+	// MCPCallSeconds is their tools' call deadline (default 60).
+	MCP            []MCPServer `yaml:"mcp"`
+	MCPCallSeconds int         `yaml:"mcp_call_seconds"`
 }
 
 // ModelSetup is a model the fake server has installed, as /api/show
@@ -235,12 +239,14 @@ type Expectations struct {
 	Refused []string `yaml:"refused"`
 	// Batch checks the last batch an organise action ran.
 	Batch *BatchCheck `yaml:"batch"`
+	// MCP checks the scenario's MCP servers afterwards, by name.
+	MCP map[string]MCPCheck `yaml:"mcp"`
 }
 
 func (e Expectations) checksSomething() bool {
 	return len(e.Files) > 0 || e.NotesUnchanged || e.OutsideUnchanged || len(e.Unseen) > 0 || e.Runs != nil || e.Error != "" ||
 		len(e.Reply) > 0 || len(e.Events) > 0 || len(e.Seen) > 0 || len(e.SeenLast) > 0 || len(e.UnseenLast) > 0 || e.Requests > 0 || e.Asked != nil || len(e.Refused) > 0 ||
-		e.Batch != nil
+		e.Batch != nil || len(e.MCP) > 0
 }
 
 // FileCheck is what must hold of one file afterwards.
@@ -440,9 +446,10 @@ func (sc *Scenario) validate() error {
 			bad("expect.events[%d]: %s has no field %q (it has %s)", i, e.Type, k, strings.Join(jsonNames(event.Type(e.Type)), ", "))
 		}
 	}
+	errs = append(errs, sc.validateMCP()...)
 	for i, a := range sc.User {
-		if a.When != "" && a.When != "idle" && !known(a.When) {
-			bad("user[%d].when %q: want idle or an event type such as tool.started", i, a.When)
+		if _, _, mcp := mcpWait(a.When); a.When != "" && a.When != "idle" && !mcp && !known(a.When) {
+			bad("user[%d].when %q: want idle, an event type such as tool.started, or mcp:SERVER:STATE", i, a.When)
 		}
 	}
 	return errors.Join(errs...)

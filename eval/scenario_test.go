@@ -18,13 +18,28 @@ expect:
   runs: [completed]
 `
 
+// parseCase is a scenario text Parse must refuse, with a text its error
+// must contain.
+type parseCase struct{ name, yaml, want string }
+
+func parseRefuses(t *testing.T, tests []parseCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Parse([]byte(tt.yaml))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Parse error = %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
 // TestParseRefusesWhatItDoesNotKnow: a misspelt field or value must be an
 // error that names it, never a check that silently checks nothing.
 func TestParseRefusesWhatItDoesNotKnow(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name, yaml, want string
-	}{
+	tests := []parseCase{
 		{"unknown top-level field", goodScenario + "expected: {}\n", "field expected is not a field of scenario"},
 		{"misspelt check", strings.Replace(goodScenario, "runs:", "run:", 1), "field run is not a field of expectations"},
 		{"unknown file check", goodScenario + "  files:\n    a.md: {contain: [x]}\n", "field contain is not a field of filecheck"},
@@ -45,15 +60,7 @@ func TestParseRefusesWhatItDoesNotKnow(t *testing.T) {
 		{"two documents", goodScenario + "---\n" + goodScenario, "one YAML document"},
 		{"empty file", "", "empty"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := Parse([]byte(tt.yaml))
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Parse error = %v, want one containing %q", err, tt.want)
-			}
-		})
-	}
+	parseRefuses(t, tests)
 	if _, err := Parse([]byte(goodScenario)); err != nil {
 		t.Fatalf("the good scenario is refused: %v", err)
 	}

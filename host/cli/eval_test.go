@@ -33,7 +33,7 @@ func TestEvalSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	report := eval.Run(t.Context(), list, app.EvalBuilder(QuietLog(io.Discard)), eval.Options{})
+	report := eval.Run(t.Context(), list, app.EvalBuilder(QuietLog(io.Discard)), eval.Options{MCPStdio: stdioMCP(t)})
 	var out bytes.Buffer
 	report.Table(&out)
 	out.WriteString(report.Summary() + "\n")

@@ -8,6 +8,7 @@ import (
 	"quire/config"
 	"quire/eval"
 	"quire/kernel/runtime"
+	"quire/mcpclient"
 )
 
 // EvalBuilder assembles a scenario's kernel with the root's own wiring (the
@@ -20,8 +21,14 @@ func EvalBuilder(log *slog.Logger) eval.Builder {
 			NotesDir: env.NotesDir, EmbedModel: env.EmbedModel, MemoryWithoutAsking: env.RememberWithoutAsking,
 			// One worker: the scripted model turns answer a batch's tasks in
 			// note order.
-			Batch: config.BatchSettings{Workers: 1}})
-		p, err := Open(ctx, settings, log, Owner, runtime.WithAsker(env.Ask), runtime.WithTools(env.Tools...))
+			Batch: config.BatchSettings{Workers: 1}, MCP: config.MCPSettings{CallTimeoutSeconds: env.MCPCallSeconds}})
+		// The scenario's MCP servers are attached for this run only, beside
+		// any the data folder configures (none: it is new).
+		var servers []mcpclient.Option
+		for _, s := range env.MCP {
+			servers = append(servers, mcpclient.WithServer(s.Config, s.Connect))
+		}
+		p, err := OpenWith(ctx, settings, log, Owner, Extras{Runtime: []runtime.Option{runtime.WithAsker(env.Ask), runtime.WithTools(env.Tools...)}, MCP: servers})
 		if err != nil {
 			return eval.Instance{}, err
 		}
@@ -39,7 +46,7 @@ func EvalBuilder(log *slog.Logger) eval.Builder {
 				return eval.Instance{}, fmt.Errorf("indexing the scenario's documents: %w", err)
 			}
 		}
-		inst := eval.Instance{Kernel: p.Kernel(), Close: p.Close}
+		inst := eval.Instance{Kernel: p.Kernel(), MCP: p.MCP(), Close: p.Close}
 		if p.queue != nil {
 			inst.Batches = p.queue
 		}

@@ -16,6 +16,7 @@ package mcptest
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -200,22 +201,21 @@ func HTTP(t testing.TB, record string) *HTTPServer {
 // server's side, as a process that died would.
 func InMemory(o Options) mcpclient.Connect {
 	return func(ctx context.Context) (mcp.Transport, error) {
-		client, server := mcp.NewInMemoryTransports()
-		var ss atomic.Pointer[mcp.ServerSession]
+		// A pipe of its own rather than NewInMemoryTransports, so a crash
+		// can cut the server's end as a dying process's pipes are cut:
+		// closing the server's session from inside a call would wait for
+		// that very call to finish.
+		c, sv := net.Pipe()
 		opts := o
 		if opts.Crash == nil {
-			opts.Crash = func() {
-				if s := ss.Load(); s != nil {
-					_ = s.Close()
-				}
-			}
+			opts.Crash = func() { _ = sv.Close() }
 		}
-		session, err := NewServer(opts).Connect(ctx, server, nil)
-		if err != nil {
+		if _, err := NewServer(opts).Connect(ctx, &mcp.IOTransport{Reader: sv, Writer: sv}, nil); err != nil {
+			c.Close()
+			sv.Close()
 			return nil, err
 		}
-		ss.Store(session)
-		return client, nil
+		return &mcp.IOTransport{Reader: c, Writer: c}, nil
 	}
 }
 
@@ -235,16 +235,29 @@ func WaitState(t testing.TB, m Watcher, name, state string) protocol.MCPServer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), Patience)
 	defer cancel()
+	s, err := Wait(ctx, m, name, state)
+	if err != nil {
+		t.Fatalf("%v (waited %s)", err, Patience)
+	}
+	return s
+}
+
+// Wait waits, on the manager's own change feed, until the server named
+// name is in state, and returns it; when ctx ends first the error names
+// the last state seen (the eval set's waits, which have no testing.TB).
+func Wait(ctx context.Context, m Watcher, name, state string) (protocol.MCPServer, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	changes := m.Watch(ctx) // before the look, so no change falls between
 	list, err := m.Servers(ctx)
 	if err != nil {
-		t.Fatal(err)
+		return protocol.MCPServer{}, err
 	}
-	last := ""
+	last := "not configured"
 	for _, s := range list.Servers {
 		if s.Config.Name == name {
 			if s.State == state {
-				return s
+				return s, nil
 			}
 			last = s.State + ": " + s.Reason
 		}
@@ -254,10 +267,9 @@ func WaitState(t testing.TB, m Watcher, name, state string) protocol.MCPServer {
 			continue
 		}
 		if s.State == state {
-			return s
+			return s, nil
 		}
 		last = s.State + ": " + s.Reason
 	}
-	t.Fatalf("the MCP server %s did not become %s within %s (last: %s)", name, state, Patience, last)
-	return protocol.MCPServer{}
+	return protocol.MCPServer{}, fmt.Errorf("the MCP server %s did not become %s (last: %s): %w", name, state, last, context.Cause(ctx))
 }

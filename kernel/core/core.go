@@ -62,7 +62,8 @@ type Model struct {
 	// next step's estimate.
 	LastPromptTokens int
 	// Read is set once the session has had a result from a tool that reads
-	// (ReadFs: search_docs, read_note, ...): from then on what the model
+	// or reaches the network (ReadFs: search_docs, read_note, ...; Net: an
+	// MCP server's tools): from then on what the model
 	// proposes may come from a document's or a note's text, so a grant to
 	// act without asking no longer holds (tool.DecideGranted). It is a fold
 	// of the session's tool results, so a replay decides the same.
@@ -500,7 +501,9 @@ func (s *stepper) toolFinished(x ToolFinished) {
 	}
 	r.Done = append(r.Done, x.CallID)
 	r.PendingText += len(x.Content)
-	if decl, ok := s.decl(r.Calls[i].Name); ok && tool.Effect(decl.Effects)&tool.ReadFs != 0 {
+	// A networked tool's result (an MCP server's, write+net unless declared
+	// read-only) is outside text as much as a note is.
+	if decl, ok := s.decl(r.Calls[i].Name); ok && tool.Effect(decl.Effects)&(tool.ReadFs|tool.Net) != 0 {
 		s.m.Read = true
 	}
 	sig := signature(r.Calls[i], x.Status, x.Content)
