@@ -12,10 +12,8 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"net/http"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,12 +40,9 @@ import (
 
 // Names of the runtime events the frontend listens to (docs/PROTOCOL.md).
 const (
-	// No data: updates wait for the page at updatesPath. Always the same
-	// event, so WebKit evaluates one and the same script for every update
-	// (Wails sends an event's data inside the script it evaluates: a new
-	// source, compiled and kept, per update).
-	eventWake   = "quire:wake"
-	eventResync = "quire:resync" // no data: the page reloads from its last seq
+	eventEvents   = "quire:events"   // []protocol.Event, then the delivery number
+	eventSessions = "quire:sessions" // []protocol.Session, then the delivery number
+	eventResync   = "quire:resync"   // no data: the page reloads from its last seq
 	// Events the page sends: that it listens (before it loads anything), and
 	// the delivery number of each update it has handled.
 	eventListening = "quire:listening"
@@ -55,11 +50,6 @@ const (
 	eventQuestion  = "quire:question"
 	eventHealth    = "quire:health" // doctor.Report, whenever the checks change
 )
-
-// updatesPath is where the page pulls its updates from (GET ?after=N, the
-// last delivery number it has handled), served by the window's asset
-// server: the answer is data the page parses, not a script.
-const updatesPath = "/quire/updates"
 
 // windowBound is how many updates (each batch of events, each list) the
 // page may have been sent and not yet handled before it counts as lagging.
@@ -83,8 +73,7 @@ type App struct {
 	// listen registers for events the page sends (runtime.EventsOn); nil
 	// (tests without a page) leaves the window unbounded.
 	listen func(ctx context.Context, name string, cb func(data ...any)) func()
-	pace   pace    // the page's acknowledgements (forward)
-	box    mailbox // the updates sent and not yet pulled (forward, updates)
+	pace   pace // the page's acknowledgements (forward)
 
 	// notice shows a native dialog with only OK (a late answer's fate).
 	notice func(ctx context.Context, title, message string) error
@@ -507,9 +496,7 @@ func (a *App) shutdown(context.Context) {
 var audience = protocol.Audience{}
 
 // forward relays kernel updates to the frontend in order; the runtime already
-// batches streamed text. Each update waits in the mailbox as a numbered
-// protocol.Delivery and the page is woken (eventWake) to pull what it has
-// not taken yet (updates). Once the
+// batches streamed text, so one update is one small ExecJS call. Once the
 // page said it listens, each update carries a delivery number the page
 // acknowledges; a page more than windowBound behind (or a watch the kernel
 // dropped) is sent nothing more until it has caught up, then told to resync:
@@ -517,11 +504,7 @@ var audience = protocol.Audience{}
 // waits in memory for it meanwhile.
 func (a *App) forward(ctx context.Context) {
 	if a.listen != nil {
-		defer a.listen(ctx, eventListening, func(...any) {
-			// The page loads everything itself from now: what waits is moot.
-			a.pace.reset()
-			a.box.clear()
-		})()
+		defer a.listen(ctx, eventListening, func(...any) { a.pace.reset() })()
 		defer a.listen(ctx, eventTaken, func(data ...any) { a.pace.took(data) })()
 	}
 	resync := false
@@ -553,72 +536,13 @@ func (a *App) relay(ctx context.Context, updates <-chan protocol.Update) bool {
 			return true
 		}
 		if evs := protocol.Filter(u.Events, audience); len(evs) > 0 {
-			a.box.hold(protocol.Delivery{N: a.pace.send(), Kind: protocol.DeliverEvents, Events: evs})
-			a.emit(ctx, eventWake)
+			a.emit(ctx, eventEvents, evs, a.pace.send())
 		}
 		if u.Sessions != nil {
-			a.box.hold(protocol.Delivery{N: a.pace.send(), Kind: protocol.DeliverSessions, Sessions: u.Sessions})
-			a.emit(ctx, eventWake)
+			a.emit(ctx, eventSessions, u.Sessions, a.pace.send())
 		}
 	}
 	return false
-}
-
-// updates answers the page's pull, GET updatesPath?after=N: every delivery
-// past N, in order (N and those before it are dropped: the page has them).
-// The window's asset server calls it for every path that is not a file of
-// the page.
-func (a *App) updates(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != updatesPath {
-		http.NotFound(w, r)
-		return
-	}
-	after, err := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
-	if err != nil {
-		http.Error(w, "after must be the last delivery number the page handled", http.StatusBadRequest)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	if err := json.NewEncoder(w).Encode(a.box.take(after)); err != nil {
-		a.log.Debug("the page left before its updates were written", "err", err)
-	}
-}
-
-// mailbox keeps the deliveries sent until the page pulls past them. It holds
-// at most windowBound: relay sends nothing more to a page that far behind,
-// and a page that does not listen yet loads everything itself, so when full
-// the oldest goes.
-type mailbox struct {
-	mu   sync.Mutex
-	held []protocol.Delivery // in delivery order
-}
-
-func (m *mailbox) hold(d protocol.Delivery) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.held) >= windowBound {
-		m.held = slices.Delete(m.held, 0, 1)
-	}
-	m.held = append(m.held, d)
-}
-
-// take drops the deliveries numbered up to after and returns the rest.
-func (m *mailbox) take(after int64) []protocol.Delivery {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	i := 0
-	for i < len(m.held) && m.held[i].N <= after {
-		i++
-	}
-	m.held = slices.Delete(m.held, 0, i)
-	return append([]protocol.Delivery{}, m.held...) // [] rather than null when none
-}
-
-func (m *mailbox) clear() {
-	m.mu.Lock()
-	m.held = nil
-	m.mu.Unlock()
 }
 
 // pace counts the updates sent to the page and those it has taken. Until the
@@ -977,7 +901,7 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 		Height:           800,
 		MinWidth:         760,
 		MinHeight:        520,
-		AssetServer:      &assetserver.Options{Assets: dist, Handler: http.HandlerFunc(a.updates)},
+		AssetServer:      &assetserver.Options{Assets: dist},
 		BackgroundColour: &options.RGBA{R: 250, G: 249, B: 246, A: 255},
 		OnStartup:        a.startup,
 		OnShutdown:       a.shutdown,

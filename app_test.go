@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,25 +47,11 @@ type window struct {
 	got     []emitted
 	changed chan struct{} // closed and replaced on each emit
 	onEmit  func(name string, data []any)
-	// updates is the App's pull handler: on each eventWake the window
-	// pulls past the last delivery it has, as the page does, and records
-	// each delivery as an emit named pulled.
-	updates http.HandlerFunc
-	after   int64
 }
 
-// pulled names a delivery the window pulled after a wake.
-const pulled = "(pulled)"
-
 func (w *window) emit(_ context.Context, name string, data ...any) {
-	got := []emitted{{name, data}}
-	if name == eventWake && w.updates != nil {
-		for _, d := range w.pull() {
-			got = append(got, emitted{pulled, []any{d}})
-		}
-	}
 	w.mu.Lock()
-	w.got = append(w.got, got...)
+	w.got = append(w.got, emitted{name, data})
 	close(w.changed)
 	w.changed = make(chan struct{})
 	on := w.onEmit
@@ -74,21 +59,6 @@ func (w *window) emit(_ context.Context, name string, data ...any) {
 	if on != nil {
 		on(name, data)
 	}
-}
-
-// pull GETs the deliveries past the last one pulled (only emit calls it,
-// from the one goroutine that relays).
-func (w *window) pull() []protocol.Delivery {
-	rec := httptest.NewRecorder()
-	w.updates(rec, httptest.NewRequest(http.MethodGet, fmt.Sprintf("%s?after=%d", updatesPath, w.after), nil))
-	var ds []protocol.Delivery
-	if err := json.Unmarshal(rec.Body.Bytes(), &ds); err != nil {
-		panic(fmt.Sprintf("the pull answered %d %q: %v", rec.Code, rec.Body, err))
-	}
-	if len(ds) > 0 {
-		w.after = ds[len(ds)-1].N
-	}
-	return ds
 }
 
 // all is everything emitted so far, oldest first.
@@ -125,7 +95,7 @@ func newTestApp(t *testing.T, probePath string) (*App, *ollamatest.Server, *wind
 	k := testkit.New(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	a := newApp(k.Runtime, func(context.Context) doctor.Report { return doctor.Report{OK: true} }, probePath, log)
-	w := &window{changed: make(chan struct{}), updates: a.updates}
+	w := &window{changed: make(chan struct{})}
 	a.emit = w.emit
 	return a, k.Ollama, w
 }
@@ -147,10 +117,10 @@ func TestAppForwardsEventsToTheWindow(t *testing.T) {
 	}
 	got.wait(t, "run.finished emitted to the window", func(es []emitted) bool {
 		for _, e := range es {
-			if e.name != pulled {
+			if e.name != eventEvents {
 				continue
 			}
-			for _, ev := range e.data[0].(protocol.Delivery).Events {
+			for _, ev := range e.data[0].([]protocol.Event) {
 				if ev.Type == "run.finished" {
 					return true
 				}
@@ -173,142 +143,6 @@ func TestAppForwardsEventsToTheWindow(t *testing.T) {
 	if reply != "You said: hello" {
 		t.Fatalf("reply %q", reply)
 	}
-}
-
-// Every public event reaches the page once and in seq order, pulled as data
-// after wakes that never carry any (one and the same script in WebKit), and
-// the deliveries are numbered 1, 2, 3… in the order sent.
-func TestThePagePullsEveryEventOnceAndInOrder(t *testing.T) {
-	a, _, got := newTestApp(t, "")
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	a.startup(ctx)
-	if _, err := a.Handshake(protocol.Version); err != nil {
-		t.Fatal(err)
-	}
-	s, err := a.NewSession("chat")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, text := range []string{"one", "two", "three"} {
-		if _, err := a.Send(s.ID, text, fmt.Sprintf("key-%d", i)); err != nil {
-			t.Fatal(err)
-		}
-		want := "You said: " + text
-		got.wait(t, "the reply to "+text+" pulled", func(es []emitted) bool {
-			for _, e := range es {
-				if e.name != pulled {
-					continue
-				}
-				for _, ev := range e.data[0].(protocol.Delivery).Events {
-					if ev.Type == "assistant.message" && strings.Contains(string(ev.Payload), want) {
-						return true
-					}
-				}
-			}
-			return false
-		})
-	}
-	pulledSoFar := got.all() // before the log: it may only have grown since
-	logged, err := a.Events(s.ID, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []int64
-	for _, e := range protocol.Filter(logged, audience) {
-		want = append(want, e.Seq)
-	}
-	var seqs []int64
-	n := int64(0)
-	for _, e := range pulledSoFar {
-		switch e.name {
-		case eventWake:
-			if len(e.data) != 0 {
-				t.Fatalf("a wake carried data %v: each would be a new script", e.data)
-			}
-		case pulled:
-			d := e.data[0].(protocol.Delivery)
-			if n++; d.N != n {
-				t.Fatalf("delivery %d pulled as number %d", n, d.N)
-			}
-			for _, ev := range d.Events {
-				if ev.Session == s.ID {
-					seqs = append(seqs, ev.Seq)
-				}
-			}
-		}
-	}
-	// Everything up to the third reply was pulled; what the log added after
-	// (its title, its run's end) may still be on its way.
-	last := slices.IndexFunc(logged, func(e protocol.Event) bool {
-		return e.Type == "assistant.message" && strings.Contains(string(e.Payload), "You said: three")
-	})
-	if last < 0 || len(seqs) > len(want) || !slices.Equal(seqs, want[:len(seqs)]) || !slices.Contains(seqs, logged[last].Seq) {
-		t.Fatalf("the page got seqs %v, the log's public events are %v", seqs, want)
-	}
-}
-
-// The pull answers what is past the page's cursor, drops what it has, keeps
-// at most windowBound, and refuses a cursor that is not a number.
-func TestTheUpdatesPull(t *testing.T) {
-	cases := []struct {
-		name     string
-		held     int // deliveries 1..held sent
-		query    string
-		code     int
-		first, n int64 // the first delivery answered and how many
-		kept     int   // what a pull from 0 answers next: the dropped are gone
-	}{
-		{"from the start", 3, "after=0", http.StatusOK, 1, 3, 3},
-		{"past what the page has", 5, "after=2", http.StatusOK, 3, 3, 3},
-		{"what was taken is gone", 5, "after=4", http.StatusOK, 5, 1, 1},
-		{"nothing new", 2, "after=2", http.StatusOK, 0, 0, 0},
-		{"a full box keeps the newest", windowBound + 10, "after=0", http.StatusOK, 11, windowBound, windowBound},
-		{"no cursor", 1, "", http.StatusBadRequest, 0, 0, 1},
-		{"a cursor that is no number", 1, "after=x", http.StatusBadRequest, 0, 0, 1},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			a := &App{log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-			for i := range c.held {
-				a.box.hold(protocol.Delivery{N: int64(i + 1), Kind: protocol.DeliverEvents})
-			}
-			pull := func(query string) (int, []protocol.Delivery) {
-				rec := httptest.NewRecorder()
-				a.updates(rec, httptest.NewRequest(http.MethodGet, updatesPath+"?"+query, nil))
-				var ds []protocol.Delivery
-				if rec.Code == http.StatusOK {
-					if cc := rec.Header().Get("Cache-Control"); cc != "no-store" {
-						t.Fatalf("Cache-Control %q: WebKit would keep every answer", cc)
-					}
-					if err := json.Unmarshal(rec.Body.Bytes(), &ds); err != nil || ds == nil {
-						t.Fatalf("body %q: %v", rec.Body, err)
-					}
-				}
-				return rec.Code, ds
-			}
-			code, ds := pull(c.query)
-			if code != c.code || int64(len(ds)) != c.n {
-				t.Fatalf("answered %d with %d deliveries, want %d with %d", code, len(ds), c.code, c.n)
-			}
-			for i, d := range ds {
-				if d.N != c.first+int64(i) {
-					t.Fatalf("delivery %d is number %d, want %d", i, d.N, c.first+int64(i))
-				}
-			}
-			if _, kept := pull("after=0"); len(kept) != c.kept {
-				t.Fatalf("then a pull from 0 answered %d deliveries, want %d", len(kept), c.kept)
-			}
-		})
-	}
-	t.Run("another path is not found", func(t *testing.T) {
-		a := &App{}
-		rec := httptest.NewRecorder()
-		a.updates(rec, httptest.NewRequest(http.MethodGet, "/missing.js", nil))
-		if rec.Code != http.StatusNotFound {
-			t.Fatalf("answered %d", rec.Code)
-		}
-	})
 }
 
 func TestAppRefusesCallsBeforeAHandshake(t *testing.T) {
@@ -882,9 +716,9 @@ func TestAWindowThatFallsBehindIsSentNothingMoreUntilItCatchesUp(t *testing.T) {
 	}
 	numbered := func(es []emitted) (n int, last float64) {
 		for _, e := range es {
-			if e.name == pulled {
+			if (e.name == eventEvents || e.name == eventSessions) && len(e.data) == 2 {
 				n++
-				last = float64(e.data[0].(protocol.Delivery).N)
+				last = float64(e.data[1].(int64))
 			}
 		}
 		return n, last
@@ -917,7 +751,7 @@ func TestAWindowThatFallsBehindIsSentNothingMoreUntilItCatchesUp(t *testing.T) {
 	}
 	got.wait(t, "updates flowing again after the resync", func(es []emitted) bool {
 		for _, e := range es[before:] {
-			if e.name == pulled && strings.Contains(fmt.Sprint(e.data[0].(protocol.Delivery).Sessions), "after the resync") {
+			if e.name == eventSessions && strings.Contains(fmt.Sprint(e.data[0]), "after the resync") {
 				return true
 			}
 		}

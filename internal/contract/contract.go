@@ -114,8 +114,6 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		protocol.CreateSession, protocol.RenameSession, protocol.DeleteSession, protocol.SendMessage, protocol.CancelRun, protocol.AnswerAsk,
 		protocol.EditMessage, protocol.Regenerate, protocol.ContinueRun)
 
-	f.Union("DeliveryKind", "What a window Delivery carries (Delivery.kind).", reflect.TypeFor[protocol.DeliveryKind](),
-		string(protocol.DeliverEvents), string(protocol.DeliverSessions))
 	f.Union("CallOutcome", "What answered a model call (CallSummary.outcome).", nil,
 		protocol.CallReplied, protocol.CallFailed, protocol.CallRetried, protocol.CallEnded, protocol.CallOpen)
 	f.Union("CallChange", "How a message of a call's request differs from the call before (CallMessage.change).", reflect.TypeFor[protocol.CallChange](),
@@ -139,7 +137,6 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"EventEnvelope":        reflect.TypeFor[protocol.Event](),
 		"Session":              reflect.TypeFor[protocol.Session](),
 		"Update":               reflect.TypeFor[protocol.Update](),
-		"Delivery":             reflect.TypeFor[protocol.Delivery](),
 		"Command":              reflect.TypeFor[protocol.Command](),
 		"CreateSessionPayload": reflect.TypeFor[protocol.CreateSessionPayload](),
 		"RenameSessionPayload": reflect.TypeFor[protocol.RenameSessionPayload](),

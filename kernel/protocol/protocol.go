@@ -75,25 +75,6 @@ type Update struct {
 	Sessions []Session `json:"sessions,omitempty"`
 }
 
-// DeliveryKind says what a Delivery carries.
-type DeliveryKind string
-
-const (
-	DeliverEvents   DeliveryKind = "events"   // Events: one update's public events, in seq order
-	DeliverSessions DeliveryKind = "sessions" // Sessions: the whole list, which changed
-)
-
-// Delivery is one Update as the window hands it to its page: numbered in the
-// order sent, so the page takes each once and in order, and acknowledges the
-// number it has handled. The window's page pulls these as data (app.go)
-// rather than being sent each inside a script of its own.
-type Delivery struct {
-	N        int64        `json:"n"`
-	Kind     DeliveryKind `json:"kind"`
-	Events   []Event      `json:"events,omitempty"`
-	Sessions []Session    `json:"sessions,omitempty"`
-}
-
 // Kernel is what a host may ask of the kernel. Every host (window, HTTP, CLI)
 // uses this and nothing deeper. Events carry their visibility; each host
 // filters them for its audience with Filter.

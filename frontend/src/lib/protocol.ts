@@ -42,21 +42,10 @@ export interface Settings {
   notesDir: string;
 }
 
-/**
- * Where the window's page pulls its updates: GET `${UPDATES_PATH}?after=N`
- * (N the last Delivery it handled, 0 at first) answers every Delivery past N,
- * in order, from the window's own asset server.
- */
-export const UPDATES_PATH = '/quire/updates';
-
 /** Wails runtime event names (EventsOn). */
 export const RuntimeEvent = {
-  /**
-   * No data, always the same: updates (Delivery[]) wait for the page at
-   * UPDATES_PATH. Wails evaluates a script per event with the data inside
-   * it, so data sent this way would be a new script for WebKit per update.
-   */
-  Wake: 'quire:wake',
+  Events: 'quire:events',
+  Sessions: 'quire:sessions',
   /** IndexProgress, whenever it changes. */
   Indexing: 'quire:indexing',
   /** PullProgress, whenever a model pull changes (the last state of each pull always). */
@@ -71,7 +60,7 @@ export const RuntimeEvent = {
   Resync: 'quire:resync',
   /** Page to Go, no data: the page listens from now (it loads everything itself). */
   Listening: 'quire:listening',
-  /** Page to Go: the number of the last Delivery the page has handled. */
+  /** Page to Go: the delivery number of an Events / Sessions update the page has handled. */
   Taken: 'quire:taken',
   /**
    * A Question (with its id and every call's whole description) the window

@@ -87,9 +87,6 @@ export type BatchChangeKind = 'move' | 'edit';
 /** The commands a host sends (Command.type). */
 export type CommandType = 'session.create' | 'session.rename' | 'session.delete' | 'message.send' | 'run.cancel' | 'permission.answer' | 'message.edit' | 'message.regenerate' | 'run.continue';
 
-/** What a window Delivery carries (Delivery.kind). */
-export type DeliveryKind = 'events' | 'sessions';
-
 /** What answered a model call (CallSummary.outcome). */
 export type CallOutcome = 'replied' | 'failed' | 'retried' | 'ended' | 'open';
 
@@ -505,19 +502,6 @@ export interface CreateSessionPayload {
   parentSeq?: number;
   /** Kind is SessionWorker for a task queue worker's session, else "". */
   kind?: string;
-}
-
-/**
- * Delivery is one Update as the window hands it to its page: numbered in the
- * order sent, so the page takes each once and in order, and acknowledges the
- * number it has handled. The window's page pulls these as data (app.go)
- * rather than being sent each inside a script of its own.
- */
-export interface Delivery {
-  n: number;
-  kind: DeliveryKind;
-  events?: EventEnvelope[];
-  sessions?: Session[];
 }
 
 /** Report is the whole diagnosis; OK is true when every check passed. */

@@ -26,7 +26,7 @@ import { modelsState, NO_MODEL_NAME, NO_MODELS } from './models';
 import { changeList, NO_NOTES, noteFolder, undoOutcome } from './notes';
 import type { ChangeList, NoteFolder, NoteText, NoteVersions, UndoOutcome, WritePreview } from '../protocol';
 import { NO_SETTINGS, SettingRefused, settingsScreen } from './settings';
-import { PROTOCOL_VERSION, RuntimeEvent, UPDATES_PATH, type Delivery } from '../protocol';
+import { PROTOCOL_VERSION, RuntimeEvent } from '../protocol';
 import { memoryList, NO_MEMORY, toError, type Transport } from './transport';
 
 type Bound = typeof bound;
@@ -139,17 +139,6 @@ export interface WailsRuntime {
   BrowserOpenURL?(url: string): void;
 }
 
-/** Asks the window for the deliveries past `after` (see UPDATES_PATH). */
-export type PullUpdates = (after: number) => Promise<Delivery[]>;
-
-/** The window's own pull: a fetch from its asset server, never cached. */
-export const fetchUpdates: PullUpdates = async (after) => {
-  const r = await fetch(`${UPDATES_PATH}?after=${after}`, { cache: 'no-store' });
-  if (!r.ok) throw new Error(`the window answered ${r.status} to the page's pull of its updates`);
-  const ds: unknown = await r.json();
-  return Array.isArray(ds) ? (ds as Delivery[]) : [];
-};
-
 /** The generated runtime (its functions call window.runtime). */
 export const generatedRuntime: WailsRuntime = boundRuntime;
 
@@ -178,11 +167,10 @@ export class WailsTransport implements Transport {
   readonly confirmsBatchInDialog = true;
   private handshake: Promise<void> | null = null;
 
-  /** In the window, `app` and `runtime` are `generatedApp` and `generatedRuntime` and `pull` fetchUpdates; tests hand in fakes. */
+  /** In the window, `app` and `runtime` are `generatedApp` and `generatedRuntime`; tests hand in fakes. */
   constructor(
     private readonly app: WailsApp,
     private readonly runtime: WailsRuntime | undefined,
-    private readonly pull: PullUpdates = fetchUpdates,
   ) {}
 
   /** The one Handshake of this transport, started by the first call that needs it. */
@@ -499,14 +487,11 @@ export class WailsTransport implements Transport {
   }
 
   /**
-   * Each update is a numbered Delivery the page pulls when woken
-   * (RuntimeEvent.Wake) and handles in order; it sends back the number of
-   * the last it handled (RuntimeEvent.Taken): the window sends a page that
-   * falls too far behind nothing more until it has caught up, then
+   * Each update comes with its delivery number, which the page sends back
+   * (RuntimeEvent.Taken) once handled: the window sends a page that falls
+   * too far behind nothing more until it has caught up, then
    * RuntimeEvent.Resync, and the page reloads from its last seq.
    * RuntimeEvent.Listening first tells the window the page counts from now.
-   * Wakes that come during a pull make one more pull after it, never two at
-   * once, so the deliveries are handled once and in order.
    */
   subscribe(
     onEvents: (e: QEvent[]) => void,
@@ -525,42 +510,30 @@ export class WailsTransport implements Transport {
         /* see above */
       }
     };
-    let after = 0; // the last delivery handled
-    let pulling = false;
-    let again = false;
-    let stopped = false;
-    const drain = async () => {
-      if (pulling) {
-        again = true;
-        return;
-      }
-      pulling = true;
-      try {
-        do {
-          again = false;
-          const batch = await this.pull(after);
-          for (const d of batch) {
-            if (stopped) return;
-            if (d.n <= after) continue;
-            if (d.kind === 'sessions') onSessions(Array.isArray(d.sessions) ? d.sessions : []);
-            else onEvents(Array.isArray(d.events) ? (d.events as QEvent[]) : []);
-            after = d.n;
-          }
-          if (batch.length > 0) tell(RuntimeEvent.Taken, after);
-        } while (again && !stopped);
-      } catch {
-        // The window's own server did not answer: the next wake pulls again
-        // from the same place, so nothing is skipped.
-      } finally {
-        pulling = false;
-      }
+    const taken = (n: unknown) => {
+      if (typeof n === 'number') tell(RuntimeEvent.Taken, n);
     };
-    const offWake = rt.EventsOnMultiple(RuntimeEvent.Wake, () => void drain(), -1);
+    // Each runtime event carries the batch / the whole list, then its number.
+    const offEvents = rt.EventsOnMultiple(
+      RuntimeEvent.Events,
+      (batch: unknown, n: unknown) => {
+        onEvents(Array.isArray(batch) ? (batch as QEvent[]) : []);
+        taken(n);
+      },
+      -1,
+    );
+    const offSessions = rt.EventsOnMultiple(
+      RuntimeEvent.Sessions,
+      (list: unknown, n: unknown) => {
+        onSessions(Array.isArray(list) ? (list as Session[]) : []);
+        taken(n);
+      },
+      -1,
+    );
     const offResync = rt.EventsOnMultiple(RuntimeEvent.Resync, () => onResync?.(), -1);
     tell(RuntimeEvent.Listening);
     return () => {
-      stopped = true;
-      for (const off of [offWake, offResync]) if (typeof off === 'function') off();
+      for (const off of [offEvents, offSessions, offResync]) if (typeof off === 'function') off();
     };
   }
 }
