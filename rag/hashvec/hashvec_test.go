@@ -1,8 +1,10 @@
 package hashvec
 
 import (
+	"bytes"
 	"context"
 	"math"
+	"runtime"
 	"testing"
 )
 
@@ -90,6 +92,48 @@ func TestSketchRoundTrip(t *testing.T) {
 	}
 	if err := back.UnmarshalBinary(b[:len(b)/2]); err == nil {
 		t.Error("a truncated sketch was accepted")
+	}
+}
+
+// A sketch that never counted a document holds no counters (the Go
+// collector counts an untouched 8 MB as live and doubles the heap's goal by
+// it) and reads, encodes, copies and uncounts as an all-zero one does.
+func TestAnEmptySketchHoldsNoCounters(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	empty := NewSketch()
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Fatalf("an empty sketch allocated %d bytes", n)
+	}
+	zero := NewSketch() // counted, then uncounted: every counter back at 0
+	zero.Update([][]uint64{{7, 1 << 41}}, +1)
+	zero.Update([][]uint64{{7, 1 << 41}}, -1)
+	empty.Update([][]uint64{{7}}, -1) // uncounting nothing changes nothing
+	empty.Update(nil, +1)             // a rebuild that found no document
+	if empty.rows[0] != nil {
+		t.Fatal("counting no document gave the sketch its counters")
+	}
+	for _, c := range []struct {
+		name string
+		sk   *Sketch
+	}{{"never counted", empty}, {"a copy of it", func() *Sketch { s := NewSketch(); s.Replace(empty); return s }()}} {
+		if c.sk.DF(7) != 0 || c.sk.Docs() != 0 {
+			t.Fatalf("%s: df %d docs %d", c.name, c.sk.DF(7), c.sk.Docs())
+		}
+		got, _ := c.sk.MarshalBinary()
+		want, _ := zero.MarshalBinary()
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s encodes to %d bytes, an all-zero sketch to %d", c.name, len(got), len(want))
+		}
+		back := NewSketch()
+		if err := back.UnmarshalBinary(got); err != nil || back.Docs() != 0 {
+			t.Fatalf("%s: decoded %v, docs %d", c.name, err, back.Docs())
+		}
+	}
+	empty.Update([][]uint64{{7}}, +1) // the first count gives it counters
+	if empty.DF(7) != 1 || empty.Docs() != 1 {
+		t.Fatalf("after a count: df %d docs %d", empty.DF(7), empty.Docs())
 	}
 }
 

@@ -14,7 +14,10 @@ import (
 // addition). It is safe for concurrent use; the zero value is not ready,
 // use NewSketch.
 type Sketch struct {
-	mu   sync.RWMutex
+	mu sync.RWMutex
+	// rows are nil until a count is first added (grow): an index with no
+	// documents, as most are at first, holds no 8 MB — counted as live by
+	// the Go collector even when untouched, it doubled the heap's goal.
 	rows [sketchDepth][]uint32
 	docs int64
 }
@@ -26,13 +29,17 @@ const (
 	sketchMask  = sketchWidth - 1
 )
 
-// NewSketch returns an empty Sketch (8 MB).
-func NewSketch() *Sketch {
-	s := &Sketch{}
+// NewSketch returns an empty Sketch (8 MB once it counts a document).
+func NewSketch() *Sketch { return &Sketch{} }
+
+// grow gives s its counters; s.mu is held for writing.
+func (s *Sketch) grow() {
+	if s.rows[0] != nil {
+		return
+	}
 	for i := range s.rows {
 		s.rows[i] = make([]uint32, sketchWidth)
 	}
-	return s
 }
 
 func slot(h uint64, row int) uint64 {
@@ -45,8 +52,16 @@ func slot(h uint64, row int) uint64 {
 // Update adds (delta +1) or removes (delta -1) documents whose distinct
 // features are given, one slice per document.
 func (s *Sketch) Update(docs [][]uint64, delta int) {
+	if len(docs) == 0 {
+		return // a rebuild of an index with no documents counts none
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if delta > 0 {
+		s.grow()
+	} else if s.rows[0] == nil {
+		return // nothing was counted: nothing to remove
+	}
 	for _, features := range docs {
 		for _, h := range features {
 			for r := range s.rows {
@@ -72,6 +87,9 @@ func (s *Sketch) DF(h uint64) uint32 {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if s.rows[0] == nil {
+		return 0
+	}
 	n := s.rows[0][slot(h, 0)]
 	for r := 1; r < len(s.rows); r++ {
 		if c := s.rows[r][slot(h, r)]; c < n {
@@ -100,6 +118,10 @@ func (s *Sketch) MarshalBinary() ([]byte, error) {
 	out = append(out, 1)
 	out = binary.AppendVarint(out, s.docs)
 	for _, row := range s.rows {
+		if row == nil { // never counted: every counter is zero
+			out = append(out, make([]byte, sketchWidth)...) // the varint of 0 is one zero byte
+			continue
+		}
 		for _, c := range row {
 			out = binary.AppendUvarint(out, uint64(c))
 		}
@@ -144,7 +166,9 @@ func (s *Sketch) Replace(o *Sketch) {
 	o.mu.RLock()
 	var rows [sketchDepth][]uint32
 	for i := range rows {
-		rows[i] = append([]uint32(nil), o.rows[i]...)
+		if o.rows[i] != nil {
+			rows[i] = append([]uint32(nil), o.rows[i]...)
+		}
 	}
 	docs := o.docs
 	o.mu.RUnlock()

@@ -181,7 +181,15 @@ func cpuTicks(pid int) int64 {
 }
 
 // pssKB is the proportional set size of a process (smaps_rollup), in kB.
-func pssKB(pid int) int64 {
+func pssKB(pid int) int64 { return rollupKB(pid, "Pss:") }
+
+// anonKB is the anonymous memory a process holds itself (smaps_rollup's
+// Anonymous: heaps, JIT code), in kB: unlike PSS, another process mapping
+// the same library does not move it.
+func anonKB(pid int) int64 { return rollupKB(pid, "Anonymous:") }
+
+// rollupKB reads one field of /proc/PID/smaps_rollup, in kB (0 when gone).
+func rollupKB(pid int, field string) int64 {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
 	if err != nil {
 		return 0
@@ -189,7 +197,7 @@ func pssKB(pid int) int64 {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "Pss:"); ok {
+		if rest, ok := strings.CutPrefix(sc.Text(), field); ok {
 			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
 			return n
 		}
@@ -284,6 +292,26 @@ func BenchmarkDesktopWaitingCPU(b *testing.B) {
 	})
 }
 
+// keepSmaps copies /proc/PID/smaps of the window's processes into the folder
+// QUIRE_BENCH_SMAPS names, if any, as turnN-COMM-PID.smaps: which mapping
+// grew is read from two of them (docs/BENCHMARKS.md).
+func keepSmaps(b *testing.B, root, turn int) {
+	dir := os.Getenv("QUIRE_BENCH_SMAPS")
+	if dir == "" {
+		return
+	}
+	for _, p := range family(root) {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", p))
+		if err != nil {
+			continue // the process ended meanwhile
+		}
+		name := filepath.Join(dir, fmt.Sprintf("turn%d-%s-%d.smaps", turn, comm(p), p))
+		if err := os.WriteFile(name, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkDesktop200Turns: 200 messages and replies in one conversation;
 // reports the window's processes' PSS after the first turn and after the
 // last, each read twice: at once, and at rest — after 15 s with nothing
@@ -293,10 +321,14 @@ func BenchmarkDesktop200Turns(b *testing.B) {
 	for range b.N {
 		w, pid := benchWindow(b)
 		read := func(turn int) (now, rest int64) {
+			keepSmaps(b, pid, turn)
 			app, web := split(pid, pssKB)
+			appAnon, webAnon := split(pid, anonKB)
 			<-time.After(15 * time.Second) // the rest measured, not a wait for anything
 			appRest, webRest := split(pid, pssKB)
+			appAnonRest, webAnonRest := split(pid, anonKB)
 			b.Logf("PSS after turn %d: quire %d kB, WebKit %d kB; at rest: quire %d kB, WebKit %d kB", turn, app, web, appRest, webRest)
+			b.Logf("anonymous after turn %d: quire %d kB, WebKit %d kB; at rest: quire %d kB, WebKit %d kB", turn, appAnon, webAnon, appAnonRest, webAnonRest)
 			return app + web, appRest + webRest
 		}
 		w.turn("turn 1")
@@ -305,7 +337,8 @@ func BenchmarkDesktop200Turns(b *testing.B) {
 			w.turn(fmt.Sprintf("turn %d", i))
 			if i%50 == 0 && i < 200 {
 				app, web := split(pid, pssKB)
-				b.Logf("PSS after turn %d: quire %d kB, WebKit %d kB", i, app, web)
+				appAnon, webAnon := split(pid, anonKB)
+				b.Logf("PSS after turn %d: quire %d kB, WebKit %d kB; anonymous: quire %d kB, WebKit %d kB", i, app, web, appAnon, webAnon)
 			}
 		}
 		now200, rest200 := read(200)
