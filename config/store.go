@@ -131,15 +131,15 @@ func (s *Store) SetMCPTool(t MCPToolSetting) error {
 			m.Tools = append(m.Tools, t)
 		}
 	}
-	next := s.cfg.clone()
-	put(&next.MCP)
-	if err := next.Validate(); err != nil {
+	next := s.cfg.MCP.clone()
+	put(&next)
+	if err := next.validate(); err != nil {
 		return err
 	}
 	if err := s.save(func(saved *Config) { put(&saved.MCP) }); err != nil {
 		return err
 	}
-	s.cfg.MCP = next.MCP
+	s.cfg.MCP = next
 	return nil
 }
 

@@ -80,16 +80,8 @@ func (c Config) Validate() error {
 	if w := c.Batch.Workers; w != 0 && (w < MinBatchWorkers || w > MaxBatchWorkers) {
 		return invalid("batch.workers", "the batch workers must be between %d and %d; %d is not", MinBatchWorkers, MaxBatchWorkers, w)
 	}
-	if t := c.MCP.CallTimeoutSeconds; t != 0 && (t < 1 || t > MaxMCPCallSeconds) {
-		return invalid("mcp.callTimeoutSeconds", "an MCP tool call's deadline must be between 1 and %d seconds; %d is not", MaxMCPCallSeconds, t)
-	}
-	if n := len(c.MCP.Tools); n > MaxMCPTools {
-		return invalid("mcp.tools", "at most %d MCP tool choices are kept; the settings file has %d", MaxMCPTools, n)
-	}
-	for _, t := range c.MCP.Tools {
-		if len(t.Server) > MaxModelName || len(t.Tool) > MaxModelName || len(t.Effects) > MaxModelName {
-			return invalid("mcp.tools", "an MCP tool choice names a server, tool or effects longer than %d characters", MaxModelName)
-		}
+	if err := c.MCP.validate(); err != nil {
+		return err
 	}
 	if !slices.Contains(Profiles, c.Profile) {
 		return invalid("profile", "the permission profile must be one of %s; %q is not", strings.Join(Profiles, ", "), c.Profile)
@@ -129,6 +121,23 @@ func checkText(field, what, v string, limit int) error {
 		return invalid(field, "%s is not valid text (UTF-8)", what)
 	case strings.IndexFunc(v, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0:
 		return invalid(field, "%s may not contain spaces or control characters: %q", what, v)
+	}
+	return nil
+}
+
+// validate checks the MCP settings' bounds (the effects' spelling is the
+// MCP client's to check: config does not know kernel/tool).
+func (m MCPSettings) validate() error {
+	if t := m.CallTimeoutSeconds; t != 0 && (t < 1 || t > MaxMCPCallSeconds) {
+		return invalid("mcp.callTimeoutSeconds", "an MCP tool call's deadline must be between 1 and %d seconds; %d is not", MaxMCPCallSeconds, t)
+	}
+	if n := len(m.Tools); n > MaxMCPTools {
+		return invalid("mcp.tools", "at most %d MCP tool choices are kept; the settings file has %d", MaxMCPTools, n)
+	}
+	for _, t := range m.Tools {
+		if len(t.Server) > MaxModelName || len(t.Tool) > MaxModelName || len(t.Effects) > MaxModelName {
+			return invalid("mcp.tools", "an MCP tool choice names a server, tool or effects longer than %d characters", MaxModelName)
+		}
 	}
 	return nil
 }

@@ -499,9 +499,10 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 	if cmd != nil && cmd.Process != nil {
 		s.pid = cmd.Process.Pid
 	}
+	proto := s.proto
 	m.setLocked(s, protocol.MCPRunning, "")
 	m.mu.Unlock()
-	m.log.Info("mcp server running", "server", cfg.Name, "tools", len(listed), "protocol", s.proto)
+	m.log.Info("mcp server running", "server", cfg.Name, "tools", len(listed), "protocol", proto)
 
 	waitErr := cs.Wait()
 	m.mu.Lock()

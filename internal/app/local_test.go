@@ -14,6 +14,7 @@ import (
 	"quire/config"
 	"quire/host/httpapi"
 	"quire/internal/crashtest"
+	"quire/internal/mcptest"
 	"quire/internal/datadir"
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
@@ -26,7 +27,11 @@ import (
 // says "streaming SESSION" once a chunk is logged, and waits to be killed.
 const ownerEnv = "QUIRE_APP_OWNER_CHILD"
 
-func TestMain(m *testing.M) { crashtest.Main(m, ownerEnv, ownerChild) }
+// The binary doubles as the MCP test server over stdio (mcp_test.go).
+func TestMain(m *testing.M) {
+	mcptest.ServeIfChild()
+	crashtest.Main(m, ownerEnv, ownerChild)
+}
 
 func ownerChild(spec string) {
 	dir, host, _ := strings.Cut(spec, " ")

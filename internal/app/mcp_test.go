@@ -1,0 +1,280 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"quire/config"
+	"quire/internal/mcptest"
+	"quire/internal/ollamatest"
+	"quire/internal/testkit"
+	"quire/kernel/event"
+	"quire/kernel/protocol"
+	"quire/mcpclient"
+)
+
+// mcpOwner is the window's parts over a new data folder whose MCP
+// servers are those of extras (attached) or of mcp.json (stdio, written
+// before the start); questions are answered by answer and kept.
+type mcpOwner struct {
+	*Parts
+	dir       string
+	mu        sync.Mutex
+	questions []protocol.Question
+}
+
+func openMCPOwner(t *testing.T, fake *ollamatest.Server, dir string, callSeconds int, answer bool, opts ...mcpclient.Option) *mcpOwner {
+	t.Helper()
+	cfg := config.Config{DataDir: dir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096,
+		MCP: config.MCPSettings{CallTimeoutSeconds: callSeconds}}
+	p, err := OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner, Extras{MCP: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &mcpOwner{Parts: p, dir: dir}
+	p.SetAsker(func(_ context.Context, q protocol.Question) (protocol.Answer, error) {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		o.questions = append(o.questions, q)
+		return protocol.Answer{Allowed: answer}, nil
+	})
+	t.Cleanup(p.Close)
+	return o
+}
+
+// say sends text in session (a new one when "") and waits for the run's end.
+func (o *mcpOwner) say(t *testing.T, session, text string, runs int) string {
+	t.Helper()
+	if session == "" {
+		s, err := protocol.Run[protocol.Session](t.Context(), o.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "mcp"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		session = s.ID
+	}
+	if _, err := protocol.Run[protocol.SendResult](t.Context(), o.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: session, Text: text}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitRuns(t, o.Kernel(), session, runs)
+	return session
+}
+
+func (o *mcpOwner) results(t *testing.T, session string) []event.ToolResultPayload {
+	t.Helper()
+	evs, err := o.store.Events(t.Context(), session, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []event.ToolResultPayload
+	for _, e := range evs {
+		if e.Type == event.ToolResult {
+			r, err := event.As[event.ToolResultPayload](e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// refused are the session's calls refused before they ran.
+func (o *mcpOwner) refused(t *testing.T, session string) []event.ToolRefusedPayload {
+	t.Helper()
+	evs, err := o.store.Events(t.Context(), session, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []event.ToolRefusedPayload
+	for _, e := range evs {
+		if e.Type == event.ToolRefused {
+			r, err := event.As[event.ToolRefusedPayload](e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// toolsOffered are the tool names a model request declared.
+func toolsOffered(r ollamatest.Request) string {
+	var names []string
+	for _, tl := range r.Chat.Tools {
+		names = append(names, tl.Function.Name)
+	}
+	return strings.Join(names, " ")
+}
+
+func writeMCPJSON(t *testing.T, dir string, servers ...protocol.MCPServerConfig) {
+	t.Helper()
+	m := mcpclient.New(dir, config.NewStore(config.Config{DataDir: dir}), slog.New(slog.DiscardHandler))
+	for _, s := range servers {
+		s.Enabled = false // saved enabled below; nothing starts here
+		if _, err := m.Put(t.Context(), s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Close()
+	b, err := os.ReadFile(filepath.Join(dir, mcpclient.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, mcpclient.File), []byte(strings.ReplaceAll(string(b), `"disabled": true`, `"disabled": false`)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mcpCall(id, name, args string) ollamatest.Turn {
+	return ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: id, Name: name, Arguments: []byte(args)}}}
+}
+
+// A conversation through the real runtime and the fake Ollama calls an MCP
+// write tool: the user is asked with the server, the tool and the full
+// arguments; on yes the server records it and the result is in the log;
+// with the server stopped, replay rebuilds every request byte for byte
+// (the declarations are in the capability snapshot), and the next run is
+// offered none of its tools.
+func TestMCPWriteIsAskedLoggedAndReplayedAfterTheServerIsGone(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(mcpCall("c1", "garden__record", `{"text":"plant tulips in row 3"}`),
+		ollamatest.Turn{Content: []string{"Recorded."}}, ollamatest.Turn{Content: []string{"Nothing more."}})
+	dir := t.TempDir()
+	record := filepath.Join(dir, "record.txt")
+	o := openMCPOwner(t, fake, dir, 0, true, mcpclient.WithServer(protocol.MCPServerConfig{Name: "garden", Enabled: true},
+		mcptest.InMemory(mcptest.Options{RecordFile: record})))
+	mcptest.WaitState(t, o.MCP(), "garden", protocol.MCPRunning)
+	session := o.say(t, "", "note the tulips", 1)
+
+	if len(o.questions) != 1 || len(o.questions[0].Calls) != 1 {
+		t.Fatalf("questions %+v, want one about the record call", o.questions)
+	}
+	q := o.questions[0]
+	if q.Calls[0].Name != "garden__record" || !strings.Contains(string(q.Calls[0].Arguments), "plant tulips in row 3") ||
+		!strings.Contains(q.Descriptions[0], "MCP server garden") || !strings.Contains(q.Descriptions[0], "record") ||
+		!strings.Contains(q.Descriptions[0], "plant tulips in row 3") {
+		t.Errorf("the question: %+v", q)
+	}
+	if b, _ := os.ReadFile(record); string(b) != "plant tulips in row 3\n" {
+		t.Errorf("the server recorded %q", b)
+	}
+	res := o.results(t, session)
+	if len(res) != 1 || res[0].Status != "success" || res[0].Content != "recorded: plant tulips in row 3" {
+		t.Errorf("results in the log: %+v", res)
+	}
+
+	if _, err := o.MCP().Stop(t.Context(), "garden"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[0].Body), "garden__record") {
+		t.Fatalf("%d requests; the first offers garden__record: %v", len(reqs), len(reqs) > 0 && strings.Contains(string(reqs[0].Body), "garden__record"))
+	}
+	for n := 1; n <= 2; n++ {
+		rebuilt, err := o.Request(t.Context(), session, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sent, _ := CanonicalJSON(reqs[n-1].Body); string(rebuilt) != string(sent) {
+			t.Errorf("request %d rebuilt with the server stopped:\n%s\nsent:\n%s", n, rebuilt, sent)
+		}
+	}
+	o.say(t, session, "anything else?", 2)
+	if reqs := fake.Requests(); len(reqs) != 3 || strings.Contains(toolsOffered(reqs[2]), "garden__") || !strings.Contains(toolsOffered(reqs[0]), "garden__record") {
+		t.Errorf("the runs were offered %q, then after the stop %q", toolsOffered(reqs[0]), toolsOffered(reqs[len(reqs)-1]))
+	}
+}
+
+// A denied MCP write never reaches the server: the result is denied.
+func TestMCPWriteDeniedDoesNotRun(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(mcpCall("c1", "garden__record", `{"text":"pwned"}`), ollamatest.Turn{Content: []string{"Not recorded."}})
+	dir := t.TempDir()
+	record := filepath.Join(dir, "record.txt")
+	o := openMCPOwner(t, fake, dir, 0, false, mcpclient.WithServer(protocol.MCPServerConfig{Name: "garden", Enabled: true},
+		mcptest.InMemory(mcptest.Options{RecordFile: record})))
+	mcptest.WaitState(t, o.MCP(), "garden", protocol.MCPRunning)
+	session := o.say(t, "", "record it", 1)
+	if len(o.questions) != 1 {
+		t.Errorf("%d questions, want 1", len(o.questions))
+	}
+	if _, err := os.Stat(record); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the denied write reached the server (%v)", err)
+	}
+	if res := o.results(t, session); len(res) != 0 {
+		t.Errorf("a denied call has results %+v", res)
+	}
+	if ref := o.refused(t, session); len(ref) != 1 || ref[0].Status != "denied" || ref[0].Name != "garden__record" {
+		t.Errorf("refused %+v, want the record call denied", ref)
+	}
+}
+
+// A call that hangs is cut at the mcp.callTimeoutSeconds deadline with a
+// failure the model reads; the server keeps running.
+func TestMCPHangIsCutAtTheDeadline(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(mcpCall("c1", "slow__hang", `{}`), ollamatest.Turn{Content: []string{"It did not answer."}})
+	dir := t.TempDir()
+	o := openMCPOwner(t, fake, dir, 1, true, mcpclient.WithServer(protocol.MCPServerConfig{Name: "slow", Enabled: true},
+		mcptest.InMemory(mcptest.Options{RecordFile: filepath.Join(dir, "r")})))
+	mcptest.WaitState(t, o.MCP(), "slow", protocol.MCPRunning)
+	session := o.say(t, "", "wait for it", 1)
+	res := o.results(t, session)
+	if len(res) != 1 || res[0].Status != "failure" {
+		t.Fatalf("results %+v, want one failure", res)
+	}
+	if len(o.questions) != 0 {
+		t.Errorf("a read-only tool was asked about: %+v", o.questions)
+	}
+	list, _ := o.MCP().Servers(t.Context())
+	if list.Servers[0].State != protocol.MCPRunning {
+		t.Errorf("after the cut the server is %s: %s", list.Servers[0].State, list.Servers[0].Reason)
+	}
+}
+
+// A stdio server (a real child process, from mcp.json) that crashes
+// mid-call: the call's result is a failure, the server failed with its
+// stderr, the run that called it keeps its snapshot, and the next run is
+// offered none of its tools. Close kills a running child's process group.
+func TestMCPCrashMidCallWithdrawsTheToolsNextRun(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(mcpCall("c1", "brittle__crash", `{}`), ollamatest.Turn{Content: []string{"It broke."}},
+		ollamatest.Turn{Content: []string{"Without it."}})
+	dir := t.TempDir()
+	writeMCPJSON(t, dir, mcptest.Stdio(t, "brittle", filepath.Join(dir, "r")), mcptest.Stdio(t, "steady", filepath.Join(dir, "s")))
+	o := openMCPOwner(t, fake, dir, 0, true)
+	mcptest.WaitState(t, o.MCP(), "brittle", protocol.MCPRunning)
+	steady := mcptest.WaitState(t, o.MCP(), "steady", protocol.MCPRunning)
+	session := o.say(t, "", "try it", 1)
+	if res := o.results(t, session); len(res) != 1 || res[0].Status != "failure" || !strings.Contains(res[0].Content, "brittle") {
+		t.Errorf("the crashed call's result: %+v", res)
+	}
+	failed := mcptest.WaitState(t, o.MCP(), "brittle", protocol.MCPFailed)
+	if !strings.Contains(failed.Stderr, mcptest.CrashLine) || failed.Reason == "" {
+		t.Errorf("failed server: reason %q, stderr %q", failed.Reason, failed.Stderr)
+	}
+	o.say(t, session, "again", 2)
+	reqs := fake.Requests()
+	if len(reqs) != 3 || !strings.Contains(string(reqs[0].Body), "brittle__crash") {
+		t.Fatalf("%d requests, the first should offer brittle__crash", len(reqs))
+	}
+	if next := toolsOffered(reqs[2]); strings.Contains(next, "brittle__") || !strings.Contains(next, "steady__echo") {
+		t.Errorf("the next run was offered %q: the failed server's tools, or not the steady one's", next)
+	}
+	o.Close()
+	if err := syscall.Kill(-steady.PID, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("Close left the stdio server's process group %d (kill 0: %v)", steady.PID, err)
+	}
+}
