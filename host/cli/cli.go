@@ -1,6 +1,6 @@
 // Package cli is the terminal host: the subcommands `quire doctor`,
 // `sessions`, `replay`, `export`, `index`, `search`, `eval`, `models`, `pull`,
-// `organise`, `run` and `chat` (host/tui). main reads the flags
+// `organise`, `mcp`, `run` and `chat` (host/tui). main reads the flags
 // and hands a command here with the composition root's parts.
 //
 // It speaks kernel/protocol and the ports of package host, like every
@@ -37,6 +37,9 @@ type Parts interface {
 	Models() host.Models
 	// Batches is the task queue (nil when it is not available).
 	Batches() host.Batches
+	// MCP is the MCP servers (nil when they are not available): a reader's
+	// has the configuration, an owner's runs them.
+	MCP() host.MCP
 	Close()
 }
 
@@ -57,6 +60,9 @@ type Env struct {
 	// RunningBatches is the task queue of the window or `quire serve`
 	// that owns the folder, over its local channel (`quire organise`).
 	RunningBatches func(ctx context.Context) (host.Batches, error)
+	// RunningMCP is the MCP servers of the window or `quire serve` that
+	// owns the folder, over its local channel (`quire mcp`).
+	RunningMCP func(ctx context.Context) (host.MCP, error)
 	// Drive opens the data folder's kernel for a terminal conversation
 	// (`quire run`, `quire chat`): the running window's or `quire serve`'s
 	// through its local channel, else this process's own as the folder's
@@ -76,7 +82,7 @@ type Command struct {
 }
 
 // Names are the subcommands this package runs.
-var Names = []string{"doctor", "sessions", "replay", "export", "index", "search", "eval", "models", "pull", "organise", "run", "chat"}
+var Names = []string{"doctor", "sessions", "replay", "export", "index", "search", "eval", "models", "pull", "organise", "mcp", "run", "chat"}
 
 // Lookup registers the flags of the subcommand name on fset and returns
 // it, or nil when there is no such subcommand.
@@ -121,6 +127,10 @@ func Lookup(name string, fset *flag.FlagSet) *Command {
 		run = o.run
 	case "organise":
 		o := &organiseOptions{}
+		o.register(fset)
+		run = o.run
+	case "mcp":
+		o := &mcpOptions{}
 		o.register(fset)
 		run = o.run
 	default:

@@ -65,5 +65,8 @@ func runCtxIn(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		},
 		RunningBatches: func(context.Context) (host.Batches, error) {
 			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).Batches(), nil
+		},
+		RunningMCP: func(context.Context) (host.MCP, error) {
+			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).MCP(), nil
 		}})
 }
