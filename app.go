@@ -113,6 +113,7 @@ type App struct {
 	saveDialog    func(ctx context.Context, o wailsrt.SaveDialogOptions) (string, error)
 
 	batches host.Batches // the task queue ("organise a folder"); nil: none
+	mcp     host.MCP     // the MCP servers (app_mcp.go); nil: none
 
 	// raise brings the window to the front (Wails' WindowUnminimise and
 	// WindowShow), for a second start of Quire; injected for tests. up is
@@ -470,6 +471,7 @@ func (a *App) startup(ctx context.Context) {
 	a.startHealth(fwd)
 	a.startModels(fwd)
 	a.startBatches(fwd)
+	a.startMCP(fwd)
 }
 
 // startHealth forwards every change of the health checks the watcher
@@ -889,6 +891,7 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 	a.calls = p.Calls()
 	a.conversations = p.Conversations()
 	a.batches = p.Batches()
+	a.mcp = p.MCP()
 	p.SetAsker(a.ask)
 	// The local channel: `quire index`, and a second start that brings the
 	// user here.
