@@ -37,6 +37,11 @@ import {
   type DocumentsState,
   type IndexProgress,
   type Intent,
+  type MCPImport,
+  type MCPList,
+  type MCPServer,
+  type MCPServerConfig,
+  type MCPToolChoice,
   type MessageSearch,
   type MemoryItem,
   type MemoryList,
@@ -61,6 +66,7 @@ import { callDetail, callList } from './calls';
 import { messageSearch, type ExportFormat, type Exported } from './conversations';
 import { batchReview, NO_BATCH_FOLDER } from './batches';
 import { NO_DOCUMENT_PATH } from './documents';
+import { mcpImport, mcpList, mcpServer, type MCPAction, type McpImport, type McpList, type McpServer } from './mcp';
 import { modelsState, NO_MODEL_NAME } from './models';
 import { changeList, noteFolder, undoOutcome } from './notes';
 import { SettingRefused, settingsScreen } from './settings';
@@ -104,6 +110,7 @@ export class HttpTransport implements Transport {
   readonly choosesFolderInDialog = false;
   readonly takesFileDrops = false;
   readonly confirmsBatchInDialog = false;
+  readonly confirmsLoosenInDialog = false;
   private readonly base: string;
   private readonly fetchFn: FetchFn;
   private readonly makeEventSource: EventSourceFactory;
@@ -524,6 +531,47 @@ export class HttpTransport implements Transport {
         if (p && typeof p === 'object' && p.batch) onProgress(p as BatchProgress);
       } catch {
         /* a broken event is skipped; the next one carries the batch whole */
+      }
+    });
+    return () => es.close();
+  }
+
+  private static mcpPath(name: string, action = ''): string {
+    return `/api/mcp/servers/${encodeURIComponent(name)}${action ? `/${action}` : ''}`;
+  }
+  /** GET /api/mcp → every server, its state, stderr tail and tools. */
+  async mcpServers(): Promise<McpList> {
+    return mcpList(await this.request<MCPList>('GET', '/api/mcp'));
+  }
+  /** POST /api/mcp/servers MCPServerConfig → MCPServer; 400 {"error"} with what to fix. */
+  async putMcpServer(c: MCPServerConfig): Promise<McpServer> {
+    return mcpServer(await this.request<MCPServer>('POST', '/api/mcp/servers', { body: c }));
+  }
+  /** DELETE /api/mcp/servers/{name} → 204; 404 {"error"}. */
+  async removeMcpServer(name: string): Promise<void> {
+    await this.request<void>('DELETE', HttpTransport.mcpPath(name));
+  }
+  /** POST /api/mcp/import {text} → MCPImport (added, and refused with why). */
+  async importMcp(text: string): Promise<McpImport> {
+    return mcpImport(await this.request<MCPImport>('POST', '/api/mcp/import', { body: { text } }));
+  }
+  /** POST /api/mcp/servers/{name}/start|stop|restart → MCPServer. */
+  async controlMcpServer(name: string, action: MCPAction): Promise<McpServer> {
+    return mcpServer(await this.request<MCPServer>('POST', HttpTransport.mcpPath(name, action)));
+  }
+  /** POST /api/mcp/tools MCPToolChoice → MCPServer. */
+  async setMcpTool(c: MCPToolChoice): Promise<McpServer> {
+    return mcpServer(await this.request<MCPServer>('POST', '/api/mcp/tools', { body: c }));
+  }
+  /** One EventSource on /api/mcp/stream: "mcp" events carry MCPServer. */
+  subscribeMcp(onServer: (s: McpServer) => void): () => void {
+    const es = this.makeEventSource(`${this.base}/api/mcp/stream?${PROTOCOL_QUERY}=${encodeURIComponent(PROTOCOL_VERSION)}`);
+    es.addEventListener('mcp', (ev) => {
+      try {
+        const s = JSON.parse(String(ev.data));
+        if (s && typeof s === 'object' && s.config) onServer(mcpServer(s as MCPServer));
+      } catch {
+        /* a broken event is skipped; the next one carries the server whole */
       }
     });
     return () => es.close();
