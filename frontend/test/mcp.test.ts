@@ -20,7 +20,7 @@ import {
   tokenWords,
 } from '../src/lib/mcp.svelte';
 import type { MCPServerConfig, MCPState, MCPTool, MCPToolChoice } from '../src/lib/protocol';
-import { HttpTransport } from '../src/lib/transport/http';
+import { HttpTransport, MCP_POLL_MS } from '../src/lib/transport/http';
 import { NO_MCP, type MCPAction, type MCPTransport, type McpImport, type McpServer } from '../src/lib/transport/mcp';
 import { WailsTransport } from '../src/lib/transport/wails';
 import { bareApp } from './wailsapp';
@@ -296,8 +296,7 @@ describe('the transports', () => {
       if (init?.method === 'DELETE') return new Response(null, { status: 204 });
       return new Response(JSON.stringify(server()));
     });
-    let streamed = '';
-    const h = new HttpTransport('http://127.0.0.1:1', { fetch: fetch as typeof globalThis.fetch, eventSource: (u) => ((streamed = u), { addEventListener() {}, close() {} }) });
+    const h = new HttpTransport('http://127.0.0.1:1', { fetch: fetch as typeof globalThis.fetch, eventSource: () => ({ addEventListener() {}, close() {} }) });
     expect(h.confirmsLoosenInDialog).toBe(false);
     const l = await h.mcpServers();
     expect([l.servers[0].config.args, l.servers[0].tools]).toEqual([[], []]);
@@ -307,7 +306,6 @@ describe('the transports', () => {
     await h.removeMcpServer('a/b');
     expect(await h.importMcp('{}')).toEqual({ added: [], refused: [] });
     await h.setMcpTool({ server: 'n', tool: 't', enabled: false });
-    h.subscribeMcp(() => {})();
     expect(calls).toEqual([
       ['GET', '/api/mcp', undefined],
       ['POST', '/api/mcp/servers', { name: 'n', url: 'http://127.0.0.1:3001/mcp', enabled: true }],
@@ -317,7 +315,36 @@ describe('the transports', () => {
       ['POST', '/api/mcp/import', { text: '{}' }],
       ['POST', '/api/mcp/tools', { server: 'n', tool: 't', enabled: false }],
     ]);
-    expect(new URL(streamed).pathname).toBe('/api/mcp/stream');
+  });
+
+  it('the browser follows the servers by polling (a sixth stream would take its last connection), handing on only what changed', async () => {
+    vi.useFakeTimers();
+    try {
+      let state = 'starting';
+      let gets = 0;
+      const fetch = vi.fn(async () => {
+        gets++;
+        return new Response(JSON.stringify({ servers: [server({ state: state as McpServer['state'] }), server({ config: { name: 'still', command: 'c', enabled: true } })], tokens: 0 }));
+      });
+      const streams: string[] = [];
+      const h = new HttpTransport('http://127.0.0.1:1', { fetch: fetch as typeof globalThis.fetch, eventSource: (u) => (streams.push(u), { addEventListener() {}, close() {} }) });
+      const got: string[] = [];
+      const off = h.subscribeMcp((s) => got.push(`${s.config.name}:${s.state}`));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(got).toEqual(['notes:starting', 'still:running']);
+      await vi.advanceTimersByTimeAsync(MCP_POLL_MS);
+      expect(got).toHaveLength(2);
+      state = 'running';
+      await vi.advanceTimersByTimeAsync(MCP_POLL_MS);
+      expect(got.slice(2)).toEqual(['notes:running']);
+      off();
+      const asked = gets;
+      await vi.advanceTimersByTimeAsync(5 * MCP_POLL_MS);
+      expect(gets).toBe(asked);
+      expect(streams).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('the window: the bindings, a missing one says to update, and quire:mcp filtered', async () => {

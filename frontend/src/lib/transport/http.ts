@@ -92,6 +92,9 @@ export interface HttpTransportOptions {
 export const NO_ACCESS =
   'This page cannot use Quire yet: open the link quire serve printed in its terminal (it carries a secret made for each start).';
 
+/** How often the page re-reads the MCP servers while Settings shows them (subscribeMcp). */
+export const MCP_POLL_MS = 1000;
+
 /** How many more times a send is tried after a network error (same key each time). */
 export const SEND_RETRIES = 2;
 
@@ -563,18 +566,36 @@ export class HttpTransport implements Transport {
   async setMcpTool(c: MCPToolChoice): Promise<McpServer> {
     return mcpServer(await this.request<MCPServer>('POST', '/api/mcp/tools', { body: c }));
   }
-  /** One EventSource on /api/mcp/stream: "mcp" events carry MCPServer. */
+  /**
+   * Polls GET /api/mcp every MCP_POLL_MS while subscribed (Settings is
+   * open) and hands on each server whose state changed. Not the SSE
+   * /api/mcp/stream: a page already holds five streams to its origin
+   * (events, questions, health, documents, model pulls), and a sixth would
+   * take the last connection a browser allows it, so every request after it
+   * would wait.
+   */
   subscribeMcp(onServer: (s: McpServer) => void): () => void {
-    const es = this.makeEventSource(`${this.base}/api/mcp/stream?${PROTOCOL_QUERY}=${encodeURIComponent(PROTOCOL_VERSION)}`);
-    es.addEventListener('mcp', (ev) => {
+    const seen = new Map<string, string>();
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const poll = async () => {
       try {
-        const s = JSON.parse(String(ev.data));
-        if (s && typeof s === 'object' && s.config) onServer(mcpServer(s as MCPServer));
+        for (const s of (await this.mcpServers()).servers) {
+          const json = JSON.stringify(s);
+          if (seen.get(s.config.name) === json) continue;
+          seen.set(s.config.name, json);
+          onServer(s);
+        }
       } catch {
-        /* a broken event is skipped; the next one carries the server whole */
+        /* Quire did not answer this time; the next poll asks again */
       }
-    });
-    return () => es.close();
+      if (!stopped) timer = setTimeout(poll, MCP_POLL_MS);
+    };
+    void poll();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
   }
 
   /** GET /api/memory → {items, approval, learn}. */
