@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,8 +10,6 @@ import (
 	"testing"
 
 	"quire/config"
-	"quire/internal/app"
-	"quire/internal/datadir"
 	"quire/internal/mcptest"
 	"quire/kernel/protocol"
 )
@@ -99,12 +96,7 @@ func TestMCPCommandsWithoutOwner(t *testing.T) {
 func TestMCPCommandsThroughTheRunningOwner(t *testing.T) {
 	dir := t.TempDir()
 	settings := config.NewStore(config.Config{DataDir: dir, Model: "qwen3:4b", NumCtx: 8192})
-	p, err := app.OpenWith(t.Context(), settings, slog.New(slog.DiscardHandler), app.Owner, app.Extras{Kind: datadir.Serve})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	p.ServeLocal(t.Context(), p.ServeBackend(t.Context(), ""))
+	p := servingOwner(t, settings)
 
 	var out, errb bytes.Buffer
 	if code := run(addArgs(t, dir, "garden"), &out, &errb); code != 0 || !strings.Contains(errb.String(), "This data folder is owned by `quire serve` (process") {

@@ -64,30 +64,41 @@ func (n *recordingNotes) Preview(_ context.Context, tool string, args json.RawMe
 	return protocol.WritePreview{Tool: tool}, nil
 }
 
-// A terminal reaches the owner's Notes panel back end over the local
-// channel (the /api/notes routes), so its /undo reverts a change the way
-// the window's Changes list does; the owner's refusal keeps its sentinel.
-func TestLocalNotesReachTheOwner(t *testing.T) {
-	owner := &recordingNotes{}
+// ownerSocket serves b — with a kernel and a doctor when it has none — on
+// a local channel of its own until the test ends, and dials it.
+func ownerSocket(t *testing.T, b httpapi.Backend) *httpapi.Local {
+	t.Helper()
 	sock := filepath.Join(t.TempDir(), "quire.sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := testkit.New(t)
-	b := httpapi.Backend{Kernel: k.Runtime, Notes: owner, Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }}
+	if b.Kernel == nil {
+		b.Kernel = testkit.New(t).Runtime
+	}
+	if b.Doctor == nil {
+		b.Doctor = func(context.Context) doctor.Report { return doctor.Report{OK: true} }
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- httpapi.ServeSocket(ctx, ln, b, slog.New(slog.DiscardHandler)) }()
 	local := httpapi.DialLocal(sock)
-	defer func() {
+	t.Cleanup(func() {
 		local.Close()
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("ServeSocket: %v", err)
 		}
-	}()
-	var n host.Notes = local.Notes()
+	})
+	return local
+}
+
+// A terminal reaches the owner's Notes panel back end over the local
+// channel (the /api/notes routes), so its /undo reverts a change the way
+// the window's Changes list does; the owner's refusal keeps its sentinel.
+func TestLocalNotesReachTheOwner(t *testing.T) {
+	owner := &recordingNotes{}
+	var n host.Notes = ownerSocket(t, httpapi.Backend{Notes: owner}).Notes()
 	cases := []struct {
 		name, call string
 		do         func() (any, error)

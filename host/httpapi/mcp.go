@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -179,30 +178,9 @@ func (m localMCP) SetTool(ctx context.Context, c protocol.MCPToolChoice) (protoc
 	return call[protocol.MCPServer](ctx, m.l, http.MethodPost, "/api/mcp/tools", c)
 }
 
-// Watch follows the owner's MCP stream until ctx ends or the stream does
-// (the owner went away): the channel closes then.
+// Watch follows the owner's MCP stream (watchStream).
 func (m localMCP) Watch(ctx context.Context) <-chan protocol.MCPServer {
-	out := make(chan protocol.MCPServer)
-	events, _, err := m.l.stream(ctx, "/api/mcp/stream")
-	if err != nil {
-		close(out)
-		return out
-	}
-	go func() {
-		defer close(out)
-		for e := range events {
-			var v protocol.MCPServer
-			if e.name != "mcp" || json.Unmarshal(e.data, &v) != nil {
-				continue
-			}
-			select {
-			case out <- v:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out
+	return watchStream[protocol.MCPServer](ctx, m.l, "/api/mcp/stream", "mcp")
 }
 
 var _ host.MCP = localMCP{}

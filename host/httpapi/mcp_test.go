@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -110,24 +108,7 @@ var _ host.MCP = (*recordingMCP)(nil)
 // its sentinel, and the stream delivers each change in order.
 func TestLocalMCPReachesTheOwner(t *testing.T) {
 	owner := &recordingMCP{}
-	sock := filepath.Join(t.TempDir(), "quire.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := testkit.New(t)
-	b := httpapi.Backend{Kernel: k.Runtime, MCP: owner, Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- httpapi.ServeSocket(ctx, ln, b, slog.New(slog.DiscardHandler)) }()
-	local := httpapi.DialLocal(sock)
-	defer func() {
-		local.Close()
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("ServeSocket: %v", err)
-		}
-	}()
+	local := ownerSocket(t, httpapi.Backend{MCP: owner})
 	m := local.MCP()
 	running, _ := owner.server("notes", protocol.MCPRunning)
 	starting, _ := owner.server("a b", protocol.MCPStarting)
