@@ -121,7 +121,7 @@ export interface WailsApp {
   ApplyBatch?: Method<'ApplyBatch', Batch>;
   UndoBatch?: Method<'UndoBatch', Batch>;
   /**
-   * The MCP servers (app_mcp.go). SetMCPTool asks in a native dialog
+   * The MCP servers (app.go). SetMCPTool asks in a native dialog
    * before a loosening and resolves with the server unchanged on No.
    * Optional: an older Quire has none.
    */
