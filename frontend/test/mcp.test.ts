@@ -240,13 +240,13 @@ describe('the section', () => {
   it('shows a failed server’s reason and its stderr as text, open', async () => {
     const h = host();
     await show(h);
-    h.emit(server({ state: 'failed', reason: 'it exited during the handshake: fix the command, then Start', stderr: '<img src=x onerror=alert(1)>\nTypeError: boom\n' }));
+    h.emit(server({ state: 'failed', reason: 'it exited during the handshake: fix the command, then Start', stderr: '<img src=x onerror=alert(1)>\nTypeError: boom\u202e\n' }));
     flushSync();
     expect(q('[data-testid="mcp-state"]').textContent).toBe('Failed');
     expect(q('[data-testid="mcp-reason"]').textContent).toMatch(/handshake/);
     const details = q('[data-testid="mcp-stderr"]') as HTMLDetailsElement;
     expect(details.open).toBe(true);
-    expect(details.querySelector('pre')!.textContent).toBe('<img src=x onerror=alert(1)>\nTypeError: boom');
+    expect(details.querySelector('pre')!.textContent).toBe('<img src=x onerror=alert(1)>\nTypeError: boom\\u202e');
     expect(details.querySelector('img')).toBeNull();
     expect(all('[data-testid="mcp-start"]')).toHaveLength(1);
   });
