@@ -19,18 +19,31 @@ import (
 	"quire/kernel/protocol"
 )
 
-// recordingNotes is the owner's Notes panel back end as the routes see it:
-// each call recorded with what it was given, answered from it.
-type recordingNotes struct {
+// recorder keeps what a back end was asked, in order, each call with
+// what it was given.
+type recorder struct {
 	mu    sync.Mutex
 	calls []string
 }
 
-func (n *recordingNotes) called(f string, args ...any) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.calls = append(n.calls, fmt.Sprint(append([]any{f}, args...)...))
+func (r *recorder) called(f string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, fmt.Sprint(append([]any{f}, args...)...))
 }
+
+// taken is what was asked since the last taken.
+func (r *recorder) taken() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.calls
+	r.calls = nil
+	return c
+}
+
+// recordingNotes is the owner's Notes panel back end as the routes see it:
+// each call recorded, answered from what it was given.
+type recordingNotes struct{ recorder }
 
 func (n *recordingNotes) Tree(_ context.Context, path string) (protocol.NoteFolder, error) {
 	n.called("Tree ", path)
@@ -117,9 +130,7 @@ func TestLocalNotesReachTheOwner(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			owner.mu.Lock()
-			owner.calls = nil
-			owner.mu.Unlock()
+			owner.taken()
 			got, err := c.do()
 			if err != nil {
 				t.Fatal(err)
@@ -127,10 +138,8 @@ func TestLocalNotesReachTheOwner(t *testing.T) {
 			if !reflect.DeepEqual(got, c.want) {
 				t.Errorf("got %+v, want %+v", got, c.want)
 			}
-			owner.mu.Lock()
-			defer owner.mu.Unlock()
-			if len(owner.calls) != 1 || owner.calls[0] != c.call {
-				t.Errorf("the owner was called %q, want %q", owner.calls, c.call)
+			if calls := owner.taken(); len(calls) != 1 || calls[0] != c.call {
+				t.Errorf("the owner was called %q, want %q", calls, c.call)
 			}
 		})
 	}

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -24,24 +23,7 @@ import (
 // call recorded with what it was given, answered from it; a server named
 // "gone" is not configured. The client itself is tested in mcpclient
 // against real servers.
-type recordingMCP struct {
-	mu    sync.Mutex
-	calls []string
-}
-
-func (m *recordingMCP) called(f string, args ...any) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.calls = append(m.calls, fmt.Sprint(append([]any{f}, args...)...))
-}
-
-func (m *recordingMCP) taken() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	c := m.calls
-	m.calls = nil
-	return c
-}
+type recordingMCP struct{ recorder }
 
 var errNoServer = fmt.Errorf("no MCP server is named so: %w", protocol.ErrNotFound)
 
