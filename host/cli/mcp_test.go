@@ -26,12 +26,18 @@ func addArgs(t *testing.T, dir, name string) []string {
 // With no Quire running, `quire mcp add` saves the server (as the folder's
 // owner for the moment), `quire mcp list` starts the enabled servers to
 // say how each is — running with its tools and their effects, or failed
-// with why and its stderr — and says it did so; -json is the same list as
+// with why and its stderr; a Streamable HTTP one added with -url too —
+// and says it did so; -json is the same list as
 // protocol.MCPList; `remove` forgets a server.
 func TestMCPCommandsWithoutOwner(t *testing.T) {
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
-	for _, args := range [][]string{addArgs(t, dir, "garden"), {"mcp", "-data-dir", dir, "add", "broken", "--", filepath.Join(dir, "no-such-server")}} {
+	web := mcptest.HTTP(t, filepath.Join(t.TempDir(), "web-record"))
+	for _, args := range [][]string{
+		addArgs(t, dir, "garden"),
+		{"mcp", "-data-dir", dir, "add", "broken", "--", filepath.Join(dir, "no-such-server")},
+		{"mcp", "-data-dir", dir, "-url", web.URL, "add", "web"},
+	} {
 		out.Reset()
 		if code := run(args, &out, &errb); code != 0 || !strings.Contains(out.String(), "Added "+args[slices.Index(args, "add")+1]) {
 			t.Fatalf("%v: exit %d\nstdout: %s\nstderr: %s", args, code, out.String(), errb.String())
@@ -49,6 +55,8 @@ func TestMCPCommandsWithoutOwner(t *testing.T) {
 		"  garden__echo                             reads only, ",
 		"  garden__record                           can change things, asks first, ",
 		"broken  failed",
+		"web  running (mcptest 1.0.0, MCP ",
+		"  web__record                              can change things, asks first, ",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the list lacks %q:\n%s", want, text)
@@ -73,7 +81,7 @@ func TestMCPCommandsWithoutOwner(t *testing.T) {
 			t.Errorf("%s failed without a reason", s.Config.Name)
 		}
 	}
-	if states["garden"] != protocol.MCPRunning || states["broken"] != protocol.MCPFailed || list.Tokens <= 0 {
+	if states["garden"] != protocol.MCPRunning || states["web"] != protocol.MCPRunning || states["broken"] != protocol.MCPFailed || list.Tokens <= 0 {
 		t.Errorf("list -json: %v, %d tokens", states, list.Tokens)
 	}
 
