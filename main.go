@@ -70,8 +70,13 @@ Usage:
                [-replaces ID] | refuse ID | rollback [ID] | task ID [-set NAME=VALUE,...]
                            the improvements Quire proposes (or you write) from what you refused,
                            undid or corrected: evaluated, approved by you, rolled back in one step
+  quire mcp list [-json]   the MCP servers: each one's state (and why it failed), its tools with
+                           their effects and what their declarations cost in the model's context
+  quire mcp add NAME [-env K=V]... -- COMMAND [ARG...] | quire mcp add NAME -url URL
+  quire mcp remove NAME    add (or replace) and remove an MCP server; through the window or
+                           serve when one runs
 
-doctor, sessions, replay, export, search and models only read: they never write to the database.
+doctor, sessions, replay, export, search, models and mcp list only read: they never write to the database.
 One Quire owns a data folder: while the window or serve runs, index, run and chat go
 through it (and the questions of their runs are asked in the terminal, not the window).
 
@@ -152,6 +157,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Running: running(cfg.DataDir),
 		RunningBatches: func(context.Context) (host.Batches, error) {
 			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).Batches(), nil
+		},
+		RunningMCP: func(context.Context) (host.MCP, error) {
+			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).MCP(), nil
 		},
 		Drive:     driver(settings, log),
 		Eval:      app.EvalBuilder,

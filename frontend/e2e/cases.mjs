@@ -2895,4 +2895,54 @@ export const cases = [
       await until(async () => (await $(page, 'jump-latest').count()) === 0, 'the button gone at the bottom');
     },
   },
+
+  {
+    // The MCP server is internal/mcptest's, over stdio: the test binary run
+    // again (test/e2e/mcp_test.go); its record tool is destructive.
+    name: 'an MCP server added in Settings: its tools with their effects, a call of its write tool asked with the server, the tool and the full arguments, then its answer in the conversation',
+    slug: 'mcp-tool',
+    async run({ page, base, shot }) {
+      const M = FX.mcp;
+      await open(page, base);
+      await newChat(page);
+      await page.keyboard.press('Control+,');
+      await $(page, 'mcp-settings').waitFor({ timeout: WAIT_MS });
+      await $(page, 'mcp-add-open').click();
+      await $(page, 'mcp-add-name').fill(M.name);
+      await $(page, 'mcp-add-command').fill(M.command);
+      await $(page, 'mcp-add-args').fill(M.args.join('\n'));
+      await $(page, 'mcp-add-env').fill(M.env);
+      await $(page, 'mcp-add-save').click();
+      const server = page.locator(`[data-testid="mcp-server"][data-name="${M.name}"]`);
+      await page.locator(`[data-testid="mcp-server"][data-name="${M.name}"][data-state="running"]`).waitFor({ timeout: WAIT_MS });
+      assert(((await server.locator('[data-testid="mcp-state"]').textContent()) ?? '').trim() === 'Running', 'the badge says Running');
+      const effects = async (name) => ((await server.locator(`[data-testid="mcp-tool"][data-name="${name}"] [data-testid="mcp-tool-effects"]`).textContent()) ?? '').trim();
+      assert((await effects(`${M.name}__record`)) === 'Can change things — asks first', `record's effects: ${await effects(`${M.name}__record`)}`);
+      assert((await effects(`${M.name}__echo`)) === 'Reads only', `echo's effects: ${await effects(`${M.name}__echo`)}`);
+      assert(/\d+ tokens/.test((await server.locator('[data-testid="mcp-tokens"]').textContent()) ?? ''), 'the declarations\' cost is shown');
+      const listed = (await (await api(base, '/api/mcp')).json()).servers.find((s) => s.config.name === M.name);
+      assert(listed?.state === 'running' && listed.tools.length === 5, `the host lists it running with its five tools: ${JSON.stringify(listed?.state)}`);
+      await server.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: shot });
+      await page.keyboard.press('Escape');
+      await until(async () => (await $(page, 'settings-panel').count()) === 0, 'Settings closed');
+
+      await send(page, M.prompt);
+      const question = page.locator('[data-testid="permission"][data-state="open"]');
+      await question.waitFor({ timeout: WAIT_MS });
+      const asked = (await question.textContent()) ?? '';
+      for (const want of [`${M.name}__record`, `the MCP server ${M.name}`, M.text]) {
+        assert(asked.includes(want), `the question shows ${want}: ${asked}`);
+      }
+      assert(!existsSync(M.record), 'nothing is recorded before the yes');
+      await page.screenshot({ path: shot.replace(/\.png$/, '-question.png') });
+      await $(page, 'permission-allow').click();
+      await until(async () => (await toolCards(page))[0]?.status === 'done', 'the call ran');
+      await until(() => settled(page), 'the final reply');
+      const msgs = await messages(page);
+      assert(msgs.at(-1).text === `The garden server answered: recorded: ${M.text}`, `the reply carries the server's answer: ${JSON.stringify(msgs.at(-1))}`);
+      assert(readFileSync(M.record, 'utf8') === `${M.text}\n`, 'the server recorded the text once');
+      await page.screenshot({ path: shot.replace(/\.png$/, '-answered.png') });
+    },
+  },
 ];

@@ -50,6 +50,18 @@ class FakeHost implements Transport {
   applyBatch = this.batch;
   undoBatch = this.batch;
   subscribeBatches = vi.fn(() => () => {});
+  // Nor are the MCP servers (test/mcp.test.ts).
+  readonly confirmsLoosenInDialog = false;
+  mcpServers = vi.fn(async () => ({ servers: [], tokens: 0 }));
+  mcp = vi.fn(async () => {
+    throw new Error('no MCP servers here');
+  });
+  putMcpServer = this.mcp;
+  removeMcpServer = this.mcp;
+  importMcp = this.mcp;
+  controlMcpServer = this.mcp;
+  setMcpTool = this.mcp;
+  subscribeMcp = vi.fn(() => () => {});
   // The Settings screen is not this file's subject (test/settings.test.ts).
   settings = vi.fn(async () => {
     throw new Error('no settings here');

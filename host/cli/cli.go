@@ -1,6 +1,6 @@
 // Package cli is the terminal host: the subcommands `quire doctor`,
 // `sessions`, `replay`, `export`, `index`, `search`, `eval`, `models`, `pull`,
-// `organise`, `run` and `chat` (host/tui). main reads the flags
+// `organise`, `mcp`, `run` and `chat` (host/tui). main reads the flags
 // and hands a command here with the composition root's parts.
 //
 // It speaks kernel/protocol and the ports of package host, like every
@@ -39,6 +39,9 @@ type Parts interface {
 	Batches() host.Batches
 	// Evolution is the candidate improvements (nil when not available).
 	Evolution() host.Evolution
+	// MCP is the MCP servers (nil when they are not available): a reader's
+	// has the configuration, an owner's runs them.
+	MCP() host.MCP
 	Close()
 }
 
@@ -59,6 +62,9 @@ type Env struct {
 	// RunningBatches is the task queue of the window or `quire serve`
 	// that owns the folder, over its local channel (`quire organise`).
 	RunningBatches func(ctx context.Context) (host.Batches, error)
+	// RunningMCP is the MCP servers of the window or `quire serve` that
+	// owns the folder, over its local channel (`quire mcp`).
+	RunningMCP func(ctx context.Context) (host.MCP, error)
 	// Drive opens the data folder's kernel for a terminal conversation
 	// (`quire run`, `quire chat`): the running window's or `quire serve`'s
 	// through its local channel, else this process's own as the folder's
@@ -78,7 +84,7 @@ type Command struct {
 }
 
 // Names are the subcommands this package runs.
-var Names = []string{"doctor", "sessions", "replay", "export", "index", "search", "eval", "models", "pull", "organise", "evolve", "run", "chat"}
+var Names = []string{"doctor", "sessions", "replay", "export", "index", "search", "eval", "models", "pull", "organise", "evolve", "mcp", "run", "chat"}
 
 // Lookup registers the flags of the subcommand name on fset and returns
 // it, or nil when there is no such subcommand.
@@ -127,6 +133,10 @@ func Lookup(name string, fset *flag.FlagSet) *Command {
 		run = o.run
 	case "evolve":
 		o := &evolveOptions{}
+		o.register(fset)
+		run = o.run
+	case "mcp":
+		o := &mcpOptions{}
 		o.register(fset)
 		run = o.run
 	default:

@@ -14,10 +14,6 @@ import (
 	"quire/kernel/protocol"
 )
 
-// The test binary doubles as the stdio MCP test server of the scenarios
-// whose servers say transport: stdio.
-func TestMain(m *testing.M) { mcptest.Main(m) }
-
 // stdioMCP runs this test binary again as the stdio test server.
 func stdioMCP(t *testing.T) eval.MCPStdio {
 	return func(name, record string) protocol.MCPServerConfig { return mcptest.Stdio(t, name, record) }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"testing"
 
 	"quire/config"
 	"quire/host"
@@ -29,6 +30,19 @@ func runCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // runIn is run with stdin as the command's standard input.
 func runIn(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runCtxIn(context.Background(), args, stdin, stdout, stderr)
+}
+
+// servingOwner opens the parts as `quire serve` does — the data folder's
+// owner, serving its local channel — until the test ends.
+func servingOwner(t *testing.T, settings *config.Store) *app.Parts {
+	t.Helper()
+	p, err := app.OpenWith(t.Context(), settings, slog.New(slog.DiscardHandler), app.Owner, app.Extras{Kind: datadir.Serve})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	p.ServeLocal(t.Context(), p.ServeBackend(t.Context(), ""))
+	return p
 }
 
 // runCtxIn is run until ctx ends, with stdin as the command's standard input.
@@ -65,5 +79,8 @@ func runCtxIn(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		},
 		RunningBatches: func(context.Context) (host.Batches, error) {
 			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).Batches(), nil
+		},
+		RunningMCP: func(context.Context) (host.MCP, error) {
+			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).MCP(), nil
 		}})
 }

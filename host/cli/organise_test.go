@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,8 +13,6 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"quire/config"
-	"quire/internal/app"
-	"quire/internal/datadir"
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/protocol"
@@ -154,12 +151,7 @@ func TestOrganiseGoesThroughTheRunningOwner(t *testing.T) {
 	os.MkdirAll(filepath.Join(notes, "projects"), 0o755)
 	settings := config.NewStore(config.Config{DataDir: dir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 8192, NotesDir: notes,
 		Batch: config.BatchSettings{Workers: 2}})
-	p, err := app.OpenWith(t.Context(), settings, slog.New(slog.DiscardHandler), app.Owner, app.Extras{Kind: datadir.Serve})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	p.ServeLocal(t.Context(), p.ServeBackend(t.Context(), ""))
+	p := servingOwner(t, settings)
 
 	var out, errb bytes.Buffer
 	if code := runIn([]string{"organise", "-data-dir", dir, "inbox"}, strings.NewReader("y\n"), &out, &errb); code != 0 {

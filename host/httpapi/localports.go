@@ -103,12 +103,18 @@ func (b localBatches) Undo(ctx context.Context, id string) (protocol.Batch, erro
 	return b.act(ctx, id, "undo", struct{}{})
 }
 
-// Watch follows the owner's batch stream until ctx ends or the stream
-// does (the owner went away): the channel closes then, as host.Batches'
-// own Watch closes when its ctx ends.
+// Watch follows the owner's batch stream (watchStream).
 func (b localBatches) Watch(ctx context.Context) <-chan protocol.BatchProgress {
-	out := make(chan protocol.BatchProgress)
-	events, _, err := b.l.stream(ctx, "/api/batches/stream")
+	return watchStream[protocol.BatchProgress](ctx, b.l, "/api/batches/stream", "batch")
+}
+
+// watchStream delivers the owner's stream at path — its events called
+// name, each read as a T; others, and one that does not read, skipped — in
+// order until ctx ends or the stream does (the owner went away): the
+// channel closes then, as a port's own Watch closes when its ctx ends.
+func watchStream[T any](ctx context.Context, l *Local, path, name string) <-chan T {
+	out := make(chan T)
+	events, _, err := l.stream(ctx, path)
 	if err != nil {
 		close(out)
 		return out
@@ -116,12 +122,12 @@ func (b localBatches) Watch(ctx context.Context) <-chan protocol.BatchProgress {
 	go func() {
 		defer close(out)
 		for e := range events {
-			var p protocol.BatchProgress
-			if e.name != "batch" || json.Unmarshal(e.data, &p) != nil {
+			var v T
+			if e.name != name || json.Unmarshal(e.data, &v) != nil {
 				continue
 			}
 			select {
-			case out <- p:
+			case out <- v:
 			case <-ctx.Done():
 				return
 			}

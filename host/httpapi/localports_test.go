@@ -19,18 +19,31 @@ import (
 	"quire/kernel/protocol"
 )
 
-// recordingNotes is the owner's Notes panel back end as the routes see it:
-// each call recorded with what it was given, answered from it.
-type recordingNotes struct {
+// recorder keeps what a back end was asked, in order, each call with
+// what it was given.
+type recorder struct {
 	mu    sync.Mutex
 	calls []string
 }
 
-func (n *recordingNotes) called(f string, args ...any) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.calls = append(n.calls, fmt.Sprint(append([]any{f}, args...)...))
+func (r *recorder) called(f string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, fmt.Sprint(append([]any{f}, args...)...))
 }
+
+// taken is what was asked since the last taken.
+func (r *recorder) taken() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.calls
+	r.calls = nil
+	return c
+}
+
+// recordingNotes is the owner's Notes panel back end as the routes see it:
+// each call recorded, answered from what it was given.
+type recordingNotes struct{ recorder }
 
 func (n *recordingNotes) Tree(_ context.Context, path string) (protocol.NoteFolder, error) {
 	n.called("Tree ", path)
@@ -64,30 +77,41 @@ func (n *recordingNotes) Preview(_ context.Context, tool string, args json.RawMe
 	return protocol.WritePreview{Tool: tool}, nil
 }
 
-// A terminal reaches the owner's Notes panel back end over the local
-// channel (the /api/notes routes), so its /undo reverts a change the way
-// the window's Changes list does; the owner's refusal keeps its sentinel.
-func TestLocalNotesReachTheOwner(t *testing.T) {
-	owner := &recordingNotes{}
+// ownerSocket serves b — with a kernel and a doctor when it has none — on
+// a local channel of its own until the test ends, and dials it.
+func ownerSocket(t *testing.T, b httpapi.Backend) *httpapi.Local {
+	t.Helper()
 	sock := filepath.Join(t.TempDir(), "quire.sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := testkit.New(t)
-	b := httpapi.Backend{Kernel: k.Runtime, Notes: owner, Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }}
+	if b.Kernel == nil {
+		b.Kernel = testkit.New(t).Runtime
+	}
+	if b.Doctor == nil {
+		b.Doctor = func(context.Context) doctor.Report { return doctor.Report{OK: true} }
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- httpapi.ServeSocket(ctx, ln, b, slog.New(slog.DiscardHandler)) }()
 	local := httpapi.DialLocal(sock)
-	defer func() {
+	t.Cleanup(func() {
 		local.Close()
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("ServeSocket: %v", err)
 		}
-	}()
-	var n host.Notes = local.Notes()
+	})
+	return local
+}
+
+// A terminal reaches the owner's Notes panel back end over the local
+// channel (the /api/notes routes), so its /undo reverts a change the way
+// the window's Changes list does; the owner's refusal keeps its sentinel.
+func TestLocalNotesReachTheOwner(t *testing.T) {
+	owner := &recordingNotes{}
+	var n host.Notes = ownerSocket(t, httpapi.Backend{Notes: owner}).Notes()
 	cases := []struct {
 		name, call string
 		do         func() (any, error)
@@ -106,9 +130,7 @@ func TestLocalNotesReachTheOwner(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			owner.mu.Lock()
-			owner.calls = nil
-			owner.mu.Unlock()
+			owner.taken()
 			got, err := c.do()
 			if err != nil {
 				t.Fatal(err)
@@ -116,10 +138,8 @@ func TestLocalNotesReachTheOwner(t *testing.T) {
 			if !reflect.DeepEqual(got, c.want) {
 				t.Errorf("got %+v, want %+v", got, c.want)
 			}
-			owner.mu.Lock()
-			defer owner.mu.Unlock()
-			if len(owner.calls) != 1 || owner.calls[0] != c.call {
-				t.Errorf("the owner was called %q, want %q", owner.calls, c.call)
+			if calls := owner.taken(); len(calls) != 1 || calls[0] != c.call {
+				t.Errorf("the owner was called %q, want %q", calls, c.call)
 			}
 		})
 	}

@@ -46,7 +46,7 @@ var cases = []string{
 	"wails-drop", "compaction-marker", "memory-panel", "models-panel", "documents-e2e", "search-jump", "export-md", "citations",
 	"question-forget", "question-long", "secret", "exfil", "empty-retry", "settings", "documents-embedder",
 	"changes-undo",
-	"branch-edit", "branch-regenerate", "continue-killed", "inspector", "batch-review", "comfort",
+	"branch-edit", "branch-regenerate", "continue-killed", "inspector", "batch-review", "comfort", "mcp-tool",
 }
 
 func TestBrowser(t *testing.T) {
@@ -100,6 +100,7 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("the e2e runner: %v", runErr)
 	}
 	checkInspectorCopy(t, fx, passed)
+	checkMCPRecord(t, fx, passed)
 	if n := len(fx.requests()); n == 0 {
 		t.Error("the browser run never reached the model: it did not use the real backend")
 	}
@@ -131,6 +132,9 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 			if turn, ok := batchReplies(req); ok {
 				return turn, true
 			}
+			if turn, ok := mcpReplies(req); ok {
+				return turn, true
+			}
 			return respond(req)
 		}))
 	fake.AddModel(ollamatest.DefaultModel())
@@ -141,7 +145,7 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	dataDir := t.TempDir()
 	fx := &fixtureSet{fake: fake, fixtures: fixtures{Prompts: prompts(), Plan: planItems, Unsure: unsure, Todo: todoText, Garden: gardenNote, Long: longText, CompactReads: compactReads,
 		ProbePath: filepath.Join(dataDir, "probe.json"), NoTools: noToolsModel, Second: secondModel,
-		InspectPath: filepath.Join(t.TempDir(), "inspected.json")}, dataDir: dataDir}
+		InspectPath: filepath.Join(t.TempDir(), "inspected.json"), MCP: newMCPFixture(t)}, dataDir: dataDir}
 	// The documents the browser adds by path, in real folders, indexed by
 	// the real library.
 	fx.DocsDir = writeDocs(t, "", nil)

@@ -17,6 +17,7 @@ import (
 
 	"quire/internal/app"
 	"quire/internal/crashtest"
+	"quire/internal/mcptest"
 )
 
 // The killed reply's case ("continue after a killed reply", cases.mjs): a
@@ -31,7 +32,11 @@ import (
 // childSpec as JSON.
 const serveChildEnv = "QUIRE_E2E_SERVE_CHILD"
 
-func TestMain(m *testing.M) { crashtest.Main(m, serveChildEnv, serveChild) }
+// TestMain also makes this binary the MCP case's stdio server (mcp_test.go).
+func TestMain(m *testing.M) {
+	mcptest.ServeIfChild()
+	crashtest.Main(m, serveChildEnv, serveChild)
+}
 
 // childSpec is what a child serves: the built frontend and serve's flags.
 type childSpec struct {

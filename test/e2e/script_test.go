@@ -135,6 +135,8 @@ type fixtures struct {
 	// InspectPath is where the inspector case writes what it copied, for
 	// the Go side to compare with `quire replay -request N` (inspector_test.go).
 	InspectPath string `json:"inspectPath"`
+	// MCP is the MCP case's server, as the page adds it (mcp_test.go).
+	MCP mcpFixture `json:"mcp"`
 }
 
 func prompts() map[string]string {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"quire/internal/testkit"
@@ -12,14 +13,16 @@ import (
 )
 
 // TestTheNewRoutesAreBehindTheGuard plays the guard's attacks against every
-// route issues 17 and 18 added — the chat search, the export, the
-// inspector, edit / regenerate / continue, the Notes panel and the batch
-// queue: no secret (401), another web page's Origin even with the secret
+// route issues 17, 18 and 19 added — the chat search, the export, the
+// inspector, edit / regenerate / continue, the Notes panel, the batch
+// queue and the MCP servers (adding one runs a command on this machine):
+// no secret (401), another web page's Origin even with the secret
 // (403), a cross-site fetch (403), and a text/plain POST with the cookie the
 // browser adds (415). Each is refused with a sentence before its route runs
 // (a route's own refusals are 400, 404 or 409, so a route mounted outside
 // the guard fails this test), and after all of them the chats, the notes
-// folder, the batches and the model's requests are as they were.
+// folder, the batches, the MCP servers and the model's requests are as
+// they were.
 func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 	s := startServe(t)
 	code, body := s.do(t, s.owner("POST", "/api/sessions", `{"title":"mine"}`))
@@ -42,7 +45,10 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 		"/api/notes/changes/chg_x/versions",
 		"/api/batches",
 		"/api/batches/batch_x",
+		"/api/mcp",
+		"/api/mcp/stream",
 	}
+	evil := `{"name":"evil","command":"/bin/sh","args":["-c","touch /tmp/pwned"],"enabled":true}`
 	writes := []struct{ path, body string }{
 		{"/api/sessions/" + id + "/edit", `{"seq":1,"text":"pwned"}`},
 		{"/api/sessions/" + id + "/regenerate", `{"seq":1}`},
@@ -54,6 +60,10 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 		{"/api/batches/batch_x/apply", `{"items":[]}`},
 		{"/api/batches/batch_x/undo", `{}`},
 		{"/api/batches/batch_x/cancel", `{}`},
+		{"/api/mcp/servers", evil},
+		{"/api/mcp/import", `{"text":` + strconv.Quote(`{"mcpServers":{"evil":`+evil+`}}`) + `}`},
+		{"/api/mcp/servers/evil/start", `{}`},
+		{"/api/mcp/tools", `{"server":"evil","tool":"x","enabled":true,"effects":"read"}`},
 	}
 	proto := map[string]string{"Quire-Protocol": protocol.Version}
 	with := func(extra map[string]string) map[string]string {
@@ -88,12 +98,22 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 			attack{"text/plain with the cookie: POST " + w.path, call{"POST", w.path, w.body, with(map[string]string{"Cookie": cookie, "Content-Type": "text/plain"})}, 415},
 		)
 	}
+	for _, p := range []string{"/api/mcp/servers/evil"} {
+		attacks = append(attacks,
+			attack{"no secret: DELETE " + p, call{"DELETE", p, "", with(nil)}, 401},
+			attack{"another page's origin: DELETE " + p, call{"DELETE", p, "", with(map[string]string{"Authorization": bearer, "Origin": "http://evil.example"})}, 403},
+		)
+	}
 	before := s.state(t)
 	batches, err := s.backend.Batches.List(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	notesBefore := tree(t, s.notes)
+	mcpBefore, err := s.backend.MCP.Servers(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, a := range attacks {
 		t.Run(a.name, func(t *testing.T) {
 			code, body := s.do(t, a.call)
@@ -112,9 +132,12 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 	if after := tree(t, s.notes); !slices.Equal(after, notesBefore) {
 		t.Fatalf("the attacks changed the notes folder: %v, was %v", after, notesBefore)
 	}
+	if after, err := s.backend.MCP.Servers(t.Context()); err != nil || len(after.Servers) != len(mcpBefore.Servers) {
+		t.Fatalf("the attacks added MCP servers: %d before, %+v after (%v)", len(mcpBefore.Servers), after.Servers, err)
+	}
 	// The same routes answer the owner's page: the refusals above are the
 	// guard's, not routes that fail anyway.
-	for _, p := range []string{"/api/search?q=inbox", "/api/notes/tree", "/api/batches", "/api/sessions/" + id + "/export"} {
+	for _, p := range []string{"/api/search?q=inbox", "/api/notes/tree", "/api/batches", "/api/mcp", "/api/sessions/" + id + "/export"} {
 		if code, body := s.do(t, s.owner("GET", p, "")); code != 200 {
 			t.Errorf("the owner's page: GET %s = %d %s", p, code, body)
 		}

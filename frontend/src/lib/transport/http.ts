@@ -37,6 +37,11 @@ import {
   type DocumentsState,
   type IndexProgress,
   type Intent,
+  type MCPImport,
+  type MCPList,
+  type MCPServer,
+  type MCPServerConfig,
+  type MCPToolChoice,
   type MessageSearch,
   type MemoryItem,
   type MemoryList,
@@ -61,6 +66,7 @@ import { callDetail, callList } from './calls';
 import { messageSearch, type ExportFormat, type Exported } from './conversations';
 import { batchReview, NO_BATCH_FOLDER } from './batches';
 import { NO_DOCUMENT_PATH } from './documents';
+import { mcpImport, mcpList, mcpServer, type MCPAction, type McpImport, type McpList, type McpServer } from './mcp';
 import { modelsState, NO_MODEL_NAME } from './models';
 import { changeList, noteFolder, undoOutcome } from './notes';
 import { SettingRefused, settingsScreen } from './settings';
@@ -86,6 +92,9 @@ export interface HttpTransportOptions {
 export const NO_ACCESS =
   'This page cannot use Quire yet: open the link quire serve printed in its terminal (it carries a secret made for each start).';
 
+/** How often the page re-reads the MCP servers while Settings shows them (subscribeMcp). */
+export const MCP_POLL_MS = 1000;
+
 /** How many more times a send is tried after a network error (same key each time). */
 export const SEND_RETRIES = 2;
 
@@ -104,6 +113,7 @@ export class HttpTransport implements Transport {
   readonly choosesFolderInDialog = false;
   readonly takesFileDrops = false;
   readonly confirmsBatchInDialog = false;
+  readonly confirmsLoosenInDialog = false;
   private readonly base: string;
   private readonly fetchFn: FetchFn;
   private readonly makeEventSource: EventSourceFactory;
@@ -527,6 +537,65 @@ export class HttpTransport implements Transport {
       }
     });
     return () => es.close();
+  }
+
+  private static mcpPath(name: string, action = ''): string {
+    return `/api/mcp/servers/${encodeURIComponent(name)}${action ? `/${action}` : ''}`;
+  }
+  /** GET /api/mcp → every server, its state, stderr tail and tools. */
+  async mcpServers(): Promise<McpList> {
+    return mcpList(await this.request<MCPList>('GET', '/api/mcp'));
+  }
+  /** POST /api/mcp/servers MCPServerConfig → MCPServer; 400 {"error"} with what to fix. */
+  async putMcpServer(c: MCPServerConfig): Promise<McpServer> {
+    return mcpServer(await this.request<MCPServer>('POST', '/api/mcp/servers', { body: c }));
+  }
+  /** DELETE /api/mcp/servers/{name} → 204; 404 {"error"}. */
+  async removeMcpServer(name: string): Promise<void> {
+    await this.request<void>('DELETE', HttpTransport.mcpPath(name));
+  }
+  /** POST /api/mcp/import {text} → MCPImport (added, and refused with why). */
+  async importMcp(text: string): Promise<McpImport> {
+    return mcpImport(await this.request<MCPImport>('POST', '/api/mcp/import', { body: { text } }));
+  }
+  /** POST /api/mcp/servers/{name}/start|stop|restart → MCPServer. */
+  async controlMcpServer(name: string, action: MCPAction): Promise<McpServer> {
+    return mcpServer(await this.request<MCPServer>('POST', HttpTransport.mcpPath(name, action)));
+  }
+  /** POST /api/mcp/tools MCPToolChoice → MCPServer. */
+  async setMcpTool(c: MCPToolChoice): Promise<McpServer> {
+    return mcpServer(await this.request<MCPServer>('POST', '/api/mcp/tools', { body: c }));
+  }
+  /**
+   * Polls GET /api/mcp every MCP_POLL_MS while subscribed (Settings is
+   * open) and hands on each server whose state changed. Not the SSE
+   * /api/mcp/stream: a page already holds five streams to its origin
+   * (events, questions, health, documents, model pulls), and a sixth would
+   * take the last connection a browser allows it, so every request after it
+   * would wait.
+   */
+  subscribeMcp(onServer: (s: McpServer) => void): () => void {
+    const seen = new Map<string, string>();
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const poll = async () => {
+      try {
+        for (const s of (await this.mcpServers()).servers) {
+          const json = JSON.stringify(s);
+          if (seen.get(s.config.name) === json) continue;
+          seen.set(s.config.name, json);
+          onServer(s);
+        }
+      } catch {
+        /* Quire did not answer this time; the next poll asks again */
+      }
+      if (!stopped) timer = setTimeout(poll, MCP_POLL_MS);
+    };
+    void poll();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
   }
 
   /** GET /api/memory → {items, approval, learn}. */

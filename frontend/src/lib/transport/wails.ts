@@ -22,8 +22,10 @@ import type { Batch, BatchDecision, BatchProgress, BatchReview, BranchResult, Ca
 import { callDetail, callList, NO_CALLS } from './calls';
 import { messageSearch, NO_EXPORT, NO_SEARCH, type ExportFormat, type Exported } from './conversations';
 import { batchReview, NO_BATCH_FOLDER, NO_BATCHES } from './batches';
+import { mcpImport, mcpList, mcpServer, NO_MCP, type MCPAction, type McpImport, type McpList, type McpServer } from './mcp';
 import { modelsState, NO_MODEL_NAME, NO_MODELS } from './models';
 import { changeList, NO_NOTES, noteFolder, undoOutcome } from './notes';
+import type { MCPImport, MCPList, MCPServer, MCPServerConfig, MCPToolChoice } from '../protocol';
 import type { ChangeList, NoteFolder, NoteText, NoteVersions, UndoOutcome, WritePreview } from '../protocol';
 import { NO_SETTINGS, SettingRefused, settingsScreen } from './settings';
 import { PROTOCOL_VERSION, RuntimeEvent } from '../protocol';
@@ -118,6 +120,17 @@ export interface WailsApp {
   CancelBatch?: Method<'CancelBatch', Batch>;
   ApplyBatch?: Method<'ApplyBatch', Batch>;
   UndoBatch?: Method<'UndoBatch', Batch>;
+  /**
+   * The MCP servers (app.go). SetMCPTool asks in a native dialog
+   * before a loosening and resolves with the server unchanged on No.
+   * Optional: an older Quire has none.
+   */
+  MCPServers?: Method<'MCPServers', MCPList>;
+  PutMCPServer?: Method<'PutMCPServer', MCPServer>;
+  RemoveMCPServer?: Method<'RemoveMCPServer', void>;
+  ImportMCP?: Method<'ImportMCP', MCPImport>;
+  ControlMCPServer?: Method<'ControlMCPServer', MCPServer>;
+  SetMCPTool?: Method<'SetMCPTool', MCPServer>;
   /** The questions the window is asking (to show them). Optional: an older Quire has none. */
   Questions?: Method<'Questions', Question[] | null>;
   /** The page has shown question `id` in full: its dialog may open. It cannot answer. */
@@ -165,6 +178,7 @@ export class WailsTransport implements Transport {
   readonly choosesFolderInDialog = true;
   readonly takesFileDrops = true;
   readonly confirmsBatchInDialog = true;
+  readonly confirmsLoosenInDialog = true;
   private handshake: Promise<void> | null = null;
 
   /** In the window, `app` and `runtime` are `generatedApp` and `generatedRuntime`; tests hand in fakes. */
@@ -411,7 +425,33 @@ export class WailsTransport implements Transport {
   subscribeBatches(onProgress: (p: BatchProgress) => void): () => void {
     const off = this.runtime?.EventsOnMultiple?.(RuntimeEvent.Batch, (p: unknown) => p && typeof p === 'object' && (p as BatchProgress).batch && onProgress(p as BatchProgress), -1);
     return () => typeof off === 'function' && off();
+  }  /** Calls an MCP method the window may not have (an older Quire). */
+  private mcp<T>(f: ((app: WailsApp) => Promise<T>) | null): Promise<T> {
+    return this.call(() => (f ? f(this.app) : Promise.reject(NO_MCP)));
   }
+  async mcpServers(): Promise<McpList> {
+    return mcpList(await this.mcp(this.app.MCPServers ? (a) => a.MCPServers!() : null));
+  }
+  async putMcpServer(c: MCPServerConfig): Promise<McpServer> {
+    return mcpServer(await this.mcp(this.app.PutMCPServer ? (a) => a.PutMCPServer!(c as Parameters<Bound['PutMCPServer']>[0]) : null));
+  }
+  async removeMcpServer(name: string): Promise<void> {
+    await this.mcp(this.app.RemoveMCPServer ? (a) => a.RemoveMCPServer!(name) : null);
+  }
+  async importMcp(text: string): Promise<McpImport> {
+    return mcpImport(await this.mcp(this.app.ImportMCP ? (a) => a.ImportMCP!(text) : null));
+  }
+  async controlMcpServer(name: string, action: MCPAction): Promise<McpServer> {
+    return mcpServer(await this.mcp(this.app.ControlMCPServer ? (a) => a.ControlMCPServer!(name, action) : null));
+  }
+  async setMcpTool(c: MCPToolChoice): Promise<McpServer> {
+    return mcpServer(await this.mcp(this.app.SetMCPTool ? (a) => a.SetMCPTool!(c as Parameters<Bound['SetMCPTool']>[0]) : null));
+  }
+  subscribeMcp(onServer: (s: McpServer) => void): () => void {
+    const off = this.runtime?.EventsOnMultiple?.(RuntimeEvent.Mcp, (s: unknown) => !!s && typeof s === 'object' && 'config' in s && onServer(mcpServer(s as MCPServer)), -1);
+    return () => typeof off === 'function' && off();
+  }
+
   /** Calls a memory method the window may not have (an older Quire). */
   private mem<T>(f: ((app: WailsApp) => Promise<T>) | undefined): Promise<T> {
     return this.call(() => (f ? f(this.app) : Promise.reject(NO_MEMORY)));

@@ -54,6 +54,10 @@ export function ContinueRun(arg1, arg2) {
   return window['go']['main']['App']['ContinueRun'](arg1, arg2);
 }
 
+export function ControlMCPServer(arg1, arg2) {
+  return window['go']['main']['App']['ControlMCPServer'](arg1, arg2);
+}
+
 export function DeleteModel(arg1) {
   return window['go']['main']['App']['DeleteModel'](arg1);
 }
@@ -98,12 +102,20 @@ export function Handshake(arg1) {
   return window['go']['main']['App']['Handshake'](arg1);
 }
 
+export function ImportMCP(arg1) {
+  return window['go']['main']['App']['ImportMCP'](arg1);
+}
+
 export function IndexPaths(arg1) {
   return window['go']['main']['App']['IndexPaths'](arg1);
 }
 
 export function ListSessions() {
   return window['go']['main']['App']['ListSessions']();
+}
+
+export function MCPServers() {
+  return window['go']['main']['App']['MCPServers']();
 }
 
 export function MemoryList() {
@@ -150,6 +162,10 @@ export function PullModel(arg1) {
   return window['go']['main']['App']['PullModel'](arg1);
 }
 
+export function PutMCPServer(arg1) {
+  return window['go']['main']['App']['PutMCPServer'](arg1);
+}
+
 export function QuestionShown(arg1) {
   return window['go']['main']['App']['QuestionShown'](arg1);
 }
@@ -164,6 +180,10 @@ export function Regenerate(arg1, arg2, arg3) {
 
 export function RemoveDocument(arg1) {
   return window['go']['main']['App']['RemoveDocument'](arg1);
+}
+
+export function RemoveMCPServer(arg1) {
+  return window['go']['main']['App']['RemoveMCPServer'](arg1);
 }
 
 export function RenameSession(arg1, arg2) {
@@ -204,6 +224,10 @@ export function SendWith(arg1, arg2, arg3, arg4) {
 
 export function SetEmbedModel(arg1) {
   return window['go']['main']['App']['SetEmbedModel'](arg1);
+}
+
+export function SetMCPTool(arg1) {
+  return window['go']['main']['App']['SetMCPTool'](arg1);
 }
 
 export function SetMemoryApproval(arg1) {
