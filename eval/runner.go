@@ -36,6 +36,10 @@ type Env struct {
 	Tools []runtime.ToolProvider
 	// RememberWithoutAsking is the memory panel's setting of that name.
 	RememberWithoutAsking bool
+	// Fragment is text added to the system text as an activated prompt
+	// fragment is (Options.Fragment): how an evaluation runs a scenario
+	// with a candidate. Empty, the system text is Quire's own.
+	Fragment string
 }
 
 // Instance is a running kernel. Close stops it as quitting Quire does.
@@ -75,6 +79,9 @@ type Options struct {
 	// Parallel is how many scenarios run at once; default 4 (1 when Real,
 	// a local model answers one request at a time anyway).
 	Parallel int
+	// Fragment is added to every scenario's system text (Env.Fragment):
+	// the active prompt fragments, or those with a candidate (Compare).
+	Fragment string
 }
 
 // Select keeps the scenarios opts selects, in order.
@@ -189,7 +196,8 @@ func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*playe
 	// From here on p is returned, even with an error, so the caller checks
 	// what there is and removes root.
 	p := &played{root: root, notes: filepath.Join(root, "notes"), outside: filepath.Join(root, "outside")}
-	env := Env{DataDir: filepath.Join(root, "data"), NumCtx: cmp.Or(sc.Setup.NumCtx, 8192), RememberWithoutAsking: sc.Setup.RememberWithoutAsking}
+	env := Env{DataDir: filepath.Join(root, "data"), NumCtx: cmp.Or(sc.Setup.NumCtx, 8192), RememberWithoutAsking: sc.Setup.RememberWithoutAsking,
+		Fragment: opts.Fragment}
 	if p.setupNotes, err = writeFiles(p.notes, sc.Setup.Notes); err != nil {
 		return p, err
 	}

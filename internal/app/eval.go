@@ -21,7 +21,13 @@ func EvalBuilder(log *slog.Logger) eval.Builder {
 			// One worker: the scripted model turns answer a batch's tasks in
 			// note order.
 			Batch: config.BatchSettings{Workers: 1}})
-		p, err := Open(ctx, settings, log, Owner, runtime.WithAsker(env.Ask), runtime.WithTools(env.Tools...))
+		extra := []runtime.Option{runtime.WithAsker(env.Ask), runtime.WithTools(env.Tools...)}
+		if env.Fragment != "" {
+			// After the root's own WithPrompt, so this assembler (Quire's
+			// base text and the fragment) is the one the runtime uses.
+			extra = append(extra, runtime.WithPrompt(withFragment(basePrompt(), env.Fragment)))
+		}
+		p, err := Open(ctx, settings, log, Owner, extra...)
 		if err != nil {
 			return eval.Instance{}, err
 		}
