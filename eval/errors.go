@@ -24,3 +24,7 @@ var (
 	ErrCompareTokens    = errors.New("the evaluation's token budget is spent")
 	ErrCompareTime      = errors.New("the evaluation's time is up")
 )
+
+// ErrReplay is a past run that cannot be replayed (Replayed): it has no
+// user message, has not finished, or its log does not read.
+var ErrReplay = errors.New("the run cannot be replayed")
