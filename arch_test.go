@@ -156,6 +156,12 @@ func TestLayering(t *testing.T) {
 				return under(d, "quire/kernel/store") || under(d, "quire/kernel/runtime") || under(d, "quire/kernel/core") ||
 					under(d, "quire/host") || under(d, "quire/tools") || under(d, wailsModule)
 			}},
+		{"evolve reaches the kernel only through its facets and ports: never the store, the runtime, the core, a host, tools or Wails",
+			func(p string) bool { return under(p, "quire/evolve") },
+			func(d string) bool {
+				return under(d, "quire/kernel/store") || under(d, "quire/kernel/runtime") || under(d, "quire/kernel/core") ||
+					under(d, "quire/host") || under(d, "quire/tools") || under(d, wailsModule) || under(d, ollamaModule)
+			}},
 		{"the task queue drives its workers through the protocol: never the store, the runtime, the core, a provider, a host or Wails",
 			func(p string) bool { return under(p, "quire/queue") },
 			func(d string) bool {
@@ -172,7 +178,7 @@ func TestLayering(t *testing.T) {
 			isHost,
 			func(d string) bool {
 				return under(d, "quire/rag") || under(d, "quire/library") || under(d, "quire/memory") || under(d, "quire/tools") ||
-					under(d, "quire/queue")
+					under(d, "quire/queue") || under(d, "quire/evolve")
 			}},
 		{"only main stands on the composition root: no other package imports it",
 			func(p string) bool { return p != "quire" && !under(p, "quire/internal/app") },

@@ -211,3 +211,43 @@ type Calls interface {
 	// SESSION -request N` prints.
 	Request(ctx context.Context, session string, n int) ([]byte, error)
 }
+
+// Evolution is the Evolution panel's and `quire evolve`'s back end (issue
+// 20): the candidate improvements (prompt fragments, skills, workflows),
+// their evaluation, the user's approval, scoped activation and rollback,
+// and the signals observed in finished runs. Every step is an event; no
+// candidate is activated without the user, and none can widen what tools
+// may do. An unknown ID is protocol.ErrNotFound; a step the candidate's
+// state does not allow protocol.ErrConflict; a candidate refused by
+// construction a *protocol.Refusal; each wrapped with a sentence.
+type Evolution interface {
+	// List is every candidate, newest first, with the latest signals.
+	List(ctx context.Context) (protocol.EvolutionState, error)
+	// Show is one candidate with the active version it would replace, its
+	// evidence and the signals seen while it was active.
+	Show(ctx context.Context, id string) (protocol.CandidateDetail, error)
+	// Propose adds a candidate the user wrote (Author user), checked as
+	// every candidate is: one artifact of its kind, within bounds, no
+	// unknown field, a skill without grants.
+	Propose(ctx context.Context, d protocol.CandidateDraft) (protocol.Candidate, error)
+	// Evaluate runs the candidate's isolated evaluation (eval set and
+	// origin-run replays, with and without it, in a temporary data folder)
+	// and records the report.
+	Evaluate(ctx context.Context, id string) (protocol.EvaluationReport, error)
+	// RecordEvaluation records a report made elsewhere (the evaluator's).
+	RecordEvaluation(ctx context.Context, r protocol.EvaluationReport) (protocol.Candidate, error)
+	// Approve is the user's yes: refused with no evaluation, or when a
+	// regression of the report is not among a.Accepted.
+	Approve(ctx context.Context, id string, a protocol.Approval) (protocol.Candidate, error)
+	// Refuse is the user's no; a refused candidate is never activated.
+	Refuse(ctx context.Context, id, reason string) (protocol.Candidate, error)
+	// Activate makes an approved candidate active in a's scope; when
+	// another version of its name is active, a.Replaces must name it.
+	Activate(ctx context.Context, id string, a protocol.Activation) (protocol.Candidate, error)
+	// Rollback ends the activation of id (or, for "", the latest
+	// activation) and makes the version it replaced active again.
+	Rollback(ctx context.Context, id string) (protocol.Candidate, error)
+	// Signals are the latest signals, newest first, at most limit
+	// (1..protocol.MaxListedSignals, else the most).
+	Signals(ctx context.Context, limit int) ([]protocol.EvolutionSignal, error)
+}

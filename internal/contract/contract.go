@@ -106,7 +106,17 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		protocol.BatchRunning, protocol.BatchPaused, protocol.BatchReviewing, protocol.BatchApplying,
 		protocol.BatchDone, protocol.BatchCancelled, protocol.BatchFailed, protocol.BatchUndone)
 	f.Union("SessionKind", "Who a session is for (Session.kind, SessionCreatedPayload.kind): worker is a task queue worker's run, never one of the user's chats; a chat has none.", nil,
-		protocol.SessionWorker)
+		protocol.SessionWorker, protocol.SessionEvolution)
+	f.Union("CandidateKind", "What a candidate improvement is (Candidate.kind): a prompt fragment, a skill or a workflow.", nil,
+		protocol.CandidatePrompt, protocol.CandidateSkill, protocol.CandidateWorkflow)
+	f.Union("CandidateState", "Where a candidate stands (Candidate.state).", nil,
+		protocol.CandidateProposed, protocol.CandidateEvaluated, protocol.CandidateApproved, protocol.CandidateActive,
+		protocol.CandidateRolledBack, protocol.CandidateRefused)
+	f.Union("CandidateAuthor", "Who wrote a candidate (Candidate.author).", nil, protocol.AuthorModel, protocol.AuthorUser)
+	f.Union("ActivationScope", "Where an active candidate applies: this notes folder, or every conversation.", nil,
+		protocol.ScopeFolder, protocol.ScopeAll)
+	f.Union("SignalKind", "What a signal observed in a finished run (EvolutionSignal.kind).", nil,
+		protocol.SignalDenied, protocol.SignalUndone, protocol.SignalCorrection, protocol.SignalFailedSearch, protocol.SignalRestated)
 	f.Union("TaskState", "Where one note's task is (BatchTask.state).", nil,
 		protocol.TaskQueued, protocol.TaskClaimed, protocol.TaskDone, protocol.TaskFailed)
 	f.Union("BatchChangeKind", "What an applied batch did to a note (BatchChange.kind).", nil, protocol.BatchChangeMove, protocol.BatchChangeEdit)
@@ -188,6 +198,25 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"MessageSearch":        reflect.TypeFor[protocol.MessageSearch](),
 		"MessageHit":           reflect.TypeFor[protocol.MessageHit](),
 		"SnippetPart":          reflect.TypeFor[protocol.SnippetPart](),
+		"EvolutionSignal":      reflect.TypeFor[protocol.EvolutionSignal](),
+		"SignalRef":            reflect.TypeFor[protocol.SignalRef](),
+		"RunRef":               reflect.TypeFor[protocol.RunRef](),
+		"CandidateOrigin":      reflect.TypeFor[protocol.CandidateOrigin](),
+		"PromptFragment":       reflect.TypeFor[protocol.PromptFragment](),
+		"SkillArtifact":        reflect.TypeFor[protocol.SkillArtifact](),
+		"WorkflowParam":        reflect.TypeFor[protocol.WorkflowParam](),
+		"WorkflowArtifact":     reflect.TypeFor[protocol.WorkflowArtifact](),
+		"Artifact":             reflect.TypeFor[protocol.Artifact](),
+		"CandidateDraft":       reflect.TypeFor[protocol.CandidateDraft](),
+		"ScenarioRun":          reflect.TypeFor[protocol.ScenarioRun](),
+		"ScenarioResult":       reflect.TypeFor[protocol.ScenarioResult](),
+		"EvaluationReport":     reflect.TypeFor[protocol.EvaluationReport](),
+		"Approval":             reflect.TypeFor[protocol.Approval](),
+		"Activation":           reflect.TypeFor[protocol.Activation](),
+		"VersionMonitor":       reflect.TypeFor[protocol.VersionMonitor](),
+		"Candidate":            reflect.TypeFor[protocol.Candidate](),
+		"CandidateDetail":      reflect.TypeFor[protocol.CandidateDetail](),
+		"EvolutionState":       reflect.TypeFor[protocol.EvolutionState](),
 		"Check":                reflect.TypeFor[doctor.Check](),
 		"DoctorReport":         reflect.TypeFor[doctor.Report](),
 	})
@@ -219,6 +248,13 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Field(reflect.TypeFor[protocol.Session](), "kind", "SessionKind")
 	f.Field(reflect.TypeFor[event.SessionCreatedPayload](), "kind", "SessionKind")
 	f.Field(reflect.TypeFor[protocol.BatchChange](), "kind", "BatchChangeKind")
+	f.Field(reflect.TypeFor[protocol.Candidate](), "kind", "CandidateKind")
+	f.Field(reflect.TypeFor[protocol.Candidate](), "state", "CandidateState")
+	f.Field(reflect.TypeFor[protocol.Candidate](), "author", "CandidateAuthor")
+	f.Field(reflect.TypeFor[protocol.Candidate](), "scope", "ActivationScope")
+	f.Field(reflect.TypeFor[protocol.CandidateDraft](), "kind", "CandidateKind")
+	f.Field(reflect.TypeFor[protocol.Activation](), "scope", "ActivationScope")
+	f.Field(reflect.TypeFor[protocol.EvolutionSignal](), "kind", "SignalKind")
 
 	// kernel/event: every registered payload, under its Go name, and the
 	// types they are made of.
@@ -240,6 +276,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"CompactionRecord": reflect.TypeFor[event.CompactionRecord](),
 		"Pollution":        reflect.TypeFor[event.Pollution](),
 		"ZoneText":         reflect.TypeFor[event.ZoneText](),
+		"EvolutionRef":     reflect.TypeFor[event.EvolutionRef](),
 	})
 	f.Field(reflect.TypeFor[event.InputReceivedPayload](), "intent", "Intent")
 	f.Field(reflect.TypeFor[event.UserMessagePayload](), "intent", "Intent")

@@ -54,6 +54,9 @@ type SessionCreatedPayload struct {
 const (
 	SessionChat   = ""
 	SessionWorker = "worker"
+	// SessionEvolution holds the candidates' events (evolution.go): never
+	// listed among the chats, never driven by a runtime.
+	SessionEvolution = "evolution"
 )
 
 // BranchPoint is where a branch leaves its parent.
@@ -460,6 +463,14 @@ var specs = map[Type]spec{
 	MemoryReview:   specOf[MemoryReviewPayload](Internal, false, false),
 
 	NoteUndone: specOf[NoteUndonePayload](Public, false, false),
+
+	EvolutionSignal:     specOf[EvolutionSignalPayload](Internal, false, false),
+	EvolutionCandidate:  specOf[EvolutionCandidatePayload](Internal, false, false),
+	EvolutionEvaluated:  specOf[EvolutionEvaluatedPayload](Internal, false, false),
+	EvolutionApproved:   specOf[EvolutionApprovedPayload](Internal, false, false),
+	EvolutionRefused:    specOf[EvolutionRefusedPayload](Internal, false, false),
+	EvolutionActivated:  specOf[EvolutionActivatedPayload](Internal, false, false),
+	EvolutionRolledBack: specOf[EvolutionRolledBackPayload](Internal, false, false),
 }
 
 // KindOf says whether events of type t are facts, records or neither.
