@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"quire/eval"
 	"quire/internal/app"
@@ -28,39 +29,56 @@ const evalsDir = "../../evals"
 // rule the user restated.
 const receiptsRule = "Receipts are filed under finance/receipts/YYYY; never move notes out of projects/ without asking."
 
-// longRules is a candidate that grew too long: its 3,000 words no longer
-// fit beside the tools in a 4,096-token context, so a small model's first
-// message is refused.
-var longRules = strings.Repeat("Always file a note under the folder named after its first tag, unless the user said otherwise. ", 200)
+// longRules is a candidate as long as a fragment may be
+// (protocol.MaxFragment).
+var longRules = strings.Repeat("Always file a note under the folder named after its first tag. ", 20)[:protocol.MaxFragment]
+
+// tightContext is a first message to a small model whose context holds
+// today's request with room to spare, but less room than longRules takes:
+// the room is measured, so the scenario stays tight as Quire's own system
+// text and tools change.
+func tightContext(t *testing.T, build eval.Builder) eval.Scenario {
+	t.Helper()
+	sc := eval.Scenario{Name: "tight-context-first-answer", Class: eval.Edge,
+		Setup: eval.Setup{Notes: []eval.File{{Path: "plan.md", Text: "# Plan\n"}}, NumCtx: 8192,
+			Model: &eval.ModelSetup{Name: "small:1b", Capabilities: []string{"completion", "tools"}, ContextLength: 8192}},
+		User:   []eval.Action{{Say: "Hello! Can you help me with my notes?"}},
+		Model:  []eval.ModelTurn{{Say: "Of course."}},
+		Expect: eval.Expectations{Runs: []string{"completed"}, Reply: []string{"Of course."}}}
+	measured := eval.RunOne(t.Context(), sc, build, eval.Options{})
+	if !measured.Pass {
+		t.Fatalf("the scenario fails with a roomy context: %q", measured.Failures)
+	}
+	// longRules is some 250 tokens; 100 of room is enough without it.
+	room := measured.Tokens + 100
+	sc.Setup.NumCtx, sc.Setup.Model.ContextLength = room, room
+	return sc
+}
 
 // TestCompareListsTheScenariosACandidateBreaks runs a few scenarios of the
-// eval set without and with a candidate fragment through the root's own
-// wiring: a rule that fits breaks nothing, one that overflows a small
-// model's context breaks the scenario that passed without it, and the
-// report names it.
+// eval set and a tight one without and with a candidate fragment through
+// the root's own wiring: a rule that fits breaks nothing, one that
+// overflows a small model's context breaks the scenario that passed
+// without it, and the report names it.
 func TestCompareListsTheScenariosACandidateBreaks(t *testing.T) {
 	t.Parallel()
 	all, err := eval.LoadDir(evalsDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var few []eval.Scenario
-	for _, sc := range all {
-		if slices.Contains([]string{"edge-small-context-first-answer", "normal-file-a-note"}, sc.Name) {
-			few = append(few, sc)
-		}
-	}
-	if len(few) != 2 {
-		t.Fatalf("the eval set lacks the scenarios this test runs: found %d of 2", len(few))
+	few := slices.DeleteFunc(all, func(sc eval.Scenario) bool { return sc.Name != "normal-file-a-note" })
+	if len(few) != 1 {
+		t.Fatal("the eval set lacks normal-file-a-note")
 	}
 	build := app.EvalBuilder(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	few = append(few, tightContext(t, build))
 	for _, tc := range []struct {
 		name      string
 		candidate string
 		broken    []string
 	}{
 		{"a rule that fits", receiptsRule, []string{}},
-		{"rules too long for a small context", longRules, []string{"edge-small-context-first-answer"}},
+		{"rules too long for a small context", longRules, []string{"tight-context-first-answer"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -74,6 +92,9 @@ func TestCompareListsTheScenariosACandidateBreaks(t *testing.T) {
 				t.Errorf("regressions = %q, want %q; report: %+v", c.Regressions, tc.broken, c.Pairs)
 			}
 			for _, p := range c.Pairs {
+				if p.Regression() && !strings.Contains(strings.Join(p.With.Failures, " "), "context") {
+					t.Errorf("%s broke for another reason than the context: %q", p.Name, p.With.Failures)
+				}
 				if !p.Without.Pass {
 					t.Errorf("%s fails without the candidate: %q", p.Name, p.Without.Failures)
 				}
@@ -88,12 +109,14 @@ func TestCompareListsTheScenariosACandidateBreaks(t *testing.T) {
 	}
 }
 
-// TestCompareReplaysTheRunACandidateCameFrom records a run through the
-// root's wiring (the user asks for a note to be filed and says yes), makes
-// a replay of it and evaluates a candidate on that replay: both arms end
-// as the run did, with the candidate's text sent, and the replay works in
-// a temporary folder, never the notes folder the run changed.
-func TestCompareReplaysTheRunACandidateCameFrom(t *testing.T) {
+// TestEvaluatorReplaysTheRunsACandidateCameFrom records a run through the
+// root's wiring (the user asks for a receipt to be filed and says yes) and
+// evaluates a candidate that names it as its origin, over a scenario of the
+// eval set and the replay of that run: both end as they should in both
+// arms, the candidate's text is sent, the version it would replace is the
+// "without" side, and the replay works in a temporary folder, never the
+// notes folder the run changed.
+func TestEvaluatorReplaysTheRunsACandidateCameFrom(t *testing.T) {
 	t.Parallel()
 	fake, err := ollamatest.Listen("127.0.0.1:0")
 	if err != nil {
@@ -105,8 +128,8 @@ func TestCompareReplaysTheRunACandidateCameFrom(t *testing.T) {
 		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{Name: "create_note", Arguments: json.RawMessage(`{"path":"finance/receipts/2026/lamp.md","content":"# Lamp receipt\n"}`)}}},
 		ollamatest.Turn{Content: []string{"Filed it under finance/receipts/2026."}})
 	notes := t.TempDir()
-	build := app.EvalBuilder(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	inst, err := build(t.Context(), eval.Env{DataDir: t.TempDir(), NotesDir: notes, OllamaHost: fake.URL(), Model: ollamatest.DefaultModel().Name, NumCtx: 8192,
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	inst, err := app.EvalBuilder(logger)(t.Context(), eval.Env{DataDir: t.TempDir(), NotesDir: notes, OllamaHost: fake.URL(), Model: ollamatest.DefaultModel().Name, NumCtx: 8192,
 		Ask: func(context.Context, runtime.Question) (runtime.Answer, error) { return runtime.Answer{Allowed: true}, nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -131,27 +154,54 @@ func TestCompareReplaysTheRunACandidateCameFrom(t *testing.T) {
 			runID = e.RunID
 		}
 	}
-	replay, err := eval.Replayed("receipts run", evs, runID)
+	filed := filepath.Join(notes, "finance", "receipts", "2026", "lamp.md")
+	if err := os.Remove(filed); err != nil {
+		t.Fatalf("the recorded run did not file the note: %v", err)
+	}
+	set, err := os.ReadFile(filepath.Join(evalsDir, "normal-file-a-note.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(filepath.Join(notes, "finance", "receipts", "2026", "lamp.md")); err != nil {
-		t.Fatalf("the recorded run did not file the note: %v", err)
+	ev := app.NewEvaluator(logger, fstest.MapFS{"normal-file-a-note.yaml": {Data: set}}, inst.Kernel, eval.CompareOptions{})
+	prompt := func(id, text string) protocol.Candidate {
+		return protocol.Candidate{ID: id, Kind: protocol.CandidatePrompt, Artifact: protocol.Artifact{Prompt: &protocol.PromptFragment{Text: text}},
+			Origin: protocol.CandidateOrigin{Runs: []protocol.RunRef{{Session: sess.ID, Run: runID}}}}
 	}
 
-	c := eval.Compare(t.Context(), []eval.Scenario{replay}, build, eval.CompareOptions{Candidate: receiptsRule})
-	if !c.Complete() || len(c.Regressions) != 0 {
-		t.Fatalf("stopped %q, regressions %q", c.Stopped, c.Regressions)
+	r, err := ev.Evaluate(t.Context(), prompt("c1", receiptsRule), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	p := c.Pairs[0]
-	if !p.Without.Pass || !p.With.Pass {
-		t.Errorf("the replay fails: without %q, with %q", p.Without.Failures, p.With.Failures)
+	if len(r.Scenarios) != 2 || r.Scenarios[0].Name != "normal-file-a-note" || r.Scenarios[1].Replay == nil || r.Scenarios[1].Replay.Run != runID {
+		t.Fatalf("scenarios = %+v, want the eval set's one and the replay of run %s", r.Scenarios, runID)
 	}
-	if p.Without.ToolCalls != 1 || p.With.ToolCalls != 1 || p.With.Tokens <= p.Without.Tokens {
-		t.Errorf("calls %d/%d, tokens %d/%d: want the run's one call in both arms and more tokens with the candidate",
-			p.Without.ToolCalls, p.With.ToolCalls, p.Without.Tokens, p.With.Tokens)
+	if r.Candidate != "c1" || len(r.Regressions()) != 0 {
+		t.Errorf("candidate %q, regressions %q", r.Candidate, r.Regressions())
 	}
-	if _, err := os.Stat(filepath.Join(notes, "finance", "receipts", "2026", "lamp.md")); !errors.Is(err, fs.ErrNotExist) {
+	for _, s := range r.Scenarios {
+		if !s.Without.Passed || !s.With.Passed || s.With.Tokens <= s.Without.Tokens {
+			t.Errorf("%s: without %+v, with %+v: want both passing and more tokens with the candidate", s.Name, s.Without, s.With)
+		}
+	}
+	if _, err := os.Stat(filed); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the replay wrote into the run's notes folder (%v)", err)
+	}
+
+	// Against the active version: a short rule in place of a long one
+	// sends fewer tokens than the long one did.
+	active := prompt("c0", longRules)
+	r, err = ev.Evaluate(t.Context(), prompt("c1", receiptsRule), &active)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range r.Scenarios {
+		if s.With.Tokens >= s.Without.Tokens {
+			t.Errorf("%s: %d tokens with the shorter version, %d with the active one", s.Name, s.With.Tokens, s.Without.Tokens)
+		}
+	}
+
+	skill := protocol.Candidate{ID: "c2", Kind: protocol.CandidateSkill, Artifact: protocol.Artifact{Skill: &protocol.SkillArtifact{SkillMD: "---\nname: x\n---\n"}}}
+	if _, err := ev.Evaluate(t.Context(), skill, nil); !errors.Is(err, app.ErrNotEvaluable) {
+		t.Errorf("a skill: err = %v, want ErrNotEvaluable", err)
 	}
 }
