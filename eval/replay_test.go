@@ -13,8 +13,12 @@ import (
 // naming the run, rather than replayed as something else.
 func TestReplayedRefusesARunItCannotReplay(t *testing.T) {
 	t.Parallel()
-	say := func(run string) protocol.Event { return ev(event.UserMessage, run, event.UserMessagePayload{Text: "File it."}) }
-	done := func(run string) protocol.Event { return ev(event.RunFinished, run, event.RunFinishedPayload{Reason: "completed"}) }
+	say := func(run string) protocol.Event {
+		return ev(event.UserMessage, run, event.UserMessagePayload{Text: "File it."})
+	}
+	done := func(run string) protocol.Event {
+		return ev(event.RunFinished, run, event.RunFinishedPayload{Reason: "completed"})
+	}
 	badCall := ev(event.AssistantMessage, "r1", event.AssistantMessagePayload{ToolCalls: []event.ToolCall{{Name: "create_note", Arguments: "[1]"}}})
 	for _, tc := range []struct {
 		name string

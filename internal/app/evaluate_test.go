@@ -130,7 +130,9 @@ func TestEvaluatorReplaysTheRunsACandidateCameFrom(t *testing.T) {
 	notes := t.TempDir()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	inst, err := app.EvalBuilder(logger)(t.Context(), eval.Env{DataDir: t.TempDir(), NotesDir: notes, OllamaHost: fake.URL(), Model: ollamatest.DefaultModel().Name, NumCtx: 8192,
-		Ask: func(context.Context, runtime.Question) (runtime.Answer, error) { return runtime.Answer{Allowed: true}, nil }})
+		Ask: func(context.Context, runtime.Question) (runtime.Answer, error) {
+			return runtime.Answer{Allowed: true}, nil
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
