@@ -47,7 +47,7 @@ type Evaluator struct {
 var _ evolve.Evaluator = (*Evaluator)(nil)
 
 // NewEvaluator evaluates over scenarios (the eval set's YAML files) and
-// the runs log holds; opts bound it and may run a real model
+// the runs log holds (nil: a candidate with origin runs is refused); opts bound it and may run a real model
 // (opts.Real, Host, Model) or report progress (opts.Progress).
 func NewEvaluator(logger *slog.Logger, scenarios fs.FS, log logReader, opts eval.CompareOptions) *Evaluator {
 	return &Evaluator{build: EvalBuilder(logger), scenarios: scenarios, log: log, opts: opts, now: time.Now}
@@ -73,6 +73,9 @@ func (e *Evaluator) Evaluate(ctx context.Context, c protocol.Candidate, active *
 	}
 	if list, err = eval.Select(list, e.opts.Options); err != nil {
 		return protocol.EvaluationReport{}, err
+	}
+	if len(c.Origin.Runs) > 0 && e.log == nil {
+		return protocol.EvaluationReport{}, fmt.Errorf("%w: no log to replay origin runs from", ErrNotEvaluable)
 	}
 	replays := map[string]protocol.RunRef{}
 	for i, run := range c.Origin.Runs {
