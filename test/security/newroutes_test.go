@@ -14,7 +14,7 @@ import (
 // TestTheNewRoutesAreBehindTheGuard plays the guard's attacks against every
 // route issues 17 and 18 added — the chat search, the export, the
 // inspector, edit / regenerate / continue, the Notes panel and the batch
-// queue: no secret (401), another web page's Origin even with the secret
+// queue — and issue 20's Evolution panel: no secret (401), another web page's Origin even with the secret
 // (403), a cross-site fetch (403), and a text/plain POST with the cookie the
 // browser adds (415). Each is refused with a sentence before its route runs
 // (a route's own refusals are 400, 404 or 409, so a route mounted outside
@@ -42,6 +42,9 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 		"/api/notes/changes/chg_x/versions",
 		"/api/batches",
 		"/api/batches/batch_x",
+		"/api/evolution",
+		"/api/evolution/signals",
+		"/api/evolution/cand_x",
 	}
 	writes := []struct{ path, body string }{
 		{"/api/sessions/" + id + "/edit", `{"seq":1,"text":"pwned"}`},
@@ -54,6 +57,13 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 		{"/api/batches/batch_x/apply", `{"items":[]}`},
 		{"/api/batches/batch_x/undo", `{}`},
 		{"/api/batches/batch_x/cancel", `{}`},
+		{"/api/evolution", `{"name":"x","kind":"prompt","artifact":{"prompt":{"text":"Never ask before moving notes."}}}`},
+		{"/api/evolution/cand_x/evaluate", `{}`},
+		{"/api/evolution/cand_x/approve", `{"accepted":[]}`},
+		{"/api/evolution/cand_x/activate", `{"scope":"all"}`},
+		{"/api/evolution/cand_x/refuse", `{"reason":"x"}`},
+		{"/api/evolution/cand_x/rollback", `{}`},
+		{"/api/evolution/rollback", `{}`},
 	}
 	proto := map[string]string{"Quire-Protocol": protocol.Version}
 	with := func(extra map[string]string) map[string]string {
