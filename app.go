@@ -113,6 +113,8 @@ type App struct {
 	saveDialog    func(ctx context.Context, o wailsrt.SaveDialogOptions) (string, error)
 
 	batches host.Batches // the task queue ("organise a folder"); nil: none
+	// evolution is the candidates' pipeline (evolution.go); nil: none.
+	evolution host.Evolution
 
 	// raise brings the window to the front (Wails' WindowUnminimise and
 	// WindowShow), for a second start of Quire; injected for tests. up is

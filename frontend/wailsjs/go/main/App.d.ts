@@ -3,7 +3,11 @@
 import {protocol} from '../models';
 import {doctor} from '../models';
 
+export function ActivateCandidate(arg1:string,arg2:protocol.Activation):Promise<protocol.Candidate>;
+
 export function ApplyBatch(arg1:string,arg2:protocol.BatchDecision):Promise<protocol.Batch>;
+
+export function ApproveCandidate(arg1:string,arg2:protocol.Approval):Promise<protocol.Candidate>;
 
 export function BatchReview(arg1:string):Promise<protocol.BatchReview>;
 
@@ -43,7 +47,13 @@ export function EditMemory(arg1:string,arg2:string):Promise<protocol.MemoryItem>
 
 export function EditMessage(arg1:string,arg2:number,arg3:string,arg4:string):Promise<protocol.BranchResult>;
 
+export function EvaluateCandidate(arg1:string):Promise<protocol.EvaluationReport>;
+
 export function Events(arg1:string,arg2:number):Promise<Array<protocol.Event>>;
+
+export function Evolution():Promise<protocol.EvolutionState>;
+
+export function EvolutionCandidate(arg1:string):Promise<protocol.CandidateDetail>;
 
 export function ExportSession(arg1:string,arg2:string):Promise<string>;
 
@@ -75,11 +85,15 @@ export function PauseBatch(arg1:string):Promise<protocol.Batch>;
 
 export function PreviewWrite(arg1:string,arg2:string):Promise<protocol.WritePreview>;
 
+export function ProposeCandidate(arg1:protocol.CandidateDraft):Promise<protocol.Candidate>;
+
 export function PullModel(arg1:string):Promise<void>;
 
 export function QuestionShown(arg1:string):Promise<void>;
 
 export function Questions():Promise<Array<protocol.Question>>;
+
+export function RefuseCandidate(arg1:string,arg2:string):Promise<protocol.Candidate>;
 
 export function Regenerate(arg1:string,arg2:number,arg3:string):Promise<protocol.BranchResult>;
 
@@ -94,6 +108,8 @@ export function ResumeBatch(arg1:string):Promise<protocol.Batch>;
 export function RetryDocument(arg1:string):Promise<void>;
 
 export function ReviewMemory(arg1:string,arg2:boolean):Promise<void>;
+
+export function RollbackCandidate(arg1:string):Promise<protocol.Candidate>;
 
 export function SaveSettings(arg1:protocol.UserSettings):Promise<protocol.SettingsSaved>;
 
