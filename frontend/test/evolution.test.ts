@@ -188,7 +188,7 @@ describe('EvolutionPanel', () => {
 describe('transports', () => {
   it('the window: the bound methods, and an older Quire says so', async () => {
     const approve = vi.fn(async () => cand({ state: 'evaluated', origin: { runs: null, signals: null } }));
-    const w = new WailsTransport({ ...bareApp(), ApproveCandidate: approve as never }, {});
+    const w = new WailsTransport({ ...bareApp(), ApproveCandidate: approve as never }, { EventsOnMultiple: () => () => {} });
     expect(w.confirmsEvolutionInDialog).toBe(true);
     const c = await w.approveCandidate('c2', { accepted: ['x'] });
     expect(approve).toHaveBeenCalledWith('c2', { accepted: ['x'] });
