@@ -123,6 +123,15 @@ export class EvolutionStore {
     return !!c && c.state === 'evaluated' && !!c.evaluation && this.regressions.every((r) => this.accepted.includes(r));
   }
 
+  /** Reads the list only, saying nothing on failure (an older Quire without evolution): for the sidebar's mark. */
+  async glance(): Promise<void> {
+    try {
+      this.state = await this.host.evolution();
+    } catch {
+      /* the panel says why when it is opened */
+    }
+  }
+
   async load(): Promise<void> {
     await this.act(async () => {
       this.state = await this.host.evolution();
