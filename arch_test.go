@@ -186,6 +186,12 @@ func TestLayering(t *testing.T) {
 		{"the hostile-file generator is test and benchmark equipment: no product package depends on it",
 			func(p string) bool { return !under(p, "quire/rag/parse/hostile") },
 			func(d string) bool { return under(d, "quire/rag/parse/hostile") }},
+		{"skills never depend on the store, the runtime, the core, a host or Wails",
+			func(p string) bool { return under(p, "quire/skills") },
+			func(d string) bool {
+				return under(d, "quire/kernel/store") || under(d, "quire/kernel/runtime") || under(d, "quire/kernel/core") ||
+					under(d, "quire/host") || under(d, wailsModule) || under(d, sqliteModule)
+			}},
 		{"the library never depends on Wails, hosts or the kernel runtime",
 			func(p string) bool { return under(p, "quire/library") },
 			func(d string) bool {

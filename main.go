@@ -66,6 +66,10 @@ Usage:
   quire organise [-approve ask|none|all] FOLDER
                            organise the notes of a folder (like inbox) as one batch: workers propose,
                            then the whole list and one question (y/n); -undo BATCH puts a batch back
+  quire evolve list | show ID | add FILE | eval ID | approve ID [-scope folder|all] [-accept S,...]
+               [-replaces ID] | refuse ID | rollback [ID]
+                           the improvements Quire proposes (or you write) from what you refused,
+                           undid or corrected: evaluated, approved by you, rolled back in one step
 
 doctor, sessions, replay, export, search and models only read: they never write to the database.
 One Quire owns a data folder: while the window or serve runs, index, run and chat go

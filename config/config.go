@@ -126,6 +126,11 @@ type Config struct {
 	// MemoryLearn asks the model after each run for facts and preferences
 	// worth remembering (settings file only; the panel sets it).
 	MemoryLearn bool `json:"memoryLearn,omitempty"`
+	// EvolveLearn asks the model, after a run that gave evolution signals
+	// (denials, undos, corrections…), for a candidate improvement: only
+	// proposed, never active without the user (settings file only; the
+	// Evolution panel sets it). Off by default.
+	EvolveLearn bool `json:"evolveLearn,omitempty"`
 	// Documents bounds each indexed document (settings file only).
 	Documents DocumentLimits `json:"documents,omitzero"`
 	// Batch is the task queue's (settings file only): how many workers
@@ -219,6 +224,7 @@ func (f *Flags) Resolve(env Env) (Config, error) {
 	c.Documents = saved.Documents.withDefaults()
 	c.Batch = saved.Batch.withDefaults()
 	c.MemoryWithoutAsking, c.MemoryLearn = saved.MemoryWithoutAsking, saved.MemoryLearn
+	c.EvolveLearn = saved.EvolveLearn
 	c.EmbedModel = first(lookup(env, "QUIRE_EMBED_MODEL"), saved.EmbedModel, DefaultEmbedModel)
 	c.Temperature, c.Think, c.AboutYou = saved.Temperature, saved.Think, saved.AboutYou
 	c.Profile, c.Theme = first(saved.Profile, DefaultProfile), first(saved.Theme, DefaultTheme)

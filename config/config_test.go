@@ -248,3 +248,29 @@ func loadSettings(t *testing.T, settings string) (Config, error) {
 	}
 	return Load(flag.NewFlagSet("t", flag.ContinueOnError), nil, envOf(map[string]string{"QUIRE_DATA_DIR": dir}))
 }
+
+// TestEvolveLearnIsOffUntilSetAndSurvivesALoad: the model is asked for
+// candidate improvements only once the user turned it on, and the choice
+// is the one the next start reads.
+func TestEvolveLearnIsOffUntilSetAndSurvivesALoad(t *testing.T) {
+	dir := t.TempDir()
+	load := func() Config {
+		c, err := Load(flag.NewFlagSet("t", flag.ContinueOnError), nil, envOf(map[string]string{"QUIRE_DATA_DIR": dir}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	c := load()
+	if c.EvolveLearn {
+		t.Fatal("a new data folder asks the model for candidates")
+	}
+	for _, on := range []bool{true, false} {
+		if err := NewStore(c).SetEvolveLearn(on); err != nil {
+			t.Fatal(err)
+		}
+		if c = load(); c.EvolveLearn != on {
+			t.Fatalf("saved evolveLearn %v, loaded %v", on, c.EvolveLearn)
+		}
+	}
+}

@@ -115,6 +115,18 @@ func (s *Store) SetMemory(withoutAsking, learn bool) error {
 	return nil
 }
 
+// SetEvolveLearn saves whether the model is asked for candidate
+// improvements after a run that gave signals.
+func (s *Store) SetEvolveLearn(on bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.save(func(saved *Config) { saved.EvolveLearn = on }); err != nil {
+		return err
+	}
+	s.cfg.EvolveLearn = on
+	return nil
+}
+
 // ErrNotUpdated: Update was asked to change what it does not own (the
 // data folder, the notes folder — SetNotesDir —, the memory panel's
 // settings — SetMemory —, the settings file's own lists and limits).

@@ -219,7 +219,8 @@ type Calls interface {
 // candidate is activated without the user, and none can widen what tools
 // may do. An unknown ID is protocol.ErrNotFound; a step the candidate's
 // state does not allow protocol.ErrConflict; a candidate refused by
-// construction a *protocol.Refusal; each wrapped with a sentence.
+// construction protocol.ErrBadPayload; each a sentence for the user
+// (protocol.Refusal).
 type Evolution interface {
 	// List is every candidate, newest first, with the latest signals.
 	List(ctx context.Context) (protocol.EvolutionState, error)
@@ -250,4 +251,7 @@ type Evolution interface {
 	// Signals are the latest signals, newest first, at most limit
 	// (1..protocol.MaxListedSignals, else the most).
 	Signals(ctx context.Context, limit int) ([]protocol.EvolutionSignal, error)
+	// SetLearning saves whether the model is asked, after a run that left
+	// signals, for a candidate (EvolutionState.Learn; off by default).
+	SetLearning(ctx context.Context, on bool) error
 }

@@ -37,6 +37,8 @@ type Parts interface {
 	Models() host.Models
 	// Batches is the task queue (nil when it is not available).
 	Batches() host.Batches
+	// Evolution is the candidate improvements (nil when not available).
+	Evolution() host.Evolution
 	Close()
 }
 
@@ -76,7 +78,7 @@ type Command struct {
 }
 
 // Names are the subcommands this package runs.
-var Names = []string{"doctor", "sessions", "replay", "export", "index", "search", "eval", "models", "pull", "organise", "run", "chat"}
+var Names = []string{"doctor", "sessions", "replay", "export", "index", "search", "eval", "models", "pull", "organise", "evolve", "run", "chat"}
 
 // Lookup registers the flags of the subcommand name on fset and returns
 // it, or nil when there is no such subcommand.
@@ -121,6 +123,10 @@ func Lookup(name string, fset *flag.FlagSet) *Command {
 		run = o.run
 	case "organise":
 		o := &organiseOptions{}
+		o.register(fset)
+		run = o.run
+	case "evolve":
+		o := &evolveOptions{}
 		o.register(fset)
 		run = o.run
 	default:

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"quire/config"
+	"quire/evolve"
 	"quire/host"
 	"quire/internal/datadir"
 	"quire/internal/sqlschema"
@@ -93,6 +94,7 @@ type Parts struct {
 	models     *models          // the models screen's back end, made by the first Models call
 	catalog    *ollama.Catalog  // what each model can do, cached (an Owner's; nil for a reader)
 	mem        *memory.Store    // nil when it could not be opened
+	evo        *evolve.Store    // the evolution store (evolve.go); nil for a Reader
 	queue      *queue.Queue     // the task queue (batches.go); nil when it could not be opened
 	batchesOn  atomic.Bool      // the queue's workers are attached: the chat may start batches
 	workers    *runtime.Runtime // the queue's workers' runtime
@@ -202,6 +204,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, p, log}, organiseTools{p.queue, &p.batchesOn}), runtime.WithCheckpoint(planReminder(st))}
 	// Memory shares rag's choice of embedder (nil: its offline one).
 	opts = append(opts, p.openMemory(ctx, emb)...)
+	opts = append(opts, p.openEvolution()...)
 	// One catalog of what the models can do: the run's start asks whether
 	// its model takes tools, each step's compaction its context length.
 	catalog := ollama.NewCatalog(p.ollama)
@@ -211,6 +214,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	if p.mem != nil {
 		p.mem.Attach(p.runtime)
 	}
+	p.attachEvolution()
 	if err := p.runtime.Start(ctx); err != nil {
 		// A run the recovery could not close (a full disk) stays open;
 		// its session closes it once the log takes the event.

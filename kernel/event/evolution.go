@@ -13,6 +13,7 @@ import "encoding/json"
 // evaluated, approved, refused, activated, rolled back — is one more event.
 const (
 	EvolutionSignal     Type = "evolution.signal"
+	EvolutionObserved   Type = "evolution.observed"
 	EvolutionCandidate  Type = "evolution.candidate"
 	EvolutionEvaluated  Type = "evolution.evaluated"
 	EvolutionApproved   Type = "evolution.approved"
@@ -30,6 +31,13 @@ type EvolutionSignalPayload struct {
 	Text     string   `json:"text"`
 	Tool     string   `json:"tool,omitempty"`
 	Versions []string `json:"versions,omitempty"`
+}
+
+// EvolutionObservedPayload records, in a finished run's session, the
+// candidates that were active for it, so monitoring counts the runs of each
+// version (its signals name the same Versions).
+type EvolutionObservedPayload struct {
+	Versions []string `json:"versions"`
 }
 
 // EvolutionRef names a run or a signal elsewhere in the log.

@@ -465,6 +465,7 @@ var specs = map[Type]spec{
 	NoteUndone: specOf[NoteUndonePayload](Public, false, false),
 
 	EvolutionSignal:     specOf[EvolutionSignalPayload](Internal, false, false),
+	EvolutionObserved:   specOf[EvolutionObservedPayload](Internal, false, false),
 	EvolutionCandidate:  specOf[EvolutionCandidatePayload](Internal, false, false),
 	EvolutionEvaluated:  specOf[EvolutionEvaluatedPayload](Internal, false, false),
 	EvolutionApproved:   specOf[EvolutionApprovedPayload](Internal, false, false),

@@ -1468,6 +1468,15 @@ export interface EvolutionEvaluatedPayload {
   report: unknown;
 }
 
+/**
+ * EvolutionObservedPayload records, in a finished run's session, the
+ * candidates that were active for it, so monitoring counts the runs of each
+ * version (its signals name the same Versions).
+ */
+export interface EvolutionObservedPayload {
+  versions: string[] | null;
+}
+
 /** EvolutionRefusedPayload is the user's no. */
 export interface EvolutionRefusedPayload {
   id: string;
@@ -1912,6 +1921,7 @@ export const EventType = {
   EvolutionApproved: 'evolution.approved',
   EvolutionCandidate: 'evolution.candidate',
   EvolutionEvaluated: 'evolution.evaluated',
+  EvolutionObserved: 'evolution.observed',
   EvolutionRefused: 'evolution.refused',
   EvolutionRolledback: 'evolution.rolledback',
   EvolutionSignal: 'evolution.signal',
@@ -1955,6 +1965,7 @@ export interface EventPayloads {
   'evolution.approved': EvolutionApprovedPayload;
   'evolution.candidate': EvolutionCandidatePayload;
   'evolution.evaluated': EvolutionEvaluatedPayload;
+  'evolution.observed': EvolutionObservedPayload;
   'evolution.refused': EvolutionRefusedPayload;
   'evolution.rolledback': EvolutionRolledBackPayload;
   'evolution.signal': EvolutionSignalPayload;

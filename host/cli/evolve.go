@@ -1,0 +1,325 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"quire/host"
+	"quire/internal/datadir"
+	"quire/kernel/protocol"
+)
+
+// maxDraft bounds a candidate file `quire evolve add` reads.
+const maxDraft = 64 << 10
+
+type evolveOptions struct {
+	scope    string
+	accept   string
+	replaces string
+	reason   string
+}
+
+func (o *evolveOptions) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.scope, "scope", protocol.ScopeFolder, "approve: where the candidate applies, folder (this notes folder) or all (every conversation)")
+	fs.StringVar(&o.accept, "accept", "", "approve: the regressions you accept, by scenario name, comma-separated")
+	fs.StringVar(&o.replaces, "replaces", "", "approve: the active version it replaces (asked for when one is active)")
+	fs.StringVar(&o.reason, "reason", "", "refuse: why, in a few words")
+}
+
+const evolveUsage = `usage: quire evolve list
+       quire evolve show ID
+       quire evolve add FILE            (a candidate you wrote, as JSON; - reads standard input)
+       quire evolve eval ID
+       quire evolve approve ID [-scope folder|all] [-accept SCENARIO,...] [-replaces ID]
+       quire evolve refuse ID [-reason TEXT]
+       quire evolve rollback [ID]`
+
+// run is `quire evolve`: the candidate improvements, their evaluation, the
+// user's approval and activation, and rollback, as the Evolution panel
+// offers them. It owns the data folder for the command's life.
+func (o *evolveOptions) run(ctx context.Context, args []string, env Env) int {
+	if len(args) == 0 || !validEvolve(args) {
+		fmt.Fprintln(env.Stderr, evolveUsage)
+		return 2
+	}
+	p, err := env.Own(ctx)
+	var inUse *datadir.InUseError
+	switch {
+	case errors.As(err, &inUse):
+		fmt.Fprintf(env.Stderr, "quire: %s owns this data folder; use its Evolution panel, or close it and run this again.\n", inUse.Holder)
+		return 1
+	case err != nil:
+		fmt.Fprintln(env.Stderr, "quire:", err)
+		return 1
+	}
+	defer p.Close()
+	e := p.Evolution()
+	if e == nil {
+		fmt.Fprintln(env.Stderr, "quire: evolution is not available; `quire doctor` says why.")
+		return 1
+	}
+	if err := o.do(ctx, e, args, env); err != nil {
+		fmt.Fprintln(env.Stderr, "quire:", err)
+		return 1
+	}
+	return 0
+}
+
+func validEvolve(args []string) bool {
+	switch args[0] {
+	case "list":
+		return len(args) == 1
+	case "rollback":
+		return len(args) <= 2
+	case "show", "add", "eval", "approve", "refuse":
+		return len(args) == 2
+	}
+	return false
+}
+
+func (o *evolveOptions) do(ctx context.Context, e host.Evolution, args []string, env Env) error {
+	out := env.Stdout
+	switch args[0] {
+	case "list":
+		st, err := e.List(ctx)
+		if err != nil {
+			return err
+		}
+		printList(out, st)
+	case "show":
+		d, err := e.Show(ctx, args[1])
+		if err != nil {
+			return err
+		}
+		printDetail(out, d)
+	case "add":
+		d, err := readDraft(args[1], env.Stdin)
+		if err != nil {
+			return err
+		}
+		c, err := e.Propose(ctx, d)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "Added %s: %s v%d (%s). Evaluate it with `quire evolve eval %s`.\n", c.ID, c.Name, c.Version, c.Kind, c.ID)
+	case "eval":
+		r, err := e.Evaluate(ctx, args[1])
+		if err != nil {
+			return err
+		}
+		printReport(out, r)
+	case "approve":
+		return o.approve(ctx, e, args[1], out)
+	case "refuse":
+		c, err := e.Refuse(ctx, args[1], o.reason)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "Refused %s v%d; it will never be activated.\n", c.Name, c.Version)
+	case "rollback":
+		id := ""
+		if len(args) == 2 {
+			id = args[1]
+		}
+		c, err := e.Rollback(ctx, id)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "Rolled back %s v%d (%s).\n", c.Name, c.Version, c.ID)
+		if st, err := e.List(ctx); err == nil {
+			for _, a := range st.Candidates {
+				if a.Name == c.Name && a.State == protocol.CandidateActive {
+					fmt.Fprintf(out, "%s v%d (%s) is active again.\n", a.Name, a.Version, a.ID)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// approve is the user's yes and the activation in one command: the
+// regressions the user accepts are named, and a version active now is
+// replaced only when named too.
+func (o *evolveOptions) approve(ctx context.Context, e host.Evolution, id string, out io.Writer) error {
+	var accepted []string
+	for a := range strings.SplitSeq(o.accept, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			accepted = append(accepted, a)
+		}
+	}
+	d, err := e.Show(ctx, id)
+	if err != nil {
+		return err
+	}
+	if d.Active != nil && o.replaces != d.Active.ID {
+		return fmt.Errorf("%s v%d (%s) is active; approving v%d replaces it, so say so: add -replaces %s", d.Active.Name, d.Active.Version, d.Active.ID, d.Candidate.Version, d.Active.ID)
+	}
+	if d.Candidate.State != protocol.CandidateApproved {
+		c, err := e.Approve(ctx, id, protocol.Approval{Accepted: accepted})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "Approved %s v%d.\n", c.Name, c.Version)
+	}
+	replaces := ""
+	if d.Active != nil {
+		replaces = d.Active.ID
+	}
+	c, err := e.Activate(ctx, id, protocol.Activation{Scope: o.scope, Replaces: replaces})
+	if err != nil {
+		return err
+	}
+	where := "every conversation"
+	if c.Scope == protocol.ScopeFolder {
+		where = "conversations over " + c.Folder
+	}
+	fmt.Fprintf(out, "%s v%d is active for %s, from the next run on. `quire evolve rollback %s` undoes it.\n", c.Name, c.Version, where, c.ID)
+	return nil
+}
+
+func readDraft(path string, stdin io.Reader) (protocol.CandidateDraft, error) {
+	var r io.Reader = stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return protocol.CandidateDraft{}, err
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxDraft+1))
+	if err != nil {
+		return protocol.CandidateDraft{}, err
+	}
+	if len(b) > maxDraft {
+		return protocol.CandidateDraft{}, fmt.Errorf("the candidate is more than %d KB; a candidate is a short text, a SKILL.md or a task", maxDraft>>10)
+	}
+	return decodeDraft(b)
+}
+
+func printList(out io.Writer, st protocol.EvolutionState) {
+	if len(st.Candidates) == 0 {
+		fmt.Fprintln(out, "No candidates yet.")
+	}
+	for _, c := range st.Candidates {
+		scope := ""
+		if c.State == protocol.CandidateActive {
+			scope = " for " + c.Scope
+		}
+		fmt.Fprintf(out, "%s  %s v%d  %s  %s%s  by %s  %d runs, %d signals since\n", c.ID, c.Name, c.Version, c.Kind, c.State, scope, c.Author, c.Monitor.Runs, total(c.Monitor.Signals))
+	}
+	fmt.Fprintf(out, "%d signals recorded; the model proposes candidates: %v\n", len(st.Signals), st.Learn)
+}
+
+func total(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// artifactText is what an artifact says, for a person.
+func artifactText(a protocol.Artifact) string {
+	switch {
+	case a.Prompt != nil:
+		return a.Prompt.Text
+	case a.Skill != nil:
+		return a.Skill.SkillMD
+	case a.Workflow != nil:
+		var b strings.Builder
+		b.WriteString(a.Workflow.Task)
+		for _, p := range a.Workflow.Params {
+			fmt.Fprintf(&b, "\n{%s}: %s (default %q)", p.Name, p.Description, p.Default)
+		}
+		return b.String()
+	}
+	return ""
+}
+
+func printDetail(out io.Writer, d protocol.CandidateDetail) {
+	c := d.Candidate
+	fmt.Fprintf(out, "%s v%d (%s), a %s by the %s, %s\n", c.Name, c.Version, c.ID, c.Kind, c.Author, c.State)
+	if c.Why != "" {
+		fmt.Fprintln(out, "Why:", c.Why)
+	}
+	text := artifactText(c.Artifact)
+	if d.Active != nil {
+		fmt.Fprintf(out, "Against the active v%d (%s):\n", d.Active.Version, d.Active.ID)
+		old := strings.Split(artifactText(d.Active.Artifact), "\n")
+		cur := strings.Split(text, "\n")
+		for _, l := range old {
+			if !slices.Contains(cur, l) {
+				fmt.Fprintln(out, "- "+l)
+			}
+		}
+		for _, l := range cur {
+			prefix := "  "
+			if !slices.Contains(old, l) {
+				prefix = "+ "
+			}
+			fmt.Fprintln(out, prefix+l)
+		}
+	} else {
+		for l := range strings.SplitSeq(text, "\n") {
+			fmt.Fprintln(out, "  "+l)
+		}
+	}
+	fmt.Fprintf(out, "Origin: %d runs, %d signals\n", len(c.Origin.Runs), len(c.Origin.Signals))
+	for _, s := range d.Evidence {
+		fmt.Fprintf(out, "  %s in %s (seqs %v): %s\n", s.Kind, s.Session, s.Seqs, s.Text)
+	}
+	if c.Evaluation != nil {
+		printReport(out, *c.Evaluation)
+	} else {
+		fmt.Fprintf(out, "Not evaluated: `quire evolve eval %s`\n", c.ID)
+	}
+	if c.Monitor.Runs > 0 || len(d.Since) > 0 {
+		fmt.Fprintf(out, "While active: %d runs, signals %v\n", c.Monitor.Runs, c.Monitor.Signals)
+	}
+}
+
+func printReport(out io.Writer, r protocol.EvaluationReport) {
+	fmt.Fprintf(out, "Evaluation (%d scenarios):\n", len(r.Scenarios))
+	for _, s := range r.Scenarios {
+		mark := "  "
+		if s.Regressed() {
+			mark = "! "
+		}
+		fmt.Fprintf(out, "%s%s: without %s (%d tokens, %d steps), with %s (%d tokens, %d steps)\n", mark, s.Name,
+			passed(s.Without), s.Without.Tokens, s.Without.Steps, passed(s.With), s.With.Tokens, s.With.Steps)
+	}
+	if reg := r.Regressions(); len(reg) > 0 {
+		fmt.Fprintf(out, "Regressions: %s — approve only naming them: -accept %s\n", strings.Join(reg, ", "), strings.Join(reg, ","))
+	}
+}
+
+func passed(r protocol.ScenarioRun) string {
+	if r.Passed {
+		return "passed"
+	}
+	if r.Failure != "" {
+		return "failed: " + r.Failure
+	}
+	return "failed"
+}
+
+// decodeDraft reads a candidate strictly: a field Quire does not know (a
+// profile, grants, tools, an approve mode) is refused, not dropped.
+func decodeDraft(b []byte) (protocol.CandidateDraft, error) {
+	var d protocol.CandidateDraft
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&d); err != nil {
+		return d, fmt.Errorf("the candidate is not a name, kind, artifact and origin as Quire writes them (%v); a candidate cannot carry permissions or tools", err)
+	}
+	return d, nil
+}
