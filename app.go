@@ -865,7 +865,7 @@ func (a *App) ReportView(snapshot map[string]any) error {
 // window until it is closed. When another process owns the folder it opens
 // nothing (secondStart), and says why on stderr and through notice.
 func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slog.Logger, stderr io.Writer, notice func(context.Context, string)) int {
-	p, err := app.OpenWith(ctx, settings, log, app.Owner, app.Extras{Kind: datadir.Window})
+	p, err := app.OpenWith(ctx, settings, log, app.Owner, app.Extras{Kind: datadir.Window, Scenarios: evalSet()})
 	var inUse *datadir.InUseError
 	if errors.As(err, &inUse) {
 		return secondStart(ctx, inUse, httpapi.DialLocal(datadir.SocketPath(inUse.Dir)), stderr, notice)
@@ -891,6 +891,7 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 	a.calls = p.Calls()
 	a.conversations = p.Conversations()
 	a.batches = p.Batches()
+	a.evolution = p.Evolution()
 	p.SetAsker(a.ask)
 	// The local channel: `quire index`, and a second start that brings the
 	// user here.

@@ -22,13 +22,13 @@ const (
 )
 
 // CompareOptions say what a comparison runs: Options (filter, real model,
-// parallel) for both arms, the system text of each arm, and its bounds.
+// parallel) for both arms, the fragments text of each arm, and its bounds.
 type CompareOptions struct {
 	Options
 	// Active is the prompt fragments active now ("" none): the arm
 	// without the candidate.
 	Active string
-	// Candidate is the system text with the candidate: the active
+	// Candidate is the fragments text with the candidate: the active
 	// fragments with it added, or with the version it replaces swapped.
 	Candidate string
 	// MaxScenarios caps the scenarios run (0 or more than

@@ -36,9 +36,9 @@ type Env struct {
 	Tools []runtime.ToolProvider
 	// RememberWithoutAsking is the memory panel's setting of that name.
 	RememberWithoutAsking bool
-	// Fragment is text added to the system text as an activated prompt
-	// fragment is (Options.Fragment): how an evaluation runs a scenario
-	// with a candidate. Empty, the system text is Quire's own.
+	// Fragment is the text of the active prompt fragments, added to every
+	// run's context where activation puts them (Options.Fragment): how an
+	// evaluation runs a scenario with a candidate. Empty, nothing is added.
 	Fragment string
 }
 
@@ -79,8 +79,8 @@ type Options struct {
 	// Parallel is how many scenarios run at once; default 4 (1 when Real,
 	// a local model answers one request at a time anyway).
 	Parallel int
-	// Fragment is added to every scenario's system text (Env.Fragment):
-	// the active prompt fragments, or those with a candidate (Compare).
+	// Fragment is added to every scenario's context (Env.Fragment): the
+	// active prompt fragments, or those with a candidate (Compare).
 	Fragment string
 }
 

@@ -23,9 +23,9 @@ func EvalBuilder(log *slog.Logger) eval.Builder {
 			Batch: config.BatchSettings{Workers: 1}})
 		extra := []runtime.Option{runtime.WithAsker(env.Ask), runtime.WithTools(env.Tools...)}
 		if env.Fragment != "" {
-			// After the root's own WithPrompt, so this assembler (Quire's
-			// base text and the fragment) is the one the runtime uses.
-			extra = append(extra, runtime.WithPrompt(withFragment(basePrompt(), env.Fragment)))
+			// Where activation puts the active fragments (evolve's
+			// contributor, which has nothing active in a fresh data folder).
+			extra = append(extra, runtime.WithContributors(fixedContribution{name: "Evolution", text: env.Fragment}))
 		}
 		p, err := Open(ctx, settings, log, Owner, extra...)
 		if err != nil {
@@ -51,4 +51,13 @@ func EvalBuilder(log *slog.Logger) eval.Builder {
 		}
 		return inst, nil
 	}
+}
+
+// fixedContribution is a context contributor with one text: a scenario's
+// fragments, rendered as evolve renders the active ones (evolve.Render).
+type fixedContribution struct{ name, text string }
+
+func (f fixedContribution) Name() string { return f.name }
+func (f fixedContribution) Contribute(context.Context, string) (string, error) {
+	return f.text, nil
 }

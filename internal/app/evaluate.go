@@ -17,7 +17,7 @@ import (
 // Why an evaluation could not be made (Evaluator).
 var (
 	// ErrNotEvaluable is a candidate of a kind the evaluation cannot yet
-	// run with: only prompt fragments enter a scenario's system text.
+	// run with: only prompt fragments enter a scenario's context.
 	ErrNotEvaluable = errors.New("this kind of candidate cannot be evaluated yet")
 	// ErrIncomplete is an evaluation cut short (a bound, a cancel): a
 	// report with gaps cannot say the candidate breaks nothing.
@@ -57,15 +57,15 @@ func NewEvaluator(logger *slog.Logger, scenarios fs.FS, log logReader, opts eval
 // run without the candidate (with active's fragment, when a version of it
 // is active) and with it (in active's place).
 func (e *Evaluator) Evaluate(ctx context.Context, c protocol.Candidate, active *protocol.Candidate) (protocol.EvaluationReport, error) {
-	with, err := fragmentOf(c)
-	if err != nil {
+	if err := evaluable(c); err != nil {
 		return protocol.EvaluationReport{}, err
 	}
-	var without string
+	with, without := evolve.Render([]protocol.Candidate{c}), ""
 	if active != nil {
-		if without, err = fragmentOf(*active); err != nil {
+		if err := evaluable(*active); err != nil {
 			return protocol.EvaluationReport{}, err
 		}
+		without = evolve.Render([]protocol.Candidate{*active})
 	}
 	list, err := eval.LoadFS(e.scenarios, "evals")
 	if err != nil {
@@ -116,12 +116,13 @@ func (e *Evaluator) Evaluate(ctx context.Context, c protocol.Candidate, active *
 	return r, nil
 }
 
-// fragmentOf is the system text a candidate adds while active.
-func fragmentOf(c protocol.Candidate) (string, error) {
+// evaluable refuses a candidate the scenarios cannot run with: only a
+// prompt fragment enters a run's context (evolve.Render).
+func evaluable(c protocol.Candidate) error {
 	if c.Kind != protocol.CandidatePrompt || c.Artifact.Prompt == nil {
-		return "", fmt.Errorf("%w: %s (%s)", ErrNotEvaluable, c.Kind, c.ID)
+		return fmt.Errorf("%w: %s (%s)", ErrNotEvaluable, c.Kind, c.ID)
 	}
-	return c.Artifact.Prompt.Text, nil
+	return nil
 }
 
 func sideOf(r eval.Result) protocol.ScenarioRun {

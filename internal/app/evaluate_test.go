@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"quire/config"
 	"quire/eval"
 	"quire/internal/app"
 	"quire/internal/ollamatest"
@@ -33,26 +35,48 @@ const receiptsRule = "Receipts are filed under finance/receipts/YYYY; never move
 // (protocol.MaxFragment).
 var longRules = strings.Repeat("Always file a note under the folder named after its first tag. ", 20)[:protocol.MaxFragment]
 
-// tightContext is a first message to a small model whose context holds
-// today's request with room to spare, but less room than longRules takes:
-// the room is measured, so the scenario stays tight as Quire's own system
-// text and tools change.
-func tightContext(t *testing.T, build eval.Builder) eval.Scenario {
+// tightYAML is a scenario file: a first message to a small model whose
+// context is ctx tokens.
+func tightYAML(ctx int) []byte {
+	return fmt.Appendf(nil, `name: tight-context-first-answer
+class: edge
+description: A first message to a small model whose context holds today's request with little room to spare.
+setup:
+  model: {name: "small:1b", capabilities: [completion, tools], context_length: %d}
+  num_ctx: %d
+  notes:
+    - {path: plan.md, text: "# Plan\n"}
+user:
+  - say: "Hello! Can you help me with my notes?"
+model:
+  - say: "Of course."
+expect:
+  runs: [completed]
+  reply: ["Of course."]
+`, ctx, ctx)
+}
+
+// tightContext is tightYAML with room for today's request but less room
+// than longRules takes: the room is measured, so the scenario stays tight
+// as Quire's own system text and tools change.
+func tightContext(t *testing.T, build eval.Builder) []byte {
 	t.Helper()
-	sc := eval.Scenario{Name: "tight-context-first-answer", Class: eval.Edge,
-		Setup: eval.Setup{Notes: []eval.File{{Path: "plan.md", Text: "# Plan\n"}}, NumCtx: 8192,
-			Model: &eval.ModelSetup{Name: "small:1b", Capabilities: []string{"completion", "tools"}, ContextLength: 8192}},
-		User:   []eval.Action{{Say: "Hello! Can you help me with my notes?"}},
-		Model:  []eval.ModelTurn{{Say: "Of course."}},
-		Expect: eval.Expectations{Runs: []string{"completed"}, Reply: []string{"Of course."}}}
-	measured := eval.RunOne(t.Context(), sc, build, eval.Options{})
+	roomy := loadOne(t, tightYAML(8192))
+	measured := eval.RunOne(t.Context(), roomy, build, eval.Options{})
 	if !measured.Pass {
 		t.Fatalf("the scenario fails with a roomy context: %q", measured.Failures)
 	}
 	// longRules is some 250 tokens; 100 of room is enough without it.
-	room := measured.Tokens + 100
-	sc.Setup.NumCtx, sc.Setup.Model.ContextLength = room, room
-	return sc
+	return tightYAML(measured.Tokens + 100)
+}
+
+func loadOne(t *testing.T, yaml []byte) eval.Scenario {
+	t.Helper()
+	list, err := eval.LoadFS(fstest.MapFS{"tight.yaml": {Data: yaml}}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list[0]
 }
 
 // TestCompareListsTheScenariosACandidateBreaks runs a few scenarios of the
@@ -71,7 +95,7 @@ func TestCompareListsTheScenariosACandidateBreaks(t *testing.T) {
 		t.Fatal("the eval set lacks normal-file-a-note")
 	}
 	build := app.EvalBuilder(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	few = append(few, tightContext(t, build))
+	few = append(few, loadOne(t, tightContext(t, build)))
 	for _, tc := range []struct {
 		name      string
 		candidate string
@@ -205,5 +229,60 @@ func TestEvaluatorReplaysTheRunsACandidateCameFrom(t *testing.T) {
 	skill := protocol.Candidate{ID: "c2", Kind: protocol.CandidateSkill, Artifact: protocol.Artifact{Skill: &protocol.SkillArtifact{SkillMD: "---\nname: x\n---\n"}}}
 	if _, err := ev.Evaluate(t.Context(), skill, nil); !errors.Is(err, app.ErrNotEvaluable) {
 		t.Errorf("a skill: err = %v, want ErrNotEvaluable", err)
+	}
+}
+
+// TestApprovalNeedsTheRegressionsTheEvaluationFound goes through the
+// composition root as the panel and `quire evolve` do: the owner's
+// evolution runs its evaluation over the eval set it was given, a
+// candidate that breaks a scenario is refused approval until the user
+// names that scenario, and one that breaks nothing is approved as it is.
+func TestApprovalNeedsTheRegressionsTheEvaluationFound(t *testing.T) {
+	t.Parallel()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	set, err := os.ReadFile(filepath.Join(evalsDir, "normal-file-a-note.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scenarios := fstest.MapFS{"normal-file-a-note.yaml": {Data: set}, "tight.yaml": {Data: tightContext(t, app.EvalBuilder(logger))}}
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	settings := config.NewStore(config.Config{DataDir: t.TempDir(), NotesDir: t.TempDir(), OllamaHost: fake.URL(), Model: ollamatest.DefaultModel().Name, NumCtx: 8192})
+	p, err := app.OpenWith(t.Context(), settings, logger, app.Owner, app.Extras{Scenarios: scenarios})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	e := p.Evolution()
+	ctx := t.Context()
+	for _, tc := range []struct {
+		name, text string
+		broken     []string
+	}{
+		{"rules too long for a small context", longRules, []string{"tight-context-first-answer"}},
+		{"a rule that fits", receiptsRule, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := e.Propose(ctx, protocol.CandidateDraft{Name: tc.name, Kind: protocol.CandidatePrompt, Artifact: protocol.Artifact{Prompt: &protocol.PromptFragment{Text: tc.text}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := e.Evaluate(ctx, c.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Regressions(); !slices.Equal(got, tc.broken) || len(r.Scenarios) != 2 {
+				t.Fatalf("regressions %q of %d scenarios, want %q of 2", got, len(r.Scenarios), tc.broken)
+			}
+			if len(tc.broken) > 0 {
+				if _, err := e.Approve(ctx, c.ID, protocol.Approval{}); err == nil {
+					t.Fatal("approved without the user naming the scenario it breaks")
+				}
+			}
+			got, err := e.Approve(ctx, c.ID, protocol.Approval{Accepted: tc.broken})
+			if err != nil || got.State != protocol.CandidateApproved {
+				t.Fatalf("approving with %q: %+v, %v", tc.broken, got.State, err)
+			}
+		})
 	}
 }

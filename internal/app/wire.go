@@ -21,14 +21,6 @@ import (
 // the runtime adds the working-memory zone.
 func basePrompt() *prompt.Assembler { return prompt.Base() }
 
-// withFragment adds a prompt fragment (an evolution candidate's text, or
-// the active ones) to a's system zone, after Quire's own deployment text
-// and the user's about-you: it reads as the user's standing rules.
-func withFragment(a *prompt.Assembler, text string) *prompt.Assembler {
-	a.Register(prompt.Fragment{Name: "evolution", Priority: prompt.Deployment + 1, Text: text})
-	return a
-}
-
 // disabledLayer is the settings' visibility layer: the tools the user
 // turned off are never offered.
 func disabledLayer(names []string) []registry.Layer {
