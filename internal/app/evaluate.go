@@ -120,7 +120,9 @@ func (e *Evaluator) Evaluate(ctx context.Context, c protocol.Candidate, active *
 // prompt fragment enters a run's context (evolve.Render).
 func evaluable(c protocol.Candidate) error {
 	if c.Kind != protocol.CandidatePrompt || c.Artifact.Prompt == nil {
-		return fmt.Errorf("%w: %s (%s)", ErrNotEvaluable, c.Kind, c.ID)
+		// A conflict for the hosts (409): the candidate is fine, this
+		// Quire cannot run it yet.
+		return protocol.Classify(protocol.ErrConflict, fmt.Errorf("%w: %s (%s)", ErrNotEvaluable, c.Kind, c.ID))
 	}
 	return nil
 }

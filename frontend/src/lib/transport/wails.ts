@@ -121,7 +121,7 @@ export interface WailsApp {
   ApplyBatch?: Method<'ApplyBatch', Batch>;
   UndoBatch?: Method<'UndoBatch', Batch>;
   /**
-   * Evolution (evolution.go). ApproveCandidate, ActivateCandidate and
+   * Evolution (app.go). ApproveCandidate, ActivateCandidate and
    * RollbackCandidate ask in a native dialog first and resolve with the
    * candidate unchanged on No. Optional: an older Quire has none.
    */
