@@ -1105,14 +1105,19 @@ func (a *App) drop(ctx context.Context, paths []string) {
 	}
 }
 
-func (a *App) documents() (host.Documents, error) {
+func (a *App) documents() (host.Documents, error) { return partOf(a, a.docs, errNoDocuments) }
+
+// partOf is a panel's port once the page has shaken hands, or missing when
+// this window was built without it (p is a nil interface).
+func partOf[P any](a *App, p P, missing error) (P, error) {
+	var none P
 	if err := a.ready(); err != nil {
-		return nil, err
+		return none, err
 	}
-	if a.docs == nil {
-		return nil, errNoDocuments
+	if any(p) == nil {
+		return none, missing
 	}
-	return a.docs, nil
+	return p, nil
 }
 
 // Documents is what the documents panel shows: every document with its
@@ -1520,15 +1525,7 @@ func (a *App) startBatches(ctx context.Context) {
 	}()
 }
 
-func (a *App) batchesPort() (host.Batches, error) {
-	if err := a.ready(); err != nil {
-		return nil, err
-	}
-	if a.batches == nil {
-		return nil, errNoBatches
-	}
-	return a.batches, nil
-}
+func (a *App) batchesPort() (host.Batches, error) { return partOf(a, a.batches, errNoBatches) }
 
 // Batches lists every batch, newest first.
 func (a *App) Batches() ([]protocol.Batch, error) {
@@ -1736,13 +1733,7 @@ var errNoEvolution = errors.New("evolution is not available in this window")
 const evolutionMaxRunes = 600
 
 func (a *App) evolutionPort() (host.Evolution, error) {
-	if err := a.ready(); err != nil {
-		return nil, err
-	}
-	if a.evolution == nil {
-		return nil, errNoEvolution
-	}
-	return a.evolution, nil
+	return partOf(a, a.evolution, errNoEvolution)
 }
 
 // Evolution is every candidate, newest first, with the latest signals.
@@ -1750,6 +1741,19 @@ func (a *App) Evolution() (protocol.EvolutionState, error) {
 	e, err := a.evolutionPort()
 	if err != nil {
 		return protocol.EvolutionState{}, err
+	}
+	return e.List(a.callCtx())
+}
+
+// SetEvolutionLearning saves whether the model may propose candidates
+// after a run that left signals (off by default), and returns the state.
+func (a *App) SetEvolutionLearning(on bool) (protocol.EvolutionState, error) {
+	e, err := a.evolutionPort()
+	if err != nil {
+		return protocol.EvolutionState{}, err
+	}
+	if err := e.SetLearning(a.callCtx(), on); err != nil {
+		return protocol.EvolutionState{}, spoken(err)
 	}
 	return e.List(a.callCtx())
 }

@@ -53,6 +53,7 @@ class FakeHost implements Transport {
   // Nor is evolution (test/evolution.test.ts).
   readonly confirmsEvolutionInDialog = false;
   evolution = vi.fn(async () => ({ candidates: [], signals: [], learn: false }));
+  setEvolutionLearning = this.evolution;
   candidate = vi.fn(async (): Promise<CandidateDetail> => {
     throw new Error('no candidate');
   });

@@ -41,7 +41,12 @@ function host() {
     confirmsEvolutionInDialog: false,
     approved: [] as Approval[],
     activated: [] as Activation[],
-    evolution: vi.fn(async () => ({ candidates: [structuredClone(c), active], signals: [], learn: true })),
+    learn: false,
+    evolution: vi.fn(async () => ({ candidates: [structuredClone(c), active], signals: [], learn: h.learn })),
+    setEvolutionLearning: vi.fn(async (on: boolean) => {
+      h.learn = on;
+      return h.evolution();
+    }),
     candidate: vi.fn(async (): Promise<CandidateDetail> => ({
       candidate: structuredClone(c),
       active: c.state === 'active' ? undefined : active,
@@ -124,6 +129,17 @@ describe('EvolutionStore', () => {
     await s.rollback();
     expect(s.shown?.candidate.state).toBe('rolled-back');
     expect(s.error).toBeNull();
+  });
+
+  it('turns the model\'s proposals on and back off', async () => {
+    const h = host();
+    const s = new EvolutionStore(h);
+    await s.load();
+    expect(s.state.learn).toBe(false);
+    await s.learn(true);
+    expect([s.state.learn, h.learn]).toEqual([true, true]);
+    await s.learn(false);
+    expect(h.setEvolutionLearning.mock.calls).toEqual([[true], [false]]);
   });
 
   it("says nothing changed when the window's dialog said No", async () => {

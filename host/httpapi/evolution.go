@@ -21,6 +21,7 @@ var errNoEvolution = errors.New("evolution is not available")
 //	GET  /api/evolution                  EvolutionState (candidates newest first, latest signals)
 //	POST /api/evolution                  CandidateDraft → 201 Candidate (400: refused by construction)
 //	GET  /api/evolution/signals?limit=N  []EvolutionSignal, newest first
+//	PUT  /api/evolution/learning         {"on"} → EvolutionState: whether the model may propose (off by default)
 //	POST /api/evolution/rollback         → Candidate: the latest activation rolled back (409: none)
 //	GET  /api/evolution/{id}             CandidateDetail (404: no such candidate)
 //	POST /api/evolution/{id}/evaluate    → EvaluationReport (the isolated evaluation; seconds)
@@ -32,6 +33,7 @@ func (s *Server) evolutionRoutes(api *http.ServeMux) {
 	api.HandleFunc("GET /api/evolution", s.withEvolution(s.evolutionList))
 	api.HandleFunc("POST /api/evolution", s.withEvolution(s.evolutionPropose))
 	api.HandleFunc("GET /api/evolution/signals", s.withEvolution(s.evolutionSignals))
+	api.HandleFunc("PUT /api/evolution/learning", s.withEvolution(s.evolutionLearning))
 	api.HandleFunc("POST /api/evolution/rollback", s.withEvolution(evolutionStep(s, func(e host.Evolution, ctx context.Context, _ *http.Request) (protocol.Candidate, error) {
 		return e.Rollback(ctx, "")
 	})))
@@ -73,6 +75,23 @@ func (s *Server) evolutionSignals(e host.Evolution, w http.ResponseWriter, r *ht
 		return
 	}
 	writeJSON(w, http.StatusOK, list)
+}
+
+type onBody struct {
+	On bool `json:"on"`
+}
+
+func (s *Server) evolutionLearning(e host.Evolution, w http.ResponseWriter, r *http.Request) {
+	var body onBody
+	if err := readJSON(r, &body); err != nil {
+		s.fail(w, http.StatusBadRequest, err)
+		return
+	}
+	if err := e.SetLearning(r.Context(), body.On); err != nil {
+		s.fail(w, statusOf(err), err)
+		return
+	}
+	s.evolutionList(e, w, r)
 }
 
 func (s *Server) evolutionShow(e host.Evolution, w http.ResponseWriter, r *http.Request) {

@@ -72,6 +72,10 @@ func (s *stubEvolution) Activate(_ context.Context, id string, a protocol.Activa
 func (s *stubEvolution) Rollback(_ context.Context, id string) (protocol.Candidate, error) {
 	return s.step("rollback", id)
 }
+func (s *stubEvolution) SetLearning(_ context.Context, on bool) error {
+	s.record("learning " + strconv.FormatBool(on))
+	return nil
+}
 func (s *stubEvolution) Signals(_ context.Context, limit int) ([]protocol.EvolutionSignal, error) {
 	s.record("signals " + strconv.Itoa(limit))
 	return []protocol.EvolutionSignal{{Kind: protocol.SignalDenied, Text: "not there"}}, nil
@@ -106,24 +110,30 @@ func TestEvolutionRoutes(t *testing.T) {
 		{"POST", "/api/evolution/c1/refuse", `{"reason":"too strict"}`, http.StatusOK, ""},
 		{"POST", "/api/evolution/c1/rollback", "", http.StatusOK, ""},
 		{"POST", "/api/evolution/rollback", "", http.StatusOK, ""},
+		{"PUT", "/api/evolution/learning", `{"on":true}`, http.StatusOK, `"candidates"`},
 	} {
 		status, body := srv.do(t, tc.method, tc.path, tc.body)
 		if status != tc.status || !strings.Contains(body, tc.says) {
 			t.Errorf("%s %s: %d %s; want %d saying %q", tc.method, tc.path, status, body, tc.status, tc.says)
 		}
 	}
-	want := "list,signals 5,propose receipts,show c1,show nope,evaluate c1,approve  fresh,approve edge-a+edge-b c1,activate folder c1,refuse too strict c1,rollback c1,rollback "
+	want := "list,signals 5,propose receipts,show c1,show nope,evaluate c1,approve  fresh,approve edge-a+edge-b c1,activate folder c1,refuse too strict c1,rollback c1,rollback ,learning true,list"
 	if got := strings.Join(e.calls, ","); got != want {
 		t.Errorf("the routes asked %s, want %s", got, want)
 	}
 }
 
-func TestEvolutionRoutesWithoutEvolution(t *testing.T) {
+// TestPartsMissingFromTheBackend: a server built without the task queue
+// or the evolution part answers their routes 503 with a sentence, as a
+// window without them does.
+func TestPartsMissingFromTheBackend(t *testing.T) {
 	k := testkit.New(t)
-	h := httpapi.New(httpapi.Backend{Kernel: k.Runtime,
+	srv := start(t, httpapi.New(httpapi.Backend{Kernel: k.Runtime,
 		Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }},
-		fstest.MapFS{"index.html": {Data: []byte("Quire")}}, slog.New(slog.DiscardHandler))
-	if status, body := start(t, h).do(t, "GET", "/api/evolution", ""); status != http.StatusServiceUnavailable || !strings.Contains(body, "not available") {
-		t.Errorf("GET /api/evolution without evolution: %d %s", status, body)
+		fstest.MapFS{"index.html": {Data: []byte("Quire")}}, slog.New(slog.DiscardHandler)))
+	for _, path := range []string{"/api/batches", "/api/evolution"} {
+		if status, body := srv.do(t, "GET", path, ""); status != http.StatusServiceUnavailable || !strings.Contains(body, "not available") {
+			t.Errorf("GET %s without its part: %d %s", path, status, body)
+		}
 	}
 }

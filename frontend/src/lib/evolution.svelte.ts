@@ -5,7 +5,7 @@
 // what the page guessed. The page's confirm comes first for approve,
 // activate and roll back; in the window Go asks again natively.
 import type { ActivationScope, Candidate, CandidateDetail, EvolutionSignal, EvolutionState, ScenarioResult } from './protocol';
-import { asSentence } from './batches.svelte';
+import { busyWhile } from './batches.svelte';
 import type { EvolutionTransport } from './transport/evolution';
 
 /** One line of a text diff: kept, removed (only in the active version) or added (only in the candidate). */
@@ -146,6 +146,13 @@ export class EvolutionStore {
     this.shown = d;
   }
 
+  /** Whether the model may propose improvements after a run. */
+  learn(on: boolean): Promise<void> {
+    return this.act(async () => {
+      this.state = await this.host.setEvolutionLearning(on);
+    });
+  }
+
   select(id: string): Promise<void> {
     return this.act(() => this.show(id));
   }
@@ -201,16 +208,7 @@ export class EvolutionStore {
     });
   }
 
-  private async act(f: () => Promise<void>): Promise<void> {
-    this.busy = true;
-    this.error = null;
-    this.notice = null;
-    try {
-      await f();
-    } catch (e) {
-      this.error = asSentence(e instanceof Error ? e.message : String(e));
-    } finally {
-      this.busy = false;
-    }
+  private act(f: () => Promise<void>): Promise<void> {
+    return busyWhile(this, f);
   }
 }

@@ -18,6 +18,8 @@ export interface EvolutionTransport {
   readonly confirmsEvolutionInDialog: boolean;
   /** Every candidate, newest first, with the latest signals. */
   evolution(): Promise<EvolutionState>;
+  /** Saves whether the model may propose improvements after a run (off by default); resolves with the state. */
+  setEvolutionLearning(on: boolean): Promise<EvolutionState>;
   /** One candidate with the version active now, its evidence and the signals since it was active. */
   candidate(id: string): Promise<CandidateDetail>;
   /** Adds a candidate the user wrote; nothing changes until it is evaluated, approved and activated. */

@@ -531,6 +531,10 @@ export class HttpTransport implements Transport {
   async evolution(): Promise<EvolutionState> {
     return evolutionState(await this.request<EvolutionState>('GET', '/api/evolution'));
   }
+  /** PUT /api/evolution/learning {on} → EvolutionState. */
+  async setEvolutionLearning(on: boolean): Promise<EvolutionState> {
+    return evolutionState(await this.request<EvolutionState>('PUT', '/api/evolution/learning', { body: { on } }));
+  }
   /** GET /api/evolution/{id} → CandidateDetail; 404 {"error"}. */
   async candidate(id: string): Promise<CandidateDetail> {
     return candidateDetail(await this.request<CandidateDetail>('GET', HttpTransport.candidatePath(id)));

@@ -127,6 +127,7 @@ export interface WailsApp {
    */
   Evolution?: Method<'Evolution', EvolutionState>;
   EvolutionCandidate?: Method<'EvolutionCandidate', CandidateDetail>;
+  SetEvolutionLearning?: Method<'SetEvolutionLearning', EvolutionState>;
   ProposeCandidate?: Method<'ProposeCandidate', Candidate>;
   EvaluateCandidate?: Method<'EvaluateCandidate', EvaluationReport>;
   ApproveCandidate?: Method<'ApproveCandidate', Candidate>;
@@ -434,6 +435,9 @@ export class WailsTransport implements Transport {
   }
   async evolution(): Promise<EvolutionState> {
     return evolutionState(await this.evo(this.app.Evolution ? (a) => a.Evolution!() : null));
+  }
+  async setEvolutionLearning(on: boolean): Promise<EvolutionState> {
+    return evolutionState(await this.evo(this.app.SetEvolutionLearning ? (a) => a.SetEvolutionLearning!(on) : null));
   }
   async candidate(id: string): Promise<CandidateDetail> {
     return candidateDetail(await this.evo(this.app.EvolutionCandidate ? (a) => a.EvolutionCandidate!(id) : null));

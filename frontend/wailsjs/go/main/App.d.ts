@@ -121,6 +121,8 @@ export function SendWith(arg1:string,arg2:string,arg3:string,arg4:string):Promis
 
 export function SetEmbedModel(arg1:string):Promise<void>;
 
+export function SetEvolutionLearning(arg1:boolean):Promise<protocol.EvolutionState>;
+
 export function SetMemoryApproval(arg1:boolean):Promise<void>;
 
 export function SetMemoryLearning(arg1:boolean):Promise<void>;

@@ -238,6 +238,10 @@ export function SetEmbedModel(arg1) {
   return window['go']['main']['App']['SetEmbedModel'](arg1);
 }
 
+export function SetEvolutionLearning(arg1) {
+  return window['go']['main']['App']['SetEvolutionLearning'](arg1);
+}
+
 export function SetMemoryApproval(arg1) {
   return window['go']['main']['App']['SetMemoryApproval'](arg1);
 }
