@@ -1806,74 +1806,62 @@ func (a *App) RefuseCandidate(id, reason string) (protocol.Candidate, error) {
 // it breaks that passes now. A No changes nothing and returns the
 // candidate as it is.
 func (a *App) ApproveCandidate(id string, ap protocol.Approval) (protocol.Candidate, error) {
-	e, err := a.evolutionPort()
-	if err != nil {
-		return protocol.Candidate{}, err
-	}
-	d, err := e.Show(a.callCtx(), id)
-	if err != nil {
-		return protocol.Candidate{}, err
-	}
-	c := d.Candidate
-	var b strings.Builder
-	b.WriteString(artifactText(c))
-	if d.Active != nil {
-		fmt.Fprintf(&b, "\n\nIt would replace version %d, active now.", d.Active.Version)
-	}
-	if c.Evaluation != nil {
-		if broken := c.Evaluation.Regressions(); len(broken) > 0 {
-			verb := "pass"
-			if len(broken) == 1 {
-				verb = "passes"
-			}
-			fmt.Fprintf(&b, "\n\nIt breaks %s that %s now, which you accept by approving:", count(len(broken), "scenario", "scenarios"), verb)
-			for _, name := range broken {
-				b.WriteString("\n• " + host.Visible(name))
+	return a.askedStep(id, "Approve", func(d protocol.CandidateDetail) string {
+		var b strings.Builder
+		b.WriteString(artifactText(d.Candidate))
+		if d.Active != nil {
+			fmt.Fprintf(&b, "\n\nIt would replace version %d, active now.", d.Active.Version)
+		}
+		if ev := d.Candidate.Evaluation; ev != nil {
+			if broken := ev.Regressions(); len(broken) > 0 {
+				verb := "pass"
+				if len(broken) == 1 {
+					verb = "passes"
+				}
+				fmt.Fprintf(&b, "\n\nIt breaks %s that %s now, which you accept by approving:", count(len(broken), "scenario", "scenarios"), verb)
+				for _, name := range broken {
+					b.WriteString("\n• " + host.Visible(name))
+				}
 			}
 		}
-	}
-	b.WriteString("\n\nNothing changes until you activate it. Yes approves it; No changes nothing.")
-	yes, err := a.confirm(fmt.Sprintf("Approve %q (version %d)?", host.Visible(c.Name), c.Version), b.String())
-	if err != nil || !yes {
-		return c, err
-	}
-	c, err = e.Approve(a.callCtx(), id, ap)
-	return c, spoken(err)
+		b.WriteString("\n\nNothing changes until you activate it. Yes approves it; No changes nothing.")
+		return b.String()
+	}, func(e host.Evolution) (protocol.Candidate, error) { return e.Approve(a.callCtx(), id, ap) })
 }
 
 // ActivateCandidate makes an approved candidate active in ac's scope after
 // a native dialog saying what will change, where, and which version it
 // replaces. A No changes nothing.
 func (a *App) ActivateCandidate(id string, ac protocol.Activation) (protocol.Candidate, error) {
-	e, err := a.evolutionPort()
-	if err != nil {
-		return protocol.Candidate{}, err
-	}
-	d, err := e.Show(a.callCtx(), id)
-	if err != nil {
-		return protocol.Candidate{}, err
-	}
-	c := d.Candidate
-	where := "every conversation"
-	if ac.Scope == protocol.ScopeFolder {
-		where = "conversations over this notes folder"
-	}
-	text := artifactText(c) + "\n\nFrom the next message on, in " + where + "."
-	if d.Active != nil {
-		text += fmt.Sprintf(" Version %d, active now, stops.", d.Active.Version)
-	}
-	text += " Roll back undoes it in one step.\n\nYes activates it; No changes nothing."
-	yes, err := a.confirm(fmt.Sprintf("Activate %q (version %d)?", host.Visible(c.Name), c.Version), text)
-	if err != nil || !yes {
-		return c, err
-	}
-	c, err = e.Activate(a.callCtx(), id, ac)
-	return c, spoken(err)
+	return a.askedStep(id, "Activate", func(d protocol.CandidateDetail) string {
+		where := "every conversation"
+		if ac.Scope == protocol.ScopeFolder {
+			where = "conversations over this notes folder"
+		}
+		text := artifactText(d.Candidate) + "\n\nFrom the next message on, in " + where + "."
+		if d.Active != nil {
+			text += fmt.Sprintf(" Version %d, active now, stops.", d.Active.Version)
+		}
+		return text + " Roll back undoes it in one step.\n\nYes activates it; No changes nothing."
+	}, func(e host.Evolution) (protocol.Candidate, error) { return e.Activate(a.callCtx(), id, ac) })
 }
 
 // RollbackCandidate ends the activation of id after a native dialog saying
 // what stops and what is active again. A No changes nothing.
 func (a *App) RollbackCandidate(id string) (protocol.Candidate, error) {
+	return a.askedStep(id, "Roll back", func(d protocol.CandidateDetail) string {
+		text := fmt.Sprintf("From the next message on, the model is no longer told what version %d adds.", d.Candidate.Version)
+		if d.Candidate.Replaces != "" {
+			text += " The version it replaced is active again."
+		}
+		return text + "\n\nYes rolls it back; No changes nothing."
+	}, func(e host.Evolution) (protocol.Candidate, error) { return e.Rollback(a.callCtx(), id) })
+}
+
+// askedStep takes step on candidate id only after a native Yes to
+// "VERB NAME (version N)?" with the text ask makes of the candidate as the
+// log holds it; a No returns the candidate unchanged.
+func (a *App) askedStep(id, verb string, ask func(protocol.CandidateDetail) string, step func(host.Evolution) (protocol.Candidate, error)) (protocol.Candidate, error) {
 	e, err := a.evolutionPort()
 	if err != nil {
 		return protocol.Candidate{}, err
@@ -1883,16 +1871,11 @@ func (a *App) RollbackCandidate(id string) (protocol.Candidate, error) {
 		return protocol.Candidate{}, err
 	}
 	c := d.Candidate
-	text := fmt.Sprintf("From the next message on, the model is no longer told what version %d adds.", c.Version)
-	if c.Replaces != "" {
-		text += " The version it replaced is active again."
-	}
-	text += "\n\nYes rolls it back; No changes nothing."
-	yes, err := a.confirm(fmt.Sprintf("Roll back %q (version %d)?", host.Visible(c.Name), c.Version), text)
+	yes, err := a.confirm(fmt.Sprintf("%s %q (version %d)?", verb, host.Visible(c.Name), c.Version), ask(d))
 	if err != nil || !yes {
 		return c, err
 	}
-	c, err = e.Rollback(a.callCtx(), id)
+	c, err = step(e)
 	return c, spoken(err)
 }
 

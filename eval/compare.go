@@ -115,14 +115,7 @@ func Compare(ctx context.Context, scenarios []Scenario, build Builder, opts Comp
 	var spent atomic.Int64
 	var mu sync.Mutex // orders Progress calls and the done count
 	done := 0
-	n := opts.Parallel
-	if n <= 0 {
-		n = 4
-		if opts.Real {
-			n = 1
-		}
-	}
-	sem := make(chan struct{}, n)
+	sem := make(chan struct{}, opts.parallel())
 	var wg sync.WaitGroup
 	for i, sc := range scenarios {
 		pairs[i] = Pair{Name: sc.Name, Class: sc.Class, File: sc.File}

@@ -84,6 +84,17 @@ type Options struct {
 	Fragment string
 }
 
+// parallel is how many scenarios run at once (Options.Parallel).
+func (o Options) parallel() int {
+	switch {
+	case o.Parallel > 0:
+		return o.Parallel
+	case o.Real:
+		return 1
+	}
+	return 4
+}
+
 // Select keeps the scenarios opts selects, in order.
 func Select(all []Scenario, opts Options) ([]Scenario, error) {
 	var out []Scenario
@@ -103,14 +114,7 @@ func Select(all []Scenario, opts Options) ([]Scenario, error) {
 func Run(ctx context.Context, scenarios []Scenario, build Builder, opts Options) Report {
 	start := time.Now()
 	results := make([]Result, len(scenarios))
-	n := opts.Parallel
-	if n <= 0 {
-		n = 4
-		if opts.Real {
-			n = 1
-		}
-	}
-	sem := make(chan struct{}, n)
+	sem := make(chan struct{}, opts.parallel())
 	var wg sync.WaitGroup
 	for i, sc := range scenarios {
 		wg.Add(1)
