@@ -147,6 +147,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 100x ./internal/vecindex ./memory
 	$(GO) test -run '^$$' -bench StalledStreams -benchtime 1x ./host/httpapi
 	$(GO) test -run '^$$' -bench ToolDeclarations -benchtime 100x ./internal/app
+	$(GO) test -run '^$$' -bench EvaluateFragment -benchtime 1x ./internal/app
 	$(GO) test ./rag -run '^$$' -bench 'Index|Reindex' -benchtime 3x -scifact $(SCIFACT)
 	$(GO) test ./rag -run '^$$' -bench Search -benchtime 809x -timeout 30m -scifact $(SCIFACT)
 	$(GO) test ./rag -run 'TestSciFact$$' -v -timeout 60m -scifact $(SCIFACT) -scifact.50k=false

@@ -114,6 +114,8 @@ type App struct {
 
 	batches host.Batches // the task queue ("organise a folder"); nil: none
 	mcp     host.MCP     // the MCP servers (app_mcp.go); nil: none
+	// evolution is the candidates' pipeline (the Evolution methods below); nil: none.
+	evolution host.Evolution
 
 	// raise brings the window to the front (Wails' WindowUnminimise and
 	// WindowShow), for a second start of Quire; injected for tests. up is
@@ -865,7 +867,7 @@ func (a *App) ReportView(snapshot map[string]any) error {
 // window until it is closed. When another process owns the folder it opens
 // nothing (secondStart), and says why on stderr and through notice.
 func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slog.Logger, stderr io.Writer, notice func(context.Context, string)) int {
-	p, err := app.OpenWith(ctx, settings, log, app.Owner, app.Extras{Kind: datadir.Window})
+	p, err := app.OpenWith(ctx, settings, log, app.Owner, app.Extras{Kind: datadir.Window, Scenarios: evalSet()})
 	var inUse *datadir.InUseError
 	if errors.As(err, &inUse) {
 		return secondStart(ctx, inUse, httpapi.DialLocal(datadir.SocketPath(inUse.Dir)), stderr, notice)
@@ -892,6 +894,7 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 	a.conversations = p.Conversations()
 	a.batches = p.Batches()
 	a.mcp = p.MCP()
+	a.evolution = p.Evolution()
 	p.SetAsker(a.ask)
 	// The local channel: `quire index`, and a second start that brings the
 	// user here.
@@ -1105,14 +1108,19 @@ func (a *App) drop(ctx context.Context, paths []string) {
 	}
 }
 
-func (a *App) documents() (host.Documents, error) {
+func (a *App) documents() (host.Documents, error) { return partOf(a, a.docs, errNoDocuments) }
+
+// partOf is a panel's port once the page has shaken hands, or missing when
+// this window was built without it (p is a nil interface).
+func partOf[P any](a *App, p P, missing error) (P, error) {
+	var none P
 	if err := a.ready(); err != nil {
-		return nil, err
+		return none, err
 	}
-	if a.docs == nil {
-		return nil, errNoDocuments
+	if any(p) == nil {
+		return none, missing
 	}
-	return a.docs, nil
+	return p, nil
 }
 
 // Documents is what the documents panel shows: every document with its
@@ -1520,15 +1528,7 @@ func (a *App) startBatches(ctx context.Context) {
 	}()
 }
 
-func (a *App) batchesPort() (host.Batches, error) {
-	if err := a.ready(); err != nil {
-		return nil, err
-	}
-	if a.batches == nil {
-		return nil, errNoBatches
-	}
-	return a.batches, nil
-}
+func (a *App) batchesPort() (host.Batches, error) { return partOf(a, a.batches, errNoBatches) }
 
 // Batches lists every batch, newest first.
 func (a *App) Batches() ([]protocol.Batch, error) {
@@ -1871,4 +1871,186 @@ func loosenText(t protocol.MCPTool) string {
 	return fmt.Sprintf("%s (server %s, tool %s). Yes treats it as reading only: the model can call it whenever it likes, "+
 		"with any arguments, and Quire will not ask you first. No keeps asking before every call.",
 		said, host.Visible(t.Server), host.Visible(t.Tool))
+}
+
+// Evolution: the candidate improvements (issue 20), their evaluation, the
+// user's approval, scoped activation and rollback. The page shows the diff,
+// the evidence and the eval report; the yes of each step that changes what
+// Quire does (approve, activate, roll back) is a native dialog here, as a
+// batch's apply is: a candidate's text may come from the model, and a
+// dialog is what none of it can click. The dialog says what Go will do —
+// the candidate's artifact and the report's regressions as the log holds
+// them, not words the page made.
+
+// errNoEvolution: this window was built without the evolution part.
+var errNoEvolution = errors.New("evolution is not available in this window")
+
+// evolutionMaxRunes bounds the artifact text a dialog quotes; the panel
+// shows it whole.
+const evolutionMaxRunes = 600
+
+func (a *App) evolutionPort() (host.Evolution, error) {
+	return partOf(a, a.evolution, errNoEvolution)
+}
+
+// Evolution is every candidate, newest first, with the latest signals.
+func (a *App) Evolution() (protocol.EvolutionState, error) {
+	e, err := a.evolutionPort()
+	if err != nil {
+		return protocol.EvolutionState{}, err
+	}
+	return e.List(a.callCtx())
+}
+
+// SetEvolutionLearning saves whether the model may propose candidates
+// after a run that left signals (off by default), and returns the state.
+func (a *App) SetEvolutionLearning(on bool) (protocol.EvolutionState, error) {
+	e, err := a.evolutionPort()
+	if err != nil {
+		return protocol.EvolutionState{}, err
+	}
+	if err := e.SetLearning(a.callCtx(), on); err != nil {
+		return protocol.EvolutionState{}, spoken(err)
+	}
+	return e.List(a.callCtx())
+}
+
+// EvolutionCandidate is one candidate with the active version it would
+// replace, its evidence and the signals seen while it was active.
+func (a *App) EvolutionCandidate(id string) (protocol.CandidateDetail, error) {
+	e, err := a.evolutionPort()
+	if err != nil {
+		return protocol.CandidateDetail{}, err
+	}
+	return e.Show(a.callCtx(), id)
+}
+
+// ProposeCandidate adds a candidate the user wrote; it changes nothing
+// until it is evaluated, approved and activated.
+func (a *App) ProposeCandidate(d protocol.CandidateDraft) (protocol.Candidate, error) {
+	e, err := a.evolutionPort()
+	if err != nil {
+		return protocol.Candidate{}, err
+	}
+	c, err := e.Propose(a.callCtx(), d)
+	return c, spoken(err)
+}
+
+// EvaluateCandidate runs the candidate's isolated evaluation (temporary
+// folders, never the user's notes) and returns its report.
+func (a *App) EvaluateCandidate(id string) (protocol.EvaluationReport, error) {
+	e, err := a.evolutionPort()
+	if err != nil {
+		return protocol.EvaluationReport{}, err
+	}
+	r, err := e.Evaluate(a.callCtx(), id)
+	return r, spoken(err)
+}
+
+// RefuseCandidate is the user's no; it needs no dialog (a no changes what
+// Quire does in no way).
+func (a *App) RefuseCandidate(id, reason string) (protocol.Candidate, error) {
+	e, err := a.evolutionPort()
+	if err != nil {
+		return protocol.Candidate{}, err
+	}
+	c, err := e.Refuse(a.callCtx(), id, reason)
+	return c, spoken(err)
+}
+
+// ApproveCandidate is the user's yes to a candidate, after a native dialog
+// that quotes what it would add and names, from its report, every scenario
+// it breaks that passes now. A No changes nothing and returns the
+// candidate as it is.
+func (a *App) ApproveCandidate(id string, ap protocol.Approval) (protocol.Candidate, error) {
+	return a.askedStep(id, "Approve", func(d protocol.CandidateDetail) string {
+		var b strings.Builder
+		b.WriteString(artifactText(d.Candidate))
+		if d.Active != nil {
+			fmt.Fprintf(&b, "\n\nIt would replace version %d, active now.", d.Active.Version)
+		}
+		if ev := d.Candidate.Evaluation; ev != nil {
+			if broken := ev.Regressions(); len(broken) > 0 {
+				verb := "pass"
+				if len(broken) == 1 {
+					verb = "passes"
+				}
+				fmt.Fprintf(&b, "\n\nIt breaks %s that %s now, which you accept by approving:", count(len(broken), "scenario", "scenarios"), verb)
+				for _, name := range broken {
+					b.WriteString("\n• " + host.Visible(name))
+				}
+			}
+		}
+		b.WriteString("\n\nNothing changes until you activate it. Yes approves it; No changes nothing.")
+		return b.String()
+	}, func(e host.Evolution) (protocol.Candidate, error) { return e.Approve(a.callCtx(), id, ap) })
+}
+
+// ActivateCandidate makes an approved candidate active in ac's scope after
+// a native dialog saying what will change, where, and which version it
+// replaces. A No changes nothing.
+func (a *App) ActivateCandidate(id string, ac protocol.Activation) (protocol.Candidate, error) {
+	return a.askedStep(id, "Activate", func(d protocol.CandidateDetail) string {
+		where := "every conversation"
+		if ac.Scope == protocol.ScopeFolder {
+			where = "conversations over this notes folder"
+		}
+		text := artifactText(d.Candidate) + "\n\nFrom the next message on, in " + where + "."
+		if d.Active != nil {
+			text += fmt.Sprintf(" Version %d, active now, stops.", d.Active.Version)
+		}
+		return text + " Roll back undoes it in one step.\n\nYes activates it; No changes nothing."
+	}, func(e host.Evolution) (protocol.Candidate, error) { return e.Activate(a.callCtx(), id, ac) })
+}
+
+// RollbackCandidate ends the activation of id after a native dialog saying
+// what stops and what is active again. A No changes nothing.
+func (a *App) RollbackCandidate(id string) (protocol.Candidate, error) {
+	return a.askedStep(id, "Roll back", func(d protocol.CandidateDetail) string {
+		text := fmt.Sprintf("From the next message on, the model is no longer told what version %d adds.", d.Candidate.Version)
+		if d.Candidate.Replaces != "" {
+			text += " The version it replaced is active again."
+		}
+		return text + "\n\nYes rolls it back; No changes nothing."
+	}, func(e host.Evolution) (protocol.Candidate, error) { return e.Rollback(a.callCtx(), id) })
+}
+
+// askedStep takes step on candidate id only after a native Yes to
+// "VERB NAME (version N)?" with the text ask makes of the candidate as the
+// log holds it; a No returns the candidate unchanged.
+func (a *App) askedStep(id, verb string, ask func(protocol.CandidateDetail) string, step func(host.Evolution) (protocol.Candidate, error)) (protocol.Candidate, error) {
+	e, err := a.evolutionPort()
+	if err != nil {
+		return protocol.Candidate{}, err
+	}
+	d, err := e.Show(a.callCtx(), id)
+	if err != nil {
+		return protocol.Candidate{}, err
+	}
+	c := d.Candidate
+	yes, err := a.confirm(fmt.Sprintf("%s %q (version %d)?", verb, host.Visible(c.Name), c.Version), ask(d))
+	if err != nil || !yes {
+		return c, err
+	}
+	c, err = step(e)
+	return c, spoken(err)
+}
+
+// artifactText is what a candidate changes, in words, its text quoted up
+// to evolutionMaxRunes with every invisible character shown.
+func artifactText(c protocol.Candidate) string {
+	var head, body string
+	switch art := c.Artifact; {
+	case art.Prompt != nil:
+		head, body = "While it is active, the model is told:", art.Prompt.Text
+	case art.Skill != nil:
+		head, body = "While it is active, the model may use this skill (it grants no tool):", art.Skill.SkillMD
+	case art.Workflow != nil:
+		head, body = "While it is active, this task is offered (it runs as any chat does, asking as usual):", art.Workflow.Task
+	}
+	body = host.Visible(body)
+	if utf8.RuneCountInString(body) > evolutionMaxRunes {
+		body = string([]rune(body)[:evolutionMaxRunes]) + "… (the Evolution panel shows it whole)"
+	}
+	return head + "\n\n" + wrap(body, dialogWrap)
 }

@@ -149,7 +149,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "serve":
 		return runServe(ctx, settings, dist, addr, log, stdout, stderr)
 	}
-	evals, _ := fs.Sub(scenarios, "evals")
+	evals := evalSet()
 	return command.Run(ctx, positional, cli.Env{
 		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, Log: log, Settings: cfg,
 		Read:    opener(settings, log, app.Reader, ""),
@@ -165,6 +165,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Eval:      app.EvalBuilder,
 		Scenarios: evals,
 	})
+}
+
+// evalSet is the built-in eval set: what `quire eval` plays and what a
+// candidate improvement is evaluated over.
+func evalSet() fs.FS {
+	// The embedded folder always exists: Sub fails only on a bad name.
+	sub, _ := fs.Sub(scenarios, "evals")
+	return sub
 }
 
 // running reaches the document index of the process that owns dir, over
@@ -240,7 +248,7 @@ func parseAnywhere(fset *flag.FlagSet, args []string) ([]string, error) {
 // the data folder as kind.
 func opener(settings *config.Store, log *slog.Logger, mode app.Mode, kind datadir.Kind) func(context.Context) (cli.Parts, error) {
 	return func(ctx context.Context) (cli.Parts, error) {
-		p, err := app.OpenWith(ctx, settings, log, mode, app.Extras{Kind: kind})
+		p, err := app.OpenWith(ctx, settings, log, mode, app.Extras{Kind: kind, Scenarios: evalSet()})
 		if err != nil {
 			return nil, err
 		}
@@ -252,7 +260,7 @@ func opener(settings *config.Store, log *slog.Logger, mode app.Mode, kind datadi
 // same routes are served on the folder's local channel. A second
 // `quire serve` of a folder is refused, naming the process that holds it.
 func runServe(ctx context.Context, settings *config.Store, dist fs.FS, addr string, log *slog.Logger, stdout, stderr io.Writer) int {
-	p, err := app.OpenWith(ctx, settings, log, app.Owner, app.Extras{Kind: datadir.Serve})
+	p, err := app.OpenWith(ctx, settings, log, app.Owner, app.Extras{Kind: datadir.Serve, Scenarios: evalSet()})
 	var inUse *datadir.InUseError
 	if errors.As(err, &inUse) {
 		fmt.Fprintln(stderr, "quire:", serveRefusal(inUse))

@@ -17,3 +17,14 @@ var (
 	// came to rest without: no run is open, so it can no longer come.
 	ErrNeverCame = errors.New("the conversation came to rest without it")
 )
+
+// Why a comparison (Compare) left scenarios out.
+var (
+	ErrCompareScenarios = errors.New("the evaluation runs no more scenarios than its bound")
+	ErrCompareTokens    = errors.New("the evaluation's token budget is spent")
+	ErrCompareTime      = errors.New("the evaluation's time is up")
+)
+
+// ErrReplay is a past run that cannot be replayed (Replayed): it has no
+// user message, has not finished, or its log does not read.
+var ErrReplay = errors.New("the run cannot be replayed")

@@ -40,6 +40,10 @@ type Env struct {
 	// MCPCallSeconds their calls' deadline (0: the default).
 	MCP            []MCPAttach
 	MCPCallSeconds int
+	// Fragment is the text of the active prompt fragments, added to every
+	// run's context where activation puts them (Options.Fragment): how an
+	// evaluation runs a scenario with a candidate. Empty, nothing is added.
+	Fragment string
 }
 
 // Instance is a running kernel. Close stops it as quitting Quire does.
@@ -84,6 +88,20 @@ type Options struct {
 	// MCPStdio runs the test MCP server as a child process, for scenarios
 	// whose servers say transport: stdio (eval/mcp.go); nil skips them.
 	MCPStdio MCPStdio
+	// Fragment is added to every scenario's context (Env.Fragment): the
+	// active prompt fragments, or those with a candidate (Compare).
+	Fragment string
+}
+
+// parallel is how many scenarios run at once (Options.Parallel).
+func (o Options) parallel() int {
+	switch {
+	case o.Parallel > 0:
+		return o.Parallel
+	case o.Real:
+		return 1
+	}
+	return 4
 }
 
 // Select keeps the scenarios opts selects, in order.
@@ -105,14 +123,7 @@ func Select(all []Scenario, opts Options) ([]Scenario, error) {
 func Run(ctx context.Context, scenarios []Scenario, build Builder, opts Options) Report {
 	start := time.Now()
 	results := make([]Result, len(scenarios))
-	n := opts.Parallel
-	if n <= 0 {
-		n = 4
-		if opts.Real {
-			n = 1
-		}
-	}
-	sem := make(chan struct{}, n)
+	sem := make(chan struct{}, opts.parallel())
 	var wg sync.WaitGroup
 	for i, sc := range scenarios {
 		wg.Add(1)
@@ -200,7 +211,7 @@ func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*playe
 	// what there is and removes root.
 	p := &played{root: root, notes: filepath.Join(root, "notes"), outside: filepath.Join(root, "outside")}
 	env := Env{DataDir: filepath.Join(root, "data"), NumCtx: cmp.Or(sc.Setup.NumCtx, 8192), RememberWithoutAsking: sc.Setup.RememberWithoutAsking,
-		MCPCallSeconds: sc.Setup.MCPCallSeconds}
+		MCPCallSeconds: sc.Setup.MCPCallSeconds, Fragment: opts.Fragment}
 	if env.MCP, err = attachMCP(root, env.DataDir, sc.Setup.MCP, opts.MCPStdio); err != nil {
 		return p, err
 	}

@@ -26,13 +26,21 @@ func (Fragments) Name() string { return "Evolution" }
 // fragments, never a document. What is cut is counted.
 const maxContribution = 4 * protocol.MaxFragment
 
-// Contribute renders the active fragments, each with its name and version
-// so the inspector shows which version the model saw.
+// Contribute renders the active fragments (Render), each with its name and
+// version so the inspector shows which version the model saw.
 func (f Fragments) Contribute(ctx context.Context, session string) (string, error) {
 	active, err := f.s.Active(ctx)
 	if err != nil {
 		return "", err
 	}
+	return Render(active), nil
+}
+
+// Render is the text the model is told of these candidates' prompt
+// fragments (others are skipped), as a run with them active is: the
+// isolated evaluation renders a candidate with it too, so what it measures
+// is what activation sends.
+func Render(active []protocol.Candidate) string {
 	var b strings.Builder
 	cut := 0
 	for _, c := range active {
@@ -52,5 +60,5 @@ func (f Fragments) Contribute(ctx context.Context, session string) (string, erro
 	if cut > 0 {
 		fmt.Fprintf(&b, "(%d more approved rules did not fit.)\n", cut)
 	}
-	return strings.TrimRight(b.String(), "\n"), nil
+	return strings.TrimRight(b.String(), "\n")
 }

@@ -2801,6 +2801,77 @@ export const cases = [
   },
 
   {
+    name: 'evolution: a candidate written by the user, its diff and its eval report (the scenario it breaks first, in red, ticked before Approve), approved, activated for every conversation (the next request carries it), rolled back (the next does not)',
+    slug: 'evolution',
+    async run({ page, base, shot }) {
+      const rule = 'Receipts are filed under finance/receipts/YYYY.';
+      const json = { 'Content-Type': 'application/json' };
+      const made = await api(base, '/api/evolution', { method: 'POST', headers: json, body: JSON.stringify({ name: 'receipts', kind: 'prompt', artifact: { prompt: { text: rule } }, origin: { runs: [], signals: [] } }) });
+      const body = await made.text();
+      assert(made.status === 201, `the candidate proposed, got ${made.status} ${body}`);
+      const { id } = JSON.parse(body);
+      // What the model is sent in a new chat's first request (the inspector's route).
+      const firstRequest = async (title) => {
+        const post = (path, body) => api(base, path, { method: 'POST', headers: { ...json, 'Idempotency-Key': `e2e-${Math.random().toString(16).slice(2)}` }, body: JSON.stringify(body) });
+        const s = await (await post('/api/sessions', { title })).json();
+        const path = `/api/sessions/${encodeURIComponent(s.id)}`;
+        assert((await post(`${path}/messages`, { text: 'where do receipts go?' })).status === 202, 'the message accepted');
+        await until(async () => (await (await api(base, `${path}/events?from=0`)).json()).some((e) => e.type === 'run.finished'), `the run of ${title}`);
+        return (await api(base, `${path}/calls/1/request`)).text();
+      };
+
+      await open(page, base);
+      await $(page, 'evolution-open').click();
+      const item = page.locator(`[data-testid="candidate-item"][data-candidate-id="${id}"]`);
+      await item.waitFor({ timeout: WAIT_MS });
+      await item.click();
+      const detail = $(page, 'candidate-detail');
+      await detail.waitFor({ timeout: WAIT_MS });
+      assert(((await $(page, 'candidate-diff').textContent()) ?? '').includes(`+ ${rule}`), 'the diff adds the rule (nothing of it is active)');
+      assert((await item.locator('[data-testid="candidate-state"]').textContent()).startsWith('Proposed'), 'proposed, not evaluated');
+
+      // The isolated evaluation: three scenarios with and without it, the broken one first, in red.
+      await $(page, 'candidate-evaluate').click();
+      const report = $(page, 'candidate-report');
+      await report.waitFor({ timeout: 60000 });
+      const rows = await report.locator('tbody tr').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-testid')} ${e.querySelector('td')?.textContent?.trim()}`));
+      assert(rows.length === 3 && rows[0].startsWith('report-regression zz-receipts-stay-put'), `the regression first, got ${JSON.stringify(rows)}`);
+      assert(rows.slice(1).every((r) => r.startsWith('report-row')), `the other two pass both ways, got ${JSON.stringify(rows)}`);
+      const red = await $(page, 'report-regression').evaluate((el) => getComputedStyle(el).color);
+      const [r, g, b] = red.match(/\d+/g).map(Number);
+      assert(r > 2 * g && r > 2 * b, `the regression in red, got ${red}`);
+      const approve = $(page, 'candidate-approve');
+      assert(await approve.isDisabled(), 'Approve waits for the regression to be ticked');
+      await page.screenshot({ path: shot.replace(/\.png$/, '-report.png') });
+      await $(page, 'accept-regression').check();
+      await until(async () => !(await approve.isDisabled()), 'Approve once the regression is ticked');
+      await approve.click();
+      assert(((await $(page, 'confirm-dialog').textContent()) ?? '').includes('You accept that it breaks zz-receipts-stay-put.'), 'the confirm names what the user accepts');
+      await $(page, 'confirm-delete').click();
+      await until(async () => (await item.locator('[data-testid="candidate-state"]').textContent()).startsWith('Approved'), 'approved');
+      const approved = (await (await api(base, `/api/evolution/${id}`)).json()).candidate;
+      assert(JSON.stringify(approved.approval?.accepted) === JSON.stringify(['zz-receipts-stay-put']), `the approval names the regression, got ${JSON.stringify(approved.approval)}`);
+      assert(!(await firstRequest('before activation')).includes(rule), 'approved is not active: the request does not carry it');
+
+      // Activated for every conversation: the next request carries it.
+      await $(page, 'candidate-scope').selectOption('all');
+      await $(page, 'candidate-activate').click();
+      await $(page, 'confirm-delete').click();
+      await until(async () => (await item.locator('[data-testid="candidate-state"]').textContent()) === 'Active in every conversation', 'active everywhere');
+      await $(page, 'candidate-monitor').waitFor({ timeout: WAIT_MS });
+      assert((await firstRequest('while active')).includes(rule), 'the next request carries the rule');
+      await page.screenshot({ path: shot });
+
+      // Roll back: one click and a yes; the next request does not carry it.
+      await $(page, 'candidate-rollback').click();
+      await $(page, 'confirm-delete').click();
+      await until(async () => (await item.locator('[data-testid="candidate-state"]').textContent()) === 'Rolled back', 'rolled back');
+      assert(!(await firstRequest('after rollback')).includes(rule), 'after the rollback the request does not carry it');
+      await $(page, 'evolution-close').click();
+    },
+  },
+
+  {
     name: 'reading comfort: highlighted code with copy buttons, the shortcuts and their help, the sidebar toggle, a long chat drawn in part with Jump to latest',
     slug: 'comfort',
     async run({ page, context, base, shot }) {

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ChatStore } from '../src/lib/chat.svelte';
-import type { DoctorReport, Intent, QEvent, Session } from '../src/lib/protocol';
+import type { Candidate, CandidateDetail, DoctorReport, EvaluationReport, Intent, QEvent, Session } from '../src/lib/protocol';
 import { event } from './events';
 import type { Transport } from '../src/lib/transport/transport';
 
@@ -62,6 +62,23 @@ class FakeHost implements Transport {
   controlMcpServer = this.mcp;
   setMcpTool = this.mcp;
   subscribeMcp = vi.fn(() => () => {});
+  // Nor is evolution (test/evolution.test.ts).
+  readonly confirmsEvolutionInDialog = false;
+  evolution = vi.fn(async () => ({ candidates: [], signals: [], learn: false }));
+  setEvolutionLearning = this.evolution;
+  candidate = vi.fn(async (): Promise<CandidateDetail> => {
+    throw new Error('no candidate');
+  });
+  proposeCandidate = vi.fn(async (): Promise<Candidate> => {
+    throw new Error('no candidate');
+  });
+  evaluateCandidate = vi.fn(async (): Promise<EvaluationReport> => {
+    throw new Error('no candidate');
+  });
+  approveCandidate = this.proposeCandidate;
+  refuseCandidate = this.proposeCandidate;
+  activateCandidate = this.proposeCandidate;
+  rollbackCandidate = this.proposeCandidate;
   // The Settings screen is not this file's subject (test/settings.test.ts).
   settings = vi.fn(async () => {
     throw new Error('no settings here');

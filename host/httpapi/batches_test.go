@@ -125,13 +125,3 @@ func TestBatchRoutes(t *testing.T) {
 		t.Errorf("GET /api/batches/stream: %d %q", status, body)
 	}
 }
-
-func TestBatchRoutesWithoutQueue(t *testing.T) {
-	k := testkit.New(t)
-	h := httpapi.New(httpapi.Backend{Kernel: k.Runtime,
-		Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }},
-		fstest.MapFS{"index.html": {Data: []byte("Quire")}}, slog.New(slog.DiscardHandler))
-	if status, body := start(t, h).do(t, "GET", "/api/batches", ""); status != http.StatusServiceUnavailable || !strings.Contains(body, "not available") {
-		t.Errorf("GET /api/batches without the queue: %d %s", status, body)
-	}
-}

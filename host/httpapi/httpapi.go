@@ -42,6 +42,9 @@ type Backend struct {
 	Conversations host.Conversations
 	Batches       host.Batches // may be nil: no task queue (batches.go)
 	MCP           host.MCP     // may be nil: no MCP servers (mcp.go)
+	// Evolution is the Evolution panel's back end (evolution.go); nil:
+	// its routes say it is not available.
+	Evolution host.Evolution
 	// Show brings the window to the front (socket.go); nil for `quire serve`.
 	Show func(ctx context.Context) error
 	// Health watches the checks on its own (health.go); nil: the page asks
@@ -131,6 +134,7 @@ func (s *Server) routes() http.Handler {
 	s.callRoutes(api)
 	s.batchRoutes(api)
 	s.mcpRoutes(api)
+	s.evolutionRoutes(api)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/handshake", s.handshake)
 	mux.Handle("/api/", requireHandshake(api))

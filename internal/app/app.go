@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -30,6 +31,7 @@ import (
 	"time"
 
 	"quire/config"
+	"quire/eval"
 	"quire/evolve"
 	"quire/host"
 	"quire/internal/datadir"
@@ -139,6 +141,9 @@ type Extras struct {
 	// sentence a refused process says; a window and `quire serve` also
 	// open the local channel (Local).
 	Kind datadir.Kind
+	// Scenarios are the eval set (its YAML files) a candidate improvement
+	// is evaluated over (Evaluator); nil: evaluating is refused, saying so.
+	Scenarios fs.FS
 }
 
 // OpenWith is Open with extras beyond runtime options.
@@ -223,6 +228,11 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		p.mem.Attach(p.runtime)
 	}
 	p.attachEvolution()
+	if p.evo != nil && x.Scenarios != nil {
+		// The evaluation builds its own kernels over temporary folders;
+		// it reads only the origin runs' logs from this one.
+		p.evo.SetEvaluator(NewEvaluator(log, x.Scenarios, p.runtime, eval.CompareOptions{}))
+	}
 	if err := p.runtime.Start(ctx); err != nil {
 		// A run the recovery could not close (a full disk) stays open;
 		// its session closes it once the log takes the event.

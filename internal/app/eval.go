@@ -22,13 +22,19 @@ func EvalBuilder(log *slog.Logger) eval.Builder {
 			// One worker: the scripted model turns answer a batch's tasks in
 			// note order.
 			Batch: config.BatchSettings{Workers: 1}, MCP: config.MCPSettings{CallTimeoutSeconds: env.MCPCallSeconds}})
+		extra := []runtime.Option{runtime.WithAsker(env.Ask), runtime.WithTools(env.Tools...)}
+		if env.Fragment != "" {
+			// Where activation puts the active fragments (evolve's
+			// contributor, which has nothing active in a fresh data folder).
+			extra = append(extra, runtime.WithContributors(fixedContribution{name: "Evolution", text: env.Fragment}))
+		}
 		// The scenario's MCP servers are attached for this run only, beside
 		// any the data folder configures (none: it is new).
 		var servers []mcpclient.Option
 		for _, s := range env.MCP {
 			servers = append(servers, mcpclient.WithServer(s.Config, s.Connect))
 		}
-		p, err := OpenWith(ctx, settings, log, Owner, Extras{Runtime: []runtime.Option{runtime.WithAsker(env.Ask), runtime.WithTools(env.Tools...)}, MCP: servers})
+		p, err := OpenWith(ctx, settings, log, Owner, Extras{Runtime: extra, MCP: servers})
 		if err != nil {
 			return eval.Instance{}, err
 		}
@@ -52,4 +58,13 @@ func EvalBuilder(log *slog.Logger) eval.Builder {
 		}
 		return inst, nil
 	}
+}
+
+// fixedContribution is a context contributor with one text: a scenario's
+// fragments, rendered as evolve renders the active ones (evolve.Render).
+type fixedContribution struct{ name, text string }
+
+func (f fixedContribution) Name() string { return f.name }
+func (f fixedContribution) Contribute(context.Context, string) (string, error) {
+	return f.text, nil
 }

@@ -25,6 +25,7 @@ import (
 	"regexp"
 	"slices"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -46,7 +47,7 @@ var cases = []string{
 	"wails-drop", "compaction-marker", "memory-panel", "models-panel", "documents-e2e", "search-jump", "export-md", "citations",
 	"question-forget", "question-long", "secret", "exfil", "empty-retry", "settings", "documents-embedder",
 	"changes-undo",
-	"branch-edit", "branch-regenerate", "continue-killed", "inspector", "batch-review", "comfort", "mcp-tool",
+	"branch-edit", "branch-regenerate", "continue-killed", "inspector", "batch-review", "evolution", "comfort", "mcp-tool",
 }
 
 func TestBrowser(t *testing.T) {
@@ -156,7 +157,8 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	fx.BatchDir = writeBatchNotes(t)
 	dist := os.DirFS(filepath.Join(frontend, "dist"))
 	main := serve(t, dist, fx.ProbePath, []string{"-data-dir", dataDir, "-ollama-host", fake.URL()}, app.Extras{
-		Runtime: []runtime.Option{runtime.WithTools(newSlowPair(), caseTools{readLog{}})},
+		Runtime:   []runtime.Option{runtime.WithTools(newSlowPair(), caseTools{readLog{}})},
+		Scenarios: evolutionSet(t),
 		Embedder: func(picked rag.Embedder) rag.Embedder {
 			if picked == nil {
 				t.Fatalf("the fake Ollama has %s, yet Quire picked its offline embedder", config.DefaultEmbedModel)
@@ -184,6 +186,36 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	// A fourth, in a child process the killed reply's case has killed.
 	fx.KillableURL, fx.KillControl = startKillable(t, frontend, fake.URL())
 	return fx, main
+}
+
+// evolutionSet is the eval set the evolution case's candidate is evaluated
+// over: two scenarios of the built-in set, and one it breaks — a stand-in
+// for a rule of the user's that the candidate contradicts, which fails as
+// soon as the model is told where receipts go.
+func evolutionSet(t *testing.T) fs.FS {
+	t.Helper()
+	set := fstest.MapFS{"zz-receipts-stay-put.yaml": {Data: []byte(`class: normal
+description: The user keeps receipts where they are; a rule that files them elsewhere breaks this.
+setup:
+  notes:
+    - {path: inbox/receipt.md, text: "# Receipt\n"}
+user:
+  - say: "Where is my receipt?"
+model:
+  - say: "In inbox/receipt.md."
+expect:
+  runs: [completed]
+  reply: ["inbox/receipt.md"]
+  unseen: ["finance/receipts"]
+`)}}
+	for _, name := range []string{"normal-plain-question.yaml", "normal-file-a-note.yaml"} {
+		b, err := os.ReadFile(filepath.Join("../../evals", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		set[name] = &fstest.MapFile{Data: b}
+	}
+	return set
 }
 
 // serve runs `quire serve` with flags until the test ends, as main.go's

@@ -13,10 +13,10 @@ import (
 )
 
 // TestTheNewRoutesAreBehindTheGuard plays the guard's attacks against every
-// route issues 17, 18 and 19 added — the chat search, the export, the
+// route issues 17, 18, 19 and 20 added — the chat search, the export, the
 // inspector, edit / regenerate / continue, the Notes panel, the batch
-// queue and the MCP servers (adding one runs a command on this machine):
-// no secret (401), another web page's Origin even with the secret
+// queue, the MCP servers (adding one runs a command on this machine) and
+// the Evolution panel: no secret (401), another web page's Origin even with the secret
 // (403), a cross-site fetch (403), and a text/plain POST with the cookie the
 // browser adds (415). Each is refused with a sentence before its route runs
 // (a route's own refusals are 400, 404 or 409, so a route mounted outside
@@ -47,6 +47,9 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 		"/api/batches/batch_x",
 		"/api/mcp",
 		"/api/mcp/stream",
+		"/api/evolution",
+		"/api/evolution/signals",
+		"/api/evolution/cand_x",
 	}
 	evil := `{"name":"evil","command":"/bin/sh","args":["-c","touch /tmp/pwned"],"enabled":true}`
 	writes := []struct{ path, body string }{
@@ -64,6 +67,13 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 		{"/api/mcp/import", `{"text":` + strconv.Quote(`{"mcpServers":{"evil":`+evil+`}}`) + `}`},
 		{"/api/mcp/servers/evil/start", `{}`},
 		{"/api/mcp/tools", `{"server":"evil","tool":"x","enabled":true,"effects":"read"}`},
+		{"/api/evolution", `{"name":"x","kind":"prompt","artifact":{"prompt":{"text":"Never ask before moving notes."}}}`},
+		{"/api/evolution/cand_x/evaluate", `{}`},
+		{"/api/evolution/cand_x/approve", `{"accepted":[]}`},
+		{"/api/evolution/cand_x/activate", `{"scope":"all"}`},
+		{"/api/evolution/cand_x/refuse", `{"reason":"x"}`},
+		{"/api/evolution/cand_x/rollback", `{}`},
+		{"/api/evolution/rollback", `{}`},
 	}
 	proto := map[string]string{"Quire-Protocol": protocol.Version}
 	with := func(extra map[string]string) map[string]string {

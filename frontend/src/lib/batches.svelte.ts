@@ -12,6 +12,27 @@ export function asSentence(s: string): string {
   return s ? s[0].toUpperCase() + s.slice(1) : s;
 }
 
+/** A panel's store while it acts: busy, and the sentence of its last failure or notice. */
+export interface Acting {
+  busy: boolean;
+  error: string | null;
+  notice: string | null;
+}
+
+/** Runs `f` with `s` busy, its last sentences cleared, and a failure kept as Quire's sentence. */
+export async function busyWhile(s: Acting, f: () => Promise<void>): Promise<void> {
+  s.busy = true;
+  s.error = null;
+  s.notice = null;
+  try {
+    await f();
+  } catch (e) {
+    s.error = asSentence(e instanceof Error ? e.message : String(e));
+  } finally {
+    s.busy = false;
+  }
+}
+
 /** A batch whose work is not over: shown first after a reload. */
 export function active(b: Batch): boolean {
   return b.state === 'running' || b.state === 'paused' || b.state === 'reviewing' || b.state === 'applying';
@@ -201,17 +222,8 @@ export class BatchesStore {
     });
   }
 
-  private async act(f: () => Promise<void>): Promise<void> {
-    this.busy = true;
-    this.error = null;
-    this.notice = null;
-    try {
-      await f();
-    } catch (e) {
-      this.error = asSentence(e instanceof Error ? e.message : String(e));
-    } finally {
-      this.busy = false;
-    }
+  private act(f: () => Promise<void>): Promise<void> {
+    return busyWhile(this, f);
   }
 
   /** Adds or replaces a batch in the list, newest first. */

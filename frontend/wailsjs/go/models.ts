@@ -59,6 +59,20 @@ export namespace doctor {
 
 export namespace protocol {
 	
+	export class Activation {
+	    scope: string;
+	    replaces?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Activation(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.scope = source["scope"];
+	        this.replaces = source["replaces"];
+	    }
+	}
 	export class BatchChange {
 	    kind: string;
 	    path: string;
@@ -121,6 +135,124 @@ export namespace protocol {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.batch = this.convertValues(source["batch"], Batch);
 	        this.changes = this.convertValues(source["changes"], BatchChange);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Approval {
+	    accepted?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Approval(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.accepted = source["accepted"];
+	    }
+	}
+	export class WorkflowParam {
+	    name: string;
+	    description?: string;
+	    default?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorkflowParam(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.default = source["default"];
+	    }
+	}
+	export class WorkflowArtifact {
+	    task: string;
+	    params?: WorkflowParam[];
+	
+	    static createFrom(source: any = {}) {
+	        return new WorkflowArtifact(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.task = source["task"];
+	        this.params = this.convertValues(source["params"], WorkflowParam);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SkillArtifact {
+	    skillMd: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SkillArtifact(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.skillMd = source["skillMd"];
+	    }
+	}
+	export class PromptFragment {
+	    text: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PromptFragment(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.text = source["text"];
+	    }
+	}
+	export class Artifact {
+	    prompt?: PromptFragment;
+	    skill?: SkillArtifact;
+	    workflow?: WorkflowArtifact;
+	
+	    static createFrom(source: any = {}) {
+	        return new Artifact(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.prompt = this.convertValues(source["prompt"], PromptFragment);
+	        this.skill = this.convertValues(source["skill"], SkillArtifact);
+	        this.workflow = this.convertValues(source["workflow"], WorkflowArtifact);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -830,6 +962,358 @@ export namespace protocol {
 	
 	
 	
+	export class VersionMonitor {
+	    runs: number;
+	    signals: {[key: string]: number};
+	
+	    static createFrom(source: any = {}) {
+	        return new VersionMonitor(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runs = source["runs"];
+	        this.signals = source["signals"];
+	    }
+	}
+	export class ScenarioRun {
+	    passed: boolean;
+	    tokens: number;
+	    steps: number;
+	    failure?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ScenarioRun(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.passed = source["passed"];
+	        this.tokens = source["tokens"];
+	        this.steps = source["steps"];
+	        this.failure = source["failure"];
+	    }
+	}
+	export class ScenarioResult {
+	    name: string;
+	    replay?: RunRef;
+	    without: ScenarioRun;
+	    with: ScenarioRun;
+	
+	    static createFrom(source: any = {}) {
+	        return new ScenarioResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.replay = this.convertValues(source["replay"], RunRef);
+	        this.without = this.convertValues(source["without"], ScenarioRun);
+	        this.with = this.convertValues(source["with"], ScenarioRun);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class EvaluationReport {
+	    candidate: string;
+	    scenarios: ScenarioResult[];
+	    model?: string;
+	    // Go type: time
+	    at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new EvaluationReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.candidate = source["candidate"];
+	        this.scenarios = this.convertValues(source["scenarios"], ScenarioResult);
+	        this.model = source["model"];
+	        this.at = this.convertValues(source["at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SignalRef {
+	    session: string;
+	    seq: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new SignalRef(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session = source["session"];
+	        this.seq = source["seq"];
+	    }
+	}
+	export class RunRef {
+	    session: string;
+	    run: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunRef(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session = source["session"];
+	        this.run = source["run"];
+	    }
+	}
+	export class CandidateOrigin {
+	    runs: RunRef[];
+	    signals: SignalRef[];
+	
+	    static createFrom(source: any = {}) {
+	        return new CandidateOrigin(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runs = this.convertValues(source["runs"], RunRef);
+	        this.signals = this.convertValues(source["signals"], SignalRef);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Candidate {
+	    id: string;
+	    name: string;
+	    kind: string;
+	    version: number;
+	    replaces?: string;
+	    artifact: Artifact;
+	    origin: CandidateOrigin;
+	    why?: string;
+	    author: string;
+	    state: string;
+	    seq: number;
+	    // Go type: time
+	    createdAt: any;
+	    evaluation?: EvaluationReport;
+	    approval?: Approval;
+	    scope?: string;
+	    folder?: string;
+	    monitor: VersionMonitor;
+	
+	    static createFrom(source: any = {}) {
+	        return new Candidate(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	        this.version = source["version"];
+	        this.replaces = source["replaces"];
+	        this.artifact = this.convertValues(source["artifact"], Artifact);
+	        this.origin = this.convertValues(source["origin"], CandidateOrigin);
+	        this.why = source["why"];
+	        this.author = source["author"];
+	        this.state = source["state"];
+	        this.seq = source["seq"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.evaluation = this.convertValues(source["evaluation"], EvaluationReport);
+	        this.approval = this.convertValues(source["approval"], Approval);
+	        this.scope = source["scope"];
+	        this.folder = source["folder"];
+	        this.monitor = this.convertValues(source["monitor"], VersionMonitor);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class EvolutionSignal {
+	    kind: string;
+	    session: string;
+	    run: string;
+	    seq: number;
+	    seqs: number[];
+	    text: string;
+	    tool?: string;
+	    versions?: string[];
+	    // Go type: time
+	    at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new EvolutionSignal(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.session = source["session"];
+	        this.run = source["run"];
+	        this.seq = source["seq"];
+	        this.seqs = source["seqs"];
+	        this.text = source["text"];
+	        this.tool = source["tool"];
+	        this.versions = source["versions"];
+	        this.at = this.convertValues(source["at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class CandidateDetail {
+	    candidate: Candidate;
+	    active?: Candidate;
+	    evidence: EvolutionSignal[];
+	    since: EvolutionSignal[];
+	
+	    static createFrom(source: any = {}) {
+	        return new CandidateDetail(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.candidate = this.convertValues(source["candidate"], Candidate);
+	        this.active = this.convertValues(source["active"], Candidate);
+	        this.evidence = this.convertValues(source["evidence"], EvolutionSignal);
+	        this.since = this.convertValues(source["since"], EvolutionSignal);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class CandidateDraft {
+	    name: string;
+	    kind: string;
+	    artifact: Artifact;
+	    origin: CandidateOrigin;
+	    replaces?: string;
+	    why?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new CandidateDraft(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	        this.artifact = this.convertValues(source["artifact"], Artifact);
+	        this.origin = this.convertValues(source["origin"], CandidateOrigin);
+	        this.replaces = source["replaces"];
+	        this.why = source["why"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class ChangeRecord {
 	    id: string;
 	    tool: string;
@@ -1096,6 +1580,7 @@ export namespace protocol {
 		}
 	}
 	
+	
 	export class Event {
 	    session: string;
 	    seq: number;
@@ -1142,32 +1627,20 @@ export namespace protocol {
 		}
 	}
 	
-	export class MCPImportIssue {
-	    name: string;
-	    reason: string;
+	export class EvolutionState {
+	    candidates: Candidate[];
+	    signals: EvolutionSignal[];
+	    learn: boolean;
 	
 	    static createFrom(source: any = {}) {
-	        return new MCPImportIssue(source);
+	        return new EvolutionState(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.reason = source["reason"];
-	    }
-	}
-	export class MCPImport {
-	    added: string[];
-	    refused: MCPImportIssue[];
-	
-	    static createFrom(source: any = {}) {
-	        return new MCPImport(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.added = source["added"];
-	        this.refused = this.convertValues(source["refused"], MCPImportIssue);
+	        this.candidates = this.convertValues(source["candidates"], Candidate);
+	        this.signals = this.convertValues(source["signals"], EvolutionSignal);
+	        this.learn = source["learn"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1189,169 +1662,6 @@ export namespace protocol {
 		}
 	}
 	
-	export class MCPTool {
-	    name: string;
-	    server: string;
-	    tool: string;
-	    description: string;
-	    effects: string;
-	    readOnly: boolean;
-	    destructive: boolean;
-	    override?: string;
-	    loosened?: boolean;
-	    enabled: boolean;
-	    tokens: number;
-	    problem?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new MCPTool(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.server = source["server"];
-	        this.tool = source["tool"];
-	        this.description = source["description"];
-	        this.effects = source["effects"];
-	        this.readOnly = source["readOnly"];
-	        this.destructive = source["destructive"];
-	        this.override = source["override"];
-	        this.loosened = source["loosened"];
-	        this.enabled = source["enabled"];
-	        this.tokens = source["tokens"];
-	        this.problem = source["problem"];
-	    }
-	}
-	export class MCPServerConfig {
-	    name: string;
-	    command?: string;
-	    args?: string[];
-	    env?: {[key: string]: string};
-	    url?: string;
-	    headers?: {[key: string]: string};
-	    enabled: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new MCPServerConfig(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.command = source["command"];
-	        this.args = source["args"];
-	        this.env = source["env"];
-	        this.url = source["url"];
-	        this.headers = source["headers"];
-	        this.enabled = source["enabled"];
-	    }
-	}
-	export class MCPServer {
-	    config: MCPServerConfig;
-	    state: string;
-	    reason?: string;
-	    pid?: number;
-	    sinceMs: number;
-	    stderr?: string;
-	    protocolVersion?: string;
-	    server?: string;
-	    tools: MCPTool[];
-	    tokens: number;
-	    leftOff?: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new MCPServer(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.config = this.convertValues(source["config"], MCPServerConfig);
-	        this.state = source["state"];
-	        this.reason = source["reason"];
-	        this.pid = source["pid"];
-	        this.sinceMs = source["sinceMs"];
-	        this.stderr = source["stderr"];
-	        this.protocolVersion = source["protocolVersion"];
-	        this.server = source["server"];
-	        this.tools = this.convertValues(source["tools"], MCPTool);
-	        this.tokens = source["tokens"];
-	        this.leftOff = source["leftOff"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class MCPList {
-	    servers: MCPServer[];
-	    tokens: number;
-	    problem?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new MCPList(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.servers = this.convertValues(source["servers"], MCPServer);
-	        this.tokens = source["tokens"];
-	        this.problem = source["problem"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	
-	
-	
-	export class MCPToolChoice {
-	    server: string;
-	    tool: string;
-	    enabled: boolean;
-	    effects?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new MCPToolChoice(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.server = source["server"];
-	        this.tool = source["tool"];
-	        this.enabled = source["enabled"];
-	        this.effects = source["effects"];
-	    }
-	}
 	export class MemoryItem {
 	    id: string;
 	    kind: string;
@@ -1831,6 +2141,7 @@ export namespace protocol {
 	}
 	
 	
+	
 	export class QuestionCall {
 	    id: string;
 	    name: string;
@@ -1887,6 +2198,9 @@ export namespace protocol {
 		    return a;
 		}
 	}
+	
+	
+	
 	
 	
 	
@@ -2032,6 +2346,8 @@ export namespace protocol {
 	}
 	
 	
+	
+	
 	export class UndoRefusal {
 	    id: string;
 	    path: string;
@@ -2082,6 +2398,9 @@ export namespace protocol {
 		    return a;
 		}
 	}
+	
+	
+	
 	
 	
 	export class WritePreview {

@@ -61,10 +61,18 @@ import {
   type NoteVersions,
   type UndoOutcome,
   type WritePreview,
+  type Activation,
+  type Approval,
+  type Candidate,
+  type CandidateDetail,
+  type CandidateDraft,
+  type EvaluationReport,
+  type EvolutionState,
 } from '../protocol';
 import { callDetail, callList } from './calls';
 import { messageSearch, type ExportFormat, type Exported } from './conversations';
 import { batchReview, NO_BATCH_FOLDER } from './batches';
+import { candidate, candidateDetail, evaluationReport, evolutionState } from './evolution';
 import { NO_DOCUMENT_PATH } from './documents';
 import { mcpImport, mcpList, mcpServer, type MCPAction, type McpImport, type McpList, type McpServer } from './mcp';
 import { modelsState, NO_MODEL_NAME } from './models';
@@ -114,6 +122,7 @@ export class HttpTransport implements Transport {
   readonly takesFileDrops = false;
   readonly confirmsBatchInDialog = false;
   readonly confirmsLoosenInDialog = false;
+  readonly confirmsEvolutionInDialog = false;
   private readonly base: string;
   private readonly fetchFn: FetchFn;
   private readonly makeEventSource: EventSourceFactory;
@@ -524,6 +533,43 @@ export class HttpTransport implements Transport {
   }
   undoBatch(id: string): Promise<Batch> {
     return this.request<Batch>('POST', HttpTransport.batchPath(id, 'undo'));
+  }
+  private static candidatePath(id: string, action = ''): string {
+    return `/api/evolution/${encodeURIComponent(id)}${action ? `/${action}` : ''}`;
+  }
+  /** GET /api/evolution → every candidate, newest first, and the latest signals. */
+  async evolution(): Promise<EvolutionState> {
+    return evolutionState(await this.request<EvolutionState>('GET', '/api/evolution'));
+  }
+  /** PUT /api/evolution/learning {on} → EvolutionState. */
+  async setEvolutionLearning(on: boolean): Promise<EvolutionState> {
+    return evolutionState(await this.request<EvolutionState>('PUT', '/api/evolution/learning', { body: { on } }));
+  }
+  /** GET /api/evolution/{id} → CandidateDetail; 404 {"error"}. */
+  async candidate(id: string): Promise<CandidateDetail> {
+    return candidateDetail(await this.request<CandidateDetail>('GET', HttpTransport.candidatePath(id)));
+  }
+  /** POST /api/evolution CandidateDraft → 201 Candidate; 400 {"error"} for a draft refused by construction. */
+  async proposeCandidate(d: CandidateDraft): Promise<Candidate> {
+    return candidate(await this.request<Candidate>('POST', '/api/evolution', { body: d }));
+  }
+  /** POST /api/evolution/{id}/evaluate → EvaluationReport. */
+  async evaluateCandidate(id: string): Promise<EvaluationReport> {
+    return evaluationReport(await this.request<EvaluationReport>('POST', HttpTransport.candidatePath(id, 'evaluate')))!;
+  }
+  /** POST /api/evolution/{id}/approve Approval → Candidate; 409 {"error"} when a regression is not accepted. */
+  async approveCandidate(id: string, a: Approval): Promise<Candidate> {
+    return candidate(await this.request<Candidate>('POST', HttpTransport.candidatePath(id, 'approve'), { body: a }));
+  }
+  async refuseCandidate(id: string, reason: string): Promise<Candidate> {
+    return candidate(await this.request<Candidate>('POST', HttpTransport.candidatePath(id, 'refuse'), { body: { reason } }));
+  }
+  /** POST /api/evolution/{id}/activate Activation → Candidate; 409 {"error"} when not approved or Replaces is not the active version. */
+  async activateCandidate(id: string, a: Activation): Promise<Candidate> {
+    return candidate(await this.request<Candidate>('POST', HttpTransport.candidatePath(id, 'activate'), { body: a }));
+  }
+  async rollbackCandidate(id: string): Promise<Candidate> {
+    return candidate(await this.request<Candidate>('POST', HttpTransport.candidatePath(id, 'rollback'), { body: {} }));
   }
   /** One EventSource on /api/batches/stream: "batch" events carry BatchProgress. */
   subscribeBatches(onProgress: (p: BatchProgress) => void): () => void {

@@ -11,6 +11,7 @@ import type { BranchResult, DoctorReport, Intent, MemoryItem, MemoryList, QEvent
 import type { CallsTransport } from './calls';
 import type { ConversationsTransport } from './conversations';
 import type { BatchesTransport } from './batches';
+import type { EvolutionTransport } from './evolution';
 import type { DocumentsTransport } from './documents';
 import type { MCPTransport } from './mcp';
 import type { ModelsTransport } from './models';
@@ -45,7 +46,7 @@ export function memoryList(r: Partial<MemoryList> | null | undefined): MemoryLis
   return { items: Array.isArray(r?.items) ? r.items : [], approval: !!r?.approval, learn: !!r?.learn };
 }
 
-export interface Transport extends MemoryHost, DocumentsTransport, ModelsTransport, SettingsTransport, NotesTransport, CallsTransport, ConversationsTransport, BatchesTransport, MCPTransport {
+export interface Transport extends MemoryHost, DocumentsTransport, ModelsTransport, SettingsTransport, NotesTransport, CallsTransport, ConversationsTransport, BatchesTransport, MCPTransport, EvolutionTransport {
   /**
    * True when permission questions are answered in the page (HTTP). False in
    * the desktop window, where a native dialog asks and `answer` is not

@@ -23,6 +23,8 @@ import { callDetail, callList, NO_CALLS } from './calls';
 import { messageSearch, NO_EXPORT, NO_SEARCH, type ExportFormat, type Exported } from './conversations';
 import { batchReview, NO_BATCH_FOLDER, NO_BATCHES } from './batches';
 import { mcpImport, mcpList, mcpServer, NO_MCP, type MCPAction, type McpImport, type McpList, type McpServer } from './mcp';
+import { candidate, candidateDetail, evaluationReport, evolutionState, NO_EVOLUTION } from './evolution';
+import type { Activation, Approval, Candidate, CandidateDetail, CandidateDraft, EvaluationReport, EvolutionState } from '../protocol';
 import { modelsState, NO_MODEL_NAME, NO_MODELS } from './models';
 import { changeList, NO_NOTES, noteFolder, undoOutcome } from './notes';
 import type { MCPImport, MCPList, MCPServer, MCPServerConfig, MCPToolChoice } from '../protocol';
@@ -131,6 +133,20 @@ export interface WailsApp {
   ImportMCP?: Method<'ImportMCP', MCPImport>;
   ControlMCPServer?: Method<'ControlMCPServer', MCPServer>;
   SetMCPTool?: Method<'SetMCPTool', MCPServer>;
+  /**
+   * Evolution (app.go). ApproveCandidate, ActivateCandidate and
+   * RollbackCandidate ask in a native dialog first and resolve with the
+   * candidate unchanged on No. Optional: an older Quire has none.
+   */
+  Evolution?: Method<'Evolution', EvolutionState>;
+  EvolutionCandidate?: Method<'EvolutionCandidate', CandidateDetail>;
+  SetEvolutionLearning?: Method<'SetEvolutionLearning', EvolutionState>;
+  ProposeCandidate?: Method<'ProposeCandidate', Candidate>;
+  EvaluateCandidate?: Method<'EvaluateCandidate', EvaluationReport>;
+  ApproveCandidate?: Method<'ApproveCandidate', Candidate>;
+  RefuseCandidate?: Method<'RefuseCandidate', Candidate>;
+  ActivateCandidate?: Method<'ActivateCandidate', Candidate>;
+  RollbackCandidate?: Method<'RollbackCandidate', Candidate>;
   /** The questions the window is asking (to show them). Optional: an older Quire has none. */
   Questions?: Method<'Questions', Question[] | null>;
   /** The page has shown question `id` in full: its dialog may open. It cannot answer. */
@@ -179,6 +195,7 @@ export class WailsTransport implements Transport {
   readonly takesFileDrops = true;
   readonly confirmsBatchInDialog = true;
   readonly confirmsLoosenInDialog = true;
+  readonly confirmsEvolutionInDialog = true;
   private handshake: Promise<void> | null = null;
 
   /** In the window, `app` and `runtime` are `generatedApp` and `generatedRuntime`; tests hand in fakes. */
@@ -452,6 +469,38 @@ export class WailsTransport implements Transport {
     return () => typeof off === 'function' && off();
   }
 
+  /** Calls an evolution method the window may not have (an older Quire). */
+  private evo<T>(f: ((app: WailsApp) => Promise<T>) | null): Promise<T> {
+    return this.call(() => (f ? f(this.app) : Promise.reject(NO_EVOLUTION)));
+  }
+  async evolution(): Promise<EvolutionState> {
+    return evolutionState(await this.evo(this.app.Evolution ? (a) => a.Evolution!() : null));
+  }
+  async setEvolutionLearning(on: boolean): Promise<EvolutionState> {
+    return evolutionState(await this.evo(this.app.SetEvolutionLearning ? (a) => a.SetEvolutionLearning!(on) : null));
+  }
+  async candidate(id: string): Promise<CandidateDetail> {
+    return candidateDetail(await this.evo(this.app.EvolutionCandidate ? (a) => a.EvolutionCandidate!(id) : null));
+  }
+  async proposeCandidate(d: CandidateDraft): Promise<Candidate> {
+    return candidate(await this.evo(this.app.ProposeCandidate ? (a) => a.ProposeCandidate!(d as Parameters<Bound['ProposeCandidate']>[0]) : null));
+  }
+  async evaluateCandidate(id: string): Promise<EvaluationReport> {
+    return evaluationReport(await this.evo(this.app.EvaluateCandidate ? (a) => a.EvaluateCandidate!(id) : null))!;
+  }
+  /** Go asks in a native dialog first: the candidate comes back unchanged when the user said No. */
+  async approveCandidate(id: string, ap: Approval): Promise<Candidate> {
+    return candidate(await this.evo(this.app.ApproveCandidate ? (a) => a.ApproveCandidate!(id, ap as Parameters<Bound['ApproveCandidate']>[1]) : null));
+  }
+  async refuseCandidate(id: string, reason: string): Promise<Candidate> {
+    return candidate(await this.evo(this.app.RefuseCandidate ? (a) => a.RefuseCandidate!(id, reason) : null));
+  }
+  async activateCandidate(id: string, ac: Activation): Promise<Candidate> {
+    return candidate(await this.evo(this.app.ActivateCandidate ? (a) => a.ActivateCandidate!(id, ac as Parameters<Bound['ActivateCandidate']>[1]) : null));
+  }
+  async rollbackCandidate(id: string): Promise<Candidate> {
+    return candidate(await this.evo(this.app.RollbackCandidate ? (a) => a.RollbackCandidate!(id) : null));
+  }
   /** Calls a memory method the window may not have (an older Quire). */
   private mem<T>(f: ((app: WailsApp) => Promise<T>) | undefined): Promise<T> {
     return this.call(() => (f ? f(this.app) : Promise.reject(NO_MEMORY)));

@@ -3,7 +3,11 @@
 import {protocol} from '../models';
 import {doctor} from '../models';
 
+export function ActivateCandidate(arg1:string,arg2:protocol.Activation):Promise<protocol.Candidate>;
+
 export function ApplyBatch(arg1:string,arg2:protocol.BatchDecision):Promise<protocol.Batch>;
+
+export function ApproveCandidate(arg1:string,arg2:protocol.Approval):Promise<protocol.Candidate>;
 
 export function BatchReview(arg1:string):Promise<protocol.BatchReview>;
 
@@ -29,8 +33,6 @@ export function ChooseNotesFolder():Promise<string>;
 
 export function ContinueRun(arg1:string,arg2:string):Promise<string>;
 
-export function ControlMCPServer(arg1:string,arg2:string):Promise<protocol.MCPServer>;
-
 export function DeleteModel(arg1:string):Promise<void>;
 
 export function DeleteSession(arg1:string):Promise<void>;
@@ -45,7 +47,13 @@ export function EditMemory(arg1:string,arg2:string):Promise<protocol.MemoryItem>
 
 export function EditMessage(arg1:string,arg2:number,arg3:string,arg4:string):Promise<protocol.BranchResult>;
 
+export function EvaluateCandidate(arg1:string):Promise<protocol.EvaluationReport>;
+
 export function Events(arg1:string,arg2:number):Promise<Array<protocol.Event>>;
+
+export function Evolution():Promise<protocol.EvolutionState>;
+
+export function EvolutionCandidate(arg1:string):Promise<protocol.CandidateDetail>;
 
 export function ExportSession(arg1:string,arg2:string):Promise<string>;
 
@@ -53,13 +61,9 @@ export function ForgetMemory(arg1:string):Promise<void>;
 
 export function Handshake(arg1:string):Promise<string>;
 
-export function ImportMCP(arg1:string):Promise<protocol.MCPImport>;
-
 export function IndexPaths(arg1:Array<string>):Promise<void>;
 
 export function ListSessions():Promise<Array<protocol.Session>>;
-
-export function MCPServers():Promise<protocol.MCPList>;
 
 export function MemoryList():Promise<protocol.MemoryList>;
 
@@ -81,19 +85,19 @@ export function PauseBatch(arg1:string):Promise<protocol.Batch>;
 
 export function PreviewWrite(arg1:string,arg2:string):Promise<protocol.WritePreview>;
 
-export function PullModel(arg1:string):Promise<void>;
+export function ProposeCandidate(arg1:protocol.CandidateDraft):Promise<protocol.Candidate>;
 
-export function PutMCPServer(arg1:protocol.MCPServerConfig):Promise<protocol.MCPServer>;
+export function PullModel(arg1:string):Promise<void>;
 
 export function QuestionShown(arg1:string):Promise<void>;
 
 export function Questions():Promise<Array<protocol.Question>>;
 
+export function RefuseCandidate(arg1:string,arg2:string):Promise<protocol.Candidate>;
+
 export function Regenerate(arg1:string,arg2:number,arg3:string):Promise<protocol.BranchResult>;
 
 export function RemoveDocument(arg1:string):Promise<void>;
-
-export function RemoveMCPServer(arg1:string):Promise<void>;
 
 export function RenameSession(arg1:string,arg2:string):Promise<protocol.Session>;
 
@@ -105,6 +109,8 @@ export function RetryDocument(arg1:string):Promise<void>;
 
 export function ReviewMemory(arg1:string,arg2:boolean):Promise<void>;
 
+export function RollbackCandidate(arg1:string):Promise<protocol.Candidate>;
+
 export function SaveSettings(arg1:protocol.UserSettings):Promise<protocol.SettingsSaved>;
 
 export function SearchConversations(arg1:string,arg2:number):Promise<protocol.MessageSearch>;
@@ -115,7 +121,7 @@ export function SendWith(arg1:string,arg2:string,arg3:string,arg4:string):Promis
 
 export function SetEmbedModel(arg1:string):Promise<void>;
 
-export function SetMCPTool(arg1:protocol.MCPToolChoice):Promise<protocol.MCPServer>;
+export function SetEvolutionLearning(arg1:boolean):Promise<protocol.EvolutionState>;
 
 export function SetMemoryApproval(arg1:boolean):Promise<void>;
 

@@ -1,0 +1,240 @@
+// @vitest-environment jsdom
+// The Evolution panel's store and panel mounted in jsdom over a real
+// EvolutionStore and a host holding one candidate the test moves along
+// (evaluated with a regression, approved, activated, rolled back), as
+// Quire's evolution part would; and both transports' routes.
+import { flushSync, mount, unmount } from 'svelte';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import EvolutionPanel from '../src/components/EvolutionPanel.svelte';
+import { EvolutionStore, lineDiff, monitorLabel, reportRows } from '../src/lib/evolution.svelte';
+import type { Activation, Approval, Candidate, CandidateDetail, EvaluationReport } from '../src/lib/protocol';
+import { NO_EVOLUTION, type EvolutionTransport } from '../src/lib/transport/evolution';
+import { HttpTransport } from '../src/lib/transport/http';
+import { WailsTransport } from '../src/lib/transport/wails';
+import { bareApp } from './wailsapp';
+
+const REPORT: EvaluationReport = {
+  candidate: 'c2',
+  at: '2026-12-01T18:00:00Z',
+  scenarios: [
+    { name: 'normal-file-a-note', without: { passed: true, tokens: 6123, steps: 2 }, with: { passed: true, tokens: 6200, steps: 2 } },
+    { name: 'edge-tight-context', without: { passed: true, tokens: 3026, steps: 1 }, with: { passed: false, tokens: 0, steps: 0, failure: 'the context is too small' } },
+    { name: 'replay 1: run r1', replay: { session: 's1', run: 'r1' }, without: { passed: true, tokens: 100, steps: 2 }, with: { passed: true, tokens: 120, steps: 2 } },
+  ],
+};
+
+function cand(over: Partial<Candidate> = {}): Candidate {
+  return {
+    id: 'c2', name: 'receipts', kind: 'prompt', version: 2, replaces: 'c1', author: 'model', state: 'proposed', seq: 4, createdAt: '2026-12-01T18:00:00Z',
+    artifact: { prompt: { text: 'Receipts go under finance/receipts/YYYY.\nNever move notes out of projects/ without asking.' } },
+    origin: { runs: [{ session: 's1', run: 'r1' }], signals: [{ session: 's1', seq: 7 }] },
+    monitor: { runs: 0, signals: {} },
+    ...over,
+  };
+}
+
+/** A host holding candidate c2 (version 1, c1, active) that the test moves along. */
+function host() {
+  let c = cand();
+  const active = cand({ id: 'c1', version: 1, replaces: '', state: 'active', artifact: { prompt: { text: 'Receipts go under finance/receipts/YYYY.' } } });
+  const h = {
+    confirmsEvolutionInDialog: false,
+    approved: [] as Approval[],
+    activated: [] as Activation[],
+    learn: false,
+    evolution: vi.fn(async () => ({ candidates: [structuredClone(c), active], signals: [], learn: h.learn })),
+    setEvolutionLearning: vi.fn(async (on: boolean) => {
+      h.learn = on;
+      return h.evolution();
+    }),
+    candidate: vi.fn(async (): Promise<CandidateDetail> => ({
+      candidate: structuredClone(c),
+      active: c.state === 'active' ? undefined : active,
+      evidence: [{ kind: 'denied', session: 's1', run: 'r1', seq: 9, seqs: [7, 8], text: 'receipts go under finance/receipts', tool: 'move_note', at: '' }],
+      since: [],
+    })),
+    proposeCandidate: vi.fn(async () => c),
+    evaluateCandidate: vi.fn(async () => {
+      c = { ...c, state: 'evaluated', evaluation: REPORT };
+      return REPORT;
+    }),
+    approveCandidate: vi.fn(async (_id: string, a: Approval) => {
+      h.approved.push(a);
+      c = { ...c, state: 'approved', approval: a };
+      return c;
+    }),
+    refuseCandidate: vi.fn(async () => c),
+    activateCandidate: vi.fn(async (_id: string, a: Activation) => {
+      h.activated.push(a);
+      c = { ...c, state: 'active', scope: a.scope, monitor: { runs: 3, signals: { denied: 1 } } };
+      return c;
+    }),
+    rollbackCandidate: vi.fn(async () => {
+      c = { ...c, state: 'rolled-back' };
+      return c;
+    }),
+  };
+  return h satisfies EvolutionTransport;
+}
+
+describe('lineDiff', () => {
+  it.each([
+    ['nothing active: every line added', '', 'a\nb', ['+a', '+b']],
+    ['a line appended', 'a', 'a\nb', [' a', '+b']],
+    ['a line changed', 'a\nb\nc', 'a\nB\nc', [' a', '-b', '+B', ' c']],
+    ['the same text', 'a\nb', 'a\nb', [' a', ' b']],
+    ['all removed', 'a\nb', '', ['-a', '-b']],
+  ])('%s', (_name, before, after, want) => {
+    const sign = { same: ' ', removed: '-', added: '+' } as const;
+    expect(lineDiff(before, after).map((l) => sign[l.kind] + l.text)).toEqual(want);
+  });
+});
+
+describe('the report', () => {
+  it('lists the regressions first, then the rest in order', () => {
+    expect(reportRows(cand({ evaluation: REPORT })).map((s) => s.name)).toEqual(['edge-tight-context', 'normal-file-a-note', 'replay 1: run r1']);
+  });
+  it('counts what was seen while a version was active', () => {
+    expect(monitorLabel(cand({ monitor: { runs: 1, signals: { undone: 2, denied: 1 } } }))).toBe('1 run · 1 denied · 2 undone');
+  });
+});
+
+describe('EvolutionStore', () => {
+  it('approves only once every regression is ticked, and sends the ones ticked', async () => {
+    const h = host();
+    const s = new EvolutionStore(h);
+    await s.load();
+    await s.evaluate();
+    expect(s.regressions).toEqual(['edge-tight-context']);
+    expect(s.canApprove).toBe(false);
+    await s.approve();
+    expect(h.approveCandidate).not.toHaveBeenCalled();
+    s.toggle('edge-tight-context', true);
+    expect(s.canApprove).toBe(true);
+    await s.approve();
+    expect(h.approved).toEqual([{ accepted: ['edge-tight-context'] }]);
+    expect(s.shown?.candidate.state).toBe('approved');
+  });
+
+  it('activates over the version active now in the chosen scope, and rolls back', async () => {
+    const h = host();
+    const s = new EvolutionStore(h);
+    await s.load();
+    await s.evaluate();
+    s.toggle('edge-tight-context', true);
+    await s.approve();
+    s.scope = 'all';
+    await s.activate();
+    expect(h.activated).toEqual([{ scope: 'all', replaces: 'c1' }]);
+    await s.rollback();
+    expect(s.shown?.candidate.state).toBe('rolled-back');
+    expect(s.error).toBeNull();
+  });
+
+  it('turns the model\'s proposals on and back off', async () => {
+    const h = host();
+    const s = new EvolutionStore(h);
+    await s.load();
+    expect(s.state.learn).toBe(false);
+    await s.learn(true);
+    expect([s.state.learn, h.learn]).toEqual([true, true]);
+    await s.learn(false);
+    expect(h.setEvolutionLearning.mock.calls).toEqual([[true], [false]]);
+  });
+
+  it("says nothing changed when the window's dialog said No", async () => {
+    const h = host();
+    h.approveCandidate.mockImplementationOnce(async () => ({ ...cand(), state: 'evaluated' }));
+    const s = new EvolutionStore(h);
+    await s.load();
+    await s.evaluate();
+    s.toggle('edge-tight-context', true);
+    await s.approve();
+    expect(s.notice).toBe('Nothing was approved: you said No.');
+  });
+
+  it("shows a refusal as Quire's sentence", async () => {
+    const h = host();
+    h.evaluateCandidate.mockRejectedValueOnce(new Error('this kind of candidate cannot be evaluated yet'));
+    const s = new EvolutionStore(h);
+    await s.load();
+    await s.evaluate();
+    expect(s.error).toBe('This kind of candidate cannot be evaluated yet');
+  });
+});
+
+describe('EvolutionPanel', () => {
+  let target: HTMLElement;
+  let app: ReturnType<typeof mount> | null = null;
+  afterEach(() => {
+    if (app) unmount(app);
+    app = null;
+    target?.remove();
+  });
+
+  it('shows the diff, the evidence and the regression in red, and Approve waits for its tick', async () => {
+    const h = host();
+    const s = new EvolutionStore(h);
+    await s.load();
+    await s.evaluate();
+    const opened: [string, number][] = [];
+    target = document.body.appendChild(document.createElement('div'));
+    app = mount(EvolutionPanel, { target, props: { evolution: s, confirmsInDialog: false, onopen: (session: string, seq: number) => opened.push([session, seq]) } });
+    flushSync();
+    const q = (id: string) => target.querySelector<HTMLElement>(`[data-testid="${id}"]`)!;
+    expect(q('candidate-diff').textContent).toContain('+ Never move notes out of projects/ without asking.');
+    expect(q('candidate-diff').textContent).toContain('  Receipts go under finance/receipts/YYYY.');
+    expect(q('candidate-evidence').textContent).toContain('move_note: receipts go under finance/receipts');
+    q('signal-open').click();
+    expect(opened).toEqual([['s1', 7]]);
+    const rows = [...target.querySelectorAll('[data-testid="candidate-report"] tbody tr')].map((r) => r.getAttribute('data-testid'));
+    expect(rows).toEqual(['report-regression', 'report-row', 'report-row']);
+    expect(q('report-regression').classList.contains('regression')).toBe(true);
+    const approve = q('candidate-approve') as HTMLButtonElement;
+    expect(approve.disabled).toBe(true);
+    (q('accept-regression') as HTMLInputElement).click();
+    flushSync();
+    expect(approve.disabled).toBe(false);
+    approve.click();
+    flushSync();
+    expect(target.ownerDocument.body.textContent).toContain('You accept that it breaks edge-tight-context.');
+  });
+});
+
+describe('transports', () => {
+  it('the window: the bound methods, and an older Quire says so', async () => {
+    const approve = vi.fn(async () => cand({ state: 'evaluated', origin: { runs: null, signals: null } }));
+    const w = new WailsTransport({ ...bareApp(), ApproveCandidate: approve as never }, { EventsOnMultiple: () => () => {} });
+    expect(w.confirmsEvolutionInDialog).toBe(true);
+    const c = await w.approveCandidate('c2', { accepted: ['x'] });
+    expect(approve).toHaveBeenCalledWith('c2', { accepted: ['x'] });
+    expect(c.origin).toEqual({ runs: [], signals: [] });
+    await expect(w.rollbackCandidate('c2')).rejects.toThrow(NO_EVOLUTION);
+  });
+
+  it('the browser: the routes, and a refusal as its sentence', async () => {
+    const calls: [string, string, unknown][] = [];
+    const fetch = vi.fn(async (url: string | URL | Request, init?: RequestInit) => {
+      const path = new URL(String(url)).pathname;
+      calls.push([init?.method ?? 'GET', path, init?.body ? JSON.parse(String(init.body)) : undefined]);
+      if (path.endsWith('/approve')) return new Response(JSON.stringify({ error: 'tick every scenario it breaks before you approve it' }), { status: 409 });
+      if (path === '/api/evolution') return new Response(JSON.stringify({ candidates: null, signals: null, learn: false }), { status: 200 });
+      if (path.endsWith('/evaluate')) return new Response(JSON.stringify({ ...REPORT, scenarios: null }), { status: 200 });
+      return new Response(JSON.stringify(cand()), { status: 200 });
+    });
+    const h = new HttpTransport('http://127.0.0.1:1', { fetch: fetch as typeof globalThis.fetch, eventSource: () => ({ addEventListener() {}, close() {} }) });
+    expect(h.confirmsEvolutionInDialog).toBe(false);
+    expect(await h.evolution()).toEqual({ candidates: [], signals: [], learn: false });
+    expect((await h.evaluateCandidate('c/2')).scenarios).toEqual([]);
+    await expect(h.approveCandidate('c2', { accepted: [] })).rejects.toThrow('tick every scenario it breaks before you approve it');
+    await h.activateCandidate('c2', { scope: 'folder', replaces: 'c1' });
+    await h.rollbackCandidate('c2');
+    expect(calls).toEqual([
+      ['GET', '/api/evolution', undefined],
+      ['POST', '/api/evolution/c%2F2/evaluate', undefined],
+      ['POST', '/api/evolution/c2/approve', { accepted: [] }],
+      ['POST', '/api/evolution/c2/activate', { scope: 'folder', replaces: 'c1' }],
+      ['POST', '/api/evolution/c2/rollback', {}],
+    ]);
+  });
+});

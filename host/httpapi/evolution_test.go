@@ -1,0 +1,139 @@
+package httpapi_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"quire/doctor"
+	"quire/host/httpapi"
+	"quire/internal/testkit"
+	"quire/kernel/protocol"
+)
+
+// stubEvolution is a host.Evolution that records what the routes ask of
+// it; the pipeline itself is tested in package evolve against the real log.
+type stubEvolution struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (s *stubEvolution) record(c string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = append(s.calls, c)
+}
+
+func (s *stubEvolution) step(name, id string) (protocol.Candidate, error) {
+	s.record(name + " " + id)
+	switch id {
+	case "c1", "":
+		return protocol.Candidate{ID: "c1", Kind: protocol.CandidatePrompt, State: protocol.CandidateEvaluated}, nil
+	case "fresh":
+		return protocol.Candidate{}, protocol.Classify(protocol.ErrConflict, errors.New("evaluate the candidate before approving it"))
+	}
+	return protocol.Candidate{}, protocol.Classify(protocol.ErrNotFound, errors.New("no candidate has that id"))
+}
+
+func (s *stubEvolution) List(context.Context) (protocol.EvolutionState, error) {
+	s.record("list")
+	return protocol.EvolutionState{Candidates: []protocol.Candidate{{ID: "c1"}}, Learn: true}, nil
+}
+func (s *stubEvolution) Show(_ context.Context, id string) (protocol.CandidateDetail, error) {
+	c, err := s.step("show", id)
+	return protocol.CandidateDetail{Candidate: c}, err
+}
+func (s *stubEvolution) Propose(_ context.Context, d protocol.CandidateDraft) (protocol.Candidate, error) {
+	s.record("propose " + d.Name)
+	return protocol.Candidate{ID: "c2", Name: d.Name, State: protocol.CandidateProposed}, nil
+}
+func (s *stubEvolution) Evaluate(_ context.Context, id string) (protocol.EvaluationReport, error) {
+	_, err := s.step("evaluate", id)
+	return protocol.EvaluationReport{Candidate: id, Scenarios: []protocol.ScenarioResult{{Name: "normal-file-a-note"}}}, err
+}
+func (s *stubEvolution) RecordEvaluation(_ context.Context, r protocol.EvaluationReport) (protocol.Candidate, error) {
+	return s.step("record", r.Candidate)
+}
+func (s *stubEvolution) Approve(_ context.Context, id string, a protocol.Approval) (protocol.Candidate, error) {
+	return s.step("approve "+strings.Join(a.Accepted, "+"), id)
+}
+func (s *stubEvolution) Refuse(_ context.Context, id, reason string) (protocol.Candidate, error) {
+	return s.step("refuse "+reason, id)
+}
+func (s *stubEvolution) Activate(_ context.Context, id string, a protocol.Activation) (protocol.Candidate, error) {
+	return s.step("activate "+a.Scope, id)
+}
+func (s *stubEvolution) Rollback(_ context.Context, id string) (protocol.Candidate, error) {
+	return s.step("rollback", id)
+}
+func (s *stubEvolution) SetLearning(_ context.Context, on bool) error {
+	s.record("learning " + strconv.FormatBool(on))
+	return nil
+}
+func (s *stubEvolution) Signals(_ context.Context, limit int) ([]protocol.EvolutionSignal, error) {
+	s.record("signals " + strconv.Itoa(limit))
+	return []protocol.EvolutionSignal{{Kind: protocol.SignalDenied, Text: "not there"}}, nil
+}
+
+// TestEvolutionRoutes: each route reaches its step with what the page sent,
+// a draft with a field the shapes lack (a grant) is refused before it,
+// and the port's refusals keep their status and sentence.
+func TestEvolutionRoutes(t *testing.T) {
+	e := &stubEvolution{}
+	k := testkit.New(t)
+	srv := start(t, httpapi.New(httpapi.Backend{Kernel: k.Runtime, Evolution: e,
+		Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }},
+		fstest.MapFS{"index.html": {Data: []byte("Quire")}}, slog.New(slog.DiscardHandler)))
+	for _, tc := range []struct {
+		method, path, body string
+		status             int
+		says               string
+	}{
+		{"GET", "/api/evolution", "", http.StatusOK, `"learn":true`},
+		{"GET", "/api/evolution/signals?limit=5", "", http.StatusOK, `"text":"not there"`},
+		{"POST", "/api/evolution", `{"name":"receipts","kind":"prompt","artifact":{"prompt":{"text":"Receipts go under finance/receipts."}}}`, http.StatusCreated, `"id":"c2"`},
+		{"POST", "/api/evolution", `{"name":"wider","kind":"prompt","artifact":{"prompt":{"text":"x"}},"grants":["move_note"]}`, http.StatusBadRequest, "unknown field"},
+		{"POST", "/api/evolution", `{"name":"wider","kind":"skill","artifact":{"skill":{"skillMd":"x","tools":["move_note"]}}}`, http.StatusBadRequest, "unknown field"},
+		{"GET", "/api/evolution/c1", "", http.StatusOK, `"id":"c1"`},
+		{"GET", "/api/evolution/nope", "", http.StatusNotFound, "no candidate"},
+		{"POST", "/api/evolution/c1/evaluate", "", http.StatusOK, `"normal-file-a-note"`},
+		{"POST", "/api/evolution/fresh/approve", `{}`, http.StatusConflict, "evaluate the candidate"},
+		{"POST", "/api/evolution/c1/approve", `{"accepted":["edge-a","edge-b"]}`, http.StatusOK, `"state":"evaluated"`},
+		{"POST", "/api/evolution/c1/approve", `{not json`, http.StatusBadRequest, ""},
+		{"POST", "/api/evolution/c1/activate", `{"scope":"folder"}`, http.StatusOK, ""},
+		{"POST", "/api/evolution/c1/refuse", `{"reason":"too strict"}`, http.StatusOK, ""},
+		{"POST", "/api/evolution/c1/rollback", "", http.StatusOK, ""},
+		{"POST", "/api/evolution/rollback", "", http.StatusOK, ""},
+		{"PUT", "/api/evolution/learning", `{"on":true}`, http.StatusOK, `"candidates"`},
+	} {
+		status, body := srv.do(t, tc.method, tc.path, tc.body)
+		if status != tc.status || !strings.Contains(body, tc.says) {
+			t.Errorf("%s %s: %d %s; want %d saying %q", tc.method, tc.path, status, body, tc.status, tc.says)
+		}
+	}
+	want := "list,signals 5,propose receipts,show c1,show nope,evaluate c1,approve  fresh,approve edge-a+edge-b c1,activate folder c1,refuse too strict c1,rollback c1,rollback ,learning true,list"
+	if got := strings.Join(e.calls, ","); got != want {
+		t.Errorf("the routes asked %s, want %s", got, want)
+	}
+}
+
+// TestPartsMissingFromTheBackend: a server built without the task queue
+// or the evolution part answers their routes 503 with a sentence, as a
+// window without them does.
+func TestPartsMissingFromTheBackend(t *testing.T) {
+	k := testkit.New(t)
+	srv := start(t, httpapi.New(httpapi.Backend{Kernel: k.Runtime,
+		Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }},
+		fstest.MapFS{"index.html": {Data: []byte("Quire")}}, slog.New(slog.DiscardHandler)))
+	for _, path := range []string{"/api/batches", "/api/evolution"} {
+		if status, body := srv.do(t, "GET", path, ""); status != http.StatusServiceUnavailable || !strings.Contains(body, "not available") {
+			t.Errorf("GET %s without its part: %d %s", path, status, body)
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"strings"
+	"time"
+
+	"quire/eval"
+	"quire/evolve"
+	"quire/kernel/protocol"
+)
+
+// Why an evaluation could not be made (Evaluator).
+var (
+	// ErrNotEvaluable is a candidate of a kind the evaluation cannot yet
+	// run with: only prompt fragments enter a scenario's context.
+	ErrNotEvaluable = errors.New("this kind of candidate cannot be evaluated yet")
+	// ErrIncomplete is an evaluation cut short (a bound, a cancel): a
+	// report with gaps cannot say the candidate breaks nothing.
+	ErrIncomplete = errors.New("the evaluation did not run every scenario")
+)
+
+// maxFailure bounds the failure text a report keeps per scenario.
+const maxFailure = 300
+
+// logReader is what an evaluation reads the origin runs from (the
+// kernel's Events).
+type logReader interface {
+	Events(ctx context.Context, session string, after int64) ([]protocol.Event, error)
+}
+
+// Evaluator is evolve.Evaluator over the eval set and the origin runs'
+// replays, each in a temporary world assembled by the root's own wiring
+// (EvalBuilder): the user's data folder and notes are never opened.
+type Evaluator struct {
+	build     eval.Builder
+	scenarios fs.FS
+	log       logReader
+	opts      eval.CompareOptions
+	now       func() time.Time
+}
+
+var _ evolve.Evaluator = (*Evaluator)(nil)
+
+// NewEvaluator evaluates over scenarios (the eval set's YAML files) and
+// the runs log holds (nil: a candidate with origin runs is refused); opts bound it and may run a real model
+// (opts.Real, Host, Model) or report progress (opts.Progress).
+func NewEvaluator(logger *slog.Logger, scenarios fs.FS, log logReader, opts eval.CompareOptions) *Evaluator {
+	return &Evaluator{build: EvalBuilder(logger), scenarios: scenarios, log: log, opts: opts, now: time.Now}
+}
+
+// Evaluate runs every scenario of the eval set and a replay of each origin
+// run without the candidate (with active's fragment, when a version of it
+// is active) and with it (in active's place).
+func (e *Evaluator) Evaluate(ctx context.Context, c protocol.Candidate, active *protocol.Candidate) (protocol.EvaluationReport, error) {
+	if err := evaluable(c); err != nil {
+		return protocol.EvaluationReport{}, err
+	}
+	with, without := evolve.Render([]protocol.Candidate{c}), ""
+	if active != nil {
+		if err := evaluable(*active); err != nil {
+			return protocol.EvaluationReport{}, err
+		}
+		without = evolve.Render([]protocol.Candidate{*active})
+	}
+	list, err := eval.LoadFS(e.scenarios, "evals")
+	if err != nil {
+		return protocol.EvaluationReport{}, err
+	}
+	if list, err = eval.Select(list, e.opts.Options); err != nil {
+		return protocol.EvaluationReport{}, err
+	}
+	if len(c.Origin.Runs) > 0 && e.log == nil {
+		return protocol.EvaluationReport{}, fmt.Errorf("%w: no log to replay origin runs from", ErrNotEvaluable)
+	}
+	replays := map[string]protocol.RunRef{}
+	for i, run := range c.Origin.Runs {
+		evs, err := e.log.Events(ctx, run.Session, 0)
+		if err != nil {
+			return protocol.EvaluationReport{}, fmt.Errorf("reading origin run %s: %w", run.Run, err)
+		}
+		sc, err := eval.Replayed(fmt.Sprintf("replay %d: run %s", i+1, run.Run), evs, run.Run)
+		if err != nil {
+			return protocol.EvaluationReport{}, err
+		}
+		replays[sc.Name] = run
+		list = append(list, sc)
+	}
+	opts := e.opts
+	opts.Active, opts.Candidate = without, with
+	cmp := eval.Compare(ctx, list, e.build, opts)
+	if err := context.Cause(ctx); err != nil {
+		return protocol.EvaluationReport{}, err
+	}
+	if !cmp.Complete() {
+		return protocol.EvaluationReport{}, fmt.Errorf("%w: %s", ErrIncomplete, cmp.Stopped)
+	}
+	r := protocol.EvaluationReport{Candidate: c.ID, Scenarios: []protocol.ScenarioResult{}, At: e.now()}
+	if opts.Real {
+		r.Model = opts.Model
+	}
+	for _, p := range cmp.Pairs {
+		if p.Without.Skipped || p.With.Skipped {
+			continue // a scenario only the fake server can stage, in a real run
+		}
+		s := protocol.ScenarioResult{Name: p.Name, Without: sideOf(p.Without), With: sideOf(p.With)}
+		if run, ok := replays[p.Name]; ok {
+			s.Replay = &run
+		}
+		r.Scenarios = append(r.Scenarios, s)
+	}
+	return r, nil
+}
+
+// evaluable refuses a candidate the scenarios cannot run with: only a
+// prompt fragment enters a run's context (evolve.Render).
+func evaluable(c protocol.Candidate) error {
+	if c.Kind != protocol.CandidatePrompt || c.Artifact.Prompt == nil {
+		// A conflict for the hosts (409): the candidate is fine, this
+		// Quire cannot run it yet.
+		return protocol.Classify(protocol.ErrConflict, fmt.Errorf("%w: %s (%s)", ErrNotEvaluable, c.Kind, c.ID))
+	}
+	return nil
+}
+
+func sideOf(r eval.Result) protocol.ScenarioRun {
+	failure := strings.Join(r.Failures, "; ")
+	if len(failure) > maxFailure {
+		failure = strings.ToValidUTF8(failure[:maxFailure], "") + "…"
+	}
+	return protocol.ScenarioRun{Passed: r.Pass, Tokens: r.Tokens, Steps: r.Steps, Failure: failure}
+}
