@@ -1662,6 +1662,216 @@ export namespace protocol {
 		}
 	}
 	
+	export class MCPImportIssue {
+	    name: string;
+	    reason: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPImportIssue(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.reason = source["reason"];
+	    }
+	}
+	export class MCPImport {
+	    added: string[];
+	    refused: MCPImportIssue[];
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPImport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.added = source["added"];
+	        this.refused = this.convertValues(source["refused"], MCPImportIssue);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class MCPTool {
+	    name: string;
+	    server: string;
+	    tool: string;
+	    description: string;
+	    effects: string;
+	    readOnly: boolean;
+	    destructive: boolean;
+	    override?: string;
+	    loosened?: boolean;
+	    enabled: boolean;
+	    tokens: number;
+	    problem?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPTool(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.server = source["server"];
+	        this.tool = source["tool"];
+	        this.description = source["description"];
+	        this.effects = source["effects"];
+	        this.readOnly = source["readOnly"];
+	        this.destructive = source["destructive"];
+	        this.override = source["override"];
+	        this.loosened = source["loosened"];
+	        this.enabled = source["enabled"];
+	        this.tokens = source["tokens"];
+	        this.problem = source["problem"];
+	    }
+	}
+	export class MCPServerConfig {
+	    name: string;
+	    command?: string;
+	    args?: string[];
+	    env?: {[key: string]: string};
+	    url?: string;
+	    headers?: {[key: string]: string};
+	    enabled: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPServerConfig(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.env = source["env"];
+	        this.url = source["url"];
+	        this.headers = source["headers"];
+	        this.enabled = source["enabled"];
+	    }
+	}
+	export class MCPServer {
+	    config: MCPServerConfig;
+	    state: string;
+	    reason?: string;
+	    pid?: number;
+	    sinceMs: number;
+	    stderr?: string;
+	    protocolVersion?: string;
+	    server?: string;
+	    tools: MCPTool[];
+	    tokens: number;
+	    leftOff?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPServer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.config = this.convertValues(source["config"], MCPServerConfig);
+	        this.state = source["state"];
+	        this.reason = source["reason"];
+	        this.pid = source["pid"];
+	        this.sinceMs = source["sinceMs"];
+	        this.stderr = source["stderr"];
+	        this.protocolVersion = source["protocolVersion"];
+	        this.server = source["server"];
+	        this.tools = this.convertValues(source["tools"], MCPTool);
+	        this.tokens = source["tokens"];
+	        this.leftOff = source["leftOff"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class MCPList {
+	    servers: MCPServer[];
+	    tokens: number;
+	    problem?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPList(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.servers = this.convertValues(source["servers"], MCPServer);
+	        this.tokens = source["tokens"];
+	        this.problem = source["problem"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	
+	export class MCPToolChoice {
+	    server: string;
+	    tool: string;
+	    enabled: boolean;
+	    effects?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPToolChoice(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.tool = source["tool"];
+	        this.enabled = source["enabled"];
+	        this.effects = source["effects"];
+	    }
+	}
 	export class MemoryItem {
 	    id: string;
 	    kind: string;

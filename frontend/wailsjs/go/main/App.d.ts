@@ -33,6 +33,8 @@ export function ChooseNotesFolder():Promise<string>;
 
 export function ContinueRun(arg1:string,arg2:string):Promise<string>;
 
+export function ControlMCPServer(arg1:string,arg2:string):Promise<protocol.MCPServer>;
+
 export function DeleteModel(arg1:string):Promise<void>;
 
 export function DeleteSession(arg1:string):Promise<void>;
@@ -61,9 +63,13 @@ export function ForgetMemory(arg1:string):Promise<void>;
 
 export function Handshake(arg1:string):Promise<string>;
 
+export function ImportMCP(arg1:string):Promise<protocol.MCPImport>;
+
 export function IndexPaths(arg1:Array<string>):Promise<void>;
 
 export function ListSessions():Promise<Array<protocol.Session>>;
+
+export function MCPServers():Promise<protocol.MCPList>;
 
 export function MemoryList():Promise<protocol.MemoryList>;
 
@@ -89,6 +95,8 @@ export function ProposeCandidate(arg1:protocol.CandidateDraft):Promise<protocol.
 
 export function PullModel(arg1:string):Promise<void>;
 
+export function PutMCPServer(arg1:protocol.MCPServerConfig):Promise<protocol.MCPServer>;
+
 export function QuestionShown(arg1:string):Promise<void>;
 
 export function Questions():Promise<Array<protocol.Question>>;
@@ -98,6 +106,8 @@ export function RefuseCandidate(arg1:string,arg2:string):Promise<protocol.Candid
 export function Regenerate(arg1:string,arg2:number,arg3:string):Promise<protocol.BranchResult>;
 
 export function RemoveDocument(arg1:string):Promise<void>;
+
+export function RemoveMCPServer(arg1:string):Promise<void>;
 
 export function RenameSession(arg1:string,arg2:string):Promise<protocol.Session>;
 
@@ -122,6 +132,8 @@ export function SendWith(arg1:string,arg2:string,arg3:string,arg4:string):Promis
 export function SetEmbedModel(arg1:string):Promise<void>;
 
 export function SetEvolutionLearning(arg1:boolean):Promise<protocol.EvolutionState>;
+
+export function SetMCPTool(arg1:protocol.MCPToolChoice):Promise<protocol.MCPServer>;
 
 export function SetMemoryApproval(arg1:boolean):Promise<void>;
 

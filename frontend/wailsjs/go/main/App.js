@@ -62,6 +62,10 @@ export function ContinueRun(arg1, arg2) {
   return window['go']['main']['App']['ContinueRun'](arg1, arg2);
 }
 
+export function ControlMCPServer(arg1, arg2) {
+  return window['go']['main']['App']['ControlMCPServer'](arg1, arg2);
+}
+
 export function DeleteModel(arg1) {
   return window['go']['main']['App']['DeleteModel'](arg1);
 }
@@ -118,12 +122,20 @@ export function Handshake(arg1) {
   return window['go']['main']['App']['Handshake'](arg1);
 }
 
+export function ImportMCP(arg1) {
+  return window['go']['main']['App']['ImportMCP'](arg1);
+}
+
 export function IndexPaths(arg1) {
   return window['go']['main']['App']['IndexPaths'](arg1);
 }
 
 export function ListSessions() {
   return window['go']['main']['App']['ListSessions']();
+}
+
+export function MCPServers() {
+  return window['go']['main']['App']['MCPServers']();
 }
 
 export function MemoryList() {
@@ -174,6 +186,10 @@ export function PullModel(arg1) {
   return window['go']['main']['App']['PullModel'](arg1);
 }
 
+export function PutMCPServer(arg1) {
+  return window['go']['main']['App']['PutMCPServer'](arg1);
+}
+
 export function QuestionShown(arg1) {
   return window['go']['main']['App']['QuestionShown'](arg1);
 }
@@ -192,6 +208,10 @@ export function Regenerate(arg1, arg2, arg3) {
 
 export function RemoveDocument(arg1) {
   return window['go']['main']['App']['RemoveDocument'](arg1);
+}
+
+export function RemoveMCPServer(arg1) {
+  return window['go']['main']['App']['RemoveMCPServer'](arg1);
 }
 
 export function RenameSession(arg1, arg2) {
@@ -240,6 +260,10 @@ export function SetEmbedModel(arg1) {
 
 export function SetEvolutionLearning(arg1) {
   return window['go']['main']['App']['SetEvolutionLearning'](arg1);
+}
+
+export function SetMCPTool(arg1) {
+  return window['go']['main']['App']['SetMCPTool'](arg1);
 }
 
 export function SetMemoryApproval(arg1) {
