@@ -37,11 +37,11 @@ func mapFS(skill string, extra map[string]string) fstest.MapFS {
 	return m
 }
 
-var shipped = map[string]string{"template.md": "# Week", "examples/one.md": "x"}
+var shippedFiles = map[string]string{"template.md": "# Week", "examples/one.md": "x"}
 
 func TestParseReadsEveryField(t *testing.T) {
 	t.Parallel()
-	sk, err := Parse(mapFS(good, shipped))
+	sk, err := Parse(mapFS(good, shippedFiles))
 	if err != nil {
 		t.Fatal(err)
 	}
