@@ -99,6 +99,18 @@ func (b BatchSettings) withDefaults() BatchSettings {
 	return b
 }
 
+// SkillSettings are the skill packages' settings: every installed skill is
+// enabled unless its name is in Disabled.
+type SkillSettings struct {
+	Disabled []string `json:"disabled,omitempty"`
+}
+
+// Bounds of the skills' settings: a name as skills.Check allows it.
+const (
+	MaxDisabledSkills = 256
+	MaxSkillName      = 64
+)
+
 // Config is the resolved configuration.
 type Config struct {
 	DataDir    string `json:"-"`
@@ -131,6 +143,9 @@ type Config struct {
 	// Batch is the task queue's (settings file only): how many workers
 	// work through an "organise this folder" batch at once.
 	Batch BatchSettings `json:"batch,omitzero"`
+	// Skills are the skill packages' settings (the Settings screen's Skills
+	// section sets them through SetSkillEnabled).
+	Skills SkillSettings `json:"skills,omitzero"`
 
 	// The Settings screen's choices (validate.go has each one's bound).
 	// Temperature, when set, is the model's sampling temperature (0–2);
@@ -218,6 +233,7 @@ func (f *Flags) Resolve(env Env) (Config, error) {
 	c.DisabledTools = saved.DisabledTools
 	c.Documents = saved.Documents.withDefaults()
 	c.Batch = saved.Batch.withDefaults()
+	c.Skills = saved.Skills
 	c.MemoryWithoutAsking, c.MemoryLearn = saved.MemoryWithoutAsking, saved.MemoryLearn
 	c.EmbedModel = first(lookup(env, "QUIRE_EMBED_MODEL"), saved.EmbedModel, DefaultEmbedModel)
 	c.Temperature, c.Think, c.AboutYou = saved.Temperature, saved.Think, saved.AboutYou

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -80,6 +81,9 @@ func (c Config) Validate() error {
 	if w := c.Batch.Workers; w != 0 && (w < MinBatchWorkers || w > MaxBatchWorkers) {
 		return invalid("batch.workers", "the batch workers must be between %d and %d; %d is not", MinBatchWorkers, MaxBatchWorkers, w)
 	}
+	if err := c.Skills.validate(); err != nil {
+		return err
+	}
 	if !slices.Contains(Profiles, c.Profile) {
 		return invalid("profile", "the permission profile must be one of %s; %q is not", strings.Join(Profiles, ", "), c.Profile)
 	}
@@ -118,6 +122,23 @@ func checkText(field, what, v string, limit int) error {
 		return invalid(field, "%s is not valid text (UTF-8)", what)
 	case strings.IndexFunc(v, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0:
 		return invalid(field, "%s may not contain spaces or control characters: %q", what, v)
+	}
+	return nil
+}
+
+// skillName is a skill's name as skills.Check allows it (config does not
+// import skills, which reads SKILL.md files).
+var skillName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// validate bounds the skills' settings: how many names, and each a name.
+func (s SkillSettings) validate() error {
+	if n := len(s.Disabled); n > MaxDisabledSkills {
+		return invalid("skills.disabled", "at most %d skills may be turned off; the list has %d", MaxDisabledSkills, n)
+	}
+	for _, name := range s.Disabled {
+		if len(name) > MaxSkillName || !skillName.MatchString(name) {
+			return invalid("skills.disabled", "%q is not a skill name (lowercase letters, digits and single hyphens, at most %d)", name, MaxSkillName)
+		}
 	}
 	return nil
 }
