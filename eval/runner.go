@@ -36,6 +36,8 @@ type Env struct {
 	Tools []runtime.ToolProvider
 	// RememberWithoutAsking is the memory panel's setting of that name.
 	RememberWithoutAsking bool
+	// DisabledSkills are the skills turned off in Settings.
+	DisabledSkills []string
 }
 
 // Instance is a running kernel. Close stops it as quitting Quire does.
@@ -203,6 +205,9 @@ func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*playe
 	}
 	if !sc.Setup.NoNotesFolder {
 		env.NotesDir = p.notes
+	}
+	if err := setupSkills(sc.Setup.Skills, &env); err != nil {
+		return p, err
 	}
 	if len(sc.Setup.Documents) > 0 {
 		env.DocsDir = filepath.Join(root, "docs")

@@ -85,6 +85,8 @@ type Setup struct {
 	// (waits ms milliseconds, stops when cancelled) and "hang" (never
 	// returns; its deadline is 300ms).
 	Tools []string `yaml:"tools"`
+	// Skills are installed and turned-off skill packages (skills.go).
+	Skills SkillsSetup `yaml:"skills"`
 }
 
 // ModelSetup is a model the fake server has installed, as /api/show

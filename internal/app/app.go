@@ -42,6 +42,7 @@ import (
 	"quire/memory"
 	"quire/queue"
 	"quire/rag"
+	"quire/skills"
 )
 
 // Mode is how the parts are opened.
@@ -97,6 +98,10 @@ type Parts struct {
 	batchesOn  atomic.Bool      // the queue's workers are attached: the chat may start batches
 	workers    *runtime.Runtime // the queue's workers' runtime
 	memErr     error            // why mem is nil in an Owner
+	skills     *skills.Catalog  // the skill packages (skills.go); nil when off
+	// skillServers tells the skills which MCP servers run (nil: none
+	// does, until the MCP client is wired here).
+	skillServers skills.Servers
 
 	health     *host.Health // started by the first host that shows it (Health)
 	healthOnce sync.Once
@@ -202,6 +207,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, p, log}, organiseTools{p.queue, &p.batchesOn}), runtime.WithCheckpoint(planReminder(st))}
 	// Memory shares rag's choice of embedder (nil: its offline one).
 	opts = append(opts, p.openMemory(ctx, emb)...)
+	opts = append(opts, p.openSkills(cfg)...)
 	// One catalog of what the models can do: the run's start asks whether
 	// its model takes tools, each step's compaction its context length.
 	catalog := ollama.NewCatalog(p.ollama)
