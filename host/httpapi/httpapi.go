@@ -41,6 +41,7 @@ type Backend struct {
 	// the search says it is not available.
 	Conversations host.Conversations
 	Batches       host.Batches // may be nil: no task queue (batches.go)
+	Skills        host.Skills  // may be nil: no skills (skills.go)
 	// Show brings the window to the front (socket.go); nil for `quire serve`.
 	Show func(ctx context.Context) error
 	// Health watches the checks on its own (health.go); nil: the page asks
@@ -129,6 +130,7 @@ func (s *Server) routes() http.Handler {
 	s.notesRoutes(api)
 	s.callRoutes(api)
 	s.batchRoutes(api)
+	s.skillRoutes(api)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/handshake", s.handshake)
 	mux.Handle("/api/", requireHandshake(api))

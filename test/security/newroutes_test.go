@@ -12,9 +12,9 @@ import (
 )
 
 // TestTheNewRoutesAreBehindTheGuard plays the guard's attacks against every
-// route issues 17 and 18 added — the chat search, the export, the
-// inspector, edit / regenerate / continue, the Notes panel and the batch
-// queue: no secret (401), another web page's Origin even with the secret
+// route issues 17, 18 and 19 added — the chat search, the export, the
+// inspector, edit / regenerate / continue, the Notes panel, the batch
+// queue and the skills: no secret (401), another web page's Origin even with the secret
 // (403), a cross-site fetch (403), and a text/plain POST with the cookie the
 // browser adds (415). Each is refused with a sentence before its route runs
 // (a route's own refusals are 400, 404 or 409, so a route mounted outside
@@ -42,6 +42,7 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 		"/api/notes/changes/chg_x/versions",
 		"/api/batches",
 		"/api/batches/batch_x",
+		"/api/skills",
 	}
 	writes := []struct{ path, body string }{
 		{"/api/sessions/" + id + "/edit", `{"seq":1,"text":"pwned"}`},
@@ -54,6 +55,8 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 		{"/api/batches/batch_x/apply", `{"items":[]}`},
 		{"/api/batches/batch_x/undo", `{}`},
 		{"/api/batches/batch_x/cancel", `{}`},
+		{"/api/skills/weekly-review/enabled", `{"enabled":false}`},
+		{"/api/skills/install", `{"dir":"/tmp"}`},
 	}
 	proto := map[string]string{"Quire-Protocol": protocol.Version}
 	with := func(extra map[string]string) map[string]string {
@@ -114,7 +117,22 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 	}
 	// The same routes answer the owner's page: the refusals above are the
 	// guard's, not routes that fail anyway.
-	for _, p := range []string{"/api/search?q=inbox", "/api/notes/tree", "/api/batches", "/api/sessions/" + id + "/export"} {
+	if s.backend.Skills == nil {
+		t.Fatal("quire serve has no skills backend")
+	}
+	skills, err := s.backend.Skills.SkillList(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sk := range skills.Skills {
+		if !sk.Enabled {
+			t.Fatalf("the attacks turned %s off", sk.Name)
+		}
+	}
+	if len(skills.Skills) != 2 {
+		t.Fatalf("the attacks installed a skill: %+v", skills.Skills)
+	}
+	for _, p := range []string{"/api/search?q=inbox", "/api/notes/tree", "/api/batches", "/api/skills", "/api/sessions/" + id + "/export"} {
 		if code, body := s.do(t, s.owner("GET", p, "")); code != 200 {
 			t.Errorf("the owner's page: GET %s = %d %s", p, code, body)
 		}
