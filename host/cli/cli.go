@@ -37,6 +37,8 @@ type Parts interface {
 	Models() host.Models
 	// Batches is the task queue (nil when it is not available).
 	Batches() host.Batches
+	// Skills are the installed skill packages (nil when not available).
+	Skills() host.Skills
 	Close()
 }
 
@@ -76,7 +78,7 @@ type Command struct {
 }
 
 // Names are the subcommands this package runs.
-var Names = []string{"doctor", "sessions", "replay", "export", "index", "search", "eval", "models", "pull", "organise", "run", "chat"}
+var Names = []string{"doctor", "sessions", "replay", "export", "index", "search", "eval", "models", "pull", "organise", "run", "chat", "skills"}
 
 // Lookup registers the flags of the subcommand name on fset and returns
 // it, or nil when there is no such subcommand.
@@ -107,6 +109,10 @@ func Lookup(name string, fset *flag.FlagSet) *Command {
 		run = o.run
 	case "models":
 		o := &modelsOptions{}
+		o.register(fset)
+		run = o.run
+	case "skills":
+		o := &skillsOptions{}
 		o.register(fset)
 		run = o.run
 	case "pull":

@@ -149,6 +149,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	p := &Parts{mode: mode, settings: settings, log: log, ollama: ollama.New(hostURL, &http.Client{})}
 	if mode == Reader {
 		p.openReader(ctx)
+		p.openReaderSkills(cfg)
 		return p, nil
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
@@ -207,7 +208,12 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, p, log}, organiseTools{p.queue, &p.batchesOn}), runtime.WithCheckpoint(planReminder(st))}
 	// Memory shares rag's choice of embedder (nil: its offline one).
 	opts = append(opts, p.openMemory(ctx, emb)...)
-	opts = append(opts, p.openSkills(cfg)...)
+	opts = append(opts, p.openSkills(cfg, func() modelCaps {
+		if p.catalog == nil {
+			return nil // a nil *ollama.Catalog is not a nil modelCaps
+		}
+		return p.catalog
+	})...)
 	// One catalog of what the models can do: the run's start asks whether
 	// its model takes tools, each step's compaction its context length.
 	catalog := ollama.NewCatalog(p.ollama)

@@ -8,6 +8,7 @@ import (
 	"quire/config"
 	"quire/host"
 	"quire/kernel/protocol"
+	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
 	"quire/skills"
 )
@@ -19,8 +20,10 @@ const SkillsFolder = "skills"
 // and offers it to the chats' runtime: load_skill and the listing in the
 // system text. The queue's workers are not offered skills: a worker's task
 // is one note, and its tools are fixed by the coordinator.
-func (p *Parts) openSkills(cfg config.Config) []runtime.Option {
-	cat, err := skills.New(skills.Builtin(), filepath.Join(cfg.DataDir, SkillsFolder), p.skillState, p.log)
+func (p *Parts) openSkills(cfg config.Config, models func() modelCaps) []runtime.Option {
+	cat, err := skills.New(skills.Builtin(), filepath.Join(cfg.DataDir, SkillsFolder), func(ctx context.Context) skills.State {
+		return p.skillState(ctx, models())
+	}, p.log)
 	if err != nil {
 		// The shipped skills are tested: this is a build fault, said once.
 		p.log.Error("the shipped skills could not be read; skills are off", "err", err)
@@ -30,14 +33,27 @@ func (p *Parts) openSkills(cfg config.Config) []runtime.Option {
 	return []runtime.Option{runtime.WithTools(cat), runtime.WithContributors(cat.Contributor())}
 }
 
+// openReaderSkills gives a Reader the catalog too (`quire skills`): it
+// reads folders and settings and writes no log, and a Reader asks Ollama
+// about the model through a catalog of its own.
+func (p *Parts) openReaderSkills(cfg config.Config) {
+	caps := ollama.NewCatalog(p.ollama)
+	p.openSkills(cfg, func() modelCaps { return caps })
+}
+
+// modelCaps is what availability asks of Ollama (ollama.Catalog, cached).
+type modelCaps interface {
+	Capabilities(ctx context.Context, model string) ([]string, error)
+}
+
 // skillState is what a skill's availability is judged against: the
 // settings now, the chat model's capabilities (Ollama's, cached by the
 // catalog; unknown when Ollama does not answer) and the MCP servers.
-func (p *Parts) skillState(ctx context.Context) skills.State {
+func (p *Parts) skillState(ctx context.Context, models modelCaps) skills.State {
 	cfg := p.settings.Get()
 	st := skills.State{Disabled: cfg.Skills.Disabled, NotesDir: cfg.NotesDir, Servers: p.skillServers}
-	if p.catalog != nil {
-		if caps, err := p.catalog.Capabilities(ctx, cfg.Model); err == nil {
+	if models != nil {
+		if caps, err := models.Capabilities(ctx, cfg.Model); err == nil {
 			st.ModelCaps = caps
 		}
 	}
