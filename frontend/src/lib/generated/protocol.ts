@@ -57,6 +57,9 @@ export type ChangeState = 'applied' | 'undone' | 'changed';
 /** How much Quire may do without asking (kernel/tool's profiles): minimal refuses all but reading, ask asks before anything else, write also changes notes unasked. */
 export type PermissionProfile = 'minimal' | 'ask' | 'write';
 
+/** Where a skill comes from: shipped in Quire, or a folder in the user's skills folder. */
+export type SkillSource = 'builtin' | 'user';
+
 /** The window's look: the system's, light or dark. */
 export type Theme = 'system' | 'light' | 'dark';
 
@@ -1071,6 +1074,75 @@ export interface SettingsScreen {
    * start given it again uses that instead of what is saved here.
    */
   pinned: Record<string, string> | null;
+}
+
+/**
+ * SkillInfo is one installed skill as Settings → Skills and `quire skills
+ * list` show it: what it is, where it comes from, whether it is on, and
+ * why it is not offered when it is on but cannot be.
+ */
+export interface SkillInfo {
+  name: string;
+  description: string;
+  when?: string;
+  /**
+   * Source is builtin (shipped in Quire) or user (a folder in the
+   * skills folder).
+   */
+  source: SkillSource;
+  /** Replaces: a user skill named like a shipped one, which it replaces. */
+  replaces?: boolean;
+  enabled: boolean;
+  /**
+   * Unavailable is the sentence saying why the skill is not offered and
+   * what to do ("" when it is offered, or off).
+   */
+  unavailable?: string;
+  requires: SkillRequires;
+  files: string[] | null;
+}
+
+/**
+ * SkillInstall copies a skill folder into the skills folder (the route's
+ * body): Dir is the folder on this machine.
+ */
+export interface SkillInstall {
+  dir: string;
+}
+
+/**
+ * SkillList is every installed skill by name, the folders that are not
+ * valid skills, and the folder the user's skills live in.
+ */
+export interface SkillList {
+  skills: SkillInfo[] | null;
+  problems: SkillProblem[] | null;
+  folder: string;
+}
+
+/**
+ * SkillProblem is a folder of the skills folder that is not a valid skill,
+ * with the sentence saying what to fix.
+ */
+export interface SkillProblem {
+  folder: string;
+  reason: string;
+}
+
+/** SkillRequires is what a skill declares it needs. */
+export interface SkillRequires {
+  /** model capabilities: tools, vision, thinking */
+  model: string[] | null;
+  /** MCP servers by name, running */
+  mcp: string[] | null;
+  /** a notes folder */
+  notes: boolean;
+}
+
+/** SkillToggle turns one skill on or off (the route's body). */
+export interface SkillToggle {
+  name: string;
+  enabled: boolean;
 }
 
 /** SnippetPart is a piece of a snippet. */

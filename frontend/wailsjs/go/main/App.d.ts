@@ -53,6 +53,8 @@ export function Handshake(arg1:string):Promise<string>;
 
 export function IndexPaths(arg1:Array<string>):Promise<void>;
 
+export function InstallSkill(arg1:string):Promise<protocol.SkillInfo>;
+
 export function ListSessions():Promise<Array<protocol.Session>>;
 
 export function MemoryList():Promise<protocol.MemoryList>;
@@ -109,7 +111,11 @@ export function SetMemoryApproval(arg1:boolean):Promise<void>;
 
 export function SetMemoryLearning(arg1:boolean):Promise<void>;
 
+export function SetSkillEnabled(arg1:string,arg2:boolean):Promise<void>;
+
 export function Settings():Promise<protocol.SettingsScreen>;
+
+export function Skills():Promise<protocol.SkillList>;
 
 export function StartBatch(arg1:string):Promise<protocol.Batch>;
 
