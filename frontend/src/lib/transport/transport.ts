@@ -15,6 +15,7 @@ import type { DocumentsTransport } from './documents';
 import type { ModelsTransport } from './models';
 import type { NotesTransport } from './notes';
 import type { SettingsTransport } from './settings';
+import type { SkillsTransport } from './skills';
 
 /** Why choosing a folder by path fails without a path. */
 export const NO_FOLDER_PATH = 'Type the full path of the folder of your notes, like /home/you/Notes.';
@@ -44,7 +45,7 @@ export function memoryList(r: Partial<MemoryList> | null | undefined): MemoryLis
   return { items: Array.isArray(r?.items) ? r.items : [], approval: !!r?.approval, learn: !!r?.learn };
 }
 
-export interface Transport extends MemoryHost, DocumentsTransport, ModelsTransport, SettingsTransport, NotesTransport, CallsTransport, ConversationsTransport, BatchesTransport {
+export interface Transport extends MemoryHost, DocumentsTransport, ModelsTransport, SettingsTransport, NotesTransport, CallsTransport, ConversationsTransport, BatchesTransport, SkillsTransport {
   /**
    * True when permission questions are answered in the page (HTTP). False in
    * the desktop window, where a native dialog asks and `answer` is not
