@@ -9,12 +9,14 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/protocol"
 	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
+	"quire/kernel/tool"
 	"quire/skills"
 )
 
@@ -119,5 +121,95 @@ func TestALoadIsAToolResultAndEveryRequestIsRebuilt(t *testing.T) {
 		if rebuilt, sentJSON := canonical(t, body), canonical(t, was.Body); rebuilt != sentJSON {
 			t.Fatalf("request %d rebuilt from the log:\n%s\nsent:\n%s", n+1, rebuilt, sentJSON)
 		}
+	}
+}
+
+// held is a read tool "hold" that signals when it runs and returns once
+// released: a run stopped at a known point, for a change made mid-run.
+type held struct{ started, release chan struct{} }
+
+func (h held) Spec() tool.Spec {
+	return tool.Spec{Name: "hold", Description: "Hold.", Effects: tool.ReadFs, Idempotency: tool.Safe, Timeout: time.Minute}
+}
+
+func (h held) Run(ctx context.Context, _ tool.Call) (tool.Result, error) {
+	close(h.started)
+	select {
+	case <-h.release:
+	case <-ctx.Done():
+	}
+	return tool.Result{Status: tool.Success, Content: "held"}, nil
+}
+
+type heldTools struct{ h held }
+
+// identity is a context part besides the listing, as the product has one:
+// without it a listing dropped mid-run would leave no text to refresh.
+type identity struct{}
+
+func (identity) Name() string                                       { return "Identity" }
+func (identity) Contribute(context.Context, string) (string, error) { return "You are Quire.", nil }
+
+func (p heldTools) Tools() []tool.Tool { return []tool.Tool{p.h} }
+
+// TestASkillTurnedOffMidRunStaysForTheRun: the context is re-assembled
+// before every step, and the listing still says what the run froze — the
+// skill turned off while a tool ran is listed in the next step's request
+// with the same enum, and gone from the next run's.
+func TestASkillTurnedOffMidRunStaysForTheRun(t *testing.T) {
+	builtin := fstest.MapFS{
+		"alpha/SKILL.md": {Data: []byte("---\nname: alpha\ndescription: Shipped alpha.\n---\nStep one: do alpha.\n")},
+		"beta/SKILL.md":  {Data: []byte("---\nname: beta\ndescription: Shipped beta.\n---\nStep one: do beta.\n")},
+	}
+	var mu sync.Mutex
+	var disabled []string
+	cat, err := skills.New(builtin, t.TempDir(), func(context.Context) skills.State {
+		mu.Lock()
+		defer mu.Unlock()
+		return skills.State{Disabled: append([]string(nil), disabled...)}
+	}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := held{started: make(chan struct{}), release: make(chan struct{})}
+	k := testkit.New(t, runtime.WithTools(cat, heldTools{h}), runtime.WithContributors(identity{}, cat.Contributor()))
+	k.Ollama.Script(
+		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "c1", Name: "hold", Arguments: json.RawMessage(`{}`)}}},
+		ollamatest.Turn{Content: []string{"Done."}},
+		ollamatest.Turn{Content: []string{"Next run."}},
+	)
+	s, err := protocol.Run[protocol.Session](t.Context(), k.Runtime, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(text string) {
+		if _, err := protocol.Run[protocol.SendResult](t.Context(), k.Runtime, "", protocol.SendMessage, protocol.SendMessagePayload{Session: s.ID, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send("hold on")
+	<-h.started
+	mu.Lock()
+	disabled = []string{"alpha"}
+	mu.Unlock()
+	close(h.release)
+	k.WaitRuns(t, s.ID, 1)
+	send("next")
+	k.WaitRuns(t, s.ID, 2)
+	sent := k.Ollama.Requests()
+	if len(sent) != 3 {
+		t.Fatalf("%d requests", len(sent))
+	}
+	for i, want := range []bool{true, true, false} {
+		body := string(sent[i].Body)
+		if got := strings.Contains(body, "- alpha: Shipped alpha."); got != want {
+			t.Errorf("request %d lists alpha: %v, want %v", i+1, got, want)
+		}
+		if !strings.Contains(body, "- beta: Shipped beta.") {
+			t.Errorf("request %d lost beta", i+1)
+		}
+	}
+	if !strings.Contains(string(sent[1].Body), `"enum":["alpha","beta"]`) || !strings.Contains(string(sent[2].Body), `"enum":["beta"]`) {
+		t.Error("the enum changed within the run or not after it")
 	}
 }

@@ -112,6 +112,8 @@ func TestParseRefuses(t *testing.T) {
 		{"empty front matter", mapFS("---\n---\nx", nil), ErrFrontMatter, "is empty"},
 		{"unclosed front matter", mapFS("---\nname: a\ndescription: d\n", nil), ErrFrontMatter, "no closing line"},
 		{"invalid YAML", mapFS(head("name: [a", nd), nil), ErrFrontMatter, "not valid YAML"},
+		{"alias bomb", mapFS(head("name: a", nd, "x: &a [l, l, l, l, l, l, l, l, l]", "y: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]", "z: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]", "files: [*c, *c, *c, *c, *c, *c, *c, *c, *c]"), nil), ErrFrontMatter, "unknown field \"x\""},
+		{"alias bomb in a known field", mapFS(head("name: a", nd, "requires:", "  model: &a [tools, tools, tools, tools, tools, tools, tools, tools]", "  mcp: [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]"), nil), ErrFrontMatter, "wrong kind of value"},
 		{"duplicate key", mapFS(head("name: a", "name: b", nd), nil), ErrFrontMatter, `"name" twice (line 2)`},
 		{"front matter a list", mapFS(head("- a"), nil), ErrFrontMatter, "must be fields"},
 		{"unknown key", mapFS(head("name: a", nd, "allowed-tools: x"), nil), ErrFrontMatter, `unknown field "allowed-tools" (line 3)`},
