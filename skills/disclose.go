@@ -81,16 +81,31 @@ type Loaded struct {
 	Files  []string `json:"files,omitempty"`
 }
 
-func (l loadSkill) Run(_ context.Context, call tool.Call) (tool.Result, error) {
-	var a struct {
-		Name string `json:"name"`
-	}
+// skillArgs are the arguments of both tools: the skill, and for
+// read_skill_file the file.
+type skillArgs struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+}
+
+// pick reads a call's arguments and finds its skill among the offered. A
+// name the run does not offer (the schema's enum keeps it out; this says so
+// if one gets past) is answered with failed, a result the model reads.
+func pick(offered []Entry, call tool.Call) (a skillArgs, e Entry, failed tool.Result, err error) {
 	if err := json.Unmarshal(call.Arguments, &a); err != nil {
-		return tool.Result{}, fmt.Errorf("%w: %w", tool.ErrInvalidArgs, err)
+		return a, e, failed, fmt.Errorf("%w: %w", tool.ErrInvalidArgs, err)
 	}
-	e, ok := find(l.offered, a.Name)
+	e, ok := find(offered, a.Name)
 	if !ok {
-		return tool.Result{Status: tool.Failure, Content: fmt.Sprintf("There is no skill %q. The skills are: %s.", a.Name, offeredNames(l.offered))}, nil
+		failed = tool.Result{Status: tool.Failure, Content: fmt.Sprintf("There is no skill %q. The skills are: %s.", a.Name, offeredNames(offered))}
+	}
+	return a, e, failed, nil
+}
+
+func (l loadSkill) Run(_ context.Context, call tool.Call) (tool.Result, error) {
+	_, e, failed, err := pick(l.offered, call)
+	if failed.Status != "" || err != nil {
+		return failed, err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Skill %s loaded. Follow these instructions.\n\n%s", e.Name, e.Instructions)
@@ -134,16 +149,9 @@ func (r readSkillFile) Spec() tool.Spec {
 }
 
 func (r readSkillFile) Run(_ context.Context, call tool.Call) (tool.Result, error) {
-	var a struct {
-		Name string `json:"name"`
-		Path string `json:"path"`
-	}
-	if err := json.Unmarshal(call.Arguments, &a); err != nil {
-		return tool.Result{}, fmt.Errorf("%w: %w", tool.ErrInvalidArgs, err)
-	}
-	e, ok := find(r.offered, a.Name)
-	if !ok {
-		return tool.Result{Status: tool.Failure, Content: fmt.Sprintf("There is no skill %q. The skills are: %s.", a.Name, offeredNames(r.offered))}, nil
+	a, e, failed, err := pick(r.offered, call)
+	if failed.Status != "" || err != nil {
+		return failed, err
 	}
 	if !slices.Contains(e.Files, a.Path) {
 		return tool.Result{Status: tool.Failure, Content: fmt.Sprintf("The skill %s ships no file %q; its files are: %s.", e.Name, a.Path, strings.Join(e.Files, ", "))}, nil

@@ -23,15 +23,11 @@ func (c *Catalog) Install(dir string) (Skill, error) {
 	if err != nil {
 		return Skill{}, refuse(ErrNoSkillFile, fmt.Sprintf("Quire cannot use the folder %s (%v): give its full path.", dir, err))
 	}
-	root, err := os.OpenRoot(abs)
-	if err != nil {
-		return Skill{}, refuse(ErrNoSkillFile, fmt.Sprintf("Quire cannot open the folder %s (%v): check that it exists and is readable.", abs, err))
-	}
-	defer root.Close()
-	sk, err := Parse(root.FS())
+	root, sk, err := parseRoot(abs)
 	if err != nil {
 		return Skill{}, err
 	}
+	defer root.Close()
 	dest := filepath.Join(c.userDir, sk.Name)
 	if _, err := os.Lstat(dest); err == nil {
 		return Skill{}, protocol.Refusal(protocol.ErrConflict, ErrInstalled, fmt.Sprintf("A skill named %s is installed already (%s): remove that folder first to replace it.", sk.Name, dest))

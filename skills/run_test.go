@@ -1,7 +1,6 @@
 package skills_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -14,23 +13,64 @@ import (
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/protocol"
-	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
 	"quire/skills"
 )
 
-func canonical(t *testing.T, b []byte) string {
+// chat is a testkit kernel offered two shipped skills, alpha and beta,
+// with the catalog's tools and listing (and the extra tool providers), one
+// session, and a switch that turns alpha off as Settings would.
+type chat struct {
+	k       *testkit.Kernel
+	session string
+	mu      sync.Mutex
+	off     []string
+}
+
+func newChat(t *testing.T, extra ...runtime.ToolProvider) *chat {
 	t.Helper()
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
+	builtin := fstest.MapFS{
+		"alpha/SKILL.md": {Data: []byte("---\nname: alpha\ndescription: Shipped alpha.\n---\nStep one: do alpha.\n")},
+		"beta/SKILL.md":  {Data: []byte("---\nname: beta\ndescription: Shipped beta.\n---\nStep one: do beta.\n")},
+	}
+	c := &chat{}
+	cat, err := skills.New(builtin, t.TempDir(), func(context.Context) skills.State {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return skills.State{Disabled: append([]string(nil), c.off...)}
+	}, slog.New(slog.DiscardHandler))
+	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ := json.Marshal(v)
-	return string(out)
+	c.k = testkit.New(t, runtime.WithTools(append([]runtime.ToolProvider{cat}, extra...)...), runtime.WithContributors(identity{}, cat.Contributor()))
+	s, err := protocol.Run[protocol.Session](t.Context(), c.k.Runtime, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.session = s.ID
+	return c
 }
+
+func (c *chat) turnOff(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.off = append(c.off, name)
+}
+
+func (c *chat) send(t *testing.T, text string) {
+	t.Helper()
+	if _, err := protocol.Run[protocol.SendResult](t.Context(), c.k.Runtime, "", protocol.SendMessage, protocol.SendMessagePayload{Session: c.session, Text: text}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// identity is a context part besides the listing, as the product has one:
+// without it a listing dropped mid-run would leave no text to refresh.
+type identity struct{}
+
+func (identity) Name() string                                       { return "Identity" }
+func (identity) Contribute(context.Context, string) (string, error) { return "You are Quire.", nil }
 
 // TestALoadIsAToolResultAndEveryRequestIsRebuilt: through the real runtime
 // and the fake Ollama server, the first request lists the skill by name and
@@ -39,44 +79,19 @@ func canonical(t *testing.T, b []byte) string {
 // skill turned off between runs is gone from the next run's list and
 // enum; and every request is rebuilt from the log byte for byte.
 func TestALoadIsAToolResultAndEveryRequestIsRebuilt(t *testing.T) {
-	builtin := fstest.MapFS{
-		"alpha/SKILL.md": {Data: []byte("---\nname: alpha\ndescription: Shipped alpha.\n---\nStep one: do alpha.\n")},
-		"beta/SKILL.md":  {Data: []byte("---\nname: beta\ndescription: Shipped beta.\n---\nStep one: do beta.\n")},
-	}
-	var mu sync.Mutex
-	var disabled []string
-	cat, err := skills.New(builtin, t.TempDir(), func(context.Context) skills.State {
-		mu.Lock()
-		defer mu.Unlock()
-		return skills.State{Disabled: append([]string(nil), disabled...)}
-	}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := testkit.New(t, runtime.WithTools(cat), runtime.WithContributors(cat.Contributor()))
-	k.Ollama.Script(
+	c := newChat(t)
+	c.k.Ollama.Script(
 		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "c1", Name: skills.LoadTool, Arguments: json.RawMessage(`{"name":"alpha"}`)}}},
 		ollamatest.Turn{Content: []string{"Done alpha."}},
 		ollamatest.Turn{Content: []string{"Only beta now."}},
 	)
-	s, err := protocol.Run[protocol.Session](t.Context(), k.Runtime, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "t"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	send := func(text string) {
-		if _, err := protocol.Run[protocol.SendResult](t.Context(), k.Runtime, "", protocol.SendMessage, protocol.SendMessagePayload{Session: s.ID, Text: text}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	send("do alpha")
-	k.WaitRuns(t, s.ID, 1)
-	mu.Lock()
-	disabled = []string{"alpha"}
-	mu.Unlock()
-	send("and again")
-	k.WaitRuns(t, s.ID, 2)
+	c.send(t, "do alpha")
+	c.k.WaitRuns(t, c.session, 1)
+	c.turnOff("alpha")
+	c.send(t, "and again")
+	c.k.WaitRuns(t, c.session, 2)
 
-	sent := k.Ollama.Requests()
+	sent := c.k.Ollama.Requests()
 	if len(sent) != 3 {
 		t.Fatalf("%d requests", len(sent))
 	}
@@ -95,10 +110,8 @@ func TestALoadIsAToolResultAndEveryRequestIsRebuilt(t *testing.T) {
 	if strings.Contains(third, "- alpha: Shipped alpha.") || !strings.Contains(third, `"enum":["beta"]`) {
 		t.Errorf("the run after alpha was turned off still offers it:\n%s", third)
 	}
-
-	evs := k.Log(t, s.ID)
 	loads := 0
-	for _, e := range evs {
+	for _, e := range c.k.Log(t, c.session) {
 		if e.Type == "tool.result" && strings.Contains(string(e.Payload), `"name":"load_skill"`) {
 			loads++
 		}
@@ -109,19 +122,7 @@ func TestALoadIsAToolResultAndEveryRequestIsRebuilt(t *testing.T) {
 	if loads != 1 {
 		t.Fatalf("%d load_skill results in the log", loads)
 	}
-	for n, was := range sent {
-		req, err := k.Runtime.Request(t.Context(), s.ID, n+1)
-		if err != nil {
-			t.Fatalf("request %d: %v", n+1, err)
-		}
-		body, err := ollama.RequestJSON(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rebuilt, sentJSON := canonical(t, body), canonical(t, was.Body); rebuilt != sentJSON {
-			t.Fatalf("request %d rebuilt from the log:\n%s\nsent:\n%s", n+1, rebuilt, sentJSON)
-		}
-	}
+	testkit.RebuiltAsSent(t, c.k.Runtime, c.session, sent)
 }
 
 // held is a read tool "hold" that signals when it runs and returns once
@@ -141,62 +142,28 @@ func (h held) Run(ctx context.Context, _ tool.Call) (tool.Result, error) {
 	return tool.Result{Status: tool.Success, Content: "held"}, nil
 }
 
-type heldTools struct{ h held }
-
-// identity is a context part besides the listing, as the product has one:
-// without it a listing dropped mid-run would leave no text to refresh.
-type identity struct{}
-
-func (identity) Name() string                                       { return "Identity" }
-func (identity) Contribute(context.Context, string) (string, error) { return "You are Quire.", nil }
-
-func (p heldTools) Tools() []tool.Tool { return []tool.Tool{p.h} }
+func (h held) Tools() []tool.Tool { return []tool.Tool{h} }
 
 // TestASkillTurnedOffMidRunStaysForTheRun: the context is re-assembled
 // before every step, and the listing still says what the run froze — the
 // skill turned off while a tool ran is listed in the next step's request
 // with the same enum, and gone from the next run's.
 func TestASkillTurnedOffMidRunStaysForTheRun(t *testing.T) {
-	builtin := fstest.MapFS{
-		"alpha/SKILL.md": {Data: []byte("---\nname: alpha\ndescription: Shipped alpha.\n---\nStep one: do alpha.\n")},
-		"beta/SKILL.md":  {Data: []byte("---\nname: beta\ndescription: Shipped beta.\n---\nStep one: do beta.\n")},
-	}
-	var mu sync.Mutex
-	var disabled []string
-	cat, err := skills.New(builtin, t.TempDir(), func(context.Context) skills.State {
-		mu.Lock()
-		defer mu.Unlock()
-		return skills.State{Disabled: append([]string(nil), disabled...)}
-	}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
 	h := held{started: make(chan struct{}), release: make(chan struct{})}
-	k := testkit.New(t, runtime.WithTools(cat, heldTools{h}), runtime.WithContributors(identity{}, cat.Contributor()))
-	k.Ollama.Script(
+	c := newChat(t, h)
+	c.k.Ollama.Script(
 		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "c1", Name: "hold", Arguments: json.RawMessage(`{}`)}}},
 		ollamatest.Turn{Content: []string{"Done."}},
 		ollamatest.Turn{Content: []string{"Next run."}},
 	)
-	s, err := protocol.Run[protocol.Session](t.Context(), k.Runtime, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "t"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	send := func(text string) {
-		if _, err := protocol.Run[protocol.SendResult](t.Context(), k.Runtime, "", protocol.SendMessage, protocol.SendMessagePayload{Session: s.ID, Text: text}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	send("hold on")
+	c.send(t, "hold on")
 	<-h.started
-	mu.Lock()
-	disabled = []string{"alpha"}
-	mu.Unlock()
+	c.turnOff("alpha")
 	close(h.release)
-	k.WaitRuns(t, s.ID, 1)
-	send("next")
-	k.WaitRuns(t, s.ID, 2)
-	sent := k.Ollama.Requests()
+	c.k.WaitRuns(t, c.session, 1)
+	c.send(t, "next")
+	c.k.WaitRuns(t, c.session, 2)
+	sent := c.k.Ollama.Requests()
 	if len(sent) != 3 {
 		t.Fatalf("%d requests", len(sent))
 	}
@@ -212,4 +179,5 @@ func TestASkillTurnedOffMidRunStaysForTheRun(t *testing.T) {
 	if !strings.Contains(string(sent[1].Body), `"enum":["alpha","beta"]`) || !strings.Contains(string(sent[2].Body), `"enum":["beta"]`) {
 		t.Error("the enum changed within the run or not after it")
 	}
+	testkit.RebuiltAsSent(t, c.k.Runtime, c.session, sent)
 }

@@ -97,12 +97,13 @@ func TestParseRefuses(t *testing.T) {
 		return "---\n" + strings.Join(lines, "\n") + "\n---\nDo it.\n"
 	}
 	nd := "description: d"
-	cases := []struct {
+	type refusal struct {
 		name     string
 		fsys     fstest.MapFS
 		sentinel error
 		says     string
-	}{
+	}
+	cases := []refusal{
 		{"no SKILL.md", fstest.MapFS{"README.md": {Data: []byte("x")}}, ErrNoSkillFile, "has no SKILL.md"},
 		{"SKILL.md a folder", fstest.MapFS{"SKILL.md/x": {Data: []byte("x")}}, ErrNoSkillFile, "is not a file"},
 		{"SKILL.md a symlink", fstest.MapFS{FileName: {Data: []byte("/etc/passwd"), Mode: os.ModeSymlink}}, ErrNoSkillFile, "symlink"},
@@ -151,21 +152,11 @@ func TestParseRefuses(t *testing.T) {
 		}), ErrTooLarge, "add up to more than 1024 KiB"},
 	}
 	cases = append(cases,
-		struct {
-			name     string
-			fsys     fstest.MapFS
-			sentinel error
-			says     string
-		}{"file a symlink", fstest.MapFS{
+		refusal{"file a symlink", fstest.MapFS{
 			FileName: {Data: []byte(head("name: a", nd, "files: [a.md]"))},
 			"a.md":   {Data: []byte("/etc/passwd"), Mode: os.ModeSymlink},
 		}, ErrBadFile, "symlink"},
-		struct {
-			name     string
-			fsys     fstest.MapFS
-			sentinel error
-			says     string
-		}{"file under a symlinked folder", fstest.MapFS{
+		refusal{"file under a symlinked folder", fstest.MapFS{
 			FileName: {Data: []byte(head("name: a", nd, "files: [d/a.md]"))},
 			"d":      {Data: []byte("/etc"), Mode: os.ModeSymlink},
 		}, ErrBadFile, "symlink"},
