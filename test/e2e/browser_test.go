@@ -47,6 +47,7 @@ var cases = []string{
 	"question-forget", "question-long", "secret", "exfil", "empty-retry", "settings", "documents-embedder",
 	"changes-undo",
 	"branch-edit", "branch-regenerate", "continue-killed", "inspector", "batch-review", "comfort",
+	"skills-settings",
 }
 
 func TestBrowser(t *testing.T) {
