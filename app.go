@@ -116,6 +116,7 @@ type App struct {
 	mcp     host.MCP     // the MCP servers (app_mcp.go); nil: none
 	// evolution is the candidates' pipeline (the Evolution methods below); nil: none.
 	evolution host.Evolution
+	skills  host.Skills  // Settings → Skills' back end; nil: none (tests)
 
 	// raise brings the window to the front (Wails' WindowUnminimise and
 	// WindowShow), for a second start of Quire; injected for tests. up is
@@ -895,6 +896,7 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 	a.batches = p.Batches()
 	a.mcp = p.MCP()
 	a.evolution = p.Evolution()
+	a.skills = p.Skills()
 	p.SetAsker(a.ask)
 	// The local channel: `quire index`, and a second start that brings the
 	// user here.
@@ -2053,4 +2055,47 @@ func artifactText(c protocol.Candidate) string {
 		body = string([]rune(body)[:evolutionMaxRunes]) + "… (the Evolution panel shows it whole)"
 	}
 	return head + "\n\n" + wrap(body, dialogWrap)
+}
+
+// Settings → Skills' bound methods (window.go.main.App): the same port and
+// sentences as `quire serve`'s /api/skills.
+
+var errNoSkillsHere = errors.New("skills are not available in this window (the database could not be opened); see the health checks")
+
+func (a *App) skillsPort() (host.Skills, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	if a.skills == nil {
+		return nil, errNoSkillsHere
+	}
+	return a.skills, nil
+}
+
+// Skills lists the installed skills: where each comes from, whether it is
+// on, why it is not offered; and the folders that are not skills.
+func (a *App) Skills() (protocol.SkillList, error) {
+	s, err := a.skillsPort()
+	if err != nil {
+		return protocol.SkillList{}, err
+	}
+	return s.SkillList(a.callCtx())
+}
+
+// SetSkillEnabled turns a skill on or off for the runs that start later.
+func (a *App) SetSkillEnabled(name string, on bool) error {
+	s, err := a.skillsPort()
+	if err != nil {
+		return err
+	}
+	return s.SetSkillEnabled(a.callCtx(), name, on)
+}
+
+// InstallSkill copies the skill folder dir into the skills folder.
+func (a *App) InstallSkill(dir string) (protocol.SkillInfo, error) {
+	s, err := a.skillsPort()
+	if err != nil {
+		return protocol.SkillInfo{}, err
+	}
+	return s.InstallSkill(a.callCtx(), dir)
 }

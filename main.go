@@ -61,6 +61,8 @@ Usage:
                            6 empty reply, 130 cancelled (Ctrl-C)
   quire chat [-session ID] a conversation in the terminal (/new, /sessions, /switch ID, /undo;
                            Ctrl-C stops a reply, a second quits); plain lines when not a terminal
+  quire skills list [-json] the installed skills: where each comes from, on or off, why unavailable
+  quire skills add DIR     copy a skill folder (with a SKILL.md) into the skills folder
   quire pull NAME          download a model with a progress bar (Ctrl-C stops; pulling again resumes)
                            exit status: 0 installed, 1 failed (the reason is printed), 2 usage, 130 interrupted
   quire organise [-approve ask|none|all] FOLDER
@@ -76,7 +78,7 @@ Usage:
   quire mcp remove NAME    add (or replace) and remove an MCP server; through the window or
                            serve when one runs
 
-doctor, sessions, replay, export, search, models and mcp list only read: they never write to the database.
+doctor, sessions, replay, export, search, models, mcp list and skills list only read the database: they never write to it.
 One Quire owns a data folder: while the window or serve runs, index, run and chat go
 through it (and the questions of their runs are asked in the terminal, not the window).
 

@@ -139,6 +139,18 @@ func (m MCPSettings) clone() MCPSettings {
 	return m
 }
 
+// SkillSettings are the skill packages' settings: every installed skill is
+// enabled unless its name is in Disabled.
+type SkillSettings struct {
+	Disabled []string `json:"disabled,omitempty"`
+}
+
+// Bounds of the skills' settings: a name as skills.Check allows it.
+const (
+	MaxDisabledSkills = 256
+	MaxSkillName      = 64
+)
+
 // Config is the resolved configuration.
 type Config struct {
 	DataDir    string `json:"-"`
@@ -179,6 +191,9 @@ type Config struct {
 	// MCP is the MCP tools' call deadline and the user's choice per tool
 	// (SetMCPTool; the call deadline in the settings file).
 	MCP MCPSettings `json:"mcp,omitzero"`
+	// Skills are the skill packages' settings (the Settings screen's Skills
+	// section sets them through SetSkillEnabled).
+	Skills SkillSettings `json:"skills,omitzero"`
 
 	// The Settings screen's choices (validate.go has each one's bound).
 	// Temperature, when set, is the model's sampling temperature (0–2);
@@ -267,6 +282,7 @@ func (f *Flags) Resolve(env Env) (Config, error) {
 	c.Documents = saved.Documents.withDefaults()
 	c.Batch = saved.Batch.withDefaults()
 	c.MCP = saved.MCP.withDefaults()
+	c.Skills = saved.Skills
 	c.MemoryWithoutAsking, c.MemoryLearn = saved.MemoryWithoutAsking, saved.MemoryLearn
 	c.EvolveLearn = saved.EvolveLearn
 	c.EmbedModel = first(lookup(env, "QUIRE_EMBED_MODEL"), saved.EmbedModel, DefaultEmbedModel)

@@ -44,6 +44,7 @@ func (s *Store) Get() Config {
 // clone copies c deep enough that the copy's changes never reach c.
 func (c Config) clone() Config {
 	c.DisabledTools = append([]string(nil), c.DisabledTools...)
+	c.Skills.Disabled = append([]string(nil), c.Skills.Disabled...)
 	c.Temperature = clonePtr(c.Temperature)
 	c.Think = clonePtr(c.Think)
 	c.Pinned = maps.Clone(c.Pinned)
@@ -155,6 +156,31 @@ func (s *Store) SetEvolveLearn(on bool) error {
 	return nil
 }
 
+// SetSkillEnabled turns one skill on or off for the runs that start later
+// (its name leaves or joins skills.disabled), then tells every OnChange
+// user. Whether a skill of that name is installed is the caller's to check.
+func (s *Store) SetSkillEnabled(name string, on bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := s.cfg.clone()
+	next.Skills.Disabled = slices.DeleteFunc(next.Skills.Disabled, func(n string) bool { return n == name })
+	if !on {
+		next.Skills.Disabled = append(next.Skills.Disabled, name)
+		slices.Sort(next.Skills.Disabled)
+	}
+	if err := next.Skills.validate(); err != nil {
+		return err
+	}
+	if err := s.save(func(saved *Config) { saved.Skills = next.Skills }); err != nil {
+		return fmt.Errorf("the skill was not changed: the settings could not be saved: %w", err)
+	}
+	s.cfg = next
+	for _, f := range s.changes {
+		f(next.clone())
+	}
+	return nil
+}
+
 // ErrNotUpdated: Update was asked to change what it does not own (the
 // data folder, the notes folder — SetNotesDir —, the memory panel's
 // settings — SetMemory —, the settings file's own lists and limits).
@@ -208,6 +234,7 @@ func owned(before, after Config) error {
 		before.MemoryWithoutAsking == after.MemoryWithoutAsking && before.MemoryLearn == after.MemoryLearn &&
 		before.Documents == after.Documents && before.Batch == after.Batch && slices.Equal(before.DisabledTools, after.DisabledTools) &&
 		before.MCP.CallTimeoutSeconds == after.MCP.CallTimeoutSeconds && slices.Equal(before.MCP.Tools, after.MCP.Tools) &&
+		slices.Equal(before.Skills.Disabled, after.Skills.Disabled) &&
 		maps.Equal(before.Pinned, after.Pinned)
 	if !same {
 		return fmt.Errorf("%w: the notes folder, the memory settings and the settings file's lists have their own controls", ErrNotUpdated)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -83,6 +84,9 @@ func (c Config) Validate() error {
 	if err := c.MCP.validate(); err != nil {
 		return err
 	}
+	if err := c.Skills.validate(); err != nil {
+		return err
+	}
 	if !slices.Contains(Profiles, c.Profile) {
 		return invalid("profile", "the permission profile must be one of %s; %q is not", strings.Join(Profiles, ", "), c.Profile)
 	}
@@ -137,6 +141,23 @@ func (m MCPSettings) validate() error {
 	for _, t := range m.Tools {
 		if len(t.Server) > MaxModelName || len(t.Tool) > MaxModelName || len(t.Effects) > MaxModelName {
 			return invalid("mcp.tools", "an MCP tool choice names a server, tool or effects longer than %d characters", MaxModelName)
+		}
+	}
+	return nil
+}
+
+// skillName is a skill's name as skills.Check allows it (config does not
+// import skills, which reads SKILL.md files).
+var skillName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// validate bounds the skills' settings: how many names, and each a name.
+func (s SkillSettings) validate() error {
+	if n := len(s.Disabled); n > MaxDisabledSkills {
+		return invalid("skills.disabled", "at most %d skills may be turned off; the list has %d", MaxDisabledSkills, n)
+	}
+	for _, name := range s.Disabled {
+		if len(name) > MaxSkillName || !skillName.MatchString(name) {
+			return invalid("skills.disabled", "%q is not a skill name (lowercase letters, digits and single hyphens, at most %d)", name, MaxSkillName)
 		}
 	}
 	return nil

@@ -44,6 +44,8 @@ type Env struct {
 	// run's context where activation puts them (Options.Fragment): how an
 	// evaluation runs a scenario with a candidate. Empty, nothing is added.
 	Fragment string
+	// DisabledSkills are the skills turned off in Settings.
+	DisabledSkills []string
 }
 
 // Instance is a running kernel. Close stops it as quitting Quire does.
@@ -228,6 +230,9 @@ func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*playe
 	}
 	if !sc.Setup.NoNotesFolder {
 		env.NotesDir = p.notes
+	}
+	if err := setupSkills(sc.Setup.Skills, &env); err != nil {
+		return p, err
 	}
 	if len(sc.Setup.Documents) > 0 {
 		env.DocsDir = filepath.Join(root, "docs")

@@ -89,6 +89,8 @@ type Setup struct {
 	// MCPCallSeconds is their tools' call deadline (default 60).
 	MCP            []MCPServer `yaml:"mcp"`
 	MCPCallSeconds int         `yaml:"mcp_call_seconds"`
+	// Skills are installed and turned-off skill packages (skills.go).
+	Skills SkillsSetup `yaml:"skills"`
 }
 
 // ModelSetup is a model the fake server has installed, as /api/show

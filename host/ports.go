@@ -288,3 +288,17 @@ type Evolution interface {
 	// signals, for a candidate (EvolutionState.Learn; off by default).
 	SetLearning(ctx context.Context, on bool) error
 }
+
+// Skills is Settings → Skills' back end (package skills): the installed
+// skills (shipped and the user's folder), each turned on or off for the runs
+// that start later, and a skill folder copied in.
+type Skills interface {
+	SkillList(ctx context.Context) (protocol.SkillList, error)
+	// SetSkillEnabled is refused (protocol.ErrNotFound) for a name no
+	// installed skill has.
+	SetSkillEnabled(ctx context.Context, name string, on bool) error
+	// InstallSkill checks the folder as a skill and copies its SKILL.md and
+	// the files it lists into the skills folder; refused in words when it
+	// is not a valid skill or one of its name is installed there already.
+	InstallSkill(ctx context.Context, dir string) (protocol.SkillInfo, error)
+}

@@ -15,6 +15,8 @@ var (
 	ErrTooLarge      = errors.New("the skill is too large")
 	ErrBadFile       = errors.New("a file the skill ships is not valid")
 	ErrNoInstruction = errors.New("the skill has no instructions")
+	ErrInstalled     = errors.New("a skill of that name is installed already")
+	ErrUnknownSkill  = errors.New("no skill of that name is installed")
 )
 
 func refuse(sentinel error, msg string) error {

@@ -95,19 +95,30 @@ var (
 // be the folder's name (as Agent Skills asks), so two folders cannot claim
 // one name.
 func ParseDir(dir string) (Skill, error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return Skill{}, refuse(ErrNoSkillFile, fmt.Sprintf("Quire cannot open the skill folder %s (%v): check that it exists and is readable.", dir, err))
-	}
-	defer root.Close()
-	sk, err := Parse(root.FS())
+	root, sk, err := parseRoot(dir)
 	if err != nil {
 		return Skill{}, err
 	}
+	root.Close()
 	if base := filepath.Base(dir); sk.Name != base {
 		return Skill{}, refuse(ErrBadField, fmt.Sprintf("The skill is named %q but its folder is %q: rename the folder or the skill so they match.", sk.Name, base))
 	}
 	return sk, nil
+}
+
+// parseRoot opens dir as an os.Root and parses the skill in it; the root
+// is the caller's to close (Install reads the files through it again).
+func parseRoot(dir string) (*os.Root, Skill, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, Skill{}, refuse(ErrNoSkillFile, fmt.Sprintf("Quire cannot open the skill folder %s (%v): check that it exists and is readable.", dir, err))
+	}
+	sk, err := Parse(root.FS())
+	if err != nil {
+		root.Close()
+		return nil, Skill{}, err
+	}
+	return root, sk, nil
 }
 
 // Parse reads and checks the skill whose folder is fsys: SKILL.md and the

@@ -37,11 +37,11 @@ func mapFS(skill string, extra map[string]string) fstest.MapFS {
 	return m
 }
 
-var shipped = map[string]string{"template.md": "# Week", "examples/one.md": "x"}
+var shippedFiles = map[string]string{"template.md": "# Week", "examples/one.md": "x"}
 
 func TestParseReadsEveryField(t *testing.T) {
 	t.Parallel()
-	sk, err := Parse(mapFS(good, shipped))
+	sk, err := Parse(mapFS(good, shippedFiles))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,12 +97,13 @@ func TestParseRefuses(t *testing.T) {
 		return "---\n" + strings.Join(lines, "\n") + "\n---\nDo it.\n"
 	}
 	nd := "description: d"
-	cases := []struct {
+	type refusal struct {
 		name     string
 		fsys     fstest.MapFS
 		sentinel error
 		says     string
-	}{
+	}
+	cases := []refusal{
 		{"no SKILL.md", fstest.MapFS{"README.md": {Data: []byte("x")}}, ErrNoSkillFile, "has no SKILL.md"},
 		{"SKILL.md a folder", fstest.MapFS{"SKILL.md/x": {Data: []byte("x")}}, ErrNoSkillFile, "is not a file"},
 		{"SKILL.md a symlink", fstest.MapFS{FileName: {Data: []byte("/etc/passwd"), Mode: os.ModeSymlink}}, ErrNoSkillFile, "symlink"},
@@ -112,6 +113,8 @@ func TestParseRefuses(t *testing.T) {
 		{"empty front matter", mapFS("---\n---\nx", nil), ErrFrontMatter, "is empty"},
 		{"unclosed front matter", mapFS("---\nname: a\ndescription: d\n", nil), ErrFrontMatter, "no closing line"},
 		{"invalid YAML", mapFS(head("name: [a", nd), nil), ErrFrontMatter, "not valid YAML"},
+		{"alias bomb", mapFS(head("name: a", nd, "x: &a [l, l, l, l, l, l, l, l, l]", "y: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]", "z: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]", "files: [*c, *c, *c, *c, *c, *c, *c, *c, *c]"), nil), ErrFrontMatter, "unknown field \"x\""},
+		{"alias bomb in a known field", mapFS(head("name: a", nd, "requires:", "  model: &a [tools, tools, tools, tools, tools, tools, tools, tools]", "  mcp: [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]"), nil), ErrFrontMatter, "wrong kind of value"},
 		{"duplicate key", mapFS(head("name: a", "name: b", nd), nil), ErrFrontMatter, `"name" twice (line 2)`},
 		{"front matter a list", mapFS(head("- a"), nil), ErrFrontMatter, "must be fields"},
 		{"unknown key", mapFS(head("name: a", nd, "allowed-tools: x"), nil), ErrFrontMatter, `unknown field "allowed-tools" (line 3)`},
@@ -149,21 +152,11 @@ func TestParseRefuses(t *testing.T) {
 		}), ErrTooLarge, "add up to more than 1024 KiB"},
 	}
 	cases = append(cases,
-		struct {
-			name     string
-			fsys     fstest.MapFS
-			sentinel error
-			says     string
-		}{"file a symlink", fstest.MapFS{
+		refusal{"file a symlink", fstest.MapFS{
 			FileName: {Data: []byte(head("name: a", nd, "files: [a.md]"))},
 			"a.md":   {Data: []byte("/etc/passwd"), Mode: os.ModeSymlink},
 		}, ErrBadFile, "symlink"},
-		struct {
-			name     string
-			fsys     fstest.MapFS
-			sentinel error
-			says     string
-		}{"file under a symlinked folder", fstest.MapFS{
+		refusal{"file under a symlinked folder", fstest.MapFS{
 			FileName: {Data: []byte(head("name: a", nd, "files: [d/a.md]"))},
 			"d":      {Data: []byte("/etc"), Mode: os.ModeSymlink},
 		}, ErrBadFile, "symlink"},

@@ -3016,4 +3016,46 @@ export const cases = [
       await page.screenshot({ path: shot.replace(/\.png$/, '-answered.png') });
     },
   },
+  {
+    name: 'Settings → Skills: the shipped skills are listed with their source, one turned off is gone from the next request (the other still listed by name and description, never its instructions), and a folder that is not a skill is refused in words',
+    slug: 'skills-settings',
+    async run({ page, base }) {
+      const text = async (id) => ((await $(page, id).textContent()) ?? '').trim();
+      const toggle = (name, on) =>
+        api(base, `/api/skills/${name}/enabled`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ enabled: on }) });
+      await useNotes(base); // the shipped skills need a notes folder
+      try {
+        await open(page, base);
+        await newChat(page);
+        await page.keyboard.press('Control+,');
+        await $(page, 'settings-panel').waitFor({ timeout: WAIT_MS });
+        await $(page, 'skill-weekly-review').waitFor({ timeout: WAIT_MS });
+        assert((await $(page, 'skill-weekly-review').getAttribute('data-state')) === 'on', 'weekly-review is on');
+        assert((await text('skill-meeting-notes')).includes('Shipped with Quire'), `where meeting-notes comes from: ${await text('skill-meeting-notes')}`);
+
+        await $(page, 'skill-toggle-weekly-review').uncheck();
+        await until(async () => (await $(page, 'skill-weekly-review').getAttribute('data-state')) === 'off', 'weekly-review shown off');
+        const listed = await (await api(base, '/api/skills')).json();
+        assert(listed.skills.find((s) => s.name === 'weekly-review')?.enabled === false, 'the host holds weekly-review off');
+
+        await $(page, 'skill-install-dir').fill(FX.notesDir);
+        await $(page, 'skill-install').click();
+        await until(async () => (await $(page, 'skills-error').count()) === 1 && (await text('skills-error')).includes('no SKILL.md'), 'the refusal of a folder that is not a skill');
+
+        await page.keyboard.press('Escape');
+        await until(async () => (await $(page, 'settings-panel').count()) === 0, 'the screen closed');
+        await send(page, P.stream);
+        await until(() => settled(page), 'the reply');
+        const id = await activeId(page);
+        const r = await api(base, `/api/sessions/${encodeURIComponent(id)}/calls/1/request`);
+        assert(r.status === 200, `the request, got ${r.status}`);
+        const sent = await r.text();
+        assert(sent.includes('- meeting-notes: Turn a pasted meeting transcript'), 'meeting-notes is listed by its description');
+        assert(!sent.includes('- weekly-review:'), 'weekly-review, turned off, is not listed');
+        assert(sent.includes('load_skill') && !sent.includes('Find the notes the meeting mentions'), 'load_skill is offered, the instructions are not sent');
+      } finally {
+        await toggle('weekly-review', true); // the cases after this one see the shipped skills on
+      }
+    },
+  },
 ];

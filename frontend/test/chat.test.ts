@@ -79,6 +79,12 @@ class FakeHost implements Transport {
   refuseCandidate = this.proposeCandidate;
   activateCandidate = this.proposeCandidate;
   rollbackCandidate = this.proposeCandidate;
+  // Nor are the skills (test/skills.test.ts).
+  skills = vi.fn(async () => {
+    throw new Error('no skills here');
+  });
+  setSkillEnabled = this.skills;
+  installSkill = this.skills;
   // The Settings screen is not this file's subject (test/settings.test.ts).
   settings = vi.fn(async () => {
     throw new Error('no settings here');

@@ -42,6 +42,8 @@ type Parts interface {
 	// MCP is the MCP servers (nil when they are not available): a reader's
 	// has the configuration, an owner's runs them.
 	MCP() host.MCP
+	// Skills are the installed skill packages (nil when not available).
+	Skills() host.Skills
 	Close()
 }
 
@@ -84,7 +86,7 @@ type Command struct {
 }
 
 // Names are the subcommands this package runs.
-var Names = []string{"doctor", "sessions", "replay", "export", "index", "search", "eval", "models", "pull", "organise", "evolve", "mcp", "run", "chat"}
+var Names = []string{"doctor", "sessions", "replay", "export", "index", "search", "eval", "models", "pull", "organise", "evolve", "mcp", "run", "chat", "skills"}
 
 // Lookup registers the flags of the subcommand name on fset and returns
 // it, or nil when there is no such subcommand.
@@ -115,6 +117,10 @@ func Lookup(name string, fset *flag.FlagSet) *Command {
 		run = o.run
 	case "models":
 		o := &modelsOptions{}
+		o.register(fset)
+		run = o.run
+	case "skills":
+		o := &skillsOptions{}
 		o.register(fset)
 		run = o.run
 	case "pull":

@@ -45,6 +45,7 @@ type Backend struct {
 	// Evolution is the Evolution panel's back end (evolution.go); nil:
 	// its routes say it is not available.
 	Evolution host.Evolution
+	Skills        host.Skills  // may be nil: no skills (skills.go)
 	// Show brings the window to the front (socket.go); nil for `quire serve`.
 	Show func(ctx context.Context) error
 	// Health watches the checks on its own (health.go); nil: the page asks
@@ -135,6 +136,7 @@ func (s *Server) routes() http.Handler {
 	s.batchRoutes(api)
 	s.mcpRoutes(api)
 	s.evolutionRoutes(api)
+	s.skillRoutes(api)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/handshake", s.handshake)
 	mux.Handle("/api/", requireHandshake(api))

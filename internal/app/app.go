@@ -46,6 +46,7 @@ import (
 	"quire/memory"
 	"quire/queue"
 	"quire/rag"
+	"quire/skills"
 )
 
 // Mode is how the parts are opened.
@@ -102,6 +103,10 @@ type Parts struct {
 	batchesOn  atomic.Bool      // the queue's workers are attached: the chat may start batches
 	workers    *runtime.Runtime // the queue's workers' runtime
 	memErr     error            // why mem is nil in an Owner
+	skills     *skills.Catalog  // the skill packages (skills.go); nil when off
+	// skillServers tells the skills which MCP servers run (nil: none
+	// does, until the MCP client is wired here).
+	skillServers skills.Servers
 
 	mcp        mcpParts     // the MCP servers (mcp.go)
 	health     *host.Health // started by the first host that shows it (Health)
@@ -157,6 +162,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	p := &Parts{mode: mode, settings: settings, log: log, ollama: ollama.New(hostURL, &http.Client{})}
 	if mode == Reader {
 		p.openReader(ctx)
+		p.openReaderSkills(cfg)
 		return p, nil
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
@@ -218,6 +224,12 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	// Memory shares rag's choice of embedder (nil: its offline one).
 	opts = append(opts, p.openMemory(ctx, emb)...)
 	opts = append(opts, p.openEvolution()...)
+	opts = append(opts, p.openSkills(cfg, func() modelCaps {
+		if p.catalog == nil {
+			return nil // a nil *ollama.Catalog is not a nil modelCaps
+		}
+		return p.catalog
+	})...)
 	// One catalog of what the models can do: the run's start asks whether
 	// its model takes tools, each step's compaction its context length.
 	catalog := ollama.NewCatalog(p.ollama)

@@ -19,6 +19,7 @@ func EvalBuilder(log *slog.Logger) eval.Builder {
 	return func(ctx context.Context, env eval.Env) (eval.Instance, error) {
 		settings := config.NewStore(config.Config{DataDir: env.DataDir, OllamaHost: env.OllamaHost, Model: env.Model, NumCtx: env.NumCtx,
 			NotesDir: env.NotesDir, EmbedModel: env.EmbedModel, MemoryWithoutAsking: env.RememberWithoutAsking,
+			Skills: config.SkillSettings{Disabled: env.DisabledSkills},
 			// One worker: the scripted model turns answer a batch's tasks in
 			// note order.
 			Batch: config.BatchSettings{Workers: 1}, MCP: config.MCPSettings{CallTimeoutSeconds: env.MCPCallSeconds}})

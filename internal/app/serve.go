@@ -15,7 +15,7 @@ import (
 // backend.
 func (p *Parts) ServeBackend(ctx context.Context, probePath string) httpapi.Backend {
 	return httpapi.Backend{Kernel: p.Kernel(), Doctor: p.Doctor, Settings: p.Settings(), Memory: p.Memory(),
-		Documents: p.Documents(ctx), Models: p.Models(), Notes: p.Notes(), Calls: p.Calls(), Conversations: p.Conversations(), Batches: p.Batches(), MCP: p.MCP(), Evolution: p.Evolution(), ProbePath: probePath, Health: p.Health(ctx), Claims: &p.claims}
+		Documents: p.Documents(ctx), Models: p.Models(), Notes: p.Notes(), Calls: p.Calls(), Conversations: p.Conversations(), Batches: p.Batches(), MCP: p.MCP(), Evolution: p.Evolution(), Skills: p.Skills(), ProbePath: probePath, Health: p.Health(ctx), Claims: &p.claims}
 }
 
 // Serve is `quire serve`'s HTTP host over b, made the one that asks the

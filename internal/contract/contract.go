@@ -32,6 +32,7 @@ import (
 	"quire/kernel/tool"
 	"quire/memory"
 	"quire/rag"
+	"quire/skills"
 	"quire/tools/notes"
 	"quire/tools/searchdocs"
 	"quire/tools/todo"
@@ -94,6 +95,8 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		reflect.TypeFor[protocol.ChangeState](), string(protocol.ChangeApplied), string(protocol.ChangeUndone), string(protocol.ChangeChangedSince))
 	f.Union("PermissionProfile", "How much Quire may do without asking (kernel/tool's profiles): minimal refuses all but reading, ask asks before anything else, write also changes notes unasked.",
 		nil, string(tool.Minimal), string(tool.AskMe), string(tool.Write))
+	f.Union("SkillSource", "Where a skill comes from: shipped in Quire, or a folder in the user's skills folder.", nil,
+		string(skills.FromBuiltin), string(skills.FromUser))
 	f.Union("Theme", "The window's look: the system's, light or dark.", nil, config.Themes...)
 	f.Union("PullState", "Where a model pull is (PullProgress.state): a cancelled one resumes when pulled again.", nil,
 		protocol.PullRunning, protocol.PullDone, protocol.PullCancelled, protocol.PullFailed)
@@ -226,6 +229,12 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"Candidate":            reflect.TypeFor[protocol.Candidate](),
 		"CandidateDetail":      reflect.TypeFor[protocol.CandidateDetail](),
 		"EvolutionState":       reflect.TypeFor[protocol.EvolutionState](),
+		"SkillInfo":            reflect.TypeFor[protocol.SkillInfo](),
+		"SkillRequires":        reflect.TypeFor[protocol.SkillRequires](),
+		"SkillProblem":         reflect.TypeFor[protocol.SkillProblem](),
+		"SkillList":            reflect.TypeFor[protocol.SkillList](),
+		"SkillToggle":          reflect.TypeFor[protocol.SkillToggle](),
+		"SkillInstall":         reflect.TypeFor[protocol.SkillInstall](),
 		"Check":                reflect.TypeFor[doctor.Check](),
 		"DoctorReport":         reflect.TypeFor[doctor.Report](),
 	})
@@ -250,6 +259,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Field(reflect.TypeFor[protocol.PullProgress](), "problem", "PullProblem")
 	f.Field(reflect.TypeFor[protocol.RecommendedModel](), "role", "ModelRole")
 	f.Field(reflect.TypeFor[doctor.Check](), "action", "CheckAction")
+	f.Field(reflect.TypeFor[protocol.SkillInfo](), "source", "SkillSource")
 	f.Field(reflect.TypeFor[protocol.ChangeRecord](), "kind", "ChangeKind")
 	f.Field(reflect.TypeFor[protocol.WritePreview](), "kind", "ChangeKind")
 	f.Field(reflect.TypeFor[protocol.MessageHit](), "role", "'user' | 'assistant'")

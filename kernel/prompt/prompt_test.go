@@ -97,3 +97,24 @@ func TestTheSameTextInAnotherZoneHashesDifferently(t *testing.T) {
 		t.Fatal("a zone change did not change the hash")
 	}
 }
+
+// TestOfferedToolsAreWhatTheRunGave: a dynamic fragment reads the tools
+// the run froze from its context, and nothing outside a run's assembly.
+func TestOfferedToolsAreWhatTheRunGave(t *testing.T) {
+	if got := OfferedTools(context.Background()); got != nil {
+		t.Fatalf("outside a run: %v", got)
+	}
+	frozen := map[string]map[string]any{"load_skill": {"type": "object"}}
+	a := New()
+	var seen map[string]map[string]any
+	a.Register(Fragment{Name: "reader", Dynamic: func(ctx context.Context) (string, error) {
+		seen = OfferedTools(ctx)
+		return "x", nil
+	}})
+	if _, err := a.Assemble(WithTools(context.Background(), frozen)); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 || seen["load_skill"]["type"] != "object" {
+		t.Fatalf("the fragment saw %v", seen)
+	}
+}

@@ -16,3 +16,21 @@ func Request(ctx context.Context) string {
 	s, _ := ctx.Value(requestKey{}).(string)
 	return s
 }
+
+type toolsKey struct{}
+
+// WithTools tells dynamic fragments the JSON Schema of the parameters of
+// each tool the run offers (by name), as the run froze them when it opened:
+// a fragment that speaks of tools (the skills list, whose load_skill tool
+// takes an enum of names) then says the same at every step of the run, even
+// when a setting changes mid-run.
+func WithTools(ctx context.Context, params map[string]map[string]any) context.Context {
+	return context.WithValue(ctx, toolsKey{}, params)
+}
+
+// OfferedTools is what WithTools gave (nil outside a run's assembly). The maps are
+// the run's: read them, never change them.
+func OfferedTools(ctx context.Context) map[string]map[string]any {
+	m, _ := ctx.Value(toolsKey{}).(map[string]map[string]any)
+	return m
+}

@@ -1,15 +1,12 @@
 package runtime_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 
 	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
-	"quire/kernel/provider"
-	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
 	"quire/kernel/store"
 )
@@ -32,27 +29,13 @@ func seqOf(t *testing.T, evs []event.Event, typ event.Type, n int) int64 {
 // sentAsRebuilt checks that the fake server's requests from index from on
 // are, byte for byte (canonical JSON), requests 1.. of session rebuilt from
 // the log by r: the runtime, or a Reader as `quire replay -request N` uses.
-func sentAsRebuilt(t *testing.T, r interface {
-	Request(ctx context.Context, session string, n int) (provider.Request, error)
-}, k *testkit.Kernel, session string, from int) {
+func sentAsRebuilt(t *testing.T, r testkit.Rebuilder, k *testkit.Kernel, session string, from int) {
 	t.Helper()
 	sent := k.Ollama.Requests()[from:]
 	if len(sent) == 0 {
 		t.Fatal("no request was sent")
 	}
-	for n, s := range sent {
-		req, err := r.Request(t.Context(), session, n+1)
-		if err != nil {
-			t.Fatalf("request %d of %s: %v", n+1, session, err)
-		}
-		body, err := ollama.RequestJSON(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rebuilt, was := canonical(t, body), canonical(t, s.Body); rebuilt != was {
-			t.Fatalf("request %d of %s rebuilt from the log:\n%s\nsent:\n%s", n+1, session, rebuilt, was)
-		}
-	}
+	testkit.RebuiltAsSent(t, r, session, sent)
 }
 
 // twoTurns is a conversation "hi" → "hello", "what is 2+2?" → "4".

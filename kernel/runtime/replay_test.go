@@ -1,32 +1,15 @@
 package runtime_test
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"testing"
 
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
-	"quire/kernel/provider"
-	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
 	"quire/kernel/store"
 	"quire/kernel/tool"
 )
-
-func canonical(t *testing.T, b []byte) string {
-	t.Helper()
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		t.Fatal(err)
-	}
-	out, _ := json.Marshal(v)
-	return string(out)
-}
 
 // rebuiltAsSent checks that every request the fake server received from
 // the session is, byte for byte (canonical JSON), Request(n) rebuilt from
@@ -38,23 +21,9 @@ func rebuiltAsSent(t *testing.T, k *testkit.Kernel, s string) {
 
 // rebuiltBy is rebuiltAsSent for whatever rebuilds requests: the runtime
 // that sent them, or a Reader of the same log.
-func rebuiltBy(t *testing.T, r interface {
-	Request(ctx context.Context, session string, n int) (provider.Request, error)
-}, k *testkit.Kernel, s string) {
+func rebuiltBy(t *testing.T, r testkit.Rebuilder, k *testkit.Kernel, s string) {
 	t.Helper()
-	for n, sent := range k.Ollama.Requests() {
-		req, err := r.Request(t.Context(), s, n+1)
-		if err != nil {
-			t.Fatalf("request %d: %v", n+1, err)
-		}
-		body, err := ollama.RequestJSON(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rebuilt, was := canonical(t, body), canonical(t, sent.Body); rebuilt != was {
-			t.Fatalf("request %d rebuilt from the log:\n%s\nsent:\n%s", n+1, rebuilt, was)
-		}
-	}
+	testkit.RebuiltAsSent(t, r, s, k.Ollama.Requests())
 }
 
 // planChat is a conversation of two runs with a system text and a tool:

@@ -318,7 +318,7 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 	}
 	r.withholdTools(ctx, caps)
 	r.capContext(ctx, caps)
-	assembled, err := r.prompt.Assemble(prompt.WithAboutUser(prompt.WithSession(ctx, session), s.AboutYou))
+	assembled, err := r.prompt.Assemble(offered(prompt.WithAboutUser(prompt.WithSession(ctx, session), s.AboutYou), *caps))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -332,6 +332,16 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 		}
 	}
 	return caps, tools, nil
+}
+
+// offered tells the context's fragments the tools the run froze (after
+// layers and withholding), so what they say matches what it can call.
+func offered(ctx context.Context, caps event.Capabilities) context.Context {
+	params := make(map[string]map[string]any, len(caps.Tools))
+	for _, d := range caps.Tools {
+		params[d.Name] = d.Parameters
+	}
+	return prompt.WithTools(ctx, params)
 }
 
 // inheritedRead reports whether a branch's history, taken from its parent

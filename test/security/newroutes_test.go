@@ -15,8 +15,8 @@ import (
 // TestTheNewRoutesAreBehindTheGuard plays the guard's attacks against every
 // route issues 17, 18, 19 and 20 added — the chat search, the export, the
 // inspector, edit / regenerate / continue, the Notes panel, the batch
-// queue, the MCP servers (adding one runs a command on this machine) and
-// the Evolution panel: no secret (401), another web page's Origin even with the secret
+// queue, the MCP servers (adding one runs a command on this machine), the
+// skills and the Evolution panel: no secret (401), another web page's Origin even with the secret
 // (403), a cross-site fetch (403), and a text/plain POST with the cookie the
 // browser adds (415). Each is refused with a sentence before its route runs
 // (a route's own refusals are 400, 404 or 409, so a route mounted outside
@@ -50,6 +50,7 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 		"/api/evolution",
 		"/api/evolution/signals",
 		"/api/evolution/cand_x",
+		"/api/skills",
 	}
 	evil := `{"name":"evil","command":"/bin/sh","args":["-c","touch /tmp/pwned"],"enabled":true}`
 	writes := []struct{ path, body string }{
@@ -74,6 +75,8 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 		{"/api/evolution/cand_x/refuse", `{"reason":"x"}`},
 		{"/api/evolution/cand_x/rollback", `{}`},
 		{"/api/evolution/rollback", `{}`},
+		{"/api/skills/weekly-review/enabled", `{"enabled":false}`},
+		{"/api/skills/install", `{"dir":"/tmp"}`},
 	}
 	proto := map[string]string{"Quire-Protocol": protocol.Version}
 	with := func(extra map[string]string) map[string]string {
@@ -147,7 +150,22 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 	}
 	// The same routes answer the owner's page: the refusals above are the
 	// guard's, not routes that fail anyway.
-	for _, p := range []string{"/api/search?q=inbox", "/api/notes/tree", "/api/batches", "/api/mcp", "/api/sessions/" + id + "/export"} {
+	if s.backend.Skills == nil {
+		t.Fatal("quire serve has no skills backend")
+	}
+	skills, err := s.backend.Skills.SkillList(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sk := range skills.Skills {
+		if !sk.Enabled {
+			t.Fatalf("the attacks turned %s off", sk.Name)
+		}
+	}
+	if len(skills.Skills) != 2 {
+		t.Fatalf("the attacks installed a skill: %+v", skills.Skills)
+	}
+	for _, p := range []string{"/api/search?q=inbox", "/api/notes/tree", "/api/batches", "/api/mcp", "/api/skills", "/api/sessions/" + id + "/export"} {
 		if code, body := s.do(t, s.owner("GET", p, "")); code != 200 {
 			t.Errorf("the owner's page: GET %s = %d %s", p, code, body)
 		}

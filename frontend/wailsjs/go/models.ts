@@ -2555,6 +2555,118 @@ export namespace protocol {
 		}
 	}
 	
+	export class SkillRequires {
+	    model: string[];
+	    mcp: string[];
+	    notes: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new SkillRequires(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.mcp = source["mcp"];
+	        this.notes = source["notes"];
+	    }
+	}
+	export class SkillInfo {
+	    name: string;
+	    description: string;
+	    when?: string;
+	    source: string;
+	    replaces?: boolean;
+	    enabled: boolean;
+	    unavailable?: string;
+	    requires: SkillRequires;
+	    files: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SkillInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.when = source["when"];
+	        this.source = source["source"];
+	        this.replaces = source["replaces"];
+	        this.enabled = source["enabled"];
+	        this.unavailable = source["unavailable"];
+	        this.requires = this.convertValues(source["requires"], SkillRequires);
+	        this.files = source["files"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SkillProblem {
+	    folder: string;
+	    reason: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SkillProblem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.folder = source["folder"];
+	        this.reason = source["reason"];
+	    }
+	}
+	export class SkillList {
+	    skills: SkillInfo[];
+	    problems: SkillProblem[];
+	    folder: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SkillList(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.skills = this.convertValues(source["skills"], SkillInfo);
+	        this.problems = this.convertValues(source["problems"], SkillProblem);
+	        this.folder = source["folder"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
 	
 	
 	

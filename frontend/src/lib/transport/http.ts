@@ -53,6 +53,8 @@ import {
   type Session,
   type Settings,
   type SettingsScreen,
+  type SkillInfo,
+  type SkillList,
   type UserSettings,
   type ViewSnapshot,
   type ChangeList,
@@ -78,6 +80,7 @@ import { mcpImport, mcpList, mcpServer, type MCPAction, type McpImport, type Mcp
 import { modelsState, NO_MODEL_NAME } from './models';
 import { changeList, noteFolder, undoOutcome } from './notes';
 import { SettingRefused, settingsScreen } from './settings';
+import { NO_SKILL_FOLDER, skillList } from './skills';
 import { memoryList, NO_FOLDER_PATH, type Transport } from './transport';
 
 type FetchFn = typeof fetch;
@@ -500,6 +503,20 @@ export class HttpTransport implements Transport {
       return Promise.reject(new Error('The proposed change has arguments Quire cannot read, so there is nothing to preview.'));
     }
     return this.request<WritePreview>('POST', '/api/notes/preview', { body: { tool, arguments: parsed } });
+  }
+  /** GET /api/skills → every installed skill, the folders that are not skills, the skills folder. */
+  async skills(): Promise<SkillList> {
+    return skillList(await this.request<SkillList>('GET', '/api/skills'));
+  }
+  /** POST /api/skills/{name}/enabled {enabled} → 204, or 404 {"error"} for a name no skill has. */
+  async setSkillEnabled(name: string, on: boolean): Promise<void> {
+    await this.request<void>('POST', `/api/skills/${encodeURIComponent(name)}/enabled`, { body: { enabled: on } });
+  }
+  /** POST /api/skills/install {dir} → the skill, or 400/409 {"error"} for a folder that cannot be installed. */
+  async installSkill(dir: string): Promise<SkillInfo> {
+    const d = dir.trim();
+    if (!d) throw new Error(NO_SKILL_FOLDER);
+    return this.request<SkillInfo>('POST', '/api/skills/install', { body: { dir: d } });
   }
   private static batchPath(id: string, action = ''): string {
     return `/api/batches/${encodeURIComponent(id)}${action ? `/${action}` : ''}`;

@@ -18,13 +18,14 @@
 // shows it and calls QuestionShown, which only lets the dialog open.
 import * as bound from '../../../wailsjs/go/main/App';
 import * as boundRuntime from '../../../wailsjs/runtime/runtime';
-import type { Batch, BatchDecision, BatchProgress, BatchReview, BranchResult, Call, CallList, DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, MessageSearch, ModelsState, OllamaCheck, PullProgress, QEvent, Question, Session, SettingsSaved, SettingsScreen, UserSettings, ViewSnapshot } from '../protocol';
+import type { Batch, BatchDecision, BatchProgress, BatchReview, BranchResult, Call, CallList, DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, MessageSearch, ModelsState, OllamaCheck, PullProgress, QEvent, Question, Session, SettingsSaved, SettingsScreen, SkillInfo, SkillList, UserSettings, ViewSnapshot } from '../protocol';
 import { callDetail, callList, NO_CALLS } from './calls';
 import { messageSearch, NO_EXPORT, NO_SEARCH, type ExportFormat, type Exported } from './conversations';
 import { batchReview, NO_BATCH_FOLDER, NO_BATCHES } from './batches';
 import { mcpImport, mcpList, mcpServer, NO_MCP, type MCPAction, type McpImport, type McpList, type McpServer } from './mcp';
 import { candidate, candidateDetail, evaluationReport, evolutionState, NO_EVOLUTION } from './evolution';
 import type { Activation, Approval, Candidate, CandidateDetail, CandidateDraft, EvaluationReport, EvolutionState } from '../protocol';
+import { NO_SKILL_FOLDER, NO_SKILLS, skillList } from './skills';
 import { modelsState, NO_MODEL_NAME, NO_MODELS } from './models';
 import { changeList, NO_NOTES, noteFolder, undoOutcome } from './notes';
 import type { MCPImport, MCPList, MCPServer, MCPServerConfig, MCPToolChoice } from '../protocol';
@@ -114,6 +115,10 @@ export interface WailsApp {
    * first and resolve with the batch unchanged on No. Optional: an older
    * Quire has none.
    */
+  /** Settings → Skills (app.go). Optional: an older Quire has none. */
+  Skills?: Method<'Skills', SkillList>;
+  SetSkillEnabled?: Method<'SetSkillEnabled', void>;
+  InstallSkill?: Method<'InstallSkill', SkillInfo>;
   Batches?: Method<'Batches', Batch[] | null>;
   BatchReview?: Method<'BatchReview', BatchReview>;
   StartBatch?: Method<'StartBatch', Batch>;
@@ -407,6 +412,21 @@ export class WailsTransport implements Transport {
   }
   previewWrite(tool: string, args: string): Promise<WritePreview> {
     return this.notes(this.app.PreviewWrite ? (a) => a.PreviewWrite!(tool, args) : null);
+  }
+  /** Calls a skills method the window may not have (an older Quire). */
+  private sk<T>(f: ((app: WailsApp) => Promise<T>) | null): Promise<T> {
+    return this.call(() => (f ? f(this.app) : Promise.reject(NO_SKILLS)));
+  }
+  async skills(): Promise<SkillList> {
+    return skillList(await this.sk(this.app.Skills ? (a) => a.Skills!() : null));
+  }
+  async setSkillEnabled(name: string, on: boolean): Promise<void> {
+    await this.sk(this.app.SetSkillEnabled ? (a) => a.SetSkillEnabled!(name, on) : null);
+  }
+  async installSkill(dir: string): Promise<SkillInfo> {
+    const d = dir.trim();
+    if (!d) throw new Error(NO_SKILL_FOLDER);
+    return this.sk(this.app.InstallSkill ? (a) => a.InstallSkill!(d) : null);
   }
   /** Calls a batches method the window may not have (an older Quire). */
   private bat<T>(f: ((app: WailsApp) => Promise<T>) | null): Promise<T> {

@@ -67,6 +67,8 @@ export function ImportMCP(arg1:string):Promise<protocol.MCPImport>;
 
 export function IndexPaths(arg1:Array<string>):Promise<void>;
 
+export function InstallSkill(arg1:string):Promise<protocol.SkillInfo>;
+
 export function ListSessions():Promise<Array<protocol.Session>>;
 
 export function MCPServers():Promise<protocol.MCPList>;
@@ -139,7 +141,11 @@ export function SetMemoryApproval(arg1:boolean):Promise<void>;
 
 export function SetMemoryLearning(arg1:boolean):Promise<void>;
 
+export function SetSkillEnabled(arg1:string,arg2:boolean):Promise<void>;
+
 export function Settings():Promise<protocol.SettingsScreen>;
+
+export function Skills():Promise<protocol.SkillList>;
 
 export function StartBatch(arg1:string):Promise<protocol.Batch>;
 

@@ -130,6 +130,10 @@ export function IndexPaths(arg1) {
   return window['go']['main']['App']['IndexPaths'](arg1);
 }
 
+export function InstallSkill(arg1) {
+  return window['go']['main']['App']['InstallSkill'](arg1);
+}
+
 export function ListSessions() {
   return window['go']['main']['App']['ListSessions']();
 }
@@ -274,8 +278,16 @@ export function SetMemoryLearning(arg1) {
   return window['go']['main']['App']['SetMemoryLearning'](arg1);
 }
 
+export function SetSkillEnabled(arg1, arg2) {
+  return window['go']['main']['App']['SetSkillEnabled'](arg1, arg2);
+}
+
 export function Settings() {
   return window['go']['main']['App']['Settings']();
+}
+
+export function Skills() {
+  return window['go']['main']['App']['Skills']();
 }
 
 export function StartBatch(arg1) {
