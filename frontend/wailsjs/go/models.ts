@@ -2555,6 +2555,8 @@ export namespace protocol {
 		}
 	}
 	
+	
+	
 	export class SkillRequires {
 	    model: string[];
 	    mcp: string[];
@@ -2665,8 +2667,6 @@ export namespace protocol {
 		    return a;
 		}
 	}
-	
-	
 	
 	
 	

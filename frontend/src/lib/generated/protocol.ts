@@ -79,13 +79,31 @@ export type CheckAction = 'install-ollama' | 'download-model' | 'settings';
 export type BatchState = 'running' | 'paused' | 'reviewing' | 'applying' | 'done' | 'cancelled' | 'failed' | 'undone';
 
 /** Who a session is for (Session.kind, SessionCreatedPayload.kind): worker is a task queue worker's run, never one of the user's chats; a chat has none. */
-export type SessionKind = 'worker';
+export type SessionKind = 'worker' | 'evolution';
+
+/** What a candidate improvement is (Candidate.kind): a prompt fragment, a skill or a workflow. */
+export type CandidateKind = 'prompt' | 'skill' | 'workflow';
+
+/** Where a candidate stands (Candidate.state). */
+export type CandidateState = 'proposed' | 'evaluated' | 'approved' | 'active' | 'rolled-back' | 'refused';
+
+/** Who wrote a candidate (Candidate.author). */
+export type CandidateAuthor = 'model' | 'user';
+
+/** Where an active candidate applies: this notes folder, or every conversation. */
+export type ActivationScope = 'folder' | 'all';
+
+/** What a signal observed in a finished run (EvolutionSignal.kind). */
+export type SignalKind = 'denied' | 'undone' | 'correction' | 'failed-search' | 'restated';
 
 /** Where one note's task is (BatchTask.state). */
 export type TaskState = 'queued' | 'claimed' | 'done' | 'failed';
 
 /** What an applied batch did to a note (BatchChange.kind). */
 export type BatchChangeKind = 'move' | 'edit';
+
+/** Where an MCP server is (MCPServer.state): failed says why in reason. */
+export type MCPState = 'starting' | 'running' | 'stopped' | 'failed';
 
 /** The commands a host sends (Command.type). */
 export type CommandType = 'session.create' | 'session.rename' | 'session.delete' | 'message.send' | 'run.cancel' | 'permission.answer' | 'message.edit' | 'message.regenerate' | 'run.continue';
@@ -95,6 +113,17 @@ export type CallOutcome = 'replied' | 'failed' | 'retried' | 'ended' | 'open';
 
 /** How a message of a call's request differs from the call before (CallMessage.change). */
 export type CallChange = 'same' | 'added' | 'changed';
+
+/**
+ * Activation is where an approved candidate is to apply: Scope ScopeFolder
+ * (the current notes folder) or ScopeAll. Replaces must name the version of
+ * the same Name that is active now ("" when none): activating v2 over v1 is
+ * never silent.
+ */
+export interface Activation {
+  scope: ActivationScope;
+  replaces?: string;
+}
 
 /**
  * AnswerPayload answers a permission question in-page (the window answers
@@ -115,6 +144,21 @@ export interface AnswerPayload {
 export interface AppliedBatch {
   batch: Batch;
   changes: BatchChange[] | null;
+}
+
+/**
+ * Approval is the user's yes: Accepted names the regressions the user saw
+ * and accepts (each of the report's Regressions must be named).
+ */
+export interface Approval {
+  accepted?: string[];
+}
+
+/** Artifact is exactly one of the three kinds. */
+export interface Artifact {
+  prompt?: PromptFragment;
+  skill?: SkillArtifact;
+  workflow?: WorkflowArtifact;
 }
 
 /** Batch is one batch's summary. */
@@ -404,6 +448,65 @@ export interface CallToolCall {
   arguments: string;
 }
 
+/** Candidate is one immutable version of an improvement and where it stands. */
+export interface Candidate {
+  id: string;
+  name: string;
+  kind: CandidateKind;
+  version: number;
+  replaces?: string;
+  artifact: Artifact;
+  origin: CandidateOrigin;
+  why?: string;
+  author: CandidateAuthor;
+  state: CandidateState;
+  /** Seq is the candidate's event in the evolution log. */
+  seq: number;
+  createdAt: string;
+  evaluation?: EvaluationReport;
+  approval?: Approval;
+  /** Scope and Folder say where it is active (State active). */
+  scope?: ActivationScope;
+  folder?: string;
+  monitor: VersionMonitor;
+}
+
+/**
+ * CandidateDetail is a candidate with what the panel shows beside it: the
+ * version active now of the same Name (the diff's other side), the signals
+ * of its origin, and the signals seen while it was active.
+ */
+export interface CandidateDetail {
+  candidate: Candidate;
+  active?: Candidate;
+  evidence: EvolutionSignal[] | null;
+  since: EvolutionSignal[] | null;
+}
+
+/**
+ * CandidateDraft is a candidate as written (by the user, or by the model's
+ * proposal): Name groups the versions of one improvement; Replaces is the
+ * ID of the version it would replace (the active one, or "" for the first).
+ */
+export interface CandidateDraft {
+  name: string;
+  kind: CandidateKind;
+  artifact: Artifact;
+  origin: CandidateOrigin;
+  replaces?: string;
+  /** Why is the author's one-paragraph reason, shown with the evidence. */
+  why?: string;
+}
+
+/**
+ * CandidateOrigin is what a candidate came from: the runs it draws on (an
+ * evaluation replays their first user message) and the signals among them.
+ */
+export interface CandidateOrigin {
+  runs: RunRef[] | null;
+  signals: SignalRef[] | null;
+}
+
 /**
  * ChangeList is every change by Quire, newest first, across conversations;
  * Omitted counts older ones past the bound.
@@ -591,6 +694,17 @@ export interface EmbeddingState {
 }
 
 /**
+ * EvaluationReport is a candidate's isolated evaluation: every scenario run
+ * in a temporary data folder, never the user's notes, with and without it.
+ */
+export interface EvaluationReport {
+  candidate: string;
+  scenarios: ScenarioResult[] | null;
+  model?: string;
+  at: string;
+}
+
+/**
  * Event is one entry of a session's log as a host sees it. Seq is per session,
  * from 0, without gaps: a host that has seen seq n asks for n+1 to resume.
  */
@@ -603,6 +717,35 @@ export interface EventEnvelope {
   visibility: Visibility;
   sources?: number[];
   payload: unknown;
+}
+
+/**
+ * EvolutionSignal is one observation of a finished run: what the user
+ * refused, undid, corrected, searched for in vain or said again. Seqs are
+ * the events of Session it was read from; Seq is the signal's own event
+ * (evolution.signal, in the same session). Versions are the candidate IDs
+ * that were active for the run, so monitoring counts it per version.
+ */
+export interface EvolutionSignal {
+  kind: SignalKind;
+  session: string;
+  run: string;
+  seq: number;
+  seqs: number[] | null;
+  text: string;
+  tool?: string;
+  versions?: string[];
+  at: string;
+}
+
+/**
+ * EvolutionState is every candidate (newest first), the latest signals
+ * (at most MaxListedSignals) and whether the model may propose (Learn).
+ */
+export interface EvolutionState {
+  candidates: Candidate[] | null;
+  signals: EvolutionSignal[] | null;
+  learn: boolean;
 }
 
 /**
@@ -634,6 +777,139 @@ export interface IndexProgress {
    * searches use the old vectors until it is done.
    */
   reembedding?: string;
+}
+
+/**
+ * MCPImport is what a pasted mcp.json did: the servers added (or
+ * replaced, by name) and those refused, each with why.
+ */
+export interface MCPImport {
+  added: string[] | null;
+  refused: MCPImportIssue[] | null;
+}
+
+/** MCPImportIssue is one server of a pasted config that was not taken. */
+export interface MCPImportIssue {
+  name: string;
+  /** a sentence for the user */
+  reason: string;
+}
+
+/** MCPList is every configured server, in name order. */
+export interface MCPList {
+  servers: MCPServer[] | null;
+  /** Tokens is the enabled, offered tools' declarations across servers. */
+  tokens: number;
+  /**
+   * Problem says why the configuration file could not be read ("" if it
+   * was): the servers list is then empty and nothing is overwritten.
+   */
+  problem?: string;
+}
+
+/** MCPServer is one server as it is now. */
+export interface MCPServer {
+  config: MCPServerConfig;
+  /** MCP* states */
+  state: MCPState;
+  /**
+   * Reason says, for people, why the server is failed or stopped and what
+   * to do ("" when running).
+   */
+  reason?: string;
+  /** the stdio child's process id while it runs */
+  pid?: number;
+  /** SinceMs is when it entered State (Unix ms). */
+  sinceMs: number;
+  /**
+   * Stderr is the last MCPStderrBytes the child wrote to its stderr (kept
+   * after it died, so a failure can be read).
+   */
+  stderr?: string;
+  /**
+   * ProtocolVersion is the MCP version the handshake agreed on; Server
+   * the server's own name and version.
+   */
+  protocolVersion?: string;
+  server?: string;
+  tools: MCPTool[] | null;
+  /**
+   * Tokens is what the enabled tools' declarations cost in the model's
+   * context (an estimate: 4 characters a token), summed.
+   */
+  tokens: number;
+  /** LeftOff is how many tools past MCPMaxToolsPerServer were not taken. */
+  leftOff?: number;
+}
+
+/**
+ * MCPServerConfig is one configured server: a stdio command (Command,
+ * Args, Env) or a Streamable HTTP address (URL, Headers), never both.
+ * Disabled servers stay configured and are not started.
+ */
+export interface MCPServerConfig {
+  name: string;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  url?: string;
+  headers?: Record<string, string>;
+  enabled: boolean;
+}
+
+/** MCPTool is one tool of a server, as Quire offers it. */
+export interface MCPTool {
+  /** the namespaced name the model calls (server__tool) */
+  name: string;
+  /** the server's configured name */
+  server: string;
+  /** the server's own name for it */
+  tool: string;
+  description: string;
+  /**
+   * Effects are what Quire treats the tool as doing, in the settings
+   * spelling ("read", "write+net"): the declared ones, or the user's
+   * override.
+   */
+  effects: string;
+  /**
+   * ReadOnly and Destructive are the server's annotations (readOnlyHint,
+   * destructiveHint); a tool with no readOnlyHint is write+net.
+   */
+  readOnly: boolean;
+  destructive: boolean;
+  /** Override is the user's effects choice ("" for none). */
+  override?: string;
+  /**
+   * Loosened: the override asks less than the annotations would (the
+   * user made the choice; the screens show it).
+   */
+  loosened?: boolean;
+  enabled: boolean;
+  /** Tokens is the declaration's cost in the model's context (estimate). */
+  tokens: number;
+  /**
+   * Problem says why the tool is not offered though enabled (its schema
+   * does not compile, its name clashes); "" when it is offered.
+   */
+  problem?: string;
+}
+
+/**
+ * MCPToolChoice is what the user chose for one tool of one server: kept
+ * by Quire (settings.json), so re-pasting a server's config loses nothing.
+ */
+export interface MCPToolChoice {
+  server: string;
+  /** the server's own name for it */
+  tool: string;
+  enabled: boolean;
+  /**
+   * Effects overrides the declared effects ("" for the declared ones):
+   * "write+net" tightens a read-only tool; "read" loosens one the server
+   * did not declare read-only, and the tool then shows Loosened.
+   */
+  effects?: string;
 }
 
 /**
@@ -832,6 +1108,14 @@ export interface OllamaCheck {
   message: string;
 }
 
+/**
+ * PromptFragment is a bounded text that enters the system text while the
+ * candidate is active.
+ */
+export interface PromptFragment {
+  text: string;
+}
+
 /** Proposal is a worker's structured answer for one note. */
 export interface Proposal {
   /** proposed new path, relative to the notes root; "" = stay where it is */
@@ -963,6 +1247,31 @@ export interface ReviewItem {
   selected: boolean;
 }
 
+/** RunRef names a run of a session. */
+export interface RunRef {
+  session: string;
+  run: string;
+}
+
+/**
+ * ScenarioResult is one scenario of an evaluation: an eval set scenario,
+ * or (Replay set) the replay of an origin run's first user message.
+ */
+export interface ScenarioResult {
+  name: string;
+  replay?: RunRef;
+  without: ScenarioRun;
+  with: ScenarioRun;
+}
+
+/** ScenarioRun is one side of a scenario: with or without the candidate. */
+export interface ScenarioRun {
+  passed: boolean;
+  tokens: number;
+  steps: number;
+  failure?: string;
+}
+
 /**
  * SendMessagePayload is a message from the user. Intent is when it is taken
  * up: "follow_up" (the default: the next run, queued if one is going),
@@ -1074,6 +1383,20 @@ export interface SettingsScreen {
    * start given it again uses that instead of what is saved here.
    */
   pinned: Record<string, string> | null;
+}
+
+/** SignalRef names a signal by its event. */
+export interface SignalRef {
+  session: string;
+  seq: number;
+}
+
+/**
+ * SkillArtifact is a skill as issue 19 writes it: one SKILL.md, whose
+ * front matter may not declare grants.
+ */
+export interface SkillArtifact {
+  skillMd: string;
 }
 
 /**
@@ -1215,6 +1538,32 @@ export interface UserSettings {
 }
 
 /**
+ * VersionMonitor counts what happened while a version was active: the runs
+ * it was active for and the signals of each kind in them.
+ */
+export interface VersionMonitor {
+  runs: number;
+  signals: Record<string, number> | null;
+}
+
+/**
+ * WorkflowArtifact is a named task ("file inbox notes by my rules"): its
+ * text, with {param} placeholders, is sent as a chat task. It carries no
+ * tools and no approve mode: a run of it asks as any chat does.
+ */
+export interface WorkflowArtifact {
+  task: string;
+  params?: WorkflowParam[];
+}
+
+/** WorkflowParam is one parameter of a workflow: {name} in its task text. */
+export interface WorkflowParam {
+  name: string;
+  description?: string;
+  default?: string;
+}
+
+/**
  * WritePreview is a proposed write shown on its note before the user
  * answers: computed by the write's own code without writing. Before and
  * After are the note's text (nil: no note), bounded like a preview; Diff
@@ -1280,6 +1629,88 @@ export interface ContextTextPayload {
   hash: string;
   zones: ZoneText[] | null;
   parts?: string[];
+}
+
+/**
+ * EvolutionActivatedPayload makes an approved candidate active in Scope
+ * (Folder for the folder scope); Replaces is the version of the same name
+ * it takes over from, which stays for rollback.
+ */
+export interface EvolutionActivatedPayload {
+  id: string;
+  scope: string;
+  folder?: string;
+  replaces?: string;
+}
+
+/** EvolutionApprovedPayload is the user's yes, naming the regressions seen. */
+export interface EvolutionApprovedPayload {
+  id: string;
+  accepted?: string[];
+}
+
+/**
+ * EvolutionCandidatePayload is one immutable version. Artifact is the
+ * artifact as written; evolve decodes it refusing unknown fields, so a
+ * candidate can hold nothing but a fragment's text, a SKILL.md or a task.
+ */
+export interface EvolutionCandidatePayload {
+  id: string;
+  name: string;
+  kind: string;
+  version: number;
+  replaces?: string;
+  artifact: unknown;
+  runs?: EvolutionRef[];
+  signals?: EvolutionRef[];
+  why?: string;
+  author: string;
+}
+
+/**
+ * EvolutionEvaluatedPayload records a candidate's evaluation report
+ * (protocol.EvaluationReport, as JSON).
+ */
+export interface EvolutionEvaluatedPayload {
+  id: string;
+  report: unknown;
+}
+
+/**
+ * EvolutionObservedPayload records, in a finished run's session, the
+ * candidates that were active for it, so monitoring counts the runs of each
+ * version (its signals name the same Versions).
+ */
+export interface EvolutionObservedPayload {
+  versions: string[] | null;
+}
+
+/** EvolutionRefusedPayload is the user's no. */
+export interface EvolutionRefusedPayload {
+  id: string;
+  reason?: string;
+}
+
+/**
+ * EvolutionRolledBackPayload ends ID's activation; Restored is the version
+ * made active again in its place ("" when there was none).
+ */
+export interface EvolutionRolledBackPayload {
+  id: string;
+  restored?: string;
+}
+
+/**
+ * EvolutionSignalPayload is one observation of run RunID: Kind is one of
+ * protocol's Signal kinds, Seqs the events it was read from, Versions the
+ * candidates active for the run.
+ */
+export interface EvolutionSignalPayload {
+  kind: string;
+  seqs: number[] | null;
+  text: string;
+  tool?: string;
+  versions?: string[];
 }
 
 /**
@@ -1604,6 +2035,13 @@ export interface CompactionRecord {
   dropped?: string[];
 }
 
+/** EvolutionRef names a run or a signal elsewhere in the log. */
+export interface EvolutionRef {
+  session: string;
+  run?: string;
+  seq?: number;
+}
+
 /** Limits are the guardrails of a run (seed 002 decision 11). */
 export interface Limits {
   maxSteps: number;
@@ -1687,6 +2125,14 @@ export const EventType = {
   CheckpointDone: 'checkpoint.done',
   ClockTick: 'clock.tick',
   ContextText: 'context.text',
+  EvolutionActivated: 'evolution.activated',
+  EvolutionApproved: 'evolution.approved',
+  EvolutionCandidate: 'evolution.candidate',
+  EvolutionEvaluated: 'evolution.evaluated',
+  EvolutionObserved: 'evolution.observed',
+  EvolutionRefused: 'evolution.refused',
+  EvolutionRolledback: 'evolution.rolledback',
+  EvolutionSignal: 'evolution.signal',
   HistoryReplace: 'history.replace',
   InputReceived: 'input.received',
   KernelError: 'kernel.error',
@@ -1723,6 +2169,14 @@ export interface EventPayloads {
   'checkpoint.done': CheckpointDonePayload;
   'clock.tick': ClockTickPayload;
   'context.text': ContextTextPayload;
+  'evolution.activated': EvolutionActivatedPayload;
+  'evolution.approved': EvolutionApprovedPayload;
+  'evolution.candidate': EvolutionCandidatePayload;
+  'evolution.evaluated': EvolutionEvaluatedPayload;
+  'evolution.observed': EvolutionObservedPayload;
+  'evolution.refused': EvolutionRefusedPayload;
+  'evolution.rolledback': EvolutionRolledBackPayload;
+  'evolution.signal': EvolutionSignalPayload;
   'history.replace': HistoryReplacePayload;
   'input.received': InputReceivedPayload;
   'kernel.error': KernelErrorPayload;
