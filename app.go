@@ -847,16 +847,19 @@ func (e sentence) Error() string { return e.text }
 func (e sentence) Unwrap() error { return e.cause }
 
 // ReportView is the test probe: the frontend reports what it rendered, and
-// when QUIRE_TEST_PROBE is set the snapshot is written there.
-func (a *App) ReportView(snapshot map[string]any) error {
+// when QUIRE_TEST_PROBE is set the snapshot is written there. It answers
+// whether a probe is set: false tells the page to stop building snapshots,
+// which in a user's window nobody reads (each is a walk of the whole screen
+// after every change).
+func (a *App) ReportView(snapshot map[string]any) (probing bool, err error) {
 	if a.probePath == "" {
-		return nil
+		return false, nil
 	}
 	b, err := json.Marshal(snapshot)
 	if err != nil {
-		return err
+		return true, err
 	}
-	return probe.Write(a.probePath, b)
+	return true, probe.Write(a.probePath, b)
 }
 
 // runWindow opens the parts as the data folder's owner and runs the
