@@ -33,6 +33,7 @@ import (
 	"quire/host"
 	"quire/host/httpapi"
 	"quire/host/probe"
+	"quire/host/webview"
 	"quire/internal/app"
 	"quire/internal/datadir"
 	"quire/kernel/protocol"
@@ -898,6 +899,14 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 	b := p.ServeBackend(ctx, a.probePath)
 	b.Show = a.show
 	p.ServeLocal(ctx, b)
+	// Last before the window: what is set here reaches the web process
+	// WebKit starts for it (and any process started later, which only
+	// JavaScriptCore reads).
+	if set, err := webview.Tune(webview.OSEnv{}); err != nil {
+		log.Warn("the web view's options could not be set; it runs with WebKit's defaults", "err", err)
+	} else if len(set) > 0 {
+		log.Debug("the web view's options", "set", set)
+	}
 	err = wails.Run(&options.App{
 		Title:            "Quire",
 		Width:            1200,
