@@ -33,6 +33,7 @@ import (
 	"quire/host"
 	"quire/host/httpapi"
 	"quire/host/probe"
+	"quire/host/webview"
 	"quire/internal/app"
 	"quire/internal/datadir"
 	"quire/kernel/protocol"
@@ -852,16 +853,19 @@ func (e sentence) Error() string { return e.text }
 func (e sentence) Unwrap() error { return e.cause }
 
 // ReportView is the test probe: the frontend reports what it rendered, and
-// when QUIRE_TEST_PROBE is set the snapshot is written there.
-func (a *App) ReportView(snapshot map[string]any) error {
+// when QUIRE_TEST_PROBE is set the snapshot is written there. It answers
+// whether a probe is set: false tells the page to stop building snapshots,
+// which in a user's window nobody reads (each is a walk of the whole screen
+// after every change).
+func (a *App) ReportView(snapshot map[string]any) (probing bool, err error) {
 	if a.probePath == "" {
-		return nil
+		return false, nil
 	}
 	b, err := json.Marshal(snapshot)
 	if err != nil {
-		return err
+		return true, err
 	}
-	return probe.Write(a.probePath, b)
+	return true, probe.Write(a.probePath, b)
 }
 
 // runWindow opens the parts as the data folder's owner and runs the
@@ -903,6 +907,14 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 	b := p.ServeBackend(ctx, a.probePath)
 	b.Show = a.show
 	p.ServeLocal(ctx, b)
+	// Last before the window: what is set here reaches the web process
+	// WebKit starts for it (and any process started later, which only
+	// JavaScriptCore reads).
+	if set, err := webview.Tune(webview.OSEnv{}); err != nil {
+		log.Warn("the web view's options could not be set; it runs with WebKit's defaults", "err", err)
+	} else if len(set) > 0 {
+		log.Debug("the web view's options", "set", set)
+	}
 	err = wails.Run(&options.App{
 		Title:            "Quire",
 		Width:            1200,

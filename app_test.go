@@ -167,18 +167,35 @@ func TestAppRefusesCallsBeforeAHandshake(t *testing.T) {
 }
 
 func TestReportViewWritesProbeOnlyWhenAsked(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "view.json")
-	a, _, _ := newTestApp(t, path)
-	if err := a.ReportView(map[string]any{"messages": []any{}}); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name  string
+		probe bool
+	}{
+		{"a test's probe is set: written, keep reporting", true},
+		{"no probe: nothing written, the page is told to stop", false},
 	}
-	b, err := os.ReadFile(path)
-	if err != nil || !strings.Contains(string(b), "messages") {
-		t.Fatalf("probe file %q, %v", b, err)
-	}
-	silent, _, _ := newTestApp(t, "")
-	if err := silent.ReportView(map[string]any{"x": 1}); err != nil {
-		t.Fatal(err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := ""
+			if tt.probe {
+				path = filepath.Join(t.TempDir(), "view.json")
+			}
+			a, _, _ := newTestApp(t, path)
+			probing, err := a.ReportView(map[string]any{"messages": []any{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if probing != tt.probe {
+				t.Fatalf("ReportView says probing %v, want %v", probing, tt.probe)
+			}
+			if !tt.probe {
+				return
+			}
+			b, err := os.ReadFile(path)
+			if err != nil || !strings.Contains(string(b), "messages") {
+				t.Fatalf("probe file %q, %v", b, err)
+			}
+		})
 	}
 }
 

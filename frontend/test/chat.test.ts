@@ -167,7 +167,7 @@ class FakeHost implements Transport {
     throw new Error('not in this fake');
   });
   continueRun = vi.fn(async () => 'run-continue');
-  reportView = vi.fn(async () => {});
+  reportView = vi.fn(async () => true);
   subscribe(onEvents: (e: QEvent[]) => void, onSessions: (s: Session[]) => void, onResync?: () => void) {
     this.onEvents = onEvents;
     this.onSessions = onSessions;

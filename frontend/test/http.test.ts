@@ -218,8 +218,14 @@ describe('HttpTransport requests', () => {
       banner: null,
       streaming: false,
     };
-    await new HttpTransport(base).reportView(snap);
+    expect(await new HttpTransport(base).reportView(snap)).toBe(true);
     expect(seen[0].body).toEqual(snap);
+  });
+
+  it('reportView says when the host has no probe ({"probing":false})', async () => {
+    routes['POST /api/probe'] = { status: 200, body: { probing: false } };
+    const snap: ViewSnapshot = { activeSession: null, sessionTitles: [], messages: [], banner: null, streaming: false };
+    expect(await new HttpTransport(base).reportView(snap)).toBe(false);
   });
 });
 

@@ -305,6 +305,16 @@ describe('WailsTransport handshake', () => {
     }
   });
 
+  it.each([
+    { answer: true, probing: true },
+    { answer: false, probing: false },
+    { answer: undefined, probing: true },
+  ])('reportView passes on whether Go has a probe ($answer → $probing)', async ({ answer, probing }) => {
+    const app = fakeApp();
+    vi.mocked(app.ReportView).mockResolvedValue(answer);
+    expect(await new WailsTransport(app, undefined).reportView(snap)).toBe(probing);
+  });
+
   it('Doctor and the test probe go without a handshake', async () => {
     const app = fakeApp();
     const t = new WailsTransport(app, undefined);

@@ -132,6 +132,27 @@ describe('createReporter', () => {
     await Promise.resolve();
   });
 
+  it.each([
+    { name: 'no probe is set (false): stops for good', answer: false, reports: 1 },
+    { name: 'a probe is set (true): goes on', answer: true, reports: 2 },
+    { name: 'an older host answers nothing: goes on', answer: undefined, reports: 2 },
+  ])('after the host answers that $name', async ({ answer, reports }) => {
+    vi.useFakeTimers();
+    let text = 'a';
+    const take = vi.fn(() => snap(text));
+    const send = vi.fn(async () => answer);
+    const r = createReporter(take, send, 100);
+    r.schedule();
+    vi.advanceTimersByTime(100);
+    await vi.waitFor(() => expect(r.stopped).toBe(answer === false));
+    text = 'b';
+    r.schedule();
+    vi.advanceTimersByTime(100);
+    expect(send).toHaveBeenCalledTimes(reports);
+    // Stopped, it does not even build the snapshot (a walk of the screen).
+    expect(take).toHaveBeenCalledTimes(reports);
+  });
+
   it('cancel drops a pending report', () => {
     vi.useFakeTimers();
     const send = vi.fn(async () => {});

@@ -153,6 +153,16 @@ func TestRoutes(t *testing.T) {
 	}
 }
 
+// TestProbeSaysWhenNoneIsSet: without a test's probe the snapshot is not
+// written and the page is told so, to stop building them.
+func TestProbeSaysWhenNoneIsSet(t *testing.T) {
+	e := serve(t, "")
+	status, body := e.srv.do(t, "POST", "/api/probe", `{"messages":[]}`)
+	if status != 200 || !strings.Contains(body, `"probing":false`) {
+		t.Fatalf("%d %q, want 200 saying probing false", status, body)
+	}
+}
+
 func TestHandshakeComesFirst(t *testing.T) {
 	e := serve(t, "")
 	cases := []struct {

@@ -202,7 +202,10 @@ export function buildSnapshot(state: SnapshotState, root: ParentNode): ViewSnaps
  */
 export function createReporter(
   take: () => ViewSnapshot,
-  send: (s: ViewSnapshot) => Promise<void>,
+  // Resolves false when the host keeps no snapshots (no test probe): the
+  // reporter then stops for good, so a user's window does not walk its
+  // screen after every change for nobody.
+  send: (s: ViewSnapshot) => Promise<boolean | void>,
   delayMs = 100,
   timers: { set: (f: () => void, ms: number) => unknown; clear: (t: unknown) => void } = {
     // Wrapped: a browser's setTimeout called as a method of another object throws "Illegal invocation".
@@ -212,8 +215,10 @@ export function createReporter(
 ) {
   let timer: unknown = null;
   let last = '';
+  let stopped = false;
   const flush = () => {
     timer = null;
+    if (stopped) return;
     let snap: ViewSnapshot;
     try {
       snap = take();
@@ -224,19 +229,29 @@ export function createReporter(
     if (json === last) return;
     last = json;
     try {
-      send(snap).catch(() => {});
+      send(snap).then(
+        (probing) => {
+          if (probing === false) stopped = true;
+        },
+        () => {},
+      );
     } catch {
       /* swallowed */
     }
   };
   return {
     schedule() {
+      if (stopped) return;
       if (timer !== null) timers.clear(timer);
       timer = timers.set(flush, delayMs);
     },
     cancel() {
       if (timer !== null) timers.clear(timer);
       timer = null;
+    },
+    /** Whether the host said no probe is set, so nothing more is reported. */
+    get stopped() {
+      return stopped;
     },
   };
 }

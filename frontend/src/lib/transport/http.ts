@@ -297,8 +297,10 @@ export class HttpTransport implements Transport {
     }
     return { file, saved: false };
   }
-  async reportView(snapshot: ViewSnapshot): Promise<void> {
-    await this.request<void>('POST', '/api/probe', { body: snapshot });
+  /** POST /api/probe → 204 (kept), or {"probing":false} when no test probe is set. */
+  async reportView(snapshot: ViewSnapshot): Promise<boolean> {
+    const r = await this.request<{ probing?: unknown } | undefined>('POST', '/api/probe', { body: snapshot });
+    return r?.probing !== false;
   }
   /** GET /api/settings → the Settings screen, whose notesDir this reads. */
   async notesFolder(): Promise<string> {

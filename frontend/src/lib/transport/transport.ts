@@ -131,8 +131,8 @@ export interface Transport extends MemoryHost, DocumentsTransport, ModelsTranspo
   regenerate(id: string, seq: number, key: string): Promise<BranchResult>;
   /** Asks the model to continue the reply of session `id` that was cut off (run.continue); resolves with the run id. */
   continueRun(id: string, key: string): Promise<string>;
-  /** Test-only probe; a no-op in production. */
-  reportView(snapshot: ViewSnapshot): Promise<void>;
+  /** Test-only probe; resolves whether the host keeps snapshots (false: none is set, stop reporting). */
+  reportView(snapshot: ViewSnapshot): Promise<boolean>;
   /**
    * Live updates. `onEvents` gets batches in seq order (any session);
    * `onSessions` gets the whole list whenever it changes. `onResync`, when

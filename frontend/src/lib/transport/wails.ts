@@ -65,7 +65,8 @@ export interface WailsApp {
   EditMessage?: Method<'EditMessage', BranchResult>;
   Regenerate?: Method<'Regenerate', BranchResult>;
   ContinueRun?: Method<'ContinueRun', string>;
-  ReportView: Method<'ReportView', void>;
+  /** Whether a probe is set; an older Quire answers nothing (taken as yes). */
+  ReportView: Method<'ReportView', boolean | void>;
   /** The notes folder, "" until chosen. Needs no handshake. Optional: an older Quire has none. */
   NotesFolder?: Method<'NotesFolder', string>;
   /**
@@ -278,9 +279,9 @@ export class WailsTransport implements Transport {
   continueRun(id: string, key: string): Promise<string> {
     return this.call(() => (this.app.ContinueRun ? this.app.ContinueRun(id, key) : Promise.reject(NO_BRANCHES)));
   }
-  async reportView(snapshot: ViewSnapshot): Promise<void> {
+  async reportView(snapshot: ViewSnapshot): Promise<boolean> {
     // Go does not gate the test probe: it must show what a failed handshake looks like.
-    await this.call(() => this.app.ReportView(snapshot), false);
+    return (await this.call(() => this.app.ReportView(snapshot), false)) !== false;
   }
 
   /** NotesFolder(); like Doctor, it does not wait for the handshake (Go does not gate it). */

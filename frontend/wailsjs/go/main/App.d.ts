@@ -113,7 +113,7 @@ export function RemoveMCPServer(arg1:string):Promise<void>;
 
 export function RenameSession(arg1:string,arg2:string):Promise<protocol.Session>;
 
-export function ReportView(arg1:{[key: string]: any}):Promise<void>;
+export function ReportView(arg1:{[key: string]: any}):Promise<boolean>;
 
 export function ResumeBatch(arg1:string):Promise<protocol.Batch>;
 
