@@ -346,9 +346,14 @@ func (m *Manager) Restart(ctx context.Context, name string) (protocol.MCPServer,
 // be configured and, when it has listed its tools, have this one.
 func (m *Manager) SetTool(ctx context.Context, c protocol.MCPToolChoice) (protocol.MCPServer, error) {
 	if c.Effects != "" {
-		if _, err := parseEffects(c.Effects); err != nil {
+		e, err := parseEffects(c.Effects)
+		if err != nil {
 			return protocol.MCPServer{}, protocol.Refusef(protocol.ErrBadPayload, ErrBadConfig,
 				"The effects %q are not a set Quire knows: write \"read\", or \"write+net\", or leave it empty for the server's own.", c.Effects)
+		}
+		if !allowedChoice(e) {
+			return protocol.MCPServer{}, protocol.Refusef(protocol.ErrBadPayload, ErrBadConfig,
+				"The effects %q would let the tool run with fewer questions in a way Quire cannot show: choose \"read\" (reads only, asked never), a set with write and net (asked first), or leave it empty for the server's own.", c.Effects)
 		}
 	}
 	m.mu.Lock()
@@ -613,11 +618,15 @@ func (m *Manager) transport(ctx context.Context, cfg protocol.MCPServerConfig, c
 		t, err := connect(ctx)
 		return t, nil, err
 	case cfg.URL != "":
-		client := &http.Client{Transport: headers{cfg.Headers, http.DefaultTransport}}
+		// A redirect is never followed: the headers (a token, often) and
+		// the re-sent body (a call's arguments) would go to whatever host
+		// it names, since the wrapper sets them again on every hop.
+		client := &http.Client{Transport: headers{cfg.Headers, http.DefaultTransport},
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxRetries: 2, DisableStandaloneSSE: true}, nil, nil
 	default:
 		cmd := exec.Command(cfg.Command, cfg.Args...)
-		cmd.Env = os.Environ()
+		cmd.Env = childEnviron(os.Environ())
 		for k, v := range cfg.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -505,5 +506,63 @@ func TestEndlessHTTPAnswerIsCut(t *testing.T) {
 	s := mcptest.WaitState(t, m, "endless", protocol.MCPFailed)
 	if !strings.Contains(s.Reason, "over 16 MiB") {
 		t.Errorf("reason %q does not say the answer was too big", s.Reason)
+	}
+}
+
+// A choice of effects may add questions or make the one visible loosening
+// ("read"); every other set would drop a question the screens still say
+// is asked, so it is refused and nothing is saved.
+func TestAToolChoiceCannotDropAQuestionQuietly(t *testing.T) {
+	m, _, dir := open(t)
+	if _, err := m.Put(t.Context(), mcptest.Stdio(t, "garden", filepath.Join(dir, "r"))); err != nil {
+		t.Fatal(err)
+	}
+	mcptest.WaitState(t, m, "garden", protocol.MCPRunning)
+	for _, tc := range []struct {
+		effects string
+		ok      bool
+	}{
+		{"none", false}, {"write", false}, {"memory", false}, {"net", false}, {"read+exec", false},
+		{"read", true}, {"write+net", true}, {"read+write+net+exec", true}, {"", true},
+	} {
+		s, err := m.SetTool(t.Context(), protocol.MCPToolChoice{Server: "garden", Tool: mcptest.Record, Enabled: true, Effects: tc.effects})
+		if tc.ok != (err == nil) {
+			t.Errorf("effects %q: err %v, want ok=%v", tc.effects, err, tc.ok)
+			continue
+		}
+		if !tc.ok && !errors.Is(err, protocol.ErrBadPayload) {
+			t.Errorf("effects %q: %v, want a bad payload", tc.effects, err)
+		}
+		if tc.ok && tc.effects != "" {
+			if rec := statusTool(t, s, mcptest.Record); rec.Override != tc.effects {
+				t.Errorf("effects %q: status %+v", tc.effects, rec)
+			}
+		}
+	}
+}
+
+// An HTTP server's redirect is not followed, so its configured headers
+// and the call's body never reach the host it names.
+func TestAnHTTPServersRedirectIsNotFollowed(t *testing.T) {
+	var leaked atomic.Bool
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			leaked.Store(true)
+		}
+		http.Error(w, "no", http.StatusNotFound)
+	}))
+	defer elsewhere.Close()
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/mcp", http.StatusTemporaryRedirect)
+	}))
+	defer redirecting.Close()
+	m, _, _ := open(t)
+	if _, err := m.Put(t.Context(), protocol.MCPServerConfig{Name: "moved", URL: redirecting.URL + "/mcp", Enabled: true,
+		Headers: map[string]string{"Authorization": "Bearer secret"}}); err != nil {
+		t.Fatal(err)
+	}
+	mcptest.WaitState(t, m, "moved", protocol.MCPFailed)
+	if leaked.Load() {
+		t.Fatal("the redirect was followed with the server's headers")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -319,3 +320,24 @@ func bounded(s string, max int) string {
 
 // parseEffects reads an override in kernel/tool's spelling.
 func parseEffects(s string) (tool.Effect, error) { return tool.ParseEffects(s) }
+
+// allowedChoice reports whether a user's effects for a tool are ones the
+// screens can say in words: "read" (the one loosening, which the window
+// confirms natively and the status marks), or a set holding write and net,
+// what an undeclared tool gets (so a choice can only add questions). "none",
+// "write" alone or "memory" alone would each drop a question — "none" under
+// every profile — while every screen still said "asks first".
+func allowedChoice(e tool.Effect) bool {
+	return e == tool.ReadFs || e&(tool.WriteFs|tool.Net) == tool.WriteFs|tool.Net
+}
+
+// windowOnlyEnv is what the window sets in its own environment for its web
+// process (host/webview turns JavaScriptCore's JIT off there); a stdio server
+// running on JavaScriptCore (Bun) must not inherit it and run slowly.
+const windowOnlyEnv = "JSC_useJIT="
+
+// childEnviron is the environment a stdio server starts with: Quire's own,
+// less what only the window's web process should see.
+func childEnviron(environ []string) []string {
+	return slices.DeleteFunc(slices.Clone(environ), func(kv string) bool { return strings.HasPrefix(kv, windowOnlyEnv) })
+}

@@ -212,7 +212,7 @@ func TestDisclosureListsNamesAndDescriptionsOnly(t *testing.T) {
 		t.Fatalf("tools %v", tools)
 	}
 	spec := tools[0].Spec()
-	if spec.Effects != 0 || spec.Idempotency != tool.Safe {
+	if spec.Effects != tool.ReadFs || spec.Idempotency != tool.Safe {
 		t.Fatalf("load_skill declares %v %v", spec.Effects, spec.Idempotency)
 	}
 	if enum := enumOf(spec.Parameters); !slices.Equal(enum, []string{"alpha", "beta"}) {

@@ -68,6 +68,11 @@ func (l loadSkill) Spec() tool.Spec {
 			"required":             []any{"name"},
 			"additionalProperties": false,
 		},
+		// The instructions come from a folder on disk — the user's, or a
+		// candidate the model wrote — and may say anything: they count as
+		// a read, like a note's text, so what the model proposes after
+		// them (a memory written without asking) is asked.
+		Effects:     tool.ReadFs,
 		Idempotency: tool.Safe,
 		Timeout:     5 * time.Second,
 		Parallel:    true,
