@@ -2837,9 +2837,17 @@ export const cases = [
       const rows = await report.locator('tbody tr').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-testid')} ${e.querySelector('td')?.textContent?.trim()}`));
       assert(rows.length === 3 && rows[0].startsWith('report-regression zz-receipts-stay-put'), `the regression first, got ${JSON.stringify(rows)}`);
       assert(rows.slice(1).every((r) => r.startsWith('report-row')), `the other two pass both ways, got ${JSON.stringify(rows)}`);
-      const red = await $(page, 'report-regression').evaluate((el) => getComputedStyle(el).color);
-      const [r, g, b] = red.match(/\d+/g).map(Number);
-      assert(r > 2 * g && r > 2 * b, `the regression in red, got ${red}`);
+      // The theme's own danger colour (light or dark: an earlier case may
+      // have switched the theme), read off a probe styled with it.
+      const [red, danger, plain] = await $(page, 'report-regression').evaluate((el) => {
+        const probe = document.createElement('span');
+        probe.style.color = 'var(--danger)';
+        el.appendChild(probe);
+        const want = getComputedStyle(probe).color;
+        probe.remove();
+        return [getComputedStyle(el).color, want, getComputedStyle(document.body).color];
+      });
+      assert(red === danger && red !== plain, `the regression in the theme's danger colour ${danger}, got ${red} (text ${plain})`);
       const approve = $(page, 'candidate-approve');
       assert(await approve.isDisabled(), 'Approve waits for the regression to be ticked');
       await page.screenshot({ path: shot.replace(/\.png$/, '-report.png') });
