@@ -613,7 +613,7 @@ func (m *Manager) transport(ctx context.Context, cfg protocol.MCPServerConfig, c
 		t, err := connect(ctx)
 		return t, nil, err
 	case cfg.URL != "":
-		client := &http.Client{Transport: headers{cfg.Headers, http.DefaultTransport}}
+		client := &http.Client{Transport: headers{cfg.Headers, http.DefaultTransport}, CheckRedirect: sameOrigin}
 		return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxRetries: 2, DisableStandaloneSSE: true}, nil, nil
 	default:
 		cmd := exec.Command(cfg.Command, cfg.Args...)
@@ -627,6 +627,24 @@ func (m *Manager) transport(ctx context.Context, cfg protocol.MCPServerConfig, c
 		ownGroup(cmd)
 		return &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, cmd, nil
 	}
+}
+
+// errRedirectedAway: an HTTP server sent Quire to another origin.
+var errRedirectedAway = errors.New("the server redirected to another address")
+
+// sameOrigin follows a redirect only to the configured server's own
+// scheme and host: the configured headers (often a token) are added to
+// every request, so a redirect elsewhere would hand them to whoever is
+// there (net/http's own stripping does not see headers a transport adds).
+func sameOrigin(r *http.Request, via []*http.Request) error {
+	first := via[0].URL
+	if r.URL.Scheme != first.Scheme || r.URL.Host != first.Host {
+		return fmt.Errorf("%w (%s://%s): put that address in the server's config if you trust it", errRedirectedAway, r.URL.Scheme, r.URL.Host)
+	}
+	if len(via) >= 10 {
+		return fmt.Errorf("%w: more than 10 times", errRedirectedAway)
+	}
+	return nil
 }
 
 // headers adds the configured headers to every request to the server and
