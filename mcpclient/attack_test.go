@@ -2,12 +2,16 @@ package mcpclient_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"quire/internal/mcptest"
@@ -69,5 +73,122 @@ func TestRedirectToAnotherOriginGetsNoHeaders(t *testing.T) {
 	}
 	if st.State != protocol.MCPFailed || !strings.Contains(st.Reason, elsewhere.URL) {
 		t.Errorf("state %s, reason %q: want failed, naming where it was sent", st.State, st.Reason)
+	}
+}
+
+// flooder is a hostile server over an in-memory transport, spoken in raw
+// JSON-RPC (the SDK's own server debounces its notifications): once told,
+// it sends many notifications/tools/list_changed, then pings; every
+// tools/list after the first is handed to the test to answer.
+type flooder struct {
+	conn   mcp.Connection
+	writeM sync.Mutex
+	flood  chan int              // how many notifications to send
+	pinged chan struct{}         // the client answered the ping after the flood
+	lists  chan *jsonrpc.Request // tools/list after the first
+}
+
+func (f *flooder) write(t *testing.T, msg jsonrpc.Message) {
+	f.writeM.Lock()
+	defer f.writeM.Unlock()
+	if err := f.conn.Write(context.Background(), msg); err != nil {
+		t.Log("flooder write:", err)
+	}
+}
+
+func toolsResult(n int) json.RawMessage {
+	var tools []string
+	for i := range n {
+		tools = append(tools, fmt.Sprintf(`{"name":"t%d","inputSchema":{"type":"object"}}`, i))
+	}
+	return json.RawMessage(`{"tools":[` + strings.Join(tools, ",") + `]}`)
+}
+
+func (f *flooder) serve(t *testing.T) {
+	pingID, _ := jsonrpc.MakeID("after-flood")
+	listed := 0
+	go func() {
+		n := <-f.flood
+		for range n {
+			f.write(t, &jsonrpc.Request{Method: "notifications/tools/list_changed", Params: json.RawMessage(`{}`)})
+		}
+		f.write(t, &jsonrpc.Request{ID: pingID, Method: "ping", Params: json.RawMessage(`{}`)})
+	}()
+	for {
+		msg, err := f.conn.Read(context.Background())
+		if err != nil {
+			return
+		}
+		switch m := msg.(type) {
+		case *jsonrpc.Response:
+			if m.ID == pingID {
+				close(f.pinged)
+			}
+		case *jsonrpc.Request:
+			switch m.Method {
+			case "initialize":
+				f.write(t, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(
+					`{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"flood","version":"1"}}`)})
+			case "tools/list":
+				if listed++; listed == 1 {
+					f.write(t, &jsonrpc.Response{ID: m.ID, Result: toolsResult(1)})
+					continue
+				}
+				f.lists <- m
+			case "server/discover": // 2026-07-28's first step; an older server does not know it
+				f.write(t, &jsonrpc.Response{ID: m.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}})
+			case "ping":
+				f.write(t, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(`{}`)})
+			}
+		}
+	}
+}
+
+// A server that floods notifications/tools/list_changed gets one listing
+// at a time, and one more after it for all the changes that came during
+// it: not a goroutine and a tools/list per notification.
+func TestToolListChangedFloodListsOnceAtATime(t *testing.T) {
+	f := &flooder{flood: make(chan int, 1), pinged: make(chan struct{}), lists: make(chan *jsonrpc.Request, 1024)}
+	connect := func(ctx context.Context) (mcp.Transport, error) {
+		client, server := mcp.NewInMemoryTransports()
+		conn, err := server.Connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		f.conn = conn
+		go f.serve(t)
+		return client, nil
+	}
+	m, _, _ := open(t, mcpclient.WithServer(protocol.MCPServerConfig{Name: "flood", Enabled: true}, connect))
+	mcptest.WaitState(t, m, "flood", protocol.MCPRunning)
+	ctx, cancel := context.WithTimeout(t.Context(), mcptest.Patience)
+	defer cancel()
+	changes := m.Watch(ctx)
+	f.flood <- 500
+	select {
+	case <-f.pinged:
+	case <-ctx.Done():
+		t.Fatal("the client did not answer the ping after the flood")
+	}
+	answer := func(tools int) {
+		select {
+		case req := <-f.lists:
+			f.write(t, &jsonrpc.Response{ID: req.ID, Result: toolsResult(tools)})
+		case <-ctx.Done():
+			t.Fatal("no tools/list came after the flood")
+		}
+	}
+	answer(2) // the listing under way during the flood
+	answer(3) // the one more, for the changes during it
+	for s := range changes {
+		if len(s.Tools) == 3 {
+			break
+		}
+	}
+	if n := len(f.lists); n != 0 {
+		t.Errorf("%d more tools/list requests after the flood's two; want none", n)
+	}
+	if got := len(m.Tools()); got != 3 {
+		t.Errorf("%d tools offered, want the last listing's 3", got)
 	}
 }

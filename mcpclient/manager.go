@@ -109,6 +109,10 @@ type server struct {
 	gen      int                // bumped by every start and stop: a connection of an older one is let go
 	abort    context.CancelFunc // ends the start under way
 	finished chan struct{}      // closed when the current connection's goroutine is done
+	// relisting: a listing after tools/list_changed is under way on this
+	// connection; relistAgain: another change came meanwhile. A flood of
+	// notifications makes one listing at a time, not one each.
+	relisting, relistAgain bool
 }
 
 // New reads dataDir's mcp.json and starts every enabled server in the
@@ -451,6 +455,7 @@ func (m *Manager) startLocked(s *server) {
 	s.abort = cancel
 	s.stderr = newTail(protocol.MCPStderrBytes)
 	s.pid, s.proto, s.impl, s.listed, s.leftOff = 0, "", "", nil, 0
+	s.relisting, s.relistAgain = false, false
 	m.changedLocked()
 	done := make(chan struct{})
 	s.finished = done
@@ -567,43 +572,52 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 // toolsChanged lists a server's tools again when it says they changed, so
 // the next run is offered the new list (a running run keeps its own). The
 // handler runs on the connection's reader, which the listing waits on: it
-// is done on a goroutine of its own, bounded by the handshake's deadline.
+// is done on a goroutine of its own, bounded by the handshake's deadline,
+// and one at a time per connection (a change that comes during a listing
+// makes one more listing after it, however many come).
 func (m *Manager) toolsChanged(_ context.Context, req *mcp.ToolListChangedRequest) {
-	go m.relist(req.Session)
-}
-
-func (m *Manager) relist(cs *mcp.ClientSession) {
-	m.mu.Lock()
-	var s *server
-	gen := 0
-	for _, x := range m.servers {
-		if x.session == cs {
-			s, gen = x, x.gen
-		}
-	}
-	var name string
-	if s != nil {
-		name = s.cfg.Name
-	}
-	m.mu.Unlock()
-	if s == nil {
-		return // not (or no longer) a running server's connection
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), m.initTimeout)
-	defer cancel()
-	listed, leftOff, err := listTools(ctx, name, cs)
+	cs := req.Session
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if s.gen != gen || s.session != cs {
+	for _, s := range m.servers {
+		if s.session != cs {
+			continue
+		}
+		if s.relisting {
+			s.relistAgain = true
+			return
+		}
+		s.relisting = true
+		go m.relist(s, cs, s.gen, s.cfg.Name)
 		return
 	}
-	if err != nil {
-		m.log.Warn("mcp server's changed tools could not be listed; the earlier list stays", "server", name, "err", err)
-		return
+	// Not (or no longer) a running server's connection.
+}
+
+func (m *Manager) relist(s *server, cs *mcp.ClientSession, gen int, name string) {
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), m.initTimeout)
+		listed, leftOff, err := listTools(ctx, name, cs)
+		cancel()
+		m.mu.Lock()
+		if s.gen != gen || s.session != cs {
+			m.mu.Unlock()
+			return // a new connection has its own flags (startLocked)
+		}
+		if err != nil {
+			m.log.Warn("mcp server's changed tools could not be listed; the earlier list stays", "server", name, "err", err)
+		} else {
+			s.listed, s.leftOff = listed, leftOff
+			m.changedLocked()
+			m.watch.publish(m.statusLocked(s, m.offersLocked()[name]))
+		}
+		again := s.relistAgain
+		s.relisting, s.relistAgain = again, false
+		m.mu.Unlock()
+		if !again {
+			return
+		}
 	}
-	s.listed, s.leftOff = listed, leftOff
-	m.changedLocked()
-	m.watch.publish(m.statusLocked(s, m.offersLocked()[name]))
 }
 
 // transport is the connection a server's config asks for.
