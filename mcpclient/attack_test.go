@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"quire/config"
 	"quire/internal/mcptest"
 	"quire/kernel/protocol"
 	"quire/mcpclient"
@@ -190,5 +194,58 @@ func TestToolListChangedFloodListsOnceAtATime(t *testing.T) {
 	}
 	if got := len(m.Tools()); got != 3 {
 		t.Errorf("%d tools offered, want the last listing's 3", got)
+	}
+}
+
+// The entries of mcp.json Quire does not take (refused: a name it cannot
+// use, the old SSE transport; or past MCPMaxServers) are the user's: a
+// change made in Quire writes them back as they were, not without them.
+func TestEntriesNotTakenSurviveAChange(t *testing.T) {
+	dir := t.TempDir()
+	var entries []string
+	for i := range protocol.MCPMaxServers + 2 {
+		entries = append(entries, fmt.Sprintf(`"s%02d": {"command": "/nonexistent/s%02d", "disabled": true}`, i, i))
+	}
+	entries = append(entries,
+		`"café": {"command": "/usr/bin/cafe", "args": ["--token", "abc"]}`,
+		`"old": {"type": "sse", "url": "http://127.0.0.1:9/sse"}`)
+	text := `{"mcpServers": {` + strings.Join(entries, ",\n") + `}}`
+	path := filepath.Join(dir, mcpclient.File)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := config.NewStore(config.Config{DataDir: dir})
+	m := mcpclient.New(dir, st, slog.New(slog.DiscardHandler))
+	defer m.Close()
+	if err := m.Remove(t.Context(), "s00"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved struct {
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(b, &saved); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"café", "old", fmt.Sprintf("s%02d", protocol.MCPMaxServers), fmt.Sprintf("s%02d", protocol.MCPMaxServers+1), "s01"} {
+		if _, ok := saved.MCPServers[name]; !ok {
+			t.Errorf("mcp.json lost %s: %s", name, b)
+		}
+	}
+	if _, ok := saved.MCPServers["s00"]; ok {
+		t.Errorf("the removed server is still in mcp.json: %s", b)
+	}
+	if !strings.Contains(string(saved.MCPServers["café"]), `"--token"`) || !strings.Contains(string(saved.MCPServers["old"]), `"sse"`) {
+		t.Errorf("the entries not taken were changed: %s", b)
+	}
+	// One put under the name of an entry not taken replaces it.
+	if _, err := m.Put(t.Context(), protocol.MCPServerConfig{Name: "old", URL: "http://127.0.0.1:9/mcp"}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); strings.Contains(string(b), "/sse") || strings.Count(string(b), `"old"`) != 1 {
+		t.Errorf("the put did not replace the entry of its name: %s", b)
 	}
 }

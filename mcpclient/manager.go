@@ -2,11 +2,13 @@ package mcpclient
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -88,7 +90,11 @@ type Manager struct {
 	// nil until then (changedLocked).
 	offers  map[string][]*mcpTool
 	problem string // why mcp.json could not be read: nothing is written over it
-	closed  bool
+	// kept are mcp.json's entries not taken (refused, or past
+	// MCPMaxServers), as written: each save writes them back, so a change
+	// made in Quire loses none of the user's file.
+	kept   map[string]json.RawMessage
+	closed bool
 }
 
 // server is one configured server and its current connection.
@@ -128,7 +134,7 @@ func New(dataDir string, choices Choices, log *slog.Logger, opts ...Option) *Man
 	m.client = mcp.NewClient(&mcp.Implementation{Name: "quire", Version: protocol.Version},
 		&mcp.ClientOptions{ToolListChangedHandler: m.toolsChanged})
 	m.settings = choices.MCP()
-	cfgs, issues, err := readFile(m.path)
+	cfgs, issues, raw, err := readFile(m.path)
 	if err != nil {
 		m.problem = fmt.Sprintf("Quire could not read %s (%v). Fix or remove the file, then restart Quire; until then no MCP server runs.", m.path, err)
 		log.Error("mcp config", "path", m.path, "err", err)
@@ -140,6 +146,10 @@ func New(dataDir string, choices Choices, log *slog.Logger, opts ...Option) *Man
 		log.Warn("mcp servers over the bound are left off", "servers", len(cfgs), "max", protocol.MCPMaxServers)
 		cfgs = cfgs[:protocol.MCPMaxServers]
 	}
+	for _, c := range cfgs {
+		delete(raw, c.Name)
+	}
+	m.kept = raw
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, c := range cfgs {
@@ -232,6 +242,7 @@ func (m *Manager) put(cfgs []protocol.MCPServerConfig) (protocol.MCPImport, erro
 		return res, err
 	}
 	saved := m.savedLocked()
+	kept := maps.Clone(m.kept)
 	var take []protocol.MCPServerConfig
 	count := len(m.servers)
 	for _, c := range cfgs {
@@ -247,15 +258,17 @@ func (m *Manager) put(cfgs []protocol.MCPServerConfig) (protocol.MCPImport, erro
 			count++
 		}
 		take = append(take, c)
+		delete(kept, c.Name)
 		saved = slices.DeleteFunc(saved, func(o protocol.MCPServerConfig) bool { return o.Name == c.Name })
 		saved = append(saved, c)
 	}
 	if len(take) == 0 {
 		return res, nil
 	}
-	if err := writeFile(m.path, saved); err != nil {
+	if err := writeFile(m.path, saved, kept); err != nil {
 		return res, fmt.Errorf("the MCP servers were not changed: %w", err)
 	}
+	m.kept = kept
 	for _, c := range take {
 		s := m.servers[c.Name]
 		if s != nil {
@@ -293,7 +306,7 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 		return err
 	}
 	saved := slices.DeleteFunc(m.savedLocked(), func(o protocol.MCPServerConfig) bool { return o.Name == name })
-	if err := writeFile(m.path, saved); err != nil {
+	if err := writeFile(m.path, saved, m.kept); err != nil {
 		m.mu.Unlock()
 		return fmt.Errorf("the server %s was not removed: %w", name, err)
 	}
