@@ -23,6 +23,17 @@ import (
 	"quire/mcpclient"
 )
 
+// attach runs a server of this process under name, waits until it runs,
+// and watches the servers' changes for the patience.
+func attach(t *testing.T, name string, connect mcpclient.Connect) (*mcpclient.Manager, context.Context, <-chan protocol.MCPServer) {
+	t.Helper()
+	m, _, _ := open(t, mcpclient.WithServer(protocol.MCPServerConfig{Name: name, Enabled: true}, connect))
+	mcptest.WaitState(t, m, name, protocol.MCPRunning)
+	ctx, cancel := context.WithTimeout(t.Context(), mcptest.Patience)
+	t.Cleanup(cancel)
+	return m, ctx, m.Watch(ctx)
+}
+
 // settled waits until the server named name is running or failed.
 func settled(t *testing.T, m *mcpclient.Manager, name string) protocol.MCPServer {
 	t.Helper()
@@ -163,11 +174,7 @@ func TestToolListChangedFloodListsOnceAtATime(t *testing.T) {
 		go f.serve(t)
 		return client, nil
 	}
-	m, _, _ := open(t, mcpclient.WithServer(protocol.MCPServerConfig{Name: "flood", Enabled: true}, connect))
-	mcptest.WaitState(t, m, "flood", protocol.MCPRunning)
-	ctx, cancel := context.WithTimeout(t.Context(), mcptest.Patience)
-	defer cancel()
-	changes := m.Watch(ctx)
+	m, ctx, changes := attach(t, "flood", connect)
 	f.flood <- 500
 	select {
 	case <-f.pinged:
