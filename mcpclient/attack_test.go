@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -254,5 +255,68 @@ func TestEntriesNotTakenSurviveAChange(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); strings.Contains(string(b), "/sse") || strings.Count(string(b), `"old"`) != 1 {
 		t.Errorf("the put did not replace the entry of its name: %s", b)
+	}
+}
+
+// A "don't ask" the user gave a tool is for the program they gave it to:
+// a server replaced under the same name by another program (a pasted
+// config's command, another address), or removed and added again, does
+// not inherit it. A tightening and a tool turned off stay, and a re-paste
+// of the same program keeps everything.
+func TestALooseningDoesNotPassToAnotherProgram(t *testing.T) {
+	m, st, dir := open(t)
+	cfg := mcptest.Stdio(t, "garden", filepath.Join(dir, "r"))
+	if _, err := m.Put(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	mcptest.WaitState(t, m, "garden", protocol.MCPRunning)
+	choose := func(c protocol.MCPToolChoice) {
+		t.Helper()
+		if _, err := m.SetTool(t.Context(), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	loosen := func() {
+		choose(protocol.MCPToolChoice{Server: "garden", Tool: mcptest.Record, Enabled: true, Effects: "none"})
+	}
+	loosen()
+	choose(protocol.MCPToolChoice{Server: "garden", Tool: mcptest.Fetch, Enabled: true, Effects: "write+net"})
+	choose(protocol.MCPToolChoice{Server: "garden", Tool: mcptest.Echo, Enabled: false})
+	effects := func() map[string]string {
+		out := map[string]string{}
+		for _, c := range st.MCP().Tools {
+			out[c.Tool] = fmt.Sprintf("%s disabled=%v", c.Effects, c.Disabled)
+		}
+		return out
+	}
+	same := cfg
+	if _, err := m.Put(t.Context(), same); err != nil {
+		t.Fatal(err)
+	}
+	if got := effects()[mcptest.Record]; got != "none disabled=false" {
+		t.Errorf("a re-paste of the same program lost the choice: %q", got)
+	}
+	other := cfg
+	other.Args = append(slices.Clone(cfg.Args), "--another")
+	if _, err := m.Put(t.Context(), other); err != nil {
+		t.Fatal(err)
+	}
+	got := effects()
+	if _, ok := got[mcptest.Record]; ok {
+		t.Errorf("another program under the name garden inherits the loosening: %q", got[mcptest.Record])
+	}
+	if got[mcptest.Fetch] != "write+net disabled=false" || got[mcptest.Echo] != " disabled=true" {
+		t.Errorf("the tightening and the tool turned off were not kept: %v", got)
+	}
+	if _, err := m.Put(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	mcptest.WaitState(t, m, "garden", protocol.MCPRunning)
+	loosen()
+	if err := m.Remove(t.Context(), "garden"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := effects()[mcptest.Record]; ok {
+		t.Errorf("a removed server's loosening is kept for the next one of its name")
 	}
 }

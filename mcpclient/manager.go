@@ -203,7 +203,10 @@ func (m *Manager) Put(ctx context.Context, cfg protocol.MCPServerConfig) (protoc
 	if err := Check(cfg); err != nil {
 		return protocol.MCPServer{}, err
 	}
-	res, err := m.put([]protocol.MCPServerConfig{cfg})
+	res, changed, err := m.put([]protocol.MCPServerConfig{cfg})
+	if err == nil {
+		err = m.forgetLoosenings(changed)
+	}
 	if err != nil {
 		return protocol.MCPServer{}, err
 	}
@@ -219,7 +222,10 @@ func (m *Manager) Import(ctx context.Context, text string) (protocol.MCPImport, 
 	if err != nil {
 		return protocol.MCPImport{}, err
 	}
-	res, err := m.put(cfgs)
+	res, changed, err := m.put(cfgs)
+	if err == nil {
+		err = m.forgetLoosenings(changed)
+	}
 	if err != nil {
 		return protocol.MCPImport{}, err
 	}
@@ -227,8 +233,9 @@ func (m *Manager) Import(ctx context.Context, text string) (protocol.MCPImport, 
 	return res, nil
 }
 
-// put saves cfgs (each already checked) and starts the enabled ones.
-func (m *Manager) put(cfgs []protocol.MCPServerConfig) (protocol.MCPImport, error) {
+// put saves cfgs (each already checked) and starts the enabled ones; it
+// says which servers it gave another program (forgetLoosenings).
+func (m *Manager) put(cfgs []protocol.MCPServerConfig) (protocol.MCPImport, []string, error) {
 	res := protocol.MCPImport{Added: []string{}, Refused: []protocol.MCPImportIssue{}}
 	var releases []func()
 	defer func() {
@@ -239,7 +246,7 @@ func (m *Manager) put(cfgs []protocol.MCPServerConfig) (protocol.MCPImport, erro
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.writableLocked(); err != nil {
-		return res, err
+		return res, nil, err
 	}
 	saved := m.savedLocked()
 	kept := maps.Clone(m.kept)
@@ -263,14 +270,18 @@ func (m *Manager) put(cfgs []protocol.MCPServerConfig) (protocol.MCPImport, erro
 		saved = append(saved, c)
 	}
 	if len(take) == 0 {
-		return res, nil
+		return res, nil, nil
 	}
 	if err := writeFile(m.path, saved, kept); err != nil {
-		return res, fmt.Errorf("the MCP servers were not changed: %w", err)
+		return res, nil, fmt.Errorf("the MCP servers were not changed: %w", err)
 	}
 	m.kept = kept
+	var changed []string
 	for _, c := range take {
 		s := m.servers[c.Name]
+		if s != nil && !sameProgram(s.cfg, c) {
+			changed = append(changed, c.Name)
+		}
 		if s != nil {
 			cs, cmd, done := m.stopLocked(s, "Replaced by a new config.")
 			releases = append(releases, func() { release(cs, cmd, done) })
@@ -287,7 +298,44 @@ func (m *Manager) put(cfgs []protocol.MCPServerConfig) (protocol.MCPImport, erro
 		}
 		res.Added = append(res.Added, c.Name)
 	}
-	return res, nil
+	return res, changed, nil
+}
+
+// sameProgram reports whether b runs what a ran: the same command and
+// arguments, or the same address.
+func sameProgram(a, b protocol.MCPServerConfig) bool {
+	return a.Command == b.Command && slices.Equal(a.Args, b.Args) && a.URL == b.URL
+}
+
+// forgetLoosenings drops the effects the user chose for the tools of
+// servers that ask less than write+net: a "don't ask" was given to the
+// program that server ran, and another one under its name (a pasted
+// config's, or one added after a removal) must be asked about again. A
+// tightening and a tool turned off are kept.
+func (m *Manager) forgetLoosenings(servers []string) error {
+	if len(servers) == 0 {
+		return nil
+	}
+	m.setMu.Lock()
+	defer m.setMu.Unlock()
+	for _, c := range m.choices.MCP().Tools {
+		if c.Effects == "" || !slices.Contains(servers, c.Server) {
+			continue
+		}
+		const asked = tool.WriteFs | tool.Net
+		if e, err := parseEffects(c.Effects); err == nil && e&asked == asked {
+			continue
+		}
+		if err := m.choices.SetMCPTool(config.MCPToolSetting{Server: c.Server, Tool: c.Tool, Disabled: c.Disabled}); err != nil {
+			return fmt.Errorf("the server %s was changed, but the choice not to ask before %s could not be taken back (choose again in Settings): %w", c.Server, c.Tool, err)
+		}
+	}
+	settings := m.choices.MCP()
+	m.mu.Lock()
+	m.settings = settings
+	m.changedLocked()
+	m.mu.Unlock()
+	return nil
 }
 
 // Remove stops a server and forgets its config.
@@ -315,7 +363,7 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 	m.changedLocked()
 	m.mu.Unlock()
 	release(cs, cmd, done)
-	return nil
+	return m.forgetLoosenings([]string{name})
 }
 
 // Start starts a stopped or failed server (a running one is left as it is).
