@@ -21,6 +21,7 @@ import (
 	"quire/config"
 	"quire/internal/mcptest"
 	"quire/kernel/protocol"
+	"quire/kernel/tool"
 	"quire/mcpclient"
 )
 
@@ -318,5 +319,32 @@ func TestALooseningDoesNotPassToAnotherProgram(t *testing.T) {
 	}
 	if _, ok := effects()[mcptest.Record]; ok {
 		t.Errorf("a removed server's loosening is kept for the next one of its name")
+	}
+}
+
+// A run's tools call the program they were offered from: once its server
+// was given another program under the same name, a call from a run that
+// started before fails in words, rather than reaching the new program
+// with the effects (and the questions) the old one declared.
+func TestARunsToolDoesNotCallAReplacedProgram(t *testing.T) {
+	m, _, dir := open(t)
+	cfg := mcptest.Stdio(t, "garden", filepath.Join(dir, "stdio-record"))
+	if _, err := m.Put(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	mcptest.WaitState(t, m, "garden", protocol.MCPRunning)
+	snapshot := toolNamed(t, m.Tools(), "garden__record")
+	record := filepath.Join(dir, "http-record")
+	srv := mcptest.HTTP(t, record)
+	if _, err := m.Put(t.Context(), protocol.MCPServerConfig{Name: "garden", URL: srv.URL, Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	mcptest.WaitState(t, m, "garden", protocol.MCPRunning)
+	res := call(t, snapshot, `{"text":"meant for the old program"}`)
+	if b, _ := os.ReadFile(record); len(b) > 0 || res.Status != tool.Failure || !strings.Contains(res.Content, "changed") {
+		t.Errorf("the run's tool reached the new program: %+v, its record %q", res, b)
+	}
+	if res := call(t, toolNamed(t, m.Tools(), "garden__record"), `{"text":"new run"}`); res.Status != tool.Success {
+		t.Errorf("a new run's tool: %+v", res)
 	}
 }
