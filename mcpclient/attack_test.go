@@ -100,9 +100,26 @@ func TestRedirectToAnotherOriginGetsNoHeaders(t *testing.T) {
 type flooder struct {
 	conn   mcp.Connection
 	writeM sync.Mutex
-	flood  chan int              // how many notifications to send
+	flood  chan int // how many notifications to send
+	// early: the first tools/list is answered after a list_changed, as a
+	// server whose tools change while Quire first lists them does.
+	early  bool
 	pinged chan struct{}         // the client answered the ping after the flood
 	lists  chan *jsonrpc.Request // tools/list after the first
+}
+
+// connect serves the flooder over a fresh in-memory pipe.
+func (f *flooder) connect(t *testing.T) mcpclient.Connect {
+	return func(ctx context.Context) (mcp.Transport, error) {
+		client, server := mcp.NewInMemoryTransports()
+		conn, err := server.Connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		f.conn = conn
+		go f.serve(t)
+		return client, nil
+	}
 }
 
 func (f *flooder) write(t *testing.T, msg jsonrpc.Message) {
@@ -148,6 +165,9 @@ func (f *flooder) serve(t *testing.T) {
 					`{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"flood","version":"1"}}`)})
 			case "tools/list":
 				if listed++; listed == 1 {
+					if f.early {
+						f.write(t, &jsonrpc.Request{Method: "notifications/tools/list_changed", Params: json.RawMessage(`{}`)})
+					}
 					f.write(t, &jsonrpc.Response{ID: m.ID, Result: toolsResult(1)})
 					continue
 				}
@@ -166,17 +186,7 @@ func (f *flooder) serve(t *testing.T) {
 // it: not a goroutine and a tools/list per notification.
 func TestToolListChangedFloodListsOnceAtATime(t *testing.T) {
 	f := &flooder{flood: make(chan int, 1), pinged: make(chan struct{}), lists: make(chan *jsonrpc.Request, 1024)}
-	connect := func(ctx context.Context) (mcp.Transport, error) {
-		client, server := mcp.NewInMemoryTransports()
-		conn, err := server.Connect(ctx)
-		if err != nil {
-			return nil, err
-		}
-		f.conn = conn
-		go f.serve(t)
-		return client, nil
-	}
-	m, ctx, changes := attach(t, "flood", connect)
+	m, ctx, changes := attach(t, "flood", f.connect(t))
 	f.flood <- 500
 	select {
 	case <-f.pinged:
@@ -347,4 +357,26 @@ func TestARunsToolDoesNotCallAReplacedProgram(t *testing.T) {
 	if res := call(t, toolNamed(t, m.Tools(), "garden__record"), `{"text":"new run"}`); res.Status != tool.Success {
 		t.Errorf("a new run's tool: %+v", res)
 	}
+}
+
+// A tools/list_changed that comes while Quire first lists a server's tools
+// is not lost: one more listing follows, and the next run is offered it.
+func TestToolListChangedDuringTheFirstListingIsTaken(t *testing.T) {
+	f := &flooder{early: true, flood: make(chan int, 1), pinged: make(chan struct{}), lists: make(chan *jsonrpc.Request, 16)}
+	m, ctx, changes := attach(t, "early", f.connect(t))
+	select {
+	case req := <-f.lists:
+		f.write(t, &jsonrpc.Response{ID: req.ID, Result: toolsResult(2)})
+	case <-ctx.Done():
+		t.Fatal("the change during the first listing was lost: no tools/list came after it")
+	}
+	for s := range changes {
+		if len(s.Tools) == 2 {
+			if got := len(m.Tools()); got != 2 {
+				t.Errorf("%d tools offered, want 2", got)
+			}
+			return
+		}
+	}
+	t.Fatal("the second listing was not taken within the patience")
 }

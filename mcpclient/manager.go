@@ -572,6 +572,16 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 	if err == nil {
 		cs, err = m.client.Connect(ctx, t, nil)
 	}
+	if err == nil {
+		m.mu.Lock()
+		if s.gen == gen {
+			// Known before the first listing, so a tools/list_changed
+			// that comes during it is not lost: it makes one listing
+			// more after it (toolsChanged).
+			s.session, s.relisting, s.relistAgain = cs, true, false
+		}
+		m.mu.Unlock()
+	}
 	var listed []listedTool
 	leftOff := 0
 	if err == nil {
@@ -606,7 +616,12 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 	}
 	proto := s.proto
 	m.setLocked(s, protocol.MCPRunning, "")
+	again := s.relistAgain
+	s.relisting, s.relistAgain = again, false
 	m.mu.Unlock()
+	if again {
+		go m.relist(s, cs, gen, cfg.Name)
+	}
 	m.log.Info("mcp server running", "server", cfg.Name, "tools", len(listed), "protocol", proto)
 
 	waitErr := cs.Wait()
