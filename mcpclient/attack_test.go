@@ -36,6 +36,18 @@ func attach(t *testing.T, name string, connect mcpclient.Connect) (*mcpclient.Ma
 	return m, ctx, m.Watch(ctx)
 }
 
+// runGarden adds the test server over stdio as garden, recording into
+// record, and waits until it runs.
+func runGarden(t *testing.T, m *mcpclient.Manager, record string) protocol.MCPServerConfig {
+	t.Helper()
+	cfg := mcptest.Stdio(t, "garden", record)
+	if _, err := m.Put(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	mcptest.WaitState(t, m, "garden", protocol.MCPRunning)
+	return cfg
+}
+
 // settled waits until the server named name is running or failed.
 func settled(t *testing.T, m *mcpclient.Manager, name string) protocol.MCPServer {
 	t.Helper()
@@ -276,11 +288,7 @@ func TestEntriesNotTakenSurviveAChange(t *testing.T) {
 // of the same program keeps everything.
 func TestALooseningDoesNotPassToAnotherProgram(t *testing.T) {
 	m, st, dir := open(t)
-	cfg := mcptest.Stdio(t, "garden", filepath.Join(dir, "r"))
-	if _, err := m.Put(t.Context(), cfg); err != nil {
-		t.Fatal(err)
-	}
-	mcptest.WaitState(t, m, "garden", protocol.MCPRunning)
+	cfg := runGarden(t, m, filepath.Join(dir, "r"))
 	choose := func(c protocol.MCPToolChoice) {
 		t.Helper()
 		if _, err := m.SetTool(t.Context(), c); err != nil {
@@ -338,11 +346,7 @@ func TestALooseningDoesNotPassToAnotherProgram(t *testing.T) {
 // with the effects (and the questions) the old one declared.
 func TestARunsToolDoesNotCallAReplacedProgram(t *testing.T) {
 	m, _, dir := open(t)
-	cfg := mcptest.Stdio(t, "garden", filepath.Join(dir, "stdio-record"))
-	if _, err := m.Put(t.Context(), cfg); err != nil {
-		t.Fatal(err)
-	}
-	mcptest.WaitState(t, m, "garden", protocol.MCPRunning)
+	runGarden(t, m, filepath.Join(dir, "stdio-record"))
 	snapshot := toolNamed(t, m.Tools(), "garden__record")
 	record := filepath.Join(dir, "http-record")
 	srv := mcptest.HTTP(t, record)
