@@ -37,6 +37,7 @@ import (
 	"quire/internal/app"
 	"quire/internal/datadir"
 	"quire/kernel/protocol"
+	"quire/kernel/tool"
 )
 
 // Names of the runtime events the frontend listens to (docs/PROTOCOL.md).
@@ -1748,9 +1749,6 @@ const eventMCP = "quire:mcp"
 // errNoMCP: this window was built without MCP servers.
 var errNoMCP = errors.New("MCP servers are not available in this window; update Quire")
 
-// effectsRead is the settings spelling of "only reads" (MCPTool.Effects).
-const effectsRead = "read"
-
 // startMCP runs with the window: it forwards every server's changes.
 func (a *App) startMCP(ctx context.Context) {
 	if a.mcp == nil {
@@ -1841,13 +1839,13 @@ func (a *App) SetMCPTool(c protocol.MCPToolChoice) (protocol.MCPServer, error) {
 	if err != nil {
 		return protocol.MCPServer{}, err
 	}
-	if c.Effects == effectsRead {
+	if c.Effects != "" {
 		s, t, err := mcpTool(a.callCtx(), m, c.Server, c.Tool)
 		if err != nil {
 			return protocol.MCPServer{}, err
 		}
-		if !t.ReadOnly && !t.Loosened {
-			yes, err := a.confirm(fmt.Sprintf("Let %s run without asking?", host.Visible(t.Name)), loosenText(t))
+		if loosens(t, c.Effects) {
+			yes, err := a.confirm(fmt.Sprintf("Let %s run without asking?", host.Visible(t.Name)), loosenText(t, c.Effects))
 			if err != nil || !yes {
 				return s, err
 			}
@@ -1876,15 +1874,55 @@ func mcpTool(ctx context.Context, m host.MCP, server, tool string) (protocol.MCP
 	return protocol.MCPServer{}, protocol.MCPTool{}, fmt.Errorf("the MCP server %q has no tool %q now; open Settings again: %w", server, tool, protocol.ErrNotFound)
 }
 
-// loosenText says what loosening a tool means, in the dialog that asks.
-func loosenText(t protocol.MCPTool) string {
+// loosens reports whether choosing effects for t asks less than both what
+// its server declared and what it runs with now. Every spelling the
+// manager takes counts ("read", "READ", " read ", "none", "net",
+// "read+read"), and so does loosening an already loosened tool further
+// ("none" after "read"): matching the one spelling "read" let the others
+// past the dialog. A set Quire does not know is the manager's to refuse.
+func loosens(t protocol.MCPTool, effects string) bool {
+	chosen, err := tool.ParseEffects(effects)
+	if err != nil {
+		return false
+	}
+	declared := tool.WriteFs | tool.Net // what no annotation, or anything but readOnlyHint, means
+	if t.ReadOnly {
+		declared = tool.ReadFs
+	}
+	now, err := tool.ParseEffects(t.Effects)
+	if err != nil {
+		now = declared
+	}
+	return asksLess(declared, chosen) && asksLess(now, chosen)
+}
+
+// asksLess reports whether a tool with the effects to is asked less than
+// with from: it drops an effect that is asked, or it drops the last of
+// reading and the network, whose results mark the session as having read
+// outside text (so grants stop holding, kernel/core). A read-only tool
+// tightened to write+net asks more, not less.
+func asksLess(from, to tool.Effect) bool {
+	const outside = tool.ReadFs | tool.Net
+	return (from&^to)&^tool.ReadFs != 0 || (from&outside != 0 && to&outside == 0)
+}
+
+// loosenText says what loosening a tool to effects means, in the dialog
+// that asks.
+func loosenText(t protocol.MCPTool, effects string) string {
 	said := "The server did not say this tool only reads"
-	if t.Destructive {
+	switch {
+	case t.ReadOnly:
+		said = "The server says this tool only reads; what it returns is still outside text"
+	case t.Destructive:
 		said = "The server says this tool can destroy things"
 	}
-	return fmt.Sprintf("%s (server %s, tool %s). Yes treats it as reading only: the model can call it whenever it likes, "+
+	as := "reading only"
+	if e, err := tool.ParseEffects(effects); err == nil && e != tool.ReadFs {
+		as = "having the effects " + e.String() + " only"
+	}
+	return fmt.Sprintf("%s (server %s, tool %s). Yes treats it as %s: the model can call it whenever it likes, "+
 		"with any arguments, and Quire will not ask you first. No keeps asking before every call.",
-		said, host.Visible(t.Server), host.Visible(t.Tool))
+		said, host.Visible(t.Server), host.Visible(t.Tool), as)
 }
 
 // Evolution: the candidate improvements (issue 20), their evaluation, the

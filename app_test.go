@@ -1412,3 +1412,50 @@ func TestEvolutionWithoutThePart(t *testing.T) {
 		t.Errorf("Evolution() without the part: %v", err)
 	}
 }
+
+// A loosening is asked whatever its spelling: "read" is not the only set
+// that asks less than the server declared ("none", "READ", " read ",
+// "net", "read+read" do too), and a tool already loosened to "read" that
+// is loosened further ("none") is asked again. A No changes nothing.
+func TestLooseningAnMCPToolIsAskedInEverySpelling(t *testing.T) {
+	a, _, _ := mcpApp(t)
+	asked := 0
+	a.dialog = func(context.Context, string, string) (bool, error) { asked++; return false, nil }
+	for _, effects := range []string{"none", "NONE", "READ", " read ", "net", "read+read", "read+net"} {
+		before := asked
+		s, err := a.SetMCPTool(protocol.MCPToolChoice{Server: "garden", Tool: mcptest.Record, Enabled: true, Effects: effects})
+		if err != nil {
+			t.Fatalf("%q: %v", effects, err)
+		}
+		if rec := gardenTool(t, s, mcptest.Record); asked != before+1 || rec.Override != "" || rec.Effects != "write+net" {
+			t.Errorf("%q: %d dialogs, the tool is now %+v; want one dialog and a No changing nothing", effects, asked-before, rec)
+		}
+	}
+	a.dialog = func(context.Context, string, string) (bool, error) { asked++; return true, nil }
+	if _, err := a.SetMCPTool(protocol.MCPToolChoice{Server: "garden", Tool: mcptest.Record, Enabled: true, Effects: "read"}); err != nil {
+		t.Fatal(err)
+	}
+	before := asked
+	a.dialog = func(context.Context, string, string) (bool, error) { asked++; return false, nil }
+	s, err := a.SetMCPTool(protocol.MCPToolChoice{Server: "garden", Tool: mcptest.Record, Enabled: true, Effects: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := gardenTool(t, s, mcptest.Record); asked != before+1 || rec.Effects != "read" {
+		t.Errorf("loosening a loosened tool further: %d dialogs, the tool is now %+v", asked-before, rec)
+	}
+	// A read-only tool made "none" no longer marks its result as outside
+	// text; made "write+net" it is asked more, which needs no dialog.
+	for _, c := range []struct {
+		effects string
+		dialogs int
+	}{{"none", 1}, {"write+net", 0}} {
+		before := asked
+		if _, err := a.SetMCPTool(protocol.MCPToolChoice{Server: "garden", Tool: mcptest.Echo, Enabled: true, Effects: c.effects}); err != nil {
+			t.Fatal(err)
+		}
+		if asked-before != c.dialogs {
+			t.Errorf("echo (read-only) made %q: %d dialogs, want %d", c.effects, asked-before, c.dialogs)
+		}
+	}
+}

@@ -152,31 +152,50 @@ func Check(c protocol.MCPServerConfig) error {
 	return nil
 }
 
-// readFile reads the servers of path; no file is no server.
-func readFile(path string) ([]protocol.MCPServerConfig, []protocol.MCPImportIssue, error) {
+// entries is each server of an mcp.json text as it was written, by name:
+// what a save writes back of the entries Quire did not take.
+func entries(text []byte) map[string]json.RawMessage {
+	var shape fileShape
+	if json.Unmarshal(text, &shape) != nil {
+		return nil
+	}
+	return shape.MCPServers
+}
+
+// readFile reads the servers of path, and each entry as written (entries);
+// no file is no server.
+func readFile(path string) ([]protocol.MCPServerConfig, []protocol.MCPImportIssue, map[string]json.RawMessage, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, nil, nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	defer f.Close()
 	// One byte past the bound, so Parse sees the file is too big.
 	text, err := io.ReadAll(io.LimitReader(f, protocol.MCPMaxConfigBytes+1))
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, nil, nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	return Parse(text)
+	cfgs, issues, err := Parse(text)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return cfgs, issues, entries(text), nil
 }
 
-// writeFile saves servers as path's mcp.json, atomically (a new file
-// renamed over the old) and readable by the user only: env and headers may
-// hold tokens.
-func writeFile(path string, servers []protocol.MCPServerConfig) error {
+// writeFile saves servers, and the entries Quire did not take (kept, as
+// they were written), as path's mcp.json, atomically (a new file renamed
+// over the old) and readable by the user only: env and headers may hold
+// tokens.
+func writeFile(path string, servers []protocol.MCPServerConfig, kept map[string]json.RawMessage) error {
 	shape := struct {
-		MCPServers map[string]fileServer `json:"mcpServers"`
-	}{MCPServers: map[string]fileServer{}}
+		MCPServers map[string]any `json:"mcpServers"`
+	}{MCPServers: map[string]any{}}
+	for n, raw := range kept {
+		shape.MCPServers[n] = raw
+	}
 	for _, c := range servers {
 		shape.MCPServers[c.Name] = fileServer{Command: c.Command, Args: c.Args, Env: c.Env, URL: c.URL, Headers: c.Headers, Disabled: !c.Enabled}
 	}

@@ -2,11 +2,13 @@ package mcpclient
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -88,7 +90,11 @@ type Manager struct {
 	// nil until then (changedLocked).
 	offers  map[string][]*mcpTool
 	problem string // why mcp.json could not be read: nothing is written over it
-	closed  bool
+	// kept are mcp.json's entries not taken (refused, or past
+	// MCPMaxServers), as written: each save writes them back, so a change
+	// made in Quire loses none of the user's file.
+	kept   map[string]json.RawMessage
+	closed bool
 }
 
 // server is one configured server and its current connection.
@@ -109,6 +115,10 @@ type server struct {
 	gen      int                // bumped by every start and stop: a connection of an older one is let go
 	abort    context.CancelFunc // ends the start under way
 	finished chan struct{}      // closed when the current connection's goroutine is done
+	// relisting: a listing after tools/list_changed is under way on this
+	// connection; relistAgain: another change came meanwhile. A flood of
+	// notifications makes one listing at a time, not one each.
+	relisting, relistAgain bool
 }
 
 // New reads dataDir's mcp.json and starts every enabled server in the
@@ -124,7 +134,7 @@ func New(dataDir string, choices Choices, log *slog.Logger, opts ...Option) *Man
 	m.client = mcp.NewClient(&mcp.Implementation{Name: "quire", Version: protocol.Version},
 		&mcp.ClientOptions{ToolListChangedHandler: m.toolsChanged})
 	m.settings = choices.MCP()
-	cfgs, issues, err := readFile(m.path)
+	cfgs, issues, raw, err := readFile(m.path)
 	if err != nil {
 		m.problem = fmt.Sprintf("Quire could not read %s (%v). Fix or remove the file, then restart Quire; until then no MCP server runs.", m.path, err)
 		log.Error("mcp config", "path", m.path, "err", err)
@@ -136,6 +146,10 @@ func New(dataDir string, choices Choices, log *slog.Logger, opts ...Option) *Man
 		log.Warn("mcp servers over the bound are left off", "servers", len(cfgs), "max", protocol.MCPMaxServers)
 		cfgs = cfgs[:protocol.MCPMaxServers]
 	}
+	for _, c := range cfgs {
+		delete(raw, c.Name)
+	}
+	m.kept = raw
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, c := range cfgs {
@@ -189,7 +203,10 @@ func (m *Manager) Put(ctx context.Context, cfg protocol.MCPServerConfig) (protoc
 	if err := Check(cfg); err != nil {
 		return protocol.MCPServer{}, err
 	}
-	res, err := m.put([]protocol.MCPServerConfig{cfg})
+	res, changed, err := m.put([]protocol.MCPServerConfig{cfg})
+	if err == nil {
+		err = m.forgetLoosenings(changed)
+	}
 	if err != nil {
 		return protocol.MCPServer{}, err
 	}
@@ -205,7 +222,10 @@ func (m *Manager) Import(ctx context.Context, text string) (protocol.MCPImport, 
 	if err != nil {
 		return protocol.MCPImport{}, err
 	}
-	res, err := m.put(cfgs)
+	res, changed, err := m.put(cfgs)
+	if err == nil {
+		err = m.forgetLoosenings(changed)
+	}
 	if err != nil {
 		return protocol.MCPImport{}, err
 	}
@@ -213,8 +233,9 @@ func (m *Manager) Import(ctx context.Context, text string) (protocol.MCPImport, 
 	return res, nil
 }
 
-// put saves cfgs (each already checked) and starts the enabled ones.
-func (m *Manager) put(cfgs []protocol.MCPServerConfig) (protocol.MCPImport, error) {
+// put saves cfgs (each already checked) and starts the enabled ones; it
+// says which servers it gave another program (forgetLoosenings).
+func (m *Manager) put(cfgs []protocol.MCPServerConfig) (protocol.MCPImport, []string, error) {
 	res := protocol.MCPImport{Added: []string{}, Refused: []protocol.MCPImportIssue{}}
 	var releases []func()
 	defer func() {
@@ -225,9 +246,10 @@ func (m *Manager) put(cfgs []protocol.MCPServerConfig) (protocol.MCPImport, erro
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.writableLocked(); err != nil {
-		return res, err
+		return res, nil, err
 	}
 	saved := m.savedLocked()
+	kept := maps.Clone(m.kept)
 	var take []protocol.MCPServerConfig
 	count := len(m.servers)
 	for _, c := range cfgs {
@@ -243,17 +265,23 @@ func (m *Manager) put(cfgs []protocol.MCPServerConfig) (protocol.MCPImport, erro
 			count++
 		}
 		take = append(take, c)
+		delete(kept, c.Name)
 		saved = slices.DeleteFunc(saved, func(o protocol.MCPServerConfig) bool { return o.Name == c.Name })
 		saved = append(saved, c)
 	}
 	if len(take) == 0 {
-		return res, nil
+		return res, nil, nil
 	}
-	if err := writeFile(m.path, saved); err != nil {
-		return res, fmt.Errorf("the MCP servers were not changed: %w", err)
+	if err := writeFile(m.path, saved, kept); err != nil {
+		return res, nil, fmt.Errorf("the MCP servers were not changed: %w", err)
 	}
+	m.kept = kept
+	var changed []string
 	for _, c := range take {
 		s := m.servers[c.Name]
+		if s != nil && !sameProgram(s.cfg, c) {
+			changed = append(changed, c.Name)
+		}
 		if s != nil {
 			cs, cmd, done := m.stopLocked(s, "Replaced by a new config.")
 			releases = append(releases, func() { release(cs, cmd, done) })
@@ -270,7 +298,44 @@ func (m *Manager) put(cfgs []protocol.MCPServerConfig) (protocol.MCPImport, erro
 		}
 		res.Added = append(res.Added, c.Name)
 	}
-	return res, nil
+	return res, changed, nil
+}
+
+// sameProgram reports whether b runs what a ran: the same command and
+// arguments, or the same address.
+func sameProgram(a, b protocol.MCPServerConfig) bool {
+	return a.Command == b.Command && slices.Equal(a.Args, b.Args) && a.URL == b.URL
+}
+
+// forgetLoosenings drops the effects the user chose for the tools of
+// servers that ask less than write+net: a "don't ask" was given to the
+// program that server ran, and another one under its name (a pasted
+// config's, or one added after a removal) must be asked about again. A
+// tightening and a tool turned off are kept.
+func (m *Manager) forgetLoosenings(servers []string) error {
+	if len(servers) == 0 {
+		return nil
+	}
+	m.setMu.Lock()
+	defer m.setMu.Unlock()
+	for _, c := range m.choices.MCP().Tools {
+		if c.Effects == "" || !slices.Contains(servers, c.Server) {
+			continue
+		}
+		const asked = tool.WriteFs | tool.Net
+		if e, err := parseEffects(c.Effects); err == nil && e&asked == asked {
+			continue
+		}
+		if err := m.choices.SetMCPTool(config.MCPToolSetting{Server: c.Server, Tool: c.Tool, Disabled: c.Disabled}); err != nil {
+			return fmt.Errorf("the server %s was changed, but the choice not to ask before %s could not be taken back (choose again in Settings): %w", c.Server, c.Tool, err)
+		}
+	}
+	settings := m.choices.MCP()
+	m.mu.Lock()
+	m.settings = settings
+	m.changedLocked()
+	m.mu.Unlock()
+	return nil
 }
 
 // Remove stops a server and forgets its config.
@@ -289,7 +354,7 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 		return err
 	}
 	saved := slices.DeleteFunc(m.savedLocked(), func(o protocol.MCPServerConfig) bool { return o.Name == name })
-	if err := writeFile(m.path, saved); err != nil {
+	if err := writeFile(m.path, saved, m.kept); err != nil {
 		m.mu.Unlock()
 		return fmt.Errorf("the server %s was not removed: %w", name, err)
 	}
@@ -298,7 +363,7 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 	m.changedLocked()
 	m.mu.Unlock()
 	release(cs, cmd, done)
-	return nil
+	return m.forgetLoosenings([]string{name})
 }
 
 // Start starts a stopped or failed server (a running one is left as it is).
@@ -456,6 +521,7 @@ func (m *Manager) startLocked(s *server) {
 	s.abort = cancel
 	s.stderr = newTail(protocol.MCPStderrBytes)
 	s.pid, s.proto, s.impl, s.listed, s.leftOff = 0, "", "", nil, 0
+	s.relisting, s.relistAgain = false, false
 	m.changedLocked()
 	done := make(chan struct{})
 	s.finished = done
@@ -511,6 +577,16 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 	if err == nil {
 		cs, err = m.client.Connect(ctx, t, nil)
 	}
+	if err == nil {
+		m.mu.Lock()
+		if s.gen == gen {
+			// Known before the first listing, so a tools/list_changed
+			// that comes during it is not lost: it makes one listing
+			// more after it (toolsChanged).
+			s.session, s.relisting, s.relistAgain = cs, true, false
+		}
+		m.mu.Unlock()
+	}
 	var listed []listedTool
 	leftOff := 0
 	if err == nil {
@@ -545,7 +621,12 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 	}
 	proto := s.proto
 	m.setLocked(s, protocol.MCPRunning, "")
+	again := s.relistAgain
+	s.relisting, s.relistAgain = again, false
 	m.mu.Unlock()
+	if again {
+		go m.relist(s, cs, gen, cfg.Name)
+	}
 	m.log.Info("mcp server running", "server", cfg.Name, "tools", len(listed), "protocol", proto)
 
 	waitErr := cs.Wait()
@@ -572,43 +653,52 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 // toolsChanged lists a server's tools again when it says they changed, so
 // the next run is offered the new list (a running run keeps its own). The
 // handler runs on the connection's reader, which the listing waits on: it
-// is done on a goroutine of its own, bounded by the handshake's deadline.
+// is done on a goroutine of its own, bounded by the handshake's deadline,
+// and one at a time per connection (a change that comes during a listing
+// makes one more listing after it, however many come).
 func (m *Manager) toolsChanged(_ context.Context, req *mcp.ToolListChangedRequest) {
-	go m.relist(req.Session)
-}
-
-func (m *Manager) relist(cs *mcp.ClientSession) {
-	m.mu.Lock()
-	var s *server
-	gen := 0
-	for _, x := range m.servers {
-		if x.session == cs {
-			s, gen = x, x.gen
-		}
-	}
-	var name string
-	if s != nil {
-		name = s.cfg.Name
-	}
-	m.mu.Unlock()
-	if s == nil {
-		return // not (or no longer) a running server's connection
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), m.initTimeout)
-	defer cancel()
-	listed, leftOff, err := listTools(ctx, name, cs)
+	cs := req.Session
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if s.gen != gen || s.session != cs {
+	for _, s := range m.servers {
+		if s.session != cs {
+			continue
+		}
+		if s.relisting {
+			s.relistAgain = true
+			return
+		}
+		s.relisting = true
+		go m.relist(s, cs, s.gen, s.cfg.Name)
 		return
 	}
-	if err != nil {
-		m.log.Warn("mcp server's changed tools could not be listed; the earlier list stays", "server", name, "err", err)
-		return
+	// Not (or no longer) a running server's connection.
+}
+
+func (m *Manager) relist(s *server, cs *mcp.ClientSession, gen int, name string) {
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), m.initTimeout)
+		listed, leftOff, err := listTools(ctx, name, cs)
+		cancel()
+		m.mu.Lock()
+		if s.gen != gen || s.session != cs {
+			m.mu.Unlock()
+			return // a new connection has its own flags (startLocked)
+		}
+		if err != nil {
+			m.log.Warn("mcp server's changed tools could not be listed; the earlier list stays", "server", name, "err", err)
+		} else {
+			s.listed, s.leftOff = listed, leftOff
+			m.changedLocked()
+			m.watch.publish(m.statusLocked(s, m.offersLocked()[name]))
+		}
+		again := s.relistAgain
+		s.relisting, s.relistAgain = again, false
+		m.mu.Unlock()
+		if !again {
+			return
+		}
 	}
-	s.listed, s.leftOff = listed, leftOff
-	m.changedLocked()
-	m.watch.publish(m.statusLocked(s, m.offersLocked()[name]))
 }
 
 // transport is the connection a server's config asks for.
@@ -618,11 +708,7 @@ func (m *Manager) transport(ctx context.Context, cfg protocol.MCPServerConfig, c
 		t, err := connect(ctx)
 		return t, nil, err
 	case cfg.URL != "":
-		// A redirect is never followed: the headers (a token, often) and
-		// the re-sent body (a call's arguments) would go to whatever host
-		// it names, since the wrapper sets them again on every hop.
-		client := &http.Client{Transport: headers{cfg.Headers, http.DefaultTransport},
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		client := &http.Client{Transport: headers{cfg.Headers, http.DefaultTransport}, CheckRedirect: sameOrigin}
 		return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxRetries: 2, DisableStandaloneSSE: true}, nil, nil
 	default:
 		cmd := exec.Command(cfg.Command, cfg.Args...)
@@ -636,6 +722,24 @@ func (m *Manager) transport(ctx context.Context, cfg protocol.MCPServerConfig, c
 		ownGroup(cmd)
 		return &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, cmd, nil
 	}
+}
+
+// errRedirectedAway: an HTTP server sent Quire to another origin.
+var errRedirectedAway = errors.New("the server redirected to another address")
+
+// sameOrigin follows a redirect only to the configured server's own
+// scheme and host: the configured headers (often a token) are added to
+// every request, so a redirect elsewhere would hand them to whoever is
+// there (net/http's own stripping does not see headers a transport adds).
+func sameOrigin(r *http.Request, via []*http.Request) error {
+	first := via[0].URL
+	if r.URL.Scheme != first.Scheme || r.URL.Host != first.Host {
+		return fmt.Errorf("%w (%s://%s): put that address in the server's config if you trust it", errRedirectedAway, r.URL.Scheme, r.URL.Host)
+	}
+	if len(via) >= 10 {
+		return fmt.Errorf("%w: more than 10 times", errRedirectedAway)
+	}
+	return nil
 }
 
 // headers adds the configured headers to every request to the server and

@@ -465,11 +465,7 @@ func TestChangedToolListIsTakenAgain(t *testing.T) {
 		servers <- s
 		return client, nil
 	}
-	m, _, _ := open(t, mcpclient.WithServer(protocol.MCPServerConfig{Name: "grow", Enabled: true}, connect))
-	mcptest.WaitState(t, m, "grow", protocol.MCPRunning)
-	ctx, cancel := context.WithTimeout(t.Context(), mcptest.Patience)
-	defer cancel()
-	changes := m.Watch(ctx)
+	m, _, changes := attach(t, "grow", connect)
 	(<-servers).AddTool(&mcp.Tool{Name: "second", InputSchema: map[string]any{"type": "object"}},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{}, nil

@@ -44,6 +44,9 @@ type mcpTool struct {
 	m    *Manager
 	spec tool.Spec
 	info protocol.MCPTool
+	// program is the config of the server it was offered from: a call
+	// after the server was given another program is refused (Run).
+	program protocol.MCPServerConfig
 }
 
 func (t *mcpTool) Spec() tool.Spec { return t.spec }
@@ -71,10 +74,17 @@ func (t *mcpTool) Run(ctx context.Context, c tool.Call) (tool.Result, error) {
 	s := t.m.servers[t.info.Server]
 	var cs *mcp.ClientSession
 	state := protocol.MCPStopped
+	replaced := false
 	if s != nil {
-		cs, state = s.session, s.state
+		cs, state, replaced = s.session, s.state, !sameProgram(s.cfg, t.program)
 	}
 	t.m.mu.Unlock()
+	if replaced {
+		// Its effects, and so its question, were the old program's.
+		return tool.Result{Status: tool.Failure, Content: fmt.Sprintf(
+			"The MCP server %s was changed to another program after this conversation turn started, so its tool %s was not called. Tell the user; ask again to use the new program's tools.",
+			t.info.Server, t.info.Tool)}, nil
+	}
 	if cs == nil || state != protocol.MCPRunning {
 		return tool.Result{Status: tool.Failure, Content: fmt.Sprintf(
 			"The MCP server %s is not running (%s), so its tool %s could not be called. Tell the user; they can restart it in Settings.",
@@ -176,7 +186,7 @@ func (m *Manager) offersLocked() map[string][]*mcpTool {
 	out := map[string][]*mcpTool{}
 	for _, name := range m.namesLocked() {
 		for _, lt := range m.servers[name].listed {
-			t := m.offer(name, lt, choices[[2]string{name, lt.Name}], timeout)
+			t := m.offer(m.servers[name].cfg, lt, choices[[2]string{name, lt.Name}], timeout)
 			if other, clash := used[t.spec.Name]; clash && t.info.Problem == "" {
 				t.info.Problem = fmt.Sprintf("Its name becomes %s, as %s's does; it is not offered.", t.spec.Name, other)
 			} else if !clash {
@@ -234,7 +244,8 @@ func prepare(server string, t *mcp.Tool) listedTool {
 }
 
 // offer makes one listed tool a Quire tool.
-func (m *Manager) offer(server string, lt listedTool, choice config.MCPToolSetting, timeout time.Duration) *mcpTool {
+func (m *Manager) offer(program protocol.MCPServerConfig, lt listedTool, choice config.MCPToolSetting, timeout time.Duration) *mcpTool {
+	server := program.Name
 	ann := lt.Annotations
 	readOnly := ann != nil && ann.ReadOnlyHint
 	// The spec's default for destructiveHint is true, when not read-only.
@@ -265,7 +276,7 @@ func (m *Manager) offer(server string, lt listedTool, choice config.MCPToolSetti
 		info.Problem = lt.problem
 	}
 	info.Tokens = m.tokens(spec)
-	return &mcpTool{m: m, spec: spec, info: info}
+	return &mcpTool{m: m, spec: spec, info: info, program: program}
 }
 
 // statusLocked is s as hosts see it.
