@@ -118,7 +118,7 @@ type App struct {
 	mcp     host.MCP     // the MCP servers (app_mcp.go); nil: none
 	// evolution is the candidates' pipeline (the Evolution methods below); nil: none.
 	evolution host.Evolution
-	skills  host.Skills  // Settings → Skills' back end; nil: none (tests)
+	skills    host.Skills // Settings → Skills' back end; nil: none (tests)
 
 	// raise brings the window to the front (Wails' WindowUnminimise and
 	// WindowShow), for a second start of Quire; injected for tests. up is
