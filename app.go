@@ -12,8 +12,10 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -118,7 +120,7 @@ type App struct {
 	mcp     host.MCP     // the MCP servers (app_mcp.go); nil: none
 	// evolution is the candidates' pipeline (the Evolution methods below); nil: none.
 	evolution host.Evolution
-	skills  host.Skills  // Settings → Skills' back end; nil: none (tests)
+	skills    host.Skills // Settings → Skills' back end; nil: none (tests)
 
 	// raise brings the window to the front (Wails' WindowUnminimise and
 	// WindowShow), for a second start of Quire; injected for tests. up is
@@ -1785,14 +1787,105 @@ func (a *App) MCPServers() (protocol.MCPList, error) {
 }
 
 // PutMCPServer adds a server, or replaces the one of its name, and starts
-// it when enabled; quire:mcp says when it runs or fails.
+// it when enabled; quire:mcp says when it runs or fails. A stdio server
+// runs a command on this computer, so it is put only after a native Yes
+// to a dialog showing exactly what will run (askServers); a No changes
+// nothing. An address is connected to without a dialog: nothing runs here.
 func (a *App) PutMCPServer(c protocol.MCPServerConfig) (protocol.MCPServer, error) {
 	m, err := a.mcpPort()
 	if err != nil {
 		return protocol.MCPServer{}, err
 	}
+	if err := app.CheckMCP(c); err != nil {
+		return protocol.MCPServer{}, spoken(err)
+	}
+	if c.Command != "" {
+		if err := a.askServers([]protocol.MCPServerConfig{c}); err != nil {
+			return protocol.MCPServer{}, err
+		}
+	}
 	s, err := m.Put(a.callCtx(), c)
 	return s, spoken(err)
+}
+
+// errMCPDeclined: the user said No to the servers' dialog.
+var errMCPDeclined = errors.New("you said No: no MCP server was added or changed, and nothing was run")
+
+// errMCPTooLong: what would run does not fit in one dialog, so it cannot be
+// asked whole.
+var errMCPTooLong = errors.New("these MCP servers are too long to show whole in one question, so Quire did not add them; " +
+	"add them a few at a time, or type each with `quire mcp add` in a terminal")
+
+// askServers asks, in one native dialog, before cfgs are saved and
+// started: each server's whole command line (or address) and the names
+// of its environment variables or headers (their values may be tokens
+// and are not shown). What does not fit in a dialog is refused rather
+// than cut: a Yes is never given to a command the user could not read.
+func (a *App) askServers(cfgs []protocol.MCPServerConfig) error {
+	var b strings.Builder
+	lines, runes := 0, 0
+	runsHere := false
+	for _, c := range cfgs {
+		item := serverLines(c)
+		runsHere = runsHere || c.Command != ""
+		shown := wrap(item, dialogWrap)
+		lines += strings.Count(shown, "\n") + 1
+		runes += utf8.RuneCountInString(item)
+		b.WriteString("\n• " + shown)
+	}
+	if lines > dialogMaxLines || runes > dialogMaxRunes {
+		return errMCPTooLong
+	}
+	title := "Add this MCP server?"
+	if len(cfgs) != 1 {
+		title = fmt.Sprintf("Add these %d MCP servers?", len(cfgs))
+	}
+	head := "Quire will connect to:"
+	if runsHere {
+		head = "Quire will run these commands on this computer, now and whenever the server is started, with your permissions:"
+	}
+	yes, err := a.confirm(title, head+"\n"+b.String()+"\n\nYes saves and starts them; No changes nothing and runs nothing.")
+	switch {
+	case err != nil:
+		return err
+	case !yes:
+		return errMCPDeclined
+	}
+	return nil
+}
+
+// serverLines is one server as the dialog shows it: its name, the command
+// and every argument (quoted when a space or quote would hide where one
+// ends), or its address; then the names of its env or headers. Every
+// invisible or layout character is escaped (host.Visible).
+func serverLines(c protocol.MCPServerConfig) string {
+	var b strings.Builder
+	b.WriteString(host.Visible(c.Name) + ": ")
+	names, kind := c.Env, "environment"
+	if c.URL != "" {
+		b.WriteString("connects to " + host.Visible(c.URL))
+		names, kind = c.Headers, "headers"
+	} else {
+		words := []string{}
+		for _, w := range append([]string{c.Command}, c.Args...) {
+			if w == "" || strings.ContainsAny(w, " \t\n\"'\\") {
+				w = strconv.Quote(w)
+			}
+			words = append(words, host.Visible(w))
+		}
+		b.WriteString("runs " + strings.Join(words, " "))
+	}
+	if len(names) > 0 {
+		keys := slices.Sorted(maps.Keys(names))
+		for i, k := range keys {
+			keys[i] = host.Visible(k)
+		}
+		fmt.Fprintf(&b, "\n  %s: %s (values not shown)", kind, strings.Join(keys, ", "))
+	}
+	if !c.Enabled {
+		b.WriteString("\n  saved turned off: it runs when you start it")
+	}
+	return b.String()
 }
 
 // RemoveMCPServer stops a server and forgets its configuration.
@@ -1805,11 +1898,22 @@ func (a *App) RemoveMCPServer(name string) error {
 }
 
 // ImportMCP takes a pasted mcp.json text: what was added, and what was
-// refused and why.
+// refused and why. What it would add is asked first in one native dialog
+// listing each server's command or address (askServers); a No changes
+// nothing.
 func (a *App) ImportMCP(text string) (protocol.MCPImport, error) {
 	m, err := a.mcpPort()
 	if err != nil {
 		return protocol.MCPImport{}, err
+	}
+	cfgs, _, err := app.ParseMCP(text)
+	if err != nil {
+		return protocol.MCPImport{}, spoken(err)
+	}
+	if len(cfgs) > 0 {
+		if err := a.askServers(cfgs); err != nil {
+			return protocol.MCPImport{}, err
+		}
 	}
 	res, err := m.Import(a.callCtx(), text)
 	return res, spoken(err)

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1279,6 +1280,87 @@ func TestLooseningAnMCPToolIsAskedInANativeDialog(t *testing.T) {
 	}
 	if _, err := a.SetMCPTool(protocol.MCPToolChoice{Server: "garden", Tool: "nope", Effects: "read"}); err == nil || !strings.Contains(err.Error(), "has no tool") {
 		t.Errorf("an unknown tool: %v", err)
+	}
+}
+
+// Adding a stdio server or importing an mcp.json in the window runs
+// commands on this computer, so the page's word is not enough: a native
+// dialog shows exactly what will run (the command and every argument, the
+// names of its env or headers, never their values) and only its Yes saves
+// anything. A No, a config too long to show whole, or one refused by its
+// check changes nothing; an address alone is connected to without asking.
+func TestAddingMCPServersIsAskedInANativeDialogShowingWhatRuns(t *testing.T) {
+	stdio := protocol.MCPServerConfig{Name: "tools", Command: "/opt/my tools/serve", Args: []string{"--root", "~/notes", ""},
+		Env: map[string]string{"API_TOKEN": "sk-secret", "HOME_DIR": "/home/me"}}
+	paste := `{"mcpServers": {"files": {"command": "npx", "args": ["-y", "@scope/server-files"], "env": {"KEY": "hush"}, "disabled": true},
+		"web": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer hush"}, "disabled": true}, "bad": {"type": "sse", "url": "http://x/sse"}}}`
+	long := protocol.MCPServerConfig{Name: "long", Command: "serve", Args: slices.Repeat([]string{strings.Repeat("a", 60)}, 20)}
+	put := func(c protocol.MCPServerConfig) func(*App) error {
+		return func(a *App) error { _, err := a.PutMCPServer(c); return err }
+	}
+	imp := func(text string) func(*App) error {
+		return func(a *App) error { _, err := a.ImportMCP(text); return err }
+	}
+	tests := []struct {
+		name    string
+		act     func(*App) error
+		yes     bool
+		dialog  []string // "" dialog when nil
+		wantErr string
+		added   []string
+	}{
+		{"a stdio server, No", put(stdio), false,
+			[]string{"Add this MCP server?", "run these commands on this computer", `tools: runs "/opt/my tools/serve" --root ~/notes ""`,
+				"environment: API_TOKEN, HOME_DIR (values not shown)", "saved turned off", "No changes nothing"},
+			"you said No", nil},
+		{"a stdio server, Yes", put(stdio), true, []string{`runs "/opt/my tools/serve"`}, "", []string{"tools"}},
+		{"an address", put(protocol.MCPServerConfig{Name: "site", URL: "http://127.0.0.1:9/mcp"}), false, nil, "", []string{"site"}},
+		{"a refused config", put(protocol.MCPServerConfig{Name: "two", Command: "x", URL: "http://127.0.0.1:9/mcp"}), true, nil, "keep one", nil},
+		{"too long to show", put(long), true, nil, "too long to show whole", nil},
+		{"a paste, No", imp(paste), false,
+			[]string{"Add these 2 MCP servers?", "files: runs npx -y @scope/server-files", "environment: KEY (values not shown)",
+				"web: connects to http://127.0.0.1:9/mcp", "headers: Authorization (values not shown)"},
+			"you said No", nil},
+		{"a paste, Yes", imp(paste), true, []string{"Add these 2 MCP servers?"}, "", []string{"files", "web"}},
+		{"not a config", imp(`{"servers": {}}`), true, nil, `no "mcpServers"`, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, _, _ := mcpApp(t)
+			var asked []string
+			a.dialog = func(_ context.Context, title, message string) (bool, error) {
+				asked = append(asked, title+"\n"+message)
+				return tc.yes, nil
+			}
+			err := tc.act(a)
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Fatalf("error %v, want %q", err, tc.wantErr)
+			}
+			if len(asked) != min(len(tc.dialog), 1) {
+				t.Fatalf("%d dialogs, want %d: %q", len(asked), min(len(tc.dialog), 1), asked)
+			}
+			for _, want := range tc.dialog {
+				if !strings.Contains(asked[0], want) {
+					t.Errorf("the dialog lacks %q:\n%s", want, asked[0])
+				}
+			}
+			if len(asked) > 0 && (strings.Contains(asked[0], "secret") || strings.Contains(asked[0], "hush") || strings.Contains(asked[0], "/home/me")) {
+				t.Errorf("the dialog shows a value:\n%s", asked[0])
+			}
+			list, err := a.MCPServers()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, s := range list.Servers {
+				if s.Config.Name != "garden" {
+					names = append(names, s.Config.Name)
+				}
+			}
+			if !slices.Equal(names, tc.added) {
+				t.Errorf("servers added %v, want %v", names, tc.added)
+			}
+		})
 	}
 }
 

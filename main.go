@@ -163,6 +163,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		RunningMCP: func(context.Context) (host.MCP, error) {
 			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).MCP(), nil
 		},
+		RunningSkills: func(context.Context) (host.Skills, error) {
+			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).Skills(), nil
+		},
 		Drive:     driver(settings, log),
 		Eval:      app.EvalBuilder,
 		Scenarios: evals,

@@ -254,7 +254,15 @@ func (m *Manager) put(cfgs []protocol.MCPServerConfig) (protocol.MCPImport, []st
 	count := len(m.servers)
 	for _, c := range cfgs {
 		s, exists := m.servers[c.Name]
+		var stored *protocol.MCPServerConfig
+		if exists {
+			stored = &s.cfg
+		}
+		c, err := unmasked(c, stored)
 		switch {
+		case err != nil:
+			res.Refused = append(res.Refused, protocol.MCPImportIssue{Name: c.Name, Reason: err.Error()})
+			continue
 		case exists && s.connect != nil:
 			res.Refused = append(res.Refused, protocol.MCPImportIssue{Name: c.Name, Reason: fmt.Sprintf("A server named %s is built in for this run; give this one another name.", c.Name)})
 			continue
@@ -448,6 +456,16 @@ func (m *Manager) SetTool(ctx context.Context, c protocol.MCPToolChoice) (protoc
 		m.watch.publish(st)
 	}
 	return st, err
+}
+
+// ServerRunning says whether the server named name is running now (its
+// handshake done): what a skill that needs it is judged against
+// (skills.Servers).
+func (m *Manager) ServerRunning(name string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.servers[name]
+	return ok && s.state == protocol.MCPRunning
 }
 
 // Watch delivers every server's changes until ctx ends.

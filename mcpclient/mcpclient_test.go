@@ -299,7 +299,7 @@ func TestConfigFileIsKept(t *testing.T) {
 	defer m2.Close()
 	list, _ := m2.Servers(t.Context())
 	if len(list.Servers) != 2 || list.Servers[0].Config.Name != "garden" || list.Servers[0].State != protocol.MCPStopped ||
-		list.Servers[0].Config.Env[mcptest.Env] == "" {
+		list.Servers[0].Config.Env[mcptest.Env] != protocol.MCPMasked {
 		t.Fatalf("reread: %+v", list)
 	}
 	if err := m2.Remove(t.Context(), "web"); err != nil {

@@ -281,7 +281,7 @@ func (m *Manager) offer(program protocol.MCPServerConfig, lt listedTool, choice 
 
 // statusLocked is s as hosts see it.
 func (m *Manager) statusLocked(s *server, offers []*mcpTool) protocol.MCPServer {
-	st := protocol.MCPServer{Config: s.cfg, State: s.state, Reason: s.reason, PID: s.pid, SinceMs: s.since.UnixMilli(),
+	st := protocol.MCPServer{Config: masked(s.cfg), State: s.state, Reason: s.reason, PID: s.pid, SinceMs: s.since.UnixMilli(),
 		Stderr: s.stderr.String(), ProtocolVersion: s.proto, Server: s.impl, Tools: []protocol.MCPTool{}, LeftOff: s.leftOff}
 	for _, t := range offers {
 		st.Tools = append(st.Tools, t.info)

@@ -14,6 +14,7 @@ import {
   formConfig,
   LARGE_SHARE,
   McpStore,
+  secretNames,
   shareWarning,
   stateWords,
   stderrTail,
@@ -122,6 +123,15 @@ describe('the words', () => {
     expect(shareWarning(edge - 1, 8192)).toBe('');
     expect(shareWarning(edge, 8192)).toMatch(/take 20% of the model's 8,192-token context/);
     expect(shareWarning(5000, 0)).toBe('');
+  });
+
+  it.each([
+    [{ env: { TOKEN: '••••••••', A_DIR: '••••••••' } }, 'Environment: A_DIR, TOKEN (values hidden)'],
+    [{ headers: { Authorization: '••••••••' } }, 'Headers: Authorization (values hidden)'],
+    [{}, ''],
+  ])('names the secrets of %o without a value', (c, want) => {
+    expect(secretNames(c)).toBe(want);
+    expect(secretNames(c)).not.toContain('••');
   });
 
   it('keeps the last lines of stderr', () => {

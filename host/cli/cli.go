@@ -67,6 +67,10 @@ type Env struct {
 	// RunningMCP is the MCP servers of the window or `quire serve` that
 	// owns the folder, over its local channel (`quire mcp`).
 	RunningMCP func(ctx context.Context) (host.MCP, error)
+	// RunningSkills is the skills of the window or `quire serve` that owns
+	// the folder, over its local channel (`quire skills list`: a skill's
+	// availability as that owner judges it, against the servers it runs).
+	RunningSkills func(ctx context.Context) (host.Skills, error)
 	// Drive opens the data folder's kernel for a terminal conversation
 	// (`quire run`, `quire chat`): the running window's or `quire serve`'s
 	// through its local channel, else this process's own as the folder's

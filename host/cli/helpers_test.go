@@ -82,5 +82,8 @@ func runCtxIn(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		},
 		RunningMCP: func(context.Context) (host.MCP, error) {
 			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).MCP(), nil
+		},
+		RunningSkills: func(context.Context) (host.Skills, error) {
+			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).Skills(), nil
 		}})
 }

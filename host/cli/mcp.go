@@ -113,12 +113,19 @@ func (o *mcpOptions) run(ctx context.Context, args []string, env Env) int {
 // owned is the MCP servers of the window or `quire serve` that owns the
 // data folder, over its local channel; nil when no such owner runs.
 func owned(ctx context.Context, env Env) (host.MCP, datadir.Holder, error) {
-	h, held, err := datadir.Held(env.Settings.DataDir)
-	if err != nil || !held || (h.Kind != datadir.Window && h.Kind != datadir.Serve) || env.RunningMCP == nil {
+	h, live, err := liveOwner(env)
+	if err != nil || !live || env.RunningMCP == nil {
 		return nil, h, err
 	}
 	m, err := env.RunningMCP(ctx)
 	return m, h, err
+}
+
+// liveOwner is who holds the data folder, and whether it is a window or
+// `quire serve`, which answer on the local channel.
+func liveOwner(env Env) (datadir.Holder, bool, error) {
+	h, held, err := datadir.Held(env.Settings.DataDir)
+	return h, err == nil && held && (h.Kind == datadir.Window || h.Kind == datadir.Serve), err
 }
 
 func (o *mcpOptions) list(ctx context.Context, env Env) int {

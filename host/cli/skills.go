@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 
+	"quire/host"
+	"quire/internal/datadir"
 	"quire/kernel/protocol"
 )
 
@@ -31,13 +33,22 @@ func (o *skillsOptions) run(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, skillsUsage)
 		return exitUsage
 	}
-	p, err := env.Read(ctx)
+	sk, h, err := ownedSkills(ctx, env, args[0])
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "quire:", err)
 		return exitFailed
 	}
-	defer p.Close()
-	sk := p.Skills()
+	if sk != nil {
+		fmt.Fprintf(env.Stderr, "As %s offers them.\n", h)
+	} else {
+		p, err := env.Read(ctx)
+		if err != nil {
+			fmt.Fprintln(env.Stderr, "quire:", err)
+			return exitFailed
+		}
+		defer p.Close()
+		sk = p.Skills()
+	}
 	if sk == nil {
 		fmt.Fprintln(env.Stderr, "quire: skills are not available in this Quire; run quire doctor")
 		return exitFailed
@@ -118,4 +129,18 @@ func printSkills(w io.Writer, skills []protocol.SkillInfo, folder string) {
 		}
 	}
 	fmt.Fprintf(w, "Your skills folder: %s\n", folder)
+}
+
+// ownedSkills is the skills of the window or `quire serve` that owns the
+// data folder, for a list: whether a skill that needs an MCP server is
+// available is theirs to say, as they run the servers (this process runs
+// none). nil when no such owner runs, or for add, which copies into the
+// folder itself.
+func ownedSkills(ctx context.Context, env Env, sub string) (host.Skills, datadir.Holder, error) {
+	h, live, err := liveOwner(env)
+	if err != nil || sub != "list" || !live || env.RunningSkills == nil {
+		return nil, h, err
+	}
+	sk, err := env.RunningSkills(ctx)
+	return sk, h, err
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"quire/config"
+	"quire/internal/mcptest"
 	"quire/internal/ollamatest"
 	"quire/kernel/protocol"
 )
@@ -68,4 +70,53 @@ func TestSkillsCommand(t *testing.T) {
 			t.Fatalf("%v %s", err, out.String())
 		}
 	})
+}
+
+// While `quire serve` owns the folder, `quire skills list` says what that
+// owner offers: a skill needing its MCP server is on while the server runs
+// there and unavailable, with the sentence, once it is stopped — as the
+// owner's Settings says — and the list says whose it is.
+func TestSkillsListThroughTheRunningOwnerFollowsItsServers(t *testing.T) {
+	dir := t.TempDir()
+	folder := filepath.Join(dir, "skills", "standup")
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	skill := "---\nname: standup\ndescription: Write the standup note.\nrequires:\n  mcp: [garden]\n---\nDo it.\n"
+	if err := os.WriteFile(filepath.Join(folder, "SKILL.md"), []byte(skill), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := servingOwner(t, config.NewStore(config.Config{DataDir: dir, Model: "qwen3:4b", NumCtx: 8192}))
+	var out, errb bytes.Buffer
+	if code := run(addArgs(t, dir, "garden"), &out, &errb); code != 0 {
+		t.Fatalf("add: exit %d: %s", code, errb.String())
+	}
+	mcptest.WaitState(t, p.MCP(), "garden", protocol.MCPRunning)
+	steps := []struct {
+		name    string
+		act     func()
+		state   string
+		without string
+	}{
+		{"running", func() {}, "standup (on, user)", "not running"},
+		{"stopped", func() {
+			if _, err := p.MCP().Stop(t.Context(), "garden"); err != nil {
+				t.Fatal(err)
+			}
+		}, "standup (unavailable, user)\n  Write the standup note.\n  Needs the MCP server 'garden', which is not running: start it in Settings → Extensions.", ""},
+	}
+	for _, step := range steps {
+		step.act()
+		out.Reset()
+		errb.Reset()
+		if code := run([]string{"skills", "-data-dir", dir, "list"}, &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d: %s", step.name, code, errb.String())
+		}
+		if !strings.Contains(out.String(), step.state) || step.without != "" && strings.Contains(out.String(), step.without) {
+			t.Errorf("%s: the list:\n%s", step.name, out.String())
+		}
+		if !strings.Contains(errb.String(), "As `quire serve` (process") {
+			t.Errorf("%s: stderr does not say whose list it is: %s", step.name, errb.String())
+		}
+	}
 }

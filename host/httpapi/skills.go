@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"net/http"
+	"net/url"
 
 	"quire/host"
 	"quire/kernel/protocol"
@@ -76,3 +78,26 @@ func (s *Server) skillInstall(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, info)
 }
+
+// Skills is the owner's skills over its local channel (the /api/skills
+// routes), so `quire skills list` says what the window or `quire serve`
+// offers: availability judged against the MCP servers it runs.
+func (l *Local) Skills() host.Skills { return localSkills{l} }
+
+type localSkills struct{ l *Local }
+
+func (s localSkills) SkillList(ctx context.Context) (protocol.SkillList, error) {
+	return call[protocol.SkillList](ctx, s.l, http.MethodGet, "/api/skills", nil)
+}
+
+func (s localSkills) SetSkillEnabled(ctx context.Context, name string, on bool) error {
+	return s.l.do(ctx, http.MethodPost, "/api/skills/"+url.PathEscape(name)+"/enabled", struct {
+		Enabled bool `json:"enabled"`
+	}{on}, nil)
+}
+
+func (s localSkills) InstallSkill(ctx context.Context, dir string) (protocol.SkillInfo, error) {
+	return call[protocol.SkillInfo](ctx, s.l, http.MethodPost, "/api/skills/install", protocol.SkillInstall{Dir: dir})
+}
+
+var _ host.Skills = localSkills{}

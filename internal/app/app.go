@@ -104,8 +104,8 @@ type Parts struct {
 	workers    *runtime.Runtime // the queue's workers' runtime
 	memErr     error            // why mem is nil in an Owner
 	skills     *skills.Catalog  // the skill packages (skills.go); nil when off
-	// skillServers tells the skills which MCP servers run (nil: none
-	// does, until the MCP client is wired here).
+	// skillServers tells the skills which MCP servers run: an Owner's MCP
+	// manager; nil for a Reader, whose process runs none.
 	skillServers skills.Servers
 
 	mcp        mcpParts     // the MCP servers (mcp.go)
@@ -219,8 +219,11 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	opts := []runtime.Option{
 		runtime.WithLogger(log), runtime.WithAsker(p.ask), runtime.WithPrompt(basePrompt()),
 		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, p, log}, organiseTools{p.queue, &p.batchesOn}), runtime.WithCheckpoint(planReminder(st))}
-	// The MCP servers' tools reach the chats' runtime only (mcp.go).
-	opts = append(opts, runtime.WithTools(p.openMCP(x.MCP)))
+	// The MCP servers' tools reach the chats' runtime only (mcp.go); a
+	// skill that needs a server is judged against the same manager.
+	servers := p.openMCP(x.MCP)
+	p.skillServers = servers
+	opts = append(opts, runtime.WithTools(servers))
 	// Memory shares rag's choice of embedder (nil: its offline one).
 	opts = append(opts, p.openMemory(ctx, emb)...)
 	opts = append(opts, p.openEvolution()...)

@@ -5,6 +5,7 @@ import (
 
 	"quire/host"
 	"quire/kernel/compact"
+	"quire/kernel/protocol"
 	"quire/kernel/provider"
 	"quire/kernel/tool"
 	"quire/mcpclient"
@@ -41,4 +42,15 @@ func (p *Parts) closeMCP() {
 	if p.mcp.m != nil {
 		p.mcp.m.Close()
 	}
+}
+
+// CheckMCP and ParseMCP are the MCP client's own checks of a server's
+// config and of a pasted mcp.json, for the window: it shows the user what
+// would run and asks before handing them to Put or Import, which check
+// again (a host never imports the client itself).
+func CheckMCP(c protocol.MCPServerConfig) error { return mcpclient.Check(c) }
+
+// ParseMCP is mcpclient.Parse of text.
+func ParseMCP(text string) ([]protocol.MCPServerConfig, []protocol.MCPImportIssue, error) {
+	return mcpclient.Parse([]byte(text))
 }

@@ -33,9 +33,17 @@ const (
 	MCPMaxResultBytes    = 256 << 10 // bytes of a call's result read before the tool pipeline truncates it
 )
 
+// MCPMasked stands for every env and header value in a status that leaves
+// the MCP client (MCPServer.Config): names are shown, values (often tokens)
+// never reach a page, a -json or a screenshot. A config put back with a
+// value still MCPMasked keeps the value stored under that name, so a
+// round trip through Settings never replaces a secret with the mask.
+const MCPMasked = "••••••••"
+
 // MCPServerConfig is one configured server: a stdio command (Command,
 // Args, Env) or a Streamable HTTP address (URL, Headers), never both.
-// Disabled servers stay configured and are not started.
+// Disabled servers stay configured and are not started. In an MCPServer
+// its Env and Headers values are MCPMasked.
 type MCPServerConfig struct {
 	Name    string            `json:"name"`
 	Command string            `json:"command,omitempty"`

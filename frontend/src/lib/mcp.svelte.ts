@@ -70,6 +70,17 @@ export function stderrTail(text: string | undefined, n = STDERR_LINES): string {
   return lines.slice(-n).join('\n');
 }
 
+/**
+ * The names of a server's environment variables or headers, as the section
+ * shows them ("" when none): Go sends their values masked — they are often
+ * tokens — so only the names are shown, said so.
+ */
+export function secretNames(c: Pick<MCPServerConfig, 'env' | 'headers'>): string {
+  const [kind, names] = c.headers && Object.keys(c.headers).length ? ['Headers', c.headers] : ['Environment', c.env ?? {}];
+  const keys = Object.keys(names).sort();
+  return keys.length ? `${kind}: ${keys.join(', ')} (values hidden)` : '';
+}
+
 /** "1,240 tokens" (12% of the context when numCtx is known). */
 export function tokenWords(tokens: number, numCtx: number): string {
   const t = `${tokens.toLocaleString('en-US')} ${tokens === 1 ? 'token' : 'tokens'}`;

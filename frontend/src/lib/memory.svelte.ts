@@ -3,6 +3,7 @@
 // Every action asks the host and then shows the host's list again, so the
 // panel never shows what Quire does not hold; a failure keeps the panel as
 // it was and shows the host's sentence.
+import { HostList } from './hostlist.svelte';
 import type { MemoryItem, MemoryList } from './protocol';
 import type { MemoryHost } from './transport/transport';
 
@@ -62,37 +63,24 @@ export function groupMemory(items: MemoryItem[], activeSession: string | null): 
   return groups.filter((g) => g.items.length > 0);
 }
 
-export class MemoryStore {
+export class MemoryStore extends HostList<MemoryList> {
   items = $state<MemoryItem[]>([]);
   /** Memory writes need the user's yes (the default); off is "remember without asking". */
   approval = $state(true);
   learn = $state(false);
-  loading = $state(false);
-  error = $state<string | null>(null);
-  /** The id of the item whose action is going, to disable its buttons. */
-  busy = $state<string | null>(null);
 
-  constructor(private readonly host: MemoryHost) {}
+  // busy is the id of the item whose action is going.
+  constructor(private readonly host: MemoryHost) {
+    super();
+  }
 
-  private show(l: MemoryList) {
+  protected fetch(): Promise<MemoryList> {
+    return this.host.memory();
+  }
+  protected show(l: MemoryList) {
     this.items = l.items ?? []; // Go writes an empty list as null
     this.approval = l.approval;
     this.learn = l.learn;
-  }
-
-  private async act(id: string | null, f: () => Promise<unknown>): Promise<boolean> {
-    this.busy = id;
-    this.error = null;
-    try {
-      await f();
-      this.show(await this.host.memory());
-      return true;
-    } catch (e) {
-      this.error = e instanceof Error ? e.message : String(e);
-      return false;
-    } finally {
-      this.busy = null;
-    }
   }
 
   /**
@@ -102,17 +90,12 @@ export class MemoryStore {
    */
   async refresh(): Promise<void> {
     try {
-      this.show(await this.host.memory());
+      this.show(await this.fetch());
     } catch {
       /* the next action or refresh says what is wrong */
     }
   }
 
-  async load(): Promise<void> {
-    this.loading = true;
-    await this.act(null, async () => {});
-    this.loading = false;
-  }
   /** Resolves true when the host kept the new text. */
   edit(id: string, text: string): Promise<boolean> {
     return this.act(id, () => this.host.editMemory(id, text));

@@ -4,7 +4,8 @@
 // asks the host and then shows the host's list again, so the section never
 // shows what Quire does not hold; a failure keeps the list as it was and
 // shows the host's sentence.
-import type { SkillInfo, SkillProblem } from './protocol';
+import { HostList } from './hostlist.svelte';
+import type { SkillInfo, SkillList, SkillProblem } from './protocol';
 import type { SkillsTransport } from './transport/skills';
 
 /** Where a skill comes from, as the section says it. */
@@ -30,42 +31,27 @@ export function needsLine(s: Pick<SkillInfo, 'requires'>): string {
   return parts.length ? `Needs ${parts.join(', ')}.` : '';
 }
 
-export class SkillsStore {
+export class SkillsStore extends HostList<SkillList> {
   skills = $state<SkillInfo[]>([]);
   problems = $state<SkillProblem[]>([]);
   folder = $state('');
-  loading = $state(false);
-  error = $state<string | null>(null);
-  /** The name of the skill whose switch is going, or "install", to disable its control. */
-  busy = $state<string | null>(null);
   /** The name of the skill installed last, for the section to say so. */
   installed = $state<string | null>(null);
 
-  constructor(private readonly host: SkillsTransport) {}
-
-  private async act(busy: string | null, f: () => Promise<unknown>): Promise<boolean> {
-    this.busy = busy;
-    this.error = null;
-    try {
-      await f();
-      const l = await this.host.skills();
-      this.skills = l.skills ?? [];
-      this.problems = l.problems ?? [];
-      this.folder = l.folder;
-      return true;
-    } catch (e) {
-      this.error = e instanceof Error ? e.message : String(e);
-      return false;
-    } finally {
-      this.busy = null;
-    }
+  // busy is the name of the skill whose switch is going, or "install".
+  constructor(private readonly host: SkillsTransport) {
+    super();
   }
 
-  async load(): Promise<void> {
-    this.loading = true;
-    await this.act(null, async () => {});
-    this.loading = false;
+  protected fetch(): Promise<SkillList> {
+    return this.host.skills();
   }
+  protected show(l: SkillList) {
+    this.skills = l.skills ?? [];
+    this.problems = l.problems ?? [];
+    this.folder = l.folder;
+  }
+
   /** Turns a skill on or off; resolves true when the host kept it. */
   toggle(name: string, on: boolean): Promise<boolean> {
     return this.act(name, () => this.host.setSkillEnabled(name, on));

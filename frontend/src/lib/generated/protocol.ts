@@ -845,7 +845,8 @@ export interface MCPServer {
 /**
  * MCPServerConfig is one configured server: a stdio command (Command,
  * Args, Env) or a Streamable HTTP address (URL, Headers), never both.
- * Disabled servers stay configured and are not started.
+ * Disabled servers stay configured and are not started. In an MCPServer
+ * its Env and Headers values are MCPMasked.
  */
 export interface MCPServerConfig {
   name: string;
