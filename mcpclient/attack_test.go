@@ -296,7 +296,7 @@ func TestALooseningDoesNotPassToAnotherProgram(t *testing.T) {
 		}
 	}
 	loosen := func() {
-		choose(protocol.MCPToolChoice{Server: "garden", Tool: mcptest.Record, Enabled: true, Effects: "none"})
+		choose(protocol.MCPToolChoice{Server: "garden", Tool: mcptest.Record, Enabled: true, Effects: "read"})
 	}
 	loosen()
 	choose(protocol.MCPToolChoice{Server: "garden", Tool: mcptest.Fetch, Enabled: true, Effects: "write+net"})
@@ -312,7 +312,7 @@ func TestALooseningDoesNotPassToAnotherProgram(t *testing.T) {
 	if _, err := m.Put(t.Context(), same); err != nil {
 		t.Fatal(err)
 	}
-	if got := effects()[mcptest.Record]; got != "none disabled=false" {
+	if got := effects()[mcptest.Record]; got != "read disabled=false" {
 		t.Errorf("a re-paste of the same program lost the choice: %q", got)
 	}
 	other := cfg
