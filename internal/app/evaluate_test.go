@@ -286,3 +286,40 @@ func TestApprovalNeedsTheRegressionsTheEvaluationFound(t *testing.T) {
 		})
 	}
 }
+
+// TestTheEvalSetsCandidateScenariosCanFail: the eval set's scenario of a
+// candidate that fails its evaluation passes as written (the comparison
+// lists the regression), and fails when it expects the candidate to change
+// nothing; the one of a candidate that passes fails when it expects a
+// regression. Each is judged by the runner, not by its YAML.
+func TestTheEvalSetsCandidateScenariosCanFail(t *testing.T) {
+	t.Parallel()
+	all, err := eval.LoadDir(evalsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := app.EvalBuilder(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	for _, tc := range []struct{ name, wrong string }{
+		{"edge-candidate-too-long-for-context", eval.VerdictSame},
+		{"normal-candidate-keeps-passing", eval.VerdictRegression},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			i := slices.IndexFunc(all, func(sc eval.Scenario) bool { return sc.Name == tc.name })
+			if i < 0 || all[i].Candidate == nil {
+				t.Fatalf("the eval set lacks %s with a candidate block", tc.name)
+			}
+			sc := all[i]
+			if r := eval.RunOne(t.Context(), sc, build, eval.Options{}); !r.Pass {
+				t.Fatalf("as written it fails: %q", r.Failures)
+			}
+			wrong := *sc.Candidate
+			wrong.Expect = tc.wrong
+			sc.Candidate = &wrong
+			r := eval.RunOne(t.Context(), sc, build, eval.Options{})
+			if r.Pass || !strings.Contains(strings.Join(r.Failures, " "), "want "+tc.wrong) {
+				t.Fatalf("expecting %s it passes or fails for another reason: %q", tc.wrong, r.Failures)
+			}
+		})
+	}
+}
