@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,7 +57,7 @@ func NewEvaluator(logger *slog.Logger, scenarios fs.FS, log logReader, opts eval
 // Evaluate runs every scenario of the eval set and a replay of each origin
 // run without the candidate (with active's fragment, when a version of it
 // is active) and with it (in active's place).
-func (e *Evaluator) Evaluate(ctx context.Context, c protocol.Candidate, active *protocol.Candidate) (protocol.EvaluationReport, error) {
+func (e *Evaluator) Evaluate(ctx context.Context, c protocol.Candidate, active *protocol.Candidate, progress evolve.Progress) (protocol.EvaluationReport, error) {
 	if err := evaluable(c); err != nil {
 		return protocol.EvaluationReport{}, err
 	}
@@ -92,18 +93,28 @@ func (e *Evaluator) Evaluate(ctx context.Context, c protocol.Candidate, active *
 	}
 	opts := e.opts
 	opts.Active, opts.Candidate = without, with
-	cmp := eval.Compare(ctx, list, e.build, opts)
+	if progress != nil {
+		progress(0, min(len(list), cmp.Or(opts.MaxScenarios, eval.MaxCompareScenarios), eval.MaxCompareScenarios), "")
+		then := opts.Progress
+		opts.Progress = func(p eval.CompareProgress) {
+			if then != nil {
+				then(p)
+			}
+			progress(p.Done, p.Total, p.Scenario)
+		}
+	}
+	res := eval.Compare(ctx, list, e.build, opts)
 	if err := context.Cause(ctx); err != nil {
 		return protocol.EvaluationReport{}, err
 	}
-	if !cmp.Complete() {
-		return protocol.EvaluationReport{}, fmt.Errorf("%w: %s", ErrIncomplete, cmp.Stopped)
+	if !res.Complete() {
+		return protocol.EvaluationReport{}, fmt.Errorf("%w: %s", ErrIncomplete, res.Stopped)
 	}
 	r := protocol.EvaluationReport{Candidate: c.ID, Scenarios: []protocol.ScenarioResult{}, At: e.now()}
 	if opts.Real {
 		r.Model = opts.Model
 	}
-	for _, p := range cmp.Pairs {
+	for _, p := range res.Pairs {
 		if p.Without.Skipped || p.With.Skipped {
 			continue // a scenario only the fake server can stage, in a real run
 		}
