@@ -3,7 +3,6 @@ package evolve
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"quire/internal/latest"
@@ -192,18 +191,4 @@ func (j *jobs) publish(st protocol.EvaluationJob) {
 	for w := range j.watchers {
 		w.Offer(st.Candidate, st)
 	}
-}
-
-// Describe is the job's state as one line for a terminal.
-func Describe(st protocol.EvaluationJob) string {
-	switch st.State {
-	case protocol.EvaluationRunning:
-		if st.Total == 0 {
-			return "Evaluating: preparing the scenarios…"
-		}
-		return fmt.Sprintf("Evaluating: scenario %d of %d done (%s)", st.Done, st.Total, st.Scenario)
-	case protocol.EvaluationDone:
-		return fmt.Sprintf("Evaluated: %d scenarios", st.Total)
-	}
-	return st.Error
 }
