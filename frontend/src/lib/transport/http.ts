@@ -66,13 +66,13 @@ import {
   type Candidate,
   type CandidateDetail,
   type CandidateDraft,
-  type EvaluationReport,
+  type EvaluationJob,
   type EvolutionState,
 } from '../protocol';
 import { callDetail, callList } from './calls';
 import { messageSearch, type ExportFormat, type Exported } from './conversations';
 import { batchReview, NO_BATCH_FOLDER } from './batches';
-import { candidate, candidateDetail, evaluationReport, evolutionState } from './evolution';
+import { candidate, candidateDetail, evaluationJob, evolutionState } from './evolution';
 import { NO_DOCUMENT_PATH } from './documents';
 import { mcpImport, mcpList, mcpServer, type MCPAction, type McpImport, type McpList, type McpServer } from './mcp';
 import { modelsState, NO_MODEL_NAME } from './models';
@@ -553,9 +553,30 @@ export class HttpTransport implements Transport {
   async proposeCandidate(d: CandidateDraft): Promise<Candidate> {
     return candidate(await this.request<Candidate>('POST', '/api/evolution', { body: d }));
   }
-  /** POST /api/evolution/{id}/evaluate → EvaluationReport. */
-  async evaluateCandidate(id: string): Promise<EvaluationReport> {
-    return evaluationReport(await this.request<EvaluationReport>('POST', HttpTransport.candidatePath(id, 'evaluate')))!;
+  /** POST /api/evolution/{id}/evaluate → 202 EvaluationJob (running); 409 {"error"} when one runs or it cannot be evaluated. */
+  async evaluateCandidate(id: string): Promise<EvaluationJob> {
+    return evaluationJob(await this.request<EvaluationJob>('POST', HttpTransport.candidatePath(id, 'evaluate')));
+  }
+  /** GET /api/evolution/{id}/evaluation → EvaluationJob; 404 {"error"} when none since the start. */
+  async evaluationJob(id: string): Promise<EvaluationJob> {
+    return evaluationJob(await this.request<EvaluationJob>('GET', HttpTransport.candidatePath(id, 'evaluation')));
+  }
+  /** POST /api/evolution/{id}/evaluation/cancel → EvaluationJob; 409 {"error"} when none runs. */
+  async cancelEvaluation(id: string): Promise<EvaluationJob> {
+    return evaluationJob(await this.request<EvaluationJob>('POST', HttpTransport.candidatePath(id, 'evaluation/cancel'), { body: {} }));
+  }
+  /** One EventSource on /api/evolution/evaluations: "evaluation" events carry EvaluationJob. */
+  subscribeEvaluations(onJob: (j: EvaluationJob) => void): () => void {
+    const es = this.makeEventSource(`${this.base}/api/evolution/evaluations?${PROTOCOL_QUERY}=${encodeURIComponent(PROTOCOL_VERSION)}`);
+    es.addEventListener('evaluation', (ev) => {
+      try {
+        const j = JSON.parse(String(ev.data));
+        if (j && typeof j === 'object' && j.candidate) onJob(evaluationJob(j as EvaluationJob));
+      } catch {
+        /* a broken event is skipped; the next one carries the job whole */
+      }
+    });
+    return () => es.close();
   }
   /** POST /api/evolution/{id}/approve Approval → Candidate; 409 {"error"} when a regression is not accepted. */
   async approveCandidate(id: string, a: Approval): Promise<Candidate> {
