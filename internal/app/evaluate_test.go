@@ -194,7 +194,7 @@ func TestEvaluatorReplaysTheRunsACandidateCameFrom(t *testing.T) {
 			Origin: protocol.CandidateOrigin{Runs: []protocol.RunRef{{Session: sess.ID, Run: runID}}}}
 	}
 
-	r, err := ev.Evaluate(t.Context(), prompt("c1", receiptsRule), nil)
+	r, err := ev.Evaluate(t.Context(), prompt("c1", receiptsRule), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestEvaluatorReplaysTheRunsACandidateCameFrom(t *testing.T) {
 	// Against the active version: a short rule in place of a long one
 	// sends fewer tokens than the long one did.
 	active := prompt("c0", longRules)
-	r, err = ev.Evaluate(t.Context(), prompt("c1", receiptsRule), &active)
+	r, err = ev.Evaluate(t.Context(), prompt("c1", receiptsRule), &active, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,8 +227,40 @@ func TestEvaluatorReplaysTheRunsACandidateCameFrom(t *testing.T) {
 	}
 
 	skill := protocol.Candidate{ID: "c2", Kind: protocol.CandidateSkill, Artifact: protocol.Artifact{Skill: &protocol.SkillArtifact{SkillMD: "---\nname: x\n---\n"}}}
-	if _, err := ev.Evaluate(t.Context(), skill, nil); !errors.Is(err, app.ErrNotEvaluable) {
+	if _, err := ev.Evaluate(t.Context(), skill, nil, nil); !errors.Is(err, app.ErrNotEvaluable) {
 		t.Errorf("a skill: err = %v, want ErrNotEvaluable", err)
+	}
+
+	// A workflow: its filled task as the user's message (against the
+	// active version's shorter task), and the origin run replayed as it
+	// was and with the task as its first message; not the eval set, which
+	// a workflow does not change.
+	workflow := func(id, task string, params ...protocol.WorkflowParam) protocol.Candidate {
+		return protocol.Candidate{ID: id, Name: "file receipts", Kind: protocol.CandidateWorkflow,
+			Artifact: protocol.Artifact{Workflow: &protocol.WorkflowArtifact{Task: task, Params: params}},
+			Origin:   protocol.CandidateOrigin{Runs: []protocol.RunRef{{Session: sess.ID, Run: runID}}}}
+	}
+	long := workflow("w2", "File every receipt of {folder} under finance/receipts/YYYY by the year printed on it, and tag it #receipt.",
+		protocol.WorkflowParam{Name: "folder", Default: "inbox"})
+	was := workflow("w1", "File the receipts.")
+	var seen []string
+	r, err = ev.Evaluate(t.Context(), long, &was, func(done, total int, sc string) { seen = append(seen, fmt.Sprintf("%d/%d %s", done, total, sc)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Scenarios) != 2 || r.Scenarios[0].Name != "workflow: file receipts" || r.Scenarios[1].Replay == nil {
+		t.Fatalf("a workflow's scenarios = %+v, want its task and the replay", r.Scenarios)
+	}
+	for _, s := range r.Scenarios {
+		if !s.Without.Passed || !s.With.Passed || s.With.Tokens <= s.Without.Tokens {
+			t.Errorf("%s: without %+v, with %+v: want both passing, the longer task sending more", s.Name, s.Without, s.With)
+		}
+	}
+	if len(seen) != 3 || seen[0] != "0/2 " || !strings.HasPrefix(seen[2], "2/2 ") {
+		t.Errorf("progress = %q, want 0/2 then one call per scenario", seen)
+	}
+	if _, err := ev.Evaluate(t.Context(), workflow("w3", "File {folder}.", protocol.WorkflowParam{Name: "folder"}), nil, nil); !errors.Is(err, app.ErrNotEvaluable) {
+		t.Errorf("a workflow without defaults: err = %v, want ErrNotEvaluable", err)
 	}
 }
 
