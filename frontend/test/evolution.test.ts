@@ -98,6 +98,16 @@ function host() {
   return h satisfies EvolutionTransport;
 }
 
+/** A store over host() whose evaluation of the shown candidate has started and runs until the test ends it. */
+async function evaluating() {
+  const h = host();
+  h.hold = true;
+  const s = new EvolutionStore(h);
+  await s.load();
+  await s.evaluate();
+  return { h, s };
+}
+
 /** Starts the shown candidate's evaluation and waits for its report to be read back, as the panel does at the job's end. */
 async function evaluated(s: EvolutionStore) {
   await s.evaluate();
@@ -181,11 +191,7 @@ describe('EvolutionStore', () => {
   });
 
   it('follows a running evaluation, cancels it and records nothing', async () => {
-    const h = host();
-    h.hold = true;
-    const s = new EvolutionStore(h);
-    await s.load();
-    await s.evaluate();
+    const { h, s } = await evaluating();
     expect(h.subscribeEvaluations).toHaveBeenCalledTimes(1);
     expect(s.running).toMatchObject({ state: 'running', done: 0, total: 3 });
     h.send({ candidate: 'other', state: 'running', done: 5, total: 9, started: '' });
@@ -220,11 +226,7 @@ describe('EvolutionPanel', () => {
   });
 
   it('shows a running evaluation scenario by scenario, with Cancel instead of Evaluate and Approve', async () => {
-    const h = host();
-    h.hold = true;
-    const s = new EvolutionStore(h);
-    await s.load();
-    await s.evaluate();
+    const { h, s } = await evaluating();
     target = document.body.appendChild(document.createElement('div'));
     app = mount(EvolutionPanel, { target, props: { evolution: s, confirmsInDialog: false, onopen: () => {} } });
     flushSync();

@@ -565,18 +565,27 @@ export class HttpTransport implements Transport {
   async cancelEvaluation(id: string): Promise<EvaluationJob> {
     return evaluationJob(await this.request<EvaluationJob>('POST', HttpTransport.candidatePath(id, 'evaluation/cancel'), { body: {} }));
   }
-  /** One EventSource on /api/evolution/evaluations: "evaluation" events carry EvaluationJob. */
-  subscribeEvaluations(onJob: (j: EvaluationJob) => void): () => void {
-    const es = this.makeEventSource(`${this.base}/api/evolution/evaluations?${PROTOCOL_QUERY}=${encodeURIComponent(PROTOCOL_VERSION)}`);
-    es.addEventListener('evaluation', (ev) => {
+  /**
+   * One EventSource on path whose `event` events each carry one whole
+   * object: those `accept` takes are passed on; a broken or foreign one is
+   * skipped, since the next carries its object whole. Returns the close.
+   */
+  private stream<T>(path: string, event: string, accept: (v: Record<string, unknown>) => boolean, on: (v: T) => void): () => void {
+    const es = this.makeEventSource(`${this.base}${path}?${PROTOCOL_QUERY}=${encodeURIComponent(PROTOCOL_VERSION)}`);
+    es.addEventListener(event, (ev) => {
+      let v: unknown;
       try {
-        const j = JSON.parse(String(ev.data));
-        if (j && typeof j === 'object' && j.candidate) onJob(evaluationJob(j as EvaluationJob));
+        v = JSON.parse(String(ev.data));
       } catch {
-        /* a broken event is skipped; the next one carries the job whole */
+        return;
       }
+      if (v && typeof v === 'object' && accept(v as Record<string, unknown>)) on(v as T);
     });
     return () => es.close();
+  }
+  /** One EventSource on /api/evolution/evaluations: "evaluation" events carry EvaluationJob. */
+  subscribeEvaluations(onJob: (j: EvaluationJob) => void): () => void {
+    return this.stream<EvaluationJob>('/api/evolution/evaluations', 'evaluation', (j) => !!j.candidate, (j) => onJob(evaluationJob(j)));
   }
   /** POST /api/evolution/{id}/approve Approval → Candidate; 409 {"error"} when a regression is not accepted. */
   async approveCandidate(id: string, a: Approval): Promise<Candidate> {
@@ -594,16 +603,7 @@ export class HttpTransport implements Transport {
   }
   /** One EventSource on /api/batches/stream: "batch" events carry BatchProgress. */
   subscribeBatches(onProgress: (p: BatchProgress) => void): () => void {
-    const es = this.makeEventSource(`${this.base}/api/batches/stream?${PROTOCOL_QUERY}=${encodeURIComponent(PROTOCOL_VERSION)}`);
-    es.addEventListener('batch', (ev) => {
-      try {
-        const p = JSON.parse(String(ev.data));
-        if (p && typeof p === 'object' && p.batch) onProgress(p as BatchProgress);
-      } catch {
-        /* a broken event is skipped; the next one carries the batch whole */
-      }
-    });
-    return () => es.close();
+    return this.stream<BatchProgress>('/api/batches/stream', 'batch', (p) => !!p.batch, onProgress);
   }
 
   private static mcpPath(name: string, action = ''): string {
