@@ -479,6 +479,7 @@ func (a *App) startup(ctx context.Context) {
 	a.startModels(fwd)
 	a.startBatches(fwd)
 	a.startMCP(fwd)
+	a.startEvolution(fwd)
 }
 
 // startHealth forwards every change of the health checks the watcher
@@ -2092,15 +2093,55 @@ func (a *App) ProposeCandidate(d protocol.CandidateDraft) (protocol.Candidate, e
 	return c, spoken(err)
 }
 
-// EvaluateCandidate runs the candidate's isolated evaluation (temporary
-// folders, never the user's notes) and returns its report.
-func (a *App) EvaluateCandidate(id string) (protocol.EvaluationReport, error) {
+// EvaluateCandidate starts the candidate's isolated evaluation (temporary
+// folders, never the user's notes) and returns the job at once: a real
+// model's evaluation takes minutes. Its progress and end come as
+// quire:evaluation events (EvaluationJob), and EvaluationJob polls it.
+func (a *App) EvaluateCandidate(id string) (protocol.EvaluationJob, error) {
 	e, err := a.evolutionPort()
 	if err != nil {
-		return protocol.EvaluationReport{}, err
+		return protocol.EvaluationJob{}, err
 	}
-	r, err := e.Evaluate(a.callCtx(), id)
-	return r, spoken(err)
+	j, err := e.StartEvaluation(a.callCtx(), id)
+	return j, spoken(err)
+}
+
+// EvaluationJob is the candidate's latest evaluation since the start.
+func (a *App) EvaluationJob(id string) (protocol.EvaluationJob, error) {
+	e, err := a.evolutionPort()
+	if err != nil {
+		return protocol.EvaluationJob{}, err
+	}
+	j, err := e.Evaluation(a.callCtx(), id)
+	return j, spoken(err)
+}
+
+// CancelEvaluation stops the candidate's running evaluation; nothing is
+// recorded, so it needs no dialog.
+func (a *App) CancelEvaluation(id string) (protocol.EvaluationJob, error) {
+	e, err := a.evolutionPort()
+	if err != nil {
+		return protocol.EvaluationJob{}, err
+	}
+	j, err := e.CancelEvaluation(a.callCtx(), id)
+	return j, spoken(err)
+}
+
+// eventEvaluation carries a protocol.EvaluationJob whenever an evaluation
+// job changes (docs/PROTOCOL.md), in order per candidate.
+const eventEvaluation = "quire:evaluation"
+
+// startEvolution runs with the window: it forwards every evaluation job's
+// progress.
+func (a *App) startEvolution(ctx context.Context) {
+	if a.evolution == nil {
+		return
+	}
+	go func() {
+		for j := range a.evolution.WatchEvaluations(ctx) {
+			a.emit(ctx, eventEvaluation, j)
+		}
+	}()
 }
 
 // RefuseCandidate is the user's no; it needs no dialog (a no changes what

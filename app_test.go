@@ -1541,3 +1541,58 @@ func TestLooseningAnMCPToolIsAskedInEverySpelling(t *testing.T) {
 		}
 	}
 }
+
+// jobDesk is an evolution whose evaluation jobs the test sends.
+type jobDesk struct {
+	host.Evolution
+	jobs    chan protocol.EvaluationJob
+	started []string
+}
+
+func (d *jobDesk) StartEvaluation(_ context.Context, id string) (protocol.EvaluationJob, error) {
+	d.started = append(d.started, id)
+	return protocol.EvaluationJob{Candidate: id, State: protocol.EvaluationRunning}, nil
+}
+func (d *jobDesk) CancelEvaluation(_ context.Context, id string) (protocol.EvaluationJob, error) {
+	return protocol.EvaluationJob{}, protocol.Refusal(protocol.ErrConflict, errors.New("none"), "no evaluation of "+id+" is running; nothing to cancel")
+}
+func (d *jobDesk) WatchEvaluations(context.Context) <-chan protocol.EvaluationJob { return d.jobs }
+
+// EvaluateCandidate starts the job and answers at once, with no dialog
+// (an evaluation changes nothing Quire does); each change of a job reaches
+// the page as quire:evaluation, in order; a refusal is Quire's sentence.
+func TestEvaluationJobReachesTheWindow(t *testing.T) {
+	desk := &jobDesk{jobs: make(chan protocol.EvaluationJob, 2)}
+	a, w, asked := batchApp(t, &batchDesk{})
+	a.evolution = desk
+	a.startEvolution(t.Context())
+	j, err := a.EvaluateCandidate("c2")
+	if err != nil || j.State != protocol.EvaluationRunning || fmt.Sprint(desk.started) != "[c2]" || len(*asked) != 0 {
+		t.Fatalf("start: %+v, %v; started %v, asked %q", j, err, desk.started, *asked)
+	}
+	desk.jobs <- protocol.EvaluationJob{Candidate: "c2", State: protocol.EvaluationRunning, Done: 1, Total: 2}
+	desk.jobs <- protocol.EvaluationJob{Candidate: "c2", State: protocol.EvaluationDone, Done: 2, Total: 2}
+	got := w.wait(t, "two job changes", func(es []emitted) bool {
+		n := 0
+		for _, e := range es {
+			if e.name == eventEvaluation {
+				n++
+			}
+		}
+		return n == 2
+	})
+	var states []string
+	for _, e := range got {
+		if e.name == eventEvaluation {
+			j := e.data[0].(protocol.EvaluationJob)
+			states = append(states, fmt.Sprintf("%s %d/%d", j.State, j.Done, j.Total))
+		}
+	}
+	if fmt.Sprint(states) != "[running 1/2 done 2/2]" {
+		t.Errorf("the window was sent %v", states)
+	}
+	if _, err := a.CancelEvaluation("c2"); err == nil || !strings.Contains(err.Error(), "nothing to cancel") {
+		t.Errorf("cancel with none running: %v", err)
+	}
+	close(desk.jobs)
+}

@@ -40,6 +40,10 @@ type CompareOptions struct {
 	Tokens int
 	// Time bounds the whole comparison (0: DefaultCompareTime).
 	Time time.Duration
+	// Arms, when set, makes each arm's scenario from the listed one: a
+	// candidate that adds no context (a workflow: a task the user runs)
+	// changes what the user sends, not what the model is told.
+	Arms func(Scenario) (without, with Scenario)
 	// Progress, when set, is called after each scenario's two runs, one
 	// call at a time, in the order they finished.
 	Progress func(CompareProgress)
@@ -141,8 +145,12 @@ func Compare(ctx context.Context, scenarios []Scenario, build Builder, opts Comp
 			defer func() { <-sem; wg.Done() }()
 			without, with := opts.Options, opts.Options
 			without.Fragment, with.Fragment = opts.Active, opts.Candidate
-			pairs[i].Without = RunOne(ctx, sc, build, without)
-			pairs[i].With = RunOne(ctx, sc, build, with)
+			scWithout, scWith := sc, sc
+			if opts.Arms != nil {
+				scWithout, scWith = opts.Arms(sc)
+			}
+			pairs[i].Without = RunOne(ctx, scWithout, build, without)
+			pairs[i].With = RunOne(ctx, scWith, build, with)
 			if err := context.Cause(ctx); err != nil {
 				// Cut short, a run fails for a reason that is not the
 				// candidate's: no pass or regression is claimed of it.

@@ -141,6 +141,9 @@ func Run(ctx context.Context, scenarios []Scenario, build Builder, opts Options)
 
 // RunOne plays one scenario in a fresh temporary world and checks it.
 func RunOne(ctx context.Context, sc Scenario, build Builder, opts Options) Result {
+	if sc.Candidate != nil {
+		return runCandidate(ctx, sc, build, opts)
+	}
 	res := Result{Name: sc.Name, Class: sc.Class, File: sc.File}
 	if opts.Real && !sc.forReal() || opts.MCPStdio == nil && sc.needsStdio() {
 		res.Skipped = true

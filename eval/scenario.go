@@ -51,6 +51,8 @@ type Scenario struct {
 	Model   []ModelTurn  `yaml:"model"`
 	Answers []Answer     `yaml:"answers"`
 	Expect  Expectations `yaml:"expect"`
+	// Candidate, when set, judges a candidate by this scenario (candidate.go).
+	Candidate *CandidateCheck `yaml:"candidate"`
 
 	File string `yaml:"-"` // where it was read from
 }
@@ -449,6 +451,9 @@ func (sc *Scenario) validate() error {
 		}
 	}
 	errs = append(errs, sc.validateMCP()...)
+	if sc.Candidate != nil {
+		errs = append(errs, sc.Candidate.validate()...)
+	}
 	for i, a := range sc.User {
 		if _, _, mcp := mcpWait(a.When); a.When != "" && a.When != "idle" && !mcp && !known(a.When) {
 			bad("user[%d].when %q: want idle, an event type such as tool.started, or mcp:SERVER:STATE", i, a.When)

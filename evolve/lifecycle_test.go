@@ -21,7 +21,7 @@ type regressing struct {
 	active *protocol.Candidate
 }
 
-func (e *regressing) Evaluate(_ context.Context, c protocol.Candidate, active *protocol.Candidate) (protocol.EvaluationReport, error) {
+func (e *regressing) Evaluate(_ context.Context, c protocol.Candidate, active *protocol.Candidate, _ evolve.Progress) (protocol.EvaluationReport, error) {
 	e.got, e.active = c, active
 	return protocol.EvaluationReport{Scenarios: []protocol.ScenarioResult{
 		{Name: "keeps-projects", Without: protocol.ScenarioRun{Passed: true}, With: protocol.ScenarioRun{Passed: false, Failure: "moved projects/a.md"}},

@@ -79,6 +79,10 @@ func (s *Store) proposeFrom(ctx context.Context, model provider.Provider, name s
 	req := provider.Request{Model: name, ContextLen: numCtx, Messages: []provider.Message{
 		{Role: provider.RoleSystem, Content: proposerPrompt}, {Role: provider.RoleUser, Content: "Observations:\n" + b.String()}}}
 	s.logger.Info("evolve: asking the model for a candidate", "model", name, "signals", len(sigs))
+	// Not a run, so no event holds it (decision "the proposer's request"):
+	// its system text is proposerPrompt and its user text the signals above,
+	// each an event; the whole request is here for a debug log.
+	s.logger.Debug("evolve: the proposer's request", "model", name, "system", proposerPrompt, "user", req.Messages[1].Content)
 	var reply strings.Builder
 	if err := model.Stream(ctx, req, func(c provider.Chunk) error { reply.WriteString(c.Content); return nil }); err != nil {
 		return err

@@ -51,6 +51,7 @@ type Store struct {
 	learn  atomic.Bool
 	save   func(learn bool) error
 	eval   atomic.Pointer[Evaluator]
+	jobs   *jobs
 	now    func() time.Time
 	newID  func() string
 	logger *slog.Logger
@@ -82,7 +83,7 @@ func WithLearningSaver(save func(learn bool) error) Option { return func(s *Stor
 // New returns the store over log. folder is the notes folder now ("" for
 // none): a folder-scoped activation applies to it.
 func New(log Log, open Opener, folder func() string, opts ...Option) *Store {
-	s := &Store{log: log, open: open, folder: folder, now: time.Now, logger: slog.Default(), newID: randomID}
+	s := &Store{log: log, open: open, folder: folder, now: time.Now, logger: slog.Default(), newID: randomID, jobs: newJobs()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -102,33 +103,51 @@ func (s *Store) SetWriter(w Writer) { s.writer.Store(&w) }
 func (s *Store) SetEvaluator(e Evaluator) { s.eval.Store(&e) }
 
 // Evaluate runs the candidate's isolated evaluation against the version of
-// its name active now, and records the report.
+// its name active now, and records the report; it returns when the
+// evaluation ends (StartEvaluation runs it in the background).
 func (s *Store) Evaluate(ctx context.Context, id string) (protocol.EvaluationReport, error) {
+	e, c, active, err := s.evaluation(ctx, id)
+	if err != nil {
+		return protocol.EvaluationReport{}, err
+	}
+	return s.record(ctx, e, *c, active, nil)
+}
+
+// evaluation is the evaluator and what it is to run with, or why the
+// candidate cannot be evaluated now.
+func (s *Store) evaluation(ctx context.Context, id string) (Evaluator, *protocol.Candidate, *protocol.Candidate, error) {
 	e := s.eval.Load()
 	if e == nil {
-		return protocol.EvaluationReport{}, refuse(ErrNoEvaluator, protocol.ErrConflict, "this Quire has no evaluator to run candidates against the eval set; build it with the evaluation (lane evolveui) and try again")
+		return nil, nil, nil, refuse(ErrNoEvaluator, protocol.ErrConflict, "this Quire has no evaluator to run candidates against the eval set; build it with the evaluation (lane evolveui) and try again")
 	}
 	st, err := s.read(ctx)
 	if err != nil {
-		return protocol.EvaluationReport{}, err
+		return nil, nil, nil, err
 	}
 	c, err := st.get(id)
 	if err != nil {
-		return protocol.EvaluationReport{}, err
+		return nil, nil, nil, err
 	}
 	if c.State != protocol.CandidateProposed && c.State != protocol.CandidateEvaluated {
-		return protocol.EvaluationReport{}, refuse(ErrState, protocol.ErrConflict, "%s v%d is %s; only a candidate not yet approved is evaluated", c.Name, c.Version, c.State)
+		return nil, nil, nil, refuse(ErrState, protocol.ErrConflict, "%s v%d is %s; only a candidate not yet approved is evaluated", c.Name, c.Version, c.State)
 	}
 	var active *protocol.Candidate
 	if a := st.active(c.Name); a != nil {
 		cp := *a
 		active = &cp
 	}
-	r, err := (*e).Evaluate(ctx, *c, active)
+	cp := *c
+	return *e, &cp, active, nil
+}
+
+// record runs the evaluation and records its report (never one cut short:
+// the evaluator refuses to make it).
+func (s *Store) record(ctx context.Context, e Evaluator, c protocol.Candidate, active *protocol.Candidate, progress Progress) (protocol.EvaluationReport, error) {
+	r, err := e.Evaluate(ctx, c, active, progress)
 	if err != nil {
-		return protocol.EvaluationReport{}, fmt.Errorf("evolve: evaluate %s: %w", id, err)
+		return protocol.EvaluationReport{}, fmt.Errorf("evolve: evaluate %s: %w", c.ID, err)
 	}
-	r.Candidate = id
+	r.Candidate = c.ID
 	if _, err := s.RecordEvaluation(ctx, r); err != nil {
 		return protocol.EvaluationReport{}, err
 	}

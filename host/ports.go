@@ -268,6 +268,18 @@ type Evolution interface {
 	// origin-run replays, with and without it, in a temporary data folder)
 	// and records the report.
 	Evaluate(ctx context.Context, id string) (protocol.EvaluationReport, error)
+	// StartEvaluation starts Evaluate in the background and returns at
+	// once (a real model's evaluation outlasts a request); refused as
+	// Evaluate is, and while one of the candidate's runs.
+	StartEvaluation(ctx context.Context, id string) (protocol.EvaluationJob, error)
+	// Evaluation is the candidate's latest job since the start (404: none).
+	Evaluation(ctx context.Context, id string) (protocol.EvaluationJob, error)
+	// CancelEvaluation stops the candidate's running job; nothing is
+	// recorded (409: none running).
+	CancelEvaluation(ctx context.Context, id string) (protocol.EvaluationJob, error)
+	// WatchEvaluations delivers every job's changes until ctx ends, in
+	// order per candidate, the latest always.
+	WatchEvaluations(ctx context.Context) <-chan protocol.EvaluationJob
 	// RecordEvaluation records a report made elsewhere (the evaluator's).
 	RecordEvaluation(ctx context.Context, r protocol.EvaluationReport) (protocol.Candidate, error)
 	// Approve is the user's yes: refused with no evaluation, or when a

@@ -235,6 +235,9 @@ func (l *Learner) propose(ctx context.Context, session, runID string, evs, run [
 	name, numCtx := l.modelOf(evs, runID)
 	req := provider.Request{Model: name, ContextLen: numCtx, Messages: []provider.Message{
 		{Role: provider.RoleSystem, Content: proposalPrompt}, {Role: provider.RoleUser, Content: ask}}}
+	// Not a run, so no event holds it (as the evolution proposer's): the
+	// whole request is here for a debug log.
+	l.s.logger.Debug("memory: the learner's request", "model", name, "system", proposalPrompt, "user", ask)
 	if err := l.model.Stream(ctx, req, func(c provider.Chunk) error { reply.WriteString(c.Content); return nil }); err != nil {
 		return err
 	}

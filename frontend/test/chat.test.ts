@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ChatStore } from '../src/lib/chat.svelte';
-import type { Candidate, CandidateDetail, DoctorReport, EvaluationReport, Intent, QEvent, Session } from '../src/lib/protocol';
+import type { Candidate, CandidateDetail, DoctorReport, EvaluationJob, Intent, QEvent, Session } from '../src/lib/protocol';
 import { event } from './events';
 import type { Transport } from '../src/lib/transport/transport';
 
@@ -72,9 +72,12 @@ class FakeHost implements Transport {
   proposeCandidate = vi.fn(async (): Promise<Candidate> => {
     throw new Error('no candidate');
   });
-  evaluateCandidate = vi.fn(async (): Promise<EvaluationReport> => {
+  evaluateCandidate = vi.fn(async (): Promise<EvaluationJob> => {
     throw new Error('no candidate');
   });
+  evaluationJob = this.evaluateCandidate;
+  cancelEvaluation = this.evaluateCandidate;
+  subscribeEvaluations = vi.fn(() => () => {});
   approveCandidate = this.proposeCandidate;
   refuseCandidate = this.proposeCandidate;
   activateCandidate = this.proposeCandidate;

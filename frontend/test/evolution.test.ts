@@ -7,7 +7,7 @@ import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import EvolutionPanel from '../src/components/EvolutionPanel.svelte';
 import { EvolutionStore, lineDiff, monitorLabel, reportRows } from '../src/lib/evolution.svelte';
-import type { Activation, Approval, Candidate, CandidateDetail, EvaluationReport } from '../src/lib/protocol';
+import type { Activation, Approval, Candidate, CandidateDetail, EvaluationJob, EvaluationReport } from '../src/lib/protocol';
 import { NO_EVOLUTION, type EvolutionTransport } from '../src/lib/transport/evolution';
 import { HttpTransport } from '../src/lib/transport/http';
 import { WailsTransport } from '../src/lib/transport/wails';
@@ -54,9 +54,30 @@ function host() {
       since: [],
     })),
     proposeCandidate: vi.fn(async () => c),
-    evaluateCandidate: vi.fn(async () => {
-      c = { ...c, state: 'evaluated', evaluation: REPORT };
-      return REPORT;
+    /** The subscribed page's callbacks; hold keeps the job running until finish(). */
+    listeners: [] as ((j: EvaluationJob) => void)[],
+    hold: false,
+    send(j: EvaluationJob) {
+      for (const l of h.listeners) l(j);
+    },
+    /** Ends the running job: recorded when done, as Go records it before it says so. */
+    finish(state: 'done' | 'cancelled' | 'failed', error?: string) {
+      if (state === 'done') c = { ...c, state: 'evaluated', evaluation: REPORT };
+      h.send({ candidate: c.id, state, done: 3, total: 3, started: '', ...(state === 'done' ? { report: REPORT } : { error }) });
+    },
+    subscribeEvaluations: vi.fn((on: (j: EvaluationJob) => void) => {
+      h.listeners.push(on);
+      return () => (h.listeners = h.listeners.filter((l) => l !== on));
+    }),
+    evaluateCandidate: vi.fn(async (id: string): Promise<EvaluationJob> => {
+      const j: EvaluationJob = { candidate: id, state: 'running', done: 0, total: 3, started: '' };
+      if (!h.hold) queueMicrotask(() => h.finish('done'));
+      return j;
+    }),
+    evaluationJob: vi.fn(async (id: string): Promise<EvaluationJob> => ({ candidate: id, state: 'running', done: 1, total: 3, started: '' })),
+    cancelEvaluation: vi.fn(async (id: string): Promise<EvaluationJob> => {
+      queueMicrotask(() => h.finish('cancelled', 'Cancelled: nothing was recorded; evaluate it again when you want a report.'));
+      return { candidate: id, state: 'running', done: 1, total: 3, started: '' };
     }),
     approveCandidate: vi.fn(async (_id: string, a: Approval) => {
       h.approved.push(a);
@@ -75,6 +96,22 @@ function host() {
     }),
   };
   return h satisfies EvolutionTransport;
+}
+
+/** A store over host() whose evaluation of the shown candidate has started and runs until the test ends it. */
+async function evaluating() {
+  const h = host();
+  h.hold = true;
+  const s = new EvolutionStore(h);
+  await s.load();
+  await s.evaluate();
+  return { h, s };
+}
+
+/** Starts the shown candidate's evaluation and waits for its report to be read back, as the panel does at the job's end. */
+async function evaluated(s: EvolutionStore) {
+  await s.evaluate();
+  await vi.waitFor(() => expect(s.shown?.candidate.evaluation).toBeTruthy());
 }
 
 describe('lineDiff', () => {
@@ -104,7 +141,7 @@ describe('EvolutionStore', () => {
     const h = host();
     const s = new EvolutionStore(h);
     await s.load();
-    await s.evaluate();
+    await evaluated(s);
     expect(s.regressions).toEqual(['edge-tight-context']);
     expect(s.canApprove).toBe(false);
     await s.approve();
@@ -120,7 +157,7 @@ describe('EvolutionStore', () => {
     const h = host();
     const s = new EvolutionStore(h);
     await s.load();
-    await s.evaluate();
+    await evaluated(s);
     s.toggle('edge-tight-context', true);
     await s.approve();
     s.scope = 'all';
@@ -147,10 +184,26 @@ describe('EvolutionStore', () => {
     h.approveCandidate.mockImplementationOnce(async () => ({ ...cand(), state: 'evaluated' }));
     const s = new EvolutionStore(h);
     await s.load();
-    await s.evaluate();
+    await evaluated(s);
     s.toggle('edge-tight-context', true);
     await s.approve();
     expect(s.notice).toBe('Nothing was approved: you said No.');
+  });
+
+  it('follows a running evaluation, cancels it and records nothing', async () => {
+    const { h, s } = await evaluating();
+    expect(h.subscribeEvaluations).toHaveBeenCalledTimes(1);
+    expect(s.running).toMatchObject({ state: 'running', done: 0, total: 3 });
+    h.send({ candidate: 'other', state: 'running', done: 5, total: 9, started: '' });
+    h.send({ candidate: 'c2', state: 'running', done: 1, total: 3, scenario: 'normal-file-a-note', started: '' });
+    expect(s.running).toMatchObject({ done: 1, scenario: 'normal-file-a-note' });
+    await s.cancelEvaluation();
+    expect(h.cancelEvaluation).toHaveBeenCalledWith('c2');
+    await vi.waitFor(() => expect(s.running).toBeUndefined());
+    await vi.waitFor(() => expect(s.notice).toBe('Cancelled: nothing was recorded; evaluate it again when you want a report.'));
+    expect(s.shown?.candidate.evaluation).toBeUndefined();
+    s.close();
+    expect(h.listeners).toEqual([]);
   });
 
   it("shows a refusal as Quire's sentence", async () => {
@@ -172,11 +225,30 @@ describe('EvolutionPanel', () => {
     target?.remove();
   });
 
+  it('shows a running evaluation scenario by scenario, with Cancel instead of Evaluate and Approve', async () => {
+    const { h, s } = await evaluating();
+    target = document.body.appendChild(document.createElement('div'));
+    app = mount(EvolutionPanel, { target, props: { evolution: s, confirmsInDialog: false, onopen: () => {} } });
+    flushSync();
+    const q = (id: string) => target.querySelector<HTMLElement>(`[data-testid="${id}"]`);
+    expect(q('candidate-progress-label')?.textContent).toBe('Evaluating: 0 of 3 scenarios done');
+    expect(q('candidate-evaluate')).toBeNull();
+    h.send({ candidate: 'c2', state: 'running', done: 2, total: 3, scenario: 'edge-tight-context', started: '' });
+    flushSync();
+    expect(q('candidate-progress-label')?.textContent).toBe('Evaluating: 2 of 3 scenarios done (last: edge-tight-context)');
+    expect((q('candidate-progress') as HTMLProgressElement).value).toBe(2);
+    q('candidate-cancel')!.click();
+    await vi.waitFor(() => expect(q('candidate-evaluate')).not.toBeNull());
+    flushSync();
+    expect(q('candidate-progress')).toBeNull();
+    expect(q('candidate-approve')).toBeNull();
+  });
+
   it('shows the diff, the evidence and the regression in red, and Approve waits for its tick', async () => {
     const h = host();
     const s = new EvolutionStore(h);
     await s.load();
-    await s.evaluate();
+    await evaluated(s);
     const opened: [string, number][] = [];
     target = document.body.appendChild(document.createElement('div'));
     app = mount(EvolutionPanel, { target, props: { evolution: s, confirmsInDialog: false, onopen: (session: string, seq: number) => opened.push([session, seq]) } });
@@ -219,19 +291,40 @@ describe('transports', () => {
       calls.push([init?.method ?? 'GET', path, init?.body ? JSON.parse(String(init.body)) : undefined]);
       if (path.endsWith('/approve')) return new Response(JSON.stringify({ error: 'tick every scenario it breaks before you approve it' }), { status: 409 });
       if (path === '/api/evolution') return new Response(JSON.stringify({ candidates: null, signals: null, learn: false }), { status: 200 });
-      if (path.endsWith('/evaluate')) return new Response(JSON.stringify({ ...REPORT, scenarios: null }), { status: 200 });
+      if (path.endsWith('/evaluate')) return new Response(JSON.stringify({ candidate: 'c/2', state: 'running', done: 0, total: 3, started: '' }), { status: 202 });
+      if (path.endsWith('/evaluation/cancel')) return new Response(JSON.stringify({ error: 'no evaluation of c2 is running; nothing to cancel' }), { status: 409 });
+      if (path.endsWith('/evaluation')) return new Response(JSON.stringify({ candidate: 'c2', state: 'done', done: 3, total: 3, started: '', report: { ...REPORT, scenarios: null } }), { status: 200 });
       return new Response(JSON.stringify(cand()), { status: 200 });
     });
-    const h = new HttpTransport('http://127.0.0.1:1', { fetch: fetch as typeof globalThis.fetch, eventSource: () => ({ addEventListener() {}, close() {} }) });
+    const streams: { url: string; on: Record<string, (ev: { data: string }) => void>; closed: boolean }[] = [];
+    const eventSource = (url: string) => {
+      const es = { url, on: {} as Record<string, (ev: { data: string }) => void>, closed: false };
+      streams.push(es);
+      return { addEventListener: (name: string, f: (ev: { data: string }) => void) => (es.on[name] = f), close: () => (es.closed = true) };
+    };
+    const h = new HttpTransport('http://127.0.0.1:1', { fetch: fetch as typeof globalThis.fetch, eventSource: eventSource as never });
     expect(h.confirmsEvolutionInDialog).toBe(false);
     expect(await h.evolution()).toEqual({ candidates: [], signals: [], learn: false });
-    expect((await h.evaluateCandidate('c/2')).scenarios).toEqual([]);
+    expect(await h.evaluateCandidate('c/2')).toMatchObject({ state: 'running', total: 3 });
+    expect((await h.evaluationJob('c2')).report?.scenarios).toEqual([]);
+    await expect(h.cancelEvaluation('c2')).rejects.toThrow('no evaluation of c2 is running; nothing to cancel');
+    const jobs: EvaluationJob[] = [];
+    const off = h.subscribeEvaluations((j) => jobs.push(j));
+    const es = streams.at(-1)!;
+    expect(es.url).toContain('/api/evolution/evaluations?');
+    es.on.evaluation({ data: 'not json' });
+    es.on.evaluation({ data: JSON.stringify({ candidate: 'c2', state: 'running', done: 2, total: 3, started: '' }) });
+    expect(jobs).toEqual([{ candidate: 'c2', state: 'running', done: 2, total: 3, started: '', report: undefined }]);
+    off();
+    expect(es.closed).toBe(true);
     await expect(h.approveCandidate('c2', { accepted: [] })).rejects.toThrow('tick every scenario it breaks before you approve it');
     await h.activateCandidate('c2', { scope: 'folder', replaces: 'c1' });
     await h.rollbackCandidate('c2');
     expect(calls).toEqual([
       ['GET', '/api/evolution', undefined],
       ['POST', '/api/evolution/c%2F2/evaluate', undefined],
+      ['GET', '/api/evolution/c2/evaluation', undefined],
+      ['POST', '/api/evolution/c2/evaluation/cancel', {}],
       ['POST', '/api/evolution/c2/approve', { accepted: [] }],
       ['POST', '/api/evolution/c2/activate', { scope: 'folder', replaces: 'c1' }],
       ['POST', '/api/evolution/c2/rollback', {}],

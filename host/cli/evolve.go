@@ -114,11 +114,7 @@ func (o *evolveOptions) do(ctx context.Context, e host.Evolution, args []string,
 		}
 		fmt.Fprintf(out, "Added %s: %s v%d (%s). Evaluate it with `quire evolve eval %s`.\n", c.ID, c.Name, c.Version, c.Kind, c.ID)
 	case "eval":
-		r, err := e.Evaluate(ctx, args[1])
-		if err != nil {
-			return err
-		}
-		printReport(out, r)
+		return evaluate(ctx, e, args[1], out)
 	case "approve":
 		return o.approve(ctx, e, args[1], out)
 	case "task":
@@ -324,6 +320,44 @@ func printDetail(out io.Writer, d protocol.CandidateDetail) {
 	}
 	if c.Monitor.Runs > 0 || len(d.Since) > 0 {
 		fmt.Fprintf(out, "While active: %d runs, signals %v\n", c.Monitor.Runs, c.Monitor.Signals)
+	}
+}
+
+// evaluate runs the candidate's evaluation job, printing a line as each
+// scenario ends; Ctrl-C (ctx) cancels it, and nothing is recorded.
+func evaluate(ctx context.Context, e host.Evolution, id string, out io.Writer) error {
+	watch, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	// Watched before the start, so not even a fast job's end is missed.
+	w := e.WatchEvaluations(watch)
+	if _, err := e.StartEvaluation(ctx, id); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "Evaluating in a temporary folder (your notes are not touched); Ctrl-C cancels.")
+	shown := 0
+	for {
+		select {
+		case j := <-w:
+			if j.Candidate != id {
+				continue
+			}
+			if j.Done > shown {
+				shown = j.Done
+				fmt.Fprintf(out, "  %d of %d: %s\n", j.Done, j.Total, j.Scenario)
+			}
+			switch j.State {
+			case protocol.EvaluationDone:
+				printReport(out, *j.Report)
+				return nil
+			case protocol.EvaluationCancelled, protocol.EvaluationFailed:
+				return errors.New(j.Error)
+			}
+		case <-ctx.Done():
+			if _, err := e.CancelEvaluation(watch, id); err == nil {
+				fmt.Fprintln(out, "Cancelled: nothing was recorded.")
+			}
+			return context.Cause(ctx)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 
@@ -24,7 +25,10 @@ var errNoEvolution = errors.New("evolution is not available")
 //	PUT  /api/evolution/learning         {"on"} → EvolutionState: whether the model may propose (off by default)
 //	POST /api/evolution/rollback         → Candidate: the latest activation rolled back (409: none)
 //	GET  /api/evolution/{id}             CandidateDetail (404: no such candidate)
-//	POST /api/evolution/{id}/evaluate    → EvaluationReport (the isolated evaluation; seconds)
+//	GET  /api/evolution/evaluations     SSE "evaluation": EvaluationJob, every job's changes in order per candidate
+//	POST /api/evolution/{id}/evaluate    → 202 EvaluationJob: the isolated evaluation starts (409: one runs, or not evaluable)
+//	GET  /api/evolution/{id}/evaluation  EvaluationJob: the latest job since the start (404: none)
+//	POST /api/evolution/{id}/evaluation/cancel → EvaluationJob (409: none running); nothing is recorded
 //	POST /api/evolution/{id}/approve     Approval → Candidate (409: not evaluated, or a regression not accepted)
 //	POST /api/evolution/{id}/refuse      {"reason"} → Candidate
 //	POST /api/evolution/{id}/activate    Activation → Candidate (409: not approved, or Replaces does not name the active version)
@@ -38,7 +42,12 @@ func (s *Server) evolutionRoutes(api *http.ServeMux) {
 		return e.Rollback(ctx, "")
 	})))
 	api.HandleFunc("GET /api/evolution/{id}", s.withEvolution(s.evolutionShow))
-	api.HandleFunc("POST /api/evolution/{id}/evaluate", s.withEvolution(s.evolutionEvaluate))
+	api.HandleFunc("GET /api/evolution/evaluations", s.withEvolution(s.evolutionJobs))
+	// The evaluation outlasts a request (a real model's takes minutes;
+	// the write deadline is one): a job, started, polled or streamed.
+	api.HandleFunc("POST /api/evolution/{id}/evaluate", s.withEvolution(evolutionJob(s, http.StatusAccepted, host.Evolution.StartEvaluation)))
+	api.HandleFunc("GET /api/evolution/{id}/evaluation", s.withEvolution(evolutionJob(s, http.StatusOK, host.Evolution.Evaluation)))
+	api.HandleFunc("POST /api/evolution/{id}/evaluation/cancel", s.withEvolution(evolutionJob(s, http.StatusOK, host.Evolution.CancelEvaluation)))
 	api.HandleFunc("POST /api/evolution/{id}/approve", s.withEvolution(evolutionStepWith(s, host.Evolution.Approve)))
 	api.HandleFunc("POST /api/evolution/{id}/activate", s.withEvolution(evolutionStepWith(s, host.Evolution.Activate)))
 	api.HandleFunc("POST /api/evolution/{id}/refuse", s.withEvolution(evolutionStepWith(s, func(e host.Evolution, ctx context.Context, id string, b reasonBody) (protocol.Candidate, error) {
@@ -119,13 +128,21 @@ func (s *Server) evolutionPropose(e host.Evolution, w http.ResponseWriter, r *ht
 	writeJSON(w, http.StatusCreated, c)
 }
 
-func (s *Server) evolutionEvaluate(e host.Evolution, w http.ResponseWriter, r *http.Request) {
-	report, err := e.Evaluate(r.Context(), r.PathValue("id"))
-	if err != nil {
-		s.fail(w, statusOf(err), err)
-		return
+// evolutionJob is a route on the evaluation job of the candidate the path
+// names.
+func evolutionJob(s *Server, status int, step func(host.Evolution, context.Context, string) (protocol.EvaluationJob, error)) func(host.Evolution, http.ResponseWriter, *http.Request) {
+	return func(e host.Evolution, w http.ResponseWriter, r *http.Request) {
+		j, err := step(e, r.Context(), r.PathValue("id"))
+		if err != nil {
+			s.fail(w, statusOf(err), err)
+			return
+		}
+		writeJSON(w, status, j)
 	}
-	writeJSON(w, http.StatusOK, report)
+}
+
+func (s *Server) evolutionJobs(e host.Evolution, w http.ResponseWriter, r *http.Request) {
+	serveSSE(s, w, r, e.WatchEvaluations(r.Context()), nil, func(w io.Writer, j protocol.EvaluationJob) error { return writeSSE(w, "evaluation", j) })
 }
 
 // evolutionStep is a route whose answer is the candidate after the step.

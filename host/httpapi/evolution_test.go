@@ -57,6 +57,26 @@ func (s *stubEvolution) Evaluate(_ context.Context, id string) (protocol.Evaluat
 	_, err := s.step("evaluate", id)
 	return protocol.EvaluationReport{Candidate: id, Scenarios: []protocol.ScenarioResult{{Name: "normal-file-a-note"}}}, err
 }
+func (s *stubEvolution) job(name, id string) (protocol.EvaluationJob, error) {
+	_, err := s.step(name, id)
+	return protocol.EvaluationJob{Candidate: id, State: protocol.EvaluationRunning, Done: 1, Total: 3}, err
+}
+func (s *stubEvolution) StartEvaluation(_ context.Context, id string) (protocol.EvaluationJob, error) {
+	return s.job("evaluate", id)
+}
+func (s *stubEvolution) Evaluation(_ context.Context, id string) (protocol.EvaluationJob, error) {
+	return s.job("evaluation", id)
+}
+func (s *stubEvolution) CancelEvaluation(_ context.Context, id string) (protocol.EvaluationJob, error) {
+	return s.job("cancel", id)
+}
+func (s *stubEvolution) WatchEvaluations(context.Context) <-chan protocol.EvaluationJob {
+	s.record("watch")
+	ch := make(chan protocol.EvaluationJob, 1)
+	ch <- protocol.EvaluationJob{Candidate: "c1", State: protocol.EvaluationDone, Done: 3, Total: 3}
+	close(ch)
+	return ch
+}
 func (s *stubEvolution) RecordEvaluation(_ context.Context, r protocol.EvaluationReport) (protocol.Candidate, error) {
 	return s.step("record", r.Candidate)
 }
@@ -102,7 +122,11 @@ func TestEvolutionRoutes(t *testing.T) {
 		{"POST", "/api/evolution", `{"name":"wider","kind":"skill","artifact":{"skill":{"skillMd":"x","tools":["move_note"]}}}`, http.StatusBadRequest, "unknown field"},
 		{"GET", "/api/evolution/c1", "", http.StatusOK, `"id":"c1"`},
 		{"GET", "/api/evolution/nope", "", http.StatusNotFound, "no candidate"},
-		{"POST", "/api/evolution/c1/evaluate", "", http.StatusOK, `"normal-file-a-note"`},
+		{"POST", "/api/evolution/c1/evaluate", "", http.StatusAccepted, `"state":"running"`},
+		{"POST", "/api/evolution/nope/evaluate", "", http.StatusNotFound, "no candidate"},
+		{"GET", "/api/evolution/c1/evaluation", "", http.StatusOK, `"done":1,"total":3`},
+		{"POST", "/api/evolution/fresh/evaluation/cancel", "", http.StatusConflict, ""},
+		{"GET", "/api/evolution/evaluations", "", http.StatusOK, "event: evaluation\ndata: {\"candidate\":\"c1\",\"state\":\"done\""},
 		{"POST", "/api/evolution/fresh/approve", `{}`, http.StatusConflict, "evaluate the candidate"},
 		{"POST", "/api/evolution/c1/approve", `{"accepted":["edge-a","edge-b"]}`, http.StatusOK, `"state":"evaluated"`},
 		{"POST", "/api/evolution/c1/approve", `{not json`, http.StatusBadRequest, ""},
@@ -117,7 +141,7 @@ func TestEvolutionRoutes(t *testing.T) {
 			t.Errorf("%s %s: %d %s; want %d saying %q", tc.method, tc.path, status, body, tc.status, tc.says)
 		}
 	}
-	want := "list,signals 5,propose receipts,show c1,show nope,evaluate c1,approve  fresh,approve edge-a+edge-b c1,activate folder c1,refuse too strict c1,rollback c1,rollback ,learning true,list"
+	want := "list,signals 5,propose receipts,show c1,show nope,evaluate c1,evaluate nope,evaluation c1,cancel fresh,watch,approve  fresh,approve edge-a+edge-b c1,activate folder c1,refuse too strict c1,rollback c1,rollback ,learning true,list"
 	if got := strings.Join(e.calls, ","); got != want {
 		t.Errorf("the routes asked %s, want %s", got, want)
 	}

@@ -285,6 +285,9 @@ func (p *Parts) Close() {
 	if p.stopLocal != nil {
 		p.stopLocal()
 	}
+	if p.evo != nil {
+		p.evo.Close() // its evaluations end unrecorded, before the log closes
+	}
 	if p.queue != nil {
 		p.queue.Close() // a task in hand goes back to the queue
 	}

@@ -50,7 +50,10 @@ func (p *Parts) openQueue(ctx context.Context, cfg config.Config) {
 // startWorkers starts the workers' own runtime over the same log: a
 // registry of reading tools and propose only (queue.WorkerTools: no write
 // tool is in it), long-term memory and preferences read through memory's
-// contributor, no memory tools or learner, and the minimal profile. Its
+// contributor, the active evolution fragments (read-only, as memory: a rule
+// like "receipts go under finance/receipts/YYYY" is one the organise task
+// must follow; no observer, so a worker's run proposes nothing), no memory
+// tools or learner, and the minimal profile. Its
 // sessions are the workers' alone: the conversations' runtime never drives
 // them, and a conversation's events never reach a worker (decision 14).
 // It is never Started: the conversations' runtime's recovery closes the
@@ -68,6 +71,9 @@ func (p *Parts) startWorkers(ctx context.Context, cfg config.Config, catalog *ol
 		runtime.WithStreams(cfg.Batch.Workers)}
 	if p.mem != nil {
 		opts = append(opts, runtime.WithContributors(p.mem.Contributor()))
+	}
+	if p.evo != nil {
+		opts = append(opts, runtime.WithContributors(p.evo.Contributor()))
 	}
 	p.workers = runtime.New(p.store, p.ollama, workerSettings(p.runSettings(cfg)), append(opts, runtime.WithSessionKind(event.SessionWorker))...)
 	if err := p.queue.Attach(ctx, p.workers); err != nil {

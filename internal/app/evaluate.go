@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,8 +17,9 @@ import (
 
 // Why an evaluation could not be made (Evaluator).
 var (
-	// ErrNotEvaluable is a candidate of a kind the evaluation cannot yet
-	// run with: only prompt fragments enter a scenario's context.
+	// ErrNotEvaluable is a candidate the evaluation cannot run with: a
+	// skill (the temporary data folder has no skills catalog yet), or a
+	// workflow whose parameters lack defaults.
 	ErrNotEvaluable = errors.New("this kind of candidate cannot be evaluated yet")
 	// ErrIncomplete is an evaluation cut short (a bound, a cancel): a
 	// report with gaps cannot say the candidate breaks nothing.
@@ -53,26 +55,51 @@ func NewEvaluator(logger *slog.Logger, scenarios fs.FS, log logReader, opts eval
 	return &Evaluator{build: EvalBuilder(logger), scenarios: scenarios, log: log, opts: opts, now: time.Now}
 }
 
-// Evaluate runs every scenario of the eval set and a replay of each origin
-// run without the candidate (with active's fragment, when a version of it
-// is active) and with it (in active's place).
-func (e *Evaluator) Evaluate(ctx context.Context, c protocol.Candidate, active *protocol.Candidate) (protocol.EvaluationReport, error) {
+// Evaluate runs, for a prompt fragment, every scenario of the eval set and
+// a replay of each origin run without the candidate (with active's
+// fragment, when a version of it is active) and with it (in active's
+// place). A workflow adds nothing to a run's context, so the eval set is
+// not what it changes: it runs its filled task as the user's message
+// (without: the active version's task, or the same task when none is
+// active, a control) and each origin run replayed as it was and with its
+// first message replaced by the task.
+func (e *Evaluator) Evaluate(ctx context.Context, c protocol.Candidate, active *protocol.Candidate, progress evolve.Progress) (protocol.EvaluationReport, error) {
 	if err := evaluable(c); err != nil {
 		return protocol.EvaluationReport{}, err
 	}
-	with, without := evolve.Render([]protocol.Candidate{c}), ""
 	if active != nil {
 		if err := evaluable(*active); err != nil {
 			return protocol.EvaluationReport{}, err
 		}
-		without = evolve.Render([]protocol.Candidate{*active})
 	}
-	list, err := eval.LoadFS(e.scenarios, "evals")
-	if err != nil {
-		return protocol.EvaluationReport{}, err
-	}
-	if list, err = eval.Select(list, e.opts.Options); err != nil {
-		return protocol.EvaluationReport{}, err
+	opts := e.opts
+	var list []eval.Scenario
+	switch c.Kind {
+	case protocol.CandidateWorkflow:
+		task, before, err := tasks(c, active)
+		if err != nil {
+			return protocol.EvaluationReport{}, err
+		}
+		name := "workflow: " + c.Name
+		list = []eval.Scenario{eval.TaskScenario(name, task)}
+		opts.Arms = func(sc eval.Scenario) (eval.Scenario, eval.Scenario) {
+			if sc.Class == eval.Workflow {
+				return eval.WithMessage(sc, before), sc
+			}
+			return sc, eval.WithMessage(sc, task)
+		}
+	default:
+		opts.Candidate = evolve.Render([]protocol.Candidate{c})
+		if active != nil {
+			opts.Active = evolve.Render([]protocol.Candidate{*active})
+		}
+		all, err := eval.LoadFS(e.scenarios, "evals")
+		if err != nil {
+			return protocol.EvaluationReport{}, err
+		}
+		if list, err = eval.Select(all, e.opts.Options); err != nil {
+			return protocol.EvaluationReport{}, err
+		}
 	}
 	if len(c.Origin.Runs) > 0 && e.log == nil {
 		return protocol.EvaluationReport{}, fmt.Errorf("%w: no log to replay origin runs from", ErrNotEvaluable)
@@ -90,20 +117,28 @@ func (e *Evaluator) Evaluate(ctx context.Context, c protocol.Candidate, active *
 		replays[sc.Name] = run
 		list = append(list, sc)
 	}
-	opts := e.opts
-	opts.Active, opts.Candidate = without, with
-	cmp := eval.Compare(ctx, list, e.build, opts)
+	if progress != nil {
+		progress(0, min(len(list), cmp.Or(opts.MaxScenarios, eval.MaxCompareScenarios), eval.MaxCompareScenarios), "")
+		then := opts.Progress
+		opts.Progress = func(p eval.CompareProgress) {
+			if then != nil {
+				then(p)
+			}
+			progress(p.Done, p.Total, p.Scenario)
+		}
+	}
+	res := eval.Compare(ctx, list, e.build, opts)
 	if err := context.Cause(ctx); err != nil {
 		return protocol.EvaluationReport{}, err
 	}
-	if !cmp.Complete() {
-		return protocol.EvaluationReport{}, fmt.Errorf("%w: %s", ErrIncomplete, cmp.Stopped)
+	if !res.Complete() {
+		return protocol.EvaluationReport{}, fmt.Errorf("%w: %s", ErrIncomplete, res.Stopped)
 	}
 	r := protocol.EvaluationReport{Candidate: c.ID, Scenarios: []protocol.ScenarioResult{}, At: e.now()}
 	if opts.Real {
 		r.Model = opts.Model
 	}
-	for _, p := range cmp.Pairs {
+	for _, p := range res.Pairs {
 		if p.Without.Skipped || p.With.Skipped {
 			continue // a scenario only the fake server can stage, in a real run
 		}
@@ -116,10 +151,31 @@ func (e *Evaluator) Evaluate(ctx context.Context, c protocol.Candidate, active *
 	return r, nil
 }
 
-// evaluable refuses a candidate the scenarios cannot run with: only a
-// prompt fragment enters a run's context (evolve.Render).
+// tasks are the workflow's task filled with its defaults and the one it
+// is compared with: the active version's, or its own when none is active.
+func tasks(c protocol.Candidate, active *protocol.Candidate) (task, before string, err error) {
+	task, err = c.Artifact.Workflow.Fill(nil)
+	if err != nil {
+		return "", "", protocol.Classify(protocol.ErrConflict, fmt.Errorf("%w: give every parameter of %s a default to evaluate it: %w", ErrNotEvaluable, c.Name, err))
+	}
+	before = task
+	if active != nil && active.Artifact.Workflow != nil {
+		if before, err = active.Artifact.Workflow.Fill(nil); err != nil {
+			// The active version is compared with its own defaults; one
+			// without them is compared as the candidate's task.
+			before = task
+		}
+	}
+	return task, before, nil
+}
+
+// evaluable refuses a candidate the scenarios cannot run with: a prompt
+// fragment enters a run's context (evolve.Render) and a workflow is a task
+// a run is sent; a skill needs a catalog in the temporary data folder,
+// which this evaluation does not build yet.
 func evaluable(c protocol.Candidate) error {
-	if c.Kind != protocol.CandidatePrompt || c.Artifact.Prompt == nil {
+	ok := c.Kind == protocol.CandidatePrompt && c.Artifact.Prompt != nil || c.Kind == protocol.CandidateWorkflow && c.Artifact.Workflow != nil
+	if !ok {
 		// A conflict for the hosts (409): the candidate is fine, this
 		// Quire cannot run it yet.
 		return protocol.Classify(protocol.ErrConflict, fmt.Errorf("%w: %s (%s)", ErrNotEvaluable, c.Kind, c.ID))

@@ -19,7 +19,7 @@ func BenchmarkEvaluateFragment(b *testing.B) {
 	ev := app.NewEvaluator(slog.New(slog.NewTextHandler(io.Discard, nil)), os.DirFS(evalsDir), nil, eval.CompareOptions{})
 	c := protocol.Candidate{ID: "bench", Kind: protocol.CandidatePrompt, Artifact: protocol.Artifact{Prompt: &protocol.PromptFragment{Text: receiptsRule}}}
 	for b.Loop() {
-		r, err := ev.Evaluate(b.Context(), c, nil)
+		r, err := ev.Evaluate(b.Context(), c, nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

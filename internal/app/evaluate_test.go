@@ -194,7 +194,7 @@ func TestEvaluatorReplaysTheRunsACandidateCameFrom(t *testing.T) {
 			Origin: protocol.CandidateOrigin{Runs: []protocol.RunRef{{Session: sess.ID, Run: runID}}}}
 	}
 
-	r, err := ev.Evaluate(t.Context(), prompt("c1", receiptsRule), nil)
+	r, err := ev.Evaluate(t.Context(), prompt("c1", receiptsRule), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestEvaluatorReplaysTheRunsACandidateCameFrom(t *testing.T) {
 	// Against the active version: a short rule in place of a long one
 	// sends fewer tokens than the long one did.
 	active := prompt("c0", longRules)
-	r, err = ev.Evaluate(t.Context(), prompt("c1", receiptsRule), &active)
+	r, err = ev.Evaluate(t.Context(), prompt("c1", receiptsRule), &active, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,8 +227,40 @@ func TestEvaluatorReplaysTheRunsACandidateCameFrom(t *testing.T) {
 	}
 
 	skill := protocol.Candidate{ID: "c2", Kind: protocol.CandidateSkill, Artifact: protocol.Artifact{Skill: &protocol.SkillArtifact{SkillMD: "---\nname: x\n---\n"}}}
-	if _, err := ev.Evaluate(t.Context(), skill, nil); !errors.Is(err, app.ErrNotEvaluable) {
+	if _, err := ev.Evaluate(t.Context(), skill, nil, nil); !errors.Is(err, app.ErrNotEvaluable) {
 		t.Errorf("a skill: err = %v, want ErrNotEvaluable", err)
+	}
+
+	// A workflow: its filled task as the user's message (against the
+	// active version's shorter task), and the origin run replayed as it
+	// was and with the task as its first message; not the eval set, which
+	// a workflow does not change.
+	workflow := func(id, task string, params ...protocol.WorkflowParam) protocol.Candidate {
+		return protocol.Candidate{ID: id, Name: "file receipts", Kind: protocol.CandidateWorkflow,
+			Artifact: protocol.Artifact{Workflow: &protocol.WorkflowArtifact{Task: task, Params: params}},
+			Origin:   protocol.CandidateOrigin{Runs: []protocol.RunRef{{Session: sess.ID, Run: runID}}}}
+	}
+	long := workflow("w2", "File every receipt of {folder} under finance/receipts/YYYY by the year printed on it, and tag it #receipt.",
+		protocol.WorkflowParam{Name: "folder", Default: "inbox"})
+	was := workflow("w1", "File the receipts.")
+	var seen []string
+	r, err = ev.Evaluate(t.Context(), long, &was, func(done, total int, sc string) { seen = append(seen, fmt.Sprintf("%d/%d %s", done, total, sc)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Scenarios) != 2 || r.Scenarios[0].Name != "workflow: file receipts" || r.Scenarios[1].Replay == nil {
+		t.Fatalf("a workflow's scenarios = %+v, want its task and the replay", r.Scenarios)
+	}
+	for _, s := range r.Scenarios {
+		if !s.Without.Passed || !s.With.Passed || s.With.Tokens <= s.Without.Tokens {
+			t.Errorf("%s: without %+v, with %+v: want both passing, the longer task sending more", s.Name, s.Without, s.With)
+		}
+	}
+	if len(seen) != 3 || seen[0] != "0/2 " || !strings.HasPrefix(seen[2], "2/2 ") {
+		t.Errorf("progress = %q, want 0/2 then one call per scenario", seen)
+	}
+	if _, err := ev.Evaluate(t.Context(), workflow("w3", "File {folder}.", protocol.WorkflowParam{Name: "folder"}), nil, nil); !errors.Is(err, app.ErrNotEvaluable) {
+		t.Errorf("a workflow without defaults: err = %v, want ErrNotEvaluable", err)
 	}
 }
 
@@ -282,6 +314,43 @@ func TestApprovalNeedsTheRegressionsTheEvaluationFound(t *testing.T) {
 			got, err := e.Approve(ctx, c.ID, protocol.Approval{Accepted: tc.broken})
 			if err != nil || got.State != protocol.CandidateApproved {
 				t.Fatalf("approving with %q: %+v, %v", tc.broken, got.State, err)
+			}
+		})
+	}
+}
+
+// TestTheEvalSetsCandidateScenariosCanFail: the eval set's scenario of a
+// candidate that fails its evaluation passes as written (the comparison
+// lists the regression), and fails when it expects the candidate to change
+// nothing; the one of a candidate that passes fails when it expects a
+// regression. Each is judged by the runner, not by its YAML.
+func TestTheEvalSetsCandidateScenariosCanFail(t *testing.T) {
+	t.Parallel()
+	all, err := eval.LoadDir(evalsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := app.EvalBuilder(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	for _, tc := range []struct{ name, wrong string }{
+		{"edge-candidate-too-long-for-context", eval.VerdictSame},
+		{"normal-candidate-keeps-passing", eval.VerdictRegression},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			i := slices.IndexFunc(all, func(sc eval.Scenario) bool { return sc.Name == tc.name })
+			if i < 0 || all[i].Candidate == nil {
+				t.Fatalf("the eval set lacks %s with a candidate block", tc.name)
+			}
+			sc := all[i]
+			if r := eval.RunOne(t.Context(), sc, build, eval.Options{}); !r.Pass {
+				t.Fatalf("as written it fails: %q", r.Failures)
+			}
+			wrong := *sc.Candidate
+			wrong.Expect = tc.wrong
+			sc.Candidate = &wrong
+			r := eval.RunOne(t.Context(), sc, build, eval.Options{})
+			if r.Pass || !strings.Contains(strings.Join(r.Failures, " "), "want "+tc.wrong) {
+				t.Fatalf("expecting %s it passes or fails for another reason: %q", tc.wrong, r.Failures)
 			}
 		})
 	}

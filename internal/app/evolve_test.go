@@ -1,9 +1,11 @@
 package app
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"quire/host"
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/protocol"
@@ -26,21 +28,7 @@ func TestEvolutionIsWiredIntoTheRuns(t *testing.T) {
 	}
 	ctx := t.Context()
 	const rule = "Tag every receipt #receipt."
-	c, err := e.Propose(ctx, protocol.CandidateDraft{Name: "receipt tags", Kind: protocol.CandidatePrompt,
-		Artifact: protocol.Artifact{Prompt: &protocol.PromptFragment{Text: rule}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.RecordEvaluation(ctx, protocol.EvaluationReport{Candidate: c.ID, Scenarios: []protocol.ScenarioResult{
-		{Name: "tags", With: protocol.ScenarioRun{Passed: true}}}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Approve(ctx, c.ID, protocol.Approval{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Activate(ctx, c.ID, protocol.Activation{Scope: protocol.ScopeFolder}); err != nil {
-		t.Fatal(err)
-	}
+	activateFragment(t, e, rule)
 	k := p.Kernel()
 	sess, _ := protocol.Run[protocol.Session](ctx, k, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "r"})
 	if _, err := protocol.Run[protocol.SendResult](ctx, k, "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "file it"}); err != nil {
@@ -72,5 +60,64 @@ func TestEvolutionIsWiredIntoTheRuns(t *testing.T) {
 	st, err := again.Evolution().List(ctx)
 	if err != nil || len(st.Candidates) != 1 || st.Candidates[0].State != protocol.CandidateActive {
 		t.Fatalf("after a restart: %+v, %v", st, err)
+	}
+}
+
+// activateFragment proposes rule as a prompt fragment, records a passing
+// evaluation, approves and activates it for the notes folder.
+func activateFragment(t *testing.T, e host.Evolution, rule string) protocol.Candidate {
+	t.Helper()
+	ctx := t.Context()
+	c, err := e.Propose(ctx, protocol.CandidateDraft{Name: "receipt tags", Kind: protocol.CandidatePrompt,
+		Artifact: protocol.Artifact{Prompt: &protocol.PromptFragment{Text: rule}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.RecordEvaluation(ctx, protocol.EvaluationReport{Candidate: c.ID, Scenarios: []protocol.ScenarioResult{
+		{Name: "tags", With: protocol.ScenarioRun{Passed: true}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Approve(ctx, c.ID, protocol.Approval{}); err != nil {
+		t.Fatal(err)
+	}
+	c, err = e.Activate(ctx, c.ID, protocol.Activation{Scope: protocol.ScopeFolder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestActiveFragmentsReachTheBatchWorkers: a fragment the user activated
+// is in every worker's request (an organise task must file by the user's
+// rules), and a worker's run observes nothing: the evolution log holds no
+// signal of it.
+func TestActiveFragmentsReachTheBatchWorkers(t *testing.T) {
+	fake := ollamatest.New(t, ollamatest.WithResponder(isolationModel))
+	fake.AddModel(ollamatest.DefaultModel())
+	notesDir := t.TempDir()
+	testkit.WriteOld(t, filepath.Join(notesDir, "inbox", "r.md"), "# a receipt\n")
+	p := batchOwner(t, fake, notesDir)
+	const rule = "Receipts go under finance/receipts/YYYY."
+	activateFragment(t, p.Evolution(), rule)
+	b, err := p.Batches().Start(t.Context(), "inbox")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitReviewing(t, p.Batches(), b.ID)
+	workers := 0
+	for _, r := range fake.Requests() {
+		if organiseRe.Match(r.Body) {
+			workers++
+			if !strings.Contains(string(r.Body), rule) {
+				t.Errorf("a worker's request lacks the active fragment:\n%s", r.Body)
+			}
+		}
+	}
+	if workers == 0 {
+		t.Fatal("no worker's request was sent")
+	}
+	sig, err := p.Evolution().Signals(t.Context(), 0)
+	if err != nil || len(sig) != 0 {
+		t.Fatalf("a worker's run was observed: %+v, %v", sig, err)
 	}
 }

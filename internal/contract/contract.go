@@ -223,6 +223,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"ScenarioRun":          reflect.TypeFor[protocol.ScenarioRun](),
 		"ScenarioResult":       reflect.TypeFor[protocol.ScenarioResult](),
 		"EvaluationReport":     reflect.TypeFor[protocol.EvaluationReport](),
+		"EvaluationJob":        reflect.TypeFor[protocol.EvaluationJob](),
 		"Approval":             reflect.TypeFor[protocol.Approval](),
 		"Activation":           reflect.TypeFor[protocol.Activation](),
 		"VersionMonitor":       reflect.TypeFor[protocol.VersionMonitor](),

@@ -283,3 +283,31 @@ const MaxListedSignals = 200
 // SessionEvolution is the Kind of the hidden session that holds the
 // candidates' events (never one of the user's chats).
 const SessionEvolution = "evolution"
+
+// The states of an evaluation job (EvaluationJob.State).
+const (
+	EvaluationRunning   = "running"
+	EvaluationDone      = "done"      // Report holds what was recorded
+	EvaluationFailed    = "failed"    // Error says why; nothing recorded
+	EvaluationCancelled = "cancelled" // the user stopped it; nothing recorded
+)
+
+// EvaluationJob is a candidate's isolated evaluation running in the
+// background (issue 20): it can outlast a request, so a host starts it,
+// watches or polls it, and may cancel it. Done of Total are the scenarios
+// (eval set and origin replays) whose two runs have finished, Scenario the
+// last of them. A report cut short is never recorded: only a done job has
+// one.
+type EvaluationJob struct {
+	Candidate string            `json:"candidate"`
+	State     string            `json:"state"`
+	Done      int               `json:"done"`
+	Total     int               `json:"total"`
+	Scenario  string            `json:"scenario,omitempty"`
+	Error     string            `json:"error,omitempty"`
+	Report    *EvaluationReport `json:"report,omitempty"`
+	Started   time.Time         `json:"started"`
+}
+
+// Ended reports whether the job is over (done, failed or cancelled).
+func (j EvaluationJob) Ended() bool { return j.State != EvaluationRunning }

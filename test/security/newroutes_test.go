@@ -51,6 +51,8 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 		"/api/evolution/signals",
 		"/api/evolution/cand_x",
 		"/api/skills",
+		"/api/evolution/cand_x/evaluation",
+		"/api/evolution/evaluations",
 	}
 	evil := `{"name":"evil","command":"/bin/sh","args":["-c","touch /tmp/pwned"],"enabled":true}`
 	writes := []struct{ path, body string }{
@@ -70,6 +72,7 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 		{"/api/mcp/tools", `{"server":"evil","tool":"x","enabled":true,"effects":"read"}`},
 		{"/api/evolution", `{"name":"x","kind":"prompt","artifact":{"prompt":{"text":"Never ask before moving notes."}}}`},
 		{"/api/evolution/cand_x/evaluate", `{}`},
+		{"/api/evolution/cand_x/evaluation/cancel", `{}`},
 		{"/api/evolution/cand_x/approve", `{"accepted":[]}`},
 		{"/api/evolution/cand_x/activate", `{"scope":"all"}`},
 		{"/api/evolution/cand_x/refuse", `{"reason":"x"}`},

@@ -4,7 +4,7 @@
 // Quire again after each step, so the panel shows what the log says, never
 // what the page guessed. The page's confirm comes first for approve,
 // activate and roll back; in the window Go asks again natively.
-import type { ActivationScope, Candidate, CandidateDetail, EvolutionSignal, EvolutionState, ScenarioResult } from './protocol';
+import type { ActivationScope, Candidate, CandidateDetail, EvaluationJob, EvolutionSignal, EvolutionState, ScenarioResult } from './protocol';
 import { busyWhile } from './batches.svelte';
 import type { EvolutionTransport } from './transport/evolution';
 
@@ -88,6 +88,12 @@ export function stateLabel(c: Candidate): string {
   return c.state;
 }
 
+/** How far a running evaluation is, in words. */
+export function jobLabel(j: EvaluationJob): string {
+  if (!j.total) return 'Evaluating: preparing the scenarios…';
+  return `Evaluating: ${j.done} of ${j.total} scenarios done${j.scenario ? ` (last: ${j.scenario})` : ''}`;
+}
+
 /** "2 runs · 1 denied · 0 undone": what was seen while a version was active. */
 export function monitorLabel(c: Candidate): string {
   const parts = [`${c.monitor.runs} ${c.monitor.runs === 1 ? 'run' : 'runs'}`];
@@ -110,8 +116,43 @@ export class EvolutionStore {
   error = $state<string | null>(null);
   notice = $state<string | null>(null);
   busy = $state(false);
+  /** The evaluation jobs of this start by candidate, as their last change said. */
+  jobs = $state<Record<string, EvaluationJob>>({});
+  private stop: (() => void) | null = null;
 
   constructor(private readonly host: EvolutionTransport) {}
+
+  /** The shown candidate's evaluation while it runs. */
+  get running(): EvaluationJob | undefined {
+    const j = this.jobs[this.shown?.candidate.id ?? ''];
+    return j?.state === 'running' ? j : undefined;
+  }
+
+  /** Follows every evaluation job; close() stops following. */
+  follow() {
+    this.stop ??= this.host.subscribeEvaluations((j) => void this.onJob(j));
+  }
+
+  close() {
+    this.stop?.();
+    this.stop = null;
+  }
+
+  /**
+   * A job's change: kept; at its end (the stream delivers only changes
+   * made while followed) the list and the shown candidate are read again,
+   * since the report is in the log, and a job that ended without one says why.
+   */
+  private async onJob(j: EvaluationJob): Promise<void> {
+    this.jobs = { ...this.jobs, [j.candidate]: j };
+    if (j.state === 'running') return;
+    await this.act(async () => {
+      this.state = await this.host.evolution();
+      if (this.shown?.candidate.id !== j.candidate) return;
+      await this.show(j.candidate);
+      if (j.state !== 'done') this.notice = j.error || 'The evaluation stopped; nothing was recorded.';
+    });
+  }
 
   /** The regressions of the shown candidate's report, in report order. */
   get regressions(): string[] {
@@ -161,9 +202,26 @@ export class EvolutionStore {
     this.accepted = on ? [...new Set([...this.accepted, name])] : this.accepted.filter((n) => n !== name);
   }
 
+  /** Starts the shown candidate's evaluation; its progress comes through follow(). */
   async evaluate(): Promise<void> {
-    await this.step(async (id) => {
-      await this.host.evaluateCandidate(id);
+    const id = this.shown?.candidate.id;
+    if (!id) return;
+    this.follow();
+    const { [id]: _old, ...others } = this.jobs;
+    this.jobs = others;
+    await this.act(async () => {
+      const j = await this.host.evaluateCandidate(id);
+      // A change the stream delivered first is newer than the start's answer.
+      if (!this.jobs[id]) this.jobs = { ...this.jobs, [id]: j };
+    });
+  }
+
+  /** Stops the shown candidate's evaluation; nothing is recorded. */
+  async cancelEvaluation(): Promise<void> {
+    const id = this.running?.candidate;
+    if (!id) return;
+    await this.act(async () => {
+      await this.host.cancelEvaluation(id);
     });
   }
 

@@ -52,6 +52,8 @@ export const RuntimeEvent = {
   Pull: 'quire:pull',
   /** BatchProgress, whenever a batch or one of its tasks changes (in order per batch). */
   Batch: 'quire:batch',
+  /** EvaluationJob, whenever a candidate's evaluation job changes (in order per candidate; its end always). */
+  Evaluation: 'quire:evaluation',
   /** MCPServer, whenever an MCP server changes (in order per server). */
   Mcp: 'quire:mcp',
   /** A sentence: files dropped on the window that could not be queued. */

@@ -1580,6 +1580,51 @@ export namespace protocol {
 		}
 	}
 	
+	export class EvaluationJob {
+	    candidate: string;
+	    state: string;
+	    done: number;
+	    total: number;
+	    scenario?: string;
+	    error?: string;
+	    report?: EvaluationReport;
+	    // Go type: time
+	    started: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new EvaluationJob(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.candidate = source["candidate"];
+	        this.state = source["state"];
+	        this.done = source["done"];
+	        this.total = source["total"];
+	        this.scenario = source["scenario"];
+	        this.error = source["error"];
+	        this.report = this.convertValues(source["report"], EvaluationReport);
+	        this.started = this.convertValues(source["started"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	
 	export class Event {
 	    session: string;

@@ -694,6 +694,25 @@ export interface EmbeddingState {
 }
 
 /**
+ * EvaluationJob is a candidate's isolated evaluation running in the
+ * background (issue 20): it can outlast a request, so a host starts it,
+ * watches or polls it, and may cancel it. Done of Total are the scenarios
+ * (eval set and origin replays) whose two runs have finished, Scenario the
+ * last of them. A report cut short is never recorded: only a done job has
+ * one.
+ */
+export interface EvaluationJob {
+  candidate: string;
+  state: string;
+  done: number;
+  total: number;
+  scenario?: string;
+  error?: string;
+  report?: EvaluationReport;
+  started: string;
+}
+
+/**
  * EvaluationReport is a candidate's isolated evaluation: every scenario run
  * in a temporary data folder, never the user's notes, with and without it.
  */

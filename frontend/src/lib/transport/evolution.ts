@@ -3,7 +3,7 @@
 // user's approval, scoped activation and rollback — the same methods over
 // Wails bindings (wails.ts) and HTTP (http.ts). Every method rejects with
 // an Error whose message is a sentence for the user.
-import type { Activation, Approval, Candidate, CandidateDetail, CandidateDraft, EvaluationReport, EvolutionSignal, EvolutionState } from '../protocol';
+import type { Activation, Approval, Candidate, CandidateDetail, CandidateDraft, EvaluationJob, EvaluationReport, EvolutionSignal, EvolutionState } from '../protocol';
 
 /** Why evolution cannot be used with an older Quire. */
 export const NO_EVOLUTION = 'This Quire cannot propose improvements; update Quire.';
@@ -24,8 +24,18 @@ export interface EvolutionTransport {
   candidate(id: string): Promise<CandidateDetail>;
   /** Adds a candidate the user wrote; nothing changes until it is evaluated, approved and activated. */
   proposeCandidate(d: CandidateDraft): Promise<Candidate>;
-  /** Runs the isolated evaluation (temporary folders, never the notes); takes seconds. */
-  evaluateCandidate(id: string): Promise<EvaluationReport>;
+  /**
+   * Starts the isolated evaluation (temporary folders, never the notes) and
+   * resolves at once with the job running: it takes seconds with the
+   * scripted model, minutes with a real one. subscribeEvaluations follows it.
+   */
+  evaluateCandidate(id: string): Promise<EvaluationJob>;
+  /** The candidate's latest evaluation job since Quire started (rejects when none). */
+  evaluationJob(id: string): Promise<EvaluationJob>;
+  /** Stops the candidate's running evaluation; nothing is recorded. */
+  cancelEvaluation(id: string): Promise<EvaluationJob>;
+  /** Every change of every evaluation job, in order per candidate (its end always). Returns an unsubscribe function. */
+  subscribeEvaluations(onJob: (j: EvaluationJob) => void): () => void;
   /** The user's yes; `a.accepted` names every regression the user ticked. */
   approveCandidate(id: string, a: Approval): Promise<Candidate>;
   refuseCandidate(id: string, reason: string): Promise<Candidate>;
@@ -36,6 +46,11 @@ export interface EvolutionTransport {
 /** A report from a host, with the arrays the page relies on (Go writes empty ones as null). */
 export function evaluationReport(r: EvaluationReport | null | undefined): EvaluationReport | undefined {
   return r ? { ...r, scenarios: r.scenarios ?? [] } : undefined;
+}
+
+/** A job from a host, with its report's arrays filled. */
+export function evaluationJob(j: EvaluationJob): EvaluationJob {
+  return { ...j, report: evaluationReport(j.report) };
 }
 
 /** A candidate from a host, with its arrays filled. */

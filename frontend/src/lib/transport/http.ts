@@ -68,13 +68,13 @@ import {
   type Candidate,
   type CandidateDetail,
   type CandidateDraft,
-  type EvaluationReport,
+  type EvaluationJob,
   type EvolutionState,
 } from '../protocol';
 import { callDetail, callList } from './calls';
 import { messageSearch, type ExportFormat, type Exported } from './conversations';
 import { batchReview, NO_BATCH_FOLDER } from './batches';
-import { candidate, candidateDetail, evaluationReport, evolutionState } from './evolution';
+import { candidate, candidateDetail, evaluationJob, evolutionState } from './evolution';
 import { NO_DOCUMENT_PATH } from './documents';
 import { mcpImport, mcpList, mcpServer, type MCPAction, type McpImport, type McpList, type McpServer } from './mcp';
 import { modelsState, NO_MODEL_NAME } from './models';
@@ -572,9 +572,39 @@ export class HttpTransport implements Transport {
   async proposeCandidate(d: CandidateDraft): Promise<Candidate> {
     return candidate(await this.request<Candidate>('POST', '/api/evolution', { body: d }));
   }
-  /** POST /api/evolution/{id}/evaluate → EvaluationReport. */
-  async evaluateCandidate(id: string): Promise<EvaluationReport> {
-    return evaluationReport(await this.request<EvaluationReport>('POST', HttpTransport.candidatePath(id, 'evaluate')))!;
+  /** POST /api/evolution/{id}/evaluate → 202 EvaluationJob (running); 409 {"error"} when one runs or it cannot be evaluated. */
+  async evaluateCandidate(id: string): Promise<EvaluationJob> {
+    return evaluationJob(await this.request<EvaluationJob>('POST', HttpTransport.candidatePath(id, 'evaluate')));
+  }
+  /** GET /api/evolution/{id}/evaluation → EvaluationJob; 404 {"error"} when none since the start. */
+  async evaluationJob(id: string): Promise<EvaluationJob> {
+    return evaluationJob(await this.request<EvaluationJob>('GET', HttpTransport.candidatePath(id, 'evaluation')));
+  }
+  /** POST /api/evolution/{id}/evaluation/cancel → EvaluationJob; 409 {"error"} when none runs. */
+  async cancelEvaluation(id: string): Promise<EvaluationJob> {
+    return evaluationJob(await this.request<EvaluationJob>('POST', HttpTransport.candidatePath(id, 'evaluation/cancel'), { body: {} }));
+  }
+  /**
+   * One EventSource on path whose `event` events each carry one whole
+   * object: those `accept` takes are passed on; a broken or foreign one is
+   * skipped, since the next carries its object whole. Returns the close.
+   */
+  private stream<T>(path: string, event: string, accept: (v: Record<string, unknown>) => boolean, on: (v: T) => void): () => void {
+    const es = this.makeEventSource(`${this.base}${path}?${PROTOCOL_QUERY}=${encodeURIComponent(PROTOCOL_VERSION)}`);
+    es.addEventListener(event, (ev) => {
+      let v: unknown;
+      try {
+        v = JSON.parse(String(ev.data));
+      } catch {
+        return;
+      }
+      if (v && typeof v === 'object' && accept(v as Record<string, unknown>)) on(v as T);
+    });
+    return () => es.close();
+  }
+  /** One EventSource on /api/evolution/evaluations: "evaluation" events carry EvaluationJob. */
+  subscribeEvaluations(onJob: (j: EvaluationJob) => void): () => void {
+    return this.stream<EvaluationJob>('/api/evolution/evaluations', 'evaluation', (j) => !!j.candidate, (j) => onJob(evaluationJob(j)));
   }
   /** POST /api/evolution/{id}/approve Approval → Candidate; 409 {"error"} when a regression is not accepted. */
   async approveCandidate(id: string, a: Approval): Promise<Candidate> {
@@ -592,16 +622,7 @@ export class HttpTransport implements Transport {
   }
   /** One EventSource on /api/batches/stream: "batch" events carry BatchProgress. */
   subscribeBatches(onProgress: (p: BatchProgress) => void): () => void {
-    const es = this.makeEventSource(`${this.base}/api/batches/stream?${PROTOCOL_QUERY}=${encodeURIComponent(PROTOCOL_VERSION)}`);
-    es.addEventListener('batch', (ev) => {
-      try {
-        const p = JSON.parse(String(ev.data));
-        if (p && typeof p === 'object' && p.batch) onProgress(p as BatchProgress);
-      } catch {
-        /* a broken event is skipped; the next one carries the batch whole */
-      }
-    });
-    return () => es.close();
+    return this.stream<BatchProgress>('/api/batches/stream', 'batch', (p) => !!p.batch, onProgress);
   }
 
   private static mcpPath(name: string, action = ''): string {

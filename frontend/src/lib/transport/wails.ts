@@ -23,8 +23,8 @@ import { callDetail, callList, NO_CALLS } from './calls';
 import { messageSearch, NO_EXPORT, NO_SEARCH, type ExportFormat, type Exported } from './conversations';
 import { batchReview, NO_BATCH_FOLDER, NO_BATCHES } from './batches';
 import { mcpImport, mcpList, mcpServer, NO_MCP, type MCPAction, type McpImport, type McpList, type McpServer } from './mcp';
-import { candidate, candidateDetail, evaluationReport, evolutionState, NO_EVOLUTION } from './evolution';
-import type { Activation, Approval, Candidate, CandidateDetail, CandidateDraft, EvaluationReport, EvolutionState } from '../protocol';
+import { candidate, candidateDetail, evaluationJob, evolutionState, NO_EVOLUTION } from './evolution';
+import type { Activation, Approval, Candidate, CandidateDetail, CandidateDraft, EvaluationJob, EvolutionState } from '../protocol';
 import { NO_SKILL_FOLDER, NO_SKILLS, skillList } from './skills';
 import { modelsState, NO_MODEL_NAME, NO_MODELS } from './models';
 import { changeList, NO_NOTES, noteFolder, undoOutcome } from './notes';
@@ -148,7 +148,9 @@ export interface WailsApp {
   EvolutionCandidate?: Method<'EvolutionCandidate', CandidateDetail>;
   SetEvolutionLearning?: Method<'SetEvolutionLearning', EvolutionState>;
   ProposeCandidate?: Method<'ProposeCandidate', Candidate>;
-  EvaluateCandidate?: Method<'EvaluateCandidate', EvaluationReport>;
+  EvaluateCandidate?: Method<'EvaluateCandidate', EvaluationJob>;
+  EvaluationJob?: Method<'EvaluationJob', EvaluationJob>;
+  CancelEvaluation?: Method<'CancelEvaluation', EvaluationJob>;
   ApproveCandidate?: Method<'ApproveCandidate', Candidate>;
   RefuseCandidate?: Method<'RefuseCandidate', Candidate>;
   ActivateCandidate?: Method<'ActivateCandidate', Candidate>;
@@ -506,8 +508,22 @@ export class WailsTransport implements Transport {
   async proposeCandidate(d: CandidateDraft): Promise<Candidate> {
     return candidate(await this.evo(this.app.ProposeCandidate ? (a) => a.ProposeCandidate!(d as Parameters<Bound['ProposeCandidate']>[0]) : null));
   }
-  async evaluateCandidate(id: string): Promise<EvaluationReport> {
-    return evaluationReport(await this.evo(this.app.EvaluateCandidate ? (a) => a.EvaluateCandidate!(id) : null))!;
+  async evaluateCandidate(id: string): Promise<EvaluationJob> {
+    return evaluationJob(await this.evo(this.app.EvaluateCandidate ? (a) => a.EvaluateCandidate!(id) : null));
+  }
+  async evaluationJob(id: string): Promise<EvaluationJob> {
+    return evaluationJob(await this.evo(this.app.EvaluationJob ? (a) => a.EvaluationJob!(id) : null));
+  }
+  async cancelEvaluation(id: string): Promise<EvaluationJob> {
+    return evaluationJob(await this.evo(this.app.CancelEvaluation ? (a) => a.CancelEvaluation!(id) : null));
+  }
+  subscribeEvaluations(onJob: (j: EvaluationJob) => void): () => void {
+    const off = this.runtime?.EventsOnMultiple?.(
+      RuntimeEvent.Evaluation,
+      (j: unknown) => !!j && typeof j === 'object' && 'candidate' in j && onJob(evaluationJob(j as EvaluationJob)),
+      -1,
+    );
+    return () => typeof off === 'function' && off();
   }
   /** Go asks in a native dialog first: the candidate comes back unchanged when the user said No. */
   async approveCandidate(id: string, ap: Approval): Promise<Candidate> {

@@ -23,6 +23,8 @@ export function Cancel(arg1:string):Promise<void>;
 
 export function CancelBatch(arg1:string):Promise<protocol.Batch>;
 
+export function CancelEvaluation(arg1:string):Promise<protocol.EvaluationJob>;
+
 export function CancelIndexing():Promise<void>;
 
 export function CancelPull(arg1:string):Promise<void>;
@@ -49,7 +51,9 @@ export function EditMemory(arg1:string,arg2:string):Promise<protocol.MemoryItem>
 
 export function EditMessage(arg1:string,arg2:number,arg3:string,arg4:string):Promise<protocol.BranchResult>;
 
-export function EvaluateCandidate(arg1:string):Promise<protocol.EvaluationReport>;
+export function EvaluateCandidate(arg1:string):Promise<protocol.EvaluationJob>;
+
+export function EvaluationJob(arg1:string):Promise<protocol.EvaluationJob>;
 
 export function Events(arg1:string,arg2:number):Promise<Array<protocol.Event>>;
 

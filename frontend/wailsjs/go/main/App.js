@@ -42,6 +42,10 @@ export function CancelBatch(arg1) {
   return window['go']['main']['App']['CancelBatch'](arg1);
 }
 
+export function CancelEvaluation(arg1) {
+  return window['go']['main']['App']['CancelEvaluation'](arg1);
+}
+
 export function CancelIndexing() {
   return window['go']['main']['App']['CancelIndexing']();
 }
@@ -96,6 +100,10 @@ export function EditMessage(arg1, arg2, arg3, arg4) {
 
 export function EvaluateCandidate(arg1) {
   return window['go']['main']['App']['EvaluateCandidate'](arg1);
+}
+
+export function EvaluationJob(arg1) {
+  return window['go']['main']['App']['EvaluationJob'](arg1);
 }
 
 export function Events(arg1, arg2) {
