@@ -342,13 +342,26 @@ func allowedChoice(e tool.Effect) bool {
 	return e == tool.ReadFs || e&(tool.WriteFs|tool.Net) == tool.WriteFs|tool.Net
 }
 
-// windowOnlyEnv is what the window sets in its own environment for its web
-// process (host/webview turns JavaScriptCore's JIT off there); a stdio server
-// running on JavaScriptCore (Bun) must not inherit it and run slowly.
-const windowOnlyEnv = "JSC_useJIT="
+// inherited names the variables of Quire's own environment a stdio server
+// starts with (the MCP SDKs' default set, plus the locale and the
+// temporary folder): what a program needs to run and find its home, never
+// the keys and tokens a user's shell holds, which a server gets only when
+// its config's "env" names them. JSC_useJIT, which the window sets for its
+// web process, is not among them, so a server on JavaScriptCore (Bun) is
+// not slowed by it.
+func inherited(name string) bool {
+	switch name {
+	case "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR":
+		return true
+	}
+	return false
+}
 
-// childEnviron is the environment a stdio server starts with: Quire's own,
-// less what only the window's web process should see.
+// childEnviron is the environment a stdio server starts with, before its
+// config's own env is added.
 func childEnviron(environ []string) []string {
-	return slices.DeleteFunc(slices.Clone(environ), func(kv string) bool { return strings.HasPrefix(kv, windowOnlyEnv) })
+	return slices.DeleteFunc(slices.Clone(environ), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return !inherited(name)
+	})
 }
