@@ -45,7 +45,7 @@ type Backend struct {
 	// Evolution is the Evolution panel's back end (evolution.go); nil:
 	// its routes say it is not available.
 	Evolution host.Evolution
-	Skills        host.Skills  // may be nil: no skills (skills.go)
+	Skills    host.Skills // may be nil: no skills (skills.go)
 	// Show brings the window to the front (socket.go); nil for `quire serve`.
 	Show func(ctx context.Context) error
 	// Health watches the checks on its own (health.go); nil: the page asks
