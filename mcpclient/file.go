@@ -74,8 +74,8 @@ func Parse(text []byte) ([]protocol.MCPServerConfig, []protocol.MCPImportIssue, 
 		}
 		cfg := protocol.MCPServerConfig{Name: n, Command: fsrv.Command, Args: fsrv.Args, Env: fsrv.Env,
 			URL: fsrv.URL, Headers: fsrv.Headers, Enabled: !fsrv.Disabled}
-		if err := checkType(fsrv); err != nil {
-			issues = append(issues, protocol.MCPImportIssue{Name: n, Reason: err.Error()})
+		if reason := unspokenType(fsrv); reason != "" {
+			issues = append(issues, protocol.MCPImportIssue{Name: n, Reason: reason})
 			continue
 		}
 		if err := Check(cfg); err != nil {
@@ -87,15 +87,16 @@ func Parse(text []byte) ([]protocol.MCPServerConfig, []protocol.MCPImportIssue, 
 	return out, issues, nil
 }
 
-// checkType refuses a transport Quire does not speak (the old SSE one).
-func checkType(f fileServer) error {
+// unspokenType is the sentence for a transport Quire does not speak (the
+// old SSE one), said to the user beside the entry; "" when it speaks it.
+func unspokenType(f fileServer) string {
 	switch strings.ToLower(f.Type) {
 	case "", "stdio", "http", "streamable-http", "streamablehttp":
-		return nil
+		return ""
 	case "sse":
-		return errors.New("It uses the old SSE transport, which Quire does not speak; use the server's Streamable HTTP address (often ending in /mcp) instead.")
+		return "It uses the old SSE transport, which Quire does not speak; use the server's Streamable HTTP address (often ending in /mcp) instead."
 	default:
-		return fmt.Errorf("Its type %q is none Quire knows (stdio, http).", f.Type)
+		return fmt.Sprintf("Its type %q is none Quire knows (stdio, http).", f.Type)
 	}
 }
 
