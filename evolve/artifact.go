@@ -77,7 +77,7 @@ func checkDraft(d protocol.CandidateDraft) error {
 		if err := checkText("a skill's SKILL.md", a.Skill.SkillMD, protocol.MaxSkill); err != nil {
 			return err
 		}
-		return checkSkill(a.Skill.SkillMD)
+		return checkSkill(name, a.Skill.SkillMD)
 	case protocol.CandidateWorkflow:
 		if a.Workflow == nil {
 			return bad("a workflow candidate holds a workflow's task")
@@ -104,11 +104,16 @@ func checkText(what, text string, limit int) error {
 // ParseFile: its front matter has no key that grants a tool or an effect —
 // what a skill may use is granted by the user when it is installed — and
 // refuses keys it does not know, such as allowed-tools). A candidate is the
-// SKILL.md alone, so it may not declare files to ship beside it.
-func checkSkill(md string) error {
+// SKILL.md alone, so it may not declare files to ship beside it; it is
+// named as its skill, so its versions are the versions of that one skill
+// in the catalog (skills.FromEvolution).
+func checkSkill(name, md string) error {
 	sk, err := skills.ParseFile([]byte(md))
 	if err != nil {
 		return bad("the skill's SKILL.md cannot be used: %v", err)
+	}
+	if sk.Name != name {
+		return bad("a skill candidate is named as its SKILL.md names the skill: name it %q, or change the SKILL.md's name", sk.Name)
 	}
 	if len(sk.Files) > 0 {
 		return bad("a skill candidate is its SKILL.md alone; it cannot declare files (%s)", strings.Join(sk.Files, ", "))

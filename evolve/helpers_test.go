@@ -49,12 +49,18 @@ type user struct {
 	mu        sync.Mutex
 	no        string // "" : yes; else the reason of a no
 	questions []runtime.Question
+	// during, when set, runs while the run waits for the answer: what the
+	// user does mid-reply.
+	during func()
 }
 
 func (u *user) ask(_ context.Context, q runtime.Question) (runtime.Answer, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.questions = append(u.questions, q)
+	if u.during != nil {
+		u.during()
+	}
 	if u.no != "" {
 		return runtime.Answer{Allowed: false, Feedback: u.no}, nil
 	}

@@ -54,6 +54,7 @@ func (o *Observer) RunFinished(ctx context.Context, session, runID, reason strin
 
 // observe appends the run's signals and returns how many there were.
 func (o *Observer) observe(ctx context.Context, session, runID string) (int, error) {
+	sentIDs, sent := o.s.versionsOf(runID) // first, so every finished run is forgotten
 	if evoID, err := o.s.findSession(ctx); err != nil || evoID == session {
 		return 0, err
 	}
@@ -84,7 +85,13 @@ func (o *Observer) observe(ctx context.Context, session, runID string) (int, err
 	if err != nil {
 		return 0, err
 	}
-	versions := o.s.applicable(st)
+	// Credit the versions the run was sent (resolved when it opened), not
+	// those active now: an activation or rollback mid-run is not the run's.
+	// A run opened before this process started falls back to the set now.
+	versions := sentIDs
+	if !sent {
+		versions = o.s.applicable(st)
+	}
 	var drafts []event.Draft
 	for _, f := range found {
 		drafts = append(drafts, event.Draft{Type: event.EvolutionSignal, RunID: runID, Sources: f.seqs, Time: o.s.now(),

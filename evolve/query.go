@@ -6,6 +6,7 @@ import (
 
 	"quire/kernel/event"
 	"quire/kernel/protocol"
+	"quire/skills"
 )
 
 // applies reports whether an active candidate applies now: everywhere, or
@@ -152,4 +153,30 @@ func (s *Store) Active(ctx context.Context) ([]protocol.Candidate, error) {
 		}
 	}
 	return out, nil
+}
+
+// ActiveSkills are the skill candidates active now that apply here, read
+// with issue 19's parser (skills.Evolved: the catalog lists them, so an
+// activation reaches the next run and a rollback leaves it out). A stored
+// SKILL.md was checked when proposed; one that no longer parses is logged
+// and left out, never offered half-read.
+func (s *Store) ActiveSkills(ctx context.Context) []skills.Skill {
+	active, err := s.Active(ctx)
+	if err != nil {
+		s.logger.Warn("evolve: read the active skills", "err", err)
+		return nil
+	}
+	var out []skills.Skill
+	for _, c := range active {
+		if c.Kind != protocol.CandidateSkill || c.Artifact.Skill == nil {
+			continue
+		}
+		sk, err := skills.ParseFile([]byte(c.Artifact.Skill.SkillMD))
+		if err != nil {
+			s.logger.Warn("evolve: an active skill does not parse", "candidate", c.ID, "err", err)
+			continue
+		}
+		out = append(out, sk)
+	}
+	return out
 }

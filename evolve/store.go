@@ -55,6 +55,7 @@ type Store struct {
 	now    func() time.Time
 	newID  func() string
 	logger *slog.Logger
+	runs   runSets // the active set each open run was sent (Fragments)
 
 	wmu     sync.Mutex // serialises writes: a step's check and its event, and the session's creation
 	mu      sync.Mutex // guards session

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // shipped holds the skills that come with Quire, one folder each.
@@ -33,7 +34,18 @@ type Source string
 const (
 	FromBuiltin Source = "builtin" // shipped in the binary
 	FromUser    Source = "user"    // a folder in <data dir>/skills
+	// FromEvolution is a skill candidate the user approved and activated
+	// in the Evolution panel: its SKILL.md alone, kept in the log.
+	FromEvolution Source = "evolution"
 )
+
+// Evolved is where the activated skill candidates come from (evolve's
+// store; internal/app wires it). It is asked whenever the catalog is, so
+// an activation reaches the next run and a rollback leaves it out of the
+// next run, as a folder dropped in or removed does.
+type Evolved interface {
+	ActiveSkills(ctx context.Context) []Skill
+}
 
 // MaxUserSkills bounds how many folders of the user's skills folder are read.
 const MaxUserSkills = 64
@@ -85,7 +97,14 @@ type Catalog struct {
 	userDir string
 	state   func(context.Context) State
 	log     *slog.Logger
+	evolved atomic.Pointer[Evolved]
 }
+
+// SetEvolved lists the activated skill candidates among the skills: each
+// wins over a shipped or user skill of its name (Replaces), since the user
+// activated that version by name, and is turned off in Settings like any
+// other.
+func (c *Catalog) SetEvolved(e Evolved) { c.evolved.Store(&e) }
 
 // New reads the shipped skills of builtin (a fault in one is an error: they
 // are tested) and keeps userDir for the user's. state is asked for the
@@ -133,6 +152,12 @@ func (c *Catalog) List(ctx context.Context) ([]Entry, []Broken) {
 	for _, e := range user {
 		_, e.Replaces = byName[e.Name]
 		byName[e.Name] = e
+	}
+	if ev := c.evolved.Load(); ev != nil {
+		for _, sk := range (*ev).ActiveSkills(ctx) {
+			_, replaces := byName[sk.Name]
+			byName[sk.Name] = Entry{Skill: sk, Source: FromEvolution, Replaces: replaces, read: noFiles}
+		}
 	}
 	out := make([]Entry, 0, len(byName))
 	for _, e := range byName {
@@ -207,6 +232,10 @@ func userFS(dir string) func(string) ([]byte, error) {
 		return readRegular(root.FS(), name, MaxFileSize)
 	}
 }
+
+// noFiles reads an evolved skill's files: it has none (a skill candidate
+// is its SKILL.md alone, evolve.checkSkill).
+func noFiles(string) ([]byte, error) { return nil, fs.ErrNotExist }
 
 func embedFS(fsys fs.FS) func(string) ([]byte, error) {
 	return func(name string) ([]byte, error) { return readRegular(fsys, name, MaxFileSize) }

@@ -296,3 +296,48 @@ func TestLoadSkill(t *testing.T) {
 		}
 	})
 }
+
+type evolved []Skill
+
+func (e *evolved) ActiveSkills(context.Context) []Skill { return *e }
+
+// TestActivatedCandidatesAreListed: an activated skill candidate is a skill
+// of source evolution, replacing one of its name, turned off like any
+// other, and gone from the catalog once it is no longer active.
+func TestActivatedCandidatesAreListed(t *testing.T) {
+	t.Parallel()
+	st := State{NotesDir: "/n"}
+	c, _ := world(t, &st)
+	parse := func(text string) Skill {
+		sk, err := ParseFile([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sk
+	}
+	active := evolved{parse(skillText("alpha", "Evolved alpha.")), parse(skillText("gamma", "Evolved gamma."))}
+	c.SetEvolved(&active)
+	for _, tc := range []struct {
+		name, desc string
+		replaces   bool
+	}{{"alpha", "Evolved alpha.", true}, {"gamma", "Evolved gamma.", false}} {
+		e, ok := c.Find(t.Context(), tc.name)
+		if !ok || e.Source != FromEvolution || e.Description != tc.desc || e.Replaces != tc.replaces {
+			t.Errorf("%s: %+v, %v", tc.name, e, ok)
+		}
+	}
+	if got := offeredNames(c.Offered(t.Context())); got != "alpha, beta, gamma" {
+		t.Fatalf("offered %q", got)
+	}
+	st.Disabled = []string{"gamma"}
+	if got := offeredNames(c.Offered(t.Context())); got != "alpha, beta" {
+		t.Fatalf("offered with gamma off %q", got)
+	}
+	active = nil // rolled back
+	if e, ok := c.Find(t.Context(), "alpha"); !ok || e.Source != FromBuiltin {
+		t.Fatalf("alpha after the rollback: %+v", e)
+	}
+	if _, ok := c.Find(t.Context(), "gamma"); ok {
+		t.Fatal("gamma still listed after the rollback")
+	}
+}

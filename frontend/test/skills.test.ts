@@ -47,6 +47,8 @@ describe('the section says', () => {
     [{ source: 'builtin' as const }, 'Shipped with Quire'],
     [{ source: 'user' as const }, 'Your skills folder'],
     [{ source: 'user' as const, replaces: true }, 'Your skills folder (replaces the shipped one)'],
+    [{ source: 'evolution' as const }, 'Activated in Improvements'],
+    [{ source: 'evolution' as const, replaces: true }, 'Activated in Improvements (replaces the skill of this name)'],
   ])('where %o comes from: %s', (s, want) => expect(sourceLabel(s)).toBe(want));
   it.each([
     [{ enabled: true }, 'on'],

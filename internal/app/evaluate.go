@@ -7,19 +7,21 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
 	"quire/eval"
 	"quire/evolve"
 	"quire/kernel/protocol"
+	"quire/skills"
 )
 
 // Why an evaluation could not be made (Evaluator).
 var (
 	// ErrNotEvaluable is a candidate the evaluation cannot run with: a
-	// skill (the temporary data folder has no skills catalog yet), or a
-	// workflow whose parameters lack defaults.
+	// workflow whose parameters lack defaults, a skill whose SKILL.md does
+	// not parse, or a kind this Quire does not know.
 	ErrNotEvaluable = errors.New("this kind of candidate cannot be evaluated yet")
 	// ErrIncomplete is an evaluation cut short (a bound, a cancel): a
 	// report with gaps cannot say the candidate breaks nothing.
@@ -63,6 +65,9 @@ func NewEvaluator(logger *slog.Logger, scenarios fs.FS, log logReader, opts eval
 // (without: the active version's task, or the same task when none is
 // active, a control) and each origin run replayed as it was and with its
 // first message replaced by the task.
+// A skill is installed in each run's temporary data folder's skills:
+// every scenario of the eval set and each origin run, without it (with
+// the active version's SKILL.md when one is active) and with it.
 func (e *Evaluator) Evaluate(ctx context.Context, c protocol.Candidate, active *protocol.Candidate, progress evolve.Progress) (protocol.EvaluationReport, error) {
 	if err := evaluable(c); err != nil {
 		return protocol.EvaluationReport{}, err
@@ -88,16 +93,24 @@ func (e *Evaluator) Evaluate(ctx context.Context, c protocol.Candidate, active *
 			}
 			return sc, eval.WithMessage(sc, task)
 		}
+	case protocol.CandidateSkill:
+		with, without, err := skillArms(c, active)
+		if err != nil {
+			return protocol.EvaluationReport{}, err
+		}
+		opts.Arms = func(sc eval.Scenario) (eval.Scenario, eval.Scenario) {
+			return withSkill(sc, without), withSkill(sc, with)
+		}
+		if list, err = e.evalSet(); err != nil {
+			return protocol.EvaluationReport{}, err
+		}
 	default:
 		opts.Candidate = evolve.Render([]protocol.Candidate{c})
 		if active != nil {
 			opts.Active = evolve.Render([]protocol.Candidate{*active})
 		}
-		all, err := eval.LoadFS(e.scenarios, "evals")
-		if err != nil {
-			return protocol.EvaluationReport{}, err
-		}
-		if list, err = eval.Select(all, e.opts.Options); err != nil {
+		var err error
+		if list, err = e.evalSet(); err != nil {
 			return protocol.EvaluationReport{}, err
 		}
 	}
@@ -151,6 +164,49 @@ func (e *Evaluator) Evaluate(ctx context.Context, c protocol.Candidate, active *
 	return r, nil
 }
 
+// evalSet is the eval set's scenarios the options select.
+func (e *Evaluator) evalSet() ([]eval.Scenario, error) {
+	all, err := eval.LoadFS(e.scenarios, "evals")
+	if err != nil {
+		return nil, err
+	}
+	return eval.Select(all, e.opts.Options)
+}
+
+// skillArm is a skill installed in an arm's data folder: the skills
+// folder's SKILL.md of name (text "" installs none, the name's folder
+// still cleared).
+type skillArm struct{ name, text string }
+
+// skillArms are the candidate's SKILL.md (with) and the active version's
+// (without; none when no version is active) as the scenarios install them
+// in the temporary data folder's skills, where activation's catalog
+// (skills.FromEvolution) puts it beside the user's.
+func skillArms(c protocol.Candidate, active *protocol.Candidate) (with, without skillArm, err error) {
+	sk, err := skills.ParseFile([]byte(c.Artifact.Skill.SkillMD))
+	if err != nil {
+		return with, without, protocol.Classify(protocol.ErrConflict, fmt.Errorf("%w: the SKILL.md of %s: %w", ErrNotEvaluable, c.ID, err))
+	}
+	with, without = skillArm{sk.Name, c.Artifact.Skill.SkillMD}, skillArm{name: sk.Name}
+	if active != nil && active.Artifact.Skill != nil {
+		without.text = active.Artifact.Skill.SkillMD
+	}
+	return with, without, nil
+}
+
+// withSkill is sc with arm's skill in its data folder's skills, in place
+// of any the scenario installs under that name (a copy: the arms run at
+// once and share sc).
+func withSkill(sc eval.Scenario, arm skillArm) eval.Scenario {
+	prefix := arm.name + "/"
+	installed := slices.DeleteFunc(slices.Clone(sc.Setup.Skills.Installed), func(f eval.File) bool { return strings.HasPrefix(f.Path, prefix) })
+	if arm.text != "" {
+		installed = append(installed, eval.File{Path: prefix + skills.FileName, Text: arm.text})
+	}
+	sc.Setup.Skills.Installed = installed
+	return sc
+}
+
 // tasks are the workflow's task filled with its defaults and the one it
 // is compared with: the active version's, or its own when none is active.
 func tasks(c protocol.Candidate, active *protocol.Candidate) (task, before string, err error) {
@@ -170,11 +226,12 @@ func tasks(c protocol.Candidate, active *protocol.Candidate) (task, before strin
 }
 
 // evaluable refuses a candidate the scenarios cannot run with: a prompt
-// fragment enters a run's context (evolve.Render) and a workflow is a task
-// a run is sent; a skill needs a catalog in the temporary data folder,
-// which this evaluation does not build yet.
+// fragment enters a run's context (evolve.Render), a workflow is a task a
+// run is sent and a skill is installed in the temporary data folder's
+// skills; any other is this Quire's gap.
 func evaluable(c protocol.Candidate) error {
-	ok := c.Kind == protocol.CandidatePrompt && c.Artifact.Prompt != nil || c.Kind == protocol.CandidateWorkflow && c.Artifact.Workflow != nil
+	ok := c.Kind == protocol.CandidatePrompt && c.Artifact.Prompt != nil || c.Kind == protocol.CandidateWorkflow && c.Artifact.Workflow != nil ||
+		c.Kind == protocol.CandidateSkill && c.Artifact.Skill != nil
 	if !ok {
 		// A conflict for the hosts (409): the candidate is fine, this
 		// Quire cannot run it yet.

@@ -228,7 +228,15 @@ func TestEvaluatorReplaysTheRunsACandidateCameFrom(t *testing.T) {
 
 	skill := protocol.Candidate{ID: "c2", Kind: protocol.CandidateSkill, Artifact: protocol.Artifact{Skill: &protocol.SkillArtifact{SkillMD: "---\nname: x\n---\n"}}}
 	if _, err := ev.Evaluate(t.Context(), skill, nil, nil); !errors.Is(err, app.ErrNotEvaluable) {
-		t.Errorf("a skill: err = %v, want ErrNotEvaluable", err)
+		t.Errorf("a skill whose SKILL.md lacks a description: err = %v, want ErrNotEvaluable", err)
+	}
+	// A skill that parses runs the eval set and the origin replay, with it
+	// installed in the temporary skills folder and without.
+	skill = protocol.Candidate{ID: "c3", Name: "receipts", Kind: protocol.CandidateSkill,
+		Artifact: protocol.Artifact{Skill: &protocol.SkillArtifact{SkillMD: "---\nname: receipts\ndescription: File receipts.\n---\nFile them by year.\n"}},
+		Origin:   protocol.CandidateOrigin{Runs: []protocol.RunRef{{Session: sess.ID, Run: runID}}}}
+	if r, err := ev.Evaluate(t.Context(), skill, nil, nil); err != nil || len(r.Scenarios) < 2 || r.Scenarios[len(r.Scenarios)-1].Replay == nil {
+		t.Errorf("a skill: %+v, %v; want the eval set and the origin replay", r, err)
 	}
 
 	// A workflow: its filled task as the user's message (against the

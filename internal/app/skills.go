@@ -6,12 +6,15 @@ import (
 	"path/filepath"
 
 	"quire/config"
+	"quire/evolve"
 	"quire/host"
 	"quire/kernel/protocol"
 	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
 	"quire/skills"
 )
+
+var _ skills.Evolved = (*evolve.Store)(nil)
 
 // SkillsFolder is where the user's skills live, under the data folder.
 const SkillsFolder = "skills"
@@ -28,6 +31,11 @@ func (p *Parts) openSkills(cfg config.Config, models func() modelCaps) []runtime
 		// The shipped skills are tested: this is a build fault, said once.
 		p.log.Error("the shipped skills could not be read; skills are off", "err", err)
 		return nil
+	}
+	if p.evo != nil {
+		// The skill candidates the user activated (issue 20), listed as
+		// skills of source evolution: an Owner's, which has the store.
+		cat.SetEvolved(p.evo)
 	}
 	p.skills = cat
 	return []runtime.Option{runtime.WithTools(cat), runtime.WithContributors(cat.Contributor())}

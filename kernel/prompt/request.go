@@ -34,3 +34,19 @@ func OfferedTools(ctx context.Context) map[string]map[string]any {
 	m, _ := ctx.Value(toolsKey{}).(map[string]map[string]any)
 	return m
 }
+
+type runKey struct{}
+
+// WithRun tells dynamic fragments the run the assembly is for: the run
+// being opened, or the run whose step refreshes its context. A fragment
+// whose text must hold for a whole run (the active evolution fragments)
+// resolves it once per run by this id.
+func WithRun(ctx context.Context, run string) context.Context {
+	return context.WithValue(ctx, runKey{}, run)
+}
+
+// Run is the run WithRun gave ("" outside a run's assembly).
+func Run(ctx context.Context) string {
+	s, _ := ctx.Value(runKey{}).(string)
+	return s
+}

@@ -7,10 +7,12 @@ type SkillInfo struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	When        string `json:"when,omitempty"`
-	// Source is builtin (shipped in Quire) or user (a folder in the
-	// skills folder).
+	// Source is builtin (shipped in Quire), user (a folder in the
+	// skills folder) or evolution (a skill candidate activated in the
+	// Evolution panel, "Improvements").
 	Source string `json:"source"`
-	// Replaces: a user skill named like a shipped one, which it replaces.
+	// Replaces: a user skill named like a shipped one, or an activated
+	// candidate named like a shipped or user one, which it replaces.
 	Replaces bool `json:"replaces,omitempty"`
 	Enabled  bool `json:"enabled"`
 	// Unavailable is the sentence saying why the skill is not offered and

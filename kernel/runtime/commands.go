@@ -343,11 +343,14 @@ func (r *Runtime) input(ctx context.Context, session, text string, intent core.I
 	if intent != core.Inject {
 		// Any input but an inject may open a run — a steer too, if the run
 		// it was meant for has ended by the time it is taken up.
-		caps, tools, err := r.snapshot(prompt.WithRequest(ctx, text), session)
+		// The run's id is known before its context is assembled, so a
+		// fragment resolved once per run (prompt.Run) keys it by this run.
+		in.RunID = r.newID()
+		caps, tools, err := r.snapshot(prompt.WithRun(prompt.WithRequest(ctx, text), in.RunID), session)
 		if err != nil {
 			return nil, err
 		}
-		in.RunID, in.Caps = r.newID(), caps
+		in.Caps = caps
 		s.freeze(in.RunID, tools)
 		result.RunID = in.RunID
 	}

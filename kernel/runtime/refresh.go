@@ -32,7 +32,7 @@ func (s *session) refreshContext(ctx context.Context, caps event.Capabilities) e
 	if err != nil {
 		return err
 	}
-	actx := offered(prompt.WithAboutUser(prompt.WithSession(ctx, s.id), caps.AboutYou), caps)
+	actx := offered(prompt.WithRun(prompt.WithAboutUser(prompt.WithSession(ctx, s.id), caps.AboutYou), run), caps)
 	if latest := latestUser(msgs); latest != "" {
 		actx = prompt.WithRequest(actx, latest)
 	}

@@ -11,6 +11,9 @@ import type { SkillsTransport } from './transport/skills';
 /** Where a skill comes from, as the section says it. */
 export function sourceLabel(s: Pick<SkillInfo, 'source' | 'replaces'>): string {
   if (s.source === 'builtin') return 'Shipped with Quire';
+  if (s.source === 'evolution') {
+    return s.replaces ? 'Activated in Improvements (replaces the skill of this name)' : 'Activated in Improvements';
+  }
   return s.replaces ? 'Your skills folder (replaces the shipped one)' : 'Your skills folder';
 }
 
