@@ -365,6 +365,10 @@ func printReport(out io.Writer, r protocol.EvaluationReport) {
 	fmt.Fprintf(out, "Evaluation (%d scenarios):\n", len(r.Scenarios))
 	for _, s := range r.Scenarios {
 		mark := "  "
+		if s.Skipped != "" {
+			fmt.Fprintf(out, "- %s: skipped, %s\n", s.Name, s.Skipped)
+			continue
+		}
 		if s.Regressed() {
 			mark = "! "
 		}

@@ -183,8 +183,12 @@ type ScenarioRun struct {
 // ScenarioResult is one scenario of an evaluation: an eval set scenario,
 // or (Replay set) the replay of an origin run's first user message.
 type ScenarioResult struct {
-	Name    string      `json:"name"`
-	Replay  *RunRef     `json:"replay,omitempty"`
+	Name   string  `json:"name"`
+	Replay *RunRef `json:"replay,omitempty"`
+	// Skipped says why the scenario did not run in this evaluation ("" when
+	// it ran): listed so a report never looks complete when it is not.
+	// Without and With are then zero, and it is never a regression.
+	Skipped string      `json:"skipped,omitempty"`
 	Without ScenarioRun `json:"without"`
 	With    ScenarioRun `json:"with"`
 }

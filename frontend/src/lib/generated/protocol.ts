@@ -1280,6 +1280,12 @@ export interface RunRef {
 export interface ScenarioResult {
   name: string;
   replay?: RunRef;
+  /**
+   * Skipped says why the scenario did not run in this evaluation ("" when
+   * it ran): listed so a report never looks complete when it is not.
+   * Without and With are then zero, and it is never a regression.
+   */
+  skipped?: string;
   without: ScenarioRun;
   with: ScenarioRun;
 }
