@@ -26,7 +26,7 @@ const REPORT: EvaluationReport = {
 
 function cand(over: Partial<Candidate> = {}): Candidate {
   return {
-    id: 'c2', name: 'receipts', kind: 'prompt', version: 2, replaces: 'c1', author: 'model', state: 'proposed', seq: 4, createdAt: '2026-12-01T18:00:00Z',
+    id: 'c2', name: 'receipts', kind: 'prompt', version: 2, replaces: 'c1', author: 'model', digest: 'abc123def456', state: 'proposed', seq: 4, createdAt: '2026-12-01T18:00:00Z',
     artifact: { prompt: { text: 'Receipts go under finance/receipts/YYYY.\nNever move notes out of projects/ without asking.' } },
     origin: { runs: [{ session: 's1', run: 'r1' }], signals: [{ session: 's1', seq: 7 }] },
     monitor: { runs: 0, signals: {} },
@@ -150,7 +150,7 @@ describe('EvolutionStore', () => {
     s.toggle('edge-tight-context', true);
     expect(s.canApprove).toBe(true);
     await s.approve();
-    expect(h.approved).toEqual([{ accepted: ['edge-tight-context'] }]);
+    expect(h.approved).toEqual([{ accepted: ['edge-tight-context'], digest: 'abc123def456' }]);
     expect(s.shown?.candidate.state).toBe('approved');
   });
 
@@ -163,7 +163,7 @@ describe('EvolutionStore', () => {
     await s.approve();
     s.scope = 'all';
     await s.activate();
-    expect(h.activated).toEqual([{ scope: 'all', replaces: 'c1' }]);
+    expect(h.activated).toEqual([{ scope: 'all', replaces: 'c1', digest: 'abc123def456' }]);
     await s.rollback();
     expect(s.shown?.candidate.state).toBe('rolled-back');
     expect(s.error).toBeNull();
@@ -272,6 +272,7 @@ describe('EvolutionPanel', () => {
     approve.click();
     flushSync();
     expect(target.ownerDocument.body.textContent).toContain('You accept that it breaks edge-tight-context.');
+    expect(target.ownerDocument.body.textContent).toContain('It says: “Receipts go under finance/receipts/YYYY.\nNever move notes out of projects/ without asking.”');
   });
 });
 
