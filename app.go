@@ -5,6 +5,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -2042,9 +2043,10 @@ func loosenText(t protocol.MCPTool, effects string) string {
 // errNoEvolution: this window was built without the evolution part.
 var errNoEvolution = errors.New("evolution is not available in this window")
 
-// evolutionMaxRunes bounds the artifact text a dialog quotes; the panel
-// shows it whole.
-const evolutionMaxRunes = 600
+// evolutionMaxRunes bounds the artifact text a dialog quotes: a fragment's
+// most (protocol.MaxFragment), so one is always quoted whole; a longer one
+// (a skill) is named by its length and digest, which the yes carries.
+const evolutionMaxRunes = protocol.MaxFragment
 
 func (a *App) evolutionPort() (host.Evolution, error) {
 	return partOf(a, a.evolution, errNoEvolution)
@@ -2180,7 +2182,12 @@ func (a *App) ApproveCandidate(id string, ap protocol.Approval) (protocol.Candid
 		}
 		b.WriteString("\n\nNothing changes until you activate it. Yes approves it; No changes nothing.")
 		return b.String()
-	}, func(e host.Evolution) (protocol.Candidate, error) { return e.Approve(a.callCtx(), id, ap) })
+	}, func(e host.Evolution, d protocol.CandidateDetail) (protocol.Candidate, error) {
+		// The yes is to the text this dialog showed: a page that named
+		// another is refused by the port.
+		ap.Digest = cmp.Or(ap.Digest, d.Candidate.Digest)
+		return e.Approve(a.callCtx(), id, ap)
+	})
 }
 
 // ActivateCandidate makes an approved candidate active in ac's scope after
@@ -2197,7 +2204,10 @@ func (a *App) ActivateCandidate(id string, ac protocol.Activation) (protocol.Can
 			text += fmt.Sprintf(" Version %d, active now, stops.", d.Active.Version)
 		}
 		return text + " Roll back undoes it in one step.\n\nYes activates it; No changes nothing."
-	}, func(e host.Evolution) (protocol.Candidate, error) { return e.Activate(a.callCtx(), id, ac) })
+	}, func(e host.Evolution, d protocol.CandidateDetail) (protocol.Candidate, error) {
+		ac.Digest = cmp.Or(ac.Digest, d.Candidate.Digest)
+		return e.Activate(a.callCtx(), id, ac)
+	})
 }
 
 // RollbackCandidate ends the activation of id after a native dialog saying
@@ -2209,13 +2219,15 @@ func (a *App) RollbackCandidate(id string) (protocol.Candidate, error) {
 			text += " The version it replaced is active again."
 		}
 		return text + "\n\nYes rolls it back; No changes nothing."
-	}, func(e host.Evolution) (protocol.Candidate, error) { return e.Rollback(a.callCtx(), id) })
+	}, func(e host.Evolution, _ protocol.CandidateDetail) (protocol.Candidate, error) {
+		return e.Rollback(a.callCtx(), id)
+	})
 }
 
 // askedStep takes step on candidate id only after a native Yes to
 // "VERB NAME (version N)?" with the text ask makes of the candidate as the
 // log holds it; a No returns the candidate unchanged.
-func (a *App) askedStep(id, verb string, ask func(protocol.CandidateDetail) string, step func(host.Evolution) (protocol.Candidate, error)) (protocol.Candidate, error) {
+func (a *App) askedStep(id, verb string, ask func(protocol.CandidateDetail) string, step func(host.Evolution, protocol.CandidateDetail) (protocol.Candidate, error)) (protocol.Candidate, error) {
 	e, err := a.evolutionPort()
 	if err != nil {
 		return protocol.Candidate{}, err
@@ -2229,7 +2241,7 @@ func (a *App) askedStep(id, verb string, ask func(protocol.CandidateDetail) stri
 	if err != nil || !yes {
 		return c, err
 	}
-	c, err = step(e)
+	c, err = step(e, d)
 	return c, spoken(err)
 }
 
@@ -2246,8 +2258,9 @@ func artifactText(c protocol.Candidate) string {
 		head, body = "While it is active, this task is offered (it runs as any chat does, asking as usual):", art.Workflow.Task
 	}
 	body = host.Visible(body)
-	if utf8.RuneCountInString(body) > evolutionMaxRunes {
-		body = string([]rune(body)[:evolutionMaxRunes]) + "… (the Evolution panel shows it whole)"
+	if n := utf8.RuneCountInString(body); n > evolutionMaxRunes {
+		return fmt.Sprintf("%s\n\n%s… \n\n(%d characters in all: the Evolution panel shows it whole, with digest %s; what you approve is that text exactly)",
+			head, wrap(string([]rune(body)[:evolutionMaxRunes/2]), dialogWrap), n, c.Digest)
 	}
 	return head + "\n\n" + wrap(body, dialogWrap)
 }

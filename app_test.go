@@ -1411,11 +1411,11 @@ func (d *evolutionDesk) Show(context.Context, string) (protocol.CandidateDetail,
 	return d.detail, nil
 }
 func (d *evolutionDesk) Approve(_ context.Context, id string, a protocol.Approval) (protocol.Candidate, error) {
-	d.steps = append(d.steps, "approve "+id+" "+strings.Join(a.Accepted, "+"))
+	d.steps = append(d.steps, "approve "+id+" "+strings.Join(a.Accepted, "+")+" "+a.Digest)
 	return d.detail.Candidate, nil
 }
 func (d *evolutionDesk) Activate(_ context.Context, id string, a protocol.Activation) (protocol.Candidate, error) {
-	d.steps = append(d.steps, "activate "+id+" "+a.Scope+" over "+a.Replaces)
+	d.steps = append(d.steps, "activate "+id+" "+a.Scope+" over "+a.Replaces+" "+a.Digest)
 	return d.detail.Candidate, nil
 }
 func (d *evolutionDesk) Rollback(_ context.Context, id string) (protocol.Candidate, error) {
@@ -1428,14 +1428,16 @@ func (d *evolutionDesk) Rollback(_ context.Context, id string) (protocol.Candida
 // (not a list the page sent), the scope and the version replaced. A No
 // takes no step; a Yes takes exactly the one asked for.
 func TestEvolutionStepsAreAskedInANativeDialog(t *testing.T) {
+	// A fragment as long as one may be is quoted whole: its end too.
+	longFragment := strings.Repeat("Receipts go under finance/receipts/YYYY. ", 23) + "The end of the rule."
 	report := &protocol.EvaluationReport{Scenarios: []protocol.ScenarioResult{
 		{Name: "edge-small-context-first-answer", Without: protocol.ScenarioRun{Passed: true}},
 		{Name: "normal-file-a-note", Without: protocol.ScenarioRun{Passed: true}, With: protocol.ScenarioRun{Passed: true}},
 	}}
 	desk := &evolutionDesk{detail: protocol.CandidateDetail{
 		Candidate: protocol.Candidate{ID: "c2", Name: "receipts", Kind: protocol.CandidatePrompt, Version: 2, Replaces: "c1",
-			Artifact:   protocol.Artifact{Prompt: &protocol.PromptFragment{Text: "Receipts go under finance/receipts/YYYY."}},
-			Evaluation: report},
+			Artifact:   protocol.Artifact{Prompt: &protocol.PromptFragment{Text: longFragment}},
+			Digest:     "d1g3st", Evaluation: report},
 		Active: &protocol.Candidate{ID: "c1", Version: 1}}}
 	a, _, asked := batchApp(t, &batchDesk{})
 	a.evolution = desk
@@ -1449,13 +1451,13 @@ func TestEvolutionStepsAreAskedInANativeDialog(t *testing.T) {
 		{"approve", func() error {
 			_, err := a.ApproveCandidate("c2", protocol.Approval{Accepted: []string{"edge-small-context-first-answer"}})
 			return err
-		}, []string{`Approve "receipts" (version 2)?`, "Receipts go under finance/receipts/YYYY.", "replace version 1", "It breaks 1 scenario that passes now, which you accept by approving:\n• edge-small-context-first-answer", "Nothing changes until you activate it"},
-			"approve c2 edge-small-context-first-answer"},
+		}, []string{`Approve "receipts" (version 2)?`, "Receipts go under finance/receipts/YYYY.", "The end of the rule.", "replace version 1", "It breaks 1 scenario that passes now, which you accept by approving:\n• edge-small-context-first-answer", "Nothing changes until you activate it"},
+			"approve c2 edge-small-context-first-answer d1g3st"},
 		{"activate", func() error {
 			_, err := a.ActivateCandidate("c2", protocol.Activation{Scope: protocol.ScopeFolder, Replaces: "c1"})
 			return err
 		}, []string{`Activate "receipts" (version 2)?`, "in conversations over this notes folder", "Version 1, active now, stops."},
-			"activate c2 folder over c1"},
+			"activate c2 folder over c1 d1g3st"},
 		{"roll back", func() error {
 			_, err := a.RollbackCandidate("c2")
 			return err
@@ -1472,8 +1474,9 @@ func TestEvolutionStepsAreAskedInANativeDialog(t *testing.T) {
 				t.Fatalf("a No: %v, steps %q", err, desk.steps[before:])
 			}
 			text := (*asked)[len(*asked)-1]
+			unwrapped := strings.ReplaceAll(text, "\n↪ ", "")
 			for _, w := range tc.want {
-				if !strings.Contains(text, w) {
+				if !strings.Contains(unwrapped, w) {
 					t.Errorf("the dialog lacks %q:\n%s", w, text)
 				}
 			}

@@ -11,11 +11,14 @@ import (
 
 // Result is how one scenario went.
 type Result struct {
-	Name      string        `json:"name"`
-	Class     string        `json:"class"`
-	File      string        `json:"file"`
-	Pass      bool          `json:"pass"`
-	Skipped   bool          `json:"skipped,omitempty"`
+	Name    string `json:"name"`
+	Class   string `json:"class"`
+	File    string `json:"file"`
+	Pass    bool   `json:"pass"`
+	Skipped bool   `json:"skipped,omitempty"`
+	// Why says why a skipped scenario did not run, so a report that lists
+	// it never reads as if it had.
+	Why       string        `json:"why,omitempty"`
 	Failures  []string      `json:"failures,omitempty"`
 	Steps     int           `json:"steps"`
 	ToolCalls int           `json:"toolCalls"`

@@ -145,8 +145,12 @@ func RunOne(ctx context.Context, sc Scenario, build Builder, opts Options) Resul
 		return runCandidate(ctx, sc, build, opts)
 	}
 	res := Result{Name: sc.Name, Class: sc.Class, File: sc.File}
-	if opts.Real && !sc.forReal() || opts.MCPStdio == nil && sc.needsStdio() {
-		res.Skipped = true
+	switch {
+	case opts.Real && !sc.forReal():
+		res.Skipped, res.Why = true, "only the fake model server can stage it, and this run is against a real model"
+		return res
+	case opts.MCPStdio == nil && sc.needsStdio():
+		res.Skipped, res.Why = true, "it needs a stdio MCP server and none was given to this run"
 		return res
 	}
 	start := time.Now()

@@ -12,6 +12,7 @@ import (
 var (
 	ErrUnknown     = errors.New("no candidate has that id")
 	ErrState       = errors.New("the candidate is not in a state that allows this")
+	ErrDigest      = errors.New("the yes names another text than the candidate's")
 	ErrBadArtifact = errors.New("the candidate is not one Quire accepts")
 	ErrRegressions = errors.New("the evaluation has regressions the approval does not name")
 	ErrNoEvaluator = errors.New("no evaluator is set")

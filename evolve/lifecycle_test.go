@@ -96,8 +96,19 @@ func TestActivationIsNeverSilentAndRollsBack(t *testing.T) {
 	if _, err := r.evo.RecordEvaluation(ctx, protocol.EvaluationReport{Candidate: v2.ID, Scenarios: []protocol.ScenarioResult{{Name: "s"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.evo.Approve(ctx, v2.ID, protocol.Approval{}); err != nil {
+	// A yes names the text it was shown by its digest: another one's
+	// (v1's, a page left open) is refused, the candidate's is taken.
+	if v1.Digest == "" || v1.Digest == v2.Digest || v2.Digest != v2.Artifact.Digest() {
+		t.Fatalf("digests v1 %q, v2 %q: want each its artifact's, different", v1.Digest, v2.Digest)
+	}
+	if _, err := r.evo.Approve(ctx, v2.ID, protocol.Approval{Digest: v1.Digest}); !errors.Is(err, evolve.ErrDigest) || !errors.Is(err, protocol.ErrConflict) {
+		t.Fatalf("approved with another text's digest: %v", err)
+	}
+	if _, err := r.evo.Approve(ctx, v2.ID, protocol.Approval{Digest: v2.Digest}); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := r.evo.Activate(ctx, v2.ID, protocol.Activation{Scope: protocol.ScopeAll, Replaces: v1.ID, Digest: v1.Digest}); !errors.Is(err, evolve.ErrDigest) {
+		t.Fatalf("activated with another text's digest: %v", err)
 	}
 	if _, err := r.evo.Activate(ctx, v2.ID, protocol.Activation{Scope: protocol.ScopeAll}); !errors.Is(err, evolve.ErrReplaces) || !errors.Is(err, protocol.ErrConflict) {
 		t.Fatalf("v2 activated over v1 without naming it: %v", err)

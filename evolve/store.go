@@ -260,7 +260,7 @@ func (st *state) apply(e event.Event) error {
 		if err != nil {
 			return err
 		}
-		c := &protocol.Candidate{ID: p.ID, Name: p.Name, Kind: p.Kind, Version: p.Version, Replaces: p.Replaces, Artifact: a,
+		c := &protocol.Candidate{ID: p.ID, Name: p.Name, Kind: p.Kind, Version: p.Version, Replaces: p.Replaces, Artifact: a, Digest: a.Digest(),
 			Why: p.Why, Author: p.Author, State: protocol.CandidateProposed, Seq: e.Seq, CreatedAt: e.Time.UTC(),
 			Origin:  protocol.CandidateOrigin{Runs: []protocol.RunRef{}, Signals: []protocol.SignalRef{}},
 			Monitor: protocol.VersionMonitor{Signals: map[string]int{}}}
@@ -491,6 +491,9 @@ func (s *Store) Approve(ctx context.Context, id string, a protocol.Approval) (pr
 		if c.State != protocol.CandidateEvaluated {
 			return "", event.Draft{}, refuse(ErrState, protocol.ErrConflict, "%s v%d is %s; only an evaluated candidate is approved", c.Name, c.Version, c.State)
 		}
+		if err := shown(c, a.Digest); err != nil {
+			return "", event.Draft{}, err
+		}
 		var missing []string
 		for _, r := range c.Evaluation.Regressions() {
 			if !slices.Contains(a.Accepted, r) {
@@ -502,6 +505,15 @@ func (s *Store) Approve(ctx context.Context, id string, a protocol.Approval) (pr
 		}
 		return id, event.Draft{Type: event.EvolutionApproved, Payload: event.EvolutionApprovedPayload{ID: id, Accepted: a.Accepted}}, nil
 	})
+}
+
+// shown refuses a yes that names another artifact than c's: what the user
+// was shown (digest) is what is approved or activated. "" names none.
+func shown(c *protocol.Candidate, digest string) error {
+	if digest != "" && digest != c.Digest {
+		return refuse(ErrDigest, protocol.ErrConflict, "the text you said yes to (%s) is not %s v%d's (%s); look at it again and answer again", digest, c.Name, c.Version, c.Digest)
+	}
+	return nil
 }
 
 // Refuse is the user's no.
@@ -544,6 +556,9 @@ func (s *Store) Activate(ctx context.Context, id string, a protocol.Activation) 
 		}
 		if c.State != protocol.CandidateApproved {
 			return "", event.Draft{}, refuse(ErrState, protocol.ErrConflict, "%s v%d is %s; only a candidate you approved is activated", c.Name, c.Version, c.State)
+		}
+		if err := shown(c, a.Digest); err != nil {
+			return "", event.Draft{}, err
 		}
 		now := ""
 		if cur := st.active(c.Name); cur != nil {

@@ -20,12 +20,13 @@ const REPORT: EvaluationReport = {
     { name: 'normal-file-a-note', without: { passed: true, tokens: 6123, steps: 2 }, with: { passed: true, tokens: 6200, steps: 2 } },
     { name: 'edge-tight-context', without: { passed: true, tokens: 3026, steps: 1 }, with: { passed: false, tokens: 0, steps: 0, failure: 'the context is too small' } },
     { name: 'replay 1: run r1', replay: { session: 's1', run: 'r1' }, without: { passed: true, tokens: 100, steps: 2 }, with: { passed: true, tokens: 120, steps: 2 } },
+    { name: 'edge-mcp-stdio', skipped: 'it needs a stdio MCP server', without: { passed: false, tokens: 0, steps: 0 }, with: { passed: false, tokens: 0, steps: 0 } },
   ],
 };
 
 function cand(over: Partial<Candidate> = {}): Candidate {
   return {
-    id: 'c2', name: 'receipts', kind: 'prompt', version: 2, replaces: 'c1', author: 'model', state: 'proposed', seq: 4, createdAt: '2026-12-01T18:00:00Z',
+    id: 'c2', name: 'receipts', kind: 'prompt', version: 2, replaces: 'c1', author: 'model', digest: 'abc123def456', state: 'proposed', seq: 4, createdAt: '2026-12-01T18:00:00Z',
     artifact: { prompt: { text: 'Receipts go under finance/receipts/YYYY.\nNever move notes out of projects/ without asking.' } },
     origin: { runs: [{ session: 's1', run: 'r1' }], signals: [{ session: 's1', seq: 7 }] },
     monitor: { runs: 0, signals: {} },
@@ -129,7 +130,7 @@ describe('lineDiff', () => {
 
 describe('the report', () => {
   it('lists the regressions first, then the rest in order', () => {
-    expect(reportRows(cand({ evaluation: REPORT })).map((s) => s.name)).toEqual(['edge-tight-context', 'normal-file-a-note', 'replay 1: run r1']);
+    expect(reportRows(cand({ evaluation: REPORT })).map((s) => s.name)).toEqual(['edge-tight-context', 'normal-file-a-note', 'replay 1: run r1', 'edge-mcp-stdio']);
   });
   it('counts what was seen while a version was active', () => {
     expect(monitorLabel(cand({ monitor: { runs: 1, signals: { undone: 2, denied: 1 } } }))).toBe('1 run · 1 denied · 2 undone');
@@ -149,7 +150,7 @@ describe('EvolutionStore', () => {
     s.toggle('edge-tight-context', true);
     expect(s.canApprove).toBe(true);
     await s.approve();
-    expect(h.approved).toEqual([{ accepted: ['edge-tight-context'] }]);
+    expect(h.approved).toEqual([{ accepted: ['edge-tight-context'], digest: 'abc123def456' }]);
     expect(s.shown?.candidate.state).toBe('approved');
   });
 
@@ -162,7 +163,7 @@ describe('EvolutionStore', () => {
     await s.approve();
     s.scope = 'all';
     await s.activate();
-    expect(h.activated).toEqual([{ scope: 'all', replaces: 'c1' }]);
+    expect(h.activated).toEqual([{ scope: 'all', replaces: 'c1', digest: 'abc123def456' }]);
     await s.rollback();
     expect(s.shown?.candidate.state).toBe('rolled-back');
     expect(s.error).toBeNull();
@@ -260,7 +261,8 @@ describe('EvolutionPanel', () => {
     q('signal-open').click();
     expect(opened).toEqual([['s1', 7]]);
     const rows = [...target.querySelectorAll('[data-testid="candidate-report"] tbody tr')].map((r) => r.getAttribute('data-testid'));
-    expect(rows).toEqual(['report-regression', 'report-row', 'report-row']);
+    expect(rows).toEqual(['report-regression', 'report-row', 'report-row', 'report-row']);
+    expect(q('report-skipped').textContent).toBe('Skipped: it needs a stdio MCP server');
     expect(q('report-regression').classList.contains('regression')).toBe(true);
     const approve = q('candidate-approve') as HTMLButtonElement;
     expect(approve.disabled).toBe(true);
@@ -270,6 +272,7 @@ describe('EvolutionPanel', () => {
     approve.click();
     flushSync();
     expect(target.ownerDocument.body.textContent).toContain('You accept that it breaks edge-tight-context.');
+    expect(target.ownerDocument.body.textContent).toContain('It says: “Receipts go under finance/receipts/YYYY.\nNever move notes out of projects/ without asking.”');
   });
 });
 

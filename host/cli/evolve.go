@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,6 +27,12 @@ type evolveOptions struct {
 	accept   string
 	replaces string
 	reason   string
+	// yes is -yes: a script's yes to approve or rollback, which are
+	// otherwise asked y/n on a terminal.
+	yes bool
+	// terminal says whether standard input is a person's terminal; nil is
+	// isTerminal (tests give their own).
+	terminal func(any) bool
 }
 
 func (o *evolveOptions) register(fs *flag.FlagSet) {
@@ -33,6 +40,7 @@ func (o *evolveOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.accept, "accept", "", "approve: the regressions you accept, by scenario name, comma-separated")
 	fs.StringVar(&o.replaces, "replaces", "", "approve: the active version it replaces (asked for when one is active)")
 	fs.StringVar(&o.reason, "reason", "", "refuse: why, in a few words")
+	fs.BoolVar(&o.yes, "yes", false, "approve, rollback: act without asking y/n (for scripts; without it, standard input must be a terminal)")
 	fs.StringVar(&o.set, "set", "", "task: the workflow's parameters, NAME=VALUE, comma-separated")
 }
 
@@ -40,9 +48,9 @@ const evolveUsage = `usage: quire evolve list
        quire evolve show ID
        quire evolve add FILE            (a candidate you wrote, as JSON; - reads standard input)
        quire evolve eval ID
-       quire evolve approve ID [-scope folder|all] [-accept SCENARIO,...] [-replaces ID]
+       quire evolve approve ID [-scope folder|all] [-accept SCENARIO,...] [-replaces ID] [-yes]
        quire evolve refuse ID [-reason TEXT]
-       quire evolve rollback [ID]
+       quire evolve rollback [ID] [-yes]
        quire evolve task ID [-set NAME=VALUE,...]   (an active workflow's task, for quire run "TASK")`
 
 // run is `quire evolve`: the candidate improvements, their evaluation, the
@@ -116,7 +124,7 @@ func (o *evolveOptions) do(ctx context.Context, e host.Evolution, args []string,
 	case "eval":
 		return evaluate(ctx, e, args[1], out)
 	case "approve":
-		return o.approve(ctx, e, args[1], out)
+		return o.approve(ctx, e, args[1], env)
 	case "task":
 		return o.task(ctx, e, args[1], out)
 	case "refuse":
@@ -130,26 +138,112 @@ func (o *evolveOptions) do(ctx context.Context, e host.Evolution, args []string,
 		if len(args) == 2 {
 			id = args[1]
 		}
-		c, err := e.Rollback(ctx, id)
-		if err != nil {
-			return err
+		return o.rollback(ctx, e, id, env)
+	}
+	return nil
+}
+
+// errNotAsked: approve or rollback with no terminal to ask on and no -yes.
+var errNotAsked = errors.New("standard input is not a terminal, so nothing was asked and nothing was changed; add -yes to do it from a script")
+
+// confirm asks y/n on a terminal after what will change was printed; -yes
+// answers for a script. A no is (false, nil): nothing changes, not a failure.
+func (o *evolveOptions) confirm(env Env, question string) (bool, error) {
+	if o.yes {
+		return true, nil
+	}
+	terminal := o.terminal
+	if terminal == nil {
+		terminal = isTerminal
+	}
+	if !terminal(env.Stdin) {
+		return false, errNotAsked
+	}
+	fmt.Fprintf(env.Stdout, "%s [y/N] ", question)
+	if !readYes(env.Stdin) {
+		fmt.Fprintln(env.Stdout, "Nothing was changed.")
+		return false, nil
+	}
+	return true, nil
+}
+
+// rollback says which version stops and which is active again, and asks.
+// With no ID it is the one active version; with several, the user names it.
+func (o *evolveOptions) rollback(ctx context.Context, e host.Evolution, id string, env Env) error {
+	st, err := e.List(ctx)
+	if err != nil {
+		return err
+	}
+	var active []protocol.Candidate
+	for _, c := range st.Candidates {
+		if c.State == protocol.CandidateActive {
+			active = append(active, c)
 		}
-		fmt.Fprintf(out, "Rolled back %s v%d (%s).\n", c.Name, c.Version, c.ID)
-		if st, err := e.List(ctx); err == nil {
-			for _, a := range st.Candidates {
-				if a.Name == c.Name && a.State == protocol.CandidateActive {
-					fmt.Fprintf(out, "%s v%d (%s) is active again.\n", a.Name, a.Version, a.ID)
-				}
+	}
+	if id == "" {
+		switch len(active) {
+		case 0:
+			return errors.New("no candidate is active, so there is nothing to roll back")
+		case 1:
+			id = active[0].ID
+		default:
+			ids := make([]string, len(active))
+			for i, c := range active {
+				ids[i] = fmt.Sprintf("%s (%s v%d)", c.ID, c.Name, c.Version)
+			}
+			return fmt.Errorf("%d versions are active: %s; name the one to roll back: quire evolve rollback ID", len(active), strings.Join(ids, ", "))
+		}
+	}
+	d, err := e.Show(ctx, id)
+	if err != nil {
+		return err
+	}
+	c := d.Candidate
+	if c.State != protocol.CandidateActive {
+		return fmt.Errorf("%s v%d is %s, not active; nothing to roll back", c.Name, c.Version, c.State)
+	}
+	fmt.Fprintf(env.Stdout, "Rolling back %s v%d (%s, a %s, active for %s): from the next run on the model is no longer told:\n", c.Name, c.Version, c.ID, c.Kind, scopeWords(c))
+	quote(env.Stdout, artifactText(c.Artifact))
+	if c.Replaces != "" {
+		fmt.Fprintf(env.Stdout, "The version it replaced (%s), if still approved, is active again.\n", c.Replaces)
+	}
+	if ok, err := o.confirm(env, "Roll it back?"); !ok {
+		return err
+	}
+	c, err = e.Rollback(ctx, id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "Rolled back %s v%d (%s).\n", c.Name, c.Version, c.ID)
+	if st, err := e.List(ctx); err == nil {
+		for _, a := range st.Candidates {
+			if a.Name == c.Name && a.State == protocol.CandidateActive {
+				fmt.Fprintf(env.Stdout, "%s v%d (%s) is active again.\n", a.Name, a.Version, a.ID)
 			}
 		}
 	}
 	return nil
 }
 
+func scopeWords(c protocol.Candidate) string {
+	if c.Scope == protocol.ScopeFolder {
+		return "conversations over " + cmp.Or(c.Folder, "this notes folder")
+	}
+	return "every conversation"
+}
+
+// quote prints an artifact's text whole, indented: what the yes is about.
+func quote(out io.Writer, text string) {
+	for l := range strings.SplitSeq(text, "\n") {
+		fmt.Fprintln(out, "  | "+l)
+	}
+}
+
 // approve is the user's yes and the activation in one command: the
 // regressions the user accepts are named, and a version active now is
 // replaced only when named too.
-func (o *evolveOptions) approve(ctx context.Context, e host.Evolution, id string, out io.Writer) error {
+func (o *evolveOptions) approve(ctx context.Context, e host.Evolution, id string, env Env) error {
+	out := env.Stdout
 	var accepted []string
 	for a := range strings.SplitSeq(o.accept, ",") {
 		if a = strings.TrimSpace(a); a != "" {
@@ -160,10 +254,44 @@ func (o *evolveOptions) approve(ctx context.Context, e host.Evolution, id string
 	if err != nil {
 		return err
 	}
+	c := d.Candidate
 	if d.Active != nil && o.replaces != d.Active.ID {
-		return fmt.Errorf("%s v%d (%s) is active; approving v%d replaces it, so say so: add -replaces %s", d.Active.Name, d.Active.Version, d.Active.ID, d.Candidate.Version, d.Active.ID)
+		return fmt.Errorf("%s v%d (%s) is active; approving v%d replaces it, so say so: add -replaces %s", d.Active.Name, d.Active.Version, d.Active.ID, c.Version, d.Active.ID)
 	}
-	if d.Candidate.State != protocol.CandidateApproved {
+	approve := c.State != protocol.CandidateApproved
+	// What the port would refuse is said before anything is asked.
+	var regressions []string
+	if approve {
+		if c.Evaluation == nil {
+			return fmt.Errorf("%s v%d is not evaluated; evaluate it first: quire evolve eval %s", c.Name, c.Version, c.ID)
+		}
+		regressions = c.Evaluation.Regressions()
+		var missing []string
+		for _, r := range regressions {
+			if !slices.Contains(accepted, r) {
+				missing = append(missing, r)
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("it breaks %s, which pass now; approve only naming them: -accept %s", strings.Join(missing, ", "), strings.Join(regressions, ","))
+		}
+	}
+	where := "every conversation"
+	if o.scope == protocol.ScopeFolder {
+		where = "conversations over this notes folder"
+	}
+	fmt.Fprintf(out, "Approving and activating %s v%d (%s, a %s) for %s: from the next run on the model is told:\n", c.Name, c.Version, c.ID, c.Kind, where)
+	quote(out, artifactText(c.Artifact))
+	if d.Active != nil {
+		fmt.Fprintf(out, "It replaces the active v%d (%s), which stops.\n", d.Active.Version, d.Active.ID)
+	}
+	if len(regressions) > 0 {
+		fmt.Fprintf(out, "You accept that it breaks %s.\n", strings.Join(regressions, ", "))
+	}
+	if ok, err := o.confirm(env, "Approve and activate it?"); !ok {
+		return err
+	}
+	if approve {
 		c, err := e.Approve(ctx, id, protocol.Approval{Accepted: accepted})
 		if err != nil {
 			return err
@@ -174,15 +302,11 @@ func (o *evolveOptions) approve(ctx context.Context, e host.Evolution, id string
 	if d.Active != nil {
 		replaces = d.Active.ID
 	}
-	c, err := e.Activate(ctx, id, protocol.Activation{Scope: o.scope, Replaces: replaces})
+	c, err = e.Activate(ctx, id, protocol.Activation{Scope: o.scope, Replaces: replaces})
 	if err != nil {
 		return err
 	}
-	where := "every conversation"
-	if c.Scope == protocol.ScopeFolder {
-		where = "conversations over " + c.Folder
-	}
-	fmt.Fprintf(out, "%s v%d is active for %s, from the next run on. `quire evolve rollback %s` undoes it.\n", c.Name, c.Version, where, c.ID)
+	fmt.Fprintf(out, "%s v%d is active for %s, from the next run on. `quire evolve rollback %s` undoes it.\n", c.Name, c.Version, scopeWords(c), c.ID)
 	return nil
 }
 
@@ -365,6 +489,10 @@ func printReport(out io.Writer, r protocol.EvaluationReport) {
 	fmt.Fprintf(out, "Evaluation (%d scenarios):\n", len(r.Scenarios))
 	for _, s := range r.Scenarios {
 		mark := "  "
+		if s.Skipped != "" {
+			fmt.Fprintf(out, "- %s: skipped, %s\n", s.Name, s.Skipped)
+			continue
+		}
 		if s.Regressed() {
 			mark = "! "
 		}

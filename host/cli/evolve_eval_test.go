@@ -41,7 +41,8 @@ func (j *jobEvolution) CancelEvaluation(_ context.Context, id string) (protocol.
 // was recorded; a job that fails says why.
 func TestEvolveEvalPrintsProgress(t *testing.T) {
 	report := &protocol.EvaluationReport{Candidate: "c1", Scenarios: []protocol.ScenarioResult{
-		{Name: "files-receipts", Without: protocol.ScenarioRun{Passed: true}, With: protocol.ScenarioRun{Passed: false}}}}
+		{Name: "files-receipts", Without: protocol.ScenarioRun{Passed: true}, With: protocol.ScenarioRun{Passed: false}},
+		{Name: "edge-mcp-stdio", Skipped: "it needs a stdio MCP server"}}}
 	run := func(id string) protocol.EvaluationJob {
 		return protocol.EvaluationJob{Candidate: id, State: protocol.EvaluationRunning}
 	}
@@ -62,7 +63,7 @@ func TestEvolveEvalPrintsProgress(t *testing.T) {
 		not     []string
 	}{
 		{"to its end", []protocol.EvaluationJob{at(run("c1"), 0, 2, ""), at(run("other"), 1, 9, "theirs"), at(run("c1"), 1, 2, "normal-file-a-note"), done}, false, "",
-			[]string{"  1 of 2: normal-file-a-note\n", "  2 of 2: files-receipts\n", "! files-receipts"}, []string{"theirs", "0 of 2"}},
+			[]string{"  1 of 2: normal-file-a-note\n", "  2 of 2: files-receipts\n", "! files-receipts", "- edge-mcp-stdio: skipped, it needs a stdio MCP server\n"}, []string{"theirs", "0 of 2"}},
 		{"failed", []protocol.EvaluationJob{failed}, false, "did not run every scenario", []string{"  1 of 2: a\n"}, nil},
 		{"cancelled with ctrl-c", nil, true, context.Canceled.Error(), []string{"  1 of 2: a\n", "Cancelled: nothing was recorded."}, nil},
 	} {

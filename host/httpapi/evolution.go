@@ -158,11 +158,12 @@ func evolutionStep(s *Server, step func(host.Evolution, context.Context, *http.R
 }
 
 // evolutionStepWith is a step on the candidate the path names, with a
-// JSON body of type B.
+// JSON body of type B, read strictly: a yes with a field its shape does not
+// have (a misspelt "acepted") is refused, never approved without it.
 func evolutionStepWith[B any](s *Server, step func(host.Evolution, context.Context, string, B) (protocol.Candidate, error)) func(host.Evolution, http.ResponseWriter, *http.Request) {
 	return evolutionStep(s, func(e host.Evolution, ctx context.Context, r *http.Request) (protocol.Candidate, error) {
 		var body B
-		if err := readJSON(r, &body); err != nil {
+		if err := readBody(r, &body, true); err != nil {
 			return protocol.Candidate{}, protocol.Classify(protocol.ErrBadPayload, err)
 		}
 		return step(e, ctx, r.PathValue("id"), body)

@@ -152,10 +152,15 @@ func (e *Evaluator) Evaluate(ctx context.Context, c protocol.Candidate, active *
 		r.Model = opts.Model
 	}
 	for _, p := range res.Pairs {
-		if p.Without.Skipped || p.With.Skipped {
-			continue // a scenario only the fake server can stage, in a real run
+		s := protocol.ScenarioResult{Name: p.Name}
+		switch {
+		case p.Without.Skipped || p.With.Skipped:
+			// Listed, not dropped: a report that hid them would read as
+			// complete when it is not.
+			s.Skipped = cmp.Or(p.Without.Why, p.With.Why, "not run")
+		default:
+			s.Without, s.With = sideOf(p.Without), sideOf(p.With)
 		}
-		s := protocol.ScenarioResult{Name: p.Name, Without: sideOf(p.Without), With: sideOf(p.With)}
 		if run, ok := replays[p.Name]; ok {
 			s.Replay = &run
 		}

@@ -363,3 +363,40 @@ func TestTheEvalSetsCandidateScenariosCanFail(t *testing.T) {
 		})
 	}
 }
+
+// TestTheReportListsTheScenariosItSkipped: a scenario this evaluation
+// cannot stage (one that needs a stdio MCP server, none given) is listed as
+// skipped with the reason, not dropped, so the report never reads as
+// complete when it is not; it is never a regression either.
+func TestTheReportListsTheScenariosItSkipped(t *testing.T) {
+	t.Parallel()
+	set := fstest.MapFS{}
+	for _, name := range []string{"normal-file-a-note.yaml", "edge-mcp-stdio-server-crashes.yaml"} {
+		data, err := os.ReadFile(filepath.Join(evalsDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		set[name] = &fstest.MapFile{Data: data}
+	}
+	ev := app.NewEvaluator(slog.New(slog.NewTextHandler(io.Discard, nil)), set, nil, eval.CompareOptions{})
+	c := protocol.Candidate{ID: "c1", Kind: protocol.CandidatePrompt, Artifact: protocol.Artifact{Prompt: &protocol.PromptFragment{Text: receiptsRule}}}
+	r, err := ev.Evaluate(t.Context(), c, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran, skipped []string
+	for _, s := range r.Scenarios {
+		if s.Skipped != "" {
+			skipped = append(skipped, s.Name+": "+s.Skipped)
+			continue
+		}
+		ran = append(ran, s.Name)
+	}
+	if !slices.Equal(ran, []string{"normal-file-a-note"}) || len(skipped) != 1 ||
+		!strings.HasPrefix(skipped[0], "edge-mcp-stdio-server-crashes: ") || !strings.Contains(skipped[0], "stdio MCP server") {
+		t.Errorf("ran %q, skipped %q; want the stdio scenario listed as skipped with why", ran, skipped)
+	}
+	if len(r.Regressions()) != 0 {
+		t.Errorf("regressions = %q: a skipped scenario is not one", r.Regressions())
+	}
+}

@@ -1,6 +1,9 @@
 package protocol
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -163,9 +166,11 @@ type Artifact struct {
 // proposal): Name groups the versions of one improvement; Replaces is the
 // ID of the version it would replace (the active one, or "" for the first).
 type CandidateDraft struct {
-	Name     string          `json:"name"`
-	Kind     string          `json:"kind"`
-	Artifact Artifact        `json:"artifact"`
+	Name     string   `json:"name"`
+	Kind     string   `json:"kind"`
+	Artifact Artifact `json:"artifact"`
+	// Digest is Artifact.Digest, for the yes that names what it approves.
+	Digest   string          `json:"digest"`
 	Origin   CandidateOrigin `json:"origin"`
 	Replaces string          `json:"replaces,omitempty"`
 	// Why is the author's one-paragraph reason, shown with the evidence.
@@ -183,8 +188,12 @@ type ScenarioRun struct {
 // ScenarioResult is one scenario of an evaluation: an eval set scenario,
 // or (Replay set) the replay of an origin run's first user message.
 type ScenarioResult struct {
-	Name    string      `json:"name"`
-	Replay  *RunRef     `json:"replay,omitempty"`
+	Name   string  `json:"name"`
+	Replay *RunRef `json:"replay,omitempty"`
+	// Skipped says why the scenario did not run in this evaluation ("" when
+	// it ran): listed so a report never looks complete when it is not.
+	// Without and With are then zero, and it is never a regression.
+	Skipped string      `json:"skipped,omitempty"`
 	Without ScenarioRun `json:"without"`
 	With    ScenarioRun `json:"with"`
 }
@@ -218,6 +227,10 @@ func (r EvaluationReport) Regressions() []string {
 // and accepts (each of the report's Regressions must be named).
 type Approval struct {
 	Accepted []string `json:"accepted,omitempty"`
+	// Digest is the Candidate.Digest the user was shown: the port refuses
+	// a yes whose digest is not the candidate's, so what is approved is
+	// what was shown ("" from a host that showed the text whole itself).
+	Digest string `json:"digest,omitempty"`
 }
 
 // Activation is where an approved candidate is to apply: Scope ScopeFolder
@@ -227,6 +240,8 @@ type Approval struct {
 type Activation struct {
 	Scope    string `json:"scope"`
 	Replaces string `json:"replaces,omitempty"`
+	// Digest: as Approval's.
+	Digest string `json:"digest,omitempty"`
 }
 
 // VersionMonitor counts what happened while a version was active: the runs
@@ -238,16 +253,18 @@ type VersionMonitor struct {
 
 // Candidate is one immutable version of an improvement and where it stands.
 type Candidate struct {
-	ID       string          `json:"id"`
-	Name     string          `json:"name"`
-	Kind     string          `json:"kind"`
-	Version  int             `json:"version"`
-	Replaces string          `json:"replaces,omitempty"`
-	Artifact Artifact        `json:"artifact"`
-	Origin   CandidateOrigin `json:"origin"`
-	Why      string          `json:"why,omitempty"`
-	Author   string          `json:"author"`
-	State    string          `json:"state"`
+	ID       string   `json:"id"`
+	Name     string   `json:"name"`
+	Kind     string   `json:"kind"`
+	Version  int      `json:"version"`
+	Replaces string   `json:"replaces,omitempty"`
+	Artifact Artifact `json:"artifact"`
+	// Digest is Artifact.Digest, for the yes that names what it approves.
+	Digest string          `json:"digest"`
+	Origin CandidateOrigin `json:"origin"`
+	Why    string          `json:"why,omitempty"`
+	Author string          `json:"author"`
+	State  string          `json:"state"`
 	// Seq is the candidate's event in the evolution log.
 	Seq        int64             `json:"seq"`
 	CreatedAt  time.Time         `json:"createdAt"`
@@ -311,3 +328,15 @@ type EvaluationJob struct {
 
 // Ended reports whether the job is over (done, failed or cancelled).
 func (j EvaluationJob) Ended() bool { return j.State != EvaluationRunning }
+
+// Digest is a short hash of what an artifact says: the first 12 hex digits
+// of the SHA-256 of its JSON. A dialog that cannot quote a long artifact
+// (a skill of 8,000 characters) names it by this, and the yes carries it.
+func (a Artifact) Digest() string {
+	b, err := json.Marshal(a)
+	if err != nil {
+		return "" // the shapes are strings and slices of them: never
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:6])
+}

@@ -228,8 +228,10 @@ export class EvolutionStore {
   async approve(): Promise<void> {
     if (!this.canApprove) return;
     const accepted = this.regressions.filter((r) => this.accepted.includes(r));
+    // The digest of the text shown: the port refuses a yes to another.
+    const digest = this.shown?.candidate.digest || undefined;
     await this.step(async (id) => {
-      const c = await this.host.approveCandidate(id, { accepted });
+      const c = await this.host.approveCandidate(id, { accepted, digest });
       if (c.state !== 'approved') this.notice = 'Nothing was approved: you said No.';
     });
   }
@@ -237,8 +239,9 @@ export class EvolutionStore {
   async activate(): Promise<void> {
     const replaces = this.shown?.active?.id;
     const scope = this.scope;
+    const digest = this.shown?.candidate.digest || undefined;
     await this.step(async (id) => {
-      const c = await this.host.activateCandidate(id, replaces ? { scope, replaces } : { scope });
+      const c = await this.host.activateCandidate(id, replaces ? { scope, replaces, digest } : { scope, digest });
       if (c.state !== 'active') this.notice = 'Nothing was activated: you said No.';
     });
   }

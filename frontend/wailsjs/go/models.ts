@@ -62,6 +62,7 @@ export namespace protocol {
 	export class Activation {
 	    scope: string;
 	    replaces?: string;
+	    digest?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Activation(source);
@@ -71,6 +72,7 @@ export namespace protocol {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.scope = source["scope"];
 	        this.replaces = source["replaces"];
+	        this.digest = source["digest"];
 	    }
 	}
 	export class BatchChange {
@@ -157,6 +159,7 @@ export namespace protocol {
 	}
 	export class Approval {
 	    accepted?: string[];
+	    digest?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Approval(source);
@@ -165,6 +168,7 @@ export namespace protocol {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.accepted = source["accepted"];
+	        this.digest = source["digest"];
 	    }
 	}
 	export class WorkflowParam {
@@ -997,6 +1001,7 @@ export namespace protocol {
 	export class ScenarioResult {
 	    name: string;
 	    replay?: RunRef;
+	    skipped?: string;
 	    without: ScenarioRun;
 	    with: ScenarioRun;
 	
@@ -1008,6 +1013,7 @@ export namespace protocol {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.name = source["name"];
 	        this.replay = this.convertValues(source["replay"], RunRef);
+	        this.skipped = source["skipped"];
 	        this.without = this.convertValues(source["without"], ScenarioRun);
 	        this.with = this.convertValues(source["with"], ScenarioRun);
 	    }
@@ -1134,6 +1140,7 @@ export namespace protocol {
 	    version: number;
 	    replaces?: string;
 	    artifact: Artifact;
+	    digest: string;
 	    origin: CandidateOrigin;
 	    why?: string;
 	    author: string;
@@ -1159,6 +1166,7 @@ export namespace protocol {
 	        this.version = source["version"];
 	        this.replaces = source["replaces"];
 	        this.artifact = this.convertValues(source["artifact"], Artifact);
+	        this.digest = source["digest"];
 	        this.origin = this.convertValues(source["origin"], CandidateOrigin);
 	        this.why = source["why"];
 	        this.author = source["author"];
@@ -1277,6 +1285,7 @@ export namespace protocol {
 	    name: string;
 	    kind: string;
 	    artifact: Artifact;
+	    digest: string;
 	    origin: CandidateOrigin;
 	    replaces?: string;
 	    why?: string;
@@ -1290,6 +1299,7 @@ export namespace protocol {
 	        this.name = source["name"];
 	        this.kind = source["kind"];
 	        this.artifact = this.convertValues(source["artifact"], Artifact);
+	        this.digest = source["digest"];
 	        this.origin = this.convertValues(source["origin"], CandidateOrigin);
 	        this.replaces = source["replaces"];
 	        this.why = source["why"];

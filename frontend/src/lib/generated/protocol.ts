@@ -123,6 +123,8 @@ export type CallChange = 'same' | 'added' | 'changed';
 export interface Activation {
   scope: ActivationScope;
   replaces?: string;
+  /** Digest: as Approval's. */
+  digest?: string;
 }
 
 /**
@@ -152,6 +154,12 @@ export interface AppliedBatch {
  */
 export interface Approval {
   accepted?: string[];
+  /**
+   * Digest is the Candidate.Digest the user was shown: the port refuses
+   * a yes whose digest is not the candidate's, so what is approved is
+   * what was shown ("" from a host that showed the text whole itself).
+   */
+  digest?: string;
 }
 
 /** Artifact is exactly one of the three kinds. */
@@ -456,6 +464,8 @@ export interface Candidate {
   version: number;
   replaces?: string;
   artifact: Artifact;
+  /** Digest is Artifact.Digest, for the yes that names what it approves. */
+  digest: string;
   origin: CandidateOrigin;
   why?: string;
   author: CandidateAuthor;
@@ -492,6 +502,8 @@ export interface CandidateDraft {
   name: string;
   kind: CandidateKind;
   artifact: Artifact;
+  /** Digest is Artifact.Digest, for the yes that names what it approves. */
+  digest: string;
   origin: CandidateOrigin;
   replaces?: string;
   /** Why is the author's one-paragraph reason, shown with the evidence. */
@@ -1280,6 +1292,12 @@ export interface RunRef {
 export interface ScenarioResult {
   name: string;
   replay?: RunRef;
+  /**
+   * Skipped says why the scenario did not run in this evaluation ("" when
+   * it ran): listed so a report never looks complete when it is not.
+   * Without and With are then zero, and it is never a regression.
+   */
+  skipped?: string;
   without: ScenarioRun;
   with: ScenarioRun;
 }
