@@ -1447,11 +1447,15 @@ export interface SkillInfo {
   description: string;
   when?: string;
   /**
-   * Source is builtin (shipped in Quire) or user (a folder in the
-   * skills folder).
+   * Source is builtin (shipped in Quire), user (a folder in the
+   * skills folder) or evolution (a skill candidate activated in the
+   * Evolution panel, "Improvements").
    */
   source: SkillSource;
-  /** Replaces: a user skill named like a shipped one, which it replaces. */
+  /**
+   * Replaces: a user skill named like a shipped one, or an activated
+   * candidate named like a shipped or user one, which it replaces.
+   */
   replaces?: boolean;
   enabled: boolean;
   /**
