@@ -95,8 +95,8 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		reflect.TypeFor[protocol.ChangeState](), string(protocol.ChangeApplied), string(protocol.ChangeUndone), string(protocol.ChangeChangedSince))
 	f.Union("PermissionProfile", "How much Quire may do without asking (kernel/tool's profiles): minimal refuses all but reading, ask asks before anything else, write also changes notes unasked.",
 		nil, string(tool.Minimal), string(tool.AskMe), string(tool.Write))
-	f.Union("SkillSource", "Where a skill comes from: shipped in Quire, or a folder in the user's skills folder.", nil,
-		string(skills.FromBuiltin), string(skills.FromUser))
+	f.Union("SkillSource", "Where a skill comes from: shipped in Quire, a folder in the user's skills folder, or a skill candidate the user approved and activated (Improvements).", nil,
+		string(skills.FromBuiltin), string(skills.FromUser), string(skills.FromEvolution))
 	f.Union("Theme", "The window's look: the system's, light or dark.", nil, config.Themes...)
 	f.Union("PullState", "Where a model pull is (PullProgress.state): a cancelled one resumes when pulled again.", nil,
 		protocol.PullRunning, protocol.PullDone, protocol.PullCancelled, protocol.PullFailed)

@@ -57,8 +57,8 @@ export type ChangeState = 'applied' | 'undone' | 'changed';
 /** How much Quire may do without asking (kernel/tool's profiles): minimal refuses all but reading, ask asks before anything else, write also changes notes unasked. */
 export type PermissionProfile = 'minimal' | 'ask' | 'write';
 
-/** Where a skill comes from: shipped in Quire, or a folder in the user's skills folder. */
-export type SkillSource = 'builtin' | 'user';
+/** Where a skill comes from: shipped in Quire, a folder in the user's skills folder, or a skill candidate the user approved and activated (Improvements). */
+export type SkillSource = 'builtin' | 'user' | 'evolution';
 
 /** The window's look: the system's, light or dark. */
 export type Theme = 'system' | 'light' | 'dark';
