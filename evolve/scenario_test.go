@@ -3,21 +3,51 @@ package evolve_test
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"log/slog"
+	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
+	"quire/eval"
 	"quire/evolve"
+	"quire/internal/app"
 	"quire/kernel/protocol"
 )
+
+// snapshotFolder is every file under dir with its size and modification
+// time, to see that nothing touched it.
+func snapshotFolder(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out[p] = fmt.Sprintf("%d %d", info.Size(), info.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
 
 // TestReceiptsScenario is issue 20's "done when" with the scripted model:
 // in three conversations the user corrects where a receipt was filed; the
 // observer records each correction with its seqs; after the third the
 // model (learning allowed) proposes a fragment whose origin is those runs;
-// an evaluation is recorded; the user approves and activates it for this
-// notes folder; the next run's request carries it — as sent, and as `quire
+// the root's isolated evaluation runs (a scenario and the replays of the
+// three runs, never the user's notes) and its report is recorded; the user
+// approves and activates it for this notes folder; the next run's request carries it — as sent, and as `quire
 // replay -request` rebuilds it from the log; after the rollback the next
 // request does not, while the old one still replays with it.
 func TestReceiptsScenario(t *testing.T) {
@@ -85,14 +115,35 @@ func TestReceiptsScenario(t *testing.T) {
 	if _, err := r.evo.Approve(t.Context(), c.ID, protocol.Approval{}); !errors.Is(err, evolve.ErrState) || !errors.Is(err, protocol.ErrConflict) {
 		t.Fatalf("approved with no evaluation: %v", err)
 	}
-	report := protocol.EvaluationReport{Candidate: c.ID, Scenarios: []protocol.ScenarioResult{
-		{Name: "file-a-receipt", With: protocol.ScenarioRun{Passed: true, Tokens: 900, Steps: 2}, Without: protocol.ScenarioRun{Passed: false, Tokens: 1400, Steps: 4}},
-		{Name: "replay " + runs[0].Run, Replay: &runs[0], With: protocol.ScenarioRun{Passed: true, Steps: 2}, Without: protocol.ScenarioRun{Passed: true, Steps: 2}},
-	}}
+	// The isolated evaluation, as the window and `quire evolve eval` run
+	// it: the root's evaluator over an eval scenario and the replays of the
+	// three runs the candidate came from, each in temporary folders.
+	set, err := os.ReadFile(filepath.Join("..", "evals", "normal-file-a-note.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := snapshotFolder(t, r.notes)
+	ev := app.NewEvaluator(slog.New(slog.DiscardHandler), fstest.MapFS{"normal-file-a-note.yaml": {Data: set}}, r.k.Runtime, eval.CompareOptions{})
+	report, err := ev.Evaluate(t.Context(), c, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replays := 0
+	for _, sc := range report.Scenarios {
+		if sc.Replay != nil {
+			replays++
+		}
+	}
+	if report.Candidate != c.ID || replays != 3 || len(report.Scenarios) != 4 {
+		t.Fatalf("the evaluation ran %d scenarios, %d of them replays of the origin runs, want the scenario and the three: %+v", len(report.Scenarios), replays, report)
+	}
+	if after := snapshotFolder(t, r.notes); !maps.Equal(before, after) {
+		t.Fatalf("the evaluation touched the user's notes:\nbefore %v\nafter  %v", before, after)
+	}
 	if _, err := r.evo.RecordEvaluation(t.Context(), report); err != nil {
 		t.Fatal(err)
 	}
-	if c, err = r.evo.Approve(t.Context(), c.ID, protocol.Approval{}); err != nil || c.State != protocol.CandidateApproved {
+	if c, err = r.evo.Approve(t.Context(), c.ID, protocol.Approval{Accepted: report.Regressions()}); err != nil || c.State != protocol.CandidateApproved {
 		t.Fatalf("approve: %+v, %v", c, err)
 	}
 	// Approved is not active: a run now would not see it.
