@@ -121,3 +121,85 @@ func TestActiveFragmentsReachTheBatchWorkers(t *testing.T) {
 		t.Fatalf("a worker's run was observed: %+v, %v", sig, err)
 	}
 }
+
+// TestAnActivatedSkillCandidateReachesTheModel: a skill candidate, once
+// evaluated, approved and activated, is a skill of the catalog — the next
+// run's system text lists it by name and description only, load_skill
+// returns its instructions, and replay rebuilds both requests; after the
+// rollback the next run is not offered it, while the old run still
+// replays with it.
+func TestAnActivatedSkillCandidateReachesTheModel(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	p := ownerSayingYes(t, fake, t.TempDir(), t.TempDir())
+	e, k, ctx := p.Evolution(), p.Kernel(), t.Context()
+	const (
+		description  = "File receipts under finance/receipts by their year."
+		instructions = "Read the receipt's date, then move it to finance/receipts/YYYY with move_note."
+	)
+	md := "---\nname: receipt-filing\ndescription: " + description + "\n---\n\n" + instructions + "\n"
+	c, err := e.Propose(ctx, protocol.CandidateDraft{Name: "receipt-filing", Kind: protocol.CandidateSkill,
+		Artifact: protocol.Artifact{Skill: &protocol.SkillArtifact{SkillMD: md}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.RecordEvaluation(ctx, protocol.EvaluationReport{Candidate: c.ID, Scenarios: []protocol.ScenarioResult{
+		{Name: "receipts", With: protocol.ScenarioRun{Passed: true}, Without: protocol.ScenarioRun{Passed: true}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Approve(ctx, c.ID, protocol.Approval{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Activate(ctx, c.ID, protocol.Activation{Scope: protocol.ScopeAll}); err != nil {
+		t.Fatal(err)
+	}
+
+	send := func(text string) string {
+		t.Helper()
+		s, err := protocol.Run[protocol.Session](ctx, k, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := protocol.Run[protocol.SendResult](ctx, k, "", protocol.SendMessage, protocol.SendMessagePayload{Session: s.ID, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+		testkit.WaitRuns(t, k, s.ID, 1)
+		return s.ID
+	}
+	fake.Script(
+		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "l1", Name: "load_skill", Arguments: []byte(`{"name":"receipt-filing"}`)}}},
+		ollamatest.Turn{Content: []string{"Loaded."}})
+	with := send("file my receipts")
+	reqs := fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want the load and the answer", len(reqs))
+	}
+	first, second := string(reqs[0].Body), string(reqs[1].Body)
+	if !strings.Contains(first, "receipt-filing") || !strings.Contains(first, description) || strings.Contains(first, instructions) {
+		t.Fatalf("the first request should list the skill by name and description only:\n%s", first)
+	}
+	if !strings.Contains(second, instructions) {
+		t.Fatalf("load_skill's result did not carry the instructions:\n%s", second)
+	}
+	same := func(n int) bool {
+		t.Helper()
+		rebuilt, err := p.Request(ctx, with, n)
+		sent, _ := CanonicalJSON(reqs[n-1].Body)
+		return err == nil && string(rebuilt) == string(sent)
+	}
+	if !same(1) || !same(2) {
+		t.Fatal("replay -request does not rebuild what was sent with the skill")
+	}
+
+	if _, err := e.Rollback(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	fake.Script(ollamatest.Turn{Content: []string{"ok"}})
+	send("file my receipts again")
+	if body := string(fake.Requests()[2].Body); strings.Contains(body, "receipt-filing") {
+		t.Fatalf("after the rollback the skill is still offered:\n%s", body)
+	}
+	if !same(1) || !same(2) {
+		t.Fatal("after the rollback the old run no longer replays as sent")
+	}
+}
