@@ -1436,8 +1436,8 @@ func TestEvolutionStepsAreAskedInANativeDialog(t *testing.T) {
 	}}
 	desk := &evolutionDesk{detail: protocol.CandidateDetail{
 		Candidate: protocol.Candidate{ID: "c2", Name: "receipts", Kind: protocol.CandidatePrompt, Version: 2, Replaces: "c1",
-			Artifact:   protocol.Artifact{Prompt: &protocol.PromptFragment{Text: longFragment}},
-			Digest:     "d1g3st", Evaluation: report},
+			Artifact: protocol.Artifact{Prompt: &protocol.PromptFragment{Text: longFragment}},
+			Digest:   "d1g3st", Evaluation: report},
 		Active: &protocol.Candidate{ID: "c1", Version: 1}}}
 	a, _, asked := batchApp(t, &batchDesk{})
 	a.evolution = desk
