@@ -64,6 +64,9 @@ type Store struct {
 	path     string
 	readOnly bool
 	pages    pageLimit // a test's cap on the file's size (limit.go)
+	// checkDSN opens the connection each Check runs on (check.go): the
+	// file read-only, as this store reads it.
+	checkDSN string
 	// damaged is set when a check run after Open (doctor's full check)
 	// fails: from then on the log takes no write, since nothing may write
 	// into a file that failed its check.
@@ -105,7 +108,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path}
+	s := &Store{db: db, path: path, checkDSN: readOnlyDSN(path)}
 	if _, err := db.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
 		db.Close()
 		if diskFull(err) {
@@ -134,7 +137,7 @@ func checkBeforeWriting(ctx context.Context, path string, full bool) error {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
 	defer db.Close()
-	s := &Store{db: db, path: path, readOnly: true}
+	s := &Store{db: db, path: path, readOnly: true, checkDSN: readOnlyDSN(path)}
 	if err := s.checkVersion(ctx); err != nil {
 		return err
 	}
@@ -229,7 +232,7 @@ func openReader(ctx context.Context, path, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, readOnly: true}
+	s := &Store{db: db, path: path, readOnly: true, checkDSN: dsn}
 	if err := s.checkVersion(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -275,73 +278,6 @@ func (s *Store) checkVersion(ctx context.Context) error {
 	}
 	if version > schemaVersion {
 		return fmt.Errorf("%s: %w (schema %d, this Quire knows %d)", s.path, ErrNewerDatabase, version, schemaVersion)
-	}
-	return nil
-}
-
-// Check runs SQLite's check of the whole file: quick_check (every page's
-// structure and every record's format, linear in the file's size), or with
-// full the integrity_check, which also checks that rows are in key order and
-// indexes match their tables — what torn or flipped pages break while the
-// structure still reads. A file that fails is ErrCorrupt, with SQLite's
-// findings (the first ten).
-func (s *Store) Check(ctx context.Context, full bool) error {
-	if full {
-		return s.check(ctx, "PRAGMA integrity_check(10)")
-	}
-	return s.check(ctx, "PRAGMA quick_check(10)")
-}
-
-// logTables are the tables a reader reads of the store: the log.
-var logTables = []string{"sessions", "events"}
-
-// checkLog is a reader's check at open: quick_check of the log's tables
-// alone, linear in the log's size. A reader writes nothing, so the check
-// is not what keeps a damaged file from being written (the owner's full
-// check at every open is, and doctor's): it is what makes `quire sessions`
-// and `replay` say "damaged" instead of showing a torn log. The rest of
-// the file is the document index's and memory's (their FTS5 indexes are
-// most of a documents folder's file, and quick_check verifies each of
-// them: 130 of the 200 ms `quire search` took on the SciFact index,
-// docs/BENCHMARKS.md "CLI time to first result"); a search that meets a
-// damaged page of them gets SQLite's error, and doctor checks them all.
-func (s *Store) checkLog(ctx context.Context) error {
-	for _, t := range logTables {
-		if err := s.check(ctx, "PRAGMA quick_check("+t+")"); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *Store) check(ctx context.Context, pragma string) error {
-	rows, err := s.db.QueryContext(ctx, pragma)
-	if diskFull(err) {
-		// The check could not run (no room for the WAL index): that says
-		// nothing of the file's pages.
-		return fmt.Errorf("%s: %w", s.path, noSpace(err))
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
-	}
-	defer rows.Close()
-	var problems []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			return fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
-		}
-		if line != "ok" {
-			problems = append(problems, line)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
-	}
-	if len(problems) > 0 {
-		err := fmt.Errorf("%s: %w: %s", s.path, ErrCorrupt, strings.Join(problems, "; "))
-		s.damaged.Store(&err)
-		return err
 	}
 	return nil
 }
