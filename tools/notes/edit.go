@@ -55,6 +55,9 @@ func createNote(r *Root) tool.Tool {
 				}
 			}
 		}
+		if err := mustBeVisible(t); err != nil {
+			return tool.Result{}, err
+		}
 		if t.rel == "." || !isNoteName(t.rel) {
 			return tool.Result{}, fail(ErrNotNote, "%q is not a note name: notes are Markdown or text files, so end the name in .md, like %s.md", t.rel, strings.TrimSuffix(path.Base(t.rel), "."))
 		}
@@ -231,13 +234,16 @@ func linesOf(text, find string) string {
 	return "at lines " + strings.Join(lines, ", ")
 }
 
-// openNote resolves rel to an existing note and reads it.
+// openNote resolves rel to an existing note the tools may change, and reads it.
 func (r *Root) openNote(rel string) (target, string, error) {
 	t, err := r.resolve(rel)
 	if err != nil {
 		return target{}, "", err
 	}
 	if err := mustBeNote(t); err != nil {
+		return target{}, "", err
+	}
+	if err := mustBeVisible(t); err != nil {
 		return target{}, "", err
 	}
 	text, err := r.readText(t)

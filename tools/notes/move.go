@@ -83,6 +83,11 @@ func moveNote(r *Root) tool.Tool {
 		if !folder && !sameKind(src.real, dst.rel) {
 			return tool.Result{}, fail(ErrNotNote, "%q would lose its %s extension; keep it, like %s%s", src.rel, path.Ext(src.real), strings.TrimSuffix(dst.rel, path.Ext(dst.rel)), path.Ext(src.real))
 		}
+		for _, t := range []target{src, dst} {
+			if err := mustBeVisible(t); err != nil {
+				return tool.Result{}, err
+			}
+		}
 		if !caseOnly {
 			if err := r.checkNew(dst, src.entry); err != nil {
 				return tool.Result{}, err
@@ -199,6 +204,9 @@ func makeFolder(r *Root) tool.Tool {
 				return tool.Result{Status: tool.Success, Content: fmt.Sprintf("The folder %s already exists; nothing was changed.", t.rel)}, nil
 			}
 			return tool.Result{}, fail(ErrExists, "%q is an existing file, so a folder cannot be made there; choose another name", t.rel)
+		}
+		if err := mustBeVisible(t); err != nil {
+			return tool.Result{}, err
 		}
 		if err := r.checkNew(t, ""); err != nil {
 			return tool.Result{}, err

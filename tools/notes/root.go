@@ -404,6 +404,23 @@ func isDeviceName(seg string) bool {
 // creates must not contain them, so the notes folder can move between systems.
 const notPortable = `<>"|?*`
 
+// mustBeVisible refuses a change in a hidden file or folder (a name that
+// starts with a dot, as named or as its links resolve): .git, .obsidian and
+// .trash belong to other programs, and list_notes, find_notes and the
+// Notes panel leave them out, so a note written or moved there would be
+// out of the user's sight. Reading one is still allowed, and so is an
+// undo, which puts back what was there.
+func mustBeVisible(t target) error {
+	for _, p := range []string{t.rel, t.real} {
+		for _, seg := range strings.Split(p, "/") {
+			if seg != "." && seg != ".." && hidden(seg) {
+				return fail(ErrBadPath, "%q is in the hidden %s, which belongs to another program and is left out of the notes list (names starting with a dot, like .git or .obsidian), so the note tools change nothing there; use a visible folder, like projects/", t.rel, seg)
+			}
+		}
+	}
+	return nil
+}
+
 // checkNew applies the rules for names a tool is about to create (t does not
 // exist): they must be portable, and the first new name must not differ only
 // in case from an entry already there (on macOS and Windows the two would be
