@@ -16,7 +16,7 @@ TEST_PKGS := $(RUN_PKGS) xvfb xauth x11-apps xdotool imagemagick chromium dbus-x
 # TestEvalSet (in go test ./...) writes the eval table here; make test prints it.
 export QUIRE_EVAL_REPORT := $(CURDIR)/build/eval-report.txt
 
-.PHONY: run test bench bench-desktop build app frontend deps-run deps-test check-tools clean bindings package test-package vulncheck
+.PHONY: run test bench bench-desktop build app frontend deps-run deps-test check-tools clean bindings package deb test-package install-test vulncheck
 
 run: deps-run app
 	./$(APP)
@@ -95,11 +95,23 @@ vulncheck:
 	  set -o pipefail; $(VULNTOOLS)/govulncheck -db file://$(VULNDB) -format json ./... | $(GO) run ./internal/vulnpolicy/cmd/vulnpolicy; \
 	fi
 
+# -race also makes the compiler check every unsafe.Pointer conversion
+# (-d=checkptr). modernc.org's SQLite is C translated to Go, unsafe pointer
+# arithmetic on every row, and that check alone was over half the CPU of the
+# SQLite-heavy tests (rag's quality gates 82 s -> 31 s without it,
+# docs/BENCHMARKS.md). It is turned off for modernc.org's packages only:
+# the race detector still instruments them and every other package, and
+# Quire's own unsafe code (none today) keeps the check.
+RACEFLAGS := -race -gcflags='modernc.org/...=-d=checkptr=0'
+
 # Every test, fast checks first so a slip fails in seconds, not after the
 # race suite: go vet, staticcheck, the frontend's unit tests and svelte-check;
 # then Go with the race detector (includes 50 SIGKILLs of a writer), the UI
 # in real Chromium against a mock and against the real HTTP host with the
-# fake Ollama, and the real window under Xvfb.
+# fake Ollama, and the real window under Xvfb. Last the Debian package,
+# installed and started: it holds exactly the $(APP) the window tests just
+# ran, because `deb` packages that binary and builds nothing (test-package
+# would run vite and link the app a second time).
 test: deps-test frontend $(STATICCHECK)
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt: these files are not formatted (run gofmt -w on them):"; echo "$$unformatted"; exit 1; fi
@@ -108,23 +120,33 @@ test: deps-test frontend $(STATICCHECK)
 	$(MAKE) --no-print-directory vulncheck
 	cd frontend && npm test
 	cd frontend && npm run check
-	$(GO) test -race -count=1 ./...
+	$(GO) test $(RACEFLAGS) -count=1 ./...
 	@cat $(QUIRE_EVAL_REPORT)
 	$(GO) test -count=1 -tags e2e -run TestBrowser ./test/e2e/
 	CGO_ENABLED=1 $(GO) build $(GOFLAGS_DESKTOP) -o $(APP) .
 	QUIRE_APP_BIN=$(CURDIR)/$(APP) $(GO) test -count=1 -tags desktoptest -v -run TestDesktop ./test/desktop/
-	$(MAKE) --no-print-directory test-package
+	$(MAKE) --no-print-directory deb install-test
 
 # The Debian package: build/quire_<version>_<arch>.deb holding build/bin/quire
 # (built as by `make build`), the desktop entry and the icons (build/linux/).
+# `make package` builds everything from nothing; `make deb` only packages the
+# $(APP) already built (make test's way of not building it twice).
 package: deps-run app
+	$(MAKE) --no-print-directory deb
+
+deb:
+	@test -x $(APP) || { echo "$(APP) is not built: run make package (it builds the frontend and the app first)"; exit 1; }
 	rm -f build/quire_*.deb
 	build/linux/mkdeb.sh $(APP) build
 
 # Installs the package, starts the installed /usr/bin/quire under Xvfb once
 # (test/desktop TestInstalledPackage), then removes the package again unless
-# it was installed before (nothing else is removed).
+# it was installed before (nothing else is removed). test-package builds the
+# package from nothing first; install-test tests build/quire_*.deb as it is.
 test-package: package
+	$(MAKE) --no-print-directory install-test
+
+install-test:
 	@had=$$(dpkg-query -W -f '$${Status}' quire 2>/dev/null | grep -c 'ok installed'); \
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --reinstall --no-install-recommends ./build/quire_*.deb || exit 1; \
 	QUIRE_APP_BIN=/usr/bin/quire QUIRE_DESKTOP_ENTRY=/usr/share/applications/quire.desktop \
