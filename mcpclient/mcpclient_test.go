@@ -19,13 +19,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"quire/config"
+	"quire/internal/crashtest"
 	"quire/internal/mcptest"
 	"quire/kernel/protocol"
 	"quire/kernel/tool"
 	"quire/mcpclient"
 )
 
-func TestMain(m *testing.M) { mcptest.Main(m) }
+func TestMain(m *testing.M) {
+	mcptest.ServeIfChild()
+	crashtest.Main(m, quireEnv, quireWithServers)
+}
 
 // open is a manager over a fresh data folder, with the settings owner
 // over the same folder keeping the tool choices.
