@@ -111,7 +111,7 @@ type server struct {
 	listed   []listedTool // as the server listed them, at most MCPMaxToolsPerServer
 	leftOff  int
 	session  *mcp.ClientSession
-	cmd      *exec.Cmd
+	child    *stdioChild
 	gen      int                // bumped by every start and stop: a connection of an older one is let go
 	abort    context.CancelFunc // ends the start under way
 	finished chan struct{}      // closed when the current connection's goroutine is done
@@ -175,9 +175,9 @@ func (m *Manager) Close() {
 	m.closed = true
 	var wg sync.WaitGroup
 	for _, s := range m.servers {
-		cs, cmd, done := m.stopLocked(s, "Quire closed.")
+		cs, child, done := m.stopLocked(s, "Quire closed.")
 		wg.Add(1)
-		go func() { defer wg.Done(); release(cs, cmd, done) }()
+		go func() { defer wg.Done(); release(cs, child, done) }()
 	}
 	m.mu.Unlock()
 	wg.Wait()
@@ -291,8 +291,8 @@ func (m *Manager) put(cfgs []protocol.MCPServerConfig) (protocol.MCPImport, []st
 			changed = append(changed, c.Name)
 		}
 		if s != nil {
-			cs, cmd, done := m.stopLocked(s, "Replaced by a new config.")
-			releases = append(releases, func() { release(cs, cmd, done) })
+			cs, child, done := m.stopLocked(s, "Replaced by a new config.")
+			releases = append(releases, func() { release(cs, child, done) })
 		} else {
 			s = &server{stderr: newTail(protocol.MCPStderrBytes)}
 			m.servers[c.Name] = s
@@ -366,11 +366,11 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 		m.mu.Unlock()
 		return fmt.Errorf("the server %s was not removed: %w", name, err)
 	}
-	cs, cmd, done := m.stopLocked(s, "Removed.")
+	cs, child, done := m.stopLocked(s, "Removed.")
 	delete(m.servers, name)
 	m.changedLocked()
 	m.mu.Unlock()
-	release(cs, cmd, done)
+	release(cs, child, done)
 	return m.forgetLoosenings([]string{name})
 }
 
@@ -400,9 +400,9 @@ func (m *Manager) Stop(ctx context.Context, name string) (protocol.MCPServer, er
 		m.mu.Unlock()
 		return protocol.MCPServer{}, err
 	}
-	cs, cmd, done := m.stopLocked(s, "Stopped by you: start it again to offer its tools.")
+	cs, child, done := m.stopLocked(s, "Stopped by you: start it again to offer its tools.")
 	m.mu.Unlock()
-	release(cs, cmd, done)
+	release(cs, child, done)
 	return m.status(name)
 }
 
@@ -555,26 +555,24 @@ var errHandshakeDeadline = errors.New("the handshake took too long")
 
 // stopLocked ends s's connection or start; release finishes the job
 // without the lock.
-func (m *Manager) stopLocked(s *server, reason string) (*mcp.ClientSession, *exec.Cmd, chan struct{}) {
+func (m *Manager) stopLocked(s *server, reason string) (*mcp.ClientSession, *stdioChild, chan struct{}) {
 	s.gen++
 	if s.abort != nil {
 		s.abort()
 	}
-	cs, cmd, done := s.session, s.cmd, s.finished
-	s.session, s.cmd, s.pid = nil, nil, 0
+	cs, child, done := s.session, s.child, s.finished
+	s.session, s.child, s.pid = nil, nil, 0
 	if s.state != protocol.MCPStopped || s.reason != reason {
 		m.setLocked(s, protocol.MCPStopped, reason)
 	}
-	return cs, cmd, done
+	return cs, child, done
 }
 
 // release closes a connection (a stdio child gets its stdin closed, then
 // its whole process group is killed) and waits for its goroutine.
-func release(cs *mcp.ClientSession, cmd *exec.Cmd, done chan struct{}) {
-	if cmd != nil {
-		// A hung or misbehaving child is not waited for: its group goes.
-		killGroup(cmd)
-	}
+func release(cs *mcp.ClientSession, child *stdioChild, done chan struct{}) {
+	// A hung or misbehaving child is not waited for: its group goes.
+	child.kill()
 	if cs != nil {
 		_ = cs.Close()
 	}
@@ -590,7 +588,7 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 	m.mu.Lock()
 	cfg, connect, stderr := s.cfg, s.connect, s.stderr
 	m.mu.Unlock()
-	t, cmd, err := m.transport(ctx, cfg, connect, stderr)
+	t, child, err := m.transport(ctx, cfg, connect, stderr)
 	var cs *mcp.ClientSession
 	if err == nil {
 		cs, err = m.client.Connect(ctx, t, nil)
@@ -613,20 +611,20 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 	m.mu.Lock()
 	if s.gen != gen {
 		m.mu.Unlock()
-		release(cs, cmd, nil)
+		release(cs, child, nil)
 		return
 	}
 	if err != nil {
 		reason := startFailure(cfg, err, context.Cause(ctx), m.initTimeout)
-		s.session, s.cmd = nil, nil
+		s.session, s.child = nil, nil
 		m.setLocked(s, protocol.MCPFailed, reason)
 		m.mu.Unlock()
 		m.log.Warn("mcp server failed to start", "server", cfg.Name, "err", err)
-		release(cs, cmd, nil)
+		release(cs, child, nil)
 		return
 	}
 	init := cs.InitializeResult()
-	s.session, s.cmd, s.listed, s.leftOff = cs, cmd, listed, leftOff
+	s.session, s.child, s.listed, s.leftOff = cs, child, listed, leftOff
 	m.changedLocked()
 	if init != nil {
 		s.proto = init.ProtocolVersion
@@ -634,9 +632,7 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 			s.impl = strings.TrimSpace(init.ServerInfo.Name + " " + init.ServerInfo.Version)
 		}
 	}
-	if cmd != nil && cmd.Process != nil {
-		s.pid = cmd.Process.Pid
-	}
+	s.pid = child.pid()
 	proto := s.proto
 	m.setLocked(s, protocol.MCPRunning, "")
 	again := s.relistAgain
@@ -654,7 +650,7 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 		return
 	}
 	s.gen++ // this connection is over: a late call finds it gone
-	s.session, s.cmd, s.pid = nil, nil, 0
+	s.session, s.child, s.pid = nil, nil, 0
 	why := "its process ended"
 	if cfg.URL != "" {
 		why = "the connection ended"
@@ -665,7 +661,7 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 	m.setLocked(s, protocol.MCPFailed, fmt.Sprintf("The server %s stopped on its own (%s). Its tools are withdrawn from the next conversation turn; its output below may say why. Restart it when it is fixed.", cfg.Name, why))
 	m.mu.Unlock()
 	m.log.Warn("mcp server stopped on its own", "server", cfg.Name, "err", waitErr)
-	release(nil, cmd, nil)
+	release(nil, child, nil)
 }
 
 // toolsChanged lists a server's tools again when it says they changed, so
@@ -720,7 +716,7 @@ func (m *Manager) relist(s *server, cs *mcp.ClientSession, gen int, name string)
 }
 
 // transport is the connection a server's config asks for.
-func (m *Manager) transport(ctx context.Context, cfg protocol.MCPServerConfig, connect Connect, stderr *tail) (mcp.Transport, *exec.Cmd, error) {
+func (m *Manager) transport(ctx context.Context, cfg protocol.MCPServerConfig, connect Connect, stderr *tail) (mcp.Transport, *stdioChild, error) {
 	switch {
 	case connect != nil:
 		t, err := connect(ctx)
@@ -737,8 +733,8 @@ func (m *Manager) transport(ctx context.Context, cfg protocol.MCPServerConfig, c
 		cmd.Stderr = stderr
 		// Wait does not wait on a grandchild that kept stderr open.
 		cmd.WaitDelay = 2 * time.Second
-		ownGroup(cmd)
-		return &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, cmd, nil
+		child := &stdioChild{CommandTransport: mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}}
+		return child, child, nil
 	}
 }
 

@@ -19,13 +19,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"quire/config"
+	"quire/internal/crashtest"
 	"quire/internal/mcptest"
 	"quire/kernel/protocol"
 	"quire/kernel/tool"
 	"quire/mcpclient"
 )
 
-func TestMain(m *testing.M) { mcptest.Main(m) }
+func TestMain(m *testing.M) {
+	mcptest.ServeIfChild()
+	crashtest.Main(m, quireEnv, quireWithServers)
+}
 
 // open is a manager over a fresh data folder, with the settings owner
 // over the same folder keeping the tool choices.
@@ -94,6 +98,10 @@ func TestStdioServerRunsItsToolsAndStopsWhole(t *testing.T) {
 	if rec := statusTool(t, s, mcptest.Record); !rec.Destructive || rec.ReadOnly {
 		t.Errorf("record's annotations: %+v", rec)
 	}
+	pgid, err := syscall.Getpgid(s.PID)
+	if err != nil || pgid == syscall.Getpgrp() {
+		t.Fatalf("the server is not in a process group of its own: group %d, Quire's %d (%v)", pgid, syscall.Getpgrp(), err)
+	}
 	tools := m.Tools()
 	if res := call(t, toolNamed(t, tools, "garden__echo"), `{"text":"hello"}`); res.Status != tool.Success || res.Content != "echo: hello" {
 		t.Errorf("echo: %+v", res)
@@ -107,8 +115,8 @@ func TestStdioServerRunsItsToolsAndStopsWhole(t *testing.T) {
 	if _, err := m.Stop(t.Context(), "garden"); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(-s.PID, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("the server's process group %d is still there after Stop (kill 0: %v)", s.PID, err)
+	if err := syscall.Kill(-pgid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the server's process group %d is still there after Stop (kill 0: %v)", pgid, err)
 	}
 	if n := len(m.Tools()); n != 0 {
 		t.Errorf("a stopped server still offers %d tools", n)

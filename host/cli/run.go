@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"quire/host"
+	"quire/internal/childgroup"
 	"quire/internal/datadir"
 	"quire/kernel/protocol"
 )
@@ -322,8 +323,9 @@ func (t *headless) answer(ctx context.Context, q protocol.Question) {
 // askProgram runs cmd (sh -c) with q as JSON on its stdin. A Yes is an exit
 // status of 0 with nothing or "yes" on stdout; "no …" is a No with the
 // rest as the model's feedback; any other output, exit status, a run past
-// timeout or more than askOutput bytes is a No that says so. A program
-// stopped at its bound is stopped with every process it started.
+// timeout or more than askOutput bytes is a No that says so. The program
+// runs in a process group of its own (childgroup) that is killed whole once
+// it has answered or at its bound, and dies with Quire if Quire is killed.
 func askProgram(ctx context.Context, cmd string, q protocol.Question, timeout time.Duration) protocol.Answer {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -333,8 +335,11 @@ func askProgram(ctx context.Context, cmd string, q protocol.Question, timeout ti
 	out := &boundedBuffer{max: askOutput}
 	c.Stdout = out
 	c.WaitDelay = time.Second
-	stopWhole(c)
-	err := c.Run()
+	g, err := childgroup.Start(c, c.Start)
+	if err == nil {
+		err = c.Wait()
+		g.Kill() // its question is answered: what it left running goes too
+	}
 	said := strings.TrimSpace(out.String())
 	word, rest, _ := strings.Cut(said, "\n")
 	word = strings.ToLower(strings.TrimSpace(word))

@@ -289,8 +289,12 @@ func TestMCPCrashMidCallWithdrawsTheToolsNextRun(t *testing.T) {
 	if next := toolsOffered(reqs[2]); strings.Contains(next, "brittle__") || !strings.Contains(next, "steady__echo") {
 		t.Errorf("the next run was offered %q: the failed server's tools, or not the steady one's", next)
 	}
+	pgid, err := syscall.Getpgid(steady.PID) // its watcher leads it (internal/childgroup)
+	if err != nil {
+		t.Fatal(err)
+	}
 	o.Close()
-	if err := syscall.Kill(-steady.PID, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("Close left the stdio server's process group %d (kill 0: %v)", steady.PID, err)
+	if err := syscall.Kill(-pgid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("Close left the stdio server's process group %d (kill 0: %v)", pgid, err)
 	}
 }

@@ -145,7 +145,7 @@ func TestSkillNeedingAnMCPServerFollowsTheServer(t *testing.T) {
 		}, ""},
 		{"died", func() {
 			list, _ := o.MCP().Servers(t.Context())
-			if err := syscall.Kill(-list.Servers[0].PID, syscall.SIGKILL); err != nil {
+			if err := syscall.Kill(list.Servers[0].PID, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
 			mcptest.WaitState(t, o.MCP(), "calendar", protocol.MCPFailed)

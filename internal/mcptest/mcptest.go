@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -34,6 +35,11 @@ import (
 // Env makes a test binary serve over stdio (ServeIfChild); its value is
 // the file the record tool appends to.
 const Env = "QUIRE_MCPTEST_RECORD"
+
+// PidsEnv makes the stdio server start a helper (sleep) first, like an npx
+// wrapper's node, write "its pid and the helper's" to the file (a FIFO) it
+// names, and wait on the helper after its stdin ends rather than exit.
+const PidsEnv = "QUIRE_MCPTEST_PIDS"
 
 // The tools' names, as the server lists them.
 const (
@@ -145,8 +151,23 @@ func ServeIfChild() {
 	if record == "" {
 		return
 	}
+	var helper *exec.Cmd
+	if pids := os.Getenv(PidsEnv); pids != "" {
+		helper = exec.Command("sleep", "3600")
+		if err := helper.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "mcptest:", err)
+			os.Exit(1)
+		}
+		if err := os.WriteFile(pids, fmt.Appendf(nil, "%d %d\n", os.Getpid(), helper.Process.Pid), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, "mcptest:", err)
+			os.Exit(1)
+		}
+	}
 	fmt.Fprintln(os.Stderr, StderrLine)
 	err := NewServer(Options{RecordFile: record}).Run(context.Background(), &mcp.StdioTransport{})
+	if helper != nil {
+		_ = helper.Wait() // a wrapper that outlives its stdin while its child runs
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mcptest:", err)
 		os.Exit(1)
