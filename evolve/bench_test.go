@@ -23,6 +23,6 @@ func BenchmarkObserveARun(b *testing.B) {
 	ctx := b.Context()
 	b.ResetTimer()
 	for b.Loop() {
-		r.post.obs.RunFinished(ctx, last, run, event.ReasonCompleted)
+		r.post.Next.RunFinished(ctx, last, run, event.ReasonCompleted)
 	}
 }

@@ -36,7 +36,7 @@ type rig struct {
 	k     *testkit.Kernel
 	evo   *evolve.Store
 	mem   *memory.Store // its remember tool writes the preferences said again
-	post  *postRun
+	post  *testkit.PostRun
 	user  *user
 	notes string
 	// folder is the notes folder the store is told is chosen now.
@@ -79,37 +79,6 @@ func (u *user) sayNo(reason string) {
 	u.no = reason
 }
 
-// postRun is the observer as the runtime's lifecycle subscriber; it tells
-// the test when a run's observation is over, so nothing polls for it.
-type postRun struct {
-	obs  *evolve.Observer
-	mu   sync.Mutex
-	done map[string]chan struct{}
-}
-
-func (p *postRun) RunFinished(ctx context.Context, session, runID, reason string) {
-	p.obs.RunFinished(ctx, session, runID, reason)
-	close(p.of(runID))
-}
-
-func (p *postRun) of(runID string) chan struct{} {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.done[runID] == nil {
-		p.done[runID] = make(chan struct{})
-	}
-	return p.done[runID]
-}
-
-func (p *postRun) settled(t testing.TB, runID string) {
-	t.Helper()
-	select {
-	case <-p.of(runID):
-	case <-time.After(testkit.Patience):
-		t.Fatalf("the observation of run %s did not end in %s", runID, testkit.Patience)
-	}
-}
-
 type toolset []tool.Tool
 
 func (s toolset) Tools() []tool.Tool { return s }
@@ -120,7 +89,7 @@ var rigs atomic.Int64
 // over a new database.
 func newRig(t testing.TB, files map[string]string, learn bool) *rig {
 	t.Helper()
-	r := &rig{post: &postRun{done: map[string]chan struct{}{}}, user: &user{}, notes: t.TempDir()}
+	r := &rig{post: &testkit.PostRun{}, user: &user{}, notes: t.TempDir()}
 	for p, text := range files {
 		full := filepath.Join(r.notes, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -153,7 +122,7 @@ func newRig(t testing.TB, files map[string]string, learn bool) *rig {
 		r.mem = mem
 		r.evo = evolve.New(st, open, func() string { return *r.folder.Load() }, evolve.WithIDs(ids), evolve.WithLearning(learn))
 		u, _ := url.Parse(fake.URL())
-		r.post.obs = r.evo.Observer().WithProposer(ollama.New(u, &http.Client{}), testkit.Model, 8192)
+		r.post.Next = r.evo.Observer().WithProposer(ollama.New(u, &http.Client{}), testkit.Model, 8192)
 		return []runtime.Option{runtime.WithFlushEvery(5 * time.Millisecond), runtime.WithAsker(r.user.ask),
 			runtime.WithTools(toolset(notes.Tools(root, nil)), mem),
 			runtime.WithContributors(r.evo.Contributor()), runtime.WithSubscribers(r.post)}
@@ -183,7 +152,7 @@ func (r *rig) say(t testing.TB, session, text string) string {
 	r.k.Wait(t, session, "run "+res.RunID+" to finish", func(evs []event.Event) bool {
 		return slices.ContainsFunc(evs, func(e event.Event) bool { return e.Type == event.RunFinished && e.RunID == res.RunID })
 	})
-	r.post.settled(t, res.RunID)
+	r.post.Settled(t, res.RunID)
 	return res.RunID
 }
 

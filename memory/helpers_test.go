@@ -30,7 +30,7 @@ import (
 type rig struct {
 	k    *testkit.Kernel
 	mem  *memory.Store
-	post *postRun
+	post *testkit.PostRun
 	user *user
 }
 
@@ -56,39 +56,6 @@ func (u *user) asked() []runtime.Question {
 	return slices.Clone(u.questions)
 }
 
-// postRun is memory's learner as the runtime's lifecycle subscriber; it
-// tells the test when the post-run step of a run is over, so nothing polls
-// for the memory it writes.
-type postRun struct {
-	learner *memory.Learner
-	mu      sync.Mutex
-	done    map[string]chan struct{}
-}
-
-func (p *postRun) RunFinished(ctx context.Context, session, runID, reason string) {
-	p.learner.RunFinished(ctx, session, runID, reason)
-	close(p.of(runID))
-}
-
-func (p *postRun) of(runID string) chan struct{} {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.done[runID] == nil {
-		p.done[runID] = make(chan struct{})
-	}
-	return p.done[runID]
-}
-
-// settled waits until the post-run step of run runID is over.
-func (p *postRun) settled(t *testing.T, runID string) {
-	t.Helper()
-	select {
-	case <-p.of(runID):
-	case <-time.After(testkit.Patience):
-		t.Fatalf("the post-run step of run %s did not end in %s", runID, testkit.Patience)
-	}
-}
-
 type rigOptions struct {
 	learn bool // the post-run step proposes with the model
 	no    bool // the user says no to every question (default: yes)
@@ -112,7 +79,7 @@ func newRig(t *testing.T, o rigOptions) *rig {
 
 func openRig(t *testing.T, fake *ollamatest.Server, path string, o rigOptions) *rig {
 	t.Helper()
-	r := &rig{post: &postRun{done: map[string]chan struct{}{}}, user: &user{no: o.no}}
+	r := &rig{post: &testkit.PostRun{}, user: &user{no: o.no}}
 	rigNo := rigs.Add(1)
 	var n atomic.Int64
 	ids := func() string { return fmt.Sprintf("r%dm%d", rigNo, n.Add(1)) }
@@ -129,9 +96,9 @@ func openRig(t *testing.T, fake *ollamatest.Server, path string, o rigOptions) *
 			mem.SetLearning(true)
 		}
 		if model != nil {
-			r.post.learner = mem.Learner(model, testkit.Model, 8192)
+			r.post.Next = mem.Learner(model, testkit.Model, 8192)
 		} else {
-			r.post.learner = mem.Learner(nil, "", 0)
+			r.post.Next = mem.Learner(nil, "", 0)
 		}
 		return []runtime.Option{runtime.WithFlushEvery(5 * time.Millisecond), runtime.WithTools(mem, toolset(o.tools)), runtime.WithAsker(r.user.ask),
 			runtime.WithContributors(mem.Contributor()), runtime.WithSubscribers(r.post)}
@@ -166,7 +133,7 @@ func (r *rig) say(t *testing.T, session, text string) string {
 		}
 		return false
 	})
-	r.post.settled(t, res.RunID)
+	r.post.Settled(t, res.RunID)
 	return res.RunID
 }
 
