@@ -203,8 +203,11 @@ func (m *Manager) offersLocked() map[string][]*mcpTool {
 // read and checked once, when it was listed (outside the manager's lock).
 type listedTool struct {
 	*mcp.Tool
-	params  map[string]any
-	problem string // why the schema cannot be offered
+	params map[string]any
+	// description is the tool's as the model gets it (screen).
+	description string
+	notes       []string // what screening removed or cut
+	problem     string   // why the tool cannot be offered
 }
 
 // maxRemoteName bounds a server's own name for a tool (what a choice in
@@ -222,6 +225,13 @@ func prepare(server string, t *mcp.Tool) listedTool {
 		lt.problem = fmt.Sprintf("Its name is over %d characters; it is not offered.", maxRemoteName)
 		return lt
 	}
+	if sc := screen(t.Name, t.Description, nil, protocol.MCPMaxDescription); sc.refused != "" {
+		// Shown escaped: the name is what the user reads the tool by.
+		short := *t
+		short.Name = escapeHidden(t.Name)
+		lt.Tool, lt.description, lt.problem = &short, sc.description, sc.refused
+		return lt
+	}
 	raw, err := json.Marshal(t.InputSchema)
 	switch {
 	case err != nil:
@@ -233,12 +243,22 @@ func prepare(server string, t *mcp.Tool) listedTool {
 			lt.params, lt.problem = nil, "Its input schema is not a JSON object; it is not offered."
 			break
 		}
+		sc := screen(t.Name, t.Description, lt.params, protocol.MCPMaxDescription)
+		lt.params, lt.description, lt.notes = sc.params, sc.description, sc.notes
+		if sc.refused != "" {
+			lt.problem = sc.refused
+			break
+		}
 		// The registry refuses a whole run's tools for one bad schema:
 		// the check is made here, so only this tool is withdrawn.
 		spec := tool.Spec{Name: toolName(server, t.Name), Parameters: lt.params, Idempotency: tool.Unsafe}
 		if _, err := registry.New(&mcpTool{spec: spec}); err != nil {
 			lt.problem = fmt.Sprintf("Its input schema cannot be used (%v); it is not offered.", err)
 		}
+	}
+	if lt.description == "" && lt.problem != "" {
+		// Not offered, but shown: screened all the same.
+		lt.description = screen(t.Name, t.Description, nil, protocol.MCPMaxDescription).description
 	}
 	return lt
 }
@@ -256,7 +276,7 @@ func (m *Manager) offer(program protocol.MCPServerConfig, lt listedTool, choice 
 	}
 	effects := declared
 	info := protocol.MCPTool{Name: toolName(server, lt.Name), Server: server, Tool: lt.Name,
-		Description: bounded(lt.Description, protocol.MCPMaxDescription), ReadOnly: readOnly, Destructive: destructive,
+		Description: lt.description, Screening: lt.notes, ReadOnly: readOnly, Destructive: destructive,
 		Override: choice.Effects, Enabled: !choice.Disabled}
 	if choice.Effects != "" {
 		if e, err := parseEffects(choice.Effects); err == nil {
@@ -267,11 +287,11 @@ func (m *Manager) offer(program protocol.MCPServerConfig, lt listedTool, choice 
 		}
 	}
 	info.Effects = effects.String()
-	desc := info.Description
-	if desc == "" {
-		desc = "A tool of the MCP server " + server + "."
+	if info.Description == "" {
+		info.Description = "A tool of the MCP server " + server + "."
 	}
-	spec := tool.Spec{Name: info.Name, Description: desc, Effects: effects, Idempotency: tool.Unsafe, Timeout: timeout, Parameters: lt.params}
+	// The status shows the description exactly as the model gets it.
+	spec := tool.Spec{Name: info.Name, Description: info.Description, Effects: effects, Idempotency: tool.Unsafe, Timeout: timeout, Parameters: lt.params}
 	if info.Problem == "" {
 		info.Problem = lt.problem
 	}

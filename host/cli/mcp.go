@@ -282,6 +282,12 @@ func printMCP(w io.Writer, list protocol.MCPList) {
 		}
 		for _, t := range s.Tools {
 			fmt.Fprintf(w, "  %-40s %s\n", host.Visible(t.Name), toolLine(t))
+			// What the model is told, shortened here (-json has it whole),
+			// and what screening removed from it.
+			fmt.Fprintf(w, "    %s\n", host.Visible(shortDescription(t.Description)))
+			for _, n := range t.Screening {
+				fmt.Fprintf(w, "    ! %s\n", host.Visible(n))
+			}
 		}
 		if s.LeftOff > 0 {
 			fmt.Fprintf(w, "  (%d more tools left off: a server offers at most %d)\n", s.LeftOff, protocol.MCPMaxToolsPerServer)
@@ -358,4 +364,16 @@ func lastLines(text string, n int) []string {
 		lines = lines[len(lines)-n:]
 	}
 	return lines
+}
+
+// shortDescription is a description's first line, cut at 100 characters.
+func shortDescription(d string) string {
+	first, _, more := strings.Cut(d, "\n")
+	if r := []rune(first); len(r) > 100 {
+		first, more = string(r[:99]), true
+	}
+	if more {
+		first += "…"
+	}
+	return first
 }

@@ -81,10 +81,18 @@ type MCPServer struct {
 
 // MCPTool is one tool of a server, as Quire offers it.
 type MCPTool struct {
-	Name        string `json:"name"`   // the namespaced name the model calls (server__tool)
-	Server      string `json:"server"` // the server's configured name
-	Tool        string `json:"tool"`   // the server's own name for it
+	Name   string `json:"name"`   // the namespaced name the model calls (server__tool)
+	Server string `json:"server"` // the server's configured name
+	Tool   string `json:"tool"`   // the server's own name for it
+	// Description is exactly what the model is told the tool does: the
+	// server's, its hidden characters removed and cut at
+	// MCPMaxDescription (Screening says so), or Quire's one line when the
+	// server gave none.
 	Description string `json:"description"`
+	// Screening says, in sentences, what Quire removed or cut from the
+	// tool's description and input schema before the model sees them
+	// (hidden characters: Unicode tags, zero-width, bidi controls…).
+	Screening []string `json:"screening,omitempty"`
 	// Effects are what Quire treats the tool as doing, in the settings
 	// spelling ("read", "write+net"): the declared ones, or the user's
 	// override.

@@ -897,7 +897,19 @@ export interface MCPTool {
   server: string;
   /** the server's own name for it */
   tool: string;
+  /**
+   * Description is exactly what the model is told the tool does: the
+   * server's, its hidden characters removed and cut at
+   * MCPMaxDescription (Screening says so), or Quire's one line when the
+   * server gave none.
+   */
   description: string;
+  /**
+   * Screening says, in sentences, what Quire removed or cut from the
+   * tool's description and input schema before the model sees them
+   * (hidden characters: Unicode tags, zero-width, bidi controls…).
+   */
+  screening?: string[];
   /**
    * Effects are what Quire treats the tool as doing, in the settings
    * spelling ("read", "write+net"): the declared ones, or the user's
