@@ -10,6 +10,9 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"unicode"
+
+	"github.com/ollama/ollama/api"
 
 	"quire/config"
 	"quire/internal/mcptest"
@@ -296,5 +299,54 @@ func TestMCPCrashMidCallWithdrawsTheToolsNextRun(t *testing.T) {
 	o.Close()
 	if err := syscall.Kill(-pgid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("Close left the stdio server's process group %d (kill 0: %v)", pgid, err)
+	}
+}
+
+// A tool-poisoning server: an instruction hidden in tag characters in its
+// tool's description, zero-width and bidi characters in its schema. The
+// request the model gets carries none of them, and the server's status
+// says what was removed.
+func TestMCPHiddenTextNeverReachesTheModel(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(ollamatest.Turn{Content: []string{"Hello."}})
+	dir := t.TempDir()
+	o := openMCPOwner(t, fake, dir, 0, true, mcpclient.WithServer(protocol.MCPServerConfig{Name: "words", Enabled: true},
+		mcptest.InMemory(mcptest.Options{RecordFile: filepath.Join(dir, "record.txt"), Poisoned: true})))
+	st := mcptest.WaitState(t, o.MCP(), "words", protocol.MCPRunning)
+	o.say(t, "", "hello", 1)
+
+	reqs := fake.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	var declared *api.Tool
+	for i, tl := range reqs[0].Chat.Tools {
+		if tl.Function.Name == "words__"+mcptest.Poisoned {
+			declared = &reqs[0].Chat.Tools[i]
+		}
+	}
+	if declared == nil {
+		t.Fatalf("the poisoned tool was not offered (offered %s): the test checks nothing", toolsOffered(reqs[0]))
+	}
+	if !strings.Contains(declared.Function.Description, "Counts the words of a text.") {
+		t.Errorf("the visible description is gone: %q", declared.Function.Description)
+	}
+	for _, r := range string(reqs[0].Body) {
+		if unicode.Is(unicode.Cf, r) {
+			t.Fatalf("the request carries the hidden character %U:\n%s", r, reqs[0].Body)
+		}
+	}
+	if strings.Contains(string(reqs[0].Body), mcptest.Smuggled(mcptest.Hidden)) || strings.Contains(string(reqs[0].Body), "id_rsa") {
+		t.Fatalf("the smuggled instruction reached the model:\n%s", reqs[0].Body)
+	}
+	var notes []string
+	for _, tl := range st.Tools {
+		if tl.Name == "words__"+mcptest.Poisoned {
+			notes = tl.Screening
+		}
+	}
+	if len(notes) == 0 || !strings.Contains(strings.Join(notes, " "), "hidden") {
+		t.Errorf("the status does not say what was removed: %q", notes)
 	}
 }
