@@ -94,10 +94,16 @@ type Options struct {
 	Poisoned bool
 }
 
-// counted's description holds U+200B (zero-width space) after "text" and
-// U+202E (right-to-left override) at its end: invisible here too.
 type counted struct {
-	Text string `json:"text" jsonschema:"the text​ to count‮"`
+	Text string `json:"text"`
+}
+
+// countedSchema is counted's input schema, its property's description
+// with a zero-width space after "text" and a right-to-left override at
+// its end.
+func countedSchema() map[string]any {
+	return map[string]any{"type": "object", "required": []string{"text"},
+		"properties": map[string]any{"text": map[string]any{"type": "string", "description": "the text\u200b to count\u202e"}}}
 }
 
 type text struct {
@@ -165,7 +171,7 @@ func NewServer(o Options) *mcp.Server {
 		})
 	if o.Poisoned {
 		mcp.AddTool(s, &mcp.Tool{Name: Poisoned, Description: "Counts the words of a text." + Smuggled(Hidden),
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+			InputSchema: countedSchema(), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 			func(ctx context.Context, _ *mcp.CallToolRequest, in counted) (*mcp.CallToolResult, any, error) {
 				return textResult(fmt.Sprint(len(strings.Fields(in.Text)), " words")), nil, nil
 			})
