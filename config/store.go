@@ -233,7 +233,7 @@ func owned(before, after Config) error {
 	same := before.DataDir == after.DataDir && before.NotesDir == after.NotesDir &&
 		before.MemoryWithoutAsking == after.MemoryWithoutAsking && before.MemoryLearn == after.MemoryLearn &&
 		before.Documents == after.Documents && before.Batch == after.Batch && slices.Equal(before.DisabledTools, after.DisabledTools) &&
-		before.MCP.CallTimeoutSeconds == after.MCP.CallTimeoutSeconds && slices.Equal(before.MCP.Tools, after.MCP.Tools) &&
+		slices.Equal(before.MCP.Tools, after.MCP.Tools) &&
 		slices.Equal(before.Skills.Disabled, after.Skills.Disabled) &&
 		maps.Equal(before.Pinned, after.Pinned)
 	if !same {
@@ -259,6 +259,7 @@ func copyChanged(saved *Config, before, after Config) {
 	set(before.AboutYou != after.AboutYou, func() { saved.AboutYou = after.AboutYou })
 	set(before.Profile != after.Profile, func() { saved.Profile = after.Profile })
 	set(before.Theme != after.Theme, func() { saved.Theme = after.Theme })
+	set(before.MCP.CallTimeoutSeconds != after.MCP.CallTimeoutSeconds, func() { saved.MCP.CallTimeoutSeconds = after.MCP.CallTimeoutSeconds })
 }
 
 func equalPtr[T comparable](a, b *T) bool {

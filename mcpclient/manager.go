@@ -346,6 +346,18 @@ func (m *Manager) forgetLoosenings(servers []string) error {
 	return nil
 }
 
+// SetCallDeadline makes seconds (0: the default) the deadline of every
+// MCP call offered from now on; a run already going keeps the tools it was
+// given. Settings saves it and calls this after the save.
+func (m *Manager) SetCallDeadline(seconds int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.settings.CallTimeoutSeconds != seconds {
+		m.settings.CallTimeoutSeconds = seconds
+		m.changedLocked()
+	}
+}
+
 // Remove stops a server and forgets its config.
 func (m *Manager) Remove(ctx context.Context, name string) error {
 	m.mu.Lock()

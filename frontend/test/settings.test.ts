@@ -6,6 +6,7 @@
 import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import SettingsPanel from '../src/components/SettingsPanel.svelte';
+import type { MCPTransport } from '../src/lib/transport/mcp';
 import type { ModelsTransport } from '../src/lib/transport/models';
 import type { ModelInfo, OllamaCheck, SettingsScreen, Theme, UserSettings } from '../src/lib/protocol';
 import { APPLY_NOTE, SettingsStore, showTheme, THEME_KEY, type ThemeMemory } from '../src/lib/settings.svelte';
@@ -31,12 +32,13 @@ function screen(s: Partial<UserSettings> = {}, canThink = true): SettingsScreen 
       aboutYou: '',
       profile: 'ask',
       theme: 'system',
+      mcpCallSeconds: 60,
       ...s,
     },
     notesDir: '',
     model: { name: s.model ?? 'qwen3:4b', known: true, contextLength: 40960, canThink, canUseTools: true },
     models: ['qwen3:4b'],
-    limits: { minNumCtx: 1024, maxNumCtx: 40960, defaultNumCtx: 8192, maxTemperature: 2, maxAboutYou: 2000 },
+    limits: { minNumCtx: 1024, maxNumCtx: 40960, defaultNumCtx: 8192, maxTemperature: 2, maxAboutYou: 2000, maxMcpCallSeconds: 600 },
     profiles: ['minimal', 'ask', 'write'],
     themes: ['system', 'light', 'dark'],
     pinned: {},
@@ -49,6 +51,8 @@ class FakeSettings implements SettingsTransport {
   settings = vi.fn(async () => structuredClone(this.held));
   saveSettings = vi.fn(async (u: UserSettings) => {
     if (u.temperature !== null && u.temperature > 2) throw new SettingRefused('temperature', 'The temperature must be between 0 and 2; 3 is not.');
+    if (u.mcpCallSeconds < 1 || u.mcpCallSeconds > 600)
+      throw new SettingRefused('mcpCallSeconds', `An MCP tool call's deadline must be between 1 and 600 seconds; ${u.mcpCallSeconds} is not.`);
     if (!u.model) throw new Error('Quire could not save the settings: the disk is full.');
     this.held = screen(u);
     return structuredClone(this.held);
@@ -303,6 +307,61 @@ describe('SettingsPanel', () => {
     // The sentence sits in the temperature's own place, not at the top.
     expect(target.querySelector('[data-section="model"]')?.contains(shown!)).toBe(true);
     expect(target.querySelector('[data-testid="settings-error"]')).toBeNull();
+    unmount(panel);
+    target.remove();
+  });
+
+  it('sets the MCP call deadline beside the servers: a refused value is said by its field, a good one is saved', async () => {
+    const host = new FakeSettings();
+    const s = store(host);
+    await s.openScreen();
+    const target = document.createElement('div');
+    document.body.append(target);
+    const models = {
+      models: vi.fn(async () => ({ installed: [], recommended: [], pulls: [] })),
+      pullModel: vi.fn(async () => {}),
+      cancelPull: vi.fn(async () => {}),
+      deleteModel: vi.fn(async () => {}),
+      subscribePulls: vi.fn(() => () => {}),
+    } satisfies ModelsTransport;
+    const none = async () => {
+      throw new Error('not in this test');
+    };
+    const mcp = {
+      confirmsLoosenInDialog: false,
+      mcpServers: vi.fn(async () => ({ servers: [], tokens: 0 })),
+      putMcpServer: vi.fn(none),
+      removeMcpServer: vi.fn(none),
+      importMcp: vi.fn(none),
+      controlMcpServer: vi.fn(none),
+      setMcpTool: vi.fn(none),
+      subscribeMcp: vi.fn(() => () => {}),
+    } satisfies MCPTransport;
+    const panel = mount(SettingsPanel, { target, props: { settings: s, models, mcp } });
+    await settle();
+    const field = target.querySelector<HTMLInputElement>('[data-testid="settings-mcp-call-seconds"]')!;
+    expect(field.value).toBe('60');
+    expect(field.max).toBe('600');
+    const save = target.querySelector<HTMLButtonElement>('[data-testid="settings-save"]')!;
+
+    field.value = '601';
+    field.dispatchEvent(new Event('change', { bubbles: true }));
+    await settle();
+    save.click();
+    await settle();
+    const shown = target.querySelector('[data-testid="settings-error-mcpCallSeconds"]');
+    expect(shown?.textContent).toBe("An MCP tool call's deadline must be between 1 and 600 seconds; 601 is not.");
+    expect(target.querySelector('[data-section="extensions"]')?.contains(shown!)).toBe(true);
+    expect(host.held.settings.mcpCallSeconds).toBe(60);
+
+    field.value = '5';
+    field.dispatchEvent(new Event('change', { bubbles: true }));
+    await settle();
+    expect(target.querySelector('[data-testid="settings-error-mcpCallSeconds"]')).toBeNull();
+    save.click();
+    await settle();
+    expect(host.saveSettings).toHaveBeenLastCalledWith(expect.objectContaining({ mcpCallSeconds: 5 }));
+    expect(host.held.settings.mcpCallSeconds).toBe(5);
     unmount(panel);
     target.remove();
   });

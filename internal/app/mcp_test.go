@@ -350,3 +350,35 @@ func TestMCPHiddenTextNeverReachesTheModel(t *testing.T) {
 		t.Errorf("the status does not say what was removed: %q", notes)
 	}
 }
+
+// The MCP call deadline set on the Settings screen is saved, shown again,
+// and cuts the next call: the owner starts with the default (60 s) and the
+// screen makes it 1 s before a call that never answers.
+func TestMCPCallDeadlineFromTheSettingsScreen(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(mcpCall("c1", "slow__hang", `{}`), ollamatest.Turn{Content: []string{"It did not answer."}})
+	o, _ := inMemoryOwner(t, fake, "slow", 0, true)
+	screen, err := o.Settings().Screen(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if screen.Settings.MCPCallSeconds != config.DefaultMCPCallSeconds || screen.Limits.MaxMCPCallSeconds != config.MaxMCPCallSeconds {
+		t.Fatalf("the screen shows a deadline of %d (at most %d), want the default %d (at most %d)", screen.Settings.MCPCallSeconds,
+			screen.Limits.MaxMCPCallSeconds, config.DefaultMCPCallSeconds, config.MaxMCPCallSeconds)
+	}
+	u := screen.Settings
+	u.MCPCallSeconds = 1
+	saved, err := o.Settings().Update(t.Context(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved.Settings.MCPCallSeconds != 1 || o.settings.Get().MCP.CallTimeoutSeconds != 1 {
+		t.Fatalf("saved %d, the settings hold %d", saved.Settings.MCPCallSeconds, o.settings.Get().MCP.CallTimeoutSeconds)
+	}
+	session := o.say(t, "", "wait for it", 1)
+	res := o.results(t, session)
+	if len(res) != 1 || res[0].Status != "failure" || !strings.Contains(res[0].Content, "longer than 1s") {
+		t.Fatalf("results %+v, want one failure cut at the 1-second deadline", res)
+	}
+}

@@ -82,6 +82,7 @@ func (s settingsPort) Update(ctx context.Context, u protocol.UserSettings) (prot
 	change := func(c *config.Config) error {
 		c.OllamaHost, c.Model, c.EmbedModel, c.NumCtx = u.OllamaHost, strings.TrimSpace(u.Model), strings.TrimSpace(u.EmbedModel), u.NumCtx
 		c.Temperature, c.Think, c.AboutYou, c.Profile, c.Theme = u.Temperature, u.Think, u.AboutYou, u.Profile, u.Theme
+		c.MCP.CallTimeoutSeconds = u.MCPCallSeconds
 		return nil
 	}
 	// Every field is checked before the embedding model is switched (a
@@ -104,10 +105,20 @@ func (s settingsPort) Update(ctx context.Context, u protocol.UserSettings) (prot
 		return protocol.SettingsScreen{}, se
 	}
 	if errors.As(err, &fe) {
-		return protocol.SettingsScreen{}, &protocol.SettingError{Field: fe.Field, Message: asSentence(fe.Reason)}
+		field := fe.Field
+		if field == "mcp.callTimeoutSeconds" {
+			field = "mcpCallSeconds" // the file's name for it, the screen's
+		}
+		return protocol.SettingsScreen{}, &protocol.SettingError{Field: field, Message: asSentence(fe.Reason)}
 	}
 	if err != nil {
 		return protocol.SettingsScreen{}, err
+	}
+	// The MCP manager keeps its own copy of the MCP settings (it never
+	// takes the settings owner's lock under its own), so the deadline is
+	// handed to it here, after the save, for every later call.
+	if m := s.p.openMCP(nil); m != nil {
+		m.SetCallDeadline(s.p.settings.Get().MCP.CallTimeoutSeconds)
 	}
 	return s.Screen(ctx)
 }
@@ -206,7 +217,7 @@ func (p *Parts) runSettings(cfg config.Config) runtime.Settings {
 // screenOf is the screen for cfg, facts being what Ollama said of its model.
 func screenOf(cfg config.Config, facts protocol.ModelFacts, models []string) protocol.SettingsScreen {
 	limits := protocol.SettingsLimits{MinNumCtx: config.MinNumCtx, MaxNumCtx: config.MaxNumCtx, DefaultNumCtx: config.DefaultNumCtx,
-		MaxTemperature: config.MaxTemperature, MaxAboutYou: config.MaxAboutYou}
+		MaxTemperature: config.MaxTemperature, MaxAboutYou: config.MaxAboutYou, MaxMCPCallSeconds: config.MaxMCPCallSeconds}
 	numCtx := cfg.NumCtx
 	if n := facts.ContextLength; n > 0 {
 		// Ollama caps num_ctx at the trained length; the screen shows what
@@ -222,7 +233,8 @@ func screenOf(cfg config.Config, facts protocol.ModelFacts, models []string) pro
 	}
 	return protocol.SettingsScreen{
 		Settings: protocol.UserSettings{OllamaHost: cfg.OllamaHost, Model: cfg.Model, EmbedModel: cfg.EmbedModel, NumCtx: numCtx,
-			Temperature: cfg.Temperature, Think: cfg.Think, AboutYou: cfg.AboutYou, Profile: cfg.Profile, Theme: cfg.Theme},
+			Temperature: cfg.Temperature, Think: cfg.Think, AboutYou: cfg.AboutYou, Profile: cfg.Profile, Theme: cfg.Theme,
+			MCPCallSeconds: cmp.Or(cfg.MCP.CallTimeoutSeconds, config.DefaultMCPCallSeconds)},
 		NotesDir: cfg.NotesDir, Model: facts, Models: models, Limits: limits,
 		Profiles: config.Profiles, Themes: config.Themes, Pinned: pinned,
 	}

@@ -187,6 +187,8 @@ func TestSettingsScreenRefusesWhatCannotWork(t *testing.T) {
 		{"a chat model Ollama would not take", func(u *protocol.UserSettings) { u.Model = "../../x" }, "model", `Ollama does not take "../../x" as a model name`},
 		{"a digest for a chat model", func(u *protocol.UserSettings) { u.Model = "x@sha256:00" }, "model", "as a model name"},
 		{"an embedding model Ollama would not take", func(u *protocol.UserSettings) { u.EmbedModel = "a/b/c/d/e" }, "embedModel", "as a model name"},
+		{"an MCP call deadline past its bound", func(u *protocol.UserSettings) { u.MCPCallSeconds = 601 }, "mcpCallSeconds", "between 1 and 600 seconds"},
+		{"a negative MCP call deadline", func(u *protocol.UserSettings) { u.MCPCallSeconds = -1 }, "mcpCallSeconds", "between 1 and 600 seconds"},
 	} {
 		_, err := p.Settings().Update(t.Context(), screenSettings(t, p, c.edit))
 		var se *protocol.SettingError

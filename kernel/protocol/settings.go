@@ -24,6 +24,9 @@ type UserSettings struct {
 	Profile string `json:"profile"`
 	// Theme is the window's look: system, light, dark.
 	Theme string `json:"theme"`
+	// MCPCallSeconds is how long one MCP tool call may take before Quire
+	// cuts it, in seconds (1 to SettingsLimits.MaxMCPCallSeconds).
+	MCPCallSeconds int `json:"mcpCallSeconds"`
 }
 
 // SettingsScreen is everything the Settings screen renders: the settings
@@ -70,6 +73,8 @@ type SettingsLimits struct {
 	MaxTemperature float64 `json:"maxTemperature"`
 	// MaxAboutYou is the most characters the text about the user may have.
 	MaxAboutYou int `json:"maxAboutYou"`
+	// MaxMCPCallSeconds is the longest deadline of one MCP tool call.
+	MaxMCPCallSeconds int `json:"maxMcpCallSeconds"`
 }
 
 // OllamaCheck is what an address answered when the screen checked it

@@ -1394,6 +1394,8 @@ export interface SettingsLimits {
   maxTemperature: number;
   /** MaxAboutYou is the most characters the text about the user may have. */
   maxAboutYou: number;
+  /** MaxMCPCallSeconds is the longest deadline of one MCP tool call. */
+  maxMcpCallSeconds: number;
 }
 
 /**
@@ -1589,6 +1591,11 @@ export interface UserSettings {
   profile: PermissionProfile;
   /** Theme is the window's look: system, light, dark. */
   theme: Theme;
+  /**
+   * MCPCallSeconds is how long one MCP tool call may take before Quire
+   * cuts it, in seconds (1 to SettingsLimits.MaxMCPCallSeconds).
+   */
+  mcpCallSeconds: number;
 }
 
 /**
