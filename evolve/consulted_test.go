@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"quire/internal/testkit"
 	"quire/kernel/event"
-	"quire/kernel/provider"
-	"quire/kernel/provider/ollama"
 )
 
 // The proposer's call is in the evolution session's log: the request the
@@ -53,20 +52,9 @@ func TestTheProposersCallIsRebuiltFromTheLog(t *testing.T) {
 	if len(found) != 1 {
 		t.Fatalf("%d model.consulted events, want the proposer's one", len(found))
 	}
-	p, err := event.As[event.ModelConsultedPayload](found[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, body := testkit.ConsultedBody(t, found[0])
 	if p.By != event.ConsultedByProposer || p.Reply != reply || p.Error != "" {
 		t.Errorf("payload %+v; want by the proposer, with the reply", p)
-	}
-	req := provider.Request{Model: p.Model, ContextLen: p.NumCtx}
-	for _, m := range p.Messages {
-		req.Messages = append(req.Messages, provider.Message{Role: provider.Role(m.Role), Content: m.Content})
-	}
-	body, err := ollama.RequestJSON(req)
-	if err != nil {
-		t.Fatal(err)
 	}
 	reqs := r.k.Ollama.Requests()
 	if sent := reqs[len(reqs)-1].Body; !bytes.Equal(body, sent) {

@@ -5,9 +5,8 @@ import (
 	"testing"
 
 	"quire/internal/ollamatest"
+	"quire/internal/testkit"
 	"quire/kernel/event"
-	"quire/kernel/provider"
-	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
 	"quire/memory"
 )
@@ -35,20 +34,9 @@ func TestTheLearnersCallIsRebuiltFromTheLog(t *testing.T) {
 		t.Fatalf("%d model.consulted events in the chat, want the learner's one", len(found))
 	}
 	e := found[0]
-	p, err := event.As[event.ModelConsultedPayload](e)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, body := testkit.ConsultedBody(t, e)
 	if e.RunID != run || !e.Ignorable || p.By != event.ConsultedByLearner || p.Reply != reply || p.Error != "" {
 		t.Errorf("event run %q ignorable %v payload %+v; want run %q, ignorable, by the learner, the reply", e.RunID, e.Ignorable, p, run)
-	}
-	req := provider.Request{Model: p.Model, ContextLen: p.NumCtx}
-	for _, m := range p.Messages {
-		req.Messages = append(req.Messages, provider.Message{Role: provider.Role(m.Role), Content: m.Content})
-	}
-	body, err := ollama.RequestJSON(req)
-	if err != nil {
-		t.Fatal(err)
 	}
 	reqs := r.k.Ollama.Requests()
 	if sent := reqs[len(reqs)-1].Body; !bytes.Equal(body, sent) {
