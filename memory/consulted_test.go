@@ -19,7 +19,9 @@ func TestTheLearnersCallIsRebuiltFromTheLog(t *testing.T) {
 	r.k.Runtime.SetSettings(runtime.Settings{Model: ollamatest.DefaultModel().Name, NumCtx: 4096})
 	s := r.chat(t)
 	const reply = `{"facts": ["The user's allotment is plot 14."], "preferences": []}`
-	r.k.Ollama.Script(saying("Noted."), saying(reply))
+	learned := saying(reply)
+	learned.PromptEvalCount, learned.EvalCount = 321, 12
+	r.k.Ollama.Script(saying("Noted."), learned)
 	run := r.say(t, s, "My allotment is plot 14.")
 	if items := r.items(t); len(items) != 1 {
 		t.Fatalf("%d items, want the one proposal: %+v", len(items), items)
@@ -35,8 +37,9 @@ func TestTheLearnersCallIsRebuiltFromTheLog(t *testing.T) {
 	}
 	e := found[0]
 	p, body := testkit.ConsultedBody(t, e)
-	if e.RunID != run || !e.Ignorable || p.By != event.ConsultedByLearner || p.Reply != reply || p.Error != "" {
-		t.Errorf("event run %q ignorable %v payload %+v; want run %q, ignorable, by the learner, the reply", e.RunID, e.Ignorable, p, run)
+	if e.RunID != run || !e.Ignorable || p.By != event.ConsultedByLearner || p.Reply != reply || p.Error != "" ||
+		p.Usage.PromptTokens != 321 || p.Usage.OutputTokens != 12 {
+		t.Errorf("event run %q ignorable %v payload %+v; want run %q, ignorable, by the learner, the reply and the usage the server gave", e.RunID, e.Ignorable, p, run)
 	}
 	reqs := r.k.Ollama.Requests()
 	if sent := reqs[len(reqs)-1].Body; !bytes.Equal(body, sent) {
