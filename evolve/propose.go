@@ -3,11 +3,13 @@ package evolve
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/provider"
 )
@@ -79,13 +81,26 @@ func (s *Store) proposeFrom(ctx context.Context, model provider.Provider, name s
 	req := provider.Request{Model: name, ContextLen: numCtx, Messages: []provider.Message{
 		{Role: provider.RoleSystem, Content: proposerPrompt}, {Role: provider.RoleUser, Content: "Observations:\n" + b.String()}}}
 	s.logger.Info("evolve: asking the model for a candidate", "model", name, "signals", len(sigs))
-	// Not a run, so no event holds it (decision "the proposer's request"):
-	// its system text is proposerPrompt and its user text the signals above,
-	// each an event; the whole request is here for a debug log.
-	s.logger.Debug("evolve: the proposer's request", "model", name, "system", proposerPrompt, "user", req.Messages[1].Content)
 	var reply strings.Builder
-	if err := model.Stream(ctx, req, func(c provider.Chunk) error { reply.WriteString(c.Content); return nil }); err != nil {
-		return err
+	var usage provider.Usage
+	serr := model.Stream(ctx, req, func(c provider.Chunk) error {
+		reply.WriteString(c.Content)
+		if c.Done {
+			usage = c.Usage
+		}
+		return nil
+	})
+	// Not a run, but the request and its reply are in the log all the same
+	// (model.consulted, decision "the proposer's request"), before the reply
+	// is acted on.
+	consulted := event.Consulted(event.ConsultedByProposer, name, numCtx, []event.ConsultedMessage{
+		{Role: string(provider.RoleSystem), Content: proposerPrompt}, {Role: string(provider.RoleUser), Content: req.Messages[1].Content}},
+		reply.String(), event.Usage(usage), serr)
+	if err := s.appendLocked(ctx, event.Draft{Type: event.ModelConsulted, Payload: consulted}); err != nil {
+		return errors.Join(serr, err)
+	}
+	if serr != nil {
+		return serr
 	}
 	text := reply.String()
 	start, end := strings.Index(text, "{"), strings.LastIndex(text, "}")

@@ -365,6 +365,14 @@ func (s *Store) append(ctx context.Context, drafts ...event.Draft) error {
 
 var errNoWriter = errors.New("nothing appends to the log yet")
 
+// appendLocked appends drafts under the write lock, for an event no step
+// checks (the proposer's model.consulted).
+func (s *Store) appendLocked(ctx context.Context, drafts ...event.Draft) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.append(ctx, drafts...)
+}
+
 // write runs step against the current state and appends the event it
 // returns, all under the write lock; then it returns the candidate step
 // named as the log now folds it.

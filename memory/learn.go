@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -235,11 +236,24 @@ func (l *Learner) propose(ctx context.Context, session, runID string, evs, run [
 	name, numCtx := l.modelOf(evs, runID)
 	req := provider.Request{Model: name, ContextLen: numCtx, Messages: []provider.Message{
 		{Role: provider.RoleSystem, Content: proposalPrompt}, {Role: provider.RoleUser, Content: ask}}}
-	// Not a run, so no event holds it (as the evolution proposer's): the
-	// whole request is here for a debug log.
-	l.s.logger.Debug("memory: the learner's request", "model", name, "system", proposalPrompt, "user", ask)
-	if err := l.model.Stream(ctx, req, func(c provider.Chunk) error { reply.WriteString(c.Content); return nil }); err != nil {
-		return err
+	var usage provider.Usage
+	serr := l.model.Stream(ctx, req, func(c provider.Chunk) error {
+		reply.WriteString(c.Content)
+		if c.Done {
+			usage = c.Usage
+		}
+		return nil
+	})
+	// Not a run, but what the model was sent about the user is in the log
+	// all the same (model.consulted), before the reply is acted on.
+	consulted := event.Consulted(event.ConsultedByLearner, name, numCtx, []event.ConsultedMessage{
+		{Role: string(provider.RoleSystem), Content: proposalPrompt}, {Role: string(provider.RoleUser), Content: ask}},
+		reply.String(), event.Usage(usage), serr)
+	if _, err := l.s.append(ctx, session, event.Draft{Type: event.ModelConsulted, Time: l.s.now(), RunID: runID, Payload: consulted}); err != nil {
+		return errors.Join(serr, err)
+	}
+	if serr != nil {
+		return serr
 	}
 	var got struct {
 		Facts       []string `json:"facts"`

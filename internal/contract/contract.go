@@ -298,6 +298,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"Pollution":        reflect.TypeFor[event.Pollution](),
 		"ZoneText":         reflect.TypeFor[event.ZoneText](),
 		"EvolutionRef":     reflect.TypeFor[event.EvolutionRef](),
+		"ConsultedMessage": reflect.TypeFor[event.ConsultedMessage](),
 	})
 	f.Field(reflect.TypeFor[event.InputReceivedPayload](), "intent", "Intent")
 	f.Field(reflect.TypeFor[event.UserMessagePayload](), "intent", "Intent")

@@ -457,6 +457,7 @@ var specs = map[Type]spec{
 	RunFinished:         specOf[RunFinishedPayload](Public, false, false, Record),
 	KernelError:         specOf[KernelErrorPayload](Internal, false, false, Record),
 
+	ModelConsulted: specOf[ModelConsultedPayload](Internal, true, false),
 	MemoryRemember: specOf[MemoryRememberPayload](Internal, false, false),
 	MemoryEdit:     specOf[MemoryEditPayload](Internal, false, false),
 	MemoryForget:   specOf[MemoryForgetPayload](Internal, false, false),

@@ -1864,6 +1864,21 @@ export interface MemoryReviewPayload {
 }
 
 /**
+ * ModelConsultedPayload is the whole request (model, messages, num_ctx) and
+ * its outcome: the reply text and usage, or Error, the failure's sentence.
+ */
+export interface ModelConsultedPayload {
+  by: string;
+  model: string;
+  numCtx?: number;
+  messages: ConsultedMessage[] | null;
+  reply: string;
+  clipped?: boolean;
+  usage: Usage;
+  error?: string;
+}
+
+/**
  * NoteUndonePayload: Undoes is the id of the change reverted; Change is the
  * reverse change itself (tools/notes' Change, whose JSON the change index
  * reads back), and Text the sentence that said what was done.
@@ -2096,6 +2111,12 @@ export interface CompactionRecord {
   dropped?: string[];
 }
 
+/** ConsultedMessage is one message of the request, role and content as sent. */
+export interface ConsultedMessage {
+  role: string;
+  content: string;
+}
+
 /** EvolutionRef names a run or a signal elsewhere in the log. */
 export interface EvolutionRef {
   session: string;
@@ -2201,6 +2222,7 @@ export const EventType = {
   MemoryForget: 'memory.forget',
   MemoryRemember: 'memory.remember',
   MemoryReview: 'memory.review',
+  ModelConsulted: 'model.consulted',
   NoteUndone: 'note.undone',
   PermissionAnswered: 'permission.answered',
   PermissionRequested: 'permission.requested',
@@ -2245,6 +2267,7 @@ export interface EventPayloads {
   'memory.forget': MemoryForgetPayload;
   'memory.remember': MemoryRememberPayload;
   'memory.review': MemoryReviewPayload;
+  'model.consulted': ModelConsultedPayload;
   'note.undone': NoteUndonePayload;
   'permission.answered': PermissionAnsweredPayload;
   'permission.requested': PermissionRequestedPayload;
