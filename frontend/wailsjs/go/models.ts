@@ -1769,6 +1769,7 @@ export namespace protocol {
 	    server: string;
 	    tool: string;
 	    description: string;
+	    screening?: string[];
 	    effects: string;
 	    readOnly: boolean;
 	    destructive: boolean;
@@ -1788,6 +1789,7 @@ export namespace protocol {
 	        this.server = source["server"];
 	        this.tool = source["tool"];
 	        this.description = source["description"];
+	        this.screening = source["screening"];
 	        this.effects = source["effects"];
 	        this.readOnly = source["readOnly"];
 	        this.destructive = source["destructive"];
@@ -2491,6 +2493,7 @@ export namespace protocol {
 	    defaultNumCtx: number;
 	    maxTemperature: number;
 	    maxAboutYou: number;
+	    maxMcpCallSeconds: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsLimits(source);
@@ -2503,6 +2506,7 @@ export namespace protocol {
 	        this.defaultNumCtx = source["defaultNumCtx"];
 	        this.maxTemperature = source["maxTemperature"];
 	        this.maxAboutYou = source["maxAboutYou"];
+	        this.maxMcpCallSeconds = source["maxMcpCallSeconds"];
 	    }
 	}
 	export class UserSettings {
@@ -2515,6 +2519,7 @@ export namespace protocol {
 	    aboutYou: string;
 	    profile: string;
 	    theme: string;
+	    mcpCallSeconds: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new UserSettings(source);
@@ -2531,6 +2536,7 @@ export namespace protocol {
 	        this.aboutYou = source["aboutYou"];
 	        this.profile = source["profile"];
 	        this.theme = source["theme"];
+	        this.mcpCallSeconds = source["mcpCallSeconds"];
 	    }
 	}
 	export class SettingsScreen {
