@@ -267,6 +267,17 @@ describe('settings in the window', () => {
   });
 });
 
+/** A models host with nothing installed, for the panel's Models section. */
+function noModels() {
+  return {
+    models: vi.fn(async () => ({ installed: [], recommended: [], pulls: [] })),
+    pullModel: vi.fn(async () => {}),
+    cancelPull: vi.fn(async () => {}),
+    deleteModel: vi.fn(async () => {}),
+    subscribePulls: vi.fn(() => () => {}),
+  } satisfies ModelsTransport;
+}
+
 describe('SettingsPanel', () => {
   it('shows the refusal next to its field, the note on when changes apply, and no thinking for a model that cannot', async () => {
     const host = new FakeSettings();
@@ -275,13 +286,7 @@ describe('SettingsPanel', () => {
     await s.openScreen();
     const target = document.createElement('div');
     document.body.append(target);
-    const models = {
-      models: vi.fn(async () => ({ installed: [], recommended: [], pulls: [] })),
-      pullModel: vi.fn(async () => {}),
-      cancelPull: vi.fn(async () => {}),
-      deleteModel: vi.fn(async () => {}),
-      subscribePulls: vi.fn(() => () => {}),
-    } satisfies ModelsTransport;
+    const models = noModels();
     const panel = mount(SettingsPanel, { target, props: { settings: s, models } });
     await settle();
     // The Models section is the models screen itself.
@@ -317,13 +322,7 @@ describe('SettingsPanel', () => {
     await s.openScreen();
     const target = document.createElement('div');
     document.body.append(target);
-    const models = {
-      models: vi.fn(async () => ({ installed: [], recommended: [], pulls: [] })),
-      pullModel: vi.fn(async () => {}),
-      cancelPull: vi.fn(async () => {}),
-      deleteModel: vi.fn(async () => {}),
-      subscribePulls: vi.fn(() => () => {}),
-    } satisfies ModelsTransport;
+    const models = noModels();
     const none = async () => {
       throw new Error('not in this test');
     };
