@@ -81,28 +81,19 @@ func (s *Store) proposeFrom(ctx context.Context, model provider.Provider, name s
 	req := provider.Request{Model: name, ContextLen: numCtx, Messages: []provider.Message{
 		{Role: provider.RoleSystem, Content: proposerPrompt}, {Role: provider.RoleUser, Content: "Observations:\n" + b.String()}}}
 	s.logger.Info("evolve: asking the model for a candidate", "model", name, "signals", len(sigs))
-	var reply strings.Builder
-	var usage provider.Usage
-	serr := model.Stream(ctx, req, func(c provider.Chunk) error {
-		reply.WriteString(c.Content)
-		if c.Done {
-			usage = c.Usage
-		}
-		return nil
-	})
+	text, usage, serr := provider.Collect(ctx, model, req)
 	// Not a run, but the request and its reply are in the log all the same
 	// (model.consulted, decision "the proposer's request"), before the reply
 	// is acted on.
 	consulted := event.Consulted(event.ConsultedByProposer, name, numCtx, []event.ConsultedMessage{
 		{Role: string(provider.RoleSystem), Content: proposerPrompt}, {Role: string(provider.RoleUser), Content: req.Messages[1].Content}},
-		reply.String(), event.Usage(usage), serr)
+		text, event.Usage(usage), serr)
 	if err := s.appendLocked(ctx, event.Draft{Type: event.ModelConsulted, Payload: consulted}); err != nil {
 		return errors.Join(serr, err)
 	}
 	if serr != nil {
 		return serr
 	}
-	text := reply.String()
 	start, end := strings.Index(text, "{"), strings.LastIndex(text, "}")
 	if start < 0 || end < start {
 		return fmt.Errorf("evolve: the model's proposal is not a JSON object: %q", clip(text))

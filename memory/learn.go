@@ -232,23 +232,15 @@ func (l *Learner) propose(ctx context.Context, session, runID string, evs, run [
 	ask := "Already known:\n" + strings.Join(known, "\n") + "\n\nConversation:\n" + transcript
 	ctx, cancel := context.WithTimeout(ctx, l.timeout)
 	defer cancel()
-	var reply strings.Builder
 	name, numCtx := l.modelOf(evs, runID)
 	req := provider.Request{Model: name, ContextLen: numCtx, Messages: []provider.Message{
 		{Role: provider.RoleSystem, Content: proposalPrompt}, {Role: provider.RoleUser, Content: ask}}}
-	var usage provider.Usage
-	serr := l.model.Stream(ctx, req, func(c provider.Chunk) error {
-		reply.WriteString(c.Content)
-		if c.Done {
-			usage = c.Usage
-		}
-		return nil
-	})
+	text, usage, serr := provider.Collect(ctx, l.model, req)
 	// Not a run, but what the model was sent about the user is in the log
 	// all the same (model.consulted), before the reply is acted on.
 	consulted := event.Consulted(event.ConsultedByLearner, name, numCtx, []event.ConsultedMessage{
 		{Role: string(provider.RoleSystem), Content: proposalPrompt}, {Role: string(provider.RoleUser), Content: ask}},
-		reply.String(), event.Usage(usage), serr)
+		text, event.Usage(usage), serr)
 	if _, err := l.s.append(ctx, session, event.Draft{Type: event.ModelConsulted, Time: l.s.now(), RunID: runID, Payload: consulted}); err != nil {
 		return errors.Join(serr, err)
 	}
@@ -259,7 +251,6 @@ func (l *Learner) propose(ctx context.Context, session, runID string, evs, run [
 		Facts       []string `json:"facts"`
 		Preferences []string `json:"preferences"`
 	}
-	text := reply.String()
 	start, end := strings.Index(text, "{"), strings.LastIndex(text, "}")
 	if start < 0 || end < start {
 		return fmt.Errorf("the model's proposal is not a JSON object: %q", clip(text, 200))

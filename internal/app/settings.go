@@ -116,9 +116,12 @@ func (s settingsPort) Update(ctx context.Context, u protocol.UserSettings) (prot
 	}
 	// The MCP manager keeps its own copy of the MCP settings (it never
 	// takes the settings owner's lock under its own), so the deadline is
-	// handed to it here, after the save, for every later call.
-	if m := s.p.openMCP(nil); m != nil {
-		m.SetCallDeadline(s.p.settings.Get().MCP.CallTimeoutSeconds)
+	// handed to it here, after the save, for every later call. It is open
+	// wherever a runtime is (app.go); a save never starts the servers.
+	if s.p.runtime != nil {
+		if m := s.p.openMCP(nil); m != nil {
+			m.SetCallDeadline(s.p.settings.Get().MCP.CallTimeoutSeconds)
+		}
 	}
 	return s.Screen(ctx)
 }

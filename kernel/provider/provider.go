@@ -10,6 +10,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"strings"
 )
 
 // Role says who wrote a message in a request.
@@ -91,6 +92,23 @@ type Chunk struct {
 // that wraps context.Cause(ctx); it never reports a cut-off stream as success.
 type Provider interface {
 	Stream(ctx context.Context, req Request, onChunk func(Chunk) error) error
+}
+
+// Collect streams req from p to its end: the reply's whole text and the
+// usage its last chunk carried, for a caller that acts only on the whole
+// reply (memory's learner, evolve's proposer). What came before an error
+// is returned with it.
+func Collect(ctx context.Context, p Provider, req Request) (string, Usage, error) {
+	var text strings.Builder
+	var usage Usage
+	err := p.Stream(ctx, req, func(c Chunk) error {
+		text.WriteString(c.Content)
+		if c.Done {
+			usage = c.Usage
+		}
+		return nil
+	})
+	return text.String(), usage, err
 }
 
 // Sentinel errors: adapters wrap their failures in one of these so the kernel

@@ -26,16 +26,21 @@ import (
 // false finding would set the store damaged and refuse every later write,
 // and the owner's doctor checks while its chats write.
 func (s *Store) Check(ctx context.Context, full bool) error {
-	pragma := "PRAGMA quick_check(10)"
-	if full {
-		pragma = "PRAGMA integrity_check(10)"
-	}
 	db, err := sql.Open("sqlite", s.checkDSN)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", s.path, err)
 	}
 	defer db.Close()
-	return s.check(ctx, db, pragma)
+	return s.check(ctx, db, checkPragma(full))
+}
+
+// checkPragma is the whole file's check: integrity_check when full, else
+// quick_check; the first ten findings.
+func checkPragma(full bool) string {
+	if full {
+		return "PRAGMA integrity_check(10)"
+	}
+	return "PRAGMA quick_check(10)"
 }
 
 // logTables are the tables a reader reads of the store: the log.

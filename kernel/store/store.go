@@ -137,11 +137,13 @@ func checkBeforeWriting(ctx context.Context, path string, full bool) error {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
 	defer db.Close()
-	s := &Store{db: db, path: path, readOnly: true, checkDSN: readOnlyDSN(path)}
+	s := &Store{db: db, path: path, readOnly: true}
 	if err := s.checkVersion(ctx); err != nil {
 		return err
 	}
-	return s.Check(ctx, full)
+	// db was opened for this check alone: no earlier statement cached an
+	// FTS5 index's structure on it (check.go).
+	return s.check(ctx, db, checkPragma(full))
 }
 
 // uncleanlyClosed reports whether the last writer of the database at path
