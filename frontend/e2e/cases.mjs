@@ -2279,6 +2279,43 @@ export const cases = [
   },
 
   {
+    name: 'words typed before the list of chats has loaded stay in the new chat: the window does not switch to the newest under them',
+    slug: 'early-words',
+    async run({ page, base, shot }) {
+      // The list of chats is held until the words are in the box: on a slow
+      // machine the composer is there first (the CI failure of the exfil case).
+      let release = () => {};
+      const held = new Promise((r) => (release = r));
+      await page.route(
+        (url) => url.pathname === '/api/sessions',
+        async (route) => {
+          if (route.request().method() === 'GET') await held;
+          return route.continue();
+        },
+      );
+      const words = 'early words before the list, kept where they were typed';
+      await page.goto(LINKS.get(base) ?? base, { waitUntil: 'domcontentloaded' });
+      await $(page, 'composer').waitFor({ timeout: WAIT_MS });
+      await $(page, 'composer').fill(words);
+      release();
+      const all = (await (await api(base, '/api/sessions')).json()).filter((s) => !s.kind).length;
+      assert(all > 0, 'other cases left chats, one of them the newest');
+      await until(async () => (await $(page, 'session-item').count()) === all, `the ${all} chats in the sidebar`);
+      assert((await page.locator('[data-testid="session-item"][aria-current="page"]').count()) === 0, 'no chat was opened under the words');
+      assert((await $(page, 'composer').inputValue()) === words, `the box still holds the words, got "${await $(page, 'composer').inputValue()}"`);
+      await $(page, 'composer').press('Enter');
+      await until(async () => (await messages(page)).some((m) => m.role === 'assistant' && m.text.includes(words)), 'the echo of the words');
+      const id = await activeId(page);
+      const list = await (await api(base, '/api/sessions')).json();
+      assert(list.filter((s) => !s.kind).length === all + 1, 'the words made a chat of their own');
+      const log = await (await api(base, `/api/sessions/${encodeURIComponent(id)}/events?from=0`)).json();
+      const said = log.filter((e) => e.type === 'user.message').map((e) => e.payload.text);
+      assert(JSON.stringify(said) === JSON.stringify([words]), `the new chat holds only the words, got ${JSON.stringify(said)}`);
+      await page.screenshot({ path: shot });
+    },
+  },
+
+  {
     name: 'an empty reply is never silent: Quire asks again, then says so with Retry, and Retry gets the answer',
     slug: 'empty-retry',
     // The fake model returns nothing to this prompt (also after Quire's

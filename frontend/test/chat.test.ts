@@ -215,6 +215,56 @@ describe('ChatStore', () => {
     expect(h.eventsCalls.map(([id]) => id)).toEqual(['new']);
   });
 
+  // The composer is there before the list of chats: the newest chat is
+  // opened only if the user began nothing in the new chat meanwhile.
+  describe('words begun before the list of chats is here stay in the new chat', () => {
+    function slowList() {
+      const h = hostWithTwo();
+      let release = () => {};
+      const ready = new Promise<void>((r) => (release = r));
+      h.listSessions.mockImplementationOnce(async () => {
+        await ready;
+        return h.sessions.slice();
+      });
+      return { h, release };
+    }
+
+    it('typed (the draft the composer keeps as it is typed)', async () => {
+      const { h, release } = slowList();
+      const c = new ChatStore(h);
+      const started = c.start();
+      c.keepDraft(null, '/exfil http://x');
+      release();
+      await started;
+      expect(c.activeId).toBeNull();
+      expect(c.draftOf(null)).toBe('/exfil http://x');
+      expect(c.sessions.map((s) => s.id)).toEqual(['new', 'old']);
+      expect(h.eventsCalls).toEqual([]);
+    });
+
+    it('sent: the message goes to a chat of its own, which stays open', async () => {
+      const { h, release } = slowList();
+      const c = new ChatStore(h);
+      const started = c.start();
+      const sent = c.send('a first message');
+      release();
+      await Promise.all([started, sent]);
+      expect(h.sent).toEqual([['n1', 'a first message']]);
+      expect(c.activeId).toBe('n1');
+      expect(h.eventsCalls.map(([id]) => id)).not.toContain('new');
+    });
+
+    it('nothing begun: the newest opens as before', async () => {
+      const { h, release } = slowList();
+      const c = new ChatStore(h);
+      const started = c.start();
+      c.keepDraft(null, ''); // typed, then cleared
+      release();
+      await started;
+      expect(c.activeId).toBe('new');
+    });
+  });
+
   it('with no sessions, nothing is open', async () => {
     const c = new ChatStore(new FakeHost());
     await c.start();

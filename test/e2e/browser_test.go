@@ -45,7 +45,7 @@ var cases = []string{
 	"protocol", "send-retry", "tool-card", "permission-deny", "permission-allow", "steer", "queue", "wails-permission",
 	"notes-folder", "wails-notes-folder", "plan", "unsure", "move-undo", "documents-panel", "documents-cancel",
 	"wails-drop", "compaction-marker", "memory-panel", "models-panel", "documents-e2e", "search-jump", "export-md", "citations",
-	"question-forget", "question-long", "secret", "exfil", "empty-retry", "settings", "documents-embedder",
+	"question-forget", "question-long", "secret", "exfil", "early-words", "empty-retry", "settings", "documents-embedder",
 	"changes-undo",
 	"branch-edit", "branch-regenerate", "continue-killed", "inspector", "batch-review", "evolution", "comfort", "mcp-tool",
 	"skills-settings",

@@ -195,6 +195,9 @@ export class ChatStore {
   private jumps = 0;
   /** Unsent composer text by chat id ('' is the new chat's draft). */
   private drafts = new Map<string, string>();
+  // Counts the user's own choices of what is open (select, new chat, send):
+  // start opens the newest chat only if none came while the list loaded.
+  private choices = 0;
   /** Ids the host itself listed last time. */
   private listed = new Set<string>();
   private loadToken = 0;
@@ -238,6 +241,7 @@ export class ChatStore {
     this.unsubscribeHealth = this.t.subscribeHealth?.((r) => this.onHealth(r)) ?? null;
     const doctor = this.recheck();
     const notes = this.loadNotesFolder();
+    const choicesBefore = this.choices;
     try {
       const list = chats(await this.t.listSessions());
       this.listed = new Set(list.map((s) => s.id));
@@ -245,7 +249,10 @@ export class ChatStore {
     } catch (e) {
       this.error = `Could not load your chats: ${message(e)}`;
     }
-    if (this.sessions.length > 0 && this.activeId === null) await this.select(this.sessions[0].id);
+    // The composer takes words before the list is here: what the user began
+    // in the new chat (typed, sent or opened) is never switched away from.
+    const userBegan = this.choices !== choicesBefore || this.drafts.has('');
+    if (this.sessions.length > 0 && this.activeId === null && !userBegan) await this.show(this.sessions[0].id);
     this.focusRequest++;
     await Promise.all([doctor, notes]);
   }
@@ -364,7 +371,13 @@ export class ChatStore {
     this.windowQuestions = this.windowQuestions.filter((x) => x.id !== q.id);
   }
 
+  /** Opens the chat the user chose (the sidebar, a search hit, a new chat). */
   async select(id: string | null): Promise<void> {
+    this.choices++;
+    await this.show(id);
+  }
+
+  private async show(id: string | null): Promise<void> {
     this.focusRequest++;
     if (id !== this.activeId) {
       // Keyed by seq: meaningless in another chat.
@@ -580,6 +593,7 @@ export class ChatStore {
    */
   async send(text: string, intent: Intent = 'steer'): Promise<boolean> {
     if (!text.trim()) return false;
+    this.choices++;
     const mode: Intent = this.activeId && this.runGoing ? intent : 'follow_up';
     const key = newIdempotencyKey();
     return this.posting(
