@@ -99,6 +99,10 @@ async function open(page, base) {
   await page.goto(LINKS.get(base) ?? base, { waitUntil: 'domcontentloaded' });
   assert(page.url() === `${base}/`, `the link lands on the bare address (the secret leaves the address bar), got ${page.url()}`);
   await $(page, 'composer').waitFor({ timeout: WAIT_MS });
+  // The composer is there before the list of chats: a case starts once the
+  // list came (and the newest chat, if any, was opened), as a user who
+  // waits a moment does; early-words types before it.
+  await page.locator('[data-testid="session-list"][aria-busy="false"]').waitFor({ timeout: WAIT_MS });
   assert((await page.title()) === 'Quire', `page title is "Quire", got "${await page.title()}"`);
 }
 

@@ -195,6 +195,7 @@ describe('ChatStore', () => {
     const c = new ChatStore(h);
     await c.start();
     expect(c.sessions.map((s) => s.title)).toEqual(['Newest', 'Older']);
+    expect(c.listLoaded).toBe(true);
     expect(c.activeId).toBe('new');
     expect(h.eventsCalls).toEqual([['new', 0]]);
     expect(texts(c)).toEqual(['user:hi']);
@@ -233,6 +234,7 @@ describe('ChatStore', () => {
       const { h, release } = slowList();
       const c = new ChatStore(h);
       const started = c.start();
+      expect(c.listLoaded).toBe(false);
       c.keepDraft(null, '/exfil http://x');
       release();
       await started;
@@ -527,6 +529,7 @@ describe('ChatStore', () => {
     await c.start();
     expect(c.error).toBe(`Could not load your chats: ${sentence}`);
     expect(c.sessions).toEqual([]);
+    expect(c.listLoaded).toBe(true); // the failure is said; the list stops waiting
   });
 
   it('an idle send is a follow-up, whatever the composer asked', async () => {

@@ -118,6 +118,8 @@ export class ChatStore {
   loading = $state(false);
   /** Bumped whenever the composer should take focus. */
   focusRequest = $state(0);
+  /** The host's list of chats has come (or failed to): until then the sidebar says nothing of it. */
+  listLoaded = $state(false);
   /** The key of the permission item whose answer is on its way, or null. */
   answering = $state<number | null>(null);
   /** Why the last answer failed, for the permission item with that key. */
@@ -249,6 +251,7 @@ export class ChatStore {
     } catch (e) {
       this.error = `Could not load your chats: ${message(e)}`;
     }
+    this.listLoaded = true;
     // The composer takes words before the list is here: what the user began
     // in the new chat (typed, sent or opened) is never switched away from.
     const userBegan = this.choices !== choicesBefore || this.drafts.has('');

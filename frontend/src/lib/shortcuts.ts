@@ -88,6 +88,15 @@ export function isTextField(el: EventTarget | null): boolean {
   return !['button', 'checkbox', 'radio', 'submit', 'reset', 'range', 'color', 'file'].includes(el.type);
 }
 
+/**
+ * The user is in a text field other than `own`: a focus the app asks for by
+ * itself (a chat opened at start) must not take their typing away.
+ */
+export function typingElsewhere(own: Element, doc: Document = own.ownerDocument): boolean {
+  const at = doc.activeElement;
+  return at !== own && isTextField(at);
+}
+
 export class ShortcutRegistry {
   // Per id, the registrations in order; the last one is in force.
   private readonly byId = new Map<string, Shortcut[]>();
