@@ -124,6 +124,10 @@ type MCPToolSetting struct {
 	Tool     string `json:"tool"` // the server's own name for it
 	Disabled bool   `json:"disabled,omitempty"`
 	Effects  string `json:"effects,omitempty"` // "" = as declared; else kernel/tool's spelling
+	// Pinned is the fingerprint of the tool's declaration (description,
+	// input schema, hints) when the choice was made: a "don't ask" holds
+	// only while the server declares that same tool (mcpclient).
+	Pinned string `json:"pinned,omitempty"`
 }
 
 // withDefaults fills a call deadline nobody set.

@@ -139,7 +139,7 @@ func (m MCPSettings) validate() error {
 		return invalid("mcp.tools", "at most %d MCP tool choices are kept; the settings file has %d", MaxMCPTools, n)
 	}
 	for _, t := range m.Tools {
-		if len(t.Server) > MaxModelName || len(t.Tool) > MaxModelName || len(t.Effects) > MaxModelName {
+		if len(t.Server) > MaxModelName || len(t.Tool) > MaxModelName || len(t.Effects) > MaxModelName || len(t.Pinned) > MaxModelName {
 			return invalid("mcp.tools", "an MCP tool choice names a server, tool or effects longer than %d characters", MaxModelName)
 		}
 	}

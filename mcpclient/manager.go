@@ -428,8 +428,11 @@ func (m *Manager) Restart(ctx context.Context, name string) (protocol.MCPServer,
 
 // SetTool saves the user's choice for one tool. The effects are checked
 // (kernel/tool's spelling); the server need not be running, but it must
-// be configured and, when it has listed its tools, have this one.
+// be configured and, when it has listed its tools, have this one. A
+// "read" (don't ask) is pinned to the tool's declaration as listed, so it
+// needs a listing; offer drops it while the server declares another.
 func (m *Manager) SetTool(ctx context.Context, c protocol.MCPToolChoice) (protocol.MCPServer, error) {
+	readOnly := false // the choice "read": the one that can drop a question
 	if c.Effects != "" {
 		e, err := parseEffects(c.Effects)
 		if err != nil {
@@ -440,18 +443,33 @@ func (m *Manager) SetTool(ctx context.Context, c protocol.MCPToolChoice) (protoc
 			return protocol.MCPServer{}, protocol.Refusef(protocol.ErrBadPayload, ErrBadConfig,
 				"The effects %q would let the tool run with fewer questions in a way Quire cannot show: choose \"read\" (reads only, asked never), a set with write and net (asked first), or leave it empty for the server's own.", c.Effects)
 		}
+		readOnly = e == tool.ReadFs
 	}
 	m.mu.Lock()
 	s, err := m.serverLocked(c.Server)
-	if err == nil && s.listed != nil && !slices.ContainsFunc(s.listed, func(t listedTool) bool { return t.Name == c.Tool }) {
-		err = protocol.Refusef(protocol.ErrNotFound, ErrUnknownTool, "The server %s has no tool %q.", c.Server, c.Tool)
+	pinned := ""
+	if err == nil && s.listed != nil {
+		i := slices.IndexFunc(s.listed, func(t listedTool) bool { return t.Name == c.Tool })
+		if i < 0 {
+			err = protocol.Refusef(protocol.ErrNotFound, ErrUnknownTool, "The server %s has no tool %q.", c.Server, c.Tool)
+		} else {
+			pinned = s.listed[i].declaration
+		}
 	}
 	m.mu.Unlock()
+	if err == nil && readOnly && pinned == "" {
+		// Only a listed tool's declaration can be what the user trusts.
+		err = protocol.Refusef(protocol.ErrConflict, ErrNotRunning,
+			"Start the server %s first: a \"Don't ask\" holds for the tool as its server declares it, and Quire has not seen %q declared yet.", c.Server, c.Tool)
+	}
 	if err != nil {
 		return protocol.MCPServer{}, err
 	}
+	if c.Effects == "" {
+		pinned = ""
+	}
 	m.setMu.Lock()
-	err = m.choices.SetMCPTool(config.MCPToolSetting{Server: c.Server, Tool: c.Tool, Disabled: !c.Enabled, Effects: c.Effects})
+	err = m.choices.SetMCPTool(config.MCPToolSetting{Server: c.Server, Tool: c.Tool, Disabled: !c.Enabled, Effects: c.Effects, Pinned: pinned})
 	if err == nil {
 		settings := m.choices.MCP()
 		m.mu.Lock()

@@ -2,6 +2,8 @@ package mcpclient
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -208,6 +210,29 @@ type listedTool struct {
 	description string
 	notes       []string // what screening removed or cut
 	problem     string   // why the tool cannot be offered
+	// declaration is the fingerprint of what the server declares for it
+	// (declaration): a "don't ask" is pinned to it.
+	declaration string
+}
+
+// declaration fingerprints a tool as its server declares it — name,
+// description, input schema and hints, before any screening, so a change
+// of a hidden character counts too. A "don't ask" the user gave is pinned
+// to it: a server that later rewrites the tool it was given to (a "rug
+// pull": the same name, now told to do something else) is asked about
+// again.
+func declaration(t *mcp.Tool) string {
+	b, err := json.Marshal(struct {
+		Name        string               `json:"name"`
+		Description string               `json:"description"`
+		Input       any                  `json:"input"`
+		Annotations *mcp.ToolAnnotations `json:"annotations"`
+	}{t.Name, t.Description, t.InputSchema, t.Annotations})
+	if err != nil {
+		return "" // matches no pin: the tool is asked about
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
 }
 
 // maxRemoteName bounds a server's own name for a tool (what a choice in
@@ -216,7 +241,7 @@ const maxRemoteName = 128
 
 // prepare reads and checks a listed tool's schema.
 func prepare(server string, t *mcp.Tool) listedTool {
-	lt := listedTool{Tool: t}
+	lt := listedTool{Tool: t, declaration: declaration(t)}
 	if len(t.Name) > maxRemoteName {
 		// Kept short so a status stays small; such a tool is never offered.
 		short := *t
@@ -263,6 +288,10 @@ func prepare(server string, t *mcp.Tool) listedTool {
 	return lt
 }
 
+// ChangedSinceLoosened is the screening note of a tool whose "don't ask"
+// no longer holds.
+const ChangedSinceLoosened = "Its server changed this tool (its description, input or hints) after you chose not to be asked before it: Quire asks again before each call. Choose \"Don't ask\" again if you trust what it says now."
+
 // offer makes one listed tool a Quire tool.
 func (m *Manager) offer(program protocol.MCPServerConfig, lt listedTool, choice config.MCPToolSetting, timeout time.Duration) *mcpTool {
 	server := program.Name
@@ -279,7 +308,11 @@ func (m *Manager) offer(program protocol.MCPServerConfig, lt listedTool, choice 
 		Description: lt.description, Screening: lt.notes, ReadOnly: readOnly, Destructive: destructive,
 		Override: choice.Effects, Enabled: !choice.Disabled}
 	if choice.Effects != "" {
-		if e, err := parseEffects(choice.Effects); err == nil {
+		if e, err := parseEffects(choice.Effects); err == nil && declared&^e != 0 && choice.Pinned != lt.declaration {
+			// A "don't ask" given to another declaration of this tool.
+			info.Override = ""
+			info.Screening = append(slices.Clone(info.Screening), ChangedSinceLoosened)
+		} else if err == nil {
 			effects = e
 			info.Loosened = declared&^e != 0
 		} else {
