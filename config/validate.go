@@ -140,7 +140,7 @@ func (m MCPSettings) validate() error {
 	}
 	for _, t := range m.Tools {
 		if len(t.Server) > MaxModelName || len(t.Tool) > MaxModelName || len(t.Effects) > MaxModelName || len(t.Pinned) > MaxModelName {
-			return invalid("mcp.tools", "an MCP tool choice names a server, tool or effects longer than %d characters", MaxModelName)
+			return invalid("mcp.tools", "an MCP tool choice names a server, tool, effects or pin longer than %d characters", MaxModelName)
 		}
 	}
 	return nil

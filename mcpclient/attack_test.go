@@ -53,23 +53,13 @@ func settled(t *testing.T, m *mcpclient.Manager, name string) protocol.MCPServer
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), mcptest.Patience)
 	defer cancel()
-	changes := m.Watch(ctx)
-	list, err := m.Servers(ctx)
+	s, err := mcptest.WaitFor(ctx, m, name, "running or failed", func(s protocol.MCPServer) bool {
+		return s.State == protocol.MCPRunning || s.State == protocol.MCPFailed
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range list.Servers {
-		if s.Config.Name == name && (s.State == protocol.MCPRunning || s.State == protocol.MCPFailed) {
-			return s
-		}
-	}
-	for s := range changes {
-		if s.Config.Name == name && (s.State == protocol.MCPRunning || s.State == protocol.MCPFailed) {
-			return s
-		}
-	}
-	t.Fatalf("the server %s neither ran nor failed within the patience", name)
-	return protocol.MCPServer{}
+	return s
 }
 
 // An HTTP server's configured headers (a token, often) go to its own

@@ -465,9 +465,6 @@ func (m *Manager) SetTool(ctx context.Context, c protocol.MCPToolChoice) (protoc
 	if err != nil {
 		return protocol.MCPServer{}, err
 	}
-	if c.Effects == "" {
-		pinned = ""
-	}
 	m.setMu.Lock()
 	err = m.choices.SetMCPTool(config.MCPToolSetting{Server: c.Server, Tool: c.Tool, Disabled: !c.Enabled, Effects: c.Effects, Pinned: pinned})
 	if err == nil {

@@ -58,34 +58,14 @@ func until(t *testing.T, m *mcpclient.Manager, what string, ok func(protocol.MCP
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), mcptest.Patience)
 	defer cancel()
-	changes := m.Watch(ctx)
-	list, err := m.Servers(ctx)
+	file := func(s protocol.MCPServer) int {
+		return slices.IndexFunc(s.Tools, func(x protocol.MCPTool) bool { return x.Tool == "file" && ok(x) })
+	}
+	s, err := mcptest.WaitFor(ctx, m, "rug", "a server whose tool file is "+what, func(s protocol.MCPServer) bool { return file(s) >= 0 })
 	if err != nil {
 		t.Fatal(err)
 	}
-	find := func(s protocol.MCPServer) (protocol.MCPTool, bool) {
-		if s.Config.Name != "rug" {
-			return protocol.MCPTool{}, false
-		}
-		for _, x := range s.Tools {
-			if x.Tool == "file" && ok(x) {
-				return x, true
-			}
-		}
-		return protocol.MCPTool{}, false
-	}
-	for _, s := range list.Servers {
-		if x, found := find(s); found {
-			return x
-		}
-	}
-	for s := range changes {
-		if x, found := find(s); found {
-			return x
-		}
-	}
-	t.Fatalf("rug's tool file never was %s (waited %s)", what, mcptest.Patience)
-	return protocol.MCPTool{}
+	return s.Tools[file(s)]
 }
 
 // offered is the effects of rug__file as a run is offered it now.

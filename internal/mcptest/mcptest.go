@@ -307,6 +307,13 @@ func WaitState(t testing.TB, m Watcher, name, state string) protocol.MCPServer {
 // name is in state, and returns it; when ctx ends first the error names
 // the last state seen (the eval set's waits, which have no testing.TB).
 func Wait(ctx context.Context, m Watcher, name, state string) (protocol.MCPServer, error) {
+	return WaitFor(ctx, m, name, state, func(s protocol.MCPServer) bool { return s.State == state })
+}
+
+// WaitFor waits, on the manager's own change feed, until the server named
+// name is as ok says (what, in words, for the error), and returns it;
+// when ctx ends first the error names the last state seen.
+func WaitFor(ctx context.Context, m Watcher, name, what string, ok func(protocol.MCPServer) bool) (protocol.MCPServer, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	changes := m.Watch(ctx) // before the look, so no change falls between
@@ -315,22 +322,22 @@ func Wait(ctx context.Context, m Watcher, name, state string) (protocol.MCPServe
 		return protocol.MCPServer{}, err
 	}
 	last := "not configured"
+	seen := func(s protocol.MCPServer) bool {
+		if s.Config.Name != name {
+			return false
+		}
+		last = s.State + ": " + s.Reason
+		return ok(s)
+	}
 	for _, s := range list.Servers {
-		if s.Config.Name == name {
-			if s.State == state {
-				return s, nil
-			}
-			last = s.State + ": " + s.Reason
+		if seen(s) {
+			return s, nil
 		}
 	}
 	for s := range changes {
-		if s.Config.Name != name {
-			continue
-		}
-		if s.State == state {
+		if seen(s) {
 			return s, nil
 		}
-		last = s.State + ": " + s.Reason
 	}
-	return protocol.MCPServer{}, fmt.Errorf("the MCP server %s did not become %s (last: %s): %w", name, state, last, context.Cause(ctx))
+	return protocol.MCPServer{}, fmt.Errorf("the MCP server %s did not become %s (last: %s): %w", name, what, last, context.Cause(ctx))
 }

@@ -92,8 +92,8 @@ export function isTextField(el: EventTarget | null): boolean {
  * The user is in a text field other than `own`: a focus the app asks for by
  * itself (a chat opened at start) must not take their typing away.
  */
-export function typingElsewhere(own: Element, doc: Document = own.ownerDocument): boolean {
-  const at = doc.activeElement;
+export function typingElsewhere(own: Element): boolean {
+  const at = own.ownerDocument.activeElement;
   return at !== own && isTextField(at);
 }
 
