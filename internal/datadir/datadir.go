@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -104,6 +105,18 @@ func (e *InUseError) Error() string {
 
 func (e *InUseError) Unwrap() error { return ErrInUse }
 
+// ErrLink: a file Quire keeps in the data folder is a symbolic link, which
+// it never follows.
+var ErrLink = errors.New("is a symbolic link, which Quire never follows in its data folder: remove it")
+
+// linkErr names ErrLink for an open that O_NOFOLLOW refused.
+func linkErr(err error) error {
+	if errors.Is(err, syscall.ELOOP) {
+		return fmt.Errorf("%w (%w)", ErrLink, err)
+	}
+	return err
+}
+
 // SocketPath is the local channel's address in dir.
 func SocketPath(dir string) string { return filepath.Join(dir, SocketFile) }
 
@@ -120,9 +133,11 @@ type Lock struct {
 // naming the process that holds it. It never waits for the holder.
 func Acquire(dir string, h Holder) (*Lock, error) {
 	path := filepath.Join(dir, LockFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	// Never through a link: one planted in the folder (a synced or restored
+	// folder) would have the record written over whatever it names.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open the lock file %s: %w", path, err)
+		return nil, fmt.Errorf("cannot open the lock file %s: %w", path, linkErr(err))
 	}
 	held, err := tryLock(f)
 	if err != nil {
@@ -149,7 +164,8 @@ func Acquire(dir string, h Holder) (*Lock, error) {
 // that starts at that moment see the folder as taken. Elsewhere it takes
 // the lock for a moment to find out.
 func Held(dir string) (h Holder, ok bool, err error) {
-	f, err := os.Open(filepath.Join(dir, LockFile))
+	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDONLY|noFollow, 0)
+	err = linkErr(err)
 	if errors.Is(err, os.ErrNotExist) {
 		return Holder{}, false, nil
 	}

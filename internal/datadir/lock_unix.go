@@ -9,6 +9,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// noFollow makes an open refuse a symbolic link (ELOOP) rather than
+// follow it.
+const noFollow = unix.O_NOFOLLOW
+
 // tryLock takes an exclusive flock(2) on f without waiting; held is false
 // when another open file holds it. The lock belongs to the open file, so
 // it goes when the file is closed or the process dies.
