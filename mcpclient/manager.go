@@ -93,8 +93,12 @@ type Manager struct {
 	// kept are mcp.json's entries not taken (refused, or past
 	// MCPMaxServers), as written: each save writes them back, so a change
 	// made in Quire loses none of the user's file.
-	kept   map[string]json.RawMessage
-	closed bool
+	kept map[string]json.RawMessage
+	// cautious is, per server and tool, the most a server has declared
+	// the tool to do since Quire started (remember): a later declaration
+	// can add to it, never take from it — only the user loosens a tool.
+	cautious map[[2]string]caution
+	closed   bool
 }
 
 // server is one configured server and its current connection.
@@ -127,7 +131,8 @@ type server struct {
 // the user fixes it.
 func New(dataDir string, choices Choices, log *slog.Logger, opts ...Option) *Manager {
 	m := &Manager{path: filepath.Join(dataDir, File), choices: choices, log: log, now: time.Now,
-		initTimeout: protocol.MCPInitSeconds * time.Second, servers: map[string]*server{}, tokens: quarterOfJSON}
+		initTimeout: protocol.MCPInitSeconds * time.Second, servers: map[string]*server{}, tokens: quarterOfJSON,
+		cautious: map[[2]string]caution{}}
 	for _, o := range opts {
 		o(m)
 	}
@@ -652,6 +657,7 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 	}
 	init := cs.InitializeResult()
 	s.session, s.child, s.listed, s.leftOff = cs, child, listed, leftOff
+	m.rememberLocked(cfg.Name, listed)
 	m.changedLocked()
 	if init != nil {
 		s.proto = init.ProtocolVersion
@@ -730,6 +736,7 @@ func (m *Manager) relist(s *server, cs *mcp.ClientSession, gen int, name string)
 			m.log.Warn("mcp server's changed tools could not be listed; the earlier list stays", "server", name, "err", err)
 		} else {
 			s.listed, s.leftOff = listed, leftOff
+			m.rememberLocked(name, listed)
 			m.changedLocked()
 			m.watch.publish(m.statusLocked(s, m.offersLocked()[name]))
 		}
