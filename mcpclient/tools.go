@@ -365,7 +365,7 @@ func (m *Manager) offer(program protocol.MCPServerConfig, lt listedTool, choice 
 		info.Description = "A tool of the MCP server " + server + "."
 	}
 	// The status shows the description exactly as the model gets it.
-	spec := tool.Spec{Name: info.Name, Description: info.Description, Effects: effects, Idempotency: tool.Unsafe, Timeout: timeout, Parameters: lt.params}
+	spec := tool.Spec{Name: info.Name, Description: info.Description, Effects: effects, Idempotency: tool.Unsafe, Timeout: timeout, Parameters: lt.params, Foreign: true}
 	if info.Problem == "" {
 		info.Problem = lt.problem
 	}

@@ -177,6 +177,9 @@ type ToolDecl struct {
 	// Granted are effects the user let this tool have without asking when
 	// the run opened (tool.Spec.Granted), so a replay decides the same.
 	Granted uint8 `json:"granted,omitempty"`
+	// Foreign: the declaration was written outside Quire, by an MCP
+	// server (tool.Spec.Foreign).
+	Foreign bool `json:"foreign,omitempty"`
 }
 
 // Limits are the guardrails of a run (seed 002 decision 11).

@@ -314,7 +314,7 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 	for _, sp := range tools.Visible(s.Layers...) {
 		caps.Tools = append(caps.Tools, event.ToolDecl{Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters,
 			Effects: uint8(sp.Effects), Idempotency: string(sp.Idempotency), TimeoutNS: int64(sp.Timeout), Parallel: sp.Parallel,
-			Granted: uint8(sp.Granted)})
+			Granted: uint8(sp.Granted), Foreign: sp.Foreign})
 	}
 	r.withholdTools(ctx, caps)
 	r.capContext(ctx, caps)

@@ -2180,6 +2180,11 @@ export interface ToolDecl {
    * the run opened (tool.Spec.Granted), so a replay decides the same.
    */
   granted?: number;
+  /**
+   * Foreign: the declaration was written outside Quire, by an MCP
+   * server (tool.Spec.Foreign).
+   */
+  foreign?: boolean;
 }
 
 /** Usage is what the model reported for one step. */
