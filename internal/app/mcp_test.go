@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -413,5 +414,29 @@ func TestMCPDeclarationsLiftTheRememberGrant(t *testing.T) {
 	}
 	if ref := o.refused(t, session); len(ref) != 1 || ref[0].Status != "denied" || ref[0].Name != "remember" {
 		t.Errorf("refused %+v, want the remember call asked and denied", ref)
+	}
+}
+
+// A run asked for the moment Quire opened the folder (`quire run` as the
+// owner) waits until its MCP servers answered or failed: the model is
+// offered a stdio server's tools in its first request and a call to one
+// runs; the wait is stated in the run's capability snapshot.
+func TestARunWaitsForItsMCPServersToStart(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(mcpCall("c1", "garden__echo", `{"text":"hello"}`), ollamatest.Turn{Content: []string{"It said hello."}})
+	dir := t.TempDir()
+	writeMCPJSON(t, dir, mcptest.Stdio(t, "garden", filepath.Join(dir, "record.txt")))
+	o := openMCPOwner(t, fake, dir, 0, true)
+	session := o.say(t, "", "echo hello", 1) // no wait for the server first
+	if got := toolsOffered(fake.Requests()[0]); !strings.Contains(got, "garden__echo") {
+		t.Errorf("the first request offers %q, without the server's tools", got)
+	}
+	if res := o.results(t, session); len(res) != 1 || res[0].Content != "echo: hello" {
+		t.Errorf("results %+v, want the echo", res)
+	}
+	ins := payloads[event.InputReceivedPayload](t, o, session, event.InputReceived)
+	if len(ins) == 0 || ins[0].Caps == nil || !slices.Equal(ins[0].Caps.ToolsWaited, []string{"garden"}) || len(ins[0].Caps.ToolsStarting) != 0 {
+		t.Errorf("the run's snapshot does not say it waited for garden: %+v", ins)
 	}
 }

@@ -2071,6 +2071,14 @@ export interface Capabilities {
   withheld?: string[];
   toolModels?: string[];
   /**
+   * ToolsWaited names the tool sources (MCP servers) that were still
+   * starting when the run was asked for: it waited, bounded, until they
+   * answered or failed. ToolsStarting names those still starting when
+   * the wait ended, whose tools the run is not offered.
+   */
+  toolsWaited?: string[];
+  toolsStarting?: string[];
+  /**
    * Temperature and Think are the sampling options the user chose in
    * Settings (unset: the model's own defaults), and AboutYou the text of
    * "what Quire should know about you" the system text was assembled
