@@ -5,6 +5,7 @@ package datadir
 import (
 	"errors"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -29,4 +30,11 @@ func tryLock(f *os.File) (held bool, err error) {
 		}
 		return false, err
 	}
+}
+
+// ownedByMe says whether the file st describes belongs to this process's
+// user.
+func ownedByMe(st os.FileInfo) bool {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	return ok && int(sys.Uid) == os.Getuid()
 }
