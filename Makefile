@@ -6,6 +6,12 @@ SHELL := /bin/bash
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GO ?= go
+# The Go release every step builds, tests and scans with: the go command
+# fetches it from the Go module proxy on first use (a machine's own Go
+# ignores go.mod's version for that). Move it when `make vulncheck` names
+# a newer release that fixes a called standard-library vulnerability.
+# .ci/run and the README name the same release.
+export GOTOOLCHAIN := go1.27.3
 GOFLAGS_DESKTOP := -tags desktop,production,webkit2_41 -ldflags "-w -s"
 APP := build/bin/quire
 
@@ -61,7 +67,7 @@ frontend: frontend/node_modules/.package-lock.json
 # staticcheck, pinned: installed from the Go module proxy on first use, into
 # a folder named by its version so a change of version installs anew.
 STATICCHECK_VERSION := v0.8.2
-STATICCHECK := $(CURDIR)/build/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
+STATICCHECK := $(CURDIR)/build/tools/staticcheck-$(STATICCHECK_VERSION)-$(GOTOOLCHAIN)/staticcheck
 
 $(STATICCHECK):
 	GOBIN=$(dir $@) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
@@ -70,12 +76,14 @@ $(STATICCHECK):
 # module at a pinned version, fetched through the Go module proxy (the only
 # registry CI reaches; vuln.go.dev is not reachable) and indexed locally with
 # its own indexdb. internal/vulnpolicy decides what fails: a called
-# vulnerability that a go.mod move fixes. When the tools or the database
+# vulnerability that a go.mod move, or a newer Go release (GOTOOLCHAIN
+# above), fixes. The tools are built with that release, in folders named
+# by it, so a move of GOTOOLCHAIN builds them anew. When the tools or the database
 # cannot be fetched the step says SKIPPED and checks nothing; it never fails
 # the build for that. Move VULNDB_VERSION forward to see newer advisories.
 GOVULNCHECK_VERSION := v1.9.0
 VULNDB_VERSION := v0.0.0-20261105234957-e22db6528018
-VULNTOOLS := $(CURDIR)/build/tools/govulncheck-$(GOVULNCHECK_VERSION)
+VULNTOOLS := $(CURDIR)/build/tools/govulncheck-$(GOVULNCHECK_VERSION)-$(GOTOOLCHAIN)
 VULNDB := $(CURDIR)/build/tools/vulndb-$(VULNDB_VERSION)
 
 $(VULNTOOLS)/govulncheck:

@@ -1633,6 +1633,71 @@ func TestChatInLineMode(t *testing.T) {
 	}
 }
 
+// A piped `quire chat` whose input ends while a question is open answers
+// it no, says so, and exits once the reply has ended (it waited on the
+// question until killed): nothing is written.
+func TestChatInLineModeAnswersNoAtTheEndOfInput(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	data, notes := t.TempDir(), t.TempDir()
+	fake.Script(
+		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{Name: "create_note", Arguments: []byte(`{"path":"plan.md","content":"# Plan\n"}`)}}},
+		ollamatest.Turn{Content: []string{"I did not make it."}},
+	)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "chat", "-data-dir", data, "-ollama-host", fake.URL(), "-notes-dir", notes)
+	cmd.Env = append(os.Environ(), "QUIRE_BENCH_AS_MAIN=1")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	bound := time.AfterFunc(testkit.Patience, func() { cmd.Process.Kill() })
+	defer bound.Stop()
+	var said bytes.Buffer
+	buf := make([]byte, 4096)
+	for !strings.Contains(said.String(), "/help for commands.") {
+		k, err := out.Read(buf)
+		said.Write(buf[:k])
+		if err != nil {
+			t.Fatalf("the output ended before the conversation opened: %q (%v)", said.String(), err)
+		}
+		if strings.Contains(said.String(), "/help for commands.") {
+			in.Write([]byte("make a plan\n"))
+		}
+	}
+	for !strings.Contains(said.String(), "Allow? [y/n]") {
+		k, err := out.Read(buf)
+		said.Write(buf[:k])
+		if err != nil {
+			t.Fatalf("the output ended before the question: %q (%v)", said.String(), err)
+		}
+	}
+	in.Close()
+	rest, _ := io.ReadAll(out)
+	said.Write(rest)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("quire chat: %v\n%s", err, said.String())
+	}
+	for _, want := range []string{"answered no: the input ended", "quire › I did not make it."} {
+		if !strings.Contains(said.String(), want) {
+			t.Errorf("the output lacks %q:\n%s", want, said.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(notes, "plan.md")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("plan.md was written without a yes: %v", err)
+	}
+}
+
 // While `quire index` (or another terminal) owns the folder, `quire run`
 // and `quire chat` cannot go through it: they say who holds it and what to
 // do, and touch nothing.

@@ -54,6 +54,12 @@ func WithClock(now func() time.Time) Option { return func(m *Manager) { m.now = 
 // quarter of its JSON.
 func WithTokens(count func(tool.Spec) int) Option { return func(m *Manager) { m.tokens = count } }
 
+// ReadOnly opens the servers to look at, for a process that only reads
+// the data folder (`quire mcp list` with no Quire running): no server is
+// started and every change (Put, Import, Remove, Start, SetTool) is
+// refused with ErrReadOnly, so nothing is run and nothing is written.
+func ReadOnly() Option { return func(m *Manager) { m.readOnly = true } }
+
 // WithInitTimeout sets the handshake's deadline (default
 // protocol.MCPInitSeconds).
 func WithInitTimeout(d time.Duration) Option { return func(m *Manager) { m.initTimeout = d } }
@@ -93,8 +99,13 @@ type Manager struct {
 	// kept are mcp.json's entries not taken (refused, or past
 	// MCPMaxServers), as written: each save writes them back, so a change
 	// made in Quire loses none of the user's file.
-	kept   map[string]json.RawMessage
-	closed bool
+	kept map[string]json.RawMessage
+	// cautious is, per server and tool, the most a server has declared
+	// the tool to do since Quire started (remember): a later declaration
+	// can add to it, never take from it — only the user loosens a tool.
+	cautious map[[2]string]caution
+	readOnly bool // ReadOnly: nothing starts, nothing changes
+	closed   bool
 }
 
 // server is one configured server and its current connection.
@@ -127,7 +138,8 @@ type server struct {
 // the user fixes it.
 func New(dataDir string, choices Choices, log *slog.Logger, opts ...Option) *Manager {
 	m := &Manager{path: filepath.Join(dataDir, File), choices: choices, log: log, now: time.Now,
-		initTimeout: protocol.MCPInitSeconds * time.Second, servers: map[string]*server{}, tokens: quarterOfJSON}
+		initTimeout: protocol.MCPInitSeconds * time.Second, servers: map[string]*server{}, tokens: quarterOfJSON,
+		cautious: map[[2]string]caution{}}
 	for _, o := range opts {
 		o(m)
 	}
@@ -159,9 +171,12 @@ func New(dataDir string, choices Choices, log *slog.Logger, opts ...Option) *Man
 		m.servers[a.cfg.Name] = &server{cfg: a.cfg, connect: a.connect, state: protocol.MCPStopped, since: m.now(), stderr: newTail(protocol.MCPStderrBytes)}
 	}
 	for _, s := range m.servers {
-		if s.cfg.Enabled {
+		switch {
+		case m.readOnly:
+			s.reason = "Not started: this look at the servers only reads. Its tools show while the Quire window or `quire serve` runs."
+		case s.cfg.Enabled:
 			m.startLocked(s)
-		} else {
+		default:
 			s.reason = "Turned off: start it to offer its tools."
 		}
 	}
@@ -390,8 +405,12 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 func (m *Manager) Start(ctx context.Context, name string) (protocol.MCPServer, error) {
 	m.mu.Lock()
 	s, err := m.serverLocked(name)
-	if err == nil && m.closed {
+	switch {
+	case err != nil:
+	case m.closed:
 		err = ErrClosed
+	case m.readOnly:
+		err = m.writableLocked()
 	}
 	if err != nil {
 		m.mu.Unlock()
@@ -432,6 +451,12 @@ func (m *Manager) Restart(ctx context.Context, name string) (protocol.MCPServer,
 // "read" (don't ask) is pinned to the tool's declaration as listed, so it
 // needs a listing; offer drops it while the server declares another.
 func (m *Manager) SetTool(ctx context.Context, c protocol.MCPToolChoice) (protocol.MCPServer, error) {
+	m.mu.Lock()
+	err := m.writableLocked()
+	m.mu.Unlock()
+	if err != nil {
+		return protocol.MCPServer{}, err
+	}
 	readOnly := false // the choice "read": the one that can drop a question
 	if c.Effects != "" {
 		e, err := parseEffects(c.Effects)
@@ -522,6 +547,9 @@ func (m *Manager) serverLocked(name string) (*server, error) {
 func (m *Manager) writableLocked() error {
 	if m.closed {
 		return ErrClosed
+	}
+	if m.readOnly {
+		return protocol.Refusef(protocol.ErrConflict, ErrReadOnly, "This look at the MCP servers only reads (no Quire runs on this data folder): change them in the Quire window, `quire serve` or `quire mcp add`/`remove`.")
 	}
 	if m.problem != "" {
 		return protocol.Refusef(protocol.ErrConflict, ErrBadConfig, "%s", m.problem)
@@ -652,6 +680,7 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 	}
 	init := cs.InitializeResult()
 	s.session, s.child, s.listed, s.leftOff = cs, child, listed, leftOff
+	m.rememberLocked(cfg.Name, listed)
 	m.changedLocked()
 	if init != nil {
 		s.proto = init.ProtocolVersion
@@ -730,6 +759,7 @@ func (m *Manager) relist(s *server, cs *mcp.ClientSession, gen int, name string)
 			m.log.Warn("mcp server's changed tools could not be listed; the earlier list stays", "server", name, "err", err)
 		} else {
 			s.listed, s.leftOff = listed, leftOff
+			m.rememberLocked(name, listed)
 			m.changedLocked()
 			m.watch.publish(m.statusLocked(s, m.offersLocked()[name]))
 		}

@@ -570,3 +570,44 @@ func TestAnHTTPServersRedirectIsNotFollowed(t *testing.T) {
 		t.Fatal("the redirect was followed with the server's headers")
 	}
 }
+
+// A manager opened ReadOnly (a Reader's: `quire mcp list` with no Quire
+// running) starts no server and refuses every change, writing nothing.
+func TestAReadOnlyManagerRunsAndChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	writer := mcpclient.New(dir, config.NewStore(config.Config{DataDir: dir}), slog.New(slog.DiscardHandler))
+	cfg := mcptest.Stdio(t, "garden", filepath.Join(dir, "record.txt"))
+	cfg.Enabled = false
+	if _, err := writer.Put(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	writer.Close()
+	before, err := os.ReadFile(filepath.Join(dir, mcpclient.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mcpclient.New(dir, config.NewStore(config.Config{DataDir: dir}), slog.New(slog.DiscardHandler), mcpclient.ReadOnly())
+	t.Cleanup(m.Close)
+	cfg.Enabled = true
+	for name, change := range map[string]func() error{
+		"put":    func() error { _, err := m.Put(t.Context(), cfg); return err },
+		"import": func() error { _, err := m.Import(t.Context(), `{"mcpServers":{"x":{"command":"true"}}}`); return err },
+		"remove": func() error { return m.Remove(t.Context(), "garden") },
+		"start":  func() error { _, err := m.Start(t.Context(), "garden"); return err },
+		"set tool": func() error {
+			_, err := m.SetTool(t.Context(), protocol.MCPToolChoice{Server: "garden", Tool: "echo"})
+			return err
+		},
+	} {
+		if err := change(); !errors.Is(err, mcpclient.ErrReadOnly) {
+			t.Errorf("%s on a read-only manager: %v, want ErrReadOnly", name, err)
+		}
+	}
+	list, err := m.Servers(t.Context())
+	if err != nil || len(list.Servers) != 1 || list.Servers[0].State != protocol.MCPStopped || list.Servers[0].PID != 0 {
+		t.Errorf("the read-only list: %+v %v", list, err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, mcpclient.File)); string(after) != string(before) {
+		t.Errorf("mcp.json changed:\n%s\nwas\n%s", after, before)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -163,5 +164,53 @@ func TestADontAskNeedsTheToolListed(t *testing.T) {
 		if _, err := m.SetTool(t.Context(), protocol.MCPToolChoice{Server: "rug", Tool: "file", Enabled: true, Effects: effects}); err != nil {
 			t.Errorf("%q with the server stopped: %v", effects, err)
 		}
+	}
+}
+
+// A server cannot make its own tool stop asking: a real stdio server
+// whose destructive tool record is re-declared readOnlyHint: true
+// mid-session (tools/list_changed) keeps record asked before each call,
+// and Settings says why; only the user's "Don't ask" loosens it.
+func TestAServerCannotLoosenItsOwnTool(t *testing.T) {
+	m, _, dir := open(t)
+	cfg := mcptest.Stdio(t, "turncoat", filepath.Join(dir, "record.txt"))
+	cfg.Env[mcptest.RelabelEnv] = "1"
+	if _, err := m.Put(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	s := mcptest.WaitState(t, m, "turncoat", protocol.MCPRunning)
+	asked := tool.WriteFs | tool.Net
+	if x := statusTool(t, s, mcptest.Record); x.Effects != asked.String() {
+		t.Fatalf("record before the relabel: %+v", x)
+	}
+	if res := call(t, toolNamed(t, m.Tools(), "turncoat__"+mcptest.Relabel), `{}`); res.Content != "relabelled" {
+		t.Fatalf("relabel: %+v", res)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), mcptest.Patience)
+	defer cancel()
+	s, err := mcptest.WaitFor(ctx, m, "turncoat", "record re-declared read-only", func(s protocol.MCPServer) bool {
+		i := slices.IndexFunc(s.Tools, func(x protocol.MCPTool) bool { return x.Tool == mcptest.Record })
+		return i >= 0 && (s.Tools[i].Effects != asked.String() || slices.Contains(s.Tools[i].Screening, mcpclient.DeclaredLessCautious))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := statusTool(t, s, mcptest.Record)
+	if x.Effects != asked.String() || x.ReadOnly || !x.Destructive {
+		t.Errorf("record re-declared read-only: effects %q, read-only %v, destructive %v; want %q, as first declared", x.Effects, x.ReadOnly, x.Destructive, asked)
+	}
+	if !slices.Contains(x.Screening, mcpclient.DeclaredLessCautious) {
+		t.Errorf("Settings does not say why it still asks: %q", x.Screening)
+	}
+	if got := toolNamed(t, m.Tools(), "turncoat__"+mcptest.Record).Spec().Effects; got != asked {
+		t.Errorf("the next run is offered record with %s, want %s (asked)", got, asked)
+	}
+
+	// The user can still choose, on what the server says now.
+	if _, err := m.SetTool(t.Context(), protocol.MCPToolChoice{Server: "turncoat", Tool: mcptest.Record, Enabled: true, Effects: "read"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := toolNamed(t, m.Tools(), "turncoat__"+mcptest.Record).Spec().Effects; got != tool.ReadFs {
+		t.Errorf("after the user's don't ask: %s, want read", got)
 	}
 }

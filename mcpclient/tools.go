@@ -292,21 +292,62 @@ func prepare(server string, t *mcp.Tool) listedTool {
 // no longer holds.
 const ChangedSinceLoosened = "Its server changed this tool (its description, input or hints) after you chose not to be asked before it: Quire asks again before each call. Choose \"Don't ask\" again if you trust what it says now."
 
+// DeclaredLessCautious is the screening note of a tool whose server now
+// declares it to do less (read-only, not destructive) than it declared
+// before: the earlier declaration holds.
+const DeclaredLessCautious = "Its server now declares this tool safer (read-only or not destructive) than it did before: Quire keeps to the earlier declaration and asks before each call. Choose \"Don't ask\" if you trust what it says now."
+
+// caution is what a server declares a tool to do, from its hints.
+type caution struct {
+	effects     tool.Effect
+	destructive bool
+}
+
+// hinted reads a tool's hints: readOnlyHint is read, anything else
+// write+net; the spec's default for destructiveHint is true, when not
+// read-only.
+func hinted(ann *mcp.ToolAnnotations) caution {
+	if ann != nil && ann.ReadOnlyHint {
+		return caution{effects: tool.ReadFs}
+	}
+	return caution{effects: tool.WriteFs | tool.Net, destructive: ann == nil || ann.DestructiveHint == nil || *ann.DestructiveHint}
+}
+
+// rememberLocked adds what server's listing declares to what Quire has
+// seen it declare. A hint is the server's word, and the server is what a
+// question guards against: one that declared a tool destructive (asked,
+// refused) and then re-declares it readOnlyHint: true would otherwise
+// have it run unasked from the next run on. Only the user's "Don't ask"
+// loosens a tool. Kept for the manager's life (the process's), across
+// restarts of the server.
+func (m *Manager) rememberLocked(server string, listed []listedTool) {
+	for _, lt := range listed {
+		k := [2]string{server, lt.Name}
+		c, now := m.cautious[k], hinted(lt.Annotations)
+		c.effects |= now.effects
+		if c.effects != tool.ReadFs {
+			c.effects &^= tool.ReadFs // write+net, as an undeclared tool's
+		}
+		m.cautious[k] = caution{effects: c.effects, destructive: c.destructive || now.destructive}
+	}
+}
+
 // offer makes one listed tool a Quire tool.
 func (m *Manager) offer(program protocol.MCPServerConfig, lt listedTool, choice config.MCPToolSetting, timeout time.Duration) *mcpTool {
 	server := program.Name
-	ann := lt.Annotations
-	readOnly := ann != nil && ann.ReadOnlyHint
-	// The spec's default for destructiveHint is true, when not read-only.
-	destructive := !readOnly && (ann == nil || ann.DestructiveHint == nil || *ann.DestructiveHint)
-	declared := tool.WriteFs | tool.Net
-	if readOnly {
-		declared = tool.ReadFs
+	now := hinted(lt.Annotations)
+	was, seen := m.cautious[[2]string{server, lt.Name}]
+	if !seen {
+		was = now
+	}
+	info := protocol.MCPTool{Name: toolName(server, lt.Name), Server: server, Tool: lt.Name,
+		Description: lt.description, Screening: lt.notes, ReadOnly: was.effects == tool.ReadFs, Destructive: was.destructive,
+		Override: choice.Effects, Enabled: !choice.Disabled}
+	declared := was.effects
+	if was.effects&^now.effects != 0 || was.destructive && !now.destructive {
+		info.Screening = append(slices.Clone(info.Screening), DeclaredLessCautious)
 	}
 	effects := declared
-	info := protocol.MCPTool{Name: toolName(server, lt.Name), Server: server, Tool: lt.Name,
-		Description: lt.description, Screening: lt.notes, ReadOnly: readOnly, Destructive: destructive,
-		Override: choice.Effects, Enabled: !choice.Disabled}
 	if choice.Effects != "" {
 		if e, err := parseEffects(choice.Effects); err == nil && declared&^e != 0 && choice.Pinned != lt.declaration {
 			// A "don't ask" given to another declaration of this tool.
@@ -324,7 +365,7 @@ func (m *Manager) offer(program protocol.MCPServerConfig, lt listedTool, choice 
 		info.Description = "A tool of the MCP server " + server + "."
 	}
 	// The status shows the description exactly as the model gets it.
-	spec := tool.Spec{Name: info.Name, Description: info.Description, Effects: effects, Idempotency: tool.Unsafe, Timeout: timeout, Parameters: lt.params}
+	spec := tool.Spec{Name: info.Name, Description: info.Description, Effects: effects, Idempotency: tool.Unsafe, Timeout: timeout, Parameters: lt.params, Foreign: true}
 	if info.Problem == "" {
 		info.Problem = lt.problem
 	}

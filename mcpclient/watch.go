@@ -39,3 +39,35 @@ func (ws *watchers) watch(ctx context.Context) <-chan protocol.MCPServer {
 		ws.mu.Unlock()
 	})
 }
+
+// Settle waits until no server is starting (each answered or failed: a
+// start is bounded by the handshake's deadline), or ctx ends. waited names
+// the servers starting when it was called, starting those still starting
+// when it returns. The runtime calls it before it freezes a run's tools
+// (runtime.ToolSettler), so a run asked for just after Quire started is
+// offered the servers' tools rather than frozen without them.
+func (m *Manager) Settle(ctx context.Context) (waited, starting []string) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	changes := m.watch.watch(ctx) // before the look, so no change falls between
+	startingNow := func() []string {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		var names []string
+		for _, name := range m.namesLocked() {
+			if m.servers[name].state == protocol.MCPStarting {
+				names = append(names, name)
+			}
+		}
+		return names
+	}
+	waited = startingNow()
+	starting = waited
+	for len(starting) > 0 {
+		if _, ok := <-changes; !ok {
+			return waited, startingNow() // ctx ended
+		}
+		starting = startingNow()
+	}
+	return waited, nil
+}

@@ -145,23 +145,31 @@ anything only about this one task, and guesses. Use empty lists when nothing is 
 // maxTranscript bounds the conversation the proposer reads (characters).
 const maxTranscript = 6000
 
-// readContent reports whether the session has had a result from a tool
-// that reads (ReadFs, as the run's frozen capabilities declare it): a
-// document's or a note's text is then in the conversation, and a proposal
-// drawn from it may be that text's, not the user's. The kernel folds the
-// same fact for its permission decision (core.Model.Read).
+// readContent reports whether the conversation holds text the user did
+// not write: a result from a tool that reads or reaches the network
+// (ReadFs or Net, as the run's frozen capabilities declare it), a run that
+// offered an MCP server's declaration, or a read inherited by a branch. A
+// proposal drawn from it may be that text's, not the user's. The kernel
+// folds the same fact for its permission decision (core.Model.Read).
 func readContent(evs []event.Event) bool {
 	effects := map[string]tool.Effect{}
 	for _, e := range evs {
 		switch e.Type {
 		case event.InputReceived:
 			if in, err := event.As[event.InputReceivedPayload](e); err == nil && in.Caps != nil {
+				if in.Caps.Read {
+					return true // the history a branch inherits was read
+				}
 				for _, d := range in.Caps.Tools {
+					if d.Foreign {
+						return true // an MCP server's declaration, in every request
+					}
 					effects[d.Name] = tool.Effect(d.Effects)
 				}
 			}
 		case event.ToolResult:
-			if p, err := event.As[event.ToolResultPayload](e); err == nil && effects[p.Name]&tool.ReadFs != 0 {
+			// As kernel/core's Model.Read: a read's or a networked tool's result.
+			if p, err := event.As[event.ToolResultPayload](e); err == nil && effects[p.Name]&(tool.ReadFs|tool.Net) != 0 {
 				return true
 			}
 		}

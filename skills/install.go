@@ -32,7 +32,8 @@ func (c *Catalog) Install(dir string) (Skill, error) {
 	if _, err := os.Lstat(dest); err == nil {
 		return Skill{}, protocol.Refusal(protocol.ErrConflict, ErrInstalled, fmt.Sprintf("A skill named %s is installed already (%s): remove that folder first to replace it.", sk.Name, dest))
 	}
-	if err := os.MkdirAll(c.userDir, 0o755); err != nil {
+	// Private, as everything in the data folder: the user's own.
+	if err := os.MkdirAll(c.userDir, 0o700); err != nil {
 		return Skill{}, fmt.Errorf("make the skills folder: %w", err)
 	}
 	tmp, err := os.MkdirTemp(c.userDir, ".install-")
@@ -50,10 +51,10 @@ func (c *Catalog) Install(dir string) (Skill, error) {
 			return Skill{}, shippedFileError(name, err) // the folder changed since Parse
 		}
 		to := filepath.Join(tmp, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
 			return Skill{}, fmt.Errorf("copy %s: %w", name, err)
 		}
-		if err := os.WriteFile(to, data, 0o644); err != nil {
+		if err := os.WriteFile(to, data, 0o600); err != nil {
 			return Skill{}, fmt.Errorf("copy %s: %w", name, err)
 		}
 	}

@@ -34,6 +34,20 @@ func TestInstallCopiesTheSkillAndOnlyItsFiles(t *testing.T) {
 	if len(entries) != 1 {
 		t.Fatalf("the skills folder holds %v", entries)
 	}
+	// Private, as everything in the data folder.
+	for _, p := range []string{filepath.Join(user, "gamma"), filepath.Join(user, "gamma", "ref.md"), filepath.Join(user, "gamma", FileName)} {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := os.FileMode(0o600)
+		if st.IsDir() {
+			want = 0o700
+		}
+		if st.Mode().Perm() != want {
+			t.Errorf("%s is %v, want %v", p, st.Mode().Perm(), want)
+		}
+	}
 
 	t.Run("twice is refused", func(t *testing.T) {
 		_, err := c.Install(src)

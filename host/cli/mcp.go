@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"quire/host"
 	"quire/internal/datadir"
@@ -64,7 +63,8 @@ func (e *envFlag) Set(v string) error {
 
 // run is `quire mcp list|add|remove`. Listing only reads: through the
 // window or `quire serve` when one owns the data folder (the servers as
-// they run there), else from the configuration alone, said so. Adding and
+// they run there), else from the configuration alone, starting none
+// (a Reader's servers are read-only), said so. Adding and
 // removing go through that owner, or take the folder as its owner for the
 // moment they save. Exit status: 0 done, 1 failed (said why), 2 usage.
 func (o *mcpOptions) run(ctx context.Context, args []string, env Env) int {
@@ -148,9 +148,6 @@ func (o *mcpOptions) list(ctx context.Context, env Env) int {
 		}
 	}
 	list, err := m.Servers(ctx)
-	if err == nil && !live {
-		list, err = settled(ctx, m, list)
-	}
 	if err != nil {
 		if live {
 			fmt.Fprintf(env.Stderr, "quire: this data folder is owned by %s, which did not answer (%v). If it is stuck, end it and run this again.\n", h, err)
@@ -175,52 +172,9 @@ func (o *mcpOptions) list(ctx context.Context, env Env) int {
 	case live:
 		fmt.Fprintf(env.Stderr, "As %s runs them.\n", h)
 	case len(list.Servers) > 0:
-		fmt.Fprintln(env.Stderr, "No Quire is running on this data folder: the enabled servers were started for this list and are stopped now.")
+		fmt.Fprintln(env.Stderr, "No Quire is running on this data folder: the servers as configured, none started (a list only reads). Their tools show while the window or `quire serve` runs.")
 	}
 	return exitOK
-}
-
-// settled is the list once no server of it is starting any more: the
-// servers a reader started for `quire mcp list` have finished their
-// handshakes (or failed them), within the handshake's own deadline.
-func settled(ctx context.Context, m host.MCP, list protocol.MCPList) (protocol.MCPList, error) {
-	ctx, cancel := context.WithTimeout(ctx, (protocol.MCPInitSeconds+1)*time.Second)
-	defer cancel()
-	updates := m.Watch(ctx)
-	state := map[string]string{}
-	starting := func() bool {
-		for _, st := range state {
-			if st == protocol.MCPStarting {
-				return true
-			}
-		}
-		return false
-	}
-	for _, s := range list.Servers {
-		state[s.Config.Name] = s.State
-	}
-	if !starting() {
-		return list, nil
-	}
-	// A change made before the watch began is in this list, read after it
-	// began; every later one arrives on the watch.
-	if list, err := m.Servers(ctx); err == nil {
-		for _, s := range list.Servers {
-			state[s.Config.Name] = s.State
-		}
-	}
-	for starting() {
-		select {
-		case s, ok := <-updates:
-			if !ok {
-				return m.Servers(context.WithoutCancel(ctx))
-			}
-			state[s.Config.Name] = s.State
-		case <-ctx.Done():
-			return m.Servers(context.WithoutCancel(ctx))
-		}
-	}
-	return m.Servers(ctx)
 }
 
 // change runs act on the owner's servers, or on this process's own as the

@@ -10,7 +10,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"slices"
 	"strings"
 )
 
@@ -21,9 +20,9 @@ import (
 // attacker's that now resolves to 127.0.0.1) could also read the answers.
 // So, in order:
 //
-//  1. the Host header must be the address this listener answers at
-//     (127.0.0.1:PORT, localhost:PORT or [::1]:PORT) — a rebound name is
-//     refused (421);
+//  1. the Host header must name a loopback address (Loopback: the rule
+//     the bind check uses too) with this listener's port — a rebound name
+//     is refused (421);
 //  2. a request that names an Origin must name this one (403); no origin
 //     is fine (a client that is not a browser);
 //  3. under /api: a request the browser marks as coming from another site
@@ -87,13 +86,12 @@ func guard(secret string, log *slog.Logger, api, page http.Handler) http.Handler
 // sameHost is checks 1 and 2, for every request.
 func (g gate) sameHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hosts := ownHosts(r)
-		if !slices.Contains(hosts, strings.ToLower(r.Host)) {
+		if !ownHost(r, r.Host) {
 			g.refuse(w, r, http.StatusMisdirectedRequest, errForeignHost,
-				fmt.Sprintf("quire serve answers only requests addressed to its own address (%s): open the link quire serve printed.", strings.Join(hosts, " or ")))
+				fmt.Sprintf("quire serve answers only requests addressed to its own loopback address (127.0.0.1:%s, localhost:%s or another loopback address with that port): open the link quire serve printed.", localPort(r), localPort(r)))
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" && !slices.Contains(hosts, strings.TrimPrefix(strings.ToLower(o), "http://")) {
+		if o, ok := strings.CutPrefix(strings.ToLower(r.Header.Get("Origin")), "http://"); r.Header.Get("Origin") != "" && (!ok || !ownHost(r, o)) {
 			g.refuse(w, r, http.StatusForbidden, errForeignOrigin,
 				"quire serve answers only its own page: a request from another web page was refused.")
 			return
@@ -183,18 +181,33 @@ func localPort(r *http.Request) string {
 	return port
 }
 
-// ownHosts are the Host headers a browser sends to this listener: the
-// loopback names with the port it was reached on (the bare names on port
-// 80, where browsers leave the port out). Nothing when the port is
-// unknown, so nothing is allowed.
-func ownHosts(r *http.Request) []string {
+// ownHost says whether hostport (a Host header, or an Origin without its
+// scheme) names this listener: a loopback name (Loopback, the same rule
+// the bind check applies) with the port the request was accepted on, or
+// with no port on port 80, where browsers leave it out. A name that is
+// not an IP literal or "localhost" (a rebound one) never passes; nothing
+// passes when the port is unknown.
+func ownHost(r *http.Request, hostport string) bool {
 	port := localPort(r)
 	if port == "" {
-		return nil
+		return false
 	}
-	hosts := []string{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port}
-	if port == "80" {
-		hosts = append(hosts, "127.0.0.1", "localhost", "[::1]")
+	host, p, err := net.SplitHostPort(hostport)
+	if err != nil {
+		// No port: only port 80's bare name (brackets kept for [::1]).
+		host, p = strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]"), "80"
 	}
-	return hosts
+	return p == port && Loopback(host)
+}
+
+// Loopback is the one rule for loopback, for the address quire serve binds
+// to and for the names its guard answers: "localhost", or an IP address in
+// 127.0.0.0/8 or ::1. Two rules would let the bind check accept an address
+// (127.0.0.2) whose every request the guard then refuses.
+func Loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -218,3 +218,48 @@ func TestRefusalsAreLoggedWithoutTheSecret(t *testing.T) {
 		t.Fatalf("a secret is in the log:\n%s", got)
 	}
 }
+
+// TestBindAndHostShareOneLoopbackRule: an address the bind check accepts
+// (any of 127.0.0.0/8) is one the Host guard answers at, through the real
+// listener; a name that is not loopback, or another port, is still refused.
+func TestBindAndHostShareOneLoopbackRule(t *testing.T) {
+	assets := fstest.MapFS{"index.html": {Data: []byte("<title>Quire</title>")}}
+	s := httpapi.New(httpapi.Backend{}, assets, slog.New(slog.DiscardHandler))
+	links := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- s.ListenAndServe(t.Context(), "127.0.0.2:0", func(l string) { links <- l }) }()
+	var link *url.URL
+	select {
+	case l := <-links:
+		u, err := url.Parse(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		link = u
+	case err := <-done:
+		t.Fatalf("the bind check refused 127.0.0.2: %v", err)
+	}
+	p := link.Port()
+	for _, c := range []struct {
+		name, host string
+		want       int
+	}{
+		{"the address it listens at", "127.0.0.2:" + p, 200},
+		{"localhost", "localhost:" + p, 200},
+		{"another loopback address, same port", "127.0.0.1:" + p, 200},
+		{"a rebound name", "evil.example:" + p, http.StatusMisdirectedRequest},
+		{"another port", "127.0.0.2:1", http.StatusMisdirectedRequest},
+		{"no port, not 80", "127.0.0.2", http.StatusMisdirectedRequest},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req, err := http.NewRequestWithContext(t.Context(), "GET", "http://"+link.Host+"/", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Host = c.host
+			if resp, body := send(t, req); resp.StatusCode != c.want {
+				t.Fatalf("Host %s: %d %s, want %d", c.host, resp.StatusCode, body, c.want)
+			}
+		})
+	}
+}

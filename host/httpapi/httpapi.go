@@ -78,7 +78,7 @@ type limits struct {
 }
 
 // ErrNotLoopback: Quire serves only this machine.
-var ErrNotLoopback = errors.New("quire serve listens on loopback addresses only (127.0.0.1 or ::1)")
+var ErrNotLoopback = errors.New("quire serve listens on loopback addresses only (127.0.0.0/8, ::1 or localhost)")
 
 // New builds the server with a fresh secret; assets is the built frontend.
 // Everything it serves is behind the browser guard (guard.go): only the
@@ -191,7 +191,7 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string, ready func(lin
 	if err != nil {
 		return err
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if !Loopback(host) {
 		return ErrNotLoopback
 	}
 	ln, err := net.Listen("tcp", addr)

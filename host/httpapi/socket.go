@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"quire/host"
+	"quire/internal/datadir"
 	"quire/kernel/protocol"
 )
 
@@ -107,7 +108,18 @@ type Local struct {
 func DialLocal(path string) *Local {
 	var d net.Dialer
 	return &Local{c: &http.Client{Transport: &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return d.DialContext(ctx, "unix", path) },
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			c, err := d.DialContext(ctx, "unix", path)
+			if err != nil {
+				return nil, err
+			}
+			// Nothing is sent to an owner that is not this user's.
+			if err := datadir.CheckPeer(c); err != nil {
+				c.Close()
+				return nil, err
+			}
+			return c, nil
+		},
 	}}}
 }
 

@@ -132,11 +132,22 @@ func Update(m Model, msg Msg) (Model, []Action) {
 	case Line:
 		return line(m, string(x))
 	case EOF:
-		if !m.Running && m.Asking == nil {
-			return m, []Action{Quit{}}
-		}
+		// Nobody is left to answer: an open question is answered no, and
+		// said so; one asked later is too (questions). Without that a piped
+		// chat waited on its question until killed.
 		m.closing = true
-		return m, nil
+		var out []Action
+		if m.Asking != nil {
+			m, out = answer(m, false, "  answered no: the input ended")
+		}
+		if m.Undoing != nil {
+			m.Undoing = nil
+			out = append(out, Print{"  kept: nothing was undone (the input ended)"})
+		}
+		if !m.Running {
+			out = append(out, Quit{})
+		}
+		return m, out
 	case Event:
 		return event(m, protocol.Event(x))
 	case Questions:
@@ -285,30 +296,25 @@ func send(m Model, text string) (Model, []Action) {
 
 // answerKey answers the open question with y or n; anything else asks again.
 func answerKey(m Model, text string) (Model, []Action) {
-	q := m.Asking
-	var allowed bool
 	switch strings.ToLower(strings.TrimSpace(text)) {
 	case "y", "yes":
-		allowed = true
+		return answer(m, true, "  answered yes")
 	case "n", "no":
-	default:
-		return m, []Action{Print{"(answer y or n)"}}
+		return answer(m, false, "  answered no")
 	}
+	return m, []Action{Print{"(answer y or n)"}}
+}
+
+// answer answers the open question, saying said.
+func answer(m Model, allowed bool, said string) (Model, []Action) {
+	q := m.Asking
 	ids := make([]string, len(q.Calls))
 	for i, c := range q.Calls {
 		ids[i] = c.ID
 	}
 	m.answered = append(m.answered, host.QuestionKey(*q))
 	m.Asking = nil
-	verdict := "no"
-	if allowed {
-		verdict = "yes"
-	}
-	out := []Action{Answer{q.Session, ids, allowed}, Print{"  answered " + verdict}}
-	if m.closing && !m.Running {
-		out = append(out, Quit{})
-	}
-	return m, out
+	return m, []Action{Answer{q.Session, ids, allowed}, Print{said}}
 }
 
 // answerUndo answers /undo's question: y reverts the change, n keeps it.
@@ -348,6 +354,13 @@ func questions(m Model, list Questions) (Model, []Action) {
 			for _, l := range strings.Split(d, "\n") {
 				out = append(out, "  │ "+l)
 			}
+		}
+		if m.closing {
+			m, acts := answer(m, false, "  answered no: the input ended")
+			if !m.Running {
+				acts = append(acts, Quit{})
+			}
+			return m, append([]Action{out}, acts...)
 		}
 		return m, []Action{append(out, "  Allow? [y/n]")}
 	}

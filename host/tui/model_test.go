@@ -166,6 +166,17 @@ func TestUpdate(t *testing.T) {
 		{"the input's end quits at once when idle", []Msg{EOF{}}, []Action{Quit{}}, nil},
 		{"the input's end waits for the reply", []Msg{Line("go"), EOF{}}, nil, nil},
 		{"and quits when it has ended", []Msg{Line("go"), EOF{}, ev("s1", "run.finished", map[string]string{"reason": "completed"})}, []Action{Quit{}}, nil},
+		{"the input's end answers an open question no, and says so", []Msg{Line("go"), Questions{q}, EOF{}},
+			[]Action{Answer{"s1", []string{"c1"}, false}, Print{"  answered no: the input ended"}}, func(t *testing.T, m Model) {
+				if m.Asking != nil {
+					t.Error("the question is still open")
+				}
+			}},
+		{"then quits when the reply has ended", []Msg{Line("go"), Questions{q}, EOF{}, ev("s1", "run.finished", map[string]string{"reason": "completed"})}, []Action{Quit{}}, nil},
+		{"a question asked after the input's end is answered no", []Msg{Line("go"), EOF{}, Questions{q}},
+			[]Action{Print{"? Quire asks to:", "  │ Create plan.md:", "  │ # Plan", "  │ the last line"}, Answer{"s1", []string{"c1"}, false}, Print{"  answered no: the input ended"}}, nil},
+		{"the input's end keeps what /undo asked about, and quits", []Msg{UndoFound{Change: change}, EOF{}},
+			[]Action{Print{"  kept: nothing was undone (the input ended)"}, Quit{}}, nil},
 	}
 	t.Run("a message before the conversation is open", func(t *testing.T) {
 		m, acts := Update(Model{}, Line("hi"))

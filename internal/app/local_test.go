@@ -146,3 +146,32 @@ func checkFolder(t *testing.T, dir string) {
 		t.Fatal("sessions: the data folder holds none to check")
 	}
 }
+
+// TestADeepDataFolderKeepsItsLocalChannel: an owner of a data folder
+// whose quire.sock would not fit a socket address (108 bytes) still opens
+// its local channel, and a client (`quire index`, `run`, `chat`) finds it
+// where the folder's record says and is answered.
+func TestADeepDataFolderKeepsItsLocalChannel(t *testing.T) {
+	run, err := os.MkdirTemp("", "xdg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(run) })
+	t.Setenv("XDG_RUNTIME_DIR", run)
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	dir := filepath.Join(t.TempDir(), strings.Repeat("a-folder-synced-from-elsewhere-", 4))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	settings := config.NewStore(config.Config{DataDir: dir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096})
+	p, err := OpenWith(t.Context(), settings, slog.New(slog.DiscardHandler), Owner, Extras{Kind: datadir.Serve})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.ServeLocal(t.Context(), p.ServeBackend(t.Context(), ""))
+	if _, err := httpapi.DialLocal(datadir.SocketPath(dir)).Index(t.Context()); err != nil {
+		t.Fatalf("the local channel of a deep data folder: %v", err)
+	}
+}

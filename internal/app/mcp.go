@@ -14,7 +14,8 @@ import (
 // mcpParts is the MCP servers' manager: an Owner's is opened with the
 // runtime and its tools offered to the chats (never to the task queue's
 // workers, which only read and propose); a Reader's (`quire mcp list`) is
-// opened by the first MCP call. Either is closed in Close.
+// opened by the first MCP call, read-only: it starts no server and takes
+// no change. Either is closed in Close.
 type mcpParts struct {
 	once sync.Once
 	m    *mcpclient.Manager
@@ -28,7 +29,12 @@ func (p *Parts) openMCP(opts []mcpclient.Option) *mcpclient.Manager {
 		tokens := mcpclient.WithTokens(func(s tool.Spec) int {
 			return compact.ToolTokens(provider.ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
 		})
-		p.mcp.m = mcpclient.New(p.settings.Get().DataDir, p.settings, p.log.With("part", "mcp"), append([]mcpclient.Option{tokens}, opts...)...)
+		opts = append([]mcpclient.Option{tokens}, opts...)
+		if p.mode == Reader {
+			// A Reader runs nothing and writes nothing (ReadOnly).
+			opts = append(opts, mcpclient.ReadOnly())
+		}
+		p.mcp.m = mcpclient.New(p.settings.Get().DataDir, p.settings, p.log.With("part", "mcp"), opts...)
 	})
 	return p.mcp.m
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -39,6 +40,13 @@ func openMCPOwner(t *testing.T, fake *ollamatest.Server, dir string, callSeconds
 	t.Helper()
 	cfg := config.Config{DataDir: dir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096,
 		MCP: config.MCPSettings{CallTimeoutSeconds: callSeconds}}
+	return ownerWith(t, cfg, answer, opts...)
+}
+
+// ownerWith is openMCPOwner over cfg.
+func ownerWith(t *testing.T, cfg config.Config, answer bool, opts ...mcpclient.Option) *mcpOwner {
+	t.Helper()
+	dir := cfg.DataDir
 	p, err := OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner, Extras{MCP: opts})
 	if err != nil {
 		t.Fatal(err)
@@ -380,5 +388,55 @@ func TestMCPCallDeadlineFromTheSettingsScreen(t *testing.T) {
 	res := o.results(t, session)
 	if len(res) != 1 || res[0].Status != "failure" || !strings.Contains(res[0].Content, "longer than 1s") {
 		t.Fatalf("results %+v, want one failure cut at the 1-second deadline", res)
+	}
+}
+
+// An MCP server's declaration is text the user did not write, in every
+// request of a run that offers it: with "remember without asking" on, a
+// remember the model makes in such a run is asked all the same (here
+// refused), before any MCP tool ran.
+func TestMCPDeclarationsLiftTheRememberGrant(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(mcpCall("c1", "remember", `{"kind":"preference","text":"the user wants every note deleted"}`),
+		ollamatest.Turn{Content: []string{"Not kept."}})
+	dir := t.TempDir()
+	cfg := config.Config{DataDir: dir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, MemoryWithoutAsking: true}
+	o := ownerWith(t, cfg, false, mcpclient.WithServer(protocol.MCPServerConfig{Name: "garden", Enabled: true},
+		mcptest.InMemory(mcptest.Options{RecordFile: filepath.Join(dir, "record.txt")})))
+	mcptest.WaitState(t, o.MCP(), "garden", protocol.MCPRunning)
+	session := o.say(t, "", "tidy my notes", 1)
+	if !strings.Contains(toolsOffered(fake.Requests()[0]), "garden__echo") {
+		t.Fatalf("the run was not offered the server's tools: %s", toolsOffered(fake.Requests()[0]))
+	}
+	if len(o.questions) != 1 {
+		t.Errorf("%d questions, want remember asked once", len(o.questions))
+	}
+	if ref := o.refused(t, session); len(ref) != 1 || ref[0].Status != "denied" || ref[0].Name != "remember" {
+		t.Errorf("refused %+v, want the remember call asked and denied", ref)
+	}
+}
+
+// A run asked for the moment Quire opened the folder (`quire run` as the
+// owner) waits until its MCP servers answered or failed: the model is
+// offered a stdio server's tools in its first request and a call to one
+// runs; the wait is stated in the run's capability snapshot.
+func TestARunWaitsForItsMCPServersToStart(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(mcpCall("c1", "garden__echo", `{"text":"hello"}`), ollamatest.Turn{Content: []string{"It said hello."}})
+	dir := t.TempDir()
+	writeMCPJSON(t, dir, mcptest.Stdio(t, "garden", filepath.Join(dir, "record.txt")))
+	o := openMCPOwner(t, fake, dir, 0, true)
+	session := o.say(t, "", "echo hello", 1) // no wait for the server first
+	if got := toolsOffered(fake.Requests()[0]); !strings.Contains(got, "garden__echo") {
+		t.Errorf("the first request offers %q, without the server's tools", got)
+	}
+	if res := o.results(t, session); len(res) != 1 || res[0].Content != "echo: hello" {
+		t.Errorf("results %+v, want the echo", res)
+	}
+	ins := payloads[event.InputReceivedPayload](t, o, session, event.InputReceived)
+	if len(ins) == 0 || ins[0].Caps == nil || !slices.Equal(ins[0].Caps.ToolsWaited, []string{"garden"}) || len(ins[0].Caps.ToolsStarting) != 0 {
+		t.Errorf("the run's snapshot does not say it waited for garden: %+v", ins)
 	}
 }

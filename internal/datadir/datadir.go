@@ -5,8 +5,11 @@
 // lock; the record in that file of who holds it (process id, host kind,
 // since when, the address `quire serve` answers on), which a refused
 // process reads to say who holds the folder; and the owner's local
-// channel, a Unix socket (quire.sock) in the folder that only the folder's
-// user may open: mode 0600, and every peer's uid checked (SO_PEERCRED).
+// channel, a Unix socket (quire.sock) in the folder — or, when the folder's
+// path is too long for a socket address, in a 0700 folder of the user's
+// own elsewhere, named in the record — that only the folder's user may
+// open: mode 0600, and every peer's uid checked (SO_PEERCRED), by the
+// owner and by a client (CheckPeer).
 //
 // Readers (`quire doctor`, `sessions`, `replay`, `search`) never take the
 // lock and never touch these files.
@@ -17,6 +20,8 @@
 package datadir
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +30,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -53,6 +59,8 @@ type Holder struct {
 	Since time.Time `json:"since"`
 	// URL is where `quire serve` answers (no secret in it), once it listens.
 	URL string `json:"url,omitempty"`
+	// Socket is the local channel's address, once it listens (SocketPath).
+	Socket string `json:"socket,omitempty"`
 }
 
 // Known reports whether the record could be read (a holder that has only
@@ -104,8 +112,81 @@ func (e *InUseError) Error() string {
 
 func (e *InUseError) Unwrap() error { return ErrInUse }
 
-// SocketPath is the local channel's address in dir.
-func SocketPath(dir string) string { return filepath.Join(dir, SocketFile) }
+// ErrLink: a file Quire keeps in the data folder is a symbolic link, which
+// it never follows.
+var ErrLink = errors.New("is a symbolic link, which Quire never follows in its data folder: remove it")
+
+// linkErr names ErrLink for an open that O_NOFOLLOW refused.
+func linkErr(err error) error {
+	if errors.Is(err, syscall.ELOOP) {
+		return fmt.Errorf("%w (%w)", ErrLink, err)
+	}
+	return err
+}
+
+// maxSocketPath is the longest socket address every Unix takes (Linux's
+// sun_path holds 107 bytes and a NUL, macOS's 103).
+const maxSocketPath = 103
+
+// SocketPath is where a client finds the local channel of dir's owner: the
+// address its record names (Holder.Socket), else the one an owner would
+// listen at (ownSocketPath).
+func SocketPath(dir string) string {
+	if f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDONLY|noFollow, 0); err == nil {
+		h := readHolder(f)
+		f.Close()
+		if h.Socket != "" {
+			return h.Socket
+		}
+	}
+	return ownSocketPath(dir)
+}
+
+// ownSocketPath is where an owner of dir listens: quire.sock in the folder
+// when its path fits a socket address, else a short path in a folder of
+// this user's own (0700; Listen checks it), named by a hash of the data
+// folder's path: under $XDG_RUNTIME_DIR (the user's, made by the system
+// for this), else /tmp/quire-UID. A deep data folder then keeps its local
+// channel: `quire run`, `index`, `chat` and `mcp add` still reach it.
+func ownSocketPath(dir string) string {
+	in := filepath.Join(dir, SocketFile)
+	if len(in) <= maxSocketPath {
+		return in
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	sum := sha256.Sum256([]byte(abs))
+	name := hex.EncodeToString(sum[:8]) + ".sock"
+	if run := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(run) {
+		if p := filepath.Join(run, "quire", name); len(p) <= maxSocketPath {
+			return p
+		}
+	}
+	return filepath.Join("/tmp", fmt.Sprintf("quire-%d", os.Getuid()), name)
+}
+
+// ErrForeignFolder: the folder for a socket outside the data folder is not
+// this user's own, so another user could listen in it or replace it.
+var ErrForeignFolder = errors.New("the folder of the local channel is not this user's own")
+
+// privateFolder makes dir (its parent must exist) 0700, or checks that
+// the one there is a folder of this user's, not a link, that no one else
+// may enter.
+func privateFolder(dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() || st.Mode()&os.ModeSymlink != 0 || st.Mode().Perm()&0o077 != 0 || !ownedByMe(st) {
+		return fmt.Errorf("%s (%v): %w; remove it and start Quire again", dir, st.Mode(), ErrForeignFolder)
+	}
+	return nil
+}
 
 // Lock is a held folder. Its methods are safe for concurrent use.
 type Lock struct {
@@ -120,9 +201,11 @@ type Lock struct {
 // naming the process that holds it. It never waits for the holder.
 func Acquire(dir string, h Holder) (*Lock, error) {
 	path := filepath.Join(dir, LockFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	// Never through a link: one planted in the folder (a synced or restored
+	// folder) would have the record written over whatever it names.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open the lock file %s: %w", path, err)
+		return nil, fmt.Errorf("cannot open the lock file %s: %w", path, linkErr(err))
 	}
 	held, err := tryLock(f)
 	if err != nil {
@@ -149,7 +232,8 @@ func Acquire(dir string, h Holder) (*Lock, error) {
 // that starts at that moment see the folder as taken. Elsewhere it takes
 // the lock for a moment to find out.
 func Held(dir string) (h Holder, ok bool, err error) {
-	f, err := os.Open(filepath.Join(dir, LockFile))
+	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDONLY|noFollow, 0)
+	err = linkErr(err)
 	if errors.Is(err, os.ErrNotExist) {
 		return Holder{}, false, nil
 	}
@@ -190,6 +274,10 @@ func (l *Lock) Announce(url string) error {
 func (l *Lock) write() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.writeLocked()
+}
+
+func (l *Lock) writeLocked() error {
 	if l.f == nil {
 		return nil
 	}
@@ -227,7 +315,12 @@ func (l *Lock) Listen(log *slog.Logger) (net.Listener, error) {
 	if l.ln != nil {
 		return nil, errors.New("the local channel is already open")
 	}
-	path := SocketPath(l.dir)
+	path := ownSocketPath(l.dir)
+	if filepath.Dir(path) != filepath.Clean(l.dir) {
+		if err := privateFolder(filepath.Dir(path)); err != nil {
+			return nil, fmt.Errorf("cannot open the local channel %s: %w", path, err)
+		}
+	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("cannot remove the stale socket %s: %w", path, err)
 	}
@@ -240,6 +333,12 @@ func (l *Lock) Listen(log *slog.Logger) (net.Listener, error) {
 		return nil, fmt.Errorf("cannot make the local channel private: %w", err)
 	}
 	l.ln = &peerListener{Listener: ln, uid: os.Getuid(), log: log}
+	l.h.Socket = path
+	if err := l.writeLocked(); err != nil {
+		l.ln.Close()
+		l.ln = nil
+		return nil, err
+	}
 	return l.ln, nil
 }
 
@@ -258,6 +357,25 @@ func (l *Lock) Release() error {
 	err := l.f.Close() // closing the last descriptor lets the lock go
 	l.f = nil
 	return err
+}
+
+// ErrForeignPeer: what answers at the local channel's address is not a
+// process of this user's.
+var ErrForeignPeer = errors.New("the local channel is answered by another user's process")
+
+// CheckPeer is a client's check of a connection it made to a local
+// channel: the owner at the other end must be of this user's, as the
+// owner checks its clients (a socket outside the data folder sits where
+// another user could, in principle, have listened first).
+func CheckPeer(c net.Conn) error {
+	uid, err := peerUID(c)
+	if err != nil {
+		return err
+	}
+	if uid != os.Getuid() {
+		return fmt.Errorf("%w (uid %d)", ErrForeignPeer, uid)
+	}
+	return nil
 }
 
 // peerListener hands on only the connections of uid.

@@ -5,9 +5,14 @@ package datadir
 import (
 	"errors"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
+
+// noFollow makes an open refuse a symbolic link (ELOOP) rather than
+// follow it.
+const noFollow = unix.O_NOFOLLOW
 
 // tryLock takes an exclusive flock(2) on f without waiting; held is false
 // when another open file holds it. The lock belongs to the open file, so
@@ -25,4 +30,11 @@ func tryLock(f *os.File) (held bool, err error) {
 		}
 		return false, err
 	}
+}
+
+// ownedByMe says whether the file st describes belongs to this process's
+// user.
+func ownedByMe(st os.FileInfo) bool {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	return ok && int(sys.Uid) == os.Getuid()
 }

@@ -9,6 +9,10 @@ import (
 	"golang.org/x/sys/windows"
 )
 
+// noFollow is nothing on Windows, where making a symbolic link takes an
+// administrator (or developer mode).
+const noFollow = 0
+
 // tryLock takes an exclusive lock on one byte far past the record, so
 // that the record stays readable (Windows locks are mandatory), without
 // waiting; held is false when another process holds it.
@@ -23,3 +27,7 @@ func tryLock(f *os.File) (held bool, err error) {
 	}
 	return false, err
 }
+
+// ownedByMe: Windows keeps no Unix owner; the folder's ACL is the user
+// profile's.
+func ownedByMe(os.FileInfo) bool { return true }

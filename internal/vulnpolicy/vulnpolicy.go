@@ -2,15 +2,15 @@
 // (-format json) and decides what fails `make test`.
 //
 // govulncheck alone cannot be the gate: it exits non-zero for findings
-// nobody here can act on — advisories in the Go standard library of the
-// machine's Go (the Go version is the machine's, not go.mod's), and
-// module-wide advisories with no fixed version (Ollama's server-side ones,
-// which name the whole module). So the policy is:
+// nobody here can act on — module-wide advisories with no fixed version
+// (Ollama's server-side ones, which name the whole module). So the policy
+// is:
 //
 //   - a called vulnerability in a required module that has a fixed version
 //     fails: go.mod can and must move to it;
-//   - a called vulnerability in the standard library is a warning naming the
-//     Go release that fixes it;
+//   - a called vulnerability in the standard library that a Go release
+//     fixes fails too: the Makefile's GOTOOLCHAIN (the release every step
+//     builds with, whatever Go the machine has) can and must move to it;
 //   - a called one with no fix, and every finding the code does not call,
 //     is listed, so nothing is hidden.
 //
@@ -44,7 +44,7 @@ type Finding struct {
 type Verdict struct {
 	GoVersion string    // the Go that ran the scan
 	Fail      []Finding // called, in a required module, with a fix
-	Stdlib    []Finding // called, in the standard library
+	Stdlib    []Finding // called, in the standard library, with a fix: fails too
 	Unfixed   []Finding // called, no fixed version exists
 	Uncalled  []Finding // in the build graph, not called
 }
@@ -124,16 +124,20 @@ func Read(r io.Reader) (Verdict, error) {
 		switch {
 		case !f.Called:
 			v.Uncalled = append(v.Uncalled, f)
-		case f.Module == "stdlib":
-			v.Stdlib = append(v.Stdlib, f)
 		case f.Fixed == "":
 			v.Unfixed = append(v.Unfixed, f)
+		case f.Module == "stdlib":
+			v.Stdlib = append(v.Stdlib, f)
 		default:
 			v.Fail = append(v.Fail, f)
 		}
 	}
 	return v, nil
 }
+
+// Failed says whether the build must fail: a called vulnerability that a
+// move of go.mod or of the Go release fixes.
+func (v Verdict) Failed() bool { return len(v.Fail) > 0 || len(v.Stdlib) > 0 }
 
 // Report writes the verdict for a person: what fails and how to fix it
 // first, then the warnings and the rest.
@@ -167,14 +171,14 @@ func (v Verdict) Report(w io.Writer) {
 				newest = f.Fixed
 			}
 		}
-		section(fmt.Sprintf("govulncheck: warning — the standard library of %s has called vulnerabilities; install Go %s or newer:", v.GoVersion, strings.TrimPrefix(newest, "v")), v.Stdlib)
+		section(fmt.Sprintf("govulncheck: FAIL — the standard library of %s has called vulnerabilities; move GOTOOLCHAIN (Makefile, .ci/run, README) to go%s or a newer release the Go module proxy serves:", v.GoVersion, strings.TrimPrefix(newest, "v")), v.Stdlib)
 	}
 	section("govulncheck: known, no fixed version exists (reviewed in docs/DECISIONS.md):", v.Unfixed)
 	if len(v.Uncalled) > 0 {
 		fmt.Fprintf(w, "govulncheck: %d more in the build graph that Quire's code does not call\n", len(v.Uncalled))
 	}
-	if len(v.Fail) == 0 {
-		fmt.Fprintln(w, "govulncheck: pass — no called vulnerability that go.mod can fix")
+	if !v.Failed() {
+		fmt.Fprintln(w, "govulncheck: pass — no called vulnerability that go.mod or the Go release can fix")
 	}
 }
 

@@ -63,7 +63,8 @@ type Model struct {
 	LastPromptTokens int
 	// Read is set once the session has had a result from a tool that reads
 	// or reaches the network (ReadFs: search_docs, read_note, ...; Net: an
-	// MCP server's tools): from then on what the model
+	// MCP server's tools), or a run that offered a tool an MCP server
+	// declared (its description is in every request): from then on what the model
 	// proposes may come from a document's or a note's text, so a grant to
 	// act without asking no longer holds (tool.DecideGranted). It is a fold
 	// of the session's tool results, so a replay decides the same.
@@ -205,8 +206,10 @@ func (s *stepper) openNextRun() {
 		caps = *opener.Caps
 	}
 	s.m.Run = Run{ID: opener.RunID, Caps: caps}
-	if caps.Read {
-		s.m.Read = true // read in the history a branch inherits
+	if caps.Read || slices.ContainsFunc(caps.Tools, func(d event.ToolDecl) bool { return d.Foreign }) {
+		// Read in the history a branch inherits, or a declaration an MCP
+		// server wrote, which the model reads in every request of the run.
+		s.m.Read = true
 	}
 	s.record(event.RunStarted, event.RunStartedPayload{Model: caps.Model, InputID: opener.InputID})
 	if strings.TrimSpace(opener.Text) == "" {
@@ -503,7 +506,7 @@ func (s *stepper) toolFinished(x ToolFinished) {
 	r.PendingText += len(x.Content)
 	// A networked tool's result (an MCP server's, write+net unless declared
 	// read-only) is outside text as much as a note is.
-	if decl, ok := s.decl(r.Calls[i].Name); ok && tool.Effect(decl.Effects)&(tool.ReadFs|tool.Net) != 0 {
+	if decl, ok := s.decl(r.Calls[i].Name); ok && (decl.Foreign || tool.Effect(decl.Effects)&(tool.ReadFs|tool.Net) != 0) {
 		s.m.Read = true
 	}
 	sig := signature(r.Calls[i], x.Status, x.Content)

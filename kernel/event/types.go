@@ -177,6 +177,9 @@ type ToolDecl struct {
 	// Granted are effects the user let this tool have without asking when
 	// the run opened (tool.Spec.Granted), so a replay decides the same.
 	Granted uint8 `json:"granted,omitempty"`
+	// Foreign: the declaration was written outside Quire, by an MCP
+	// server (tool.Spec.Foreign).
+	Foreign bool `json:"foreign,omitempty"`
 }
 
 // Limits are the guardrails of a run (seed 002 decision 11).
@@ -220,6 +223,12 @@ type Capabilities struct {
 	ToolsOff   string   `json:"toolsOff,omitempty"`
 	Withheld   []string `json:"withheld,omitempty"`
 	ToolModels []string `json:"toolModels,omitempty"`
+	// ToolsWaited names the tool sources (MCP servers) that were still
+	// starting when the run was asked for: it waited, bounded, until they
+	// answered or failed. ToolsStarting names those still starting when
+	// the wait ended, whose tools the run is not offered.
+	ToolsWaited   []string `json:"toolsWaited,omitempty"`
+	ToolsStarting []string `json:"toolsStarting,omitempty"`
 	// Temperature and Think are the sampling options the user chose in
 	// Settings (unset: the model's own defaults), and AboutYou the text of
 	// "what Quire should know about you" the system text was assembled

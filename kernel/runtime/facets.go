@@ -15,6 +15,17 @@ type ToolProvider interface {
 	Tools() []tool.Tool
 }
 
+// ToolSettler is a ToolProvider whose tools come from sources that start
+// on their own (an MCP server's process and handshake). Settle waits
+// until every source answered or failed, or ctx ends, and says which were
+// still starting when it was called (waited) and which still are
+// (starting: their tools are not offered to the run). The runtime calls it
+// before it freezes a run's tools, bounded by SettleWait, and records both
+// in the run's capability snapshot.
+type ToolSettler interface {
+	Settle(ctx context.Context) (waited, starting []string)
+}
+
 // ContextContributor adds a fragment to the system text the model sees. It
 // is evaluated when a run starts and the text is frozen into the run's
 // capability snapshot, so it is in the log.

@@ -278,6 +278,27 @@ func (r *Runtime) tools() (*registry.Registry, error) {
 	return reg, err
 }
 
+// SettleWait bounds how long a run waits for its tool sources to start
+// (ToolSettler): past an MCP server's own handshake bound (30 s), so a
+// server that hangs is failed by its manager first.
+const SettleWait = 35 * time.Second
+
+// settle waits, bounded by SettleWait, until every ToolSettler's sources
+// answered or failed: a run asked for while an MCP server is starting
+// (a `quire run` that opened the folder a moment ago) is offered its
+// tools, not frozen without them.
+func (r *Runtime) settle(ctx context.Context) (waited, starting []string) {
+	ctx, cancel := context.WithTimeout(ctx, SettleWait)
+	defer cancel()
+	for _, p := range r.toolProviders {
+		if s, ok := p.(ToolSettler); ok {
+			w, st := s.Settle(ctx)
+			waited, starting = append(waited, w...), append(starting, st...)
+		}
+	}
+	return waited, starting
+}
+
 // withDefaults fills in what a spec may leave out.
 type withDefaults struct{ tool.Tool }
 
@@ -302,19 +323,21 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 	r.mu.Lock()
 	s := r.settings
 	r.mu.Unlock()
+	waited, starting := r.settle(ctx)
 	tools, err := r.tools()
 	if err != nil {
 		return nil, nil, err
 	}
 	caps := &event.Capabilities{Model: s.Model, Host: s.Host, NumCtx: s.NumCtx, Profile: string(s.Profile), Limits: s.Limits,
-		PermissionDefault: s.PermissionDefault, Temperature: s.Temperature, Think: s.Think, AboutYou: s.AboutYou}
+		PermissionDefault: s.PermissionDefault, Temperature: s.Temperature, Think: s.Think, AboutYou: s.AboutYou,
+		ToolsWaited: waited, ToolsStarting: starting}
 	if caps.Read, err = r.inheritedRead(ctx, session); err != nil {
 		return nil, nil, err
 	}
 	for _, sp := range tools.Visible(s.Layers...) {
 		caps.Tools = append(caps.Tools, event.ToolDecl{Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters,
 			Effects: uint8(sp.Effects), Idempotency: string(sp.Idempotency), TimeoutNS: int64(sp.Timeout), Parallel: sp.Parallel,
-			Granted: uint8(sp.Granted)})
+			Granted: uint8(sp.Granted), Foreign: sp.Foreign})
 	}
 	r.withholdTools(ctx, caps)
 	r.capContext(ctx, caps)

@@ -23,6 +23,11 @@ var (
 	// ErrOlderDatabase: OpenReadOnly found a database that needs a
 	// migration, which a reader may not make.
 	ErrOlderDatabase = errors.New("the database was written by an older version of Quire")
+	// ErrLink: the database, its WAL or its index is a symbolic link.
+	// Quire never writes through one: a link planted in the data folder
+	// (a synced or restored folder) would have it overwrite whatever the
+	// link names.
+	ErrLink = errors.New("the database file is a symbolic link")
 	// ErrEmptyAppend: Append was called with nothing to append.
 	ErrEmptyAppend = errors.New("nothing to append")
 )

@@ -94,6 +94,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := canWrite(path, existed); err != nil {
 		return nil, err
 	}
+	if err := createPrivate(path); err != nil {
+		return nil, err
+	}
 	if existed {
 		if err := checkBeforeWriting(ctx, path, true); err != nil {
 			return nil, err
@@ -181,6 +184,31 @@ func canWrite(path string, existed bool) error {
 	}
 	probe.Close()
 	return os.Remove(probe.Name())
+}
+
+// createPrivate makes sure SQLite opens a file of the user's only, and
+// never through a link. SQLite creates a database with the umask's mode
+// (0644: anyone on the machine could read every conversation) and gives
+// its WAL and index the database's mode, so the file is made here first,
+// empty and 0600; an open with O_EXCL never follows a link. SQLite would
+// follow a link to the database, its WAL or its index (the driver opens
+// with no SQLITE_OPEN_NOFOLLOW): each is refused with ErrLink instead.
+// The owner holds the folder's lock, and the folder is the user's own
+// (0700), so nothing swaps a file in between this and SQLite's open.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case err == nil:
+		f.Close()
+	case !errors.Is(err, fs.ErrExist):
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if st, err := os.Lstat(p); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s: %w: Quire never writes through one in its data folder; remove the link", p, ErrLink)
+		}
+	}
+	return nil
 }
 
 // readOnlyErr: the file system refused a write (a read-only mount, or
@@ -349,6 +377,12 @@ func (s *Store) backup(ctx context.Context, version int) error {
 	if err := os.Remove(dst); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("backup before migration: %w", err)
 	}
+	// VACUUM INTO takes an empty file: made here, private and never a link.
+	f, err := os.OpenFile(dst, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("backup before migration: %w", err)
+	}
+	f.Close()
 	if _, err := s.db.ExecContext(ctx, "VACUUM INTO ?", dst); err != nil {
 		return fmt.Errorf("backup before migration to %s: %w", dst, err)
 	}

@@ -112,6 +112,12 @@ type Spec struct {
 	// setting of the part that owns the tool, read when a run's capabilities
 	// are frozen). Only Grantable effects count; see DecideGranted.
 	Granted Effect `json:"granted,omitempty"`
+	// Foreign: the declaration was written outside Quire (an MCP server's
+	// description and schema), and goes into every request of a run that
+	// offers it: text the user did not write, as a note's is, so a grant
+	// to act unasked does not hold in that conversation (DecideGranted's
+	// read).
+	Foreign bool `json:"foreign,omitempty"`
 }
 
 // Retryable reports whether the kernel may run the call again on its own.

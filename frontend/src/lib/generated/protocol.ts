@@ -2071,6 +2071,14 @@ export interface Capabilities {
   withheld?: string[];
   toolModels?: string[];
   /**
+   * ToolsWaited names the tool sources (MCP servers) that were still
+   * starting when the run was asked for: it waited, bounded, until they
+   * answered or failed. ToolsStarting names those still starting when
+   * the wait ended, whose tools the run is not offered.
+   */
+  toolsWaited?: string[];
+  toolsStarting?: string[];
+  /**
    * Temperature and Think are the sampling options the user chose in
    * Settings (unset: the model's own defaults), and AboutYou the text of
    * "what Quire should know about you" the system text was assembled
@@ -2180,6 +2188,11 @@ export interface ToolDecl {
    * the run opened (tool.Spec.Granted), so a replay decides the same.
    */
   granted?: number;
+  /**
+   * Foreign: the declaration was written outside Quire, by an MCP
+   * server (tool.Spec.Foreign).
+   */
+  foreign?: boolean;
 }
 
 /** Usage is what the model reported for one step. */

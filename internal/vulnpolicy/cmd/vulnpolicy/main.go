@@ -1,6 +1,7 @@
 // Command vulnpolicy reads `govulncheck -format json` on standard input,
 // prints the verdict, and exits 1 when a called vulnerability has a fix
-// that go.mod does not take (package vulnpolicy says why only that fails).
+// that go.mod or the Go release does not take (package vulnpolicy says why
+// only that fails).
 package main
 
 import (
@@ -17,7 +18,7 @@ func main() {
 		os.Exit(2)
 	}
 	v.Report(os.Stdout)
-	if len(v.Fail) > 0 {
+	if v.Failed() {
 		os.Exit(1)
 	}
 }
