@@ -132,6 +132,9 @@ func UndoText(c Change) string {
 		}
 		return fmt.Sprintf("%s on %s", head, c.Path)
 	case KindMove:
+		if len(c.Edits) > 0 {
+			return fmt.Sprintf("%s: move %s back to %s, and give %s back the text they had before (- is discarded, + is restored):%s", head, c.Path, c.From, plural(len(c.Edits), "note", "notes"), editDiffs(c.Edits, true))
+		}
 		return fmt.Sprintf("%s: move %s back to %s", head, c.Path, c.From)
 	case KindMakeFolder:
 		return fmt.Sprintf("%s: remove the folder %s, if it is still empty", head, c.Path)
@@ -188,5 +191,91 @@ func compactDiff(old, new string, keep int) string {
 	if rest > 0 {
 		out = append(out, fmt.Sprintf("  … %d unchanged lines", rest))
 	}
+	return strings.Join(out, "\n")
+}
+
+// relinkText is a move with the links it rewrites, as the question and the
+// change's diff show it: the move, how many links in how many notes, then
+// each note's changed lines with a little context.
+func relinkText(from, to string, edits []FileEdit) string {
+	move := fmt.Sprintf("Move %s → %s", from, to)
+	if len(edits) == 0 {
+		return move
+	}
+	links := 0
+	for _, e := range edits {
+		links += e.Links
+	}
+	return fmt.Sprintf("%s\nand updates %s in %s:%s", move, plural(links, "link", "links"), plural(len(edits), "note", "notes"), editDiffs(edits, false))
+}
+
+// editDiffs is each edited note's diff (reverse: from after back to
+// before), headed by its path.
+func editDiffs(edits []FileEdit, reverse bool) string {
+	var b strings.Builder
+	for _, e := range edits {
+		name, old, new := e.Path, e.Before, e.After
+		if reverse {
+			old, new = new, old
+		}
+		if e.NewPath != "" && e.NewPath != e.Path {
+			name = fmt.Sprintf("%s (→ %s)", e.Path, e.NewPath)
+		}
+		fmt.Fprintf(&b, "\n\n%s:\n%s", name, lineDiff(old, new, relinkContext))
+	}
+	return b.String()
+}
+
+// relinkContext is how many unchanged lines a relinked note's diff keeps
+// around each changed line: enough to see where the link sits.
+const relinkContext = 1
+
+// lineDiff shows old → new as hunks of changed lines, each with keep
+// unchanged lines around it, when the two have the same lines but for
+// some changed in place (a rewritten link never adds or removes a line);
+// otherwise it is compactDiff.
+func lineDiff(old, new string, keep int) string {
+	a, b := strings.Split(old, "\n"), strings.Split(new, "\n")
+	if len(a) != len(b) {
+		return compactDiff(old, new, keep)
+	}
+	var out []string
+	shown := 0 // lines before this one are shown or counted
+	skip := func(to int) {
+		if to > shown {
+			out = append(out, fmt.Sprintf("  … %s", plural(to-shown, "unchanged line", "unchanged lines")))
+			shown = to
+		}
+	}
+	for i := 0; i < len(a); {
+		if a[i] == b[i] {
+			i++
+			continue
+		}
+		end := i // the run of changed lines is a[i:end]
+		for end < len(a) && a[end] != b[end] {
+			end++
+		}
+		skip(max(i-keep, shown))
+		for j := shown; j < i; j++ {
+			out = append(out, "  "+a[j])
+		}
+		for j := i; j < end; j++ {
+			out = append(out, "- "+a[j])
+		}
+		for j := i; j < end; j++ {
+			out = append(out, "+ "+b[j])
+		}
+		next := end // the context after, up to the next change
+		for next < len(a) && next < end+keep && a[next] == b[next] {
+			out = append(out, "  "+a[next])
+			next++
+		}
+		shown, i = next, next
+	}
+	if len(out) == 0 {
+		return compactDiff(old, new, keep)
+	}
+	skip(len(a))
 	return strings.Join(out, "\n")
 }

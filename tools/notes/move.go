@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"quire/kernel/tool"
@@ -99,15 +100,41 @@ func moveNote(r *Root) tool.Tool {
 				return tool.Result{}, err
 			}
 		}
-		if err := r.moveEntry(src.entry, dst.real, folder, caseOnly); err != nil {
+		m := &relink{id: r.newID(), from: src.entry, to: dst.real, folder: folder, caseOnly: caseOnly, made: newFolders(dst)}
+		if err := r.apply(m); err != nil {
 			return tool.Result{}, err
 		}
-		c := Change{ID: r.newID(), Tool: "move_note", Kind: KindMove, From: src.entry, Path: dst.real, SHA256: sum, RequestID: id}
+		c := Change{ID: m.id, Tool: "move_note", Kind: KindMove, From: src.entry, Path: dst.real, SHA256: sum, RequestID: id, Made: m.made}
 		if id != "" {
 			r.requests.put(key, request{args: asked, change: c})
 		}
 		return changed(c, "Moved %s to %s", src.rel, dst.rel), nil
 	})
+}
+
+// newFolders are the folders above t that do not exist yet, outermost
+// first: the ones a move to t makes.
+func newFolders(t target) []string {
+	segs := strings.Split(t.rel, "/")
+	var out []string
+	for i := t.newAt; i < len(segs)-1; i++ {
+		out = append(out, path.Join(append([]string{t.parent}, segs[t.newAt:i+1]...)...))
+	}
+	return out
+}
+
+// removeMade removes the folders a move made, innermost first, as long as
+// they are empty: an undo leaves no folder the change made behind.
+func (r *Root) removeMade(made []string) {
+	for _, dir := range slices.Backward(made) {
+		if t, err := r.resolve(dir); err != nil || !t.exists || !t.info.IsDir() || t.entry != t.real {
+			return
+		}
+		if r.fs.Remove(osName(dir)) != nil {
+			return
+		}
+		r.syncDir(path.Dir(dir))
+	}
 }
 
 // sameKind reports whether a file may be renamed from one name to another:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"quire/kernel/tool"
 )
@@ -48,7 +49,8 @@ func (r *Root) Preview(ctx context.Context, name string, args json.RawMessage) (
 }
 
 // Diff is a change as a person reads it: a unified diff of a write's lines
-// (- before, + after, unchanged lines around them), "from → to" for a move,
+// (- before, + after, unchanged lines around them), "from → to" for a move
+// (then the links it rewrote and each rewritten note's changed lines),
 // a line for a folder. Lines beyond maxDiffLines are cut, said on the last.
 func (c Change) Diff() string {
 	switch c.Kind {
@@ -68,6 +70,9 @@ func (c Change) Diff() string {
 		}
 		return bounded(compactDiff(before, after, undoContext))
 	case KindMove:
+		if len(c.Edits) > 0 {
+			return bounded(strings.TrimPrefix(relinkText(c.From, c.Path, c.Edits), "Move "))
+		}
 		return fmt.Sprintf("%s → %s", c.From, c.Path)
 	case KindMakeFolder:
 		return "+ the folder " + c.Path
