@@ -193,7 +193,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		return p, nil
 	}
 	p.store = st
-	p.notes = newNotesTools(st)
+	p.notes = newNotesTools(st, cfg.DataDir, log)
 	if err := p.notes.SetDir(cfg.NotesDir); err != nil {
 		log.Warn("notes folder", "err", err)
 	}

@@ -2,6 +2,8 @@ package app
 
 import (
 	"fmt"
+	"log/slog"
+	"path/filepath"
 	"sync"
 
 	"quire/kernel/store"
@@ -13,13 +15,22 @@ import (
 // can be set or changed while Quire runs, and later runs see the change.
 type notesTools struct {
 	changes *notes.ChangeIndex
+	// journals is the data folder's folder for the journals of relinking
+	// moves: outside the notes, so none is taken for a note or synced away
+	// with them, and read again when a folder opens (a crash's move is
+	// rolled back or kept there, and logged).
+	journals string
+	log      *slog.Logger
 
 	mu   sync.Mutex
 	root *notes.Root
 }
 
-func newNotesTools(st *store.Store) *notesTools {
-	return &notesTools{changes: notes.NewChangeIndex(st)}
+// JournalFolder is the data folder's folder for the journals of moves.
+const JournalFolder = "journal"
+
+func newNotesTools(st *store.Store, dataDir string, log *slog.Logger) *notesTools {
+	return &notesTools{changes: notes.NewChangeIndex(st), journals: filepath.Join(dataDir, JournalFolder), log: log}
 }
 
 // Tools is the runtime's ToolProvider facet.
@@ -38,9 +49,12 @@ func (n *notesTools) Tools() []tool.Tool {
 func (n *notesTools) ready(dir string) (func(publish bool), error) {
 	var root *notes.Root
 	if dir != "" {
-		r, err := notes.Open(dir)
+		r, err := notes.Open(dir, notes.WithJournal(n.journals))
 		if err != nil {
 			return nil, fmt.Errorf("the notes folder %s cannot be used: %w", dir, err)
+		}
+		for _, rec := range r.Recovered() {
+			n.log.Warn("notes: a move a stop interrupted was finished", "change", rec.Change, "kept", rec.Completed, "problems", len(rec.Problems), "outcome", rec.Sentence())
 		}
 		root = r
 	}

@@ -235,6 +235,7 @@ func changeRecord(l notes.Logged, title string, stand map[string]notes.Standing)
 	c := l.Change
 	nc := protocol.ChangeRecord{ID: c.ID, Tool: c.Tool, Kind: string(c.Kind), Path: c.Path, From: c.From, Session: l.Session, Title: title,
 		Seq: l.Seq, Time: l.Time, Diff: c.Diff(), UndoneBy: l.UndoneBy, ByYou: l.ByUser, Undoes: c.Undoes, Reverse: notes.UndoText(c), State: protocol.ChangeApplied}
+	nc.Edits = noteEdits(c)
 	switch {
 	case l.UndoneBy != "", stand[c.ID] == notes.Reverted:
 		nc.State = protocol.ChangeUndone
@@ -378,11 +379,22 @@ func (n *NotesPort) Preview(ctx context.Context, name string, args json.RawMessa
 	}
 	var cut bool
 	p.Kind, p.Path, p.From, p.Diff = string(c.Kind), c.Path, c.From, c.Diff()
+	p.Edits, p.Links = noteEdits(c), c.Links()
 	p.Before, cut = clip(c.Before)
 	p.Truncated = cut
 	p.After, cut = clip(c.After)
 	p.Truncated = p.Truncated || cut
 	return p, nil
+}
+
+// noteEdits are the notes a move rewrote, each with its bounded diff (a
+// host is sent diffs, never the notes' whole texts).
+func noteEdits(c notes.Change) []protocol.NoteEdit {
+	var out []protocol.NoteEdit
+	for _, e := range c.Edits {
+		out = append(out, protocol.NoteEdit{Path: e.Path, NewPath: e.NewPath, Links: e.Links, Diff: e.Diff()})
+	}
+	return out
 }
 
 // clip bounds a note's text a host is sent to what a preview shows.

@@ -16,14 +16,19 @@ import (
 // every line of its text. Nothing is elided: the user says yes to exactly
 // what is shown, so a line hidden after the first few (a command pasted at
 // the end of a note) would be a yes to text nobody saw. How much of it a
-// dialog can show is the host's business. It reads only the call, never the
-// disk (undo's describer reads the change log; see describeUndo).
+// dialog can show is the host's business. It reads only the call, except
+// for two: undo's describer reads the change log (describeUndo), and
+// move_note's reads the notes, since the links a move rewrites depend on
+// them now (describeMove, which also holds the yes to what it showed).
 func (t *noteTool) Describe(call tool.Call) string {
 	var a map[string]any
 	if err := json.Unmarshal(call.Arguments, &a); err != nil {
 		return ""
 	}
 	desc := t.describeArgs(a)
+	if t.describeCall != nil {
+		desc = t.describeCall(call)
+	}
 	if warn := refusedName(a); warn != "" && desc != "" {
 		return warn + "\n" + desc
 	}

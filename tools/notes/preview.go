@@ -24,7 +24,7 @@ func (r *Root) Preview(ctx context.Context, name string, args json.RawMessage) (
 	if len(args) > maxPreviewArgs {
 		return Change{}, fail(tool.ErrInvalidArgs, "the arguments are %s, more than the %s a preview reads", humanSize(int64(len(args))), humanSize(maxPreviewArgs))
 	}
-	dry := &Root{dir: r.dir, fs: r.fs, dry: true, newID: func() string { return "preview" }}
+	dry := &Root{dir: r.dir, fs: r.fs, dry: true, newID: func() string { return "preview" }, linker: r.linker}
 	for _, t := range Tools(dry, nil) {
 		nt := t.(*noteTool)
 		if nt.spec.Name != name {
@@ -81,3 +81,6 @@ func (c Change) Diff() string {
 	}
 	return ""
 }
+
+// Diff is the note's changed lines with a little context, bounded.
+func (e FileEdit) Diff() string { return bounded(lineDiff(e.Before, e.After, relinkContext)) }

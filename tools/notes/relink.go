@@ -28,6 +28,7 @@ import (
 type relink struct {
 	id       string // the change's id, which names its journal and temporary files
 	from, to string // real paths of the entry that moves and of its destination
+	dstRel   string // the destination as the call named it, for its sentence
 	folder   bool
 	caseOnly bool
 	made     []string // the folders the move makes for its destination, outermost first

@@ -36,6 +36,8 @@ type Root struct {
 	// tools then compute the change they would make, by their own code.
 	dry bool
 
+	linker     Linker          // plans the links a move rewrites; nil: a scan of the folder per move
+	shown      shownPlans      // the plans the moves' questions showed, by call id
 	journalDir string          // where relinking moves keep their journals; "" is journalFolder in the root
 	hook       func(applyStep) // a test's stop inside an apply (withApplyHook)
 	recovered  []Recovery      // what Open rolled back or kept

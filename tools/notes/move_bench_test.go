@@ -1,0 +1,58 @@
+package notes
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+
+	"quire/kernel/tool"
+	"quire/vault"
+)
+
+// BenchmarkRenameHub renames a note 1,000 others link to (1,500 notes),
+// from the yes to done: plan, journal, 1,000 notes rewritten, rename. The
+// hub goes back and forth, so every iteration rewrites every link. "scan"
+// is a root without a Linker (a scan of the folder per move); "graph" is
+// one with a graph already built, as the notes index keeps it.
+func BenchmarkRenameHub(b *testing.B) {
+	for _, mode := range []string{"scan", "graph"} {
+		b.Run(mode, func(b *testing.B) {
+			dir := b.TempDir()
+			hubVault(b, dir, 1500)
+			var opts []Option
+			if mode == "graph" {
+				opts = append(opts, WithLinker(graphOf(b, dir)))
+			}
+			r, err := Open(dir, append(opts, WithJournal(b.TempDir()))...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			mv := findTool(Tools(r, nil), "move_note")
+			names := [2]string{"hub.md", "topics/hub renamed.md"}
+			for i := 0; i < b.N; i++ {
+				args, _ := json.Marshal(map[string]string{"from": names[i%2], "to": names[(i+1)%2]})
+				res, err := mv.Run(b.Context(), tool.Call{ID: "b", Name: "move_note", Arguments: args})
+				if err != nil || res.Status != tool.Success {
+					b.Fatal(err, res.Content)
+				}
+				if c := res.Data.(Change); len(c.Edits) != 1000 {
+					b.Fatalf("%d notes rewritten, want 1000", len(c.Edits))
+				}
+				if mode == "graph" {
+					b.StopTimer()
+					r.linker = graphOf(b, dir) // the index would follow the change
+					b.StartTimer()
+				}
+			}
+		})
+	}
+}
+
+func graphOf(b *testing.B, dir string) *vault.Vault {
+	v, _, err := vault.Scan(b.Context(), os.DirFS(dir), vault.DefaultLimits())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return v
+}
