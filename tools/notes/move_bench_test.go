@@ -2,14 +2,16 @@ package notes
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"quire/kernel/tool"
 	"quire/vault"
 )
 
-// BenchmarkRenameHub renames a note 1,000 others link to (1,500 notes),
+// BenchmarkRenameHub renames a note 1,000 others link to (2,001 notes),
 // from the yes to done: plan, journal, 1,000 notes rewritten, rename. The
 // hub goes back and forth, so every iteration rewrites every link. "scan"
 // is a root without a Linker (a scan of the folder per move); "graph" is
@@ -18,7 +20,10 @@ func BenchmarkRenameHub(b *testing.B) {
 	for _, mode := range []string{"scan", "graph"} {
 		b.Run(mode, func(b *testing.B) {
 			dir := b.TempDir()
-			hubVault(b, dir, 1500)
+			hubVault(b, dir, 1000)
+			for i := range 1000 { // notes that link elsewhere
+				os.WriteFile(filepath.Join(dir, fmt.Sprintf("other%04d.md", i)), fmt.Appendf(nil, "# Other %d\n\n[[n%04d]] and [[other%04d]]\n", i, i, (i+1)%1000), 0o644)
+			}
 			var opts []Option
 			if mode == "graph" {
 				opts = append(opts, WithLinker(graphOf(b, dir)))
@@ -32,7 +37,7 @@ func BenchmarkRenameHub(b *testing.B) {
 			names := [2]string{"hub.md", "topics/hub renamed.md"}
 			for i := 0; i < b.N; i++ {
 				args, _ := json.Marshal(map[string]string{"from": names[i%2], "to": names[(i+1)%2]})
-				res, err := mv.Run(b.Context(), tool.Call{ID: "b", Name: "move_note", Arguments: args})
+				res, err := mv.Run(b.Context(), tool.Call{ID: fmt.Sprint("b", i), Name: "move_note", Arguments: args})
 				if err != nil || res.Status != tool.Success {
 					b.Fatal(err, res.Content)
 				}

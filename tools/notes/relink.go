@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 )
 
 // A relinking move is one change made of many files: the notes whose links
@@ -138,23 +139,65 @@ func (r *Root) checkWritable(m *relink) error {
 // applyJournaled stages every new text, renames each over its note, then
 // moves the entry.
 func (r *Root) applyJournaled(m *relink, j journal) error {
-	for i, e := range m.edits {
-		if err := r.writeTempAs(j.Edits[i].Temp, e.at, []byte(e.after), e.perm); err != nil {
-			return err
-		}
+	if err := r.stage(m, j); err != nil {
+		return err
 	}
 	r.step("staged")
+	dirs := map[string]bool{}
 	for i, e := range m.edits {
 		if err := r.fs.Rename(osName(j.Edits[i].Temp), osName(e.at)); err != nil {
 			return fmt.Errorf("%q could not be written: %w", e.at, err)
 		}
-		r.syncDir(path.Dir(e.at))
+		dirs[path.Dir(e.at)] = true
 		r.step(fmt.Sprintf("edit %d", i+1))
+	}
+	// Each folder once, not each rename: a crash before this is the
+	// journal's to put back either way.
+	for dir := range dirs {
+		r.syncDir(dir)
 	}
 	if err := r.moveEntry(m.from, m.to, m.folder, m.caseOnly); err != nil {
 		return err
 	}
 	r.step("moved")
+	return nil
+}
+
+// stageWorkers is how many new texts are written and synced at once: a
+// filesystem commits concurrent syncs together, so a thousand notes cost a
+// few commits rather than a thousand.
+const stageWorkers = 32
+
+// stage writes each new text, synced, to its temporary file; the first
+// failure is returned once every writer has stopped.
+func (r *Root) stage(m *relink, j journal) error {
+	next := make(chan int)
+	errs := make(chan error, stageWorkers)
+	var wg sync.WaitGroup
+	for range min(stageWorkers, len(m.edits)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var first error
+			for i := range next {
+				if first == nil {
+					first = r.writeTempAs(j.Edits[i].Temp, m.edits[i].at, []byte(m.edits[i].after), m.edits[i].perm)
+				}
+			}
+			errs <- first
+		}()
+	}
+	for i := range m.edits {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
