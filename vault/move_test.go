@@ -374,3 +374,62 @@ func randomMove(rng *rand.Rand, v *Vault, files map[string]string) (string, stri
 		return src, path.Join(moveFolders[rng.IntN(len(moveFolders))], moveNames[rng.IntN(len(moveNames))]+ext)
 	}
 }
+
+func TestPlanMoveKeepsTheUsersWords(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"Alpha.md": "# Alpha\n",
+		"a/b.md": "Prose about Alpha: [[Alpha|Alpha]], [Alpha](../Alpha.md), [[Alpha#Top|Alpha]], [[alpha]], [[Alpha.md]],\n" +
+			"[x](<../Alpha.md#Top>), ![[Alpha]], [y](/Alpha.md), and `[[Alpha]]` in code.\n",
+	}
+	v := memVault(files)
+	p, err := v.PlanMove("Alpha.md", "Beta Gamma.md", reader(files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Prose about Alpha: [[Beta Gamma|Alpha]], [Alpha](../Beta%20Gamma.md), [[Beta Gamma#Top|Alpha]], [[Beta Gamma]], [[Beta Gamma.md]],\n" +
+		"[x](<../Beta Gamma.md#Top>), ![[Beta Gamma]], [y](/Beta%20Gamma.md), and `[[Alpha]]` in code.\n"
+	if len(p.Edits) != 1 || p.Edits[0].After != want || p.Edits[0].Links != 8 {
+		t.Fatalf("edits %+v\nwant After %q", p.Edits, want)
+	}
+	checkKeeps(t, files, v, p)
+}
+
+// TestVaultIsSafeForConcurrentUse runs questions, changes and plans at
+// once; -race checks them.
+func TestVaultIsSafeForConcurrentUse(t *testing.T) {
+	t.Parallel()
+	files := loadDir(t, "testdata/obsidian")
+	v := memVault(files)
+	done := make(chan struct{})
+	for w := 0; w < 4; w++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := 0; i < 50; i++ {
+				switch (i + w) % 4 {
+				case 0:
+					v.Put(Parse(fmt.Sprintf("New/%d-%d.md", w, i), []byte("[[Alpha]] [[Home]]")))
+				case 1:
+					_ = v.Backlinks("Projects/Alpha.md")
+					_ = v.Orphans()
+				case 2:
+					read := func(p string) ([]byte, error) {
+						if strings.HasPrefix(p, "New/") {
+							return []byte("[[Alpha]] [[Home]]"), nil
+						}
+						return reader(files)(p)
+					}
+					if _, err := v.PlanMove("Projects/Alpha.md", fmt.Sprintf("X/%d.md", i), read); err != nil {
+						t.Error(err)
+					}
+				default:
+					v.Remove(fmt.Sprintf("New/%d-%d.md", w, i-3))
+					_ = v.Unresolved("")
+				}
+			}
+		}()
+	}
+	for w := 0; w < 4; w++ {
+		<-done
+	}
+}
