@@ -11,6 +11,7 @@ import (
 
 	"quire/kernel/tool"
 	"quire/vault"
+	"quire/vault/vaultgen"
 )
 
 // linkedVault is a small Obsidian-style folder with every kind of link to
@@ -277,5 +278,47 @@ func TestOldChangesDecodeWithoutEdits(t *testing.T) {
 	c, ok := DecodeChange(old)
 	if !ok || c.Edits != nil || c.Diff() != "a.md → b.md" || UndoText(c) != "Undo the change chg_1 (move_note): move b.md back to a.md" {
 		t.Fatalf("an old move decodes as %+v", c)
+	}
+}
+
+// TestMovesKeepEveryLinkInAGeneratedVault plays organising moves through
+// move_note on vaultgen's realistic vault (every link form, hubs, notes of
+// the same name in two folders): after each, every link resolves where it
+// resolved before (mapped through the move), and one undo per move, newest
+// first, gives back the folder byte for byte.
+func TestMovesKeepEveryLinkInAGeneratedVault(t *testing.T) {
+	k := newKit(t)
+	if err := vaultgen.Generate(k.dir, 250, 7); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, k.dir)
+	moves := []struct {
+		from, to string
+		folder   bool
+	}{
+		{vaultgen.Hubs()[0], "Hubs/Start here.md", false},
+		{vaultgen.Hubs()[1], "Archive/Projects Hub.md", false},
+		{"Hubs", "Maps/Hubs", true},
+		{"Area 0", "Areas/Area 0", true},
+	}
+	var ids []string
+	links := 0
+	for _, mv := range moves {
+		want := resolved(t, k.dir, mover(mv.from, mv.to, mv.folder))
+		c := change(t, k.ok("move_note", map[string]any{"from": mv.from, "to": mv.to}))
+		if got := resolved(t, k.dir, func(p string) string { return p }); !slices.Equal(got, want) {
+			t.Fatalf("moving %s to %s changed where links lead", mv.from, mv.to)
+		}
+		ids = append(ids, c.ID)
+		links += c.Links()
+	}
+	if links < 100 {
+		t.Fatalf("the moves rewrote only %d links", links)
+	}
+	for _, id := range slices.Backward(ids) {
+		k.ok("undo", map[string]any{"changeId": id})
+	}
+	if got := snapshot(t, k.dir); got != before {
+		t.Fatal("undoing every move did not give the folder back byte for byte")
 	}
 }

@@ -48,7 +48,8 @@ type noteEdit struct {
 
 // applyStep names the moments of an apply a test can stop at (withApplyHook):
 // "journal" once it is synced, "staged" once every new text is, "edit N"
-// once the Nth note has its new text, "moved" once the rename is done.
+// once the Nth note has its new text, "renamed" once every note has,
+// "moved" once the rename is done.
 type applyStep = string
 
 // apply makes m, whole or not at all. On a dry root it only checks.
@@ -151,11 +152,21 @@ func (r *Root) applyJournaled(m *relink, j journal) error {
 		dirs[path.Dir(e.at)] = true
 		r.step(fmt.Sprintf("edit %d", i+1))
 	}
-	// Each folder once, not each rename: a crash before this is the
-	// journal's to put back either way.
+	r.step("renamed")
+	// Each folder once, not after each rename, and together: a crash before
+	// this is the journal's to put back either way.
+	sem := make(chan struct{}, stageWorkers)
+	var wg sync.WaitGroup
 	for dir := range dirs {
-		r.syncDir(dir)
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			r.syncDir(dir)
+			<-sem
+		}()
 	}
+	wg.Wait()
 	if err := r.moveEntry(m.from, m.to, m.folder, m.caseOnly); err != nil {
 		return err
 	}
