@@ -54,7 +54,7 @@ func (n *notesTools) ready(dir string) (func(publish bool), error) {
 			return nil, fmt.Errorf("the notes folder %s cannot be used: %w", dir, err)
 		}
 		for _, rec := range r.Recovered() {
-			n.log.Warn("notes: a move a stop interrupted was finished", "change", rec.Change, "kept", rec.Completed, "problems", len(rec.Problems), "outcome", rec.Sentence())
+			n.log.Warn("notes: a move a stop interrupted was finished", "change", rec.Change, "call", rec.Call, "kept", rec.Completed, "problems", len(rec.Problems), "outcome", rec.Sentence())
 		}
 		root = r
 	}

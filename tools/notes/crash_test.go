@@ -127,7 +127,7 @@ func TestKilledRelinkRecoversAllOrNothing(t *testing.T) {
 		}
 		rec := again.Recovered()
 		again.Close()
-		if len(rec) != 1 || len(rec[0].Problems) > 0 {
+		if len(rec) != 1 || len(rec[0].Problems) > 0 || rec[0].Call != "crash" {
 			t.Fatalf("killed at %s, recovered %+v", stop, rec)
 		}
 		want, says := before, "rolled back"

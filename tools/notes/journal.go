@@ -22,6 +22,7 @@ type journal struct {
 	Root     string        `json:"root"` // the notes folder it belongs to (a data folder's journals may be another folder's)
 	PID      int           `json:"pid"`  // the process applying it: its own journal is never recovered under it
 	ID       string        `json:"id"`
+	Call     string        `json:"call,omitempty"`
 	From     string        `json:"from"`
 	To       string        `json:"to"`
 	Folder   bool          `json:"folder,omitempty"`
@@ -39,7 +40,7 @@ type journalEdit struct {
 }
 
 func (m *relink) journal(root string, pid int) journal {
-	j := journal{Root: root, PID: pid, ID: m.id, From: m.from, To: m.to, Folder: m.folder, CaseOnly: m.caseOnly, Made: m.made}
+	j := journal{Root: root, PID: pid, ID: m.id, Call: m.call, From: m.from, To: m.to, Folder: m.folder, CaseOnly: m.caseOnly, Made: m.made}
 	for i, e := range m.edits {
 		j.Edits = append(j.Edits, journalEdit{At: e.at, Moved: e.moved, Before: e.before, AfterSHA256: digest(e.after),
 			Temp: path.Join(path.Dir(e.at), fmt.Sprintf("%s%s-%d.tmp", tempPrefix, m.id, i))})

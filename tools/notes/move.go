@@ -61,6 +61,7 @@ func moveNote(r *Root) tool.Tool {
 		if err != nil {
 			return tool.Result{}, err
 		}
+		m.call = call.ID
 		if err := r.shown.check(call.ID, m); err != nil {
 			return tool.Result{}, err
 		}

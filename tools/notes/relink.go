@@ -28,6 +28,7 @@ import (
 // relink is a move with the notes it rewrites.
 type relink struct {
 	id       string // the change's id, which names its journal and temporary files
+	call     string // the tool call that made it, if one did: it names the conversation
 	from, to string // real paths of the entry that moves and of its destination
 	dstRel   string // the destination as the call named it, for its sentence
 	folder   bool
@@ -216,6 +217,7 @@ func (r *Root) stage(m *relink, j journal) error {
 // failed write) interrupted, and what it did about it.
 type Recovery struct {
 	Change    string   // the change the journal was for
+	Call      string   // the tool call that made it ("" for the user's own undo): its conversation's log can be told
 	From, To  string   // the move
 	Notes     int      // the notes it rewrote
 	Completed bool     // every step had completed: the change was kept
@@ -240,7 +242,7 @@ func (v Recovery) Sentence() string {
 // says they were, or keeps the change when every step had completed and
 // keep is allowed. Temporary files are removed either way.
 func (r *Root) rollBack(j journal, keep bool) Recovery {
-	v := Recovery{Change: j.ID, From: j.From, To: j.To, Notes: len(j.Edits)}
+	v := Recovery{Change: j.ID, Call: j.Call, From: j.From, To: j.To, Notes: len(j.Edits)}
 	defer func() {
 		for _, e := range j.Edits {
 			r.fs.Remove(osName(e.Temp))
