@@ -227,6 +227,9 @@ type Recovery struct {
 // Sentence says what happened, for the log and the user.
 func (v Recovery) Sentence() string {
 	var s string
+	if v.From == "" {
+		return "Quire found the journal of a move it could not finish: " + strings.Join(v.Problems, "; ") + "."
+	}
 	if v.Completed {
 		s = fmt.Sprintf("Quire stopped just after moving %s to %s and rewriting the links in %s (change %s); every step had completed, so the move was kept.", v.From, v.To, plural(v.Notes, "note", "notes"), v.Change)
 	} else {
