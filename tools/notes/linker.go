@@ -149,6 +149,9 @@ func (r *Root) describeMove(call tool.Call) string {
 	if err == nil {
 		m, err = r.planMove(ctx, src, dst)
 	}
+	if err == nil {
+		err = r.checkWritable(m) // a read-only note is said now, not only at the yes
+	}
 	if err != nil {
 		return head + "\n⚠ As the notes are now, Quire would refuse this: " + strings.TrimSuffix(sentence(err.Error()), ".") + "."
 	}

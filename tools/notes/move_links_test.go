@@ -266,6 +266,8 @@ func TestMoveFailsWholeOnANoteItCannotWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := snapshot(t, k.dir)
+	q := k.describe("q", "move_note", map[string]any{"from": "people/Ana Lima.md", "to": "people/Ana Souza.md"})
+	contains(t, q, "Quire would refuse this", "notes/props.md", "read-only")
 	msg := k.fails("move_note", map[string]any{"from": "people/Ana Lima.md", "to": "people/Ana Souza.md"}, "read_only")
 	contains(t, msg, "notes/props.md", "nothing was moved or changed")
 	if got := snapshot(t, k.dir); got != before {
