@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +14,8 @@ import (
 
 	"quire/config"
 	"quire/internal/ollamatest"
+	"quire/internal/testkit"
+	"quire/kernel/protocol"
 )
 
 // TestAMoveAStopInterruptedIsPutBackAtStart: a relinking move a crash
@@ -66,5 +69,78 @@ func TestAMoveAStopInterruptedIsPutBackAtStart(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "rolled back") || !strings.Contains(log.String(), "chg_stopped") {
 		t.Fatalf("the log does not say the move was rolled back:\n%s", log.String())
+	}
+}
+
+// TestARelinkingMoveInAConversation: the model renames a note another
+// note links to; the question the user is asked shows the link it
+// updates, the Changes list and a preview carry each note's diff, an undo
+// is refused naming the linking note once it changed by hand, and, once
+// it is back, the one undo gives every file back byte for byte.
+func TestARelinkingMoveInAConversation(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(
+		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "m1", Name: "move_note", Arguments: []byte(`{"from":"a.md","to":"archive/z.md"}`)}}},
+		ollamatest.Turn{Content: []string{"Moved."}},
+	)
+	dataDir, notesDir := t.TempDir(), t.TempDir()
+	files := map[string]string{"a.md": "# A\n", "b.md": "one\nsee [[a]]\nthree\n"}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(notesDir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := config.Config{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, NotesDir: notesDir}
+	p, err := Open(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var asked []string
+	p.SetAsker(func(_ context.Context, q protocol.Question) (protocol.Answer, error) {
+		asked = append(asked, q.Descriptions...)
+		return protocol.Answer{Allowed: true}, nil
+	})
+	sess, _ := protocol.Run[protocol.Session](t.Context(), p.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "tidy"})
+	if _, err := protocol.Run[protocol.SendResult](t.Context(), p.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "archive a"}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitRuns(t, p.Kernel(), sess.ID, 1)
+	if len(asked) != 1 || !strings.Contains(asked[0], "Move a.md → archive/z.md\nand updates 1 link in 1 note:") || !strings.Contains(asked[0], "+ see [[z]]") {
+		t.Fatalf("the question: %q", asked)
+	}
+	b := filepath.Join(notesDir, "b.md")
+	if got := read(t, b); got != "one\nsee [[z]]\nthree\n" {
+		t.Fatalf("b.md after the move: %q", got)
+	}
+	n := p.Notes()
+	list, err := n.Changes(t.Context())
+	if err != nil || len(list.Changes) != 1 || len(list.Changes[0].Edits) != 1 || !strings.Contains(list.Changes[0].Edits[0].Diff, "+ see [[z]]") ||
+		!strings.Contains(list.Changes[0].Diff, "and updates 1 link in 1 note") {
+		t.Fatalf("the Changes list: %+v, %v", list, err)
+	}
+	pre, err := n.Preview(t.Context(), "move_note", []byte(`{"from":"archive/z.md","to":"y.md"}`))
+	if err != nil || pre.Links != 1 || len(pre.Edits) != 1 || pre.Edits[0].Path != "b.md" || !strings.Contains(pre.Edits[0].Diff, "+ see [[y]]") {
+		t.Fatalf("the preview of another move: %+v, %v", pre, err)
+	}
+
+	os.WriteFile(b, []byte("one\nsee [[z]]\nthree\nfour\n"), 0o644)
+	out, err := n.Undo(t.Context(), list.Changes[0].ID)
+	if err != nil || out.Refused == nil || !strings.Contains(out.Refused.Reason, "b.md") || len(out.Undone) != 0 {
+		t.Fatalf("the undo after b.md changed: %+v, %v", out, err)
+	}
+	os.WriteFile(b, []byte("one\nsee [[z]]\nthree\n"), 0o644)
+	if out, err := n.Undo(t.Context(), list.Changes[0].ID); err != nil || out.Refused != nil {
+		t.Fatalf("the undo: %+v, %v", out, err)
+	}
+	entries, _ := os.ReadDir(notesDir)
+	if len(entries) != len(files) {
+		t.Fatalf("after the undo the folder holds %d entries, want %d", len(entries), len(files))
+	}
+	for name, text := range files {
+		if got := read(t, filepath.Join(notesDir, name)); got != text {
+			t.Fatalf("%s after the undo: %q", name, got)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -330,6 +331,10 @@ func refusal(c notes.Change, r *notes.Root, err error) *protocol.UndoRefusal {
 	case c.Kind == notes.KindWrite:
 		u.Reason = fmt.Sprintf("%s changed after Quire wrote it, so undoing this change would lose the later changes. See both versions to compare them, and change the note by hand if you still want it back.", c.Path)
 		u.ChangedSince = true
+	case c.Kind == notes.KindMove && len(c.Edits) > 0:
+		// The note that changed may be one whose links the move rewrote:
+		// the note tools' sentence names it.
+		u.Reason = fmt.Sprintf("Quire left everything as it is: %s.", strings.TrimSuffix(err.Error(), "."))
 	default:
 		u.Reason = fmt.Sprintf("%s changed after Quire moved or made it, so Quire left it as it is. Change it by hand if you still want it back.", c.Path)
 	}
