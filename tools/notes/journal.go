@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -53,7 +54,9 @@ func journalName(id string) string { return "move-" + id + ".json" }
 // openJournals opens the journal folder, making it if it is missing.
 func (r *Root) openJournals() (*os.Root, error) {
 	if r.journalDir == "" {
-		if err := r.fs.Mkdir(journalFolder, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := r.fs.Mkdir(journalFolder, 0o700); err == nil {
+			r.syncDir(".")
+		} else if !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("the journal folder %s could not be made: %w", journalFolder, err)
 		}
 		jr, err := r.fs.OpenRoot(journalFolder)
@@ -62,8 +65,16 @@ func (r *Root) openJournals() (*os.Root, error) {
 		}
 		return jr, nil
 	}
-	if err := os.MkdirAll(r.journalDir, 0o700); err != nil {
-		return nil, fmt.Errorf("the journal folder %s could not be made: %w", r.journalDir, err)
+	if _, err := os.Stat(r.journalDir); err != nil {
+		if err := os.MkdirAll(r.journalDir, 0o700); err != nil {
+			return nil, fmt.Errorf("the journal folder %s could not be made: %w", r.journalDir, err)
+		}
+		// A journal in a folder whose own name is not yet on the disk
+		// could be lost with it.
+		if d, err := os.Open(filepath.Dir(r.journalDir)); err == nil {
+			d.Sync()
+			d.Close()
+		}
 	}
 	jr, err := os.OpenRoot(r.journalDir)
 	if err != nil {
