@@ -47,6 +47,7 @@ import (
 	"quire/queue"
 	"quire/rag"
 	"quire/skills"
+	"quire/tools/notes"
 )
 
 // Mode is how the parts are opened.
@@ -254,6 +255,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		log.Error("starting the runtime", "err", err)
 		p.startErr = err
 	}
+	p.notes.recordWith(func(recs []notes.Recovery) { p.recordRecovered(context.WithoutCancel(ctx), recs) })
 	p.startWorkers(ctx, cfg, catalog)
 	return p, nil
 }

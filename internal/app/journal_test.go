@@ -15,16 +15,22 @@ import (
 	"quire/config"
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
+	"quire/kernel/event"
 	"quire/kernel/protocol"
 )
 
 // TestAMoveAStopInterruptedIsPutBackAtStart: a relinking move a crash
 // stopped half way (one note rewritten, the rename not made) left its
 // journal in the data folder; the next start rolls it back before any tool
-// runs, so every file is as before, and the log says so.
+// runs, so every file is as before, the process log says so, and the
+// conversation whose call made the move gets a note.recovered event.
 func TestAMoveAStopInterruptedIsPutBackAtStart(t *testing.T) {
 	fake := ollamatest.New(t)
 	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script( // the call the crash interrupted (here a read, so the first start changes nothing)
+		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "m1", Name: "read_note", Arguments: []byte(`{"path":"a.md"}`)}}},
+		ollamatest.Turn{Content: []string{"Read."}},
+	)
 	dataDir, notesDir := t.TempDir(), t.TempDir()
 	real, err := filepath.EvalSymlinks(notesDir)
 	if err != nil {
@@ -36,10 +42,31 @@ func TestAMoveAStopInterruptedIsPutBackAtStart(t *testing.T) {
 		}
 	}
 	write("a.md", "# A\n")
-	write("x.md", "see [[b]]\n") // rewritten before the stop
-	write("y.md", "and [[a]]\n") // not yet
+	write("x.md", "see [[a]]\n")
+	write("y.md", "and [[a]]\n")
+	var log bytes.Buffer
+	cfg := config.Config{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, NotesDir: notesDir}
+	open := func() *Parts {
+		p, err := Open(t.Context(), config.NewStore(cfg), slog.New(slog.NewTextHandler(&log, nil)), Owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) { return protocol.Answer{Allowed: true}, nil })
+		return p
+	}
+	p := open()
+	sess, _ := protocol.Run[protocol.Session](t.Context(), p.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "tidy"})
+	if _, err := protocol.Run[protocol.SendResult](t.Context(), p.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "look"}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitRuns(t, p.Kernel(), sess.ID, 1)
+	p.Close()
+
+	// What the crash left: x.md rewritten, y.md's new text staged, the journal.
+	write("x.md", "see [[b]]\n")
+	write(".quire-chg_stopped-1.tmp", "and [[b]]\n")
 	sum := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
-	journal, _ := json.Marshal(map[string]any{"root": real, "pid": -1, "id": "chg_stopped", "from": "a.md", "to": "b.md", "edits": []map[string]any{
+	journal, _ := json.Marshal(map[string]any{"root": real, "pid": -1, "id": "chg_stopped", "call": "m1", "from": "a.md", "to": "b.md", "edits": []map[string]any{
 		{"at": "x.md", "moved": "x.md", "before": "see [[a]]\n", "afterSha256": sum("see [[b]]\n"), "temp": ".quire-chg_stopped-0.tmp"},
 		{"at": "y.md", "moved": "y.md", "before": "and [[a]]\n", "afterSha256": sum("and [[b]]\n"), "temp": ".quire-chg_stopped-1.tmp"},
 	}})
@@ -48,14 +75,8 @@ func TestAMoveAStopInterruptedIsPutBackAtStart(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(journals, "move-chg_stopped.json"), journal, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	write(".quire-chg_stopped-1.tmp", "and [[b]]\n") // staged, not renamed
 
-	var log bytes.Buffer
-	cfg := config.Config{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, NotesDir: notesDir}
-	p, err := Open(t.Context(), config.NewStore(cfg), slog.New(slog.NewTextHandler(&log, nil)), Owner)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p = open()
 	defer p.Close()
 	for name, want := range map[string]string{"a.md": "# A\n", "x.md": "see [[a]]\n", "y.md": "and [[a]]\n"} {
 		if got, _ := os.ReadFile(filepath.Join(notesDir, name)); string(got) != want {
@@ -69,6 +90,21 @@ func TestAMoveAStopInterruptedIsPutBackAtStart(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "rolled back") || !strings.Contains(log.String(), "chg_stopped") {
 		t.Fatalf("the log does not say the move was rolled back:\n%s", log.String())
+	}
+	evs, err := p.Kernel().Events(t.Context(), sess.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	for _, e := range evs {
+		if e.Type == string(event.NoteRecovered) {
+			var pl event.NoteRecoveredPayload
+			json.Unmarshal(e.Payload, &pl)
+			said = append(said, pl.Call+": "+pl.Text)
+		}
+	}
+	if len(said) != 1 || !strings.HasPrefix(said[0], "m1: ") || !strings.Contains(said[0], "rolled back") {
+		t.Fatalf("the conversation was told %q", said)
 	}
 }
 

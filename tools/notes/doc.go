@@ -34,7 +34,7 @@
 // Moves keep links. move_note rewrites every link to what moves, and the
 // relative links inside it, as part of the same change (linker.go plans it
 // through a Linker or a scan; relink.go applies it all or nothing under a
-// journal, journal.go, which Open rolls back or keeps after a crash).
+// journal, journal.go, which Open rolls back after a crash).
 //
 // It imports the standard library, quire/kernel/tool, quire/kernel/event
 // (the change index reads tool results), quire/vault (the link graph and

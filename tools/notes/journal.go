@@ -17,8 +17,8 @@ import (
 const journalFolder = ".quire-journal"
 
 // journal is what a relinking move writes, synced, before it changes
-// anything: enough to put every file back byte for byte, or to tell that
-// every step had completed. One file per change, named after it.
+// anything: enough to put every file back byte for byte, whichever steps
+// had been made. One file per change, named after it.
 type journal struct {
 	Root     string        `json:"root"` // the notes folder it belongs to (a data folder's journals may be another folder's)
 	PID      int           `json:"pid"`  // the process applying it: its own journal is never recovered under it
@@ -126,8 +126,7 @@ func syncRoot(jr *os.Root) {
 }
 
 // recoverJournals finishes what a crash left: every journal of this notes
-// folder (not of this process) is rolled back, or kept when every step had
-// completed, then removed. A journal that cannot be read is left where it
+// folder (not of this process) is rolled back, then removed. A journal that cannot be read is left where it
 // is and said.
 func (r *Root) recoverJournals() []Recovery {
 	if r.journalDir == "" {
@@ -171,7 +170,7 @@ func (r *Root) recoverJournals() []Recovery {
 		if j.Root != r.dir || j.PID == r.pid {
 			continue
 		}
-		out = append(out, r.rollBack(j, true))
+		out = append(out, r.rollBack(j))
 		removeJournal(jr, j)
 	}
 	if r.journalDir == "" {
@@ -180,6 +179,7 @@ func (r *Root) recoverJournals() []Recovery {
 	return out
 }
 
-// Recovered is what Open found of moves a crash interrupted and did about
-// each (see Recovery.Sentence); the composition root logs it.
+// Recovered is what Open found of moves a crash interrupted, each rolled
+// back (see Recovery.Sentence); the composition root logs it and records
+// it in the conversation that made it.
 func (r *Root) Recovered() []Recovery { return r.recovered }

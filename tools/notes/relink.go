@@ -21,8 +21,12 @@ import (
 //  5. the journal is removed.
 //
 // A failure in 3–4 puts back what was done, from the journal's befores; a
-// crash leaves the journal, and the next Open rolls the change back (or
-// keeps it, when every step had completed) and says which (Recovered).
+// crash leaves the journal, and the next Open rolls the change back and
+// says so (Recovered). It is rolled back even when every step had
+// completed: a journal still there means the call's result may never have
+// reached a log (a conversation's, the task queue's), and a change no log
+// holds could not be listed or undone, while a change rolled back agrees
+// with a call the log shows as interrupted.
 // An undo of a relinking move is the same kind of change, the other way.
 
 // relink is a move with the notes it rewrites.
@@ -75,7 +79,7 @@ func (r *Root) apply(m *relink) error {
 	}
 	r.step("journal")
 	if err := r.applyJournaled(m, j); err != nil {
-		rec := r.rollBack(j, false)
+		rec := r.rollBack(j)
 		removeJournal(jr, j)
 		if len(rec.Problems) > 0 {
 			return fmt.Errorf("%w; and putting back what was done left %s", err, strings.Join(rec.Problems, "; "))
@@ -216,25 +220,19 @@ func (r *Root) stage(m *relink, j journal) error {
 // Recovery is what the next start found of a relinking move a crash (or a
 // failed write) interrupted, and what it did about it.
 type Recovery struct {
-	Change    string   // the change the journal was for
-	Call      string   // the tool call that made it ("" for the user's own undo): its conversation's log can be told
-	From, To  string   // the move
-	Notes     int      // the notes it rewrote
-	Completed bool     // every step had completed: the change was kept
-	Problems  []string // files left as they were, and why (changed meanwhile)
+	Change   string   // the change the journal was for
+	Call     string   // the tool call that made it ("" for the user's own undo): its conversation's log can be told
+	From, To string   // the move
+	Notes    int      // the notes it rewrote
+	Problems []string // files left as they were, and why (changed meanwhile)
 }
 
 // Sentence says what happened, for the log and the user.
 func (v Recovery) Sentence() string {
-	var s string
 	if v.From == "" {
 		return "Quire found the journal of a move it could not finish: " + strings.Join(v.Problems, "; ") + "."
 	}
-	if v.Completed {
-		s = fmt.Sprintf("Quire stopped just after moving %s to %s and rewriting the links in %s (change %s); every step had completed, so the move was kept.", v.From, v.To, plural(v.Notes, "note", "notes"), v.Change)
-	} else {
-		s = fmt.Sprintf("Quire stopped while moving %s to %s and rewriting the links in %s (change %s); the move was rolled back, and every file is as it was before it.", v.From, v.To, plural(v.Notes, "note", "notes"), v.Change)
-	}
+	s := fmt.Sprintf("Quire stopped while moving %s to %s and rewriting the links in %s (change %s); the move was rolled back, and every file is as it was before it.", v.From, v.To, plural(v.Notes, "note", "notes"), v.Change)
 	if len(v.Problems) > 0 {
 		s = strings.TrimSuffix(s, ".") + ", except: " + strings.Join(v.Problems, "; ") + "."
 	}
@@ -242,9 +240,8 @@ func (v Recovery) Sentence() string {
 }
 
 // rollBack puts the files of an interrupted relink back as the journal
-// says they were, or keeps the change when every step had completed and
-// keep is allowed. Temporary files are removed either way.
-func (r *Root) rollBack(j journal, keep bool) Recovery {
+// says they were, and removes its temporary files.
+func (r *Root) rollBack(j journal) Recovery {
 	v := Recovery{Change: j.ID, Call: j.Call, From: j.From, To: j.To, Notes: len(j.Edits)}
 	defer func() {
 		for _, e := range j.Edits {
@@ -252,19 +249,6 @@ func (r *Root) rollBack(j journal, keep bool) Recovery {
 		}
 	}()
 	moved := r.entryNamed(j.To) && (j.CaseOnly || !r.entryNamed(j.From))
-	if keep && moved {
-		done := true
-		for _, e := range j.Edits {
-			if r.hashAt(e.Moved) != e.AfterSHA256 {
-				done = false
-				break
-			}
-		}
-		if done {
-			v.Completed = true
-			return v
-		}
-	}
 	if moved {
 		if err := r.moveEntry(j.To, j.From, j.Folder, j.CaseOnly); err != nil {
 			v.Problems = append(v.Problems, fmt.Sprintf("%s could not be moved back to %s (%v)", j.To, j.From, err))

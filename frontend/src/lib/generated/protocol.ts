@@ -1899,6 +1899,16 @@ export interface ModelConsultedPayload {
 }
 
 /**
+ * NoteRecoveredPayload: Call is the tool call that made the move, Change
+ * the id it would have had, Text the sentence that says what was done.
+ */
+export interface NoteRecoveredPayload {
+  call: string;
+  change: string;
+  text: string;
+}
+
+/**
  * NoteUndonePayload: Undoes is the id of the change reverted; Change is the
  * reverse change itself (tools/notes' Change, whose JSON the change index
  * reads back), and Text the sentence that said what was done.
@@ -2243,6 +2253,7 @@ export const EventType = {
   MemoryRemember: 'memory.remember',
   MemoryReview: 'memory.review',
   ModelConsulted: 'model.consulted',
+  NoteRecovered: 'note.recovered',
   NoteUndone: 'note.undone',
   PermissionAnswered: 'permission.answered',
   PermissionRequested: 'permission.requested',
@@ -2288,6 +2299,7 @@ export interface EventPayloads {
   'memory.remember': MemoryRememberPayload;
   'memory.review': MemoryReviewPayload;
   'model.consulted': ModelConsultedPayload;
+  'note.recovered': NoteRecoveredPayload;
   'note.undone': NoteUndonePayload;
   'permission.answered': PermissionAnsweredPayload;
   'permission.requested': PermissionRequestedPayload;
