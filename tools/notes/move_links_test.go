@@ -324,3 +324,60 @@ func TestMovesKeepEveryLinkInAGeneratedVault(t *testing.T) {
 		t.Fatal("undoing every move did not give the folder back byte for byte")
 	}
 }
+
+// plannedBy is a Linker that returns a fixed plan: a graph gone wrong,
+// against which the note tools' own guards must hold.
+type plannedBy []vault.Edit
+
+func (p plannedBy) PlanMove(from, to string, _ func(string) ([]byte, error)) (vault.Plan, error) {
+	return vault.Plan{From: from, To: to, Edits: p}, nil
+}
+
+// TestAMovePlanNeverReachesHiddenOrOutsideFiles: whatever a Linker plans,
+// a note in a hidden folder is never rewritten, and a plan that names a
+// path outside the notes folder, or puts a note elsewhere than the move
+// does, refuses the whole move with nothing changed.
+func TestAMovePlanNeverReachesHiddenOrOutsideFiles(t *testing.T) {
+	cases := []struct {
+		name  string
+		edits []vault.Edit
+		code  string // "" when the move goes ahead
+	}{
+		{"a note in .trash is left as it is", []vault.Edit{{Path: ".trash/old.md", NewPath: ".trash/old.md", Before: "[[a]]\n", After: "[[b]]\n", Links: 1}}, ""},
+		{"a path outside the folder refuses the move", []vault.Edit{{Path: "../outside.md", NewPath: "../outside.md", Before: "[[a]]\n", After: "[[b]]\n", Links: 1}}, "outside_root"},
+		{"a note put elsewhere than the move puts it refuses the move", []vault.Edit{{Path: "c.md", NewPath: "elsewhere/c.md", Before: "[[a]]\n", After: "[[b]]\n", Links: 1}}, "io"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			base := t.TempDir()
+			dir := filepath.Join(base, "notes")
+			for rel, text := range map[string]string{"notes/a.md": "# A\n", "notes/c.md": "[[a]]\n", "notes/.trash/old.md": "[[a]]\n", "outside.md": "[[a]]\n"} {
+				p := filepath.Join(base, filepath.FromSlash(rel))
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.WriteFile(p, []byte(text), 0o644)
+			}
+			r, err := Open(dir, WithLinker(plannedBy(tc.edits)), WithJournal(t.TempDir()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			before := snapshot(t, base)
+			res, _ := findTool(Tools(r, nil), "move_note").Run(t.Context(), tool.Call{ID: "c", Name: "move_note", Arguments: json.RawMessage(`{"from":"a.md","to":"b.md"}`)})
+			if tc.code != "" {
+				if f, _ := res.Data.(Failure); res.Status != tool.Failure || f.Error != tc.code {
+					t.Fatalf("%s: %s, want a refusal %s", res.Status, res.Content, tc.code)
+				}
+				if got := snapshot(t, base); got != before {
+					t.Fatalf("a refused move changed files:\n%s", got)
+				}
+				return
+			}
+			if res.Status != tool.Success {
+				t.Fatalf("refused: %s", res.Content)
+			}
+			if got, _ := os.ReadFile(filepath.Join(dir, ".trash", "old.md")); string(got) != "[[a]]\n" {
+				t.Fatalf("the note in .trash was rewritten: %q", got)
+			}
+		})
+	}
+}
