@@ -151,6 +151,11 @@ func (r *Root) applyJournaled(m *relink, j journal) error {
 	r.step("staged")
 	dirs := map[string]bool{}
 	for i, e := range m.edits {
+		// Another editor may have saved the note since it was planned: its
+		// text is then never replaced, and the whole move is put back.
+		if r.hashAt(e.at) != digest(e.before) {
+			return fail(ErrChanged, "%q changed while it was being moved (in another program?), so nothing was moved or changed; ask again", e.at)
+		}
 		if err := r.fs.Rename(osName(j.Edits[i].Temp), osName(e.at)); err != nil {
 			return fmt.Errorf("%q could not be written: %w", e.at, err)
 		}

@@ -191,3 +191,30 @@ func TestRelinkInterruptedRecoversAllOrNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestRelinkNeverReplacesANoteSavedDuringIt: a note another program saves
+// after the plan, while the new texts are staged, is not replaced; the
+// move is put back whole and the sentence names the note.
+func TestRelinkNeverReplacesANoteSavedDuringIt(t *testing.T) {
+	dir := t.TempDir()
+	plan := relinkFixture(t, dir)
+	r, err := Open(dir, WithJournal(t.TempDir()), withApplyHook(func(s applyStep) {
+		if s == "staged" {
+			os.WriteFile(filepath.Join(dir, "keep", "e.md"), []byte("saved elsewhere\n"), 0o644)
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	os.WriteFile(filepath.Join(dir, "keep", "e.md"), []byte("saved elsewhere\n"), 0o644)
+	want := snapshot(t, dir)
+	os.WriteFile(filepath.Join(dir, "keep", "e.md"), []byte("[[a|the A]] and ![[a]]\n"), 0o644)
+	err = r.apply(plan(r))
+	if !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), "keep/e.md") {
+		t.Fatalf("apply = %v, want a refusal naming keep/e.md", err)
+	}
+	if got := snapshot(t, dir); got != want {
+		t.Fatalf("after the refusal:\n%s\nwant\n%s", got, want)
+	}
+}
