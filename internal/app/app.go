@@ -47,6 +47,7 @@ import (
 	"quire/queue"
 	"quire/rag"
 	"quire/skills"
+	"quire/tools/notes"
 )
 
 // Mode is how the parts are opened.
@@ -193,7 +194,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		return p, nil
 	}
 	p.store = st
-	p.notes = newNotesTools(st)
+	p.notes = newNotesTools(st, cfg.DataDir, log)
 	if err := p.notes.SetDir(cfg.NotesDir); err != nil {
 		log.Warn("notes folder", "err", err)
 	}
@@ -254,6 +255,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		log.Error("starting the runtime", "err", err)
 		p.startErr = err
 	}
+	p.notes.recordWith(func(recs []notes.Recovery) { p.recordRecovered(context.WithoutCancel(ctx), recs) })
 	p.startWorkers(ctx, cfg, catalog)
 	return p, nil
 }

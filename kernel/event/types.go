@@ -472,7 +472,8 @@ var specs = map[Type]spec{
 	MemoryForget:   specOf[MemoryForgetPayload](Internal, false, false),
 	MemoryReview:   specOf[MemoryReviewPayload](Internal, false, false),
 
-	NoteUndone: specOf[NoteUndonePayload](Public, false, false),
+	NoteUndone:    specOf[NoteUndonePayload](Public, false, false),
+	NoteRecovered: specOf[NoteRecoveredPayload](Public, false, false),
 
 	EvolutionSignal:     specOf[EvolutionSignalPayload](Internal, false, false),
 	EvolutionObserved:   specOf[EvolutionObservedPayload](Internal, false, false),

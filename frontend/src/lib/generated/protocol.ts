@@ -578,6 +578,8 @@ export interface ChangeRecord {
    * (what comes back, what is discarded), shown before the user says yes.
    */
   reverse: string;
+  /** Edits are the notes a move rewrote the links of, each with its diff. */
+  edits?: NoteEdit[];
 }
 
 /** Check is one line of the report. Remedy says what to do when OK is false. */
@@ -1079,6 +1081,18 @@ export interface ModelsState {
   pulls: PullProgress[] | null;
   /** why the installed list could not be read (Ollama down) */
   error?: string;
+}
+
+/**
+ * NoteEdit is one note a move rewrites the links of, as a preview or a
+ * record shows it: where it is (and will be, when it moves with the move),
+ * how many links change and its diff, bounded like every diff.
+ */
+export interface NoteEdit {
+  path: string;
+  newPath: string;
+  links: number;
+  diff: string;
 }
 
 /**
@@ -1641,6 +1655,12 @@ export interface WritePreview {
   limit: number;
   truncated?: boolean;
   refused?: string;
+  /**
+   * Edits are the notes a move would rewrite the links of, each with its
+   * diff; Links counts the links in all.
+   */
+  edits?: NoteEdit[];
+  links?: number;
 }
 
 /**
@@ -1876,6 +1896,16 @@ export interface ModelConsultedPayload {
   clipped?: boolean;
   usage: Usage;
   error?: string;
+}
+
+/**
+ * NoteRecoveredPayload: Call is the tool call that made the move, Change
+ * the id it would have had, Text the sentence that says what was done.
+ */
+export interface NoteRecoveredPayload {
+  call: string;
+  change: string;
+  text: string;
 }
 
 /**
@@ -2236,6 +2266,7 @@ export const EventType = {
   MemoryRemember: 'memory.remember',
   MemoryReview: 'memory.review',
   ModelConsulted: 'model.consulted',
+  NoteRecovered: 'note.recovered',
   NoteUndone: 'note.undone',
   PermissionAnswered: 'permission.answered',
   PermissionRequested: 'permission.requested',
@@ -2281,6 +2312,7 @@ export interface EventPayloads {
   'memory.remember': MemoryRememberPayload;
   'memory.review': MemoryReviewPayload;
   'model.consulted': ModelConsultedPayload;
+  'note.recovered': NoteRecoveredPayload;
   'note.undone': NoteUndonePayload;
   'permission.answered': PermissionAnsweredPayload;
   'permission.requested': PermissionRequestedPayload;
@@ -2365,6 +2397,31 @@ export interface NoteChange {
   requestId?: string;
   /** the change an undo reverted */
   undoes?: string;
+  /**
+   * Edits are the notes a move rewrote, in the same change (KindMove): the
+   * links to what moved, and the relative links inside it. Absent in the
+   * logs written before moves kept their links.
+   */
+  edits?: NoteFileEdit[];
+  /**
+   * Made are the folders a move made for its destination, outermost
+   * first: its undo removes them again when they are left empty.
+   */
+  made?: string[];
+}
+
+/**
+ * FileEdit is one note a move rewrote: its whole text before and after, at
+ * the path it had before the move (Path) and after it (NewPath, the same
+ * unless the note is among what moved).
+ */
+export interface NoteFileEdit {
+  path: string;
+  newPath: string;
+  before: string;
+  after: string;
+  /** links rewritten in it */
+  links: number;
 }
 
 /**
