@@ -87,3 +87,21 @@ func BenchmarkPlanMoveHub(b *testing.B) {
 	b.ReportMetric(float64(plan.Links()), "links/op")
 	b.ReportMetric(float64(len(plan.Edits)), "notes/op")
 }
+
+// BenchmarkChangeThenBacklinks: one note changes, then a question — the
+// graph of a 3,100-note vault (about 40,000 links) is resolved again.
+func BenchmarkChangeThenBacklinks(b *testing.B) {
+	dir := generated(b, 3_100)
+	v, _, err := vault.Scan(context.Background(), os.DirFS(dir), vault.DefaultLimits())
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, _ := v.Note(v.Paths()[100])
+	b.ReportAllocs()
+	for b.Loop() {
+		v.Put(n)
+		if len(v.Backlinks(vaultgen.Hubs()[0])) < 1000 {
+			b.Fatal("the hub lost its backlinks")
+		}
+	}
+}

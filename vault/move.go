@@ -2,6 +2,7 @@ package vault
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -98,15 +99,15 @@ func (v *Vault) PlanMove(from, to string, read func(path string) ([]byte, error)
 		if _, ok := v.notes[m.From]; ok {
 			look[m.From] = true
 		}
-		for _, r := range g.in[m.From] {
-			look[r.From] = true
+		for f := range g.in[m.From] {
+			look[f] = true
 		}
 		keys := nameKeys(m.To)
 		if next.logseq {
 			keys = append(keys, pageNames(m.To, aliases[m.From])...)
 		}
 		for _, k := range keys {
-			for _, f := range g.byKey[k] {
+			for f := range g.byKey[k] {
 				look[f] = true
 			}
 		}
@@ -120,13 +121,14 @@ func (v *Vault) PlanMove(from, to string, read func(path string) ([]byte, error)
 		}
 		return p
 	}
-	for _, p := range slices.Sorted(mapKeys(look)) {
+	md := newParser()
+	for _, p := range slices.Sorted(maps.Keys(look)) {
 		text, err := read(p)
 		if err != nil {
 			return plan, fmt.Errorf("%w: %s (%v); nothing was moved", ErrRead, p, err)
 		}
 		np := movedOr(p)
-		_, spans := parse(p, text)
+		_, spans := parse(md, p, text)
 		var reps []replacement
 		for _, s := range spans {
 			if s.Target == "" {
@@ -156,16 +158,6 @@ func (v *Vault) PlanMove(from, to string, read func(path string) ([]byte, error)
 	}
 	sort.Slice(plan.Edits, func(i, j int) bool { return plan.Edits[i].Path < plan.Edits[j].Path })
 	return plan, nil
-}
-
-func mapKeys(m map[string]bool) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // movesLocked lists what moves: the one note or file, or every file in
@@ -331,12 +323,4 @@ func encodeDest(t string, angle bool) string {
 		}
 	}
 	return b.String()
-}
-
-// resolvedLocked is resolved for a caller that holds the lock.
-func (v *Vault) resolvedLocked() *graph {
-	if v.graph == nil {
-		v.graph = v.buildGraph()
-	}
-	return v.graph
 }

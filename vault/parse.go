@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"gopkg.in/yaml.v3"
 )
@@ -63,11 +64,13 @@ type span struct {
 // Parse reads one note. It never panics and never fails: a part it cannot
 // read is named in Problem and the rest is still returned.
 func Parse(p string, text []byte) Note {
-	n, _ := parse(p, text)
+	n, _ := parse(newParser(), p, text)
 	return n
 }
 
-func parse(p string, src []byte) (n Note, spans []span) {
+// parse reads a note with md, a parser from newParser (one may serve many
+// notes, one at a time or at once: its parts keep no state between calls).
+func parse(md parser.Parser, p string, src []byte) (n Note, spans []span) {
 	n = Note{Path: p, Title: strings.TrimSuffix(path.Base(p), path.Ext(p))}
 	var problems []string
 	if len(src) > MaxParseBytes {
@@ -85,7 +88,6 @@ func parse(p string, src []byte) (n Note, spans []span) {
 	if !utf8.Valid(src) {
 		problems = append(problems, "the note is not valid UTF-8 text; what could be read was read")
 	}
-	lines := lineStarts(src)
 
 	fmEnd := 0
 	if fmStart, fmStop, end, ok := frontMatter(src); ok {
@@ -101,35 +103,28 @@ func parse(p string, src []byte) (n Note, spans []span) {
 	if t, ok := n.readLogseqProperties(body); ok {
 		title = t
 	}
-	bspans := n.readBody(src, fmEnd, &title)
+	bspans := n.readBody(md, src, fmEnd, &title)
 	spans = append(spans, bspans...)
 	if title != "" {
 		n.Title = title
 	}
 	sort.SliceStable(spans, func(i, j int) bool { return spans[i].Start < spans[j].Start })
+	line, at := 1, 0
+	n.Links = make([]Link, 0, len(spans))
 	for i := range spans {
-		spans[i].Line = lineOf(lines, spans[i].Start)
+		line += bytes.Count(src[at:spans[i].Start], []byte{'\n'})
+		at = spans[i].Start
+		spans[i].Line = line
 		n.Links = append(n.Links, spans[i].Link)
+	}
+	if len(n.Links) == 0 {
+		n.Links = nil
 	}
 	n.Tags = dedupe(n.Tags)
 	n.Aliases = dedupe(n.Aliases)
 	n.Blocks = dedupe(n.Blocks)
 	n.Problem = strings.Join(problems, "; ")
 	return n, spans
-}
-
-func lineStarts(src []byte) []int {
-	starts := []int{0}
-	for i, c := range src {
-		if c == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	return starts
-}
-
-func lineOf(starts []int, off int) int {
-	return sort.Search(len(starts), func(i int) bool { return starts[i] > off })
 }
 
 func dedupe(xs []string) []string {
@@ -188,7 +183,16 @@ var yamlLine = regexp.MustCompile(`line (\d+)`)
 func (n *Note) readFrontMatter(src []byte, base, fmEnd int) ([]span, string) {
 	fm := src[base:fmEnd]
 	problem := ""
-	var props map[string]any
+	// Only these keys are read through YAML (the property links are read
+	// from the raw lines); a struct spares building every value.
+	var props struct {
+		Aliases  any `yaml:"aliases"`
+		Alias    any `yaml:"alias"`
+		Tags     any `yaml:"tags"`
+		Tag      any `yaml:"tag"`
+		AliasesU any `yaml:"Aliases"`
+		TagsU    any `yaml:"Tags"`
+	}
 	if err := yaml.Unmarshal(fm, &props); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		where := ""
@@ -201,14 +205,12 @@ func (n *Note) readFrontMatter(src []byte, base, fmEnd int) ([]span, string) {
 		}
 		problem = fmt.Sprintf("the front matter is not valid YAML%s: %s; its links were still read", where, msg)
 	}
-	for k, v := range props {
-		switch strings.ToLower(k) {
-		case "aliases", "alias":
-			n.Aliases = append(n.Aliases, listValue(v, false)...)
-		case "tags", "tag":
-			for _, t := range listValue(v, true) {
-				n.Tags = append(n.Tags, strings.TrimPrefix(t, "#"))
-			}
+	for _, v := range []any{props.Aliases, props.Alias, props.AliasesU} {
+		n.Aliases = append(n.Aliases, listValue(v, false)...)
+	}
+	for _, v := range []any{props.Tags, props.Tag, props.TagsU} {
+		for _, t := range listValue(v, true) {
+			n.Tags = append(n.Tags, strings.TrimPrefix(t, "#"))
 		}
 	}
 	var spans []span
@@ -419,9 +421,9 @@ func (n *Note) readLogseqProperties(body []byte) (title string, ok bool) {
 
 // readBody walks goldmark's AST of the body (src[off:]): headings, links,
 // wikilinks, #tags and ^block-ids, none of them inside code.
-func (n *Note) readBody(src []byte, off int, title *string) []span {
+func (n *Note) readBody(md parser.Parser, src []byte, off int, title *string) []span {
 	body := src[off:]
-	doc := newParser().Parse(text.NewReader(body))
+	doc := md.Parse(text.NewReader(body))
 	var spans []span
 	var runs [][2]int // runs of plain text, where tags and block ids are
 	firstH1 := ""

@@ -150,7 +150,7 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		n, spans := parse("f.md", b)
+		n, spans := parse(newParser(), "f.md", b)
 		last := 0
 		for i, l := range n.Links {
 			if l.Start < last || l.End <= l.Start || l.End > len(b) {

@@ -3,7 +3,10 @@ package vault
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -288,5 +291,51 @@ func TestScanSkipsLogseqBackupsAndSymlinks(t *testing.T) {
 	}
 	if !reflect.DeepEqual(links, []string{"linked", "pages/link.md"}) {
 		t.Errorf("symbolic links skipped: %+v", skipped)
+	}
+}
+
+// TestChangesKeepTheGraphAsAFreshOne: after every change (a note added,
+// changed, removed, an attachment added or removed), the graph the
+// vault keeps up to date answers as one resolved from scratch.
+func TestChangesKeepTheGraphAsAFreshOne(t *testing.T) {
+	t.Parallel()
+	for _, dir := range []string{"testdata/obsidian", "testdata/logseq"} {
+		files := loadDir(t, dir)
+		v := memVault(files)
+		_ = v.Orphans() // the graph exists from here on
+		rng := rand.New(rand.NewPCG(3, 4))
+		names := []string{"Alpha", "Meeting", "Home", "lang___go", "Ideas", "Beta Plan", "New"}
+		folders := []string{"", "Projects", "Work", "pages", "x/y"}
+		for i := 0; i < 300; i++ {
+			p := path.Join(folders[rng.IntN(len(folders))], names[rng.IntN(len(names))])
+			switch rng.IntN(5) {
+			case 0, 1:
+				text := fmt.Sprintf("alias:: %s\n\n[[%s]] [[%s]] [l](../%s.md) ![[pic.png]]\n", names[rng.IntN(len(names))],
+					names[rng.IntN(len(names))], strings.ToLower(names[rng.IntN(len(names))]), names[rng.IntN(len(names))])
+				files[p+".md"] = text
+				v.Put(Parse(p+".md", []byte(text)))
+			case 2:
+				delete(files, p+".md")
+				v.Remove(p + ".md")
+			case 3:
+				files[path.Join(path.Dir(p), "pic.png")] = ""
+				v.PutFile(path.Join(path.Dir(p), "pic.png"))
+			default:
+				delete(files, path.Join(path.Dir(p), "pic.png"))
+				v.Remove(path.Join(path.Dir(p), "pic.png"))
+			}
+			fresh := memVault(files)
+			for _, q := range fresh.Paths() {
+				if got, want := refsOf(v.Outgoing(q)), refsOf(fresh.Outgoing(q)); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s, change %d: outgoing of %s\n got %q\nwant %q", dir, i, q, got, want)
+				}
+				if got, want := refsOf(v.Backlinks(q)), refsOf(fresh.Backlinks(q)); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s, change %d: backlinks of %s\n got %q\nwant %q", dir, i, q, got, want)
+				}
+			}
+			if got, want := v.Orphans(), fresh.Orphans(); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, change %d: orphans %q, want %q", dir, i, got, want)
+			}
+		}
 	}
 }
