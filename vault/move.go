@@ -44,7 +44,14 @@ func cleanPath(p string) (string, error) {
 	c := path.Clean(strings.TrimSpace(p))
 	if p == "" || c == "." || c == ".." || strings.HasPrefix(c, "/") || strings.HasPrefix(c, "../") ||
 		strings.ContainsAny(c, "\x00\\") {
-		return "", fmt.Errorf("%w: %q", ErrBadPath, p)
+		return "", fmt.Errorf("%w: %q; name a path inside the notes folder", ErrBadPath, p)
+	}
+	// Hidden files and folders (.obsidian, .trash, .git) are not the vault's:
+	// Scan never reads them, so nothing moves in or out of one.
+	for _, part := range strings.Split(c, "/") {
+		if strings.HasPrefix(part, ".") {
+			return "", fmt.Errorf("%w: %q is hidden (a name starting with a dot); choose a visible name", ErrBadPath, p)
+		}
 	}
 	return c, nil
 }

@@ -256,6 +256,9 @@ func TestPlanMoveRefuses(t *testing.T) {
 		{"../x.md", "y.md", ErrBadPath},
 		{"Home.md", "/abs.md", ErrBadPath},
 		{"", "y.md", ErrBadPath},
+		{"Home.md", ".trash/Home.md", ErrBadPath},
+		{"Home.md", "a/.hidden.md", ErrBadPath},
+		{".obsidian", "settings", ErrBadPath},
 	}
 	if _, err := memVault(loadDir(t, "testdata/logseq")).PlanMove("logseq", "cfg", reader(files)); !errors.Is(err, ErrGraphConfig) {
 		t.Errorf("moving the Logseq configuration: %v", err)
