@@ -339,3 +339,39 @@ func TestChangesKeepTheGraphAsAFreshOne(t *testing.T) {
 		}
 	}
 }
+
+func TestNewLinkFollowsTheStyle(t *testing.T) {
+	t.Parallel()
+	v := scanDir(t, "testdata/obsidian")
+	cases := []struct {
+		style         Style
+		from, to, sub string
+		text, want    string
+	}{
+		{Style{false, FormatShortest}, "Home.md", "Projects/Alpha.md", "", "", "[[Alpha]]"},
+		{Style{false, FormatShortest}, "Home.md", "Personal/Meeting.md", "Top", "", "[[Personal/Meeting#Top]]"},
+		{Style{false, FormatShortest}, "Personal/x.md", "Personal/Meeting.md", "", "m", "[[Meeting|m]]"},
+		{Style{false, FormatShortest}, "Home.md", "attachments/diagram.png", "", "", "[[diagram.png]]"},
+		{Style{false, FormatAbsolute}, "Home.md", "Projects/Alpha.md", "", "", "[[Projects/Alpha]]"},
+		{Style{false, FormatRelative}, "Work/Meeting.md", "Projects/Alpha.md", "", "", "[[../Projects/Alpha]]"},
+		{Style{true, FormatRelative}, "Work/Meeting.md", "Projects/Beta Plan.md", "Risks", "", "[Beta Plan](../Projects/Beta%20Plan.md#Risks)"},
+		{Style{true, FormatShortest}, "Home.md", "Projects/Beta Plan.md", "", "the plan", "[the plan](Beta%20Plan.md)"},
+		{Style{true, FormatAbsolute}, "Work/Meeting.md", "Projects/Alpha.md", "", "A", "[A](Projects/Alpha.md)"},
+	}
+	for _, c := range cases {
+		v.SetStyle(c.style)
+		got := v.NewLink(c.from, c.to, c.sub, c.text)
+		if got != c.want {
+			t.Errorf("%+v %s → %s: %q, want %q", c.style, c.from, c.to, got, c.want)
+			continue
+		}
+		l := Parse(c.from, []byte(got)).Links
+		if len(l) != 1 {
+			t.Errorf("%q is not one link", got)
+			continue
+		}
+		if to, _ := v.Resolve(c.from, l[0]); to != c.to {
+			t.Errorf("%q from %s resolves to %q, want %s", got, c.from, to, c.to)
+		}
+	}
+}
