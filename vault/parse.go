@@ -103,7 +103,11 @@ func parse(md parser.Parser, p string, src []byte) (n Note, spans []span) {
 	if t, ok := n.readLogseqProperties(body); ok {
 		title = t
 	}
-	bspans := n.readBody(md, src, fmEnd, &title)
+	bounded, blanked, first := boundLines(src, fmEnd)
+	if blanked > 0 {
+		problems = append(problems, fmt.Sprintf("%d paragraphs too full of brackets to read were left out of the links (the first at line %d)", blanked, first))
+	}
+	bspans := n.readBody(md, bounded, fmEnd, &title)
 	spans = append(spans, bspans...)
 	if title != "" {
 		n.Title = title
@@ -301,10 +305,11 @@ func scanMarkdownLink(src []byte, i, to int) (span, bool) {
 	if i >= to || src[i] != '[' {
 		return span{}, false
 	}
-	close := bytes.IndexByte(src[i:to], ']')
-	if close < 0 || i+close+1 >= to || src[i+close+1] != '(' {
+	close := bytes.IndexAny(src[i+1:to], "[]")
+	if close < 0 || src[i+1+close] != ']' || i+close+2 >= to || src[i+close+2] != '(' {
 		return span{}, false
 	}
+	close++
 	labelEnd := i + close
 	end := bytes.IndexByte(src[labelEnd:to], ')')
 	if end < 0 {
@@ -475,6 +480,99 @@ func (n *Note) readBody(md parser.Parser, src []byte, off int, title *string) []
 		*title = firstH1
 	}
 	return spans
+}
+
+// runBudget bounds a run of lines goldmark reads as one paragraph: its
+// link parser scans ahead for each bracket it cannot close (and its
+// reference definitions re-read the paragraph), so brackets × bytes of a
+// paragraph is what it may cost. Real notes stay far below (a wrapped
+// chapter of 300 KB with 1,000 links is 3·10^8); a paragraph of a
+// million brackets is 10^12.
+const runBudget = 1 << 31
+
+// boundLines gives the text with every paragraph from off on that is over
+// runBudget blanked (spaces, the same length, so every offset holds), how
+// many, and the first one's line number. A run ends at a blank line and
+// before a line that starts another block (a list item, a heading, a
+// quote, a fence, a table row), so a long list is many small runs.
+func boundLines(src []byte, off int) (out []byte, blanked, first int) {
+	out = src
+	runStart, brackets := off, 0
+	flush := func(end int) {
+		if int64(brackets)*int64(end-runStart) > runBudget {
+			if blanked == 0 {
+				out = bytes.Clone(src)
+				first = 1 + bytes.Count(src[:runStart], []byte{'\n'})
+			}
+			blanked++
+			for i := runStart; i < end; i++ {
+				if out[i] != '\n' {
+					out[i] = ' '
+				}
+			}
+		}
+	}
+	for at := off; at < len(src); {
+		end := bytes.IndexByte(src[at:], '\n')
+		if end < 0 {
+			end = len(src) - at
+		}
+		line := src[at : at+end]
+		if startsBlock(line) {
+			flush(at)
+			runStart, brackets = at, 0
+		}
+		brackets += openBrackets(line)
+		at += end + 1
+	}
+	flush(len(src))
+	return out, blanked, first
+}
+
+// openBrackets counts the '[' of a line that do not open a wikilink or a
+// Markdown link closed on the line: the ones goldmark may scan ahead for.
+// It looks at most maxDest bytes ahead for a link's ')', so it is linear.
+func openBrackets(line []byte) int {
+	const maxDest = 4096
+	n := 0
+	for i := 0; i < len(line); i++ {
+		if line[i] != '[' {
+			continue
+		}
+		if w, ok := scanWiki(line[i:], i); ok {
+			i = w.End - 1
+			continue
+		}
+		c := bytes.IndexAny(line[i+1:], "[]")
+		if c >= 0 && line[i+1+c] == ']' && i+c+2 < len(line) && line[i+c+2] == '(' {
+			rest := line[i+c+3 : min(len(line), i+c+3+maxDest)]
+			if p := bytes.IndexByte(rest, ')'); p >= 0 {
+				i += c + 3 + p
+				continue
+			}
+		}
+		n++
+	}
+	return n
+}
+
+// startsBlock: a blank line, or one that starts a block of its own.
+func startsBlock(line []byte) bool {
+	t := bytes.TrimLeft(line, " \t")
+	if len(bytes.TrimRight(t, " \t\r")) == 0 {
+		return true
+	}
+	switch t[0] {
+	case '#', '>', '|', '`', '~':
+		return true
+	case '-', '*', '+':
+		return len(t) > 1 && (t[1] == ' ' || t[1] == '\t')
+	}
+	d := 0
+	for d < len(t) && d < 9 && t[d] >= '0' && t[d] <= '9' {
+		d++
+	}
+	return d > 0 && d+1 < len(t) && (t[d] == '.' || t[d] == ')') && t[d+1] == ' '
 }
 
 func headingText(h *ast.Heading, src []byte) []byte {

@@ -167,3 +167,36 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParseBoundsHostileText: floods of brackets that make goldmark's
+// link parser scan ahead for each one are left out with a sentence, so a
+// note costs about its size; the same links in real shapes (many
+// paragraphs, a long list) are all read.
+func TestParseBoundsHostileText(t *testing.T) {
+	t.Parallel()
+	for _, unit := range []string{"[[", "[", "![[a", "[a](", "- [[", "[x]: y\n", "*[", "[a](\n", "[\n", "> [", "[a][b]"} {
+		n := Parse("x.md", bytes.Repeat([]byte(unit), (256<<10)/len(unit)))
+		if !strings.Contains(n.Problem, "too full of brackets") {
+			t.Errorf("%q flood: problem %q", unit, n.Problem)
+		}
+	}
+	var prose, list bytes.Buffer
+	for prose.Len() < MaxParseBytes-4096 {
+		prose.WriteString("Some words [[Note A]] and more words\nanother line with [a](b%20c.md) in it\nand ![[pic.png]] last.\n\n")
+	}
+	for i := 0; i < 20_000; i++ {
+		list.WriteString("- [[Item]] and [[Other|o]]\n")
+	}
+	for name, c := range map[string]struct {
+		text  []byte
+		links int
+	}{
+		"4 MiB of paragraphs":    {prose.Bytes(), 3 * bytes.Count(prose.Bytes(), []byte("\n\n"))},
+		"a list of 40,000 links": {list.Bytes(), 40_000},
+	} {
+		n := Parse("x.md", c.text)
+		if n.Problem != "" || len(n.Links) != c.links {
+			t.Errorf("%s: %d links (want %d), problem %q", name, len(n.Links), c.links, n.Problem)
+		}
+	}
+}
