@@ -208,12 +208,12 @@ func (v *Vault) movesLocked(from, to string) ([]Move, error) {
 			return nil, fmt.Errorf("%w: %s is taken; choose another name or move that first", ErrExists, q)
 		}
 	}
-	if isNote || v.files[from] {
-		prefix := strings.ToLower(to) + "/"
-		for lp, q := range v.idx.exact {
-			if strings.HasPrefix(lp, prefix) {
-				return nil, fmt.Errorf("%w: %s is a folder (it holds %s); choose another name", ErrExists, to, q)
-			}
+	// Onto an existing folder is onto an existing path, for a file or a
+	// folder alike: merging two folders is not a move.
+	prefix := strings.ToLower(to) + "/"
+	for lp, q := range v.idx.exact {
+		if strings.HasPrefix(lp, prefix) && !moving[q] {
+			return nil, fmt.Errorf("%w: %s is a folder (it holds %s); choose another name", ErrExists, to, q)
 		}
 	}
 	sort.Slice(moves, func(i, j int) bool { return moves[i].From < moves[j].From })
