@@ -96,11 +96,24 @@ func TestResolveLogseq(t *testing.T) {
 		{"ideas", "pages/Project Ideas.md"},         // alias::
 		{"Brainstorm", "pages/Project Ideas.md"},
 		{"Not A Page", ""},
+		{"Jan 15th, 2024", "journals/2024_01_15.md"}, // a journal by Logseq's default title
+		{"jan 15th, 2024", "journals/2024_01_15.md"},
+		{"2024_01_15", "journals/2024_01_15.md"},
 	}
 	for _, c := range cases {
 		got, _ := v.Resolve("journals/2024_01_15.md", Link{Wiki: true, Target: c.target})
 		if got != c.want {
 			t.Errorf("[[%s]] → %q, want %q", c.target, got, c.want)
+		}
+	}
+	for _, c := range []struct{ file, name string }{
+		{"journals/2021_03_01.md", "Mar 1st, 2021"}, {"journals/2021_03_02.md", "Mar 2nd, 2021"},
+		{"journals/2021_03_03.md", "Mar 3rd, 2021"}, {"journals/2021_03_11.md", "Mar 11th, 2021"},
+		{"journals/2021_03_12.md", "Mar 12th, 2021"}, {"journals/2021_03_22.md", "Mar 22nd, 2021"},
+	} {
+		v.Put(Note{Path: c.file})
+		if got, _ := v.Resolve("x.md", Link{Wiki: true, Target: c.name}); got != c.file {
+			t.Errorf("[[%s]] → %q, want %s", c.name, got, c.file)
 		}
 	}
 	v.PutFile("pages/a%2Fb.md")
