@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"quire/vault/vaultgen"
 )
 
 // loadDir reads a fixture folder into texts by path (hidden ones left out).
@@ -428,5 +430,35 @@ func TestVaultIsSafeForConcurrentUse(t *testing.T) {
 	}
 	for w := 0; w < 4; w++ {
 		<-done
+	}
+}
+
+// TestPlanMoveKeepsEveryLinkInAGeneratedVault plays random moves over a
+// generated vault, whose notes use every form at once: relative Markdown
+// links with %20, paths, aliases, headings, blocks, embeds, properties,
+// same names in two folders.
+func TestPlanMoveKeepsEveryLinkInAGeneratedVault(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := vaultgen.Generate(dir, 150, 5); err != nil {
+		t.Fatal(err)
+	}
+	files := loadDir(t, dir)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for i := 0; i < 60; i++ {
+		v := memVault(files)
+		from, to := randomMove(rng, v, files)
+		p, err := v.PlanMove(from, to, reader(files))
+		if err != nil {
+			if errors.Is(err, ErrExists) || errors.Is(err, ErrIntoItself) {
+				continue
+			}
+			t.Fatalf("move %d %s → %s: %v", i, from, to, err)
+		}
+		checkKeeps(t, files, v, p)
+		if t.Failed() {
+			t.Fatalf("after %d moves", i)
+		}
+		files = applyPlan(t, files, p)
 	}
 }
