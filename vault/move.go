@@ -154,7 +154,12 @@ func (v *Vault) PlanMove(from, to string, read func(path string) ([]byte, error)
 			if after == want && (h != byRelative || h2 == byRelative) && (!pathForm || h2 == byPath) {
 				continue
 			}
-			if t, ok := rewriteTarget(next, np, want, s, h); ok && t != string(text[s.tStart:s.tEnd]) {
+			t, ok := rewriteTarget(next, np, want, s, h)
+			if !ok {
+				return plan, fmt.Errorf("%w: %s (line %d of %s) could not lead to %s after the move; choose a name without # | [ or ]",
+					ErrUnlinkable, text[s.Start:s.End], s.Line, p, want)
+			}
+			if t != string(text[s.tStart:s.tEnd]) {
 				reps = append(reps, replacement{s.tStart, s.tEnd, t})
 			}
 		}

@@ -263,6 +263,9 @@ func TestPlanMoveRefuses(t *testing.T) {
 		{"Home.md", "a/.hidden.md", ErrBadPath},
 		{".obsidian", "settings", ErrBadPath},
 	}
+	if _, err := v.PlanMove("Projects/Alpha.md", "Projects/Alpha #1.md", reader(files)); !errors.Is(err, ErrUnlinkable) {
+		t.Errorf("a name no wikilink can hold: %v", err)
+	}
 	if _, err := memVault(loadDir(t, "testdata/logseq")).PlanMove("logseq", "cfg", reader(files)); !errors.Is(err, ErrGraphConfig) {
 		t.Errorf("moving the Logseq configuration: %v", err)
 	}
