@@ -54,6 +54,9 @@ func TestParseLinks(t *testing.T) {
 		{"unclosed front matter is body", "---\nx: [[A]]\n", []want{{"[[A]]", "A", "", "", true, false, 2, ""}}},
 		{"logseq namespace and tag", "- [[lang/go]] #[[big idea]]", []want{{"[[lang/go]]", "lang/go", "", "", true, false, 1, ""}, {"[[big idea]]", "big idea", "", "", true, false, 1, ""}}},
 		{"empty wikilink is text", "[[]] [[ ]]", nil},
+		{"CRLF lines", "---\r\nup: \"[[A]]\"\r\n---\r\nsee [b](B.md)\r\nand [[C]]\r\n",
+			[]want{{"[[A]]", "A", "", "", true, false, 2, "up"}, {"[b](B.md)", "B.md", "", "b", false, false, 4, ""}, {"[[C]]", "C", "", "", true, false, 5, ""}}},
+		{"link in a heading", "# About [[A]]\n", []want{{"[[A]]", "A", "", "", true, false, 1, ""}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
