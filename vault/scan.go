@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"path"
 	"runtime"
 	"strings"
 	"sync"
@@ -170,7 +171,8 @@ func readNotes(ctx context.Context, fsys fs.FS, paths []string, lim Limits) ([]N
 // readNote reads one note; a note it cannot read is still a note of the
 // vault (links to it resolve), with no links and the reason.
 func readNote(md parser.Parser, fsys fs.FS, p string, lim Limits) (Note, string) {
-	blank := Note{Path: p, Title: strings.TrimSuffix(p[strings.LastIndexByte(p, '/')+1:], ".md")}
+	base := path.Base(p)
+	blank := Note{Path: p, Title: strings.TrimSuffix(base, path.Ext(base))}
 	info, err := fs.Stat(fsys, p)
 	if err != nil {
 		blank.Problem = fmt.Sprintf("it could not be read (%v)", err)
