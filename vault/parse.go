@@ -666,3 +666,18 @@ func atLineEnd(src []byte, j int) bool {
 	}
 	return true
 }
+
+// Properties is a note's front matter as YAML values by key (nil when the
+// note has none, or when it is not valid YAML: Parse's Problem says why).
+// It is kept out of Note so that Parse reads only the keys it uses.
+func Properties(text []byte) map[string]any {
+	start, stop, _, ok := frontMatter(text)
+	if !ok {
+		return nil
+	}
+	var props map[string]any
+	if yaml.Unmarshal(text[start:stop], &props) != nil {
+		return nil
+	}
+	return props
+}

@@ -203,3 +203,21 @@ func TestParseBoundsHostileText(t *testing.T) {
 		}
 	}
 }
+
+func TestProperties(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		text string
+		want map[string]any
+	}{
+		{"---\ntitle: A\ntags: [x, y]\nn: 3\n---\nbody", map[string]any{"title": "A", "tags": []any{"x", "y"}, "n": 3}},
+		{"no front matter", nil},
+		{"---\nbad: [\n---\n", nil},
+		{"---\n---\n", nil},
+	}
+	for _, c := range cases {
+		if got := Properties([]byte(c.text)); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Properties(%q) = %#v, want %#v", c.text, got, c.want)
+		}
+	}
+}
