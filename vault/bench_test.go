@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -62,6 +63,17 @@ func BenchmarkScan20k(b *testing.B) {
 	}
 	b.ReportMetric(float64((cpuTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(links), "unresolved")
+	// What one scanned vault holds on the heap, its graph resolved.
+	b.StopTimer()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	v, _, _ := vault.Scan(context.Background(), fsys, vault.DefaultLimits())
+	_ = v.Orphans()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "heap-MB")
+	runtime.KeepAlive(v)
 }
 
 // BenchmarkPlanMoveHub: the plan of renaming a hub with 1,000+ backlinks.
@@ -86,4 +98,22 @@ func BenchmarkPlanMoveHub(b *testing.B) {
 	}
 	b.ReportMetric(float64(plan.Links()), "links/op")
 	b.ReportMetric(float64(len(plan.Edits)), "notes/op")
+}
+
+// BenchmarkChangeThenBacklinks: one note changes, then a question — the
+// graph of a 3,100-note vault (about 40,000 links) is resolved again.
+func BenchmarkChangeThenBacklinks(b *testing.B) {
+	dir := generated(b, 3_100)
+	v, _, err := vault.Scan(context.Background(), os.DirFS(dir), vault.DefaultLimits())
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, _ := v.Note(v.Paths()[100])
+	b.ReportAllocs()
+	for b.Loop() {
+		v.Put(n)
+		if len(v.Backlinks(vaultgen.Hubs()[0])) < 1000 {
+			b.Fatal("the hub lost its backlinks")
+		}
+	}
 }

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"quire/vault/vaultgen"
 )
 
 // loadDir reads a fixture folder into texts by path (hidden ones left out).
@@ -249,26 +251,26 @@ func TestPlanMoveRefuses(t *testing.T) {
 		{"Projects/Alpha.md", "home.md", ErrExists},
 		{"Projects/Alpha.md", "Projects/Alpha.md", ErrExists},
 		{"Projects/Alpha.md", "Work", ErrExists},
-		{"Projects", "Work", ErrExists}, // Work/Alpha.md is free but the folder merge is refused only on a clash
+		{"Projects", "Work", ErrExists}, // no file clashes, but merging two folders is not a move
+		{"Projects", "work", ErrExists},
 		{"Projects", "Home.md", ErrExists},
 		{"Nothing.md", "Else.md", ErrNotFound},
 		{"Projects", "Projects/Sub", ErrIntoItself},
 		{"../x.md", "y.md", ErrBadPath},
 		{"Home.md", "/abs.md", ErrBadPath},
 		{"", "y.md", ErrBadPath},
+		{"Home.md", ".trash/Home.md", ErrBadPath},
+		{"Home.md", "a/.hidden.md", ErrBadPath},
+		{".obsidian", "settings", ErrBadPath},
+	}
+	if _, err := v.PlanMove("Projects/Alpha.md", "Projects/Alpha #1.md", reader(files)); !errors.Is(err, ErrUnlinkable) {
+		t.Errorf("a name no wikilink can hold: %v", err)
 	}
 	if _, err := memVault(loadDir(t, "testdata/logseq")).PlanMove("logseq", "cfg", reader(files)); !errors.Is(err, ErrGraphConfig) {
 		t.Errorf("moving the Logseq configuration: %v", err)
 	}
 	for _, c := range cases {
 		_, err := v.PlanMove(c.from, c.to, reader(files))
-		if c.from == "Projects" && c.to == "Work" {
-			// Merging into an existing folder is allowed when no file clashes.
-			if err != nil {
-				t.Errorf("PlanMove(%s, %s): %v", c.from, c.to, err)
-			}
-			continue
-		}
 		if !errors.Is(err, c.want) {
 			t.Errorf("PlanMove(%s, %s) = %v, want %v", c.from, c.to, err, c.want)
 		}
@@ -431,5 +433,35 @@ func TestVaultIsSafeForConcurrentUse(t *testing.T) {
 	}
 	for w := 0; w < 4; w++ {
 		<-done
+	}
+}
+
+// TestPlanMoveKeepsEveryLinkInAGeneratedVault plays random moves over a
+// generated vault, whose notes use every form at once: relative Markdown
+// links with %20, paths, aliases, headings, blocks, embeds, properties,
+// same names in two folders.
+func TestPlanMoveKeepsEveryLinkInAGeneratedVault(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := vaultgen.Generate(dir, 150, 5); err != nil {
+		t.Fatal(err)
+	}
+	files := loadDir(t, dir)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for i := 0; i < 60; i++ {
+		v := memVault(files)
+		from, to := randomMove(rng, v, files)
+		p, err := v.PlanMove(from, to, reader(files))
+		if err != nil {
+			if errors.Is(err, ErrExists) || errors.Is(err, ErrIntoItself) {
+				continue
+			}
+			t.Fatalf("move %d %s → %s: %v", i, from, to, err)
+		}
+		checkKeeps(t, files, v, p)
+		if t.Failed() {
+			t.Fatalf("after %d moves", i)
+		}
+		files = applyPlan(t, files, p)
 	}
 }
