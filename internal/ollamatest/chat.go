@@ -114,18 +114,67 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	s.play(w, r, &req, turn, parts, produced, start)
+	if turn.Endless && len(parts) == 0 {
+		writeError(w, http.StatusInternalServerError, "fake ollama: an endless turn needs content or thinking to repeat")
+		return
+	}
+	limit, err := numPredict(req.Options)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	s.play(w, r, &req, turn, parts, produced, limit, start)
+}
+
+// EndlessCap is how many pieces the fake streams of an Endless turn when
+// the request sets no num_predict.
+const EndlessCap = 20_000
+
+// numPredict is the request's num_predict: the most tokens the runner
+// generates (each piece the fake streams is a token) before it ends the
+// reply with done_reason "length"; 0 or below means no limit, as in
+// Ollama (-1 is its default, "infinite").
+func numPredict(opts map[string]any) (int, error) {
+	v, ok := opts["num_predict"]
+	if !ok || v == nil {
+		return 0, nil
+	}
+	f, ok := v.(float64)
+	if !ok {
+		return 0, fmt.Errorf("option %q must be of type integer", "num_predict")
+	}
+	return max(int(f), 0), nil
 }
 
 // play sends the turn's messages, streamed or as one reply, and then the
 // final chunk, unless the turn fails first.
-func (s *Server) play(w http.ResponseWriter, r *http.Request, req *api.ChatRequest, turn Turn, parts []api.Message, produced int, start time.Time) {
+func (s *Server) play(w http.ResponseWriter, r *http.Request, req *api.ChatRequest, turn Turn, parts []api.Message, produced, limit int, start time.Time) {
 	stream := req.Stream == nil || *req.Stream
 	out := newNDJSON(w)
 	delay := cmp.Or(turn.Delay, s.delay)
+	n := len(parts) // pieces the model generates before its end token
+	if turn.Endless {
+		n = EndlessCap
+		if limit > 0 {
+			n = limit
+		}
+	}
+	reason := cmp.Or(turn.DoneReason, "stop")
+	// A token per chunk generated, and the end-of-sequence token, which
+	// Ollama's runner counts too (numPredicted grows before the EOS check).
+	evalTokens := cmp.Or(turn.EvalCount, produced+1)
+	if turn.Endless {
+		reason, evalTokens = "length", n
+	}
+	if limit > 0 && n >= limit {
+		// The runner ends the sequence once numPredicted reaches
+		// num_predict, before it could sample an end token: the limit is
+		// the count (runner/ollamarunner/runner.go, DoneReasonLength).
+		n, reason, evalTokens = limit, "length", limit
+	}
 	failAt := -1 // the chunk index at which the reply fails; -1 for never
 	if turn.Fail.Kind != "" && turn.Fail.Kind != FailStatus {
-		failAt = min(turn.Fail.After, len(parts))
+		failAt = min(turn.Fail.After, n)
 	}
 	evalStart := time.Now()
 	whole := api.Message{Role: "assistant"}
@@ -139,25 +188,23 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, req *api.ChatReque
 			s.abandon(out)
 			return
 		}
-		if i == len(parts) {
+		if i == n {
 			break
 		}
+		part := parts[i%len(parts)]
 		if !stream {
-			whole.Content += parts[i].Content
-			whole.Thinking += parts[i].Thinking
-			whole.ToolCalls = append(whole.ToolCalls, parts[i].ToolCalls...)
+			whole.Content += part.Content
+			whole.Thinking += part.Thinking
+			whole.ToolCalls = append(whole.ToolCalls, part.ToolCalls...)
 			continue
 		}
-		if out.line(api.ChatResponse{Model: req.Model, CreatedAt: time.Now().UTC(), Message: parts[i]}) != nil {
+		if out.line(api.ChatResponse{Model: req.Model, CreatedAt: time.Now().UTC(), Message: part}) != nil {
 			return
 		}
 	}
 
-	final := doneOnly(req.Model, cmp.Or(turn.DoneReason, "stop"))
+	final := doneOnly(req.Model, reason)
 	promptTokens := cmp.Or(turn.PromptEvalCount, EstimateTokens(req))
-	// A token per chunk generated, and the end-of-sequence token, which
-	// Ollama's runner counts too (numPredicted grows before the EOS check).
-	evalTokens := cmp.Or(turn.EvalCount, produced+1)
 	final.Metrics = api.Metrics{
 		LoadDuration:       time.Millisecond,
 		PromptEvalCount:    promptTokens,

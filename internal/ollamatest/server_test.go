@@ -894,3 +894,47 @@ func TestAsideComesBeforeTheScript(t *testing.T) {
 		t.Errorf("%d scripted turns left, want 0", n)
 	}
 }
+
+// TestChatHonoursNumPredict: a reply ends after num_predict pieces with
+// done_reason "length" and eval_count num_predict, as Ollama's runner ends
+// it; an endless reply (a looping model) never ends otherwise.
+func TestChatHonoursNumPredict(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		turn       ollamatest.Turn
+		options    string
+		wantPieces int
+		wantReason string
+		wantEval   int
+	}{
+		{"endless stops at num_predict", ollamatest.Turn{Content: []string{"again ", "and "}, Endless: true}, `{"num_predict":7}`, 7, "length", 7},
+		{"endless without a limit stops at the cap", ollamatest.Turn{Content: []string{"again "}, Endless: true}, `{}`, ollamatest.EndlessCap, "length", ollamatest.EndlessCap},
+		{"short reply under the limit", ollamatest.Turn{Content: []string{"a", "b"}}, `{"num_predict":5}`, 2, "stop", 3},
+		{"reply cut at the limit", ollamatest.Turn{Content: []string{"a", "b", "c"}}, `{"num_predict":2}`, 2, "length", 2},
+		{"negative is no limit", ollamatest.Turn{Content: []string{"a", "b", "c"}}, `{"num_predict":-1}`, 3, "stop", 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := thinker(t)
+			srv.Script(tt.turn)
+			resp := post(t, t.Context(), srv, "/api/chat", `{"model":"qwen3:4b","think":false,"messages":[{"role":"user","content":"hi"}],"options":`+tt.options+`}`)
+			defer resp.Body.Close()
+			got, err := lines(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got)-1 != tt.wantPieces {
+				t.Fatalf("%d pieces, want %d", len(got)-1, tt.wantPieces)
+			}
+			var final api.ChatResponse
+			if err := json.Unmarshal([]byte(got[len(got)-1]), &final); err != nil {
+				t.Fatal(err)
+			}
+			if !final.Done || final.DoneReason != tt.wantReason || final.EvalCount != tt.wantEval {
+				t.Errorf("final = done %v, reason %q, eval_count %d; want done, %q, %d", final.Done, final.DoneReason, final.EvalCount, tt.wantReason, tt.wantEval)
+			}
+		})
+	}
+}

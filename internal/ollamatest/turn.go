@@ -24,6 +24,16 @@ type Turn struct {
 	Content   []string   `json:"content,omitempty"`
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 
+	// Endless makes the model never emit its end token: the Content
+	// pieces stream over and over, as a looping model's do, until the
+	// request's num_predict is reached (done_reason "length", as Ollama's
+	// runner ends it), the client goes away, or the server closes. Without
+	// num_predict the real server goes on for ever (it shifts the context
+	// when it fills); the fake gives up after EndlessCap pieces with
+	// done_reason "length", so a test of a client that sets no bound fails
+	// instead of spinning.
+	Endless bool `json:"endless,omitempty"`
+
 	// DoneReason goes into the final chunk; empty means "stop".
 	DoneReason string `json:"done_reason,omitempty"`
 	// PromptEvalCount and EvalCount go into the final chunk; zero means an

@@ -285,8 +285,12 @@ type CancelRequestedPayload struct {
 	Cause string `json:"cause"`
 }
 
+// BudgetExceededPayload stops a run from outside the loop: the runtime
+// saw a streaming reply pass the run's budget, or repeat itself (Reason
+// ReasonLoop; empty means ReasonBudget). Message is the run's sentence.
 type BudgetExceededPayload struct {
 	Message string `json:"message"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 type CheckpointDonePayload struct {

@@ -1668,8 +1668,14 @@ export interface AssistantMessagePayload {
   interrupted?: boolean;
 }
 
+/**
+ * BudgetExceededPayload stops a run from outside the loop: the runtime
+ * saw a streaming reply pass the run's budget, or repeat itself (Reason
+ * ReasonLoop; empty means ReasonBudget). Message is the run's sentence.
+ */
 export interface BudgetExceededPayload {
   message: string;
+  reason?: string;
 }
 
 export interface CancelRequestedPayload {
