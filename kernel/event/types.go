@@ -365,7 +365,7 @@ type HistoryReplacePayload struct {
 // makes: the strategy, what triggered it, the figures it judged by, and
 // the estimated size of the whole request before and after, in tokens.
 type CompactionRecord struct {
-	Strategy     string    `json:"strategy"` // summarise, drop-logs, extract-facts
+	Strategy     string    `json:"strategy"` // summarise, drop-logs, extract-facts, cut
 	Trigger      string    `json:"trigger"`  // size, pollution, overflow
 	Figures      Pollution `json:"figures"`
 	BeforeTokens int       `json:"beforeTokens"`

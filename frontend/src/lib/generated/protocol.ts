@@ -2106,7 +2106,7 @@ export interface Capabilities {
  * the estimated size of the whole request before and after, in tokens.
  */
 export interface CompactionRecord {
-  /** summarise, drop-logs, extract-facts */
+  /** summarise, drop-logs, extract-facts, cut */
   strategy: string;
   /** size, pollution, overflow */
   trigger: string;
