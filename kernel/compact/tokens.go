@@ -126,6 +126,9 @@ func (c *Calibration) Factor(model string) float64 {
 	return 1
 }
 
+// Scale is a raw estimate for model corrected by what was observed.
+func (c *Calibration) Scale(model string, raw int) int { return scale(raw, c.Factor(model)) }
+
 // scale applies a factor to a raw estimate, rounding up so that an
 // estimate never claims a request fits when it is a token over.
 func scale(raw int, f float64) int {

@@ -220,6 +220,10 @@ type Capabilities struct {
 	ToolsOff   string   `json:"toolsOff,omitempty"`
 	Withheld   []string `json:"withheld,omitempty"`
 	ToolModels []string `json:"toolModels,omitempty"`
+	// LeftOut names the tools the run does not offer because all of them
+	// would not fit the model's context beside the conversation (the ones
+	// the user's request needs most were kept); the window says which.
+	LeftOut []string `json:"leftOut,omitempty"`
 	// Temperature and Think are the sampling options the user chose in
 	// Settings (unset: the model's own defaults), and AboutYou the text of
 	// "what Quire should know about you" the system text was assembled

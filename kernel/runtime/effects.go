@@ -109,7 +109,8 @@ func (s *session) stream(x core.StartStream) {
 	m := s.model()
 	// The prompt is counted as the server last counted one (it grows from
 	// step to step) or as estimated, whichever is more.
-	watch := runawayWatch{budget: caps.Limits.TokenBudget, spent: m.Run.Tokens + max(m.LastPromptTokens, compact.RequestTokens(req))}
+	raw := compact.RequestTokens(req)
+	watch := runawayWatch{budget: caps.Limits.TokenBudget, spent: m.Run.Tokens + max(m.LastPromptTokens, s.r.cal.Scale(req.Model, raw))}
 	var runaway *errRunaway
 	err = s.r.model.Stream(ctx, req, func(c provider.Chunk) error {
 		if c.Content != "" || c.Thinking != "" {
@@ -136,6 +137,10 @@ func (s *session) stream(x core.StartStream) {
 	msg := event.AssistantMessagePayload{Step: x.Step, Content: reply.String(), Thinking: thinking.String(), ToolCalls: calls,
 		Model: caps.Model, DoneReason: final.DoneReason, Usage: event.Usage(final.Usage)}
 	if err == nil {
+		// The server's count of this very request teaches the model's
+		// tokenizer to every later estimate (fitTools, the overflow
+		// sentence, the compaction).
+		s.r.cal.Observe(req.Model, raw, final.Usage.PromptTokens)
 		s.report(fact(event.AssistantMessage, s.r.now(), runID, msg))
 		return
 	}
