@@ -163,7 +163,8 @@ type requestFit struct {
 	atMax                      bool // the window is the model's trained length: only another model has more
 }
 
-// The figures are the raw estimate corrected by factor (what the server
+// measure makes up the requestFit of req. The figures are the raw
+// estimate corrected by factor (what the server
 // counted for this model so far); and since the server refused the
 // request, it holds more than the window whatever the estimate says: an
 // estimate that says otherwise is scaled up until it agrees, so the
