@@ -132,8 +132,9 @@ func (r *Runtime) refusesTools(model string) {
 // toolShare is the most of the context the tool declarations may take:
 // the rest is for Quire's instructions, the conversation and the reply.
 // Quire's whole set (issue 32: 17 tools, 7 KB and more of JSON) takes more
-// than the whole of a 4,096-token context as a real tokenizer counts it.
-const toolShare = 0.4
+// than the whole of a 4,096-token context as a real tokenizer counts it,
+// and a little over half of the default 8,192, which still holds it all.
+const toolShare = 0.6
 
 // fitTools keeps the tools the run's task needs when all of them would
 // take more than toolShare of the context, and names the rest in

@@ -597,6 +597,12 @@ export interface Check {
    * ActionDownload or ActionSettings; "" offers nothing.
    */
   action?: CheckAction;
+  /**
+   * Warn marks a check that passed with a limit the user should know
+   * of (a chat model that cannot use tools still chats): OK stays true,
+   * the terminal prints "warn" and the Remedy.
+   */
+  warn?: boolean;
 }
 
 /**
