@@ -51,6 +51,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(req.Messages) == 0 && req.KeepAlive != nil && req.KeepAlive.Duration == 0 {
+		s.loadFor(m, req.KeepAlive) // a keep-alive of zero unloads it
 		writeJSON(w, http.StatusOK, doneOnly(req.Model, "unload"))
 		return
 	}
@@ -77,6 +78,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
+	// Past its checks the request reaches the scheduler, which loads the
+	// model and keeps it for the request's keep-alive (/api/ps lists it).
+	s.loadFor(m, req.KeepAlive)
 	if len(req.Messages) == 0 {
 		writeJSON(w, http.StatusOK, doneOnly(req.Model, "load"))
 		return
@@ -258,7 +262,8 @@ func doneOnly(modelName, reason string) api.ChatResponse {
 // reply has empty content); and with no tools declared there is no parser
 // at all, so the model's <tool_call> text streams as content. A model with
 // a built-in parser (builtin) hands every call on. produced is how many
-// chunks the model generated, dropped calls included, for eval_count.
+// tokens the model generated, dropped calls included, for eval_count: a
+// content or thinking chunk is one, a call the tokens of its text.
 func (s *Server) messages(t Turn, thinking, builtin bool, declared []api.Tool) (out []api.Message, produced int, err error) {
 	if thinking {
 		for _, p := range t.Thinking {
@@ -271,7 +276,10 @@ func (s *Server) messages(t Turn, thinking, builtin bool, declared []api.Tool) (
 	produced = len(out)
 	index := 0 // the parser numbers the calls it hands on
 	for _, tc := range t.ToolCalls {
-		produced++
+		// The model writes the call as text its parser then reads: every
+		// token of it counts in eval_count, as Ollama's runner counts
+		// each token it samples.
+		produced += TextTokens(rawToolCall(tc))
 		args := api.NewToolCallFunctionArguments()
 		if len(tc.Arguments) > 0 {
 			if err := json.Unmarshal(tc.Arguments, &args); err != nil {

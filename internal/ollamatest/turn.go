@@ -38,7 +38,8 @@ type Turn struct {
 	DoneReason string `json:"done_reason,omitempty"`
 	// PromptEvalCount and EvalCount go into the final chunk; zero means an
 	// estimate (EstimateTokens of the request, and one token per chunk the
-	// model produced, dropped calls included, plus the end token).
+	// model produced, a tool call counting the tokens of its text, dropped
+	// calls included, plus the end token).
 	PromptEvalCount int `json:"prompt_eval_count,omitempty"`
 	EvalCount       int `json:"eval_count,omitempty"`
 
@@ -89,18 +90,29 @@ type Failure struct {
 	// Status is the HTTP status of FailStatus; zero means 500.
 	Status int `json:"status,omitempty"`
 	// Message is the error text; empty means the real server's message for
-	// a crashed runner.
+	// a crashed runner: RunnerDied mid-reply (an error line after some
+	// chunks), RunnerStopped before it.
 	Message string `json:"message,omitempty"`
 }
 
-// runnerStopped is what Ollama says when its model runner dies.
-const runnerStopped = "model runner has unexpectedly stopped, this may be due to resource limitations or an internal error, check ollama server logs for details"
+// RunnerStopped is what Ollama says when its model runner is found dead
+// before a reply (llm/server.go).
+const RunnerStopped = "model runner has unexpectedly stopped, this may be due to resource limitations or an internal error, check ollama server logs for details"
+
+// RunnerDied is what Ollama 0.17.4 says when its runner dies while it
+// streams a reply: the runner's connection ends, its scanner reads an
+// unexpected EOF, and Completion answers with this (llm/server.go, "an
+// error was encountered while running the model: %s").
+const RunnerDied = "an error was encountered while running the model: unexpected EOF"
 
 func (f Failure) message() string {
-	if f.Message == "" {
-		return runnerStopped
+	switch {
+	case f.Message != "":
+		return f.Message
+	case f.Kind == FailErrorLine && f.After > 0:
+		return RunnerDied
 	}
-	return f.Message
+	return RunnerStopped
 }
 
 func (f Failure) status() int {

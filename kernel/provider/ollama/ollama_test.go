@@ -321,6 +321,17 @@ func TestStreamFailures(t *testing.T) {
 			wantText: []string{"model runner of Ollama", "unexpectedly stopped"},
 		},
 		{
+			// Ollama 0.17.4's words when the runner dies while it streams
+			// (issue 32: Quire classed them as a plain server failure).
+			name:       "error line: the runner died mid-reply",
+			turn:       &ollamatest.Turn{Content: []string{"One ", "two "}, Fail: ollamatest.Failure{Kind: ollamatest.FailErrorLine, After: 2}},
+			req:        hello("qwen3:4b"),
+			want:       provider.ErrServer,
+			also:       provider.ErrRunnerStopped,
+			wantText:   []string{"model runner of Ollama", "unexpected EOF"},
+			wantChunks: []provider.Chunk{{Content: "One "}, {Content: "two "}},
+		},
+		{
 			name:     "model missing",
 			req:      hello("llama9:70b"),
 			want:     provider.ErrModelMissing,
