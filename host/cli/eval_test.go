@@ -404,6 +404,7 @@ func TestEvalRealModelThatAnswersNothing(t *testing.T) {
 	}
 	var out bytes.Buffer
 	report.Table(&out)
+	t.Log(report.Summary())
 	if !strings.Contains(out.String(), "the model answered nothing") || !strings.Contains(report.Summary(), fmt.Sprintf("0/%d scenarios passed", ran)) {
 		t.Errorf("the report does not say so:\n%s\n%s", out.String(), report.Summary())
 	}
