@@ -219,7 +219,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	p.openQueue(ctx, cfg)
 	opts := []runtime.Option{
 		runtime.WithLogger(log), runtime.WithAsker(p.ask), runtime.WithPrompt(basePrompt()),
-		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, p, log}, organiseTools{p.queue, &p.batchesOn}), runtime.WithCheckpoint(planReminder(st))}
+		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, p, log}, organiseTools{p.queue, &p.batchesOn, p.notes}), runtime.WithCheckpoint(planReminder(st))}
 	// The MCP servers' tools reach the chats' runtime only (mcp.go); a
 	// skill that needs a server is judged against the same manager.
 	servers := p.openMCP(x.MCP)

@@ -49,6 +49,13 @@ func (n *notesTools) Tools() []tool.Tool {
 	return notes.Tools(n.root, n.changes)
 }
 
+// chosen reports whether a notes folder is open.
+func (n *notesTools) chosen() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.root != nil
+}
+
 // ready opens dir ("" turns the tools off) and returns the switch to it,
 // for the settings owner (config.Store.OnNotesDir): finish(true) switches,
 // finish(false) closes what was opened.

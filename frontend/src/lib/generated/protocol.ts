@@ -599,6 +599,12 @@ export interface Check {
    * ActionDownload or ActionSettings; "" offers nothing.
    */
   action?: CheckAction;
+  /**
+   * Warn marks a check that passed with a limit the user should know
+   * of (a chat model that cannot use tools still chats): OK stays true,
+   * the terminal prints "warn" and the Remedy.
+   */
+  warn?: boolean;
 }
 
 /**
@@ -1688,8 +1694,14 @@ export interface AssistantMessagePayload {
   interrupted?: boolean;
 }
 
+/**
+ * BudgetExceededPayload stops a run from outside the loop: the runtime
+ * saw a streaming reply pass the run's budget, or repeat itself (Reason
+ * ReasonLoop; empty means ReasonBudget). Message is the run's sentence.
+ */
 export interface BudgetExceededPayload {
   message: string;
+  reason?: string;
 }
 
 export interface CancelRequestedPayload {
@@ -2109,6 +2121,12 @@ export interface Capabilities {
   toolsWaited?: string[];
   toolsStarting?: string[];
   /**
+   * LeftOut names the tools the run does not offer because all of them
+   * would not fit the model's context beside the conversation (the ones
+   * the user's request needs most were kept); the window says which.
+   */
+  leftOut?: string[];
+  /**
    * Temperature and Think are the sampling options the user chose in
    * Settings (unset: the model's own defaults), and AboutYou the text of
    * "what Quire should know about you" the system text was assembled
@@ -2138,7 +2156,7 @@ export interface Capabilities {
  * the estimated size of the whole request before and after, in tokens.
  */
 export interface CompactionRecord {
-  /** summarise, drop-logs, extract-facts */
+  /** summarise, drop-logs, extract-facts, cut */
   strategy: string;
   /** size, pollution, overflow */
   trigger: string;
