@@ -2,7 +2,6 @@ package openai
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
 )
@@ -36,31 +35,6 @@ func ParseBase(s string) (*url.URL, error) {
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	if u.Path == "" {
 		u.Path = "/v1"
-	}
-	return u, nil
-}
-
-// Loopback reports whether u names this machine: localhost or a loopback
-// IP address. Anything else means the conversation leaves the laptop.
-func Loopback(u *url.URL) bool {
-	host := u.Hostname()
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// CheckBase is ParseBase with the loopback rule: an address off this
-// machine is refused (ErrRemote) unless remote is true, the user's
-// explicit choice to send conversations there.
-func CheckBase(s string, remote bool) (*url.URL, error) {
-	u, err := ParseBase(s)
-	if err != nil {
-		return nil, err
-	}
-	if !remote && !Loopback(u) {
-		return nil, fmt.Errorf("%w: %s", ErrRemote, u.Host)
 	}
 	return u, nil
 }

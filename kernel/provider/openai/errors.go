@@ -18,10 +18,8 @@ import (
 // Sentinel errors of this package.
 var (
 	// ErrBadBase: ParseBase cannot read its input as a server's address.
+	// (Whether it may be off this machine is config's rule, runnerRemote.)
 	ErrBadBase = errors.New("not a usable server address")
-	// ErrRemote: the address is not on this machine and leaving it was not
-	// chosen (Settings' "send conversations to another machine").
-	ErrRemote = errors.New("the server is not on this machine")
 )
 
 // apiError is the error object OpenAI-compatible servers answer with:

@@ -330,27 +330,25 @@ func TestDiscoverFindsTheGivenAddress(t *testing.T) {
 	}
 }
 
-func TestCheckBase(t *testing.T) {
+func TestParseBase(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		in     string
-		remote bool
-		want   string
-		err    error
+		in   string
+		want string
+		err  error
 	}{
-		{"127.0.0.1:1234", false, "http://127.0.0.1:1234/v1", nil},
-		{"http://localhost:8080/v1/", false, "http://localhost:8080/v1", nil},
-		{"http://[::1]:1337", false, "http://[::1]:1337/v1", nil},
-		{"http://10.0.0.2:8000/v1", false, "", openai.ErrRemote},
-		{"http://10.0.0.2:8000/v1", true, "http://10.0.0.2:8000/v1", nil},
-		{"ftp://127.0.0.1:1", false, "", openai.ErrBadBase},
-		{"http://127.0.0.1", false, "", openai.ErrBadBase},
-		{"", false, "", openai.ErrBadBase},
+		{"127.0.0.1:1234", "http://127.0.0.1:1234/v1", nil},
+		{"http://localhost:8080/v1/", "http://localhost:8080/v1", nil},
+		{"http://[::1]:1337", "http://[::1]:1337/v1", nil},
+		{"http://10.0.0.2:8000/openai/v1", "http://10.0.0.2:8000/openai/v1", nil},
+		{"ftp://127.0.0.1:1", "", openai.ErrBadBase},
+		{"http://127.0.0.1", "", openai.ErrBadBase},
+		{"", "", openai.ErrBadBase},
 	}
 	for _, tt := range tests {
-		u, err := openai.CheckBase(tt.in, tt.remote)
+		u, err := openai.ParseBase(tt.in)
 		if !errors.Is(err, tt.err) || (err == nil && u.String() != tt.want) {
-			t.Errorf("CheckBase(%q, %v) = %v, %v; want %q, %v", tt.in, tt.remote, u, err, tt.want, tt.err)
+			t.Errorf("ParseBase(%q) = %v, %v; want %q, %v", tt.in, u, err, tt.want, tt.err)
 		}
 	}
 }
