@@ -98,6 +98,9 @@ func classify(err error, model string, base *url.URL) error {
 	var status *httpError
 	var inStream *streamError
 	switch {
+	case runnerStopped(err):
+		return failAs(provider.ErrServer, provider.ErrRunnerStopped,
+			"The model runner of the server at %s stopped while answering: see its log (it often means the model needs more memory than is free)", base)
 	case errors.As(err, &status):
 		msg := strings.ToLower(status.Message)
 		switch {
@@ -137,6 +140,20 @@ func classify(err error, model string, base *url.URL) error {
 		return fail(provider.ErrUnavailable, "Quire cannot talk to the server at %s: check the address", base)
 	}
 	return fail(provider.ErrServer, "The server at %s failed while answering: see its log", base)
+}
+
+// runnerStopped recognises Ollama's words (served at /v1 too) for a model
+// runner that died, which it restarts on the next request: the kernel
+// retries once (provider.ErrRunnerStopped).
+func runnerStopped(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"llama runner process has terminated", "llama runner process no longer running", "model runner has unexpectedly stopped",
+		"an error was encountered while running the model: unexpected EOF"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // noTools recognises the servers' words for a model that takes no tools:

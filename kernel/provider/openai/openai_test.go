@@ -219,8 +219,11 @@ func TestErrorClasses(t *testing.T) {
 			s.Script(ollamatest.Turn{Content: []string{"a ", "b ", "c"}, Fail: ollamatest.Failure{Kind: ollamatest.FailDrop, After: 2}})
 		}, req: hello("qwen3:4b"), kinds: []error{provider.ErrStreamBroken}, says: "before it finished"},
 		{name: "error event mid-stream", setup: func(s *ollamatest.Server) {
-			s.Script(ollamatest.Turn{Content: []string{"a ", "b "}, Fail: ollamatest.Failure{Kind: ollamatest.FailErrorLine, After: 1}})
+			s.Script(ollamatest.Turn{Content: []string{"a ", "b "}, Fail: ollamatest.Failure{Kind: ollamatest.FailErrorLine, After: 1, Message: "CUDA error: out of memory"}})
 		}, req: hello("qwen3:4b"), kinds: []error{provider.ErrServer}, says: "failed while answering"},
+		{name: "runner died mid-stream (Ollama at /v1)", setup: func(s *ollamatest.Server) {
+			s.Script(ollamatest.Turn{Content: []string{"a ", "b "}, Fail: ollamatest.Failure{Kind: ollamatest.FailErrorLine, After: 1}})
+		}, req: hello("qwen3:4b"), kinds: []error{provider.ErrServer, provider.ErrRunnerStopped}, says: "stopped while answering"},
 		{name: "busy", setup: func(s *ollamatest.Server) {
 			s.Script(ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailStatus, Status: http.StatusServiceUnavailable, Message: "loading model"}})
 		}, req: hello("qwen3:4b"), kinds: []error{provider.ErrOverloaded}, says: "busy"},
