@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"quire/config"
+	"quire/doctor"
 	"quire/kernel/provider"
 	"quire/kernel/provider/openai"
 	"quire/library"
@@ -94,4 +96,40 @@ func openaiByName(p *openai.Provider, name string) rag.Embedder {
 		return openaiEmbedder{p: p, model: model}
 	}
 	return nil
+}
+
+// discoverWait bounds each usual port doctor tries: a loopback port
+// answers or refuses at once.
+const discoverWait = 500 * time.Millisecond
+
+// runnerChecks are doctor's lines on runners: those answering on their
+// usual local ports, and, when Settings chose an OpenAI-compatible one,
+// its checks.
+func (p *Parts) runnerChecks(ctx context.Context, cfg config.Config) []doctor.Check {
+	var found []doctor.FoundRunner
+	for _, r := range openai.Discover(ctx, probeClient(), discoverWait) {
+		found = append(found, doctor.FoundRunner{Name: r.Name, Base: r.Base, Models: len(r.Models)})
+	}
+	out := []doctor.Check{doctor.Discovered(found)}
+	if cfg.Runner == config.RunnerOpenAI {
+		out = append(out, doctor.RunnerChecks(ctx, p.openai.Base(), cfg.Model, doctorRunner{p.openai})...)
+	}
+	return out
+}
+
+// doctorRunner adapts the OpenAI-compatible adapter to doctor.Runner.
+type doctorRunner struct{ o *openai.Provider }
+
+func (d doctorRunner) Models(ctx context.Context) ([]doctor.RunnerModel, error) {
+	ms, err := d.o.Models(ctx)
+	out := make([]doctor.RunnerModel, len(ms))
+	for i, m := range ms {
+		out[i] = doctor.RunnerModel{ID: m.ID, ContextLength: m.ContextLength}
+	}
+	return out, err
+}
+
+func (d doctorRunner) Tools(ctx context.Context, model string) (known, yes bool, err error) {
+	t, err := d.o.ProbeTools(ctx, model)
+	return t != openai.ToolsUnknown, t == openai.ToolsYes, err
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"log/slog"
+	"strings"
 	"testing"
 
 	"quire/config"
@@ -48,5 +49,38 @@ func TestOpenAIRunIsReplayedAsSentAndStaysOnItsRunner(t *testing.T) {
 		if string(rebuilt) != string(canon) {
 			t.Errorf("request %d rebuilt from the log:\n%s\nsent:\n%s", i+1, rebuilt, reqs[i].Body)
 		}
+	}
+}
+
+// TestDoctorChecksTheOpenAIRunner: with an OpenAI-compatible runner
+// chosen, doctor says it answers, that the model is loaded with the context
+// the server gives, and what the tool probe learnt.
+func TestDoctorChecksTheOpenAIRunner(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	cfg := config.Config{DataDir: t.TempDir(), OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096,
+		Runner: config.RunnerOpenAI, RunnerURL: fake.URL() + "/v1"}
+	p, err := Open(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	lines := map[string]string{}
+	for _, c := range p.Doctor(t.Context()).Checks {
+		if c.OK {
+			lines[c.Name] += c.Detail
+		}
+	}
+	for name, want := range map[string]string{
+		"Runner":        "an OpenAI-compatible server at " + fake.URL() + "/v1",
+		"Chat model":    "qwen3:4b is loaded, with a context of 40960 tokens",
+		"Runners found": "",
+	} {
+		if got, ok := lines[name]; !ok || !strings.Contains(got, want) {
+			t.Errorf("doctor's %s line is %q, want it to pass saying %q", name, got, want)
+		}
+	}
+	if !strings.Contains(lines["Tool use"], "qwen3:4b takes tools") {
+		t.Errorf("doctor's tool lines %q", lines["Tool use"])
 	}
 }
