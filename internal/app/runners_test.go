@@ -84,3 +84,16 @@ func TestDoctorChecksTheOpenAIRunner(t *testing.T) {
 		t.Errorf("doctor's tool lines %q", lines["Tool use"])
 	}
 }
+
+// TestAnOpenAIRunnersModelNamesAreItsOwn: with an OpenAI-compatible runner
+// the Settings screen takes the server's model ids, which Ollama's name
+// rules would refuse; with Ollama it still refuses them.
+func TestAnOpenAIRunnersModelNamesAreItsOwn(t *testing.T) {
+	const id = "../models/Qwen3-4B-Q4_K_M.gguf" // llama.cpp's default id: the model path
+	for runner, refused := range map[string]bool{config.RunnerOpenAI: false, config.RunnerOllama: true} {
+		c := config.Config{Model: id, Runner: runner}
+		if err := modelNames(c); (err != nil) != refused {
+			t.Errorf("runner %s: model %q gave %v", runner, id, err)
+		}
+	}
+}

@@ -308,6 +308,11 @@ func (s settingsPort) switchEmbedder(ctx context.Context, model string) error {
 // required". The config package checks only length and characters, since
 // it may not know Ollama's naming rules.
 func modelNames(c config.Config) error {
+	if c.Runner == config.RunnerOpenAI {
+		// The names are the server's own (LM Studio's "qwen/qwen3-4b",
+		// llama.cpp's model path): only /v1/models says which exist.
+		return nil
+	}
 	if err := ollama.CheckModelName(c.Model); err != nil {
 		return &protocol.SettingError{Field: "model", Message: fmt.Sprintf(
 			"Ollama does not take %q as a model name: type one like qwen3:4b (see the installed models below).", c.Model)}
