@@ -84,7 +84,8 @@ func (t *tables) create(ctx context.Context, b protocol.Batch, noteList []string
 // release returns to the queue every claim of an owner other than owner:
 // the process that owns the data folder owns every claim in it, so a claim
 // it did not make was left by a process that stopped. A task claimed
-// MaxAttempts times fails instead. It returns the batches it touched.
+// MaxAttempts times fails instead, and a batch that ended with it goes to
+// reviewing (Attach then tells every open batch).
 func (t *tables) release(ctx context.Context, owner string) error {
 	at := t.ns()
 	return t.write(ctx, func(tx *sql.Tx) error {
