@@ -51,7 +51,7 @@ func TestAStopWhileApplyingIsPutBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		c, _, _ := q.t.claim(ctx, "w", time.Minute)
+		c, _, _, _ := q.t.claim(ctx, "w", time.Minute)
 		to := "projects/" + filepath.Base(c.Note)
 		if err := q.t.finish(ctx, c, &protocol.Proposal{Path: to, Tags: []string{"p"}, Reason: "r"}, ""); err != nil {
 			t.Fatal(err)
@@ -119,7 +119,7 @@ func TestARestartTellsEachOpenBatchAsItStands(t *testing.T) {
 		{"holding the last task on its last attempt", func(t *testing.T, tb *tables) {
 			finishNext(t, tb)
 			for i := range MaxAttempts {
-				if _, ok, err := tb.claim(t.Context(), "proc_dead/w0", time.Hour); !ok || err != nil {
+				if _, ok, _, err := tb.claim(t.Context(), "proc_dead/w0", time.Hour); !ok || err != nil {
 					t.Fatalf("claim %d: %v %v", i+1, ok, err)
 				}
 				if i < MaxAttempts-1 {
@@ -159,8 +159,7 @@ func TestARestartTellsEachOpenBatchAsItStands(t *testing.T) {
 			}
 			// A watcher of the new process, read without waiting: Attach
 			// tells before it returns, and no worker has a task to claim.
-			w := &watcher{pending: map[string]protocol.BatchProgress{}, signal: make(chan struct{}, 1)}
-			again.watchers[w] = struct{}{}
+			w := watching(again)
 			if err := again.Attach(ctx, protocol.Unavailable{Err: ErrStopped}); err != nil {
 				t.Fatal(err)
 			}
@@ -180,11 +179,59 @@ func TestARestartTellsEachOpenBatchAsItStands(t *testing.T) {
 // finishNext claims the next task and puts a proposal in it.
 func finishNext(t *testing.T, tb *tables) {
 	t.Helper()
-	c, ok, err := tb.claim(t.Context(), "proc_dead/w0", time.Hour)
+	c, ok, _, err := tb.claim(t.Context(), "proc_dead/w0", time.Hour)
 	if !ok || err != nil {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
 	if err := tb.finish(t.Context(), c, &protocol.Proposal{Path: "projects/" + filepath.Base(c.Note), Reason: "r"}, ""); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// watching is a watcher of q read without waiting (take), for tests that
+// know every change was offered before they look.
+func watching(q *Queue) *watcher {
+	w := &watcher{pending: map[string]protocol.BatchProgress{}, signal: make(chan struct{}, 1)}
+	q.mu.Lock()
+	q.watchers[w] = struct{}{}
+	q.mu.Unlock()
+	return w
+}
+
+// A task whose last lease ran out fails at the next claim, and when it was
+// the batch's last open task, that claim tells the batch is reviewing: no
+// worker holds the task any more, so no one else would.
+func TestALastLeaseRunningOutIsTold(t *testing.T) {
+	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "quire.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := t.Context()
+	now := time.Unix(1_800_000_000, 0)
+	q, err := Open(ctx, st.DB(), rootNotes{}, WithClock(func() time.Time { return now }), WithLease(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := protocol.Batch{ID: "batch_1", Folder: "inbox", Title: "t", State: protocol.BatchRunning, Workers: 1}
+	if err := q.t.create(ctx, b, []string{"inbox/a.md"}, randomID); err != nil {
+		t.Fatal(err)
+	}
+	w := watching(q)
+	for i := range MaxAttempts { // each worker stuck past its lease
+		if _, ok := q.next(ctx, "proc_me/w0"); !ok {
+			t.Fatalf("claim %d found no task", i+1)
+		}
+		now = now.Add(2 * time.Minute)
+	}
+	if told := w.take(); len(told) != 0 {
+		t.Fatalf("told before the task failed: %+v", told)
+	}
+	if _, ok := q.next(ctx, "proc_me/w1"); ok {
+		t.Fatalf("the task was claimed more than %d times", MaxAttempts)
+	}
+	told := w.take()
+	if len(told) != 1 || told[0].Batch.State != protocol.BatchReviewing || told[0].Batch.Failed != 1 {
+		t.Fatalf("after the last lease ran out, told %+v; want batch_1 reviewing with 1 failed", told)
 	}
 }
