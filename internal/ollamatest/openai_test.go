@@ -74,7 +74,9 @@ func TestOpenAIErrorsModelsAndEmbeddings(t *testing.T) {
 	srv.AddModel(ollamatest.DefaultModel())
 	srv.AddModel(ollamatest.Model{Name: "nomic-embed-text", Capabilities: []string{"embedding"}, EmbeddingLength: 8})
 	status, body := postJSON(t, srv.URL()+"/v1/chat/completions", `{"model":"absent:1b","messages":[{"role":"user","content":"hi"}]}`)
-	var e struct{ Error struct{ Message, Type string } }
+	var e struct {
+		Error struct{ Message, Type string }
+	}
 	if json.Unmarshal(body, &e); status != http.StatusNotFound || e.Error.Type != "not_found_error" || !strings.Contains(e.Error.Message, "absent:1b") {
 		t.Fatalf("missing model: %d %s", status, body)
 	}
