@@ -139,6 +139,9 @@ func TestLayering(t *testing.T) {
 			func(d string) bool {
 				return !isStd(d) && !under(d, "quire/kernel/event") && !under(d, "quire/kernel/tool")
 			}},
+		{"the OpenAI-compatible adapter depends only on the standard library and kernel/provider",
+			func(p string) bool { return under(p, "quire/kernel/provider/openai") },
+			func(d string) bool { return !isStd(d) && d != "quire/kernel/provider" }},
 		{"kernel/compact depends only on the standard library, kernel/event, kernel/history and kernel/provider",
 			func(p string) bool { return under(p, "quire/kernel/compact") },
 			func(d string) bool {

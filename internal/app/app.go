@@ -39,6 +39,7 @@ import (
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/provider/ollama"
+	"quire/kernel/provider/openai"
 	"quire/kernel/runtime"
 	"quire/kernel/store"
 	"quire/library"
@@ -74,6 +75,8 @@ type Parts struct {
 	settings *config.Store
 	log      *slog.Logger
 	ollama   *ollama.Provider
+	openai   *openai.Provider // the OpenAI-compatible runner's adapter (config's runner "openai")
+	chat     runners          // what every model caller streams from: the adapter a request's runner names
 	store    *store.Store
 	runtime  *runtime.Runtime // an Owner's; nil in a Reader
 	reader   *runtime.Reader  // a Reader's, or an Owner's on a full disk: the log, and nothing that writes
@@ -160,7 +163,9 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	if err != nil {
 		return nil, fmt.Errorf("ollama host %q: %w", cfg.OllamaHost, err)
 	}
-	p := &Parts{mode: mode, settings: settings, log: log, ollama: ollama.New(hostURL, &http.Client{})}
+	p := &Parts{mode: mode, settings: settings, log: log, ollama: ollama.New(hostURL, &http.Client{}),
+		openai: openai.New(runnerBase(cfg), &http.Client{})}
+	p.chat = runners{ollama: p.ollama, openai: p.openai, current: func() string { return settings.Get().Runner }}
 	if mode == Reader {
 		p.openReader(ctx)
 		p.openReaderSkills(cfg)
@@ -239,7 +244,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	catalog := ollama.NewCatalog(p.ollama)
 	p.catalog = catalog
 	opts = append(opts, runtime.WithCatalog(catalog), runtime.WithCompaction(compaction(catalog, p.mem, log)))
-	p.runtime = runtime.New(st, p.ollama, rs, append(opts, extra...)...)
+	p.runtime = runtime.New(st, p.chat, rs, append(opts, extra...)...)
 	if p.mem != nil {
 		p.mem.Attach(p.runtime)
 	}
