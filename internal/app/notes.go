@@ -1,25 +1,39 @@
 package app
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 
 	"quire/kernel/store"
 	"quire/kernel/tool"
+	"quire/tools/notegraph"
 	"quire/tools/notes"
+	"quire/vaultindex"
 )
 
 // notesTools offers the note tools for the folder the user chose; the folder
 // can be set or changed while Quire runs, and later runs see the change.
+// With the folder comes its index (vaultindex), kept current by a watch,
+// and the tools that read it (notegraph).
 type notesTools struct {
 	changes *notes.ChangeIndex
+	st      *store.Store
+	log     *slog.Logger
+	opts    []vaultindex.Option // test knobs (the watch's debounce, updates)
 
-	mu   sync.Mutex
-	root *notes.Root
+	mu    sync.Mutex
+	root  *notes.Root
+	index *vaultindex.Index
 }
 
-func newNotesTools(st *store.Store) *notesTools {
-	return &notesTools{changes: notes.NewChangeIndex(st)}
+func newNotesTools(st *store.Store, log *slog.Logger, opts ...vaultindex.Option) *notesTools {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &notesTools{changes: notes.NewChangeIndex(st), st: st, log: log, opts: opts}
 }
 
 // Tools is the runtime's ToolProvider facet.
@@ -29,7 +43,51 @@ func (n *notesTools) Tools() []tool.Tool {
 	if n.root == nil {
 		return nil
 	}
-	return notes.Tools(n.root, n.changes)
+	return n.with(notes.Tools(n.root, n.changes))
+}
+
+// with adds the index's tools to ts (n.mu held).
+func (n *notesTools) with(ts []tool.Tool) []tool.Tool {
+	if n.index == nil {
+		return ts
+	}
+	return append(ts, notegraph.Tools(n.index)...)
+}
+
+// Index is the chosen folder's notes index, or nil.
+func (n *notesTools) Index() *vaultindex.Index {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.index
+}
+
+// openIndex opens dir's index from the tables (no file read), then
+// reconciles it with the folder and watches it in the background: the
+// first index of a large vault takes a while, and the tools answer from
+// what is indexed meanwhile. Without an index the note tools still work.
+func (n *notesTools) openIndex(dir string) *vaultindex.Index {
+	if n.st == nil {
+		return nil
+	}
+	ctx := context.Background()
+	x, err := vaultindex.Open(ctx, n.st.DB(), dir, n.opts...)
+	if err != nil {
+		n.log.Warn("the notes index could not be opened; search_notes is off", "dir", dir, "err", err)
+		return nil
+	}
+	go func() {
+		watchErr, syncErr := x.Run()
+		if errors.Is(watchErr, vaultindex.ErrClosed) || errors.Is(syncErr, context.Canceled) {
+			return // the folder changed again meanwhile
+		}
+		if watchErr != nil {
+			n.log.Warn("the notes folder is not watched; changes made elsewhere are found at the next start", "err", watchErr)
+		}
+		if syncErr != nil {
+			n.log.Warn("the notes index could not be brought up to date", "dir", dir, "err", syncErr)
+		}
+	}()
+	return x
 }
 
 // ready opens dir ("" turns the tools off) and returns the switch to it,
@@ -51,12 +109,19 @@ func (n *notesTools) ready(dir string) (func(publish bool), error) {
 			}
 			return
 		}
+		var index *vaultindex.Index
+		if root != nil {
+			index = n.openIndex(root.Dir())
+		}
 		n.mu.Lock()
-		old := n.root
-		n.root = root
+		old, oldIndex := n.root, n.index
+		n.root, n.index = root, index
 		n.mu.Unlock()
 		if old != nil {
 			old.Close()
+		}
+		if oldIndex != nil {
+			oldIndex.Close()
 		}
 	}, nil
 }
@@ -82,7 +147,7 @@ func (n *notesTools) toolsWith(log notes.ChangeLog) []tool.Tool {
 	if n.root == nil {
 		return nil
 	}
-	return notes.Tools(n.root, log)
+	return n.with(notes.Tools(n.root, log))
 }
 
 // resolve is the chosen folder's confinement check.
