@@ -92,8 +92,9 @@ type Index struct {
 	graph  *vault.Vault
 	parses atomic.Int64
 
-	mu      sync.Mutex // one write at a time; guards known and w
+	mu      sync.Mutex // one write at a time; guards known, w and limit
 	known   map[string]state
+	limit   string // the sentence of a bound the last Sync met ("" = none)
 	w       *watch.Watcher
 	lastErr error
 
@@ -321,6 +322,10 @@ func (x *Index) sync(ctx context.Context) error {
 	})
 	if err != nil {
 		return fmt.Errorf("read the notes folder %s: %w", x.dir, err)
+	}
+	x.limit = ""
+	if x.cfg.lim.MaxFiles > 0 && files > x.cfg.lim.MaxFiles {
+		x.limit = fmt.Sprintf("the notes folder has more than %d files; only the first %d found are indexed", x.cfg.lim.MaxFiles, x.cfg.lim.MaxFiles)
 	}
 	var gone []change
 	for rel := range x.known {
@@ -584,7 +589,8 @@ func (x *Index) Apply(ctx context.Context, paths []string) error {
 		}
 		info, err := os.Lstat(filepath.Join(x.dir, filepath.FromSlash(rel)))
 		switch {
-		case err != nil:
+		case err != nil || (!info.IsDir() && !info.Mode().IsRegular()):
+			// gone, or now a symbolic link (never followed) or a device
 			for k := range x.known {
 				if k == rel || strings.HasPrefix(k, rel+"/") {
 					cs = append(cs, change{rel: k, gone: true})
@@ -623,14 +629,20 @@ type Problem struct {
 	Reason string `json:"reason"`
 }
 
-// Problems lists the notes that could not be read, or were read in part.
+// Problems lists the notes that could not be read, or were read in part;
+// a bound the folder went over comes first, with the path "".
 func (x *Index) Problems(ctx context.Context) ([]Problem, error) {
+	var out []Problem
+	x.mu.Lock()
+	if x.limit != "" {
+		out = append(out, Problem{Reason: x.limit})
+	}
+	x.mu.Unlock()
 	rows, err := x.db.QueryContext(ctx, `SELECT path, problem FROM vault_notes WHERE root = ? AND problem != '' ORDER BY path`, x.root)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Problem
 	for rows.Next() {
 		var p Problem
 		if err := rows.Scan(&p.Path, &p.Reason); err != nil {

@@ -252,6 +252,24 @@ func TestBrokenNotesAreListedAndTheRestIndexed(t *testing.T) {
 	}
 }
 
+func TestTheFileBoundIsSaid(t *testing.T) {
+	t.Parallel()
+	dir := vaultDir(t, map[string]string{"a.md": "a", "b.md": "b", "c.md": "c"})
+	lim := vault.DefaultLimits()
+	lim.MaxFiles = 2
+	x := synced(t, openDB(t), dir, vaultindex.WithLimits(lim))
+	problems, err := x.Problems(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) == 0 || !strings.Contains(problems[0].Reason, "more than 2 files") {
+		t.Errorf("problems %+v: the bound is not said", problems)
+	}
+	if n := len(x.Graph().Paths()); n != 2 {
+		t.Errorf("%d notes indexed, want 2", n)
+	}
+}
+
 func TestHiddenFoldersAndLinksAreNeverIndexed(t *testing.T) {
 	t.Parallel()
 	outside := vaultDir(t, map[string]string{"secret.md": "# Secret\n\nplatypus\n"})
@@ -286,6 +304,18 @@ func TestHiddenFoldersAndLinksAreNeverIndexed(t *testing.T) {
 	}
 	if got := x.Graph().Paths(); !slices.Equal(got, []string{"marker.md", "seen.md"}) {
 		t.Errorf("graph %v", got)
+	}
+	// a note replaced by a link to a file outside is dropped, not followed
+	seen := filepath.Join(dir, "seen.md")
+	if err := os.Remove(seen); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret.md"), seen); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, updates, "seen.md")
+	if got := search(t, x, "platypus"); len(got) != 0 {
+		t.Errorf("found %v through a link", got)
 	}
 }
 
