@@ -174,64 +174,44 @@ func lines(s string) []string {
 
 func joinLines(xs []string) string { return strings.Join(xs, "\n") }
 
-// load builds the graph from the tables, parsing nothing.
+// load builds the graph from the tables, parsing nothing: one row a
+// file, its links packed (pack.go).
 func (x *Index) load(ctx context.Context) error {
-	rows, err := x.db.QueryContext(ctx, `SELECT id, path, kind, size, mtime_ns, hash, title, aliases, tags, headings, blocks, problem
+	rows, err := x.db.QueryContext(ctx, `SELECT id, path, kind, size, mtime_ns, hash, title, aliases, tags, headings, blocks, problem, links
 		FROM vault_notes WHERE root = ?`, x.root)
 	if err != nil {
 		return err
 	}
-	notes := map[int64]*vault.Note{}
+	defer rows.Close()
+	var notes []vault.Note
 	var files []string
 	for rows.Next() {
 		var s state
 		var n vault.Note
 		var aliases, tags, headings, blocks string
-		if err := rows.Scan(&s.id, &n.Path, &s.kind, &s.size, &s.mtime, &s.hash, &n.Title, &aliases, &tags, &headings, &blocks, &n.Problem); err != nil {
-			rows.Close()
+		var links []byte
+		if err := rows.Scan(&s.id, &n.Path, &s.kind, &s.size, &s.mtime, &s.hash, &n.Title, &aliases, &tags, &headings, &blocks, &n.Problem, &links); err != nil {
 			return err
+		}
+		if n.Links, err = unpackLinks(links); err != nil {
+			s.size, s.mtime = -1, -1 // read again by the next Sync
 		}
 		n.Aliases, n.Tags, n.Headings, n.Blocks = lines(aliases), lines(tags), lines(headings), lines(blocks)
 		x.known[n.Path] = s
 		if s.kind == kindNote {
-			notes[s.id] = &n
+			notes = append(notes, n)
 		} else {
 			files = append(files, n.Path)
 		}
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	rows, err = x.db.QueryContext(ctx, `SELECT l.note_id, l.wiki, l.embed, l.target, l.sub, l.text, l.start, l.end_, l.line, l.property
-		FROM vault_links l JOIN vault_notes n ON n.id = l.note_id WHERE n.root = ? ORDER BY l.note_id, l.ord`, x.root)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var id int64
-		var l vault.Link
-		if err := rows.Scan(&id, &l.Wiki, &l.Embed, &l.Target, &l.Sub, &l.Text, &l.Start, &l.End, &l.Line, &l.Property); err != nil {
-			rows.Close()
-			return err
-		}
-		if n := notes[id]; n != nil {
-			n.Links = append(n.Links, l)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	all := make([]vault.Note, 0, len(notes))
-	for _, n := range notes {
-		all = append(all, *n)
-	}
-	x.graph = vault.New(vault.DetectStyle(x.appJSON(), all))
+	x.graph = vault.New(vault.DetectStyle(x.appJSON(), notes))
 	for _, f := range files {
 		x.graph.PutFile(f)
 	}
-	for _, n := range all {
+	for _, n := range notes {
 		x.graph.Put(n)
 	}
 	return nil
@@ -356,8 +336,60 @@ func (x *Index) sync(ctx context.Context) error {
 	}
 	if len(todo) > 0 || len(gone) > 0 {
 		x.graph.SetStyle(vault.DetectStyle(x.appJSON(), x.notes()))
+		return x.refreshResolved(ctx)
 	}
 	return nil
+}
+
+// refreshResolved rewrites vault_links.resolved where the graph now
+// resolves a link otherwise: a note indexed early in a scan could not
+// resolve links to notes read after it. The column feeds the search's
+// backlink counts; the graph stays the truth for links.
+func (x *Index) refreshResolved(ctx context.Context) (err error) {
+	defer func() { err = sqlschema.NoSpace(err) }()
+	type key struct {
+		id  int64
+		ord int
+	}
+	stored := map[key]string{}
+	rows, err := x.db.QueryContext(ctx, `SELECT l.note_id, l.ord, l.resolved FROM vault_links l JOIN vault_notes n ON n.id = l.note_id WHERE n.root = ?`, x.root)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var k key
+		var r string
+		if err := rows.Scan(&k.id, &k.ord, &r); err != nil {
+			rows.Close()
+			return err
+		}
+		stored[k] = r
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	tx, err := x.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	stmt, err := tx.PrepareContext(ctx, `UPDATE vault_links SET resolved = ? WHERE note_id = ? AND ord = ?`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, p := range x.graph.Paths() {
+		id := x.known[p].id
+		for ord, r := range x.graph.Outgoing(p) {
+			if old, ok := stored[key{id, ord}]; ok && old != r.To {
+				if _, err := stmt.ExecContext(ctx, r.To, id, ord); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return tx.Commit()
 }
 
 func (x *Index) notes() []vault.Note {
@@ -464,14 +496,14 @@ func (x *Index) commit(ctx context.Context, cs []change) (err error) {
 			ids[i] = old.id
 		default:
 			n := c.note
-			if err := tx.QueryRowContext(ctx, `INSERT INTO vault_notes(root, path, kind, size, mtime_ns, hash, title, aliases, tags, headings, blocks, problem)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			if err := tx.QueryRowContext(ctx, `INSERT INTO vault_notes(root, path, kind, size, mtime_ns, hash, title, aliases, tags, headings, blocks, problem, links)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 				ON CONFLICT(root, path) DO UPDATE SET kind = excluded.kind, size = excluded.size, mtime_ns = excluded.mtime_ns,
 					hash = excluded.hash, title = excluded.title, aliases = excluded.aliases, tags = excluded.tags,
-					headings = excluded.headings, blocks = excluded.blocks, problem = excluded.problem
+					headings = excluded.headings, blocks = excluded.blocks, problem = excluded.problem, links = excluded.links
 				RETURNING id`,
 				x.root, c.rel, c.kind, c.size, c.mtime, c.hash, n.Title, joinLines(n.Aliases), joinLines(n.Tags),
-				joinLines(n.Headings), joinLines(n.Blocks), c.reason).Scan(&ids[i]); err != nil {
+				joinLines(n.Headings), joinLines(n.Blocks), c.reason, packLinks(n.Links)).Scan(&ids[i]); err != nil {
 				return err
 			}
 			if had {

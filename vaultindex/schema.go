@@ -25,6 +25,7 @@ var migrations = []string{
 		headings TEXT NOT NULL DEFAULT '',
 		blocks   TEXT NOT NULL DEFAULT '',
 		problem  TEXT NOT NULL DEFAULT '',
+		links    BLOB,
 		UNIQUE (root, path)
 	);
 	CREATE TABLE vault_links (

@@ -122,6 +122,7 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		hit Hit
 	}
 	var cs []cand
+	var raw []float64
 	for rows.Next() {
 		var c cand
 		var tags string
@@ -131,15 +132,27 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			return nil, err
 		}
 		c.hit.Tags = lines(tags)
-		c.hit.Backlinks = len(x.graph.Backlinks(c.hit.Path))
-		// bm25 is negative, lower is better; the lift is at most ×1.5 for
-		// a note with about 150 backlinks, so words still decide.
-		c.hit.Score = -r * (1 + 0.1*math.Log1p(float64(c.hit.Backlinks)))
 		cs = append(cs, c)
+		raw = append(raw, r)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	paths := make([]string, len(cs))
+	for i, c := range cs {
+		paths[i] = c.hit.Path
+	}
+	in, err := x.backlinkCounts(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	for i := range cs {
+		c := &cs[i]
+		c.hit.Backlinks = in[c.hit.Path]
+		// bm25 is negative, lower is better; the lift is at most ×1.5 for
+		// a note with about 150 backlinks, so words still decide.
+		c.hit.Score = -raw[i] * (1 + 0.1*math.Log1p(float64(c.hit.Backlinks)))
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].hit.Score > cs[j].hit.Score })
 	if len(cs) > q.Limit {
@@ -157,6 +170,37 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		out[i].Line, out[i].Snippet = firstMatch(h)
 	}
 	return out, nil
+}
+
+// backlinkCounts counts the links to each candidate as resolved when
+// their notes were indexed (refreshed by each Sync): the search lift needs
+// no graph, which a change would make it rebuild.
+func (x *Index) backlinkCounts(ctx context.Context, paths []string) (map[string]int, error) {
+	out := map[string]int{}
+	if len(paths) == 0 {
+		return out, nil
+	}
+	args := []any{x.root}
+	marks := make([]string, len(paths))
+	for i, p := range paths {
+		marks[i] = "?"
+		args = append(args, p)
+	}
+	rows, err := x.db.QueryContext(ctx, `SELECT l.resolved, count(*) FROM vault_links l JOIN vault_notes n ON n.id = l.note_id
+		WHERE n.root = ? AND l.resolved IN (`+strings.Join(marks, ", ")+`) AND n.path != l.resolved GROUP BY l.resolved`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p string
+		var n int
+		if err := rows.Scan(&p, &n); err != nil {
+			return nil, err
+		}
+		out[p] = n
+	}
+	return out, rows.Err()
 }
 
 // firstMatch finds the first highlighted word (between \x02 and \x03) in
