@@ -91,6 +91,7 @@ type Index struct {
 
 	graph  *vault.Vault
 	parses atomic.Int64
+	notesN atomic.Int64 // notes indexed (kind note), for the search's plan
 
 	mu      sync.Mutex // one write at a time; guards known, w and limit
 	known   map[string]state
@@ -207,6 +208,7 @@ func (x *Index) load(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	x.notesN.Store(int64(len(notes)))
 	x.graph = vault.New(vault.DetectStyle(x.appJSON(), notes))
 	for _, f := range files {
 		x.graph.PutFile(f)
@@ -352,7 +354,7 @@ func (x *Index) refreshResolved(ctx context.Context) (err error) {
 		ord int
 	}
 	stored := map[key]string{}
-	rows, err := x.db.QueryContext(ctx, `SELECT l.note_id, l.ord, l.resolved FROM vault_links l JOIN vault_notes n ON n.id = l.note_id WHERE n.root = ?`, x.root)
+	rows, err := x.db.QueryContext(ctx, `SELECT note_id, ord, resolved FROM vault_links WHERE root = ?`, x.root)
 	if err != nil {
 		return err
 	}
@@ -523,9 +525,9 @@ func (x *Index) commit(ctx context.Context, cs []change) (err error) {
 			}
 			for ord, l := range n.Links {
 				resolved, _ := x.graph.Resolve(c.rel, l)
-				if _, err := tx.ExecContext(ctx, `INSERT INTO vault_links(note_id, ord, wiki, embed, target, sub, text, start, end_, line, property, resolved)
-					VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-					ids[i], ord, l.Wiki, l.Embed, l.Target, l.Sub, l.Text, l.Start, l.End, l.Line, l.Property, resolved); err != nil {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO vault_links(note_id, ord, root, wiki, embed, target, sub, text, start, end_, line, property, resolved)
+					VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+					ids[i], ord, x.root, l.Wiki, l.Embed, l.Target, l.Sub, l.Text, l.Start, l.End, l.Line, l.Property, resolved); err != nil {
 					return err
 				}
 			}
@@ -535,6 +537,11 @@ func (x *Index) commit(ctx context.Context, cs []change) (err error) {
 		return err
 	}
 	for i, c := range cs {
+		if old, had := x.known[c.rel]; had && old.kind == kindNote && (c.gone || (c.kind != "" && c.kind != kindNote)) {
+			x.notesN.Add(-1)
+		} else if (!had || old.kind != kindNote) && c.kind == kindNote {
+			x.notesN.Add(1)
+		}
 		switch {
 		case c.gone:
 			delete(x.known, c.rel)

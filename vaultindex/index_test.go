@@ -3,6 +3,7 @@ package vaultindex_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -391,5 +392,32 @@ func TestRelatedNotes(t *testing.T) {
 	}
 	if !beta {
 		t.Errorf("Beta shares the tag: %+v", rel)
+	}
+}
+
+// TestSearchOfCommonWordsRanksByTitlesFirst: past 1,000 notes a word in
+// most of them is dropped beside a rarer one, and alone it ranks titles,
+// aliases and headings, then fills with notes holding it in their text.
+func TestSearchOfCommonWordsRanksByTitlesFirst(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{"Common ground.md": "# Common ground\n\nA meadow and a rareword.\n"}
+	for i := range 1100 {
+		files[fmt.Sprintf("n/%04d.md", i)] = fmt.Sprintf("# N%d\n\nsome common text %d\n", i, i)
+	}
+	x := synced(t, openDB(t), vaultDir(t, files))
+	if got := search(t, x, "common rareword"); !slices.Equal(got, []string{"Common ground.md"}) {
+		t.Errorf("common rareword: %v, want the one note with the rare word", got)
+	}
+	hits, err := x.Search(context.Background(), vaultindex.Query{Text: "common", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 5 || hits[0].Path != "Common ground.md" {
+		t.Errorf("common: %v, want the titled note first and 5 hits", paths(hits))
+	}
+	for _, h := range hits[1:] {
+		if !strings.HasPrefix(h.Path, "n/") || h.Line != 3 {
+			t.Errorf("a fill hit %+v", h)
+		}
 	}
 }

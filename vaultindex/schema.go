@@ -7,7 +7,9 @@ import (
 	"quire/internal/sqlschema"
 )
 
-// migrations[i] brings the vault tables from version i to i+1. Lists
+// migrations[i] brings the vault tables from version i to i+1. A link
+// keeps its note's root so counting a note's backlinks reads the index
+// alone. Lists
 // (aliases, tags, headings, blocks) are stored one a line: none of them
 // can hold a line break, and the FTS5 columns take the same text.
 var migrations = []string{
@@ -31,6 +33,7 @@ var migrations = []string{
 	CREATE TABLE vault_links (
 		note_id  INTEGER NOT NULL REFERENCES vault_notes(id) ON DELETE CASCADE,
 		ord      INTEGER NOT NULL,
+		root     TEXT NOT NULL,
 		wiki     INTEGER NOT NULL,
 		embed    INTEGER NOT NULL,
 		target   TEXT NOT NULL,
@@ -43,7 +46,7 @@ var migrations = []string{
 		resolved TEXT NOT NULL,
 		PRIMARY KEY (note_id, ord)
 	) WITHOUT ROWID;
-	CREATE INDEX vault_links_resolved ON vault_links(resolved);
+	CREATE INDEX vault_links_resolved ON vault_links(root, resolved);
 	CREATE VIRTUAL TABLE vault_fts USING fts5(title, aliases, headings, body,
 		tokenize='porter unicode61 remove_diacritics 2');`,
 }

@@ -94,25 +94,39 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if q.Limit <= 0 {
 		q.Limit = 10
 	}
+	match, headOnly, err := x.plan(ctx, ts)
+	if err != nil {
+		return nil, err
+	}
 	sqlq := `SELECT n.id, n.path, n.title, n.tags, bm25(vault_fts, ` + weights + `) AS r
 		FROM vault_fts JOIN vault_notes n ON n.id = vault_fts.rowid
 		WHERE vault_fts MATCH ? AND n.root = ?`
-	args := []any{matchExpr(ts), x.root}
+	var filters string
+	var fargs []any
 	if f := strings.Trim(q.Folder, "/"); f != "" && f != "." {
-		sqlq += ` AND n.path LIKE ? ESCAPE '\'`
-		args = append(args, likeEscape(f)+"/%")
+		filters += ` AND n.path LIKE ? ESCAPE '\'`
+		fargs = append(fargs, likeEscape(f)+"/%")
 	}
 	for _, t := range q.Tags {
 		t = strings.TrimPrefix(strings.TrimSpace(t), "#")
 		if t == "" {
 			continue
 		}
-		sqlq += ` AND (char(10) || lower(n.tags) || char(10) LIKE ? ESCAPE '\' OR char(10) || lower(n.tags) LIKE ? ESCAPE '\')`
+		filters += ` AND (char(10) || lower(n.tags) || char(10) LIKE ? ESCAPE '\' OR char(10) || lower(n.tags) LIKE ? ESCAPE '\')`
 		e := likeEscape(strings.ToLower(t))
-		args = append(args, "%\n"+e+"\n%", "%\n"+e+"/%")
+		fargs = append(fargs, "%\n"+e+"\n%", "%\n"+e+"/%")
 	}
-	sqlq += ` ORDER BY r LIMIT ?`
-	args = append(args, q.Limit*candidateFactor)
+	args := append(append([]any{match, x.root}, fargs...), q.Limit*candidateFactor)
+	sqlq += filters + ` ORDER BY r LIMIT ?`
+	if headOnly {
+		// and after those, notes with the words in their text alone, in
+		// the index's order: ranking thousands of them by words so common
+		// would cost more than it tells
+		sqlq = `SELECT * FROM (` + sqlq + `) UNION ALL SELECT * FROM (SELECT n.id, n.path, n.title, n.tags, 0.0
+			FROM vault_fts JOIN vault_notes n ON n.id = vault_fts.rowid
+			WHERE vault_fts MATCH ? AND n.root = ?` + filters + ` LIMIT ?)`
+		args = append(append(append(args, matchExpr(ts), x.root), fargs...), q.Limit*candidateFactor)
+	}
 	rows, err := x.db.QueryContext(ctx, sqlq, args...)
 	if err != nil {
 		return nil, err
@@ -123,6 +137,7 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	var cs []cand
 	var raw []float64
+	seen := map[int64]bool{}
 	for rows.Next() {
 		var c cand
 		var tags string
@@ -131,6 +146,10 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			rows.Close()
 			return nil, err
 		}
+		if seen[c.id] {
+			continue
+		}
+		seen[c.id] = true
 		c.hit.Tags = lines(tags)
 		cs = append(cs, c)
 		raw = append(raw, r)
@@ -180,27 +199,44 @@ func (x *Index) backlinkCounts(ctx context.Context, paths []string) (map[string]
 	if len(paths) == 0 {
 		return out, nil
 	}
-	args := []any{x.root}
-	marks := make([]string, len(paths))
-	for i, p := range paths {
-		marks[i] = "?"
-		args = append(args, p)
-	}
-	rows, err := x.db.QueryContext(ctx, `SELECT l.resolved, count(*) FROM vault_links l JOIN vault_notes n ON n.id = l.note_id
-		WHERE n.root = ? AND l.resolved IN (`+strings.Join(marks, ", ")+`) AND n.path != l.resolved GROUP BY l.resolved`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var p string
+	// one count a path, each read from the (root, resolved) index alone
+	for _, p := range paths {
 		var n int
-		if err := rows.Scan(&p, &n); err != nil {
+		if err := x.db.QueryRowContext(ctx, `SELECT count(*) FROM vault_links WHERE root = ? AND resolved = ?`, x.root, p).Scan(&n); err != nil {
 			return nil, err
 		}
 		out[p] = n
 	}
-	return out, rows.Err()
+	return out, nil
+}
+
+// Above minPlanned notes, a word in more than a quarter of them is common.
+const minPlanned = 1000
+
+// plan is the FTS5 expression a search ranks by. Words in more than a
+// quarter of the notes are dropped when the query has rarer ones (they
+// say little, and ranking every note that holds them is most of a
+// search's time); when every word is that common, only titles, aliases
+// and headings are ranked (headOnly).
+func (x *Index) plan(ctx context.Context, ts []string) (match string, headOnly bool, err error) {
+	total := x.notesN.Load()
+	if total < minPlanned {
+		return matchExpr(ts), false, nil
+	}
+	var rare []string
+	for _, t := range ts {
+		var df int64
+		if err := x.db.QueryRowContext(ctx, `SELECT count(*) FROM vault_fts WHERE vault_fts MATCH ?`, matchExpr([]string{t})).Scan(&df); err != nil {
+			return "", false, err
+		}
+		if df*4 <= total {
+			rare = append(rare, t)
+		}
+	}
+	if len(rare) > 0 {
+		return matchExpr(rare), false, nil
+	}
+	return "{title aliases headings}: (" + matchExpr(ts) + ")", true, nil
 }
 
 // firstMatch finds the first highlighted word (between \x02 and \x03) in
