@@ -70,7 +70,14 @@ func (n *notesTools) openIndex(dir string) *vaultindex.Index {
 		return nil
 	}
 	ctx := context.Background()
-	x, err := vaultindex.Open(ctx, n.st.DB(), dir, n.opts...)
+	// The first index of a large vault takes a while: its count is logged
+	// (the tools answer from what is indexed meanwhile).
+	progress := vaultindex.WithProgress(func(done, total int) {
+		if done == total || done%5000 < 256 {
+			n.log.Info("notes index", "dir", dir, "read", done, "of", total)
+		}
+	})
+	x, err := vaultindex.Open(ctx, n.st.DB(), dir, append([]vaultindex.Option{progress}, n.opts...)...)
 	if err != nil {
 		n.log.Warn("the notes index could not be opened; search_notes is off", "dir", dir, "err", err)
 		return nil
