@@ -92,6 +92,8 @@ type Index struct {
 	graph  *vault.Vault
 	parses atomic.Int64
 	notesN atomic.Int64 // notes indexed (kind note), for the search's plan
+	dfs    sync.Map     // word → docCount, the search plan's counts
+	dfN    atomic.Int64 // entries stored in dfs since it was cleared
 
 	mu      sync.Mutex // one write at a time; guards known, w and limit
 	known   map[string]state

@@ -225,8 +225,8 @@ func (x *Index) plan(ctx context.Context, ts []string) (match string, headOnly b
 	}
 	var rare []string
 	for _, t := range ts {
-		var df int64
-		if err := x.db.QueryRowContext(ctx, `SELECT count(*) FROM vault_fts WHERE vault_fts MATCH ?`, matchExpr([]string{t})).Scan(&df); err != nil {
+		df, err := x.docFreq(ctx, t, total)
+		if err != nil {
 			return "", false, err
 		}
 		if df*4 <= total {
@@ -238,6 +238,30 @@ func (x *Index) plan(ctx context.Context, ts []string) (match string, headOnly b
 	}
 	return "{title aliases headings}: (" + matchExpr(ts) + ")", true, nil
 }
+
+// docFreq is how many notes hold the word t, counted again once the
+// number of notes moved by more than 1% since (common stays common).
+func (x *Index) docFreq(ctx context.Context, t string, total int64) (int64, error) {
+	if v, ok := x.dfs.Load(t); ok {
+		if c := v.(docCount); (c.total-total)*100 <= total && (total-c.total)*100 <= total {
+			return c.df, nil
+		}
+	}
+	var df int64
+	if err := x.db.QueryRowContext(ctx, `SELECT count(*) FROM vault_fts WHERE vault_fts MATCH ?`, matchExpr([]string{t})).Scan(&df); err != nil {
+		return 0, err
+	}
+	if x.dfN.Add(1) > maxDocCounts { // bounded: a long session's words start over
+		x.dfs.Clear()
+		x.dfN.Store(0)
+	}
+	x.dfs.Store(t, docCount{df: df, total: total})
+	return df, nil
+}
+
+type docCount struct{ df, total int64 }
+
+const maxDocCounts = 4096
 
 // firstMatch finds the first highlighted word (between \x02 and \x03) in
 // a highlighted text and returns its line and that line, clipped.
