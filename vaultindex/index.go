@@ -24,6 +24,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -136,6 +137,19 @@ func (x *Index) Dir() string { return x.dir }
 // Graph is the live link graph.
 func (x *Index) Graph() *vault.Vault { return x.graph }
 
+// Count is how many notes are indexed.
+func (x *Index) Count() int { return int(x.notesN.Load()) }
+
+// HasLinks reports whether any indexed note links anywhere.
+func (x *Index) HasLinks(ctx context.Context) (bool, error) {
+	var one int
+	err := x.db.QueryRowContext(ctx, `SELECT 1 FROM vault_links WHERE root = ? LIMIT 1`, x.root).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // Parses counts the notes parsed since Open.
 func (x *Index) Parses() int64 { return x.parses.Load() }
 
@@ -233,6 +247,9 @@ func (x *Index) appJSON() []byte {
 // vault's graph counts notes (anything else is an attachment).
 func IsNote(name string) bool { return strings.EqualFold(path.Ext(name), ".md") }
 
+// maxBodyBytes is how much of a note's text the FTS5 table takes.
+const maxBodyBytes = 512 << 10
+
 // found is one file seen on disk.
 type found struct {
 	rel   string
@@ -321,21 +338,27 @@ func (x *Index) sync(ctx context.Context) error {
 	if err := x.commit(ctx, gone); err != nil {
 		return err
 	}
-	const batch = 256
-	for i := 0; i < len(todo); i += batch {
+	// A transaction holds the database's write lock, which the
+	// conversations' log shares: each is bounded by files and by text.
+	const batchFiles, batchBytes = 256, 1 << 20
+	var cs []change
+	size := 0
+	for i, f := range todo {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		end := min(i+batch, len(todo))
-		cs := make([]change, 0, end-i)
-		for _, f := range todo[i:end] {
-			cs = append(cs, x.read(f, ""))
+		c := x.read(f, "")
+		cs = append(cs, c)
+		size += len(c.body)
+		if len(cs) < batchFiles && size < batchBytes && i < len(todo)-1 {
+			continue
 		}
 		if err := x.commit(ctx, cs); err != nil {
 			return err
 		}
+		cs, size = nil, 0
 		if x.cfg.progress != nil {
-			x.cfg.progress(end, len(todo))
+			x.cfg.progress(i+1, len(todo))
 		}
 	}
 	if len(todo) > 0 || len(gone) > 0 {
@@ -456,6 +479,16 @@ func (x *Index) read(f found, sameHash string) change {
 		c.note.Path = f.rel
 		c.body = string(data)
 		c.reason = c.note.Problem
+		if len(c.body) > maxBodyBytes {
+			// Its links and headings are all kept; its words are searched
+			// in the first part only, so storing it never holds the write
+			// lock long.
+			c.body = c.body[:maxBodyBytes]
+			for !utf8.ValidString(c.body) {
+				c.body = c.body[:len(c.body)-1]
+			}
+			c.reason = strings.TrimPrefix(c.reason+"; only its first 512 KiB are searched by words", "; ")
+		}
 	}
 	return c
 }

@@ -225,13 +225,14 @@ func TestBrokenNotesAreListedAndTheRestIndexed(t *testing.T) {
 	t.Parallel()
 	dir := vaultDir(t, map[string]string{
 		"good.md":        "# Good\n\nkiwi\n",
-		"huge.md":        "# Huge\n\nkiwi " + strings.Repeat("x", 2000),
+		"huge.md":        "# Huge\n\nkiwi " + strings.Repeat("x", 2<<20),
 		"binary.md":      "kiwi\x00\x01\x02",
 		"latin1.md":      "kiwi caf\xe9",
 		"frontmatter.md": "---\ntags: [unclosed\n---\n# Front\n\nkiwi\n",
+		"long.md":        "# Long\n\nkiwi\n" + strings.Repeat("é", 300<<10) + "\nmango\n",
 	})
 	lim := vault.DefaultLimits()
-	lim.MaxNoteBytes = 1000
+	lim.MaxNoteBytes = 1 << 20
 	x := synced(t, openDB(t), dir, vaultindex.WithLimits(lim))
 	problems, err := x.Problems(context.Background())
 	if err != nil {
@@ -241,15 +242,19 @@ func TestBrokenNotesAreListedAndTheRestIndexed(t *testing.T) {
 	for _, p := range problems {
 		reasons[p.Path] = p.Reason
 	}
-	for path, want := range map[string]string{"huge.md": "larger than", "binary.md": "binary", "latin1.md": "UTF-8", "frontmatter.md": "front matter"} {
+	for path, want := range map[string]string{"huge.md": "larger than", "binary.md": "binary", "latin1.md": "UTF-8", "frontmatter.md": "front matter",
+		"long.md": "first 512 KiB"} {
 		if !strings.Contains(reasons[path], want) {
 			t.Errorf("%s: reason %q, want it to say %q", path, reasons[path], want)
 		}
 	}
 	got := search(t, x, "kiwi")
 	slices.Sort(got)
-	if want := []string{"frontmatter.md", "good.md"}; !slices.Equal(got, want) {
+	if want := []string{"frontmatter.md", "good.md", "long.md"}; !slices.Equal(got, want) {
 		t.Errorf("found %v, want %v", got, want)
+	}
+	if got := search(t, x, "mango"); len(got) != 0 {
+		t.Errorf("words past the searched part are found: %v", got)
 	}
 }
 

@@ -46,10 +46,29 @@ func (n *notesTools) Tools() []tool.Tool {
 	return n.with(notes.Tools(n.root, n.changes))
 }
 
-// with adds the index's tools to ts (n.mu held).
+// graphWorthFrom is the number of notes from which search_notes and the
+// link tools are offered to a folder without links: below it find_notes
+// reads every note quickly, and each declaration takes room in the
+// model's context (a small model's has little).
+const graphWorthFrom = 50
+
+// with adds the index's tools to ts (n.mu held) when the folder has links
+// or enough notes for a ranked search to matter.
 func (n *notesTools) with(ts []tool.Tool) []tool.Tool {
 	if n.index == nil {
 		return ts
+	}
+	if n.index.Count() < graphWorthFrom {
+		// The facet has no context: a run's start asks, and SQLite
+		// answers from an index in a moment.
+		linked, err := n.index.HasLinks(context.Background())
+		if err != nil {
+			n.log.Warn("cannot tell whether the notes link; the notes index's tools are offered", "err", err)
+			linked = true
+		}
+		if !linked {
+			return ts
+		}
 	}
 	return append(ts, notegraph.Tools(n.index)...)
 }

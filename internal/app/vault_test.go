@@ -15,6 +15,7 @@ import (
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/protocol"
+	"quire/kernel/tool"
 	"quire/vaultindex"
 	"quire/watch"
 )
@@ -160,4 +161,38 @@ func TestADroppedFolderChangedElsewhereIsIndexedLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitUntil("the new file, through the watch", func() bool { return has("tide.md") })
+}
+
+// TestTheIndexToolsWaitForLinksOrNotes: a small folder without links gets
+// no declaration of the index's tools (each takes room in a small model's
+// context); a link makes them worth it.
+func TestTheIndexToolsWaitForLinksOrNotes(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	dataDir, notesDir := t.TempDir(), t.TempDir()
+	testkit.WriteOld(t, filepath.Join(notesDir, "plan.md"), "# Plan\n\nWrite the report.\n")
+	updates := make(chan vaultindex.Update, 64)
+	cfg := config.Config{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, NotesDir: notesDir}
+	p, err := OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner, Extras{
+		NotesIndex: []vaultindex.Option{vaultindex.WithOnUpdate(func(u vaultindex.Update) { updates <- u }),
+			vaultindex.WithWatch(watch.WithDebounce(10 * time.Millisecond))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	waitSynced(t, updates)
+	offered := func(name string) bool {
+		return slices.ContainsFunc(p.notes.Tools(), func(tl tool.Tool) bool { return tl.Spec().Name == name })
+	}
+	if offered("search_notes") || !offered("find_notes") {
+		t.Error("one note without links is offered the index's tools")
+	}
+	testkit.WriteOld(t, filepath.Join(notesDir, "todo.md"), "# Todo\n\nSee [[plan]].\n")
+	for deadline := time.After(testkit.Patience); !offered("note_links"); {
+		select {
+		case <-updates:
+		case <-deadline:
+			t.Fatal("a link did not bring the index's tools")
+		}
+	}
 }
