@@ -426,3 +426,30 @@ func TestSearchOfCommonWordsRanksByTitlesFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestAWatchThatLostEventsRescans: a watch over its folder bound (as one
+// that overflowed) asks for a rescan, and the index reconciles the whole
+// folder without being told which notes changed.
+func TestAWatchThatLostEventsRescans(t *testing.T) {
+	t.Parallel()
+	dir := vaultDir(t, map[string]string{"a/one.md": "# One\n\nemu\n", "b/two.md": "# Two\n\nemu\n"})
+	updates := make(chan vaultindex.Update, 16)
+	x := open(t, openDB(t), dir, vaultindex.WithOnUpdate(func(u vaultindex.Update) { updates <- u }),
+		vaultindex.WithWatch(watch.WithMaxFolders(1), watch.WithDebounce(10*time.Millisecond)))
+	if err := x.Watch(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case u := <-updates:
+		if !u.Rescan || u.Err != nil {
+			t.Fatalf("first update %+v, want a rescan", u)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watch over its bound never asked for a rescan")
+	}
+	got := search(t, x, "emu")
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"a/one.md", "b/two.md"}) {
+		t.Errorf("after the rescan: %v", got)
+	}
+}
