@@ -95,6 +95,12 @@ func (d *docWatch) sync() {
 			continue
 		}
 		d.watches[root] = w
+		// What changed between the pass that added the folder and this
+		// watch's start is found by one more pass (nothing to do when
+		// nothing did).
+		if err := d.add(d.ctx, []string{root}); err != nil && d.ctx.Err() == nil {
+			d.log.Warn("documents: cannot queue a pass of a newly watched folder", "root", root, "err", err)
+		}
 	}
 }
 
