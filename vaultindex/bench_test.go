@@ -310,3 +310,30 @@ func BenchmarkIndexMemory(b *testing.B) {
 	}
 	b.ReportMetric(heap/float64(b.N)/(1<<20), "heap-MiB")
 }
+
+// BenchmarkLinksAfterEdit: a hub's backlinks asked right after a note
+// changed: the graph resolves its links again once a change made it stale
+// (vault.Vault), which note_links, related_notes and the Notes panel pay.
+func BenchmarkLinksAfterEdit(b *testing.B) {
+	dir, x, _ := indexedVault(b)
+	defer x.Close()
+	rel := "f000/Note 00042.md"
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	orig, err := os.ReadFile(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.WriteFile(p, orig, 0o644)
+	i := 0
+	for b.Loop() {
+		i++
+		os.WriteFile(p, append(orig, fmt.Sprintf("\nedit %d [[Hub 2]]\n", i)...), 0o644)
+		if err := x.Apply(context.Background(), []string{rel}); err != nil {
+			b.Fatal(err)
+		}
+		l, err := x.Links("f000/Hub 2.md")
+		if err != nil || len(l.Backlinks) < 1000 {
+			b.Fatalf("hub links: %d, %v", len(l.Backlinks), err)
+		}
+	}
+}
