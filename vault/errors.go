@@ -14,6 +14,9 @@ var (
 	// ErrGraphConfig: moving logseq/config.edn would unmake the Logseq graph
 	// every page name resolves in.
 	ErrGraphConfig = errors.New("the Logseq graph's configuration cannot move")
+	// ErrUnlinkable: a link that resolves could not be written to resolve
+	// after the move (a wikilink cannot hold # | [ ] in its target).
+	ErrUnlinkable = errors.New("a link could not keep leading to its note")
 	// ErrRead: the text of a note the move must change could not be read.
 	ErrRead = errors.New("a note could not be read")
 )

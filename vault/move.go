@@ -2,6 +2,7 @@ package vault
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -43,7 +44,14 @@ func cleanPath(p string) (string, error) {
 	c := path.Clean(strings.TrimSpace(p))
 	if p == "" || c == "." || c == ".." || strings.HasPrefix(c, "/") || strings.HasPrefix(c, "../") ||
 		strings.ContainsAny(c, "\x00\\") {
-		return "", fmt.Errorf("%w: %q", ErrBadPath, p)
+		return "", fmt.Errorf("%w: %q; name a path inside the notes folder", ErrBadPath, p)
+	}
+	// Hidden files and folders (.obsidian, .trash, .git) are not the vault's:
+	// Scan never reads them, so nothing moves in or out of one.
+	for _, part := range strings.Split(c, "/") {
+		if strings.HasPrefix(part, ".") {
+			return "", fmt.Errorf("%w: %q is hidden (a name starting with a dot); choose a visible name", ErrBadPath, p)
+		}
 	}
 	return c, nil
 }
@@ -98,15 +106,15 @@ func (v *Vault) PlanMove(from, to string, read func(path string) ([]byte, error)
 		if _, ok := v.notes[m.From]; ok {
 			look[m.From] = true
 		}
-		for _, r := range g.in[m.From] {
-			look[r.From] = true
+		for f := range g.in[m.From] {
+			look[f] = true
 		}
 		keys := nameKeys(m.To)
 		if next.logseq {
 			keys = append(keys, pageNames(m.To, aliases[m.From])...)
 		}
 		for _, k := range keys {
-			for _, f := range g.byKey[k] {
+			for f := range g.byKey[k] {
 				look[f] = true
 			}
 		}
@@ -120,13 +128,14 @@ func (v *Vault) PlanMove(from, to string, read func(path string) ([]byte, error)
 		}
 		return p
 	}
-	for _, p := range slices.Sorted(mapKeys(look)) {
+	md := newParser()
+	for _, p := range slices.Sorted(maps.Keys(look)) {
 		text, err := read(p)
 		if err != nil {
 			return plan, fmt.Errorf("%w: %s (%v); nothing was moved", ErrRead, p, err)
 		}
 		np := movedOr(p)
-		_, spans := parse(p, text)
+		_, spans := parse(md, p, text)
 		var reps []replacement
 		for _, s := range spans {
 			if s.Target == "" {
@@ -145,7 +154,12 @@ func (v *Vault) PlanMove(from, to string, read func(path string) ([]byte, error)
 			if after == want && (h != byRelative || h2 == byRelative) && (!pathForm || h2 == byPath) {
 				continue
 			}
-			if t, ok := rewriteTarget(next, np, want, s, h); ok && t != string(text[s.tStart:s.tEnd]) {
+			t, ok := rewriteTarget(next, np, want, s, h)
+			if !ok {
+				return plan, fmt.Errorf("%w: %s (line %d of %s) could not lead to %s after the move; choose a name without # | [ or ]",
+					ErrUnlinkable, text[s.Start:s.End], s.Line, p, want)
+			}
+			if t != string(text[s.tStart:s.tEnd]) {
 				reps = append(reps, replacement{s.tStart, s.tEnd, t})
 			}
 		}
@@ -156,16 +170,6 @@ func (v *Vault) PlanMove(from, to string, read func(path string) ([]byte, error)
 	}
 	sort.Slice(plan.Edits, func(i, j int) bool { return plan.Edits[i].Path < plan.Edits[j].Path })
 	return plan, nil
-}
-
-func mapKeys(m map[string]bool) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // movesLocked lists what moves: the one note or file, or every file in
@@ -209,12 +213,12 @@ func (v *Vault) movesLocked(from, to string) ([]Move, error) {
 			return nil, fmt.Errorf("%w: %s is taken; choose another name or move that first", ErrExists, q)
 		}
 	}
-	if isNote || v.files[from] {
-		prefix := strings.ToLower(to) + "/"
-		for lp, q := range v.idx.exact {
-			if strings.HasPrefix(lp, prefix) {
-				return nil, fmt.Errorf("%w: %s is a folder (it holds %s); choose another name", ErrExists, to, q)
-			}
+	// Onto an existing folder is onto an existing path, for a file or a
+	// folder alike: merging two folders is not a move.
+	prefix := strings.ToLower(to) + "/"
+	for lp, q := range v.idx.exact {
+		if strings.HasPrefix(lp, prefix) && !moving[q] {
+			return nil, fmt.Errorf("%w: %s is a folder (it holds %s); choose another name", ErrExists, to, q)
 		}
 	}
 	sort.Slice(moves, func(i, j int) bool { return moves[i].From < moves[j].From })
@@ -331,12 +335,4 @@ func encodeDest(t string, angle bool) string {
 		}
 	}
 	return b.String()
-}
-
-// resolvedLocked is resolved for a caller that holds the lock.
-func (v *Vault) resolvedLocked() *graph {
-	if v.graph == nil {
-		v.graph = v.buildGraph()
-	}
-	return v.graph
 }

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"quire/vault/vaultgen"
 )
 
 // loadDir reads a fixture folder into texts by path (hidden ones left out).
@@ -249,26 +251,26 @@ func TestPlanMoveRefuses(t *testing.T) {
 		{"Projects/Alpha.md", "home.md", ErrExists},
 		{"Projects/Alpha.md", "Projects/Alpha.md", ErrExists},
 		{"Projects/Alpha.md", "Work", ErrExists},
-		{"Projects", "Work", ErrExists}, // Work/Alpha.md is free but the folder merge is refused only on a clash
+		{"Projects", "Work", ErrExists}, // no file clashes, but merging two folders is not a move
+		{"Projects", "work", ErrExists},
 		{"Projects", "Home.md", ErrExists},
 		{"Nothing.md", "Else.md", ErrNotFound},
 		{"Projects", "Projects/Sub", ErrIntoItself},
 		{"../x.md", "y.md", ErrBadPath},
 		{"Home.md", "/abs.md", ErrBadPath},
 		{"", "y.md", ErrBadPath},
+		{"Home.md", ".trash/Home.md", ErrBadPath},
+		{"Home.md", "a/.hidden.md", ErrBadPath},
+		{".obsidian", "settings", ErrBadPath},
+	}
+	if _, err := v.PlanMove("Projects/Alpha.md", "Projects/Alpha #1.md", reader(files)); !errors.Is(err, ErrUnlinkable) {
+		t.Errorf("a name no wikilink can hold: %v", err)
 	}
 	if _, err := memVault(loadDir(t, "testdata/logseq")).PlanMove("logseq", "cfg", reader(files)); !errors.Is(err, ErrGraphConfig) {
 		t.Errorf("moving the Logseq configuration: %v", err)
 	}
 	for _, c := range cases {
 		_, err := v.PlanMove(c.from, c.to, reader(files))
-		if c.from == "Projects" && c.to == "Work" {
-			// Merging into an existing folder is allowed when no file clashes.
-			if err != nil {
-				t.Errorf("PlanMove(%s, %s): %v", c.from, c.to, err)
-			}
-			continue
-		}
 		if !errors.Is(err, c.want) {
 			t.Errorf("PlanMove(%s, %s) = %v, want %v", c.from, c.to, err, c.want)
 		}
@@ -372,5 +374,94 @@ func randomMove(rng *rand.Rand, v *Vault, files map[string]string) (string, stri
 		return dir, path.Join(moveFolders[rng.IntN(len(moveFolders))], "F"+fmt.Sprint(rng.IntN(5)))
 	default: // both
 		return src, path.Join(moveFolders[rng.IntN(len(moveFolders))], moveNames[rng.IntN(len(moveNames))]+ext)
+	}
+}
+
+func TestPlanMoveKeepsTheUsersWords(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"Alpha.md": "# Alpha\n",
+		"a/b.md": "Prose about Alpha: [[Alpha|Alpha]], [Alpha](../Alpha.md), [[Alpha#Top|Alpha]], [[alpha]], [[Alpha.md]],\n" +
+			"[x](<../Alpha.md#Top>), ![[Alpha]], [y](/Alpha.md), and `[[Alpha]]` in code.\n",
+	}
+	v := memVault(files)
+	p, err := v.PlanMove("Alpha.md", "Beta Gamma.md", reader(files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Prose about Alpha: [[Beta Gamma|Alpha]], [Alpha](../Beta%20Gamma.md), [[Beta Gamma#Top|Alpha]], [[Beta Gamma]], [[Beta Gamma.md]],\n" +
+		"[x](<../Beta Gamma.md#Top>), ![[Beta Gamma]], [y](/Beta%20Gamma.md), and `[[Alpha]]` in code.\n"
+	if len(p.Edits) != 1 || p.Edits[0].After != want || p.Edits[0].Links != 8 {
+		t.Fatalf("edits %+v\nwant After %q", p.Edits, want)
+	}
+	checkKeeps(t, files, v, p)
+}
+
+// TestVaultIsSafeForConcurrentUse runs questions, changes and plans at
+// once; -race checks them.
+func TestVaultIsSafeForConcurrentUse(t *testing.T) {
+	t.Parallel()
+	files := loadDir(t, "testdata/obsidian")
+	v := memVault(files)
+	done := make(chan struct{})
+	for w := 0; w < 4; w++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := 0; i < 50; i++ {
+				switch (i + w) % 4 {
+				case 0:
+					v.Put(Parse(fmt.Sprintf("New/%d-%d.md", w, i), []byte("[[Alpha]] [[Home]]")))
+				case 1:
+					_ = v.Backlinks("Projects/Alpha.md")
+					_ = v.Orphans()
+				case 2:
+					read := func(p string) ([]byte, error) {
+						if strings.HasPrefix(p, "New/") {
+							return []byte("[[Alpha]] [[Home]]"), nil
+						}
+						return reader(files)(p)
+					}
+					if _, err := v.PlanMove("Projects/Alpha.md", fmt.Sprintf("X/%d.md", i), read); err != nil {
+						t.Error(err)
+					}
+				default:
+					v.Remove(fmt.Sprintf("New/%d-%d.md", w, i-3))
+					_ = v.Unresolved("")
+				}
+			}
+		}()
+	}
+	for w := 0; w < 4; w++ {
+		<-done
+	}
+}
+
+// TestPlanMoveKeepsEveryLinkInAGeneratedVault plays random moves over a
+// generated vault, whose notes use every form at once: relative Markdown
+// links with %20, paths, aliases, headings, blocks, embeds, properties,
+// same names in two folders.
+func TestPlanMoveKeepsEveryLinkInAGeneratedVault(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := vaultgen.Generate(dir, 150, 5); err != nil {
+		t.Fatal(err)
+	}
+	files := loadDir(t, dir)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for i := 0; i < 60; i++ {
+		v := memVault(files)
+		from, to := randomMove(rng, v, files)
+		p, err := v.PlanMove(from, to, reader(files))
+		if err != nil {
+			if errors.Is(err, ErrExists) || errors.Is(err, ErrIntoItself) {
+				continue
+			}
+			t.Fatalf("move %d %s → %s: %v", i, from, to, err)
+		}
+		checkKeeps(t, files, v, p)
+		if t.Failed() {
+			t.Fatalf("after %d moves", i)
+		}
+		files = applyPlan(t, files, p)
 	}
 }

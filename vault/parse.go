@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"gopkg.in/yaml.v3"
 )
@@ -63,11 +64,13 @@ type span struct {
 // Parse reads one note. It never panics and never fails: a part it cannot
 // read is named in Problem and the rest is still returned.
 func Parse(p string, text []byte) Note {
-	n, _ := parse(p, text)
+	n, _ := parse(newParser(), p, text)
 	return n
 }
 
-func parse(p string, src []byte) (n Note, spans []span) {
+// parse reads a note with md, a parser from newParser (one may serve many
+// notes, one at a time or at once: its parts keep no state between calls).
+func parse(md parser.Parser, p string, src []byte) (n Note, spans []span) {
 	n = Note{Path: p, Title: strings.TrimSuffix(path.Base(p), path.Ext(p))}
 	var problems []string
 	if len(src) > MaxParseBytes {
@@ -85,7 +88,6 @@ func parse(p string, src []byte) (n Note, spans []span) {
 	if !utf8.Valid(src) {
 		problems = append(problems, "the note is not valid UTF-8 text; what could be read was read")
 	}
-	lines := lineStarts(src)
 
 	fmEnd := 0
 	if fmStart, fmStop, end, ok := frontMatter(src); ok {
@@ -101,35 +103,32 @@ func parse(p string, src []byte) (n Note, spans []span) {
 	if t, ok := n.readLogseqProperties(body); ok {
 		title = t
 	}
-	bspans := n.readBody(src, fmEnd, &title)
+	bounded, blanked, first := boundLines(src, fmEnd)
+	if blanked > 0 {
+		problems = append(problems, fmt.Sprintf("%d paragraphs too full of brackets to read were left out of the links (the first at line %d)", blanked, first))
+	}
+	bspans := n.readBody(md, bounded, fmEnd, &title)
 	spans = append(spans, bspans...)
 	if title != "" {
 		n.Title = title
 	}
 	sort.SliceStable(spans, func(i, j int) bool { return spans[i].Start < spans[j].Start })
+	line, at := 1, 0
+	n.Links = make([]Link, 0, len(spans))
 	for i := range spans {
-		spans[i].Line = lineOf(lines, spans[i].Start)
+		line += bytes.Count(src[at:spans[i].Start], []byte{'\n'})
+		at = spans[i].Start
+		spans[i].Line = line
 		n.Links = append(n.Links, spans[i].Link)
+	}
+	if len(n.Links) == 0 {
+		n.Links = nil
 	}
 	n.Tags = dedupe(n.Tags)
 	n.Aliases = dedupe(n.Aliases)
 	n.Blocks = dedupe(n.Blocks)
 	n.Problem = strings.Join(problems, "; ")
 	return n, spans
-}
-
-func lineStarts(src []byte) []int {
-	starts := []int{0}
-	for i, c := range src {
-		if c == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	return starts
-}
-
-func lineOf(starts []int, off int) int {
-	return sort.Search(len(starts), func(i int) bool { return starts[i] > off })
 }
 
 func dedupe(xs []string) []string {
@@ -188,7 +187,16 @@ var yamlLine = regexp.MustCompile(`line (\d+)`)
 func (n *Note) readFrontMatter(src []byte, base, fmEnd int) ([]span, string) {
 	fm := src[base:fmEnd]
 	problem := ""
-	var props map[string]any
+	// Only these keys are read through YAML (the property links are read
+	// from the raw lines); a struct spares building every value.
+	var props struct {
+		Aliases  any `yaml:"aliases"`
+		Alias    any `yaml:"alias"`
+		Tags     any `yaml:"tags"`
+		Tag      any `yaml:"tag"`
+		AliasesU any `yaml:"Aliases"`
+		TagsU    any `yaml:"Tags"`
+	}
 	if err := yaml.Unmarshal(fm, &props); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		where := ""
@@ -201,14 +209,12 @@ func (n *Note) readFrontMatter(src []byte, base, fmEnd int) ([]span, string) {
 		}
 		problem = fmt.Sprintf("the front matter is not valid YAML%s: %s; its links were still read", where, msg)
 	}
-	for k, v := range props {
-		switch strings.ToLower(k) {
-		case "aliases", "alias":
-			n.Aliases = append(n.Aliases, listValue(v, false)...)
-		case "tags", "tag":
-			for _, t := range listValue(v, true) {
-				n.Tags = append(n.Tags, strings.TrimPrefix(t, "#"))
-			}
+	for _, v := range []any{props.Aliases, props.Alias, props.AliasesU} {
+		n.Aliases = append(n.Aliases, listValue(v, false)...)
+	}
+	for _, v := range []any{props.Tags, props.Tag, props.TagsU} {
+		for _, t := range listValue(v, true) {
+			n.Tags = append(n.Tags, strings.TrimPrefix(t, "#"))
 		}
 	}
 	var spans []span
@@ -299,10 +305,11 @@ func scanMarkdownLink(src []byte, i, to int) (span, bool) {
 	if i >= to || src[i] != '[' {
 		return span{}, false
 	}
-	close := bytes.IndexByte(src[i:to], ']')
-	if close < 0 || i+close+1 >= to || src[i+close+1] != '(' {
+	close := bytes.IndexAny(src[i+1:to], "[]")
+	if close < 0 || src[i+1+close] != ']' || i+close+2 >= to || src[i+close+2] != '(' {
 		return span{}, false
 	}
+	close++
 	labelEnd := i + close
 	end := bytes.IndexByte(src[labelEnd:to], ')')
 	if end < 0 {
@@ -419,9 +426,9 @@ func (n *Note) readLogseqProperties(body []byte) (title string, ok bool) {
 
 // readBody walks goldmark's AST of the body (src[off:]): headings, links,
 // wikilinks, #tags and ^block-ids, none of them inside code.
-func (n *Note) readBody(src []byte, off int, title *string) []span {
+func (n *Note) readBody(md parser.Parser, src []byte, off int, title *string) []span {
 	body := src[off:]
-	doc := newParser().Parse(text.NewReader(body))
+	doc := md.Parse(text.NewReader(body))
 	var spans []span
 	var runs [][2]int // runs of plain text, where tags and block ids are
 	firstH1 := ""
@@ -473,6 +480,99 @@ func (n *Note) readBody(src []byte, off int, title *string) []span {
 		*title = firstH1
 	}
 	return spans
+}
+
+// runBudget bounds a run of lines goldmark reads as one paragraph: its
+// link parser scans ahead for each bracket it cannot close (and its
+// reference definitions re-read the paragraph), so brackets × bytes of a
+// paragraph is what it may cost. Real notes stay far below (a wrapped
+// chapter of 300 KB with 1,000 links is 3·10^8); a paragraph of a
+// million brackets is 10^12.
+const runBudget = 1 << 31
+
+// boundLines gives the text with every paragraph from off on that is over
+// runBudget blanked (spaces, the same length, so every offset holds), how
+// many, and the first one's line number. A run ends at a blank line and
+// before a line that starts another block (a list item, a heading, a
+// quote, a fence, a table row), so a long list is many small runs.
+func boundLines(src []byte, off int) (out []byte, blanked, first int) {
+	out = src
+	runStart, brackets := off, 0
+	flush := func(end int) {
+		if int64(brackets)*int64(end-runStart) > runBudget {
+			if blanked == 0 {
+				out = bytes.Clone(src)
+				first = 1 + bytes.Count(src[:runStart], []byte{'\n'})
+			}
+			blanked++
+			for i := runStart; i < end; i++ {
+				if out[i] != '\n' {
+					out[i] = ' '
+				}
+			}
+		}
+	}
+	for at := off; at < len(src); {
+		end := bytes.IndexByte(src[at:], '\n')
+		if end < 0 {
+			end = len(src) - at
+		}
+		line := src[at : at+end]
+		if startsBlock(line) {
+			flush(at)
+			runStart, brackets = at, 0
+		}
+		brackets += openBrackets(line)
+		at += end + 1
+	}
+	flush(len(src))
+	return out, blanked, first
+}
+
+// openBrackets counts the '[' of a line that do not open a wikilink or a
+// Markdown link closed on the line: the ones goldmark may scan ahead for.
+// It looks at most maxDest bytes ahead for a link's ')', so it is linear.
+func openBrackets(line []byte) int {
+	const maxDest = 4096
+	n := 0
+	for i := 0; i < len(line); i++ {
+		if line[i] != '[' {
+			continue
+		}
+		if w, ok := scanWiki(line[i:], i); ok {
+			i = w.End - 1
+			continue
+		}
+		c := bytes.IndexAny(line[i+1:], "[]")
+		if c >= 0 && line[i+1+c] == ']' && i+c+2 < len(line) && line[i+c+2] == '(' {
+			rest := line[i+c+3 : min(len(line), i+c+3+maxDest)]
+			if p := bytes.IndexByte(rest, ')'); p >= 0 {
+				i += c + 3 + p
+				continue
+			}
+		}
+		n++
+	}
+	return n
+}
+
+// startsBlock: a blank line, or one that starts a block of its own.
+func startsBlock(line []byte) bool {
+	t := bytes.TrimLeft(line, " \t")
+	if len(bytes.TrimRight(t, " \t\r")) == 0 {
+		return true
+	}
+	switch t[0] {
+	case '#', '>', '|', '`', '~':
+		return true
+	case '-', '*', '+':
+		return len(t) > 1 && (t[1] == ' ' || t[1] == '\t')
+	}
+	d := 0
+	for d < len(t) && d < 9 && t[d] >= '0' && t[d] <= '9' {
+		d++
+	}
+	return d > 0 && d+1 < len(t) && (t[d] == '.' || t[d] == ')') && t[d+1] == ' '
 }
 
 func headingText(h *ast.Heading, src []byte) []byte {
@@ -565,4 +665,19 @@ func atLineEnd(src []byte, j int) bool {
 		}
 	}
 	return true
+}
+
+// Properties is a note's front matter as YAML values by key (nil when the
+// note has none, or when it is not valid YAML: Parse's Problem says why).
+// It is kept out of Note so that Parse reads only the keys it uses.
+func Properties(text []byte) map[string]any {
+	start, stop, _, ok := frontMatter(text)
+	if !ok {
+		return nil
+	}
+	var props map[string]any
+	if yaml.Unmarshal(text[start:stop], &props) != nil {
+		return nil
+	}
+	return props
 }

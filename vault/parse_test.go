@@ -54,6 +54,9 @@ func TestParseLinks(t *testing.T) {
 		{"unclosed front matter is body", "---\nx: [[A]]\n", []want{{"[[A]]", "A", "", "", true, false, 2, ""}}},
 		{"logseq namespace and tag", "- [[lang/go]] #[[big idea]]", []want{{"[[lang/go]]", "lang/go", "", "", true, false, 1, ""}, {"[[big idea]]", "big idea", "", "", true, false, 1, ""}}},
 		{"empty wikilink is text", "[[]] [[ ]]", nil},
+		{"CRLF lines", "---\r\nup: \"[[A]]\"\r\n---\r\nsee [b](B.md)\r\nand [[C]]\r\n",
+			[]want{{"[[A]]", "A", "", "", true, false, 2, "up"}, {"[b](B.md)", "B.md", "", "b", false, false, 4, ""}, {"[[C]]", "C", "", "", true, false, 5, ""}}},
+		{"link in a heading", "# About [[A]]\n", []want{{"[[A]]", "A", "", "", true, false, 1, ""}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -150,7 +153,7 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		n, spans := parse("f.md", b)
+		n, spans := parse(newParser(), "f.md", b)
 		last := 0
 		for i, l := range n.Links {
 			if l.Start < last || l.End <= l.Start || l.End > len(b) {
@@ -166,4 +169,55 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseBoundsHostileText: floods of brackets that make goldmark's
+// link parser scan ahead for each one are left out with a sentence, so a
+// note costs about its size; the same links in real shapes (many
+// paragraphs, a long list) are all read.
+func TestParseBoundsHostileText(t *testing.T) {
+	t.Parallel()
+	for _, unit := range []string{"[[", "[", "![[a", "[a](", "- [[", "[x]: y\n", "*[", "[a](\n", "[\n", "> [", "[a][b]"} {
+		n := Parse("x.md", bytes.Repeat([]byte(unit), (256<<10)/len(unit)))
+		if !strings.Contains(n.Problem, "too full of brackets") {
+			t.Errorf("%q flood: problem %q", unit, n.Problem)
+		}
+	}
+	var prose, list bytes.Buffer
+	for prose.Len() < MaxParseBytes-4096 {
+		prose.WriteString("Some words [[Note A]] and more words\nanother line with [a](b%20c.md) in it\nand ![[pic.png]] last.\n\n")
+	}
+	for i := 0; i < 20_000; i++ {
+		list.WriteString("- [[Item]] and [[Other|o]]\n")
+	}
+	for name, c := range map[string]struct {
+		text  []byte
+		links int
+	}{
+		"4 MiB of paragraphs":    {prose.Bytes(), 3 * bytes.Count(prose.Bytes(), []byte("\n\n"))},
+		"a list of 40,000 links": {list.Bytes(), 40_000},
+	} {
+		n := Parse("x.md", c.text)
+		if n.Problem != "" || len(n.Links) != c.links {
+			t.Errorf("%s: %d links (want %d), problem %q", name, len(n.Links), c.links, n.Problem)
+		}
+	}
+}
+
+func TestProperties(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		text string
+		want map[string]any
+	}{
+		{"---\ntitle: A\ntags: [x, y]\nn: 3\n---\nbody", map[string]any{"title": "A", "tags": []any{"x", "y"}, "n": 3}},
+		{"no front matter", nil},
+		{"---\nbad: [\n---\n", nil},
+		{"---\n---\n", nil},
+	}
+	for _, c := range cases {
+		if got := Properties([]byte(c.text)); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Properties(%q) = %#v, want %#v", c.text, got, c.want)
+		}
+	}
 }

@@ -1,11 +1,13 @@
 package vault
 
 import (
+	"fmt"
 	"maps"
 	"net/url"
 	"path"
 	"slices"
 	"strings"
+	"time"
 )
 
 // index is what resolution looks at: every path (notes and attachments)
@@ -48,10 +50,39 @@ func pageNames(p string, aliases []string) []string {
 	}
 	b := strings.TrimSuffix(path.Base(p), path.Ext(p))
 	names := []string{strings.ToLower(pageName(b))}
+	if j, ok := journalName(p, b); ok {
+		names = append(names, strings.ToLower(j))
+	}
 	for _, a := range aliases {
 		names = append(names, strings.ToLower(a))
 	}
 	return names
+}
+
+// journalName is the page name Logseq gives a journal file
+// (journals/2020_12_05.md) in its default title format, "MMM do, yyyy":
+// "Dec 5th, 2020". A graph whose config.edn sets another format names its
+// journals otherwise; those links stay unresolved here.
+func journalName(p, base string) (string, bool) {
+	if path.Base(path.Dir(p)) != "journals" {
+		return "", false
+	}
+	t, err := time.Parse("2006_01_02", base)
+	if err != nil {
+		return "", false
+	}
+	d := t.Day()
+	suffix := "th"
+	switch {
+	case d%100 >= 11 && d%100 <= 13:
+	case d%10 == 1:
+		suffix = "st"
+	case d%10 == 2:
+		suffix = "nd"
+	case d%10 == 3:
+		suffix = "rd"
+	}
+	return fmt.Sprintf("%s %d%s, %d", t.Format("Jan"), d, suffix, t.Year()), true
 }
 
 func pageName(base string) string {

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"path"
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/yuin/goldmark/parser"
 )
 
 // Limits bound what Scan reads.
@@ -134,12 +137,13 @@ func readNotes(ctx context.Context, fsys fs.FS, paths []string, lim Limits) ([]N
 	workers := min(runtime.GOMAXPROCS(0), max(len(paths), 1))
 	var wg sync.WaitGroup
 	next := make(chan int)
+	md := newParser()
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i], why[i] = readNote(fsys, paths[i], lim)
+				out[i], why[i] = readNote(md, fsys, paths[i], lim)
 			}
 		}()
 	}
@@ -166,8 +170,9 @@ func readNotes(ctx context.Context, fsys fs.FS, paths []string, lim Limits) ([]N
 
 // readNote reads one note; a note it cannot read is still a note of the
 // vault (links to it resolve), with no links and the reason.
-func readNote(fsys fs.FS, p string, lim Limits) (Note, string) {
-	blank := Note{Path: p, Title: strings.TrimSuffix(p[strings.LastIndexByte(p, '/')+1:], ".md")}
+func readNote(md parser.Parser, fsys fs.FS, p string, lim Limits) (Note, string) {
+	base := path.Base(p)
+	blank := Note{Path: p, Title: strings.TrimSuffix(base, path.Ext(base))}
 	info, err := fs.Stat(fsys, p)
 	if err != nil {
 		blank.Problem = fmt.Sprintf("it could not be read (%v)", err)
@@ -182,7 +187,7 @@ func readNote(fsys fs.FS, p string, lim Limits) (Note, string) {
 		blank.Problem = fmt.Sprintf("it could not be read (%v)", err)
 		return blank, blank.Problem
 	}
-	n := Parse(p, b)
+	n, _ := parse(md, p, b)
 	if strings.Contains(n.Problem, "binary") {
 		return n, n.Problem
 	}

@@ -3,7 +3,10 @@ package vault
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -93,11 +96,24 @@ func TestResolveLogseq(t *testing.T) {
 		{"ideas", "pages/Project Ideas.md"},         // alias::
 		{"Brainstorm", "pages/Project Ideas.md"},
 		{"Not A Page", ""},
+		{"Jan 15th, 2024", "journals/2024_01_15.md"}, // a journal by Logseq's default title
+		{"jan 15th, 2024", "journals/2024_01_15.md"},
+		{"2024_01_15", "journals/2024_01_15.md"},
 	}
 	for _, c := range cases {
 		got, _ := v.Resolve("journals/2024_01_15.md", Link{Wiki: true, Target: c.target})
 		if got != c.want {
 			t.Errorf("[[%s]] → %q, want %q", c.target, got, c.want)
+		}
+	}
+	for _, c := range []struct{ file, name string }{
+		{"journals/2021_03_01.md", "Mar 1st, 2021"}, {"journals/2021_03_02.md", "Mar 2nd, 2021"},
+		{"journals/2021_03_03.md", "Mar 3rd, 2021"}, {"journals/2021_03_11.md", "Mar 11th, 2021"},
+		{"journals/2021_03_12.md", "Mar 12th, 2021"}, {"journals/2021_03_22.md", "Mar 22nd, 2021"},
+	} {
+		v.Put(Note{Path: c.file})
+		if got, _ := v.Resolve("x.md", Link{Wiki: true, Target: c.name}); got != c.file {
+			t.Errorf("[[%s]] → %q, want %s", c.name, got, c.file)
 		}
 	}
 	v.PutFile("pages/a%2Fb.md")
@@ -288,5 +304,87 @@ func TestScanSkipsLogseqBackupsAndSymlinks(t *testing.T) {
 	}
 	if !reflect.DeepEqual(links, []string{"linked", "pages/link.md"}) {
 		t.Errorf("symbolic links skipped: %+v", skipped)
+	}
+}
+
+// TestChangesKeepTheGraphAsAFreshOne: after every change (a note added,
+// changed, removed, an attachment added or removed), the graph the
+// vault keeps up to date answers as one resolved from scratch.
+func TestChangesKeepTheGraphAsAFreshOne(t *testing.T) {
+	t.Parallel()
+	for _, dir := range []string{"testdata/obsidian", "testdata/logseq"} {
+		files := loadDir(t, dir)
+		v := memVault(files)
+		_ = v.Orphans() // the graph exists from here on
+		rng := rand.New(rand.NewPCG(3, 4))
+		names := []string{"Alpha", "Meeting", "Home", "lang___go", "Ideas", "Beta Plan", "New"}
+		folders := []string{"", "Projects", "Work", "pages", "x/y"}
+		for i := 0; i < 300; i++ {
+			p := path.Join(folders[rng.IntN(len(folders))], names[rng.IntN(len(names))])
+			switch rng.IntN(5) {
+			case 0, 1:
+				text := fmt.Sprintf("alias:: %s\n\n[[%s]] [[%s]] [l](../%s.md) ![[pic.png]]\n", names[rng.IntN(len(names))],
+					names[rng.IntN(len(names))], strings.ToLower(names[rng.IntN(len(names))]), names[rng.IntN(len(names))])
+				files[p+".md"] = text
+				v.Put(Parse(p+".md", []byte(text)))
+			case 2:
+				delete(files, p+".md")
+				v.Remove(p + ".md")
+			case 3:
+				files[path.Join(path.Dir(p), "pic.png")] = ""
+				v.PutFile(path.Join(path.Dir(p), "pic.png"))
+			default:
+				delete(files, path.Join(path.Dir(p), "pic.png"))
+				v.Remove(path.Join(path.Dir(p), "pic.png"))
+			}
+			fresh := memVault(files)
+			for _, q := range fresh.Paths() {
+				if got, want := refsOf(v.Outgoing(q)), refsOf(fresh.Outgoing(q)); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s, change %d: outgoing of %s\n got %q\nwant %q", dir, i, q, got, want)
+				}
+				if got, want := refsOf(v.Backlinks(q)), refsOf(fresh.Backlinks(q)); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s, change %d: backlinks of %s\n got %q\nwant %q", dir, i, q, got, want)
+				}
+			}
+			if got, want := v.Orphans(), fresh.Orphans(); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, change %d: orphans %q, want %q", dir, i, got, want)
+			}
+		}
+	}
+}
+
+func TestNewLinkFollowsTheStyle(t *testing.T) {
+	t.Parallel()
+	v := scanDir(t, "testdata/obsidian")
+	cases := []struct {
+		style         Style
+		from, to, sub string
+		text, want    string
+	}{
+		{Style{false, FormatShortest}, "Home.md", "Projects/Alpha.md", "", "", "[[Alpha]]"},
+		{Style{false, FormatShortest}, "Home.md", "Personal/Meeting.md", "Top", "", "[[Personal/Meeting#Top]]"},
+		{Style{false, FormatShortest}, "Personal/x.md", "Personal/Meeting.md", "", "m", "[[Meeting|m]]"},
+		{Style{false, FormatShortest}, "Home.md", "attachments/diagram.png", "", "", "[[diagram.png]]"},
+		{Style{false, FormatAbsolute}, "Home.md", "Projects/Alpha.md", "", "", "[[Projects/Alpha]]"},
+		{Style{false, FormatRelative}, "Work/Meeting.md", "Projects/Alpha.md", "", "", "[[../Projects/Alpha]]"},
+		{Style{true, FormatRelative}, "Work/Meeting.md", "Projects/Beta Plan.md", "Risks", "", "[Beta Plan](../Projects/Beta%20Plan.md#Risks)"},
+		{Style{true, FormatShortest}, "Home.md", "Projects/Beta Plan.md", "", "the plan", "[the plan](Beta%20Plan.md)"},
+		{Style{true, FormatAbsolute}, "Work/Meeting.md", "Projects/Alpha.md", "", "A", "[A](Projects/Alpha.md)"},
+	}
+	for _, c := range cases {
+		v.SetStyle(c.style)
+		got := v.NewLink(c.from, c.to, c.sub, c.text)
+		if got != c.want {
+			t.Errorf("%+v %s → %s: %q, want %q", c.style, c.from, c.to, got, c.want)
+			continue
+		}
+		l := Parse(c.from, []byte(got)).Links
+		if len(l) != 1 {
+			t.Errorf("%q is not one link", got)
+			continue
+		}
+		if to, _ := v.Resolve(c.from, l[0]); to != c.to {
+			t.Errorf("%q from %s resolves to %q, want %s", got, c.from, to, c.to)
+		}
 	}
 }

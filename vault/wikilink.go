@@ -62,12 +62,14 @@ func scanWiki(line []byte, base int) (*WikiLink, bool) {
 		return nil, false
 	}
 	open := i + 2
-	end := bytes.Index(line[open:], []byte("]]"))
-	if end < 0 {
+	// The first bracket after [[ must close it: stopping there keeps a line
+	// of a million brackets linear.
+	end := bytes.IndexAny(line[open:], "[]\n\r")
+	if end < 0 || line[open+end] != ']' || open+end+1 >= len(line) || line[open+end+1] != ']' {
 		return nil, false
 	}
 	inner := line[open : open+end]
-	if len(bytes.TrimSpace(inner)) == 0 || bytes.ContainsAny(inner, "[]\n\r") {
+	if len(bytes.TrimSpace(inner)) == 0 {
 		return nil, false
 	}
 	w := &WikiLink{Embed: embed, Start: base, End: base + open + end + 2}

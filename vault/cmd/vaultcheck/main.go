@@ -6,6 +6,7 @@
 // longer resolves to the same (moved) file. It exits 1 if there is one.
 //
 //	go run ./vault/cmd/vaultcheck -dir DIR -moves N -seed S
+//	go run ./vault/cmd/vaultcheck -generate 3000 -moves N   (a vaultgen vault)
 //
 // Test equipment: it writes only inside the temporary copy.
 package main
@@ -26,6 +27,7 @@ import (
 	"time"
 
 	"quire/vault"
+	"quire/vault/vaultgen"
 )
 
 func main() {
@@ -33,19 +35,36 @@ func main() {
 	moves := flag.Int("moves", 50, "how many random moves")
 	seed := flag.Int64("seed", 1, "the random seed")
 	keep := flag.Bool("keep", false, "keep the temporary copy")
+	generate := flag.Int("generate", 0, "check a vault of this many notes written by vaultgen instead of -dir")
 	flag.Parse()
+	if *generate > 0 {
+		gen, err := os.MkdirTemp("", "vaultgen-")
+		if err == nil {
+			err = vaultgen.Generate(gen, *generate, *seed)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "vaultcheck:", err)
+			os.Exit(2)
+		}
+		*dir = gen
+	}
 	if *dir == "" {
-		fmt.Fprintln(os.Stderr, "vaultcheck: name the folder with -dir")
+		fmt.Fprintln(os.Stderr, "vaultcheck: name the folder with -dir (or -generate N)")
 		os.Exit(2)
 	}
 	broken, err := run(*dir, *moves, *seed, *keep, os.Stdout)
-	if err != nil {
+	code := 0
+	switch {
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "vaultcheck:", err)
-		os.Exit(2)
+		code = 2
+	case broken > 0:
+		code = 1
 	}
-	if broken > 0 {
-		os.Exit(1)
+	if *generate > 0 {
+		os.RemoveAll(*dir)
 	}
+	os.Exit(code)
 }
 
 // ref is one resolved link, named by its note and its place among the note's links.
