@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"quire/kernel/store"
+	"quire/vault/vaultgen"
 	"quire/vaultindex"
 	"quire/watch"
 )
@@ -95,6 +96,11 @@ func generate(tb testing.TB, dir string, n int) {
 	filepath.WalkDir(dir, func(p string, _ os.DirEntry, _ error) error { return os.Chtimes(p, old, old) })
 }
 
+// vaultgenVault: QUIRE_BENCH_GEN=vaultgen benchmarks the vault lane's
+// generator (link-realistic, from a 30-word vocabulary) instead of this
+// file's (text-realistic: 3,000 words of skewed frequency).
+func vaultgenVault() bool { return os.Getenv("QUIRE_BENCH_GEN") == "vaultgen" }
+
 // benchVocab is the generator's vocabulary: word i is rarer as i grows.
 func benchVocab() []string {
 	vocab := make([]string, 3000)
@@ -120,7 +126,13 @@ func benchVault(b *testing.B) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	generate(b, dir, n)
+	if vaultgenVault() {
+		if err := vaultgen.Generate(dir, n, 1); err != nil {
+			b.Fatal(err)
+		}
+	} else {
+		generate(b, dir, n)
+	}
 	generated[n] = dir
 	return dir
 }
@@ -243,7 +255,7 @@ func BenchmarkOutsideEditSearchable(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		rel := fmt.Sprintf("f000/Edited %d.md", i)
+		rel := fmt.Sprintf("Edited %d.md", i)
 		word := fmt.Sprintf("quokka%dx", i)
 		os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), []byte("# Edited\n\nA "+word+" here, see [[Hub 1]].\n"), 0o644)
 		for seen := false; !seen; {
@@ -257,7 +269,7 @@ func BenchmarkOutsideEditSearchable(b *testing.B) {
 	}
 	b.StopTimer()
 	for j := 1; j <= i; j++ {
-		os.Remove(filepath.Join(dir, "f000", fmt.Sprintf("Edited %d.md", j)))
+		os.Remove(filepath.Join(dir, fmt.Sprintf("Edited %d.md", j)))
 	}
 }
 
@@ -269,6 +281,12 @@ func BenchmarkSearch(b *testing.B) {
 	// words of every frequency (the generator's word i is in about
 	// (1-sqrt(i/3000)) of the text's draws), titles, and words never used
 	v := benchVocab()
+	if vaultgenVault() {
+		v = make([]string, 3000)
+		for i := range v {
+			v[i] = []string{"river garden", "budget", "meeting notes", "Projects Hub", "travel plan", "kitchen recipe", "people", "index"}[i%8]
+		}
+	}
 	queries := []string{v[2900], v[2500], v[2000], v[1500], v[1000], v[500], v[100], v[10],
 		v[2700] + " " + v[1200], v[800] + " " + v[2200] + " " + v[2950], "Hub 3", "Note 01234", "hub", "missing",
 		"kangaroo", "budget plan for the garden"}
@@ -317,7 +335,11 @@ func BenchmarkIndexMemory(b *testing.B) {
 func BenchmarkLinksAfterEdit(b *testing.B) {
 	dir, x, _ := indexedVault(b)
 	defer x.Close()
-	rel := "f000/Note 00042.md"
+	rel, hub := "f000/Note 00042.md", "f000/Hub 2.md"
+	if vaultgenVault() {
+		hub = vaultgen.Hubs()[0]
+		rel = x.Graph().Paths()[len(x.Graph().Paths())/2]
+	}
 	p := filepath.Join(dir, filepath.FromSlash(rel))
 	orig, err := os.ReadFile(p)
 	if err != nil {
@@ -327,12 +349,12 @@ func BenchmarkLinksAfterEdit(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		os.WriteFile(p, append(orig, fmt.Sprintf("\nedit %d [[Hub 2]]\n", i)...), 0o644)
+		os.WriteFile(p, append(orig, fmt.Sprintf("\nedit %d [[%s]]\n", i, strings.TrimSuffix(hub, ".md"))...), 0o644)
 		if err := x.Apply(context.Background(), []string{rel}); err != nil {
 			b.Fatal(err)
 		}
-		l, err := x.Links("f000/Hub 2.md")
-		if err != nil || len(l.Backlinks) < 1000 {
+		l, err := x.Links(hub)
+		if err != nil || len(l.Backlinks) == 0 {
 			b.Fatalf("hub links: %d, %v", len(l.Backlinks), err)
 		}
 	}
