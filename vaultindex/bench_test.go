@@ -257,10 +257,17 @@ func BenchmarkOutsideEditSearchable(b *testing.B) {
 		i++
 		rel := fmt.Sprintf("Edited %d.md", i)
 		word := fmt.Sprintf("quokka%dx", i)
-		os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), []byte("# Edited\n\nA "+word+" here, see [[Hub 1]].\n"), 0o644)
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), []byte("# Edited\n\nA "+word+" here, see [[Hub 1]].\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		deadline := time.After(30 * time.Second)
 		for seen := false; !seen; {
-			u := <-updates
-			seen = slices.Contains(u.Paths, rel)
+			select {
+			case u := <-updates:
+				seen = slices.Contains(u.Paths, rel) || u.Rescan
+			case <-deadline:
+				b.Fatalf("%s was never indexed through the watch", rel)
+			}
 		}
 		hits, err := x.Search(context.Background(), vaultindex.Query{Text: word, Limit: 5})
 		if err != nil || len(hits) != 1 || hits[0].Path != rel {
