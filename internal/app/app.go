@@ -49,6 +49,8 @@ import (
 	"quire/rag"
 	"quire/skills"
 	"quire/tools/notes"
+	"quire/vaultindex"
+	"quire/watch"
 )
 
 // Mode is how the parts are opened.
@@ -89,25 +91,27 @@ type Parts struct {
 	// settingsMu makes the Settings screen's changes one at a time, from
 	// asking Ollama about the model to saving (settings.go); facts are what
 	// Ollama said of each model (address + name -> protocol.ModelFacts).
-	settingsMu sync.Mutex
-	facts      sync.Map
-	notes      *notesTools
-	rag        *rag.Index
-	ragErr     error            // why rag is nil
-	ragMu      sync.Mutex       // a Reader opens rag on first use (Index)
-	library    *library.Library // started by a host that shows documents (Documents); under ragMu
-	embedErr   error            // why the chosen embedding model could not be used at start
-	now        func() time.Time // Extras.Now
-	modelsMu   sync.Mutex
-	models     *models          // the models screen's back end, made by the first Models call
-	catalog    *ollama.Catalog  // what each model can do, cached (an Owner's; nil for a reader)
-	mem        *memory.Store    // nil when it could not be opened
-	evo        *evolve.Store    // the evolution store (evolve.go); nil for a Reader
-	queue      *queue.Queue     // the task queue (batches.go); nil when it could not be opened
-	batchesOn  atomic.Bool      // the queue's workers are attached: the chat may start batches
-	workers    *runtime.Runtime // the queue's workers' runtime
-	memErr     error            // why mem is nil in an Owner
-	skills     *skills.Catalog  // the skill packages (skills.go); nil when off
+	settingsMu   sync.Mutex
+	facts        sync.Map
+	notes        *notesTools
+	rag          *rag.Index
+	ragErr       error            // why rag is nil
+	ragMu        sync.Mutex       // a Reader opens rag on first use (Index)
+	library      *library.Library // started by a host that shows documents (Documents); under ragMu
+	docWatch     *docWatch        // the library's folders watched live; under ragMu
+	docWatchOpts []watch.Option   // test knobs of those watches
+	embedErr     error            // why the chosen embedding model could not be used at start
+	now          func() time.Time // Extras.Now
+	modelsMu     sync.Mutex
+	models       *models          // the models screen's back end, made by the first Models call
+	catalog      *ollama.Catalog  // what each model can do, cached (an Owner's; nil for a reader)
+	mem          *memory.Store    // nil when it could not be opened
+	evo          *evolve.Store    // the evolution store (evolve.go); nil for a Reader
+	queue        *queue.Queue     // the task queue (batches.go); nil when it could not be opened
+	batchesOn    atomic.Bool      // the queue's workers are attached: the chat may start batches
+	workers      *runtime.Runtime // the queue's workers' runtime
+	memErr       error            // why mem is nil in an Owner
+	skills       *skills.Catalog  // the skill packages (skills.go); nil when off
 	// skillServers tells the skills which MCP servers run: an Owner's MCP
 	// manager; nil for a Reader, whose process runs none.
 	skillServers skills.Servers
@@ -153,6 +157,11 @@ type Extras struct {
 	// Scenarios are the eval set (its YAML files) a candidate improvement
 	// is evaluated over (Evaluator); nil: evaluating is refused, saying so.
 	Scenarios fs.FS
+	// NotesIndex are options of the notes folder's index (vaultindex): a
+	// test's watch debounce, or a channel of its committed updates.
+	NotesIndex []vaultindex.Option
+	// DocWatch are options of the document folders' watches.
+	DocWatch []watch.Option
 }
 
 // OpenWith is Open with extras beyond runtime options.
@@ -199,7 +208,8 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		return p, nil
 	}
 	p.store = st
-	p.notes = newNotesTools(st, cfg.DataDir, log)
+	p.notes = newNotesTools(st, cfg.DataDir, log, x.NotesIndex...)
+	p.docWatchOpts = x.DocWatch
 	if err := p.notes.SetDir(cfg.NotesDir); err != nil {
 		log.Warn("notes folder", "err", err)
 	}
@@ -308,6 +318,9 @@ func (p *Parts) Close() {
 	p.closeMCP()
 	if p.notes != nil {
 		p.notes.Close()
+	}
+	if p.docWatch != nil {
+		p.docWatch.close()
 	}
 	if p.library != nil {
 		p.library.Close()
@@ -420,6 +433,8 @@ func (p *Parts) Documents(ctx context.Context) host.Documents {
 			Models: embedModels{p.ollama}, Model: chosenEmbedModel(p.settings.Get()), Err: p.embedErr,
 			Save: p.settings.SetEmbedModel, Now: p.now}))
 		p.library.Start(ctx)
+		p.docWatch = newDocWatch(ctx, p.rag.Roots, p.library.Add, p.log, p.docWatchOpts...)
+		go p.docWatch.follow(p.library.Watch(ctx))
 	}
 	return p.library
 }

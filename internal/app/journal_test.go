@@ -51,7 +51,9 @@ func TestAMoveAStopInterruptedIsPutBackAtStart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) { return protocol.Answer{Allowed: true}, nil })
+		p.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) {
+			return protocol.Answer{Allowed: true}, nil
+		})
 		return p
 	}
 	p := open()
