@@ -49,6 +49,11 @@ const (
 type job struct {
 	kind  jobKind
 	paths []string
+	// quiet is a refresh the user did not ask for (a watched folder
+	// changed): its progress is published only once it finds work, so a
+	// pass with nothing to do never replaces the last pass's outcome on
+	// the bar.
+	quiet bool
 }
 
 // Library runs indexing in the background for hosts. Its methods are safe
@@ -149,6 +154,17 @@ func (l *Library) Add(ctx context.Context, paths []string) error {
 		return ErrNoPaths
 	}
 	return l.enqueue(job{kind: jobIndex, paths: clean})
+}
+
+// Refresh queues an index pass of roots already in the library (a watched
+// folder changed) that says nothing unless it finds something to index,
+// remove or report: the bar the user knows shows a refresh with work, and
+// keeps the last outcome when there is none.
+func (l *Library) Refresh(ctx context.Context, roots []string) error {
+	if len(roots) == 0 {
+		return ErrNoPaths
+	}
+	return l.enqueue(job{kind: jobIndex, paths: roots, quiet: true})
 }
 
 // Retry queues the failed documents at or under path for another try.
@@ -283,7 +299,9 @@ func (l *Library) enqueue(j job) error {
 		return nil // one waiting re-embedding does it all
 	}
 	// Adds waiting behind the running pass are merged into one.
-	if n := len(l.queue); n > 0 && j.kind == jobIndex && len(j.paths) > 0 && l.queue[n-1].kind == jobIndex && len(l.queue[n-1].paths) > 0 {
+	// A refresh and a pass the user asked for stay apart: the one is
+	// silent when it finds nothing, the other always shows.
+	if n := len(l.queue); n > 0 && j.kind == jobIndex && len(j.paths) > 0 && l.queue[n-1].kind == jobIndex && len(l.queue[n-1].paths) > 0 && l.queue[n-1].quiet == j.quiet {
 		last := &l.queue[n-1]
 		for _, p := range j.paths {
 			if !slices.Contains(last.paths, p) {
@@ -339,12 +357,27 @@ func (l *Library) run(ctx context.Context, j job) {
 	if j.kind == jobReembed {
 		start.Reembedding = l.idx.Target()
 	}
-	l.publish(start)
+	// A quiet pass speaks from the first progress that has work in it,
+	// the start included, so the bar never shows a pass with nothing to do.
+	spoke := !j.quiet
+	publish := func(p protocol.IndexProgress) {
+		if !spoke && p.Total+p.Failed+p.Refused+p.Skipped == 0 {
+			return
+		}
+		if !spoke {
+			spoke = true
+			l.publish(start)
+		}
+		l.publish(p)
+	}
+	if spoke {
+		l.publish(start)
+	}
 	report := func(p rag.Progress) {
 		if p.Phase == "done" {
 			return // the final state is published below, with the outcome
 		}
-		l.publish(fromRag(p, j.paths, true))
+		publish(fromRag(p, j.paths, true))
 	}
 	var err error
 	last := start
@@ -387,7 +420,11 @@ func (l *Library) run(ctx context.Context, j job) {
 		final.Phase, final.Error = protocol.PhaseFailed, err.Error()
 		l.log.Warn("documents: pass failed", "paths", j.paths, "err", err)
 	}
-	l.publish(final)
+	if final.Phase != protocol.PhaseDone && !spoke {
+		spoke = true // a failure or a stop is always said
+		l.publish(start)
+	}
+	publish(final)
 }
 
 func fromRag(p rag.Progress, paths []string, running bool) protocol.IndexProgress {

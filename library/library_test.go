@@ -660,3 +660,39 @@ func TestAFullDiskIsSaidInWords(t *testing.T) {
 		t.Fatalf("a pass on a full disk ended %+v", final)
 	}
 }
+
+// A refresh (a watched folder changed) that finds nothing to do says
+// nothing, so the bar keeps the last pass's outcome; one that finds a new
+// document shows its pass as Add's does.
+func TestARefreshWithNothingToDoSaysNothing(t *testing.T) {
+	lib, _ := open(t, t.TempDir(), nil)
+	dir := folder(t)
+	ch := lib.Watch(t.Context())
+	if err := lib.Add(t.Context(), []string{dir}); err != nil {
+		t.Fatal(err)
+	}
+	waitFinal(t, ch)
+	if err := lib.Refresh(t.Context(), []string{dir}); err != nil {
+		t.Fatal(err)
+	}
+	// A pass the user asks for after it marks where the refresh's states
+	// would have been: queued behind it, it runs after it.
+	marker := filepath.Join(dir, "garden.md")
+	if err := lib.Add(t.Context(), []string{marker}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range waitFinal(t, ch) {
+		if len(p.Paths) != 1 || p.Paths[0] != marker {
+			t.Fatalf("a refresh with nothing to do said %+v", p)
+		}
+	}
+
+	testkit.WriteOld(t, filepath.Join(dir, "new.md"), "# New\n\nA new page about seeds.\n")
+	if err := lib.Refresh(t.Context(), []string{dir}); err != nil {
+		t.Fatal(err)
+	}
+	seen := waitFinal(t, ch)
+	if end := seen[len(seen)-1]; end.Phase != protocol.PhaseDone || end.Total != 1 || end.Done != 1 || len(end.Paths) != 1 || end.Paths[0] != dir {
+		t.Fatalf("a refresh that found a new document ended %+v", end)
+	}
+}

@@ -1047,7 +1047,7 @@ export const cases = [
   {
     name: 'a tool call shows as a card: name, arguments, status, duration and result',
     slug: 'tool-card',
-    // The fake model calls two slow tools (browser_test.go slowPair): search_notes ends first.
+    // The fake model calls two slow tools (browser_test.go slowPair): search_garden ends first.
     async run({ page, base, shot }) {
       await open(page, base);
       await newChat(page);
@@ -1055,7 +1055,7 @@ export const cases = [
       // While the tools run: one card per call, in call order, under the step that made them.
       await until(async () => (await toolCards(page)).map((c) => c.status).join() === 'running,running', 'two running cards');
       let cards = await toolCards(page);
-      assert(cards.map((c) => c.name).join() === 'read_file,search_notes', `call order, got ${JSON.stringify(cards)}`);
+      assert(cards.map((c) => c.name).join() === 'read_file,search_garden', `call order, got ${JSON.stringify(cards)}`);
       assert(cards[0].chip === 'running…', `a running chip, got ${cards[0].chip}`);
       assert(cards[0].summary === 'notes/garden.md' && cards[1].summary === 'query: tomatoes · limit: 5', `summaries, got ${JSON.stringify(cards)}`);
       assert((await $(page, 'tool-step').count()) === 1, 'the tool-only step is one tool step, not an empty message');
@@ -1063,7 +1063,7 @@ export const cases = [
       await until(async () => (await toolCards(page)).map((c) => c.status).join() === 'running,done', 'the second call done first');
       await until(async () => (await toolCards(page)).map((c) => c.status).join() === 'done,done', 'both calls done');
       cards = await toolCards(page);
-      assert(cards.map((c) => c.name).join() === 'read_file,search_notes', `still in call order, got ${JSON.stringify(cards)}`);
+      assert(cards.map((c) => c.name).join() === 'read_file,search_garden', `still in call order, got ${JSON.stringify(cards)}`);
       assert(cards[0].chip === 'done' && /^\d\.\d s$/.test(cards[0].duration), `done with a duration, got ${JSON.stringify(cards[0])}`);
       // The result shows its first lines; the rest on demand.
       const log = await activeLog(page, base);
@@ -1080,7 +1080,7 @@ export const cases = [
       assert(pretty === '{\n  "query": "tomatoes",\n  "limit": 5\n}', `pretty arguments, got ${JSON.stringify(pretty)}`);
       await until(() => settled(page), 'the final reply');
       assert(
-        JSON.stringify(await timeline(page)) === JSON.stringify([`user:${P.tool}`, 'tools:read_file,search_notes', 'assistant:Your notes say to water the tomatoes daily.']),
+        JSON.stringify(await timeline(page)) === JSON.stringify([`user:${P.tool}`, 'tools:read_file,search_garden', 'assistant:Your notes say to water the tomatoes daily.']),
         `the timeline, got ${JSON.stringify(await timeline(page))}`,
       );
       await page.screenshot({ path: shot });
@@ -1224,7 +1224,7 @@ export const cases = [
       const t = await timeline(page);
       assert(
         JSON.stringify(t) ===
-          JSON.stringify([`user:${P.tool}`, 'tools:read_file,search_notes', 'user:only this week', 'assistant:Noted: only this week. Your notes say to water the tomatoes daily.']),
+          JSON.stringify([`user:${P.tool}`, 'tools:read_file,search_garden', 'user:only this week', 'assistant:Noted: only this week. Your notes say to water the tomatoes daily.']),
         `the steer lands before the final reply, got ${JSON.stringify(t)}`,
       );
       assert(sends.map((b) => b.intent).join() === 'follow_up,steer', `intents sent, got ${JSON.stringify(sends)}`);
@@ -1259,7 +1259,7 @@ export const cases = [
         JSON.stringify(t) ===
           JSON.stringify([
             `user:${P.tool}`,
-            'tools:read_file,search_notes',
+            'tools:read_file,search_garden',
             'assistant:Your notes say to water the tomatoes daily.',
             'user:and then the roses?',
             'assistant:You said: and then the roses?',
@@ -1532,6 +1532,27 @@ export const cases = [
       await until(async () => (await card.locator('[data-testid="change-undone"]').count()) === 1, 'the change marked Undone');
       assert(existsSync(join(FX.notesDir, from)) && !existsSync(join(FX.notesDir, to)), 'the note is back');
       assert(readFileSync(plan, 'utf8') === planBefore, 'the undo gave the linking note back byte for byte');
+
+      // The Notes panel shows the note's place in the link graph: the
+      // note linking to it (opened with a click), and a link of it that
+      // leads nowhere once one is written by another program.
+      await $(page, 'notes-open').click();
+      await $(page, 'notes-panel').waitFor({ timeout: WAIT_MS });
+      await $(page, 'note-folder').filter({ hasText: 'inbox' }).click();
+      const backlink = page.locator('[data-testid="note-backlink"][data-path="projects/plan.md"]');
+      // The index follows the folder in the background: the note is opened
+      // again until its links have been read.
+      await until(async () => {
+        await $(page, 'note-file').filter({ hasText: 'a.md' }).click();
+        await $(page, 'note-links').locator('h4, [data-testid="note-links-unindexed"], [data-testid="note-links-error"]').first().waitFor({ timeout: WAIT_MS });
+        return (await backlink.count()) === 2; // [[a]] and [the idea](../inbox/a.md), both on line 3
+      }, 'the backlinks from projects/plan.md');
+      const linksHead = (await $(page, 'note-backlinks-head').textContent()).replace(/\s+/g, ' ').trim();
+      assert(linksHead === '2 links here, from 1 note', `the links counted as links, and notes as notes, got ${JSON.stringify(linksHead)}`);
+      await page.screenshot({ path: shot.replace(/\.png$/, '-links.png') });
+      await backlink.first().click();
+      await until(async () => ((await $(page, 'note-preview').textContent()) ?? '').includes('Start from'), 'the linking note opened');
+      await $(page, 'notes-close').click();
       assert((await card.locator('[data-testid="change-undo"]').count()) === 0, 'no Undo on an undone change');
       assert(JSON.stringify(sends.map((b) => b.text)) === JSON.stringify([P.move]), `no message was sent for the undo, got ${JSON.stringify(sends)}`);
       const log = await activeLog(page, base);

@@ -215,3 +215,27 @@ describe('the Changes list', () => {
     expect(document.querySelector('[data-testid="confirm-dialog"]')).toBeNull();
   });
 });
+
+describe("a note's links beside its text", () => {
+  const text = { path: 'Hub.md', text: '# Hub', size: 5, limit: 262144, truncated: false };
+  const links = { path: 'Hub.md', indexed: true, backlinks: [{ from: 'a/Alpha.md', target: 'Hub', line: 3, wiki: true }], unresolved: [], backlinkCount: 1, unresolvedCount: 0, limit: 50 };
+  it('are read with the note, for that note', async () => {
+    const h = host(async () => ({ undone: [] }));
+    h.noteText.mockResolvedValue(text);
+    h.noteLinks.mockResolvedValue(links);
+    const notes = new NotesStore(h as never);
+    await notes.preview('Hub.md');
+    expect(h.noteLinks).toHaveBeenCalledWith('Hub.md');
+    expect(notes.links).toEqual({ path: 'Hub.md', links });
+  });
+  it('that cannot be read never hide the note', async () => {
+    const h = host(async () => ({ undone: [] }));
+    h.noteText.mockResolvedValue(text);
+    h.noteLinks.mockRejectedValue(new Error('The notes index is not open.'));
+    const notes = new NotesStore(h as never);
+    await notes.preview('Hub.md');
+    expect(notes.note).toEqual(text);
+    expect(notes.error).toBeNull();
+    expect(notes.links).toEqual({ path: 'Hub.md', error: 'The notes index is not open.' });
+  });
+});

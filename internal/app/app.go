@@ -433,7 +433,7 @@ func (p *Parts) Documents(ctx context.Context) host.Documents {
 			Models: embedModels{p.ollama}, Model: chosenEmbedModel(p.settings.Get()), Err: p.embedErr,
 			Save: p.settings.SetEmbedModel, Now: p.now}))
 		p.library.Start(ctx)
-		p.docWatch = newDocWatch(ctx, p.rag.Roots, p.library.Add, p.log, p.docWatchOpts...)
+		p.docWatch = newDocWatch(ctx, p.rag.Roots, p.library.Add, p.library.Refresh, p.log, p.docWatchOpts...)
 		go p.docWatch.follow(p.library.Watch(ctx))
 	}
 	return p.library

@@ -22,7 +22,9 @@ const maxWatchedRoots = 32
 // merges passes that wait behind the running one.
 type docWatch struct {
 	roots func(ctx context.Context) ([]string, error)
-	add   func(ctx context.Context, paths []string) error
+	// add is a pass the panel shows; refresh one that says nothing unless
+	// it finds work (library.Refresh), for a change that may be none.
+	add, refresh func(ctx context.Context, paths []string) error
 	log   *slog.Logger
 	opts  []watch.Option
 	ctx   context.Context
@@ -32,9 +34,21 @@ type docWatch struct {
 	closed  bool
 }
 
-func newDocWatch(ctx context.Context, roots func(context.Context) ([]string, error), add func(context.Context, []string) error,
+func newDocWatch(ctx context.Context, roots func(context.Context) ([]string, error), add, refresh func(context.Context, []string) error,
 	log *slog.Logger, opts ...watch.Option) *docWatch {
-	return &docWatch{roots: roots, add: add, log: log, opts: opts, ctx: ctx, watches: map[string]*watch.Watcher{}}
+	return &docWatch{roots: roots, add: add, refresh: refresh, log: log, opts: opts, ctx: ctx, watches: map[string]*watch.Watcher{}}
+}
+
+// gone reports whether a path of the batch no longer exists: a document
+// removed or renamed leaves the panel's list, which a quiet pass (it
+// counts no removal) would not make it read again.
+func gone(paths []string) bool {
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // follow re-reads the roots after every pass (one may have added or
@@ -86,7 +100,11 @@ func (d *docWatch) sync() {
 			if b.Rescan {
 				d.log.Info("documents: the folder is read again", "root", root, "why", b.Reason)
 			}
-			if err := d.add(d.ctx, []string{root}); err != nil && d.ctx.Err() == nil {
+			pass := d.refresh
+			if b.Rescan || gone(b.Paths) {
+				pass = d.add
+			}
+			if err := pass(d.ctx, []string{root}); err != nil && d.ctx.Err() == nil {
 				d.log.Warn("documents: cannot queue a pass of a changed folder", "root", root, "err", err)
 			}
 		}, d.opts...)
@@ -98,7 +116,7 @@ func (d *docWatch) sync() {
 		// What changed between the pass that added the folder and this
 		// watch's start is found by one more pass (nothing to do when
 		// nothing did).
-		if err := d.add(d.ctx, []string{root}); err != nil && d.ctx.Err() == nil {
+		if err := d.refresh(d.ctx, []string{root}); err != nil && d.ctx.Err() == nil {
 			d.log.Warn("documents: cannot queue a pass of a newly watched folder", "root", root, "err", err)
 		}
 	}

@@ -26,7 +26,7 @@ const gardenNotes = "# Garden\n- Water the tomatoes daily\n- Sow basil in May\n-
 	"- Mulch the beds before summer\n- Net the strawberries\n- Compost: turn it weekly\n- Order seeds for next year"
 
 // slowPair are the two slow read-only calls of toolPrompt, run in parallel:
-// search_notes takes a while, and read_file ends after it, so the page shows
+// search_garden takes a while, and read_file ends after it, so the page shows
 // both running, then the second done first, and has time to send a steer or
 // a follow-up meanwhile.
 type slowPair struct{ searched chan struct{} }
@@ -41,7 +41,7 @@ func (p slowPair) Tools() []tool.Tool {
 			Parameters: map[string]any{"type": "object", "properties": props}}
 	}
 	str := map[string]any{"type": "string"}
-	search := caseTool{spec("search_notes", map[string]any{"query": str, "limit": map[string]any{"type": "integer"}}), func(ctx context.Context) (string, error) {
+	search := caseTool{spec("search_garden", map[string]any{"query": str, "limit": map[string]any{"type": "integer"}}), func(ctx context.Context) (string, error) {
 		if err := pause(ctx, slowCall); err != nil {
 			return "", err
 		}

@@ -203,7 +203,7 @@ func refused(r run) bool {
 }
 
 var scripts = []script{
-	{is(toolPrompt), twoSteps(fixed(call("read_file", map[string]any{"path": "notes/garden.md"}), ollamatest.ToolCall{Name: "search_notes", Arguments: []byte(`{"query":"tomatoes","limit":5}`)}),
+	{is(toolPrompt), twoSteps(fixed(call("read_file", map[string]any{"path": "notes/garden.md"}), ollamatest.ToolCall{Name: "search_garden", Arguments: []byte(`{"query":"tomatoes","limit":5}`)}),
 		func(r run) string {
 			const a = "Your notes say to water the tomatoes daily."
 			if len(r.steers) > 0 {

@@ -7,7 +7,7 @@
 // among the changes, undone as one (the host's undoBatch) after a yes to a
 // question listing what it reverses.
 import { undoLines } from './batches.svelte';
-import type { AppliedBatch, ChangeList, ChangeRecord, NoteFolder, NoteText, NoteVersions, UndoOutcome } from './protocol';
+import type { AppliedBatch, ChangeList, ChangeRecord, NoteFolder, NoteLinks, NoteText, NoteVersions, UndoOutcome } from './protocol';
 import type { BatchesTransport } from './transport/batches';
 import type { NotesTransport } from './transport/notes';
 import { toError } from './transport/transport';
@@ -121,6 +121,8 @@ export class NotesStore {
   /** The folders shown open. */
   expanded = $state.raw<ReadonlySet<string>>(new Set(['.']));
   note = $state.raw<NoteText | null>(null);
+  /** The shown note's backlinks and links that lead nowhere, or why they could not be read. */
+  links = $state.raw<{ path: string; links?: NoteLinks; error?: string } | null>(null);
   changes = $state.raw<ChangeList>({ changes: [], undoAll: {} });
   /** The question waiting for a yes, if any. */
   asking = $state.raw<UndoQuestion | null>(null);
@@ -204,12 +206,22 @@ export class NotesStore {
   }
 
   async preview(path: string): Promise<void> {
+    // The note's place in the link graph comes beside its text; a graph
+    // that cannot answer (an index not ready, an older host) never hides
+    // the note itself.
+    const links = this.host.noteLinks(path).then(
+      (l) => l,
+      (e) => ({ error: toError(e).message }),
+    );
     try {
       this.note = await this.host.noteText(path);
       this.error = null;
     } catch (e) {
       this.error = toError(e).message;
+      return;
     }
+    const l = await links;
+    if (this.note?.path === path) this.links = 'error' in l ? { path, error: l.error } : { path, links: l };
   }
 
   async loadChanges(): Promise<void> {

@@ -7,6 +7,7 @@ export namespace doctor {
 	    remedy?: string;
 	    hint?: string;
 	    action?: string;
+	    warn?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Check(source);
@@ -20,6 +21,7 @@ export namespace doctor {
 	        this.remedy = source["remedy"];
 	        this.hint = source["hint"];
 	        this.action = source["action"];
+	        this.warn = source["warn"];
 	    }
 	}
 	export class Report {
@@ -1324,6 +1326,24 @@ export namespace protocol {
 		}
 	}
 	
+	export class NoteEdit {
+	    path: string;
+	    newPath: string;
+	    links: number;
+	    diff: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new NoteEdit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.newPath = source["newPath"];
+	        this.links = source["links"];
+	        this.diff = source["diff"];
+	    }
+	}
 	export class ChangeRecord {
 	    id: string;
 	    tool: string;
@@ -1341,6 +1361,7 @@ export namespace protocol {
 	    byYou?: boolean;
 	    undoes?: string;
 	    reverse: string;
+	    edits?: NoteEdit[];
 	
 	    static createFrom(source: any = {}) {
 	        return new ChangeRecord(source);
@@ -1363,6 +1384,7 @@ export namespace protocol {
 	        this.byYou = source["byYou"];
 	        this.undoes = source["undoes"];
 	        this.reverse = source["reverse"];
+	        this.edits = this.convertValues(source["edits"], NoteEdit);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2242,6 +2264,7 @@ export namespace protocol {
 		    return a;
 		}
 	}
+	
 	export class NoteEntry {
 	    name: string;
 	    path?: string;
@@ -2863,6 +2886,8 @@ export namespace protocol {
 	    limit: number;
 	    truncated?: boolean;
 	    refused?: string;
+	    edits?: NoteEdit[];
+	    links?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new WritePreview(source);
@@ -2880,7 +2905,27 @@ export namespace protocol {
 	        this.limit = source["limit"];
 	        this.truncated = source["truncated"];
 	        this.refused = source["refused"];
+	        this.edits = this.convertValues(source["edits"], NoteEdit);
+	        this.links = source["links"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }
