@@ -25,9 +25,9 @@ type docWatch struct {
 	// add is a pass the panel shows; refresh one that says nothing unless
 	// it finds work (library.Refresh), for a change that may be none.
 	add, refresh func(ctx context.Context, paths []string) error
-	log   *slog.Logger
-	opts  []watch.Option
-	ctx   context.Context
+	log          *slog.Logger
+	opts         []watch.Option
+	ctx          context.Context
 
 	mu      sync.Mutex
 	watches map[string]*watch.Watcher
