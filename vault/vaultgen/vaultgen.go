@@ -142,11 +142,18 @@ func note(rng *rand.Rand, i int, p, title string, paths, titles, attachments []s
 	return []byte(b.String())
 }
 
+// bodyWords is the size of the vocabulary a note's sentences draw from,
+// Zipf-distributed as a person's writing is: a few words in every note, most
+// in few. With only the 30 topic words every note held every word, which no
+// vault does and which made every search term match every note.
+const bodyWords = 8000
+
 func sentence(rng *rand.Rand) string {
 	n := 8 + rng.IntN(12)
 	ws := make([]string, n)
+	zipf := rand.NewZipf(rng, 1.1, 2, bodyWords-1)
 	for k := range ws {
-		ws[k] = words[rng.IntN(len(words))]
+		ws[k] = bodyWord(int(zipf.Uint64()))
 	}
 	ws[0] = cap1(ws[0])
 	return strings.Join(ws, " ") + "."
@@ -165,4 +172,21 @@ func relLink(from, to string) string {
 	}
 	rel := strings.Repeat("../", len(fd)-k) + strings.Join(tp[k:], "/")
 	return strings.ReplaceAll(rel, " ", "%20")
+}
+
+// bodyWord is the i-th word of the sentences' vocabulary: the topic words
+// first (the most frequent), then made-up letter-only words.
+func bodyWord(i int) string {
+	if i < len(words) {
+		return words[i]
+	}
+	const letters = "etaoinshrdlucmfwypvbgk"
+	var b []byte
+	for i -= len(words) - 1; i > 0; i /= len(letters) {
+		b = append(b, letters[i%len(letters)])
+	}
+	for len(b) < 3 {
+		b = append(b, 'o')
+	}
+	return string(b)
 }
