@@ -31,7 +31,24 @@ func (s *Store) Check(ctx context.Context, full bool) error {
 		return fmt.Errorf("open %s: %w", s.path, err)
 	}
 	defer db.Close()
+	s.checks.Add(1)
 	return s.check(ctx, db, checkPragma(full))
+}
+
+// CheckInBackground runs the full Check on a goroutine when Open skipped
+// it (the last run ended cleanly), so damage at rest is still found soon
+// after a start that did not wait for it; done (if not nil) gets the
+// result. A check stopped by ctx reports ctx's cause, never damage.
+func (s *Store) CheckInBackground(ctx context.Context, done func(error)) {
+	if s.readOnly || s.checks.Load() > 0 {
+		return
+	}
+	go func() {
+		err := s.Check(ctx, true)
+		if done != nil {
+			done(err)
+		}
+	}()
 }
 
 // checkPragma is the whole file's check: integrity_check when full, else
@@ -68,7 +85,16 @@ func (s *Store) checkLog(ctx context.Context) error {
 }
 
 // check runs pragma on db and sets the store damaged when it finds problems.
+// A check that ctx stopped (a browser tab closed, a deadline) found nothing
+// either way: it is ErrCheckStopped with ctx's cause, never ErrCorrupt
+// (issue 31: a closed tab was reported as damage to every page).
 func (s *Store) check(ctx context.Context, db *sql.DB, pragma string) error {
+	failed := func(err error) error {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: %w (%w)", s.path, ErrCheckStopped, context.Cause(ctx))
+		}
+		return fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
+	}
 	rows, err := db.QueryContext(ctx, pragma)
 	if diskFull(err) {
 		// The check could not run (no room for the WAL index): that says
@@ -76,21 +102,25 @@ func (s *Store) check(ctx context.Context, db *sql.DB, pragma string) error {
 		return fmt.Errorf("%s: %w", s.path, noSpace(err))
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
+		return failed(err)
 	}
 	defer rows.Close()
 	var problems []string
 	for rows.Next() {
 		var line string
 		if err := rows.Scan(&line); err != nil {
-			return fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
+			return failed(err)
 		}
 		if line != "ok" {
 			problems = append(problems, line)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
+		return failed(err)
+	}
+	if len(problems) == 0 && ctx.Err() != nil {
+		// Stopped between rows: no finding, and no whole answer either.
+		return failed(ctx.Err())
 	}
 	if len(problems) > 0 {
 		err := fmt.Errorf("%s: %w: %s", s.path, ErrCorrupt, strings.Join(problems, "; "))

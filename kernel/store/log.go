@@ -92,7 +92,11 @@ func (s *Store) writeTx(ctx context.Context, session string, create *creation, o
 
 	var last, replaces int64
 	source := titleCreated
-	err = tx.QueryRowContext(ctx, "SELECT last_seq, replaces, title_source FROM sessions WHERE id = ?", session).Scan(&last, &replaces, &source)
+	head, err := s.txStmt(ctx, tx, "SELECT last_seq, replaces, title_source FROM sessions WHERE id = ?")
+	if err != nil {
+		return nil, nil, fmt.Errorf("append to %s: %w", session, err)
+	}
+	err = head.QueryRowContext(ctx, session).Scan(&last, &replaces, &source)
 	switch {
 	case create != nil && err == nil:
 		return nil, nil, fmt.Errorf("%w: %s", ErrSessionExists, session)
@@ -124,10 +128,10 @@ func (s *Store) writeTx(ctx context.Context, session string, create *creation, o
 			replaces++
 		}
 	}
-	if err := insertEvents(ctx, tx, out); err != nil {
+	if err := s.insertEvents(ctx, tx, out); err != nil {
 		return nil, nil, fmt.Errorf("append to %s: %w", session, err)
 	}
-	if err := indexSaid(ctx, tx, out); err != nil {
+	if err := s.indexSaid(ctx, tx, out); err != nil {
 		return nil, nil, fmt.Errorf("append to %s: %w", session, err)
 	}
 	newLast := last + int64(len(encoded))
@@ -144,8 +148,10 @@ func (s *Store) writeTx(ctx context.Context, session string, create *creation, o
 		_, err = tx.ExecContext(ctx, `UPDATE sessions SET title = ?, title_source = ?, updated_ns = ?, last_seq = ?, replaces = ? WHERE id = ?`,
 			title, source, at, newLast, replaces, session)
 	default:
-		_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_ns = ?, last_seq = ?, replaces = ? WHERE id = ?`,
-			at, newLast, replaces, session)
+		var st *sql.Stmt
+		if st, err = s.txStmt(ctx, tx, `UPDATE sessions SET updated_ns = ?, last_seq = ?, replaces = ? WHERE id = ?`); err == nil {
+			_, err = st.ExecContext(ctx, at, newLast, replaces, session)
+		}
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("append to %s: index: %w", session, err)
@@ -161,7 +167,7 @@ func (s *Store) writeTx(ctx context.Context, session string, create *creation, o
 // well under SQLite's limit of 32766).
 const insertRows = 64
 
-func insertEvents(ctx context.Context, tx *sql.Tx, evs []event.Event) error {
+func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, evs []event.Event) error {
 	for start := 0; start < len(evs); start += insertRows {
 		chunk := evs[start:min(start+insertRows, len(evs))]
 		var q strings.Builder
@@ -175,7 +181,11 @@ func insertEvents(ctx context.Context, tx *sql.Tx, evs []event.Event) error {
 			args = append(args, e.Session, e.Seq, string(e.Type), e.Time.UnixNano(), e.RunID,
 				e.Ignorable, string(e.Visibility), joinSeqs(e.Sources), []byte(e.Payload))
 		}
-		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+		st, err := s.txStmt(ctx, tx, q.String())
+		if err != nil {
+			return err
+		}
+		if _, err := st.ExecContext(ctx, args...); err != nil {
 			return fmt.Errorf("events %d..%d: %w", chunk[0].Seq, chunk[len(chunk)-1].Seq, err)
 		}
 	}
@@ -204,7 +214,9 @@ func claim(ctx context.Context, tx *sql.Tx, once Once) (*Done, error) {
 
 // EventsOfType returns the session's events of one type, in seq order.
 func (s *Store) EventsOfType(ctx context.Context, session string, typ event.Type) ([]event.Event, error) {
-	return s.query(ctx, session, 0, -1, " AND type = '"+strings.ReplaceAll(string(typ), "'", "''")+"'")
+	// Through events_by_type: the session's events of one type, not a
+	// scan of its whole log (a step reads them, issue 30).
+	return s.query(ctx, session, 0, -1, "events INDEXED BY events_by_type", " AND type = '"+strings.ReplaceAll(string(typ), "'", "''")+"'")
 }
 
 // SessionsToRecover lists what a start must look at before anything else:
@@ -248,8 +260,10 @@ func (s *Store) SessionsToRecover(ctx context.Context) (openRuns, unknown []stri
 // (-1 when there is none).
 func (s *Store) LastSeqOf(ctx context.Context, session string, typ event.Type, runID string) (int64, error) {
 	var seq sql.NullInt64
-	err := s.db.QueryRowContext(ctx, `SELECT MAX(seq) FROM events WHERE session = ? AND type = ? AND run_id = ?`,
-		session, string(typ), runID).Scan(&seq)
+	st, err := s.stmt(ctx, `SELECT MAX(seq) FROM events WHERE session = ? AND type = ? AND run_id = ?`)
+	if err == nil {
+		err = st.QueryRowContext(ctx, session, string(typ), runID).Scan(&seq)
+	}
 	if err != nil {
 		return -1, fmt.Errorf("read %s: %w", session, err)
 	}
@@ -322,7 +336,7 @@ func (s *Store) Events(ctx context.Context, session string, from int64) ([]event
 
 // EventsRange is Events up to and including seq to (-1: to the end).
 func (s *Store) EventsRange(ctx context.Context, session string, from, to int64) ([]event.Event, error) {
-	return s.query(ctx, session, from, to, "")
+	return s.query(ctx, session, from, to, "events", "")
 }
 
 // ProjectedEvents is EventsRange restricted to the types that become model
@@ -330,7 +344,7 @@ func (s *Store) EventsRange(ctx context.Context, session string, from, to int64)
 // less never means failing less loudly. Projection reads through it because
 // streamed deltas outnumber messages tenfold.
 func (s *Store) ProjectedEvents(ctx context.Context, session string, from, to int64) ([]event.Event, error) {
-	return s.query(ctx, session, from, to, projectedFilter)
+	return s.query(ctx, session, from, to, "events", projectedFilter)
 }
 
 var projectedFilter = " AND (type IN (" + quoteTypes(event.Types(true)) + ") OR (ignorable = 0 AND type NOT IN (" + knownTypes + ")))"
@@ -346,12 +360,16 @@ func quoteTypes(ts []event.Type) string {
 	return strings.Join(q, ",")
 }
 
-func (s *Store) query(ctx context.Context, session string, from, to int64, filter string) ([]event.Event, error) {
+func (s *Store) query(ctx context.Context, session string, from, to int64, table, filter string) ([]event.Event, error) {
 	if to < 0 {
 		to = 1<<63 - 1
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, type, time_ns, run_id, ignorable, visibility, sources, payload
-		FROM events WHERE session = ? AND seq >= ? AND seq <= ?`+filter+` ORDER BY seq`, session, from, to)
+	st, err := s.stmt(ctx, `SELECT seq, type, time_ns, run_id, ignorable, visibility, sources, payload
+		FROM `+table+` WHERE session = ? AND seq >= ? AND seq <= ?`+filter+` ORDER BY seq`)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", session, err)
+	}
+	rows, err := st.QueryContext(ctx, session, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", session, err)
 	}
