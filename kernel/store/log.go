@@ -223,37 +223,72 @@ func (s *Store) EventsOfType(ctx context.Context, session string, typ event.Type
 // the sessions whose last run.started has no run.finished after it (the
 // runs a crash may have left open), and those holding an event of a type
 // this version does not know and may not skip (written by a newer Quire,
-// or by something else), which every read would refuse. Both come from one
-// pass over the events' types — each would be a scan of the whole log, so
-// one, not two, at every start — and no session's log is read.
+// or by something else), which every read would refuse. Both are read
+// through events_by_type, so a start reads the runs' starts and ends and
+// one index entry per type, not the whole log (issue 30: a start's cost
+// grew with every event ever logged).
 func (s *Store) SessionsToRecover(ctx context.Context) (openRuns, unknown []string, err error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT session,
-			COALESCE(MAX(CASE WHEN type = 'run.started' THEN seq END), -1) >
-				COALESCE(MAX(CASE WHEN type = 'run.finished' THEN seq END), -1) AS open_run,
-			MAX(ignorable = 0 AND type NOT IN (`+knownTypes+`)) AS unknown
-		FROM events
-		WHERE type IN ('run.started', 'run.finished') OR (ignorable = 0 AND type NOT IN (`+knownTypes+`))
-		GROUP BY session
-		HAVING open_run OR unknown
-		ORDER BY session`)
+	rows, err := s.db.QueryContext(ctx, `SELECT st.session FROM (
+			SELECT session, MAX(seq) AS started FROM events INDEXED BY events_by_type
+			WHERE type = 'run.started' GROUP BY session) st
+		WHERE st.started > COALESCE((SELECT MAX(seq) FROM events f INDEXED BY events_by_type
+			WHERE f.type = 'run.finished' AND f.session = st.session), -1)
+		ORDER BY st.session`)
 	if err != nil {
 		return nil, nil, fmt.Errorf("find the sessions to recover: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var isOpen, isUnknown bool
-		if err := rows.Scan(&id, &isOpen, &isUnknown); err != nil {
-			return nil, nil, fmt.Errorf("find the sessions to recover: %w", err)
-		}
-		if isOpen {
-			openRuns = append(openRuns, id)
-		}
-		if isUnknown {
-			unknown = append(unknown, id)
+	if openRuns, err = scanStrings(rows); err != nil {
+		return nil, nil, fmt.Errorf("find the sessions to recover: %w", err)
+	}
+	// The types in the log, one index lookup each (a loose scan).
+	rows, err = s.db.QueryContext(ctx, `WITH RECURSIVE t(type) AS (
+			SELECT MIN(type) FROM events INDEXED BY events_by_type
+			UNION ALL
+			SELECT (SELECT MIN(type) FROM events INDEXED BY events_by_type WHERE type > t.type) FROM t WHERE t.type IS NOT NULL)
+		SELECT type FROM t WHERE type IS NOT NULL`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("find the sessions to recover: %w", err)
+	}
+	types, err := scanStrings(rows)
+	if err != nil {
+		return nil, nil, fmt.Errorf("find the sessions to recover: %w", err)
+	}
+	known := map[string]bool{}
+	for _, t := range event.Types(false) {
+		known[string(t)] = true
+	}
+	var strange []string
+	for _, t := range types {
+		if !known[t] {
+			strange = append(strange, "'"+strings.ReplaceAll(t, "'", "''")+"'")
 		}
 	}
-	return openRuns, unknown, rows.Err()
+	if len(strange) == 0 {
+		return openRuns, nil, nil
+	}
+	rows, err = s.db.QueryContext(ctx, `SELECT DISTINCT session FROM events INDEXED BY events_by_type
+		WHERE type IN (`+strings.Join(strange, ",")+`) AND ignorable = 0 ORDER BY session`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("find the sessions to recover: %w", err)
+	}
+	if unknown, err = scanStrings(rows); err != nil {
+		return nil, nil, fmt.Errorf("find the sessions to recover: %w", err)
+	}
+	return openRuns, unknown, nil
+}
+
+// scanStrings reads rows of one text column, and closes them.
+func scanStrings(rows *sql.Rows) ([]string, error) {
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // LastSeqOf is the seq of the session's last event of type typ in run runID

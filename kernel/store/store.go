@@ -56,11 +56,14 @@ var migrations = []string{
 	`ALTER TABLE sessions ADD COLUMN title_source TEXT NOT NULL DEFAULT 'created';
 	UPDATE sessions SET title_source = 'user'
 		WHERE id IN (SELECT DISTINCT session FROM events WHERE type = 'session.renamed');` + saidSchema + saidBackfill,
-	// Version 3: an index for the per-step lookups of a run's last event
-	// of a type (LastSeqOf), which otherwise scan the session's whole log
-	// on every step; and the store's own state, where Close records that
-	// the last run ended cleanly (cleanStart).
-	`CREATE INDEX events_by_type ON events (session, type, run_id, seq);
+	// Version 3: an index of the events by type, for the per-step lookups
+	// of a run's last event of a type (LastSeqOf) and a session's events
+	// of a type, which otherwise scan the session's whole log on every
+	// step, and for a start's look for open runs and unknown types
+	// (SessionsToRecover), which otherwise scans the whole log; and the
+	// store's own state, where Close records that the last run ended
+	// cleanly (cleanEnd).
+	`CREATE INDEX events_by_type ON events (type, session, run_id, seq);
 	CREATE TABLE store_state (
 		name  TEXT PRIMARY KEY,
 		value INTEGER NOT NULL
