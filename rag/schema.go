@@ -68,6 +68,10 @@ var migrations = []string{
 		active INTEGER NOT NULL DEFAULT 0
 	) WITHOUT ROWID;
 	INSERT INTO rag_embedders(name, dims) SELECT embedder, max(length(vec)) / 4 FROM rag_vectors GROUP BY embedder;`,
+	// 3: the files by status, so an Open's fix-ups (files left embedded,
+	// skipped or refused) read the few in that state, not every file
+	// (issue 30: a start's cost grew with the index).
+	`CREATE INDEX rag_files_status ON rag_files(status);`,
 }
 
 // migrate creates or upgrades the rag tables in one transaction. A newer

@@ -270,3 +270,64 @@ func BenchmarkOpen53k(b *testing.B) {
 		}, func(ix *Index) (*Index, error) { _, err := ix.vectors(ctx, ix.cur()); return ix, err })
 	})
 }
+
+// BenchmarkStart53k is what an owner's start pays for its database when
+// nothing changed since a clean end (store.Open, rag.Open, then both
+// closed): on an empty data folder — the floor — and on BenchmarkSearch's
+// 53,181-chunk index. Issue 30: the start must not grow with the index
+// (it ran the whole file's check and fixUp's scan of every chunk).
+func BenchmarkStart53k(b *testing.B) {
+	docs, _, base := sciFactBench(b)
+	ctx := context.Background()
+	dir := filepath.Join(base, "chunks=53k")
+	writeVariants(b, filepath.Join(dir, "corpus"), docs, 7)
+	func() {
+		st, err := store.Open(ctx, filepath.Join(dir, "quire.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		ix, err := Open(ctx, st.DB(), nil, sfOpts()...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer ix.Close()
+		if err := ix.Index(ctx, []string{filepath.Join(dir, "corpus")}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}()
+	start := func(b *testing.B, path string) {
+		st, err := store.Open(ctx, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix, err := Open(ctx, st.DB(), nil, sfOpts()...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix.Close()
+		st.Close()
+	}
+	var floor time.Duration
+	for _, arm := range []struct{ name, path string }{
+		{"empty", filepath.Join(b.TempDir(), "quire.db")},
+		{"chunks=53k", filepath.Join(dir, "quire.db")},
+	} {
+		b.Run(arm.name, func(b *testing.B) {
+			start(b, arm.path) // the empty folder's file is made once, as a first start makes it
+			var cpu time.Duration
+			for b.Loop() {
+				t0 := cpuTime()
+				start(b, arm.path)
+				cpu += cpuTime() - t0
+			}
+			per := b.Elapsed() / time.Duration(b.N)
+			b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/op")
+			if floor == 0 {
+				floor = per
+			} else {
+				b.ReportMetric(float64(per)/float64(floor), "vs-empty")
+			}
+		})
+	}
+}
