@@ -225,6 +225,7 @@ type Index struct {
 	vectorErr atomic.Pointer[string] // the last failure of the vector arm in Search
 	dfs       termStats              // document frequencies of query words, until the next change
 	parses    atomic.Int64           // files parsed since Open (for tests)
+	stmts     statements             // the pass's prepared statements (stmts.go)
 }
 
 // Open prepares the rag tables in db (creating or upgrading them; a newer
@@ -476,6 +477,7 @@ func (ix *Index) Close() error {
 	}
 	ix.run <- struct{}{}
 	defer func() { <-ix.run }()
+	defer ix.stmts.close()
 	if e := ix.cur(); e.offline != nil && !ix.opts.readOnly {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

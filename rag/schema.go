@@ -72,6 +72,11 @@ var migrations = []string{
 	// skipped or refused) read the few in that state, not every file
 	// (issue 30: a start's cost grew with the index).
 	`CREATE INDEX rag_files_status ON rag_files(status);`,
+	// 4: the text index takes a transaction's new passages in one
+	// statement (writer.flushText) instead of a trigger a row: FTS5 wrote
+	// a segment, and merged, at every statement that followed (issue 30:
+	// 30 % of an index pass). Deletes still go through rag_chunks_ad.
+	`DROP TRIGGER rag_chunks_ai;`,
 }
 
 // migrate creates or upgrades the rag tables in one transaction. A newer
