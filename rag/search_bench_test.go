@@ -428,3 +428,30 @@ func BenchmarkVectorBytes53k(b *testing.B) {
 	b.ReportMetric(float64(raw)/1e6, "raw-MB")
 	b.ReportMetric(float64(disk)/float64(raw), "disk/raw")
 }
+
+// BenchmarkReindexNoop53k is a pass over BenchmarkSearch's unchanged
+// 53k-chunk folder (36,281 files): issue 30 asks under a second of CPU.
+func BenchmarkReindexNoop53k(b *testing.B) {
+	docs, _, base := sciFactBench(b)
+	ctx := context.Background()
+	dir := filepath.Join(base, "chunks=53k")
+	corpus := filepath.Join(dir, "corpus")
+	writeVariants(b, corpus, docs, 7)
+	ix := openIndex(b, openDB(b, dir), nil, sfOpts()...)
+	if err := ix.Index(ctx, []string{corpus}, nil); err != nil {
+		b.Fatal(err)
+	}
+	before := ix.parses.Load()
+	var cpu time.Duration
+	for b.Loop() {
+		t0 := cpuTime()
+		if err := ix.Index(ctx, []string{corpus}, nil); err != nil {
+			b.Fatal(err)
+		}
+		cpu += cpuTime() - t0
+	}
+	if n := ix.parses.Load() - before; n != 0 {
+		b.Fatalf("a pass over the unchanged folder parsed %d files", n)
+	}
+	b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/op")
+}
