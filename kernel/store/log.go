@@ -308,6 +308,33 @@ func (s *Store) LastSeqOf(ctx context.Context, session string, typ event.Type, r
 	return seq.Int64, nil
 }
 
+// LastSeqOfAny is the seq of the session's last event in run runID of any
+// of the types (-1 when there is none): one query, where a step's anchor
+// asked LastSeqOf once a type (issue 30).
+func (s *Store) LastSeqOfAny(ctx context.Context, session, runID string, types ...event.Type) (int64, error) {
+	if len(types) == 0 {
+		return -1, nil
+	}
+	q := `SELECT MAX(seq) FROM events WHERE session = ? AND run_id = ? AND type IN (?` + strings.Repeat(",?", len(types)-1) + `)`
+	args := make([]any, 0, len(types)+2)
+	args = append(args, session, runID)
+	for _, t := range types {
+		args = append(args, string(t))
+	}
+	var seq sql.NullInt64
+	st, err := s.stmt(ctx, q)
+	if err == nil {
+		err = st.QueryRowContext(ctx, args...).Scan(&seq)
+	}
+	if err != nil {
+		return -1, fmt.Errorf("read %s: %w", session, err)
+	}
+	if !seq.Valid {
+		return -1, nil
+	}
+	return seq.Int64, nil
+}
+
 // Recall returns what was stored under an idempotency key, if anything.
 func (s *Store) Recall(ctx context.Context, key string) (fingerprint string, result []byte, found bool, err error) {
 	err = s.db.QueryRowContext(ctx, "SELECT fingerprint, result FROM commands WHERE key = ?", key).Scan(&fingerprint, &result)
