@@ -203,6 +203,14 @@ func TestLayering(t *testing.T) {
 				return under(d, "quire/kernel/store") || under(d, "quire/kernel/runtime") || under(d, "quire/kernel/core") ||
 					under(d, "quire/host") || under(d, wailsModule) || under(d, sqliteModule)
 			}},
+		{"the vault depends only on the standard library, goldmark and yaml.v3",
+			func(p string) bool { return p == "quire/vault" },
+			func(d string) bool {
+				return !isStd(d) && !under(d, "github.com/yuin/goldmark") && !under(d, "gopkg.in/yaml.v3")
+			}},
+		{"the vault generator is test and benchmark equipment: no product package depends on it",
+			func(p string) bool { return !under(p, "quire/vault/vaultgen") && !under(p, "quire/vault/cmd") },
+			func(d string) bool { return under(d, "quire/vault/vaultgen") }},
 		{"the library never depends on Wails, hosts or the kernel runtime",
 			func(p string) bool { return under(p, "quire/library") },
 			func(d string) bool {
@@ -335,6 +343,8 @@ func TestLayeringRulesSeeTheRealGraph(t *testing.T) {
 		{"quire/memory", "quire/internal/vecindex"},
 		{"quire/internal/vecindex", "github.com/philippgille/chromem-go"},
 		{"quire/internal/datadir", "golang.org/x/sys"},
+		{"quire/vault", "github.com/yuin/goldmark"},
+		{"quire/vault", "gopkg.in/yaml.v3"},
 	} {
 		if !has(c.pkg, c.dep) {
 			t.Errorf("%s does not depend on %s: the layering test would pass vacuously", c.pkg, c.dep)

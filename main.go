@@ -48,7 +48,8 @@ Usage:
   quire replay SESSION [-from SEQ] [-json] [-internal] [-sensitive]
                            print a conversation's event log
   quire replay SESSION -request N
-                           print the exact request (JSON) sent to the model at its Nth call
+                           print the request of the model's Nth call, rebuilt from the log:
+                           the JSON Ollama got, keys sorted (canonical), not its bytes
   quire export SESSION [-format md|jsonl] [-o FILE]
                            a conversation as Markdown (citations as footnotes) or its
                            public events as JSON lines (as replay -json prints them)

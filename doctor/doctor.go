@@ -32,6 +32,10 @@ type Check struct {
 	// Action is what the window offers for a failing check: ActionInstall,
 	// ActionDownload or ActionSettings; "" offers nothing.
 	Action string `json:"action,omitempty"`
+	// Warn marks a check that passed with a limit the user should know
+	// of (a chat model that cannot use tools still chats): OK stays true,
+	// the terminal prints "warn" and the Remedy.
+	Warn bool `json:"warn,omitempty"`
 }
 
 // Report is the whole diagnosis; OK is true when every check passed.
@@ -203,8 +207,11 @@ func checkOllama(ctx context.Context, in Inputs, o Ollama) []Check {
 		tools.Detail = "could not read the model's capabilities: " + err.Error()
 		tools.Remedy = fmt.Sprintf("Run `ollama show %s` to see what is wrong.", in.Model)
 	case !slices.Contains(caps, "tools"):
-		tools.Detail = fmt.Sprintf("%s cannot call tools (capabilities: %s)", in.Model, strings.Join(caps, ", "))
-		tools.Remedy = "Quire's assistant needs tools to work with your notes; choose a model that supports them, e.g. `ollama pull qwen3:4b`."
+		// It chats: Quire answers without tools (the chat says so once).
+		// What it cannot do is a limit to know of, not a failure.
+		tools.OK, tools.Warn = true, true
+		tools.Detail = fmt.Sprintf("%s chats but cannot use tools (capabilities: %s): it cannot read or change your notes", in.Model, strings.Join(caps, ", "))
+		tools.Remedy = "To work with your notes, choose a model that supports tools, e.g. `ollama pull qwen3:4b`."
 	default:
 		tools.OK = true
 		tools.Detail = in.Model + " supports tools"
@@ -226,8 +233,11 @@ func (r Report) Lines() []string {
 	var out []string
 	for _, c := range r.Checks {
 		mark := "ok  "
-		if !c.OK {
+		switch {
+		case !c.OK:
 			mark = "FAIL"
+		case c.Warn:
+			mark = "warn"
 		}
 		out = append(out, fmt.Sprintf("%s %-15s %s", mark, c.Name, c.Detail))
 		if c.Remedy != "" { // a passing line may have one too (Embedding)

@@ -42,7 +42,6 @@ func TestReport(t *testing.T) {
 		{"implicit latest", fakeOllama{version: "0.17.4", models: []string{"llama3.2:latest"}, caps: []string{"tools"}}, goodSQLite, "llama3.2", true, "", ""},
 		{"ollama down", fakeOllama{versionErr: errors.New("connection refused")}, goodSQLite, "qwen3:4b", false, "Ollama", "ollama serve"},
 		{"model missing", fakeOllama{version: "0.17.4", models: []string{"other:1b"}}, goodSQLite, "qwen3:4b", false, "Chat model", "ollama pull qwen3:4b"},
-		{"no tools", fakeOllama{version: "0.17.4", models: []string{"gemma:2b"}, caps: []string{"completion"}}, goodSQLite, "gemma:2b", false, "Tool use", "supports them"},
 		{"no fts5", fakeOllama{version: "0.17.4", models: []string{"qwen3:4b"}, caps: []string{"tools"}},
 			func(context.Context) (string, bool, error) { return "3.0", false, nil }, "qwen3:4b", false, "SQLite", "reinstall"},
 	}
@@ -240,8 +239,6 @@ func TestTheWindowIsOfferedWhatItCanDo(t *testing.T) {
 		{"nothing installed", toolsOf{caps: map[string][]string{}}, "qwen3:4b", "Chat model", ActionDownload, "download one in one click", "ollama pull qwen3:4b"},
 		{"only models without tools", toolsOf{caps: map[string][]string{"gemma:2b": {"completion"}}}, "qwen3:4b", "Chat model", ActionDownload, "No installed model can use tools", "--model or QUIRE_MODEL"},
 		{"another model has tools", toolsOf{caps: map[string][]string{"llama3.2:latest": {"completion", "tools"}, "gemma:2b": {"completion"}}}, "qwen3:4b", "Chat model", ActionSettings, "installed: llama3.2:latest)", "ollama pull qwen3:4b"},
-		{"chosen model cannot use tools", toolsOf{caps: map[string][]string{"gemma:2b": {"completion"}, "qwen3:4b": {"tools"}}}, "gemma:2b", "Tool use", ActionSettings, "installed: qwen3:4b)", "ollama pull qwen3:4b"},
-		{"chosen model alone, without tools", toolsOf{caps: map[string][]string{"gemma:2b": {"completion"}}}, "gemma:2b", "Tool use", ActionDownload, "download one", "ollama pull qwen3:4b"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -361,6 +358,46 @@ func TestEmbeddingLineSaysWhatSearchUses(t *testing.T) {
 			// A terminal shows the remedy under the passing line.
 			if lines := (Report{OK: true, Checks: []Check{c}}).Lines(); tt.remedy != "" && (len(lines) != 2 || !strings.Contains(lines[1], tt.remedy)) {
 				t.Errorf("Lines() = %q", lines)
+			}
+		})
+	}
+}
+
+// TestAModelThatChatsWithoutToolsIsAWarning: a chat model that cannot use
+// tools still chats (Quire answers without them and says so), so doctor
+// passes it with a warning instead of failing it (issue 32), and suggests
+// a model already installed that can use tools before a download.
+func TestAModelThatChatsWithoutToolsIsAWarning(t *testing.T) {
+	cases := []struct {
+		name      string
+		ollama    toolsOf
+		remedy    string
+		notRemedy string
+	}{
+		{"another installed model can", toolsOf{caps: map[string][]string{"gemma:2b": {"completion"}, "qwen3:4b": {"completion", "tools"}}}, "installed model that supports tools: qwen3:4b", "ollama pull"},
+		{"none installed can", toolsOf{caps: map[string][]string{"gemma:2b": {"completion"}}}, "ollama pull qwen3:4b", "installed model"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := OllamaChecks(t.Context(), Inputs{OllamaHost: "http://127.0.0.1:11434", Model: "gemma:2b"}, tc.ollama)
+			if !r.OK {
+				t.Fatalf("the report failed: %v", r.Lines())
+			}
+			var tools Check
+			for _, c := range r.Checks {
+				if c.Name == "Tool use" {
+					tools = c
+				}
+			}
+			if !tools.OK || !tools.Warn || !strings.Contains(tools.Detail, "chats but cannot use tools") ||
+				!strings.Contains(tools.Remedy, tc.remedy) || strings.Contains(tools.Remedy, tc.notRemedy) {
+				t.Fatalf("Tool use = %+v; want a warning whose remedy says %q, not %q", tools, tc.remedy, tc.notRemedy)
+			}
+			if tools.Action != "" || tools.Hint != "" {
+				t.Errorf("a passing check offers the window %q (%s)", tools.Action, tools.Hint)
+			}
+			if !slices.Contains(r.Lines(), "warn Tool use        "+tools.Detail) {
+				t.Errorf("the terminal's lines do not mark it a warning: %q", r.Lines())
 			}
 		})
 	}

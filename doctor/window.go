@@ -42,8 +42,13 @@ func OllamaChecks(ctx context.Context, in Inputs, o Ollama) Report {
 	looked := false
 	r := Report{OK: true}
 	for _, c := range checks {
-		if !c.OK && (c.Name == nameModel || c.Name == nameTools) && !looked {
+		if (!c.OK || c.Warn) && (c.Name == nameModel || c.Name == nameTools) && !looked {
 			usable, looked = toolModels(ctx, o), true
+		}
+		if c.Warn && c.Name == nameTools && len(usable) > 0 {
+			// A model already here comes before a download.
+			c.Remedy = fmt.Sprintf("To work with your notes, choose an installed model that supports tools: %s (--model or QUIRE_MODEL, or Settings).",
+				strings.Join(usable, ", "))
 		}
 		c = forWindow(c, usable)
 		r.Checks = append(r.Checks, c)

@@ -77,9 +77,15 @@ func runCandidate(ctx context.Context, sc Scenario, build Builder, opts Options)
 	if res.Skipped {
 		return res
 	}
+	res.Answer = p.With.Answer
 	if got := verdict(p); got != sc.Candidate.Expect {
 		res.Failures = append(res.Failures, fmt.Sprintf("candidate: the comparison says %s, want %s (without: %s; with: %s)",
 			got, sc.Candidate.Expect, outcome(p.Without), outcome(p.With)))
+	} else if !p.Without.Pass && !p.With.Pass {
+		// "same" of two failures says nothing of the candidate: the
+		// scenario itself does not hold, with it or without it.
+		res.Failures = append(res.Failures, fmt.Sprintf("candidate: both arms failed, so the comparison's %s proves nothing (without: %s; with: %s)",
+			got, outcome(p.Without), outcome(p.With)))
 	}
 	res.Pass = len(res.Failures) == 0
 	return res

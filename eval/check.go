@@ -56,7 +56,8 @@ func (p *played) check(sc Scenario, real bool) []string {
 		}
 	}
 	if real {
-		return append(fails, neverAnswered(p.replies, p.events)...)
+		fails = append(fails, neverAnswered(p.replies, p.events)...)
+		return append(fails, noAnswer(p.events)...)
 	}
 
 	// The scripted conversation.
@@ -457,6 +458,26 @@ func neverAnswered(replies []reply, evs []protocol.Event) []string {
 		}
 	}
 	msg := fmt.Sprintf("the model never answered: all %d request(s) got an error (%s)", len(replies), strings.Join(said, "; "))
+	if e := lastRunError(evs); e != "" {
+		msg += fmt.Sprintf("; the last run ended with %q", e)
+	}
+	return []string{msg}
+}
+
+// noAnswer fails a real run whose last reply has no text: a model that
+// answers every request with HTTP 200 and empty content must not pass a
+// scenario whose other checks only say that nothing bad happened.
+func noAnswer(evs []protocol.Event) []string {
+	if strings.TrimSpace(lastReply(evs)) != "" {
+		return nil
+	}
+	replies := 0
+	for _, e := range evs {
+		if event.Type(e.Type) == event.AssistantMessage {
+			replies++
+		}
+	}
+	msg := fmt.Sprintf("the model gave no answer: its last reply is empty (%d repl%s in all)", replies, map[bool]string{true: "y", false: "ies"}[replies == 1])
 	if e := lastRunError(evs); e != "" {
 		msg += fmt.Sprintf("; the last run ended with %q", e)
 	}

@@ -18,8 +18,11 @@ type Result struct {
 	Skipped bool   `json:"skipped,omitempty"`
 	// Why says why a skipped scenario did not run, so a report that lists
 	// it never reads as if it had.
-	Why       string        `json:"why,omitempty"`
-	Failures  []string      `json:"failures,omitempty"`
+	Why      string   `json:"why,omitempty"`
+	Failures []string `json:"failures,omitempty"`
+	// Answer is what the model last replied, shortened: a report against
+	// a real model says what it returned, not only whether checks held.
+	Answer    string        `json:"answer"`
 	Steps     int           `json:"steps"`
 	ToolCalls int           `json:"toolCalls"`
 	Tokens    int           `json:"tokens"`
@@ -98,6 +101,13 @@ func (r Report) Table(w io.Writer) {
 	}
 	tw.Flush()
 	for _, x := range r.Results {
+		if r.Real && !x.Skipped {
+			if strings.TrimSpace(x.Answer) == "" {
+				fmt.Fprintf(w, "  %s: the model answered nothing\n", x.Name)
+			} else {
+				fmt.Fprintf(w, "  %s: the model answered %q\n", x.Name, x.Answer)
+			}
+		}
 		for _, f := range x.Failures {
 			fmt.Fprintf(w, "  %s: %s\n", x.Name, f)
 		}

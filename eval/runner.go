@@ -161,6 +161,7 @@ func RunOne(ctx context.Context, sc Scenario, build Builder, opts Options) Resul
 	}
 	if p != nil {
 		res.Steps, res.ToolCalls, res.Tokens = p.metrics()
+		res.Answer = short(lastReply(p.events))
 		res.Failures = append(res.Failures, p.check(sc, opts.Real)...)
 		os.RemoveAll(p.root)
 	}

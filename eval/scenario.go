@@ -176,6 +176,9 @@ type ModelTurn struct {
 	Delay      Duration   `yaml:"delay"`
 	DoneReason string     `yaml:"done_reason"`
 	Fail       *Failure   `yaml:"fail"`
+	// Endless: the model never ends this reply; say streams over and over
+	// until the request's num_predict (ollamatest.Turn.Endless).
+	Endless bool `yaml:"endless"`
 }
 
 // ToolCall is a scripted call. Args is any YAML mapping.
@@ -502,7 +505,7 @@ func jsonNames(t event.Type) []string {
 func (sc *Scenario) turns() ([]ollamatest.Turn, error) {
 	out := make([]ollamatest.Turn, len(sc.Model))
 	for i, m := range sc.Model {
-		t := ollamatest.Turn{DoneReason: m.DoneReason, Delay: time.Duration(m.Delay)}
+		t := ollamatest.Turn{DoneReason: m.DoneReason, Delay: time.Duration(m.Delay), Endless: m.Endless}
 		if m.Say != "" {
 			// Streamed word by word, so a cancel can land mid-reply.
 			t.Content = slices.DeleteFunc(strings.SplitAfter(m.Say, " "), func(p string) bool { return p == "" })

@@ -18,6 +18,8 @@ type Said struct {
 	Reason  string `json:"reason"`
 	Error   string `json:"error"`
 	Message string `json:"message"`
+	// Caps are an input.received's frozen capabilities (Notice).
+	Caps *Caps `json:"caps"`
 }
 
 // SaidOf reads e's payload as Said.

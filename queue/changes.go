@@ -8,8 +8,8 @@ import (
 )
 
 // appliedChanges are the changes of an applied batch that no undo has
-// reverted, oldest first, as the undo's confirm lists them: moves, and
-// edits of a note's text (one per note).
+// reverted, oldest first, as the undo's confirm lists them: moves (with the
+// notes whose links each rewrote), and edits of a note's text (one per note).
 func (q *Queue) appliedChanges(ctx context.Context, id string) ([]protocol.BatchChange, error) {
 	applied, err := q.t.changes(ctx, id, false)
 	if err != nil {
@@ -30,6 +30,13 @@ func (q *Queue) appliedChanges(ctx context.Context, id string) ([]protocol.Batch
 		case reverted[c.ID]:
 		case c.Kind == notes.KindMove:
 			out = append(out, protocol.BatchChange{Kind: protocol.BatchChangeMove, Path: c.Path, From: c.From})
+			// The notes whose links it rewrote: the undo gives them back too.
+			for _, e := range c.Edits {
+				if !edited[e.NewPath] {
+					edited[e.NewPath] = true
+					out = append(out, protocol.BatchChange{Kind: protocol.BatchChangeEdit, Path: e.NewPath})
+				}
+			}
 		case !edited[c.Path]:
 			edited[c.Path] = true
 			out = append(out, protocol.BatchChange{Kind: protocol.BatchChangeEdit, Path: c.Path})

@@ -28,6 +28,17 @@ import (
 
 const crashChildEnv = "QUIRE_QUEUE_CRASH_CHILD" // "db path|notes dir"
 
+// The crash test's pace: the model takes modelDelay before each answer (a
+// note is two answers), and each kill lands within killWithin of the
+// child's first word, so a kill catches a task at any step and four kills
+// leave most of the batch to do. A faster model or a longer pause lets a
+// child finish the batch before its kill, and the kills asked for never
+// land.
+const (
+	modelDelay = 20 * time.Millisecond
+	killWithin = 60 * time.Millisecond
+)
+
 // TestMain lets the test binary double as the Quire the crash test kills.
 func TestMain(m *testing.M) { crashtest.Main(m, crashChildEnv, crashChild) }
 
@@ -38,7 +49,7 @@ func crashChild(spec string) {
 	dbPath, dir, _ := strings.Cut(spec, "|")
 	die := func(what string, err error) { fmt.Fprintln(os.Stderr, what+":", err); os.Exit(3) }
 	ctx := context.Background()
-	fake, err := ollamatest.Listen("127.0.0.1:0", script(fileUnder), ollamatest.WithDelay(time.Millisecond))
+	fake, err := ollamatest.Listen("127.0.0.1:0", script(fileUnder), ollamatest.WithDelay(modelDelay))
 	if err != nil {
 		die("fake ollama", err)
 	}
@@ -108,7 +119,7 @@ func TestKilledBatchResumesDoingEachTaskOnce(t *testing.T) {
 		if line == "reviewing" {
 			break // finished before this kill: the batch is through
 		}
-		crash.Pause(150 * time.Millisecond)
+		crash.Pause(killWithin)
 		child.Kill()
 	}
 	// The last start finishes the batch.

@@ -18,7 +18,9 @@
 //
 // Delivery (Watch): each watcher gets every change of a batch in order, and
 // the terminal ones always; a slow watcher gets the latest state of each
-// batch rather than every step between.
+// batch rather than every step between. A change is told after its commit
+// by the process that made it, so a start (Attach) tells every open batch
+// as it stands: what a killed process committed but never told is not lost.
 //
 // It reaches the kernel only through kernel/protocol (a protocol.Kernel the
 // composition root builds for the workers), the notes only through

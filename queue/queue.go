@@ -108,7 +108,8 @@ func (q *Queue) Propose() tool.Tool { return proposeTool{q} }
 // Attach gives the queue its workers' kernel and starts them. The claims a
 // stopped process left return to the queue first (this process owns the
 // data folder, so it owns every claim in it), and a batch a stop caught
-// while applying is put back as it was before.
+// while applying is put back as it was before. Then every batch not yet
+// answered is told to the watchers as it now stands.
 func (q *Queue) Attach(ctx context.Context, k protocol.Kernel) error {
 	q.kernel = k
 	if err := q.t.release(ctx, q.owner); err != nil {
@@ -117,10 +118,35 @@ func (q *Queue) Attach(ctx context.Context, k protocol.Kernel) error {
 	if err := q.recoverApplying(ctx); err != nil {
 		q.log.Error("a batch caught while applying could not be put back", "err", err)
 	}
+	if err := q.announce(ctx); err != nil {
+		q.log.Error("the batches a stopped Quire left could not be told", "err", err)
+	}
 	q.base, q.stop = context.WithCancelCause(context.Background())
 	for i := range q.workers {
 		q.wg.Add(1)
 		go q.work(fmt.Sprintf("%s/w%d", q.owner, i))
+	}
+	return nil
+}
+
+// announce publishes every batch still waiting for its workers or for the
+// user's answer. A change is told only by the process that made it, after
+// its commit, and only to the watchers it has: a stop between the two (the
+// last task's result put, the batch reviewing, and a SIGKILL) loses the
+// telling for good, and what release and recoverApplying change here is
+// told by nothing else. Without it a restart that finds its batch already
+// reviewing has no task left to claim and says nothing, so a watcher
+// waits for a change that already happened.
+func (q *Queue) announce(ctx context.Context) error {
+	open, err := q.t.batches(ctx, "b.state IN (?, ?, ?)", protocol.BatchMaxNotes,
+		protocol.BatchRunning, protocol.BatchPaused, protocol.BatchReviewing)
+	if err != nil {
+		return err
+	}
+	for _, b := range open {
+		if _, err := q.publish(ctx, b.ID, ""); err != nil {
+			return err
+		}
 	}
 	return nil
 }

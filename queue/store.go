@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -84,7 +85,8 @@ func (t *tables) create(ctx context.Context, b protocol.Batch, noteList []string
 // release returns to the queue every claim of an owner other than owner:
 // the process that owns the data folder owns every claim in it, so a claim
 // it did not make was left by a process that stopped. A task claimed
-// MaxAttempts times fails instead. It returns the batches it touched.
+// MaxAttempts times fails instead, and a batch that ended with it goes to
+// reviewing (Attach then tells every open batch).
 func (t *tables) release(ctx context.Context, owner string) error {
 	at := t.ns()
 	return t.write(ctx, func(tx *sql.Tx) error {
@@ -92,53 +94,59 @@ func (t *tables) release(ctx context.Context, owner string) error {
 			WHERE state = ? AND owner <> ? AND attempts < ?`, protocol.TaskQueued, at, protocol.TaskClaimed, owner, MaxAttempts); err != nil {
 			return err
 		}
-		return t.expire(ctx, tx, at, `owner <> ?`, owner)
+		_, err := t.expire(ctx, tx, at, `owner <> ?`, owner)
+		return err
 	})
 }
 
 // expire fails the claimed tasks matching where (with args) that used up
-// their attempts, and settles their batches.
-func (t *tables) expire(ctx context.Context, tx *sql.Tx, at int64, where string, args ...any) error {
+// their attempts, and settles their batches, which it returns: their
+// change is for the caller to tell once the transaction is committed.
+func (t *tables) expire(ctx context.Context, tx *sql.Tx, at int64, where string, args ...any) ([]string, error) {
 	rows, err := tx.QueryContext(ctx, `UPDATE queue_tasks SET state = ?, owner = '', lease_ns = 0, updated_ns = ?,
 		error = 'a worker stopped on this note '||attempts||' times; it was left as it is'
 		WHERE state = ? AND attempts >= ? AND `+where+` RETURNING batch`,
 		append([]any{protocol.TaskFailed, at, protocol.TaskClaimed, MaxAttempts}, args...)...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var batches []string
 	for rows.Next() {
 		var b string
 		if err := rows.Scan(&b); err != nil {
 			rows.Close()
-			return err
+			return nil, err
 		}
-		batches = append(batches, b)
+		if !slices.Contains(batches, b) {
+			batches = append(batches, b)
+		}
 	}
 	if err := rows.Close(); err != nil {
-		return err
+		return nil, err
 	}
 	for _, b := range batches {
 		if err := settle(ctx, tx, b, at); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return batches, nil
 }
 
 // claim takes the next task of a running batch (oldest batch first, notes
 // in order) for owner until lease from now: a queued task, or one whose
 // lease ran out. One UPDATE … RETURNING: SQLite runs it under the write
 // lock, so no two workers get the same task. ok is false when no task is
-// waiting.
-func (t *tables) claim(ctx context.Context, owner string, lease time.Duration) (c claim, ok bool, err error) {
+// waiting. expired are the batches of the tasks whose last lease ran out
+// meanwhile (failed, their batch maybe reviewing now): the caller tells them.
+func (t *tables) claim(ctx context.Context, owner string, lease time.Duration) (c claim, ok bool, expired []string, err error) {
 	at := t.ns()
 	err = t.write(ctx, func(tx *sql.Tx) error {
-		if err := t.expire(ctx, tx, at, `lease_ns < ?`, at); err != nil {
+		var err error
+		if expired, err = t.expire(ctx, tx, at, `lease_ns < ?`, at); err != nil {
 			return err
 		}
 		var input string
-		err := tx.QueryRowContext(ctx, `UPDATE queue_tasks SET state = ?, owner = ?, lease_ns = ?, attempts = attempts + 1, updated_ns = ?
+		err = tx.QueryRowContext(ctx, `UPDATE queue_tasks SET state = ?, owner = ?, lease_ns = ?, attempts = attempts + 1, updated_ns = ?
 			WHERE rowid = (SELECT t.rowid FROM queue_tasks t JOIN queue_batches b ON b.id = t.batch
 				WHERE b.state = ? AND (t.state = ? OR (t.state = ? AND t.lease_ns < ?)) AND t.attempts < ?
 				ORDER BY b.created_ns, b.id, t.n LIMIT 1)
@@ -159,7 +167,10 @@ func (t *tables) claim(ctx context.Context, owner string, lease time.Duration) (
 		c.Note, c.Owner, ok = in.Note, owner, true
 		return nil
 	})
-	return c, ok, err
+	if err != nil {
+		expired = nil // rolled back: nothing changed
+	}
+	return c, ok, expired, err
 }
 
 // held updates a task the claim still holds; ErrLeaseLost when it does not.

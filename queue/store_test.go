@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -50,7 +51,7 @@ func TestClaimsNeverOverlap(t *testing.T) {
 		wg.Go(func() {
 			owner := fmt.Sprintf("w%d", w)
 			for {
-				c, ok, err := tb.claim(context.Background(), owner, time.Minute)
+				c, ok, _, err := tb.claim(context.Background(), owner, time.Minute)
 				if err != nil {
 					t.Error(err)
 					return
@@ -79,15 +80,15 @@ func TestClaimsNeverOverlap(t *testing.T) {
 func TestLeasesRunOutAndAttemptsAreBounded(t *testing.T) {
 	tb, now, batch := tablesAt(t, 1)
 	ctx := t.Context()
-	first, ok, err := tb.claim(ctx, "a", time.Minute)
+	first, ok, _, err := tb.claim(ctx, "a", time.Minute)
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
-	if _, ok, _ := tb.claim(ctx, "b", time.Minute); ok {
+	if _, ok, _, _ := tb.claim(ctx, "b", time.Minute); ok {
 		t.Fatal("a task under a lease was claimed again")
 	}
 	*now = now.Add(2 * time.Minute)
-	second, ok, err := tb.claim(ctx, "b", time.Minute)
+	second, ok, _, err := tb.claim(ctx, "b", time.Minute)
 	if err != nil || !ok || second.Task != first.Task || second.Attempt != 2 {
 		t.Fatalf("after the lease ran out: %+v %v %v", second, ok, err)
 	}
@@ -98,12 +99,12 @@ func TestLeasesRunOutAndAttemptsAreBounded(t *testing.T) {
 		t.Fatalf("the first claim renewed: %v", err)
 	}
 	*now = now.Add(2 * time.Minute)
-	if _, ok, _ := tb.claim(ctx, "c", time.Minute); !ok {
+	if _, ok, _, _ := tb.claim(ctx, "c", time.Minute); !ok {
 		t.Fatal("the third attempt was not claimed")
 	}
 	*now = now.Add(2 * time.Minute)
-	if _, ok, _ := tb.claim(ctx, "d", time.Minute); ok {
-		t.Fatalf("a task was claimed more than %d times", MaxAttempts)
+	if _, ok, expired, _ := tb.claim(ctx, "d", time.Minute); ok || !slices.Equal(expired, []string{batch}) {
+		t.Fatalf("a task was claimed more than %d times (%v), or its batch was not given to be told: %v", MaxAttempts, ok, expired)
 	}
 	tasks, _ := tb.tasks(ctx, batch)
 	if k := tasks[0]; k.State != protocol.TaskFailed || k.Attempts != MaxAttempts || k.Error == "" {
@@ -119,7 +120,7 @@ func TestLeasesRunOutAndAttemptsAreBounded(t *testing.T) {
 func TestATaskIsDoneOnce(t *testing.T) {
 	tb, _, batch := tablesAt(t, 1)
 	ctx := t.Context()
-	c, _, _ := tb.claim(ctx, "a", time.Minute)
+	c, _, _, _ := tb.claim(ctx, "a", time.Minute)
 	if err := tb.finish(ctx, c, &protocol.Proposal{Path: "p/00.md", Reason: "r"}, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -138,8 +139,8 @@ func TestATaskIsDoneOnce(t *testing.T) {
 func TestReleaseReturnsAStoppedProcesssClaims(t *testing.T) {
 	tb, _, batch := tablesAt(t, 2)
 	ctx := t.Context()
-	dead, _, _ := tb.claim(ctx, "proc_dead/w0", time.Hour)
-	mine, _, _ := tb.claim(ctx, "proc_me/w0", time.Hour)
+	dead, _, _, _ := tb.claim(ctx, "proc_dead/w0", time.Hour)
+	mine, _, _, _ := tb.claim(ctx, "proc_me/w0", time.Hour)
 	if err := tb.release(ctx, "proc_me/w0"); err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestReleaseReturnsAStoppedProcesssClaims(t *testing.T) {
 	if k := state[mine.Task]; k.State != protocol.TaskClaimed {
 		t.Fatalf("this process's claim: %+v", k)
 	}
-	again, ok, _ := tb.claim(ctx, "proc_me/w1", time.Hour)
+	again, ok, _, _ := tb.claim(ctx, "proc_me/w1", time.Hour)
 	if !ok || again.Task != dead.Task || again.Attempt != 2 {
 		t.Fatalf("the released task claimed again: %+v %v", again, ok)
 	}

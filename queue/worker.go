@@ -21,11 +21,7 @@ func (q *Queue) work(owner string) {
 	idle := time.NewTimer(q.lease / 2)
 	defer idle.Stop()
 	for q.base.Err() == nil {
-		c, ok, err := q.t.claim(q.base, owner, q.lease)
-		if err != nil && q.base.Err() == nil {
-			q.log.Error("a worker could not claim a task", "worker", owner, "err", err)
-		}
-		if ok {
+		if c, ok := q.next(q.base, owner); ok {
 			q.task(c)
 			continue
 		}
@@ -36,6 +32,22 @@ func (q *Queue) work(owner string) {
 		case <-idle.C: // a lease may have run out meanwhile
 		}
 	}
+}
+
+// next claims the next task for owner, and tells the batches whose last
+// task failed meanwhile because its last lease ran out: that change is
+// the claim's, and no other worker would tell it.
+func (q *Queue) next(ctx context.Context, owner string) (claim, bool) {
+	c, ok, expired, err := q.t.claim(ctx, owner, q.lease)
+	if err != nil && ctx.Err() == nil {
+		q.log.Error("a worker could not claim a task", "worker", owner, "err", err)
+	}
+	for _, b := range expired {
+		if _, err := q.publish(ctx, b, ""); err != nil {
+			q.log.Warn("a batch whose task ran out of attempts could not be told", "batch", b, "err", err)
+		}
+	}
+	return c, ok
 }
 
 // task works one claim: it puts a result or a failure in the task, or,

@@ -1499,11 +1499,21 @@ export const cases = [
       const ask = page.locator('[data-testid="permission"][data-state="open"]');
       await ask.waitFor({ timeout: WAIT_MS });
       assert((await ask.locator('h3').textContent()).trim() === 'Allow Quire to run move_note?', 'the move asks first');
+      // The question names every link the move keeps, note by note.
+      const plan = join(FX.notesDir, 'projects/plan.md');
+      const planBefore = readFileSync(plan, 'utf8');
+      const head = await ask.locator('[data-testid="permission-description"]').textContent();
+      assert(head.includes(`Move ${from} → ${to}`) && head.includes('and updates 1 link in 1 note:'), `the question says the links it updates, got ${JSON.stringify(head)}`);
+      const part = ask.locator('[data-testid="permission-note-diff"]');
+      assert((await part.count()) === 1 && (await part.locator('summary').textContent()).trim() === 'projects/plan.md', 'the rewritten note is its own part');
+      assert((await part.textContent()).includes('+ Start from [[a]] and [the idea](a.md).'), `the note's diff, got ${await part.textContent()}`);
+      await page.screenshot({ path: shot.replace(/\.png$/, '-question.png') });
       await $(page, 'permission-allow').click();
       const card = page.locator('[data-testid="tool-card"][data-kind="change"]').first();
       await card.waitFor({ timeout: WAIT_MS });
       await until(() => settled(page), 'the reply');
       assert(existsSync(join(FX.notesDir, to)) && !existsSync(join(FX.notesDir, from)), 'the note moved');
+      assert(readFileSync(plan, 'utf8') === '# Plan\n\nStart from [[a]] and [the idea](a.md).\n', `the link kept pointing at the note, got ${JSON.stringify(readFileSync(plan, 'utf8'))}`);
       const summary = (await card.locator('[data-testid="tool-summary"]').textContent()).trim();
       assert(summary === `Moved ${from} → ${to}`, `the change said plainly, got "${summary}"`);
       assert((await card.locator('[data-testid="tool-name"]').textContent()).trim() === 'move_note', 'the tool');
@@ -1521,6 +1531,7 @@ export const cases = [
       await $(page, 'confirm-delete').click();
       await until(async () => (await card.locator('[data-testid="change-undone"]').count()) === 1, 'the change marked Undone');
       assert(existsSync(join(FX.notesDir, from)) && !existsSync(join(FX.notesDir, to)), 'the note is back');
+      assert(readFileSync(plan, 'utf8') === planBefore, 'the undo gave the linking note back byte for byte');
       assert((await card.locator('[data-testid="change-undo"]').count()) === 0, 'no Undo on an undone change');
       assert(JSON.stringify(sends.map((b) => b.text)) === JSON.stringify([P.move]), `no message was sent for the undo, got ${JSON.stringify(sends)}`);
       const log = await activeLog(page, base);

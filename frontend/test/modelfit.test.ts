@@ -1,7 +1,7 @@
 // The model the user has: an empty reply is never shown as nothing, and a
 // model without tools is said to be one (issue 16, "work with the model").
 import { describe, expect, it } from 'vitest';
-import { EMPTY_FALLBACK, foldAll, NOTE_NOTICE, toolsOffText } from '../src/lib/conversation';
+import { EMPTY_FALLBACK, foldAll, leftOutText, NOTE_NOTICE, toolsOffText } from '../src/lib/conversation';
 import type { Capabilities, EventPayloads, EventTypeName, QEvent } from '../src/lib/protocol';
 import { event } from './events';
 
@@ -105,5 +105,34 @@ describe('a model without tools is said to be one, once per conversation', () =>
     expect(notices.map((it) => it.text)).toEqual([toolsOffText(off)]);
     expect(notices[0].tone).toBe('warn');
     expect(conv.items.filter((it) => it.kind === 'assistant')).toHaveLength(3);
+  });
+});
+
+describe('tools left out to fit a small context are named, once', () => {
+  const small = {
+    model: 'small:1b',
+    numCtx: 4096,
+    profile: 'ask',
+    limits: {},
+    tools: [{ name: 'move_note' }, { name: 'read_note' }],
+    leftOut: ['remember', 'search_docs'],
+  } as unknown as Capabilities;
+  const send = (seq: number, run: string, c: Capabilities): QEvent[] => [
+    ev(seq, 'input.received', { inputId: `in-${run}`, intent: 'follow_up', text: 'move it', runId: run, caps: c }),
+    ev(seq + 1, 'run.started', { model: c.model, inputId: `in-${run}` }, run),
+    ev(seq + 2, 'user.message', { text: 'move it', inputId: `in-${run}`, intent: 'follow_up' }, run),
+    ev(seq + 3, 'assistant.message', { step: 1, content: 'Done.', model: c.model }, run),
+    ev(seq + 4, 'run.finished', { reason: 'completed' }, run),
+  ];
+
+  it('says how many were offered and which were left out, in numbers that agree', () => {
+    expect(leftOutText(small)).toBe(
+      "All of Quire's tools would not fit small:1b's context of 4,096 tokens, so this request offers the 2 it needs most and leaves out remember and search_docs. Ask for what those do by name, or choose a model with a larger context in Settings.",
+    );
+  });
+
+  it('shows the notice once for the same set', () => {
+    const conv = foldAll(S, [...send(0, 'r1', small), ...send(5, 'r2', small)]);
+    expect(conv.items.filter((it) => it.kind === 'notice').map((it) => it.text)).toEqual([leftOutText(small)]);
   });
 });

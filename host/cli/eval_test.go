@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ollama/ollama/api"
 
 	"quire/eval"
 	"quire/internal/app"
@@ -363,5 +366,46 @@ func TestEvalWaitEndsWithTheRun(t *testing.T) {
 	want := `user[1] waited for "permission.requested" in vain: ` + eval.ErrNeverCame.Error()
 	if res.Pass || !slices.ContainsFunc(res.Failures, func(f string) bool { return strings.HasPrefix(f, want) }) {
 		t.Fatalf("pass %v, failures %q; want one starting %q", res.Pass, res.Failures, want)
+	}
+}
+
+// TestEvalRealModelThatAnswersNothing: against a model that answers every
+// request with HTTP 200 and empty content, `quire eval -real` used to pass
+// 42 of 64 scenarios (issue 32): checks that only say nothing bad happened
+// hold for a model that does nothing, and a candidate's "same" verdict of
+// two failing arms counted as a pass. Every scenario that runs now fails,
+// and the report says what the model returned.
+func TestEvalRealModelThatAnswersNothing(t *testing.T) {
+	model := ollamatest.New(t, ollamatest.WithResponder(func(api.ChatRequest) (ollamatest.Turn, bool) {
+		return ollamatest.Turn{}, true
+	}))
+	model.AddModel(ollamatest.DefaultModel())
+	all, err := eval.LoadDir(evalsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := eval.Run(t.Context(), all, app.EvalBuilder(QuietLog(io.Discard)),
+		eval.Options{Real: true, Host: model.URL(), Model: ollamatest.DefaultModel().Name, Parallel: 4, MCPStdio: stdioMCP(t)})
+	ran := 0
+	for _, r := range report.Results {
+		if r.Skipped {
+			continue
+		}
+		ran++
+		if r.Pass {
+			t.Errorf("%s passed against a model that answers nothing", r.Name)
+		}
+		if r.Answer != "" {
+			t.Errorf("%s: the report says the model answered %q", r.Name, r.Answer)
+		}
+	}
+	if ran < 30 {
+		t.Fatalf("only %d scenarios ran against the real model; want most of the set", ran)
+	}
+	var out bytes.Buffer
+	report.Table(&out)
+	t.Log(report.Summary())
+	if !strings.Contains(out.String(), "the model answered nothing") || !strings.Contains(report.Summary(), fmt.Sprintf("0/%d scenarios passed", ran)) {
+		t.Errorf("the report does not say so:\n%s\n%s", out.String(), report.Summary())
 	}
 }

@@ -25,7 +25,7 @@ func (o *replayOptions) register(fset *flag.FlagSet) {
 	fset.BoolVar(&o.json, "json", false, "print one JSON event per line")
 	fset.BoolVar(&o.audience.Internal, "internal", true, "include internal events")
 	fset.BoolVar(&o.audience.Sensitive, "sensitive", false, "include sensitive events")
-	fset.IntVar(&o.request, "request", 0, "print the exact request sent to the model at this model call (1 = the first) instead of the log")
+	fset.IntVar(&o.request, "request", 0, "print the request of this model call (1 = the first), rebuilt from the log, instead of the log: the JSON Ollama got, keys sorted, not its bytes")
 }
 
 // run prints a session's log, as stored, from a seq on; or, with

@@ -246,6 +246,10 @@ func (t *headless) show(e protocol.Event, run string) (reason string, done bool)
 	p := host.SaidOf(e)
 	text := !t.o.json
 	switch e.Type {
+	case "input.received":
+		if _, notice := host.Notice(p.Caps); text && notice != "" {
+			fmt.Fprintln(t.env.Stderr, "quire:", host.Visible(notice))
+		}
 	case "assistant.delta":
 		if text && p.Content != "" {
 			io.WriteString(t.env.Stdout, host.Visible(p.Content))

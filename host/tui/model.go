@@ -122,6 +122,8 @@ type Model struct {
 	armed bool
 	// closing: the input ended; quit once the run has.
 	closing bool
+	// told are the notices of this conversation already shown (host.Notice).
+	told []string
 }
 
 // Update is the conversation's one transition.
@@ -153,7 +155,7 @@ func Update(m Model, msg Msg) (Model, []Action) {
 	case Questions:
 		return questions(m, x)
 	case Opened:
-		m.Session, m.Reply, m.Running, m.Asking, m.answered = protocol.Session(x), "", false, nil, nil
+		m.Session, m.Reply, m.Running, m.Asking, m.answered, m.told = protocol.Session(x), "", false, nil, nil, nil
 		return m, []Action{Print{fmt.Sprintf("— %s (%s). /help for commands.", titleOf(m.Session), m.Session.ID)}}
 	case Listed:
 		out := Print{"Conversations (/switch ID opens one):"}
@@ -374,6 +376,13 @@ func event(m Model, e protocol.Event) (Model, []Action) {
 	}
 	p := host.SaidOf(e)
 	switch e.Type {
+	case "input.received":
+		// Once per conversation: a model without tools is said to be one
+		// (and what that means), as the window says it.
+		if key, text := host.Notice(p.Caps); key != "" && !slices.Contains(m.told, key) {
+			m.told = append(slices.Clone(m.told), key)
+			return m, []Action{Print{"! " + text}}
+		}
 	case "user.message":
 		return m, []Action{Print{prefixed("you › ", p.Text)}}
 	case "run.started":

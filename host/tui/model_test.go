@@ -145,6 +145,18 @@ func TestUpdate(t *testing.T) {
 		{"a failed tool says so", []Msg{ev("s1", "tool.result", map[string]string{"name": "read_note", "status": "failure"})}, []Action{Print{"  · read_note: failure"}}, nil},
 		{"a successful tool adds nothing", []Msg{ev("s1", "tool.result", map[string]string{"name": "read_note", "status": "success"})}, nil, nil},
 		{"a refusal gives its reason", []Msg{ev("s1", "tool.refused", map[string]string{"name": "create_note", "reason": "Denied by the user.\nmore"})}, []Action{Print{"  · create_note refused: Denied by the user."}}, nil},
+		// The window says it once per conversation; so does the terminal
+		// (issue 32: it never said it at all).
+		{"a model without tools is said to be one", []Msg{
+			ev("s1", "input.received", map[string]any{"caps": map[string]any{"model": "gemma3:1b", "toolsOff": "model", "withheld": []string{"read_note", "remember"}, "toolModels": []string{"qwen3:4b"}}}),
+		}, []Action{Print{"! gemma3:1b cannot use tools, so in this chat Quire cannot read or change your notes or remember things for later. qwen3:4b can: choose it in Settings."}}, nil},
+		{"and only once in a conversation", []Msg{
+			ev("s1", "input.received", map[string]any{"caps": map[string]any{"model": "gemma3:1b", "toolsOff": "model"}}),
+			ev("s1", "input.received", map[string]any{"caps": map[string]any{"model": "gemma3:1b", "toolsOff": "model"}}),
+		}, nil, nil},
+		{"tools left out to fit a small context are named", []Msg{
+			ev("s1", "input.received", map[string]any{"caps": map[string]any{"model": "small:1b", "numCtx": 4096, "tools": []map[string]string{{"name": "move_note"}}, "leftOut": []string{"remember", "search_docs"}}}),
+		}, []Action{Print{"! All of Quire's tools would not fit small:1b's context of 4,096 tokens, so this request offers the 1 it needs most and leaves out remember and search_docs. Ask for what those do by name, or choose a model with a larger context in Settings."}}, nil},
 		{"a run that did not complete says why", []Msg{Line("go"), ev("s1", "run.finished", map[string]string{"reason": "cancelled"})}, []Action{Print{"(the reply ended: cancelled)"}}, func(t *testing.T, m Model) {
 			if m.Running {
 				t.Error("still running")

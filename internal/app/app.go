@@ -47,6 +47,7 @@ import (
 	"quire/queue"
 	"quire/rag"
 	"quire/skills"
+	"quire/tools/notes"
 )
 
 // Mode is how the parts are opened.
@@ -197,7 +198,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	}
 	p.store = st
 	p.checkInBackground(st)
-	p.notes = newNotesTools(st)
+	p.notes = newNotesTools(st, cfg.DataDir, log)
 	if err := p.notes.SetDir(cfg.NotesDir); err != nil {
 		log.Warn("notes folder", "err", err)
 	}
@@ -222,7 +223,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	p.openQueue(ctx, cfg)
 	opts := []runtime.Option{
 		runtime.WithLogger(log), runtime.WithAsker(p.ask), runtime.WithPrompt(basePrompt()),
-		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, p, log}, organiseTools{p.queue, &p.batchesOn}), runtime.WithCheckpoint(planReminder(st))}
+		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, p, log}, organiseTools{p.queue, &p.batchesOn, p.notes}), runtime.WithCheckpoint(planReminder(st))}
 	// The MCP servers' tools reach the chats' runtime only (mcp.go); a
 	// skill that needs a server is judged against the same manager.
 	servers := p.openMCP(x.MCP)
@@ -258,6 +259,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		log.Error("starting the runtime", "err", err)
 		p.startErr = err
 	}
+	p.notes.recordWith(func(recs []notes.Recovery) { p.recordRecovered(context.WithoutCancel(ctx), recs) })
 	p.startWorkers(ctx, cfg, catalog)
 	return p, nil
 }

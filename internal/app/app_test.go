@@ -15,6 +15,7 @@ import (
 	"quire/host"
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
+	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/rag"
 )
@@ -84,10 +85,28 @@ func TestNotesFolderIsRememberedAndGivesTheTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.WaitRuns(t, s.Kernel(), sess.ID, 1)
+	evs, err := s.Kernel().Events(t.Context(), sess.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	names := offered(fake, 0)
-	for _, want := range []string{"list_notes", "move_note", "update_todos", "undo"} {
-		if !slices.Contains(names, want) {
-			t.Errorf("the model was not offered %s (tools: %v)", want, names)
+	// At num_ctx 4096 not all of them fit: the run offers those "list"
+	// needs and names the rest as left out (runtime fitTools).
+	var leftOut []string
+	for _, e := range evs {
+		if e.Type == string(event.InputReceived) {
+			p, err := event.As[event.InputReceivedPayload](event.Event{Type: event.Type(e.Type), Payload: e.Payload})
+			if err == nil && p.Caps != nil {
+				leftOut = p.Caps.LeftOut
+			}
+		}
+	}
+	if !slices.Contains(names, "list_notes") {
+		t.Errorf("the model was not offered list_notes (tools: %v)", names)
+	}
+	for _, want := range []string{"move_note", "update_todos", "undo"} {
+		if !slices.Contains(names, want) && !slices.Contains(leftOut, want) {
+			t.Errorf("the run has no %s, offered or left out (tools: %v, left out: %v)", want, names, leftOut)
 		}
 	}
 	// No document is indexed: search_docs would only take room.

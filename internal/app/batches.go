@@ -96,14 +96,17 @@ func (p *Parts) Batches() host.Batches {
 
 // organiseTools offers the conversation's organise_folder tool once the
 // queue's workers are there to take its tasks (on: startWorkers attached
-// them), never for a queue whose workers could not start.
+// them), never for a queue whose workers could not start, and only while
+// a notes folder is chosen: without one there is no folder to organise
+// (issue 32: it was offered all the same).
 type organiseTools struct {
-	q  *queue.Queue
-	on *atomic.Bool
+	q     *queue.Queue
+	on    *atomic.Bool
+	notes *notesTools
 }
 
 func (o organiseTools) Tools() []tool.Tool {
-	if o.q == nil || !o.on.Load() {
+	if o.q == nil || !o.on.Load() || (o.notes != nil && !o.notes.chosen()) {
 		return nil
 	}
 	return []tool.Tool{o.q.OrganiseTool()}

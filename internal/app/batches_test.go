@@ -8,6 +8,7 @@ import (
 	"maps"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -297,4 +298,35 @@ func waitReviewing(t *testing.T, b interface {
 		}
 	}
 	t.Fatalf("batch %s never got to review", id)
+}
+
+// TestOrganiseIsOfferedOnlyWithANotesFolder: organise_folder organises
+// the notes folder, so a conversation with none chosen is not offered it
+// (issue 32: it was), and choosing one offers it from the next run on.
+func TestOrganiseIsOfferedOnlyWithANotesFolder(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	s := openOwner(t, t.TempDir(), fake.URL())
+	defer s.Close()
+	sess, err := protocol.Run[protocol.Session](t.Context(), s.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "o"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(n int) []string {
+		if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage,
+			protocol.SendMessagePayload{Session: sess.ID, Text: "organise the folder"}); err != nil {
+			t.Fatal(err)
+		}
+		testkit.WaitRuns(t, s.Kernel(), sess.ID, n)
+		return offered(fake, n-1)
+	}
+	if names := send(1); slices.Contains(names, queue.OrganiseName) {
+		t.Fatalf("organise_folder offered with no notes folder (tools: %v)", names)
+	}
+	if err := s.Settings().SetNotesDir(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if names := send(2); !slices.Contains(names, queue.OrganiseName) {
+		t.Fatalf("organise_folder not offered with a notes folder (tools: %v)", names)
+	}
 }

@@ -137,6 +137,12 @@ func (p *Parts) recheck(ctx context.Context) {
 func (p *Parts) embeddingCheck(ctx context.Context) doctor.Check {
 	model := chosenEmbedModel(p.settings.Get())
 	s := doctor.EmbeddingState{Model: model}
+	if p.mode == Reader {
+		// A reader opens the index on its first search, and that search
+		// ranks with the vectors stored: doctor must say what it would
+		// use, not "keywords only" because nothing searched yet (issue 32).
+		p.Index(ctx)
+	}
 	p.ragMu.Lock()
 	if p.rag != nil {
 		s.InUse, s.Offline, s.Target = p.rag.Embedder(), p.rag.Offline(), p.rag.Target()

@@ -228,3 +228,69 @@ func TestTheSettingsScreenSwitchesTheEmbedder(t *testing.T) {
 		t.Errorf("saved %q, %v", saved.EmbedModel, err)
 	}
 }
+
+// TestAReadersDoctorSaysWhatSearchRanksWith: `quire doctor` with no owner
+// running (a Reader) said "search uses keywords only" while the vectors
+// stored with the last model still rank a search (issue 32): it now opens
+// the index as a search would and names them.
+func TestAReadersDoctorSaysWhatSearchRanksWith(t *testing.T) {
+	fake, dir, notes := embedFixture(t, 1)
+	clock := testkit.NewClock()
+	p, docs := openEmbedOwner(t, dir, fake.URL(), "embed-small", clock)
+	if err := docs.Add(t.Context(), []string{notes}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitIndexed(t, docs, 1)
+	waitInUse(t, docs, "ollama:embed-small")
+	p.Close()
+
+	// The chosen model is now one Ollama does not have.
+	cfg := config.Config{DataDir: dir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, EmbedModel: "embed-large"}
+	r, err := OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Reader, Extras{Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if c := embeddingLine(t, r); !strings.Contains(c.Detail, "search uses keywords and the vectors ollama:embed-small made before") {
+		t.Errorf("a reader's doctor: %+v", c)
+	}
+}
+
+// TestIndexFinishesAPendingSwitch: with another embedding model chosen
+// than the stored vectors were made with, `quire index` (an owner with no
+// documents panel running) said "nothing changed" and left the switch for
+// a window to make (issue 32); its pass now re-embeds with the chosen
+// model, as the panel would in the background.
+func TestIndexFinishesAPendingSwitch(t *testing.T) {
+	fake, dir, notes := embedFixture(t, 1)
+	fake.AddModel(embedModel("embed-large", 48))
+	clock := testkit.NewClock()
+	p, docs := openEmbedOwner(t, dir, fake.URL(), "embed-small", clock)
+	if err := docs.Add(t.Context(), []string{notes}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitIndexed(t, docs, 1)
+	waitInUse(t, docs, "ollama:embed-small")
+	p.Close()
+
+	// As `quire index` opens it: an owner, no documents panel.
+	cfg := config.Config{DataDir: dir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, EmbedModel: "embed-large"}
+	o, err := OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner, Extras{Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	idx, err := o.Index(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := idx.Embedder(); got != "ollama:embed-small" {
+		t.Fatalf("before the pass the index ranks with %q, want the stored embed-small", got)
+	}
+	if err := idx.Index(t.Context(), []string{notes}, func(protocol.IndexProgress) {}); err != nil {
+		t.Fatal(err)
+	}
+	if got := idx.Embedder(); got != "ollama:embed-large" {
+		t.Errorf("after the pass the index ranks with %q, want the chosen embed-large", got)
+	}
+}

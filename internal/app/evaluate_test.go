@@ -58,16 +58,25 @@ expect:
 
 // tightContext is tightYAML with room for today's request but less room
 // than longRules takes: the room is measured, so the scenario stays tight
-// as Quire's own system text and tools change.
+// as Quire's own system text and tools change. The tools a run offers
+// depend on the context (a small one gets those the request needs), so
+// the measure is taken again at each smaller context until it holds.
 func tightContext(t *testing.T, build eval.Builder) []byte {
 	t.Helper()
-	roomy := loadOne(t, tightYAML(8192))
-	measured := eval.RunOne(t.Context(), roomy, build, eval.Options{})
-	if !measured.Pass {
-		t.Fatalf("the scenario fails with a roomy context: %q", measured.Failures)
+	ctx := 8192
+	for range 10 {
+		measured := eval.RunOne(t.Context(), loadOne(t, tightYAML(ctx)), build, eval.Options{})
+		if !measured.Pass {
+			t.Fatalf("the scenario fails at a context of %d: %q", ctx, measured.Failures)
+		}
+		// longRules is some 250 tokens; 100 of room is enough without it.
+		next := measured.Tokens + 100
+		if next >= ctx {
+			break
+		}
+		ctx = next
 	}
-	// longRules is some 250 tokens; 100 of room is enough without it.
-	return tightYAML(measured.Tokens + 100)
+	return tightYAML(ctx)
 }
 
 func loadOne(t *testing.T, yaml []byte) eval.Scenario {

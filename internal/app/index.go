@@ -57,11 +57,22 @@ func (d documentIndex) VectorError() string { return d.idx.VectorError() }
 // Index brings the paths up to date, reporting progress.
 // A pass the disk had no room for is protocol.ErrNoSpace, the class hosts
 // give their "the disk is full" sentence.
+//
+// A switch of embedding model still pending (the settings name another
+// model than the vectors were made with, and no window or `quire serve`
+// has re-embedded yet) is finished here too: the documents are embedded
+// with the chosen model, as a host's documents panel would do in the
+// background (issue 32: `quire index` said "nothing changed" and left
+// the switch pending).
 func (d documentIndex) Index(ctx context.Context, paths []string, progress func(protocol.IndexProgress)) error {
-	err := d.idx.Index(ctx, paths, func(p rag.Progress) {
+	report := func(p rag.Progress) {
 		progress(protocol.IndexProgress{Running: p.Phase != "done", Phase: p.Phase, Total: p.Total, Done: p.Done,
 			Failed: p.Failed, Refused: p.Refused, Skipped: p.Skipped, CurrentFile: p.CurrentFile, ETAMillis: p.ETA.Milliseconds()})
-	})
+	}
+	err := d.idx.Index(ctx, paths, report)
+	if err == nil && d.idx.Target() != "" {
+		err = d.idx.Reembed(ctx, report)
+	}
 	if errors.Is(err, event.ErrNoSpace) {
 		return protocol.Classify(protocol.ErrNoSpace, err)
 	}

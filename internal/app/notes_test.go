@@ -237,7 +237,9 @@ func TestUndoOfANoteNowALinkOutIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := ownerSayingYes(t, fake, dataDir, notesDir)
-	say(t, s, "make it")
+	// Named as the tool is: at num_ctx 4096 a run offers the tools its
+	// request needs, not all of them (runtime fitTools).
+	say(t, s, "create the note")
 	made := filepath.Join(notesDir, "made.md")
 	if err := os.Remove(made); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -235,6 +236,7 @@ func changeRecord(l notes.Logged, title string, stand map[string]notes.Standing)
 	c := l.Change
 	nc := protocol.ChangeRecord{ID: c.ID, Tool: c.Tool, Kind: string(c.Kind), Path: c.Path, From: c.From, Session: l.Session, Title: title,
 		Seq: l.Seq, Time: l.Time, Diff: c.Diff(), UndoneBy: l.UndoneBy, ByYou: l.ByUser, Undoes: c.Undoes, Reverse: notes.UndoText(c), State: protocol.ChangeApplied}
+	nc.Edits = noteEdits(c)
 	switch {
 	case l.UndoneBy != "", stand[c.ID] == notes.Reverted:
 		nc.State = protocol.ChangeUndone
@@ -329,6 +331,10 @@ func refusal(c notes.Change, r *notes.Root, err error) *protocol.UndoRefusal {
 	case c.Kind == notes.KindWrite:
 		u.Reason = fmt.Sprintf("%s changed after Quire wrote it, so undoing this change would lose the later changes. See both versions to compare them, and change the note by hand if you still want it back.", c.Path)
 		u.ChangedSince = true
+	case c.Kind == notes.KindMove && len(c.Edits) > 0:
+		// The note that changed may be one whose links the move rewrote:
+		// the note tools' sentence names it.
+		u.Reason = fmt.Sprintf("Quire left everything as it is: %s.", strings.TrimSuffix(err.Error(), "."))
 	default:
 		u.Reason = fmt.Sprintf("%s changed after Quire moved or made it, so Quire left it as it is. Change it by hand if you still want it back.", c.Path)
 	}
@@ -378,11 +384,22 @@ func (n *NotesPort) Preview(ctx context.Context, name string, args json.RawMessa
 	}
 	var cut bool
 	p.Kind, p.Path, p.From, p.Diff = string(c.Kind), c.Path, c.From, c.Diff()
+	p.Edits, p.Links = noteEdits(c), c.Links()
 	p.Before, cut = clip(c.Before)
 	p.Truncated = cut
 	p.After, cut = clip(c.After)
 	p.Truncated = p.Truncated || cut
 	return p, nil
+}
+
+// noteEdits are the notes a move rewrote, each with its bounded diff (a
+// host is sent diffs, never the notes' whole texts).
+func noteEdits(c notes.Change) []protocol.NoteEdit {
+	var out []protocol.NoteEdit
+	for _, e := range c.Edits {
+		out = append(out, protocol.NoteEdit{Path: e.Path, NewPath: e.NewPath, Links: e.Links, Diff: e.Diff()})
+	}
+	return out
 }
 
 // clip bounds a note's text a host is sent to what a preview shows.

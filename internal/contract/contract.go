@@ -189,6 +189,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"UndoRefusal":          reflect.TypeFor[protocol.UndoRefusal](),
 		"NoteVersions":         reflect.TypeFor[protocol.NoteVersions](),
 		"WritePreview":         reflect.TypeFor[protocol.WritePreview](),
+		"NoteEdit":             reflect.TypeFor[protocol.NoteEdit](),
 		"Batch":                reflect.TypeFor[protocol.Batch](),
 		"BatchTask":            reflect.TypeFor[protocol.BatchTask](),
 		"Proposal":             reflect.TypeFor[protocol.Proposal](),
@@ -313,6 +314,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"TodoPlan":       reflect.TypeFor[todo.Plan](),
 		"StateReport":    reflect.TypeFor[todo.Report](),
 		"NoteChange":     reflect.TypeFor[notes.Change](),
+		"NoteFileEdit":   reflect.TypeFor[notes.FileEdit](),
 		"Citation":       reflect.TypeFor[searchdocs.Citation](),
 		"SearchDocsData": reflect.TypeFor[searchdocs.Data](),
 	})

@@ -51,6 +51,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(req.Messages) == 0 && req.KeepAlive != nil && req.KeepAlive.Duration == 0 {
+		s.loadFor(m, req.KeepAlive) // a keep-alive of zero unloads it
 		writeJSON(w, http.StatusOK, doneOnly(req.Model, "unload"))
 		return
 	}
@@ -77,6 +78,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
+	// Past its checks the request reaches the scheduler, which loads the
+	// model and keeps it for the request's keep-alive (/api/ps lists it).
+	s.loadFor(m, req.KeepAlive)
 	if len(req.Messages) == 0 {
 		writeJSON(w, http.StatusOK, doneOnly(req.Model, "load"))
 		return
@@ -114,18 +118,67 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	s.play(w, r, &req, turn, parts, produced, start)
+	if turn.Endless && len(parts) == 0 {
+		writeError(w, http.StatusInternalServerError, "fake ollama: an endless turn needs content or thinking to repeat")
+		return
+	}
+	limit, err := numPredict(req.Options)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	s.play(w, r, &req, turn, parts, produced, limit, start)
+}
+
+// EndlessCap is how many pieces the fake streams of an Endless turn when
+// the request sets no num_predict.
+const EndlessCap = 20_000
+
+// numPredict is the request's num_predict: the most tokens the runner
+// generates (each piece the fake streams is a token) before it ends the
+// reply with done_reason "length"; 0 or below means no limit, as in
+// Ollama (-1 is its default, "infinite").
+func numPredict(opts map[string]any) (int, error) {
+	v, ok := opts["num_predict"]
+	if !ok || v == nil {
+		return 0, nil
+	}
+	f, ok := v.(float64)
+	if !ok {
+		return 0, fmt.Errorf("option %q must be of type integer", "num_predict")
+	}
+	return max(int(f), 0), nil
 }
 
 // play sends the turn's messages, streamed or as one reply, and then the
 // final chunk, unless the turn fails first.
-func (s *Server) play(w http.ResponseWriter, r *http.Request, req *api.ChatRequest, turn Turn, parts []api.Message, produced int, start time.Time) {
+func (s *Server) play(w http.ResponseWriter, r *http.Request, req *api.ChatRequest, turn Turn, parts []api.Message, produced, limit int, start time.Time) {
 	stream := req.Stream == nil || *req.Stream
 	out := newNDJSON(w)
 	delay := cmp.Or(turn.Delay, s.delay)
+	n := len(parts) // pieces the model generates before its end token
+	if turn.Endless {
+		n = EndlessCap
+		if limit > 0 {
+			n = limit
+		}
+	}
+	reason := cmp.Or(turn.DoneReason, "stop")
+	// A token per chunk generated, and the end-of-sequence token, which
+	// Ollama's runner counts too (numPredicted grows before the EOS check).
+	evalTokens := cmp.Or(turn.EvalCount, produced+1)
+	if turn.Endless {
+		reason, evalTokens = "length", n
+	}
+	if limit > 0 && n >= limit {
+		// The runner ends the sequence once numPredicted reaches
+		// num_predict, before it could sample an end token: the limit is
+		// the count (runner/ollamarunner/runner.go, DoneReasonLength).
+		n, reason, evalTokens = limit, "length", limit
+	}
 	failAt := -1 // the chunk index at which the reply fails; -1 for never
 	if turn.Fail.Kind != "" && turn.Fail.Kind != FailStatus {
-		failAt = min(turn.Fail.After, len(parts))
+		failAt = min(turn.Fail.After, n)
 	}
 	evalStart := time.Now()
 	whole := api.Message{Role: "assistant"}
@@ -139,25 +192,23 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, req *api.ChatReque
 			s.abandon(out)
 			return
 		}
-		if i == len(parts) {
+		if i == n {
 			break
 		}
+		part := parts[i%len(parts)]
 		if !stream {
-			whole.Content += parts[i].Content
-			whole.Thinking += parts[i].Thinking
-			whole.ToolCalls = append(whole.ToolCalls, parts[i].ToolCalls...)
+			whole.Content += part.Content
+			whole.Thinking += part.Thinking
+			whole.ToolCalls = append(whole.ToolCalls, part.ToolCalls...)
 			continue
 		}
-		if out.line(api.ChatResponse{Model: req.Model, CreatedAt: time.Now().UTC(), Message: parts[i]}) != nil {
+		if out.line(api.ChatResponse{Model: req.Model, CreatedAt: time.Now().UTC(), Message: part}) != nil {
 			return
 		}
 	}
 
-	final := doneOnly(req.Model, cmp.Or(turn.DoneReason, "stop"))
+	final := doneOnly(req.Model, reason)
 	promptTokens := cmp.Or(turn.PromptEvalCount, EstimateTokens(req))
-	// A token per chunk generated, and the end-of-sequence token, which
-	// Ollama's runner counts too (numPredicted grows before the EOS check).
-	evalTokens := cmp.Or(turn.EvalCount, produced+1)
 	final.Metrics = api.Metrics{
 		LoadDuration:       time.Millisecond,
 		PromptEvalCount:    promptTokens,
@@ -211,7 +262,8 @@ func doneOnly(modelName, reason string) api.ChatResponse {
 // reply has empty content); and with no tools declared there is no parser
 // at all, so the model's <tool_call> text streams as content. A model with
 // a built-in parser (builtin) hands every call on. produced is how many
-// chunks the model generated, dropped calls included, for eval_count.
+// tokens the model generated, dropped calls included, for eval_count: a
+// content or thinking chunk is one, a call the tokens of its text.
 func (s *Server) messages(t Turn, thinking, builtin bool, declared []api.Tool) (out []api.Message, produced int, err error) {
 	if thinking {
 		for _, p := range t.Thinking {
@@ -224,7 +276,10 @@ func (s *Server) messages(t Turn, thinking, builtin bool, declared []api.Tool) (
 	produced = len(out)
 	index := 0 // the parser numbers the calls it hands on
 	for _, tc := range t.ToolCalls {
-		produced++
+		// The model writes the call as text its parser then reads: every
+		// token of it counts in eval_count, as Ollama's runner counts
+		// each token it samples.
+		produced += TextTokens(rawToolCall(tc))
 		args := api.NewToolCallFunctionArguments()
 		if len(tc.Arguments) > 0 {
 			if err := json.Unmarshal(tc.Arguments, &args); err != nil {
@@ -293,21 +348,47 @@ func lastUser(req *api.ChatRequest) string {
 }
 
 // EstimateTokens is the fake's stand-in for a tokenizer and chat template:
-// a quarter of the characters of every message's content, thinking and
-// tool-call arguments, rounded up, plus TemplateTokens per message for the
-// role markers a template wraps each message in, plus ToolTokens for the
-// tool declarations. The fake compares it with num_ctx, and reports it as
+// TextTokens of every message's content, thinking and tool-call
+// arguments, plus TemplateTokens per message for the role markers a
+// template wraps each message in, plus ToolTokens for the tool
+// declarations. The fake compares it with num_ctx, and reports it as
 // prompt_eval_count unless the turn says otherwise, so the count grows with
 // the request as a real one does.
 func EstimateTokens(req *api.ChatRequest) int {
-	chars := 0
+	var ascii, other int
 	for _, m := range req.Messages {
-		chars += utf8.RuneCountInString(m.Content) + utf8.RuneCountInString(m.Thinking)
+		a, o := textCounts(m.Content)
+		ascii, other = ascii+a, other+o
+		a, o = textCounts(m.Thinking)
+		ascii, other = ascii+a, other+o
 		for _, tc := range m.ToolCalls {
-			chars += utf8.RuneCountInString(tc.Function.Name) + utf8.RuneCountInString(tc.Function.Arguments.String())
+			a, o = textCounts(tc.Function.Name + tc.Function.Arguments.String())
+			ascii, other = ascii+a, other+o
 		}
 	}
-	return (chars+3)/4 + TemplateTokens*len(req.Messages) + ToolTokens(req.Tools)
+	return (ascii+3)/4 + other + TemplateTokens*len(req.Messages) + ToolTokens(req.Tools)
+}
+
+// TextTokens is how the fake's tokenizer counts text, as a byte-level
+// byte-pair tokenizer (Qwen's, Llama 3's) does to within a little: ASCII
+// prose at about four characters a token, and every character outside
+// ASCII a token of its own (a Chinese character, an accented letter; their
+// UTF-8 bytes rarely merge with a neighbour's). Real counts of Chinese run
+// from about 0.7 to 1.5 tokens a character; one is the middle.
+func TextTokens(text string) int {
+	ascii, other := textCounts(text)
+	return (ascii+3)/4 + other
+}
+
+func textCounts(text string) (ascii, other int) {
+	for _, r := range text {
+		if r < utf8.RuneSelf {
+			ascii++
+		} else {
+			other++
+		}
+	}
+	return ascii, other
 }
 
 // TemplateTokens is what the fake's template adds per message

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -39,27 +40,65 @@ func WithHeldWait(n int32) Option {
 // store is the fake's record of loaded models and partial downloads;
 // guarded by Server.mu.
 type store struct {
-	loaded  []string         // names as listed, most recently loaded first
+	loaded  []held           // most recently loaded first
 	partial map[string]int64 // bytes of each blob (by digest) already downloaded
 }
 
-// Load marks an installed model as held in memory, as a chat or an embed
-// with it leaves it in the real server; /api/ps then lists it. A name that
-// is not installed is ignored.
+// held is a model in memory until expires (zero: for ever, keep_alive < 0).
+type held struct {
+	name    string
+	expires time.Time
+}
+
+// defaultKeepAlive is how long Ollama keeps a model loaded after a
+// request that does not say (envconfig.KeepAlive's default).
+const defaultKeepAlive = 5 * time.Minute
+
+// WithClock sets what the fake reads the time from, for when a loaded
+// model's keep-alive ends (/api/ps). Default: time.Now.
+func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = now } }
+
+// Load marks an installed model as held in memory for the default
+// keep-alive, as a chat or an embed with it does in the real server (the
+// fake does so itself); /api/ps then lists it. A name that is not
+// installed is ignored.
 func (s *Server) Load(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, ok := findIn(s.models, name)
-	if !ok {
-		return
+	if m, ok := findIn(s.models, name); ok {
+		s.hold(m.Name, nil)
 	}
-	s.store.unload(m.Name)
-	s.store.loaded = append([]string{m.Name}, s.store.loaded...)
+}
+
+// hold loads name for keepAlive, as Ollama's scheduler does for each
+// request: nil is the default five minutes, a negative one for ever, zero
+// unloads it at once. The caller holds s.mu.
+func (s *Server) hold(name string, keepAlive *api.Duration) {
+	s.store.unload(name)
+	d := defaultKeepAlive
+	if keepAlive != nil {
+		d = keepAlive.Duration
+	}
+	switch {
+	case d == 0:
+		return
+	case d < 0:
+		s.store.loaded = append([]held{{name: name}}, s.store.loaded...)
+	default:
+		s.store.loaded = append([]held{{name: name, expires: s.now().Add(d)}}, s.store.loaded...)
+	}
+}
+
+// loadFor holds the installed model m after a request that reached it.
+func (s *Server) loadFor(m installed, keepAlive *api.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hold(m.Name, keepAlive)
 }
 
 func (st *store) unload(name string) {
-	for i, n := range st.loaded {
-		if n == name {
+	for i, h := range st.loaded {
+		if h.name == name {
 			st.loaded = append(st.loaded[:i], st.loaded[i+1:]...)
 			return
 		}
@@ -88,20 +127,25 @@ func (s *Server) resumeFrom(digest string) int64 {
 // details, the one that expires last first.
 func (s *Server) handlePs(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
+	now := s.now()
 	models := []api.ProcessModelResponse{}
-	for i, name := range s.store.loaded {
-		m, ok := findIn(s.models, name)
-		if !ok {
-			continue
+	for _, h := range s.store.loaded {
+		m, ok := findIn(s.models, h.name)
+		if !ok || (!h.expires.IsZero() && !now.Before(h.expires)) {
+			continue // its keep-alive ended: Ollama unloaded it
+		}
+		expires := h.expires
+		if expires.IsZero() {
+			expires = now.Add(100 * 365 * 24 * time.Hour) // kept for ever
 		}
 		models = append(models, api.ProcessModelResponse{
 			Name: m.Name, Model: m.Name, Size: m.Size, SizeVRAM: 0, Digest: m.digest(), Details: m.details(),
-			// Five minutes of keep-alive, the most recently loaded lasting longest.
-			ExpiresAt:     time.Date(2025, 1, 1, 0, 5, 0, 0, time.UTC).Add(-time.Duration(i) * time.Second),
-			ContextLength: defaultNumCtx,
+			ExpiresAt: expires, ContextLength: defaultNumCtx,
 		})
 	}
 	s.mu.Unlock()
+	// The one that expires last first, as Ollama sorts them.
+	slices.SortStableFunc(models, func(a, b api.ProcessModelResponse) int { return b.ExpiresAt.Compare(a.ExpiresAt) })
 	writeJSON(w, http.StatusOK, api.ProcessResponse{Models: models})
 }
 

@@ -53,6 +53,10 @@ func TestToolCallsAsOllamaParsesThem(t *testing.T) {
 	call := func(name string) ollamatest.ToolCall {
 		return ollamatest.ToolCall{Name: name, Arguments: json.RawMessage(`{"path":"a.md"}`)}
 	}
+	// A call counts the tokens of the text the model wrote for it.
+	ct := func(name string) int {
+		return ollamatest.TextTokens("<tool_call>\n{\"name\": \"" + name + "\", \"arguments\": {\"path\":\"a.md\"}}\n</tool_call>")
+	}
 	for _, tc := range []struct {
 		name      string
 		tools     string
@@ -61,12 +65,12 @@ func TestToolCallsAsOllamaParsesThem(t *testing.T) {
 		calls     []string // names of the tool calls handed on
 		evalCount int
 	}{
-		{"declared tool", readNote, ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{call("read_note")}}, "", []string{"read_note"}, 2},
-		{"undeclared tool is dropped", readNote, ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{call("delete_all")}}, "", nil, 2},
-		{"text before a dropped call stays", readNote, ollamatest.Turn{Content: []string{"Let me see."}, ToolCalls: []ollamatest.ToolCall{call("delete_all")}}, "Let me see.", nil, 3},
-		{"only the declared of two", readNote, ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{call("delete_all"), call("read_note")}}, "", []string{"read_note"}, 3},
+		{"declared tool", readNote, ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{call("read_note")}}, "", []string{"read_note"}, ct("read_note") + 1},
+		{"undeclared tool is dropped", readNote, ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{call("delete_all")}}, "", nil, ct("delete_all") + 1},
+		{"text before a dropped call stays", readNote, ollamatest.Turn{Content: []string{"Let me see."}, ToolCalls: []ollamatest.ToolCall{call("delete_all")}}, "Let me see.", nil, 1 + ct("delete_all") + 1},
+		{"only the declared of two", readNote, ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{call("delete_all"), call("read_note")}}, "", []string{"read_note"}, ct("delete_all") + ct("read_note") + 1},
 		{"no tools: the raw text", "", ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{call("read_note")}},
-			"<tool_call>\n{\"name\": \"read_note\", \"arguments\": {\"path\":\"a.md\"}}\n</tool_call>", nil, 2},
+			"<tool_call>\n{\"name\": \"read_note\", \"arguments\": {\"path\":\"a.md\"}}\n</tool_call>", nil, ct("read_note") + 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -51,6 +51,7 @@ type Server struct {
 	version string
 	delay   time.Duration
 	after   func(d time.Duration) <-chan time.Time // what a delay waits on (WithTimer)
+	now     func() time.Time                       // when keep-alives end (WithClock)
 
 	http    *httptest.Server
 	closing chan struct{} // closed by Close, to release hanging replies
@@ -158,6 +159,7 @@ func newServer(opts []Option) *Server {
 		version: Version,
 		closing: make(chan struct{}),
 		after:   time.After,
+		now:     time.Now,
 		ids:     rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 	}
 	for _, o := range opts {

@@ -308,7 +308,8 @@ func TestChatFailsMidStream(t *testing.T) {
 		wantLast  string // "" when the body must end in a read error
 	}{
 		{"error line", ollamatest.Failure{Kind: ollamatest.FailErrorLine, After: 2, Message: "out of memory"}, 3, `{"error":"out of memory"}`},
-		{"error line after everything", ollamatest.Failure{Kind: ollamatest.FailErrorLine, After: 99}, 4, `{"error":"model runner has unexpectedly stopped, this may be due to resource limitations or an internal error, check ollama server logs for details"}`},
+		// A runner that dies while it streams: Ollama 0.17.4's words (llm/server.go).
+		{"error line after everything", ollamatest.Failure{Kind: ollamatest.FailErrorLine, After: 99}, 4, `{"error":"an error was encountered while running the model: unexpected EOF"}`},
 		{"connection dropped", ollamatest.Failure{Kind: ollamatest.FailDrop, After: 2}, 2, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -892,5 +893,127 @@ func TestAsideComesBeforeTheScript(t *testing.T) {
 	}
 	if n := srv.Pending(); n != 0 {
 		t.Errorf("%d scripted turns left, want 0", n)
+	}
+}
+
+// TestChatHonoursNumPredict: a reply ends after num_predict pieces with
+// done_reason "length" and eval_count num_predict, as Ollama's runner ends
+// it; an endless reply (a looping model) never ends otherwise.
+func TestChatHonoursNumPredict(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		turn       ollamatest.Turn
+		options    string
+		wantPieces int
+		wantReason string
+		wantEval   int
+	}{
+		{"endless stops at num_predict", ollamatest.Turn{Content: []string{"again ", "and "}, Endless: true}, `{"num_predict":7}`, 7, "length", 7},
+		{"endless without a limit stops at the cap", ollamatest.Turn{Content: []string{"again "}, Endless: true}, `{}`, ollamatest.EndlessCap, "length", ollamatest.EndlessCap},
+		{"short reply under the limit", ollamatest.Turn{Content: []string{"a", "b"}}, `{"num_predict":5}`, 2, "stop", 3},
+		{"reply cut at the limit", ollamatest.Turn{Content: []string{"a", "b", "c"}}, `{"num_predict":2}`, 2, "length", 2},
+		{"negative is no limit", ollamatest.Turn{Content: []string{"a", "b", "c"}}, `{"num_predict":-1}`, 3, "stop", 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := thinker(t)
+			srv.Script(tt.turn)
+			resp := post(t, t.Context(), srv, "/api/chat", `{"model":"qwen3:4b","think":false,"messages":[{"role":"user","content":"hi"}],"options":`+tt.options+`}`)
+			defer resp.Body.Close()
+			got, err := lines(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got)-1 != tt.wantPieces {
+				t.Fatalf("%d pieces, want %d", len(got)-1, tt.wantPieces)
+			}
+			var final api.ChatResponse
+			if err := json.Unmarshal([]byte(got[len(got)-1]), &final); err != nil {
+				t.Fatal(err)
+			}
+			if !final.Done || final.DoneReason != tt.wantReason || final.EvalCount != tt.wantEval {
+				t.Errorf("final = done %v, reason %q, eval_count %d; want done, %q, %d", final.Done, final.DoneReason, final.EvalCount, tt.wantReason, tt.wantEval)
+			}
+		})
+	}
+}
+
+// TestPsListsWhatChatAndEmbedLoaded: as in Ollama, a chat or an embed
+// loads its model for the request's keep-alive (five minutes by default),
+// /api/ps lists it until then, and a keep-alive of zero unloads it (issue
+// 32: the fake's /api/ps stayed empty after a chat).
+func TestPsListsWhatChatAndEmbedLoaded(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	pass := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	srv := ollamatest.New(t, ollamatest.WithClock(clock))
+	srv.AddModel(ollamatest.DefaultModel())
+	srv.AddModel(ollamatest.Model{Name: "nomic-embed-text", Capabilities: []string{"embedding"}})
+	ps := func() []string {
+		resp, err := http.Get(srv.URL() + "/api/ps")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var got api.ProcessResponse
+		if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, m := range got.Models {
+			names = append(names, m.Name)
+		}
+		return names
+	}
+	do := func(path, body string) {
+		resp := post(t, t.Context(), srv, path, body)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if got := ps(); len(got) != 0 {
+		t.Fatalf("loaded before any request: %v", got)
+	}
+	do("/api/chat", `{"model":"qwen3:4b","messages":[{"role":"user","content":"hi"}]}`)
+	pass(time.Minute)
+	do("/api/embed", `{"model":"nomic-embed-text","input":"a note"}`)
+	if got := ps(); !slices.Equal(got, []string{"nomic-embed-text:latest", "qwen3:4b"}) {
+		t.Fatalf("after a chat and an embed: %v; want both, the one that expires last first", got)
+	}
+	pass(4*time.Minute + 30*time.Second)
+	if got := ps(); !slices.Equal(got, []string{"nomic-embed-text:latest"}) {
+		t.Fatalf("five minutes after the chat: %v; want only the embedder", got)
+	}
+	do("/api/embed", `{"model":"nomic-embed-text","input":"x","keep_alive":0}`)
+	if got := ps(); len(got) != 0 {
+		t.Fatalf("after keep_alive 0: %v; want nothing loaded", got)
+	}
+}
+
+// TestEvalCountOfAToolCall: a call is text the model writes token by
+// token before the parser reads it, so a tool-call reply's eval_count is
+// the tokens of that text, not one (issue 32).
+func TestEvalCountOfAToolCall(t *testing.T) {
+	t.Parallel()
+	srv := thinker(t)
+	call := ollamatest.ToolCall{ID: "c1", Name: "search_notes", Arguments: json.RawMessage(`{"query":"quarterly plan"}`)}
+	srv.Script(ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{call}})
+	resp := post(t, t.Context(), srv, "/api/chat", `{"model":"qwen3:4b","think":false,"messages":[{"role":"user","content":"hi"}],`+
+		`"tools":[{"type":"function","function":{"name":"search_notes","parameters":{"type":"object","properties":{}}}}]}`)
+	defer resp.Body.Close()
+	got, err := lines(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var final api.ChatResponse
+	if err := json.Unmarshal([]byte(got[len(got)-1]), &final); err != nil {
+		t.Fatal(err)
+	}
+	text := "<tool_call>\n{\"name\": \"search_notes\", \"arguments\": {\"query\":\"quarterly plan\"}}\n</tool_call>"
+	if want := ollamatest.TextTokens(text) + 1; final.EvalCount != want {
+		t.Errorf("eval_count = %d, want %d (the call's %d tokens and the end token)", final.EvalCount, want, want-1)
 	}
 }

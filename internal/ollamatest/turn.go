@@ -24,11 +24,22 @@ type Turn struct {
 	Content   []string   `json:"content,omitempty"`
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 
+	// Endless makes the model never emit its end token: the Content
+	// pieces stream over and over, as a looping model's do, until the
+	// request's num_predict is reached (done_reason "length", as Ollama's
+	// runner ends it), the client goes away, or the server closes. Without
+	// num_predict the real server goes on for ever (it shifts the context
+	// when it fills); the fake gives up after EndlessCap pieces with
+	// done_reason "length", so a test of a client that sets no bound fails
+	// instead of spinning.
+	Endless bool `json:"endless,omitempty"`
+
 	// DoneReason goes into the final chunk; empty means "stop".
 	DoneReason string `json:"done_reason,omitempty"`
 	// PromptEvalCount and EvalCount go into the final chunk; zero means an
 	// estimate (EstimateTokens of the request, and one token per chunk the
-	// model produced, dropped calls included, plus the end token).
+	// model produced, a tool call counting the tokens of its text, dropped
+	// calls included, plus the end token).
 	PromptEvalCount int `json:"prompt_eval_count,omitempty"`
 	EvalCount       int `json:"eval_count,omitempty"`
 
@@ -79,18 +90,29 @@ type Failure struct {
 	// Status is the HTTP status of FailStatus; zero means 500.
 	Status int `json:"status,omitempty"`
 	// Message is the error text; empty means the real server's message for
-	// a crashed runner.
+	// a crashed runner: RunnerDied mid-reply (an error line after some
+	// chunks), RunnerStopped before it.
 	Message string `json:"message,omitempty"`
 }
 
-// runnerStopped is what Ollama says when its model runner dies.
-const runnerStopped = "model runner has unexpectedly stopped, this may be due to resource limitations or an internal error, check ollama server logs for details"
+// RunnerStopped is what Ollama says when its model runner is found dead
+// before a reply (llm/server.go).
+const RunnerStopped = "model runner has unexpectedly stopped, this may be due to resource limitations or an internal error, check ollama server logs for details"
+
+// RunnerDied is what Ollama 0.17.4 says when its runner dies while it
+// streams a reply: the runner's connection ends, its scanner reads an
+// unexpected EOF, and Completion answers with this (llm/server.go, "an
+// error was encountered while running the model: %s").
+const RunnerDied = "an error was encountered while running the model: unexpected EOF"
 
 func (f Failure) message() string {
-	if f.Message == "" {
-		return runnerStopped
+	switch {
+	case f.Message != "":
+		return f.Message
+	case f.Kind == FailErrorLine && f.After > 0:
+		return RunnerDied
 	}
-	return f.Message
+	return RunnerStopped
 }
 
 func (f Failure) status() int {

@@ -159,8 +159,47 @@ func (c *Compactor) Compact(ctx context.Context, in Input) ([]event.Draft, error
 		keep = min(keep, 2) // the request does not fit at all: keep less
 	}
 	tokens := fig.Tokens
+	if in.Forced {
+		// The model counted more than the window holds, whatever the
+		// estimate says (a tokenizer that counts more than it): the
+		// request must get smaller than the window, not only than itself.
+		tokens = max(tokens, fig.Window+1)
+	}
 	target := c.policy.TargetTokens(fixed, fig.Window)
 	var drafts []event.Draft
+	made := map[int64]bool{} // spans replaced by this call, by From
+	// try replaces sp by strategy and keeps the replace if it makes the
+	// request smaller; it reports whether it did.
+	try := func(strategy string, sp Span) bool {
+		draft, next, items, err := c.apply(ctx, in, strategy, sp, sized, max(target-(tokens-spanTokens(sized, sp)), 0))
+		if err != nil {
+			if !errors.Is(err, errNothing) {
+				c.log.Debug("compaction strategy failed", "session", in.Session, "strategy", strategy, "err", err)
+			}
+			return false
+		}
+		after := fixed + sum(next)
+		if after >= tokens {
+			c.log.Debug("compaction discarded", "session", in.Session, "strategy", strategy, "err", ErrNotSmaller, "before", tokens, "after", after)
+			return false
+		}
+		if items != nil {
+			// Written only for a replace that is kept, so every item in
+			// working memory stands for history the model no longer sees.
+			if err := c.memory.NoteWorking(ctx, in.Session, items, draft.Sources); err != nil {
+				c.log.Debug("working memory refused the facts", "session", in.Session, "err", err)
+				return false
+			}
+		}
+		p := draft.Payload.(event.HistoryReplacePayload)
+		p.Compaction.Trigger, p.Compaction.Figures = d.Trigger, fig
+		p.Compaction.BeforeTokens, p.Compaction.AfterTokens = tokens, after
+		draft.Payload = p
+		drafts = append(drafts, draft)
+		sized, tokens = next, after
+		made[sp.From] = true
+		return true
+	}
 	for _, strategy := range d.Strategies {
 		if tokens <= target {
 			break
@@ -171,32 +210,22 @@ func (c *Compactor) Compact(ctx context.Context, in Input) ([]event.Draft, error
 			if sp.First == sp.Last && sized[sp.First].Tokens <= c.policy.LowValueTokens {
 				continue // a short summary alone: nothing worth a model call
 			}
-			draft, next, items, err := c.apply(ctx, in, strategy, sp, sized)
-			if err != nil {
-				if !errors.Is(err, errNothing) {
-					c.log.Debug("compaction strategy failed", "session", in.Session, "strategy", strategy, "err", err)
-				}
-				continue
-			}
-			after := fixed + sum(next)
-			if after >= tokens {
-				c.log.Debug("compaction discarded", "session", in.Session, "strategy", strategy, "err", ErrNotSmaller, "before", tokens, "after", after)
-				continue
-			}
-			if items != nil {
-				// Written only for a replace that is kept, so every item in
-				// working memory stands for history the model no longer sees.
-				if err := c.memory.NoteWorking(ctx, in.Session, items, draft.Sources); err != nil {
-					c.log.Debug("working memory refused the facts", "session", in.Session, "err", err)
-					continue
-				}
-			}
-			p := draft.Payload.(event.HistoryReplacePayload)
-			p.Compaction.Trigger, p.Compaction.Figures = d.Trigger, fig
-			p.Compaction.BeforeTokens, p.Compaction.AfterTokens = tokens, after
-			draft.Payload = p
-			drafts = append(drafts, draft)
-			sized, tokens = next, after
+			try(strategy, sp)
+		}
+	}
+	// Still too big: one message alone takes too much of the window (a
+	// reply that ran away, text where a character is a token), wherever
+	// it is — the recent tail too. It is summarised, or else cut, on its
+	// own; only the latest user request is never touched.
+	for _, sp := range slices.Backward(Oversize(entries(sized), in.Session, sizes(sized), c.oversize(fixed, fig.Window))) {
+		if tokens <= target {
+			break
+		}
+		if made[sp.From] {
+			continue
+		}
+		if in.Model == nil || !try(StrategySummarise, sp) {
+			try(StrategyCut, sp)
 		}
 	}
 	if len(drafts) > 0 {
@@ -212,7 +241,7 @@ var errNothing = errors.New("nothing to compact in this span")
 
 // apply runs one strategy on one span and returns the replace draft and
 // the history as it would be after it.
-func (c *Compactor) apply(ctx context.Context, in Input, strategy string, sp Span, sized []Sized) (event.Draft, []Sized, []Item, error) {
+func (c *Compactor) apply(ctx context.Context, in Input, strategy string, sp Span, sized []Sized, room int) (event.Draft, []Sized, []Item, error) {
 	part := sized[sp.First : sp.Last+1]
 	es := entries(part)
 	var text string
@@ -228,11 +257,20 @@ func (c *Compactor) apply(ctx context.Context, in Input, strategy string, sp Spa
 		if len(dropped) == 0 {
 			return event.Draft{}, nil, nil, errNothing
 		}
+	case StrategyCut:
+		// All the room the target leaves the span, but never more than
+		// half of what it was: a cut always makes progress.
+		text, dropped = cutStub(es, max(min(room, spanTokens(sized, sp)/2), minCutTokens))
+		if len(dropped) == 0 {
+			return event.Draft{}, nil, nil, errNothing
+		}
 	case StrategySummarise, StrategyExtractFacts:
 		if in.Model == nil {
 			return event.Draft{}, nil, nil, errors.New("no model to ask")
 		}
-		budget := max(int(0.5*float64(c.Window(ctx, in.Request)))*charsPerToken, 400)
+		// The transcript, the latest request and the prompt must fit the
+		// window with room for the answer.
+		budget := max(c.Window(ctx, in.Request)/2-transcriptCap, 100)
 		tx := transcript(es, budget)
 		if l := Latest(entries(sized)); l >= 0 {
 			// What matters in the transcript depends on what the user asked.
@@ -293,6 +331,27 @@ func (c *Compactor) remember(in Input, sent provider.Request) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sent[in.Session] = sentRequest{model: sent.Model, raw: RequestTokens(sent), reported: in.ReportedSeq}
+}
+
+// minCutTokens is the least a cut leaves of a span, so it still says
+// what was there.
+const minCutTokens = 48
+
+// oversize is the size from which one message alone is too much: a
+// quarter of the room the size trigger leaves beside the fixed part.
+func (c *Compactor) oversize(fixed, window int) int {
+	room := int(min(c.policy.SizeTrigger, 1)*float64(window)) - fixed
+	return max(room/4, c.policy.LowValueTokens)
+}
+
+func spanTokens(s []Sized, sp Span) int { return sum(s[sp.First : sp.Last+1]) }
+
+func sizes(s []Sized) []int {
+	out := make([]int, len(s))
+	for i, x := range s {
+		out[i] = x.Tokens
+	}
+	return out
 }
 
 func entries(s []Sized) []history.Entry {

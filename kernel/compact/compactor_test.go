@@ -289,3 +289,65 @@ func TestAFailingModelLosesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestOneOversizeMessageIsCutOrSummarised: one message too long for the
+// window, in the recent tail compaction otherwise spares (a reply that ran
+// away, Chinese text at a token a character), is replaced on its own: by
+// a summary when a model answers, else cut to its head and tail — never
+// left, so the chat stays usable. The latest request is never touched.
+func TestOneOversizeMessageIsCutOrSummarised(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("季度计划列出了每一项任务。", 300) // about 3,900 tokens
+	tests := []struct {
+		name         string
+		withModel    bool
+		forced       bool
+		wantStrategy string
+	}{
+		{"summarised by the model", true, true, compact.StrategySummarise},
+		{"cut with no model to ask", false, true, compact.StrategyCut},
+		{"cut before a step, not only on an overflow", false, false, compact.StrategyCut},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			hist := []history.Entry{
+				entry(1, provider.RoleUser, "Write out the plan."),
+				entry(2, provider.RoleAssistant, long),
+				entry(3, provider.RoleUser, "What is the first task?"),
+			}
+			in := compact.Input{Session: "s", History: hist, Forced: tt.forced,
+				Request: provider.Request{Model: "qwen3:4b", ContextLen: 2048, Messages: messagesOf(hist)}}
+			if tt.withModel {
+				p, _ := model(t, func(string) string { return "The plan lists the tasks; the first is the budget." })
+				in.Model = p
+			}
+			drafts, err := compact.New().Compact(t.Context(), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(drafts) != 1 {
+				t.Fatalf("%d replaces, want 1", len(drafts))
+			}
+			p := drafts[0].Payload.(event.HistoryReplacePayload)
+			if p.From != 2 || p.To != 2 || p.Compaction.Strategy != tt.wantStrategy || p.Compaction.AfterTokens >= p.Compaction.BeforeTokens {
+				t.Fatalf("replace %d..%d by %s, %d -> %d tokens; want 2..2 by %s, smaller", p.From, p.To, p.Compaction.Strategy,
+					p.Compaction.BeforeTokens, p.Compaction.AfterTokens, tt.wantStrategy)
+			}
+			if p.Compaction.AfterTokens > 2048*3/4 {
+				t.Errorf("after the replace the request is %d tokens, still over the size trigger of a 2048 window", p.Compaction.AfterTokens)
+			}
+			if tt.wantStrategy == compact.StrategyCut && (!strings.Contains(p.Summary, "event 2") || !strings.HasPrefix(strings.TrimPrefix(p.Summary, "Assistant: (cut to fit the model's context; the log keeps the whole assistant message, 3900 characters, event 2) "), "季度")) {
+				t.Errorf("the cut says %q", p.Summary[:min(len(p.Summary), 300)])
+			}
+		})
+	}
+}
+
+func messagesOf(hist []history.Entry) []provider.Message {
+	out := make([]provider.Message, len(hist))
+	for i, e := range hist {
+		out[i] = e.Message
+	}
+	return out
+}

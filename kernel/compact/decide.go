@@ -18,6 +18,10 @@ const (
 	StrategyDropLogs     = "drop-logs"
 	StrategyExtractFacts = "extract-facts"
 	StrategySummarise    = "summarise"
+	// StrategyCut keeps a message's head and tail (cutStub): the last
+	// resort for one message too long for the window, which needs no
+	// model and always makes progress.
+	StrategyCut = "cut"
 )
 
 // Policy is when to compact and what to keep.
@@ -221,5 +225,26 @@ func Spans(hist []history.Entry, session string, keepRecent int) []Span {
 		add(own, min(latest, tailStart)-1, true)
 	}
 	add(max(latest+1, own), tailStart-1, false)
+	return out
+}
+
+// Oversize are the single messages of session's history that a
+// compaction may replace on their own because each takes more than over
+// tokens (sizes[i] is hist[i]'s): a user message that is not the latest
+// request, or an assistant message that called no tool (one that did
+// stays with its results). Unlike Spans, the recent tail is not spared:
+// a reply too long for the window leaves a chat unusable wherever it is.
+func Oversize(hist []history.Entry, session string, sizes []int, over int) []Span {
+	latest := Latest(hist)
+	var out []Span
+	for i, e := range hist {
+		m := e.Message
+		if e.Session != session || i == latest || sizes[i] <= over {
+			continue
+		}
+		if m.Role == provider.RoleUser || (m.Role == provider.RoleAssistant && len(m.ToolCalls) == 0) {
+			out = append(out, Span{First: i, Last: i, From: e.Seq, To: e.Seq, BeforeLatest: latest > i})
+		}
+	}
 	return out
 }

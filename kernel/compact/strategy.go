@@ -40,12 +40,14 @@ type WorkingMemory interface {
 	NoteWorking(ctx context.Context, session string, items []Item, sources []int64) error
 }
 
-// transcriptCap bounds one message in a transcript for the model: a long
-// tool log is cut in the middle, since its head and tail say what it was.
-const transcriptCap = 1200
+// transcriptCap bounds one message in a transcript for the model, in
+// tokens (about 1,200 characters of English): a long tool log or reply is
+// cut in the middle, since its head and tail say what it was.
+const transcriptCap = 300
 
-// transcript renders entries for a compaction request.
-func transcript(entries []history.Entry, budgetRunes int) string {
+// transcript renders entries for a compaction request, within budget
+// tokens.
+func transcript(entries []history.Entry, budget int) string {
 	var b strings.Builder
 	for _, e := range entries {
 		m := e.Message
@@ -72,17 +74,64 @@ func transcript(entries []history.Entry, budgetRunes int) string {
 			fmt.Fprintf(&b, "Result of %s: %s\n", m.ToolName, text)
 		}
 	}
-	return cut(b.String(), budgetRunes)
+	return cut(b.String(), budget)
 }
 
-// cut keeps the head and tail of text within n runes, marking the cut.
+// cut keeps the head and tail of text within n tokens (TextTokens),
+// marking the cut with how many characters it left out. It always makes
+// progress: a text over n comes back shorter, however few n are.
 func cut(text string, n int) string {
-	if utf8.RuneCountInString(text) <= n || n < 40 {
+	if TextTokens(text) <= n {
 		return text
 	}
 	r := []rune(text)
-	half := (n - 20) / 2
-	return string(r[:half]) + fmt.Sprintf(" […%d characters…] ", len(r)-2*half) + string(r[len(r)-half:])
+	// The share kept shrinks until head, mark and tail fit: each character
+	// is at most a token, so this ends within a few rounds.
+	for keep := min(len(r)-1, n*charsPerToken); keep > 0; keep = keep * 3 / 4 {
+		half := keep / 2
+		out := string(r[:half]) + fmt.Sprintf(" […%d characters…] ", len(r)-2*half) + string(r[len(r)-half:])
+		if TextTokens(out) <= n || half == 0 {
+			return out
+		}
+	}
+	return fmt.Sprintf("[…%d characters…]", len(r))
+}
+
+// cutStub is the cut strategy's text for a span: each message's text kept
+// at its head and tail within capTokens, saying which event holds the
+// whole. No model call: it is the strategy that always makes a span
+// smaller, for a single message too long for the window (a reply that ran
+// away, a pasted text).
+func cutStub(entries []history.Entry, capTokens int) (stub string, dropped []string) {
+	var b strings.Builder
+	per := max(capTokens/max(len(entries), 1), 16)
+	for _, e := range entries {
+		m := e.Message
+		text := m.Content
+		if IsSummary(m) {
+			text = strings.TrimPrefix(text, history.SummaryLabel)
+		}
+		short := cut(text, per)
+		if short != text {
+			what := fmt.Sprintf("%s message, %d characters, event %d", m.Role, utf8.RuneCountInString(text), e.Seq)
+			dropped = append(dropped, what)
+			short = fmt.Sprintf("(cut to fit the model's context; the log keeps the whole %s) %s", what, short)
+		}
+		switch m.Role {
+		case provider.RoleUser:
+			fmt.Fprintf(&b, "User: %s\n", short)
+		case provider.RoleAssistant:
+			if short != "" {
+				fmt.Fprintf(&b, "Assistant: %s\n", short)
+			}
+			for _, c := range m.ToolCalls {
+				fmt.Fprintf(&b, "Assistant called %s %s\n", c.Name, cut(c.Arguments, per))
+			}
+		case provider.RoleTool:
+			fmt.Fprintf(&b, "Result of %s: %s\n", m.ToolName, short)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n"), dropped
 }
 
 // ask sends one compaction request and returns the model's whole answer.

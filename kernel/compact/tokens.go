@@ -9,7 +9,10 @@ import (
 )
 
 // The raw estimate: a token is about four characters of English or code,
-// and a chat template wraps each message in a few tokens of its own (role
+// about one character of a script written without spaces (Chinese,
+// Japanese, Korean: a byte-pair tokenizer gives such a character a token of
+// its own, or more), and about two of any other letter outside ASCII; and a
+// chat template wraps each message in a few tokens of its own (role
 // markers, separators). Calibration corrects both per model.
 const (
 	charsPerToken   = 4
@@ -19,16 +22,36 @@ const (
 	// own (qwen3's template: one JSON object a line inside <tools>), about
 	// 35 characters more than the declaration's own JSON.
 	toolOverhead = 10
+	// wideFrom is where the scripts counted a token a character start
+	// (U+2E80, the CJK radicals; kana, hangul and the CJK ideographs
+	// follow).
+	wideFrom = 0x2E80
 )
+
+// TextTokens is the raw estimate of text alone (see charsPerToken).
+func TextTokens(text string) int {
+	ascii, wide, other := 0, 0, 0
+	for _, r := range text {
+		switch {
+		case r < utf8.RuneSelf:
+			ascii++
+		case r >= wideFrom:
+			wide++
+		default:
+			other++
+		}
+	}
+	return (ascii+charsPerToken-1)/charsPerToken + wide + (other+1)/2
+}
 
 // MessageTokens is the raw estimate of one message: its text, the names
 // and arguments of its tool calls, and the template's wrapping.
 func MessageTokens(m provider.Message) int {
-	chars := utf8.RuneCountInString(m.Content) + utf8.RuneCountInString(m.ToolName)
+	n := TextTokens(m.Content) + TextTokens(m.ToolName)
 	for _, c := range m.ToolCalls {
-		chars += utf8.RuneCountInString(c.Name) + utf8.RuneCountInString(c.Arguments)
+		n += TextTokens(c.Name) + TextTokens(c.Arguments)
 	}
-	return (chars+charsPerToken-1)/charsPerToken + messageOverhead
+	return n + messageOverhead
 }
 
 // ToolsTokens is the raw estimate of the tool declarations a request
@@ -41,13 +64,24 @@ func ToolsTokens(tools []provider.ToolSpec) int {
 	return n
 }
 
-// ToolTokens is the raw estimate of one tool declaration.
+// ToolTokens is the raw estimate of one tool declaration. JSON is
+// denser in tokens than prose (quotes, braces, colons and short keys
+// are tokens of their own): Quire's 16 tools, 10,484 bytes as Ollama
+// renders them, needed at most 2.65 bytes a token in a real Ollama 0.17.4
+// (issue 16), so ASCII here counts at 2.5 bytes a token, not 4.
 func ToolTokens(t provider.ToolSpec) int {
 	b, err := json.Marshal(t)
 	if err != nil {
 		return toolOverhead
 	}
-	return (utf8.RuneCount(b)+charsPerToken-1)/charsPerToken + toolOverhead
+	ascii := 0
+	for _, c := range b {
+		if c < utf8.RuneSelf {
+			ascii++
+		}
+	}
+	rest := TextTokens(string(b)) - (ascii+charsPerToken-1)/charsPerToken
+	return (2*ascii+4)/5 + rest + toolOverhead
 }
 
 // RequestTokens is the raw estimate of a whole request.
@@ -102,6 +136,9 @@ func (c *Calibration) Factor(model string) float64 {
 	}
 	return 1
 }
+
+// Scale is a raw estimate for model corrected by what was observed.
+func (c *Calibration) Scale(model string, raw int) int { return scale(raw, c.Factor(model)) }
 
 // scale applies a factor to a raw estimate, rounding up so that an
 // estimate never claims a request fits when it is a token over.

@@ -161,7 +161,11 @@ func (s *stepper) apply(msg Msg) {
 			s.nonsense(msg, "a budget signal arrived for no open run")
 			return
 		}
-		s.stop(event.ReasonBudget, x.Message)
+		reason := event.ReasonBudget
+		if x.Reason == event.ReasonLoop {
+			reason = event.ReasonLoop
+		}
+		s.stop(reason, x.Message)
 	case CheckpointDone:
 		s.checkpointDone(x)
 	case Tick:
@@ -274,6 +278,10 @@ func (s *stepper) startStep(first int) {
 
 func estimate(chars int) int { return (chars + 3) / 4 }
 
+// doneLength is the done reason of a reply the server cut at the
+// request's num_predict (Ollama's llm.DoneReasonLength).
+const doneLength = "length"
+
 func (s *stepper) streamFinished(x StreamFinished) {
 	if s.m.Phase != Streaming || x.RunID != s.m.Run.ID || x.Step != s.m.Run.Step {
 		s.nonsense(x, "a reply finished while none was streaming")
@@ -306,6 +314,12 @@ func (s *stepper) streamFinished(x StreamFinished) {
 		r.Calls = calls
 		s.refuseAll(tool.Cancelled, "Not run: the request ran out of its token budget.")
 		s.close(event.ReasonBudget, fmt.Sprintf("Stopped: this request used %d tokens, over its budget of %d.", r.Tokens, budget))
+		return
+	}
+	if x.DoneReason == doneLength {
+		r.Calls = calls
+		s.refuseAll(tool.Cancelled, "Not run: the reply was cut off at its length limit.")
+		s.close(event.ReasonBudget, fmt.Sprintf("Stopped: the reply reached its limit of %d tokens (the room left in the model's context, or in this request's budget) and was cut off there. What it wrote is kept; ask it to continue, or for a shorter answer.", x.OutputTokens))
 		return
 	}
 	if len(calls) == 0 && strings.TrimSpace(x.Content) == "" {

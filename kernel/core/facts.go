@@ -39,7 +39,7 @@ func MsgOf(e event.Event) (msg Msg, ok bool, err error) {
 			}
 		}
 		return StreamFinished{At: at, RunID: e.RunID, Step: p.Step, Content: p.Content, Calls: calls, Invalid: invalid,
-			PromptTokens: p.Usage.PromptTokens, OutputTokens: p.Usage.OutputTokens, Interrupted: p.Interrupted}, true, nil
+			PromptTokens: p.Usage.PromptTokens, OutputTokens: p.Usage.OutputTokens, Interrupted: p.Interrupted, DoneReason: p.DoneReason}, true, nil
 	case event.StreamFailedPayload:
 		return StreamFailed{At: at, RunID: e.RunID, Step: p.Step, Class: p.Class, Message: p.Message}, true, nil
 	case event.StepRetriedPayload:
@@ -51,7 +51,7 @@ func MsgOf(e event.Event) (msg Msg, ok bool, err error) {
 	case event.CancelRequestedPayload:
 		return CancelRequested{At: at, RunID: e.RunID, Cause: p.Cause}, true, nil
 	case event.BudgetExceededPayload:
-		return BudgetExceeded{At: at, RunID: e.RunID, Message: p.Message}, true, nil
+		return BudgetExceeded{At: at, RunID: e.RunID, Message: p.Message, Reason: p.Reason}, true, nil
 	case event.CheckpointDonePayload:
 		return CheckpointDone{At: at, RunID: e.RunID, Inputs: p.Inputs}, true, nil
 	case event.ClockTickPayload:

@@ -250,7 +250,7 @@ func factOf(msg Msg) event.Draft {
 			calls = append(calls, event.ToolCall{ID: c.ID, Name: c.Name, Arguments: string(c.Arguments), Invalid: x.Invalid[c.ID]})
 		}
 		d.Type, d.RunID, d.Payload = event.AssistantMessage, x.RunID, event.AssistantMessagePayload{
-			Step: x.Step, Content: x.Content, ToolCalls: calls, DoneReason: "stop", Model: "qwen3:4b",
+			Step: x.Step, Content: x.Content, ToolCalls: calls, DoneReason: x.DoneReason, Model: "qwen3:4b",
 			Usage: event.Usage{PromptTokens: x.PromptTokens, OutputTokens: x.OutputTokens}, Interrupted: x.Interrupted}
 	case StreamFailed:
 		d.Type, d.RunID, d.Payload = event.StreamFailed, x.RunID, event.StreamFailedPayload{Step: x.Step, Class: x.Class, Message: x.Message}
@@ -263,7 +263,7 @@ func factOf(msg Msg) event.Draft {
 	case CancelRequested:
 		d.Type, d.Payload = event.CancelRequested, event.CancelRequestedPayload{Cause: x.Cause}
 	case BudgetExceeded:
-		d.Type, d.RunID, d.Payload = event.BudgetExceeded, x.RunID, event.BudgetExceededPayload{Message: x.Message}
+		d.Type, d.RunID, d.Payload = event.BudgetExceeded, x.RunID, event.BudgetExceededPayload{Message: x.Message, Reason: x.Reason}
 	case CheckpointDone:
 		d.Type, d.RunID, d.Payload = event.CheckpointDone, x.RunID, event.CheckpointDonePayload{Inputs: x.Inputs}
 	case Tick:

@@ -40,6 +40,9 @@ type StreamFinished struct {
 	PromptTokens int
 	OutputTokens int
 	Interrupted  bool
+	// DoneReason is the server's: "length" is a reply it cut at the
+	// request's num_predict.
+	DoneReason string
 }
 
 // StreamFailed: the step's reply failed and the error chain gave up (event
@@ -92,12 +95,14 @@ type CancelRequested struct {
 	Cause string
 }
 
-// BudgetExceeded: something outside the loop says the run spent too much
-// (event budget.exceeded).
+// BudgetExceeded: something outside the loop says the run spent too much,
+// or its reply runs away (event budget.exceeded); Reason is the finish
+// reason, empty for event.ReasonBudget.
 type BudgetExceeded struct {
 	At      time.Time
 	RunID   string
 	Message string
+	Reason  string
 }
 
 // CheckpointDone: the pre-close hooks ran; Inputs extend the run (event

@@ -102,6 +102,20 @@ func TestEveryRunFinishesOnceWithItsReason(t *testing.T) {
 			}
 			l.send(StreamFailed{RunID: "r1", Step: 1, Class: "cancelled", Message: "cancelled"})
 		}, event.ReasonBudget, "spent its allowance"},
+		{"a reply the server cut at num_predict ends the run, its calls not run", func(t *testing.T, l *loop) {
+			l.open("r1", "hello", capsWith())
+			step := l.send(StreamFinished{RunID: "r1", Step: 1, Content: "again and again", DoneReason: "length",
+				Calls: []tool.Call{call("c1", readTool)}, PromptTokens: 80, OutputTokens: 700})
+			refused := only[event.ToolRefusedPayload](step.Records, event.ToolRefused)
+			if len(refused) != 1 || refused[0].Status != string(tool.Cancelled) || len(cmds[RunTool](step.Cmds)) != 0 {
+				t.Fatalf("refusals %+v, cmds %v; want c1 cancelled and nothing run", refused, step.Cmds)
+			}
+		}, event.ReasonBudget, "limit of 700 tokens"},
+		{"a runaway reply stopped for repeating itself ends as a loop", func(t *testing.T, l *loop) {
+			l.open("r1", "hello", capsWith())
+			l.send(BudgetExceeded{RunID: "r1", Message: "Stopped: the reply kept repeating.", Reason: event.ReasonLoop})
+			l.send(StreamFinished{RunID: "r1", Step: 1, Content: "la la la", Interrupted: true})
+		}, event.ReasonLoop, "kept repeating"},
 		{"the same call with the same result LoopRepeats times is a loop", func(t *testing.T, l *loop) {
 			l.open("r1", "hello", capsWith(limits(func(x *event.Limits) { x.LoopRepeats = 3 })))
 			for i := range 3 {

@@ -18,3 +18,18 @@ type NoteUndonePayload struct {
 	Change any    `json:"change"`
 	Text   string `json:"text"`
 }
+
+// NoteRecovered is a move of the notes that a stop interrupted, as the
+// next start found it in its journal and rolled it back (every file as
+// before). It goes in the log of the conversation whose call made the move,
+// since that call's result never reached the log; public (the conversation
+// can say it) and not projected (the model reads the notes as they are).
+const NoteRecovered Type = "note.recovered"
+
+// NoteRecoveredPayload: Call is the tool call that made the move, Change
+// the id it would have had, Text the sentence that says what was done.
+type NoteRecoveredPayload struct {
+	Call   string `json:"call"`
+	Change string `json:"change"`
+	Text   string `json:"text"`
+}

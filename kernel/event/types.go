@@ -229,6 +229,10 @@ type Capabilities struct {
 	// the wait ended, whose tools the run is not offered.
 	ToolsWaited   []string `json:"toolsWaited,omitempty"`
 	ToolsStarting []string `json:"toolsStarting,omitempty"`
+	// LeftOut names the tools the run does not offer because all of them
+	// would not fit the model's context beside the conversation (the ones
+	// the user's request needs most were kept); the window says which.
+	LeftOut []string `json:"leftOut,omitempty"`
 	// Temperature and Think are the sampling options the user chose in
 	// Settings (unset: the model's own defaults), and AboutYou the text of
 	// "what Quire should know about you" the system text was assembled
@@ -294,8 +298,12 @@ type CancelRequestedPayload struct {
 	Cause string `json:"cause"`
 }
 
+// BudgetExceededPayload stops a run from outside the loop: the runtime
+// saw a streaming reply pass the run's budget, or repeat itself (Reason
+// ReasonLoop; empty means ReasonBudget). Message is the run's sentence.
 type BudgetExceededPayload struct {
 	Message string `json:"message"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 type CheckpointDonePayload struct {
@@ -370,7 +378,7 @@ type HistoryReplacePayload struct {
 // makes: the strategy, what triggered it, the figures it judged by, and
 // the estimated size of the whole request before and after, in tokens.
 type CompactionRecord struct {
-	Strategy     string    `json:"strategy"` // summarise, drop-logs, extract-facts
+	Strategy     string    `json:"strategy"` // summarise, drop-logs, extract-facts, cut
 	Trigger      string    `json:"trigger"`  // size, pollution, overflow
 	Figures      Pollution `json:"figures"`
 	BeforeTokens int       `json:"beforeTokens"`
@@ -472,7 +480,8 @@ var specs = map[Type]spec{
 	MemoryForget:   specOf[MemoryForgetPayload](Internal, false, false),
 	MemoryReview:   specOf[MemoryReviewPayload](Internal, false, false),
 
-	NoteUndone: specOf[NoteUndonePayload](Public, false, false),
+	NoteUndone:    specOf[NoteUndonePayload](Public, false, false),
+	NoteRecovered: specOf[NoteRecoveredPayload](Public, false, false),
 
 	EvolutionSignal:     specOf[EvolutionSignalPayload](Internal, false, false),
 	EvolutionObserved:   specOf[EvolutionObservedPayload](Internal, false, false),

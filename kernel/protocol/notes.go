@@ -81,6 +81,8 @@ type ChangeRecord struct {
 	// Reverse is the whole question an undo of it asks: the exact reverse
 	// (what comes back, what is discarded), shown before the user says yes.
 	Reverse string `json:"reverse"`
+	// Edits are the notes a move rewrote the links of, each with its diff.
+	Edits []NoteEdit `json:"edits,omitempty"`
 }
 
 // ChangeList is every change by Quire, newest first, across conversations;
@@ -156,4 +158,18 @@ type WritePreview struct {
 	Limit     int     `json:"limit"`
 	Truncated bool    `json:"truncated,omitempty"`
 	Refused   string  `json:"refused,omitempty"`
+	// Edits are the notes a move would rewrite the links of, each with its
+	// diff; Links counts the links in all.
+	Edits []NoteEdit `json:"edits,omitempty"`
+	Links int        `json:"links,omitempty"`
+}
+
+// NoteEdit is one note a move rewrites the links of, as a preview or a
+// record shows it: where it is (and will be, when it moves with the move),
+// how many links change and its diff, bounded like every diff.
+type NoteEdit struct {
+	Path    string `json:"path"`
+	NewPath string `json:"newPath"`
+	Links   int    `json:"links"`
+	Diff    string `json:"diff"`
 }

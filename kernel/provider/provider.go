@@ -61,6 +61,10 @@ type Request struct {
 	// (and replayed) exactly as it was.
 	Temperature *float64 `json:"temperature,omitempty"`
 	Think       *bool    `json:"think,omitempty"`
+	// NumPredict, when above zero, is the most tokens the reply may have
+	// (Ollama's num_predict): the server ends it there with done reason
+	// "length", so a model that never stops still ends. Zero: no bound.
+	NumPredict int `json:"numPredict,omitempty"`
 	// Host is the address of the server the request must reach (a run's
 	// frozen one, event.Capabilities.Host); empty, the adapter's current
 	// address. It says where the request goes, not what it says: it is

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"quire/kernel/core"
@@ -41,7 +42,8 @@ const ContinueText = "Your previous reply was cut off before it was finished. Co
 
 // continuable are the ends of a run that a continue may pick up after: the
 // run stopped before the model had finished (a kill, a failure, a Stop).
-var continuable = []string{event.ReasonInterrupted, event.ReasonError, event.ReasonCancelled}
+// A reply cut at its length limit (budget) may be continued too.
+var continuable = []string{event.ReasonInterrupted, event.ReasonError, event.ReasonCancelled, event.ReasonBudget}
 
 // edit branches session from just before the user message at seq, with
 // text as the branch's first input.
@@ -284,12 +286,21 @@ func (r *Runtime) continueRun(ctx context.Context, session string, once *event.O
 	if err != nil {
 		return nil, err
 	}
-	if s.model().Open() {
-		return nil, ErrRunGoing
-	}
 	fins, err := r.store.EventsOfType(ctx, session, event.RunFinished)
 	if err != nil {
 		return nil, err
+	}
+	// Read from the log, not the session's Model: a run whose run.finished
+	// is in the log has ended, even while its owner is still taking the
+	// step that wrote it (the continue's input queues behind it).
+	if s.model().Open() {
+		starts, err := r.store.EventsOfType(ctx, session, event.RunStarted)
+		if err != nil {
+			return nil, err
+		}
+		if len(starts) > len(fins) {
+			return nil, ErrRunGoing
+		}
 	}
 	if len(fins) == 0 {
 		return nil, ErrNothingToContinue
@@ -305,7 +316,37 @@ func (r *Runtime) continueRun(ctx context.Context, session string, once *event.O
 	if !ok {
 		return nil, fmt.Errorf("%w (it ended %s)", ErrNothingToContinue, last.Reason)
 	}
+	// A run that stopped before the model wrote anything (a missing
+	// model, a refusal) has no reply to continue: asking to go on with
+	// nothing would only send the request again under another name.
+	if cut, err := r.cutOff(ctx, session, fins[len(fins)-1].RunID); err != nil || !cut {
+		if err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w (the model wrote nothing before it stopped; send your message again instead)", ErrNothingToContinue)
+	}
 	return r.input(ctx, session, ContinueText, core.FollowUp, event.KindContinue, once)
+}
+
+// cutOff reports whether run's last reply is one the run cut off: text or
+// thinking, marked interrupted (a Stop, a failure, a crash) or ended by
+// the server at its num_predict (done reason "length").
+func (r *Runtime) cutOff(ctx context.Context, session, run string) (bool, error) {
+	evs, err := r.store.EventsOfType(ctx, session, event.AssistantMessage)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range slices.Backward(evs) {
+		if e.RunID != run {
+			continue
+		}
+		p, err := event.As[event.AssistantMessagePayload](e)
+		if err != nil {
+			return false, err
+		}
+		return (p.Content != "" || p.Thinking != "") && (p.Interrupted || p.DoneReason == "length"), nil
+	}
+	return false, nil
 }
 
 // cutReply is the reply a crash cut off in the step that was streaming, as

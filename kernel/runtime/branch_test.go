@@ -2,8 +2,10 @@ package runtime_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
+	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
@@ -407,4 +409,40 @@ func TestContinueAfterACrash(t *testing.T) {
 		t.Fatalf("after a crash the continue sent %d requests, first %q, want %q", len(reqs), transcript(reqs[0]), want)
 	}
 	sentAsRebuilt(t, h2.rt, h2.k, s.ID, 0) // the crashed request and the continue: only this session used the fake
+}
+
+// TestContinueNeedsAReplyToContinue: a run that failed before the model
+// wrote anything has nothing to continue, so the continue is refused
+// saying to send the message again (issue 32: it was accepted); a reply
+// the server cut at its num_predict may be continued.
+func TestContinueNeedsAReplyToContinue(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		turn  ollamatest.Turn
+		taken bool
+	}{
+		{"a failure before any reply", ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailStatus, Status: 400, Message: "invalid message"}}, false},
+		{"a reply cut off by a failure", ollamatest.Turn{Content: []string{"Once ", "upon"}, Fail: ollamatest.Failure{Kind: ollamatest.FailErrorLine, After: 2, Message: "CUDA error"}}, true},
+		{"a reply cut at its length limit", ollamatest.Turn{Content: []string{"Once ", "upon"}, DoneReason: "length"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := kit(t)
+			s := chat(t, k)
+			k.Ollama.Script(tc.turn)
+			say(t, k, s, "tell me a story", "")
+			waitRuns(t, k, s, 1)
+			k.Ollama.Script(saying(" a time."))
+			_, err := protocol.Run[protocol.SendResult](t.Context(), k.Runtime, "", protocol.ContinueRun, protocol.SessionRef{Session: s})
+			if tc.taken {
+				if err != nil {
+					t.Fatalf("the continue was refused: %v", err)
+				}
+				waitRuns(t, k, s, 2)
+				return
+			}
+			if !errors.Is(err, runtime.ErrNothingToContinue) || !strings.Contains(err.Error(), "wrote nothing") {
+				t.Fatalf("continue after a run with no reply: %v; want ErrNothingToContinue saying the model wrote nothing", err)
+			}
+		})
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -134,7 +135,7 @@ func defaultHandlers(r *Runtime) []ErrorHandler {
 			if f.Class != ClassOverflow {
 				return Verdict{}, false
 			}
-			fit := measure(f.Request, f.Trained)
+			fit := measure(f.Request, f.Trained, r.cal.Factor(f.Request.Model))
 			if r.compactor == nil || f.Attempt >= 2 {
 				return Verdict{Message: fit.sentence(false)}, true
 			}
@@ -162,7 +163,13 @@ type requestFit struct {
 	atMax                      bool // the window is the model's trained length: only another model has more
 }
 
-func measure(req provider.Request, trained int) requestFit {
+// measure makes up the requestFit of req. The figures are the raw
+// estimate corrected by factor (what the server
+// counted for this model so far); and since the server refused the
+// request, it holds more than the window whatever the estimate says: an
+// estimate that says otherwise is scaled up until it agrees, so the
+// sentence never contradicts its own numbers.
+func measure(req provider.Request, trained int, factor float64) requestFit {
 	fit := requestFit{fixed: compact.ToolsTokens(req.Tools), tools: len(req.Tools), window: req.ContextLen, first: true,
 		atMax: trained > 0 && req.ContextLen >= trained}
 	for _, m := range req.Messages {
@@ -176,6 +183,11 @@ func measure(req provider.Request, trained int) requestFit {
 			fit.said += compact.MessageTokens(m)
 		}
 	}
+	if total := float64(fit.fixed+fit.said) * factor; total > 0 && fit.window > 0 && total <= float64(fit.window) {
+		factor *= float64(fit.window+1) / total
+	}
+	fit.fixed = int(math.Ceil(float64(fit.fixed) * factor))
+	fit.said = int(math.Ceil(float64(fit.said) * factor))
 	return fit
 }
 
@@ -188,9 +200,12 @@ func (f requestFit) sentence(compacted bool) string {
 		bigger, raise = "Choose a model with a larger context.", ", or choose a model with a larger context."
 	}
 	switch {
+	case f.first && f.fixed >= f.said && f.fixed >= f.window:
+		return fmt.Sprintf("Quire's instructions and %s take about %d tokens, more than the %d this model's context holds. %s",
+			toolWords(f.tools), f.fixed, f.window, bigger)
 	case f.first && f.fixed >= f.said:
 		return fmt.Sprintf("Quire's instructions and %s take about %d tokens of the %d this model's context holds, "+
-			"which leaves too little room for your message. %s", toolWords(f.tools), f.fixed, f.window, bigger)
+			"and your message (about %d) does not fit in the %d left. %s", toolWords(f.tools), f.fixed, f.window, f.said, f.window-f.fixed, bigger)
 	case f.first:
 		with := ""
 		if f.fixed > 0 {

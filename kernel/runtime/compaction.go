@@ -20,6 +20,11 @@ type Compaction interface {
 func WithCompaction(c Compaction) Option {
 	return func(r *Runtime) {
 		r.compaction = c
+		if k, ok := c.(interface{ Calibration() *compact.Calibration }); ok {
+			// One lesson per model: what a step's report teaches the
+			// runtime, the compaction's estimates use too.
+			r.cal = k.Calibration()
+		}
 		if r.compactor == nil {
 			r.compactor = func(ctx context.Context, session string) error {
 				r.mu.Lock()

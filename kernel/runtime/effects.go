@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"quire/kernel/compact"
 	"quire/kernel/core"
 	"quire/kernel/event"
 	"quire/kernel/history"
@@ -105,11 +106,20 @@ func (s *session) stream(x core.StartStream) {
 	var reply, thinking strings.Builder
 	var calls []event.ToolCall
 	var final provider.Chunk
+	m := s.model()
+	// The prompt is counted as the server last counted one (it grows from
+	// step to step) or as estimated, whichever is more.
+	raw := compact.RequestTokens(req)
+	watch := runawayWatch{budget: caps.Limits.TokenBudget, spent: m.Run.Tokens + max(m.LastPromptTokens, s.r.cal.Scale(req.Model, raw))}
+	var runaway *errRunaway
 	err = s.r.model.Stream(ctx, req, func(c provider.Chunk) error {
 		if c.Content != "" || c.Thinking != "" {
 			reply.WriteString(c.Content)
 			thinking.WriteString(c.Thinking)
 			batcher.add(fact(event.AssistantDelta, s.r.now(), runID, event.AssistantDeltaPayload{Content: c.Content, Thinking: c.Thinking}))
+			if runaway = watch.add(c.Content, c.Thinking); runaway != nil {
+				return runaway
+			}
 		}
 		for _, tc := range c.ToolCalls {
 			if tc.ID == "" {
@@ -127,10 +137,24 @@ func (s *session) stream(x core.StartStream) {
 	msg := event.AssistantMessagePayload{Step: x.Step, Content: reply.String(), Thinking: thinking.String(), ToolCalls: calls,
 		Model: caps.Model, DoneReason: final.DoneReason, Usage: event.Usage(final.Usage)}
 	if err == nil {
+		// The server's count of this very request teaches the model's
+		// tokenizer to every later estimate (fitTools, the overflow
+		// sentence, the compaction).
+		s.r.cal.Observe(req.Model, raw, final.Usage.PromptTokens)
 		s.report(fact(event.AssistantMessage, s.r.now(), runID, msg))
 		return
 	}
 	partial := msg.Content != "" || msg.Thinking != ""
+	if runaway != nil {
+		// The stop comes first, so the run is stopping when the cut reply
+		// arrives and closes with the stop's reason and sentence; the reply
+		// is kept, marked as cut off.
+		msg.Interrupted, msg.ToolCalls = true, nil
+		msg.Usage.OutputTokens = watch.tokens
+		s.report(fact(event.BudgetExceeded, s.r.now(), runID, event.BudgetExceededPayload{Message: runaway.message, Reason: runaway.reason}),
+			fact(event.AssistantMessage, s.r.now(), runID, msg))
+		return
+	}
 	var facts []event.Draft
 	if partial {
 		// What the user already saw stays in the conversation, marked as cut off.
@@ -254,16 +278,69 @@ func (r *Reader) build(ctx context.Context, session, run string, seq int64, caps
 	}
 	b.req = provider.Request{Model: caps.Model, Messages: all, ContextLen: caps.NumCtx,
 		Temperature: caps.Temperature, Think: caps.Think, Host: caps.Host}
-	if len(caps.Tools) == 0 {
-		return b, nil
+	if len(caps.Tools) > 0 {
+		if b.toolsDropped, err = r.toolsDropped(ctx, session, run, seq); err != nil {
+			return b, err
+		}
 	}
-	if b.toolsDropped, err = r.toolsDropped(ctx, session, run, seq); err != nil || b.toolsDropped {
+	if !b.toolsDropped {
+		for _, d := range caps.Tools {
+			b.req.Tools = append(b.req.Tools, provider.ToolSpec{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
+		}
+	}
+	used, err := r.runTokens(ctx, session, run, seq)
+	if err != nil {
 		return b, err
 	}
-	for _, d := range caps.Tools {
-		b.req.Tools = append(b.req.Tools, provider.ToolSpec{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
-	}
+	b.req.NumPredict = replyBound(caps, compact.RequestTokens(b.req), used)
 	return b, nil
+}
+
+// minReply is the least num_predict a window's room gives a reply: a
+// window nearly full still lets the model say something (Ollama shifts
+// the context to make room); only the budget may bound it lower.
+const minReply = 256
+
+// replyBound is the num_predict of a request whose prompt is estimated at
+// prompt tokens, in a run that used used tokens before it: the room the
+// window leaves after the prompt (at least minReply), and never more than
+// what the run's token budget has left, so that a model that never stops
+// is ended by the server at the bound (done reason "length"). It reads
+// only the frozen capabilities and the log, so a replay sends the same;
+// 0 (no bound) when the run has neither window nor budget.
+func replyBound(caps event.Capabilities, prompt, used int) int {
+	n := 0
+	if caps.NumCtx > 0 {
+		n = max(caps.NumCtx-prompt, minReply)
+	}
+	if budget := caps.Limits.TokenBudget; budget > 0 {
+		left := max(budget-used-prompt, 1)
+		if n == 0 || left < n {
+			n = left
+		}
+	}
+	return n
+}
+
+// runTokens is what the run's replies logged before seq used (prompt and
+// output, as the server reported them): the same sum as core.Run.Tokens.
+func (r *Reader) runTokens(ctx context.Context, session, run string, seq int64) (int, error) {
+	evs, err := r.store.EventsOfType(ctx, session, event.AssistantMessage)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range evs {
+		if e.RunID != run || e.Seq > seq {
+			continue
+		}
+		p, err := event.As[event.AssistantMessagePayload](e)
+		if err != nil {
+			return 0, err
+		}
+		n += p.Usage.PromptTokens + p.Usage.OutputTokens
+	}
+	return n, nil
 }
 
 // toolsDropped reports whether the run was retried without tools (the

@@ -1,11 +1,16 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"slices"
+	"strings"
 	"time"
 
+	"quire/kernel/compact"
 	"quire/kernel/event"
+	"quire/kernel/provider"
+	"quire/kernel/tool"
 )
 
 // ModelCatalog says what the installed models can do (Ollama's /api/show
@@ -122,4 +127,78 @@ func (r *Runtime) refusesTools(model string) {
 		r.noTools = map[string]bool{}
 	}
 	r.noTools[model] = true
+}
+
+// toolShare is the most of the context the tool declarations may take:
+// the rest is for Quire's instructions, the conversation and the reply.
+// Quire's whole set (issue 32: 17 tools, 7 KB and more of JSON) takes more
+// than the whole of a 4,096-token context as a real tokenizer counts it,
+// and a little over half of the default 8,192, which still holds it all.
+const toolShare = 0.6
+
+// fitTools keeps the tools the run's task needs when all of them would
+// take more than toolShare of the context, and names the rest in
+// LeftOut: a small model still gets the tools to do what was asked, not
+// a refusal. Sizes are the raw estimate corrected by what the server
+// counted for the model so far (Calibration). The choice is frozen in the
+// snapshot, so a replay offers the same.
+func (r *Runtime) fitTools(caps *event.Capabilities, task string) {
+	if caps.NumCtx <= 0 || len(caps.Tools) == 0 {
+		return
+	}
+	room := int(toolShare * float64(caps.NumCtx))
+	sizes := make([]int, len(caps.Tools))
+	total := 0
+	for i, d := range caps.Tools {
+		sizes[i] = r.cal.Scale(caps.Model, compact.ToolTokens(provider.ToolSpec{Name: d.Name, Description: d.Description, Parameters: d.Parameters}))
+		total += sizes[i]
+	}
+	if total <= room {
+		return
+	}
+	order := make([]int, len(caps.Tools))
+	needs := make([]int, len(caps.Tools))
+	for i, d := range caps.Tools {
+		order[i], needs[i] = i, need(d, task)
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(needs[b], needs[a]), cmp.Compare(sizes[a], sizes[b]))
+	})
+	keep := make([]bool, len(caps.Tools))
+	used := 0
+	for _, i := range order {
+		if used+sizes[i] <= room {
+			keep[i], used = true, used+sizes[i]
+		}
+	}
+	var kept []event.ToolDecl
+	for i, d := range caps.Tools {
+		if keep[i] {
+			kept = append(kept, d)
+		} else {
+			caps.LeftOut = append(caps.LeftOut, d.Name)
+		}
+	}
+	caps.Tools = kept
+}
+
+// need is how much a request's text asks for a tool: 2 for each word of
+// its name the text uses (by its first five letters: "moving" asks for
+// move_note, "notes" for every note tool), and 1 for a tool that only
+// reads, which almost every task starts with.
+func need(d event.ToolDecl, task string) int {
+	text := strings.ToLower(task)
+	n := 0
+	if tool.Effect(d.Effects)&^tool.ReadFs == 0 {
+		n++
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(d.Name), func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+		if len(w) < 3 {
+			continue
+		}
+		if strings.Contains(text, w[:min(len(w), 5)]) {
+			n += 2
+		}
+	}
+	return n
 }

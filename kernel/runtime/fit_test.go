@@ -206,7 +206,9 @@ func TestEmptyReplyGetsANoteThenASentence(t *testing.T) {
 // sentence counts against it and does not suggest a longer context (Settings
 // cannot give more); a replay rebuilds the request from the snapshot.
 func TestContextIsCappedAtTheTrainedLength(t *testing.T) {
-	big := &fakeTool{spec: tool.Spec{Name: "big", Description: strings.Repeat("a very long description. ", 400)}, run: replying("")}
+	// A message too long for either context: tools too big for it would
+	// be left out of the run (fitTools) rather than overflow.
+	long := strings.Repeat("a very long message. ", 2000)
 	for _, tc := range []struct {
 		name    string
 		catalog bool
@@ -215,16 +217,16 @@ func TestContextIsCappedAtTheTrainedLength(t *testing.T) {
 		holds   string
 		raise   bool // the sentence suggests raising the context length
 	}{
-		{"the catalog says the trained length", true, 2048, 2048, "of the 2048 ", false},
-		{"nobody says it", false, 8192, 0, "of the 8192 ", true},
+		{"the catalog says the trained length", true, 2048, 2048, "the context holds 2048.", false},
+		{"nobody says it", false, 8192, 0, "the context holds 8192.", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			k := fitKit(t, "small:2k", tc.catalog, withTools(big))
+			k := fitKit(t, "small:2k", tc.catalog)
 			m := ollamatest.DefaultModel()
 			m.Name, m.ContextLength = "small:2k", 2048
 			k.Ollama.AddModel(m)
 			s := chat(t, k)
-			say(t, k, s, "hi", "")
+			say(t, k, s, long, "")
 			evs := waitRuns(t, k, s, 1)
 			caps := capsOf(t, evs)
 			if len(caps) != 1 || caps[0].NumCtx != tc.numCtx || caps[0].Trained != tc.trained {
@@ -242,5 +244,61 @@ func TestContextIsCappedAtTheTrainedLength(t *testing.T) {
 			}
 			rebuiltAsSent(t, k, s)
 		})
+	}
+}
+
+// TestToolsThatDoNotFitAreLeftOut: when the tool declarations would take
+// more than their share of a small context, the run keeps the tools its
+// request needs and names the rest in its snapshot (the window says
+// which), instead of a first message refused with "too little room"; and
+// the sizes are what the server counted for the model, learnt from its
+// prompt_eval_count, not the four-characters-a-token guess alone.
+func TestToolsThatDoNotFitAreLeftOut(t *testing.T) {
+	mk := func(name string, effects tool.Effect) *fakeTool {
+		return &fakeTool{spec: tool.Spec{Name: name, Description: strings.Repeat("What this tool does, at length. ", 12), Effects: effects}, run: replying("done")}
+	}
+	tools := []*fakeTool{mk("move_note", tool.WriteFs), mk("tag_note", tool.WriteFs), mk("read_file", tool.ReadFs),
+		mk("delete_note", tool.WriteFs), mk("remember", tool.WriteMemory), mk("fetch_page", tool.Net)}
+	var opts []runtime.Option
+	for _, tl := range tools {
+		opts = append(opts, withTools(tl))
+	}
+	k := kit(t, opts...)
+	// Each declaration is about 120 tokens by the raw estimate: 40% of a
+	// 1,024-token context holds three of the seven (with the kit's own).
+	k.Runtime.SetSettings(settings(func(s *runtime.Settings) { s.NumCtx = 1024 }))
+	s := chat(t, k)
+	say(t, k, s, "Please move the plan into the archive.", "")
+	evs := waitRuns(t, k, s, 1)
+	caps := capsOf(t, evs)[0]
+	offered := func(c event.Capabilities) []string {
+		var out []string
+		for _, d := range c.Tools {
+			out = append(out, d.Name)
+		}
+		return out
+	}
+	if !slices.Contains(offered(caps), "move_note") || len(caps.LeftOut) == 0 || slices.Contains(caps.LeftOut, "move_note") {
+		t.Fatalf("offered %v, left out %v; want move_note offered and some left out", offered(caps), caps.LeftOut)
+	}
+	if len(caps.Tools)+len(caps.LeftOut) != len(tools) {
+		t.Fatalf("offered %v and left out %v; want every tool in one of them", offered(caps), caps.LeftOut)
+	}
+	if fin := finished(t, evs); fin.Reason != event.ReasonCompleted {
+		t.Fatalf("run finished %+v", fin)
+	}
+	if got := len(requests(k)[0].Tools); got != len(caps.Tools) {
+		t.Fatalf("the request declared %d tools, the snapshot offers %d", got, len(caps.Tools))
+	}
+
+	// The server counts this model's prompts at three times the guess:
+	// the next run, knowing it, offers fewer.
+	k.Ollama.Script(ollamatest.Turn{Content: []string{"Moved."}, PromptEvalCount: 3 * ollamatest.EstimateTokens(&requests(k)[0])})
+	say(t, k, s, "Move the notes into the archive again.", "")
+	say(t, k, s, "And once more: move the notes.", "")
+	evs = waitRuns(t, k, s, 3)
+	all := capsOf(t, evs)
+	if last := all[len(all)-1]; len(last.Tools) >= len(caps.Tools) || !slices.Contains(offered(last), "move_note") {
+		t.Fatalf("after the server counted more: offered %v (before: %v); want fewer, move_note still among them", offered(last), offered(caps))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"quire/kernel/compact"
 	"quire/kernel/core"
 	"quire/kernel/event"
 	"quire/kernel/history"
@@ -194,7 +195,11 @@ type Runtime struct {
 	sessions map[string]*session
 	damaged  map[string]string // session -> why its log cannot be read
 	noTools  map[string]bool   // models Ollama refused tools for (fit.go)
-	closing  bool
+	// cal is what the server's prompt_eval_count taught about each
+	// model's tokenizer against the raw estimate (shared with the
+	// compaction when it keeps one, WithCompaction).
+	cal     *compact.Calibration
+	closing bool
 }
 
 // New returns a Runtime over a store and a model.
@@ -213,6 +218,9 @@ func New(st Store, model provider.Provider, settings Settings, opts ...Option) *
 	r.handlers = defaultHandlers(r)
 	for _, o := range opts {
 		o(r)
+	}
+	if r.cal == nil {
+		r.cal = &compact.Calibration{}
 	}
 	r.feed = event.NewFeed(st, event.WithBound(r.queueBound))
 	if r.prompt == nil {
@@ -342,6 +350,7 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 	}
 	r.withholdTools(ctx, caps)
 	r.capContext(ctx, caps)
+	r.fitTools(caps, prompt.Request(ctx))
 	assembled, err := r.prompt.Assemble(offered(prompt.WithAboutUser(prompt.WithSession(ctx, session), s.AboutYou), *caps))
 	if err != nil {
 		return nil, nil, err

@@ -154,7 +154,8 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	// The panel's folder also holds a file Quire does not read: skipped.
 	fx.PanelDir = writeDocs(t, slowMark, map[string]string{"config.yml": "theme: dark\n"})
 	fx.HoldDir = writeFiles(t, "papers", map[string]string{"big.md": "# Big\n\nA long read " + holdMark + ".\n", "later.md": "# Later\n\nRead after big.md.\n"})
-	fx.NotesDir = writeFiles(t, "Notes", map[string]string{"inbox/a.md": "# A\n\nAn idea for the projects folder.\n", "garden.md": gardenNote})
+	// projects/plan.md links to the note the move case moves, in both forms.
+	fx.NotesDir = writeFiles(t, "Notes", map[string]string{"inbox/a.md": "# A\n\nAn idea for the projects folder.\n", "garden.md": gardenNote, "projects/plan.md": planNote})
 	fx.BatchDir = writeBatchNotes(t)
 	dist := os.DirFS(filepath.Join(frontend, "dist"))
 	main := serve(t, dist, fx.ProbePath, []string{"-data-dir", dataDir, "-ollama-host", fake.URL()}, app.Extras{

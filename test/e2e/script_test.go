@@ -63,6 +63,11 @@ const todoText = "Buy seeds\nWater the tomatoes\nPrune the roses"
 // gardenNote is the note gardenPrompt appends to, as the notes folder holds it.
 const gardenNote = "# Garden\n\n- water the basil\n"
 
+// planNote links to inbox/a.md, which the move case moves to projects/a.md:
+// the short wikilink stays (still the one note named a), the relative
+// Markdown link is rewritten to the note's new place beside it.
+const planNote = "# Plan\n\nStart from [[a]] and [the idea](../inbox/a.md).\n"
+
 // longText is what longPrompt's create_note writes: far more than a dialog
 // holds, with the line that matters last.
 var longText = func() string {

@@ -15,7 +15,8 @@ const (
 	// KindWrite: the note at Path went from Before to After (nil: absent).
 	// Undo writes Before back (removes the note when Before is nil).
 	KindWrite ChangeKind = "write"
-	// KindMove: From was renamed to Path. Undo renames it back.
+	// KindMove: From was renamed to Path, and each of Edits rewritten (the
+	// links to what moved). Undo renames it back and restores every edit.
 	KindMove ChangeKind = "move"
 	// KindMakeFolder: the folder Path was made. Undo removes it if empty.
 	KindMakeFolder ChangeKind = "mkdir"
@@ -44,6 +45,33 @@ type Change struct {
 	SHA256    string `json:"sha256,omitempty"`
 	RequestID string `json:"requestId,omitempty"` // create_note and move_note
 	Undoes    string `json:"undoes,omitempty"`    // the change an undo reverted
+	// Edits are the notes a move rewrote, in the same change (KindMove): the
+	// links to what moved, and the relative links inside it. Absent in the
+	// logs written before moves kept their links.
+	Edits []FileEdit `json:"edits,omitempty"`
+	// Made are the folders a move made for its destination, outermost
+	// first: its undo removes them again when they are left empty.
+	Made []string `json:"made,omitempty"`
+}
+
+// FileEdit is one note a move rewrote: its whole text before and after, at
+// the path it had before the move (Path) and after it (NewPath, the same
+// unless the note is among what moved).
+type FileEdit struct {
+	Path    string `json:"path"`
+	NewPath string `json:"newPath"`
+	Before  string `json:"before"`
+	After   string `json:"after"`
+	Links   int    `json:"links"` // links rewritten in it
+}
+
+// Links is how many links the change's edits rewrote.
+func (c Change) Links() int {
+	n := 0
+	for _, e := range c.Edits {
+		n += e.Links
+	}
+	return n
 }
 
 // ChangeLog finds a change by its ID. It is how undo reads the log; an

@@ -16,14 +16,19 @@ import (
 // every line of its text. Nothing is elided: the user says yes to exactly
 // what is shown, so a line hidden after the first few (a command pasted at
 // the end of a note) would be a yes to text nobody saw. How much of it a
-// dialog can show is the host's business. It reads only the call, never the
-// disk (undo's describer reads the change log; see describeUndo).
+// dialog can show is the host's business. It reads only the call, except
+// for two: undo's describer reads the change log (describeUndo), and
+// move_note's reads the notes, since the links a move rewrites depend on
+// them now (describeMove, which also holds the yes to what it showed).
 func (t *noteTool) Describe(call tool.Call) string {
 	var a map[string]any
 	if err := json.Unmarshal(call.Arguments, &a); err != nil {
 		return ""
 	}
 	desc := t.describeArgs(a)
+	if t.describeCall != nil {
+		desc = t.describeCall(call)
+	}
 	if warn := refusedName(a); warn != "" && desc != "" {
 		return warn + "\n" + desc
 	}
@@ -132,6 +137,9 @@ func UndoText(c Change) string {
 		}
 		return fmt.Sprintf("%s on %s", head, c.Path)
 	case KindMove:
+		if len(c.Edits) > 0 {
+			return fmt.Sprintf("%s: move %s back to %s, and give %s back the text they had before (- is discarded, + is restored):%s", head, c.Path, c.From, plural(len(c.Edits), "note", "notes"), editDiffs(c.Edits, true))
+		}
 		return fmt.Sprintf("%s: move %s back to %s", head, c.Path, c.From)
 	case KindMakeFolder:
 		return fmt.Sprintf("%s: remove the folder %s, if it is still empty", head, c.Path)
@@ -188,5 +196,91 @@ func compactDiff(old, new string, keep int) string {
 	if rest > 0 {
 		out = append(out, fmt.Sprintf("  … %d unchanged lines", rest))
 	}
+	return strings.Join(out, "\n")
+}
+
+// relinkText is a move with the links it rewrites, as the question and the
+// change's diff show it: the move, how many links in how many notes, then
+// each note's changed lines with a little context.
+func relinkText(from, to string, edits []FileEdit) string {
+	move := fmt.Sprintf("Move %s → %s", from, to)
+	if len(edits) == 0 {
+		return move
+	}
+	links := 0
+	for _, e := range edits {
+		links += e.Links
+	}
+	return fmt.Sprintf("%s\nand updates %s in %s:%s", move, plural(links, "link", "links"), plural(len(edits), "note", "notes"), editDiffs(edits, false))
+}
+
+// editDiffs is each edited note's diff (reverse: from after back to
+// before), headed by its path.
+func editDiffs(edits []FileEdit, reverse bool) string {
+	var b strings.Builder
+	for _, e := range edits {
+		name, old, new := e.Path, e.Before, e.After
+		if reverse {
+			old, new = new, old
+		}
+		if e.NewPath != "" && e.NewPath != e.Path {
+			name = fmt.Sprintf("%s (→ %s)", e.Path, e.NewPath)
+		}
+		fmt.Fprintf(&b, "\n\n%s:\n%s", name, lineDiff(old, new, relinkContext))
+	}
+	return b.String()
+}
+
+// relinkContext is how many unchanged lines a relinked note's diff keeps
+// around each changed line: enough to see where the link sits.
+const relinkContext = 1
+
+// lineDiff shows old → new as hunks of changed lines, each with keep
+// unchanged lines around it, when the two have the same lines but for
+// some changed in place (a rewritten link never adds or removes a line);
+// otherwise it is compactDiff.
+func lineDiff(old, new string, keep int) string {
+	a, b := strings.Split(old, "\n"), strings.Split(new, "\n")
+	if len(a) != len(b) {
+		return compactDiff(old, new, keep)
+	}
+	var out []string
+	shown := 0 // lines before this one are shown or counted
+	skip := func(to int) {
+		if to > shown {
+			out = append(out, fmt.Sprintf("  … %s", plural(to-shown, "unchanged line", "unchanged lines")))
+			shown = to
+		}
+	}
+	for i := 0; i < len(a); {
+		if a[i] == b[i] {
+			i++
+			continue
+		}
+		end := i // the run of changed lines is a[i:end]
+		for end < len(a) && a[end] != b[end] {
+			end++
+		}
+		skip(max(i-keep, shown))
+		for j := shown; j < i; j++ {
+			out = append(out, "  "+a[j])
+		}
+		for j := i; j < end; j++ {
+			out = append(out, "- "+a[j])
+		}
+		for j := i; j < end; j++ {
+			out = append(out, "+ "+b[j])
+		}
+		next := end // the context after, up to the next change
+		for next < len(a) && next < end+keep && a[next] == b[next] {
+			out = append(out, "  "+a[next])
+			next++
+		}
+		shown, i = next, next
+	}
+	if len(out) == 0 {
+		return compactDiff(old, new, keep)
+	}
+	skip(len(a))
 	return strings.Join(out, "\n")
 }

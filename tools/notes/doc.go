@@ -31,8 +31,13 @@
 // event log: an index from change id to the tool result that holds it,
 // extended only with what the log gained since it last looked.
 //
+// Moves keep links. move_note rewrites every link to what moves, and the
+// relative links inside it, as part of the same change (linker.go plans it
+// through a Linker or a scan; relink.go applies it all or nothing under a
+// journal, journal.go, which Open rolls back after a crash).
+//
 // It imports the standard library, quire/kernel/tool, quire/kernel/event
-// (the change index reads tool results) and gopkg.in/yaml.v3 (front
-// matter). It must never import a database driver, a model client, Wails,
+// (the change index reads tool results), quire/vault (the link graph and
+// what a move does to it) and gopkg.in/yaml.v3 (front matter). It must never import a database driver, a model client, Wails,
 // or any other kernel package.
 package notes

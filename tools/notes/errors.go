@@ -24,6 +24,7 @@ var (
 	ErrRequestReused = errors.New("the request id was used for a different request")
 	ErrNoChange      = errors.New("the write would change nothing")
 	ErrNotWrite      = errors.New("the tool does not change notes")
+	ErrReadOnly      = errors.New("the note cannot be written")
 )
 
 // noteError is a sentence for the model that unwraps to a sentinel.
@@ -64,6 +65,7 @@ var codes = []struct {
 	{ErrRequestReused, "request_reused"},
 	{ErrNoChange, "no_change"},
 	{ErrNotWrite, "not_write"},
+	{ErrReadOnly, "read_only"},
 	{tool.ErrInvalidArgs, "invalid_args"},
 	{context.Canceled, "cancelled"},
 	{context.DeadlineExceeded, "timeout"},

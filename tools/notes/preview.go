@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"quire/kernel/tool"
 )
@@ -23,7 +24,7 @@ func (r *Root) Preview(ctx context.Context, name string, args json.RawMessage) (
 	if len(args) > maxPreviewArgs {
 		return Change{}, fail(tool.ErrInvalidArgs, "the arguments are %s, more than the %s a preview reads", humanSize(int64(len(args))), humanSize(maxPreviewArgs))
 	}
-	dry := &Root{dir: r.dir, fs: r.fs, dry: true, newID: func() string { return "preview" }}
+	dry := &Root{dir: r.dir, fs: r.fs, dry: true, newID: func() string { return "preview" }, linker: r.linker}
 	for _, t := range Tools(dry, nil) {
 		nt := t.(*noteTool)
 		if nt.spec.Name != name {
@@ -48,7 +49,8 @@ func (r *Root) Preview(ctx context.Context, name string, args json.RawMessage) (
 }
 
 // Diff is a change as a person reads it: a unified diff of a write's lines
-// (- before, + after, unchanged lines around them), "from → to" for a move,
+// (- before, + after, unchanged lines around them), "from → to" for a move
+// (then the links it rewrote and each rewritten note's changed lines),
 // a line for a folder. Lines beyond maxDiffLines are cut, said on the last.
 func (c Change) Diff() string {
 	switch c.Kind {
@@ -68,6 +70,9 @@ func (c Change) Diff() string {
 		}
 		return bounded(compactDiff(before, after, undoContext))
 	case KindMove:
+		if len(c.Edits) > 0 {
+			return bounded(strings.TrimPrefix(relinkText(c.From, c.Path, c.Edits), "Move "))
+		}
 		return fmt.Sprintf("%s → %s", c.From, c.Path)
 	case KindMakeFolder:
 		return "+ the folder " + c.Path
@@ -76,3 +81,6 @@ func (c Change) Diff() string {
 	}
 	return ""
 }
+
+// Diff is the note's changed lines with a little context, bounded.
+func (e FileEdit) Diff() string { return bounded(lineDiff(e.Before, e.After, relinkContext)) }

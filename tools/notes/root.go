@@ -35,11 +35,36 @@ type Root struct {
 	// dry makes every write a no-op that reports success (preview.go): the
 	// tools then compute the change they would make, by their own code.
 	dry bool
+
+	linker     Linker          // plans the links a move rewrites; nil: a scan of the folder per move
+	shown      shownPlans      // the plans the moves' questions showed, by call id
+	journalDir string          // where relinking moves keep their journals; "" is journalFolder in the root
+	hook       func(applyStep) // a test's stop inside an apply (withApplyHook)
+	recovered  []Recovery      // what Open rolled back or kept
+	pid        int             // this process, named in its journals: Open never recovers a move still running here
 }
 
-// Open opens the notes folder dir, which must exist and be a directory. Close
-// it when the notes tools are no longer used.
-func Open(dir string) (*Root, error) {
+// Option is a choice Open takes.
+type Option func(*Root)
+
+// WithJournal keeps the journals of relinking moves in dir (the data
+// folder's, from the composition root) rather than in a hidden folder of
+// the notes folder, so no journal can be mistaken for a note or synced away
+// with the notes.
+func WithJournal(dir string) Option { return func(r *Root) { r.journalDir = dir } }
+
+// withApplyHook calls hook at each step of a relinking move's apply: the
+// crash test stops its child there.
+func withApplyHook(hook func(applyStep)) Option { return func(r *Root) { r.hook = hook } }
+
+// withPID names another process in the root's journals: the in-process
+// crash tests leave a journal the next Open must take for a dead process's.
+func withPID(pid int) Option { return func(r *Root) { r.pid = pid } }
+
+// Open opens the notes folder dir, which must exist and be a directory, and
+// finishes any relinking move a crash interrupted there (Recovered says
+// what it did). Close it when the notes tools are no longer used.
+func Open(dir string, opts ...Option) (*Root, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("notes: no notes folder was given")
 	}
@@ -62,7 +87,13 @@ func Open(dir string) (*Root, error) {
 	if err != nil {
 		return nil, fmt.Errorf("notes: the notes folder %s cannot be opened: %w", dir, err)
 	}
-	return &Root{dir: real, fs: fsys, newID: newChangeID}, nil
+	r := &Root{dir: real, fs: fsys, newID: newChangeID}
+	r.pid = os.Getpid()
+	for _, o := range opts {
+		o(r)
+	}
+	r.recovered = r.recoverJournals()
+	return r, nil
 }
 
 // Dir is the notes folder: absolute, with symbolic links resolved.

@@ -49,6 +49,9 @@ type noteTool struct {
 	// describe, when set, describes a call by the one id it names (undo's:
 	// the change it would revert, read from the change log).
 	describe func(id string) string
+	// describeCall, when set, describes a call by reading the disk now
+	// (move_note's: the links it would rewrite, as the notes are now).
+	describeCall func(call tool.Call) string
 }
 
 func (t *noteTool) Spec() tool.Spec { return t.spec }

@@ -140,10 +140,31 @@ func (r *Root) undoMove(c Change) (tool.Result, error) {
 			return tool.Result{}, fail(ErrChanged, "%q has changed since the change %s; move it back by hand with move_note if that is still wanted", c.Path, c.ID)
 		}
 	}
-	if err := r.moveEntry(dst.entry, src.real, folder, false); err != nil {
+	// Every note the move rewrote must still have the text it left, or the
+	// undo would lose what was written there since: then nothing changes.
+	m := &relink{id: r.newID(), from: dst.entry, to: src.real, folder: folder, made: newFolders(src)}
+	u := Change{ID: m.id, Tool: "undo", Kind: KindMove, From: dst.entry, Path: src.real, SHA256: c.SHA256, Undoes: c.ID, Made: m.made}
+	for _, e := range c.Edits {
+		now, ok := r.current(e.NewPath)
+		switch {
+		case !ok || now == nil:
+			return tool.Result{}, fail(ErrChanged, "%q, whose links the change %s rewrote, is gone or no longer a note, so the move cannot be undone whole; nothing was changed", e.NewPath, c.ID)
+		case *now != e.After:
+			return tool.Result{}, fail(ErrChanged, "%q has changed since the change %s rewrote its links, so undoing the move would lose the later changes; nothing was changed. Move it back by hand with move_note if that is still wanted", e.NewPath, c.ID)
+		}
+		m.edits = append(m.edits, noteEdit{at: e.NewPath, moved: e.Path, before: e.After, after: e.Before, links: e.Links})
+		u.Edits = append(u.Edits, FileEdit{Path: e.NewPath, NewPath: e.Path, Before: e.After, After: e.Before, Links: e.Links})
+		if e.NewPath == dst.real {
+			u.SHA256 = digest(e.Before)
+		}
+	}
+	if err := r.apply(m); err != nil {
 		return tool.Result{}, err
 	}
-	u := Change{ID: r.newID(), Tool: "undo", Kind: KindMove, From: dst.entry, Path: src.real, SHA256: c.SHA256, Undoes: c.ID}
+	r.removeMade(c.Made)
+	if len(u.Edits) > 0 {
+		return changed(u, "Undid the change %s: moved %s back to %s and gave %s back their links", c.ID, c.Path, c.From, plural(len(u.Edits), "note", "notes")), nil
+	}
 	return changed(u, "Undid the change %s: moved %s back to %s", c.ID, c.Path, c.From), nil
 }
 

@@ -215,10 +215,18 @@ func (r *Root) Standing(c Change) Standing {
 		}
 	case KindMove:
 		dst, src := r.hashAt(c.Path), r.hashAt(c.From)
+		// A moved note its own links were rewritten in had another text
+		// before: its hash there is its edit's Before's.
+		before := c.SHA256
+		for _, e := range c.Edits {
+			if e.NewPath == c.Path {
+				before = digest(e.Before)
+			}
+		}
 		switch {
-		case dst != "" && (c.SHA256 == "" || dst == c.SHA256) && src == "":
+		case dst != "" && (c.SHA256 == "" || dst == c.SHA256) && src == "" && r.edited(c.Edits, false):
 			return Applied
-		case src != "" && (c.SHA256 == "" || src == c.SHA256) && dst == "":
+		case src != "" && (before == "" || src == before) && dst == "" && r.edited(c.Edits, true):
 			return Reverted
 		}
 	case KindMakeFolder, KindRemoveFolder:
@@ -233,6 +241,21 @@ func (r *Root) Standing(c Change) Standing {
 		return Reverted
 	}
 	return ChangedSince
+}
+
+// edited reports whether every note a move rewrote has the text it left
+// (at its new path), or, reverted, the text it had (at its old one).
+func (r *Root) edited(edits []FileEdit, reverted bool) bool {
+	for _, e := range edits {
+		at, want := e.NewPath, e.After
+		if reverted {
+			at, want = e.Path, e.Before
+		}
+		if now, ok := r.current(at); !ok || now == nil || *now != want {
+			return false
+		}
+	}
+	return true
 }
 
 // Current is the note's text now (nil: there is none), for "see both

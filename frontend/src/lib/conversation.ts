@@ -150,6 +150,8 @@ export interface Item {
   retry?: string;
   /** kind 'notice': the model this run sent no tools to (the no-tools notice). */
   toolsOffModel?: string;
+  /** kind 'notice': the model and the tools left out to fit its context (the left-out notice, once per set). */
+  leftOutKey?: string;
 }
 
 /** An input that arrived and waits for a step to take it up. */
@@ -240,6 +242,24 @@ export function toolsOffText(caps: Pick<Capabilities, 'model' | 'toolsOff' | 'wi
     ? ` ${list(others)} can: choose it in Settings.`
     : ' Choose a model that can use tools in Settings to do these.';
   return why + cannot + instead;
+}
+
+function leftOutKey(model: string, leftOut: readonly string[]): string {
+  return `${model}|${leftOut.join(',')}`;
+}
+
+/**
+ * The left-out notice: all of Quire's tools would not fit the model's
+ * context, so the run offers the ones the request needs and names the rest.
+ */
+export function leftOutText(caps: Pick<Capabilities, 'model' | 'numCtx' | 'tools' | 'leftOut'>): string {
+  const left = caps.leftOut ?? [];
+  const kept = caps.tools?.length ?? 0;
+  return (
+    `All of Quire's tools would not fit ${caps.model}'s context of ${caps.numCtx.toLocaleString('en-US')} tokens, ` +
+    `so this request offers the ${kept} it needs most and leaves out ${left.length > 1 ? `${left.slice(0, -1).join(', ')} and ${left[left.length - 1]}` : left.join('')}. ` +
+    'Ask for what those do by name, or choose a model with a larger context in Settings.'
+  );
 }
 
 export function emptyConversation(session: string): Conversation {
@@ -463,6 +483,10 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
         const caps = p.caps;
         if (caps && caps.toolsOff && !items.some((it) => it.toolsOffModel === caps.model)) {
           items.push({ key: e.seq, kind: 'notice', tone: 'warn', text: toolsOffText(caps), streaming: false, toolsOffModel: caps.model });
+        }
+        const leftOut = caps?.leftOut ?? [];
+        if (caps && leftOut.length > 0 && !items.some((it) => it.leftOutKey === leftOutKey(caps.model, leftOut))) {
+          items.push({ key: e.seq, kind: 'notice', text: leftOutText(caps), streaming: false, leftOutKey: leftOutKey(caps.model, leftOut) });
         }
         const inputId = str(p.inputId);
         if (pending.some((x) => x.inputId === inputId && inputId !== '')) break;

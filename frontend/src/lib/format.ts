@@ -40,6 +40,7 @@ const STRATEGY_LABEL: Readonly<Record<string, string>> = {
   summarise: 'summarised',
   'drop-logs': 'long tool output dropped',
   'extract-facts': 'facts moved to working memory',
+  cut: 'a long message cut to fit',
 };
 
 const TRIGGER_LABEL: Readonly<Record<string, string>> = {

@@ -88,6 +88,28 @@ export function diffLines(text: string): { text: string; kind: 'add' | 'del' | '
   return text.split('\n').map((l) => ({ text: l, kind: l.startsWith('+ ') ? 'add' : l.startsWith('- ') ? 'del' : 'ctx' }));
 }
 
+/**
+ * A move's question cut into what it approves: the head (the move, and "and
+ * updates N links in M notes:") and each note whose links it rewrites, with
+ * that note's diff, so the card can fold each note on its own. Go writes the
+ * notes as blank-line-separated parts headed "path:" (tools/notes
+ * relinkText), and every diff line starts with a marker ("  ", "- ", "+ "),
+ * so a blank line only ever separates notes. Any other text, or one that
+ * does not read that way, is all head: nothing is ever dropped.
+ */
+export function movedNotes(text: string): { head: string; notes: { title: string; diff: string }[] } {
+  const parts = text.split('\n\n');
+  if (parts.length < 2 || !/\nand updates \d+ links? in \d+ notes?:$/.test(parts[0])) return { head: text, notes: [] };
+  const notes: { title: string; diff: string }[] = [];
+  for (const part of parts.slice(1)) {
+    const nl = part.indexOf('\n');
+    const title = nl < 0 ? part : part.slice(0, nl);
+    if (nl < 0 || !title.endsWith(':')) return { head: text, notes: [] };
+    notes.push({ title: title.slice(0, -1), diff: part.slice(nl + 1) });
+  }
+  return { head: parts[0], notes };
+}
+
 /** A byte count as a person reads it. */
 export function kb(n: number): string {
   return n < 1024 ? `${n} bytes` : `${Math.round(n / 1024)} KB`;

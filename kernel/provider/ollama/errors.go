@@ -95,11 +95,14 @@ func (p *Provider) classify(err error, modelName string, host fmt.Stringer) erro
 
 // runnerStopped recognises Ollama 0.17's words for a model runner that died
 // (llm/server.go): at load, "llama runner process has terminated" or "…no
-// longer running" (a 500); mid-reply, "model runner has unexpectedly
-// stopped" (an error line). Ollama starts a new runner on the next request.
+// longer running" (a 500); found dead, "model runner has unexpectedly
+// stopped"; dying mid-reply, "an error was encountered while running the
+// model: unexpected EOF" (an error line: the runner's connection ended).
+// Ollama starts a new runner on the next request.
 func runnerStopped(err error) bool {
 	msg := err.Error()
-	for _, s := range []string{"llama runner process has terminated", "llama runner process no longer running", "model runner has unexpectedly stopped"} {
+	for _, s := range []string{"llama runner process has terminated", "llama runner process no longer running", "model runner has unexpectedly stopped",
+		"an error was encountered while running the model: unexpected EOF"} {
 		if strings.Contains(msg, s) {
 			return true
 		}

@@ -145,11 +145,14 @@ func chatRequest(req provider.Request) (*api.ChatRequest, error) {
 		}
 		chat.Tools = append(chat.Tools, t)
 	}
-	if req.ContextLen > 0 || req.Temperature != nil {
+	if req.ContextLen > 0 || req.Temperature != nil || req.NumPredict > 0 {
 		chat.Options = map[string]any{}
 	}
 	if req.ContextLen > 0 {
 		chat.Options["num_ctx"] = req.ContextLen
+	}
+	if req.NumPredict > 0 {
+		chat.Options["num_predict"] = req.NumPredict
 	}
 	if req.Temperature != nil {
 		chat.Options["temperature"] = *req.Temperature

@@ -105,18 +105,21 @@ func TestStreamDeliversThinkingContentToolCallsAndUsage(t *testing.T) {
 func TestStreamSendsTruncateFalseAndNumCtx(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name       string
-		contextLen int
-		wantNumCtx string // raw JSON of options.num_ctx; "" for no options
+		name           string
+		contextLen     int
+		numPredict     int
+		wantNumCtx     string // raw JSON of options.num_ctx; "" for no options
+		wantNumPredict string // raw JSON of options.num_predict; "" for none
 	}{
-		{"with a context length", 8192, "8192"},
-		{"without one", 0, ""},
+		{"with a context length", 8192, 0, "8192", ""},
+		{"without one", 0, 0, "", ""},
+		{"with a bound on the reply", 8192, 700, "8192", "700"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv, p := fake(t)
 			req := hello("qwen3:4b")
-			req.ContextLen = tc.contextLen
+			req.ContextLen, req.NumPredict = tc.contextLen, tc.numPredict
 			if _, err := collect(t, t.Context(), p, req); err != nil {
 				t.Fatal(err)
 			}
@@ -131,6 +134,9 @@ func TestStreamSendsTruncateFalseAndNumCtx(t *testing.T) {
 			json.Unmarshal(body["options"], &opts)
 			if got := string(opts["num_ctx"]); got != tc.wantNumCtx {
 				t.Errorf("options.num_ctx = %q, want %q (options %s)", got, tc.wantNumCtx, body["options"])
+			}
+			if got := string(opts["num_predict"]); got != tc.wantNumPredict {
+				t.Errorf("options.num_predict = %q, want %q (options %s)", got, tc.wantNumPredict, body["options"])
 			}
 		})
 	}
@@ -313,6 +319,17 @@ func TestStreamFailures(t *testing.T) {
 			want:     provider.ErrServer,
 			also:     provider.ErrRunnerStopped,
 			wantText: []string{"model runner of Ollama", "unexpectedly stopped"},
+		},
+		{
+			// Ollama 0.17.4's words when the runner dies while it streams
+			// (issue 32: Quire classed them as a plain server failure).
+			name:       "error line: the runner died mid-reply",
+			turn:       &ollamatest.Turn{Content: []string{"One ", "two "}, Fail: ollamatest.Failure{Kind: ollamatest.FailErrorLine, After: 2}},
+			req:        hello("qwen3:4b"),
+			want:       provider.ErrServer,
+			also:       provider.ErrRunnerStopped,
+			wantText:   []string{"model runner of Ollama", "unexpected EOF"},
+			wantChunks: []provider.Chunk{{Content: "One "}, {Content: "two "}},
 		},
 		{
 			name:     "model missing",

@@ -578,6 +578,8 @@ export interface ChangeRecord {
    * (what comes back, what is discarded), shown before the user says yes.
    */
   reverse: string;
+  /** Edits are the notes a move rewrote the links of, each with its diff. */
+  edits?: NoteEdit[];
 }
 
 /** Check is one line of the report. Remedy says what to do when OK is false. */
@@ -597,6 +599,12 @@ export interface Check {
    * ActionDownload or ActionSettings; "" offers nothing.
    */
   action?: CheckAction;
+  /**
+   * Warn marks a check that passed with a limit the user should know
+   * of (a chat model that cannot use tools still chats): OK stays true,
+   * the terminal prints "warn" and the Remedy.
+   */
+  warn?: boolean;
 }
 
 /**
@@ -1079,6 +1087,18 @@ export interface ModelsState {
   pulls: PullProgress[] | null;
   /** why the installed list could not be read (Ollama down) */
   error?: string;
+}
+
+/**
+ * NoteEdit is one note a move rewrites the links of, as a preview or a
+ * record shows it: where it is (and will be, when it moves with the move),
+ * how many links change and its diff, bounded like every diff.
+ */
+export interface NoteEdit {
+  path: string;
+  newPath: string;
+  links: number;
+  diff: string;
 }
 
 /**
@@ -1641,6 +1661,12 @@ export interface WritePreview {
   limit: number;
   truncated?: boolean;
   refused?: string;
+  /**
+   * Edits are the notes a move would rewrite the links of, each with its
+   * diff; Links counts the links in all.
+   */
+  edits?: NoteEdit[];
+  links?: number;
 }
 
 /**
@@ -1668,8 +1694,14 @@ export interface AssistantMessagePayload {
   interrupted?: boolean;
 }
 
+/**
+ * BudgetExceededPayload stops a run from outside the loop: the runtime
+ * saw a streaming reply pass the run's budget, or repeat itself (Reason
+ * ReasonLoop; empty means ReasonBudget). Message is the run's sentence.
+ */
 export interface BudgetExceededPayload {
   message: string;
+  reason?: string;
 }
 
 export interface CancelRequestedPayload {
@@ -1879,6 +1911,16 @@ export interface ModelConsultedPayload {
 }
 
 /**
+ * NoteRecoveredPayload: Call is the tool call that made the move, Change
+ * the id it would have had, Text the sentence that says what was done.
+ */
+export interface NoteRecoveredPayload {
+  call: string;
+  change: string;
+  text: string;
+}
+
+/**
  * NoteUndonePayload: Undoes is the id of the change reverted; Change is the
  * reverse change itself (tools/notes' Change, whose JSON the change index
  * reads back), and Text the sentence that said what was done.
@@ -2079,6 +2121,12 @@ export interface Capabilities {
   toolsWaited?: string[];
   toolsStarting?: string[];
   /**
+   * LeftOut names the tools the run does not offer because all of them
+   * would not fit the model's context beside the conversation (the ones
+   * the user's request needs most were kept); the window says which.
+   */
+  leftOut?: string[];
+  /**
    * Temperature and Think are the sampling options the user chose in
    * Settings (unset: the model's own defaults), and AboutYou the text of
    * "what Quire should know about you" the system text was assembled
@@ -2108,7 +2156,7 @@ export interface Capabilities {
  * the estimated size of the whole request before and after, in tokens.
  */
 export interface CompactionRecord {
-  /** summarise, drop-logs, extract-facts */
+  /** summarise, drop-logs, extract-facts, cut */
   strategy: string;
   /** size, pollution, overflow */
   trigger: string;
@@ -2236,6 +2284,7 @@ export const EventType = {
   MemoryRemember: 'memory.remember',
   MemoryReview: 'memory.review',
   ModelConsulted: 'model.consulted',
+  NoteRecovered: 'note.recovered',
   NoteUndone: 'note.undone',
   PermissionAnswered: 'permission.answered',
   PermissionRequested: 'permission.requested',
@@ -2281,6 +2330,7 @@ export interface EventPayloads {
   'memory.remember': MemoryRememberPayload;
   'memory.review': MemoryReviewPayload;
   'model.consulted': ModelConsultedPayload;
+  'note.recovered': NoteRecoveredPayload;
   'note.undone': NoteUndonePayload;
   'permission.answered': PermissionAnsweredPayload;
   'permission.requested': PermissionRequestedPayload;
@@ -2365,6 +2415,31 @@ export interface NoteChange {
   requestId?: string;
   /** the change an undo reverted */
   undoes?: string;
+  /**
+   * Edits are the notes a move rewrote, in the same change (KindMove): the
+   * links to what moved, and the relative links inside it. Absent in the
+   * logs written before moves kept their links.
+   */
+  edits?: NoteFileEdit[];
+  /**
+   * Made are the folders a move made for its destination, outermost
+   * first: its undo removes them again when they are left empty.
+   */
+  made?: string[];
+}
+
+/**
+ * FileEdit is one note a move rewrote: its whole text before and after, at
+ * the path it had before the move (Path) and after it (NewPath, the same
+ * unless the note is among what moved).
+ */
+export interface NoteFileEdit {
+  path: string;
+  newPath: string;
+  before: string;
+  after: string;
+  /** links rewritten in it */
+  links: number;
 }
 
 /**
