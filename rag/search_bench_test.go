@@ -93,11 +93,35 @@ func BenchmarkSearch(b *testing.B) {
 		copies int
 	}{{"chunks=5k", 3500, 1}, {"chunks=53k", len(docs), 7}} {
 		ix := benchIndex(b, base, size.name, docs[:size.docs], size.copies)
+		// The floor (issue 30): FTS5's own bm25 over the same passages,
+		// the query's words OR'ed, the ten best with their text, through
+		// a statement prepared once.
+		floor, err := ix.db.Prepare(`SELECT c.id, c.text FROM rag_fts JOIN rag_chunks c ON c.id = rag_fts.rowid
+			WHERE rag_fts MATCH ? ORDER BY bm25(rag_fts) LIMIT 10`)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer floor.Close()
 		arms := []struct {
 			name string
 			run  func(q string) error
 		}{
 			{"search", func(q string) error { _, err := ix.Search(ctx, q, 10); return err }},
+			{"fts5", func(q string) error {
+				rows, err := floor.QueryContext(ctx, matchExpr(queryTerms(q)))
+				if err != nil {
+					return err
+				}
+				defer rows.Close()
+				for rows.Next() {
+					var id int64
+					var text string
+					if err := rows.Scan(&id, &text); err != nil {
+						return err
+					}
+				}
+				return rows.Err()
+			}},
 			{"lexical", func(q string) error { _, err := ix.lexical(ctx, queryTerms(q), ix.opts.depth); return err }},
 			{"vector", func(q string) error { _, err := ix.vectorRanking(ctx, ix.cur(), q, ix.opts.depth); return err }},
 		}
