@@ -118,9 +118,6 @@ type Parts struct {
 	lock      *datadir.Lock
 	local     net.Listener
 	stopLocal func()
-	// stopCheck ends the whole-file check an owner runs in the background
-	// after an open that skipped it (store.CheckInBackground).
-	stopCheck context.CancelFunc
 }
 
 // Open assembles the parts in mode over the settings. extra options come
@@ -197,7 +194,6 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		return p, nil
 	}
 	p.store = st
-	p.checkInBackground(st)
 	p.notes = newNotesTools(st, cfg.DataDir, log)
 	if err := p.notes.SetDir(cfg.NotesDir); err != nil {
 		log.Warn("notes folder", "err", err)
@@ -264,23 +260,6 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	return p, nil
 }
 
-// checkInBackground runs the whole-file check the open skipped (the last
-// run ended cleanly) off the start's path: the window and `quire serve`
-// do not wait for it. Damage it finds sets the store damaged (every write
-// refused, saying so, and doctor's Database line says it) and is logged.
-func (p *Parts) checkInBackground(st *store.Store) {
-	ctx, cancel := context.WithCancel(context.Background())
-	p.stopCheck = cancel
-	log := p.log
-	st.CheckInBackground(ctx, func(err error) {
-		switch {
-		case err == nil, errors.Is(err, store.ErrCheckStopped):
-		default:
-			log.Error("the database check found a problem; Quire writes nothing more into it", "err", err)
-		}
-	})
-}
-
 // openReader opens the database read-only. A data folder with no database
 // yet reads as one with nothing in it.
 func (p *Parts) openReader(ctx context.Context) {
@@ -307,9 +286,6 @@ func (p *Parts) Mode() Mode { return p.mode }
 func (p *Parts) Close() {
 	if p.stopLocal != nil {
 		p.stopLocal()
-	}
-	if p.stopCheck != nil {
-		p.stopCheck()
 	}
 	if p.evo != nil {
 		p.evo.Close() // its evaluations end unrecorded, before the log closes

@@ -35,22 +35,6 @@ func (s *Store) Check(ctx context.Context, full bool) error {
 	return s.check(ctx, db, checkPragma(full))
 }
 
-// CheckInBackground runs the full Check on a goroutine when Open skipped
-// it (the last run ended cleanly), so damage at rest is still found soon
-// after a start that did not wait for it; done (if not nil) gets the
-// result. A check stopped by ctx reports ctx's cause, never damage.
-func (s *Store) CheckInBackground(ctx context.Context, done func(error)) {
-	if s.readOnly || s.checks.Load() > 0 {
-		return
-	}
-	go func() {
-		err := s.Check(ctx, true)
-		if done != nil {
-			done(err)
-		}
-	}()
-}
-
 // checkPragma is the whole file's check: integrity_check when full, else
 // quick_check; the first ten findings.
 func checkPragma(full bool) string {

@@ -143,8 +143,9 @@ func TestBackupsListsTheCopiesMadeBeforeMigrating(t *testing.T) {
 // TestDamageAtRestIsFoundAfterACleanStart: a file closed cleanly and
 // damaged at rest (a failing disk) passes SQLite's quick_check. The open
 // after a clean end does not wait for the full check (issue 30: it is
-// linear in the file's size); the check run in the background finds the
-// damage, from then on the log takes no write, and the Close does not mark
+// linear in the file's size); doctor's check (which the window and `quire
+// serve` run in the background as they start) finds the damage, from then
+// on the log takes no write, and the Close does not mark
 // the end clean — so the next start checks in front and refuses the file
 // without changing a byte of it.
 func TestDamageAtRestIsFoundAfterACleanStart(t *testing.T) {
@@ -174,10 +175,8 @@ func TestDamageAtRestIsFoundAfterACleanStart(t *testing.T) {
 	if n := w.Checks(); n != 0 {
 		t.Fatalf("the open after a clean end ran %d checks, want none", n)
 	}
-	found := make(chan error, 1)
-	w.CheckInBackground(t.Context(), func(err error) { found <- err })
-	if err := <-found; !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "row not in PRIMARY KEY order") {
-		t.Fatalf("the background check: %v, want ErrCorrupt naming rows out of key order", err)
+	if err := w.Check(t.Context(), true); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "row not in PRIMARY KEY order") {
+		t.Fatalf("doctor's check: %v, want ErrCorrupt naming rows out of key order", err)
 	}
 	if _, err := w.Append(t.Context(), "sess-1", user("more")); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("append after the background check found damage: %v, want ErrCorrupt", err)

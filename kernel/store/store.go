@@ -103,11 +103,11 @@ type Store struct {
 // crashed leaves none and the next open checks. After a clean end the
 // open skips it: the check is linear in the file's size (29 s at 1.36 GB,
 // issue 30) and the user would wait for it at every start. Damage at rest
-// (a failing disk: issue 13's flipped pages) is then found by the check
-// the owner runs in the background after such an open (CheckInBackground)
-// and by doctor's; either sets the store damaged, which refuses every
-// later write and skips the mark at Close, so the next start checks in
-// front again.
+// (a failing disk: issue 13's flipped pages) is then found by doctor's
+// Check — `quire doctor`, and the health report the window and `quire
+// serve` make in the background as they start (host.Health) — which sets
+// the store damaged: every later write is refused and Close leaves no
+// mark, so the next start checks in front again.
 // A disk too full to open the file on is event.ErrNoSpace, never
 // ErrCorrupt: the file is fine, and the remedy is space, not setting it
 // aside.
