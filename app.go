@@ -1389,6 +1389,11 @@ func (a *App) NoteVersions(id string) (protocol.NoteVersions, error) {
 	return withNotes(a, func(n host.Notes, ctx context.Context) (protocol.NoteVersions, error) { return n.Versions(ctx, id) })
 }
 
+// NoteLinks are a note's backlinks and unresolved links.
+func (a *App) NoteLinks(path string) (protocol.NoteLinks, error) {
+	return withNotes(a, func(n host.Notes, ctx context.Context) (protocol.NoteLinks, error) { return n.Links(ctx, path) })
+}
+
 // PreviewWrite is what a proposed note write would do, computed without
 // writing; args is the call's arguments as JSON text.
 func (a *App) PreviewWrite(tool, args string) (protocol.WritePreview, error) {

@@ -139,6 +139,9 @@ func TestLayering(t *testing.T) {
 			func(d string) bool {
 				return !isStd(d) && !under(d, "quire/kernel/event") && !under(d, "quire/kernel/tool")
 			}},
+		{"the OpenAI-compatible adapter depends only on the standard library and kernel/provider",
+			func(p string) bool { return under(p, "quire/kernel/provider/openai") },
+			func(d string) bool { return !isStd(d) && d != "quire/kernel/provider" }},
 		{"kernel/compact depends only on the standard library, kernel/event, kernel/history and kernel/provider",
 			func(p string) bool { return under(p, "quire/kernel/compact") },
 			func(d string) bool {
@@ -211,6 +214,23 @@ func TestLayering(t *testing.T) {
 		{"the vault generator is test and benchmark equipment: no product package depends on it",
 			func(p string) bool { return !under(p, "quire/vault/vaultgen") && !under(p, "quire/vault/cmd") },
 			func(d string) bool { return under(d, "quire/vault/vaultgen") }},
+		{"the folder watch depends only on the standard library, fsnotify and golang.org/x/sys (fsnotify's)",
+			func(p string) bool { return under(p, "quire/watch") },
+			func(d string) bool {
+				return !isStd(d) && !under(d, "github.com/fsnotify/fsnotify") && !under(d, "golang.org/x/sys")
+			}},
+		{"the notes index never depends on the store, the runtime, the core, a provider, tools, hosts or Wails",
+			func(p string) bool { return under(p, "quire/vaultindex") },
+			func(d string) bool {
+				return under(d, "quire/kernel/store") || under(d, "quire/kernel/runtime") || under(d, "quire/kernel/core") ||
+					under(d, "quire/kernel/provider") || under(d, "quire/tools") || under(d, "quire/host") || under(d, wailsModule)
+			}},
+		{"the notes graph tools reach the index through its shapes: never the store, the runtime, a host or Wails",
+			func(p string) bool { return under(p, "quire/tools/notegraph") },
+			func(d string) bool {
+				return under(d, "quire/kernel/store") || under(d, "quire/kernel/runtime") || under(d, "quire/kernel/core") ||
+					under(d, "quire/host") || under(d, wailsModule)
+			}},
 		{"the library never depends on Wails, hosts or the kernel runtime",
 			func(p string) bool { return under(p, "quire/library") },
 			func(d string) bool {
@@ -345,6 +365,9 @@ func TestLayeringRulesSeeTheRealGraph(t *testing.T) {
 		{"quire/internal/datadir", "golang.org/x/sys"},
 		{"quire/vault", "github.com/yuin/goldmark"},
 		{"quire/vault", "gopkg.in/yaml.v3"},
+		{"quire/watch", "github.com/fsnotify/fsnotify"},
+		{"quire/vaultindex", "quire/watch"},
+		{"quire/tools/notegraph", "quire/vaultindex"},
 	} {
 		if !has(c.pkg, c.dep) {
 			t.Errorf("%s does not depend on %s: the layering test would pass vacuously", c.pkg, c.dep)

@@ -199,6 +199,16 @@ type Config struct {
 	// section sets them through SetSkillEnabled).
 	Skills SkillSettings `json:"skills,omitzero"`
 
+	// Runner is which API the chat model is reached by: "ollama" (the
+	// default; Ollama's own API at OllamaHost) or "openai" (an
+	// OpenAI-compatible server at RunnerURL: llama.cpp, LM Studio, Jan,
+	// vLLM, or Ollama's /v1). RunnerURL must be on this machine unless
+	// RunnerRemote is set: the user's explicit choice that the
+	// conversation, and the notes it reads, leave the laptop.
+	Runner       string `json:"runner,omitempty"`
+	RunnerURL    string `json:"runnerUrl,omitempty"`
+	RunnerRemote bool   `json:"runnerRemote,omitempty"`
+
 	// The Settings screen's choices (validate.go has each one's bound).
 	// Temperature, when set, is the model's sampling temperature (0–2);
 	// unset, the model's own default.
@@ -274,6 +284,9 @@ func (f *Flags) Resolve(env Env) (Config, error) {
 	c.Pinned = pinned(flags, env)
 	c.OllamaHost = first(flags.OllamaHost, lookup(env, "OLLAMA_HOST"), saved.OllamaHost, c.OllamaHost)
 	c.Model = first(flags.Model, lookup(env, "QUIRE_MODEL"), saved.Model, c.Model)
+	c.Runner = first(lookup(env, "QUIRE_RUNNER"), saved.Runner, RunnerOllama)
+	c.RunnerURL = first(lookup(env, "QUIRE_RUNNER_URL"), saved.RunnerURL)
+	c.RunnerRemote = saved.RunnerRemote
 	c.NotesDir = first(flags.NotesDir, lookup(env, "QUIRE_NOTES_DIR"), saved.NotesDir)
 	if given := first(flags.NotesDir, lookup(env, "QUIRE_NOTES_DIR")); given != "" && !filepath.IsAbs(given) {
 		// Typed in a shell, a relative folder means the shell's; it is kept
@@ -324,6 +337,8 @@ func pinned(flags Config, env Env) map[string]string {
 		{"model", flags.Model, "-model", "QUIRE_MODEL"},
 		{"notesDir", flags.NotesDir, "-notes-dir", "QUIRE_NOTES_DIR"},
 		{"embedModel", "", "", "QUIRE_EMBED_MODEL"},
+		{"runner", "", "", "QUIRE_RUNNER"},
+		{"runnerUrl", "", "", "QUIRE_RUNNER_URL"},
 		{"numCtx", numFlag(flags.NumCtx), "-num-ctx", "QUIRE_NUM_CTX"},
 	} {
 		switch {

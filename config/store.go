@@ -252,6 +252,9 @@ func copyChanged(saved *Config, before, after Config) {
 	}
 	set(before.OllamaHost != after.OllamaHost, func() { saved.OllamaHost = after.OllamaHost })
 	set(before.Model != after.Model, func() { saved.Model = after.Model })
+	set(before.Runner != after.Runner, func() { saved.Runner = after.Runner })
+	set(before.RunnerURL != after.RunnerURL, func() { saved.RunnerURL = after.RunnerURL })
+	set(before.RunnerRemote != after.RunnerRemote, func() { saved.RunnerRemote = after.RunnerRemote })
 	set(before.EmbedModel != after.EmbedModel, func() { saved.EmbedModel = after.EmbedModel })
 	set(before.NumCtx != after.NumCtx, func() { saved.NumCtx = after.NumCtx })
 	set(!equalPtr(before.Temperature, after.Temperature), func() { saved.Temperature = clonePtr(after.Temperature) })

@@ -34,6 +34,17 @@ func TestUpdateBoundsEverySetting(t *testing.T) {
 		{"an address with a space", func(c *Config) { c.OllamaHost = "http://host :1" }, "ollamaHost", "spaces"},
 		{"a long address", func(c *Config) { c.OllamaHost = "http://" + strings.Repeat("a", MaxHost) }, "ollamaHost", "at most 512"},
 		{"a chat model", func(c *Config) { c.Model = "llama3.2:1b" }, "", ""},
+		{"LM Studio on this machine", func(c *Config) { c.Runner, c.RunnerURL = RunnerOpenAI, "http://127.0.0.1:1234/v1" }, "", ""},
+		{"llama.cpp at localhost", func(c *Config) { c.Runner, c.RunnerURL = RunnerOpenAI, "localhost:8080" }, "", ""},
+		{"a runner on another machine", func(c *Config) { c.Runner, c.RunnerURL = RunnerOpenAI, "http://10.0.0.2:8000/v1" },
+			"runnerUrl", "not on this machine: your conversations"},
+		{"a runner on another machine, chosen", func(c *Config) {
+			c.Runner, c.RunnerURL, c.RunnerRemote = RunnerOpenAI, "http://10.0.0.2:8000/v1", true
+		}, "", ""},
+		{"an OpenAI-compatible runner without an address", func(c *Config) { c.Runner = RunnerOpenAI }, "runnerUrl", "empty"},
+		{"a runner address without a port", func(c *Config) { c.Runner, c.RunnerURL = RunnerOpenAI, "http://127.0.0.1/v1" }, "runnerUrl", "host:port"},
+		{"a runner address of another scheme", func(c *Config) { c.Runner, c.RunnerURL = RunnerOpenAI, "ftp://127.0.0.1:21" }, "runnerUrl", "host:port"},
+		{"an unknown runner", func(c *Config) { c.Runner = "vllm" }, "runner", `"ollama" or "openai"`},
 		{"a chat model with a newline", func(c *Config) { c.Model = "qwen3\n" }, "model", "control"},
 		{"a long chat model", func(c *Config) { c.Model = strings.Repeat("m", MaxModelName+1) }, "model", "at most 256"},
 		{"an embedding model", func(c *Config) { c.EmbedModel = "mxbai-embed-large" }, "", ""},
@@ -97,7 +108,7 @@ func TestUpdateBoundsEverySetting(t *testing.T) {
 func sameScreen(a, b Config) bool {
 	return a.OllamaHost == b.OllamaHost && a.Model == b.Model && a.EmbedModel == b.EmbedModel && a.NumCtx == b.NumCtx &&
 		equalPtr(a.Temperature, b.Temperature) && equalPtr(a.Think, b.Think) && a.AboutYou == b.AboutYou &&
-		a.Profile == b.Profile && a.Theme == b.Theme
+		a.Profile == b.Profile && a.Theme == b.Theme && a.Runner == b.Runner && a.RunnerURL == b.RunnerURL && a.RunnerRemote == b.RunnerRemote
 }
 
 // merge fills what the file leaves unset with base's values, as a start does.
@@ -105,6 +116,7 @@ func merge(saved, base Config) Config {
 	pick := func(a, b string) string { return first(a, b) }
 	base.OllamaHost, base.Model, base.EmbedModel = pick(saved.OllamaHost, base.OllamaHost), pick(saved.Model, base.Model), pick(saved.EmbedModel, base.EmbedModel)
 	base.Profile, base.Theme, base.AboutYou = pick(saved.Profile, base.Profile), pick(saved.Theme, base.Theme), saved.AboutYou
+	base.Runner, base.RunnerURL, base.RunnerRemote = pick(saved.Runner, base.Runner), saved.RunnerURL, saved.RunnerRemote
 	if saved.NumCtx > 0 {
 		base.NumCtx = saved.NumCtx
 	}

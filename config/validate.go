@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -58,6 +60,9 @@ func (c Config) Validate() error {
 	if err := checkText("model", "the chat model's name", c.Model, MaxModelName); err != nil {
 		return err
 	}
+	if err := c.checkRunner(); err != nil {
+		return err
+	}
 	// An empty name is what a Config made in code holds (the eval set's:
 	// Quire's built-in offline embedder); a start reads it as the default.
 	if err := checkText("embedModel", "the embedding model's name", c.EmbedModel, MaxModelName); c.EmbedModel != "" && err != nil {
@@ -94,6 +99,51 @@ func (c Config) Validate() error {
 		return invalid("theme", "the theme must be one of %s; %q is not", strings.Join(Themes, ", "), c.Theme)
 	}
 	return nil
+}
+
+// Runners, as settings.json spells them.
+const (
+	RunnerOllama = "ollama"
+	RunnerOpenAI = "openai"
+)
+
+// checkRunner bounds the runner: a known API and, for an OpenAI-compatible
+// server, an http(s) address with a host and a port, on this machine
+// unless the user chose to let conversations leave it (RunnerRemote).
+func (c Config) checkRunner() error {
+	switch c.Runner {
+	case "", RunnerOllama:
+		return nil
+	case RunnerOpenAI:
+	default:
+		return invalid("runner", "the runner must be %q or %q; %q is not", RunnerOllama, RunnerOpenAI, c.Runner)
+	}
+	if err := checkText("runnerUrl", "the server's address", c.RunnerURL, MaxHost); err != nil {
+		return err
+	}
+	raw := c.RunnerURL
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || (u.Port() == "" && u.Scheme == "http") {
+		return invalid("runnerUrl", "the server's address must be http(s)://host:port, such as http://127.0.0.1:1234/v1; %q is not", c.RunnerURL)
+	}
+	if !c.RunnerRemote && !Loopback(u.Hostname()) {
+		return invalid("runnerUrl", "%s is not on this machine: your conversations, and the notes they read, would be sent to it; "+
+			"choose to send conversations to another machine (runnerRemote) if you mean it, or use a runner on this machine", u.Host)
+	}
+	return nil
+}
+
+// Loopback reports whether host names this machine: localhost or a
+// loopback address. Anything else is another machine.
+func Loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // hiddenControl is a character that changes how text shows without being

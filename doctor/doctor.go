@@ -65,6 +65,10 @@ type Inputs struct {
 	// matches them (ollama.SameModel: case, the implicit library/ and
 	// :latest, the registry host). Nil: Ollama's implicit ":latest" only.
 	SameModel func(a, b string) bool
+	// OtherRunner is set when the chat model is reached by another runner
+	// than Ollama's own API (an OpenAI-compatible server): Run leaves the
+	// Ollama checks out, and the caller adds RunnerChecks.
+	OtherRunner bool
 }
 
 // Run performs every check. It never fails: a failure is a line of the report.
@@ -72,7 +76,9 @@ func Run(ctx context.Context, in Inputs, ollama Ollama, sqlite SQLite) Report {
 	var checks []Check
 	checks = append(checks, checkDataDir(in.DataDir))
 	checks = append(checks, checkSQLite(ctx, sqlite))
-	checks = append(checks, OllamaChecks(ctx, in, ollama).Checks...)
+	if !in.OtherRunner {
+		checks = append(checks, OllamaChecks(ctx, in, ollama).Checks...)
+	}
 	r := Report{OK: true, Checks: checks}
 	for _, c := range checks {
 		r.OK = r.OK && c.OK

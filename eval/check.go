@@ -83,9 +83,13 @@ func (p *played) check(sc Scenario, real bool) []string {
 			fail("runs closed with %q, expected %q%s", got, ex.Runs, runErrors(p.events))
 		}
 	}
-	if ex.Error != "" {
-		if got := lastRunError(p.events); !strings.Contains(got, ex.Error) {
-			fail("the last run's error is %q, expected it to contain %q", got, ex.Error)
+	wantErr := ex.Error
+	if p.runner == "openai" && ex.ErrorOpenAI != "" {
+		wantErr = ex.ErrorOpenAI
+	}
+	if wantErr != "" {
+		if got := lastRunError(p.events); !strings.Contains(got, wantErr) {
+			fail("the last run's error is %q, expected it to contain %q", got, wantErr)
 		}
 	}
 	reply := lastReply(p.events)

@@ -27,6 +27,10 @@ type Env struct {
 	// OllamaHost, Model and NumCtx are the model settings; EmbedModel is
 	// empty for scripted runs (the offline embedder keeps them fast).
 	OllamaHost string
+	// Runner and RunnerURL are config's: "" or "openai", and the
+	// OpenAI-compatible server's address.
+	Runner     string
+	RunnerURL  string
 	Model      string
 	NumCtx     int
 	EmbedModel string
@@ -93,6 +97,10 @@ type Options struct {
 	// Fragment is added to every scenario's context (Env.Fragment): the
 	// active prompt fragments, or those with a candidate (Compare).
 	Fragment string
+	// Runner is the adapter the model is reached by: "" for Ollama's own
+	// API, "openai" for the OpenAI-compatible one (the fake's /v1, the
+	// same scripted turns; with Real, Host is then that server's /v1).
+	Runner string
 }
 
 // parallel is how many scenarios run at once (Options.Parallel).
@@ -198,6 +206,7 @@ type played struct {
 	batch        *protocol.BatchReview         // the last organise action's batch, as it ended
 	workerEvents []protocol.Event              // the logs of its workers' sessions
 	mcp          map[string]protocol.MCPServer // the MCP servers as the scenario ended
+	runner       string                        // Options.Runner: the adapter the model was reached by
 }
 
 func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*played, error) {
@@ -219,7 +228,7 @@ func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*playe
 	}
 	// From here on p is returned, even with an error, so the caller checks
 	// what there is and removes root.
-	p := &played{root: root, notes: filepath.Join(root, "notes"), outside: filepath.Join(root, "outside")}
+	p := &played{runner: opts.Runner, root: root, notes: filepath.Join(root, "notes"), outside: filepath.Join(root, "outside")}
 	env := Env{DataDir: filepath.Join(root, "data"), NumCtx: cmp.Or(sc.Setup.NumCtx, 8192), RememberWithoutAsking: sc.Setup.RememberWithoutAsking,
 		MCPCallSeconds: sc.Setup.MCPCallSeconds, Fragment: opts.Fragment}
 	if env.MCP, err = attachMCP(root, env.DataDir, sc.Setup.MCP, opts.MCPStdio); err != nil {
@@ -261,8 +270,15 @@ func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*playe
 		defer rec.Close()
 		env.OllamaHost, env.Model, env.EmbedModel = rec.URL(), opts.Model, opts.EmbedModel
 		requests, replies = rec.Requests, rec.Replies
+		if opts.Runner != "" {
+			// The recorder keeps Ollama's /api/chat only: an
+			// OpenAI-compatible server is reached directly.
+			env.Runner, env.RunnerURL = opts.Runner, opts.Host
+		}
 	} else {
-		fake, err := ollamatest.Listen("127.0.0.1:0", ollamatest.WithAside(compactionStandIn))
+		// The runner's context is the setting's, as a user loads a
+		// llama.cpp or LM Studio model with the length Quire is set to.
+		fake, err := ollamatest.Listen("127.0.0.1:0", ollamatest.WithAside(compactionStandIn), ollamatest.WithLoadedContext(env.NumCtx))
 		if err != nil {
 			return p, err
 		}
@@ -285,6 +301,9 @@ func play(ctx context.Context, sc Scenario, build Builder, opts Options) (*playe
 			if env.OllamaHost, err = deadAddress(); err != nil {
 				return p, err
 			}
+		}
+		if opts.Runner != "" {
+			env.Runner, env.RunnerURL = opts.Runner, env.OllamaHost+"/v1"
 		}
 		requests = func() []string { return requestTexts(fake.Requests()) }
 		defer func() { p.pendingTurns = fake.Pending() }()

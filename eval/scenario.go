@@ -224,6 +224,11 @@ type Expectations struct {
 	Runs []string `yaml:"runs"`
 	// Error is a text the last run's error sentence must contain.
 	Error string `yaml:"error"`
+	// ErrorOpenAI replaces Error when the scenario runs through the
+	// OpenAI-compatible adapter (Options.Runner "openai"), whose sentences
+	// name the server and its log rather than Ollama's; empty, Error
+	// applies to both.
+	ErrorOpenAI string `yaml:"error_openai"`
 	// Reply is text the last assistant message must contain.
 	Reply []string `yaml:"reply"`
 	// Events are events that must (or, with count 0, must not) be in the log.
@@ -251,7 +256,7 @@ type Expectations struct {
 }
 
 func (e Expectations) checksSomething() bool {
-	return len(e.Files) > 0 || e.NotesUnchanged || e.OutsideUnchanged || len(e.Unseen) > 0 || e.Runs != nil || e.Error != "" ||
+	return len(e.Files) > 0 || e.NotesUnchanged || e.OutsideUnchanged || len(e.Unseen) > 0 || e.Runs != nil || e.Error != "" || e.ErrorOpenAI != "" ||
 		len(e.Reply) > 0 || len(e.Events) > 0 || len(e.Seen) > 0 || len(e.SeenLast) > 0 || len(e.UnseenLast) > 0 || e.Requests > 0 || e.Asked != nil || len(e.Refused) > 0 ||
 		e.Batch != nil || len(e.MCP) > 0
 }

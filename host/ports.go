@@ -71,6 +71,8 @@ type Notes interface {
 	Versions(ctx context.Context, id string) (protocol.NoteVersions, error)
 	// Preview is what the note tool would write, computed without writing.
 	Preview(ctx context.Context, tool string, args json.RawMessage) (protocol.WritePreview, error)
+	// Links are a note's backlinks and unresolved links, from the notes index.
+	Links(ctx context.Context, path string) (protocol.NoteLinks, error)
 }
 
 // Settings are the user's choices a host may read and change: the notes

@@ -37,6 +37,7 @@ class FakeHost implements Transport {
   undoConversation = vi.fn(async () => ({ undone: [] }));
   noteVersions = vi.fn(async (id: string) => ({ id, path: '', quire: null, now: null, limit: 0 }));
   previewWrite = vi.fn(async (tool: string) => ({ tool, before: null, after: null, diff: '', limit: 0 }));
+  noteLinks = vi.fn(async (path: string) => ({ path, indexed: false, backlinks: [], unresolved: [], backlinkCount: 0, unresolvedCount: 0, limit: 0 }));
   // Nor are the batches (test/batches.test.ts).
   readonly confirmsBatchInDialog = false;
   batches = vi.fn(async () => []);

@@ -255,6 +255,15 @@ describe('HttpTransport notes folder', () => {
     expect(seen[0].key).toBeUndefined();
   });
 
+  it('noteLinks GETs /api/notes/links with the path escaped; null lists are empty', async () => {
+    routes['GET /api/notes/links?path=a%20b%2Fplan.md'] = { status: 200, body: { path: 'a b/plan.md', indexed: true, backlinks: [{ from: 'x.md', target: 'plan', line: 2, wiki: true }], unresolved: null, backlinkCount: 1, unresolvedCount: 0, limit: 200 } };
+    const l = await new HttpTransport(base).noteLinks('a b/plan.md');
+    expect(seen[0]).toMatchObject({ method: 'GET', url: '/api/notes/links?path=a%20b%2Fplan.md' });
+    expect(l.backlinks).toEqual([{ from: 'x.md', target: 'plan', line: 2, wiki: true }]);
+    expect(l.unresolved).toEqual([]);
+    expect(l.indexed).toBe(true);
+  });
+
   it("a 400 rejects with Quire's sentence, word for word", async () => {
     routes['PUT /api/settings'] = { status: 400, body: { error: SENTENCE } };
     await expect(new HttpTransport(base).chooseNotesFolder('/nope')).rejects.toThrow(SENTENCE);

@@ -39,6 +39,7 @@ function host(undo: (id: string) => Promise<UndoOutcome>) {
     undoConversation: vi.fn(async (_s: string, ids: string[]) => ({ undone: [ids[0]], refused: { id: ids[1], path: 'chg_a.md', reason: 'chg_a.md changed after Quire wrote it.', changedSince: true } })),
     noteVersions: vi.fn(async (id: string) => ({ id, path: 'chg_a.md', quire: 'mine', now: 'theirs', limit: 262144 })),
     previewWrite: vi.fn(),
+    noteLinks: vi.fn(),
   } satisfies Record<keyof NotesTransport, unknown>;
 }
 

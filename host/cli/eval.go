@@ -24,6 +24,7 @@ func (o *evalOptions) register(fset *flag.FlagSet) {
 	fset.BoolVar(&o.Real, "real", false, "replace the scripted model by the real one (-model, -ollama-host)")
 	fset.StringVar(&o.dir, "dir", "", "read scenarios from this folder instead of the built-in set")
 	fset.IntVar(&o.Parallel, "parallel", 0, "scenarios at once (default 4; 1 with -real)")
+	fset.StringVar(&o.Runner, "provider", "", `the adapter the model is reached by: "ollama" (default) or "openai" (the OpenAI-compatible API; with -real, the settings' runnerUrl)`)
 }
 
 // run is `quire eval`: it plays the scenarios, prints the table and the
@@ -46,7 +47,18 @@ func (o *evalOptions) run(ctx context.Context, _ []string, env Env) int {
 		return 2
 	}
 	opts := o.Options
-	if opts.Real {
+	switch opts.Runner {
+	case "", "ollama":
+		opts.Runner = ""
+	case "openai":
+	default:
+		fmt.Fprintf(env.Stderr, "quire eval: -provider %q: want ollama or openai\n", opts.Runner)
+		return 2
+	}
+	if opts.Real && opts.Runner != "" {
+		opts.Host, opts.Model, opts.EmbedModel = env.Settings.RunnerURL, env.Settings.Model, env.Settings.EmbedModel
+		fmt.Fprintf(env.Stderr, "Running %d scenarios against %s at %s; this takes a while.\n", len(list), opts.Model, opts.Host)
+	} else if opts.Real {
 		opts.Host, opts.Model, opts.EmbedModel = env.Settings.OllamaHost, env.Settings.Model, env.Settings.EmbedModel
 		fmt.Fprintf(env.Stderr, "Running %d scenarios against %s at %s; this takes a while.\n", len(list), opts.Model, opts.Host)
 	}

@@ -27,7 +27,14 @@ const evalsDir = "../../evals"
 // fake Ollama server, and prints the table and the summary line. It writes
 // them to $QUIRE_EVAL_REPORT as well, which `make test` prints, because go
 // test shows a passing package's output only with -v.
-func TestEvalSet(t *testing.T) {
+func TestEvalSet(t *testing.T) { evalSet(t, eval.Options{}) }
+
+// TestEvalSetOpenAI runs the same scenarios, with the same scripted turns,
+// through the OpenAI-compatible adapter and the fake's /v1 API: the kernel,
+// the log and the checks do not depend on which adapter spoke to the model.
+func TestEvalSetOpenAI(t *testing.T) { evalSet(t, eval.Options{Runner: "openai"}) }
+
+func evalSet(t *testing.T, with eval.Options) {
 	all, err := eval.LoadDir(evalsDir)
 	if err != nil {
 		t.Fatal(err)
@@ -36,12 +43,13 @@ func TestEvalSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	report := eval.Run(t.Context(), list, app.EvalBuilder(QuietLog(io.Discard)), eval.Options{MCPStdio: stdioMCP(t)})
+	with.MCPStdio = stdioMCP(t)
+	report := eval.Run(t.Context(), list, app.EvalBuilder(QuietLog(io.Discard)), with)
 	var out bytes.Buffer
 	report.Table(&out)
 	out.WriteString(report.Summary() + "\n")
 	t.Log("\n" + out.String())
-	if path := os.Getenv("QUIRE_EVAL_REPORT"); path != "" {
+	if path := os.Getenv("QUIRE_EVAL_REPORT"); path != "" && with.Runner == "" {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

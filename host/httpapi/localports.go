@@ -56,6 +56,10 @@ func (n localNotes) Preview(ctx context.Context, tool string, args json.RawMessa
 	return call[protocol.WritePreview](ctx, n.l, http.MethodPost, "/api/notes/preview", map[string]any{"tool": tool, "arguments": args})
 }
 
+func (n localNotes) Links(ctx context.Context, path string) (protocol.NoteLinks, error) {
+	return call[protocol.NoteLinks](ctx, n.l, http.MethodGet, "/api/notes/links?path="+url.QueryEscape(path), nil)
+}
+
 var _ host.Notes = localNotes{}
 
 // Batches is the owner's task queue over its local channel (the

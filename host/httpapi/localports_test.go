@@ -72,6 +72,10 @@ func (n *recordingNotes) Versions(_ context.Context, id string) (protocol.NoteVe
 	n.called("Versions ", id)
 	return protocol.NoteVersions{ID: id}, nil
 }
+func (n *recordingNotes) Links(_ context.Context, path string) (protocol.NoteLinks, error) {
+	n.called("Links ", path)
+	return protocol.NoteLinks{Path: path, Indexed: true}, nil
+}
 func (n *recordingNotes) Preview(_ context.Context, tool string, args json.RawMessage) (protocol.WritePreview, error) {
 	n.called("Preview ", tool, " ", string(args))
 	return protocol.WritePreview{Tool: tool}, nil
@@ -125,6 +129,7 @@ func TestLocalNotesReachTheOwner(t *testing.T) {
 		{"undo all", "UndoAll s1 [chg_2 chg_1]", func() (any, error) { return n.UndoAll(t.Context(), "s1", []string{"chg_2", "chg_1"}) },
 			protocol.UndoOutcome{Undone: []string{"chg_2", "chg_1"}}},
 		{"both versions", "Versions chg_1", func() (any, error) { return n.Versions(t.Context(), "chg_1") }, protocol.NoteVersions{ID: "chg_1"}},
+		{"links", "Links a b/plan.md", func() (any, error) { return n.Links(t.Context(), "a b/plan.md") }, protocol.NoteLinks{Path: "a b/plan.md", Indexed: true}},
 		{"a preview", `Preview edit_note {"path":"a.md"}`, func() (any, error) { return n.Preview(t.Context(), "edit_note", json.RawMessage(`{"path":"a.md"}`)) },
 			protocol.WritePreview{Tool: "edit_note"}},
 	}

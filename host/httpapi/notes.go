@@ -20,6 +20,13 @@ func (s *Server) notesRoutes(api *http.ServeMux) {
 	api.HandleFunc("GET /api/notes/changes/{id}/versions", s.withNotes(s.notesVersions))
 	api.HandleFunc("POST /api/notes/sessions/{id}/undo", s.withNotes(s.notesUndoAll))
 	api.HandleFunc("POST /api/notes/preview", s.withNotes(s.notesPreview))
+	api.HandleFunc("GET /api/notes/links", s.withNotes(s.notesLinks))
+}
+
+// notesLinks: GET /api/notes/links?path=NOTE → its backlinks and unresolved links.
+func (s *Server) notesLinks(n host.Notes, w http.ResponseWriter, r *http.Request) {
+	l, err := n.Links(r.Context(), r.URL.Query().Get("path"))
+	s.answerWith(w, l, err)
 }
 
 func (s *Server) withNotes(h func(host.Notes, http.ResponseWriter, *http.Request)) http.HandlerFunc {

@@ -46,6 +46,10 @@ func (n *notesCalls) UndoAll(_ context.Context, session string, ids []string) (p
 func (n *notesCalls) Versions(_ context.Context, id string) (protocol.NoteVersions, error) {
 	return protocol.NoteVersions{ID: id}, n.record("versions %s", id)
 }
+func (n *notesCalls) Links(_ context.Context, path string) (protocol.NoteLinks, error) {
+	return protocol.NoteLinks{Path: path, Indexed: true, Backlinks: []protocol.NoteLink{{From: "a.md", Target: "plan", Line: 3, Wiki: true}},
+		Unresolved: []protocol.NoteLink{}, BacklinkCount: 1}, n.record("links %s", path)
+}
 func (n *notesCalls) Preview(_ context.Context, tool string, args json.RawMessage) (protocol.WritePreview, error) {
 	return protocol.WritePreview{Tool: tool}, n.record("preview %s %s", tool, args)
 }
@@ -72,6 +76,8 @@ func TestNotesRoutes(t *testing.T) {
 		{"undo all with no ids", "POST", "/api/notes/sessions/s1/undo", `{}`, nil, 400, "", "ids"},
 		{"undo all with an unknown key", "POST", "/api/notes/sessions/s1/undo", `{"ids":[],"all":true}`, nil, 400, "", "ids"},
 		{"preview", "POST", "/api/notes/preview", `{"tool":"edit_note","arguments":{"path":"a.md"}}`, nil, 200, `preview edit_note {"path":"a.md"}`, `"tool":"edit_note"`},
+		{"links", "GET", "/api/notes/links?path=a%20b%2Fplan.md", "", nil, 200, "links a b/plan.md", `"backlinks":[{"from":"a.md","target":"plan","line":3,"wiki":true}]`},
+		{"links of a note with no folder", "GET", "/api/notes/links?path=plan.md", "", fmt.Errorf("no notes folder is chosen: %w", protocol.ErrNotFound), 404, "links plan.md", "no notes folder"},
 		{"preview without a tool", "POST", "/api/notes/preview", `{"arguments":{}}`, nil, 400, "", "tool"},
 		{"not found", "GET", "/api/notes/note?path=gone.md", "", fmt.Errorf("gone.md does not exist: %w", protocol.ErrNotFound), 404, "read gone.md", "gone.md does not exist"},
 		{"a list that changed", "POST", "/api/notes/sessions/s1/undo", `{"ids":[]}`, fmt.Errorf("look again: %w", protocol.ErrConflict), 409, "undo all s1 ", "look again"},

@@ -39,6 +39,7 @@ import (
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/provider/ollama"
+	"quire/kernel/provider/openai"
 	"quire/kernel/runtime"
 	"quire/kernel/store"
 	"quire/library"
@@ -48,6 +49,8 @@ import (
 	"quire/rag"
 	"quire/skills"
 	"quire/tools/notes"
+	"quire/vaultindex"
+	"quire/watch"
 )
 
 // Mode is how the parts are opened.
@@ -74,6 +77,8 @@ type Parts struct {
 	settings *config.Store
 	log      *slog.Logger
 	ollama   *ollama.Provider
+	openai   *openai.Provider // the OpenAI-compatible runner's adapter (config's runner "openai")
+	chat     runners          // what every model caller streams from: the adapter a request's runner names
 	store    *store.Store
 	runtime  *runtime.Runtime // an Owner's; nil in a Reader
 	reader   *runtime.Reader  // a Reader's, or an Owner's on a full disk: the log, and nothing that writes
@@ -86,25 +91,27 @@ type Parts struct {
 	// settingsMu makes the Settings screen's changes one at a time, from
 	// asking Ollama about the model to saving (settings.go); facts are what
 	// Ollama said of each model (address + name -> protocol.ModelFacts).
-	settingsMu sync.Mutex
-	facts      sync.Map
-	notes      *notesTools
-	rag        *rag.Index
-	ragErr     error            // why rag is nil
-	ragMu      sync.Mutex       // a Reader opens rag on first use (Index)
-	library    *library.Library // started by a host that shows documents (Documents); under ragMu
-	embedErr   error            // why the chosen embedding model could not be used at start
-	now        func() time.Time // Extras.Now
-	modelsMu   sync.Mutex
-	models     *models          // the models screen's back end, made by the first Models call
-	catalog    *ollama.Catalog  // what each model can do, cached (an Owner's; nil for a reader)
-	mem        *memory.Store    // nil when it could not be opened
-	evo        *evolve.Store    // the evolution store (evolve.go); nil for a Reader
-	queue      *queue.Queue     // the task queue (batches.go); nil when it could not be opened
-	batchesOn  atomic.Bool      // the queue's workers are attached: the chat may start batches
-	workers    *runtime.Runtime // the queue's workers' runtime
-	memErr     error            // why mem is nil in an Owner
-	skills     *skills.Catalog  // the skill packages (skills.go); nil when off
+	settingsMu   sync.Mutex
+	facts        sync.Map
+	notes        *notesTools
+	rag          *rag.Index
+	ragErr       error            // why rag is nil
+	ragMu        sync.Mutex       // a Reader opens rag on first use (Index)
+	library      *library.Library // started by a host that shows documents (Documents); under ragMu
+	docWatch     *docWatch        // the library's folders watched live; under ragMu
+	docWatchOpts []watch.Option   // test knobs of those watches
+	embedErr     error            // why the chosen embedding model could not be used at start
+	now          func() time.Time // Extras.Now
+	modelsMu     sync.Mutex
+	models       *models          // the models screen's back end, made by the first Models call
+	catalog      *ollama.Catalog  // what each model can do, cached (an Owner's; nil for a reader)
+	mem          *memory.Store    // nil when it could not be opened
+	evo          *evolve.Store    // the evolution store (evolve.go); nil for a Reader
+	queue        *queue.Queue     // the task queue (batches.go); nil when it could not be opened
+	batchesOn    atomic.Bool      // the queue's workers are attached: the chat may start batches
+	workers      *runtime.Runtime // the queue's workers' runtime
+	memErr       error            // why mem is nil in an Owner
+	skills       *skills.Catalog  // the skill packages (skills.go); nil when off
 	// skillServers tells the skills which MCP servers run: an Owner's MCP
 	// manager; nil for a Reader, whose process runs none.
 	skillServers skills.Servers
@@ -150,6 +157,11 @@ type Extras struct {
 	// Scenarios are the eval set (its YAML files) a candidate improvement
 	// is evaluated over (Evaluator); nil: evaluating is refused, saying so.
 	Scenarios fs.FS
+	// NotesIndex are options of the notes folder's index (vaultindex): a
+	// test's watch debounce, or a channel of its committed updates.
+	NotesIndex []vaultindex.Option
+	// DocWatch are options of the document folders' watches.
+	DocWatch []watch.Option
 }
 
 // OpenWith is Open with extras beyond runtime options.
@@ -160,7 +172,9 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	if err != nil {
 		return nil, fmt.Errorf("ollama host %q: %w", cfg.OllamaHost, err)
 	}
-	p := &Parts{mode: mode, settings: settings, log: log, ollama: ollama.New(hostURL, &http.Client{})}
+	p := &Parts{mode: mode, settings: settings, log: log, ollama: ollama.New(hostURL, &http.Client{}),
+		openai: openai.New(runnerBase(cfg), &http.Client{})}
+	p.chat = runners{ollama: p.ollama, openai: p.openai, current: func() string { return settings.Get().Runner }}
 	if mode == Reader {
 		p.openReader(ctx)
 		p.openReaderSkills(cfg)
@@ -194,7 +208,8 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		return p, nil
 	}
 	p.store = st
-	p.notes = newNotesTools(st, cfg.DataDir, log)
+	p.notes = newNotesTools(st, cfg.DataDir, log, x.NotesIndex...)
+	p.docWatchOpts = x.DocWatch
 	if err := p.notes.SetDir(cfg.NotesDir); err != nil {
 		log.Warn("notes folder", "err", err)
 	}
@@ -239,7 +254,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	catalog := ollama.NewCatalog(p.ollama)
 	p.catalog = catalog
 	opts = append(opts, runtime.WithCatalog(catalog), runtime.WithCompaction(compaction(catalog, p.mem, log)))
-	p.runtime = runtime.New(st, p.ollama, rs, append(opts, extra...)...)
+	p.runtime = runtime.New(st, p.chat, rs, append(opts, extra...)...)
 	if p.mem != nil {
 		p.mem.Attach(p.runtime)
 	}
@@ -303,6 +318,9 @@ func (p *Parts) Close() {
 	p.closeMCP()
 	if p.notes != nil {
 		p.notes.Close()
+	}
+	if p.docWatch != nil {
+		p.docWatch.close()
 	}
 	if p.library != nil {
 		p.library.Close()
@@ -415,6 +433,8 @@ func (p *Parts) Documents(ctx context.Context) host.Documents {
 			Models: embedModels{p.ollama}, Model: chosenEmbedModel(p.settings.Get()), Err: p.embedErr,
 			Save: p.settings.SetEmbedModel, Now: p.now}))
 		p.library.Start(ctx)
+		p.docWatch = newDocWatch(ctx, p.rag.Roots, p.library.Add, p.log, p.docWatchOpts...)
+		go p.docWatch.follow(p.library.Watch(ctx))
 	}
 	return p.library
 }

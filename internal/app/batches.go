@@ -75,7 +75,7 @@ func (p *Parts) startWorkers(ctx context.Context, cfg config.Config, catalog *ol
 	if p.evo != nil {
 		opts = append(opts, runtime.WithContributors(p.evo.Contributor()))
 	}
-	p.workers = runtime.New(p.store, p.ollama, workerSettings(p.runSettings(cfg)), append(opts, runtime.WithSessionKind(event.SessionWorker))...)
+	p.workers = runtime.New(p.store, p.chat, workerSettings(p.runSettings(cfg)), append(opts, runtime.WithSessionKind(event.SessionWorker))...)
 	if err := p.queue.Attach(ctx, p.workers); err != nil {
 		p.log.Error("the task queue's workers could not start; batches are off", "err", err)
 		p.queue.Close()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"quire/config"
 	"quire/doctor"
 	"quire/internal/datadir"
 	"quire/kernel/event"
@@ -40,6 +41,9 @@ func (p *Parts) Doctor(ctx context.Context) doctor.Report {
 	if p.mode == Reader {
 		r.Add(owner(cfg.DataDir))
 	}
+	for _, c := range p.runnerChecks(ctx, cfg) {
+		r.Add(c)
+	}
 	r.Add(p.embeddingCheck(ctx))
 	r.Add(doctor.Database(p.databaseState(dbErr)))
 	if p.mode == Owner && p.runtime != nil {
@@ -74,7 +78,8 @@ func part(name, off string, err error) doctor.Check {
 // not the setting as typed.
 func (p *Parts) doctorInputs() doctor.Inputs {
 	cfg := p.settings.Get()
-	return doctor.Inputs{DataDir: cfg.DataDir, OllamaHost: p.ollama.Host(), Model: cfg.Model, SameModel: ollama.SameModel}
+	return doctor.Inputs{DataDir: cfg.DataDir, OllamaHost: p.ollama.Host(), Model: cfg.Model, SameModel: ollama.SameModel,
+		OtherRunner: cfg.Runner == config.RunnerOpenAI}
 }
 
 // databaseState is what doctor needs to judge the database file, err being

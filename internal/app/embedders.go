@@ -92,7 +92,13 @@ func (p *Parts) embedder(ctx context.Context, model string) (rag.Embedder, error
 	if model == "" {
 		return nil, nil
 	}
-	emb, err := embedModels{p.ollama}.Embedder(ctx, model)
+	var emb rag.Embedder
+	var err error
+	if p.settings.Get().Runner == config.RunnerOpenAI {
+		emb, err = openaiEmbedderFor(ctx, p.openai, model)
+	} else {
+		emb, err = embedModels{p.ollama}.Embedder(ctx, model)
+	}
 	if err != nil {
 		p.log.Warn("the embedding model cannot be used; search keeps what the index has", "model", model, "err", err)
 	}
@@ -103,7 +109,12 @@ func (p *Parts) embedder(ctx context.Context, model string) (rag.Embedder, error
 // Ollama model can still be searched by, and a model that could not be
 // checked (checkErr) is no reason to drop them for the offline embedder.
 func (p *Parts) ragEmbedding(checkErr error) []rag.Option {
-	opts := []rag.Option{rag.WithEmbedders(embedModels{p.ollama}.byName)}
+	opts := []rag.Option{rag.WithEmbedders(func(name string) rag.Embedder {
+		if e := openaiByName(p.openai, name); e != nil {
+			return e
+		}
+		return embedModels{p.ollama}.byName(name)
+	})}
 	if checkErr != nil {
 		opts = append(opts, rag.WithKeepStored())
 	}

@@ -17,7 +17,8 @@ import (
 // answering.
 func EvalBuilder(log *slog.Logger) eval.Builder {
 	return func(ctx context.Context, env eval.Env) (eval.Instance, error) {
-		settings := config.NewStore(config.Config{DataDir: env.DataDir, OllamaHost: env.OllamaHost, Model: env.Model, NumCtx: env.NumCtx,
+		settings := config.NewStore(config.Config{DataDir: env.DataDir, OllamaHost: env.OllamaHost, Runner: env.Runner, RunnerURL: env.RunnerURL,
+			Model: env.Model, NumCtx: env.NumCtx,
 			NotesDir: env.NotesDir, EmbedModel: env.EmbedModel, MemoryWithoutAsking: env.RememberWithoutAsking,
 			Skills: config.SkillSettings{Disabled: env.DisabledSkills},
 			// One worker: the scripted model turns answer a batch's tasks in

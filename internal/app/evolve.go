@@ -28,7 +28,7 @@ func (p *Parts) openEvolution() []runtime.Option {
 	p.evo = evolve.New(p.store, open, p.settings.NotesDir, evolve.WithLogger(p.log), evolve.WithLearning(cfg.EvolveLearn),
 		evolve.WithLearningSaver(p.settings.SetEvolveLearn))
 	return []runtime.Option{runtime.WithContributors(p.evo.Contributor()),
-		runtime.WithSubscribers(p.evo.Observer().WithProposer(p.ollama, cfg.Model, cfg.NumCtx))}
+		runtime.WithSubscribers(p.evo.Observer().WithProposer(p.chat, cfg.Model, cfg.NumCtx))}
 }
 
 // attachEvolution lets the store write, once the runtime exists.

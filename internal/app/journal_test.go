@@ -45,13 +45,15 @@ func TestAMoveAStopInterruptedIsPutBackAtStart(t *testing.T) {
 	write("x.md", "see [[a]]\n")
 	write("y.md", "and [[a]]\n")
 	var log bytes.Buffer
-	cfg := config.Config{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, NotesDir: notesDir}
+	cfg := config.Config{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 8192, NotesDir: notesDir}
 	open := func() *Parts {
 		p, err := Open(t.Context(), config.NewStore(cfg), slog.New(slog.NewTextHandler(&log, nil)), Owner)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) { return protocol.Answer{Allowed: true}, nil })
+		p.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) {
+			return protocol.Answer{Allowed: true}, nil
+		})
 		return p
 	}
 	p := open()
@@ -127,7 +129,7 @@ func TestARelinkingMoveInAConversation(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg := config.Config{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, NotesDir: notesDir}
+	cfg := config.Config{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 8192, NotesDir: notesDir}
 	p, err := Open(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner)
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,8 @@ import (
 	"quire/kernel/store"
 	"quire/kernel/tool"
 	"quire/tools/notes"
+	"quire/vault"
+	"quire/vaultindex"
 )
 
 // Notes is the Notes panel's back end for both hosts, or nil (a nil
@@ -412,4 +414,46 @@ func clip(s *string) (*string, bool) {
 		cut = cut[:len(cut)-1] // never half a character
 	}
 	return &cut, true
+}
+
+// linksLimit bounds each list the Notes panel gets of a note's links.
+const linksLimit = 200
+
+// Links are a note's backlinks and unresolved links from the chosen
+// folder's index; a note the index does not hold comes back not Indexed.
+func (n *NotesPort) Links(ctx context.Context, path string) (protocol.NoteLinks, error) {
+	if _, err := n.root(); err != nil {
+		return protocol.NoteLinks{}, err
+	}
+	out := protocol.NoteLinks{Path: path, Backlinks: []protocol.NoteLink{}, Unresolved: []protocol.NoteLink{}, Limit: linksLimit}
+	x := n.tools.Index()
+	if x == nil {
+		return out, nil
+	}
+	l, err := x.Links(path)
+	if errors.Is(err, vaultindex.ErrNotIndexed) {
+		return out, nil
+	}
+	if err != nil {
+		return protocol.NoteLinks{}, err
+	}
+	out.Indexed = true
+	out.BacklinkCount, out.UnresolvedCount = len(l.Backlinks), len(l.Unresolved)
+	for i, r := range l.Backlinks {
+		if i == linksLimit {
+			break
+		}
+		out.Backlinks = append(out.Backlinks, noteLink(r))
+	}
+	for i, r := range l.Unresolved {
+		if i == linksLimit {
+			break
+		}
+		out.Unresolved = append(out.Unresolved, noteLink(r))
+	}
+	return out, nil
+}
+
+func noteLink(r vault.Ref) protocol.NoteLink {
+	return protocol.NoteLink{From: r.From, Target: r.Link.Target, Sub: r.Link.Sub, Text: r.Link.Text, Line: r.Link.Line, Embed: r.Link.Embed, Wiki: r.Link.Wiki}
 }

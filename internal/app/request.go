@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"quire/config"
 	"quire/kernel/provider"
 	"quire/kernel/provider/ollama"
+	"quire/kernel/provider/openai"
 )
 
 // Request is the request of a session's nth model call (1 = the first),
-// rebuilt from the log alone, as the JSON body sent to Ollama (canonical:
+// rebuilt from the log alone, as the JSON body sent to its runner (canonical:
 // keys sorted), so it can be compared with what the server received.
 func (p *Parts) Request(ctx context.Context, session string, n int) (json.RawMessage, error) {
 	var requests interface {
@@ -32,9 +34,15 @@ func (p *Parts) Request(ctx context.Context, session string, n int) (json.RawMes
 	return requestBody(req)
 }
 
-// requestBody is req as Request gives it: the body Ollama receives, canonical.
+// requestBody is req as Request gives it: the body its runner's adapter
+// sends (Ollama's /api/chat or an OpenAI-compatible /chat/completions),
+// canonical.
 func requestBody(req provider.Request) (json.RawMessage, error) {
-	body, err := ollama.RequestJSON(req)
+	rebuild := ollama.RequestJSON
+	if req.Runner == config.RunnerOpenAI {
+		rebuild = openai.RequestJSON
+	}
+	body, err := rebuild(req)
 	if err != nil {
 		return nil, err
 	}

@@ -192,6 +192,7 @@ func (p *Parts) apply(cfg config.Config) {
 	if hostURL, err := ollama.ParseHost(cfg.OllamaHost); err == nil {
 		p.ollama.SetHost(hostURL)
 	}
+	p.openai.SetBase(runnerBase(cfg))
 	if p.runtime != nil {
 		p.runtime.SetSettings(p.runSettings(cfg))
 	}
@@ -208,6 +209,10 @@ func (p *Parts) runSettings(cfg config.Config) runtime.Settings {
 	// now keeps it (runtime.Settings.Host) when the address changes mid-run.
 	rs := runtime.Settings{Model: cfg.Model, Host: p.ollama.Host(), NumCtx: cfg.NumCtx, Layers: disabledLayer(cfg.DisabledTools),
 		Profile: tool.Profile(cfg.Profile), Temperature: cfg.Temperature, AboutYou: cfg.AboutYou}
+	if cfg.Runner == config.RunnerOpenAI {
+		// Ollama's own runs leave Runner empty, so their logs are as before.
+		rs.Host, rs.Runner = p.openai.Base(), config.RunnerOpenAI
+	}
 	if cfg.Think != nil {
 		f, known := p.facts.Load(p.ollama.Host() + "\x00" + cfg.Model)
 		if !known || f.(protocol.ModelFacts).CanThink {
@@ -303,6 +308,11 @@ func (s settingsPort) switchEmbedder(ctx context.Context, model string) error {
 // required". The config package checks only length and characters, since
 // it may not know Ollama's naming rules.
 func modelNames(c config.Config) error {
+	if c.Runner == config.RunnerOpenAI {
+		// The names are the server's own (LM Studio's "qwen/qwen3-4b",
+		// llama.cpp's model path): only /v1/models says which exist.
+		return nil
+	}
 	if err := ollama.CheckModelName(c.Model); err != nil {
 		return &protocol.SettingError{Field: "model", Message: fmt.Sprintf(
 			"Ollama does not take %q as a model name: type one like qwen3:4b (see the installed models below).", c.Model)}

@@ -218,7 +218,7 @@ func TestThinkingGoesOnlyToAModelThatCanThink(t *testing.T) {
 	}
 	reqs := fake.Requests()
 	if len(reqs) != 2 || !strings.Contains(string(reqs[0].Body), `"think":true`) || strings.Contains(string(reqs[1].Body), `"think"`) {
-		t.Fatalf("requests:\n%s", reqs)
+		t.Fatalf("requests:\n%q", requestBodies(reqs))
 	}
 }
 
@@ -267,4 +267,13 @@ func TestProfilesAreTheKernelsProfiles(t *testing.T) {
 	if !slices.Equal(config.Profiles, want) || config.DefaultProfile != string(tool.AskMe) {
 		t.Errorf("config's profiles %v (default %s), kernel/tool's %v", config.Profiles, config.DefaultProfile, want)
 	}
+}
+
+// requestBodies are the bodies the fake received, for a failure message.
+func requestBodies(reqs []ollamatest.Request) []string {
+	out := make([]string, len(reqs))
+	for i, r := range reqs {
+		out[i] = string(r.Body)
+	}
+	return out
 }

@@ -80,7 +80,7 @@ func (p *Parts) openMemory(ctx context.Context, emb memory.Embedder) []runtime.O
 	}
 	p.mem = mem
 	return []runtime.Option{runtime.WithTools(mem), runtime.WithContributors(mem.Contributor()),
-		runtime.WithSubscribers(mem.Learner(p.ollama, cfg.Model, cfg.NumCtx))}
+		runtime.WithSubscribers(mem.Learner(p.chat, cfg.Model, cfg.NumCtx))}
 }
 
 // compaction is the history compaction the runtime asks before every step

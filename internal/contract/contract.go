@@ -188,6 +188,8 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"UndoOutcome":          reflect.TypeFor[protocol.UndoOutcome](),
 		"UndoRefusal":          reflect.TypeFor[protocol.UndoRefusal](),
 		"NoteVersions":         reflect.TypeFor[protocol.NoteVersions](),
+		"NoteLinks":            reflect.TypeFor[protocol.NoteLinks](),
+		"NoteLink":             reflect.TypeFor[protocol.NoteLink](),
 		"WritePreview":         reflect.TypeFor[protocol.WritePreview](),
 		"NoteEdit":             reflect.TypeFor[protocol.NoteEdit](),
 		"Batch":                reflect.TypeFor[protocol.Batch](),

@@ -32,27 +32,33 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	// Record before answering, so a test that has its answer sees the request.
 	s.record(rec)
+	out := newNDJSON(w)
 	if bad != "" {
-		writeError(w, http.StatusBadRequest, bad)
+		out.reject(http.StatusBadRequest, bad)
 		return
 	}
+	s.answer(r, &req, out, start)
+}
 
+// answer runs a decoded chat request, from either API, through the checks
+// and the script, writing the reply in out's wire format.
+func (s *Server) answer(r *http.Request, req *api.ChatRequest, out wire, start time.Time) {
 	if req.TopLogprobs < 0 || req.TopLogprobs > 20 {
-		writeError(w, http.StatusBadRequest, "top_logprobs must be between 0 and 20")
+		out.reject(http.StatusBadRequest, "top_logprobs must be between 0 and 20")
 		return
 	}
 	if !model.ParseName(req.Model).IsValid() {
-		writeError(w, http.StatusBadRequest, "model is required")
+		out.reject(http.StatusBadRequest, "model is required")
 		return
 	}
 	m, ok := s.find(req.Model)
 	if !ok {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model))
+		out.reject(http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model))
 		return
 	}
 	if len(req.Messages) == 0 && req.KeepAlive != nil && req.KeepAlive.Duration == 0 {
 		s.loadFor(m, req.KeepAlive) // a keep-alive of zero unloads it
-		writeJSON(w, http.StatusOK, doneOnly(req.Model, "unload"))
+		out.whole(doneOnly(req.Model, "unload"))
 		return
 	}
 
@@ -62,72 +68,72 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 			req.Think = &api.ThinkValue{Value: true}
 		}
 	} else if req.Think.Bool() {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("%q does not support thinking", req.Model))
+		out.reject(http.StatusBadRequest, fmt.Sprintf("%q does not support thinking", req.Model))
 		return
 	}
 	if !m.has("completion") {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("%q does not support chat", req.Model))
+		out.reject(http.StatusBadRequest, fmt.Sprintf("%q does not support chat", req.Model))
 		return
 	}
 	if len(req.Tools) > 0 && !m.has("tools") {
-		writeError(w, http.StatusBadRequest, m.name.String()+" does not support tools")
+		out.reject(http.StatusBadRequest, m.name.String()+" does not support tools")
 		return
 	}
 	numCtx, err := contextSize(req.Options, m)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
+		out.reject(http.StatusInternalServerError, err.Error())
 		return
 	}
 	// Past its checks the request reaches the scheduler, which loads the
 	// model and keeps it for the request's keep-alive (/api/ps lists it).
 	s.loadFor(m, req.KeepAlive)
 	if len(req.Messages) == 0 {
-		writeJSON(w, http.StatusOK, doneOnly(req.Model, "load"))
+		out.whole(doneOnly(req.Model, "load"))
 		return
 	}
 	// Without truncate:false Ollama silently drops the oldest messages to
 	// fit; with it, the runner refuses the prompt.
-	if req.Truncate != nil && !*req.Truncate && EstimateTokens(&req) > numCtx {
-		writeError(w, http.StatusBadRequest, "the input length exceeds the context length")
+	if req.Truncate != nil && !*req.Truncate && EstimateTokens(req) > numCtx {
+		out.reject(http.StatusBadRequest, "the input length exceeds the context length")
 		return
 	}
 
 	var turn Turn
 	var scripted bool
 	if s.aside != nil {
-		turn, scripted = s.aside(req)
+		turn, scripted = s.aside(*req)
 	}
 	if !scripted {
 		turn, scripted = s.nextTurn()
 	}
 	if !scripted && s.respond != nil {
-		turn, scripted = s.respond(req)
+		turn, scripted = s.respond(*req)
 	}
 	if !scripted && s.reply != nil {
-		turn, scripted = s.reply(lastUser(&req))
+		turn, scripted = s.reply(lastUser(req))
 	}
 	if !scripted {
-		turn = echo(&req)
+		turn = echo(req)
 	}
 	if turn.Fail.Kind == FailStatus {
-		writeError(w, turn.Fail.status(), turn.Fail.message())
+		out.reject(turn.Fail.status(), turn.Fail.message())
 		return
 	}
 	parts, produced, err := s.messages(turn, req.Think.Bool(), m.Parser != "", req.Tools)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
+		out.reject(http.StatusInternalServerError, err.Error())
 		return
 	}
 	if turn.Endless && len(parts) == 0 {
-		writeError(w, http.StatusInternalServerError, "fake ollama: an endless turn needs content or thinking to repeat")
+		out.reject(http.StatusInternalServerError, "fake ollama: an endless turn needs content or thinking to repeat")
 		return
 	}
 	limit, err := numPredict(req.Options)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
+		out.reject(http.StatusInternalServerError, err.Error())
 		return
 	}
-	s.play(w, r, &req, turn, parts, produced, limit, start)
+	s.play(out, r, req, turn, parts, produced, limit, start)
 }
 
 // EndlessCap is how many pieces the fake streams of an Endless turn when
@@ -152,9 +158,8 @@ func numPredict(opts map[string]any) (int, error) {
 
 // play sends the turn's messages, streamed or as one reply, and then the
 // final chunk, unless the turn fails first.
-func (s *Server) play(w http.ResponseWriter, r *http.Request, req *api.ChatRequest, turn Turn, parts []api.Message, produced, limit int, start time.Time) {
+func (s *Server) play(out wire, r *http.Request, req *api.ChatRequest, turn Turn, parts []api.Message, produced, limit int, start time.Time) {
 	stream := req.Stream == nil || *req.Stream
-	out := newNDJSON(w)
 	delay := cmp.Or(turn.Delay, s.delay)
 	n := len(parts) // pieces the model generates before its end token
 	if turn.Endless {
@@ -202,7 +207,7 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, req *api.ChatReque
 			whole.ToolCalls = append(whole.ToolCalls, part.ToolCalls...)
 			continue
 		}
-		if out.line(api.ChatResponse{Model: req.Model, CreatedAt: time.Now().UTC(), Message: part}) != nil {
+		if out.piece(api.ChatResponse{Model: req.Model, CreatedAt: time.Now().UTC(), Message: part}) != nil {
 			return
 		}
 	}
@@ -219,13 +224,13 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, req *api.ChatReque
 	final.TotalDuration = max(time.Since(start), final.LoadDuration+final.PromptEvalDuration+final.EvalDuration)
 	if !stream {
 		final.Message = whole
-		writeJSON(w, http.StatusOK, final)
+		out.whole(final)
 		return
 	}
-	out.line(final)
+	out.end(final)
 }
 
-func (s *Server) failReply(r *http.Request, out *ndjson, f Failure, stream bool) {
+func (s *Server) failReply(r *http.Request, out wire, f Failure, stream bool) {
 	switch f.Kind {
 	case FailErrorLine:
 		if stream {
@@ -233,7 +238,7 @@ func (s *Server) failReply(r *http.Request, out *ndjson, f Failure, stream bool)
 		} else {
 			// Ollama gathers a non-streamed reply first, so a runner error
 			// becomes the whole answer.
-			writeError(out.w, http.StatusInternalServerError, f.message())
+			out.reject(http.StatusInternalServerError, f.message())
 		}
 	case FailDrop:
 		out.drop()

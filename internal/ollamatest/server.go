@@ -2,7 +2,8 @@
 // HTTP wire protocol (as of Ollama v0.17.4) for the endpoints Quire uses —
 // /api/chat, /api/tags, /api/show, /api/embed, /api/pull, /api/ps,
 // /api/delete, /api/version and
-// "/" — and replies to /api/chat with scripted turns, so a test can drive the
+// "/" — and the OpenAI-compatible API (/v1/chat/completions, /v1/models,
+// /v1/embeddings; openai.go) — and replies to /api/chat with scripted turns, so a test can drive the
 // real Ollama client through success, failure and cancellation.
 //
 // It owns only the imitation of the server. It must never import Quire
@@ -43,6 +44,8 @@ type Request struct {
 	Chat api.ChatRequest
 	// Body is the raw request body, for assertions on exact JSON keys.
 	Body []byte
+	// OpenAI: it came to /v1/chat/completions; Chat is what it means.
+	OpenAI bool
 }
 
 // Server is a running fake Ollama server.
@@ -75,6 +78,8 @@ type Server struct {
 	script   []Turn
 	requests []Request
 	store    store // loaded models and partial downloads (ps.go)
+
+	loadedCtx int // the context of /v1 requests (WithLoadedContext); 0: the model's
 }
 
 // Option configures a Server.
@@ -180,6 +185,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/pull", s.handlePull)
 	mux.HandleFunc("GET /api/ps", s.handlePs)
 	mux.HandleFunc("DELETE /api/delete", s.handleDelete)
+	mux.HandleFunc("POST /v1/chat/completions", s.handleOpenAIChat)
+	mux.HandleFunc("GET /v1/models", s.handleOpenAIModels)
+	mux.HandleFunc("POST /v1/embeddings", s.handleOpenAIEmbeddings)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.log.Debug("fake ollama request", "method", r.Method, "path", r.URL.Path)
 		mux.ServeHTTP(w, r)
@@ -251,7 +259,7 @@ func (s *Server) Requests() []Request {
 	defer s.mu.Unlock()
 	out := make([]Request, len(s.requests))
 	for i, r := range s.requests {
-		out[i] = Request{Chat: r.Chat, Body: bytes.Clone(r.Body)}
+		out[i] = Request{Chat: r.Chat, Body: bytes.Clone(r.Body), OpenAI: r.OpenAI}
 	}
 	return out
 }
@@ -402,6 +410,24 @@ func (s *Server) wait(r *http.Request, d time.Duration) bool {
 	}
 }
 
+// wire is how a chat reply is written: Ollama's NDJSON (ndjson) or the
+// OpenAI-compatible API's server-sent events (sse, openai.go).
+type wire interface {
+	// reject answers with an HTTP error before anything else is written.
+	reject(status int, msg string)
+	// piece streams one non-final chunk.
+	piece(resp api.ChatResponse) error
+	// end streams the final chunk.
+	end(final api.ChatResponse)
+	// whole answers a request that did not stream, in one body.
+	whole(final api.ChatResponse)
+	// fail ends a reply with an error: an HTTP error if nothing was
+	// written yet, else an error in the stream.
+	fail(status int, msg string)
+	// drop cuts the connection, as a crashed server would.
+	drop()
+}
+
 // ndjson writes a streamed reply: one JSON object per line, flushed at once.
 type ndjson struct {
 	w     http.ResponseWriter
@@ -412,6 +438,11 @@ type ndjson struct {
 func newNDJSON(w http.ResponseWriter) *ndjson {
 	return &ndjson{w: w, rc: http.NewResponseController(w)}
 }
+
+func (n *ndjson) reject(status int, msg string)     { writeError(n.w, status, msg) }
+func (n *ndjson) piece(resp api.ChatResponse) error { return n.line(resp) }
+func (n *ndjson) end(final api.ChatResponse)        { n.line(final) }
+func (n *ndjson) whole(final api.ChatResponse)      { writeJSON(n.w, http.StatusOK, final) }
 
 func (n *ndjson) line(v any) error {
 	b, err := json.Marshal(v)
@@ -456,7 +487,7 @@ func (n *ndjson) drop() {
 }
 
 // hang sends nothing more until the client goes away or the server closes.
-func (s *Server) hang(r *http.Request, out *ndjson) {
+func (s *Server) hang(r *http.Request, out wire) {
 	select {
 	case <-r.Context().Done():
 	case <-s.closing:
@@ -467,7 +498,7 @@ func (s *Server) hang(r *http.Request, out *ndjson) {
 // abandon ends a reply that wait stopped: if the server is closing, the
 // client sees the connection cut, as when a real server goes away, rather
 // than a reply that ends as if it were complete.
-func (s *Server) abandon(out *ndjson) {
+func (s *Server) abandon(out wire) {
 	select {
 	case <-s.closing:
 		out.drop()

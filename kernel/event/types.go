@@ -249,6 +249,9 @@ type Capabilities struct {
 	// there even when Settings moves later runs to another server (empty
 	// in runs made before it was recorded: the current address).
 	Host string `json:"host,omitempty"`
+	// Runner is the API Host speaks (provider.Request.Runner): empty for
+	// Ollama's own, which every run recorded before runners existed used.
+	Runner string `json:"runner,omitempty"`
 }
 
 // Why a run offers the model no tools (Capabilities.ToolsOff).

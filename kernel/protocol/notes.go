@@ -143,6 +143,32 @@ type NoteVersions struct {
 	Truncated bool    `json:"truncated,omitempty"`
 }
 
+// NoteLinks is a note's place in the notes folder's link graph, for the
+// Notes panel: the notes linking to it and its links that lead nowhere,
+// each list at most Limit long with its full count.
+type NoteLinks struct {
+	Path string `json:"path"`
+	// Indexed is false while the notes index does not hold the note (not
+	// indexed yet, hidden, or not a note); the lists are then empty.
+	Indexed         bool       `json:"indexed"`
+	Backlinks       []NoteLink `json:"backlinks"`
+	Unresolved      []NoteLink `json:"unresolved"`
+	BacklinkCount   int        `json:"backlinkCount"`
+	UnresolvedCount int        `json:"unresolvedCount"`
+	Limit           int        `json:"limit"`
+}
+
+// NoteLink is one link as written in a note.
+type NoteLink struct {
+	From   string `json:"from"`            // the note the link is in
+	Target string `json:"target"`          // as written, without #sub
+	Sub    string `json:"sub,omitempty"`   // heading or ^block after '#'
+	Text   string `json:"text,omitempty"`  // the link's own text or alias
+	Line   int    `json:"line"`            // 1-based, in From
+	Embed  bool   `json:"embed,omitempty"` // ![[…]] or ![…](…)
+	Wiki   bool   `json:"wiki,omitempty"`  // [[…]] rather than […](…)
+}
+
 // WritePreview is a proposed write shown on its note before the user
 // answers: computed by the write's own code without writing. Before and
 // After are the note's text (nil: no note), bounded like a preview; Diff

@@ -70,6 +70,12 @@ type Request struct {
 	// address. It says where the request goes, not what it says: it is
 	// not part of the body sent.
 	Host string `json:"-"`
+	// Runner names the API the request is spoken in, as the composition
+	// root names its adapters ("" is Ollama's own, "openai" the
+	// OpenAI-compatible one): frozen with Host in a run's capabilities, so
+	// a run finishes on the runner it started on and its replay rebuilds
+	// the body that adapter sent. Like Host, not part of the body.
+	Runner string `json:"-"`
 }
 
 // Usage is what the model reports about one step.

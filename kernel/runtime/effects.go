@@ -277,7 +277,7 @@ func (r *Reader) build(ctx context.Context, session, run string, seq int64, caps
 		all = append(all, en.Message)
 	}
 	b.req = provider.Request{Model: caps.Model, Messages: all, ContextLen: caps.NumCtx,
-		Temperature: caps.Temperature, Think: caps.Think, Host: caps.Host}
+		Temperature: caps.Temperature, Think: caps.Think, Host: caps.Host, Runner: caps.Runner}
 	if len(caps.Tools) > 0 {
 		if b.toolsDropped, err = r.toolsDropped(ctx, session, run, seq); err != nil {
 			return b, err

@@ -58,7 +58,10 @@ type Settings struct {
 	Model string
 	// Host is the Ollama address the run's steps are sent to (frozen as
 	// event.Capabilities.Host); empty, the adapter's current one.
-	Host    string
+	Host string
+	// Runner is the API Host speaks (provider.Request.Runner), frozen
+	// with it; empty, Ollama's own.
+	Runner  string
 	NumCtx  int
 	Profile tool.Profile
 	Limits  event.Limits
@@ -337,7 +340,7 @@ func (r *Runtime) snapshot(ctx context.Context, session string) (*event.Capabili
 	if err != nil {
 		return nil, nil, err
 	}
-	caps := &event.Capabilities{Model: s.Model, Host: s.Host, NumCtx: s.NumCtx, Profile: string(s.Profile), Limits: s.Limits,
+	caps := &event.Capabilities{Model: s.Model, Host: s.Host, Runner: s.Runner, NumCtx: s.NumCtx, Profile: string(s.Profile), Limits: s.Limits,
 		PermissionDefault: s.PermissionDefault, Temperature: s.Temperature, Think: s.Think, AboutYou: s.AboutYou,
 		ToolsWaited: waited, ToolsStarting: starting}
 	if caps.Read, err = r.inheritedRead(ctx, session); err != nil {

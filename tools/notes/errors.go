@@ -25,6 +25,11 @@ var (
 	ErrNoChange      = errors.New("the write would change nothing")
 	ErrNotWrite      = errors.New("the tool does not change notes")
 	ErrReadOnly      = errors.New("the note cannot be written")
+	// ErrGraphNotReady is a Linker's answer while its graph has not read
+	// the whole folder yet (a first index under way, a rescan after lost
+	// events): the move is planned from a scan of the folder instead, so
+	// no link a half-read graph does not know is left behind.
+	ErrGraphNotReady = errors.New("the link graph has not read the whole folder yet")
 )
 
 // noteError is a sentence for the model that unwraps to a sentinel.

@@ -2323,6 +2323,72 @@ export namespace protocol {
 		    return a;
 		}
 	}
+	export class NoteLink {
+	    from: string;
+	    target: string;
+	    sub?: string;
+	    text?: string;
+	    line: number;
+	    embed?: boolean;
+	    wiki?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new NoteLink(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.from = source["from"];
+	        this.target = source["target"];
+	        this.sub = source["sub"];
+	        this.text = source["text"];
+	        this.line = source["line"];
+	        this.embed = source["embed"];
+	        this.wiki = source["wiki"];
+	    }
+	}
+	export class NoteLinks {
+	    path: string;
+	    indexed: boolean;
+	    backlinks: NoteLink[];
+	    unresolved: NoteLink[];
+	    backlinkCount: number;
+	    unresolvedCount: number;
+	    limit: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new NoteLinks(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.indexed = source["indexed"];
+	        this.backlinks = this.convertValues(source["backlinks"], NoteLink);
+	        this.unresolved = this.convertValues(source["unresolved"], NoteLink);
+	        this.backlinkCount = source["backlinkCount"];
+	        this.unresolvedCount = source["unresolvedCount"];
+	        this.limit = source["limit"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class NoteText {
 	    path: string;
 	    text: string;

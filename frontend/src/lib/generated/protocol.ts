@@ -1131,6 +1131,43 @@ export interface NoteFolder {
   omitted?: number;
 }
 
+/** NoteLink is one link as written in a note. */
+export interface NoteLink {
+  /** the note the link is in */
+  from: string;
+  /** as written, without #sub */
+  target: string;
+  /** heading or ^block after '#' */
+  sub?: string;
+  /** the link's own text or alias */
+  text?: string;
+  /** 1-based, in From */
+  line: number;
+  /** ![[…]] or ![…](…) */
+  embed?: boolean;
+  /** [[…]] rather than […](…) */
+  wiki?: boolean;
+}
+
+/**
+ * NoteLinks is a note's place in the notes folder's link graph, for the
+ * Notes panel: the notes linking to it and its links that lead nowhere,
+ * each list at most Limit long with its full count.
+ */
+export interface NoteLinks {
+  path: string;
+  /**
+   * Indexed is false while the notes index does not hold the note (not
+   * indexed yet, hidden, or not a note); the lists are then empty.
+   */
+  indexed: boolean;
+  backlinks: NoteLink[] | null;
+  unresolved: NoteLink[] | null;
+  backlinkCount: number;
+  unresolvedCount: number;
+  limit: number;
+}
+
 /**
  * NoteText is a note for the preview: at most Limit bytes of its text, cut
  * at a line; Truncated says the note (Size bytes) goes on.
@@ -2148,6 +2185,11 @@ export interface Capabilities {
    * in runs made before it was recorded: the current address).
    */
   host?: string;
+  /**
+   * Runner is the API Host speaks (provider.Request.Runner): empty for
+   * Ollama's own, which every run recorded before runners existed used.
+   */
+  runner?: string;
 }
 
 /**

@@ -61,6 +61,7 @@ import {
   type NoteFolder,
   type NoteText,
   type NoteVersions,
+  type NoteLinks,
   type UndoOutcome,
   type WritePreview,
   type Activation,
@@ -78,7 +79,7 @@ import { candidate, candidateDetail, evaluationJob, evolutionState } from './evo
 import { NO_DOCUMENT_PATH } from './documents';
 import { mcpImport, mcpList, mcpServer, type MCPAction, type McpImport, type McpList, type McpServer } from './mcp';
 import { modelsState, NO_MODEL_NAME } from './models';
-import { changeList, noteFolder, undoOutcome } from './notes';
+import { changeList, noteFolder, noteLinks, undoOutcome } from './notes';
 import { SettingRefused, settingsScreen } from './settings';
 import { NO_SKILL_FOLDER, skillList } from './skills';
 import { memoryList, NO_FOLDER_PATH, type Transport } from './transport';
@@ -495,6 +496,10 @@ export class HttpTransport implements Transport {
   /** GET /api/notes/changes/{id}/versions → Quire's version and the note now. */
   noteVersions(id: string): Promise<NoteVersions> {
     return this.request<NoteVersions>('GET', `/api/notes/changes/${encodeURIComponent(id)}/versions`);
+  }
+  /** GET /api/notes/links?path=NOTE → its backlinks and unresolved links. */
+  async noteLinks(path: string): Promise<NoteLinks> {
+    return noteLinks(await this.request<Partial<NoteLinks>>('GET', `/api/notes/links?path=${encodeURIComponent(path)}`), path);
   }
   /** POST /api/notes/preview {tool, arguments} → the write, computed without writing. */
   previewWrite(tool: string, args: string): Promise<WritePreview> {

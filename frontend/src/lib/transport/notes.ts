@@ -1,7 +1,7 @@
 // The Notes panel's part of the Transport (transport.ts extends it): the
 // same methods over Wails bindings (wails.ts) and HTTP (http.ts, /api/notes).
 // Every method rejects with an Error whose message is a sentence for the user.
-import type { ChangeList, NoteFolder, NoteText, NoteVersions, UndoOutcome, WritePreview } from '../protocol';
+import type { ChangeList, NoteFolder, NoteLinks, NoteText, NoteVersions, UndoOutcome, WritePreview } from '../protocol';
 
 /** Why the Notes panel cannot work with an older Quire. */
 export const NO_NOTES = 'This Quire has no notes panel; update Quire.';
@@ -24,6 +24,21 @@ export interface NotesTransport {
   noteVersions(id: string): Promise<NoteVersions>;
   /** A proposed note write shown on its note, computed without writing. */
   previewWrite(tool: string, args: string): Promise<WritePreview>;
+  /** A note's backlinks and unresolved links from the notes index (`indexed` false: not indexed yet). */
+  noteLinks(path: string): Promise<NoteLinks>;
+}
+
+/** A note's links from a host, with the arrays a panel relies on. */
+export function noteLinks(r: Partial<NoteLinks> | null | undefined, path: string): NoteLinks {
+  return {
+    path: r?.path ?? path,
+    indexed: r?.indexed ?? false,
+    backlinks: Array.isArray(r?.backlinks) ? r.backlinks : [],
+    unresolved: Array.isArray(r?.unresolved) ? r.unresolved : [],
+    backlinkCount: r?.backlinkCount ?? 0,
+    unresolvedCount: r?.unresolvedCount ?? 0,
+    limit: r?.limit ?? 0,
+  };
 }
 
 /** A folder from a host, with the arrays a panel relies on. */

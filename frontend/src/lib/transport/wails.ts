@@ -27,9 +27,9 @@ import { candidate, candidateDetail, evaluationJob, evolutionState, NO_EVOLUTION
 import type { Activation, Approval, Candidate, CandidateDetail, CandidateDraft, EvaluationJob, EvolutionState } from '../protocol';
 import { NO_SKILL_FOLDER, NO_SKILLS, skillList } from './skills';
 import { modelsState, NO_MODEL_NAME, NO_MODELS } from './models';
-import { changeList, NO_NOTES, noteFolder, undoOutcome } from './notes';
+import { changeList, NO_NOTES, noteFolder, noteLinks, undoOutcome } from './notes';
 import type { MCPImport, MCPList, MCPServer, MCPServerConfig, MCPToolChoice } from '../protocol';
-import type { ChangeList, NoteFolder, NoteText, NoteVersions, UndoOutcome, WritePreview } from '../protocol';
+import type { ChangeList, NoteFolder, NoteLinks, NoteText, NoteVersions, UndoOutcome, WritePreview } from '../protocol';
 import { NO_SETTINGS, SettingRefused, settingsScreen } from './settings';
 import { PROTOCOL_VERSION, RuntimeEvent } from '../protocol';
 import { memoryList, NO_MEMORY, toError, type Transport } from './transport';
@@ -106,6 +106,7 @@ export interface WailsApp {
   UndoChange?: Method<'UndoChange', UndoOutcome>;
   UndoConversation?: Method<'UndoConversation', UndoOutcome>;
   NoteVersions?: Method<'NoteVersions', NoteVersions>;
+  NoteLinks?: Method<'NoteLinks', NoteLinks>;
   PreviewWrite?: Method<'PreviewWrite', WritePreview>;
   /** The inspector's methods (app.go). Optional: an older Quire has none. */
   Calls?: Method<'Calls', CallList>;
@@ -412,6 +413,9 @@ export class WailsTransport implements Transport {
   }
   noteVersions(id: string): Promise<NoteVersions> {
     return this.notes(this.app.NoteVersions ? (a) => a.NoteVersions!(id) : null);
+  }
+  async noteLinks(path: string): Promise<NoteLinks> {
+    return noteLinks(await this.notes(this.app.NoteLinks ? (a) => a.NoteLinks!(path) : null), path);
   }
   previewWrite(tool: string, args: string): Promise<WritePreview> {
     return this.notes(this.app.PreviewWrite ? (a) => a.PreviewWrite!(tool, args) : null);

@@ -85,6 +85,8 @@ export function NewSession(arg1:string):Promise<protocol.Session>;
 
 export function NoteChanges():Promise<protocol.ChangeList>;
 
+export function NoteLinks(arg1:string):Promise<protocol.NoteLinks>;
+
 export function NoteText(arg1:string):Promise<protocol.NoteText>;
 
 export function NoteVersions(arg1:string):Promise<protocol.NoteVersions>;

@@ -166,6 +166,10 @@ export function NoteChanges() {
   return window['go']['main']['App']['NoteChanges']();
 }
 
+export function NoteLinks(arg1) {
+  return window['go']['main']['App']['NoteLinks'](arg1);
+}
+
 export function NoteText(arg1) {
   return window['go']['main']['App']['NoteText'](arg1);
 }
