@@ -81,3 +81,7 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
+
+// The JSON Schema validator compiles its meta-schemas on first use rather
+// than at every program start (third_party/jsonschema/QUIRE.md).
+replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -218,12 +219,14 @@ func undos(evs, prior []event.Event) []found {
 // correctionCue is how a correction reads: the message opens with a no
 // ("no,", "wrong", "actually") or says where something should be instead.
 // It is read only right after a run that changed a note, so "no" there
-// answers that change.
-var correctionCue = regexp.MustCompile(`(?i)^\s*(no|nope|wrong|actually|not there|not that)\b|\b(instead|should (go|be|live|have gone)|belongs? (in|under|to)|wrong (folder|place|path|name)|not in)\b`)
+// answers that change. Compiled on first use (namePattern).
+var correctionCue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*(no|nope|wrong|actually|not there|not that)\b|\b(instead|should (go|be|live|have gone)|belongs? (in|under|to)|wrong (folder|place|path|name)|not in)\b`)
+})
 
 // IsCorrection reports whether a user message reads as correcting what the
 // assistant just did (correctionCue).
-func IsCorrection(text string) bool { return correctionCue.MatchString(text) }
+func IsCorrection(text string) bool { return correctionCue().MatchString(text) }
 
 // corrections is the run's first user message when it reads as a
 // correction of a note change the run before made.

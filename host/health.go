@@ -78,7 +78,11 @@ func (h *Health) Run(ctx context.Context) {
 		changed := !h.have || !sameChecks(q, h.last)
 		h.mu.Unlock()
 		if changed {
-			h.publish(q, h.full(ctx))
+			full := h.full(ctx)
+			if ctx.Err() != nil {
+				return
+			}
+			h.publish(q, full)
 		}
 		switch {
 		case q.OK:
@@ -117,10 +121,16 @@ func (h *Health) Report() (doctor.Report, bool) {
 
 // Check makes the whole report now (the window's "Check again", a page
 // that loads), offers it to every watcher when it changed, and has the
-// watcher start its back-off again from the first wait.
+// watcher start its back-off again from the first wait. A report whose
+// request ended meanwhile (a tab closed during the database check) is
+// returned to nobody's page and offered to none: its checks were cut
+// short, and what they said is not the file's state (issue 31 item 1).
 func (h *Health) Check(ctx context.Context) doctor.Report {
 	q := h.quick(ctx)
 	full := h.full(ctx)
+	if ctx.Err() != nil {
+		return full
+	}
 	h.publish(q, full)
 	h.Recheck()
 	return full

@@ -170,3 +170,33 @@ func TestASlowWatcherGetsTheNewest(t *testing.T) {
 	}
 	receive(t, h.Watch(t.Context()), true)
 }
+
+// TestAReportOfAnEndedRequestIsNotPublished: a page's request that ended
+// during the whole report (a tab closed or reloaded during the database
+// check) made its report with a context that was stopped; what it says
+// (a check cut short) is not offered to every other page (issue 31 item 1:
+// every open tab said "the database file is damaged").
+func TestAReportOfAnEndedRequestIsNotPublished(t *testing.T) {
+	o := &ollama{up: true}
+	whole := func(ctx context.Context) doctor.Report {
+		r := o.whole(ctx)
+		if ctx.Err() != nil {
+			r.OK = false
+			r.Checks = append(r.Checks, doctor.Check{Name: "Database", Detail: "the database file is damaged (context canceled)"})
+		}
+		return r
+	}
+	h := host.NewHealth(o.quick, whole)
+	first := h.Check(t.Context())
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	h.Check(ctx)
+	got, ok := h.Report()
+	if !ok || !got.OK || len(got.Checks) != len(first.Checks) {
+		t.Fatalf("the report of an ended request was published: %+v", got)
+	}
+	reports := h.Watch(t.Context())
+	if r := receive(t, reports, true); len(r.Checks) != len(first.Checks) {
+		t.Fatalf("a new page is shown the report of an ended request: %+v", r)
+	}
+}

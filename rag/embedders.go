@@ -115,24 +115,24 @@ func WithKeepStored() Option { return func(o *options) { o.keepStored = true } }
 
 // pick decides the active embedder at Open, and the target of a switch
 // left unfinished (or asked for now).
-func (ix *Index) pick(ctx context.Context, want *embedding) (active, target *embedding, err error) {
+func (ix *Index) pick(ctx context.Context, want *embedding) (active, target *embedding, changed bool, err error) {
 	stored, err := ix.storedEmbedder(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	if stored == "" || stored == want.name {
-		return want, nil, ix.markActive(ctx, want.name)
+		return want, nil, stored != want.name, ix.markActive(ctx, want.name)
 	}
 	old, err := ix.byName(stored)
 	if err != nil || old == nil {
 		// Nothing can embed a query for the stored vectors: the new
 		// embedder is active at once, and the next pass embeds for it.
-		return want, nil, ix.markActive(ctx, want.name)
+		return want, nil, true, ix.markActive(ctx, want.name)
 	}
 	if ix.opts.keepStored {
-		return old, nil, nil
+		return old, nil, false, nil
 	}
-	return old, want, nil
+	return old, want, false, nil
 }
 
 // byName makes the embedder whose vectors are stored under name, or nil.

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -574,6 +575,12 @@ type writer struct {
 
 	toDone []int64 // files whose vectors are in memory, to mark done
 
+	// unindexed are the passages written in the transaction in flight
+	// and not yet in rag_fts (flushText).
+	unindexed []int64
+	// noted is the vectors' length noteDims recorded in this transaction.
+	noted int
+
 	// found by this pass's scans before any job: new files Quire does not
 	// read (Skipped) and new links out of their folder (failed)
 	skipped, refused int
@@ -662,7 +669,7 @@ func (w *writer) finish() error {
 
 func (w *writer) markDone(tx *sql.Tx) error {
 	for _, id := range w.toDone {
-		if _, err := tx.ExecContext(w.wctx(), `UPDATE rag_files SET status = 'done' WHERE id = ? AND status = 'embedded'`, id); err != nil {
+		if err := w.exec(tx, `UPDATE rag_files SET status = 'done' WHERE id = ? AND status = 'embedded'`, id); err != nil {
 			return err
 		}
 	}
@@ -682,8 +689,11 @@ func (w *writer) inTx(fn func(tx *sql.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("rag: %w", err)
 	}
-	w.bumped = false
+	w.bumped, w.noted = false, 0
 	err = fn(tx)
+	if err == nil {
+		err = w.flushText(tx)
+	}
 	if err == nil {
 		err = tx.Commit()
 	}
@@ -695,7 +705,38 @@ func (w *writer) inTx(fn func(tx *sql.Tx) error) error {
 	return nil
 }
 
+// exec runs q in tx through its prepared statement.
+func (w *writer) exec(tx *sql.Tx, q string, args ...any) error {
+	st, err := w.ix.txStmt(w.wctx(), tx, q)
+	if err != nil {
+		return err
+	}
+	_, err = st.ExecContext(w.wctx(), args...)
+	return err
+}
+
+// flushText puts the transaction's new passages into the text index, in
+// one statement: FTS5 writes its pending terms as a segment at every
+// statement that follows a change to it, so a row at a time made (and
+// merged) a segment a passage.
+func (w *writer) flushText(tx *sql.Tx) error {
+	if len(w.unindexed) == 0 {
+		return nil
+	}
+	ids, err := json.Marshal(w.unindexed)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(w.wctx(), `INSERT INTO rag_fts(rowid, heading, text)
+		SELECT id, heading, text FROM rag_chunks WHERE id IN (SELECT value FROM json_each(?))`, string(ids)); err != nil {
+		return err
+	}
+	w.unindexed = w.unindexed[:0]
+	return nil
+}
+
 func (w *writer) rollback() {
+	w.unindexed = w.unindexed[:0]
 	w.add, w.remove, w.embedded = nil, nil, nil
 	w.finished, w.failedInTx, w.doneBytesInTx = 0, 0, 0
 	clear(w.ids)
@@ -769,9 +810,12 @@ func (w *writer) apply(tx *sql.Tx, m message) error {
 				return err
 			}
 		}
+		ins, err := w.ix.txStmt(ctx, tx, `INSERT INTO rag_chunks(file_id, ord, heading, start_line, end_line, text) VALUES (?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
 		for i, c := range m.chunks {
-			res, err := tx.ExecContext(ctx, `INSERT INTO rag_chunks(file_id, ord, heading, start_line, end_line, text) VALUES (?, ?, ?, ?, ?, ?)`,
-				j.id, m.ord0+i, joinHeadings(c.Headings), c.Start, c.End, c.Text)
+			res, err := ins.ExecContext(ctx, j.id, m.ord0+i, joinHeadings(c.Headings), c.Start, c.End, c.Text)
 			if err != nil {
 				return err
 			}
@@ -780,12 +824,12 @@ func (w *writer) apply(tx *sql.Tx, m message) error {
 				return err
 			}
 			w.ids[j.id] = append(w.ids[j.id], id)
+			w.unindexed = append(w.unindexed, id)
 		}
 		if m.last {
 			f := m.file
-			_, err := tx.ExecContext(ctx, `UPDATE rag_files SET status = 'parsed', reason = '', format = ?, hash = ?, size = ?, mtime_ns = ?, chunks = ?, updated_ns = ? WHERE id = ?`,
+			return w.exec(tx, `UPDATE rag_files SET status = 'parsed', reason = '', format = ?, hash = ?, size = ?, mtime_ns = ?, chunks = ?, updated_ns = ? WHERE id = ?`,
 				f.format, f.hash, f.size, f.mtime, len(w.ids[j.id]), now, j.id)
-			return err
 		}
 	case msgVectors:
 		e := w.ix.cur()
@@ -793,9 +837,16 @@ func (w *writer) apply(tx *sql.Tx, m message) error {
 			if err := w.bump(tx); err != nil {
 				return err
 			}
-			if err := noteDims(ctx, tx, e.name, len(m.vecs[0])); err != nil {
-				return err
+			if w.noted != len(m.vecs[0]) {
+				if err := noteDims(ctx, tx, e.name, len(m.vecs[0])); err != nil {
+					return err
+				}
+				w.noted = len(m.vecs[0])
 			}
+		}
+		insVec, err := w.ix.txStmt(ctx, tx, `INSERT OR REPLACE INTO rag_vectors(chunk_id, embedder, vec) VALUES (?, ?, ?)`)
+		if err != nil {
+			return err
 		}
 		for i, v := range m.vecs {
 			var id int64
@@ -808,8 +859,7 @@ func (w *writer) apply(tx *sql.Tx, m message) error {
 				}
 				id = ids[m.ords[i]]
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO rag_vectors(chunk_id, embedder, vec) VALUES (?, ?, ?)`,
-				id, e.name, vecindex.Encode(v)); err != nil {
+			if _, err := insVec.ExecContext(ctx, id, e.name, vecindex.Encode(v)); err != nil {
 				return err
 			}
 			w.add = append(w.add, vecindex.Vector{ID: id, Embedding: v})
@@ -820,7 +870,7 @@ func (w *writer) apply(tx *sql.Tx, m message) error {
 		}
 		if m.last {
 			delete(w.ids, j.id)
-			if _, err := tx.ExecContext(ctx, `UPDATE rag_files SET status = 'embedded', updated_ns = ? WHERE id = ?`, now, j.id); err != nil {
+			if err := w.exec(tx, `UPDATE rag_files SET status = 'embedded', updated_ns = ? WHERE id = ?`, now, j.id); err != nil {
 				return err
 			}
 			w.embedded = append(w.embedded, j)
@@ -893,6 +943,11 @@ func (w *writer) deleteChunks(tx *sql.Tx, fileID int64) error {
 	}
 	if n == 0 {
 		return nil
+	}
+	// The delete trigger takes each passage out of the text index, so
+	// the passages of this transaction must be in it first.
+	if err := w.flushText(tx); err != nil {
+		return err
 	}
 	if err := w.bump(tx); err != nil {
 		return err

@@ -68,6 +68,29 @@ var migrations = []string{
 		active INTEGER NOT NULL DEFAULT 0
 	) WITHOUT ROWID;
 	INSERT INTO rag_embedders(name, dims) SELECT embedder, max(length(vec)) / 4 FROM rag_vectors GROUP BY embedder;`,
+	// 3: the files by status, so an Open's fix-ups (files left embedded,
+	// skipped or refused) read the few in that state, not every file
+	// (issue 30: a start's cost grew with the index).
+	`CREATE INDEX rag_files_status ON rag_files(status);`,
+	// 4: the text index takes a transaction's new passages in one
+	// statement (writer.flushText) instead of a trigger a row: FTS5 wrote
+	// a segment, and merged, at every statement that followed (issue 30:
+	// 30 % of an index pass). Deletes still go through rag_chunks_ad.
+	`DROP TRIGGER rag_chunks_ai;`,
+	// 5: the vectors in a rowid table. In the WITHOUT ROWID one each 1 KiB
+	// vector spilled to an overflow page of its own (a page and a half a
+	// vector: 29.7 of a 53 MB database, issue 30); a rowid table keeps it
+	// in its leaf. One transaction: a start that dies during it starts
+	// again from the old table.
+	`CREATE TABLE rag_vectors_new (
+		chunk_id INTEGER NOT NULL REFERENCES rag_chunks(id) ON DELETE CASCADE,
+		embedder TEXT NOT NULL,
+		vec      BLOB NOT NULL,
+		PRIMARY KEY (chunk_id, embedder)
+	);
+	INSERT INTO rag_vectors_new(chunk_id, embedder, vec) SELECT chunk_id, embedder, vec FROM rag_vectors ORDER BY chunk_id, embedder;
+	DROP TABLE rag_vectors;
+	ALTER TABLE rag_vectors_new RENAME TO rag_vectors;`,
 }
 
 // migrate creates or upgrades the rag tables in one transaction. A newer

@@ -93,11 +93,35 @@ func BenchmarkSearch(b *testing.B) {
 		copies int
 	}{{"chunks=5k", 3500, 1}, {"chunks=53k", len(docs), 7}} {
 		ix := benchIndex(b, base, size.name, docs[:size.docs], size.copies)
+		// The floor (issue 30): FTS5's own bm25 over the same passages,
+		// the query's words OR'ed, the ten best with their text, through
+		// a statement prepared once.
+		floor, err := ix.db.Prepare(`SELECT c.id, c.text FROM rag_fts JOIN rag_chunks c ON c.id = rag_fts.rowid
+			WHERE rag_fts MATCH ? ORDER BY bm25(rag_fts) LIMIT 10`)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer floor.Close()
 		arms := []struct {
 			name string
 			run  func(q string) error
 		}{
 			{"search", func(q string) error { _, err := ix.Search(ctx, q, 10); return err }},
+			{"fts5", func(q string) error {
+				rows, err := floor.QueryContext(ctx, matchExpr(queryTerms(q)))
+				if err != nil {
+					return err
+				}
+				defer rows.Close()
+				for rows.Next() {
+					var id int64
+					var text string
+					if err := rows.Scan(&id, &text); err != nil {
+						return err
+					}
+				}
+				return rows.Err()
+			}},
 			{"lexical", func(q string) error { _, err := ix.lexical(ctx, queryTerms(q), ix.opts.depth); return err }},
 			{"vector", func(q string) error { _, err := ix.vectorRanking(ctx, ix.cur(), q, ix.opts.depth); return err }},
 		}
@@ -146,10 +170,74 @@ func sciFactCorpus(b *testing.B) (string, []sfDoc) {
 	return dir, docs
 }
 
+// BenchmarkIndex's "quire" arm is above; its "fts5" arm is the floor
+// issue 30 measures it against: every file of the corpus read and its
+// text put into a bare FTS5 table with the index's tokenizer, one
+// prepared INSERT a file, in one transaction. Both report cpu-ms/op; the
+// floor's arm also quire/fts5, the ratio of their CPU.
 func BenchmarkIndex(b *testing.B) {
+	var quireCPU float64
+	b.Run("quire", func(b *testing.B) { quireCPU = benchIndexQuire(b) })
+	b.Run("fts5", func(b *testing.B) {
+		corpus, _ := sciFactCorpus(b)
+		ctx := context.Background()
+		var cpu time.Duration
+		for b.Loop() {
+			b.StopTimer()
+			st, err := store.Open(ctx, filepath.Join(b.TempDir(), "quire.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			db := st.DB()
+			if _, err := db.Exec(`CREATE VIRTUAL TABLE floor_fts USING fts5(heading, text, tokenize='porter unicode61 remove_diacritics 2')`); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			t0 := cpuTime()
+			entries, err := os.ReadDir(corpus)
+			if err != nil {
+				b.Fatal(err)
+			}
+			tx, err := db.Begin()
+			if err != nil {
+				b.Fatal(err)
+			}
+			ins, err := tx.Prepare(`INSERT INTO floor_fts(heading, text) VALUES (?, ?)`)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, e := range entries {
+				text, err := os.ReadFile(filepath.Join(corpus, e.Name()))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := ins.Exec(e.Name(), string(text)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := tx.Commit(); err != nil {
+				b.Fatal(err)
+			}
+			cpu += cpuTime() - t0
+			b.StopTimer()
+			st.Close()
+			b.StartTimer()
+		}
+		per := float64(cpu) / 1e6 / float64(b.N)
+		b.ReportMetric(per, "cpu-ms/op")
+		if quireCPU > 0 {
+			b.ReportMetric(quireCPU/per, "quire/fts5")
+		}
+	})
+}
+
+// benchIndexQuire indexes the corpus into a new database per iteration and
+// returns the CPU milliseconds a pass took.
+func benchIndexQuire(b *testing.B) float64 {
 	corpus, docs := sciFactCorpus(b)
 	ctx := context.Background()
 	var peak uint64
+	var cpu time.Duration
 	chunks := 0
 	for b.Loop() {
 		b.StopTimer()
@@ -165,11 +253,13 @@ func BenchmarkIndex(b *testing.B) {
 		}
 		runtime.GC() // the peak is this pass's, not the last one's garbage
 		b.StartTimer()
+		t0 := cpuTime()
 		heap, _ := memPeak(func() {
 			if err := ix.Index(ctx, []string{corpus}, nil); err != nil {
 				b.Fatal(err)
 			}
 		})
+		cpu += cpuTime() - t0
 		b.StopTimer()
 		peak = max(peak, heap)
 		chunks = count(b, st.DB(), `SELECT count(*) FROM rag_chunks`)
@@ -182,6 +272,9 @@ func BenchmarkIndex(b *testing.B) {
 	}
 	b.ReportMetric(float64(chunks), "chunks")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+	per := float64(cpu) / 1e6 / float64(b.N)
+	b.ReportMetric(per, "cpu-ms/op")
+	return per
 }
 
 func BenchmarkReindexNoop(b *testing.B) {
@@ -269,4 +362,120 @@ func BenchmarkOpen53k(b *testing.B) {
 			return ix
 		}, func(ix *Index) (*Index, error) { _, err := ix.vectors(ctx, ix.cur()); return ix, err })
 	})
+}
+
+// BenchmarkStart53k is what an owner's start pays for its database when
+// nothing changed since a clean end (store.Open, rag.Open, then both
+// closed): on an empty data folder — the floor — and on BenchmarkSearch's
+// 53,181-chunk index. Issue 30: the start must not grow with the index
+// (it ran the whole file's check and fixUp's scan of every chunk).
+func BenchmarkStart53k(b *testing.B) {
+	docs, _, base := sciFactBench(b)
+	ctx := context.Background()
+	dir := filepath.Join(base, "chunks=53k")
+	writeVariants(b, filepath.Join(dir, "corpus"), docs, 7)
+	func() {
+		st, err := store.Open(ctx, filepath.Join(dir, "quire.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		ix, err := Open(ctx, st.DB(), nil, sfOpts()...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer ix.Close()
+		if err := ix.Index(ctx, []string{filepath.Join(dir, "corpus")}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}()
+	start := func(b *testing.B, path string) {
+		st, err := store.Open(ctx, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix, err := Open(ctx, st.DB(), nil, sfOpts()...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix.Close()
+		st.Close()
+	}
+	var floor time.Duration
+	for _, arm := range []struct{ name, path string }{
+		{"empty", filepath.Join(b.TempDir(), "quire.db")},
+		{"chunks=53k", filepath.Join(dir, "quire.db")},
+	} {
+		b.Run(arm.name, func(b *testing.B) {
+			start(b, arm.path) // the empty folder's file is made once, as a first start makes it
+			var cpu time.Duration
+			for b.Loop() {
+				t0 := cpuTime()
+				start(b, arm.path)
+				cpu += cpuTime() - t0
+			}
+			per := b.Elapsed() / time.Duration(b.N)
+			b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/op")
+			if floor == 0 {
+				floor = per
+			} else {
+				b.ReportMetric(float64(per)/float64(floor), "vs-empty")
+			}
+		})
+	}
+}
+
+// BenchmarkVectorBytes53k reports what BenchmarkSearch's 53k-chunk index
+// spends on disk for its vectors (SQLite's dbstat: the table's pages and
+// its key index) against their raw bytes: issue 30 asks ≤ 1.2×. The time
+// is that of reading the figures.
+func BenchmarkVectorBytes53k(b *testing.B) {
+	docs, _, base := sciFactBench(b)
+	ctx := context.Background()
+	dir := filepath.Join(base, "chunks=53k")
+	writeVariants(b, filepath.Join(dir, "corpus"), docs, 7)
+	db := openDB(b, dir)
+	ix := openIndex(b, db, nil, sfOpts()...)
+	if err := ix.Index(ctx, []string{filepath.Join(dir, "corpus")}, nil); err != nil {
+		b.Fatal(err)
+	}
+	var disk, raw int64
+	for b.Loop() {
+		if err := db.QueryRow(`SELECT sum(pgsize) FROM dbstat WHERE name = 'rag_vectors' OR name LIKE 'sqlite_autoindex_rag_vectors%'`).Scan(&disk); err != nil {
+			b.Fatal(err)
+		}
+		if err := db.QueryRow(`SELECT sum(length(vec)) FROM rag_vectors`).Scan(&raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(disk)/1e6, "disk-MB")
+	b.ReportMetric(float64(raw)/1e6, "raw-MB")
+	b.ReportMetric(float64(disk)/float64(raw), "disk/raw")
+}
+
+// BenchmarkReindexNoop53k is a pass over BenchmarkSearch's unchanged
+// 53k-chunk folder (36,281 files): issue 30 asks under a second of CPU.
+func BenchmarkReindexNoop53k(b *testing.B) {
+	docs, _, base := sciFactBench(b)
+	ctx := context.Background()
+	dir := filepath.Join(base, "chunks=53k")
+	corpus := filepath.Join(dir, "corpus")
+	writeVariants(b, corpus, docs, 7)
+	ix := openIndex(b, openDB(b, dir), nil, sfOpts()...)
+	if err := ix.Index(ctx, []string{corpus}, nil); err != nil {
+		b.Fatal(err)
+	}
+	before := ix.parses.Load()
+	var cpu time.Duration
+	for b.Loop() {
+		t0 := cpuTime()
+		if err := ix.Index(ctx, []string{corpus}, nil); err != nil {
+			b.Fatal(err)
+		}
+		cpu += cpuTime() - t0
+	}
+	if n := ix.parses.Load() - before; n != 0 {
+		b.Fatalf("a pass over the unchanged folder parsed %d files", n)
+	}
+	b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/op")
 }

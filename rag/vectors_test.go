@@ -5,8 +5,12 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+
+	"quire/internal/sqlschema"
+	"quire/internal/vecindex"
 )
 
 // TestVectorsLoadOnTheFirstVectorSearch: Open, a listing, a pass and a
@@ -169,5 +173,40 @@ func TestPassCommitsDuringTheFirstLoad(t *testing.T) {
 	}
 	if got, want := inMemory(t, ix), count(t, db, `SELECT count(*) FROM rag_vectors`); got != want {
 		t.Fatalf("%d vectors in memory, %d stored", got, want)
+	}
+}
+
+// TestVectorsMoveToARowidTable: an index whose vectors sit in the WITHOUT
+// ROWID table (schema 4, where each 1 KiB vector spilled to an overflow
+// page) has them moved, all of them, into a rowid table by its next Open.
+func TestVectorsMoveToARowidTable(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t, t.TempDir())
+	if err := sqlschema.Migrate(ctx, db, "rag", migrations[:4], ErrNewerSchema); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO rag_files(id, path, root, status, chunks) VALUES (1, '/n/a.md', '/n', 'done', 2)`,
+		`INSERT INTO rag_chunks(id, file_id, ord, heading, start_line, end_line, text) VALUES (1, 1, 0, 'A', 1, 2, 'turbine'), (2, 1, 1, 'B', 3, 4, 'rotor')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id := range 2 {
+		if _, err := db.Exec(`INSERT INTO rag_vectors(chunk_id, embedder, vec) VALUES (?, 'model-a', ?)`, id+1, vecindex.Encode([]float32{1, float32(id), 0, 0, 0})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix := openIndex(t, db, &wideEmbedder{name: "model-a", dims: 5})
+	var ddl string
+	if err := db.QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'rag_vectors'`).Scan(&ddl); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.ToUpper(ddl), "WITHOUT ROWID") {
+		t.Errorf("the vectors are still in a WITHOUT ROWID table: %s", ddl)
+	}
+	if n := inMemory(t, ix); n != 2 {
+		t.Errorf("%d vectors after the move, want 2", n)
 	}
 }

@@ -21,8 +21,16 @@ func (p *Parts) Index(ctx context.Context) (host.Index, error) {
 	p.ragMu.Lock()
 	defer p.ragMu.Unlock()
 	if p.rag == nil && p.ragErr == nil && p.mode == Reader && p.store != nil {
-		emb, err := p.embedder(ctx, chosenEmbedModel(p.settings.Get()))
-		p.rag, p.ragErr = rag.Open(ctx, p.store.DB(), emb, append(p.ragEmbedding(err), rag.WithReadOnly())...)
+		// Nothing is asked of Ollama here: a reader searches with the
+		// vectors the index has (WithKeepStored; it makes none), and only
+		// a search that ranks by vector asks the model for the query's.
+		// A keyword search then never waits on a stalled Ollama (issue 30).
+		models := embedModels{p.ollama}
+		var emb rag.Embedder
+		if model := chosenEmbedModel(p.settings.Get()); model != "" {
+			emb = models.byName(ollamaPrefix + model)
+		}
+		p.rag, p.ragErr = rag.Open(ctx, p.store.DB(), emb, rag.WithEmbedders(models.byName), rag.WithKeepStored(), rag.WithReadOnly())
 	}
 	switch {
 	case p.rag != nil:

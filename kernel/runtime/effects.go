@@ -226,15 +226,7 @@ func (s *session) request(ctx context.Context, caps event.Capabilities) (provide
 // refreshed context text made after it (a replace made for an overflow
 // always precedes the step.retried that follows it).
 func (s *session) anchor(ctx context.Context, run string) (int64, error) {
-	at := int64(-1)
-	for _, typ := range []event.Type{event.StepStarted, event.StepRetried, event.HistoryReplace, event.ContextText} {
-		seq, err := s.r.store.LastSeqOf(ctx, s.id, typ, run)
-		if err != nil {
-			return -1, err
-		}
-		at = max(at, seq)
-	}
-	return at, nil
+	return s.r.store.LastSeqOfAny(ctx, s.id, run, event.StepStarted, event.StepRetried, event.HistoryReplace, event.ContextText)
 }
 
 // requestAt is the one place a request is built, from the log alone: the

@@ -33,6 +33,7 @@ type Store interface {
 	Sessions(ctx context.Context) ([]event.SessionSummary, error)
 	Recall(ctx context.Context, key string) (fingerprint string, result []byte, found bool, err error)
 	LastSeqOf(ctx context.Context, session string, typ event.Type, runID string) (int64, error)
+	LastSeqOfAny(ctx context.Context, session, runID string, types ...event.Type) (int64, error)
 	EventsOfType(ctx context.Context, session string, typ event.Type) ([]event.Event, error)
 	SessionsToRecover(ctx context.Context) (openRuns, unknown []string, err error)
 }

@@ -264,3 +264,59 @@ func BenchmarkSearchSaid(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOpenAfterCleanEnd is an owner's start of the log after a run
+// that ended cleanly (Open, SessionsToRecover, Close), on an empty file —
+// the floor — and on one of 1,000,000 events in 1,000 sessions, each with
+// its runs: issue 30's start must not grow with the file. The large arm
+// reports its time over the floor's.
+func BenchmarkOpenAfterCleanEnd(b *testing.B) {
+	ctx := context.Background()
+	var floor time.Duration
+	for _, n := range []int{0, 1_000_000} {
+		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "quire.db")
+			s, err := store.Open(ctx, path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			const sessions = 1000
+			for k := range min(n, sessions) {
+				id := fmt.Sprintf("s%04d", k)
+				if _, _, err := s.CreateSession(ctx, id, id, tb0, nil, nil); err != nil {
+					b.Fatal(err)
+				}
+				run := fmt.Sprintf("r%d", k)
+				if _, err := s.Append(ctx, id, event.Draft{Type: event.RunStarted, Time: tb0, RunID: run, Payload: event.RunStartedPayload{}}); err != nil {
+					b.Fatal(err)
+				}
+				fill(b, s, id, n/sessions-2)
+				if _, err := s.Append(ctx, id, event.Draft{Type: event.RunFinished, Time: tb0, RunID: run, Payload: event.RunFinishedPayload{Reason: "completed"}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			s.Close()
+			st, err := os.Stat(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				s, err := store.Open(ctx, path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if open, _, err := s.SessionsToRecover(ctx); err != nil || len(open) > 0 {
+					b.Fatalf("open runs %v: %v", open, err)
+				}
+				s.Close()
+			}
+			per := b.Elapsed() / time.Duration(b.N)
+			b.ReportMetric(float64(st.Size())/1e6, "MB")
+			if n == 0 {
+				floor = per
+			} else if floor > 0 {
+				b.ReportMetric(float64(per)/float64(floor), "vs-empty")
+			}
+		})
+	}
+}

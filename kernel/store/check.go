@@ -31,6 +31,7 @@ func (s *Store) Check(ctx context.Context, full bool) error {
 		return fmt.Errorf("open %s: %w", s.path, err)
 	}
 	defer db.Close()
+	s.checks.Add(1)
 	return s.check(ctx, db, checkPragma(full))
 }
 
@@ -68,7 +69,16 @@ func (s *Store) checkLog(ctx context.Context) error {
 }
 
 // check runs pragma on db and sets the store damaged when it finds problems.
+// A check that ctx stopped (a browser tab closed, a deadline) found nothing
+// either way: it is ErrCheckStopped with ctx's cause, never ErrCorrupt
+// (issue 31: a closed tab was reported as damage to every page).
 func (s *Store) check(ctx context.Context, db *sql.DB, pragma string) error {
+	failed := func(err error) error {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: %w (%w)", s.path, ErrCheckStopped, context.Cause(ctx))
+		}
+		return fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
+	}
 	rows, err := db.QueryContext(ctx, pragma)
 	if diskFull(err) {
 		// The check could not run (no room for the WAL index): that says
@@ -76,21 +86,25 @@ func (s *Store) check(ctx context.Context, db *sql.DB, pragma string) error {
 		return fmt.Errorf("%s: %w", s.path, noSpace(err))
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
+		return failed(err)
 	}
 	defer rows.Close()
 	var problems []string
 	for rows.Next() {
 		var line string
 		if err := rows.Scan(&line); err != nil {
-			return fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
+			return failed(err)
 		}
 		if line != "ok" {
 			problems = append(problems, line)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
+		return failed(err)
+	}
+	if len(problems) == 0 && ctx.Err() != nil {
+		// Stopped between rows: no finding, and no whole answer either.
+		return failed(ctx.Err())
 	}
 	if len(problems) > 0 {
 		err := fmt.Errorf("%s: %w: %s", s.path, ErrCorrupt, strings.Join(problems, "; "))

@@ -1,7 +1,11 @@
 package store
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 )
@@ -76,6 +80,134 @@ func TestACheckBesideWritersFindsNoDamage(t *testing.T) {
 			}
 			if _, _, err := s.CreateSession(ctx, "after", "after", t0, nil, nil); err != nil {
 				t.Fatalf("the log refuses writes after the checks: %v", err)
+			}
+		})
+	}
+}
+
+// TestTheFullCheckRunsOnlyAfterAnUncleanEnd: the owner's open checks the
+// whole file only when the last run did not close it (issue 30: the check
+// is linear in the file's size, and it made every start wait for it).
+func TestTheFullCheckRunsOnlyAfterAnUncleanEnd(t *testing.T) {
+	cases := []struct {
+		name  string
+		last  func(t *testing.T, path string) string // leaves a file as the last run ended; returns its path
+		check int64
+	}{
+		{"a new file", func(t *testing.T, path string) string { return path }, 0},
+		{"a clean close", func(t *testing.T, path string) string {
+			s := openAt(t, path)
+			if _, err := s.Append(t.Context(), "s", user("hello")); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			return path
+		}, 0},
+		{"a killed owner", func(t *testing.T, path string) string {
+			s := openAt(t, path)
+			defer s.Close()
+			if _, err := s.Append(t.Context(), "s", user("hello")); err != nil {
+				t.Fatal(err)
+			}
+			// The file and its WAL as a killed owner leaves them.
+			crashed := path + ".crashed"
+			for _, suffix := range []string{"", "-wal"} {
+				b, err := os.ReadFile(path + suffix)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(crashed+suffix, b, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return crashed
+		}, 1},
+		{"a file of schema 2 (no mark)", func(t *testing.T, path string) string {
+			s := openAt(t, path)
+			if _, err := s.DB().Exec("DROP INDEX events_by_type; DROP TABLE store_state; PRAGMA user_version = 2"); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			return path
+		}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := c.last(t, filepath.Join(t.TempDir(), "quire.db"))
+			s, err := Open(t.Context(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := s.Checks(); n != c.check {
+				t.Errorf("the open ran %d whole-file checks, want %d", n, c.check)
+			}
+			s.Close()
+			// Whatever came before, this run ended cleanly.
+			again, err := Open(t.Context(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer again.Close()
+			if n := again.Checks(); n != 0 {
+				t.Errorf("the open after a clean close ran %d checks, want none", n)
+			}
+		})
+	}
+}
+
+// openAt opens the store at path with a session "s".
+func openAt(t *testing.T, path string) *Store {
+	t.Helper()
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.CreateSession(t.Context(), "s", "S", t0, nil, nil); err != nil && !errors.Is(err, ErrSessionExists) {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestAStoppedCheckIsNotDamage: a check whose context ends (a browser tab
+// closed during doctor's check, issue 31 item 1) found nothing: it is
+// ErrCheckStopped, never ErrCorrupt, and the log still takes writes.
+// Stopped before the check started and while it reads the file.
+func TestAStoppedCheckIsNotDamage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "quire.db")
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	fillSessions(t, s, 3000)
+	cases := []struct {
+		name string
+		ctx  func() context.Context
+	}{
+		{"before", func() context.Context {
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel()
+			return ctx
+		}},
+		{"during", func() context.Context {
+			ctx, cancel := context.WithCancel(t.Context())
+			go cancel() // somewhere in the check, whichever step it reached
+			return ctx
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for range 20 {
+				err := s.Check(c.ctx(), true)
+				if errors.Is(err, ErrCorrupt) {
+					t.Fatalf("a stopped check was called damage: %v", err)
+				}
+				if err != nil && !(errors.Is(err, ErrCheckStopped) && errors.Is(err, context.Canceled)) {
+					t.Fatalf("a stopped check: %v, want ErrCheckStopped with its cause", err)
+				}
+				if _, err := s.Append(t.Context(), "sess-0", user("still written")); err != nil {
+					t.Fatalf("the log refuses writes after a stopped check: %v", err)
+				}
 			}
 		})
 	}

@@ -28,6 +28,9 @@ var (
 	// (a synced or restored folder) would have it overwrite whatever the
 	// link names.
 	ErrLink = errors.New("the database file is a symbolic link")
+	// ErrCheckStopped: a check of the file was stopped before it ended
+	// (its context ended): it says nothing of the file.
+	ErrCheckStopped = errors.New("the database check was stopped before it finished")
 	// ErrEmptyAppend: Append was called with nothing to append.
 	ErrEmptyAppend = errors.New("nothing to append")
 )

@@ -92,7 +92,11 @@ func (s *Store) writeTx(ctx context.Context, session string, create *creation, o
 
 	var last, replaces int64
 	source := titleCreated
-	err = tx.QueryRowContext(ctx, "SELECT last_seq, replaces, title_source FROM sessions WHERE id = ?", session).Scan(&last, &replaces, &source)
+	head, err := s.txStmt(ctx, tx, "SELECT last_seq, replaces, title_source FROM sessions WHERE id = ?")
+	if err != nil {
+		return nil, nil, fmt.Errorf("append to %s: %w", session, err)
+	}
+	err = head.QueryRowContext(ctx, session).Scan(&last, &replaces, &source)
 	switch {
 	case create != nil && err == nil:
 		return nil, nil, fmt.Errorf("%w: %s", ErrSessionExists, session)
@@ -124,10 +128,10 @@ func (s *Store) writeTx(ctx context.Context, session string, create *creation, o
 			replaces++
 		}
 	}
-	if err := insertEvents(ctx, tx, out); err != nil {
+	if err := s.insertEvents(ctx, tx, out); err != nil {
 		return nil, nil, fmt.Errorf("append to %s: %w", session, err)
 	}
-	if err := indexSaid(ctx, tx, out); err != nil {
+	if err := s.indexSaid(ctx, tx, out); err != nil {
 		return nil, nil, fmt.Errorf("append to %s: %w", session, err)
 	}
 	newLast := last + int64(len(encoded))
@@ -144,8 +148,10 @@ func (s *Store) writeTx(ctx context.Context, session string, create *creation, o
 		_, err = tx.ExecContext(ctx, `UPDATE sessions SET title = ?, title_source = ?, updated_ns = ?, last_seq = ?, replaces = ? WHERE id = ?`,
 			title, source, at, newLast, replaces, session)
 	default:
-		_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_ns = ?, last_seq = ?, replaces = ? WHERE id = ?`,
-			at, newLast, replaces, session)
+		var st *sql.Stmt
+		if st, err = s.txStmt(ctx, tx, `UPDATE sessions SET updated_ns = ?, last_seq = ?, replaces = ? WHERE id = ?`); err == nil {
+			_, err = st.ExecContext(ctx, at, newLast, replaces, session)
+		}
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("append to %s: index: %w", session, err)
@@ -161,7 +167,7 @@ func (s *Store) writeTx(ctx context.Context, session string, create *creation, o
 // well under SQLite's limit of 32766).
 const insertRows = 64
 
-func insertEvents(ctx context.Context, tx *sql.Tx, evs []event.Event) error {
+func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, evs []event.Event) error {
 	for start := 0; start < len(evs); start += insertRows {
 		chunk := evs[start:min(start+insertRows, len(evs))]
 		var q strings.Builder
@@ -175,7 +181,11 @@ func insertEvents(ctx context.Context, tx *sql.Tx, evs []event.Event) error {
 			args = append(args, e.Session, e.Seq, string(e.Type), e.Time.UnixNano(), e.RunID,
 				e.Ignorable, string(e.Visibility), joinSeqs(e.Sources), []byte(e.Payload))
 		}
-		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+		st, err := s.txStmt(ctx, tx, q.String())
+		if err != nil {
+			return err
+		}
+		if _, err := st.ExecContext(ctx, args...); err != nil {
 			return fmt.Errorf("events %d..%d: %w", chunk[0].Seq, chunk[len(chunk)-1].Seq, err)
 		}
 	}
@@ -204,52 +214,118 @@ func claim(ctx context.Context, tx *sql.Tx, once Once) (*Done, error) {
 
 // EventsOfType returns the session's events of one type, in seq order.
 func (s *Store) EventsOfType(ctx context.Context, session string, typ event.Type) ([]event.Event, error) {
-	return s.query(ctx, session, 0, -1, " AND type = '"+strings.ReplaceAll(string(typ), "'", "''")+"'")
+	// Through events_by_type: the session's events of one type, not a
+	// scan of its whole log (a step reads them, issue 30).
+	return s.query(ctx, session, 0, -1, "events INDEXED BY events_by_type", " AND type = '"+strings.ReplaceAll(string(typ), "'", "''")+"'")
 }
 
 // SessionsToRecover lists what a start must look at before anything else:
 // the sessions whose last run.started has no run.finished after it (the
 // runs a crash may have left open), and those holding an event of a type
 // this version does not know and may not skip (written by a newer Quire,
-// or by something else), which every read would refuse. Both come from one
-// pass over the events' types — each would be a scan of the whole log, so
-// one, not two, at every start — and no session's log is read.
+// or by something else), which every read would refuse. Both are read
+// through events_by_type, so a start reads the runs' starts and ends and
+// one index entry per type, not the whole log (issue 30: a start's cost
+// grew with every event ever logged).
 func (s *Store) SessionsToRecover(ctx context.Context) (openRuns, unknown []string, err error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT session,
-			COALESCE(MAX(CASE WHEN type = 'run.started' THEN seq END), -1) >
-				COALESCE(MAX(CASE WHEN type = 'run.finished' THEN seq END), -1) AS open_run,
-			MAX(ignorable = 0 AND type NOT IN (`+knownTypes+`)) AS unknown
-		FROM events
-		WHERE type IN ('run.started', 'run.finished') OR (ignorable = 0 AND type NOT IN (`+knownTypes+`))
-		GROUP BY session
-		HAVING open_run OR unknown
-		ORDER BY session`)
+	rows, err := s.db.QueryContext(ctx, `SELECT st.session FROM (
+			SELECT session, MAX(seq) AS started FROM events INDEXED BY events_by_type
+			WHERE type = 'run.started' GROUP BY session) st
+		WHERE st.started > COALESCE((SELECT MAX(seq) FROM events f INDEXED BY events_by_type
+			WHERE f.type = 'run.finished' AND f.session = st.session), -1)
+		ORDER BY st.session`)
 	if err != nil {
 		return nil, nil, fmt.Errorf("find the sessions to recover: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var isOpen, isUnknown bool
-		if err := rows.Scan(&id, &isOpen, &isUnknown); err != nil {
-			return nil, nil, fmt.Errorf("find the sessions to recover: %w", err)
-		}
-		if isOpen {
-			openRuns = append(openRuns, id)
-		}
-		if isUnknown {
-			unknown = append(unknown, id)
+	if openRuns, err = scanStrings(rows); err != nil {
+		return nil, nil, fmt.Errorf("find the sessions to recover: %w", err)
+	}
+	// The types in the log, one index lookup each (a loose scan).
+	rows, err = s.db.QueryContext(ctx, `WITH RECURSIVE t(type) AS (
+			SELECT MIN(type) FROM events INDEXED BY events_by_type
+			UNION ALL
+			SELECT (SELECT MIN(type) FROM events INDEXED BY events_by_type WHERE type > t.type) FROM t WHERE t.type IS NOT NULL)
+		SELECT type FROM t WHERE type IS NOT NULL`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("find the sessions to recover: %w", err)
+	}
+	types, err := scanStrings(rows)
+	if err != nil {
+		return nil, nil, fmt.Errorf("find the sessions to recover: %w", err)
+	}
+	known := map[string]bool{}
+	for _, t := range event.Types(false) {
+		known[string(t)] = true
+	}
+	var strange []string
+	for _, t := range types {
+		if !known[t] {
+			strange = append(strange, "'"+strings.ReplaceAll(t, "'", "''")+"'")
 		}
 	}
-	return openRuns, unknown, rows.Err()
+	if len(strange) == 0 {
+		return openRuns, nil, nil
+	}
+	rows, err = s.db.QueryContext(ctx, `SELECT DISTINCT session FROM events INDEXED BY events_by_type
+		WHERE type IN (`+strings.Join(strange, ",")+`) AND ignorable = 0 ORDER BY session`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("find the sessions to recover: %w", err)
+	}
+	if unknown, err = scanStrings(rows); err != nil {
+		return nil, nil, fmt.Errorf("find the sessions to recover: %w", err)
+	}
+	return openRuns, unknown, nil
+}
+
+// scanStrings reads rows of one text column, and closes them.
+func scanStrings(rows *sql.Rows) ([]string, error) {
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // LastSeqOf is the seq of the session's last event of type typ in run runID
 // (-1 when there is none).
 func (s *Store) LastSeqOf(ctx context.Context, session string, typ event.Type, runID string) (int64, error) {
 	var seq sql.NullInt64
-	err := s.db.QueryRowContext(ctx, `SELECT MAX(seq) FROM events WHERE session = ? AND type = ? AND run_id = ?`,
-		session, string(typ), runID).Scan(&seq)
+	st, err := s.stmt(ctx, `SELECT MAX(seq) FROM events WHERE session = ? AND type = ? AND run_id = ?`)
+	if err == nil {
+		err = st.QueryRowContext(ctx, session, string(typ), runID).Scan(&seq)
+	}
+	if err != nil {
+		return -1, fmt.Errorf("read %s: %w", session, err)
+	}
+	if !seq.Valid {
+		return -1, nil
+	}
+	return seq.Int64, nil
+}
+
+// LastSeqOfAny is the seq of the session's last event in run runID of any
+// of the types (-1 when there is none): one query, where a step's anchor
+// asked LastSeqOf once a type (issue 30).
+func (s *Store) LastSeqOfAny(ctx context.Context, session, runID string, types ...event.Type) (int64, error) {
+	if len(types) == 0 {
+		return -1, nil
+	}
+	q := `SELECT MAX(seq) FROM events WHERE session = ? AND run_id = ? AND type IN (?` + strings.Repeat(",?", len(types)-1) + `)`
+	args := make([]any, 0, len(types)+2)
+	args = append(args, session, runID)
+	for _, t := range types {
+		args = append(args, string(t))
+	}
+	var seq sql.NullInt64
+	st, err := s.stmt(ctx, q)
+	if err == nil {
+		err = st.QueryRowContext(ctx, args...).Scan(&seq)
+	}
 	if err != nil {
 		return -1, fmt.Errorf("read %s: %w", session, err)
 	}
@@ -322,7 +398,7 @@ func (s *Store) Events(ctx context.Context, session string, from int64) ([]event
 
 // EventsRange is Events up to and including seq to (-1: to the end).
 func (s *Store) EventsRange(ctx context.Context, session string, from, to int64) ([]event.Event, error) {
-	return s.query(ctx, session, from, to, "")
+	return s.query(ctx, session, from, to, "events", "")
 }
 
 // ProjectedEvents is EventsRange restricted to the types that become model
@@ -330,7 +406,7 @@ func (s *Store) EventsRange(ctx context.Context, session string, from, to int64)
 // less never means failing less loudly. Projection reads through it because
 // streamed deltas outnumber messages tenfold.
 func (s *Store) ProjectedEvents(ctx context.Context, session string, from, to int64) ([]event.Event, error) {
-	return s.query(ctx, session, from, to, projectedFilter)
+	return s.query(ctx, session, from, to, "events", projectedFilter)
 }
 
 var projectedFilter = " AND (type IN (" + quoteTypes(event.Types(true)) + ") OR (ignorable = 0 AND type NOT IN (" + knownTypes + ")))"
@@ -346,12 +422,16 @@ func quoteTypes(ts []event.Type) string {
 	return strings.Join(q, ",")
 }
 
-func (s *Store) query(ctx context.Context, session string, from, to int64, filter string) ([]event.Event, error) {
+func (s *Store) query(ctx context.Context, session string, from, to int64, table, filter string) ([]event.Event, error) {
 	if to < 0 {
 		to = 1<<63 - 1
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, type, time_ns, run_id, ignorable, visibility, sources, payload
-		FROM events WHERE session = ? AND seq >= ? AND seq <= ?`+filter+` ORDER BY seq`, session, from, to)
+	st, err := s.stmt(ctx, `SELECT seq, type, time_ns, run_id, ignorable, visibility, sources, payload
+		FROM `+table+` WHERE session = ? AND seq >= ? AND seq <= ?`+filter+` ORDER BY seq`)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", session, err)
+	}
+	rows, err := st.QueryContext(ctx, session, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", session, err)
 	}

@@ -101,14 +101,17 @@ func saidOf(e event.Event) (role, text string, ok bool) {
 }
 
 // indexSaid adds what evs said to the search, in the append's transaction.
-func indexSaid(ctx context.Context, tx *sql.Tx, evs []event.Event) error {
+func (s *Store) indexSaid(ctx context.Context, tx *sql.Tx, evs []event.Event) error {
 	for _, e := range evs {
 		role, text, ok := saidOf(e)
 		if !ok {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO said (session, seq, role, time_ns, text) VALUES (?, ?, ?, ?, ?)`,
-			e.Session, e.Seq, role, e.Time.UnixNano(), text); err != nil {
+		st, err := s.txStmt(ctx, tx, `INSERT INTO said (session, seq, role, time_ns, text) VALUES (?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		if _, err := st.ExecContext(ctx, e.Session, e.Seq, role, e.Time.UnixNano(), text); err != nil {
 			return fmt.Errorf("search index at %d: %w", e.Seq, err)
 		}
 	}

@@ -18,7 +18,7 @@ import (
 )
 
 // schemaVersion is the PRAGMA user_version this code writes and understands.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // migrations[i] brings a database from version i to i+1.
 var migrations = []string{
@@ -56,6 +56,18 @@ var migrations = []string{
 	`ALTER TABLE sessions ADD COLUMN title_source TEXT NOT NULL DEFAULT 'created';
 	UPDATE sessions SET title_source = 'user'
 		WHERE id IN (SELECT DISTINCT session FROM events WHERE type = 'session.renamed');` + saidSchema + saidBackfill,
+	// Version 3: an index of the events by type, for the per-step lookups
+	// of a run's last event of a type (LastSeqOf) and a session's events
+	// of a type, which otherwise scan the session's whole log on every
+	// step, and for a start's look for open runs and unknown types
+	// (SessionsToRecover), which otherwise scans the whole log; and the
+	// store's own state, where Close records that the last run ended
+	// cleanly (cleanEnd).
+	`CREATE INDEX events_by_type ON events (type, session, run_id, seq);
+	CREATE TABLE store_state (
+		name  TEXT PRIMARY KEY,
+		value INTEGER NOT NULL
+	) WITHOUT ROWID;`,
 }
 
 // Store is a Quire database. It is safe for concurrent use.
@@ -71,6 +83,11 @@ type Store struct {
 	// fails: from then on the log takes no write, since nothing may write
 	// into a file that failed its check.
 	damaged atomic.Pointer[error]
+	// checks counts the whole-file checks this store ran: at Open and by
+	// Check (Checks).
+	checks atomic.Int64
+	// stmts are the statements of every step, prepared once (stmts.go).
+	stmts statements
 }
 
 // Open opens (creating if needed) the database at path for writing. Before
@@ -79,13 +96,18 @@ type Store struct {
 // newer Quire is refused with an error that says so, and a file that needs
 // a migration is first copied to path + ".backup-v<N>" (Backups lists them).
 //
-// The check is SQLite's full integrity_check, on every open for writing.
-// quick_check misses what a failing disk does to a file at rest (rows out
-// of key order, an index that no longer matches its table: issue 13's
-// flipped pages), and the full check costs 1.1–1.6× the quick one, which
-// is linear in the file's size either way (docs/BENCHMARKS.md, "Checking
-// the database"): so no open that may write skips it, and a file doctor
-// called damaged is refused at every start, not only after a crash.
+// The check is SQLite's full integrity_check (which includes each FTS5
+// index's own), made when the last run did not end cleanly: Close records
+// a clean end in the file (cleanMark), and Open takes the mark away before
+// anything else is written, so a run that was killed, lost power or
+// crashed leaves none and the next open checks. After a clean end the
+// open skips it: the check is linear in the file's size (29 s at 1.36 GB,
+// issue 30) and the user would wait for it at every start. Damage at rest
+// (a failing disk: issue 13's flipped pages) is then found by doctor's
+// Check — `quire doctor`, and the health report the window and `quire
+// serve` make in the background as they start (host.Health) — which sets
+// the store damaged: every later write is refused and Close leaves no
+// mark, so the next start checks in front again.
 // A disk too full to open the file on is event.ErrNoSpace, never
 // ErrCorrupt: the file is fine, and the remedy is space, not setting it
 // aside.
@@ -97,9 +119,17 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := createPrivate(path); err != nil {
 		return nil, err
 	}
+	clean, checked := false, false
 	if existed {
-		if err := checkBeforeWriting(ctx, path, true); err != nil {
+		var err error
+		if clean, err = cleanEnd(ctx, path); err != nil {
 			return nil, err
+		}
+		if !clean {
+			if err := checkBeforeWriting(ctx, path, true); err != nil {
+				return nil, err
+			}
+			checked = true
 		}
 	}
 	// WAL so readers never block the writer; immediate transactions so a
@@ -112,6 +142,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	s := &Store{db: db, path: path, checkDSN: readOnlyDSN(path)}
+	if checked {
+		s.checks.Add(1)
+	}
 	if _, err := db.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
 		db.Close()
 		if diskFull(err) {
@@ -123,8 +156,54 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	if clean {
+		// From here this run may write: until its Close marks the end
+		// clean again, a next open checks.
+		if err := s.mark(ctx, false); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("%s: %w", path, noSpace(err))
+		}
+	}
 	return s, nil
 }
+
+// cleanMark is the store_state row Close sets to 1 and Open to 0.
+const cleanMark = "clean"
+
+// cleanEnd reports whether the last owner of the file at path closed it
+// (cleanMark), read through a read-only connection like the check, so a
+// file refused later is not touched. A file with no mark (written before
+// schema 3, or by a run that did not end) did not end cleanly; one that
+// cannot be read is left to the check to judge.
+func cleanEnd(ctx context.Context, path string) (bool, error) {
+	db, err := sql.Open("sqlite", readOnlyDSN(path))
+	if err != nil {
+		return false, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer db.Close()
+	s := &Store{db: db, path: path, readOnly: true}
+	if err := s.checkVersion(ctx); err != nil {
+		return false, err
+	}
+	var v int64
+	err = db.QueryRowContext(ctx, "SELECT value FROM store_state WHERE name = ?", cleanMark).Scan(&v)
+	return err == nil && v == 1, nil
+}
+
+// mark records whether the run that owns the file ended cleanly.
+func (s *Store) mark(ctx context.Context, clean bool) error {
+	v := 0
+	if clean {
+		v = 1
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO store_state (name, value) VALUES (?, ?)
+		ON CONFLICT (name) DO UPDATE SET value = excluded.value`, cleanMark, v)
+	return err
+}
+
+// Checks is how many whole-file checks this store ran: 1 when Open checked
+// (the last run did not end cleanly), plus one per Check. Tests count them.
+func (s *Store) Checks() int64 { return s.checks.Load() }
 
 // readOnlyDSN opens the file read-only with every connection refusing writes.
 func readOnlyDSN(path string) string {
@@ -389,8 +468,18 @@ func (s *Store) backup(ctx context.Context, version int) error {
 	return nil
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close records that this run ended cleanly (so the next Open skips the
+// whole-file check) and closes the database. A store found damaged is not
+// marked: the next start checks it again, in front of any write.
+func (s *Store) Close() error {
+	s.stmts.close()
+	if !s.readOnly && s.damaged.Load() == nil {
+		// A mark that cannot be written (a full disk) leaves the next
+		// start to check: nothing is lost but time.
+		_ = s.mark(context.Background(), true)
+	}
+	return s.db.Close()
+}
 
 // Path is the database file.
 func (s *Store) Path() string { return s.path }

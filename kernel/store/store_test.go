@@ -486,3 +486,39 @@ func TestAParentIsNotDeletedUnderItsBranches(t *testing.T) {
 		t.Fatalf("deleting the parent without branches under the refused delete's key: %v, %+v", err, done)
 	}
 }
+
+// TestLastSeqOfAny: a step's anchor is the run's last event of any of
+// several types, in one query.
+func TestLastSeqOfAny(t *testing.T) {
+	s := open(t)
+	if _, _, err := s.CreateSession(t.Context(), "s", "S", t0, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	started := func(run string) event.Draft {
+		return event.Draft{Type: event.StepStarted, Time: t0, RunID: run, Payload: event.StepStartedPayload{Step: 1}}
+	}
+	retried := func(run string) event.Draft {
+		return event.Draft{Type: event.StepRetried, Time: t0, RunID: run, Payload: event.StepRetriedPayload{Step: 1, Attempt: 2}}
+	}
+	// seqs 1..4: started r, retried r, started other, user message
+	if _, err := s.Append(t.Context(), "s", started("r"), retried("r"), started("other"), user("hi")); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		run   string
+		types []event.Type
+		want  int64
+	}{
+		{"r", []event.Type{event.StepStarted, event.StepRetried}, 2},
+		{"r", []event.Type{event.StepStarted}, 1},
+		{"other", []event.Type{event.StepStarted, event.StepRetried}, 3},
+		{"none", []event.Type{event.StepStarted}, -1},
+		{"r", nil, -1},
+	}
+	for _, c := range cases {
+		got, err := s.LastSeqOfAny(t.Context(), "s", c.run, c.types...)
+		if err != nil || got != c.want {
+			t.Errorf("LastSeqOfAny(%s, %v) = %d, %v; want %d", c.run, c.types, got, err, c.want)
+		}
+	}
+}
