@@ -379,7 +379,15 @@ func permissionText(q protocol.Question, by time.Time) (text string, whole bool)
 		}
 		// Named by its heading ("Create plan.md:"), or by the tool when the
 		// heading is the text itself: no part of a text is shown as if whole.
+		// A heading of two lines before a blank one is kept whole: a move
+		// that rewrites links says so on its second line ("and updates 56
+		// links in 37 notes:"), and the final yes must not hide that.
 		first, _, more := strings.Cut(desc, "\n")
+		if head, _, ok := strings.Cut(desc, "\n\n"); ok && strings.Count(head, "\n") == 1 {
+			if l1, l2, _ := strings.Cut(head, "\n"); strings.HasPrefix(l2, "and updates ") && cells(l1) <= dialogWrap && cells(l2) <= dialogWrap {
+				first = l1 + "\n  " + l2
+			}
+		}
 		if !more || cells(first) > dialogWrap {
 			first = wrap(host.Visible(c.Name), dialogWrap)
 		}

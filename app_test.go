@@ -369,6 +369,27 @@ func TestPermissionTextEscapesInvisibleCharacters(t *testing.T) {
 	}
 }
 
+// A move that rewrites links and is too long for the dialog is named by
+// its two-line heading, so the final yes says how many links it updates;
+// any other long text keeps its one-line heading.
+func TestPermissionTextKeepsAMovesLinkCount(t *testing.T) {
+	long := strings.Repeat("- see [[a]] again\n+ see [[b]] again\n", 400)
+	cases := []struct{ name, desc, want, not string }{
+		{"a move that rewrites links", "Move a.md → b.md\nand updates 800 links in 1 note:\n\nx.md:\n" + long,
+			"• Move a.md → b.md\n  and updates 800 links in 1 note:\n  This is", ""},
+		{"a long create", "Create a.md:\n+ one\n\n" + long, "• Create a.md:\n  This is", "+ one"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			q := protocol.Question{Calls: []protocol.QuestionCall{{ID: "1", Name: "move_note"}}, Descriptions: []string{c.desc}}
+			text, whole := permissionText(q, time.Time{})
+			if whole || !strings.Contains(text, c.want) || c.not != "" && strings.Contains(text, c.not) {
+				t.Fatalf("shown as (whole %v):\n%s\nwant it to contain %q", whole, text, c.want)
+			}
+		})
+	}
+}
+
 // noteTools offers the real note tools to a test runtime.
 type noteTools []tool.Tool
 
