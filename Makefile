@@ -107,7 +107,7 @@ vulncheck:
 # (-d=checkptr). modernc.org's SQLite is C translated to Go, unsafe pointer
 # arithmetic on every row, and that check alone was over half the CPU of the
 # SQLite-heavy tests (rag's quality gates 82 s -> 31 s without it,
-# docs/BENCHMARKS.md). It is turned off for modernc.org's packages only:
+# docs/BENCHMARKS-NOTEBOOK.md). It is turned off for modernc.org's packages only:
 # the race detector still instruments them and every other package, and
 # Quire's own unsafe code (none today) keeps the check.
 RACEFLAGS := -race -gcflags='modernc.org/...=-d=checkptr=0'
@@ -185,13 +185,13 @@ bench:
 	$(GO) test . -run '^$$' -bench SearchFirstResult -benchtime 20x -scifact $(SCIFACT)
 
 # The real window's CPU while idle and while waiting, and its memory over
-# 200 turns (docs/BENCHMARKS.md, "The window's idle cost and memory"); needs
+# 200 turns (docs/BENCHMARKS-NOTEBOOK.md, "The window's idle cost and memory"); needs
 # what `make test` installs (Xvfb, xdotool).
 bench-desktop: frontend
 	CGO_ENABLED=1 $(GO) build $(GOFLAGS_DESKTOP) -o $(APP) .
 	QUIRE_APP_BIN=$(CURDIR)/$(APP) $(GO) test -count=1 -tags desktoptest -run '^$$' -bench Desktop -benchtime 1x -timeout 20m ./test/desktop/
 
-# The SciFact data for rag's benchmarks (docs/BENCHMARKS.md, issue 6).
+# The SciFact data for rag's benchmarks (docs/BENCHMARKS-NOTEBOOK.md, issue 6).
 SCIFACT ?= $(CURDIR)/../shared/data/scifact
 
 clean:

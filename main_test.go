@@ -965,7 +965,7 @@ func TestDesktopNoticeUsesWhatTheDesktopHas(t *testing.T) {
 }
 
 // BenchmarkSearchFirstResult is `quire search`'s time to its first result
-// on the SciFact index (5,183 abstracts, 7,598 chunks; docs/BENCHMARKS.md,
+// on the SciFact index (5,183 abstracts, 7,598 chunks; docs/BENCHMARKS-NOTEBOOK.md,
 // "CLI time to first result"), given the data:
 //
 //	go test -run '^$' -bench SearchFirstResult -benchtime 20x -scifact ../shared/data/scifact .

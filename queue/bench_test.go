@@ -15,7 +15,7 @@ import (
 // fake model: each worker's run is two model calls (propose, then the
 // closing words), each streamed in chunks the fake server spaces by delay
 // (0: Quire's own cost alone; 20ms: a model that takes time, where workers
-// overlap). tasks/min is the figure in docs/BENCHMARKS.md.
+// overlap). tasks/min is the figure in docs/BENCHMARKS-NOTEBOOK.md.
 func BenchmarkBatch(b *testing.B) {
 	const notes = 24
 	for _, delay := range []time.Duration{0, 20 * time.Millisecond} {

@@ -32,7 +32,7 @@ type embedding struct {
 	// embedder's) by the first search that ranks by vector with it
 	// (Index.vectors), not at Open nor when a switch adopts it: a lexical
 	// search, a listing or a pass needs none of them, and loading is most
-	// of what a `quire search` start costs (docs/BENCHMARKS.md, "CLI time
+	// of what a `quire search` start costs (docs/BENCHMARKS-NOTEBOOK.md, "CLI time
 	// to first result"). vecMu is held while they load and while a pass
 	// applies a commit to them, so each commit is either seen by the load's
 	// read or applied after it (Add replaces by id, Remove ignores the

@@ -13,7 +13,7 @@ import (
 
 // BenchmarkHostileFiles indexes each hostile file of issue 13, at its
 // full size and under the default limits, into a new database per
-// iteration (docs/BENCHMARKS.md, "Hostile documents"):
+// iteration (docs/BENCHMARKS-NOTEBOOK.md, "Hostile documents"):
 //
 //	go test ./rag -run '^$' -bench HostileFiles -benchtime 3x
 //

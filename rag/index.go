@@ -151,7 +151,7 @@ func WithChunkSize(n int) Option { return func(o *options) { o.chunkSize = n } }
 // WithVectorWeight multiplies the vector list's terms in ModeHybrid's
 // fusion: score = 1/(k + lexical rank) + w/(k + vector rank). Default 1
 // with an embedding model and 0.3 with the built-in offline embedder,
-// whose vectors are a weaker lexical signal (docs/BENCHMARKS.md). The
+// whose vectors are a weaker lexical signal (docs/BENCHMARKS-NOTEBOOK.md). The
 // default ranking's weight is the Calibration's.
 func WithVectorWeight(w float64) Option { return func(o *options) { o.vecWeight = w } }
 

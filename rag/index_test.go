@@ -49,7 +49,7 @@ func TestIndexAndSearchCitesFileHeadingsAndLines(t *testing.T) {
 		t.Fatalf("top hit %+v; want notes/plan.md › Plan › Goals › Budget lines 5-10", h)
 	}
 	// The built-in embedder takes no part in the default ranking (its
-	// vectors lower it: docs/BENCHMARKS.md).
+	// vectors lower it: docs/BENCHMARKS-NOTEBOOK.md).
 	if h.LexicalRank != 1 || h.VectorRank != 0 || !strings.Contains(h.Snippet, "zeppelins") || h.Score <= 0 || !reflect.DeepEqual(h.Matched, []string{"zeppelins", "budget"}) {
 		t.Errorf("top hit ranks/snippet %+v", h)
 	}

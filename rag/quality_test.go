@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-var qualityAll = flag.Bool("quality.all", false, "the quality gates also score the vector and hybrid rankings (docs/BENCHMARKS.md); make test leaves them out")
+var qualityAll = flag.Bool("quality.all", false, "the quality gates also score the vector and hybrid rankings (docs/BENCHMARKS-NOTEBOOK.md); make test leaves them out")
 
 // notesDocs is how many of the subset's abstracts the notes folder holds:
 // every one relevant to a claim, then the others in the file's order.
@@ -22,7 +22,7 @@ const notesDocs = 1200
 // measurement is TestSciFact with -scifact (make bench).
 //
 // subsetLexicalFloor is the lexical arm's nDCG@10 on the subset as
-// measured (docs/BENCHMARKS.md, "Ranking") less a margin of 0.02: a change
+// measured (docs/BENCHMARKS-NOTEBOOK.md, "Ranking") less a margin of 0.02: a change
 // to the lexical arm, the chunker or the arrangement that loses more fails.
 const subsetLexicalFloor = 0.663
 

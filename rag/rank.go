@@ -53,7 +53,7 @@ type Calibration struct {
 }
 
 // defaultCalibration is the calibration of an embedder with none of its
-// own, measured on SciFact (docs/BENCHMARKS.md, "Ranking").
+// own, measured on SciFact (docs/BENCHMARKS-NOTEBOOK.md, "Ranking").
 func defaultCalibration(offline bool) Calibration {
 	if offline {
 		// The built-in embedder's vectors are a lossy copy of the words
@@ -131,7 +131,7 @@ func (ix *Index) plan(m Mode, e *embedding) (plan, error) {
 }
 
 // rules are the arrangements of the ranked passages into citations, each
-// measured on SciFact and on a notes folder (docs/BENCHMARKS.md).
+// measured on SciFact and on a notes folder (docs/BENCHMARKS-NOTEBOOK.md).
 type rules struct {
 	merge  bool // adjacent passages of one file become one citation
 	demote bool // passages that are mostly links or headings go below the others

@@ -26,7 +26,7 @@ import (
 	"quire/rag/hashvec"
 )
 
-// The SciFact evaluation (docs/BENCHMARKS.md) runs only when given the data:
+// The SciFact evaluation (docs/BENCHMARKS-NOTEBOOK.md) runs only when given the data:
 //
 //	go test ./rag -run TestSciFact -v -timeout 30m -scifact ../../shared/data/scifact
 //

@@ -16,7 +16,7 @@ import (
 	"quire/kernel/store"
 )
 
-// The retrieval speed benchmarks (docs/BENCHMARKS.md, "Retrieval speed")
+// The retrieval speed benchmarks (docs/BENCHMARKS-NOTEBOOK.md, "Retrieval speed")
 // run only when given the SciFact data:
 //
 //	go test ./rag -run '^$' -bench . -benchtime 809x -scifact ../../shared/data/scifact

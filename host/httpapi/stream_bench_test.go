@@ -25,7 +25,7 @@ import (
 )
 
 // This file uses only what main has had since before streams were bounded,
-// so the same benchmark measures the code before and after (docs/BENCHMARKS.md).
+// so the same benchmark measures the code before and after (docs/BENCHMARKS-NOTEBOOK.md).
 
 const (
 	stalledClients = 20

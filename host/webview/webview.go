@@ -16,7 +16,7 @@ type Env interface {
 // jitOff is what Quire asks of JavaScriptCore in its own web process: no
 // JIT, the page's scripts run by the interpreter. The JIT's compilers and the
 // code they keep are most of what the web process grows by over a long
-// conversation (docs/BENCHMARKS.md, 200 turns), and the page is a chat, not a
+// conversation (docs/BENCHMARKS-NOTEBOOK.md, 200 turns), and the page is a chat, not a
 // script-heavy site (docs/DECISIONS.md "webkit jit").
 const jitOff = "JSC_useJIT"
 

@@ -14,7 +14,7 @@ import (
 // BenchmarkEvaluateFragment is one prompt fragment's evaluation over the
 // whole eval set (every scenario without and with it, scripted model, four
 // at a time as `quire eval` runs them): what the user waits for after
-// pressing Evaluate. Recorded in docs/BENCHMARKS.md.
+// pressing Evaluate. Recorded in docs/BENCHMARKS-NOTEBOOK.md.
 func BenchmarkEvaluateFragment(b *testing.B) {
 	ev := app.NewEvaluator(slog.New(slog.NewTextHandler(io.Discard, nil)), os.DirFS(evalsDir), nil, eval.CompareOptions{})
 	c := protocol.Candidate{ID: "bench", Kind: protocol.CandidatePrompt, Artifact: protocol.Artifact{Prompt: &protocol.PromptFragment{Text: receiptsRule}}}

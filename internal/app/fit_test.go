@@ -94,7 +94,7 @@ func TestTheRootFitsTheToolsToTheModel(t *testing.T) {
 // with a notes folder set and no document indexed: how many are declared,
 // their JSON (as Ollama's client sends it) and the prompt tokens the fake
 // server counts for a first "Hello" (Qwen3's template: the declarations as
-// it renders them, docs/BENCHMARKS.md "Tool declarations"). The loop times
+// it renders them, docs/BENCHMARKS-NOTEBOOK.md "Tool declarations"). The loop times
 // marshalling the declarations, the part that runs on every request.
 func BenchmarkToolDeclarations(b *testing.B) {
 	fake, _ := firstMessage(b, ollamatest.Model{Name: "small:1b", Capabilities: []string{"completion", "tools"}, ContextLength: 4096})

@@ -14,7 +14,7 @@ import (
 // BenchmarkNearest is the vector arm's scan at rag's depth (100) over
 // random unit vectors of the offline embedder's 256 dimensions, beside
 // chromem-go's own exhaustive query over the same documents: the reason
-// the index scans them itself (docs/BENCHMARKS.md, "One vector engine").
+// the index scans them itself (docs/BENCHMARKS-NOTEBOOK.md, "One vector engine").
 func BenchmarkNearest(b *testing.B) {
 	const dims, k = 256, 100
 	for _, n := range []int{10_000, 53_000} {

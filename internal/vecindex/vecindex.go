@@ -9,7 +9,7 @@
 // at 53k chunks on the reference machine and almost none of it is
 // arithmetic — per document it sends a pointer through a channel to a
 // metadata filter, takes a mutex to offer the result to a shared heap, and
-// its dot product is a scalar loop (docs/BENCHMARKS.md, "Retrieval speed").
+// its dot product is a scalar loop (docs/BENCHMARKS-NOTEBOOK.md, "Retrieval speed").
 // Here the documents' embeddings are the rows of a block matrix, scanned in
 // place with gonum's SIMD dot product, one part of the rows per CPU, each
 // part into its own top-k. A document's Embedding is its matrix row, so each

@@ -55,7 +55,7 @@ var logTables = []string{"sessions", "events"}
 // the file is the document index's and memory's (their FTS5 indexes are
 // most of a documents folder's file, and quick_check verifies each of
 // them: 130 of the 200 ms `quire search` took on the SciFact index,
-// docs/BENCHMARKS.md "CLI time to first result"); a search that meets a
+// docs/BENCHMARKS-NOTEBOOK.md "CLI time to first result"); a search that meets a
 // damaged page of them gets SQLite's error, and doctor checks them all.
 // The log's tables hold no FTS5 index, so the store's own (just opened)
 // connections check them.

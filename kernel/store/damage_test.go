@@ -259,7 +259,7 @@ func TestAFileThatFailsItsCheckTakesNoMoreWrites(t *testing.T) {
 // TestAReaderChecksTheLogItReads: a reader's open checks the log's tables
 // (what `sessions` and `replay` read) and not the rest of the file — the
 // document index's and memory's tables, whose FTS5 check made most of
-// `quire search`'s start (docs/BENCHMARKS.md, "CLI time to first result").
+// `quire search`'s start (docs/BENCHMARKS-NOTEBOOK.md, "CLI time to first result").
 // A broken page of the log is refused at a reader's open; a broken page
 // elsewhere is not, and the full check (doctor's, every owner's open)
 // still finds it.

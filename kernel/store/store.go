@@ -329,7 +329,7 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 // readerMmap has a reader's connections read the file through a memory
 // map instead of a pread(2) per page: a document index's vectors (1 KiB
 // each, every one past a page of its own) took 310–340 ms to read at 53k
-// chunks that way and 125–210 ms mapped (docs/BENCHMARKS.md, "CLI time to
+// chunks that way and 125–210 ms mapped (docs/BENCHMARKS-NOTEBOOK.md, "CLI time to
 // first result"). A map is unsafe only over a file that shrinks while
 // mapped; Quire's never does (no VACUUM, no auto_vacuum: a backup is a
 // VACUUM INTO another file), and a reader never writes. 1 GiB of address

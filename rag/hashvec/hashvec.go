@@ -53,7 +53,7 @@ type Config struct {
 }
 
 // Default is the configuration Quire ships, chosen on SciFact
-// (docs/BENCHMARKS.md, "Retrieval quality"): 256 dimensions keep a vector
+// (docs/BENCHMARKS-NOTEBOOK.md, "Retrieval quality"): 256 dimensions keep a vector
 // at 1 KiB and the exhaustive scan fast; quality grows with the dimension.
 var Default = Config{Dims: 256, Words: 1, Pairs: 0, Grams: 0.6, GramLen: 4}
 

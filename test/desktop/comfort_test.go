@@ -119,7 +119,7 @@ func TestDesktopEscStopsTheReply(t *testing.T) {
 }
 
 // The benchmarks below measure the real window's cost (issue 17 item 6);
-// they assert nothing about time. docs/BENCHMARKS.md has their figures:
+// they assert nothing about time. docs/BENCHMARKS-NOTEBOOK.md has their figures:
 //
 //	QUIRE_APP_BIN=$PWD/build/bin/quire go test -tags desktoptest -run '^$' -bench Desktop -benchtime 1x ./test/desktop/
 
@@ -294,7 +294,7 @@ func BenchmarkDesktopWaitingCPU(b *testing.B) {
 
 // keepSmaps copies /proc/PID/smaps of the window's processes into the folder
 // QUIRE_BENCH_SMAPS names, if any, as turnN-COMM-PID.smaps: which mapping
-// grew is read from two of them (docs/BENCHMARKS.md).
+// grew is read from two of them (docs/BENCHMARKS-NOTEBOOK.md).
 func keepSmaps(b *testing.B, root, turn int) {
 	dir := os.Getenv("QUIRE_BENCH_SMAPS")
 	if dir == "" {

@@ -33,7 +33,7 @@ const firstBuffer = 16 << 10
 // (make([]byte, 0, 8 MB)), and the Go runtime clears a reused span before
 // handing it out, so each model call made 8 MB of the heap resident — the
 // window's process grew by tens of MB over a long conversation, most of it
-// that buffer (docs/BENCHMARKS.md, "PSS over 200 turns"). This one starts at
+// that buffer (docs/BENCHMARKS-NOTEBOOK.md, "PSS over 200 turns"). This one starts at
 // firstBuffer and grows to the same bound only when a line needs it.
 func (p *Provider) chatStream(ctx context.Context, chat *api.ChatRequest, fn func(api.ChatResponse) error) error {
 	body, err := json.Marshal(chat)
