@@ -63,6 +63,10 @@ func (m *Manager) Settle(ctx context.Context) (waited, starting []string) {
 	}
 	waited = startingNow()
 	starting = waited
+	if len(waited) > 0 {
+		// A run held up to SettleWait says why in the log.
+		m.log.Info("a run waits for mcp servers to start", "servers", waited)
+	}
 	for len(starting) > 0 {
 		if _, ok := <-changes; !ok {
 			return waited, startingNow() // ctx ended

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ollama/ollama/api"
 
 	"quire/config"
@@ -46,8 +47,14 @@ func openMCPOwner(t *testing.T, fake *ollamatest.Server, dir string, callSeconds
 // ownerWith is openMCPOwner over cfg.
 func ownerWith(t *testing.T, cfg config.Config, answer bool, opts ...mcpclient.Option) *mcpOwner {
 	t.Helper()
+	return ownerLogging(t, cfg, answer, slog.New(slog.DiscardHandler), opts...)
+}
+
+// ownerLogging is ownerWith logging to log.
+func ownerLogging(t *testing.T, cfg config.Config, answer bool, log *slog.Logger, opts ...mcpclient.Option) *mcpOwner {
+	t.Helper()
 	dir := cfg.DataDir
-	p, err := OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner, Extras{MCP: opts})
+	p, err := OpenWith(t.Context(), config.NewStore(cfg), log, Owner, Extras{MCP: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,16 +426,30 @@ func TestMCPDeclarationsLiftTheRememberGrant(t *testing.T) {
 
 // A run asked for the moment Quire opened the folder (`quire run` as the
 // owner) waits until its MCP servers answered or failed: the model is
-// offered a stdio server's tools in its first request and a call to one
-// runs; the wait is stated in the run's capability snapshot.
+// offered the server's tools in its first request and a call to one runs;
+// the wait is stated in the run's capability snapshot. The server's start
+// is held until the run has looked at it and logged its wait, so the run
+// is always asked for while the server is starting (a start left to run
+// free can finish before the run looks, which then has nothing to wait
+// for).
 func TestARunWaitsForItsMCPServersToStart(t *testing.T) {
 	fake := ollamatest.New(t)
 	fake.AddModel(ollamatest.DefaultModel())
 	fake.Script(mcpCall("c1", "garden__echo", `{"text":"hello"}`), ollamatest.Turn{Content: []string{"It said hello."}})
 	dir := t.TempDir()
-	writeMCPJSON(t, dir, mcptest.Stdio(t, "garden", filepath.Join(dir, "record.txt")))
-	o := openMCPOwner(t, fake, dir, 0, true)
-	session := o.say(t, "", "echo hello", 1) // no wait for the server first
+	waiting := &onMessage{msg: "a run waits for mcp servers to start", seen: make(chan struct{})}
+	connect := mcptest.InMemory(mcptest.Options{RecordFile: filepath.Join(dir, "record.txt")})
+	held := func(ctx context.Context) (mcp.Transport, error) {
+		select {
+		case <-waiting.seen:
+			return connect(ctx)
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+	}
+	cfg := config.Config{DataDir: dir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096}
+	o := ownerLogging(t, cfg, true, slog.New(waiting), mcpclient.WithServer(protocol.MCPServerConfig{Name: "garden", Enabled: true}, held))
+	session := o.say(t, "", "echo hello", 1)
 	if got := toolsOffered(fake.Requests()[0]); !strings.Contains(got, "garden__echo") {
 		t.Errorf("the first request offers %q, without the server's tools", got)
 	}
@@ -436,7 +457,31 @@ func TestARunWaitsForItsMCPServersToStart(t *testing.T) {
 		t.Errorf("results %+v, want the echo", res)
 	}
 	ins := payloads[event.InputReceivedPayload](t, o, session, event.InputReceived)
-	if len(ins) == 0 || ins[0].Caps == nil || !slices.Equal(ins[0].Caps.ToolsWaited, []string{"garden"}) || len(ins[0].Caps.ToolsStarting) != 0 {
-		t.Errorf("the run's snapshot does not say it waited for garden: %+v", ins)
+	if len(ins) != 1 || ins[0].Caps == nil {
+		t.Fatalf("inputs %+v, want one with a capability snapshot", ins)
+	}
+	if c := ins[0].Caps; !slices.Equal(c.ToolsWaited, []string{"garden"}) || len(c.ToolsStarting) != 0 {
+		t.Errorf("the run's snapshot says waited %q, still starting %q; want waited for garden, none starting", c.ToolsWaited, c.ToolsStarting)
 	}
 }
+
+// onMessage is a log handler that closes seen at the first record whose
+// message is msg, and drops every record.
+type onMessage struct {
+	msg  string
+	once sync.Once
+	seen chan struct{}
+}
+
+func (h *onMessage) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *onMessage) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == h.msg {
+		h.once.Do(func() { close(h.seen) })
+	}
+	return nil
+}
+
+func (h *onMessage) WithAttrs([]slog.Attr) slog.Handler { return h }
+
+func (h *onMessage) WithGroup(string) slog.Handler { return h }
