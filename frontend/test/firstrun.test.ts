@@ -4,6 +4,7 @@
 // real ChatStore and ModelDownload and a host whose answers the test gives.
 import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import Composer from '../src/components/Composer.svelte';
 import FirstRun from '../src/components/FirstRun.svelte';
 import HealthBanner from '../src/components/HealthBanner.svelte';
 import { ChatStore, firstRunOf } from '../src/lib/chat.svelte';
@@ -62,6 +63,41 @@ describe('which first screen', () => {
     { name: 'no model that can use tools', r: report(ollamaUp, noModel), want: 'download' },
     { name: 'another installed model can: the banner points at Settings', r: report(ollamaUp, otherModel), want: null },
   ])('$name', ({ r, want }) => expect(firstRunOf(r)).toBe(want));
+});
+
+// Issue 31: without Ollama the composer still sent, and each message left a
+// saved chat holding the raw connection error. Send is off, with why and
+// what to do, until Go reports that a reply can come.
+describe('Send without Ollama', () => {
+  it('is off with the reason and the fix, and comes back when Ollama does', async () => {
+    const h = host([report(ollamaDown)]);
+    const send = vi.fn(async () => ({ session: 's1', runId: 'r1' }));
+    Object.assign(h.t, { sendMessage: send, createSession: vi.fn() });
+    const chat = new ChatStore(h.transport);
+    await chat.start();
+    mounted = mount(Composer, { target: document.body, props: { chat } });
+    flushSync();
+    const box = q('composer') as HTMLTextAreaElement;
+    box.value = 'hello';
+    box.dispatchEvent(new Event('input'));
+    flushSync();
+    const button = q('send') as HTMLButtonElement;
+    expect(button.disabled).toBe(true);
+    expect(button.title).toBe('Quire cannot answer: Ollama is not running.');
+    expect(q('send-blocked')!.textContent).toContain('Ollama is not running');
+    expect(q('send-blocked')!.textContent).toContain(ollamaDown.hint);
+    box.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
+    await settle();
+    expect(send).not.toHaveBeenCalled();
+
+    h.health(report(ollamaUp, noModel));
+    flushSync();
+    expect(q('send-blocked')!.textContent).toContain('no model that can chat');
+    h.health(report(ollamaUp));
+    flushSync();
+    expect(q('send-blocked')).toBeNull();
+    expect(button.disabled).toBe(false);
+  });
 });
 
 describe('the first run', () => {

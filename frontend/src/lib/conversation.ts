@@ -694,7 +694,16 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
         if (cancelled && !stopShown) {
           items.push({ key: e.seq, kind: 'notice', text: STOPPED_NOTICE, runId, streaming: false });
         } else if (reason === 'error') {
-          items.push({ key: e.seq, kind: 'error', text: sentence || FALLBACK_ERROR, runId, streaming: false });
+          // Nothing generated (Ollama was not running): Retry sends the
+          // words again, as after an empty reply; there is no reply to
+          // continue (chat.svelte.ts continuable).
+          const item: Item = { key: e.seq, kind: 'error', text: sentence || FALLBACK_ERROR, runId, streaming: false };
+          if (!items.some((x) => x.runId === runId && x.kind === 'assistant' && x.interrupted && x.text)) {
+            let asked: Item | undefined;
+            for (let k = items.length - 1; k >= 0 && !asked; k--) if (items[k].kind === 'user' && !items[k].unsent) asked = items[k];
+            if (asked?.text) item.retry = asked.text;
+          }
+          items.push(item);
         } else if (reason === 'empty') {
           // Retry asks again with the words the user last sent.
           let asked: Item | undefined;
