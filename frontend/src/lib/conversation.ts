@@ -822,6 +822,20 @@ export interface ContextUse {
  * a count, or when no window is known. Reads backwards, so it costs the
  * events since the last reply, not the whole log.
  */
+/**
+ * Whether `item` is its request's last reply: the one a person reads as
+ * the answer. The token counts and Regenerate go there only; under each
+ * step before it (a "let me look" with tool calls) they meant nothing to
+ * the reader (issue 31). An item not in `items` counts as last.
+ */
+export function isRunEnd(items: readonly Item[], item: Item): boolean {
+  if (item.kind !== 'assistant' || !item.runId) return true;
+  const i = items.findIndex((x) => x.key === item.key);
+  if (i < 0) return true;
+  for (let j = i + 1; j < items.length; j++) if (items[j].kind === 'assistant' && items[j].runId === item.runId) return false;
+  return true;
+}
+
 export function contextUse(conv: Conversation | null): ContextUse | null {
   const events = conv?.events ?? [];
   let i = events.length - 1;

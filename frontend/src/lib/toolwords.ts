@@ -69,3 +69,18 @@ export function attemptWords(text: string): string {
   const outcome = STATUS[status] ?? status.replace(/_/g, ' ');
   return said ? `${head}: ${outcome}. ${said}` : `${head}: ${outcome}.`;
 }
+
+/**
+ * Text with its Markdown marks taken out, for a line that shows words, not
+ * a rendered note (a search hit, a passage's snippet): "**Water** the
+ * [basil](x.md)" reads "Water the basil". Each piece of a snippet is passed
+ * on its own, so a mark is removed wherever the piece boundaries fall.
+ */
+export function plainText(text: string): string {
+  return text
+    .replace(/!?\[([^\]\n]*)\]\([^)\n]*\)/g, '$1') // [text](dest), ![alt](src)
+    .replace(/\[\[([^\]|\n]*\|)?([^\]\n]*)\]\]/g, '$2') // [[target|text]] -> text
+    .replace(/(^|\n)\s{0,3}(#{1,6}\s+|>\s?|[-*+]\s+\[[ xX]\]\s+|[-*+]\s+|\d+[.)]\s+)/g, '$1') // heading, quote, list marks
+    .replace(/(\*\*|__|~~|`+)/g, '') // bold, strike, code
+    .replace(/(^|[\s(])[*_]([^*_\s][^*_\n]*?)[*_](?=[\s.,;:!?)]|$)/g, '$1$2'); // *em*, _em_
+}
