@@ -16,6 +16,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -815,8 +816,12 @@ func (a *App) ExportSession(id, format string) (string, error) {
 	if kind.Pattern == "" {
 		kind = wailsrt.FileFilter{DisplayName: "Markdown (*.md)", Pattern: "*.md"}
 	}
+	notes := ""
+	if a.settings != nil {
+		notes = a.settings.NotesDir()
+	}
 	path, err := a.saveDialog(*window, wailsrt.SaveDialogOptions{Title: "Export the conversation", DefaultFilename: doc.Name,
-		CanCreateDirectories: true, Filters: []wailsrt.FileFilter{kind}})
+		DefaultDirectory: dialogStart(notes), CanCreateDirectories: true, Filters: []wailsrt.FileFilter{kind}})
 	if err != nil || path == "" {
 		return "", err
 	}
@@ -1014,6 +1019,24 @@ func (a *App) NotesFolder() string {
 	return a.settings.NotesDir()
 }
 
+// dialogStart is the folder a file dialog opens on: the notes folder once
+// one is chosen, else ~/Documents when there is one, else the home folder.
+// Given none, the folder chooser opened on GTK's empty "Recent" and the
+// export's save dialog on the process's working folder (issue 31).
+func dialogStart(notesDir string) string {
+	if notesDir != "" {
+		return notesDir
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	if fi, err := os.Stat(filepath.Join(home, "Documents")); err == nil && fi.IsDir() {
+		return filepath.Join(home, "Documents")
+	}
+	return home
+}
+
 // ChooseNotesFolder asks for the notes folder with the native folder dialog
 // and remembers it. It returns the folder, or "" if the user cancelled.
 func (a *App) ChooseNotesFolder() (string, error) {
@@ -1025,7 +1048,7 @@ func (a *App) ChooseNotesFolder() (string, error) {
 		return "", errors.New("the window is not ready yet")
 	}
 	dir, err := wailsrt.OpenDirectoryDialog(*window, wailsrt.OpenDialogOptions{
-		Title: "Choose the folder of your notes", DefaultDirectory: a.settings.NotesDir(), CanCreateDirectories: true,
+		Title: "Choose the folder of your notes", DefaultDirectory: dialogStart(a.settings.NotesDir()), CanCreateDirectories: true,
 	})
 	if err != nil || dir == "" {
 		return "", err
