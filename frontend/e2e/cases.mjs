@@ -3183,4 +3183,19 @@ export const cases = [
       await page.screenshot({ path: shot });
     },
   },
+  {
+    name: 'an empty chat offers examples: one clicked goes into the message box, to send or change',
+    slug: 'empty-examples',
+    async run({ page, base, shot }) {
+      await open(page, base);
+      await newChat(page);
+      const examples = await $(page, 'example').allTextContents();
+      assert(examples.length >= 2, `the empty chat offers examples, got ${JSON.stringify(examples)}`);
+      await $(page, 'example').nth(1).click();
+      await until(async () => (await $(page, 'composer').inputValue()) === examples[1].trim(), 'the example in the message box');
+      assert(await composerFocused(page), 'the message box has the keyboard');
+      assert((await $(page, 'message').count()) === 0, 'nothing was sent by the click');
+      await page.screenshot({ path: shot });
+    },
+  },
 ];

@@ -599,6 +599,14 @@ export class ChatStore {
   }
 
   /** The unsent text of chat `id` (null: the new chat's draft), kept across switching chats. */
+  /** An example the empty chat offered and the user took: the composer puts it in its box (`n` tells two apart). */
+  suggestion = $state.raw<{ text: string; n: number } | null>(null);
+
+  /** Puts `text` in the message box for the user to send or change (the empty chat's examples). */
+  suggest(text: string): void {
+    this.suggestion = { text, n: (this.suggestion?.n ?? 0) + 1 };
+  }
+
   draftOf(id: string | null): string {
     return this.drafts.get(id ?? '') ?? '';
   }
