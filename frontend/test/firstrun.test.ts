@@ -160,6 +160,24 @@ describe('the first run', () => {
     expect(q('download-model')).not.toBeNull();
   });
 
+  // Issue 31: "Stopped" did not say how much of the download was kept.
+  it('says how much a stopped download kept, and offers Resume', async () => {
+    const h = host([]);
+    const download = new ModelDownload(h.transport);
+    download.start();
+    await settle();
+    const chat = new ChatStore(h.transport);
+    chat.doctor = report(ollamaUp, noModel);
+    mounted = mount(FirstRun, { target: document.body, props: { chat, download } });
+    flushSync();
+    q('download-model')!.click();
+    await settle();
+    h.pull(pull({ state: 'cancelled', completed: 1_200_000_000, total: 2_500_000_000 }));
+    flushSync();
+    expect(q('download-stopped')!.textContent?.trim()).toBe('Stopped with 1.2 GB of 2.5 GB kept. Resume continues from there.');
+    expect(q('download-model')!.textContent).toContain('Resume qwen3:4b');
+  });
+
   it('a banner dismissed shows again when the checks fail differently, and says the window\'s hint, not the flags', async () => {
     const h = host([report(ollamaUp, otherModel)]);
     const chat = new ChatStore(h.transport);
