@@ -925,17 +925,30 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 	} else if len(set) > 0 {
 		log.Debug("the web view's options", "set", set)
 	}
+	dataDir := settings.Get().DataDir
+	width, height := loadWindowSize(dataDir)
 	err = wails.Run(&options.App{
 		Title:            "Quire",
-		Width:            1200,
-		Height:           800,
-		MinWidth:         760,
-		MinHeight:        520,
+		Width:            width,
+		Height:           height,
+		MinWidth:         minWidth,
+		MinHeight:        minHeight,
 		AssetServer:      &assetserver.Options{Assets: dist},
 		BackgroundColour: &options.RGBA{R: 250, G: 249, B: 246, A: 255},
 		OnStartup:        a.startup,
 		OnShutdown:       a.shutdown,
-		Bind:             []any{a},
+		// The size as the user left it opens the next window; a maximised
+		// window's size is the screen's, not a choice, so it is not kept.
+		OnBeforeClose: func(ctx context.Context) bool {
+			if !wailsrt.WindowIsMaximised(ctx) {
+				w, h := wailsrt.WindowGetSize(ctx)
+				if err := saveWindowSize(dataDir, w, h); err != nil {
+					log.Warn("the window's size was not kept", "err", err)
+				}
+			}
+			return false
+		},
+		Bind: []any{a},
 		// Dropped files reach OnFileDrop. DisableWebViewDrop stays false: on
 		// Linux it would remove the drop target and no drop would arrive
 		// (STACK.md); the page prevents WebKit's own handling instead.
