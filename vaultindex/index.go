@@ -184,7 +184,10 @@ func (x *Index) Close() error {
 	if w != nil {
 		err = w.Close()
 	}
-	x.mu.Lock() // the write under way, if any, has ended
+	// Once the write under way, if any, has ended, the graph is no longer
+	// kept: a move planned after this scans the folder.
+	x.mu.Lock()
+	x.synced.Store(false)
 	x.mu.Unlock()
 	return err
 }
