@@ -256,6 +256,19 @@ func (l liveLinker) PlanMove(from, to string, read func(string) ([]byte, error))
 	return x.PlanMove(from, to, read)
 }
 
+// Moved brings the index's graph up to date with a move that just landed,
+// before the next one is planned: the watch would tell it only after its
+// debounce, and a batch applies its moves back to back.
+func (l liveLinker) Moved(paths []string) {
+	x := l.n.Index()
+	if x == nil || !sameFolder(x.Dir(), l.dir) {
+		return
+	}
+	if err := x.Apply(context.Background(), paths); err != nil {
+		l.n.log.Warn("the notes index could not follow a move; the watch will", "err", err)
+	}
+}
+
 // sameFolder reports whether a and b name one folder, however spelt.
 func sameFolder(a, b string) bool {
 	fa, errA := os.Stat(a)

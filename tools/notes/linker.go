@@ -22,6 +22,14 @@ type Linker interface {
 	PlanMove(from, to string, read func(path string) ([]byte, error)) (vault.Plan, error)
 }
 
+// MoveFollower is a Linker whose graph learns of changes later than they
+// land (a folder watch's debounce): the root tells it, once a move has
+// landed, every path the move changed, relative to the root and
+// slash-separated (some gone, some new), before the next move is planned.
+type MoveFollower interface {
+	Moved(paths []string)
+}
+
 // WithLinker plans moves with l. Without one, a root scans its folder for
 // each move (vault.Scan, bounded by vault.DefaultLimits): correct, only
 // slower on a large folder.

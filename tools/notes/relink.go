@@ -57,7 +57,8 @@ type noteEdit struct {
 // "moved" once the rename is done.
 type applyStep = string
 
-// apply makes m, whole or not at all. On a dry root it only checks.
+// apply makes m, whole or not at all. On a dry root it only checks. Once
+// it landed, a linker that follows moves hears what changed (followed).
 func (r *Root) apply(m *relink) error {
 	if err := r.checkWritable(m); err != nil {
 		return err
@@ -65,6 +66,40 @@ func (r *Root) apply(m *relink) error {
 	if r.dry {
 		return nil
 	}
+	if err := r.applyWhole(m); err != nil {
+		return err
+	}
+	r.followed(m)
+	return nil
+}
+
+// followed tells a MoveFollower linker every path m changed: what moved
+// (each file of a folder under its new name) and every note it rewrote,
+// so the next move, a moment later, is planned from a graph that knows
+// them, not from one still waiting for the folder's watch.
+func (r *Root) followed(m *relink) {
+	f, ok := r.linker.(MoveFollower)
+	if !ok {
+		return
+	}
+	paths := []string{m.from, m.to}
+	for _, e := range m.edits {
+		paths = append(paths, e.at, e.moved)
+	}
+	if m.folder {
+		fs.WalkDir(r.fs.FS(), m.to, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				paths = append(paths, p)
+			}
+			return nil
+		})
+	}
+	f.Moved(paths)
+}
+
+// applyWhole is apply's work: the move alone, or under a journal with the
+// notes it rewrites.
+func (r *Root) applyWhole(m *relink) error {
 	if len(m.edits) == 0 {
 		return r.moveEntry(m.from, m.to, m.folder, m.caseOnly)
 	}
