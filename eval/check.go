@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -47,6 +48,9 @@ func (p *played) check(sc Scenario, real bool) []string {
 			fail("reading the folder beside the notes: %v", err)
 		}
 		fails = append(fails, diffTree("folder beside the notes folder", p.setupOutside, outside)...)
+	}
+	if ex.LinksIntact {
+		fails = append(fails, brokenLinks(context.Background(), p.setupNotes, notes)...)
 	}
 	for _, text := range ex.Unseen {
 		for i, r := range p.requests {

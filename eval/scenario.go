@@ -219,6 +219,9 @@ type Expectations struct {
 	OutsideUnchanged bool `yaml:"outside_unchanged"`
 	// Unseen are texts no request to the model may contain.
 	Unseen []string `yaml:"unseen"`
+	// LinksIntact: every link that resolved in the notes folder as set up
+	// resolves afterwards, to the same note wherever it went (links.go).
+	LinksIntact bool `yaml:"links_intact"`
 
 	// Runs are the close reasons of the session's runs, in order.
 	Runs []string `yaml:"runs"`
@@ -256,7 +259,7 @@ type Expectations struct {
 }
 
 func (e Expectations) checksSomething() bool {
-	return len(e.Files) > 0 || e.NotesUnchanged || e.OutsideUnchanged || len(e.Unseen) > 0 || e.Runs != nil || e.Error != "" || e.ErrorOpenAI != "" ||
+	return len(e.Files) > 0 || e.NotesUnchanged || e.OutsideUnchanged || len(e.Unseen) > 0 || e.LinksIntact || e.Runs != nil || e.Error != "" || e.ErrorOpenAI != "" ||
 		len(e.Reply) > 0 || len(e.Events) > 0 || len(e.Seen) > 0 || len(e.SeenLast) > 0 || len(e.UnseenLast) > 0 || e.Requests > 0 || e.Asked != nil || len(e.Refused) > 0 ||
 		e.Batch != nil || len(e.MCP) > 0
 }

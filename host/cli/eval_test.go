@@ -129,6 +129,27 @@ func TestEvalWrongExpectationFails(t *testing.T) {
 	}
 }
 
+// TestEvalLinksIntactFails: links_intact catches a link broken by a write
+// that does not relink (edit_note retargets it at a note that does not
+// exist), naming the note, the line and the link as written.
+func TestEvalLinksIntactFails(t *testing.T) {
+	sc := scenarioNamed(t, "normal-vault-rename-hub")
+	sc.Model = []eval.ModelTurn{
+		{Calls: []eval.ToolCall{{Name: "edit_note", Args: map[string]any{"path": "projects/alpha.md", "find": "[[hub]]", "replace": "[[Home base]]"}}}},
+		{Say: "Done."},
+	}
+	sc.Answers = []eval.Answer{{Allow: true, Tool: "edit_note"}}
+	sc.Expect = eval.Expectations{LinksIntact: true}
+	res := eval.RunOne(t.Context(), sc, app.EvalBuilder(QuietLog(io.Discard)), eval.Options{})
+	want := "links_intact: projects/alpha.md line 3: the link [[Home base]] is broken: it led to hub.md"
+	if res.Pass || !slices.ContainsFunc(res.Failures, func(f string) bool { return strings.Contains(f, want) }) {
+		t.Fatalf("pass %v, failures %q; want one saying %q", res.Pass, res.Failures, want)
+	}
+	if len(res.Failures) != 1 {
+		t.Errorf("only the one link broke, and the failures are %q", res.Failures)
+	}
+}
+
 // scenarioNamed loads one scenario of the set by name.
 func scenarioNamed(t *testing.T, name string) eval.Scenario {
 	t.Helper()
