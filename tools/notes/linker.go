@@ -69,9 +69,9 @@ func (r *Root) relinks(ctx context.Context, m *relink) ([]noteEdit, error) {
 		linker, scanned = l, true
 	}
 	plan, err := linker.PlanMove(m.from, m.to, read)
-	if (errors.Is(err, vault.ErrNotFound) || errors.Is(err, ErrGraphNotReady)) && !scanned {
-		// The live graph has not seen it yet (just made, or still being
-		// read): the disk has.
+	if (errors.Is(err, vault.ErrNotFound) || errors.Is(err, ErrGraphNotReady) || errors.Is(err, vault.ErrRead)) && !scanned {
+		// The live graph has not seen it yet (just made, still being read,
+		// or a note another program moved a moment ago): the disk has.
 		var l Linker
 		if l, err = scan(); err != nil {
 			return nil, err

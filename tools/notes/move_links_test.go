@@ -381,3 +381,64 @@ func TestAMovePlanNeverReachesHiddenOrOutsideFiles(t *testing.T) {
 		})
 	}
 }
+
+// follower is a real graph of the folder that counts what the root tells
+// it after each move, as the app's live linker hears it.
+type follower struct {
+	*vault.Vault
+	told [][]string
+}
+
+func (f *follower) Moved(paths []string) { f.told = append(f.told, paths) }
+
+// A graph that is behind the folder — a linking note another program
+// renamed a moment ago — cannot read what it lists; the move is then
+// planned from a scan, and keeps every link. A graph that follows moves
+// is told each path a landed move changed.
+func TestAStaleGraphFallsBackToAScanAndAFollowerHearsTheMove(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("Hub.md", "# Hub\n")
+	write("inbox/Alpha.md", "See [[Hub]].\n")
+	v, _, err := vault.Scan(t.Context(), os.DirFS(dir), vault.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another program files Alpha after the graph read the folder.
+	if err := os.MkdirAll(filepath.Join(dir, "done"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "inbox/Alpha.md"), filepath.Join(dir, "done/Alpha.md")); err != nil {
+		t.Fatal(err)
+	}
+	f := &follower{Vault: v}
+	r, err := Open(dir, WithLinker(f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var move tool.Tool
+	for _, tl := range Tools(r, nil) {
+		if tl.Spec().Name == "move_note" {
+			move = tl
+		}
+	}
+	res, err := move.Run(t.Context(), tool.Call{ID: "m", Name: "move_note", Arguments: []byte(`{"from":"Hub.md","to":"Hubs/Main hub.md"}`)})
+	if err != nil || res.Status != tool.Success {
+		t.Fatalf("the move: %+v, %v", res, err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "done/Alpha.md")); string(got) != "See [[Main hub]].\n" {
+		t.Fatalf("the link in the note the graph did not know: %q", got)
+	}
+	if len(f.told) != 1 || !slices.Contains(f.told[0], "Hub.md") || !slices.Contains(f.told[0], "Hubs/Main hub.md") || !slices.Contains(f.told[0], "done/Alpha.md") {
+		t.Fatalf("the follower was told %q", f.told)
+	}
+}
