@@ -45,7 +45,11 @@ const recentSessions = 20
 func (o *Observer) RunFinished(ctx context.Context, session, runID, reason string) {
 	n, err := o.observe(ctx, session, runID)
 	if err != nil {
-		o.s.logger.Warn("evolve: observe the finished run", "session", session, "run", runID, "err", err)
+		// Quire closing meanwhile (a `quire run` that ended) is no fault
+		// to warn a user about: like any work in hand, it ends with Quire.
+		if ctx.Err() == nil {
+			o.s.logger.Warn("evolve: observe the finished run", "session", session, "run", runID, "err", err)
+		}
 		return
 	}
 	if n > 0 && o.propose != nil && o.s.Learning() {

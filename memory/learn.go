@@ -51,31 +51,38 @@ func (s *Store) Learner(model provider.Provider, name string, numCtx int) *Learn
 // chat). The whole log is read only to propose, which needs the session's
 // reads and the run's frozen model.
 func (l *Learner) RunFinished(ctx context.Context, session, runID, reason string) {
+	// Quire closing meanwhile (a `quire run` that ended) cancels ctx: no
+	// fault to warn a user about.
+	warn := func(msg string, args ...any) {
+		if ctx.Err() == nil {
+			l.s.logger.Warn(msg, args...)
+		}
+	}
 	from, err := l.s.log.LastSeqOf(ctx, session, event.RunStarted, runID)
 	if err != nil {
-		l.s.logger.Warn("memory: find the finished run", "session", session, "err", err)
+		warn("memory: find the finished run", "session", session, "err", err)
 		return
 	}
 	evs, err := l.s.log.Events(ctx, session, max(from, 0))
 	if err != nil {
-		l.s.logger.Warn("memory: read the finished run", "session", session, "err", err)
+		warn("memory: read the finished run", "session", session, "err", err)
 		return
 	}
 	if err := l.recordSearches(ctx, session, ofRun(evs, runID)); err != nil {
-		l.s.logger.Warn("memory: record searches", "session", session, "err", err)
+		warn("memory: record searches", "session", session, "err", err)
 	}
 	if reason != event.ReasonCompleted || l.model == nil || !l.s.Learning() {
 		return
 	}
 	if from > 0 {
 		if evs, err = l.s.log.Events(ctx, session, 0); err != nil {
-			l.s.logger.Warn("memory: read the finished run's conversation", "session", session, "err", err)
+			warn("memory: read the finished run's conversation", "session", session, "err", err)
 			return
 		}
 	}
 	run := ofRun(evs, runID)
 	if err := l.propose(ctx, session, runID, evs, run, readContent(evs)); err != nil {
-		l.s.logger.Warn("memory: propose facts and preferences", "session", session, "err", err)
+		warn("memory: propose facts and preferences", "session", session, "err", err)
 	}
 }
 
