@@ -17,15 +17,22 @@ import (
 	"quire/watch"
 )
 
-// openForDocs opens the parts with a documents folder indexed and, when
-// notes is true, a notes folder whose index has read it.
-func openForDocs(t *testing.T, withNotes, withDocs bool) *Parts {
+// openForDocs opens the parts with a documents folder indexed (withDocs)
+// and a notes folder whose index has read it (withNotes), its two notes
+// linked when linked is true (a small folder without links is left to
+// find_notes).
+func openForDocs(t *testing.T, withNotes, withDocs, linked bool) *Parts {
 	t.Helper()
 	fake := ollamatest.New(t)
 	fake.AddModel(ollamatest.DefaultModel())
 	dataDir, notesDir, docsDir := t.TempDir(), t.TempDir(), t.TempDir()
 	testkit.WriteOld(t, filepath.Join(notesDir, "Trips/Kayak.md"), "# Kayak\n\nPacking list.\nThe zeppelin hangar tour is booked.\n")
 	testkit.WriteOld(t, filepath.Join(notesDir, ".obsidian/secret.md"), "hidden zeppelin\n")
+	packing := "# Packing\n\nSocks.\n"
+	if linked {
+		packing += "See [[Kayak]].\n"
+	}
+	testkit.WriteOld(t, filepath.Join(notesDir, "Trips/Packing.md"), packing)
 	testkit.WriteOld(t, filepath.Join(docsDir, "plan.md"), "# Plan\n\nKeep the zeppelin budget under ten thousand.\n")
 	cfg := config.Config{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096}
 	updates := make(chan vaultindex.Update, 64)
@@ -64,7 +71,7 @@ func searchDocsTool(p *Parts) tool.Tool {
 // passages (documents first on a tie), and leaves the notes out when
 // asked; it is offered for the notes alone.
 func TestSearchDocsIncludesTheNotes(t *testing.T) {
-	p := openForDocs(t, true, true)
+	p := openForDocs(t, true, true, true)
 	tl := searchDocsTool(p)
 	if tl == nil {
 		t.Fatal("search_docs is not offered")
@@ -120,17 +127,19 @@ func TestSearchDocsIncludesTheNotes(t *testing.T) {
 // the documents as it always did.
 func TestSearchDocsIsOfferedForNotesAndDocs(t *testing.T) {
 	for _, c := range []struct {
-		name             string
-		notes, docs      bool
-		offered          bool
-		query, wantFirst string
+		name                string
+		notes, docs, linked bool
+		offered             bool
+		query, wantFirst    string
 	}{
-		{"nothing", false, false, false, "", ""},
-		{"notes only", true, false, true, "hangar", "[1] note Trips/Kayak.md (line 4)"},
-		{"documents only", false, true, true, "zeppelin", "1 passages from the user's documents for"},
+		{"nothing", false, false, false, false, "", ""},
+		{"notes only", true, false, true, true, "hangar", "[1] note Trips/Kayak.md (line 4)"},
+		{"a few notes without links", true, false, false, false, "", ""},
+		{"documents and a few notes without links", true, true, false, true, "zeppelin", "1 passages from the user's documents for"},
+		{"documents only", false, true, false, true, "zeppelin", "1 passages from the user's documents for"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p := openForDocs(t, c.notes, c.docs)
+			p := openForDocs(t, c.notes, c.docs, c.linked)
 			tl := searchDocsTool(p)
 			if (tl != nil) != c.offered {
 				t.Fatalf("offered %v, want %v", tl != nil, c.offered)
@@ -138,7 +147,7 @@ func TestSearchDocsIsOfferedForNotesAndDocs(t *testing.T) {
 			if tl == nil {
 				return
 			}
-			if d := tl.Spec().Description; strings.Contains(d, "include_notes") != c.notes {
+			if d := tl.Spec().Description; strings.Contains(d, "include_notes") != (c.notes && c.linked) {
 				t.Errorf("description %q", d)
 			}
 			res, err := tl.Run(t.Context(), tool.Call{ID: "c", Name: searchdocs.Name, Arguments: json.RawMessage(`{"query": "` + c.query + `"}`)})
@@ -155,7 +164,7 @@ func TestSearchDocsIsOfferedForNotesAndDocs(t *testing.T) {
 // TestANoteCitationOpensInTheViewer: the viewer a citation opens shows an
 // indexed note of the notes folder, and still refuses any other file.
 func TestANoteCitationOpensInTheViewer(t *testing.T) {
-	p := openForDocs(t, true, true)
+	p := openForDocs(t, true, true, true)
 	res, err := searchDocsTool(p).Run(t.Context(), tool.Call{ID: "c", Name: searchdocs.Name, Arguments: json.RawMessage(`{"query": "hangar"}`)})
 	if err != nil || res.Status != tool.Success {
 		t.Fatalf("%v %s %s", err, res.Status, res.Content)

@@ -30,7 +30,8 @@ func disabledLayer(names []string) []registry.Layer {
 }
 
 // docsTools offers search_docs when the document index holds a passage
-// or the notes folder's index holds a note: with neither the declaration
+// or the notes folder's index is worth searching (notesTools.indexWorth,
+// the rule of the notes index's own tools): with neither the declaration
 // would only take room in the model's context (and a small model's
 // context has little). With a notes index search_docs searches the notes
 // too (searchdocs.Notes, over vaultindex).
@@ -57,7 +58,7 @@ func (d docsTools) Tools() []tool.Tool {
 	}
 	var notes searchdocs.Notes
 	if d.notes != nil {
-		if x := d.notes.Index(); x != nil && x.Count() > 0 {
+		if x := d.notes.searchable(); x != nil {
 			notes = noteSearch{x}
 		}
 	}
