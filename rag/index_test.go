@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -327,6 +328,23 @@ func TestReciprocalRankFusion(t *testing.T) {
 	}
 	if got := fuseWeighted(60, 1, nil, nil); len(got) != 0 {
 		t.Errorf("empty lists fused to %+v", got)
+	}
+}
+
+// TestRRFPutsTheFirstListFirstOnATie: search_docs fuses the documents'
+// passages (first) with the notes (second), whose ids never overlap.
+func TestRRFPutsTheFirstListFirstOnATie(t *testing.T) {
+	for _, c := range []struct {
+		first, second, want []int64
+	}{
+		{[]int64{1, 2}, []int64{-1, -2}, []int64{1, -1, 2, -2}},
+		{[]int64{1}, []int64{-1, -2, -3}, []int64{1, -1, -2, -3}},
+		{nil, []int64{-1}, []int64{-1}},
+		{nil, nil, []int64{}},
+	} {
+		if got := RRF(60, c.first, c.second); !slices.Equal(got, c.want) {
+			t.Errorf("RRF(%v, %v) = %v, want %v", c.first, c.second, got, c.want)
+		}
 	}
 }
 

@@ -183,6 +183,19 @@ func fuse(k float64, p plan, lex []int64, vec []vecindex.Hit) []ranked {
 	return out
 }
 
+// RRF fuses two rankings by Reciprocal Rank Fusion with constant k
+// (fuseWeighted, both lists weighted alike) and returns the ids best
+// first. Ties go to the first list, so a caller that fuses another
+// source's results (search_docs' notes) puts its own first.
+func RRF(k float64, first, second []int64) []int64 {
+	fused := fuseWeighted(k, 1, first, second)
+	out := make([]int64, len(fused))
+	for i, r := range fused {
+		out[i] = r.id
+	}
+	return out
+}
+
 // fuseWeighted combines rankings by Reciprocal Rank Fusion: a chunk scores
 // the sum of 1/(k + rank) over the lists it appears in, the vector list's
 // terms multiplied by vw. Ties go to the better lexical rank, then the

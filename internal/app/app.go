@@ -234,7 +234,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	p.openQueue(ctx, cfg)
 	opts := []runtime.Option{
 		runtime.WithLogger(log), runtime.WithAsker(p.ask), runtime.WithPrompt(basePrompt()),
-		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, p, log}, organiseTools{p.queue, &p.batchesOn, p.notes}), runtime.WithCheckpoint(planReminder(st))}
+		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, p, log, p.notes}, organiseTools{p.queue, &p.batchesOn, p.notes}), runtime.WithCheckpoint(planReminder(st))}
 	// The MCP servers' tools reach the chats' runtime only (mcp.go); a
 	// skill that needs a server is judged against the same manager.
 	servers := p.openMCP(x.MCP)
@@ -436,7 +436,7 @@ func (p *Parts) Documents(ctx context.Context) host.Documents {
 		p.docWatch = newDocWatch(ctx, p.rag.Roots, p.library.Add, p.library.Refresh, p.log, p.docWatchOpts...)
 		go p.docWatch.follow(p.library.Watch(ctx))
 	}
-	return p.library
+	return noteViewer{p.library, p.notes}
 }
 
 // Models is the models screen's back end, in either mode: it needs only

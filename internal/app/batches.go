@@ -65,7 +65,7 @@ func (p *Parts) startWorkers(ctx context.Context, cfg config.Config, catalog *ol
 		return
 	}
 	opts := []runtime.Option{runtime.WithLogger(p.log.With("part", "batch workers")), runtime.WithPrompt(basePrompt()),
-		runtime.WithTools(p.queue.WorkerTools(p.notes, docsTools{p.rag, p, p.log})), runtime.WithCatalog(catalog),
+		runtime.WithTools(p.queue.WorkerTools(p.notes, docsTools{p.rag, p, p.log, p.notes})), runtime.WithCatalog(catalog),
 		// One model stream per worker: how many Ollama answers at once is
 		// its own setting (OLLAMA_NUM_PARALLEL).
 		runtime.WithStreams(cfg.Batch.Workers)}

@@ -63,31 +63,49 @@ func (n *notesTools) Tools() []tool.Tool {
 	return n.with(notes.Tools(n.root, n.changes))
 }
 
-// graphWorthFrom is the number of notes from which search_notes and the
-// link tools are offered to a folder without links: below it find_notes
-// reads every note quickly, and each declaration takes room in the
-// model's context (a small model's has little).
+// graphWorthFrom is the number of notes from which search_notes, the
+// link tools and search_docs' notes are offered to a folder without
+// links: below it find_notes reads every note quickly, and each
+// declaration takes room in the model's context (a small model's has
+// little: a declaration too many leaves out a tool the task needs).
 const graphWorthFrom = 50
 
 // with adds the index's tools to ts (n.mu held) when the folder has links
 // or enough notes for a ranked search to matter.
 func (n *notesTools) with(ts []tool.Tool) []tool.Tool {
-	if n.index == nil {
+	if !n.indexWorth(n.index) {
 		return ts
 	}
-	if n.index.Count() < graphWorthFrom {
-		// The facet has no context: a run's start asks, and SQLite
-		// answers from an index in a moment.
-		linked, err := n.index.HasLinks(context.Background())
-		if err != nil {
-			n.log.Warn("cannot tell whether the notes link; the notes index's tools are offered", "err", err)
-			linked = true
-		}
-		if !linked {
-			return ts
-		}
-	}
 	return append(ts, notegraph.Tools(n.index)...)
+}
+
+// indexWorth reports whether x's tools are worth their declarations: the
+// folder has links or enough notes for a ranked search to matter.
+func (n *notesTools) indexWorth(x *vaultindex.Index) bool {
+	if x == nil {
+		return false
+	}
+	if x.Count() >= graphWorthFrom {
+		return true
+	}
+	// The facet has no context: a run's start asks, and SQLite answers
+	// from an index in a moment.
+	linked, err := x.HasLinks(context.Background())
+	if err != nil {
+		n.log.Warn("cannot tell whether the notes link; the notes index's tools are offered", "err", err)
+		return true
+	}
+	return linked
+}
+
+// searchable is the chosen folder's notes index when search_docs should
+// search it too (indexWorth), else nil.
+func (n *notesTools) searchable() *vaultindex.Index {
+	x := n.Index()
+	if !n.indexWorth(x) {
+		return nil
+	}
+	return x
 }
 
 // Index is the chosen folder's notes index, or nil.

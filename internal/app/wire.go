@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 
 	"quire/internal/sqlschema"
 	"quire/kernel/compact"
@@ -15,6 +16,7 @@ import (
 	"quire/rag"
 	"quire/tools/searchdocs"
 	"quire/tools/todo"
+	"quire/vaultindex"
 )
 
 // basePrompt is who the assistant is and where it runs (kernel/prompt);
@@ -27,30 +29,56 @@ func disabledLayer(names []string) []registry.Layer {
 	return []registry.Layer{{Name: "settings", Deny: names}}
 }
 
-// docsTools offers search_docs when the index is open and holds a passage:
-// with no documents the declaration would only take room in the model's
-// context (and a small model's context has little).
+// docsTools offers search_docs when the document index holds a passage
+// or the notes folder's index is worth searching (notesTools.indexWorth,
+// the rule of the notes index's own tools): with neither the declaration
+// would only take room in the model's context (and a small model's
+// context has little). With a notes index search_docs searches the notes
+// too (searchdocs.Notes, over vaultindex).
 type docsTools struct {
-	idx *rag.Index
-	p   *Parts
-	log *slog.Logger
+	idx   *rag.Index
+	p     *Parts
+	log   *slog.Logger
+	notes *notesTools
 }
 
 func (d docsTools) Tools() []tool.Tool {
-	if d.idx == nil {
+	var docs searchdocs.Searcher
+	if d.idx != nil {
+		// The facet has no context: a run's start asks, and SQLite
+		// answers from an index in a moment.
+		ok, err := d.idx.Searchable(context.Background())
+		if err != nil {
+			d.log.Warn("cannot tell whether any document is indexed; search_docs is offered", "err", err)
+			ok = true
+		}
+		if ok {
+			docs = recheckingSearcher{d.idx, d.p}
+		}
+	}
+	var notes searchdocs.Notes
+	if d.notes != nil {
+		if x := d.notes.searchable(); x != nil {
+			notes = noteSearch{x}
+		}
+	}
+	if docs == nil && notes == nil {
 		return nil
 	}
-	// The facet has no context: a run's start asks, and SQLite answers
-	// from an index in a moment.
-	ok, err := d.idx.Searchable(context.Background())
-	if err != nil {
-		d.log.Warn("cannot tell whether any document is indexed; search_docs is offered", "err", err)
-		ok = true
+	return []tool.Tool{searchdocs.WithNotes(docs, notes)}
+}
+
+// noteSearch is the notes index as search_docs reads it.
+type noteSearch struct{ x *vaultindex.Index }
+
+func (n noteSearch) SearchNotes(ctx context.Context, query string, limit int) ([]searchdocs.NoteHit, error) {
+	hits, err := n.x.Search(ctx, vaultindex.Query{Text: query, Limit: limit})
+	out := make([]searchdocs.NoteHit, len(hits))
+	for i, h := range hits {
+		out[i] = searchdocs.NoteHit{Path: h.Path, Abs: filepath.Join(n.x.Dir(), filepath.FromSlash(h.Path)),
+			Line: h.Line, Snippet: h.Snippet, Score: h.Score}
 	}
-	if !ok {
-		return nil
-	}
-	return []tool.Tool{searchdocs.New(recheckingSearcher{d.idx, d.p})}
+	return out, err
 }
 
 // todoTools offers the plan and self-report tools.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,6 +169,54 @@ func TestCitationLineForms(t *testing.T) {
 	} {
 		if got := c.c.Line(); got != c.want {
 			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+}
+
+// TestFuseKeepsRoomForDocuments: passages and notes interleave by rank
+// (a tie goes to the document), notes take at most half the places while
+// passages remain, and fill the list when passages run out.
+func TestFuseKeepsRoomForDocuments(t *testing.T) {
+	docs := func(n int) []Citation {
+		out := make([]Citation, n)
+		for i := range out {
+			out[i] = Citation{Name: fmt.Sprintf("d%d", i+1)}
+		}
+		return out
+	}
+	notes := func(n int) []NoteHit {
+		out := make([]NoteHit, n)
+		for i := range out {
+			out[i] = NoteHit{Path: fmt.Sprintf("n%d.md", i+1), Line: i + 2}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		docs, notes, limit int
+		want               string
+	}{
+		{5, 5, 5, "d1 n1 d2 n2 d3"},
+		{5, 5, 4, "d1 n1 d2 n2"},
+		{5, 5, 1, "d1"},
+		{1, 5, 5, "d1 n1 n2 n3 n4"},
+		{0, 3, 5, "n1 n2 n3"},
+		{3, 0, 5, "d1 d2 d3"},
+		{0, 0, 5, ""},
+	} {
+		got := fuse(docs(c.docs), notes(c.notes), c.limit)
+		var names []string
+		for i, h := range got {
+			if h.N != i+1 {
+				t.Errorf("%+v: hit %d numbered %d", c, i, h.N)
+			}
+			name := strings.TrimSuffix(strings.TrimPrefix(h.Name, "note "), ".md")
+			if strings.HasPrefix(h.Name, "note ") && (h.StartLine == 0 || h.StartLine != h.EndLine) {
+				t.Errorf("%+v: note %s cited at lines %d–%d", c, h.Name, h.StartLine, h.EndLine)
+			}
+			names = append(names, name)
+		}
+		if s := strings.Join(names, " "); s != c.want {
+			t.Errorf("%d docs, %d notes, limit %d: %q, want %q", c.docs, c.notes, c.limit, s, c.want)
 		}
 	}
 }
