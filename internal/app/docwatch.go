@@ -54,17 +54,21 @@ func gone(paths []string) bool {
 // follow re-reads the roots after every pass (one may have added or
 // removed a folder) until progress closes.
 func (d *docWatch) follow(progress <-chan protocol.IndexProgress) {
-	d.sync()
+	d.sync(true)
 	for p := range progress {
 		if !p.Running {
-			d.sync()
+			// After a pass the user stopped, nothing starts on its own:
+			// the rest waits for a change in the folder or the next start,
+			// as the bar says.
+			d.sync(p.Phase != protocol.PhaseCancelled)
 		}
 	}
 }
 
 // sync watches every folder root not yet watched and stops watching the
-// ones gone from the index.
-func (d *docWatch) sync() {
+// ones gone from the index; catchUp queues one pass of a newly watched
+// folder, for what changed between its last pass and the watch's start.
+func (d *docWatch) sync(catchUp bool) {
 	roots, err := d.roots(d.ctx)
 	if err != nil {
 		d.log.Warn("documents: cannot list the folders to watch", "err", err)
@@ -116,6 +120,9 @@ func (d *docWatch) sync() {
 		// What changed between the pass that added the folder and this
 		// watch's start is found by one more pass (nothing to do when
 		// nothing did).
+		if !catchUp {
+			continue
+		}
 		if err := d.refresh(d.ctx, []string{root}); err != nil && d.ctx.Err() == nil {
 			d.log.Warn("documents: cannot queue a pass of a newly watched folder", "root", root, "err", err)
 		}

@@ -217,7 +217,10 @@ func (c *Compactor) Compact(ctx context.Context, in Input) ([]event.Draft, error
 	// reply that ran away, text where a character is a token), wherever
 	// it is — the recent tail too. It is summarised, or else cut, on its
 	// own; only the latest user request is never touched.
-	for _, sp := range slices.Backward(Oversize(entries(sized), in.Session, sizes(sized), c.oversize(fixed, fig.Window))) {
+	// A tool step is cut only when the model refused the request: a result
+	// the model has not seen yet is what it asked for, and a request that
+	// still fits is better sent whole than with the answer cut.
+	for _, sp := range slices.Backward(Oversize(entries(sized), in.Session, sizes(sized), c.oversize(fixed, fig.Window), in.Forced)) {
 		if tokens <= target {
 			break
 		}

@@ -351,3 +351,38 @@ func messagesOf(hist []history.Entry) []provider.Message {
 	}
 	return out
 }
+
+// A note read in the current request so long that it alone overflows the
+// window (a note in a script where a character is a token) is cut with the
+// call that read it, so the chat goes on: the call and its result stay
+// together, the latest request is never touched.
+func TestOneOversizeToolResultInTheTailIsCutWithItsCall(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("季度计划列出了每一项任务。", 300) // about 3,900 tokens
+	hist := []history.Entry{
+		entry(1, provider.RoleUser, "Read my plan and tell me the first task."),
+		entry(2, provider.RoleAssistant, ""),
+		entry(3, provider.RoleTool, long),
+	}
+	in := compact.Input{Session: "s", History: hist, Forced: true,
+		Request: provider.Request{Model: "qwen3:4b", ContextLen: 2048, Messages: messagesOf(hist)}}
+	drafts, err := compact.New().Compact(t.Context(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(drafts) != 1 {
+		t.Fatalf("%d replaces, want 1: the chat would stop with \"compacting did not make it smaller\"", len(drafts))
+	}
+	p := drafts[0].Payload.(event.HistoryReplacePayload)
+	if p.From != 2 || p.To != 3 || p.Compaction.Strategy != compact.StrategyCut || p.Compaction.AfterTokens >= p.Compaction.BeforeTokens {
+		t.Fatalf("replace %d..%d by %s, %d -> %d tokens; want the step 2..3 cut, smaller", p.From, p.To, p.Compaction.Strategy,
+			p.Compaction.BeforeTokens, p.Compaction.AfterTokens)
+	}
+	// Before a step, with no refusal, the result the model asked for is
+	// sent whole if the request can still be made smaller otherwise.
+	in.Forced = false
+	in.Request.ContextLen = 8192
+	if drafts, err := compact.New().Compact(t.Context(), in); err != nil || len(drafts) != 0 {
+		t.Fatalf("a request that fits cut its own read: %d replaces, %v", len(drafts), err)
+	}
+}

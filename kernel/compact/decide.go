@@ -228,23 +228,59 @@ func Spans(hist []history.Entry, session string, keepRecent int) []Span {
 	return out
 }
 
-// Oversize are the single messages of session's history that a
-// compaction may replace on their own because each takes more than over
+// Oversize are the parts of session's history that a compaction may
+// replace on their own because a message in them takes more than over
 // tokens (sizes[i] is hist[i]'s): a user message that is not the latest
-// request, or an assistant message that called no tool (one that did
-// stays with its results). Unlike Spans, the recent tail is not spared:
-// a reply too long for the window leaves a chat unusable wherever it is.
-func Oversize(hist []history.Entry, session string, sizes []int, over int) []Span {
+// request, an assistant message that called no tool, or a tool step — the
+// assistant message that called tools with all their results, which stay
+// together — one of whose results is that big (a long note read, a note
+// in a script where a character is a token). Unlike Spans, the recent
+// tail is not spared: a message too long for the window leaves a chat
+// unusable wherever it is. Tool steps are among them only with toolSteps
+// (the model refused the request as too long).
+func Oversize(hist []history.Entry, session string, sizes []int, over int, toolSteps bool) []Span {
 	latest := Latest(hist)
 	var out []Span
+	covered := -1 // the last entry of the tool step added last
 	for i, e := range hist {
 		m := e.Message
-		if e.Session != session || i == latest || sizes[i] <= over {
+		if e.Session != session || i == latest || i <= covered || sizes[i] <= over {
 			continue
 		}
-		if m.Role == provider.RoleUser || (m.Role == provider.RoleAssistant && len(m.ToolCalls) == 0) {
+		switch {
+		case m.Role == provider.RoleUser || (m.Role == provider.RoleAssistant && len(m.ToolCalls) == 0):
 			out = append(out, Span{First: i, Last: i, From: e.Seq, To: e.Seq, BeforeLatest: latest > i})
+		case m.Role == provider.RoleTool && toolSteps:
+			first, last, ok := toolStep(hist, session, i)
+			if !ok || latest >= first && latest <= last {
+				continue
+			}
+			out = append(out, Span{First: first, Last: last, From: hist[first].Seq, To: hist[last].Seq, BeforeLatest: latest > first})
+			covered = last
 		}
 	}
 	return out
+}
+
+// toolStep is the tool step the result hist[i] belongs to: from the
+// assistant message that called the tools to its last result, all of
+// session's own; ok is false when the results do not follow their call.
+func toolStep(hist []history.Entry, session string, i int) (first, last int, ok bool) {
+	first = i
+	for first > 0 && hist[first].Message.Role == provider.RoleTool {
+		first--
+	}
+	last = i
+	for last+1 < len(hist) && hist[last+1].Message.Role == provider.RoleTool {
+		last++
+	}
+	if hist[first].Message.Role != provider.RoleAssistant || len(hist[first].Message.ToolCalls) == 0 {
+		return 0, 0, false
+	}
+	for k := first; k <= last; k++ {
+		if hist[k].Session != session {
+			return 0, 0, false
+		}
+	}
+	return first, last, true
 }
