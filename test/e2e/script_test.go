@@ -256,8 +256,11 @@ var scripts = []script{
 		}
 		return "Undone: a.md is back in inbox."
 	})},
+	// The documents' citations: the notes folder (on for other cases) is
+	// left out, so the passages are the documents' alone; search_docs with
+	// the notes is internal/app's TestSearchDocsIncludesTheNotes.
 	{is(citePrompt), twoSteps(fixed(ollamatest.ToolCall{ID: "cite-1", Name: searchdocs.Name,
-		Arguments: []byte(`{"query":"water the basil every morning; compost for the soil"}`)}),
+		Arguments: []byte(`{"query":"water the basil every morning; compost for the soil","include_notes":false}`)}),
 		text(citeReply))},
 	// The memory panel's case: remember the rest as a preference.
 	{func(t string) bool { return strings.HasPrefix(t, rememberStart) }, twoSteps(func(r run) []ollamatest.ToolCall {
