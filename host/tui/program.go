@@ -63,7 +63,13 @@ type runner struct {
 	deliver func(Msg)
 	mu      sync.Mutex
 	leave   context.CancelFunc // ends the shown session's claim and follow
-	wg      sync.WaitGroup
+	shown   string             // the shown session's id
+	done    chan struct{}      // closed once the shown session's claim is let go
+	// left are the sessions this terminal let go whose claims may not be
+	// free yet (a claim ends in the background once its context ends):
+	// switching back waits for it instead of finding it "claimed" by itself.
+	left map[string]chan struct{}
+	wg   sync.WaitGroup
 }
 
 func (r *runner) find(ctx context.Context, id string) (protocol.Session, error) {
@@ -84,6 +90,14 @@ func (r *runner) find(ctx context.Context, id string) (protocol.Session, error) 
 func (r *runner) open(ctx context.Context, s protocol.Session) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if done, ok := r.left[s.ID]; ok {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		delete(r.left, s.ID)
+	}
 	cctx, leave := context.WithCancel(ctx)
 	questions, err := r.d.Claim(cctx, s.ID)
 	if err != nil {
@@ -92,13 +106,19 @@ func (r *runner) open(ctx context.Context, s protocol.Session) error {
 	}
 	if r.leave != nil {
 		r.leave()
+		if r.left == nil {
+			r.left = map[string]chan struct{}{}
+		}
+		r.left[r.shown] = r.done
 	}
-	r.leave = leave
+	done := make(chan struct{})
+	r.leave, r.shown, r.done = leave, s.ID, done
 	r.deliver(Opened(s))
 	events, errp := r.k.Follow(cctx, s.ID, 0)
 	r.wg.Add(2)
 	go func() {
 		defer r.wg.Done()
+		defer close(done) // the driver closes questions once the claim is let go
 		for list := range questions {
 			r.deliver(Questions(list))
 		}
