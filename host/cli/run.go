@@ -21,14 +21,10 @@ import (
 
 // Exit statuses of `quire run`, one per way a run can close (docs/PROTOCOL.md).
 const (
-	ExitCompleted = 0 // completed (or nothing to do)
-	ExitError     = 1 // the run ended with an error, or Quire could not run it
-	ExitUsage     = 2 // a usage error: nothing was run
-	// ExitDenied: the message was over the run's input limit, or the run
-	// asked to change something and every change was refused: a script
-	// must not read "nothing was written" as success. A No among Yeses is
-	// the model's to handle.
-	ExitDenied      = 3
+	ExitCompleted   = 0   // completed (or nothing to do)
+	ExitError       = 1   // the run ended with an error, or Quire could not run it
+	ExitUsage       = 2   // a usage error: nothing was run
+	ExitDenied      = 3   // the message was over the run's input limit (a No to a call is the model's to handle)
 	ExitLimits      = 4   // a guardrail ended it: max-steps, max-tool-calls, budget, loop
 	ExitInterrupted = 5   // Quire stopped under it (the owner closed, a crash found at restart)
 	ExitEmpty       = 6   // the model replied nothing, even when asked again
@@ -85,7 +81,7 @@ type runOptions struct {
 }
 
 func (o *runOptions) register(fset *flag.FlagSet) {
-	fset.BoolVar(&o.json, "json", false, "write the run's public events as JSON lines, as quire replay -json does")
+	fset.BoolVar(&o.json, "json", false, "write the run's public events as JSON lines, as `quire replay -json` does")
 	fset.StringVar(&o.approve, "approve", approveNever, "answer permission questions: never, reads (both answer No: reading never asks) or all (Yes)")
 	fset.StringVar(&o.ask, "ask", "", "run this command (sh -c) for each permission question: the question as JSON on stdin; exit 0 with no output or \"yes\" is a Yes, anything else a No")
 	fset.StringVar(&o.session, "session", "", "continue this conversation instead of starting one")
@@ -148,12 +144,7 @@ type headless struct {
 	env      Env
 	k        protocol.Kernel
 	answered map[string]bool // questions answered, by their calls
-	// allowed and refused count the answers given: a run that completed
-	// with only Noes did nothing it was asked to (ExitDenied).
-	allowed, refused int
-	// midLine: the reply's text written so far does not end its line, so a
-	// tool line (on stderr, often the same pipe) first ends it on stdout.
-	midLine bool
+	reply    bool            // the reply's text has been written (text mode)
 }
 
 func (t *headless) run(ctx context.Context, d host.Driver, task string) int {
@@ -206,10 +197,6 @@ func (t *headless) run(ctx context.Context, d host.Driver, task string) int {
 				continue // what the window's page sees, and no more
 			}
 			if reason, done := t.show(e, sent.RunID); done {
-				if reason == "completed" && t.refused > 0 && t.allowed == 0 {
-					fmt.Fprintf(t.env.Stderr, "quire: nothing was changed: every change the run asked to make was refused (%d)\n", t.refused)
-					return ExitDenied
-				}
 				return exitOf(reason)
 			}
 		}
@@ -266,34 +253,30 @@ func (t *headless) show(e protocol.Event, run string) (reason string, done bool)
 	case "assistant.delta":
 		if text && p.Content != "" {
 			io.WriteString(t.env.Stdout, host.Visible(p.Content))
-			t.midLine = !strings.HasSuffix(p.Content, "\n")
+			t.reply = true
 		}
 	case "tool.started":
 		if text {
-			t.endLine()
 			fmt.Fprintf(t.env.Stderr, "· %s\n", host.Visible(p.Name))
 		}
 	case "tool.result":
 		if text && p.Status != "" && p.Status != "success" {
-			t.endLine()
 			fmt.Fprintf(t.env.Stderr, "· %s: %s\n", host.Visible(p.Name), host.Visible(p.Status))
 		}
 	case "tool.refused":
 		if text {
-			t.endLine()
 			fmt.Fprintf(t.env.Stderr, "· %s refused (%s): %s\n", host.Visible(p.Name), host.Visible(p.Status), host.Visible(p.Reason))
 		}
 	case "stream.failed":
 		if text {
-			t.endLine()
 			fmt.Fprintln(t.env.Stderr, "quire:", host.Visible(p.Message))
 		}
 	case "run.finished":
 		if e.RunID != run {
 			return "", false
 		}
-		if text {
-			t.endLine()
+		if text && t.reply {
+			fmt.Fprintln(t.env.Stdout)
 		}
 		if p.Reason != "completed" {
 			msg := "the run ended: " + p.Reason
@@ -305,16 +288,6 @@ func (t *headless) show(e protocol.Event, run string) (reason string, done bool)
 		return p.Reason, true
 	}
 	return "", false
-}
-
-// endLine ends the reply's line on stdout when its text left one open:
-// the next step's text, or a tool line on stderr sharing the pipe, starts
-// on a line of its own.
-func (t *headless) endLine() {
-	if t.midLine {
-		fmt.Fprintln(t.env.Stdout)
-		t.midLine = false
-	}
 }
 
 // answer answers q once, as -ask or -approve says.
@@ -335,17 +308,11 @@ func (t *headless) answer(ctx context.Context, q protocol.Question) {
 	default:
 		a = protocol.Answer{Feedback: noWrites}
 	}
-	if a.Allowed {
-		t.allowed++
-	} else {
-		t.refused++
-	}
 	if !t.o.json {
 		verdict := "yes"
 		if !a.Allowed {
 			verdict = "no (" + a.Feedback + ")"
 		}
-		t.endLine()
 		fmt.Fprintf(t.env.Stderr, "asked: %s\nanswered: %s\n", host.Visible(strings.Join(q.Descriptions, "\n")), host.Visible(verdict))
 	}
 	ids := make([]string, len(q.Calls))

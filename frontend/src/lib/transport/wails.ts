@@ -203,7 +203,6 @@ export class WailsTransport implements Transport {
   readonly choosesFolderInDialog = true;
   readonly takesFileDrops = true;
   readonly confirmsBatchInDialog = true;
-  readonly confirmsUndoInDialog = true;
   readonly confirmsLoosenInDialog = true;
   readonly confirmsEvolutionInDialog = true;
   private handshake: Promise<void> | null = null;
