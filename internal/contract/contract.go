@@ -109,7 +109,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		protocol.BatchRunning, protocol.BatchPaused, protocol.BatchReviewing, protocol.BatchApplying,
 		protocol.BatchDone, protocol.BatchCancelled, protocol.BatchFailed, protocol.BatchUndone)
 	f.Union("SessionKind", "Who a session is for (Session.kind, SessionCreatedPayload.kind): worker is a task queue worker's run, never one of the user's chats; a chat has none.", nil,
-		protocol.SessionWorker, protocol.SessionEvolution)
+		protocol.SessionWorker, protocol.SessionEvolution, protocol.SessionStanding)
 	f.Union("CandidateKind", "What a candidate improvement is (Candidate.kind): a prompt fragment, a skill or a workflow.", nil,
 		protocol.CandidatePrompt, protocol.CandidateSkill, protocol.CandidateWorkflow)
 	f.Union("CandidateState", "Where a candidate stands (Candidate.state).", nil,

@@ -1,0 +1,173 @@
+package standing
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The kinds of schedule (Schedule.Kind).
+const (
+	Daily  = "daily"  // every day at At
+	Weekly = "weekly" // every Weekday at At
+	Over   = "over"   // when the task's folder holds more than More notes
+	Lands  = "lands"  // when a note lands in the task's folder
+)
+
+// Schedule is when a task fires. Times are the computer's local time.
+type Schedule struct {
+	Kind    string `json:"kind"`
+	At      string `json:"at,omitempty"`      // "HH:MM", for daily and weekly
+	Weekday string `json:"weekday,omitempty"` // "monday".."sunday", for weekly
+	More    int    `json:"more,omitempty"`    // for over: fires above this many notes
+}
+
+// Budget bounds one firing. A worker may spend up to its own limits on each
+// note, so the batch takes only as many notes as the worst case of their
+// workers fits: the notes left wait for the next firing.
+type Budget struct {
+	ModelCalls int `json:"modelCalls"`
+	Tokens     int `json:"tokens"`
+	Notes      int `json:"notes"`
+}
+
+// DefaultBudget is a task's budget unless the user gives one.
+var DefaultBudget = Budget{ModelCalls: 400, Tokens: 3_000_000, Notes: 50}
+
+// PerNote is what one note's worker may spend at most (its run's limits).
+type PerNote struct {
+	ModelCalls int
+	Tokens     int
+}
+
+// NotesWithin is how many notes a firing may take within b when each may cost
+// per; at least 0.
+func (b Budget) NotesWithin(per PerNote) int {
+	n := b.Notes
+	if per.ModelCalls > 0 {
+		n = min(n, b.ModelCalls/per.ModelCalls)
+	}
+	if per.Tokens > 0 {
+		n = min(n, b.Tokens/per.Tokens)
+	}
+	return max(n, 0)
+}
+
+// Task is one standing task: an organise batch over Folder, with
+// Instruction given to each worker, fired on Schedule. It has no field for
+// applying what it proposes: that is the user's, in the batch's review.
+type Task struct {
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	Folder      string   `json:"folder"`
+	Instruction string   `json:"instruction,omitempty"`
+	Schedule    Schedule `json:"schedule"`
+	Budget      Budget   `json:"budget"`
+	Paused      bool     `json:"paused,omitempty"`
+	CreatedMs   int64    `json:"createdMs"`
+}
+
+// DecodeTask reads a task from JSON, refusing any field a Task does not
+// have: "apply without asking" cannot be smuggled in.
+func DecodeTask(data []byte) (Task, error) {
+	var t Task
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&t); err != nil {
+		return Task{}, fmt.Errorf("%w: %w", ErrBadTask, err)
+	}
+	return t, nil
+}
+
+var weekdays = map[string]time.Weekday{"sunday": time.Sunday, "monday": time.Monday, "tuesday": time.Tuesday,
+	"wednesday": time.Wednesday, "thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday}
+
+// Check says what is wrong with t, as a sentence for the user, wrapped in
+// ErrBadTask; nil when it can run.
+func (t Task) Check() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrBadTask}, args...)...)
+	}
+	if strings.TrimSpace(t.Name) == "" {
+		return bad("give the task a name")
+	}
+	if strings.TrimSpace(t.Folder) == "" {
+		return bad("say which folder the task organises, like inbox")
+	}
+	if t.Budget.NotesWithin(PerNote{}) < 1 || t.Budget.ModelCalls < 1 || t.Budget.Tokens < 1 {
+		return bad("the budget must allow at least one note, one model call and one token")
+	}
+	s := t.Schedule
+	switch s.Kind {
+	case Daily, Weekly:
+		if _, _, ok := clock(s.At); !ok {
+			return bad("the time %q is not HH:MM, like 18:30", s.At)
+		}
+		if _, ok := weekdays[s.Weekday]; s.Kind == Weekly && !ok {
+			return bad("the day %q is not a weekday, like monday", s.Weekday)
+		}
+	case Over:
+		if s.More < 0 {
+			return bad("the number of notes must be 0 or more")
+		}
+	case Lands:
+	default:
+		return bad("the schedule %q is not daily, weekly, over or lands", s.Kind)
+	}
+	return nil
+}
+
+// clock parses "HH:MM".
+func clock(at string) (h, m int, ok bool) {
+	hs, ms, found := strings.Cut(at, ":")
+	h, err1 := strconv.Atoi(hs)
+	m, err2 := strconv.Atoi(ms)
+	if !found || err1 != nil || err2 != nil || len(ms) != 2 || h < 0 || h > 23 || m < 0 || m > 59 {
+		return 0, 0, false
+	}
+	return h, m, true
+}
+
+// ParseSchedule reads the command line's words for a schedule: "daily
+// 18:30", "weekly monday 09:00", "over 20", "lands".
+func ParseSchedule(words []string) (Schedule, error) {
+	bad := fmt.Errorf("%w: a schedule is \"daily HH:MM\", \"weekly DAY HH:MM\", \"over N\" or \"lands\"", ErrBadTask)
+	if len(words) == 0 {
+		return Schedule{}, bad
+	}
+	s := Schedule{Kind: strings.ToLower(words[0])}
+	switch {
+	case s.Kind == Daily && len(words) == 2:
+		s.At = words[1]
+	case s.Kind == Weekly && len(words) == 3:
+		s.Weekday, s.At = strings.ToLower(words[1]), words[2]
+	case s.Kind == Over && len(words) == 2:
+		n, err := strconv.Atoi(words[1])
+		if err != nil {
+			return Schedule{}, bad
+		}
+		s.More = n
+	case s.Kind == Lands && len(words) == 1:
+	default:
+		return Schedule{}, bad
+	}
+	return s, nil
+}
+
+// String is the schedule for people: "daily at 18:30".
+func (s Schedule) String() string {
+	switch s.Kind {
+	case Daily:
+		return "daily at " + s.At
+	case Weekly:
+		return "every " + s.Weekday + " at " + s.At
+	case Over:
+		return fmt.Sprintf("when the folder holds more than %d notes", s.More)
+	case Lands:
+		return "when a note lands in the folder"
+	}
+	return s.Kind
+}
