@@ -1,0 +1,95 @@
+package standing
+
+import (
+	"context"
+
+	"quire/kernel/event"
+	"quire/kernel/protocol"
+)
+
+// RejectedInARow is how many of a task's batches in a row the user must
+// have kept nothing of before the task is flagged: its proposals are not
+// what the user wants, and it should be edited or removed.
+const RejectedInARow = 3
+
+// Summary is a task as a host shows it: its schedule, last and next
+// firing, what its last batch proposed and what the user kept.
+type Summary struct {
+	Task     Task    `json:"task"`
+	Schedule string  `json:"schedule"` // for people: "daily at 18:30"
+	NextMs   int64   `json:"nextMs,omitempty"`
+	Last     *Record `json:"last,omitempty"`
+	// Batch is the last firing's batch as it stands, when there is one.
+	Batch    *protocol.Batch `json:"batch,omitempty"`
+	Proposed int             `json:"proposed"` // notes its last batch has a proposal for
+	Kept     int             `json:"kept"`     // notes the user's answer changed
+	Waiting  bool            `json:"waiting"`  // its batch waits for the user's review
+	Flagged  bool            `json:"flagged"`  // the user kept nothing of its last RejectedInARow batches
+}
+
+// List summarises every task.
+func (r *Runner) List(ctx context.Context) ([]Summary, error) {
+	tasks, err := r.st.Tasks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Summary, 0, len(tasks))
+	for _, t := range tasks {
+		s, err := r.summary(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Get summarises one task.
+func (r *Runner) Get(ctx context.Context, id string) (Summary, error) {
+	t, err := r.st.Task(ctx, id)
+	if err != nil {
+		return Summary{}, err
+	}
+	return r.summary(ctx, t)
+}
+
+func (r *Runner) summary(ctx context.Context, t Task) (Summary, error) {
+	s := Summary{Task: t, Schedule: t.Schedule.String()}
+	if next, ok := Next(t, r.now()); ok && !t.Paused {
+		s.NextMs = next.UnixMilli()
+	}
+	recs, err := r.st.records(ctx, `task = ? AND step <> ? ORDER BY started_ms DESC, id DESC LIMIT 20`, t.ID, event.FiringSkipped)
+	if err != nil {
+		return Summary{}, err
+	}
+	rejected, ended := 0, true
+	for i, rec := range recs {
+		if i == 0 {
+			s.Last = &recs[0]
+		}
+		if rec.Step != event.FiringProposed {
+			continue
+		}
+		b, ok, err := r.prop.Batch(ctx, rec.Batch)
+		if err != nil {
+			return Summary{}, err
+		}
+		if !ok {
+			continue
+		}
+		if s.Batch == nil {
+			s.Batch, s.Proposed, s.Kept = &b, b.Done, b.Applied
+			s.Waiting = b.State == protocol.BatchReviewing
+		}
+		if open(b.State) {
+			continue
+		}
+		if ended && (b.Applied == 0 || b.State == protocol.BatchUndone) && b.Done > 0 {
+			rejected++
+		} else {
+			ended = false
+		}
+	}
+	s.Flagged = rejected >= RejectedInARow
+	return s, nil
+}
