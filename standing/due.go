@@ -89,11 +89,11 @@ func due(t Task, since, last, now time.Time, v Vault) (Firing, bool) {
 		f := Firing{Slot: slot, Missed: n, Late: now.Sub(slot) > Grace}
 		switch {
 		case n > 1:
-			f.Why = fmt.Sprintf("%d runs (%s) were missed while Quire was closed; they run once now", n, s)
+			f.Why = fmt.Sprintf("%d runs (%s) were missed while Quire was closed; they run once now", n, Describe(s))
 		case f.Late:
 			f.Why = fmt.Sprintf("the run of %s was missed while Quire was closed; it runs now", slot.Format("Mon 2 Jan 15:04"))
 		default:
-			f.Why = "it is " + s.String()
+			f.Why = "it is " + Describe(s)
 		}
 		return f, true
 	case Over:

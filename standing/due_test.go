@@ -105,7 +105,7 @@ func TestBudgetBoundsTheNotesOfAFiring(t *testing.T) {
 		{standing.Budget{ModelCalls: 400, Tokens: 3_000_000, Notes: 5}, 5},
 		{standing.Budget{ModelCalls: 7, Tokens: 3_000_000, Notes: 5}, 0},
 	} {
-		if got := tc.b.NotesWithin(per); got != tc.want {
+		if got := standing.NotesWithin(tc.b, per); got != tc.want {
 			t.Errorf("%+v takes %d notes, want %d", tc.b, got, tc.want)
 		}
 	}

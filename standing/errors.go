@@ -1,6 +1,10 @@
 package standing
 
-import "errors"
+import (
+	"errors"
+
+	"quire/kernel/protocol"
+)
 
 var (
 	// ErrNewerSchema: the database was written by a newer Quire.
@@ -12,3 +16,7 @@ var (
 	// ErrBusy: the task has a firing under way or a batch waiting.
 	ErrBusy = errors.New("the standing task is already firing or its batch waits for review")
 )
+
+func unknown(id string) error {
+	return protocol.Refusef(protocol.ErrNotFound, ErrNotFound, "no standing task has the id %q; list the standing tasks to see which there are", id)
+}

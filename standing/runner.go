@@ -226,7 +226,7 @@ func (r *Runner) RunNow(ctx context.Context, id string) (Record, error) {
 		return Record{}, err
 	}
 	if states[t.ID].Open {
-		return Record{}, fmt.Errorf("%w: %s", ErrBusy, t.Name)
+		return Record{}, protocol.Refusef(protocol.ErrConflict, ErrBusy, "%s is already firing or its batch waits for your review; answer the batch first", t.Name)
 	}
 	rec := r.fire(ctx, t, Firing{Task: t.ID, Slot: r.now(), Missed: 1, Why: "run now by the user"})
 	if rec.Step == event.FiringFailed {
@@ -282,7 +282,7 @@ func (r *Runner) fire(ctx context.Context, t Task, f Firing) Record {
 		return rec
 	}
 	r.record(ctx, rec)
-	_, err := r.prop.Propose(ctx, Order{ID: rec.Batch, Folder: t.Folder, Instruction: t.Instruction, MaxNotes: t.Budget.NotesWithin(r.per)})
+	_, err := r.prop.Propose(ctx, Order{ID: rec.Batch, Folder: t.Folder, Instruction: t.Instruction, MaxNotes: NotesWithin(t.Budget, r.per)})
 	if err != nil {
 		return r.step(ctx, rec, event.FiringFailed, err.Error())
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"quire/host"
 	"quire/internal/ollamatest"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
@@ -229,3 +230,5 @@ func TestRunNowFiresAPausedTaskOnceAtATime(t *testing.T) {
 		t.Fatal("a second run started while the batch waits")
 	}
 }
+
+var _ host.Standing = (*standing.Runner)(nil)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"quire/internal/sqlschema"
+	"quire/kernel/protocol"
 )
 
 // migrations[i] brings the standing tables from version i to i+1. They are
@@ -43,18 +44,7 @@ var migrations = []string{
 // Record is one firing as stored: Step is one of event's Firing* steps;
 // Batch is the id its batch has or would have (chosen before it is made,
 // so a firing a crash cut off can be told from the batch it left or not).
-type Record struct {
-	ID        string `json:"id"`
-	Task      string `json:"task"`
-	SlotMs    int64  `json:"slotMs"`
-	Missed    int    `json:"missed,omitempty"`
-	Why       string `json:"why,omitempty"`
-	Step      string `json:"step"`
-	Batch     string `json:"batch,omitempty"`
-	Error     string `json:"error,omitempty"`
-	StartedMs int64  `json:"startedMs"`
-	UpdatedMs int64  `json:"updatedMs"`
-}
+type Record = protocol.StandingFiring
 
 // Store is the standing tables over the shared database. Safe for
 // concurrent use (SQLite serialises the writes).
@@ -77,7 +67,7 @@ func (s *Store) Add(ctx context.Context, t Task) (Task, error) {
 	if t.Budget == (Budget{}) {
 		t.Budget = DefaultBudget
 	}
-	if err := t.Check(); err != nil {
+	if err := Check(t); err != nil {
 		return Task{}, err
 	}
 	t.ID, t.CreatedMs = "task_"+s.newID(), s.now().UnixMilli()
@@ -91,7 +81,7 @@ func (s *Store) Add(ctx context.Context, t Task) (Task, error) {
 // Edit replaces a task's name, folder, instruction, schedule, budget and
 // pause; its id and creation stay.
 func (s *Store) Edit(ctx context.Context, t Task) (Task, error) {
-	if err := t.Check(); err != nil {
+	if err := Check(t); err != nil {
 		return Task{}, err
 	}
 	sched, _ := json.Marshal(t.Schedule)
@@ -111,7 +101,7 @@ func (s *Store) change(ctx context.Context, id, query string, args ...any) (Task
 		return Task{}, sqlschema.NoSpace(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return Task{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+		return Task{}, unknown(id)
 	}
 	return s.Task(ctx, id)
 }
@@ -123,7 +113,7 @@ func (s *Store) Remove(ctx context.Context, id string) error {
 		return sqlschema.NoSpace(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("%w: %s", ErrNotFound, id)
+		return unknown(id)
 	}
 	return nil
 }
@@ -146,7 +136,7 @@ func scanTask(row interface{ Scan(...any) error }) (Task, error) {
 func (s *Store) Task(ctx context.Context, id string) (Task, error) {
 	t, err := scanTask(s.db.QueryRowContext(ctx, `SELECT `+taskColumns+` FROM standing_tasks WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Task{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+		return Task{}, unknown(id)
 	}
 	return t, err
 }

@@ -14,18 +14,7 @@ const RejectedInARow = 3
 
 // Summary is a task as a host shows it: its schedule, last and next
 // firing, what its last batch proposed and what the user kept.
-type Summary struct {
-	Task     Task    `json:"task"`
-	Schedule string  `json:"schedule"` // for people: "daily at 18:30"
-	NextMs   int64   `json:"nextMs,omitempty"`
-	Last     *Record `json:"last,omitempty"`
-	// Batch is the last firing's batch as it stands, when there is one.
-	Batch    *protocol.Batch `json:"batch,omitempty"`
-	Proposed int             `json:"proposed"` // notes its last batch has a proposal for
-	Kept     int             `json:"kept"`     // notes the user's answer changed
-	Waiting  bool            `json:"waiting"`  // its batch waits for the user's review
-	Flagged  bool            `json:"flagged"`  // the user kept nothing of its last RejectedInARow batches
-}
+type Summary = protocol.StandingSummary
 
 // List summarises every task.
 func (r *Runner) List(ctx context.Context) ([]Summary, error) {
@@ -54,7 +43,7 @@ func (r *Runner) Get(ctx context.Context, id string) (Summary, error) {
 }
 
 func (r *Runner) summary(ctx context.Context, t Task) (Summary, error) {
-	s := Summary{Task: t, Schedule: t.Schedule.String()}
+	s := Summary{Task: t, Schedule: Describe(t.Schedule)}
 	if next, ok := Next(t, r.now()); ok && !t.Paused {
 		s.NextMs = next.UnixMilli()
 	}
@@ -93,3 +82,34 @@ func (r *Runner) summary(ctx context.Context, t Task) (Summary, error) {
 	s.Flagged = rejected >= RejectedInARow
 	return s, nil
 }
+
+// Add stores a new task and summarises it.
+func (r *Runner) Add(ctx context.Context, t Task) (Summary, error) {
+	t, err := r.st.Add(ctx, t)
+	if err != nil {
+		return Summary{}, err
+	}
+	return r.summary(ctx, t)
+}
+
+// Edit changes a task at once: the next tick sees the new schedule.
+func (r *Runner) Edit(ctx context.Context, t Task) (Summary, error) {
+	t, err := r.st.Edit(ctx, t)
+	if err != nil {
+		return Summary{}, err
+	}
+	return r.summary(ctx, t)
+}
+
+// SetPaused pauses or resumes a task at once. A batch it already started
+// stays, waiting for its review.
+func (r *Runner) SetPaused(ctx context.Context, id string, paused bool) (Summary, error) {
+	t, err := r.st.SetPaused(ctx, id, paused)
+	if err != nil {
+		return Summary{}, err
+	}
+	return r.summary(ctx, t)
+}
+
+// Remove deletes a task; a batch it started stays, for its review.
+func (r *Runner) Remove(ctx context.Context, id string) error { return r.st.Remove(ctx, id) }

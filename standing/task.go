@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"quire/kernel/protocol"
 	"strconv"
 	"strings"
 	"time"
@@ -11,28 +12,19 @@ import (
 
 // The kinds of schedule (Schedule.Kind).
 const (
-	Daily  = "daily"  // every day at At
-	Weekly = "weekly" // every Weekday at At
-	Over   = "over"   // when the task's folder holds more than More notes
-	Lands  = "lands"  // when a note lands in the task's folder
+	Daily  = protocol.StandingDaily
+	Weekly = protocol.StandingWeekly
+	Over   = protocol.StandingOver
+	Lands  = protocol.StandingLands
 )
 
 // Schedule is when a task fires. Times are the computer's local time.
-type Schedule struct {
-	Kind    string `json:"kind"`
-	At      string `json:"at,omitempty"`      // "HH:MM", for daily and weekly
-	Weekday string `json:"weekday,omitempty"` // "monday".."sunday", for weekly
-	More    int    `json:"more,omitempty"`    // for over: fires above this many notes
-}
+type Schedule = protocol.StandingSchedule
 
 // Budget bounds one firing. A worker may spend up to its own limits on each
 // note, so the batch takes only as many notes as the worst case of their
 // workers fits: the notes left wait for the next firing.
-type Budget struct {
-	ModelCalls int `json:"modelCalls"`
-	Tokens     int `json:"tokens"`
-	Notes      int `json:"notes"`
-}
+type Budget = protocol.StandingBudget
 
 // DefaultBudget is a task's budget unless the user gives one.
 var DefaultBudget = Budget{ModelCalls: 400, Tokens: 3_000_000, Notes: 50}
@@ -43,9 +35,9 @@ type PerNote struct {
 	Tokens     int
 }
 
-// NotesWithin is how many notes a firing may take within b when each may cost
-// per; at least 0.
-func (b Budget) NotesWithin(per PerNote) int {
+// NotesWithin is how many notes a firing may take within b when each may
+// cost per; at least 0.
+func NotesWithin(b Budget, per PerNote) int {
 	n := b.Notes
 	if per.ModelCalls > 0 {
 		n = min(n, b.ModelCalls/per.ModelCalls)
@@ -59,16 +51,7 @@ func (b Budget) NotesWithin(per PerNote) int {
 // Task is one standing task: an organise batch over Folder, with
 // Instruction given to each worker, fired on Schedule. It has no field for
 // applying what it proposes: that is the user's, in the batch's review.
-type Task struct {
-	ID          string   `json:"id"`
-	Name        string   `json:"name"`
-	Folder      string   `json:"folder"`
-	Instruction string   `json:"instruction,omitempty"`
-	Schedule    Schedule `json:"schedule"`
-	Budget      Budget   `json:"budget"`
-	Paused      bool     `json:"paused,omitempty"`
-	CreatedMs   int64    `json:"createdMs"`
-}
+type Task = protocol.StandingTask
 
 // DecodeTask reads a task from JSON, refusing any field a Task does not
 // have: "apply without asking" cannot be smuggled in.
@@ -77,7 +60,7 @@ func DecodeTask(data []byte) (Task, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&t); err != nil {
-		return Task{}, fmt.Errorf("%w: %w", ErrBadTask, err)
+		return Task{}, protocol.Refusef(protocol.ErrBadPayload, ErrBadTask, "the task is not what a standing task holds: %v", err)
 	}
 	return t, nil
 }
@@ -87,7 +70,7 @@ var weekdays = map[string]time.Weekday{"sunday": time.Sunday, "monday": time.Mon
 
 // Check says what is wrong with t, as a sentence for the user, wrapped in
 // ErrBadTask; nil when it can run.
-func (t Task) Check() error {
+func Check(t Task) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrBadTask}, args...)...)
 	}
@@ -97,7 +80,7 @@ func (t Task) Check() error {
 	if strings.TrimSpace(t.Folder) == "" {
 		return bad("say which folder the task organises, like inbox")
 	}
-	if t.Budget.NotesWithin(PerNote{}) < 1 || t.Budget.ModelCalls < 1 || t.Budget.Tokens < 1 {
+	if NotesWithin(t.Budget, PerNote{}) < 1 || t.Budget.ModelCalls < 1 || t.Budget.Tokens < 1 {
 		return bad("the budget must allow at least one note, one model call and one token")
 	}
 	s := t.Schedule
@@ -134,7 +117,7 @@ func clock(at string) (h, m int, ok bool) {
 // ParseSchedule reads the command line's words for a schedule: "daily
 // 18:30", "weekly monday 09:00", "over 20", "lands".
 func ParseSchedule(words []string) (Schedule, error) {
-	bad := fmt.Errorf("%w: a schedule is \"daily HH:MM\", \"weekly DAY HH:MM\", \"over N\" or \"lands\"", ErrBadTask)
+	bad := protocol.Refusal(protocol.ErrBadPayload, ErrBadTask, `a schedule is "daily HH:MM", "weekly DAY HH:MM", "over N" or "lands"`)
 	if len(words) == 0 {
 		return Schedule{}, bad
 	}
@@ -157,8 +140,8 @@ func ParseSchedule(words []string) (Schedule, error) {
 	return s, nil
 }
 
-// String is the schedule for people: "daily at 18:30".
-func (s Schedule) String() string {
+// Describe is the schedule for people: "daily at 18:30".
+func Describe(s Schedule) string {
 	switch s.Kind {
 	case Daily:
 		return "daily at " + s.At
