@@ -289,14 +289,16 @@ func (r *Runner) fire(ctx context.Context, t Task, f Firing) Record {
 	return r.step(ctx, rec, event.FiringProposed, "")
 }
 
-// step moves rec to step, in the table then in the log.
+// step moves rec to step, in the log then in the table: a kill between
+// the two leaves the row at its first step, which the next start settles
+// and logs again, so a firing's last event is always where its row stands.
 func (r *Runner) step(ctx context.Context, rec Record, step, errText string) Record {
 	done := context.WithoutCancel(ctx) // the step lands even as Quire stops
 	rec.Step, rec.Error = step, errText
+	r.record(done, rec)
 	if err := r.st.settle(done, rec.ID, step, errText); err != nil {
 		r.log.Warn("a firing's step was not stored", "firing", rec.ID, "step", step, "err", err)
 	}
-	r.record(done, rec)
 	return rec
 }
 
