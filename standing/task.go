@@ -114,32 +114,6 @@ func clock(at string) (h, m int, ok bool) {
 	return h, m, true
 }
 
-// ParseSchedule reads the command line's words for a schedule: "daily
-// 18:30", "weekly monday 09:00", "over 20", "lands".
-func ParseSchedule(words []string) (Schedule, error) {
-	bad := protocol.Refusal(protocol.ErrBadPayload, ErrBadTask, `a schedule is "daily HH:MM", "weekly DAY HH:MM", "over N" or "lands"`)
-	if len(words) == 0 {
-		return Schedule{}, bad
-	}
-	s := Schedule{Kind: strings.ToLower(words[0])}
-	switch {
-	case s.Kind == Daily && len(words) == 2:
-		s.At = words[1]
-	case s.Kind == Weekly && len(words) == 3:
-		s.Weekday, s.At = strings.ToLower(words[1]), words[2]
-	case s.Kind == Over && len(words) == 2:
-		n, err := strconv.Atoi(words[1])
-		if err != nil {
-			return Schedule{}, bad
-		}
-		s.More = n
-	case s.Kind == Lands && len(words) == 1:
-	default:
-		return Schedule{}, bad
-	}
-	return s, nil
-}
-
 // Describe is the schedule for people: "daily at 18:30".
 func Describe(s Schedule) string {
 	switch s.Kind {

@@ -48,6 +48,7 @@ import (
 	"quire/queue"
 	"quire/rag"
 	"quire/skills"
+	"quire/standing"
 	"quire/tools/notes"
 	"quire/vaultindex"
 	"quire/watch"
@@ -103,15 +104,18 @@ type Parts struct {
 	embedErr     error            // why the chosen embedding model could not be used at start
 	now          func() time.Time // Extras.Now
 	modelsMu     sync.Mutex
-	models       *models          // the models screen's back end, made by the first Models call
-	catalog      *ollama.Catalog  // what each model can do, cached (an Owner's; nil for a reader)
-	mem          *memory.Store    // nil when it could not be opened
-	evo          *evolve.Store    // the evolution store (evolve.go); nil for a Reader
-	queue        *queue.Queue     // the task queue (batches.go); nil when it could not be opened
-	batchesOn    atomic.Bool      // the queue's workers are attached: the chat may start batches
-	workers      *runtime.Runtime // the queue's workers' runtime
-	memErr       error            // why mem is nil in an Owner
-	skills       *skills.Catalog  // the skill packages (skills.go); nil when off
+	models       *models            // the models screen's back end, made by the first Models call
+	catalog      *ollama.Catalog    // what each model can do, cached (an Owner's; nil for a reader)
+	mem          *memory.Store      // nil when it could not be opened
+	evo          *evolve.Store      // the evolution store (evolve.go); nil for a Reader
+	queue        *queue.Queue       // the task queue (batches.go); nil when it could not be opened
+	batchesOn    atomic.Bool        // the queue's workers are attached: the chat may start batches
+	workers      *runtime.Runtime   // the queue's workers' runtime
+	standing     *standing.Runner   // the standing tasks (standing.go); nil when off
+	standingStop context.CancelFunc // ends RunStanding's loop
+	standingDone chan struct{}      // closed when that loop has ended
+	memErr       error              // why mem is nil in an Owner
+	skills       *skills.Catalog    // the skill packages (skills.go); nil when off
 	// skillServers tells the skills which MCP servers run: an Owner's MCP
 	// manager; nil for a Reader, whose process runs none.
 	skillServers skills.Servers
@@ -272,6 +276,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	}
 	p.notes.recordWith(func(recs []notes.Recovery) { p.recordRecovered(context.WithoutCancel(ctx), recs) })
 	p.startWorkers(ctx, cfg, catalog)
+	p.openStanding(ctx)
 	return p, nil
 }
 
@@ -305,6 +310,7 @@ func (p *Parts) Close() {
 	if p.evo != nil {
 		p.evo.Close() // its evaluations end unrecorded, before the log closes
 	}
+	p.stopStanding() // before the queue its firings start batches in
 	if p.queue != nil {
 		p.queue.Close() // a task in hand goes back to the queue
 	}
