@@ -72,7 +72,7 @@ var weekdays = map[string]time.Weekday{"sunday": time.Sunday, "monday": time.Mon
 // ErrBadTask; nil when it can run.
 func Check(t Task) error {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrBadTask}, args...)...)
+		return protocol.Refusef(protocol.ErrBadPayload, ErrBadTask, format, args...)
 	}
 	if strings.TrimSpace(t.Name) == "" {
 		return bad("give the task a name")
