@@ -2,6 +2,7 @@ package standing
 
 import (
 	"context"
+	"errors"
 
 	"quire/kernel/event"
 	"quire/kernel/protocol"
@@ -113,3 +114,17 @@ func (r *Runner) SetPaused(ctx context.Context, id string, paused bool) (Summary
 
 // Remove deletes a task; a batch it started stays, for its review.
 func (r *Runner) Remove(ctx context.Context, id string) error { return r.st.Remove(ctx, id) }
+
+// Fired says which task's firing made batch id; false for a batch the
+// user started.
+func (r *Runner) Fired(ctx context.Context, batch string) (Task, bool, error) {
+	recs, err := r.st.records(ctx, `batch = ? AND step = ? LIMIT 1`, batch, event.FiringProposed)
+	if err != nil || len(recs) == 0 {
+		return Task{}, false, err
+	}
+	t, err := r.st.Task(ctx, recs[0].Task)
+	if errors.Is(err, ErrNotFound) {
+		return Task{}, false, nil // removed since: its batch is the user's to review, unnamed
+	}
+	return t, err == nil, err
+}

@@ -26,6 +26,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -114,6 +115,7 @@ type Parts struct {
 	standing     *standing.Runner   // the standing tasks (standing.go); nil when off
 	standingStop context.CancelFunc // ends RunStanding's loop
 	standingDone chan struct{}      // closed when that loop has ended
+	notify       Notifier           // tells the desktop a standing task's batch waits; nil: none
 	memErr       error              // why mem is nil in an Owner
 	skills       *skills.Catalog    // the skill packages (skills.go); nil when off
 	// skillServers tells the skills which MCP servers run: an Owner's MCP
@@ -166,6 +168,9 @@ type Extras struct {
 	NotesIndex []vaultindex.Option
 	// DocWatch are options of the document folders' watches.
 	DocWatch []watch.Option
+	// Notify is the platform's notifier for a standing task's batch that
+	// waits for the review (nil: notify-send where it is installed).
+	Notify Notifier
 }
 
 // OpenWith is Open with extras beyond runtime options.
@@ -214,6 +219,10 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	p.store = st
 	p.notes = newNotesTools(st, cfg.DataDir, log, x.NotesIndex...)
 	p.docWatchOpts = x.DocWatch
+	p.notify = x.Notify
+	if p.notify == nil {
+		p.notify = NotifySend(exec.LookPath)
+	}
 	if err := p.notes.SetDir(cfg.NotesDir); err != nil {
 		log.Warn("notes folder", "err", err)
 	}

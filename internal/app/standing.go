@@ -151,9 +151,14 @@ func (p *Parts) RunStanding(ctx context.Context) {
 	}
 	ctx, p.standingStop = context.WithCancel(ctx)
 	p.standingDone = make(chan struct{})
+	var loops sync.WaitGroup
+	loops.Go(func() { p.standing.Loop(ctx, standingTick) })
+	if p.notify != nil {
+		loops.Go(func() { p.tellWaiting(ctx, p.notify) })
+	}
 	go func() {
-		defer close(p.standingDone)
-		p.standing.Loop(ctx, standingTick)
+		loops.Wait()
+		close(p.standingDone)
 	}()
 }
 

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,13 +10,17 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
+	"quire/config"
 	"quire/host/httpapi"
+	"quire/internal/datadir"
 	"quire/internal/ollamatest"
 	"quire/internal/testkit"
 	"quire/kernel/protocol"
@@ -124,4 +129,85 @@ func filesUnder(t *testing.T, dir string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestNotifySendRunsTheProgram: the notifier runs the notify-send found on
+// the PATH (here a fake one that writes down its arguments), with the body
+// escaped as markup; with none installed there is no notifier.
+func TestNotifySendRunsTheProgram(t *testing.T) {
+	dir := t.TempDir()
+	said := filepath.Join(dir, "said")
+	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > " + said + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "notify-send"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	notify := NotifySend(exec.LookPath)
+	if notify == nil {
+		t.Fatal("no notifier with notify-send on the PATH")
+	}
+	if err := notify(t.Context(), "Quire: a batch waits", "file <the> inbox & more"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(said)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "--app-name=Quire\n--icon=quire\nQuire: a batch waits\nfile &lt;the&gt; inbox &amp; more\n"
+	if string(b) != want {
+		t.Fatalf("notify-send was given %q, want %q", b, want)
+	}
+	t.Setenv("PATH", t.TempDir())
+	if NotifySend(exec.LookPath) != nil {
+		t.Fatal("a notifier without notify-send")
+	}
+}
+
+// TestWaitingBatchIsNotifiedOnce: when a standing task's batch reaches
+// its review the desktop is told once, naming the task; a batch the user
+// started is not told.
+func TestWaitingBatchIsNotifiedOnce(t *testing.T) {
+	fake := ollamatest.New(t, ollamatest.WithResponder(isolationModel))
+	fake.AddModel(ollamatest.DefaultModel())
+	notesDir := t.TempDir()
+	for i := range 2 {
+		testkit.WriteOld(t, filepath.Join(notesDir, "inbox", fmt.Sprintf("i%d.md", i)), "# inbox note\n")
+		testkit.WriteOld(t, filepath.Join(notesDir, "later", fmt.Sprintf("l%d.md", i)), "# later note\n")
+	}
+	told := make(chan string, 10)
+	settings := config.NewStore(config.Config{DataDir: t.TempDir(), OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 8192,
+		NotesDir: notesDir, Profile: "ask", Batch: config.BatchSettings{Workers: 2}})
+	p, err := OpenWith(t.Context(), settings, slog.New(slog.DiscardHandler), Owner, Extras{Kind: datadir.Serve,
+		Notify: func(_ context.Context, title, body string) error { told <- body; return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	p.RunStanding(t.Context())
+	mine, err := p.Batches().Start(t.Context(), "later")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitReviewing(t, p.Batches(), mine.ID)
+	sum, err := p.Standing().Add(t.Context(), protocol.StandingTask{Name: "file the inbox", Folder: "inbox", Schedule: protocol.StandingSchedule{Kind: protocol.StandingLands}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := p.Standing().RunNow(t.Context(), sum.Task.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitReviewing(t, p.Batches(), f.Batch)
+	select {
+	case body := <-told:
+		if !strings.Contains(body, "file the inbox proposes changes to 2 notes of inbox") {
+			t.Fatalf("told %q", body)
+		}
+	case <-time.After(testkit.Patience):
+		t.Fatal("the waiting batch was never told")
+	}
+	p.Close() // the notifier's loop ends with the parts: nothing more was told
+	if len(told) != 0 {
+		t.Fatalf("told again: %q", <-told)
+	}
 }
