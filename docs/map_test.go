@@ -39,3 +39,18 @@ func TestCommitSubjectsAreShort(t *testing.T) {
 		t.Fatal("no commit since the rule was found: is this the repository?")
 	}
 }
+
+// TestArchitectureIsAMap keeps docs/ARCHITECTURE.md readable in ten minutes
+// (issue 28): at most 2,500 words, no line (so no table row) over 400
+// characters. The long account of each room lives in DECISIONS.md.
+func TestArchitectureIsAMap(t *testing.T) {
+	text := read(t, "docs/ARCHITECTURE.md")
+	if words := len(strings.Fields(text)); words > 2500 {
+		t.Errorf("ARCHITECTURE.md has %d words: at most 2,500; move the detail to DECISIONS.md", words)
+	}
+	for n, line := range strings.Split(text, "\n") {
+		if c := utf8.RuneCountInString(line); c > 400 {
+			t.Errorf("ARCHITECTURE.md line %d is %d characters: at most 400", n+1, c)
+		}
+	}
+}
