@@ -12,9 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/crashtest"
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/provider/ollama"
@@ -23,6 +20,9 @@ import (
 	"quire/kernel/tool"
 	"quire/queue"
 	"quire/standing"
+	"quire/test/crashtest"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 	"quire/tools/notes"
 )
 

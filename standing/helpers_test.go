@@ -15,8 +15,6 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
@@ -24,6 +22,8 @@ import (
 	"quire/kernel/tool"
 	"quire/queue"
 	"quire/standing"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 	"quire/tools/notes"
 )
 

@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"quire/host"
-	"quire/internal/ollamatest"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/standing"
+	"quire/test/ollamatest"
 )
 
 func newWorld(t *testing.T, notes int, opts ...standing.RunnerOption) *world {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // TestTasksFromTheTerminal: a standing task is added, listed, run now —
