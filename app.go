@@ -121,7 +121,8 @@ type App struct {
 	mcp     host.MCP     // the MCP servers (app_mcp.go); nil: none
 	// evolution is the candidates' pipeline (the Evolution methods below); nil: none.
 	evolution host.Evolution
-	skills    host.Skills // Settings → Skills' back end; nil: none (tests)
+	skills    host.Skills   // Settings → Skills' back end; nil: none (tests)
+	standing  host.Standing // the Standing tasks panel's back end; nil: none
 
 	// raise brings the window to the front (Wails' WindowUnminimise and
 	// WindowShow), for a second start of Quire; injected for tests. up is
@@ -914,6 +915,7 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 	a.mcp = p.MCP()
 	a.evolution = p.Evolution()
 	a.skills = p.Skills()
+	a.standing = p.Standing()
 	p.SetAsker(a.ask)
 	// The local channel: `quire index`, and a second start that brings the
 	// user here.
@@ -2319,4 +2321,66 @@ func (a *App) InstallSkill(dir string) (protocol.SkillInfo, error) {
 		return protocol.SkillInfo{}, err
 	}
 	return s.InstallSkill(a.callCtx(), dir)
+}
+
+// The Standing tasks panel's bound methods: the same port and sentences as
+// `quire serve`'s /api/standing. A firing's batch is reviewed through the
+// batches' methods, with the same one native confirmation.
+
+var errNoStandingHere = errors.New("standing tasks are not available in this window (they need the task queue); see the health checks")
+
+func (a *App) standingPort() (host.Standing, error) { return partOf(a, a.standing, errNoStandingHere) }
+
+// StandingTasks lists every standing task with its last and next firing.
+func (a *App) StandingTasks() ([]protocol.StandingSummary, error) {
+	s, err := a.standingPort()
+	if err != nil {
+		return nil, err
+	}
+	return s.List(a.callCtx())
+}
+
+// AddStandingTask stores a new standing task.
+func (a *App) AddStandingTask(t protocol.StandingTask) (protocol.StandingSummary, error) {
+	s, err := a.standingPort()
+	if err != nil {
+		return protocol.StandingSummary{}, err
+	}
+	return s.Add(a.callCtx(), t)
+}
+
+// EditStandingTask replaces a standing task's fields, at once.
+func (a *App) EditStandingTask(t protocol.StandingTask) (protocol.StandingSummary, error) {
+	s, err := a.standingPort()
+	if err != nil {
+		return protocol.StandingSummary{}, err
+	}
+	return s.Edit(a.callCtx(), t)
+}
+
+// PauseStandingTask pauses (true) or resumes (false) a standing task.
+func (a *App) PauseStandingTask(id string, paused bool) (protocol.StandingSummary, error) {
+	s, err := a.standingPort()
+	if err != nil {
+		return protocol.StandingSummary{}, err
+	}
+	return s.SetPaused(a.callCtx(), id, paused)
+}
+
+// RemoveStandingTask deletes a standing task; its batches stay for review.
+func (a *App) RemoveStandingTask(id string) error {
+	s, err := a.standingPort()
+	if err != nil {
+		return err
+	}
+	return s.Remove(a.callCtx(), id)
+}
+
+// RunStandingTask fires a standing task now; its batch waits for review.
+func (a *App) RunStandingTask(id string) (protocol.StandingFiring, error) {
+	s, err := a.standingPort()
+	if err != nil {
+		return protocol.StandingFiring{}, err
+	}
+	return s.RunNow(a.callCtx(), id)
 }
