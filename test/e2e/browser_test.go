@@ -49,6 +49,7 @@ var cases = []string{
 	"changes-undo",
 	"branch-edit", "branch-regenerate", "continue-killed", "inspector", "batch-review", "evolution", "comfort", "mcp-tool",
 	"skills-settings",
+	"standing-tasks",
 }
 
 func TestBrowser(t *testing.T) {
