@@ -180,9 +180,14 @@ func UsualPorts() []UsualPort {
 // returns the runners that answer GET /v1/models, in that order. Each try
 // is bounded by wait; a port nobody listens on costs a refused dial.
 func Discover(ctx context.Context, client *http.Client, wait time.Duration, extra ...string) []Runner {
+	return DiscoverOn(ctx, client, wait, UsualPorts(), extra...)
+}
+
+// DiscoverOn is Discover over the given ports instead of the usual ones.
+func DiscoverOn(ctx context.Context, client *http.Client, wait time.Duration, ports []UsualPort, extra ...string) []Runner {
 	type candidate struct{ name, base string }
 	var tries []candidate
-	for _, u := range UsualPorts() {
+	for _, u := range ports {
 		tries = append(tries, candidate{u.Name, "http://127.0.0.1:" + strconv.Itoa(u.Port) + "/v1"})
 	}
 	for _, b := range extra {
