@@ -93,6 +93,7 @@ type Parts struct {
 	// Ollama said of each model (address + name -> protocol.ModelFacts).
 	settingsMu   sync.Mutex
 	facts        sync.Map
+	toolProbes   sync.Map // base+"\x00"+model → doctor.ToolsYes/No: what the tool probe learnt, asked once
 	notes        *notesTools
 	rag          *rag.Index
 	ragErr       error            // why rag is nil

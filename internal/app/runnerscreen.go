@@ -97,9 +97,17 @@ func (p *Parts) openaiFacts(ctx context.Context, name string, models []doctor.Ru
 			"The server does not list %s: choose one of its models below, or load it in the runner.", name)}
 	}
 	m := &models[i]
-	if m.Tools == doctor.ToolsUnknown {
-		t, _ := p.openai.ProbeTools(ctx, name) // an error leaves it unknown
-		m.Tools = toolsWord(t)
+	key := p.openai.Base() + "\x00" + name
+	if said, ok := p.toolProbes.Load(key); ok && m.Tools == doctor.ToolsUnknown {
+		m.Tools = said.(string)
+	} else if m.Tools == doctor.ToolsUnknown {
+		// The probe generates a token: asked once per server and model,
+		// not at every opening of the screen. An error leaves it unknown,
+		// to ask again.
+		t, _ := p.openai.ProbeTools(ctx, name)
+		if m.Tools = toolsWord(t); m.Tools != doctor.ToolsUnknown {
+			p.toolProbes.Store(key, m.Tools)
+		}
 	}
 	return &protocol.ModelFacts{Name: name, Known: true, ContextLength: m.ContextLength, CanUseTools: m.Tools == doctor.ToolsYes}
 }

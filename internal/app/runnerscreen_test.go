@@ -179,3 +179,24 @@ func lines(cs []doctor.Check) []string {
 	}
 	return out
 }
+
+// TestTheToolProbeIsAskedOnce: a server that does not say whether a model
+// takes tools is asked by a one-token reply, once, not at every opening
+// of the screen.
+func TestTheToolProbeIsAskedOnce(t *testing.T) {
+	fake := ollamatest.New(t, ollamatest.WithFlavour(ollamatest.FlavourJan))
+	fake.AddModel(ollamatest.DefaultModel())
+	p := runnerParts(t, fake, config.Config{Model: "qwen3:4b", Runner: config.RunnerOpenAI, RunnerURL: fake.URL() + "/v1"})
+	for range 3 {
+		screen, err := p.Settings().Screen(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !screen.Model.CanUseTools || screen.Runner.Models[0].Tools != "yes" {
+			t.Fatalf("facts %+v, models %+v", screen.Model, screen.Runner.Models)
+		}
+	}
+	if n := len(fake.Requests()); n != 1 {
+		t.Fatalf("the tool probe was asked %d times", n)
+	}
+}
