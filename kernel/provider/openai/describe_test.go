@@ -3,7 +3,7 @@ package openai_test
 import (
 	"testing"
 
-	"quire/internal/ollamatest"
+	"quire/test/ollamatest"
 	"quire/kernel/provider/openai"
 )
 
