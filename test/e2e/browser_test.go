@@ -49,7 +49,8 @@ var cases = []string{
 	"changes-undo",
 	"branch-edit", "branch-regenerate", "continue-killed", "inspector", "batch-review", "evolution", "comfort", "mcp-tool",
 	"skills-settings",
-	"standing-tasks",
+	"settings-runner", // lane runner (issue 34)
+	"standing-tasks",  // lane tasks (issue 33)
 }
 
 func TestBrowser(t *testing.T) {
