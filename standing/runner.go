@@ -64,7 +64,7 @@ type Runner struct {
 
 	tick    sync.Mutex // one Tick or RunNow at a time
 	mu      sync.Mutex
-	skipped map[string]int64 // task -> the slot whose skip was told, so a held firing is told once
+	skipped map[string]int64 // task -> the slot whose skip was told (-1: a condition's), so a held firing is told once
 }
 
 // RunnerOption configures a Runner.
@@ -251,9 +251,15 @@ func (r *Runner) held() string {
 // skip records a held-back firing once per slot; it is tried again at the
 // next tick.
 func (r *Runner) skip(ctx context.Context, t Task, f Firing, why string) {
+	// A condition's slot is the moment it is seen, new at every tick: it
+	// is told once while it stays held, a schedule's once per slot.
+	key := int64(-1)
+	if t.Schedule.Kind == Daily || t.Schedule.Kind == Weekly {
+		key = f.Slot.UnixMilli()
+	}
 	r.mu.Lock()
-	told := r.skipped[t.ID] == f.Slot.UnixMilli()
-	r.skipped[t.ID] = f.Slot.UnixMilli()
+	told := r.skipped[t.ID] == key
+	r.skipped[t.ID] = key
 	r.mu.Unlock()
 	if told {
 		return
@@ -282,6 +288,9 @@ func (r *Runner) fire(ctx context.Context, t Task, f Firing) Record {
 		return rec
 	}
 	r.record(ctx, rec)
+	r.mu.Lock()
+	delete(r.skipped, t.ID) // held again later, it is told again
+	r.mu.Unlock()
 	_, err := r.prop.Propose(ctx, Order{ID: rec.Batch, Folder: t.Folder, Instruction: t.Instruction, MaxNotes: NotesWithin(t.Budget, r.per)})
 	if err != nil {
 		return r.step(ctx, rec, event.FiringFailed, err.Error())

@@ -232,3 +232,27 @@ func TestRunNowFiresAPausedTaskOnceAtATime(t *testing.T) {
 }
 
 var _ host.Standing = (*standing.Runner)(nil)
+
+// TestAHeldConditionIsToldOnce: a condition held back by a bound is seen
+// anew at every tick; its hold is stored and logged once, not every
+// minute, until it fires.
+func TestAHeldConditionIsToldOnce(t *testing.T) {
+	full := func(context.Context, []string) (standing.Vault, error) {
+		return standing.Vault{Count: map[string]int{"inbox": 5}}, nil
+	}
+	w := newWorld(t, 1, standing.WithChat(chatting(true)), standing.WithVault(full))
+	task, err := w.St.Add(t.Context(), standing.Task{Name: "over", Folder: "inbox", Schedule: standing.Schedule{Kind: standing.Over, More: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		w.Clock.Set(at(1, 10, i))
+		if got, err := w.R.Tick(t.Context()); err != nil || len(got) != 0 {
+			t.Fatalf("tick %d: %+v %v", i, got, err)
+		}
+	}
+	recs, err := w.St.Firings(t.Context(), task.ID, 10)
+	if err != nil || len(recs) != 1 || recs[0].Step != event.FiringSkipped {
+		t.Fatalf("stored %+v %v, want one hold", recs, err)
+	}
+}
