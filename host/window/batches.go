@@ -65,7 +65,7 @@ func (h *Host) StartBatch(folder string) (protocol.Batch, error) {
 		return protocol.Batch{}, err
 	}
 	batch, err := b.Start(h.callCtx(), folder)
-	return batch, spoken(err)
+	return batch, host.Spoken(err)
 }
 
 // PauseBatch stops new claims; the notes being read finish.
@@ -89,7 +89,7 @@ func (h *Host) batchAction(id string, act func(host.Batches, context.Context, st
 		return protocol.Batch{}, err
 	}
 	batch, err := act(b, h.callCtx(), id)
-	return batch, spoken(err)
+	return batch, host.Spoken(err)
 }
 
 // ApplyBatch is the user's one yes for a batch: a native dialog lists what
@@ -118,7 +118,7 @@ func (h *Host) ApplyBatch(id string, d protocol.BatchDecision) (protocol.Batch, 
 		return h.unchanged(b, id, err)
 	}
 	batch, err := b.Apply(h.callCtx(), id, d)
-	return batch, spoken(err)
+	return batch, host.Spoken(err)
 }
 
 // UndoBatch reverts an applied batch, as one, after a native dialog lists
@@ -143,7 +143,7 @@ func (h *Host) UndoBatch(id string) (protocol.Batch, error) {
 		return h.unchanged(b, id, err)
 	}
 	batch, err := b.Undo(h.callCtx(), id)
-	return batch, spoken(err)
+	return batch, host.Spoken(err)
 }
 
 // unchanged is a batch the user said No to (or could not be asked about).

@@ -7,6 +7,7 @@ import (
 	wailsrt "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"quire/export"
+	"quire/host"
 	"quire/kernel/protocol"
 )
 
@@ -31,7 +32,7 @@ func (h *Host) NewSession(title string) (protocol.Session, error) {
 		return protocol.Session{}, err
 	}
 	s, err := protocol.Run[protocol.Session](h.callCtx(), h.kernel, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: title})
-	return s, spoken(err)
+	return s, host.Spoken(err)
 }
 
 // RenameSession retitles a conversation.
@@ -40,7 +41,7 @@ func (h *Host) RenameSession(id, title string) (protocol.Session, error) {
 		return protocol.Session{}, err
 	}
 	s, err := protocol.Run[protocol.Session](h.callCtx(), h.kernel, "", protocol.RenameSession, protocol.RenameSessionPayload{Session: id, Title: title})
-	return s, spoken(err)
+	return s, host.Spoken(err)
 }
 
 // DeleteSession removes a conversation; the frontend has asked the user first.
@@ -49,7 +50,7 @@ func (h *Host) DeleteSession(id string) error {
 		return err
 	}
 	_, err := protocol.Run[struct{}](h.callCtx(), h.kernel, "", protocol.DeleteSession, protocol.SessionRef{Session: id})
-	return spoken(err)
+	return host.Spoken(err)
 }
 
 // Events returns a conversation's events from seq on.
@@ -71,7 +72,7 @@ func (h *Host) Send(id, text, key string) (string, error) {
 		return "", err
 	}
 	r, err := protocol.Run[protocol.SendResult](h.callCtx(), h.kernel, key, protocol.SendMessage, protocol.SendMessagePayload{Session: id, Text: text})
-	return r.RunID, spoken(err)
+	return r.RunID, host.Spoken(err)
 }
 
 // SendWith is Send with an intent: "follow_up" (the next request), "steer"
@@ -82,7 +83,7 @@ func (h *Host) SendWith(id, text, intent, key string) (string, error) {
 	}
 	r, err := protocol.Run[protocol.SendResult](h.callCtx(), h.kernel, key, protocol.SendMessage,
 		protocol.SendMessagePayload{Session: id, Text: text, Intent: intent})
-	return r.RunID, spoken(err)
+	return r.RunID, host.Spoken(err)
 }
 
 // EditMessage resends the user message at seq of conversation id with text
@@ -94,7 +95,7 @@ func (h *Host) EditMessage(id string, seq int64, text, key string) (protocol.Bra
 	}
 	r, err := protocol.Run[protocol.BranchResult](h.callCtx(), h.kernel, key, protocol.EditMessage,
 		protocol.EditMessagePayload{Session: id, Seq: seq, Text: text})
-	return r, spoken(err)
+	return r, host.Spoken(err)
 }
 
 // Regenerate asks again for the reply at seq of conversation id, as a new
@@ -105,7 +106,7 @@ func (h *Host) Regenerate(id string, seq int64, key string) (protocol.BranchResu
 	}
 	r, err := protocol.Run[protocol.BranchResult](h.callCtx(), h.kernel, key, protocol.Regenerate,
 		protocol.RegeneratePayload{Session: id, Seq: seq})
-	return r, spoken(err)
+	return r, host.Spoken(err)
 }
 
 // ContinueRun asks the model to continue the conversation's reply that was
@@ -115,7 +116,7 @@ func (h *Host) ContinueRun(id, key string) (string, error) {
 		return "", err
 	}
 	r, err := protocol.Run[protocol.SendResult](h.callCtx(), h.kernel, key, protocol.ContinueRun, protocol.SessionRef{Session: id})
-	return r.RunID, spoken(err)
+	return r.RunID, host.Spoken(err)
 }
 
 // SearchConversations finds the messages of every conversation holding
@@ -143,7 +144,7 @@ func (h *Host) ExportSession(id, format string) (string, error) {
 	}
 	doc, err := export.Conversation(h.callCtx(), h.kernel, id, format)
 	if err != nil {
-		return "", spoken(err)
+		return "", host.Spoken(err)
 	}
 	kind := map[string]wailsrt.FileFilter{
 		export.FormatJSONL: {DisplayName: "JSON lines (*.jsonl)", Pattern: "*.jsonl"},
@@ -168,5 +169,5 @@ func (h *Host) Cancel(id string) error {
 		return err
 	}
 	_, err := protocol.Run[struct{}](h.callCtx(), h.kernel, "", protocol.CancelRun, protocol.SessionRef{Session: id})
-	return spoken(err)
+	return host.Spoken(err)
 }

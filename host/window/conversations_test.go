@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"quire/doctor"
+	"quire/host"
 	"quire/kernel/protocol"
 	"quire/test/ollamatest"
 	"quire/test/testkit"
@@ -37,7 +38,7 @@ func TestTheWindowSaysTheDiskIsFull(t *testing.T) {
 	}
 	k.Store.LimitPages(pages)
 	_, err = a.Send(s.ID, strings.Repeat("more than the disk can take ", 4000), "")
-	if !errors.Is(err, protocol.ErrNoSpace) || err.Error() != noSpace {
+	if !errors.Is(err, protocol.ErrNoSpace) || err.Error() != host.DiskFull {
 		t.Fatalf("send on a full disk: %v, want the disk-full sentence", err)
 	}
 }

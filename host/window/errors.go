@@ -2,12 +2,11 @@ package window
 
 import (
 	"errors"
-
-	"quire/kernel/protocol"
 )
 
-// The window's sentinels, and its words for the kernel's errors that need
-// them (spoken).
+// The window's sentinels. Its words for the kernel's errors that need them
+// are the page's, made once in package host (host.Spoken): the window and
+// `quire serve` show one page.
 
 // errWindowNotUp: the window was still not shown when the second start
 // gave up waiting for it.
@@ -21,28 +20,6 @@ var errNoHandshake = errors.New("the window has not shaken hands with Quire yet 
 
 // errNoSearchHere: a window without the search over its conversations.
 var errNoSearchHere = errors.New("this window cannot search its conversations")
-
-// noSpace is what the window reads when the disk had no room for a
-// command (protocol.ErrNoSpace).
-const noSpace = "the disk is full, so Quire could not save this. Free some space on the disk that holds Quire's data folder, then try again."
-
-// spoken gives the kernel's error classes that need words their sentence
-// for the window; other errors already say what happened.
-func spoken(err error) error {
-	if errors.Is(err, protocol.ErrNoSpace) {
-		return sentence{text: noSpace, cause: err}
-	}
-	return err
-}
-
-// sentence is an error whose message is the window's words for its cause.
-type sentence struct {
-	text  string
-	cause error
-}
-
-func (e sentence) Error() string { return e.text }
-func (e sentence) Unwrap() error { return e.cause }
 
 // errNoSettingsHere: a window without the settings port.
 var errNoSettingsHere = errors.New("settings cannot be changed in this window")

@@ -46,7 +46,7 @@ func (h *Host) SetEvolutionLearning(on bool) (protocol.EvolutionState, error) {
 		return protocol.EvolutionState{}, err
 	}
 	if err := e.SetLearning(h.callCtx(), on); err != nil {
-		return protocol.EvolutionState{}, spoken(err)
+		return protocol.EvolutionState{}, host.Spoken(err)
 	}
 	return e.List(h.callCtx())
 }
@@ -69,7 +69,7 @@ func (h *Host) ProposeCandidate(d protocol.CandidateDraft) (protocol.Candidate, 
 		return protocol.Candidate{}, err
 	}
 	c, err := e.Propose(h.callCtx(), d)
-	return c, spoken(err)
+	return c, host.Spoken(err)
 }
 
 // EvaluateCandidate starts the candidate's isolated evaluation (temporary
@@ -82,7 +82,7 @@ func (h *Host) EvaluateCandidate(id string) (protocol.EvaluationJob, error) {
 		return protocol.EvaluationJob{}, err
 	}
 	j, err := e.StartEvaluation(h.callCtx(), id)
-	return j, spoken(err)
+	return j, host.Spoken(err)
 }
 
 // EvaluationJob is the candidate's latest evaluation since the start.
@@ -92,7 +92,7 @@ func (h *Host) EvaluationJob(id string) (protocol.EvaluationJob, error) {
 		return protocol.EvaluationJob{}, err
 	}
 	j, err := e.Evaluation(h.callCtx(), id)
-	return j, spoken(err)
+	return j, host.Spoken(err)
 }
 
 // CancelEvaluation stops the candidate's running evaluation; nothing is
@@ -103,7 +103,7 @@ func (h *Host) CancelEvaluation(id string) (protocol.EvaluationJob, error) {
 		return protocol.EvaluationJob{}, err
 	}
 	j, err := e.CancelEvaluation(h.callCtx(), id)
-	return j, spoken(err)
+	return j, host.Spoken(err)
 }
 
 // eventEvaluation carries a protocol.EvaluationJob whenever an evaluation
@@ -131,7 +131,7 @@ func (h *Host) RefuseCandidate(id, reason string) (protocol.Candidate, error) {
 		return protocol.Candidate{}, err
 	}
 	c, err := e.Refuse(h.callCtx(), id, reason)
-	return c, spoken(err)
+	return c, host.Spoken(err)
 }
 
 // ApproveCandidate is the user's yes to a candidate, after a native dialog
@@ -219,7 +219,7 @@ func (h *Host) askedStep(id, verb string, ask func(protocol.CandidateDetail) str
 		return c, err
 	}
 	c, err = step(e, d)
-	return c, spoken(err)
+	return c, host.Spoken(err)
 }
 
 // artifactText is what a candidate changes, in words, its text quoted up

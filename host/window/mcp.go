@@ -81,7 +81,7 @@ func (h *Host) PutMCPServer(c protocol.MCPServerConfig) (protocol.MCPServer, err
 		return protocol.MCPServer{}, err
 	}
 	if err := h.mcpConfig.Check(c); err != nil {
-		return protocol.MCPServer{}, spoken(err)
+		return protocol.MCPServer{}, host.Spoken(err)
 	}
 	if c.Command != "" {
 		if err := h.askServers([]protocol.MCPServerConfig{c}); err != nil {
@@ -89,7 +89,7 @@ func (h *Host) PutMCPServer(c protocol.MCPServerConfig) (protocol.MCPServer, err
 		}
 	}
 	s, err := m.Put(h.callCtx(), c)
-	return s, spoken(err)
+	return s, host.Spoken(err)
 }
 
 // askServers asks, in one native dialog, before cfgs are saved and
@@ -170,7 +170,7 @@ func (h *Host) RemoveMCPServer(name string) error {
 	if err != nil {
 		return err
 	}
-	return spoken(m.Remove(h.callCtx(), name))
+	return host.Spoken(m.Remove(h.callCtx(), name))
 }
 
 // ImportMCP takes a pasted mcp.json text: what was added, and what was
@@ -184,7 +184,7 @@ func (h *Host) ImportMCP(text string) (protocol.MCPImport, error) {
 	}
 	cfgs, _, err := h.mcpConfig.Parse(text)
 	if err != nil {
-		return protocol.MCPImport{}, spoken(err)
+		return protocol.MCPImport{}, host.Spoken(err)
 	}
 	if len(cfgs) > 0 {
 		if err := h.askServers(cfgs); err != nil {
@@ -192,7 +192,7 @@ func (h *Host) ImportMCP(text string) (protocol.MCPImport, error) {
 		}
 	}
 	res, err := m.Import(h.callCtx(), text)
-	return res, spoken(err)
+	return res, host.Spoken(err)
 }
 
 // ControlMCPServer starts, stops or restarts one server (action "start",
@@ -232,7 +232,7 @@ func (h *Host) SetMCPTool(c protocol.MCPToolChoice) (protocol.MCPServer, error) 
 		}
 	}
 	s, err := m.SetTool(h.callCtx(), c)
-	return s, spoken(err)
+	return s, host.Spoken(err)
 }
 
 // mcpTool finds one tool of one server as it is now.
