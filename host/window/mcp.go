@@ -256,10 +256,10 @@ func mcpTool(ctx context.Context, m host.MCP, server, tool string) (protocol.MCP
 
 // loosens reports whether choosing effects for t asks less than both what
 // its server declared and what it runs with now. Every spelling the
-// manager takes counts ("read", "READ", " read ", "none", "net",
+// client takes counts ("read", "READ", " read ", "none", "net",
 // "read+read"), and so does loosening an already loosened tool further
 // ("none" after "read"): matching the one spelling "read" let the others
-// past the dialog. A set Quire does not know is the manager's to refuse.
+// past the dialog. A set Quire does not know is the client's to refuse.
 func loosens(t protocol.MCPTool, effects string) bool {
 	chosen, err := tool.ParseEffects(effects)
 	if err != nil {

@@ -15,8 +15,8 @@ import (
 )
 
 // mcpApp is a window that has shaken hands, is up, and runs mcptest's
-// server (in memory) as "garden" through the real MCP manager.
-func mcpApp(t *testing.T) (*Host, *window, *mcpclient.Manager) {
+// server (in memory) as "garden" through the real MCP client.
+func mcpApp(t *testing.T) (*Host, *window, *mcpclient.Client) {
 	t.Helper()
 	dir := t.TempDir()
 	m := mcpclient.New(dir, config.NewStore(config.Config{DataDir: dir}), slog.New(slog.DiscardHandler),
@@ -175,7 +175,7 @@ func TestAddingMCPServersIsAskedInANativeDialogShowingWhatRuns(t *testing.T) {
 	}
 }
 
-// The window's MCP methods reach the manager, a bad action is refused in
+// The window's MCP methods reach the client, a bad action is refused in
 // words, and each server's change reaches the page as quire:mcp.
 func TestMCPReachesTheWindow(t *testing.T) {
 	a, w, _ := mcpApp(t)
