@@ -159,7 +159,7 @@ func (h *Host) ApproveCandidate(id string, ap protocol.Approval) (protocol.Candi
 		}
 		b.WriteString("\n\nNothing changes until you activate it. Yes approves it; No changes nothing.")
 		return b.String()
-	}, func(e host.Evolution, d protocol.CandidateDetail) (protocol.Candidate, error) {
+	}, func(e host.CandidateSteps, d protocol.CandidateDetail) (protocol.Candidate, error) {
 		// The yes is to the text this dialog showed: a page that named
 		// another is refused by the port.
 		ap.Digest = cmp.Or(ap.Digest, d.Candidate.Digest)
@@ -181,7 +181,7 @@ func (h *Host) ActivateCandidate(id string, ac protocol.Activation) (protocol.Ca
 			text += fmt.Sprintf(" Version %d, active now, stops.", d.Active.Version)
 		}
 		return text + " Roll back undoes it in one step.\n\nYes activates it; No changes nothing."
-	}, func(e host.Evolution, d protocol.CandidateDetail) (protocol.Candidate, error) {
+	}, func(e host.CandidateSteps, d protocol.CandidateDetail) (protocol.Candidate, error) {
 		ac.Digest = cmp.Or(ac.Digest, d.Candidate.Digest)
 		return e.Activate(h.callCtx(), id, ac)
 	})
@@ -196,7 +196,7 @@ func (h *Host) RollbackCandidate(id string) (protocol.Candidate, error) {
 			text += " The version it replaced is active again."
 		}
 		return text + "\n\nYes rolls it back; No changes nothing."
-	}, func(e host.Evolution, _ protocol.CandidateDetail) (protocol.Candidate, error) {
+	}, func(e host.CandidateSteps, _ protocol.CandidateDetail) (protocol.Candidate, error) {
 		return e.Rollback(h.callCtx(), id)
 	})
 }
@@ -204,7 +204,7 @@ func (h *Host) RollbackCandidate(id string) (protocol.Candidate, error) {
 // askedStep takes step on candidate id only after a native Yes to
 // "VERB NAME (version N)?" with the text ask makes of the candidate as the
 // log holds it; a No returns the candidate unchanged.
-func (h *Host) askedStep(id, verb string, ask func(protocol.CandidateDetail) string, step func(host.Evolution, protocol.CandidateDetail) (protocol.Candidate, error)) (protocol.Candidate, error) {
+func (h *Host) askedStep(id, verb string, ask func(protocol.CandidateDetail) string, step func(host.CandidateSteps, protocol.CandidateDetail) (protocol.Candidate, error)) (protocol.Candidate, error) {
 	e, err := h.evolutionPort()
 	if err != nil {
 		return protocol.Candidate{}, err
