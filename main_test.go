@@ -27,6 +27,7 @@ import (
 	"quire/assembly"
 	"quire/config"
 	"quire/host/httpapi"
+	"quire/host/window"
 	"quire/internal/datadir"
 	"quire/kernel/protocol"
 	"quire/kernel/store"
@@ -820,15 +821,14 @@ func TestASecondWindowBringsTheFirstToTheFront(t *testing.T) {
 	}
 	defer p.Close()
 	// The first window as runWindow wires it, with Wails' raise replaced.
-	first := newApp(p.Kernel(), p.Doctor, "", slog.New(slog.DiscardHandler))
 	raised := make(chan struct{}, 4)
-	first.raise = func(context.Context) { raised <- struct{}{} }
-	first.emit = func(context.Context, string, ...any) {}
+	_, first := window.New(window.Ports{Kernel: p.Kernel(), Doctor: p.Doctor}, "", slog.New(slog.DiscardHandler),
+		window.WithRaise(func(context.Context) { raised <- struct{}{} }), window.WithEvents(func(context.Context, string, ...any) {}, nil))
 	asked := make(chan struct{}, 1)
 	b := p.ServeBackend(t.Context(), "")
 	b.Show = func(ctx context.Context) error {
 		asked <- struct{}{}
-		return first.show(ctx)
+		return first.Show(ctx)
 	}
 	p.ServeLocal(t.Context(), b)
 
@@ -849,8 +849,8 @@ func TestASecondWindowBringsTheFirstToTheFront(t *testing.T) {
 	}
 	wctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	first.startup(wctx) // what Wails does once the window is up
-	defer first.shutdown(wctx)
+	first.Startup(wctx) // what Wails does once the window is up
+	defer first.Shutdown(wctx)
 	if c := <-code; c != 0 || !strings.Contains(errOut.String(), "Quire is already open in a window (process "+fmt.Sprint(os.Getpid())) ||
 		!strings.Contains(errOut.String(), "brought to the front") {
 		t.Errorf("the second window: exit %d, said %q", c, errOut.String())

@@ -122,7 +122,7 @@ type Parts struct {
 	memErr       error              // why mem is nil in an Owner
 	skills       *skills.Catalog    // the skill packages (skills.go); nil when off
 	// skillServers tells the skills which MCP servers run: an Owner's MCP
-	// manager; nil for a Reader, whose process runs none.
+	// client; nil for a Reader, whose process runs none.
 	skillServers skills.Servers
 
 	mcp        mcpParts     // the MCP servers (mcp.go)
@@ -155,7 +155,7 @@ type Extras struct {
 	// Now is the clock of the embedding model's re-check back-off (nil:
 	// time.Now), so a test moves it instead of waiting.
 	Now func() time.Time
-	// MCP are options of the MCP servers' manager: servers attached for
+	// MCP are options of the MCP servers' client: servers attached for
 	// this process only (mcpclient.WithServer), as the eval set's and the
 	// tests' in-memory ones.
 	MCP []mcpclient.Option
@@ -256,7 +256,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		runtime.WithLogger(log), runtime.WithAsker(p.ask), runtime.WithPrompt(basePrompt()),
 		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, p, log, p.notes}, organiseTools{p.queue, &p.batchesOn, p.notes}), runtime.WithCheckpoint(planReminder(st))}
 	// The MCP servers' tools reach the chats' runtime only (mcp.go); a
-	// skill that needs a server is judged against the same manager.
+	// skill that needs a server is judged against the same client.
 	servers := p.openMCP(x.MCP)
 	p.skillServers = servers
 	opts = append(opts, runtime.WithTools(servers))

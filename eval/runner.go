@@ -59,7 +59,7 @@ type Instance struct {
 	Batches Batches
 	// Standing is the standing tasks (nil: none), for standing actions.
 	Standing Standing
-	// MCP is the MCP servers' manager (nil: none), for setup.mcp.
+	// MCP is the MCP servers' client (nil: none), for setup.mcp.
 	MCP   MCPServers
 	Close func()
 }
