@@ -1,0 +1,93 @@
+package assembly
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"quire/doctor"
+	"quire/test/ollamatest"
+)
+
+// TestAPageLoadChecksNoFile: the window's and `quire serve`'s start
+// checks the whole file once, in the background; a page that loads, or
+// its "Check again", is then shown the report without checking the file
+// again (issue 30: a check linear in the file's size ran in front of
+// every page).
+func TestAPageLoadChecksNoFile(t *testing.T) {
+	dir := t.TempDir()
+	withOneSession(t, dir)
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	p := openOwner(t, dir, fake.URL())
+	defer p.Close()
+	h := p.Health(t.Context())
+	<-p.fileCheck.done
+	started := p.store.Checks()
+	if started == 0 {
+		t.Fatal("the start checked no file in the background")
+	}
+	for range 3 {
+		if c := databaseCheck(t, h.Check(t.Context())); !c.OK {
+			t.Fatalf("database line %+v", c)
+		}
+		if c := databaseCheck(t, p.ServeBackend(t.Context(), "").Doctor(t.Context())); !c.OK {
+			t.Fatalf("database line %+v", c)
+		}
+	}
+	if n := p.store.Checks() - started; n != 0 {
+		t.Fatalf("page loads checked the whole file %d times", n)
+	}
+}
+
+// TestDamageAtRestIsShownByTheStartsCheck: a file closed cleanly and then
+// damaged (a failing disk) opens without a check in front of the window;
+// the background check finds the damage and every page is sent a report
+// that says so.
+func TestDamageAtRestIsShownByTheStartsCheck(t *testing.T) {
+	dir := t.TempDir()
+	damagedAtRest(t, dir)
+	p := openOwner(t, dir, "http://127.0.0.1:1")
+	defer p.Close()
+	if err := p.DatabaseError(); err != nil {
+		t.Fatalf("the open checked the file in front (the test no longer reproduces the issue): %v", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	for r := range p.Health(ctx).Watch(ctx) {
+		c := databaseCheck(t, r)
+		if !c.OK {
+			if !strings.Contains(c.Detail, "row not in PRIMARY KEY order") {
+				t.Fatalf("database line %+v, want the full check's finding", c)
+			}
+			return
+		}
+		t.Logf("report before the check ended: %v", r.Lines())
+	}
+	t.Fatal("no report said the file is damaged")
+}
+
+// TestAStoppedCheckIsNoDamage: a whole-file check its context stopped (a
+// tab closed, the app quitting) found nothing: no report says the file is
+// damaged, and the store still takes writes (issue 31 item 1: "quire.db:
+// the database file is damaged (context canceled)").
+func TestAStoppedCheckIsNoDamage(t *testing.T) {
+	dir := t.TempDir()
+	withOneSession(t, dir)
+	p := openOwner(t, dir, "http://127.0.0.1:1")
+	defer p.Close()
+	stopped, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, r := range []doctor.Report{p.Doctor(stopped), p.pageReport(t.Context())} {
+		if c := databaseCheck(t, r); !c.OK {
+			t.Fatalf("after a stopped check the database line says %+v", c)
+		}
+	}
+	if err := p.checkFile(stopped); err != nil {
+		t.Fatalf("a stopped check: %v", err)
+	}
+	if _, _, err := p.store.CreateSession(t.Context(), "after", "after", time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC), nil, nil); err != nil {
+		t.Fatalf("the store refuses writes after a stopped check: %v", err)
+	}
+}
