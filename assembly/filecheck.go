@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"quire/doctor"
 	"quire/kernel/store"
@@ -12,8 +13,9 @@ import (
 // The whole file's check (SQLite's integrity_check, linear in the file's
 // size: 29 s at 1.36 GB, issue 30) runs where nobody waits for it: at an
 // owner's open after an unclean end (store.Open), on `quire doctor`
-// (Doctor), and once in the background as the window or `quire serve`
-// starts (Health), whose finding the health report then shows every page.
+// (Doctor), and in the background as the window or `quire serve` starts
+// (Health) when the last one is a week old, whose finding the health
+// report then shows every page.
 // A page that loads, or its "Check again", reads the last finding and
 // checks nothing.
 
@@ -53,14 +55,30 @@ func (p *Parts) fileFinding() error {
 }
 
 // checkFileInBackground is the start's whole-file check, off the window's
-// path: when it finds damage, h makes the report again and every page is
+// path, made when the file last passed one more than fileCheckEvery ago
+// (or never): at 1.36 GB it is 29 s of CPU, too much to spend at every
+// start. When it finds damage, h makes the report again and every page is
 // sent it.
 func (p *Parts) checkFileInBackground(ctx context.Context, h interface {
 	Check(context.Context) doctor.Report
 }) {
 	defer close(p.fileCheck.done)
+	if p.store != nil && p.dbErr == nil {
+		now := time.Now
+		if p.now != nil {
+			now = p.now
+		}
+		if last, err := p.store.LastFullCheck(ctx); err == nil && now().Sub(last) < fileCheckEvery {
+			return
+		}
+	}
 	if p.checkFile(ctx) == nil || ctx.Err() != nil {
 		return
 	}
 	h.Check(ctx)
 }
+
+// fileCheckEvery is how long a passed whole-file check stands before a
+// start checks again; damage found meanwhile by a read or a write is
+// SQLite's error there, and `quire doctor` checks at once.
+const fileCheckEvery = 7 * 24 * time.Hour

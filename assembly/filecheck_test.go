@@ -2,9 +2,12 @@ package assembly
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
+
+	"quire/config"
 
 	"quire/doctor"
 	"quire/test/ollamatest"
@@ -89,5 +92,40 @@ func TestAStoppedCheckIsNoDamage(t *testing.T) {
 	}
 	if _, _, err := p.store.CreateSession(t.Context(), "after", "after", time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC), nil, nil); err != nil {
 		t.Fatalf("the store refuses writes after a stopped check: %v", err)
+	}
+}
+
+// TestAStartChecksTheFileOnceAWeek: the start's background check is made
+// when the file never passed one, not again at the next start (at 1.36 GB
+// it is 29 s of CPU, issue 30), and again once the last is a week old.
+func TestAStartChecksTheFileOnceAWeek(t *testing.T) {
+	dir := t.TempDir()
+	withOneSession(t, dir)
+	for _, c := range []struct {
+		name  string
+		later time.Duration
+		want  int64
+	}{
+		{"never checked", 0, 1},
+		{"checked just now", 0, 0},
+		{"checked six days ago", 6 * 24 * time.Hour, 0},
+		{"checked eight days ago", 8 * 24 * time.Hour, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := config.Config{DataDir: dir, OllamaHost: "http://127.0.0.1:1", Model: "qwen3:4b", NumCtx: 4096}
+			now := func() time.Time { return time.Now().Add(c.later) }
+			p, err := OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner, Extras{Now: now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			p.Health(ctx)
+			<-p.fileCheck.done
+			if got := p.store.Checks(); got != c.want {
+				t.Fatalf("the start checked the file %d times, want %d", got, c.want)
+			}
+		})
 	}
 }
