@@ -93,6 +93,7 @@ type Parts struct {
 	// Ollama said of each model (address + name -> protocol.ModelFacts).
 	settingsMu   sync.Mutex
 	facts        sync.Map
+	toolProbes   sync.Map // base+"\x00"+model → doctor.ToolsYes/No: what the tool probe learnt, asked once
 	notes        *notesTools
 	rag          *rag.Index
 	ragErr       error            // why rag is nil
@@ -101,6 +102,8 @@ type Parts struct {
 	docWatch     *docWatch        // the library's folders watched live; under ragMu
 	docWatchOpts []watch.Option   // test knobs of those watches
 	embedErr     error            // why the chosen embedding model could not be used at start
+	embedRunner  string           // the runner the document index embeds with: the one at start
+	runnerPorts  []openai.UsualPort
 	now          func() time.Time // Extras.Now
 	modelsMu     sync.Mutex
 	models       *models          // the models screen's back end, made by the first Models call
@@ -163,6 +166,9 @@ type Extras struct {
 	NotesIndex []vaultindex.Option
 	// DocWatch are options of the document folders' watches.
 	DocWatch []watch.Option
+	// RunnerPorts are where discovery looks for runners (nil: their
+	// usual ports), so a test finds its fake "LM Studio".
+	RunnerPorts []openai.UsualPort
 }
 
 // OpenWith is Open with extras beyond runtime options.
@@ -176,6 +182,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	p := &Parts{mode: mode, settings: settings, log: log, ollama: ollama.New(hostURL, &http.Client{}),
 		openai: openai.New(runnerBase(cfg), &http.Client{})}
 	p.chat = runners{ollama: p.ollama, openai: p.openai, current: func() string { return settings.Get().Runner }}
+	p.embedRunner, p.runnerPorts = cfg.Runner, x.RunnerPorts
 	if mode == Reader {
 		p.openReader(ctx)
 		p.openReaderSkills(cfg)
@@ -431,7 +438,7 @@ func (p *Parts) Documents(ctx context.Context) host.Documents {
 	defer p.ragMu.Unlock()
 	if p.library == nil {
 		p.library = library.New(p.rag, p.log, library.WithEmbedding(library.Embedding{
-			Models: embedModels{p.ollama}, Model: chosenEmbedModel(p.settings.Get()), Err: p.embedErr,
+			Models: p.embedModels(), Model: chosenEmbedModel(p.settings.Get()), Err: p.embedErr,
 			Save: p.settings.SetEmbedModel, Now: p.now}))
 		p.library.Start(ctx)
 		p.docWatch = newDocWatch(ctx, p.rag.Roots, p.library.Add, p.library.Refresh, p.log, p.docWatchOpts...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"quire/config"
 	"quire/doctor"
 	"quire/host"
 	"quire/kernel/protocol"
@@ -38,6 +39,21 @@ func (p *Parts) Health(ctx context.Context) *host.Health {
 func (p *Parts) quickDoctor(ctx context.Context) doctor.Report {
 	ctx, cancel := context.WithTimeout(ctx, doctorDeadline)
 	defer cancel()
+	cfg := p.settings.Get()
+	if cfg.Runner == config.RunnerOpenAI {
+		// The runner chosen is what the banner watches: Ollama's absence
+		// is no problem then, and its "not answering" would contradict
+		// doctor's runner lines.
+		// It never runs the tool probe (a reply generated on every
+		// check): doctor does.
+		r := doctor.Report{OK: true}
+		for _, c := range doctor.RunnerChecks(ctx, p.openai.Base(), cfg.Model, cfg.NumCtx, doctorRunner{o: p.openai, noProbe: true}) {
+			if c.Name != "Tool use" {
+				r.Add(c)
+			}
+		}
+		return r
+	}
 	return doctor.OllamaChecks(ctx, p.doctorInputs(), doctorOllama{p.ollama})
 }
 
