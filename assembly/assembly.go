@@ -128,6 +128,7 @@ type Parts struct {
 	mcp        mcpParts     // the MCP servers (mcp.go)
 	health     *host.Health // started by the first host that shows it (Health)
 	healthOnce sync.Once
+	fileCheck  fileCheck // the last whole-file check's finding (filecheck.go)
 
 	// An Owner's hold on the data folder, and the local channel a window
 	// or `quire serve` serves (local.go); stopLocal ends serving it.

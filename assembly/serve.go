@@ -15,7 +15,7 @@ import (
 // backend.
 func (p *Parts) ServeBackend(ctx context.Context, probePath string) httpapi.Backend {
 	p.RunStanding(ctx) // both serve the user for long: standing tasks fire while they run
-	return httpapi.Backend{Kernel: p.Kernel(), Doctor: p.Doctor, Settings: p.Settings(), Memory: p.Memory(),
+	return httpapi.Backend{Kernel: p.Kernel(), Doctor: p.pageReport, Settings: p.Settings(), Memory: p.Memory(),
 		Documents: p.Documents(ctx), Models: p.Models(), Notes: p.Notes(), Calls: p.Calls(), Conversations: p.Conversations(), Batches: p.Batches(), Standing: p.Standing(), MCP: p.MCP(), Evolution: p.Evolution(), Skills: p.Skills(), ProbePath: probePath, Health: p.Health(ctx), Claims: &p.claims}
 }
 
