@@ -3,6 +3,8 @@ package vaultindex
 import (
 	"context"
 	"math"
+	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -156,4 +158,31 @@ func (x *Index) relatedByTags(ctx context.Context, path string, tags []string, a
 		}
 	}
 	return nil
+}
+
+// Names is every indexed path whose text holds q, case folded, as a
+// scan of the folder would name it: notes, attachments and their folders
+// (a folder with a trailing "/"), in path order, at most limit (more
+// reports others). It reads the graph alone, no file and no table.
+func (x *Index) Names(q string, limit int) (paths []string, more bool) {
+	q = strings.ToLower(q)
+	all := append(x.graph.Paths(), x.graph.Files()...)
+	seen := map[string]bool{}
+	var found []string
+	for _, p := range all {
+		for dir := path.Dir(p); dir != "." && !seen[dir]; dir = path.Dir(dir) {
+			seen[dir] = true
+			if strings.Contains(strings.ToLower(dir), q) {
+				found = append(found, dir+"/")
+			}
+		}
+		if strings.Contains(strings.ToLower(p), q) {
+			found = append(found, p)
+		}
+	}
+	slices.SortFunc(found, func(a, b string) int { return strings.Compare(strings.TrimSuffix(a, "/"), strings.TrimSuffix(b, "/")) })
+	if len(found) > limit {
+		return found[:limit], true
+	}
+	return found, false
 }

@@ -164,7 +164,7 @@ func (n *notesTools) chosen() bool {
 func (n *notesTools) ready(dir string) (func(publish bool), error) {
 	var root *notes.Root
 	if dir != "" {
-		r, err := notes.Open(dir, notes.WithJournal(n.journals), notes.WithLinker(liveLinker{n: n, dir: dir}))
+		r, err := notes.Open(dir, notes.WithJournal(n.journals), notes.WithLinker(liveLinker{n: n, dir: dir}), notes.WithFinder(liveFinder{n: n, dir: dir}))
 		if err != nil {
 			return nil, fmt.Errorf("the notes folder %s cannot be used: %w", dir, err)
 		}
@@ -292,4 +292,48 @@ func sameFolder(a, b string) bool {
 	fa, errA := os.Stat(a)
 	fb, errB := os.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
+
+// liveFinder answers find_notes from the chosen folder's index once it
+// has read the whole folder (as liveLinker plans moves): names from the
+// graph, text ranked by the index. Before that, or for another folder,
+// it answers notes.ErrIndexNotReady and find_notes reads the files.
+type liveFinder struct {
+	n   *notesTools
+	dir string
+}
+
+func (f liveFinder) Find(ctx context.Context, query, in string, limit int) ([]notes.Hit, bool, error) {
+	x := f.n.Index()
+	if x == nil || !x.Synced() || !sameFolder(x.Dir(), f.dir) {
+		return nil, false, notes.ErrIndexNotReady
+	}
+	var hits []notes.Hit
+	more := false
+	if in != "content" {
+		names, over := x.Names(query, limit)
+		for _, p := range names {
+			hits = append(hits, notes.Hit{Path: p})
+		}
+		more = over
+	}
+	if in != "name" && len(hits) < limit {
+		found, err := x.Search(ctx, vaultindex.Query{Text: query, Limit: limit - len(hits) + 1})
+		if err != nil {
+			return nil, false, err
+		}
+		if len(found) > limit-len(hits) {
+			found, more = found[:limit-len(hits)], true
+		}
+		for _, h := range found {
+			text := h.Snippet
+			if h.Line == 0 {
+				text = h.Title
+			}
+			hits = append(hits, notes.Hit{Path: h.Path, Line: h.Line, Text: text})
+		}
+	} else if in != "name" {
+		more = true // the names filled the answer; the text was not asked
+	}
+	return hits, more, nil
 }
