@@ -45,6 +45,7 @@ const (
 	weightShared   = 1.0
 	weightTag      = 1.0
 	weightWords    = 2.0
+	weightMeaning  = 2.0
 	maxWordMatches = 20
 	maxTagNotes    = 200
 )
@@ -107,6 +108,9 @@ func (x *Index) Related(ctx context.Context, path string, n int) ([]Related, err
 			add(h.Path, weightWords/float64(i+1), "shares words of its title or headings")
 		}
 	} else {
+		return nil, err
+	}
+	if err := x.relatedByMeaning(ctx, path, add); err != nil {
 		return nil, err
 	}
 	res := make([]Related, 0, len(score))
@@ -185,4 +189,34 @@ func (x *Index) Names(q string, limit int) (paths []string, more bool) {
 		return found[:limit], true
 	}
 	return found, false
+}
+
+// relatedByMeaning adds the notes nearest in meaning to the note as a
+// whole (the mean of its passages' vectors), when the index has them.
+func (x *Index) relatedByMeaning(ctx context.Context, path string, add func(string, float64, string)) error {
+	var id int64
+	if err := x.db.QueryRowContext(ctx, `SELECT id FROM vault_notes WHERE root = ? AND path = ?`, x.root, path).Scan(&id); err != nil {
+		return nil // not stored yet: no vectors either
+	}
+	v, err := x.noteVector(ctx, id)
+	if err != nil || v == nil {
+		return err
+	}
+	ns, err := x.nearest(ctx, v, maxWordMatches+1)
+	if err != nil {
+		return err
+	}
+	rank := 0
+	for _, n := range ns {
+		if n.id == id {
+			continue
+		}
+		rank++
+		var p string
+		if err := x.db.QueryRowContext(ctx, `SELECT path FROM vault_notes WHERE id = ?`, n.id).Scan(&p); err != nil {
+			continue
+		}
+		add(p, weightMeaning/float64(rank), "close in meaning")
+	}
+	return nil
 }

@@ -58,10 +58,12 @@ type Update struct {
 }
 
 type config struct {
-	lim      vault.Limits
-	progress func(done, total int)
-	onUpdate func(Update)
-	watch    []watch.Option
+	lim           vault.Limits
+	progress      func(done, total int)
+	onUpdate      func(Update)
+	watch         []watch.Option
+	floor         *float64              // WithMeaningFloor
+	embedProgress func(done, total int) // WithEmbedProgress
 }
 
 // Option configures an index.
@@ -108,6 +110,8 @@ type Index struct {
 	w             *watch.Watcher
 	lastErr       error
 	synced        atomic.Bool // Synced
+
+	meaning meaning
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -616,12 +620,31 @@ func (x *Index) commit(ctx context.Context, cs []change) (err error) {
 	}
 	defer tx.Rollback()
 	ids := make([]int64, len(cs))
+	var dropped []int64 // vectors of notes gone or no longer readable
+	drop := func(id int64) error {
+		rows, err := tx.QueryContext(ctx, `DELETE FROM vault_vectors WHERE note_id = ? RETURNING id`, id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var v int64
+			if err := rows.Scan(&v); err != nil {
+				return err
+			}
+			dropped = append(dropped, v)
+		}
+		return rows.Err()
+	}
 	for i, c := range cs {
 		old, had := x.known[c.rel]
 		switch {
 		case c.gone:
 			if !had {
 				continue
+			}
+			if err := drop(old.id); err != nil {
+				return err
 			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM vault_fts WHERE rowid = ?`, old.id); err != nil {
 				return err
@@ -655,6 +678,11 @@ func (x *Index) commit(ctx context.Context, cs []change) (err error) {
 				}
 			}
 			if c.kind != kindNote {
+				if had {
+					if err := drop(ids[i]); err != nil {
+						return err
+					}
+				}
 				continue
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO vault_fts(rowid, title, aliases, headings, body) VALUES (?, ?, ?, ?, ?)`,
@@ -674,6 +702,8 @@ func (x *Index) commit(ctx context.Context, cs []change) (err error) {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	x.dropVectors(dropped)
+	defer x.wakeEmbed()
 	for i, c := range cs {
 		if old, had := x.known[c.rel]; had && old.kind == kindNote && (c.gone || (c.kind != "" && c.kind != kindNote)) {
 			x.notesN.Add(-1)
