@@ -41,6 +41,26 @@ type notesTools struct {
 	mu    sync.Mutex
 	root  *notes.Root
 	index *vaultindex.Index
+	// emb is the documents' embedder, which the notes' index uses too
+	// (useEmbedder); without one, meaningOff says why.
+	emb        vaultindex.Embedder
+	meaningOff string
+}
+
+// useEmbedder gives the notes' index (the open one, and each one opened
+// after) the documents' embedder: nil with why the notes are searched by
+// words alone, said once to the model and in the log.
+func (n *notesTools) useEmbedder(emb vaultindex.Embedder, why string) {
+	n.mu.Lock()
+	n.emb, n.meaningOff = emb, why
+	x := n.index
+	n.mu.Unlock()
+	if emb == nil {
+		n.log.Info("notes are searched by words only", "why", why)
+	}
+	if x != nil {
+		x.UseMeaning(emb, why)
+	}
 }
 
 // JournalFolder is the data folder's folder for the journals of moves.
@@ -131,10 +151,21 @@ func (n *notesTools) openIndex(dir string) *vaultindex.Index {
 			n.log.Info("notes index", "dir", dir, "read", done, "of", total)
 		}
 	})
-	x, err := vaultindex.Open(ctx, n.st.DB(), dir, append([]vaultindex.Option{progress}, n.opts...)...)
+	// The notes' vectors come after their words: how far they are is
+	// logged, and search_notes says it while notes still wait.
+	embedded := vaultindex.WithEmbedProgress(func(done, total int) {
+		n.log.Info("notes meaning index", "dir", dir, "embedded", done, "of", total)
+	})
+	x, err := vaultindex.Open(ctx, n.st.DB(), dir, append([]vaultindex.Option{progress, embedded}, n.opts...)...)
 	if err != nil {
 		n.log.Warn("the notes index could not be opened; search_notes is off", "dir", dir, "err", err)
 		return nil
+	}
+	n.mu.Lock()
+	emb, why := n.emb, n.meaningOff
+	n.mu.Unlock()
+	if emb != nil || why != "" {
+		x.UseMeaning(emb, why)
 	}
 	go func() {
 		watchErr, syncErr := x.Run()
