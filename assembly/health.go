@@ -1,0 +1,43 @@
+package assembly
+
+import (
+	"context"
+	"time"
+
+	"quire/doctor"
+	"quire/host"
+	"quire/kernel/protocol"
+)
+
+// Health is the health watcher of the hosts that show the checks (the
+// window, `quire serve`): it asks Ollama's checks again on its own and
+// offers the whole report when they change (host.Health). A pull that
+// ends (a model downloaded) has it check at once, so the first screen
+// turns into the chat without waiting out the back-off. The first call
+// starts it, on ctx; later calls return the same one.
+func (p *Parts) Health(ctx context.Context) *host.Health {
+	p.healthOnce.Do(func() {
+		p.health = host.NewHealth(p.quickDoctor, p.Doctor)
+		go p.health.Run(ctx)
+		go func() {
+			for pr := range p.Models().Watch(ctx) {
+				if pr.State == protocol.PullDone {
+					p.health.Recheck()
+				}
+			}
+		}()
+	})
+	return p.health
+}
+
+// quickDoctor is the part of the doctor the watcher repeats: Ollama and
+// the chat model, with the doctor's deadline; no disk, no database.
+func (p *Parts) quickDoctor(ctx context.Context) doctor.Report {
+	ctx, cancel := context.WithTimeout(ctx, doctorDeadline)
+	defer cancel()
+	return doctor.OllamaChecks(ctx, p.doctorInputs(), doctorOllama{p.ollama})
+}
+
+// doctorDeadline bounds the checks of Ollama, so a hung server cannot hang
+// the doctor or its watcher.
+const doctorDeadline = 5 * time.Second
