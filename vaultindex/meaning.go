@@ -19,14 +19,17 @@ package vaultindex
 // memory never keeps a vector the table dropped.
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"quire/internal/sqlschema"
 	"quire/internal/vecindex"
@@ -526,12 +529,15 @@ func (x *Index) nearest(ctx context.Context, q []float32, k int) ([]near, error)
 	return out, nil
 }
 
+// sortNear orders by similarity, then by lower id, so equal scores rank
+// deterministically.
 func sortNear(ns []near) {
-	for i := 1; i < len(ns); i++ {
-		for j := i; j > 0 && (ns[j].similarity > ns[j-1].similarity || ns[j].similarity == ns[j-1].similarity && ns[j].id < ns[j-1].id); j-- {
-			ns[j], ns[j-1] = ns[j-1], ns[j]
+	slices.SortFunc(ns, func(a, b near) int {
+		if c := cmp.Compare(b.similarity, a.similarity); c != 0 {
+			return c
 		}
-	}
+		return cmp.Compare(a.id, b.id)
+	})
 }
 
 func (x *Index) floor() float64 {
@@ -541,15 +547,27 @@ func (x *Index) floor() float64 {
 	return DefaultMeaningFloor
 }
 
-// queryVector embeds a search's text; nil when there is no meaning search.
+// queryEmbedTimeout bounds embedding a query: a stalled model server
+// must not hold a search by words (issue 30's lesson for the documents).
+const queryEmbedTimeout = 2 * time.Second
+
+// queryVector embeds a search's text; nil when there is no meaning search,
+// or while the embedder fails (each search then asks the loop to try
+// the notes again, and is answered by words).
 func (x *Index) queryVector(ctx context.Context, text string) ([]float32, error) {
 	m := &x.meaning
 	m.mu.Lock()
-	emb := m.emb
+	emb, failing := m.emb, m.err != nil
 	m.mu.Unlock()
 	if emb == nil {
 		return nil, nil
 	}
+	if failing {
+		x.wakeEmbed()
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
+	defer cancel()
 	var v []float32
 	if qe, ok := emb.(queryEmbedder); ok {
 		var err error

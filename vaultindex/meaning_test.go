@@ -3,6 +3,7 @@ package vaultindex_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -200,5 +201,37 @@ func TestWithoutAnEmbedderNotesAreFoundByWordsAndWhyIsSaidOnce(t *testing.T) {
 	}
 	if got := search(t, x, "zebra"); !slices.Equal(got, []string{"Lonely.md"}) {
 		t.Errorf("by words: %v", got)
+	}
+}
+
+// downModel is an embedder whose server is down.
+type downModel struct{}
+
+func (downModel) Name() string { return "ollama:down" }
+func (downModel) Embed(context.Context, []string) ([][]float32, error) {
+	return nil, errors.New("connection refused")
+}
+
+// TestAFailingEmbedderLeavesTheWords: an embedder that fails keeps the
+// search by words, and the notice says how far the vectors are and why.
+func TestAFailingEmbedderLeavesTheWords(t *testing.T) {
+	t.Parallel()
+	dir := vaultDir(t, fixture)
+	reports := make(chan [2]int, 16)
+	x := synced(t, openDB(t), dir, vaultindex.WithEmbedProgress(func(done, total int) { reports <- [2]int{done, total} }))
+	x.UseMeaning(downModel{}, "")
+	select {
+	case r := <-reports:
+		if r[0] != 0 {
+			t.Errorf("progress %v with a failing embedder", r)
+		}
+	case <-time.After(30 * time.Second): // a guard against a hang, not a measure
+		t.Fatal("no progress")
+	}
+	if got := search(t, x, "zebra"); !slices.Equal(got, []string{"Lonely.md"}) {
+		t.Errorf("by words: %v", got)
+	}
+	if n := x.MeaningNotice(); !strings.Contains(n, "covers 0 of 4 notes") || !strings.Contains(n, "connection refused") {
+		t.Errorf("notice %q", n)
 	}
 }

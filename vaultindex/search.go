@@ -321,7 +321,6 @@ func (x *Index) meaningHits(ctx context.Context, ns []near) ([]cand, error) {
 	for i := range out {
 		out[i].hit.Backlinks = in[out[i].hit.Path]
 	}
-	// MeaningRank was the rank among every note found by meaning; keep it
 	return out, nil
 }
 
