@@ -104,7 +104,7 @@ func (x *Index) Meaning() Meaning {
 	if m.emb == nil {
 		return Meaning{Reason: m.off}
 	}
-	out := Meaning{On: true, Embedder: m.emb.Name(), Done: m.done, Total: m.total}
+	out := Meaning{On: true, Embedder: m.emb.Name(), Done: m.done, Total: max(m.total, x.Count())}
 	if m.err != nil {
 		out.Reason = "the embedder failed: " + m.err.Error()
 	}
@@ -123,9 +123,9 @@ func (x *Index) MeaningNotice() string {
 		m.told = true
 		return "Notes are found by their words only: " + m.off + "."
 	case m.emb != nil && m.err != nil:
-		return fmt.Sprintf("Meaning search covers %d of %d notes; the embedder failed (%v) and will be tried again at the next change.", m.done, m.total, m.err)
-	case m.emb != nil && m.done < m.total:
-		return fmt.Sprintf("Meaning search covers %d of %d notes so far; the rest are being embedded.", m.done, m.total)
+		return fmt.Sprintf("Meaning search covers %d of %d notes; the embedder failed (%v) and will be tried again at the next change.", m.done, max(m.total, x.Count()), m.err)
+	case m.emb != nil && m.done < max(m.total, x.Count()):
+		return fmt.Sprintf("Meaning search covers %d of %d notes so far; the rest are being embedded.", m.done, max(m.total, x.Count()))
 	}
 	return ""
 }
@@ -179,6 +179,7 @@ func (x *Index) embedLoop() {
 			return
 		case <-m.wake:
 		}
+		x.countEmbedded(x.ctx) // from the table: what earlier runs embedded counts
 		for {
 			n, err := x.embedRound(x.ctx)
 			m.mu.Lock()

@@ -8,7 +8,10 @@
 // fsnotify watch seeing the same write, the note read, inserted and found
 // by MATCH — the same FTS5 write done directly, no debounce.
 //
-//	go run ./vaultindex/cmd/editbench -notes 20000 -edits 60 -dir /tmp/v20k
+//	go run ./vaultindex/cmd/editbench -notes 20000 -edits 60 -dir /tmp/v20k [-meaning]
+//
+// With -meaning every note waits for its vectors as the edits begin, so
+// the edits are timed while the whole vault is being embedded.
 //
 // The vault (vaultgen, ~10 links a note) and its database are made in
 // -dir and -dir.db the first time and reused after. Test equipment: it
@@ -31,6 +34,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"quire/kernel/store"
+	"quire/rag/hashvec"
 	"quire/vault/vaultgen"
 	"quire/vaultindex"
 )
@@ -39,14 +43,15 @@ func main() {
 	notes := flag.Int("notes", 20000, "notes in the generated vault")
 	edits := flag.Int("edits", 60, "edits to time")
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "quire-editbench"), "the vault (generated when missing)")
+	meaning := flag.Bool("meaning", false, "give the notes vectors (the built-in hashed embedder) from the start, as an index with a model does")
 	flag.Parse()
-	if err := run(*dir, *notes, *edits); err != nil {
+	if err := run(*dir, *notes, *edits, *meaning); err != nil {
 		fmt.Fprintln(os.Stderr, "editbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, notes, edits int) error {
+func run(dir string, notes, edits int, meaning bool) error {
 	ctx := context.Background()
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		start := time.Now()
@@ -103,6 +108,14 @@ func run(dir string, notes, edits int) error {
 	if err := x.Watch(); err != nil {
 		return err
 	}
+	if meaning {
+		// Every note waiting for its vectors (a new model's first start):
+		// the embedding runs beside the edits.
+		if _, err := st.DB().ExecContext(ctx, `UPDATE vault_notes SET vec_hash = ''`); err != nil {
+			return err
+		}
+		x.UseMeaning(hashvec.New(hashvec.Default), "")
+	}
 	synced := make(chan time.Duration, 1)
 	go func() {
 		x.Sync(ctx)
@@ -148,6 +161,10 @@ func run(dir string, notes, edits int) error {
 		fmt.Printf("the start's reconcile ended %.0f ms after the open\n", ms(d))
 	default:
 		fmt.Println("the start's reconcile was still running after the last edit")
+	}
+	if meaning {
+		m := x.Meaning()
+		fmt.Printf("meanwhile %d of %d notes were embedded\n", m.Done, m.Total)
 	}
 	fmt.Printf("edit → searchable, %d edits at %d notes: first %.1f ms, p50 %.1f, p95 %.1f, max %.1f ms\n",
 		len(lat), x.Count(), ms(lat[0]), ms(pct(lat, 50)), ms(pct(lat, 95)), ms(pct(lat, 100)))
