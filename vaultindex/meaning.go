@@ -29,6 +29,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"quire/internal/sqlschema"
@@ -76,14 +77,16 @@ const (
 
 // meaning is the index's vector side; zero until UseMeaning.
 type meaning struct {
-	mu          sync.Mutex
-	emb         Embedder
-	off         string          // why there is no meaning search ("" when there is)
-	told        bool            // off was said once (MeaningNotice)
-	vecs        *vecindex.Index // loaded by the first search that ranks by meaning
-	wake        chan struct{}   // a commit happened
-	err         error           // the last embedding error, until a round succeeds
-	done, total int             // notes with current vectors, of notes
+	mu   sync.Mutex
+	emb  Embedder
+	off  string          // why there is no meaning search ("" when there is)
+	told bool            // off was said once (MeaningNotice)
+	vecs *vecindex.Index // loaded by the first search that ranks by meaning
+	// wake tells the loop a commit happened; set once, read without mu
+	// so a commit never waits for a round of the loop
+	wake        atomic.Pointer[chan struct{}]
+	err         error // the last embedding error, until a round succeeds
+	done, total int   // notes with current vectors, of notes
 }
 
 // Meaning is what the meaning search can do now.
@@ -146,7 +149,9 @@ func (x *Index) UseMeaning(e Embedder, why string) {
 		m.mu.Unlock()
 		return
 	}
-	m.emb, m.wake = e, make(chan struct{}, 1)
+	m.emb = e
+	wake := make(chan struct{}, 1)
+	m.wake.Store(&wake)
 	m.mu.Unlock()
 	x.bg.Add(1)
 	go func() {
@@ -158,15 +163,12 @@ func (x *Index) UseMeaning(e Embedder, why string) {
 
 // wakeEmbed tells the loop that notes may need vectors.
 func (x *Index) wakeEmbed() {
-	m := &x.meaning
-	m.mu.Lock()
-	wake := m.wake
-	m.mu.Unlock()
+	wake := x.meaning.wake.Load()
 	if wake == nil {
 		return
 	}
 	select {
-	case wake <- struct{}{}:
+	case *wake <- struct{}{}:
 	default:
 	}
 }
@@ -177,7 +179,7 @@ func (x *Index) embedLoop() {
 		select {
 		case <-x.ctx.Done():
 			return
-		case <-m.wake:
+		case <-*m.wake.Load():
 		}
 		x.countEmbedded(x.ctx) // from the table: what earlier runs embedded counts
 		for {
