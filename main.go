@@ -1,5 +1,5 @@
 // Command quire reads its flags and hands off: no command opens the window
-// (app.go), `serve` the HTTP host (host/httpapi), every other command the
+// (app.go, host/window), `serve` the HTTP host (host/httpapi), every other command the
 // terminal host (host/cli). The parts come from the composition root
 // (assembly); this package picks none itself.
 package main

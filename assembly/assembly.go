@@ -93,6 +93,7 @@ type Parts struct {
 	// Ollama said of each model (address + name -> protocol.ModelFacts).
 	settingsMu   sync.Mutex
 	facts        sync.Map
+	toolProbes   sync.Map // base+"\x00"+model → doctor.ToolsYes/No: what the tool probe learnt, asked once
 	notes        *notesTools
 	rag          *rag.Index
 	ragErr       error            // why rag is nil
@@ -101,6 +102,8 @@ type Parts struct {
 	docWatch     *docWatch        // the library's folders watched live; under ragMu
 	docWatchOpts []watch.Option   // test knobs of those watches
 	embedErr     error            // why the chosen embedding model could not be used at start
+	embedRunner  string           // the runner the document index embeds with: the one at start
+	runnerPorts  []openai.UsualPort
 	now          func() time.Time // Extras.Now
 	modelsMu     sync.Mutex
 	models       *models          // the models screen's back end, made by the first Models call
@@ -113,12 +116,13 @@ type Parts struct {
 	memErr       error            // why mem is nil in an Owner
 	skills       *skills.Catalog  // the skill packages (skills.go); nil when off
 	// skillServers tells the skills which MCP servers run: an Owner's MCP
-	// manager; nil for a Reader, whose process runs none.
+	// client; nil for a Reader, whose process runs none.
 	skillServers skills.Servers
 
 	mcp        mcpParts     // the MCP servers (mcp.go)
 	health     *host.Health // started by the first host that shows it (Health)
 	healthOnce sync.Once
+	fileCheck  fileCheck // the last whole-file check's finding (filecheck.go)
 
 	// An Owner's hold on the data folder, and the local channel a window
 	// or `quire serve` serves (local.go); stopLocal ends serving it.
@@ -146,7 +150,7 @@ type Extras struct {
 	// Now is the clock of the embedding model's re-check back-off (nil:
 	// time.Now), so a test moves it instead of waiting.
 	Now func() time.Time
-	// MCP are options of the MCP servers' manager: servers attached for
+	// MCP are options of the MCP servers' client: servers attached for
 	// this process only (mcpclient.WithServer), as the eval set's and the
 	// tests' in-memory ones.
 	MCP []mcpclient.Option
@@ -162,6 +166,9 @@ type Extras struct {
 	NotesIndex []vaultindex.Option
 	// DocWatch are options of the document folders' watches.
 	DocWatch []watch.Option
+	// RunnerPorts are where discovery looks for runners (nil: their
+	// usual ports), so a test finds its fake "LM Studio".
+	RunnerPorts []openai.UsualPort
 }
 
 // OpenWith is Open with extras beyond runtime options.
@@ -175,6 +182,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	p := &Parts{mode: mode, settings: settings, log: log, ollama: ollama.New(hostURL, &http.Client{}),
 		openai: openai.New(runnerBase(cfg), &http.Client{})}
 	p.chat = runners{ollama: p.ollama, openai: p.openai, current: func() string { return settings.Get().Runner }}
+	p.embedRunner, p.runnerPorts = cfg.Runner, x.RunnerPorts
 	if mode == Reader {
 		p.openReader(ctx)
 		p.openReaderSkills(cfg)
@@ -237,7 +245,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		runtime.WithLogger(log), runtime.WithAsker(p.ask), runtime.WithPrompt(basePrompt()),
 		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, p, log, p.notes}, organiseTools{p.queue, &p.batchesOn, p.notes}), runtime.WithCheckpoint(planReminder(st))}
 	// The MCP servers' tools reach the chats' runtime only (mcp.go); a
-	// skill that needs a server is judged against the same manager.
+	// skill that needs a server is judged against the same client.
 	servers := p.openMCP(x.MCP)
 	p.skillServers = servers
 	opts = append(opts, runtime.WithTools(servers))
@@ -431,7 +439,7 @@ func (p *Parts) Documents(ctx context.Context) host.Documents {
 	defer p.ragMu.Unlock()
 	if p.library == nil {
 		p.library = library.New(p.rag, p.log, library.WithEmbedding(library.Embedding{
-			Models: embedModels{p.ollama}, Model: chosenEmbedModel(p.settings.Get()), Err: p.embedErr,
+			Models: p.embedModels(), Model: chosenEmbedModel(p.settings.Get()), Err: p.embedErr,
 			Save: p.settings.SetEmbedModel, Now: p.now}))
 		p.library.Start(ctx)
 		p.docWatch = newDocWatch(ctx, p.rag.Roots, p.library.Add, p.library.Refresh, p.log, p.docWatchOpts...)

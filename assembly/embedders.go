@@ -12,6 +12,7 @@ import (
 	"quire/doctor"
 	"quire/kernel/provider"
 	"quire/kernel/provider/ollama"
+	"quire/kernel/provider/openai"
 	"quire/library"
 	"quire/rag"
 	"quire/vaultindex"
@@ -62,6 +63,23 @@ func (m embedModels) byName(name string) rag.Embedder {
 	return nil
 }
 
+// embedModels are the embedding models of the runner the document index
+// started with (embedRunner): a runner chosen since embeds from the next
+// start, which the Settings screen says (RunnerScreen.Restart).
+func (p *Parts) embedModels() library.Embedders {
+	if p.embedRunner == config.RunnerOpenAI {
+		return openaiEmbedModels{p.openai}
+	}
+	return embedModels{p.ollama}
+}
+
+// openaiEmbedModels are an OpenAI-compatible server's embedding models.
+type openaiEmbedModels struct{ o *openai.Provider }
+
+func (m openaiEmbedModels) Embedder(ctx context.Context, model string) (rag.Embedder, error) {
+	return openaiEmbedderFor(ctx, m.o, model)
+}
+
 // ollamaEmbedder adapts the Ollama adapter to rag.Embedder.
 type ollamaEmbedder struct {
 	p     *ollama.Provider
@@ -93,13 +111,7 @@ func (p *Parts) embedder(ctx context.Context, model string) (rag.Embedder, error
 	if model == "" {
 		return nil, nil
 	}
-	var emb rag.Embedder
-	var err error
-	if p.settings.Get().Runner == config.RunnerOpenAI {
-		emb, err = openaiEmbedderFor(ctx, p.openai, model)
-	} else {
-		emb, err = embedModels{p.ollama}.Embedder(ctx, model)
-	}
+	emb, err := p.embedModels().Embedder(ctx, model)
 	if err != nil {
 		p.log.Warn("the embedding model cannot be used; search keeps what the index has", "model", model, "err", err)
 	}
@@ -158,7 +170,7 @@ func (p *Parts) embeddingCheck(ctx context.Context) doctor.Check {
 	p.ragMu.Lock()
 	if p.rag != nil {
 		s.InUse, s.Offline, s.Target = p.rag.Embedder(), p.rag.Offline(), p.rag.Target()
-		if !s.Offline && s.InUse == ollamaPrefix+model {
+		if !s.Offline && (s.InUse == ollamaPrefix+model || s.InUse == openaiPrefix+model) {
 			s.Dimensions, _ = p.rag.Dimensions(ctx)
 		}
 	}
@@ -167,7 +179,7 @@ func (p *Parts) embeddingCheck(ctx context.Context) doctor.Check {
 		s.Problem = doctor.EmbeddingNone
 		return doctor.Embedding(s)
 	}
-	emb, err := embedModels{p.ollama}.Embedder(ctx, model)
+	emb, err := p.embedModels().Embedder(ctx, model)
 	switch {
 	case errors.Is(err, library.ErrEmbedModelMissing):
 		s.Problem = doctor.EmbeddingMissing

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"quire/config"
 	"quire/doctor"
 	"quire/host"
 	"quire/kernel/protocol"
@@ -14,11 +15,14 @@ import (
 // offers the whole report when they change (host.Health). A pull that
 // ends (a model downloaded) has it check at once, so the first screen
 // turns into the chat without waiting out the back-off. The first call
-// starts it, on ctx; later calls return the same one.
+// starts it, on ctx, with the start's whole-file check beside it
+// (filecheck.go); later calls return the same one.
 func (p *Parts) Health(ctx context.Context) *host.Health {
 	p.healthOnce.Do(func() {
-		p.health = host.NewHealth(p.quickDoctor, p.Doctor)
+		p.health = host.NewHealth(p.quickDoctor, p.pageReport)
+		p.fileCheck.done = make(chan struct{})
 		go p.health.Run(ctx)
+		go p.checkFileInBackground(ctx, p.health)
 		go func() {
 			for pr := range p.Models().Watch(ctx) {
 				if pr.State == protocol.PullDone {
@@ -35,6 +39,21 @@ func (p *Parts) Health(ctx context.Context) *host.Health {
 func (p *Parts) quickDoctor(ctx context.Context) doctor.Report {
 	ctx, cancel := context.WithTimeout(ctx, doctorDeadline)
 	defer cancel()
+	cfg := p.settings.Get()
+	if cfg.Runner == config.RunnerOpenAI {
+		// The runner chosen is what the banner watches: Ollama's absence
+		// is no problem then, and its "not answering" would contradict
+		// doctor's runner lines.
+		// It never runs the tool probe (a reply generated on every
+		// check): doctor does.
+		r := doctor.Report{OK: true}
+		for _, c := range doctor.RunnerChecks(ctx, p.openai.Base(), cfg.Model, cfg.NumCtx, doctorRunner{o: p.openai, noProbe: true}) {
+			if c.Name != "Tool use" {
+				r.Add(c)
+			}
+		}
+		return r
+	}
 	return doctor.OllamaChecks(ctx, p.doctorInputs(), doctorOllama{p.ollama})
 }
 

@@ -107,29 +107,64 @@ const discoverWait = 500 * time.Millisecond
 // its checks.
 func (p *Parts) runnerChecks(ctx context.Context, cfg config.Config) []doctor.Check {
 	var found []doctor.FoundRunner
-	for _, r := range openai.Discover(ctx, probeClient(), discoverWait) {
+	for _, r := range p.discover(ctx) {
 		found = append(found, doctor.FoundRunner{Name: r.Name, Base: r.Base, Models: len(r.Models)})
 	}
 	out := []doctor.Check{doctor.Discovered(found)}
 	if cfg.Runner == config.RunnerOpenAI {
-		out = append(out, doctor.RunnerChecks(ctx, p.openai.Base(), cfg.Model, doctorRunner{p.openai})...)
+		out = append(out, doctor.RunnerChecks(ctx, p.openai.Base(), cfg.Model, cfg.NumCtx, doctorRunner{o: p.openai})...)
 	}
 	return out
 }
 
-// doctorRunner adapts the OpenAI-compatible adapter to doctor.Runner.
-type doctorRunner struct{ o *openai.Provider }
+// discover is the runners answering on the usual local ports (the test
+// knob Extras.RunnerPorts moves them).
+func (p *Parts) discover(ctx context.Context) []openai.Runner {
+	ports := p.runnerPorts
+	if ports == nil {
+		ports = openai.UsualPorts()
+	}
+	return openai.DiscoverOn(ctx, probeClient(), discoverWait, ports)
+}
 
+// doctorRunner adapts the OpenAI-compatible adapter to doctor.Runner;
+// with noProbe its Tools never asks (the health watcher's).
+type doctorRunner struct {
+	o       *openai.Provider
+	noProbe bool
+}
+
+// Models are what the server says of its models (Describe): the screen
+// and doctor read the same.
 func (d doctorRunner) Models(ctx context.Context) ([]doctor.RunnerModel, error) {
-	ms, err := d.o.Models(ctx)
+	ms, err := d.o.Describe(ctx)
 	out := make([]doctor.RunnerModel, len(ms))
 	for i, m := range ms {
-		out[i] = doctor.RunnerModel{ID: m.ID, ContextLength: m.ContextLength}
+		out[i] = runnerModel(m)
 	}
 	return out, err
 }
 
 func (d doctorRunner) Tools(ctx context.Context, model string) (known, yes bool, err error) {
+	if d.noProbe {
+		return false, false, nil
+	}
 	t, err := d.o.ProbeTools(ctx, model)
 	return t != openai.ToolsUnknown, t == openai.ToolsYes, err
+}
+
+// runnerModel is doctor's view of what a server said of one model.
+func runnerModel(m openai.Model) doctor.RunnerModel {
+	return doctor.RunnerModel{ID: m.ID, ContextLength: m.ContextLength, ContextFrom: string(m.ContextFrom),
+		Tools: toolsWord(m.Tools), Embeds: m.Embeds}
+}
+
+func toolsWord(t openai.Tools) string {
+	switch t {
+	case openai.ToolsYes:
+		return doctor.ToolsYes
+	case openai.ToolsNo:
+		return doctor.ToolsNo
+	}
+	return doctor.ToolsUnknown
 }

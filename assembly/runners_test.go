@@ -73,7 +73,7 @@ func TestDoctorChecksTheOpenAIRunner(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"Runner":        "an OpenAI-compatible server at " + fake.URL() + "/v1",
-		"Chat model":    "qwen3:4b is loaded, with a context of 40960 tokens",
+		"Chat model":    "qwen3:4b is loaded. Context: 40,960 tokens",
 		"Runners found": "",
 	} {
 		if got, ok := lines[name]; !ok || !strings.Contains(got, want) {

@@ -49,9 +49,17 @@ func (s settingsPort) Screen(ctx context.Context) (protocol.SettingsScreen, erro
 	ctx, cancel := context.WithTimeout(ctx, probeWait)
 	defer cancel()
 	cfg := s.p.settings.Get()
-	facts := s.p.modelFacts(ctx, s.p.ollama, cfg.Model)
+	runner, openaiFacts := s.p.runnerScreen(ctx, cfg)
+	var facts protocol.ModelFacts
+	if openaiFacts != nil {
+		facts = *openaiFacts
+	} else {
+		facts = s.p.modelFacts(ctx, s.p.ollama, cfg.Model)
+	}
 	models, _ := s.p.ollama.Models(ctx) // none listed when Ollama does not answer; facts say why
-	return screenOf(cfg, facts, models), nil
+	screen := screenOf(cfg, facts, models)
+	screen.Runner = runner
+	return screen, nil
 }
 
 // Update checks u against Ollama at the address it names, then has the
@@ -70,16 +78,12 @@ func (s settingsPort) Update(ctx context.Context, u protocol.UserSettings) (prot
 	}
 	probeCtx, cancel := context.WithTimeout(ctx, probeWait)
 	defer cancel()
-	at := s.p.ollama
-	if hostURL.String() != at.Host() {
-		at = ollama.New(hostURL, probeClient())
-	}
-	facts := s.p.modelFacts(probeCtx, at, u.Model)
-	if facts.Known && facts.ContextLength > 0 && u.NumCtx > facts.ContextLength {
-		return protocol.SettingsScreen{}, &protocol.SettingError{Field: "numCtx", Message: fmt.Sprintf(
-			"%s was trained for %s tokens: choose a context length of at most that.", u.Model, thousands(facts.ContextLength))}
+	u.Runner, u.RunnerURL = strings.TrimSpace(u.Runner), strings.TrimSpace(u.RunnerURL)
+	if err := s.checkRunner(probeCtx, u, hostURL); err != nil {
+		return protocol.SettingsScreen{}, err
 	}
 	change := func(c *config.Config) error {
+		c.Runner, c.RunnerURL, c.RunnerRemote = u.Runner, u.RunnerURL, u.RunnerRemote
 		c.OllamaHost, c.Model, c.EmbedModel, c.NumCtx = u.OllamaHost, strings.TrimSpace(u.Model), strings.TrimSpace(u.EmbedModel), u.NumCtx
 		c.Temperature, c.Think, c.AboutYou, c.Profile, c.Theme = u.Temperature, u.Think, u.AboutYou, u.Profile, u.Theme
 		c.MCP.CallTimeoutSeconds = u.MCPCallSeconds
@@ -93,7 +97,9 @@ func (s settingsPort) Update(ctx context.Context, u protocol.UserSettings) (prot
 	if err == nil {
 		err = modelNames(candidate)
 	}
-	if err == nil {
+	if err == nil && runnerOf(candidate) == cmp.Or(s.p.embedRunner, config.RunnerOllama) {
+		// An embedding model of another runner than the index started
+		// with is saved for the next start (the screen says so).
 		err = s.switchEmbedder(ctx, candidate.EmbedModel)
 	}
 	if err == nil {
@@ -114,7 +120,7 @@ func (s settingsPort) Update(ctx context.Context, u protocol.UserSettings) (prot
 	if err != nil {
 		return protocol.SettingsScreen{}, err
 	}
-	// The MCP manager keeps its own copy of the MCP settings (it never
+	// The MCP client keeps its own copy of the MCP settings (it never
 	// takes the settings owner's lock under its own), so the deadline is
 	// handed to it here, after the save, for every later call. It is open
 	// wherever a runtime is (app.go); a save never starts the servers.
@@ -242,7 +248,8 @@ func screenOf(cfg config.Config, facts protocol.ModelFacts, models []string) pro
 	return protocol.SettingsScreen{
 		Settings: protocol.UserSettings{OllamaHost: cfg.OllamaHost, Model: cfg.Model, EmbedModel: cfg.EmbedModel, NumCtx: numCtx,
 			Temperature: cfg.Temperature, Think: cfg.Think, AboutYou: cfg.AboutYou, Profile: cfg.Profile, Theme: cfg.Theme,
-			MCPCallSeconds: cmp.Or(cfg.MCP.CallTimeoutSeconds, config.DefaultMCPCallSeconds)},
+			MCPCallSeconds: cmp.Or(cfg.MCP.CallTimeoutSeconds, config.DefaultMCPCallSeconds),
+			Runner:         runnerOf(cfg), RunnerURL: cfg.RunnerURL, RunnerRemote: cfg.RunnerRemote},
 		NotesDir: cfg.NotesDir, Model: facts, Models: models, Limits: limits,
 		Profiles: config.Profiles, Themes: config.Themes, Pinned: pinned,
 	}

@@ -172,6 +172,9 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"UserSettings":         reflect.TypeFor[protocol.UserSettings](),
 		"SettingsScreen":       reflect.TypeFor[protocol.SettingsScreen](),
 		"ModelFacts":           reflect.TypeFor[protocol.ModelFacts](),
+		"RunnerScreen":         reflect.TypeFor[protocol.RunnerScreen](),
+		"FoundRunner":          reflect.TypeFor[protocol.FoundRunner](),
+		"RunnerModel":          reflect.TypeFor[protocol.RunnerModel](),
 		"SettingsLimits":       reflect.TypeFor[protocol.SettingsLimits](),
 		"OllamaCheck":          reflect.TypeFor[protocol.OllamaCheck](),
 		"SettingError":         reflect.TypeFor[protocol.SettingError](),
@@ -259,6 +262,8 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Field(reflect.TypeFor[protocol.UserSettings](), "theme", "Theme")
 	f.Field(reflect.TypeFor[protocol.SettingsScreen](), "profiles", "PermissionProfile[]")
 	f.Field(reflect.TypeFor[protocol.SettingsScreen](), "themes", "Theme[]")
+	f.Field(reflect.TypeFor[protocol.RunnerScreen](), "found", "FoundRunner[]")
+	f.Field(reflect.TypeFor[protocol.RunnerScreen](), "models", "RunnerModel[]")
 	f.Field(reflect.TypeFor[protocol.PullProgress](), "state", "PullState")
 	f.Field(reflect.TypeFor[protocol.PullProgress](), "problem", "PullProblem")
 	f.Field(reflect.TypeFor[protocol.RecommendedModel](), "role", "ModelRole")

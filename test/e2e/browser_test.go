@@ -49,6 +49,7 @@ var cases = []string{
 	"changes-undo",
 	"branch-edit", "branch-regenerate", "continue-killed", "inspector", "batch-review", "evolution", "comfort", "mcp-tool",
 	"skills-settings",
+	"settings-runner", // lane runner (issue 34)
 }
 
 func TestBrowser(t *testing.T) {

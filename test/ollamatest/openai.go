@@ -312,14 +312,17 @@ func (o *sse) drop() {
 }
 
 // handleOpenAIModels answers GET /v1/models with every installed model,
-// with llama.cpp's meta.n_ctx_train: the one place the API says a model's
-// context length.
+// with llama.cpp's meta.n_ctx_train (the one place the API says a model's
+// context length) unless the flavour is a runner that leaves it out.
 func (s *Server) handleOpenAIModels(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	data := make([]any, len(s.models))
 	for i, m := range s.models {
-		data[i] = map[string]any{"id": m.name.DisplayShortest(), "object": "model", "created": m.modifiedAt.Unix(), "owned_by": "library",
-			"meta": map[string]any{"n_ctx_train": m.ContextLength}}
+		entry := map[string]any{"id": m.name.DisplayShortest(), "object": "model", "created": m.modifiedAt.Unix(), "owned_by": "library"}
+		if s.flavour == FlavourDefault || s.flavour == FlavourLlamaCpp {
+			entry["meta"] = map[string]any{"n_ctx_train": m.ContextLength}
+		}
+		data[i] = entry
 	}
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})

@@ -79,7 +79,8 @@ type Server struct {
 	requests []Request
 	store    store // loaded models and partial downloads (ps.go)
 
-	loadedCtx int // the context of /v1 requests (WithLoadedContext); 0: the model's
+	loadedCtx int     // the context of /v1 requests (WithLoadedContext); 0: the model's
+	flavour   Flavour // which runner's extra endpoints it serves (WithFlavour)
 }
 
 // Option configures a Server.
@@ -188,6 +189,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /v1/chat/completions", s.handleOpenAIChat)
 	mux.HandleFunc("GET /v1/models", s.handleOpenAIModels)
 	mux.HandleFunc("POST /v1/embeddings", s.handleOpenAIEmbeddings)
+	mux.HandleFunc("GET /props", s.handleProps)
+	mux.HandleFunc("GET /api/v0/models", s.handleLMStudioModels)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.log.Debug("fake ollama request", "method", r.Method, "path", r.URL.Path)
 		mux.ServeHTTP(w, r)

@@ -787,6 +787,19 @@ export interface EvolutionState {
   learn: boolean;
 }
 
+/** FoundRunner is a runner answering on its usual local port. */
+export interface FoundRunner {
+  /** "LM Studio", "llama.cpp", … */
+  name: string;
+  /**
+   * Runner and URL are the settings that choose it ("ollama" with
+   * Ollama's address, or "openai" with the API's address).
+   */
+  runner: string;
+  url: string;
+  models: number;
+}
+
 /**
  * IndexProgress is how background indexing is going. Counts are files of
  * the current (or last) pass.
@@ -1355,6 +1368,55 @@ export interface RunRef {
 }
 
 /**
+ * RunnerModel is one model of the chosen runner and what it can do, as
+ * far as the runner says.
+ */
+export interface RunnerModel {
+  name: string;
+  /**
+   * ContextLength is the model's context (0: the server does not say
+   * it); ContextFrom where it was read.
+   */
+  contextLength: number;
+  contextFrom?: string;
+  /**
+   * Tools is "yes", "no" or "unknown" (the server did not say and no
+   * probe could tell).
+   */
+  tools: string;
+  embeds: boolean;
+  /** Says is the plain sentence of what it can do, context and tools. */
+  says: string;
+}
+
+/** RunnerScreen is what the Settings screen shows of the model runners. */
+export interface RunnerScreen {
+  /**
+   * Found are the runners answering on their usual local ports now
+   * (Ollama 11434, LM Studio 1234, llama.cpp 8080, Jan 1337).
+   */
+  found: FoundRunner[];
+  /**
+   * Models are the chosen runner's models (Ollama's /api/tags, else
+   * /v1/models), with what each can do; empty when it did not answer,
+   * and Problem says why.
+   */
+  models: RunnerModel[];
+  problem?: string;
+  /**
+   * AssumedNumCtx is the context length Quire assumes for a model whose
+   * server does not say it: the context length setting.
+   */
+  assumedNumCtx: number;
+  /**
+   * Restart says what of the chosen runner waits for the next start
+   * ("" when everything applies now): the document index keeps
+   * embedding with the runner it started with.
+   */
+  restart?: string;
+}
+
+/**
  * ScenarioResult is one scenario of an evaluation: an eval set scenario,
  * or (Replay set) the replay of an origin run's first user message.
  */
@@ -1492,6 +1554,11 @@ export interface SettingsScreen {
    * start given it again uses that instead of what is saved here.
    */
   pinned: Record<string, string> | null;
+  /**
+   * Runner is the model runner section: the runners found, and the
+   * chosen one's models with what each can do.
+   */
+  runner: RunnerScreen;
 }
 
 /** SignalRef names a signal by its event. */
@@ -1653,6 +1720,19 @@ export interface UserSettings {
    * cuts it, in seconds (1 to SettingsLimits.MaxMCPCallSeconds).
    */
   mcpCallSeconds: number;
+  /**
+   * Runner is which API reaches the models: "ollama" (at OllamaHost) or
+   * "openai", an OpenAI-compatible server (LM Studio, llama.cpp, Jan,
+   * vLLM) at RunnerURL.
+   */
+  runner: string;
+  runnerUrl: string;
+  /**
+   * RunnerRemote is the user's explicit choice that conversations, and
+   * the notes they read, may go to a RunnerURL off this machine; without
+   * it such an address is refused.
+   */
+  runnerRemote: boolean;
 }
 
 /**
