@@ -2320,3 +2320,42 @@ func (a *App) InstallSkill(dir string) (protocol.SkillInfo, error) {
 	}
 	return s.InstallSkill(a.callCtx(), dir)
 }
+
+// Op runs a port's operation by name (host.Wire, derived from host.Ports):
+// the page's one call for every operation, so a method added to a port
+// reaches the window with no bound method of its own. An operation the
+// window asks about first (Op.Confirm) is refused here: the page calls its
+// bound method, which asks, so no page can skip the question.
+func (a *App) Op(name string, args []any) (any, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	wire := host.NewWire()
+	if op, ok := wire.Op(name); ok && op.Confirm != "" {
+		return nil, fmt.Errorf("%w: %s (use %s)", errAsksFirst, name, op.Confirm)
+	}
+	// Wails hands the arguments over decoded; the wire decodes each again
+	// into its parameter's type, strictly.
+	raw := make([]json.RawMessage, len(args))
+	for i, v := range args {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", host.ErrBadArgs, err)
+		}
+		raw[i] = b
+	}
+	return wire.Call(a.callCtx(), a.ports(), name, raw)
+}
+
+// errAsksFirst: an operation the window confirms in a dialog, called
+// without its dialog.
+var errAsksFirst = errors.New("the window asks the user before this operation; call its own method")
+
+// ports are the window's back ends as the wire dispatches them.
+func (a *App) ports() host.Ports {
+	return host.Ports{
+		Documents: a.docs, Memory: a.memory, Notes: a.notes, Settings: a.settings,
+		Models: a.models, Conversations: a.conversations, Batches: a.batches, MCP: a.mcp,
+		Evolution: a.evolution, Skills: a.skills, Calls: a.calls,
+	}
+}

@@ -95,6 +95,8 @@ export function NotesFolder():Promise<string>;
 
 export function NotesTree(arg1:string):Promise<protocol.NoteFolder>;
 
+export function Op(arg1:string,arg2:Array<any>):Promise<any>;
+
 export function PauseBatch(arg1:string):Promise<protocol.Batch>;
 
 export function PreviewWrite(arg1:string,arg2:string):Promise<protocol.WritePreview>;
