@@ -2344,7 +2344,8 @@ func (a *App) Op(name string, args []any) (any, error) {
 		}
 		raw[i] = b
 	}
-	return wire.Call(a.callCtx(), a.ports(), name, raw)
+	res, err := wire.Call(a.callCtx(), a.ports(), name, raw)
+	return res, spoken(err)
 }
 
 // errAsksFirst: an operation the window confirms in a dialog, called

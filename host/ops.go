@@ -68,6 +68,8 @@ func offWire(name string) string {
 // operation name ("" for none).
 func confirmedBy(name string) string {
 	switch name {
+	case "Notes.Undo":
+		return "UndoChange"
 	case "Notes.UndoAll":
 		return "UndoConversation"
 	case "Batches.Apply":

@@ -39,7 +39,7 @@ func TestEveryPortMethodIsAnOperationOrSaysWhyNot(t *testing.T) {
 // TestConfirmedOperationsNameTheirDialog: the operations the window asks
 // about first name the bound method that asks.
 func TestConfirmedOperationsNameTheirDialog(t *testing.T) {
-	want := map[string]string{"Batches.Apply": "ApplyBatch", "Evolution.Approve": "ApproveCandidate", "Notes.Tree": ""}
+	want := map[string]string{"Batches.Apply": "ApplyBatch", "Evolution.Approve": "ApproveCandidate", "Notes.Undo": "UndoChange", "Notes.Tree": ""}
 	w := host.NewWire()
 	for name, confirm := range want {
 		op, ok := w.Op(name)

@@ -2677,6 +2677,7 @@ export type OpName = keyof Ops;
  * by the bound method that asks: the window's Op refuses them.
  */
 export const OP_CONFIRMED: Partial<Record<OpName, string>> = {
+  'Notes.Undo': 'UndoChange',
   'Notes.UndoAll': 'UndoConversation',
   'Batches.Apply': 'ApplyBatch',
   'Batches.Undo': 'UndoBatch',
