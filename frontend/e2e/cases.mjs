@@ -477,12 +477,22 @@ function fakeWails({ speaks, notesDir = '/home/ann/Notes', dialog = [] }) {
         }),
         Cancel: bound('Cancel', () => {}),
         ReportView: bound('ReportView', (snap) => void window.__probe.push(snap), false),
-        Documents: bound('Documents', () => ({ embedder: 'ollama:nomic-embed-text', offline: false, roots: [], documents: docs, progress })),
-        IndexPaths: bound('IndexPaths', (paths) => window.__drop(paths)),
-        CancelIndexing: bound('CancelIndexing', () => {}),
-        RetryDocument: bound('RetryDocument', () => {}),
-        RemoveDocument: bound('RemoveDocument', () => {}),
-        DocumentSource: bound('DocumentSource', (path) => Promise.reject(`${path}: this file is not in the document index; drop it on the window to add it`)),
+        Questions: bound('Questions', () => []),
+        QuestionShown: bound('QuestionShown', () => {}),
+        // The ports' operations, as app.go's Op dispatches them (host.Wire):
+        // the documents panel's here; any other is not in this fake window.
+        Op: (name, args) => {
+          const ops = {
+            'Documents.State': () => ({ embedder: 'ollama:nomic-embed-text', offline: false, roots: [], documents: docs, progress }),
+            'Documents.Add': (paths) => window.__drop(paths),
+            'Documents.Cancel': () => {},
+            'Documents.Retry': () => {},
+            'Documents.Remove': () => {},
+            'Documents.Source': (path) => Promise.reject(`${path}: this file is not in the document index; drop it on the window to add it`),
+          };
+          if (!ops[name]) return Promise.reject(`${name} is not in this fake window`);
+          return bound(name, ops[name])(...args);
+        },
         // Like app.go: neither needs the handshake.
         NotesFolder: bound('NotesFolder', () => folder, false),
         ChooseNotesFolder: bound(
@@ -1698,7 +1708,7 @@ export const cases = [
       await page.evaluate(() => window.__drop(['relative/path']));
       await until(async () => ((await $(page, 'documents-error').textContent()) ?? '').includes('no such file or folder'), 'the drop error');
       const calls = await page.evaluate(() => window.__calls);
-      assert(calls.includes('Documents'), `the Documents binding was used, got ${JSON.stringify(calls)}`);
+      assert(calls.includes('Documents.State'), `the Documents.State operation was used, got ${JSON.stringify(calls)}`);
     },
   },
 
