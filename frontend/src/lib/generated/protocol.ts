@@ -2512,6 +2512,24 @@ export interface TodoPlan {
   items: TodoItem[] | null;
 }
 
+/** About is this Quire as the help drawer shows it. */
+export interface About {
+  /** the build's module version ("(devel)" from a source tree) */
+  version: string;
+  /** the host protocol it speaks (protocol.Version) */
+  protocol: string;
+  /** the Go release it was built with */
+  go: string;
+  /** the data folder: the log, the settings, memory */
+  dataDir: string;
+  /** "" until one is chosen */
+  notesDir: string;
+  /** the address Ollama is asked at */
+  ollama: string;
+  /** the chat model */
+  model: string;
+}
+
 /**
  * The operations of the host ports (host.Ports, host/ports.go), each
  * "Port.Method" with the Go method's parameters (the context left out) and
@@ -2555,6 +2573,9 @@ export interface Ops {
   'Notes.UndoAll': (session: string, ids: string[] | null) => UndoOutcome;
   /** Versions are Quire's version of the note a change wrote and the note now. */
   'Notes.Versions': (id: string) => NoteVersions;
+  /** About is what the help drawer says of this Quire: its build and
+   * where it keeps the user's things. */
+  'Settings.About': () => About;
   /** CheckOllama asks the address whether Ollama answers there, saving
    * nothing, within a few seconds. */
   'Settings.CheckOllama': (address: string) => OllamaCheck;
