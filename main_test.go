@@ -24,21 +24,22 @@ import (
 	"testing/fstest"
 	"time"
 
+	"quire/assembly"
 	"quire/config"
 	"quire/host/httpapi"
-	"quire/internal/app"
+	"quire/host/window"
 	"quire/internal/datadir"
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
 	"quire/kernel/store"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // openOwner assembles the parts over dataDir as the window does.
-func openOwner(t *testing.T, dataDir, ollamaURL string) *app.Parts {
+func openOwner(t *testing.T, dataDir, ollamaURL string) *assembly.Parts {
 	t.Helper()
 	cfg := config.Config{DataDir: dataDir, OllamaHost: ollamaURL, Model: "qwen3:4b", NumCtx: 4096}
-	p, err := app.Open(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), app.Owner)
+	p, err := assembly.Open(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), assembly.Owner)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func TestReplayRequestIsWhatTheModelReceived(t *testing.T) {
 		if code := run([]string{"replay", sess.ID, "-request", fmt.Sprint(n), "-data-dir", dir}, &out, &errOut); code != 0 {
 			t.Fatalf("replay -request %d: %s", n, errOut.String())
 		}
-		want, err := app.CanonicalJSON(got[n-1].Body)
+		want, err := assembly.CanonicalJSON(got[n-1].Body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -814,21 +815,20 @@ func TestASecondWindowBringsTheFirstToTheFront(t *testing.T) {
 	fake.AddModel(ollamatest.DefaultModel())
 	dir := t.TempDir()
 	cfg := config.Config{DataDir: dir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096}
-	p, err := app.OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), app.Owner, app.Extras{Kind: datadir.Window})
+	p, err := assembly.OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), assembly.Owner, assembly.Extras{Kind: datadir.Window})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
 	// The first window as runWindow wires it, with Wails' raise replaced.
-	first := newApp(p.Kernel(), p.Doctor, "", slog.New(slog.DiscardHandler))
 	raised := make(chan struct{}, 4)
-	first.raise = func(context.Context) { raised <- struct{}{} }
-	first.emit = func(context.Context, string, ...any) {}
+	_, first := window.New(window.Ports{Kernel: p.Kernel(), Doctor: p.Doctor}, "", slog.New(slog.DiscardHandler),
+		window.WithRaise(func(context.Context) { raised <- struct{}{} }), window.WithEvents(func(context.Context, string, ...any) {}, nil))
 	asked := make(chan struct{}, 1)
 	b := p.ServeBackend(t.Context(), "")
 	b.Show = func(ctx context.Context) error {
 		asked <- struct{}{}
-		return first.show(ctx)
+		return first.Show(ctx)
 	}
 	p.ServeLocal(t.Context(), b)
 
@@ -849,8 +849,8 @@ func TestASecondWindowBringsTheFirstToTheFront(t *testing.T) {
 	}
 	wctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	first.startup(wctx) // what Wails does once the window is up
-	defer first.shutdown(wctx)
+	first.Startup(wctx) // what Wails does once the window is up
+	defer first.Shutdown(wctx)
 	if c := <-code; c != 0 || !strings.Contains(errOut.String(), "Quire is already open in a window (process "+fmt.Sprint(os.Getpid())) ||
 		!strings.Contains(errOut.String(), "brought to the front") {
 		t.Errorf("the second window: exit %d, said %q", c, errOut.String())

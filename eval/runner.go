@@ -13,9 +13,9 @@ import (
 	"sync"
 	"time"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
+	"quire/test/ollamatest"
 )
 
 // Env is the world a Builder assembles a kernel in: everything lives under
@@ -57,7 +57,7 @@ type Instance struct {
 	Kernel protocol.Kernel
 	// Batches is the task queue (nil: none), for organise actions.
 	Batches Batches
-	// MCP is the MCP servers' manager (nil: none), for setup.mcp.
+	// MCP is the MCP servers' client (nil: none), for setup.mcp.
 	MCP   MCPServers
 	Close func()
 }
@@ -73,7 +73,7 @@ type Batches interface {
 }
 
 // Builder assembles the kernel a scenario runs against. The composition
-// root (app.EvalBuilder) gives its own
+// root (assembly.EvalBuilder) gives its own
 // wiring, so scenarios test what users run.
 type Builder func(ctx context.Context, env Env) (Instance, error)
 

@@ -20,7 +20,7 @@ const order = [
   'search-jump', 'export-md', 'citations', 'question-forget', 'question-long', 'secret', 'exfil',
   'early-words', 'empty-retry', 'settings', 'documents-embedder', 'changes-undo', 'branch-edit',
   'branch-regenerate', 'continue-killed', 'inspector', 'batch-review', 'evolution', 'comfort',
-  'mcp-tool', 'skills-settings',
+  'mcp-tool', 'skills-settings', 'settings-runner',
 ];
 
 const bySlug = new Map([...chat, ...setup, ...wails, ...tools, ...notes, ...documents, ...insight].map((c) => [c.slug, c]));

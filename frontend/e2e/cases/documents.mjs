@@ -89,10 +89,10 @@ export const cases = [
 
       // Retry is offered only on the failed one; Remove asks first, then the row goes.
       assert((await $(page, 'doc-retry').count()) === 1, 'one Retry');
-      const retried = recordPosts(page, /\/api\/documents\/retry$/);
+      const retried = recordPosts(page, /\/api\/op\/Documents\.Retry$/);
       await $(page, 'doc-retry').click();
       await until(() => retried.length === 1, 'the retry sent');
-      assert(retried[0].path === join(FX.panelDir, 'photo.txt'), `retry of the failed file, got ${JSON.stringify(retried)}`);
+      assert(retried[0][0] === join(FX.panelDir, 'photo.txt'), `retry of the failed file, got ${JSON.stringify(retried)}`);
       // Quire read it again, and failed it again for the same reason.
       await until(async () => {
         const d = (await (await api(base, '/api/documents')).json()).documents.find((x) => x.path === failed.path);

@@ -435,7 +435,7 @@ export const cases = [
       // The confirm fades in: its picture once it has.
       await $(page, 'confirm-dialog').evaluate((el) => Promise.all(el.parentElement.getAnimations().map((a) => a.finished)));
       await page.screenshot({ path: shot.replace(/\.png$/, '-confirm.png') });
-      const applies = recordPosts(page, /\/apply$/);
+      const applies = recordPosts(page, /\/api\/op\/Batches\.Apply$/);
       await $(page, 'confirm-delete').click();
       await until(async () => (await view.getAttribute('data-state')) === 'done', 'the batch applied');
       assert(applies.length === 1, `one apply, got ${applies.length}`);

@@ -380,7 +380,7 @@ export const cases = [
   },
 
   {
-    // The MCP server is internal/mcptest's, over stdio: the test binary run
+    // The MCP server is test/mcptest's, over stdio: the test binary run
     // again (test/e2e/mcp_test.go); its record tool is destructive.
     name: 'an MCP server added in Settings: its tools with their effects, a call of its write tool asked with the server, the tool and the full arguments, then its answer in the conversation',
     slug: 'mcp-tool',
