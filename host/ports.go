@@ -4,7 +4,9 @@
 // panel, the user's settings, the models screen and the health checks. The composition root
 // (assembly) hands hosts concrete parts that satisfy them. It also
 // holds what every host that asks the user shares (question.go): the board
-// of open permission questions and the log's account of how one closed.
+// of open permission questions and the log's account of how one closed;
+// and the operations a page calls (ops.go), derived from the ports in
+// Ports, so that an operation is declared only here.
 //
 // It speaks kernel/protocol and doctor's report only. It must never import
 // kernel/store, kernel/runtime, kernel/core, a provider, rag, library,
