@@ -227,6 +227,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	if x.Embedder != nil {
 		emb = x.Embedder(emb)
 	}
+	p.notes.useEmbedder(notesEmbedder(emb, chosenEmbedModel(cfg), embErr))
 	p.rag, err = rag.Open(ctx, st.DB(), emb, append(p.ragEmbedding(embErr), rag.WithLimits(docLimits(cfg.Documents)))...)
 	if err != nil {
 		log.Error("the document index could not be opened; search_docs is off", "err", err)
