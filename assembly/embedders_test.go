@@ -39,12 +39,33 @@ func embedFixture(t *testing.T, notes int) (fake *ollamatest.Server, dir, folder
 
 func openEmbedOwner(t *testing.T, dir, url, embedModel string, clock *testkit.Clock) (*Parts, host.Documents) {
 	t.Helper()
+	p := openEmbed(t, Owner, dir, url, embedModel, clock)
+	return p, p.Documents(t.Context())
+}
+
+// openEmbed opens the parts over dir in mode, with embedModel chosen and
+// the back-off timed by clock; the caller closes them.
+func openEmbed(t *testing.T, mode Mode, dir, url, embedModel string, clock *testkit.Clock) *Parts {
+	t.Helper()
 	cfg := config.Config{DataDir: dir, OllamaHost: url, Model: "qwen3:4b", NumCtx: 4096, EmbedModel: embedModel}
-	p, err := OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner, Extras{Now: clock.Now})
+	p, err := OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), mode, Extras{Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p, p.Documents(t.Context())
+	return p
+}
+
+// indexWithEmbedSmall is a first start that indexes the notes folder
+// with embed-small and ends once its vectors rank searches.
+func indexWithEmbedSmall(t *testing.T, fake *ollamatest.Server, dir, notes string, clock *testkit.Clock) {
+	t.Helper()
+	p, docs := openEmbedOwner(t, dir, fake.URL(), "embed-small", clock)
+	defer p.Close()
+	if err := docs.Add(t.Context(), []string{notes}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitIndexed(t, docs, 1)
+	waitInUse(t, docs, "ollama:embed-small")
 }
 
 // waitInUse waits until the documents panel says want ranks searches, with
@@ -157,12 +178,7 @@ func TestTheEmbeddingModelIsSeenCheckedAgainAndSwitched(t *testing.T) {
 func TestOllamaDownKeepsTheModelsVectors(t *testing.T) {
 	fake, dir, notes := embedFixture(t, 1)
 	clock := testkit.NewClock()
-	p, docs := openEmbedOwner(t, dir, fake.URL(), "embed-small", clock)
-	if err := docs.Add(t.Context(), []string{notes}); err != nil {
-		t.Fatal(err)
-	}
-	testkit.WaitIndexed(t, docs, 1)
-	p.Close()
+	indexWithEmbedSmall(t, fake, dir, notes, clock)
 	fake.Close() // Ollama stops
 
 	down, docs := openEmbedOwner(t, dir, fake.URL(), "embed-small", clock)
@@ -236,20 +252,10 @@ func TestTheSettingsScreenSwitchesTheEmbedder(t *testing.T) {
 func TestAReadersDoctorSaysWhatSearchRanksWith(t *testing.T) {
 	fake, dir, notes := embedFixture(t, 1)
 	clock := testkit.NewClock()
-	p, docs := openEmbedOwner(t, dir, fake.URL(), "embed-small", clock)
-	if err := docs.Add(t.Context(), []string{notes}); err != nil {
-		t.Fatal(err)
-	}
-	testkit.WaitIndexed(t, docs, 1)
-	waitInUse(t, docs, "ollama:embed-small")
-	p.Close()
+	indexWithEmbedSmall(t, fake, dir, notes, clock)
 
 	// The chosen model is now one Ollama does not have.
-	cfg := config.Config{DataDir: dir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, EmbedModel: "embed-large"}
-	r, err := OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Reader, Extras{Now: clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openEmbed(t, Reader, dir, fake.URL(), "embed-large", clock)
 	defer r.Close()
 	if c := embeddingLine(t, r); !strings.Contains(c.Detail, "search uses keywords and the vectors ollama:embed-small made before") {
 		t.Errorf("a reader's doctor: %+v", c)
@@ -265,20 +271,10 @@ func TestIndexFinishesAPendingSwitch(t *testing.T) {
 	fake, dir, notes := embedFixture(t, 1)
 	fake.AddModel(embedModel("embed-large", 48))
 	clock := testkit.NewClock()
-	p, docs := openEmbedOwner(t, dir, fake.URL(), "embed-small", clock)
-	if err := docs.Add(t.Context(), []string{notes}); err != nil {
-		t.Fatal(err)
-	}
-	testkit.WaitIndexed(t, docs, 1)
-	waitInUse(t, docs, "ollama:embed-small")
-	p.Close()
+	indexWithEmbedSmall(t, fake, dir, notes, clock)
 
 	// As `quire index` opens it: an owner, no documents panel.
-	cfg := config.Config{DataDir: dir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, EmbedModel: "embed-large"}
-	o, err := OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner, Extras{Now: clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := openEmbed(t, Owner, dir, fake.URL(), "embed-large", clock)
 	defer o.Close()
 	idx, err := o.Index(t.Context())
 	if err != nil {

@@ -16,7 +16,6 @@ import (
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/test/ollamatest"
-	"quire/test/testkit"
 )
 
 // TestAMoveAStopInterruptedIsPutBackAtStart: a relinking move a crash
@@ -46,22 +45,9 @@ func TestAMoveAStopInterruptedIsPutBackAtStart(t *testing.T) {
 	write("y.md", "and [[a]]\n")
 	var log bytes.Buffer
 	cfg := config.Config{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 8192, NotesDir: notesDir}
-	open := func() *Parts {
-		p, err := Open(t.Context(), config.NewStore(cfg), slog.New(slog.NewTextHandler(&log, nil)), Owner)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) {
-			return protocol.Answer{Allowed: true}, nil
-		})
-		return p
-	}
+	open := func() *Parts { return openAsking(t, cfg, slog.New(slog.NewTextHandler(&log, nil)), sayYes) }
 	p := open()
-	sess, _ := protocol.Run[protocol.Session](t.Context(), p.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "tidy"})
-	if _, err := protocol.Run[protocol.SendResult](t.Context(), p.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "look"}); err != nil {
-		t.Fatal(err)
-	}
-	testkit.WaitRuns(t, p.Kernel(), sess.ID, 1)
+	sess := say(t, p, "look")
 	p.Close()
 
 	// What the crash left: x.md rewritten, y.md's new text staged, the journal.
@@ -93,7 +79,7 @@ func TestAMoveAStopInterruptedIsPutBackAtStart(t *testing.T) {
 	if !strings.Contains(log.String(), "rolled back") || !strings.Contains(log.String(), "chg_stopped") {
 		t.Fatalf("the log does not say the move was rolled back:\n%s", log.String())
 	}
-	evs, err := p.Kernel().Events(t.Context(), sess.ID, 0)
+	evs, err := p.Kernel().Events(t.Context(), sess, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,21 +116,13 @@ func TestARelinkingMoveInAConversation(t *testing.T) {
 		}
 	}
 	cfg := config.Config{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 8192, NotesDir: notesDir}
-	p, err := Open(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
 	var asked []string
-	p.SetAsker(func(_ context.Context, q protocol.Question) (protocol.Answer, error) {
+	p := openAsking(t, cfg, slog.New(slog.DiscardHandler), func(ctx context.Context, q protocol.Question) (protocol.Answer, error) {
 		asked = append(asked, q.Descriptions...)
-		return protocol.Answer{Allowed: true}, nil
+		return sayYes(ctx, q)
 	})
-	sess, _ := protocol.Run[protocol.Session](t.Context(), p.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "tidy"})
-	if _, err := protocol.Run[protocol.SendResult](t.Context(), p.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "archive a"}); err != nil {
-		t.Fatal(err)
-	}
-	testkit.WaitRuns(t, p.Kernel(), sess.ID, 1)
+	defer p.Close()
+	say(t, p, "archive a")
 	if len(asked) != 1 || !strings.Contains(asked[0], "Move a.md → archive/z.md\nand updates 1 link in 1 note:") || !strings.Contains(asked[0], "+ see [[z]]") {
 		t.Fatalf("the question: %q", asked)
 	}

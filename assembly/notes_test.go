@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"quire/config"
+	"quire/host"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/test/ollamatest"
@@ -33,17 +34,8 @@ func TestUndoFromTheChangesList(t *testing.T) {
 	if err := os.WriteFile(plan, []byte("# Plan\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	open := func() *Parts {
-		cfg := config.Config{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, NotesDir: notesDir}
-		p, err := Open(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) {
-			return protocol.Answer{Allowed: true}, nil
-		})
-		return p
-	}
+	cfg := config.Config{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, NotesDir: notesDir}
+	open := func() *Parts { return openAsking(t, cfg, slog.New(slog.DiscardHandler), sayYes) }
 	s := open()
 	sess, _ := protocol.Run[protocol.Session](t.Context(), s.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "garden"})
 	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "add seeds"}); err != nil {
@@ -210,15 +202,27 @@ func TestUndoAllOfAConversation(t *testing.T) {
 func ownerSayingYes(t *testing.T, fake *ollamatest.Server, dataDir, notesDir string) *Parts {
 	t.Helper()
 	cfg := config.Config{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096, NotesDir: notesDir}
-	p, err := Open(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner)
+	p := openAsking(t, cfg, slog.New(slog.DiscardHandler), sayYes)
+	t.Cleanup(p.Close)
+	return p
+}
+
+// openAsking opens an Owner over cfg, logging to log, whose questions
+// asker answers. The caller closes it, so that a test can restart Quire
+// over the same folders.
+func openAsking(t *testing.T, cfg config.Config, log *slog.Logger, asker host.Asker) *Parts {
+	t.Helper()
+	p, err := Open(t.Context(), config.NewStore(cfg), log, Owner)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { p.Close() })
-	p.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) {
-		return protocol.Answer{Allowed: true}, nil
-	})
+	p.SetAsker(asker)
 	return p
+}
+
+// sayYes is the user who allows every call they are asked about.
+func sayYes(context.Context, protocol.Question) (protocol.Answer, error) {
+	return protocol.Answer{Allowed: true}, nil
 }
 
 // A note Quire made that was swapped since for a link out of the notes

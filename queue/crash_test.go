@@ -47,43 +47,42 @@ func TestMain(m *testing.M) { crashtest.Main(m, crashChildEnv, crashChild) }
 // each task ends, and "reviewing" (then exits) when the batch is there.
 func crashChild(spec string) {
 	dbPath, dir, _ := strings.Cut(spec, "|")
-	die := func(what string, err error) { fmt.Fprintln(os.Stderr, what+":", err); os.Exit(3) }
 	ctx := context.Background()
 	fake, err := ollamatest.Listen("127.0.0.1:0", script(fileUnder), ollamatest.WithDelay(modelDelay))
 	if err != nil {
-		die("fake ollama", err)
+		crashtest.Die("fake ollama", err)
 	}
 	fake.AddModel(ollamatest.DefaultModel())
 	st, err := store.Open(ctx, dbPath)
 	if err != nil {
-		die("store", err)
+		crashtest.Die("store", err)
 	}
 	root, err := notes.Open(dir)
 	if err != nil {
-		die("notes", err)
+		crashtest.Die("notes", err)
 	}
 	q, err := queue.Open(ctx, st.DB(), rootNotes{root}, queue.WithWorkers(2))
 	if err != nil {
-		die("queue", err)
+		crashtest.Die("queue", err)
 	}
 	u, _ := url.Parse(fake.URL())
 	rt := runtime.New(st, ollama.New(u, &http.Client{}), runtime.Settings{Model: testkit.Model, NumCtx: 8192, Profile: tool.Minimal},
 		runtime.WithTools(q.WorkerTools(queue.ToolsFunc(func() []tool.Tool { return notes.Tools(root, nil) }))), runtime.WithSessionKind(event.SessionWorker))
 	if err := rt.Start(ctx); err != nil {
-		die("runtime", err)
+		crashtest.Die("runtime", err)
 	}
 	out := bufio.NewWriter(os.Stdout)
 	stream := q.Watch(ctx)
 	if err := q.Attach(ctx, rt); err != nil {
-		die("attach", err)
+		crashtest.Die("attach", err)
 	}
 	list, err := q.List(ctx)
 	if err != nil {
-		die("list", err)
+		crashtest.Die("list", err)
 	}
 	if len(list) == 0 {
 		if _, err := q.Start(ctx, "inbox"); err != nil {
-			die("start", err)
+			crashtest.Die("start", err)
 		}
 	}
 	for p := range stream {

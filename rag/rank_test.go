@@ -3,6 +3,7 @@ package rag
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -90,29 +91,17 @@ func TestParseMode(t *testing.T) {
 // names the query's words would fill the list; it keeps two of the first
 // five places when other notes match, and all of them when none does.
 func TestOneFileTakesAtMostTwoOfTheTopFive(t *testing.T) {
-	dir := t.TempDir()
-	root := filepath.Join(dir, "notes")
-	var long strings.Builder
-	long.WriteString("# Beekeeping\n\n")
-	for i := range 8 {
-		// Sections apart (a paragraph between that does not match), so
-		// they are passages that do not touch.
-		fmt.Fprintf(&long, "## Hive %d\n\n%s\n\n## Weather %d\n\n%s\n\n", i, strings.Repeat("Honey bees in the hive make honey. ", 10),
-			i, strings.Repeat("Rain and wind all week long. ", 20))
-	}
-	write(t, filepath.Join(root, "bees.md"), long.String())
-	write(t, filepath.Join(root, "garden.md"), "# Garden\n\nBees visit the lavender; honey comes later.\n")
-	write(t, filepath.Join(root, "shop.md"), "# Shopping\n\nBuy honey at the market.\n")
-	write(t, filepath.Join(root, "tea.md"), "# Tea\n\nA spoon of honey in the tea.\n")
-	ix := openIndex(t, openDB(t, dir), nil, WithChunkSize(600))
-	index(t, ix, root)
+	ix := indexNotes(t, map[string]string{
+		"bees.md": sectioned("Beekeeping", 8,
+			section{"Hive", strings.Repeat("Honey bees in the hive make honey. ", 10)},
+			section{"Weather", strings.Repeat("Rain and wind all week long. ", 20)}),
+		"garden.md": "# Garden\n\nBees visit the lavender; honey comes later.\n",
+		"shop.md":   "# Shopping\n\nBuy honey at the market.\n",
+		"tea.md":    "# Tea\n\nA spoon of honey in the tea.\n",
+	})
 	hits := search(t, ix, "honey bees hive", 8)
-	perFile := map[string]int{}
-	for _, h := range hits[:min(5, len(hits))] {
-		perFile[h.Name]++
-	}
-	if perFile["notes/bees.md"] != 2 || perFile["notes/garden.md"] != 1 || perFile["notes/shop.md"] != 1 || perFile["notes/tea.md"] != 1 {
-		t.Errorf("top five by file %v; want bees.md 2 and one each of garden.md, shop.md, tea.md", perFile)
+	if got := byFile(hits[:min(5, len(hits))]); !maps.Equal(got, map[string]int{"notes/bees.md": 2, "notes/garden.md": 1, "notes/shop.md": 1, "notes/tea.md": 1}) {
+		t.Errorf("top five by file %v; want bees.md 2 and one each of garden.md, shop.md, tea.md", got)
 	}
 	if hits[0].Name != "notes/bees.md" {
 		t.Errorf("the best passage moved: %s first", hits[0].Name)
@@ -139,41 +128,65 @@ func TestOneFileTakesAtMostTwoOfTheTopFive(t *testing.T) {
 // arrangement first reads; the other files that match still take their
 // places in the top five (an outside test found all ten hits from one note).
 func TestALongNoteDoesNotHideTheOthers(t *testing.T) {
-	dir := t.TempDir()
-	root := filepath.Join(dir, "notes")
-	var long strings.Builder
-	long.WriteString("# White matter\n\n")
-	for i := range 40 {
-		fmt.Fprintf(&long, "## Tract %d\n\n%s\n\n## Aside %d\n\n%s\n\n", i, strings.Repeat("White matter tracts and white matter lesions. ", 8),
-			i, strings.Repeat("Nothing to see in this paragraph at all. ", 16))
-	}
-	write(t, filepath.Join(root, "many.md"), long.String())
-	write(t, filepath.Join(root, "scan.md"), "# Scan\n\nThe scan showed changes in the white matter.\n")
-	write(t, filepath.Join(root, "atlas.md"), "# Atlas\n\nAn atlas of grey and white matter.\n")
-	ix := openIndex(t, openDB(t, dir), nil, WithChunkSize(600))
-	index(t, ix, root)
-	hits := search(t, ix, "white matter", 5)
-	perFile := map[string]int{}
-	for _, h := range hits {
-		perFile[h.Name]++
-	}
+	ix := indexNotes(t, map[string]string{
+		"many.md": sectioned("White matter", 40,
+			section{"Tract", strings.Repeat("White matter tracts and white matter lesions. ", 8)},
+			section{"Aside", strings.Repeat("Nothing to see in this paragraph at all. ", 16)}),
+		"scan.md":  "# Scan\n\nThe scan showed changes in the white matter.\n",
+		"atlas.md": "# Atlas\n\nAn atlas of grey and white matter.\n",
+	})
 	// Two places each is four: the fifth is the long note's third, since
 	// only three files match.
-	if perFile["notes/many.md"] != 3 || perFile["notes/scan.md"] != 1 || perFile["notes/atlas.md"] != 1 {
-		t.Errorf("top five by file %v; want scan.md, atlas.md and three of many.md", perFile)
+	if got := byFile(search(t, ix, "white matter", 5)); !maps.Equal(got, map[string]int{"notes/many.md": 3, "notes/scan.md": 1, "notes/atlas.md": 1}) {
+		t.Errorf("top five by file %v; want scan.md, atlas.md and three of many.md", got)
 	}
+}
+
+// indexNotes indexes a folder "notes" holding files (name to text), in
+// passages of at most 600 bytes so that a long note is many of them.
+func indexNotes(t *testing.T, files map[string]string) *Index {
+	t.Helper()
+	dir := t.TempDir()
+	root := filepath.Join(dir, "notes")
+	for name, text := range files {
+		write(t, filepath.Join(root, name), text)
+	}
+	ix := openIndex(t, openDB(t, dir), nil, WithChunkSize(600))
+	index(t, ix, root)
+	return ix
+}
+
+// section is a heading (numbered in the note) and its text.
+type section struct{ heading, text string }
+
+// sectioned is a note of n sections that match a query, each followed by
+// an aside that does not, so that the matching passages never touch.
+func sectioned(title string, n int, match, aside section) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", title)
+	for i := range n {
+		fmt.Fprintf(&b, "## %s %d\n\n%s\n\n## %s %d\n\n%s\n\n", match.heading, i, match.text, aside.heading, i, aside.text)
+	}
+	return b.String()
+}
+
+// byFile counts the hits of each file.
+func byFile(hits []Hit) map[string]int {
+	n := map[string]int{}
+	for _, h := range hits {
+		n[h.Name]++
+	}
+	return n
 }
 
 // TestAdjacentPassagesMergeIntoOneCitation: two chunks of one section that
 // both match are one citation with the joined lines, not two.
 func TestAdjacentPassagesMergeIntoOneCitation(t *testing.T) {
-	dir := t.TempDir()
-	root := filepath.Join(dir, "notes")
 	para := strings.Repeat("The lighthouse keeper logs every ship. ", 12)
-	write(t, filepath.Join(root, "log.md"), "# Lighthouse\n\n"+para+"\n\n"+para+"\n\n"+para+"\n")
-	write(t, filepath.Join(root, "other.md"), "# Other\n\nA lighthouse on the coast.\n")
-	ix := openIndex(t, openDB(t, dir), nil, WithChunkSize(600))
-	index(t, ix, root)
+	ix := indexNotes(t, map[string]string{
+		"log.md":   "# Lighthouse\n\n" + para + "\n\n" + para + "\n\n" + para + "\n",
+		"other.md": "# Other\n\nA lighthouse on the coast.\n",
+	})
 	if n := count(t, ix.db, `SELECT count(*) FROM rag_chunks c JOIN rag_files f ON f.id = c.file_id WHERE f.path LIKE '%log.md'`); n < 2 {
 		t.Fatalf("log.md is %d chunk(s); the test needs several", n)
 	}

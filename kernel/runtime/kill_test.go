@@ -63,16 +63,12 @@ func markerTool(name, marker string, block bool, ran func(line string)) *fakeToo
 // written its marker line and "result <payload>" for each tool result it
 // logs, and waits to be killed.
 func killChild(spec string) {
-	fail := func(what string, err error) {
-		fmt.Fprintln(os.Stderr, "kill child:", what+":", err)
-		os.Exit(3)
-	}
 	parts := strings.Split(spec, "|")
 	db, marker, calls := parts[0], parts[1], parts[2]
 	ctx := context.Background()
 	fake, err := ollamatest.Listen("127.0.0.1:0")
 	if err != nil {
-		fail("fake ollama", err)
+		crashtest.Die("fake ollama", err)
 	}
 	fake.AddModel(ollamatest.DefaultModel())
 	if calls == "two" {
@@ -82,7 +78,7 @@ func killChild(spec string) {
 	}
 	st, err := store.Open(ctx, db)
 	if err != nil {
-		fail("open store", err)
+		crashtest.Die("open store", err)
 	}
 	u, _ := url.Parse(fake.URL())
 	out := make(chan string, 16)
@@ -91,7 +87,7 @@ func killChild(spec string) {
 		withTools(markerTool("quick_append", marker, false, ran), markerTool("append_line", marker, true, ran)),
 		runtime.WithFlushEvery(5*time.Millisecond))
 	if err := rt.Start(ctx); err != nil {
-		fail("start", err)
+		crashtest.Die("start", err)
 	}
 	rt.Subscribe(func(u protocol.Update) {
 		for _, e := range u.Events {
@@ -102,11 +98,11 @@ func killChild(spec string) {
 	})
 	s, err := protocol.Run[protocol.Session](ctx, rt, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "killed"})
 	if err != nil {
-		fail("create session", err)
+		crashtest.Die("create session", err)
 	}
 	fmt.Println(s.ID)
 	if _, err := protocol.Run[protocol.SendResult](ctx, rt, "", protocol.SendMessage, protocol.SendMessagePayload{Session: s.ID, Text: "append two lines"}); err != nil {
-		fail("send", err)
+		crashtest.Die("send", err)
 	}
 	for {
 		select {

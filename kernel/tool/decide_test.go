@@ -18,121 +18,63 @@ import (
 // fails here too.
 func TestDecideMatchesThePolicyTable(t *testing.T) {
 	t.Parallel()
+	// One row an effect set, one column a profile, so each cell reads
+	// against its neighbours the way the policy above is stated.
 	table := []struct {
-		effects Effect
-		profile Profile
-		want    Decision
+		effects             Effect
+		minimal, ask, write Decision
 	}{
-		{0, "minimal", Allow},
-		{0, "ask", Allow},
-		{0, "write", Allow},
-		{ReadFs, "minimal", Allow},
-		{ReadFs, "ask", Allow},
-		{ReadFs, "write", Allow},
-		{WriteFs, "minimal", Deny},
-		{WriteFs, "ask", Ask},
-		{WriteFs, "write", Allow},
-		{ReadFs | WriteFs, "minimal", Deny},
-		{ReadFs | WriteFs, "ask", Ask},
-		{ReadFs | WriteFs, "write", Allow},
-		{Net, "minimal", Deny},
-		{Net, "ask", Ask},
-		{Net, "write", Ask},
-		{ReadFs | Net, "minimal", Deny},
-		{ReadFs | Net, "ask", Ask},
-		{ReadFs | Net, "write", Ask},
-		{WriteFs | Net, "minimal", Deny},
-		{WriteFs | Net, "ask", Ask},
-		{WriteFs | Net, "write", Ask},
-		{ReadFs | WriteFs | Net, "minimal", Deny},
-		{ReadFs | WriteFs | Net, "ask", Ask},
-		{ReadFs | WriteFs | Net, "write", Ask},
-		{Exec, "minimal", Deny},
-		{Exec, "ask", Ask},
-		{Exec, "write", Ask},
-		{ReadFs | Exec, "minimal", Deny},
-		{ReadFs | Exec, "ask", Ask},
-		{ReadFs | Exec, "write", Ask},
-		{WriteFs | Exec, "minimal", Deny},
-		{WriteFs | Exec, "ask", Ask},
-		{WriteFs | Exec, "write", Ask},
-		{ReadFs | WriteFs | Exec, "minimal", Deny},
-		{ReadFs | WriteFs | Exec, "ask", Ask},
-		{ReadFs | WriteFs | Exec, "write", Ask},
-		{Net | Exec, "minimal", Deny},
-		{Net | Exec, "ask", Ask},
-		{Net | Exec, "write", Ask},
-		{ReadFs | Net | Exec, "minimal", Deny},
-		{ReadFs | Net | Exec, "ask", Ask},
-		{ReadFs | Net | Exec, "write", Ask},
-		{WriteFs | Net | Exec, "minimal", Deny},
-		{WriteFs | Net | Exec, "ask", Ask},
-		{WriteFs | Net | Exec, "write", Ask},
-		{ReadFs | WriteFs | Net | Exec, "minimal", Deny},
-		{ReadFs | WriteFs | Net | Exec, "ask", Ask},
-		{ReadFs | WriteFs | Net | Exec, "write", Ask},
-		{WriteMemory, "minimal", Deny},
-		{WriteMemory, "ask", Ask},
-		{WriteMemory, "write", Ask},
-		{ReadFs | WriteMemory, "minimal", Deny},
-		{ReadFs | WriteMemory, "ask", Ask},
-		{ReadFs | WriteMemory, "write", Ask},
-		{WriteFs | WriteMemory, "minimal", Deny},
-		{WriteFs | WriteMemory, "ask", Ask},
-		{WriteFs | WriteMemory, "write", Ask},
-		{ReadFs | WriteFs | WriteMemory, "minimal", Deny},
-		{ReadFs | WriteFs | WriteMemory, "ask", Ask},
-		{ReadFs | WriteFs | WriteMemory, "write", Ask},
-		{Net | WriteMemory, "minimal", Deny},
-		{Net | WriteMemory, "ask", Ask},
-		{Net | WriteMemory, "write", Ask},
-		{ReadFs | Net | WriteMemory, "minimal", Deny},
-		{ReadFs | Net | WriteMemory, "ask", Ask},
-		{ReadFs | Net | WriteMemory, "write", Ask},
-		{WriteFs | Net | WriteMemory, "minimal", Deny},
-		{WriteFs | Net | WriteMemory, "ask", Ask},
-		{WriteFs | Net | WriteMemory, "write", Ask},
-		{ReadFs | WriteFs | Net | WriteMemory, "minimal", Deny},
-		{ReadFs | WriteFs | Net | WriteMemory, "ask", Ask},
-		{ReadFs | WriteFs | Net | WriteMemory, "write", Ask},
-		{Exec | WriteMemory, "minimal", Deny},
-		{Exec | WriteMemory, "ask", Ask},
-		{Exec | WriteMemory, "write", Ask},
-		{ReadFs | Exec | WriteMemory, "minimal", Deny},
-		{ReadFs | Exec | WriteMemory, "ask", Ask},
-		{ReadFs | Exec | WriteMemory, "write", Ask},
-		{WriteFs | Exec | WriteMemory, "minimal", Deny},
-		{WriteFs | Exec | WriteMemory, "ask", Ask},
-		{WriteFs | Exec | WriteMemory, "write", Ask},
-		{ReadFs | WriteFs | Exec | WriteMemory, "minimal", Deny},
-		{ReadFs | WriteFs | Exec | WriteMemory, "ask", Ask},
-		{ReadFs | WriteFs | Exec | WriteMemory, "write", Ask},
-		{Net | Exec | WriteMemory, "minimal", Deny},
-		{Net | Exec | WriteMemory, "ask", Ask},
-		{Net | Exec | WriteMemory, "write", Ask},
-		{ReadFs | Net | Exec | WriteMemory, "minimal", Deny},
-		{ReadFs | Net | Exec | WriteMemory, "ask", Ask},
-		{ReadFs | Net | Exec | WriteMemory, "write", Ask},
-		{WriteFs | Net | Exec | WriteMemory, "minimal", Deny},
-		{WriteFs | Net | Exec | WriteMemory, "ask", Ask},
-		{WriteFs | Net | Exec | WriteMemory, "write", Ask},
-		{ReadFs | WriteFs | Net | Exec | WriteMemory, "minimal", Deny},
-		{ReadFs | WriteFs | Net | Exec | WriteMemory, "ask", Ask},
-		{ReadFs | WriteFs | Net | Exec | WriteMemory, "write", Ask},
+		{0, Allow, Allow, Allow},
+		{ReadFs, Allow, Allow, Allow},
+		{WriteFs, Deny, Ask, Allow},
+		{ReadFs | WriteFs, Deny, Ask, Allow},
+		{Net, Deny, Ask, Ask},
+		{ReadFs | Net, Deny, Ask, Ask},
+		{WriteFs | Net, Deny, Ask, Ask},
+		{ReadFs | WriteFs | Net, Deny, Ask, Ask},
+		{Exec, Deny, Ask, Ask},
+		{ReadFs | Exec, Deny, Ask, Ask},
+		{WriteFs | Exec, Deny, Ask, Ask},
+		{ReadFs | WriteFs | Exec, Deny, Ask, Ask},
+		{Net | Exec, Deny, Ask, Ask},
+		{ReadFs | Net | Exec, Deny, Ask, Ask},
+		{WriteFs | Net | Exec, Deny, Ask, Ask},
+		{ReadFs | WriteFs | Net | Exec, Deny, Ask, Ask},
+		{WriteMemory, Deny, Ask, Ask},
+		{ReadFs | WriteMemory, Deny, Ask, Ask},
+		{WriteFs | WriteMemory, Deny, Ask, Ask},
+		{ReadFs | WriteFs | WriteMemory, Deny, Ask, Ask},
+		{Net | WriteMemory, Deny, Ask, Ask},
+		{ReadFs | Net | WriteMemory, Deny, Ask, Ask},
+		{WriteFs | Net | WriteMemory, Deny, Ask, Ask},
+		{ReadFs | WriteFs | Net | WriteMemory, Deny, Ask, Ask},
+		{Exec | WriteMemory, Deny, Ask, Ask},
+		{ReadFs | Exec | WriteMemory, Deny, Ask, Ask},
+		{WriteFs | Exec | WriteMemory, Deny, Ask, Ask},
+		{ReadFs | WriteFs | Exec | WriteMemory, Deny, Ask, Ask},
+		{Net | Exec | WriteMemory, Deny, Ask, Ask},
+		{ReadFs | Net | Exec | WriteMemory, Deny, Ask, Ask},
+		{WriteFs | Net | Exec | WriteMemory, Deny, Ask, Ask},
+		{ReadFs | WriteFs | Net | Exec | WriteMemory, Deny, Ask, Ask},
 	}
 	seen := map[string]bool{}
-	for _, c := range table {
-		key := fmt.Sprintf("%s under %s", c.effects, c.profile)
-		if seen[key] {
-			t.Fatalf("the table lists %s twice", key)
-		}
-		seen[key] = true
-		t.Run(key, func(t *testing.T) {
-			t.Parallel()
-			if got := Decide(c.effects, c.profile); got != c.want {
-				t.Errorf("Decide(%s, %q) = %s, want %s", c.effects, c.profile, got, c.want)
+	for _, row := range table {
+		for _, c := range []struct {
+			profile Profile
+			want    Decision
+		}{{"minimal", row.minimal}, {"ask", row.ask}, {"write", row.write}} {
+			key := fmt.Sprintf("%s under %s", row.effects, c.profile)
+			if seen[key] {
+				t.Fatalf("the table lists %s twice", key)
 			}
-		})
+			seen[key] = true
+			t.Run(key, func(t *testing.T) {
+				t.Parallel()
+				if got := Decide(row.effects, c.profile); got != c.want {
+					t.Errorf("Decide(%s, %q) = %s, want %s", row.effects, c.profile, got, c.want)
+				}
+			})
+		}
 	}
 	if len(seen) != 96 {
 		t.Fatalf("the table has %d distinct cells, want 96", len(seen))

@@ -12,6 +12,7 @@ package crashtest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -40,6 +41,14 @@ func Main(m *testing.M, env string, child func(spec string)) {
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
+}
+
+// Die ends a child that cannot go on: it writes what failed and why on its
+// standard error, which the test shows when the child ends unkilled
+// (Line, Kill), and exits with status 3, never one a kill gives.
+func Die(what string, err error) {
+	fmt.Fprintln(os.Stderr, what+":", err)
+	os.Exit(3)
 }
 
 // Crash is one crash test: its children, its random source and its kills.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/url"
 	"reflect"
 	"runtime"
@@ -15,6 +14,7 @@ import (
 	"quire/kernel/provider"
 	"quire/kernel/provider/ollama"
 	"quire/test/ollamatest"
+	"quire/test/providertest"
 )
 
 // fake starts a fake Ollama with the default qwen3:4b model and returns it
@@ -35,33 +35,6 @@ func mustHost(t *testing.T, s string) *url.URL {
 	return u
 }
 
-// closedPort is an address where nothing listens.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "http://" + addr
-}
-
-func hello(model string) provider.Request {
-	return provider.Request{Model: model, Messages: []provider.Message{{Role: provider.RoleUser, Content: "hello"}}}
-}
-
-// collect runs Stream and returns the chunks delivered and its error.
-func collect(t *testing.T, ctx context.Context, p *ollama.Provider, req provider.Request) ([]provider.Chunk, error) {
-	t.Helper()
-	var got []provider.Chunk
-	err := p.Stream(ctx, req, func(c provider.Chunk) error {
-		got = append(got, c)
-		return nil
-	})
-	return got, err
-}
-
 func TestStreamDeliversThinkingContentToolCallsAndUsage(t *testing.T) {
 	t.Parallel()
 	srv, p := fake(t)
@@ -78,9 +51,9 @@ func TestStreamDeliversThinkingContentToolCallsAndUsage(t *testing.T) {
 	})
 
 	// Ollama hands on only calls to tools the request declares.
-	req := hello("qwen3:4b")
+	req := providertest.Hello("qwen3:4b")
 	req.Tools = []provider.ToolSpec{{Name: "search_notes"}, {Name: "list_notes"}}
-	got, err := collect(t, t.Context(), p, req)
+	got, err := providertest.Chunks(t.Context(), p, req)
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
@@ -118,9 +91,9 @@ func TestStreamSendsTruncateFalseAndNumCtx(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv, p := fake(t)
-			req := hello("qwen3:4b")
+			req := providertest.Hello("qwen3:4b")
 			req.ContextLen, req.NumPredict = tc.contextLen, tc.numPredict
-			if _, err := collect(t, t.Context(), p, req); err != nil {
+			if _, err := providertest.Chunks(t.Context(), p, req); err != nil {
 				t.Fatal(err)
 			}
 			body := lastBody(t, srv)
@@ -163,9 +136,9 @@ func TestStreamSendsTemperatureAndThink(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv, p := fake(t)
-			req := hello("qwen3:4b")
+			req := providertest.Hello("qwen3:4b")
 			req.Temperature, req.Think = tc.temperature, tc.think
-			if _, err := collect(t, t.Context(), p, req); err != nil {
+			if _, err := providertest.Chunks(t.Context(), p, req); err != nil {
 				t.Fatal(err)
 			}
 			body := lastBody(t, srv)
@@ -226,7 +199,7 @@ func TestStreamTranslatesHistoryAndTools(t *testing.T) {
 			Name: "list_notes",
 		}},
 	}
-	if _, err := collect(t, t.Context(), p, req); err != nil {
+	if _, err := providertest.Chunks(t.Context(), p, req); err != nil {
 		t.Fatal(err)
 	}
 	body := lastBody(t, srv)
@@ -279,9 +252,9 @@ func TestStreamTranslatesHistoryAndTools(t *testing.T) {
 func TestStreamRefusesSchemaOllamaCannotTake(t *testing.T) {
 	t.Parallel()
 	srv, p := fake(t)
-	req := hello("qwen3:4b")
+	req := providertest.Hello("qwen3:4b")
 	req.Tools = []provider.ToolSpec{{Name: "bad", Parameters: map[string]any{"type": 7}}}
-	_, err := collect(t, t.Context(), p, req)
+	_, err := providertest.Chunks(t.Context(), p, req)
 	if !errors.Is(err, provider.ErrRejected) || !strings.Contains(err.Error(), `"bad"`) {
 		t.Errorf("err = %v; want ErrRejected naming the tool", err)
 	}
@@ -306,7 +279,7 @@ func TestStreamFailures(t *testing.T) {
 		{
 			name:    "tools offered to a model without them",
 			install: &ollamatest.Model{Name: "gemma:2b"},
-			req: provider.Request{Model: "gemma:2b", Messages: hello("gemma:2b").Messages,
+			req: provider.Request{Model: "gemma:2b", Messages: providertest.Hello("gemma:2b").Messages,
 				Tools: []provider.ToolSpec{{Name: "list_notes", Description: "List notes.", Parameters: map[string]any{"type": "object"}}}},
 			want:     provider.ErrRejected,
 			also:     provider.ErrNoTools,
@@ -315,7 +288,7 @@ func TestStreamFailures(t *testing.T) {
 		{
 			name:     "error line: the runner stopped",
 			turn:     &ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailErrorLine}},
-			req:      hello("qwen3:4b"),
+			req:      providertest.Hello("qwen3:4b"),
 			want:     provider.ErrServer,
 			also:     provider.ErrRunnerStopped,
 			wantText: []string{"model runner of Ollama", "unexpectedly stopped"},
@@ -325,7 +298,7 @@ func TestStreamFailures(t *testing.T) {
 			// (issue 32: Quire classed them as a plain server failure).
 			name:       "error line: the runner died mid-reply",
 			turn:       &ollamatest.Turn{Content: []string{"One ", "two "}, Fail: ollamatest.Failure{Kind: ollamatest.FailErrorLine, After: 2}},
-			req:        hello("qwen3:4b"),
+			req:        providertest.Hello("qwen3:4b"),
 			want:       provider.ErrServer,
 			also:       provider.ErrRunnerStopped,
 			wantText:   []string{"model runner of Ollama", "unexpected EOF"},
@@ -333,7 +306,7 @@ func TestStreamFailures(t *testing.T) {
 		},
 		{
 			name:     "model missing",
-			req:      hello("llama9:70b"),
+			req:      providertest.Hello("llama9:70b"),
 			want:     provider.ErrModelMissing,
 			wantText: []string{`"llama9:70b"`, "ollama pull llama9:70b", "model 'llama9:70b' not found"},
 		},
@@ -347,14 +320,14 @@ func TestStreamFailures(t *testing.T) {
 		{
 			name:     "scripted 400",
 			turn:     &ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailStatus, Status: 400, Message: "invalid message"}},
-			req:      hello("qwen3:4b"),
+			req:      providertest.Hello("qwen3:4b"),
 			want:     provider.ErrRejected,
 			wantText: []string{"invalid message"},
 		},
 		{
 			name:     "500 before the stream",
 			turn:     &ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailStatus, Status: 500, Message: "llama runner process has terminated"}},
-			req:      hello("qwen3:4b"),
+			req:      providertest.Hello("qwen3:4b"),
 			want:     provider.ErrServer,
 			also:     provider.ErrRunnerStopped,
 			wantText: []string{"llama runner process has terminated", "server log"},
@@ -362,7 +335,7 @@ func TestStreamFailures(t *testing.T) {
 		{
 			name:       "error line mid-stream",
 			turn:       &ollamatest.Turn{Content: []string{"One ", "two ", "three"}, Fail: ollamatest.Failure{Kind: ollamatest.FailErrorLine, After: 2, Message: "CUDA error: out of memory"}},
-			req:        hello("qwen3:4b"),
+			req:        providertest.Hello("qwen3:4b"),
 			want:       provider.ErrServer,
 			wantText:   []string{"CUDA error: out of memory"},
 			wantChunks: []provider.Chunk{{Content: "One "}, {Content: "two "}},
@@ -370,7 +343,7 @@ func TestStreamFailures(t *testing.T) {
 		{
 			name:       "connection dropped mid-stream",
 			turn:       &ollamatest.Turn{Content: []string{"One ", "two ", "three"}, Fail: ollamatest.Failure{Kind: ollamatest.FailDrop, After: 2}},
-			req:        hello("qwen3:4b"),
+			req:        providertest.Hello("qwen3:4b"),
 			want:       provider.ErrStreamBroken,
 			wantText:   []string{"before it finished"},
 			wantChunks: []provider.Chunk{{Content: "One "}, {Content: "two "}},
@@ -378,14 +351,14 @@ func TestStreamFailures(t *testing.T) {
 		{
 			name:       "connection dropped before the final chunk",
 			turn:       &ollamatest.Turn{Content: []string{"All ", "said."}, Fail: ollamatest.Failure{Kind: ollamatest.FailDrop, After: 2}},
-			req:        hello("qwen3:4b"),
+			req:        providertest.Hello("qwen3:4b"),
 			want:       provider.ErrStreamBroken,
 			wantChunks: []provider.Chunk{{Content: "All "}, {Content: "said."}},
 		},
 		{
 			name:     "connection dropped before answering",
 			turn:     &ollamatest.Turn{Content: []string{"never"}, Fail: ollamatest.Failure{Kind: ollamatest.FailDrop}},
-			req:      hello("qwen3:4b"),
+			req:      providertest.Hello("qwen3:4b"),
 			want:     provider.ErrStreamBroken,
 			wantText: []string{"before answering"},
 		},
@@ -399,7 +372,7 @@ func TestStreamFailures(t *testing.T) {
 			if tc.turn != nil {
 				srv.Script(*tc.turn)
 			}
-			got, err := collect(t, t.Context(), p, tc.req)
+			got, err := providertest.Chunks(t.Context(), p, tc.req)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v; want %v", err, tc.want)
 			}
@@ -432,7 +405,7 @@ func TestStreamCancelledMidStreamWrapsCause(t *testing.T) {
 	var got []provider.Chunk
 	done := make(chan error, 1)
 	go func() {
-		done <- p.Stream(ctx, hello("qwen3:4b"), func(c provider.Chunk) error {
+		done <- p.Stream(ctx, providertest.Hello("qwen3:4b"), func(c provider.Chunk) error {
 			got = append(got, c)
 			if len(got) == 2 {
 				cancel(errUserStop)
@@ -464,7 +437,7 @@ func TestStreamCancelledBeforeAnswerWrapsCause(t *testing.T) {
 	errDeadline := errors.New("step took too long")
 	ctx, cancel := context.WithTimeoutCause(t.Context(), 50*time.Millisecond, errDeadline)
 	defer cancel()
-	_, err := collect(t, ctx, p, hello("qwen3:4b"))
+	_, err := providertest.Chunks(ctx, p, providertest.Hello("qwen3:4b"))
 	if !errors.Is(err, errDeadline) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v; want it to wrap the cause and context.DeadlineExceeded", err)
 	}
@@ -481,7 +454,7 @@ func TestStreamCallbackErrorStopsStream(t *testing.T) {
 	srv.Script(ollamatest.Turn{Content: []string{"a", "b", "c"}})
 	errFull := errors.New("the log is full")
 	calls := 0
-	err := p.Stream(t.Context(), hello("qwen3:4b"), func(provider.Chunk) error {
+	err := p.Stream(t.Context(), providertest.Hello("qwen3:4b"), func(provider.Chunk) error {
 		calls++
 		return errFull
 	})
@@ -492,9 +465,9 @@ func TestStreamCallbackErrorStopsStream(t *testing.T) {
 
 func TestStreamOllamaNotRunning(t *testing.T) {
 	t.Parallel()
-	addr := closedPort(t)
+	addr := providertest.ClosedPort(t)
 	p := ollama.New(mustHost(t, addr), nil)
-	_, err := collect(t, t.Context(), p, hello("qwen3:4b"))
+	_, err := providertest.Chunks(t.Context(), p, providertest.Hello("qwen3:4b"))
 	if !errors.Is(err, provider.ErrUnavailable) {
 		t.Fatalf("err = %v; want ErrUnavailable", err)
 	}
@@ -508,7 +481,7 @@ func TestStreamOllamaNotRunning(t *testing.T) {
 func TestStreamEchoesWhenUnscripted(t *testing.T) {
 	t.Parallel()
 	_, p := fake(t)
-	got, err := collect(t, t.Context(), p, hello("qwen3:4b"))
+	got, err := providertest.Chunks(t.Context(), p, providertest.Hello("qwen3:4b"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -541,7 +514,7 @@ func TestStreamLineBuffer(t *testing.T) {
 			srv.Script(ollamatest.Turn{Content: tc.content})
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			got, err := collect(t, t.Context(), p, hello("qwen3:4b"))
+			got, err := providertest.Chunks(t.Context(), p, providertest.Hello("qwen3:4b"))
 			runtime.ReadMemStats(&after)
 			if err != nil {
 				t.Fatal(err)

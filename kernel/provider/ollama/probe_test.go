@@ -11,6 +11,7 @@ import (
 	"quire/kernel/provider"
 	"quire/kernel/provider/ollama"
 	"quire/test/ollamatest"
+	"quire/test/providertest"
 )
 
 func TestVersion(t *testing.T) {
@@ -154,7 +155,7 @@ func TestPull(t *testing.T) {
 
 func TestProbesWhenOllamaIsNotRunning(t *testing.T) {
 	t.Parallel()
-	p := ollama.New(mustHost(t, closedPort(t)), nil)
+	p := ollama.New(mustHost(t, providertest.ClosedPort(t)), nil)
 	ctx := t.Context()
 	for name, call := range map[string]func() error{
 		"Version":   func() error { _, err := p.Version(ctx); return err },

@@ -11,6 +11,7 @@ import (
 	"quire/kernel/provider"
 	"quire/kernel/provider/ollama"
 	"quire/test/ollamatest"
+	"quire/test/providertest"
 )
 
 // TestSetHostMovesEveryLaterRequest: after SetHost the chat, the probes
@@ -21,11 +22,11 @@ func TestSetHostMovesEveryLaterRequest(t *testing.T) {
 	first, p := fake(t)
 	second := ollamatest.New(t)
 	second.AddModel(ollamatest.DefaultModel())
-	if _, err := collect(t, t.Context(), p, hello("qwen3:4b")); err != nil {
+	if _, err := providertest.Chunks(t.Context(), p, providertest.Hello("qwen3:4b")); err != nil {
 		t.Fatal(err)
 	}
 	p.SetHost(mustHost(t, second.URL()))
-	if _, err := collect(t, t.Context(), p, hello("qwen3:4b")); err != nil {
+	if _, err := providertest.Chunks(t.Context(), p, providertest.Hello("qwen3:4b")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := p.Version(t.Context()); err != nil {
@@ -41,7 +42,7 @@ func TestSetHostMovesEveryLaterRequest(t *testing.T) {
 		t.Errorf("Host() = %q, want %q", got, want)
 	}
 
-	down := closedPort(t)
+	down := providertest.ClosedPort(t)
 	p.SetHost(mustHost(t, down))
 	_, err := p.Version(t.Context())
 	if !errors.Is(err, provider.ErrUnavailable) || !strings.Contains(err.Error(), strings.TrimPrefix(down, "http://")) {

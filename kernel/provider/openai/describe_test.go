@@ -5,6 +5,7 @@ import (
 
 	"quire/kernel/provider/openai"
 	"quire/test/ollamatest"
+	"quire/test/providertest"
 )
 
 // TestDescribeReadsWhatEachRunnerSays: each runner flavour's context
@@ -65,7 +66,7 @@ func TestDescribeReadsWhatEachRunnerSays(t *testing.T) {
 // error, as Models says it.
 func TestDescribeFailsOnlyWithTheList(t *testing.T) {
 	t.Parallel()
-	p := openai.New(mustBase(t, closedPort(t)), nil)
+	p := openai.New(mustBase(t, providertest.ClosedPort(t)), nil)
 	if _, err := p.Describe(t.Context()); err == nil {
 		t.Fatal("described a server that is not there")
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -16,6 +15,7 @@ import (
 	"quire/kernel/provider"
 	"quire/kernel/provider/openai"
 	"quire/test/ollamatest"
+	"quire/test/providertest"
 )
 
 // fake starts the fake server with the default qwen3:4b model and returns
@@ -36,30 +36,6 @@ func mustBase(t *testing.T, s string) *url.URL {
 	return u
 }
 
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "http://" + addr
-}
-
-func hello(model string) provider.Request {
-	return provider.Request{Model: model, Messages: []provider.Message{{Role: provider.RoleUser, Content: "hello"}}}
-}
-
-func collect(ctx context.Context, p *openai.Provider, req provider.Request) ([]provider.Chunk, error) {
-	var got []provider.Chunk
-	err := p.Stream(ctx, req, func(c provider.Chunk) error {
-		got = append(got, c)
-		return nil
-	})
-	return got, err
-}
-
 var noteTools = []provider.ToolSpec{
 	{Name: "create_note", Description: "Creates a note.", Parameters: map[string]any{"type": "object",
 		"properties": map[string]any{"path": map[string]any{"type": "string"}, "text": map[string]any{"type": "string"}}}},
@@ -71,7 +47,7 @@ func TestStreamTextThenDone(t *testing.T) {
 	t.Parallel()
 	srv, p := fake(t)
 	srv.Script(ollamatest.Turn{Thinking: []string{"hm"}, Content: []string{"Hello ", "world"}})
-	got, err := collect(t.Context(), p, hello("qwen3:4b"))
+	got, err := providertest.Chunks(t.Context(), p, providertest.Hello("qwen3:4b"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,9 +75,9 @@ func TestToolCallDeltasAssembled(t *testing.T) {
 		{ID: "call_a", Name: "create_note", Arguments: json.RawMessage(`{"path":"ideas/lamp.md","text":"a lamp"}`)},
 		{ID: "call_b", Name: "read_note", Arguments: json.RawMessage(`{"path":"inbox.md"}`)},
 	}})
-	req := hello("qwen3:4b")
+	req := providertest.Hello("qwen3:4b")
 	req.Tools = noteTools
-	got, err := collect(t.Context(), p, req)
+	got, err := providertest.Chunks(t.Context(), p, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +103,7 @@ func TestUsageFromIncludeUsage(t *testing.T) {
 	t.Parallel()
 	srv, p := fake(t)
 	srv.Script(ollamatest.Turn{Content: []string{"ok"}, PromptEvalCount: 42, EvalCount: 7})
-	got, err := collect(t.Context(), p, hello("qwen3:4b"))
+	got, err := providertest.Chunks(t.Context(), p, providertest.Hello("qwen3:4b"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,9 +123,9 @@ func TestReplyBoundIsMaxTokens(t *testing.T) {
 	t.Parallel()
 	srv, p := fake(t)
 	srv.Script(ollamatest.Turn{Content: []string{"again "}, Endless: true})
-	req := hello("qwen3:4b")
+	req := providertest.Hello("qwen3:4b")
 	req.NumPredict = 5
-	got, err := collect(t.Context(), p, req)
+	got, err := providertest.Chunks(t.Context(), p, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +151,7 @@ func TestReplayedRequestIsTheBodySent(t *testing.T) {
 			{Role: provider.RoleAssistant, ToolCalls: []provider.ToolCall{{ID: "call_1", Name: "create_note", Arguments: `{"path":"a.md","text":"x"}`}}},
 			{Role: provider.RoleTool, ToolName: "create_note", ToolCallID: "call_1", Content: "created a.md"},
 		}}
-	if _, err := collect(t.Context(), p, req); err != nil {
+	if _, err := providertest.Chunks(t.Context(), p, req); err != nil {
 		t.Fatal(err)
 	}
 	rebuilt, err := openai.RequestJSON(req)
@@ -207,29 +183,29 @@ func TestErrorClasses(t *testing.T) {
 		kinds []error
 		says  string
 	}{
-		{name: "model missing", req: hello("llama3.2:1b"), kinds: []error{provider.ErrModelMissing}, says: "does not have the model"},
+		{name: "model missing", req: providertest.Hello("llama3.2:1b"), kinds: []error{provider.ErrModelMissing}, says: "does not have the model"},
 		{name: "tools unsupported", setup: func(s *ollamatest.Server) {
 			s.AddModel(ollamatest.Model{Name: "gemma:2b", Capabilities: []string{"completion"}})
-		}, req: provider.Request{Model: "gemma:2b", Tools: noteTools, Messages: hello("").Messages},
+		}, req: provider.Request{Model: "gemma:2b", Tools: noteTools, Messages: providertest.Hello("").Messages},
 			kinds: []error{provider.ErrRejected, provider.ErrNoTools}, says: "cannot use tools"},
 		{name: "context exceeded", opts: []ollamatest.Option{ollamatest.WithLoadedContext(512)},
 			req:   provider.Request{Model: "qwen3:4b", Messages: []provider.Message{{Role: provider.RoleUser, Content: long}}},
 			kinds: []error{provider.ErrRejected}, says: "context length"},
 		{name: "server gone mid-stream", setup: func(s *ollamatest.Server) {
 			s.Script(ollamatest.Turn{Content: []string{"a ", "b ", "c"}, Fail: ollamatest.Failure{Kind: ollamatest.FailDrop, After: 2}})
-		}, req: hello("qwen3:4b"), kinds: []error{provider.ErrStreamBroken}, says: "before it finished"},
+		}, req: providertest.Hello("qwen3:4b"), kinds: []error{provider.ErrStreamBroken}, says: "before it finished"},
 		{name: "error event mid-stream", setup: func(s *ollamatest.Server) {
 			s.Script(ollamatest.Turn{Content: []string{"a ", "b "}, Fail: ollamatest.Failure{Kind: ollamatest.FailErrorLine, After: 1, Message: "CUDA error: out of memory"}})
-		}, req: hello("qwen3:4b"), kinds: []error{provider.ErrServer}, says: "failed while answering"},
+		}, req: providertest.Hello("qwen3:4b"), kinds: []error{provider.ErrServer}, says: "failed while answering"},
 		{name: "runner died mid-stream (Ollama at /v1)", setup: func(s *ollamatest.Server) {
 			s.Script(ollamatest.Turn{Content: []string{"a ", "b "}, Fail: ollamatest.Failure{Kind: ollamatest.FailErrorLine, After: 1}})
-		}, req: hello("qwen3:4b"), kinds: []error{provider.ErrServer, provider.ErrRunnerStopped}, says: "stopped while answering"},
+		}, req: providertest.Hello("qwen3:4b"), kinds: []error{provider.ErrServer, provider.ErrRunnerStopped}, says: "stopped while answering"},
 		{name: "busy", setup: func(s *ollamatest.Server) {
 			s.Script(ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailStatus, Status: http.StatusServiceUnavailable, Message: "loading model"}})
-		}, req: hello("qwen3:4b"), kinds: []error{provider.ErrOverloaded}, says: "busy"},
+		}, req: providertest.Hello("qwen3:4b"), kinds: []error{provider.ErrOverloaded}, says: "busy"},
 		{name: "server failed before answering", setup: func(s *ollamatest.Server) {
 			s.Script(ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailStatus}})
-		}, req: hello("qwen3:4b"), kinds: []error{provider.ErrServer}, says: "see its log"},
+		}, req: providertest.Hello("qwen3:4b"), kinds: []error{provider.ErrServer}, says: "see its log"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -238,7 +214,7 @@ func TestErrorClasses(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(srv)
 			}
-			_, err := collect(t.Context(), p, tt.req)
+			_, err := providertest.Chunks(t.Context(), p, tt.req)
 			for _, k := range tt.kinds {
 				if !errors.Is(err, k) {
 					t.Fatalf("error %v is not %v", err, k)
@@ -254,8 +230,8 @@ func TestErrorClasses(t *testing.T) {
 
 func TestNotRunningIsUnavailable(t *testing.T) {
 	t.Parallel()
-	p := openai.New(mustBase(t, closedPort(t)), nil)
-	_, err := collect(t.Context(), p, hello("qwen3:4b"))
+	p := openai.New(mustBase(t, providertest.ClosedPort(t)), nil)
+	_, err := providertest.Chunks(t.Context(), p, providertest.Hello("qwen3:4b"))
 	if !errors.Is(err, provider.ErrUnavailable) {
 		t.Fatalf("error %v, want ErrUnavailable", err)
 	}
@@ -268,7 +244,7 @@ func TestCancelWrapsTheCause(t *testing.T) {
 	srv.Script(ollamatest.Turn{Content: []string{"a "}, Fail: ollamatest.Failure{Kind: ollamatest.FailHang, After: 1}})
 	why := errors.New("the user pressed stop")
 	ctx, cancel := context.WithCancelCause(t.Context())
-	err := p.Stream(ctx, hello("qwen3:4b"), func(c provider.Chunk) error {
+	err := p.Stream(ctx, providertest.Hello("qwen3:4b"), func(c provider.Chunk) error {
 		cancel(why)
 		return nil
 	})
@@ -318,7 +294,7 @@ func TestModelsEmbedAndToolProbe(t *testing.T) {
 func TestDiscoverFindsTheGivenAddress(t *testing.T) {
 	t.Parallel()
 	srv, _ := fake(t)
-	found := openai.Discover(t.Context(), &http.Client{}, 2*time.Second, srv.URL()+"/v1", closedPort(t)+"/v1")
+	found := openai.Discover(t.Context(), &http.Client{}, 2*time.Second, srv.URL()+"/v1", providertest.ClosedPort(t)+"/v1")
 	var got *openai.Runner
 	for i, r := range found {
 		if r.Base == srv.URL()+"/v1" {
