@@ -40,39 +40,38 @@ func TestMain(m *testing.M) { crashtest.Main(m, crashChildEnv, crashChild) }
 // "fired", and cancels the batch so the next run may start.
 func crashChild(spec string) {
 	dbPath, dir, _ := strings.Cut(spec, "|")
-	die := func(what string, err error) { fmt.Fprintln(os.Stderr, what+":", err); os.Exit(3) }
 	ctx := context.Background()
 	fake, err := ollamatest.Listen("127.0.0.1:0", fileUnder())
 	if err != nil {
-		die("fake ollama", err)
+		crashtest.Die("fake ollama", err)
 	}
 	fake.AddModel(ollamatest.DefaultModel())
 	st, err := store.Open(ctx, dbPath)
 	if err != nil {
-		die("store", err)
+		crashtest.Die("store", err)
 	}
 	root, err := notes.Open(dir)
 	if err != nil {
-		die("notes", err)
+		crashtest.Die("notes", err)
 	}
 	q, err := queue.Open(ctx, st.DB(), rootNotes{root})
 	if err != nil {
-		die("queue", err)
+		crashtest.Die("queue", err)
 	}
 	u, _ := url.Parse(fake.URL())
 	rt := runtime.New(st, ollama.New(u, &http.Client{}), runtime.Settings{Model: testkit.Model, NumCtx: 8192, Profile: tool.Minimal},
 		runtime.WithTools(q.WorkerTools(queue.ToolsFunc(func() []tool.Tool { return notes.Tools(root, nil) }))), runtime.WithSessionKind(event.SessionWorker))
 	if err := rt.Start(ctx); err != nil {
-		die("runtime", err)
+		crashtest.Die("runtime", err)
 	}
 	if err := q.Attach(ctx, rt); err != nil {
-		die("attach", err)
+		crashtest.Die("attach", err)
 	}
 	n := 0
 	newID := func() string { n++; return fmt.Sprintf("%d-%d-%d", os.Getpid(), time.Now().UnixNano(), n) }
 	sst, err := standing.Open(ctx, st.DB(), time.Now, newID)
 	if err != nil {
-		die("standing", err)
+		crashtest.Die("standing", err)
 	}
 	open := func(ctx context.Context) (string, error) {
 		s, err := protocol.Run[protocol.Session](ctx, rt, "standing:log", protocol.CreateSession,
@@ -81,28 +80,28 @@ func crashChild(spec string) {
 	}
 	r := standing.NewRunner(sst, proposer{q}, standing.LogJournal(rt, open, time.Now), standing.WithIDs(newID))
 	if err := r.Recover(ctx); err != nil {
-		die("recover", err)
+		crashtest.Die("recover", err)
 	}
 	// The batch a kill left waiting is answered no, so the task may fire.
 	left, err := q.List(ctx)
 	if err != nil {
-		die("list", err)
+		crashtest.Die("list", err)
 	}
 	for _, b := range left {
 		if b.State == protocol.BatchRunning || b.State == protocol.BatchReviewing {
 			if _, err := q.Cancel(ctx, b.ID); err != nil {
-				die("cancel", err)
+				crashtest.Die("cancel", err)
 			}
 		}
 	}
 	tasks, err := sst.Tasks(ctx)
 	if err != nil {
-		die("tasks", err)
+		crashtest.Die("tasks", err)
 	}
 	if len(tasks) == 0 {
 		t, err := sst.Add(ctx, standing.Task{Name: "file the inbox", Folder: "inbox", Schedule: standing.Schedule{Kind: standing.Lands}})
 		if err != nil {
-			die("add", err)
+			crashtest.Die("add", err)
 		}
 		tasks = append(tasks, t)
 	}
@@ -112,11 +111,11 @@ func crashChild(spec string) {
 	for range 200 {
 		rec, err := r.RunNow(ctx, tasks[0].ID)
 		if err != nil {
-			die("run now", err)
+			crashtest.Die("run now", err)
 		}
 		say("fired " + rec.Batch)
 		if _, err := q.Cancel(ctx, rec.Batch); err != nil {
-			die("cancel", err)
+			crashtest.Die("cancel", err)
 		}
 	}
 	say("finished")
