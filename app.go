@@ -16,6 +16,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -823,8 +824,12 @@ func (a *App) ExportSession(id, format string) (string, error) {
 	if kind.Pattern == "" {
 		kind = wailsrt.FileFilter{DisplayName: "Markdown (*.md)", Pattern: "*.md"}
 	}
+	notes := ""
+	if a.settings != nil {
+		notes = a.settings.NotesDir()
+	}
 	path, err := a.saveDialog(*window, wailsrt.SaveDialogOptions{Title: "Export the conversation", DefaultFilename: doc.Name,
-		CanCreateDirectories: true, Filters: []wailsrt.FileFilter{kind}})
+		DefaultDirectory: dialogStart(notes), CanCreateDirectories: true, Filters: []wailsrt.FileFilter{kind}})
 	if err != nil || path == "" {
 		return "", err
 	}
@@ -928,17 +933,30 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 	} else if len(set) > 0 {
 		log.Debug("the web view's options", "set", set)
 	}
+	dataDir := settings.Get().DataDir
+	width, height := loadWindowSize(dataDir)
 	err = wails.Run(&options.App{
 		Title:            "Quire",
-		Width:            1200,
-		Height:           800,
-		MinWidth:         760,
-		MinHeight:        520,
+		Width:            width,
+		Height:           height,
+		MinWidth:         minWidth,
+		MinHeight:        minHeight,
 		AssetServer:      &assetserver.Options{Assets: dist},
 		BackgroundColour: &options.RGBA{R: 250, G: 249, B: 246, A: 255},
 		OnStartup:        a.startup,
 		OnShutdown:       a.shutdown,
-		Bind:             []any{a},
+		// The size as the user left it opens the next window; a maximised
+		// window's size is the screen's, not a choice, so it is not kept.
+		OnBeforeClose: func(ctx context.Context) bool {
+			if !wailsrt.WindowIsMaximised(ctx) {
+				w, h := wailsrt.WindowGetSize(ctx)
+				if err := saveWindowSize(dataDir, w, h); err != nil {
+					log.Warn("the window's size was not kept", "err", err)
+				}
+			}
+			return false
+		},
+		Bind: []any{a},
 		// Dropped files reach OnFileDrop. DisableWebViewDrop stays false: on
 		// Linux it would remove the drop target and no drop would arrive
 		// (STACK.md); the page prevents WebKit's own handling instead.
@@ -1022,6 +1040,24 @@ func (a *App) NotesFolder() string {
 	return a.settings.NotesDir()
 }
 
+// dialogStart is the folder a file dialog opens on: the notes folder once
+// one is chosen, else ~/Documents when there is one, else the home folder.
+// Given none, the folder chooser opened on GTK's empty "Recent" and the
+// export's save dialog on the process's working folder (issue 31).
+func dialogStart(notesDir string) string {
+	if notesDir != "" {
+		return notesDir
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	if fi, err := os.Stat(filepath.Join(home, "Documents")); err == nil && fi.IsDir() {
+		return filepath.Join(home, "Documents")
+	}
+	return home
+}
+
 // ChooseNotesFolder asks for the notes folder with the native folder dialog
 // and remembers it. It returns the folder, or "" if the user cancelled.
 func (a *App) ChooseNotesFolder() (string, error) {
@@ -1033,7 +1069,7 @@ func (a *App) ChooseNotesFolder() (string, error) {
 		return "", errors.New("the window is not ready yet")
 	}
 	dir, err := wailsrt.OpenDirectoryDialog(*window, wailsrt.OpenDialogOptions{
-		Title: "Choose the folder of your notes", DefaultDirectory: a.settings.NotesDir(), CanCreateDirectories: true,
+		Title: "Choose the folder of your notes", DefaultDirectory: dialogStart(a.settings.NotesDir()), CanCreateDirectories: true,
 	})
 	if err != nil || dir == "" {
 		return "", err
@@ -2319,4 +2355,48 @@ func (a *App) InstallSkill(dir string) (protocol.SkillInfo, error) {
 		return protocol.SkillInfo{}, err
 	}
 	return s.InstallSkill(a.callCtx(), dir)
+}
+
+// The window's size when none was kept, and the bounds a kept one is held
+// to (the window's minimum; an 8K screen), so a damaged or hand-edited
+// file cannot open a window too small to use or larger than any screen.
+const (
+	defaultWidth, defaultHeight = 1200, 800
+	minWidth, minHeight         = 760, 520
+	maxWidth, maxHeight         = 7680, 4320
+)
+
+// windowSizeFile keeps the window's size as it was when it last closed,
+// in the data folder, so the window opens as the user left it (issue 31:
+// it opened at 1200×800 every time).
+func windowSizeFile(dataDir string) string { return filepath.Join(dataDir, "window.json") }
+
+type windowSize struct {
+	Width  int `json:"width"`
+	Height int `json:"height"`
+}
+
+// loadWindowSize is the kept size, bounded; the default when none was
+// kept or the file cannot be read.
+func loadWindowSize(dataDir string) (width, height int) {
+	b, err := os.ReadFile(windowSizeFile(dataDir))
+	var s windowSize
+	if err != nil || json.Unmarshal(b, &s) != nil || s.Width <= 0 || s.Height <= 0 {
+		return defaultWidth, defaultHeight
+	}
+	return min(max(s.Width, minWidth), maxWidth), min(max(s.Height, minHeight), maxHeight)
+}
+
+// saveWindowSize keeps the size for the next start; written whole to a
+// temporary file and renamed, so a crash leaves the old one or the new.
+func saveWindowSize(dataDir string, width, height int) error {
+	b, err := json.Marshal(windowSize{Width: width, Height: height})
+	if err != nil {
+		return err
+	}
+	tmp := windowSizeFile(dataDir) + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, windowSizeFile(dataDir))
 }

@@ -21,6 +21,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	wailsrt "github.com/wailsapp/wails/v2/pkg/runtime"
+
 	"quire/config"
 	"quire/doctor"
 	"quire/host"
@@ -34,8 +36,6 @@ import (
 	"quire/library"
 	"quire/mcpclient"
 	"quire/tools/notes"
-
-	wailsrt "github.com/wailsapp/wails/v2/pkg/runtime"
 )
 
 type emitted struct {
@@ -957,6 +957,13 @@ func TestTheWindowSearchesAndExports(t *testing.T) {
 		t.Fatalf("search: %+v, %v", found, err)
 	}
 
+	// The save dialog opens on ~/Documents (no notes folder here), not on
+	// the process's working folder (issue 31).
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	if err := os.Mkdir(filepath.Join(home, "Documents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	file := filepath.Join(t.TempDir(), "chosen.md")
 	var offered wailsrt.SaveDialogOptions
 	a.saveDialog = func(_ context.Context, o wailsrt.SaveDialogOptions) (string, error) { offered = o; return file, nil }
@@ -969,7 +976,8 @@ func TestTheWindowSearchesAndExports(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(body), "# Where does rhubarb grow?\n") || !strings.Contains(string(body), "## Quire\n\nRhubarb likes shade.\n") {
 		t.Fatalf("the saved file:\n%s (%v)", body, err)
 	}
-	if offered.DefaultFilename != "Where-does-rhubarb-grow.md" || len(offered.Filters) != 1 || offered.Filters[0].Pattern != "*.md" {
+	if offered.DefaultFilename != "Where-does-rhubarb-grow.md" || len(offered.Filters) != 1 || offered.Filters[0].Pattern != "*.md" ||
+		offered.DefaultDirectory != filepath.Join(home, "Documents") {
 		t.Errorf("the dialog offered %+v", offered)
 	}
 	a.saveDialog = func(context.Context, wailsrt.SaveDialogOptions) (string, error) { return "", nil }
@@ -978,6 +986,25 @@ func TestTheWindowSearchesAndExports(t *testing.T) {
 	}
 	if _, err := a.ExportSession(sess.ID, "pdf"); err == nil {
 		t.Error("an unknown format was exported")
+	}
+}
+
+// A file dialog opens on the notes folder, else ~/Documents, else home:
+// never on GTK's empty "Recent" or the working folder (issue 31).
+func TestDialogStart(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	if got := dialogStart(""); got != home {
+		t.Errorf("no Documents: %q, want home %q", got, home)
+	}
+	if err := os.Mkdir(filepath.Join(home, "Documents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := dialogStart(""); got != filepath.Join(home, "Documents") {
+		t.Errorf("with Documents: %q", got)
+	}
+	if got := dialogStart("/srv/notes"); got != "/srv/notes" {
+		t.Errorf("with a notes folder: %q", got)
 	}
 }
 
@@ -1619,4 +1646,41 @@ func TestEvaluationJobReachesTheWindow(t *testing.T) {
 		t.Errorf("cancel with none running: %v", err)
 	}
 	close(desk.jobs)
+}
+
+// The window opens at the size it was closed at (issue 31), held to bounds
+// a usable window keeps; nothing kept or a damaged file is the default.
+func TestWindowSizeIsKept(t *testing.T) {
+	cases := []struct {
+		name          string
+		file          string // "" = no file
+		width, height int
+	}{
+		{"nothing kept", "", defaultWidth, defaultHeight},
+		{"kept", `{"width":1000,"height":700}`, 1000, 700},
+		{"too small", `{"width":100,"height":50}`, minWidth, minHeight},
+		{"too large", `{"width":99999,"height":99999}`, maxWidth, maxHeight},
+		{"damaged", `{"width":`, defaultWidth, defaultHeight},
+		{"zero", `{"width":0,"height":0}`, defaultWidth, defaultHeight},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if c.file != "" {
+				if err := os.WriteFile(filepath.Join(dir, "window.json"), []byte(c.file), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if w, h := loadWindowSize(dir); w != c.width || h != c.height {
+				t.Errorf("loadWindowSize = %d×%d, want %d×%d", w, h, c.width, c.height)
+			}
+		})
+	}
+	dir := t.TempDir()
+	if err := saveWindowSize(dir, 1333, 777); err != nil {
+		t.Fatal(err)
+	}
+	if w, h := loadWindowSize(dir); w != 1333 || h != 777 {
+		t.Errorf("after saving 1333×777 the window opens at %d×%d", w, h)
+	}
 }

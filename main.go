@@ -5,8 +5,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"embed"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,6 +17,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"quire/config"
@@ -38,9 +42,11 @@ const usage = `Quire — a local-first assistant for your notes.
 
 Usage:
   quire [flags]            open the window
+  quire help [COMMAND]     this help, or a command's own (as quire COMMAND -h)
+  quire version            Quire's version (also quire --version)
   quire doctor [flags]     check Ollama, the model, the data directory and SQLite
   quire serve [flags]      serve the same UI on http://127.0.0.1 (for a browser)
-  quire sessions [flags]   list conversations
+  quire sessions [-json]   list conversations
   quire index PATH...      index documents (Markdown, text, HTML, PDF) for search_docs
   quire search [-n N] [-json] [-mode lexical|vector|hybrid] QUERY
                            search the indexed documents; "-json -" reads one
@@ -99,25 +105,39 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd, args := commandWord(args)
 	fset := flag.NewFlagSet("quire "+cmd, flag.ContinueOnError)
 	fset.SetOutput(stderr)
-	fset.Usage = func() { fmt.Fprint(stderr, usage) }
+	// -h is answered below, on stdout, with the command's own help; a
+	// wrong flag gets the flag package's line and a pointer to that help,
+	// not the whole global usage.
+	fset.Usage = func() {}
 	flags := config.Register(fset)
+	version := fset.Bool("version", false, "print Quire's version and exit")
 	addr := ""
 	var command *cli.Command
 	switch cmd {
 	case "", "window":
 	case "help":
-		fmt.Fprint(stdout, usage)
+		return help(args, stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, versionLine())
 		return 0
 	case "serve":
 		fset.StringVar(&addr, "addr", "127.0.0.1:8765", "address to listen on (loopback only)")
 	default:
 		if command = cli.Lookup(cmd, fset); command == nil {
-			fmt.Fprintf(stderr, "quire: unknown command %q\n\n%s", cmd, usage)
+			fmt.Fprintf(stderr, "quire: unknown command %q; `quire help` lists them\n", cmd)
 			return 2
 		}
 	}
 	positional, err := parseAnywhere(fset, args)
-	if errors.Is(err, flag.ErrHelp) {
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, commandHelp(cmd))
+		return 0
+	case err != nil:
+		fmt.Fprintf(stderr, "Run '%s -h' for usage.\n", strings.TrimSpace("quire "+cmd))
+		return 2
+	case *version:
+		fmt.Fprintln(stdout, versionLine())
 		return 0
 	}
 	if err == nil && command == nil && len(positional) > 0 {
@@ -310,4 +330,105 @@ func serveRefusal(e *datadir.InUseError) string {
 	}
 	return fmt.Sprintf("the data folder %s is owned by %s, so this `quire serve` did not start. Either %s, or %s and start this one again; "+
 		"a second, separate Quire needs its own -data-dir.", e.Dir, e.Holder, use, stop)
+}
+
+// wailsJSON holds the product version the window and the .deb carry
+// (build/linux/mkdeb.sh reads the same field), so `quire version` has one
+// source with them.
+//
+//go:embed wails.json
+var wailsJSON []byte
+
+// versionLine is what `quire version` prints: the product version, and the
+// commit it was built from when the build recorded one.
+func versionLine() string {
+	var w struct {
+		Info struct {
+			ProductVersion string `json:"productVersion"`
+		} `json:"info"`
+	}
+	v := "unknown"
+	if json.Unmarshal(wailsJSON, &w) == nil && w.Info.ProductVersion != "" {
+		v = w.Info.ProductVersion
+	}
+	line := "quire version " + v
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		var rev, dirty string
+		for _, s := range bi.Settings {
+			switch {
+			case s.Key == "vcs.revision" && len(s.Value) >= 12:
+				rev = s.Value[:12]
+			case s.Key == "vcs.modified" && s.Value == "true":
+				dirty = ", modified"
+			}
+		}
+		if rev != "" {
+			line += " (commit " + rev + dirty + ")"
+		}
+	}
+	return line
+}
+
+// help is `quire help [COMMAND]`.
+func help(args []string, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) == 0:
+		fmt.Fprint(stdout, usage)
+		return 0
+	case len(args) > 1:
+		fmt.Fprintln(stderr, "usage: quire help [COMMAND]")
+		return 2
+	}
+	if args[0] != "serve" && args[0] != "window" && args[0] != "version" && cli.Lookup(args[0], flag.NewFlagSet("", flag.ContinueOnError)) == nil {
+		fmt.Fprintf(stderr, "quire: unknown command %q; `quire help` lists them\n", args[0])
+		return 2
+	}
+	fmt.Fprint(stdout, commandHelp(args[0]))
+	return 0
+}
+
+// commandHelp is one command's help, as gh and ollama give it: its lines
+// of the global usage (the one place they are written), its own flags,
+// then the flags every command takes. cmd "" is the global usage.
+func commandHelp(cmd string) string {
+	if cmd == "" || cmd == "window" {
+		return usage
+	}
+	var b strings.Builder
+	b.WriteString("Usage:\n")
+	in := false
+	for _, l := range strings.Split(usage, "\n") {
+		switch {
+		case strings.HasPrefix(l, "  quire "+cmd+" ") || l == "  quire "+cmd:
+			in = true
+		case !strings.HasPrefix(l, "   "):
+			in = false
+		}
+		if in {
+			b.WriteString(l + "\n")
+		}
+	}
+	own := flag.NewFlagSet("", flag.ContinueOnError)
+	switch cmd {
+	case "serve":
+		own.String("addr", "127.0.0.1:8765", "address to listen on (loopback only)")
+	case "version":
+	default:
+		cli.Lookup(cmd, own)
+	}
+	var flags bytes.Buffer
+	own.SetOutput(&flags)
+	own.PrintDefaults()
+	if flags.Len() > 0 {
+		b.WriteString("\nFlags:\n")
+		b.Write(flags.Bytes())
+	}
+	global := flag.NewFlagSet("", flag.ContinueOnError)
+	config.Register(global)
+	flags.Reset()
+	global.SetOutput(&flags)
+	global.PrintDefaults()
+	b.WriteString("\nFlags every command takes:\n")
+	b.Write(flags.Bytes())
+	return b.String()
 }

@@ -641,7 +641,7 @@ export const cases = [
   },
 
   {
-    name: 'without Ollama a new user is told what to install, and a chat that failed shows the banner with the window\'s hint',
+    name: 'without Ollama a new user is told what to install, Send is off with the reason and the fix, and a chat that failed shows the banner with the window\'s hint',
     slug: 'doctor-banner',
     async run({ page, shot }) {
       // The same backend, whose doctor finds no Ollama at its address.
@@ -671,9 +671,24 @@ export const cases = [
       await $(page, 'settings-panel').waitFor({ state: 'detached' });
       await page.screenshot({ path: shot }); // the first screen without Ollama
 
-      // A message sent all the same fails, and the conversation it opens
-      // shows the banner in place of the first screen.
-      await send(page, 'hello');
+      // Send is off, with the reason and the fix, so no chat is saved that
+      // holds only the connection error (issue 31).
+      const chatsBefore = (await (await api(base, '/api/sessions')).json()).length;
+      await $(page, 'composer').fill('hello');
+      assert(await $(page, 'send').isDisabled(), 'Send is off without Ollama');
+      const blocked = ((await $(page, 'send-blocked').textContent()) ?? '').replace(/\s+/g, ' ');
+      assert(blocked.includes('Ollama is not running') && blocked.includes(bad.hint), `the reason and the fix by the composer, got "${blocked}"`);
+      await $(page, 'composer').press('Enter');
+      assert((await (await api(base, '/api/sessions')).json()).length === chatsBefore, 'Enter made no chat');
+      assert((await $(page, 'composer').inputValue()) === 'hello', 'the words stay in the box');
+
+      // A chat whose request failed (sent from elsewhere: a script, before
+      // Ollama stopped) shows the banner in place of the first screen.
+      const made = await (await api(base, '/api/sessions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'failed' }) })).json();
+      const sent = await api(base, `/api/sessions/${encodeURIComponent(made.id)}/messages`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ text: 'hello' }) });
+      assert(sent.status === 202, `the message accepted by the API, got ${sent.status}`);
+      await page.reload({ waitUntil: 'domcontentloaded' });
+      await page.locator(`[data-testid="session-item"][data-session-id="${made.id}"]`).click();
       await until(() => settled(page), 'the failed reply');
       await first.waitFor({ state: 'detached' });
       const banner = $(page, 'banner');
@@ -3137,6 +3152,86 @@ export const cases = [
       } finally {
         await toggle('weekly-review', true); // the cases after this one see the shipped skills on
       }
+    },
+  },
+  {
+    name: 'the header holds from 800x600 to 1920x1080: no control covers another, the title keeps room, "Saved to" takes none of it; "/" goes to the composer',
+    slug: 'header-holds',
+    async run({ page, base, shot }) {
+      await open(page, base);
+      await newChat(page);
+      await send(page, 'header check');
+      await until(async () => (await messages(page)).some((m) => m.role === 'assistant' && m.text === 'You said: header check'), 'a reply, so the chat has an Export');
+      await $(page, 'export-open').waitFor({ timeout: WAIT_MS });
+      const header = () =>
+        page.evaluate(() => {
+          const h = document.querySelector('header.header');
+          const box = (el) => {
+            const r = el.getBoundingClientRect();
+            return { l: r.left, r: r.right, t: r.top, b: r.bottom, w: r.width };
+          };
+          const controls = [...h.children].filter((el) => getComputedStyle(el).display !== 'none' && el.getBoundingClientRect().width > 0);
+          return {
+            header: box(h),
+            title: box(h.querySelector('.title')),
+            controls: controls.map((el) => ({ name: el.getAttribute('data-testid') ?? el.className, ...box(el) })),
+            overflow: h.scrollWidth - h.clientWidth,
+          };
+        });
+      const check = async (what) => {
+        const m = await header();
+        assert(m.overflow <= 0, `${what}: the header overflows by ${m.overflow}px`);
+        for (const c of m.controls) assert(c.l >= m.header.l - 0.5 && c.r <= m.header.r + 0.5, `${what}: ${c.name} is outside the header (${c.l}–${c.r} of ${m.header.l}–${m.header.r})`);
+        const sorted = [...m.controls].sort((x, y) => x.l - y.l);
+        for (let i = 1; i < sorted.length; i++) assert(sorted[i].l >= sorted[i - 1].r - 0.5, `${what}: ${sorted[i].name} covers ${sorted[i - 1].name}`);
+        assert(m.title.w >= 56, `${what}: the title is squeezed to ${m.title.w}px`);
+        return m;
+      };
+      for (const [w, h] of [[800, 600], [900, 600], [1280, 800], [1920, 1080]]) {
+        await page.setViewportSize({ width: w, height: h });
+        await check(`${w}x${h}`);
+        if ((await $(page, 'documents-panel').count()) === 0) await $(page, 'documents-open').click();
+        await $(page, 'documents-panel').waitFor({ timeout: WAIT_MS });
+        await check(`${w}x${h} with Documents open`);
+        if (w === 900) await page.screenshot({ path: shot.replace(/\.png$/, '-900-docs.png') });
+        await $(page, 'documents-open').click();
+        await until(async () => (await $(page, 'documents-panel').count()) === 0, 'the Documents panel closed');
+      }
+      // An export's "Saved to …"/"Downloaded …" shows under the button and
+      // takes no width from the title.
+      await page.setViewportSize({ width: 1280, height: 800 });
+      const before = (await header()).title.w;
+      await $(page, 'export-open').click();
+      const download = page.waitForEvent('download');
+      await $(page, 'export-md').click();
+      await download;
+      await $(page, 'export-status').waitFor({ timeout: WAIT_MS });
+      const after = await check('with the export said');
+      assert(Math.abs(after.title.w - before) < 1, `the title went from ${before}px to ${after.title.w}px when the export was said`);
+      await $(page, 'export-status-close').click();
+      // "/" outside a text field puts the keyboard in the composer.
+      await page.locator('header.header .title').click();
+      assert(!(await composerFocused(page)), 'the composer lost the focus to the click');
+      await page.keyboard.press('/');
+      await until(() => composerFocused(page), '"/" to focus the composer');
+      assert((await $(page, 'composer').inputValue()) === '', 'the "/" was not typed into the composer');
+      await page.setViewportSize({ width: 800, height: 600 });
+      await page.screenshot({ path: shot });
+    },
+  },
+  {
+    name: 'an empty chat offers examples: one clicked goes into the message box, to send or change',
+    slug: 'empty-examples',
+    async run({ page, base, shot }) {
+      await open(page, base);
+      await newChat(page);
+      const examples = await $(page, 'example').allTextContents();
+      assert(examples.length >= 2, `the empty chat offers examples, got ${JSON.stringify(examples)}`);
+      await $(page, 'example').nth(1).click();
+      await until(async () => (await $(page, 'composer').inputValue()) === examples[1].trim(), 'the example in the message box');
+      assert(await composerFocused(page), 'the message box has the keyboard');
+      assert((await $(page, 'message').count()) === 0, 'nothing was sent by the click');
+      await page.screenshot({ path: shot });
     },
   },
 ];

@@ -61,13 +61,33 @@ describe('branches', () => {
 
   it('continue is offered after a request that stopped before its end, not after one that completed', () => {
     const ended = (reason: FinishReason) =>
-      foldAll('a', [ev('a', 0, 'session.created', { title: 'a' }), ev('a', 1, 'run.started', {}, 'r'), ev('a', 2, 'run.finished', { reason }, 'r')]);
+      foldAll('a', [
+        ev('a', 0, 'session.created', { title: 'a' }),
+        ev('a', 1, 'run.started', {}, 'r'),
+        ev('a', 2, 'assistant.message', { step: 1, content: 'Half a', interrupted: true }, 'r'),
+        ev('a', 3, 'run.finished', { reason }, 'r'),
+      ]);
     expect((['interrupted', 'error', 'cancelled', 'completed', 'empty'] as FinishReason[]).filter((r) => continuable(ended(r)))).toEqual([
       'interrupted',
       'error',
       'cancelled',
     ]);
     expect(continuable(foldAll('a', [ev('a', 0, 'session.created', { title: 'a' })]))).toBe(false);
+  });
+
+  // Issue 31: with Ollama down the request fails before any reply; its
+  // card offered only Continue, which tells the model its reply was cut
+  // off. There is nothing to continue: the card offers Retry.
+  it('a request that failed before any reply offers Retry, not Continue', () => {
+    const c = foldAll('a', [
+      ev('a', 0, 'session.created', { title: 'a' }),
+      ev('a', 1, 'run.started', {}, 'r'),
+      ev('a', 2, 'user.message', { text: 'hello' }, 'r'),
+      ev('a', 3, 'run.finished', { reason: 'error', error: 'Ollama is not running at http://127.0.0.1:11434' }, 'r'),
+    ]);
+    expect(continuable(c)).toBe(false);
+    const err = c.items.at(-1)!;
+    expect([err.kind, err.retry]).toEqual(['error', 'hello']);
   });
 
   it("a continue's user message shows as a notice, not as the user's words", () => {

@@ -29,11 +29,11 @@ func TestUpdate(t *testing.T) {
 	opened := Opened{ID: "s1", Title: "Plans"}
 	q := protocol.Question{Session: "s1", RunID: "r1", Calls: []protocol.QuestionCall{{ID: "c1", Name: "create_note"}},
 		Descriptions: []string{"Create plan.md:\n# Plan\nthe last line"}}
-	asked := Print{"? Quire asks to:", "  │ Create plan.md:", "  │ # Plan", "  │ the last line", "  Allow? [y/n]"}
+	asked := Print{"? Quire asks to:", "  │ Create plan.md:", "  │ # Plan", "  │ the last line"}
 	other := q
 	other.Session = "s2"
 	change := &protocol.ChangeRecord{ID: "chg_1", Path: "plan.md", Session: "s1", Reverse: "Undo the change chg_1:\n- # Plan"}
-	undoAsked := Print{"? Undo Quire's last change in this conversation:", "  │ Undo the change chg_1:", "  │ - # Plan", "  Undo it? [y/n]"}
+	undoAsked := Print{"? Undo Quire's last change in this conversation:", "  │ Undo the change chg_1:", "  │ - # Plan"}
 	enter := Key{Name: KeyEnter}
 	ctrlC := Key{Name: KeyCtrlC}
 	cat := func(parts ...[]Msg) []Msg {
@@ -108,6 +108,11 @@ func TestUpdate(t *testing.T) {
 		{"a question is shown whole", []Msg{Questions{q}}, []Action{asked}, func(t *testing.T, m Model) {
 			if m.Asking == nil || View(m) != "Allow? [y/n] " {
 				t.Errorf("asking %v, view %q", m.Asking, View(m))
+			}
+			// What the terminal shows: the printed question, then the live
+			// part under it: the prompt once, not in both.
+			if n := strings.Count(printed(asked)+"\n"+View(m), "Allow?"); n != 1 {
+				t.Errorf("Allow? is shown %d times", n)
 			}
 		}},
 		{"y answers yes", []Msg{Questions{q}, Key{Text: "y"}}, []Action{Answer{"s1", []string{"c1"}, true}, Print{"  answered yes"}}, nil},

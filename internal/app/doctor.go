@@ -25,6 +25,13 @@ func (p *Parts) Doctor(ctx context.Context) doctor.Report {
 			d, err := store.Diagnose(ctx)
 			return d.SQLiteVersion, d.FTS5, err
 		})
+	// The embedding line asks Ollama too: it is asked now, on a deadline of
+	// its own, not after the database check below, which takes seconds on a
+	// large file and left it an expired deadline, so doctor printed "ok
+	// Ollama" and then "Ollama is not answering" (issue 31).
+	ectx, ecancel := context.WithTimeout(parent, doctorDeadline)
+	embedding := p.embeddingCheck(ectx)
+	ecancel()
 	dbErr := p.dbErr
 	if dbErr == nil && p.store != nil {
 		// The full check, as the owner's open made it: the database may have
@@ -44,7 +51,7 @@ func (p *Parts) Doctor(ctx context.Context) doctor.Report {
 	for _, c := range p.runnerChecks(ctx, cfg) {
 		r.Add(c)
 	}
-	r.Add(p.embeddingCheck(ctx))
+	r.Add(embedding)
 	r.Add(doctor.Database(p.databaseState(dbErr)))
 	if p.mode == Owner && p.runtime != nil {
 		// The parts an owner runs without when they could not be opened:

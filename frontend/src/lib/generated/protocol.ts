@@ -984,7 +984,8 @@ export interface MemoryItem {
   /**
    * Approved is how the user let it in: asked (said yes to the question),
    * panel (kept it in the memory panel), user (wrote its text), unasked
-   * (kept without a question); empty while pending.
+   * (kept without a question), own (Quire's own working note: a search
+   * it tried, what a compaction drew out); empty while pending.
    */
   approved?: string;
   session: string;

@@ -203,6 +203,7 @@ export class WailsTransport implements Transport {
   readonly choosesFolderInDialog = true;
   readonly takesFileDrops = true;
   readonly confirmsBatchInDialog = true;
+  readonly confirmsUndoInDialog = true;
   readonly confirmsLoosenInDialog = true;
   readonly confirmsEvolutionInDialog = true;
   private handshake: Promise<void> | null = null;
