@@ -1418,7 +1418,7 @@ func TestRunCommandPipedKeepsLineBreaks(t *testing.T) {
 	if code := within(t, "quire run", func() int { return run(args, &both, &both) }); code != 0 {
 		t.Fatalf("exit %d: %s", code, both.String())
 	}
-	if !strings.Contains(both.String(), "Let me look at inbox first.\n· list_notes\n") || !strings.HasSuffix(both.String(), "\nDone.\n") {
+	if !strings.Contains(both.String(), "Let me look at inbox first.\n· Listed the notes\n") || !strings.HasSuffix(both.String(), "\nDone.\n") {
 		t.Errorf("stdout and stderr together read %q", both.String())
 	}
 }

@@ -268,20 +268,22 @@ func (t *headless) show(e protocol.Event, run string) (reason string, done bool)
 			io.WriteString(t.env.Stdout, host.Visible(p.Content))
 			t.midLine = !strings.HasSuffix(p.Content, "\n")
 		}
+	// Calls read as what they did, as in the window (protocol.ToolPhrase);
+	// -json keeps the names for scripts.
 	case "tool.started":
 		if text {
 			t.endLine()
-			fmt.Fprintf(t.env.Stderr, "· %s\n", host.Visible(p.Name))
+			fmt.Fprintf(t.env.Stderr, "· %s\n", host.Visible(protocol.ToolPhrase(p.Name)))
 		}
 	case "tool.result":
 		if text && p.Status != "" && p.Status != "success" {
 			t.endLine()
-			fmt.Fprintf(t.env.Stderr, "· %s: %s\n", host.Visible(p.Name), host.Visible(p.Status))
+			fmt.Fprintf(t.env.Stderr, "· %s: %s\n", host.Visible(protocol.ToolPhrase(p.Name)), host.Visible(protocol.ToolOutcome(p.Status)))
 		}
 	case "tool.refused":
 		if text {
 			t.endLine()
-			fmt.Fprintf(t.env.Stderr, "· %s refused (%s): %s\n", host.Visible(p.Name), host.Visible(p.Status), host.Visible(p.Reason))
+			fmt.Fprintf(t.env.Stderr, "· %s: refused (%s), %s\n", host.Visible(protocol.ToolPhrase(p.Name)), host.Visible(p.Status), host.Visible(p.Reason))
 		}
 	case "stream.failed":
 		if text {

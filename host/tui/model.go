@@ -398,14 +398,16 @@ func event(m Model, e protocol.Event) (Model, []Action) {
 		if strings.TrimSpace(p.Content) != "" {
 			return m, []Action{Print{prefixed("quire › ", p.Content)}}
 		}
+	// A call reads as what it did, as in the window (protocol.ToolPhrase),
+	// not as its name (issue 31: "list_notes" meant nothing to a person).
 	case "tool.started":
-		return m, []Action{Print{"  · " + p.Name}}
+		return m, []Action{Print{"  · " + protocol.ToolPhrase(p.Name)}}
 	case "tool.result":
 		if p.Status != "" && p.Status != "success" {
-			return m, []Action{Print{fmt.Sprintf("  · %s: %s", p.Name, p.Status)}}
+			return m, []Action{Print{fmt.Sprintf("  · %s: %s", protocol.ToolPhrase(p.Name), protocol.ToolOutcome(p.Status))}}
 		}
 	case "tool.refused":
-		return m, []Action{Print{fmt.Sprintf("  · %s refused: %s", p.Name, firstLine(p.Reason))}}
+		return m, []Action{Print{fmt.Sprintf("  · %s: refused, %s", protocol.ToolPhrase(p.Name), firstLine(p.Reason))}}
 	case "stream.failed":
 		return m, []Action{Print{"! " + p.Message}}
 	case "run.finished":

@@ -146,10 +146,10 @@ func TestUpdate(t *testing.T) {
 				}
 			}},
 		{"the user's message", []Msg{ev("s1", "user.message", map[string]string{"text": "hi"})}, []Action{Print{"you › hi"}}, nil},
-		{"a tool call is a line", []Msg{ev("s1", "tool.started", map[string]string{"name": "list_notes"})}, []Action{Print{"  · list_notes"}}, nil},
-		{"a failed tool says so", []Msg{ev("s1", "tool.result", map[string]string{"name": "read_note", "status": "failure"})}, []Action{Print{"  · read_note: failure"}}, nil},
+		{"a tool call is a line", []Msg{ev("s1", "tool.started", map[string]string{"name": "list_notes"})}, []Action{Print{"  · Listed the notes"}}, nil},
+		{"a failed tool says so", []Msg{ev("s1", "tool.result", map[string]string{"name": "read_note", "status": "failure"})}, []Action{Print{"  · Read a note: failed"}}, nil},
 		{"a successful tool adds nothing", []Msg{ev("s1", "tool.result", map[string]string{"name": "read_note", "status": "success"})}, nil, nil},
-		{"a refusal gives its reason", []Msg{ev("s1", "tool.refused", map[string]string{"name": "create_note", "reason": "Denied by the user.\nmore"})}, []Action{Print{"  · create_note refused: Denied by the user."}}, nil},
+		{"a refusal gives its reason", []Msg{ev("s1", "tool.refused", map[string]string{"name": "create_note", "reason": "Denied by the user.\nmore"})}, []Action{Print{"  · Created a note: refused, Denied by the user."}}, nil},
 		// The window says it once per conversation; so does the terminal
 		// (issue 32: it never said it at all).
 		{"a model without tools is said to be one", []Msg{

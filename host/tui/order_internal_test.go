@@ -47,7 +47,7 @@ func TestTerminalPrintsInEventOrder(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"quire › Let me look at inbox first.", "  · list_notes", "  · list_notes: failure"}
+	want := []string{"quire › Let me look at inbox first.", "  · Listed the notes", "  · Listed the notes: failed"}
 	if !slices.Equal(lines, want) {
 		t.Fatalf("printed %q, want %q", lines, want)
 	}

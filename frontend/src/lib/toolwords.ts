@@ -1,29 +1,14 @@
 // Tool names in plain words: what a person sees of a call is what it does
 // ("Listed the notes"), the raw name one click away (a title, a details).
 // A name this map does not know (an MCP server's, a new tool) is shown with
-// its underscores as spaces, never dropped.
+// its underscores as spaces, never dropped. The words are Go's
+// (kernel/protocol ToolPhrases), so the terminal says the same.
 
-const PHRASES: Record<string, string> = {
-  list_notes: 'Listed the notes',
-  read_note: 'Read a note',
-  find_notes: 'Searched the notes',
-  create_note: 'Created a note',
-  edit_note: 'Edited a note',
-  append_note: 'Added to a note',
-  move_note: 'Moved a note',
-  set_tags: 'Set tags',
-  search_docs: 'Searched the documents',
-  remember: 'Remembered something',
-  forget: 'Forgot something',
-  update_todos: 'Updated the plan',
-  load_skill: 'Loaded a skill',
-  organise_folder: 'Organised a folder',
-  report_state: 'Reported its progress',
-};
+import { TOOL_OUTCOMES, TOOL_PHRASES } from './generated/protocol';
 
 /** What a call of tool `name` does, in a short phrase. */
 export function toolPhrase(name: string): string {
-  const known = PHRASES[name];
+  const known = TOOL_PHRASES[name];
   if (known) return known;
   // An MCP tool is "server__tool".
   const [server, tool] = name.includes('__') ? name.split('__', 2) : ['', name];
@@ -31,13 +16,6 @@ export function toolPhrase(name: string): string {
   return server ? `${words} (${server})` : words;
 }
 
-const STATUS: Record<string, string> = {
-  success: 'done',
-  empty: 'nothing found',
-  failure: 'failed',
-  denied: 'refused',
-  cancelled: 'stopped',
-};
 
 /** A call's arguments as "key: value" pairs, values shortened. */
 export function argumentWords(json: string): string {
@@ -66,7 +44,7 @@ export function attemptWords(text: string): string {
   const [, name, args, status, said] = m;
   const a = argumentWords(args);
   const head = a ? `${toolPhrase(name)} (${a})` : toolPhrase(name);
-  const outcome = STATUS[status] ?? status.replace(/_/g, ' ');
+  const outcome = TOOL_OUTCOMES[status] ?? status.replace(/_/g, ' ');
   return said ? `${head}: ${outcome}. ${said}` : `${head}: ${outcome}.`;
 }
 
