@@ -5,6 +5,7 @@
 import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import Composer from '../src/components/Composer.svelte';
+import DownloadFinished from '../src/components/DownloadFinished.svelte';
 import FirstRun from '../src/components/FirstRun.svelte';
 import HealthBanner from '../src/components/HealthBanner.svelte';
 import { ChatStore, firstRunOf } from '../src/lib/chat.svelte';
@@ -128,10 +129,14 @@ describe('the first run', () => {
     await settle();
     expect(h.t.pullModel).toHaveBeenCalledWith('qwen3:4b');
     expect(h.t.subscribePulls).toHaveBeenCalledTimes(1);
-    h.pull(pull({ completed: 1_200_000_000, total: 2_500_000_000 }));
+    h.pull(pull({ completed: 1_000_000_000, total: 2_500_000_000, atMs: 10_000 }));
+    flushSync();
+    expect(q('download-status')!.textContent).not.toContain('left'); // one reading: no speed yet
+    h.pull(pull({ completed: 1_200_000_000, total: 2_500_000_000, atMs: 12_000 }));
     flushSync();
     expect(q('download-progress')!.getAttribute('aria-valuenow')).toBe('48');
-    expect(q('download-status')!.textContent).toContain('1.2 GB of 2.5 GB (48%)');
+    // Issue 31: the download showed no speed or time left.
+    expect(q('download-status')!.textContent?.replace(/\s+/g, ' ')).toContain('1.2 GB of 2.5 GB (48%) · 100 MB/s · 13 s left');
 
     h.t.doctor.mockResolvedValueOnce(report(ollamaUp));
     h.pull(pull({ state: 'done', completed: 2_500_000_000, total: 2_500_000_000 }));
@@ -140,6 +145,15 @@ describe('the first run', () => {
     expect(chat.firstRun).toBeNull();
     expect(chat.focusRequest).toBe(focus + 1); // the composer takes the keyboard
     expect(h.unsubscribed()).toBe(1); // and the pull stream is let go
+    // Issue 31: the banner holding the bar just vanished; a note says the
+    // download finished, until it is closed.
+    unmount(mounted!);
+    mounted = mount(DownloadFinished, { target: document.body, props: { download } });
+    flushSync();
+    expect(q('download-finished')!.textContent).toContain('qwen3:4b is downloaded and ready');
+    q('download-finished-close')!.click();
+    flushSync();
+    expect(q('download-finished')).toBeNull();
     stop();
   });
 
