@@ -75,7 +75,7 @@ $(STATICCHECK):
 # govulncheck, offline: the vulnerability database is the golang.org/x/vulndb
 # module at a pinned version, fetched through the Go module proxy (the only
 # registry CI reaches; vuln.go.dev is not reachable) and indexed locally with
-# its own indexdb. internal/vulnpolicy decides what fails: a called
+# its own indexdb. buildkit/vulnpolicy decides what fails: a called
 # vulnerability that a go.mod move, or a newer Go release (GOTOOLCHAIN
 # above), fixes. The tools are built with that release, in folders named
 # by it, so a move of GOTOOLCHAIN builds them anew. When the tools or the database
@@ -100,7 +100,7 @@ vulncheck:
 	@if ! $(MAKE) --no-print-directory -s $(VULNTOOLS)/govulncheck $(VULNDB)/index/db.json >build/tools/vulncheck.log 2>&1; then \
 	  echo "govulncheck: SKIPPED — govulncheck or its database could not be fetched from the Go module proxy (build/tools/vulncheck.log says why); nothing was checked"; \
 	else \
-	  set -o pipefail; $(VULNTOOLS)/govulncheck -db file://$(VULNDB) -format json ./... | $(GO) run ./internal/vulnpolicy/cmd/vulnpolicy; \
+	  set -o pipefail; $(VULNTOOLS)/govulncheck -db file://$(VULNDB) -format json ./... | $(GO) run ./buildkit/vulnpolicy/cmd/vulnpolicy; \
 	fi
 
 # -race also makes the compiler check every unsafe.Pointer conversion
@@ -162,22 +162,22 @@ install-test:
 	if [ "$$had" = 0 ]; then $(SUDO) dpkg -r quire >/dev/null; else echo "quire was installed before: the tested package stays installed"; fi; \
 	exit $$rc
 
-# The frontend's side of the Go<->TypeScript contract (internal/contract): the
+# The frontend's side of the Go<->TypeScript contract (buildkit/contract): the
 # generated types (frontend/src/lib/generated/protocol.ts) and the golden event
 # log of a real conversation the frontend tests fold. Run after changing a Go
-# payload type; go test ./internal/contract fails while either is stale.
+# payload type; go test ./buildkit/contract fails while either is stale.
 .PHONY: generate
 generate:
-	$(GO) run ./internal/contract/cmd/contract
-	$(GO) test -count=1 -run '^TestGoldenLogIsFresh$$' ./internal/contract/ -update
+	$(GO) run ./buildkit/contract/cmd/contract
+	$(GO) test -count=1 -run '^TestGoldenLogIsFresh$$' ./buildkit/contract/ -update
 
 # Benchmarks (figures go to docs/BENCHMARKS.md).
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./kernel/...
 	$(GO) test -run '^$$' -bench . -benchtime 100x ./internal/vecindex ./memory
 	$(GO) test -run '^$$' -bench StalledStreams -benchtime 1x ./host/httpapi
-	$(GO) test -run '^$$' -bench ToolDeclarations -benchtime 100x ./internal/app
-	$(GO) test -run '^$$' -bench EvaluateFragment -benchtime 1x ./internal/app
+	$(GO) test -run '^$$' -bench ToolDeclarations -benchtime 100x ./assembly
+	$(GO) test -run '^$$' -bench EvaluateFragment -benchtime 1x ./assembly
 	$(GO) test ./rag -run '^$$' -bench 'Index|Reindex' -benchtime 3x -scifact $(SCIFACT)
 	$(GO) test ./rag -run '^$$' -bench Search -benchtime 809x -timeout 30m -scifact $(SCIFACT)
 	$(GO) test ./rag -run 'TestSciFact$$' -v -timeout 60m -scifact $(SCIFACT) -scifact.50k=false

@@ -1,7 +1,7 @@
 // app.go is the Wails host, and nothing else: the window's bound methods,
 // the runtime events it forwards, native dialogs and file drops. It speaks
 // kernel/protocol and the ports of package host, like every other host;
-// main.go and the composition root (internal/app) give it its parts.
+// main.go and the composition root (assembly) give it its parts.
 package main
 
 import (
@@ -31,6 +31,7 @@ import (
 	wailsrt "github.com/wailsapp/wails/v2/pkg/runtime"
 	"golang.org/x/text/width"
 
+	"quire/assembly"
 	"quire/config"
 	"quire/doctor"
 	"quire/export"
@@ -38,7 +39,6 @@ import (
 	"quire/host/httpapi"
 	"quire/host/probe"
 	"quire/host/webview"
-	"quire/internal/app"
 	"quire/internal/datadir"
 	"quire/kernel/protocol"
 	"quire/kernel/tool"
@@ -890,7 +890,7 @@ func (a *App) ReportView(snapshot map[string]any) (probing bool, err error) {
 // window until it is closed. When another process owns the folder it opens
 // nothing (secondStart), and says why on stderr and through notice.
 func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slog.Logger, stderr io.Writer, notice func(context.Context, string)) int {
-	p, err := app.OpenWith(ctx, settings, log, app.Owner, app.Extras{Kind: datadir.Window, Scenarios: evalSet()})
+	p, err := assembly.OpenWith(ctx, settings, log, assembly.Owner, assembly.Extras{Kind: datadir.Window, Scenarios: evalSet()})
 	var inUse *datadir.InUseError
 	if errors.As(err, &inUse) {
 		return secondStart(ctx, inUse, httpapi.DialLocal(datadir.SocketPath(inUse.Dir)), stderr, notice)
@@ -1847,7 +1847,7 @@ func (a *App) PutMCPServer(c protocol.MCPServerConfig) (protocol.MCPServer, erro
 	if err != nil {
 		return protocol.MCPServer{}, err
 	}
-	if err := app.CheckMCP(c); err != nil {
+	if err := assembly.CheckMCP(c); err != nil {
 		return protocol.MCPServer{}, spoken(err)
 	}
 	if c.Command != "" {
@@ -1957,7 +1957,7 @@ func (a *App) ImportMCP(text string) (protocol.MCPImport, error) {
 	if err != nil {
 		return protocol.MCPImport{}, err
 	}
-	cfgs, _, err := app.ParseMCP(text)
+	cfgs, _, err := assembly.ParseMCP(text)
 	if err != nil {
 		return protocol.MCPImport{}, spoken(err)
 	}

@@ -27,14 +27,14 @@ import (
 	"quire/doctor"
 	"quire/host"
 	"quire/host/httpapi"
-	"quire/internal/mcptest"
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
 	"quire/library"
 	"quire/mcpclient"
+	"quire/test/mcptest"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 	"quire/tools/notes"
 )
 

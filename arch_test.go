@@ -49,8 +49,13 @@ func isStd(path string) bool {
 // composes reports whether a package picks concrete parts: the composition
 // root, and the test kit that assembles the same kernel for tests.
 func composes(pkg string) bool {
-	return under(pkg, "quire/internal/app") || under(pkg, "quire/internal/testkit")
+	return under(pkg, "quire/assembly") || under(pkg, "quire/test/testkit")
 }
+
+// isEquipment reports whether a package is test or build equipment: the
+// fake servers, the test kit and harnesses under test/, the generators and
+// gates `make` runs under buildkit/. Only tests, eval and each other use it.
+func isEquipment(pkg string) bool { return under(pkg, "quire/test") || under(pkg, "quire/buildkit") }
 
 // isHost reports whether a package is a host: the window (package main,
 // main.go + app.go), and every room under host/ (the ports of package
@@ -59,10 +64,11 @@ func isHost(pkg string) bool { return pkg == "quire" || under(pkg, "quire/host")
 
 // standsOn is what a package may reach other parts through without being
 // held to their dependencies: main hands the composition root's parts to
-// the hosts, and `quire eval` plays scenarios through eval, which is
-// checked on its own.
+// the hosts, and `quire eval` and the root's evaluator of candidate
+// improvements play scenarios through eval, which is checked on its own.
 var standsOn = map[string][]string{
-	"quire":          {"quire/internal/app"},
+	"quire":          {"quire/assembly"},
+	"quire/assembly": {"quire/eval"},
 	"quire/host/cli": {"quire/eval"},
 }
 
@@ -95,15 +101,17 @@ const (
 	ollamaModule = "github.com/ollama/ollama"
 )
 
-// TestLayering enforces the import rules of docs/ARCHITECTURE.md on the
-// transitive dependencies `go list -deps` reports.
-func TestLayering(t *testing.T) {
-	type rule struct {
-		name      string
-		applies   func(pkg string) bool
-		forbidden func(dep string) bool
-	}
-	rules := []rule{
+// rule is one import rule of docs/ARCHITECTURE.md: no package it applies
+// to may depend on a forbidden one.
+type rule struct {
+	name      string
+	applies   func(pkg string) bool
+	forbidden func(dep string) bool
+}
+
+// layeringRules are the import rules of docs/ARCHITECTURE.md.
+func layeringRules() []rule {
+	return []rule{
 		{"kernel never depends on Wails, memory, rag, tools or hosts",
 			func(p string) bool { return under(p, "quire/kernel") },
 			func(d string) bool {
@@ -117,15 +125,29 @@ func TestLayering(t *testing.T) {
 			// what a real one is sent), so it sees the client's types.
 			func(p string) bool {
 				return !under(p, "quire/kernel/provider/ollama") && !composes(p) && !under(p, "quire/eval") &&
-					!under(p, "quire/internal/ollamatest")
+					!under(p, "quire/test/ollamatest")
 			},
 			func(d string) bool { return under(d, ollamaModule) }},
-		{"the fake Ollama server is test and eval equipment: no product package depends on it",
-			// `quire eval` reaches it through eval, which plays scenarios against it.
-			func(p string) bool {
-				return !under(p, "quire/internal/ollamatest") && !under(p, "quire/eval") && !composes(p) && !under(p, "quire/host/cli")
-			},
-			func(d string) bool { return under(d, "quire/internal/ollamatest") }},
+		{"test equipment (test/) is depended on by no product package",
+			// eval is checked on its own below; `quire eval` reaches the
+			// fake servers only through it.
+			func(p string) bool { return !isEquipment(p) && !under(p, "quire/eval") },
+			func(d string) bool { return under(d, "quire/test") }},
+		{"eval plays scenarios against the fake Ollama and MCP servers, and no other test equipment",
+			func(p string) bool { return under(p, "quire/eval") },
+			func(d string) bool {
+				return under(d, "quire/test") && !under(d, "quire/test/ollamatest") && !under(d, "quire/test/mcptest")
+			}},
+		{"build equipment (buildkit/) is depended on by nothing but itself",
+			func(p string) bool { return !under(p, "quire/buildkit") },
+			func(d string) bool { return under(d, "quire/buildkit") }},
+		{"internal/ holds leaves: they depend on no Quire package but each other and kernel/event",
+			// kernel/event is itself a leaf: the log's vocabulary, whose
+			// ErrNoSpace sqlschema classifies a full disk's write into.
+			func(p string) bool { return under(p, "quire/internal") },
+			func(d string) bool {
+				return under(d, "quire") && !under(d, "quire/internal") && d != "quire/kernel/event"
+			}},
 		{"the vector engine depends only on the standard library, chromem-go and gonum",
 			func(p string) bool { return under(p, "quire/internal/vecindex") },
 			func(d string) bool {
@@ -177,11 +199,6 @@ func TestLayering(t *testing.T) {
 				return under(d, "quire/kernel/store") || under(d, "quire/kernel/runtime") || under(d, "quire/kernel/core") ||
 					under(d, "quire/kernel/provider") || under(d, "quire/host") || under(d, wailsModule)
 			}},
-		{"the MCP test server is test and eval equipment: no product package depends on it",
-			func(p string) bool {
-				return !under(p, "quire/internal/mcptest") && !under(p, "quire/eval") && !composes(p) && !under(p, "quire/host/cli")
-			},
-			func(d string) bool { return under(d, "quire/internal/mcptest") }},
 		{"hosts (the window included) speak the protocol, not the store, the runtime, the core or a provider",
 			isHost,
 			func(d string) bool {
@@ -195,8 +212,8 @@ func TestLayering(t *testing.T) {
 					under(d, "quire/queue") || under(d, "quire/mcpclient") || under(d, "quire/evolve")
 			}},
 		{"only main stands on the composition root: no other package imports it",
-			func(p string) bool { return p != "quire" && !under(p, "quire/internal/app") },
-			func(d string) bool { return under(d, "quire/internal/app") }},
+			func(p string) bool { return p != "quire" && !under(p, "quire/assembly") },
+			func(d string) bool { return under(d, "quire/assembly") }},
 		{"the hostile-file generator is test and benchmark equipment: no product package depends on it",
 			func(p string) bool { return !under(p, "quire/rag/parse/hostile") },
 			func(d string) bool { return under(d, "quire/rag/parse/hostile") }},
@@ -237,22 +254,42 @@ func TestLayering(t *testing.T) {
 				return under(d, wailsModule) || under(d, "quire/host") || under(d, "quire/kernel/runtime")
 			}},
 	}
-	pkgs := listPackages(t)
+}
+
+// violations is what breaks rule r in the graph pkgs, one "pkg depends on
+// dep" a line.
+func violations(r rule, pkgs map[string]listedPackage) []string {
+	var out []string
+	for _, path := range slices.Sorted(maps.Keys(pkgs)) {
+		if !r.applies(path) {
+			continue
+		}
+		for _, d := range seen(path, pkgs) {
+			if r.forbidden(d) {
+				out = append(out, path+" depends on "+d)
+			}
+		}
+	}
+	return out
+}
+
+func graph(t *testing.T) map[string]listedPackage {
+	t.Helper()
 	byPath := map[string]listedPackage{}
-	for _, p := range pkgs {
+	for _, p := range listPackages(t) {
 		byPath[p.ImportPath] = p
 	}
-	for _, r := range rules {
+	return byPath
+}
+
+// TestLayering enforces the import rules of docs/ARCHITECTURE.md on the
+// transitive dependencies `go list -deps` reports.
+func TestLayering(t *testing.T) {
+	byPath := graph(t)
+	for _, r := range layeringRules() {
 		t.Run(r.name, func(t *testing.T) {
-			for _, p := range pkgs {
-				if !r.applies(p.ImportPath) {
-					continue
-				}
-				for _, d := range seen(p.ImportPath, byPath) {
-					if r.forbidden(d) {
-						t.Errorf("%s depends on %s", p.ImportPath, d)
-					}
-				}
+			for _, v := range violations(r, byPath) {
+				t.Error(v)
 			}
 		})
 	}
@@ -261,6 +298,62 @@ func TestLayering(t *testing.T) {
 		if _, ok := byPath[h]; !ok || !isHost(h) {
 			t.Errorf("%s is not in the graph as a host", h)
 		}
+	}
+}
+
+// withImport is the graph pkgs with one more import, from → to, as
+// `go list -deps` would report it.
+func withImport(pkgs map[string]listedPackage, from, to string) map[string]listedPackage {
+	out := maps.Clone(pkgs)
+	p := out[from]
+	p.Imports = append(slices.Clone(p.Imports), to)
+	deps := append(slices.Clone(p.Deps), to)
+	deps = append(deps, pkgs[to].Deps...)
+	slices.Sort(deps)
+	p.Deps = slices.Compact(deps)
+	out[from] = p
+	return out
+}
+
+// TestLayeringCatchesABadImport seeds one forbidden import into the real
+// graph and expects the rule that forbids it to name it: a rule that
+// cannot fail protects nothing.
+func TestLayeringCatchesABadImport(t *testing.T) {
+	rules := map[string]rule{}
+	for _, r := range layeringRules() {
+		rules[r.name] = r
+	}
+	byPath := graph(t)
+	for _, c := range []struct{ rule, from, to string }{
+		{"internal/ holds leaves: they depend on no Quire package but each other and kernel/event", "quire/internal/latest", "quire/kernel/runtime"},
+		{"internal/ holds leaves: they depend on no Quire package but each other and kernel/event", "quire/internal/sqlschema", "quire/host"},
+		{"only main stands on the composition root: no other package imports it", "quire/host/httpapi", "quire/assembly"},
+		{"only main stands on the composition root: no other package imports it", "quire/internal/datadir", "quire/assembly"},
+		{"test equipment (test/) is depended on by no product package", "quire/rag", "quire/test/ollamatest"},
+		{"test equipment (test/) is depended on by no product package", "quire/assembly", "quire/test/testkit"},
+		{"eval plays scenarios against the fake Ollama and MCP servers, and no other test equipment", "quire/eval", "quire/test/crashtest"},
+		{"build equipment (buildkit/) is depended on by nothing but itself", "quire/host/cli", "quire/buildkit/tsgen"},
+		{"build equipment (buildkit/) is depended on by nothing but itself", "quire/test/testkit", "quire/buildkit/contract"},
+		{"hosts (the window included) speak the protocol, not the store, the runtime, the core or a provider", "quire", "quire/kernel/store"},
+	} {
+		t.Run(c.from+" imports "+c.to, func(t *testing.T) {
+			r, ok := rules[c.rule]
+			if !ok {
+				t.Fatalf("no rule %q", c.rule)
+			}
+			for _, pkg := range []string{c.from, c.to} {
+				if _, ok := byPath[pkg]; !ok {
+					t.Fatalf("%s is not in the graph", pkg)
+				}
+			}
+			want := c.from + " depends on " + c.to
+			if slices.Contains(violations(r, byPath), want) {
+				t.Fatalf("the real graph already breaks the rule: %s", want)
+			}
+			if got := violations(r, withImport(byPath, c.from, c.to)); !slices.Contains(got, want) {
+				t.Errorf("rule %q let %s through; it reported %q", c.rule, want, got)
+			}
+		})
 	}
 }
 
@@ -274,7 +367,7 @@ func TestMainIsOnlyTheWindowAndTheDispatch(t *testing.T) {
 	allowed := []string{"main.go", "app.go", "main_test.go", "app_test.go", "arch_test.go"}
 	for _, f := range files {
 		if !slices.Contains(allowed, f) {
-			t.Errorf("%s is in package main; its code belongs in the composition root (internal/app), a host or a domain package", f)
+			t.Errorf("%s is in package main; its code belongs in the composition root (assembly), a host or a domain package", f)
 		}
 	}
 }
@@ -348,17 +441,17 @@ func TestLayeringRulesSeeTheRealGraph(t *testing.T) {
 		{"quire/library", "quire/rag"},
 		{"quire/kernel/runtime", "quire/kernel/compact"},
 		{"quire/eval", ollamaModule},
-		{"quire/eval", "quire/internal/ollamatest"},
-		{"quire", "quire/internal/app"},
+		{"quire/eval", "quire/test/ollamatest"},
+		{"quire", "quire/assembly"},
 		{"quire", "quire/kernel/store"}, // through the root: the window stands on it
-		{"quire/internal/app", "quire/memory"},
-		{"quire/internal/app", sqliteModule},
+		{"quire/assembly", "quire/memory"},
+		{"quire/assembly", sqliteModule},
 		{"quire/host/cli", "quire/eval"},
 		{"quire/host/cli", ollamaModule}, // through eval only
 		{"quire/memory", "quire/kernel/event"},
 		{"quire/queue", "quire/kernel/protocol"},
 		{"quire/queue", "quire/tools/notes"},
-		{"quire/internal/app", "quire/queue"},
+		{"quire/assembly", "quire/queue"},
 		{"quire/rag", "quire/internal/vecindex"},
 		{"quire/memory", "quire/internal/vecindex"},
 		{"quire/internal/vecindex", "github.com/philippgille/chromem-go"},
@@ -368,6 +461,11 @@ func TestLayeringRulesSeeTheRealGraph(t *testing.T) {
 		{"quire/watch", "github.com/fsnotify/fsnotify"},
 		{"quire/vaultindex", "quire/watch"},
 		{"quire/tools/notegraph", "quire/vaultindex"},
+		{"quire/internal/sqlschema", "quire/kernel/event"},
+		{"quire/eval", "quire/test/mcptest"},
+		{"quire/test/testkit", "quire/test/ollamatest"},
+		{"quire/buildkit/contract", "quire/buildkit/tsgen"},
+		{"quire/assembly", "quire/eval"},
 	} {
 		if !has(c.pkg, c.dep) {
 			t.Errorf("%s does not depend on %s: the layering test would pass vacuously", c.pkg, c.dep)

@@ -1,7 +1,7 @@
 // Command quire reads its flags and hands off: no command opens the window
 // (app.go), `serve` the HTTP host (host/httpapi), every other command the
 // terminal host (host/cli). The parts come from the composition root
-// (internal/app); this package picks none itself.
+// (assembly); this package picks none itself.
 package main
 
 import (
@@ -21,11 +21,11 @@ import (
 	"strings"
 	"syscall"
 
+	"quire/assembly"
 	"quire/config"
 	"quire/host"
 	"quire/host/cli"
 	"quire/host/httpapi"
-	"quire/internal/app"
 	"quire/internal/datadir"
 )
 
@@ -175,8 +175,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	evals := evalSet()
 	return command.Run(ctx, positional, cli.Env{
 		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, Log: log, Settings: cfg,
-		Read:    opener(settings, log, app.Reader, ""),
-		Own:     opener(settings, log, app.Owner, datadir.Index),
+		Read:    opener(settings, log, assembly.Reader, ""),
+		Own:     opener(settings, log, assembly.Owner, datadir.Index),
 		Running: running(cfg.DataDir),
 		RunningBatches: func(context.Context) (host.Batches, error) {
 			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).Batches(), nil
@@ -188,7 +188,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).Skills(), nil
 		},
 		Drive:     driver(settings, log),
-		Eval:      app.EvalBuilder,
+		Eval:      assembly.EvalBuilder,
 		Scenarios: evals,
 	})
 }
@@ -214,7 +214,7 @@ func running(dir string) func(context.Context) (cli.Indexer, error) {
 // process's own, as the folder's owner for the command's life.
 func driver(settings *config.Store, log *slog.Logger) func(context.Context) (host.Driver, error) {
 	return func(ctx context.Context) (host.Driver, error) {
-		p, err := app.OpenWith(ctx, settings, log, app.Owner, app.Extras{Kind: datadir.Terminal})
+		p, err := assembly.OpenWith(ctx, settings, log, assembly.Owner, assembly.Extras{Kind: datadir.Terminal})
 		var inUse *datadir.InUseError
 		if errors.As(err, &inUse) && (inUse.Holder.Kind == datadir.Window || inUse.Holder.Kind == datadir.Serve) {
 			return httpapi.DialLocal(datadir.SocketPath(inUse.Dir)), nil
@@ -272,9 +272,9 @@ func parseAnywhere(fset *flag.FlagSet, args []string) ([]string, error) {
 
 // opener opens the parts in mode for a terminal command; an owner holds
 // the data folder as kind.
-func opener(settings *config.Store, log *slog.Logger, mode app.Mode, kind datadir.Kind) func(context.Context) (cli.Parts, error) {
+func opener(settings *config.Store, log *slog.Logger, mode assembly.Mode, kind datadir.Kind) func(context.Context) (cli.Parts, error) {
 	return func(ctx context.Context) (cli.Parts, error) {
-		p, err := app.OpenWith(ctx, settings, log, mode, app.Extras{Kind: kind, Scenarios: evalSet()})
+		p, err := assembly.OpenWith(ctx, settings, log, mode, assembly.Extras{Kind: kind, Scenarios: evalSet()})
 		if err != nil {
 			return nil, err
 		}
@@ -286,7 +286,7 @@ func opener(settings *config.Store, log *slog.Logger, mode app.Mode, kind datadi
 // same routes are served on the folder's local channel. A second
 // `quire serve` of a folder is refused, naming the process that holds it.
 func runServe(ctx context.Context, settings *config.Store, dist fs.FS, addr string, log *slog.Logger, stdout, stderr io.Writer) int {
-	p, err := app.OpenWith(ctx, settings, log, app.Owner, app.Extras{Kind: datadir.Serve, Scenarios: evalSet()})
+	p, err := assembly.OpenWith(ctx, settings, log, assembly.Owner, assembly.Extras{Kind: datadir.Serve, Scenarios: evalSet()})
 	var inUse *datadir.InUseError
 	if errors.As(err, &inUse) {
 		fmt.Fprintln(stderr, "quire:", serveRefusal(inUse))

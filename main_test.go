@@ -24,21 +24,21 @@ import (
 	"testing/fstest"
 	"time"
 
+	"quire/assembly"
 	"quire/config"
 	"quire/host/httpapi"
-	"quire/internal/app"
 	"quire/internal/datadir"
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
 	"quire/kernel/store"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // openOwner assembles the parts over dataDir as the window does.
-func openOwner(t *testing.T, dataDir, ollamaURL string) *app.Parts {
+func openOwner(t *testing.T, dataDir, ollamaURL string) *assembly.Parts {
 	t.Helper()
 	cfg := config.Config{DataDir: dataDir, OllamaHost: ollamaURL, Model: "qwen3:4b", NumCtx: 4096}
-	p, err := app.Open(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), app.Owner)
+	p, err := assembly.Open(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), assembly.Owner)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestReplayRequestIsWhatTheModelReceived(t *testing.T) {
 		if code := run([]string{"replay", sess.ID, "-request", fmt.Sprint(n), "-data-dir", dir}, &out, &errOut); code != 0 {
 			t.Fatalf("replay -request %d: %s", n, errOut.String())
 		}
-		want, err := app.CanonicalJSON(got[n-1].Body)
+		want, err := assembly.CanonicalJSON(got[n-1].Body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -882,7 +882,7 @@ func TestASecondWindowBringsTheFirstToTheFront(t *testing.T) {
 	fake.AddModel(ollamatest.DefaultModel())
 	dir := t.TempDir()
 	cfg := config.Config{DataDir: dir, OllamaHost: fake.URL(), Model: "qwen3:4b", NumCtx: 4096}
-	p, err := app.OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), app.Owner, app.Extras{Kind: datadir.Window})
+	p, err := assembly.OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), assembly.Owner, assembly.Extras{Kind: datadir.Window})
 	if err != nil {
 		t.Fatal(err)
 	}

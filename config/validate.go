@@ -27,7 +27,7 @@ const (
 )
 
 // Profiles and themes, as settings.json spells them. The profiles are
-// kernel/tool's (a test in internal/app keeps the two lists equal).
+// kernel/tool's (a test in assembly keeps the two lists equal).
 var (
 	Profiles = []string{"minimal", "ask", "write"}
 	Themes   = []string{"system", "light", "dark"}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/testkit/rofs"
-	"quire/internal/testkit/smalldisk"
+	"quire/test/testkit/rofs"
+	"quire/test/testkit/smalldisk"
 )
 
 type fakeOllama struct {

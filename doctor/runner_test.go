@@ -33,14 +33,17 @@ func TestRunnerChecksSayWhatCannotBeKnown(t *testing.T) {
 	}{
 		{"not running", runnerOf{err: errors.New("connection refused")}, false, "nothing usable answers"},
 		{"model not loaded", runnerOf{models: []RunnerModel{{ID: "gemma"}}}, false, "not among the server's models (gemma)"},
-		{"context unknown", runnerOf{models: []RunnerModel{{ID: "qwen3"}}, known: true, yes: true}, true, "context length cannot be known"},
-		{"context said", runnerOf{models: []RunnerModel{{ID: "qwen3", ContextLength: 32768}}, known: true, yes: true}, true, "a context of 32768 tokens"},
+		{"context unknown", runnerOf{models: []RunnerModel{{ID: "qwen3"}}, known: true, yes: true}, true, "does not say its context length; Quire assumes 4,096 tokens"},
+		{"context said", runnerOf{models: []RunnerModel{{ID: "qwen3", ContextLength: 32768}}, known: true, yes: true}, true, "Context: 32,768 tokens"},
 		{"tools refused", runnerOf{models: []RunnerModel{{ID: "qwen3"}}, known: true}, true, "refuses tools"},
 		{"tools unknown", runnerOf{models: []RunnerModel{{ID: "qwen3"}}}, true, "cannot be known: the probe failed"},
+		{"tools said by the list", runnerOf{models: []RunnerModel{{ID: "qwen3", Tools: ToolsYes}}}, true, "qwen3 takes tools"},
+		{"context from the runner's own endpoint", runnerOf{models: []RunnerModel{{ID: "qwen3", ContextLength: 8192, ContextFrom: "llama.cpp's /props"}}, known: true, yes: true},
+			true, "Context: 8,192 tokens (from llama.cpp's /props)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checks := RunnerChecks(t.Context(), "http://127.0.0.1:1234/v1", "qwen3", tt.r)
+			checks := RunnerChecks(t.Context(), "http://127.0.0.1:1234/v1", "qwen3", 4096, tt.r)
 			ok := true
 			var all []string
 			for _, c := range checks {

@@ -6,8 +6,8 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/compact"
+	"quire/test/ollamatest"
 )
 
 // compactionStandIn answers the compactor's own model requests in scripted

@@ -6,7 +6,7 @@
 // A scenario is a user's task end to end: the notes folder and documents it
 // starts from, the user's messages with their timing (follow-ups, steers
 // mid-run, cancels, a crash and restart), the model's turns (scripted, served
-// by the fake Ollama server of internal/ollamatest, or replaced
+// by the fake Ollama server of test/ollamatest, or replaced
 // by a real model with Options.Real), the user's answers to permission
 // questions, and the outcome: files on disk, events in the log, what the
 // model was sent.
@@ -22,7 +22,7 @@
 // see, and the invariants every scenario gets: no change without the user's
 // yes, one terminal event per run).
 //
-// Like internal/app and internal/testkit it picks a concrete part (the fake Ollama
+// Like assembly and test/testkit it picks a concrete part (the fake Ollama
 // server), so arch_test.go lets it depend on the Ollama client. It must never
 // import Wails, a host, the concrete tools, rag or the store: they reach it
 // only through the Builder, and it reads the log through kernel/protocol.

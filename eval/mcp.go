@@ -12,9 +12,9 @@ import (
 	"slices"
 	"strings"
 
-	"quire/internal/mcptest"
 	"quire/kernel/protocol"
 	"quire/mcpclient"
+	"quire/test/mcptest"
 )
 
 // MCP servers in scenarios (issue 19): a scenario plugs in test servers
@@ -27,7 +27,7 @@ type MCPServer struct {
 	// Name is the server's name in Quire: its tools are offered as
 	// name__tool (files__record).
 	Name string `yaml:"name"`
-	// Server is which test server: "mcptest" (internal/mcptest: echo and
+	// Server is which test server: "mcptest" (test/mcptest: echo and
 	// fetch_page, read-only; record, destructive, appending to a file the
 	// checks read; hang, until its call is cut; crash, which ends the
 	// server mid-call).

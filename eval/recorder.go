@@ -14,7 +14,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"quire/internal/ollamatest"
+	"quire/test/ollamatest"
 )
 
 // recorder stands between Quire and a real Ollama and keeps the body of

@@ -13,9 +13,9 @@ import (
 	"sync"
 	"time"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
+	"quire/test/ollamatest"
 )
 
 // Env is the world a Builder assembles a kernel in: everything lives under
@@ -73,7 +73,7 @@ type Batches interface {
 }
 
 // Builder assembles the kernel a scenario runs against. The composition
-// root (app.EvalBuilder) gives its own
+// root (assembly.EvalBuilder) gives its own
 // wiring, so scenarios test what users run.
 type Builder func(ctx context.Context, env Env) (Instance, error)
 

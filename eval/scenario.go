@@ -17,8 +17,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/event"
+	"quire/test/ollamatest"
 )
 
 // Classes of scenarios (issue 8): the user's ordinary tasks, the corners of

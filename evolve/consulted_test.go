@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"quire/internal/testkit"
 	"quire/kernel/event"
+	"quire/test/testkit"
 )
 
 // The proposer's call is in the evolution session's log: the request the

@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"quire/evolve"
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/provider"
@@ -26,6 +24,8 @@ import (
 	"quire/kernel/store"
 	"quire/kernel/tool"
 	"quire/memory"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 	"quire/tools/notes"
 )
 

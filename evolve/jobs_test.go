@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"quire/evolve"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
+	"quire/test/testkit"
 )
 
 // stepping is an evaluator of two scenarios that reports the first, then

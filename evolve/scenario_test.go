@@ -13,9 +13,9 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"quire/assembly"
 	"quire/eval"
 	"quire/evolve"
-	"quire/internal/app"
 	"quire/kernel/protocol"
 )
 
@@ -123,7 +123,7 @@ func TestReceiptsScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := snapshotFolder(t, r.notes)
-	ev := app.NewEvaluator(slog.New(slog.DiscardHandler), fstest.MapFS{"normal-file-a-note.yaml": {Data: set}}, r.k.Runtime, eval.CompareOptions{})
+	ev := assembly.NewEvaluator(slog.New(slog.DiscardHandler), fstest.MapFS{"normal-file-a-note.yaml": {Data: set}}, r.k.Runtime, eval.CompareOptions{})
 	report, err := ev.Evaluate(t.Context(), c, nil, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/testkit"
+	"quire/test/testkit"
 )
 
 // WriteFile writes where the path leads, as a shell's > does: a link keeps

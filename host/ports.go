@@ -2,7 +2,7 @@
 // package main, host/httpapi, host/cli) reaches the rest of Quire through,
 // besides the kernel's own protocol.Kernel: the documents panel, the memory
 // panel, the user's settings, the models screen and the health checks. The composition root
-// (internal/app) hands hosts concrete parts that satisfy them. It also
+// (assembly) hands hosts concrete parts that satisfy them. It also
 // holds what every host that asks the user shares (question.go): the board
 // of open permission questions and the log's account of how one closed.
 //

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/testkit"
 	"quire/library"
+	"quire/test/testkit"
 )
 
 // BenchmarkState is the documents panel's list load, which the page repeats

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
 	"quire/kernel/store"
 	"quire/library"
 	"quire/rag"
+	"quire/test/testkit"
 )
 
 // sized makes dims-dimensional vectors from letter counts.

@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/testkit"
-	"quire/internal/testkit/smalldisk"
 	"quire/kernel/protocol"
 	"quire/kernel/store"
 	"quire/library"
 	"quire/rag"
+	"quire/test/testkit"
+	"quire/test/testkit/smalldisk"
 )
 
 // open builds a library over a real rag index in a real SQLite file.

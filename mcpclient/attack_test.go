@@ -19,10 +19,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"quire/config"
-	"quire/internal/mcptest"
 	"quire/kernel/protocol"
 	"quire/kernel/tool"
 	"quire/mcpclient"
+	"quire/test/mcptest"
 )
 
 // attach runs a server of this process under name, waits until it runs,

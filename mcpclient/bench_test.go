@@ -9,9 +9,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"quire/config"
-	"quire/internal/mcptest"
 	"quire/kernel/protocol"
 	"quire/mcpclient"
+	"quire/test/mcptest"
 )
 
 // BenchmarkToolsAtRunStart is what a run's start pays for the MCP tools:

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"quire/internal/crashtest"
-	"quire/internal/mcptest"
 	"quire/mcpclient"
+	"quire/test/crashtest"
+	"quire/test/mcptest"
 )
 
 // Quire killed outright (SIGKILL) while a stdio server runs that started a

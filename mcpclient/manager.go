@@ -40,7 +40,7 @@ type Option func(*Manager)
 
 // WithServer attaches a server for this process only, never saved in
 // mcp.json: the eval set's and the tests' in-memory servers
-// (internal/mcptest). It starts with the others when cfg is enabled.
+// (test/mcptest). It starts with the others when cfg is enabled.
 func WithServer(cfg protocol.MCPServerConfig, connect Connect) Option {
 	return func(m *Manager) { m.attached = append(m.attached, attachedServer{cfg, connect}) }
 }

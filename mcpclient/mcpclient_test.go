@@ -19,11 +19,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"quire/config"
-	"quire/internal/crashtest"
-	"quire/internal/mcptest"
 	"quire/kernel/protocol"
 	"quire/kernel/tool"
 	"quire/mcpclient"
+	"quire/test/crashtest"
+	"quire/test/mcptest"
 )
 
 func TestMain(m *testing.M) {

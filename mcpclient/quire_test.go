@@ -9,9 +9,9 @@ import (
 	"syscall"
 
 	"quire/config"
-	"quire/internal/mcptest"
 	"quire/kernel/protocol"
 	"quire/mcpclient"
+	"quire/test/mcptest"
 )
 
 // quireEnv makes the test binary a Quire running the servers of the data

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/mcptest"
 	"quire/kernel/protocol"
 	"quire/kernel/tool"
+	"quire/test/mcptest"
 )
 
 // everything is the reference test server's script, installed by make

@@ -11,10 +11,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"quire/config"
-	"quire/internal/mcptest"
 	"quire/kernel/protocol"
 	"quire/kernel/tool"
 	"quire/mcpclient"
+	"quire/test/mcptest"
 )
 
 // The tool the user trusts, and the same name rewritten by its server to

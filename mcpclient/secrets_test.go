@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/mcptest"
 	"quire/kernel/protocol"
+	"quire/test/mcptest"
 )
 
 // savedFile is mcp.json's servers as written.

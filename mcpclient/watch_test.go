@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"quire/internal/mcptest"
 	"quire/kernel/protocol"
 	"quire/mcpclient"
+	"quire/test/mcptest"
 )
 
 // Watch is registered before it returns: a change made the moment after

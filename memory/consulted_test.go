@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"testing"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/runtime"
 	"quire/memory"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // The learner's call is in the log: the request the server received is

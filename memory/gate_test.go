@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/tool"
 	"quire/memory"
+	"quire/test/testkit"
 )
 
 // searchDocs stands in for search_docs: a read tool (ReadFs) whose result is

@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/provider/ollama"
@@ -23,6 +21,8 @@ import (
 	"quire/kernel/store"
 	"quire/kernel/tool"
 	"quire/memory"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // rig is a real kernel (runtime, SQLite file, real Ollama client, fake

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/event"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
 	"quire/memory"
+	"quire/test/ollamatest"
 )
 
 type findNotes struct{}

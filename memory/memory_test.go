@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/testkit"
 	"quire/kernel/compact"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/memory"
+	"quire/test/testkit"
 )
 
 func TestRememberToolWritesAnEventAndAnIndexedItemCitingTheCall(t *testing.T) {

@@ -5,10 +5,10 @@ import (
 	"slices"
 	"testing"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/memory"
+	"quire/test/ollamatest"
 )
 
 // fill writes every kind of item and every kind of change across two

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/protocol"
 	"quire/queue"
+	"quire/test/ollamatest"
 )
 
 // BenchmarkBatch is a batch of 24 notes through 1, 2 and 4 workers with the

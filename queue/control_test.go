@@ -5,10 +5,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
 	"quire/queue"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // gate holds the first worker request for one note until released.

@@ -13,9 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/crashtest"
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/provider/ollama"
@@ -23,6 +20,9 @@ import (
 	"quire/kernel/store"
 	"quire/kernel/tool"
 	"quire/queue"
+	"quire/test/crashtest"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 	"quire/tools/notes"
 )
 

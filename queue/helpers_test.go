@@ -13,14 +13,14 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
 	"quire/kernel/store"
 	"quire/kernel/tool"
 	"quire/queue"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 	"quire/tools/notes"
 )
 

@@ -12,12 +12,12 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/tool"
 	"quire/queue"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // A batch over 50 inbox notes with scripted workers ends with one review

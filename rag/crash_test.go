@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/crashtest"
+	"quire/test/crashtest"
 )
 
 var (

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/testkit/smalldisk"
 	"quire/kernel/event"
+	"quire/test/testkit/smalldisk"
 )
 
 // TestAFullDiskIsNoSpace: the database is on a small filesystem a ballast

@@ -40,7 +40,7 @@ const (
 )
 
 // Evolved is where the activated skill candidates come from (evolve's
-// store; internal/app wires it). It is asked whenever the catalog is, so
+// store; assembly wires it). It is asked whenever the catalog is, so
 // an activation reaches the next run and a rollback leaves it out of the
 // next run, as a folder dropped in or removed does.
 type Evolved interface {
@@ -51,7 +51,7 @@ type Evolved interface {
 const MaxUserSkills = 64
 
 // Servers is what the catalog needs of the MCP client: whether a server is
-// running now. internal/app wires it to the MCP manager; nil, no server is.
+// running now. assembly wires it to the MCP manager; nil, no server is.
 type Servers interface {
 	ServerRunning(name string) bool
 }

@@ -10,12 +10,12 @@ import (
 	"testing/fstest"
 	"time"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
 	"quire/skills"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // chat is a testkit kernel offered two shipped skills, alpha and beta,

@@ -3064,7 +3064,7 @@ export const cases = [
   },
 
   {
-    // The MCP server is internal/mcptest's, over stdio: the test binary run
+    // The MCP server is test/mcptest's, over stdio: the test binary run
     // again (test/e2e/mcp_test.go); its record tool is destructive.
     name: 'an MCP server added in Settings: its tools with their effects, a call of its write tool asked with the server, the tool and the full arguments, then its answer in the conversation',
     slug: 'mcp-tool',
@@ -3232,6 +3232,56 @@ export const cases = [
       assert(await composerFocused(page), 'the message box has the keyboard');
       assert((await $(page, 'message').count()) === 0, 'nothing was sent by the click');
       await page.screenshot({ path: shot });
+      },
+    },
+
+  // Lane runner (issue 34): one block, kept at the end.
+  {
+    name: 'Settings → Model runner: an OpenAI-compatible server typed by address is saved without a restart and its models listed with what each can do; an address on another machine needs the box that says conversations leave the laptop, and Quire refuses it without',
+    slug: 'settings-runner',
+    async run({ page, base, shot }) {
+      const text = async (id) => ((await $(page, id).textContent()) ?? '').trim();
+      const held = async () => (await (await api(base, '/api/settings')).json()).settings;
+      const before = await held();
+      try {
+        await open(page, base);
+        await newChat(page);
+        await page.keyboard.press('Control+,');
+        await $(page, 'settings-runner').waitFor({ timeout: WAIT_MS });
+        assert(await $(page, 'settings-runner-ollama').isChecked(), 'Ollama is the runner at first');
+        const ollama = await $(page, 'settings-host').inputValue();
+
+        // The fake serves the OpenAI-compatible API at /v1, as llama.cpp does.
+        await $(page, 'settings-runner-other').check();
+        await $(page, 'settings-runner-url').fill(`${ollama}/v1`);
+        await $(page, 'settings-runner-pending').waitFor({ timeout: WAIT_MS });
+        assert((await $(page, 'settings-runner-remote-box').count()) === 0, 'no question for this computer');
+        await $(page, 'settings-save').click();
+        await $(page, 'settings-runner-models').waitFor({ timeout: WAIT_MS });
+        const saved = await held();
+        assert(saved.runner === 'openai' && saved.runnerUrl === `${ollama}/v1`, `the host holds ${JSON.stringify(saved)}`);
+        const chat = page.locator(`[data-testid="settings-runner-model"][data-model="${saved.model}"]`);
+        const says = ((await chat.locator('[data-testid="settings-runner-model-says"]').textContent()) ?? '').trim();
+        assert(/^Context: [\d,]+ tokens \(from the server's model list\)\. Takes tools\.$/.test(says), `what the chat model can do: ${says}`);
+        assert((await chat.getAttribute('data-tools')) === 'yes', 'the tool probe said yes');
+        await page.screenshot({ path: shot });
+
+        // Another machine: asked in the screen, refused by Quire without the choice.
+        await $(page, 'settings-runner-url').fill('http://192.0.2.7:1234/v1');
+        await until(async () => (await text('settings-runner-remote-box')).includes('would leave this laptop'), 'the question for another machine');
+        await $(page, 'settings-save').click();
+        await until(async () => (await text('settings-error-runnerUrl')).includes('another machine'), 'the refusal by its field');
+        assert((await held()).runnerUrl === `${ollama}/v1`, 'a refused address saves nothing');
+        await page.screenshot({ path: shot.replace(/\.png$/, '-remote.png') });
+      } finally {
+        // The cases after this one talk to Ollama's own API.
+        const r = await api(base, '/api/settings', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ ...(await held()), runner: before.runner, runnerUrl: before.runnerUrl, runnerRemote: false }),
+        });
+        assert(r.status === 200, `the runner put back, got ${r.status}`);
+      }
     },
   },
 ];

@@ -1,5 +1,5 @@
 // The golden log: the public events of a real conversation, written by a Go
-// test (internal/contract TestGoldenLogIsFresh: the runtime over SQLite, the
+// test (buildkit/contract TestGoldenLogIsFresh: the runtime over SQLite, the
 // Ollama client against the fake server, the real todo tools) exactly as a
 // host sends them to the page. A Go payload that changes changes this log
 // (`make generate` rewrites it), and this fold sees what the page would see:

@@ -3,7 +3,7 @@
 // change it undoes, in order; what was undone and what not is said; and a
 // failure or a refusal gives the Undo button back (never stuck on
 // "Undoing…"). The Changes list is mounted in jsdom over a fake host: the
-// host's own undo is Go's (internal/app's TestUndoFromTheChangesList, and
+// host's own undo is Go's (assembly's TestUndoFromTheChangesList, and
 // the browser case against the real backend).
 import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';

@@ -33,6 +33,9 @@ function screen(s: Partial<UserSettings> = {}, canThink = true): SettingsScreen 
       profile: 'ask',
       theme: 'system',
       mcpCallSeconds: 60,
+      runner: 'ollama',
+      runnerUrl: '',
+      runnerRemote: false,
       ...s,
     },
     notesDir: '',
@@ -42,6 +45,7 @@ function screen(s: Partial<UserSettings> = {}, canThink = true): SettingsScreen 
     profiles: ['minimal', 'ask', 'write'],
     themes: ['system', 'light', 'dark'],
     pinned: {},
+    runner: { found: [], models: [], assumedNumCtx: 8192 },
   };
 }
 

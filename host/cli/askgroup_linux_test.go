@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"quire/internal/crashtest"
+	"quire/test/crashtest"
 )
 
 // Quire killed outright (SIGKILL: no deferred stop runs) while its -ask

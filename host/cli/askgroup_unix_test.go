@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
+	"quire/test/testkit"
 )
 
 // An -ask program stopped at its bound is stopped whole: a process it

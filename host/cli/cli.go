@@ -6,7 +6,7 @@
 // It speaks kernel/protocol and the ports of package host, like every
 // host. It must never import kernel/store, kernel/runtime, kernel/core, a
 // provider, rag, library, memory, Wails or the composition root
-// (internal/app): the parts arrive through Env. It may import eval, which
+// (assembly): the parts arrive through Env. It may import eval, which
 // plays scenarios against a kernel the composition root builds.
 package cli
 

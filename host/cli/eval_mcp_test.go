@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"quire/assembly"
 	"quire/eval"
-	"quire/internal/app"
-	"quire/internal/mcptest"
 	"quire/kernel/protocol"
+	"quire/test/mcptest"
 )
 
 // stdioMCP runs this test binary again as the stdio test server.
@@ -52,7 +52,7 @@ func TestEvalMCPScenariosCanFail(t *testing.T) {
 			t.Parallel()
 			sc := scenarioNamed(t, tt.scenario)
 			tt.breakIt(&sc)
-			res := eval.RunOne(t.Context(), sc, app.EvalBuilder(QuietLog(io.Discard)), eval.Options{MCPStdio: stdioMCP(t)})
+			res := eval.RunOne(t.Context(), sc, assembly.EvalBuilder(QuietLog(io.Discard)), eval.Options{MCPStdio: stdioMCP(t)})
 			if res.Pass || res.Skipped {
 				t.Fatalf("the scenario passed (or was skipped: %v) with what it must catch", res.Skipped)
 			}
@@ -70,7 +70,7 @@ func TestEvalMCPScenariosCanFail(t *testing.T) {
 // against nothing nor counted as passed.
 func TestEvalStdioMCPNeedsAServingBinary(t *testing.T) {
 	sc := scenarioNamed(t, "edge-mcp-stdio-server-crashes")
-	if res := eval.RunOne(t.Context(), sc, app.EvalBuilder(QuietLog(io.Discard)), eval.Options{}); !res.Skipped || res.Pass {
+	if res := eval.RunOne(t.Context(), sc, assembly.EvalBuilder(QuietLog(io.Discard)), eval.Options{}); !res.Skipped || res.Pass {
 		t.Fatalf("result %+v, want skipped", res)
 	}
 }

@@ -15,9 +15,9 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"quire/assembly"
 	"quire/eval"
-	"quire/internal/app"
-	"quire/internal/ollamatest"
+	"quire/test/ollamatest"
 )
 
 // evalsDir is the eval set, at the top of the repository.
@@ -44,7 +44,7 @@ func evalSet(t *testing.T, with eval.Options) {
 		t.Fatal(err)
 	}
 	with.MCPStdio = stdioMCP(t)
-	report := eval.Run(t.Context(), list, app.EvalBuilder(QuietLog(io.Discard)), with)
+	report := eval.Run(t.Context(), list, assembly.EvalBuilder(QuietLog(io.Discard)), with)
 	var out bytes.Buffer
 	report.Table(&out)
 	out.WriteString(report.Summary() + "\n")
@@ -118,7 +118,7 @@ func TestEvalWrongExpectationFails(t *testing.T) {
 			sc.Expect.Files = maps.Clone(sc.Expect.Files)
 			sc.Expect.Events = slices.Clone(sc.Expect.Events)
 			tt.breakIt(&sc.Expect)
-			res := eval.RunOne(t.Context(), sc, app.EvalBuilder(QuietLog(io.Discard)), eval.Options{})
+			res := eval.RunOne(t.Context(), sc, assembly.EvalBuilder(QuietLog(io.Discard)), eval.Options{})
 			if res.Pass {
 				t.Fatal("the scenario passed with a wrong expectation")
 			}
@@ -140,7 +140,7 @@ func TestEvalLinksIntactFails(t *testing.T) {
 	}
 	sc.Answers = []eval.Answer{{Allow: true, Tool: "edit_note"}}
 	sc.Expect = eval.Expectations{LinksIntact: true}
-	res := eval.RunOne(t.Context(), sc, app.EvalBuilder(QuietLog(io.Discard)), eval.Options{})
+	res := eval.RunOne(t.Context(), sc, assembly.EvalBuilder(QuietLog(io.Discard)), eval.Options{})
 	want := "links_intact: projects/alpha.md line 3: the link [[Home base]] is broken: it led to hub.md"
 	if res.Pass || !slices.ContainsFunc(res.Failures, func(f string) bool { return strings.Contains(f, want) }) {
 		t.Fatalf("pass %v, failures %q; want one saying %q", res.Pass, res.Failures, want)
@@ -172,7 +172,7 @@ func scenarioNamed(t *testing.T, name string) eval.Scenario {
 func TestEvalScriptedTurnsAreNeeded(t *testing.T) {
 	sc := scenarioNamed(t, "normal-file-a-note")
 	sc.Model = sc.Model[1:] // the model never calls create_note
-	res := eval.RunOne(t.Context(), sc, app.EvalBuilder(QuietLog(io.Discard)), eval.Options{})
+	res := eval.RunOne(t.Context(), sc, assembly.EvalBuilder(QuietLog(io.Discard)), eval.Options{})
 	if res.Pass {
 		t.Fatal("the scenario passed although the note was never created")
 	}
@@ -214,7 +214,7 @@ func TestEvalRealModel(t *testing.T) {
 		pick("adversarial-document-injection"), // outcome: notes unchanged, which the echo keeps
 		leak,
 	}
-	report := eval.Run(t.Context(), list, app.EvalBuilder(QuietLog(io.Discard)),
+	report := eval.Run(t.Context(), list, assembly.EvalBuilder(QuietLog(io.Discard)),
 		eval.Options{Real: true, Host: model.URL(), Model: ollamatest.DefaultModel().Name})
 	got := map[string]eval.Result{}
 	for _, r := range report.Results {
@@ -338,7 +338,7 @@ expect: {runs: [completed]}
 		t.Fatal(err)
 	}
 	sc.Name = "hang"
-	res := eval.RunOne(t.Context(), sc, app.EvalBuilder(QuietLog(io.Discard)), eval.Options{})
+	res := eval.RunOne(t.Context(), sc, assembly.EvalBuilder(QuietLog(io.Discard)), eval.Options{})
 	if res.Pass || len(res.Failures) == 0 || !strings.Contains(res.Failures[0], "did not settle in time") || !strings.Contains(res.Failures[0], "the log ends with") {
 		t.Fatalf("a hung conversation: %+v", res)
 	}
@@ -349,7 +349,7 @@ expect: {runs: [completed]}
 func TestEvalYesIsForTheNamedTool(t *testing.T) {
 	sc := scenarioNamed(t, "normal-file-a-note")
 	sc.Answers = []eval.Answer{{Allow: true, Tool: "move_note"}}
-	res := eval.RunOne(t.Context(), sc, app.EvalBuilder(QuietLog(io.Discard)), eval.Options{})
+	res := eval.RunOne(t.Context(), sc, assembly.EvalBuilder(QuietLog(io.Discard)), eval.Options{})
 	for _, want := range []string{"question 1 was about create_note, the scenario expected move_note", "ideas/sunset-lamp.md does not exist"} {
 		if !slices.ContainsFunc(res.Failures, func(f string) bool { return strings.Contains(f, want) }) {
 			t.Errorf("failures %q do not say %q", res.Failures, want)
@@ -368,7 +368,7 @@ func TestEvalRealModelThatNeverAnswers(t *testing.T) {
 	}))
 	model.AddModel(ollamatest.DefaultModel())
 	sc := scenarioNamed(t, "adversarial-invented-tool")
-	build := app.EvalBuilder(QuietLog(io.Discard))
+	build := assembly.EvalBuilder(QuietLog(io.Discard))
 	if res := eval.RunOne(t.Context(), sc, build, eval.Options{}); !res.Pass {
 		t.Fatalf("scripted: %q", res.Failures)
 	}
@@ -390,7 +390,7 @@ func TestEvalWaitEndsWithTheRun(t *testing.T) {
 	// Only a bound on a wait that would never end (the default for a real
 	// model is 5 minutes): the test asserts on the reason, not the time.
 	sc.Timeout = eval.Duration(time.Minute)
-	res := eval.RunOne(t.Context(), sc, app.EvalBuilder(QuietLog(io.Discard)),
+	res := eval.RunOne(t.Context(), sc, assembly.EvalBuilder(QuietLog(io.Discard)),
 		eval.Options{Real: true, Host: model.URL(), Model: ollamatest.DefaultModel().Name})
 	want := `user[1] waited for "permission.requested" in vain: ` + eval.ErrNeverCame.Error()
 	if res.Pass || !slices.ContainsFunc(res.Failures, func(f string) bool { return strings.HasPrefix(f, want) }) {
@@ -413,7 +413,7 @@ func TestEvalRealModelThatAnswersNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	report := eval.Run(t.Context(), all, app.EvalBuilder(QuietLog(io.Discard)),
+	report := eval.Run(t.Context(), all, assembly.EvalBuilder(QuietLog(io.Discard)),
 		eval.Options{Real: true, Host: model.URL(), Model: ollamatest.DefaultModel().Name, Parallel: 4, MCPStdio: stdioMCP(t)})
 	ran := 0
 	for _, r := range report.Results {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/ollamatest"
+	"quire/test/ollamatest"
 )
 
 // quire evolve: a candidate the user writes is added and listed; it

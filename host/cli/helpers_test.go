@@ -8,10 +8,10 @@ import (
 	"os"
 	"testing"
 
+	"quire/assembly"
 	"quire/config"
 	"quire/host"
 	"quire/host/httpapi"
-	"quire/internal/app"
 	"quire/internal/datadir"
 )
 
@@ -34,9 +34,9 @@ func runIn(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // servingOwner opens the parts as `quire serve` does — the data folder's
 // owner, serving its local channel — until the test ends.
-func servingOwner(t *testing.T, settings *config.Store) *app.Parts {
+func servingOwner(t *testing.T, settings *config.Store) *assembly.Parts {
 	t.Helper()
-	p, err := app.OpenWith(t.Context(), settings, slog.New(slog.DiscardHandler), app.Owner, app.Extras{Kind: datadir.Serve})
+	p, err := assembly.OpenWith(t.Context(), settings, slog.New(slog.DiscardHandler), assembly.Owner, assembly.Extras{Kind: datadir.Serve})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,9 +63,9 @@ func runCtxIn(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	settings := config.NewStore(cfg)
 	log := slog.New(slog.DiscardHandler)
-	open := func(mode app.Mode) func(context.Context) (Parts, error) {
+	open := func(mode assembly.Mode) func(context.Context) (Parts, error) {
 		return func(ctx context.Context) (Parts, error) {
-			p, err := app.OpenWith(ctx, settings, log, mode, app.Extras{Kind: datadir.Index})
+			p, err := assembly.OpenWith(ctx, settings, log, mode, assembly.Extras{Kind: datadir.Index})
 			if err != nil {
 				return nil, err
 			}
@@ -73,7 +73,7 @@ func runCtxIn(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 	}
 	return cmd.Run(ctx, fset.Args(), Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Log: log, Settings: cfg,
-		Read: open(app.Reader), Own: open(app.Owner), Eval: app.EvalBuilder, Scenarios: os.DirFS(evalsDir),
+		Read: open(assembly.Reader), Own: open(assembly.Owner), Eval: assembly.EvalBuilder, Scenarios: os.DirFS(evalsDir),
 		Running: func(ctx context.Context) (Indexer, error) {
 			return httpapi.DialLocal(datadir.SocketPath(cfg.DataDir)).Index(ctx)
 		},

@@ -10,21 +10,21 @@ import (
 	"testing"
 	"time"
 
+	"quire/assembly"
 	"quire/config"
 	"quire/host"
-	"quire/internal/app"
 	"quire/internal/datadir"
-	"quire/internal/testkit"
-	"quire/internal/testkit/smalldisk"
 	"quire/kernel/protocol"
+	"quire/test/testkit"
+	"quire/test/testkit/smalldisk"
 )
 
 // ownIndex opens the data folder dir as its owner, with no Ollama at all
 // (the offline embedder makes the vectors), and returns its document index.
 func ownIndex(t *testing.T, dir string) host.Index {
 	t.Helper()
-	p, err := app.Open(t.Context(), config.NewStore(config.Config{DataDir: dir, OllamaHost: "http://127.0.0.1:1", Model: "m", NumCtx: 4096}),
-		slog.New(slog.DiscardHandler), app.Owner)
+	p, err := assembly.Open(t.Context(), config.NewStore(config.Config{DataDir: dir, OllamaHost: "http://127.0.0.1:1", Model: "m", NumCtx: 4096}),
+		slog.New(slog.DiscardHandler), assembly.Owner)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestIndexAndSearchCommands(t *testing.T) {
 func TestIndexGoesThroughTheRunningOwner(t *testing.T) {
 	dir, docs := t.TempDir(), t.TempDir()
 	settings := config.NewStore(config.Config{DataDir: dir, OllamaHost: "http://127.0.0.1:1", Model: "m", NumCtx: 4096})
-	p, err := app.OpenWith(t.Context(), settings, slog.New(slog.DiscardHandler), app.Owner, app.Extras{Kind: datadir.Serve})
+	p, err := assembly.OpenWith(t.Context(), settings, slog.New(slog.DiscardHandler), assembly.Owner, assembly.Extras{Kind: datadir.Serve})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/crashtest"
-	"quire/internal/mcptest"
 	"quire/kernel/protocol"
+	"quire/test/crashtest"
+	"quire/test/mcptest"
 )
 
 // The test binary doubles as the stdio MCP test server (the one `quire mcp`

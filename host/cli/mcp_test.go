@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"quire/config"
-	"quire/internal/mcptest"
 	"quire/kernel/protocol"
+	"quire/test/mcptest"
 )
 
 // addArgs is `quire mcp add NAME -- …` for mcptest's stdio server.

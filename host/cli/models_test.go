@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/protocol"
+	"quire/test/ollamatest"
 )
 
 func TestModelsCommand(t *testing.T) {

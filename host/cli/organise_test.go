@@ -13,9 +13,9 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"quire/config"
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 var taskRe = regexp.MustCompile(`Organise the note (\S+)\. `)

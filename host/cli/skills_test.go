@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"quire/config"
-	"quire/internal/mcptest"
-	"quire/internal/ollamatest"
 	"quire/kernel/protocol"
+	"quire/test/mcptest"
+	"quire/test/ollamatest"
 )
 
 func TestSkillsCommand(t *testing.T) {

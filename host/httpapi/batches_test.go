@@ -13,8 +13,8 @@ import (
 
 	"quire/doctor"
 	"quire/host/httpapi"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
+	"quire/test/testkit"
 )
 
 // stubBatches is a host.Batches that records what the routes ask of it;

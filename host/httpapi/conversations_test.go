@@ -10,9 +10,9 @@ import (
 	"testing/fstest"
 
 	"quire/host/httpapi"
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // asked records what the search route handed the port.

@@ -14,10 +14,10 @@ import (
 
 	"quire/doctor"
 	"quire/host/httpapi"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
 	"quire/library"
 	"quire/rag"
+	"quire/test/testkit"
 )
 
 // serveDocs runs the HTTP host with a real library over a real rag index

@@ -13,8 +13,8 @@ import (
 
 	"quire/doctor"
 	"quire/host/httpapi"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
+	"quire/test/testkit"
 )
 
 // stubEvolution is a host.Evolution that records what the routes ask of

@@ -14,8 +14,8 @@ import (
 	"quire/doctor"
 	"quire/host"
 	"quire/host/httpapi"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
+	"quire/test/testkit"
 )
 
 // TestHealthStreamSendsEveryChange: a page's stream is sent the report

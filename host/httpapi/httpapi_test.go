@@ -20,11 +20,11 @@ import (
 
 	"quire/doctor"
 	"quire/host/httpapi"
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/store"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 type env struct {

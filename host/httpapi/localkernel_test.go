@@ -14,11 +14,11 @@ import (
 	"quire/doctor"
 	"quire/host"
 	"quire/host/httpapi"
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // terminalOwner is a real kernel served on a Unix socket as an owner serves

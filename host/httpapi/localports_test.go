@@ -15,8 +15,8 @@ import (
 	"quire/doctor"
 	"quire/host"
 	"quire/host/httpapi"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
+	"quire/test/testkit"
 )
 
 // recorder keeps what a back end was asked, in order, each call with

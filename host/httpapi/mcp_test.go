@@ -15,8 +15,8 @@ import (
 	"quire/doctor"
 	"quire/host"
 	"quire/host/httpapi"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
+	"quire/test/testkit"
 )
 
 // recordingMCP is the MCP servers' back end as the routes see it: each

@@ -14,12 +14,12 @@ import (
 
 	"quire/doctor"
 	"quire/host/httpapi"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
+	"quire/test/testkit"
 )
 
 // stubModels is a host.Models that records what the routes ask of it; the
-// composition root's own is tested in internal/app against the fake Ollama.
+// composition root's own is tested in assembly against the fake Ollama.
 type stubModels struct {
 	mu       sync.Mutex
 	calls    []string

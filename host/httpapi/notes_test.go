@@ -17,7 +17,7 @@ import (
 
 // notesCalls is a host.Notes that says what it was asked, and fails with
 // err when set: the routes are under test, not the panel's back end
-// (internal/app's TestUndoFromTheChangesList tests that).
+// (assembly's TestUndoFromTheChangesList tests that).
 type notesCalls struct {
 	asked []string
 	err   error

@@ -15,12 +15,12 @@ import (
 
 	"quire/doctor"
 	"quire/host/httpapi"
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // createNote is a write tool that describes itself as the note tools do:

@@ -10,8 +10,8 @@ import (
 
 	"quire/doctor"
 	"quire/host/httpapi"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
+	"quire/test/testkit"
 )
 
 // TestSettingsScreenRoutes: GET /api/settings is the screen, POST saves

@@ -16,7 +16,7 @@ import (
 )
 
 // skillsBack is the Skills port over a fixed list: the routes are under
-// test here (the catalog behind them is tested in skills and internal/app).
+// test here (the catalog behind them is tested in skills and assembly).
 type skillsBack struct {
 	mu      sync.Mutex
 	enabled map[string]bool

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
+	"quire/test/testkit"
 )
 
 // TestTheLocalChannelMeetsTheServersTimeouts: a process that stops half-way

@@ -13,9 +13,9 @@ import (
 
 	"quire/doctor"
 	"quire/host/httpapi"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
 	"quire/library"
+	"quire/test/testkit"
 )
 
 // localOwner is a real library over a real rag index (serveDocs') served

@@ -20,8 +20,8 @@ import (
 
 	"quire/doctor"
 	"quire/host/httpapi"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
+	"quire/test/testkit"
 )
 
 // This file uses only what main has had since before streams were bounded,

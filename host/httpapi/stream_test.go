@@ -14,9 +14,9 @@ import (
 
 	"quire/doctor"
 	"quire/host/httpapi"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	kruntime "quire/kernel/runtime"
+	"quire/test/testkit"
 )
 
 // closures collects the server's "event stream closed" log records, so a

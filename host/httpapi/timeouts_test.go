@@ -15,7 +15,7 @@ import (
 
 	"quire/doctor"
 	"quire/host/httpapi"
-	"quire/internal/testkit"
+	"quire/test/testkit"
 )
 
 // listen runs s as quire serve does (ListenAndServe) until the test ends

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/crashtest"
+	"quire/test/crashtest"
 )
 
 // childEnv makes the test binary a child: "hold DIR" takes DIR's lock and

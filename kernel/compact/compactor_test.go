@@ -11,12 +11,12 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/compact"
 	"quire/kernel/event"
 	"quire/kernel/history"
 	"quire/kernel/provider"
 	"quire/kernel/provider/ollama"
+	"quire/test/ollamatest"
 )
 
 // model is the real Ollama adapter talking to a fake server that answers

@@ -504,7 +504,7 @@ func Projected(t Type) bool { return specs[t].projected }
 
 // PayloadType is the Go type of the payload of events of type t, and false
 // when t is not registered. The frontend's TypeScript types are generated
-// from it (internal/tsgen), so the registry is the one source of both.
+// from it (buildkit/tsgen), so the registry is the one source of both.
 func PayloadType(t Type) (reflect.Type, bool) {
 	sp, ok := specs[t]
 	return sp.payload, ok

@@ -27,6 +27,15 @@ type UserSettings struct {
 	// MCPCallSeconds is how long one MCP tool call may take before Quire
 	// cuts it, in seconds (1 to SettingsLimits.MaxMCPCallSeconds).
 	MCPCallSeconds int `json:"mcpCallSeconds"`
+	// Runner is which API reaches the models: "ollama" (at OllamaHost) or
+	// "openai", an OpenAI-compatible server (LM Studio, llama.cpp, Jan,
+	// vLLM) at RunnerURL.
+	Runner    string `json:"runner"`
+	RunnerURL string `json:"runnerUrl"`
+	// RunnerRemote is the user's explicit choice that conversations, and
+	// the notes they read, may go to a RunnerURL off this machine; without
+	// it such an address is refused.
+	RunnerRemote bool `json:"runnerRemote"`
 }
 
 // SettingsScreen is everything the Settings screen renders: the settings
@@ -49,6 +58,54 @@ type SettingsScreen struct {
 	// environment variable (setting -> "-model", "QUIRE_MODEL"): a later
 	// start given it again uses that instead of what is saved here.
 	Pinned map[string]string `json:"pinned"`
+	// Runner is the model runner section: the runners found, and the
+	// chosen one's models with what each can do.
+	Runner RunnerScreen `json:"runner"`
+}
+
+// RunnerScreen is what the Settings screen shows of the model runners.
+type RunnerScreen struct {
+	// Found are the runners answering on their usual local ports now
+	// (Ollama 11434, LM Studio 1234, llama.cpp 8080, Jan 1337).
+	Found []FoundRunner `json:"found"`
+	// Models are the chosen runner's models (Ollama's /api/tags, else
+	// /v1/models), with what each can do; empty when it did not answer,
+	// and Problem says why.
+	Models  []RunnerModel `json:"models"`
+	Problem string        `json:"problem,omitempty"`
+	// AssumedNumCtx is the context length Quire assumes for a model whose
+	// server does not say it: the context length setting.
+	AssumedNumCtx int `json:"assumedNumCtx"`
+	// Restart says what of the chosen runner waits for the next start
+	// ("" when everything applies now): the document index keeps
+	// embedding with the runner it started with.
+	Restart string `json:"restart,omitempty"`
+}
+
+// FoundRunner is a runner answering on its usual local port.
+type FoundRunner struct {
+	Name string `json:"name"` // "LM Studio", "llama.cpp", …
+	// Runner and URL are the settings that choose it ("ollama" with
+	// Ollama's address, or "openai" with the API's address).
+	Runner string `json:"runner"`
+	URL    string `json:"url"`
+	Models int    `json:"models"`
+}
+
+// RunnerModel is one model of the chosen runner and what it can do, as
+// far as the runner says.
+type RunnerModel struct {
+	Name string `json:"name"`
+	// ContextLength is the model's context (0: the server does not say
+	// it); ContextFrom where it was read.
+	ContextLength int    `json:"contextLength"`
+	ContextFrom   string `json:"contextFrom,omitempty"`
+	// Tools is "yes", "no" or "unknown" (the server did not say and no
+	// probe could tell).
+	Tools  string `json:"tools"`
+	Embeds bool   `json:"embeds"`
+	// Says is the plain sentence of what it can do, context and tools.
+	Says string `json:"says"`
 }
 
 // ModelFacts is what Ollama said about one model.

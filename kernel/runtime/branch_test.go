@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
 	"quire/kernel/store"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // seqOf is the seq of the n-th (0-based) event of type typ in evs.

@@ -3,11 +3,11 @@ package runtime_test
 import (
 	"testing"
 
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
+	"quire/test/testkit"
 )
 
 // TestABranchInheritsWhatItsParentRead: a granted memory write runs unasked

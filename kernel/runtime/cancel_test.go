@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
+	"quire/test/testkit"
 )
 
 // Stopping a run while two tools run — one stops, one ignores its context —

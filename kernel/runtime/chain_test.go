@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/history"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 var busy = ollamatest.Turn{Fail: ollamatest.Failure{Kind: ollamatest.FailStatus, Status: 503, Message: "server busy"}}

@@ -7,11 +7,11 @@ import (
 	"sync"
 	"testing"
 
-	"quire/internal/testkit"
 	"quire/kernel/compact"
 	"quire/kernel/event"
 	"quire/kernel/history"
 	"quire/kernel/runtime"
+	"quire/test/testkit"
 )
 
 // compaction is a Compaction whose answer a test chooses; it records what

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/store"
+	"quire/test/ollamatest"
 )
 
 // TestRecoverGoesOnPastADamagedSession: two conversations are left with

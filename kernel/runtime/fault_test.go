@@ -12,13 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
-	"quire/internal/testkit/smalldisk"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
+	"quire/test/testkit/smalldisk"
 )
 
 // gatedServer is a fake Ollama server whose every scripted delay waits for

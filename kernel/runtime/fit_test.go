@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/core"
 	"quire/kernel/event"
 	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // noToolsModel is a chat model Ollama lists without the "tools" capability.

@@ -13,15 +13,15 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/crashtest"
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
 	"quire/kernel/store"
 	"quire/kernel/tool"
+	"quire/test/crashtest"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 var toolKills = flag.Int("kill.runs", 5, "how many times TestKillDuringAToolCall kills the process")

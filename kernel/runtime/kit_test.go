@@ -11,12 +11,12 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // Helpers shared by the loop tests (loop_test.go, permission_test.go,

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/compact"
 	"quire/kernel/event"
 	"quire/kernel/runtime"
+	"quire/test/ollamatest"
 )
 
 // TestOneLongReplyNeverBreaksAChat: a reply too long for the window (a

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
+	"quire/test/testkit"
 )
 
 // The model calls a read-only tool; the runtime runs it without asking, and

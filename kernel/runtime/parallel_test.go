@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
+	"quire/test/testkit"
 )
 
 // Tools that did not declare themselves parallel-safe take turns; those that

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
+	"quire/test/testkit"
 )
 
 func writeTool() *fakeTool {

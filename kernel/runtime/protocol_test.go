@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
+	"quire/test/ollamatest"
 )
 
 func TestIdempotentCommands(t *testing.T) {

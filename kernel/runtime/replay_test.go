@@ -4,11 +4,11 @@ import (
 	"errors"
 	"testing"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/runtime"
 	"quire/kernel/store"
 	"quire/kernel/tool"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // rebuiltAsSent checks that every request the fake server received from

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/event"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
+	"quire/test/ollamatest"
 )
 
 // distinct is an endless reply's pieces that do not repeat within the

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
 	"quire/kernel/store"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 const model = "qwen3:4b"

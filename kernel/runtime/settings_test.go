@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/prompt"
 	"quire/kernel/provider/ollama"
 	"quire/kernel/runtime"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // sentOptions is what one request the fake server received carried of the

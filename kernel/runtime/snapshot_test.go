@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // A checkpoint hook that returns text extends the run by one step whose

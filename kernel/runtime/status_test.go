@@ -3,8 +3,8 @@ package runtime_test
 import (
 	"testing"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/event"
+	"quire/test/ollamatest"
 )
 
 func TestStatusesAreKeptApart(t *testing.T) {

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
+	"quire/test/ollamatest"
 )
 
 // A chat created without a title is named from its first message, by a

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
+	"quire/test/testkit"
 )
 
 // A watcher that stops reading is dropped at its bound, with a cause the host

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/crashtest"
 	"quire/kernel/event"
+	"quire/test/crashtest"
 )
 
 var crashKills = flag.Int("crash.kills", 50, "how many times TestCrashLeavesAValidPrefix kills the writer")

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/testkit/pagedamage"
 	"quire/kernel/event"
+	"quire/test/testkit/pagedamage"
 )
 
 // fillSessions writes n deltas into each of the sessions sess-0..sess-3, in

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/testkit/smalldisk"
 	"quire/kernel/event"
+	"quire/test/testkit/smalldisk"
 )
 
 // TestAFullFileIsErrNoSpaceAndLosesNothing: an append the file has no room

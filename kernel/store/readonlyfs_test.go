@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"quire/internal/testkit/rofs"
+	"quire/test/testkit/rofs"
 )
 
 // written makes a database with one session at path and closes it cleanly.

@@ -14,8 +14,8 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"quire/internal/ollamatest"
 	"quire/queue"
+	"quire/test/ollamatest"
 )
 
 // batchView is the batch the drawer shows: its state and counts, and the

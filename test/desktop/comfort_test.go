@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/event"
 	"quire/kernel/store"
+	"quire/test/ollamatest"
 )
 
 // slowStory streams a long reply, a word every 150 ms, to any message that

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/ollamatest"
+	"quire/test/ollamatest"
 )
 
 // view is the snapshot the frontend reports through the test probe.

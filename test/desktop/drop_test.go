@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/ollamatest"
+	"quire/test/ollamatest"
 )
 
 // buildDragSource compiles testdata/dragsource.c, a tiny GTK window that is

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/ollamatest"
+	"quire/test/ollamatest"
 )
 
 // TestDesktopReplyLoadsNothing: a reply (as a document could steer it)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/ollamatest"
+	"quire/test/ollamatest"
 )
 
 // window is the real window under test: its id and where it is on the

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/ollamatest"
+	"quire/test/ollamatest"
 )
 
 // TestDesktopInspectorShowsWhatTheModelSaw: in the real window, after a

@@ -12,8 +12,8 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"quire/internal/mcptest"
-	"quire/internal/ollamatest"
+	"quire/test/mcptest"
+	"quire/test/ollamatest"
 )
 
 // The test binary doubles as the MCP server the window starts (mcptest).

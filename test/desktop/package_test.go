@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/ollamatest"
+	"quire/test/ollamatest"
 )
 
 // TestInstalledPackage starts Quire as the Debian package installed it

@@ -9,8 +9,8 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"quire/internal/ollamatest"
 	"quire/queue"
+	"quire/test/ollamatest"
 )
 
 // The batch case's scripted workers (the queue's own workers over the fake

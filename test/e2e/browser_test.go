@@ -2,7 +2,7 @@
 
 // Package e2e runs the frontend's end-to-end cases (frontend/e2e/cases.mjs)
 // in real Chromium against `quire serve` as main wires it: the composition
-// root (internal/app) over a real data folder, host/httpapi over the
+// root (assembly) over a real data folder, host/httpapi over the
 // backend it builds, and the fake Ollama server, which answers each case's
 // prompt as script_test.go scripts it. Every case runs here; none needs a
 // mock of the backend. `make test` runs it after building the frontend.
@@ -30,11 +30,11 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"quire/assembly"
 	"quire/config"
-	"quire/internal/app"
-	"quire/internal/ollamatest"
 	"quire/kernel/runtime"
 	"quire/rag"
+	"quire/test/ollamatest"
 )
 
 // cases are the slugs of every case in frontend/e2e/cases.mjs, in order:
@@ -49,6 +49,7 @@ var cases = []string{
 	"changes-undo",
 	"branch-edit", "branch-regenerate", "continue-killed", "inspector", "batch-review", "evolution", "comfort", "mcp-tool",
 	"skills-settings", "header-holds", "empty-examples",
+	"settings-runner", // lane runner (issue 34)
 }
 
 func TestBrowser(t *testing.T) {
@@ -116,7 +117,7 @@ const (
 )
 
 // startBackend starts `quire serve` as main.go wires it — the composition
-// root (internal/app) as an Owner over a temporary data folder, with Ollama
+// root (assembly) as an Owner over a temporary data folder, with Ollama
 // at the fake server's address (a setting, as -ollama-host gives it), and
 // host/httpapi over the backend it builds — adding only the cases' slow
 // tools and a slow embedder. A second `quire serve`, over a data folder of
@@ -158,7 +159,7 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	fx.NotesDir = writeFiles(t, "Notes", map[string]string{"inbox/a.md": "# A\n\nAn idea for the projects folder.\n", "garden.md": gardenNote, "projects/plan.md": planNote})
 	fx.BatchDir = writeBatchNotes(t)
 	dist := os.DirFS(filepath.Join(frontend, "dist"))
-	main := serve(t, dist, fx.ProbePath, []string{"-data-dir", dataDir, "-ollama-host", fake.URL()}, app.Extras{
+	main := serve(t, dist, fx.ProbePath, []string{"-data-dir", dataDir, "-ollama-host", fake.URL()}, assembly.Extras{
 		Runtime:   []runtime.Option{runtime.WithTools(newSlowPair(), caseTools{readLog{}})},
 		Scenarios: evolutionSet(t),
 		Embedder: func(picked rag.Embedder) rag.Embedder {
@@ -175,7 +176,7 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	}
 	down := "http://" + l.Addr().String()
 	l.Close()
-	fx.DownURL = serve(t, dist, fx.ProbePath, []string{"-data-dir", t.TempDir(), "-ollama-host", down}, app.Extras{})
+	fx.DownURL = serve(t, dist, fx.ProbePath, []string{"-data-dir", t.TempDir(), "-ollama-host", down}, assembly.Extras{})
 	// Each line of the pull a little apart, so its progress shows in the
 	// page between "pulling manifest" and "success".
 	empty := ollamatest.New(t, ollamatest.WithDelay(150*time.Millisecond), ollamatest.WithReplies(reply))
@@ -184,7 +185,7 @@ func startBackend(t *testing.T, frontend string) (*fixtureSet, string) {
 	empty.AddModel(ollamatest.Model{Name: noToolsModel, Capabilities: []string{"completion"}, Family: "gemma"})
 	empty.AddPullable(ollamatest.DefaultModel())
 	empty.AddPullable(ollamatest.Model{Name: secondModel, Capabilities: []string{"completion", "tools"}, ContextLength: 131072, Family: "llama"})
-	fx.FirstURL = serve(t, dist, fx.ProbePath, []string{"-data-dir", t.TempDir(), "-ollama-host", empty.URL()}, app.Extras{})
+	fx.FirstURL = serve(t, dist, fx.ProbePath, []string{"-data-dir", t.TempDir(), "-ollama-host", empty.URL()}, assembly.Extras{})
 	// A fourth, in a child process the killed reply's case has killed.
 	fx.KillableURL, fx.KillControl = startKillable(t, frontend, fake.URL())
 	return fx, main
@@ -224,7 +225,7 @@ expect:
 // runServe does, and returns the link it prints (the address with this
 // start's secret, which the cases open as the user does). The environment
 // is not read: the flags are the whole configuration.
-func serve(t *testing.T, dist fs.FS, probePath string, flags []string, extras app.Extras) string {
+func serve(t *testing.T, dist fs.FS, probePath string, flags []string, extras assembly.Extras) string {
 	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
 	link, done, err := launch(ctx, dist, probePath, flags, extras)
@@ -245,13 +246,13 @@ func serve(t *testing.T, dist fs.FS, probePath string, flags []string, extras ap
 // ctx ends; it returns the link it prints, and done, which says how serving
 // ended once the parts are closed. The killed reply's child process runs
 // it too (kill_test.go), where no test is at hand.
-func launch(ctx context.Context, dist fs.FS, probePath string, flags []string, extras app.Extras) (string, <-chan error, error) {
+func launch(ctx context.Context, dist fs.FS, probePath string, flags []string, extras assembly.Extras) (string, <-chan error, error) {
 	cfg, err := config.Load(flag.NewFlagSet("quire serve", flag.ContinueOnError), flags, func(string) (string, bool) { return "", false })
 	if err != nil {
 		return "", nil, err
 	}
 	log := slog.New(slog.DiscardHandler)
-	p, err := app.OpenWith(ctx, config.NewStore(cfg), log, app.Owner, extras)
+	p, err := assembly.OpenWith(ctx, config.NewStore(cfg), log, assembly.Owner, extras)
 	if err != nil {
 		return "", nil, err
 	}

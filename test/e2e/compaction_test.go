@@ -9,8 +9,8 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/tool"
+	"quire/test/ollamatest"
 )
 
 // compactPrompt starts the compaction case against `quire serve`'s own

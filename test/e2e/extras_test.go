@@ -14,7 +14,7 @@ import (
 	"quire/rag"
 )
 
-// What the browser cases add to `quire serve`'s own parts (app.Extras):
+// What the browser cases add to `quire serve`'s own parts (assembly.Extras):
 // two slow read tools, the compaction case's read_log (compaction_test.go)
 // and a slow embedder. Everything else the cases use — the note tools on
 // the folder the page chooses, the undo change log, the plan tools and

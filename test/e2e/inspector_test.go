@@ -15,9 +15,9 @@ import (
 	"strconv"
 	"testing"
 
+	"quire/assembly"
 	"quire/config"
 	"quire/host/cli"
-	"quire/internal/app"
 )
 
 // inspected is what the inspector case hands back (fixtures.InspectPath):
@@ -63,7 +63,7 @@ func checkInspectorCopy(t *testing.T, fx *fixtureSet, passed []string) {
 	var out, errOut bytes.Buffer
 	code := replay.Run(t.Context(), []string{got.Session}, cli.Env{Stdout: &out, Stderr: &errOut, Log: log,
 		Read: func(ctx context.Context) (cli.Parts, error) {
-			return app.Open(ctx, config.NewStore(cfg), log, app.Reader)
+			return assembly.Open(ctx, config.NewStore(cfg), log, assembly.Reader)
 		}})
 	if code != 0 {
 		t.Fatalf("quire replay %s -request %d: exit %d, %s", got.Session, got.N, code, errOut.String())

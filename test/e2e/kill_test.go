@@ -15,9 +15,9 @@ import (
 	"syscall"
 	"testing"
 
-	"quire/internal/app"
-	"quire/internal/crashtest"
-	"quire/internal/mcptest"
+	"quire/assembly"
+	"quire/test/crashtest"
+	"quire/test/mcptest"
 )
 
 // The killed reply's case ("continue after a killed reply", cases.mjs): a
@@ -55,7 +55,7 @@ func serveChild(raw string) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	link, done, err := launch(ctx, os.DirFS(filepath.Join(spec.Frontend, "dist")), spec.Probe, spec.Flags, app.Extras{})
+	link, done, err := launch(ctx, os.DirFS(filepath.Join(spec.Frontend, "dist")), spec.Probe, spec.Flags, assembly.Extras{})
 	if err != nil {
 		os.Stderr.WriteString("quire serve: " + err.Error() + "\n")
 		os.Exit(1)

@@ -11,12 +11,12 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"quire/internal/mcptest"
-	"quire/internal/ollamatest"
+	"quire/test/mcptest"
+	"quire/test/ollamatest"
 )
 
 // The MCP case ("an MCP server added in Settings…", cases.mjs): the page
-// adds internal/mcptest's server over stdio — this test binary run again
+// adds test/mcptest's server over stdio — this test binary run again
 // (TestMain's mcptest.ServeIfChild) — in Settings, as a user types a
 // command; the fake model then calls its destructive record tool, the
 // page answers the permission question, and the server's answer is in the

@@ -11,8 +11,8 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/runtime"
+	"quire/test/ollamatest"
 	"quire/tools/searchdocs"
 	"quire/tools/todo"
 )
@@ -258,7 +258,7 @@ var scripts = []script{
 	})},
 	// The documents' citations: the notes folder (on for other cases) is
 	// left out, so the passages are the documents' alone; search_docs with
-	// the notes is internal/app's TestSearchDocsIncludesTheNotes.
+	// the notes is assembly's TestSearchDocsIncludesTheNotes.
 	{is(citePrompt), twoSteps(fixed(ollamatest.ToolCall{ID: "cite-1", Name: searchdocs.Name,
 		Arguments: []byte(`{"query":"water the basil every morning; compost for the soil","include_notes":false}`)}),
 		text(citeReply))},

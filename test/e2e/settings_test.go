@@ -8,7 +8,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"quire/internal/ollamatest"
+	"quire/test/ollamatest"
 )
 
 // settingsPrompt is the settings case's message: the fake model answers it

@@ -18,8 +18,6 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/compact"
 	"quire/kernel/event"
 	"quire/kernel/history"
@@ -28,6 +26,8 @@ import (
 	"quire/kernel/provider"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 	"quire/tools/notes"
 )
 

@@ -1,5 +1,5 @@
 // Package security plays attacks against `quire serve` as main wires it —
-// the composition root (internal/app) as an Owner over a temporary data
+// the composition root (assembly) as an Owner over a temporary data
 // folder, its backend served by host/httpapi on a loopback port, Ollama at
 // the fake server's address — and checks each is refused and changes
 // nothing. It is tests only; `go test ./...` (and so `make test`) runs them.

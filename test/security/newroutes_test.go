@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"testing"
 
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
+	"quire/test/testkit"
 )
 
 // TestTheNewRoutesAreBehindTheGuard plays the guard's attacks against every

@@ -13,12 +13,12 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"quire/assembly"
 	"quire/config"
 	"quire/host/httpapi"
-	"quire/internal/app"
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // serve is a running `quire serve`: its address, the secret its link
@@ -33,7 +33,7 @@ type serve struct {
 
 // startServe starts `quire serve` as main.go's runServe does: the flags
 // are the whole configuration (a temporary data folder, a notes folder,
-// the fake Ollama), app.Open as an Owner, httpapi.New over its
+// the fake Ollama), assembly.Open as an Owner, httpapi.New over its
 // ServeBackend, ListenAndServe on a loopback port until the test ends.
 func startServe(t *testing.T) serve {
 	t.Helper()
@@ -49,7 +49,7 @@ func startServe(t *testing.T) serve {
 	}
 	log := slog.New(slog.DiscardHandler)
 	ctx, stop := context.WithCancel(context.Background())
-	p, err := app.Open(ctx, config.NewStore(cfg), log, app.Owner)
+	p, err := assembly.Open(ctx, config.NewStore(cfg), log, assembly.Owner)
 	if err != nil {
 		stop()
 		t.Fatal(err)

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/crashtest"
 	"quire/kernel/tool"
+	"quire/test/crashtest"
 )
 
 const crashChildEnv = "QUIRE_NOTES_CRASH_CHILD" // "notes dir|journal dir|step to stop at"

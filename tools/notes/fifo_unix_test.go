@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/testkit"
 	"quire/kernel/tool"
+	"quire/test/testkit"
 )
 
 // A FIFO, socket or device named like a note is no note to move: move_note

@@ -56,7 +56,7 @@ type NoteHit struct {
 }
 
 // Notes is the notes folder's index as search_docs needs it, best first;
-// internal/app adapts vaultindex.Index to it (this package never imports
+// assembly adapts vaultindex.Index to it (this package never imports
 // a SQL driver).
 type Notes interface {
 	SearchNotes(ctx context.Context, query string, n int) ([]NoteHit, error)

@@ -1,7 +1,7 @@
 // The host protocol v1.0 (docs/PROTOCOL.md), as the frontend reads it.
 //
 // Every type whose JSON comes from Go is generated from the Go type
-// (./generated/protocol.ts, by internal/contract: run `make generate` after
+// (./generated/protocol.ts, by buildkit/contract: run `make generate` after
 // changing one) and re-exported here; a Go change the frontend has not
 // followed fails `npm run check`. What stays below is the frontend's own:
 // the HTTP header names, the Wails runtime event names, the settings body

@@ -8,7 +8,7 @@
 // check after `debounceMs`, and only the newest check's answer is shown.
 // The theme is applied at once as a preview (the page's data-theme), and
 // put back when the screen closes without saving.
-import type { ModelInfo, OllamaCheck, PermissionProfile, SettingsScreen, Theme, UserSettings } from './protocol';
+import type { ModelInfo, OllamaCheck, PermissionProfile, RunnerModel, SettingsScreen, Theme, UserSettings } from './protocol';
 import type { ModelsTransport } from './transport/models';
 import { SettingRefused, type SettingsTransport } from './transport/settings';
 
@@ -26,6 +26,28 @@ export const PROFILE_LINES: Record<PermissionProfile, { title: string; line: str
 
 /** The words of each theme choice. */
 export const THEME_LABELS: Record<Theme, string> = { system: 'Like the system', light: 'Light', dark: 'Dark' };
+
+/** The runners Quire speaks to: Ollama's own API, or an OpenAI-compatible server. */
+export const RUNNER_OLLAMA = 'ollama';
+export const RUNNER_OPENAI = 'openai';
+
+/**
+ * Whether a runner address names this computer (localhost or a loopback
+ * address), as config.Loopback judges it; an address that cannot be read
+ * counts as this computer, since the host refuses it anyway.
+ */
+export function onThisComputer(address: string): boolean {
+  const raw = address.trim();
+  if (raw === '') return true;
+  let host: string;
+  try {
+    host = new URL(raw.includes('://') ? raw : `http://${raw}`).hostname.toLowerCase();
+  } catch {
+    return true;
+  }
+  host = host.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\./.test(host) || host === '0:0:0:0:0:0:0:1';
+}
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -264,6 +286,43 @@ export class SettingsStore {
     }
   }
 
+  /** The draft chooses an OpenAI-compatible server rather than Ollama. */
+  get openaiRunner(): boolean {
+    return this.draft?.runner === RUNNER_OPENAI;
+  }
+
+  /** The draft's runner is not the one saved: its models are listed once it is saved. */
+  get runnerPending(): boolean {
+    const d = this.draft;
+    const held = this.screen?.settings;
+    if (!d || !held) return false;
+    return d.runner !== held.runner || (d.runner === RUNNER_OPENAI && d.runnerUrl.trim() !== held.runnerUrl);
+  }
+
+  /** The draft's server is another machine: saving needs the user's explicit choice (runnerRemote). */
+  get runnerOffThisComputer(): boolean {
+    return this.openaiRunner && !onThisComputer(this.draft?.runnerUrl ?? '');
+  }
+
+  /** Chooses a runner: Ollama, or an OpenAI-compatible server at url. */
+  chooseRunner(runner: string, url?: string): void {
+    const patch: Partial<UserSettings> = { runner };
+    if (url !== undefined) patch.runnerUrl = url;
+    // Another address is another choice: the consent to send conversations is per address.
+    if (url !== undefined && url !== this.draft?.runnerUrl) patch.runnerRemote = false;
+    this.edit(patch);
+  }
+
+  /** The saved runner's models with what each can do, as the host said them. */
+  get runnerModels(): RunnerModel[] {
+    return this.screen?.runner?.models ?? [];
+  }
+
+  /** The saved runner is an OpenAI-compatible server, whose models are its own list's. */
+  private get heldOpenAI(): boolean {
+    return this.screen?.settings.runner === RUNNER_OPENAI;
+  }
+
   /** What the installed list says of the model named (undefined when it is not installed). */
   private info(name: string | undefined): ModelInfo | undefined {
     return this.installed.find((m) => m.name === name);
@@ -271,12 +330,18 @@ export class SettingsStore {
 
   /** Names offered for the chat model: the installed models that are not embedding-only. */
   get chatModels(): string[] {
+    if (this.heldOpenAI) return this.runnerModels.filter((m) => !m.embeds).map((m) => m.name);
     const named = this.installed.filter((m) => !(m.capabilities ?? []).includes('embedding')).map((m) => m.name);
     return named.length > 0 ? named : (this.screen?.models ?? []);
   }
 
   /** Names offered for the embedding model: the installed embedding models. */
   get embedModels(): string[] {
+    // A server that does not say which models embed offers them all.
+    if (this.heldOpenAI) {
+      const said = this.runnerModels.filter((m) => m.embeds);
+      return (said.length > 0 ? said : this.runnerModels).map((m) => m.name);
+    }
     return this.installed.filter((m) => (m.capabilities ?? []).includes('embedding')).map((m) => m.name);
   }
 
@@ -292,6 +357,11 @@ export class SettingsStore {
   /** The longest context the chosen chat model takes (its trained length when known). */
   get maxNumCtx(): number {
     const d = this.draft;
+    if (this.heldOpenAI) {
+      const r = this.runnerModels.find((x) => x.name === d?.model);
+      if (r && r.contextLength > 0) return r.contextLength;
+      return this.screen?.limits.maxNumCtx ?? 8192;
+    }
     const m = this.info(d?.model);
     if (m && m.contextLength > 0) return m.contextLength;
     if (this.screen && this.screen.model.name === d?.model) return this.screen.limits.maxNumCtx;

@@ -1738,6 +1738,24 @@ export namespace protocol {
 		    return a;
 		}
 	}
+	export class FoundRunner {
+	    name: string;
+	    runner: string;
+	    url: string;
+	    models: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new FoundRunner(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.runner = source["runner"];
+	        this.url = source["url"];
+	        this.models = source["models"];
+	    }
+	}
 	
 	export class MCPImportIssue {
 	    name: string;
@@ -2559,6 +2577,66 @@ export namespace protocol {
 	
 	
 	
+	export class RunnerModel {
+	    name: string;
+	    contextLength: number;
+	    contextFrom?: string;
+	    tools: string;
+	    embeds: boolean;
+	    says: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunnerModel(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.contextLength = source["contextLength"];
+	        this.contextFrom = source["contextFrom"];
+	        this.tools = source["tools"];
+	        this.embeds = source["embeds"];
+	        this.says = source["says"];
+	    }
+	}
+	export class RunnerScreen {
+	    found: FoundRunner[];
+	    models: RunnerModel[];
+	    problem?: string;
+	    assumedNumCtx: number;
+	    restart?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunnerScreen(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.found = this.convertValues(source["found"], FoundRunner);
+	        this.models = this.convertValues(source["models"], RunnerModel);
+	        this.problem = source["problem"];
+	        this.assumedNumCtx = source["assumedNumCtx"];
+	        this.restart = source["restart"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	
 	
 	
@@ -2609,6 +2687,9 @@ export namespace protocol {
 	    profile: string;
 	    theme: string;
 	    mcpCallSeconds: number;
+	    runner: string;
+	    runnerUrl: string;
+	    runnerRemote: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new UserSettings(source);
@@ -2626,6 +2707,9 @@ export namespace protocol {
 	        this.profile = source["profile"];
 	        this.theme = source["theme"];
 	        this.mcpCallSeconds = source["mcpCallSeconds"];
+	        this.runner = source["runner"];
+	        this.runnerUrl = source["runnerUrl"];
+	        this.runnerRemote = source["runnerRemote"];
 	    }
 	}
 	export class SettingsScreen {
@@ -2637,6 +2721,7 @@ export namespace protocol {
 	    profiles: string[];
 	    themes: string[];
 	    pinned: {[key: string]: string};
+	    runner: RunnerScreen;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsScreen(source);
@@ -2652,6 +2737,7 @@ export namespace protocol {
 	        this.profiles = source["profiles"];
 	        this.themes = source["themes"];
 	        this.pinned = source["pinned"];
+	        this.runner = this.convertValues(source["runner"], RunnerScreen);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

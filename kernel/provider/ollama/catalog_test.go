@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/provider/ollama"
+	"quire/test/ollamatest"
 )
 
 // paths counts the requests a client sends, by path.

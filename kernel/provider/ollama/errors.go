@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
-	"syscall"
 
 	"github.com/ollama/ollama/api"
 
@@ -30,7 +27,7 @@ func (p *Provider) ended(ctx context.Context, err error, complete bool, modelNam
 	case complete:
 		return nil
 	case ctx.Err() != nil:
-		return stopped(ctx)
+		return provider.Stopped(ctx, "Ollama")
 	}
 	err = &provider.Error{Kind: provider.ErrStreamBroken,
 		Message: fmt.Sprintf("Ollama at %s stopped sending %s before it finished: check that Ollama is still running", p.at(ctx), what)}
@@ -44,7 +41,7 @@ func (p *Provider) ended(ctx context.Context, err error, complete bool, modelNam
 func (p *Provider) failure(ctx context.Context, err error, modelName string) error {
 	if ctx.Err() != nil {
 		// Whatever the transport made of it, the caller stopped us.
-		return stopped(ctx)
+		return provider.Stopped(ctx, "Ollama")
 	}
 	err = p.classify(err, modelName, p.at(ctx))
 	p.log.Debug("ollama request failed", "error", err)
@@ -59,7 +56,7 @@ func (p *Provider) classify(err error, modelName string, host fmt.Stringer) erro
 	var status api.StatusError
 	var auth api.AuthorizationError
 	switch {
-	case runnerStopped(err):
+	case provider.RunnerStopped(err):
 		return failAs(provider.ErrServer, provider.ErrRunnerStopped,
 			"The model runner of Ollama at %s stopped while answering: see the Ollama server log (it often means the model needs more memory than is free)", host)
 	case errors.As(err, &status):
@@ -79,9 +76,9 @@ func (p *Provider) classify(err error, modelName string, host fmt.Stringer) erro
 		}
 	case errors.As(err, &auth):
 		return fail(provider.ErrRejected, "Ollama at %s asks to sign in; Quire expects a local Ollama that does not", host)
-	case dialFailed(err):
+	case provider.DialFailed(err):
 		return fail(provider.ErrUnavailable, "Ollama is not running at %s: start it with `ollama serve`, or set the right address", host)
-	case connectionCut(err):
+	case provider.ConnectionCut(err):
 		return fail(provider.ErrStreamBroken, "Ollama at %s closed the connection before answering: check that Ollama is still running", host)
 	}
 	if _, ok := errors.AsType[*url.Error](err); ok {
@@ -91,50 +88,4 @@ func (p *Provider) classify(err error, modelName string, host fmt.Stringer) erro
 	// What is left is an {"error": …} line in the middle of a stream, which
 	// Ollama's client returns as a plain error: the model runner failed.
 	return fail(provider.ErrServer, "Ollama at %s failed while answering: see the Ollama server log", host)
-}
-
-// runnerStopped recognises Ollama 0.17's words for a model runner that died
-// (llm/server.go): at load, "llama runner process has terminated" or "…no
-// longer running" (a 500); found dead, "model runner has unexpectedly
-// stopped"; dying mid-reply, "an error was encountered while running the
-// model: unexpected EOF" (an error line: the runner's connection ended).
-// Ollama starts a new runner on the next request.
-func runnerStopped(err error) bool {
-	msg := err.Error()
-	for _, s := range []string{"llama runner process has terminated", "llama runner process no longer running", "model runner has unexpectedly stopped",
-		"an error was encountered while running the model: unexpected EOF"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
-}
-
-// dialFailed reports whether err means nothing accepted the connection:
-// Ollama is not running there, or the name does not resolve.
-func dialFailed(err error) bool {
-	if op, ok := errors.AsType[*net.OpError](err); ok && op.Op == "dial" {
-		return true
-	}
-	if _, ok := errors.AsType[*net.DNSError](err); ok {
-		return true
-	}
-	return errors.Is(err, syscall.ECONNREFUSED)
-}
-
-// connectionCut reports whether the server hung up before it answered.
-func connectionCut(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
-}
-
-// stopped is the error of a call whose context ended. It wraps the cause
-// given to the context, and ctx.Err() as well when that is different, so
-// errors.Is works for both the caller's reason and context.Canceled.
-func stopped(ctx context.Context) error {
-	cause, err := context.Cause(ctx), ctx.Err()
-	if errors.Is(cause, err) {
-		return fmt.Errorf("request to Ollama stopped: %w", cause)
-	}
-	return fmt.Errorf("request to Ollama stopped: %w (%w)", cause, err)
 }

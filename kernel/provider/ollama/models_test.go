@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/provider"
 	"quire/kernel/provider/ollama"
+	"quire/test/ollamatest"
 )
 
 func TestInstalledListsDetails(t *testing.T) {

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/provider"
 	"quire/kernel/provider/ollama"
+	"quire/test/ollamatest"
 )
 
 // fake starts a fake Ollama with the default qwen3:4b model and returns it

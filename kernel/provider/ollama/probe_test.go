@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/provider"
 	"quire/kernel/provider/ollama"
+	"quire/test/ollamatest"
 )
 
 func TestVersion(t *testing.T) {

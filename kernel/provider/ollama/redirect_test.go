@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/provider"
 	"quire/kernel/provider/ollama"
+	"quire/test/ollamatest"
 )
 
 // TestSetHostMovesEveryLaterRequest: after SetHost the chat, the probes

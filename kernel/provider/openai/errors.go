@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
-	"syscall"
 
 	"quire/kernel/provider"
 )
@@ -75,7 +73,7 @@ func statusError(resp *http.Response) error {
 // failure turns an error into a provider sentinel with a sentence.
 func (p *Provider) failure(ctx context.Context, base *url.URL, err error, model string) error {
 	if ctx.Err() != nil {
-		return stopped(ctx)
+		return provider.Stopped(ctx, "the model server")
 	}
 	err = classify(err, model, base)
 	p.log.Debug("openai request failed", "error", err)
@@ -84,7 +82,7 @@ func (p *Provider) failure(ctx context.Context, base *url.URL, err error, model 
 
 func (p *Provider) broken(ctx context.Context, base *url.URL, model string) error {
 	if ctx.Err() != nil {
-		return stopped(ctx)
+		return provider.Stopped(ctx, "the model server")
 	}
 	return &provider.Error{Kind: provider.ErrStreamBroken,
 		Message: fmt.Sprintf("The server at %s stopped sending the reply of %s before it finished: check that it is still running", base, model)}
@@ -98,7 +96,7 @@ func classify(err error, model string, base *url.URL) error {
 	var status *httpError
 	var inStream *streamError
 	switch {
-	case runnerStopped(err):
+	case provider.RunnerStopped(err):
 		return failAs(provider.ErrServer, provider.ErrRunnerStopped,
 			"The model runner of the server at %s stopped while answering: see its log (it often means the model needs more memory than is free)", base)
 	case errors.As(err, &status):
@@ -127,9 +125,9 @@ func classify(err error, model string, base *url.URL) error {
 			return fail(provider.ErrRejected, "The conversation no longer fits the context length of %q on the server at %s: Quire will shorten it", model, base)
 		}
 		return fail(provider.ErrServer, "The server at %s failed while answering: see its log", base)
-	case dialFailed(err):
+	case provider.DialFailed(err):
 		return fail(provider.ErrUnavailable, "Nothing answers at %s: start the server (LM Studio, llama.cpp, Jan, Ollama), or set the right address", base)
-	case connectionCut(err):
+	case provider.ConnectionCut(err):
 		return fail(provider.ErrStreamBroken, "The server at %s closed the connection before it finished: check that it is still running", base)
 	}
 	var wire *wireError
@@ -140,20 +138,6 @@ func classify(err error, model string, base *url.URL) error {
 		return fail(provider.ErrUnavailable, "Quire cannot talk to the server at %s: check the address", base)
 	}
 	return fail(provider.ErrServer, "The server at %s failed while answering: see its log", base)
-}
-
-// runnerStopped recognises Ollama's words (served at /v1 too) for a model
-// runner that died, which it restarts on the next request: the kernel
-// retries once (provider.ErrRunnerStopped).
-func runnerStopped(err error) bool {
-	msg := err.Error()
-	for _, s := range []string{"llama runner process has terminated", "llama runner process no longer running", "model runner has unexpectedly stopped",
-		"an error was encountered while running the model: unexpected EOF"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // noTools recognises the servers' words for a model that takes no tools:
@@ -175,28 +159,4 @@ func overflow(a apiError) bool {
 	msg := strings.ToLower(a.Message)
 	return a.code() == "context_length_exceeded" || a.Type == "exceed_context_size_error" ||
 		strings.Contains(msg, "context length") || strings.Contains(msg, "context size") || strings.Contains(msg, "context window")
-}
-
-func dialFailed(err error) bool {
-	if op, ok := errors.AsType[*net.OpError](err); ok && op.Op == "dial" {
-		return true
-	}
-	if _, ok := errors.AsType[*net.DNSError](err); ok {
-		return true
-	}
-	return errors.Is(err, syscall.ECONNREFUSED)
-}
-
-func connectionCut(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
-}
-
-// stopped is the error of a call whose context ended, wrapping its cause.
-func stopped(ctx context.Context) error {
-	cause, err := context.Cause(ctx), ctx.Err()
-	if errors.Is(cause, err) {
-		return fmt.Errorf("request to the model server stopped: %w", cause)
-	}
-	return fmt.Errorf("request to the model server stopped: %w (%w)", cause, err)
 }

@@ -22,7 +22,29 @@ type Model struct {
 	// context_length); 0 when the server does not say, which is to be
 	// said plainly: the API itself has no such field.
 	ContextLength int
+	// ContextFrom says where ContextLength was read ("" when unknown).
+	ContextFrom ContextSource
+	// Embeds: the server says this model only embeds (LM Studio's type
+	// "embeddings"); false says nothing either way.
+	Embeds bool
+	// Tools is what the server's own model list says of tools
+	// (ToolsUnknown where it does not; the probe can tell).
+	Tools Tools
 }
+
+// ContextSource is where a model's context length was read.
+type ContextSource string
+
+const (
+	// ContextFromList: the /v1/models entry (llama.cpp's meta.n_ctx_train,
+	// vLLM's max_model_len, a context_length).
+	ContextFromList ContextSource = "the server's model list"
+	// ContextFromProps: llama-server's GET /props, the context its slots
+	// are loaded with (what a prompt must fit).
+	ContextFromProps ContextSource = "llama.cpp's /props"
+	// ContextFromLMStudio: LM Studio's GET /api/v0/models max_context_length.
+	ContextFromLMStudio ContextSource = "LM Studio's /api/v0/models"
+)
 
 // Models lists the server's models (GET /models), in the server's order.
 func (p *Provider) Models(ctx context.Context) ([]Model, error) {
@@ -55,6 +77,9 @@ func (p *Provider) Models(ctx context.Context) ([]Model, error) {
 	out := make([]Model, len(list.Data))
 	for i, m := range list.Data {
 		out[i] = Model{ID: m.ID, ContextLength: max(m.MaxModelLen, m.ContextLength, m.Meta.NCtxTrain)}
+		if out[i].ContextLength > 0 {
+			out[i].ContextFrom = ContextFromList
+		}
 	}
 	return out, nil
 }
@@ -155,9 +180,14 @@ func UsualPorts() []UsualPort {
 // returns the runners that answer GET /v1/models, in that order. Each try
 // is bounded by wait; a port nobody listens on costs a refused dial.
 func Discover(ctx context.Context, client *http.Client, wait time.Duration, extra ...string) []Runner {
+	return DiscoverOn(ctx, client, wait, UsualPorts(), extra...)
+}
+
+// DiscoverOn is Discover over the given ports instead of the usual ones.
+func DiscoverOn(ctx context.Context, client *http.Client, wait time.Duration, ports []UsualPort, extra ...string) []Runner {
 	type candidate struct{ name, base string }
 	var tries []candidate
-	for _, u := range UsualPorts() {
+	for _, u := range ports {
 		tries = append(tries, candidate{u.Name, "http://127.0.0.1:" + strconv.Itoa(u.Port) + "/v1"})
 	}
 	for _, b := range extra {

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/provider"
 	"quire/kernel/provider/openai"
+	"quire/test/ollamatest"
 )
 
 // fake starts the fake server with the default qwen3:4b model and returns

@@ -15,12 +15,12 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
 	"quire/kernel/tool"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 const (

@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // BenchmarkInspectCall is what the inspector costs to open on the last

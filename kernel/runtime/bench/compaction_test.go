@@ -3,9 +3,9 @@ package bench_test
 import (
 	"testing"
 
-	"quire/internal/ollamatest"
 	"quire/kernel/compact"
 	"quire/kernel/runtime"
+	"quire/test/ollamatest"
 )
 
 // BenchmarkCompactionPerStep is what asking the compaction before every

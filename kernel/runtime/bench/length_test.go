@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"quire/internal/ollamatest"
-	"quire/internal/testkit"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
 )
 
 // BenchmarkTurnAtLength is BenchmarkToolTurn's 20-step turn (no delay),
