@@ -123,7 +123,7 @@ function notesRow(page) {
     const name = row?.querySelector('[data-testid="notes-folder-name"]');
     return {
       name: name?.textContent?.trim() ?? null,
-      title: name?.getAttribute('title') ?? null,
+      title: name?.getAttribute('title') ?? name?.getAttribute('data-tip') ?? null, // data-tip while hovered (lib/tooltip.ts)
       button: row?.querySelector('[data-testid="notes-folder-choose"]')?.textContent?.trim() ?? null,
     };
   });
@@ -3190,6 +3190,7 @@ export const cases = [
       for (const [w, h] of [[800, 600], [900, 600], [1280, 800], [1920, 1080]]) {
         await page.setViewportSize({ width: w, height: h });
         await check(`${w}x${h}`);
+        if (w === 800 || w === 1920) await page.screenshot({ path: shot.replace(/\.png$/, `-${w}.png`) });
         if ((await $(page, 'documents-panel').count()) === 0) await $(page, 'documents-open').click();
         await $(page, 'documents-panel').waitFor({ timeout: WAIT_MS });
         await check(`${w}x${h} with Documents open`);
@@ -3232,8 +3233,31 @@ export const cases = [
       assert(await composerFocused(page), 'the message box has the keyboard');
       assert((await $(page, 'message').count()) === 0, 'nothing was sent by the click');
       await page.screenshot({ path: shot });
-      },
     },
+  },
+  {
+    name: 'a tooltip stays inside the window and goes the moment the pointer does, giving the element its title back',
+    slug: 'tooltips',
+    async run({ page, base, shot }) {
+      await open(page, base);
+      await newChat(page);
+      await page.setViewportSize({ width: 800, height: 600 });
+      // The "?" sits at the header's right edge: a tip centred on it would be cut.
+      const btn = $(page, 'shortcuts-button');
+      const title = await btn.getAttribute('title');
+      assert(title, 'the ? button has a title');
+      await btn.hover();
+      await $(page, 'tooltip').waitFor({ timeout: WAIT_MS });
+      assert((await $(page, 'tooltip').textContent()) === title, 'the tip says the title');
+      assert((await btn.getAttribute('title')) === null, 'no native tooltip while ours shows');
+      const box = await $(page, 'tooltip').boundingBox();
+      assert(box.x >= 0 && box.x + box.width <= 800 && box.y >= 0 && box.y + box.height <= 600, `the tip is whole inside the window: ${JSON.stringify(box)}`);
+      await page.screenshot({ path: shot });
+      await page.mouse.move(400, 300);
+      await until(async () => (await $(page, 'tooltip').count()) === 0, 'the tip gone');
+      assert((await btn.getAttribute('title')) === title, 'the title is back');
+    },
+  },
 
   // Lane runner (issue 34): one block, kept at the end.
   {
