@@ -30,7 +30,7 @@ run: deps-run app
 build app: frontend
 	CGO_ENABLED=1 $(GO) build $(GOFLAGS_DESKTOP) -o $(APP) .
 
-# Regenerate frontend/wailsjs from app.go's bound App (Wails' bindings mode,
+# Regenerate frontend/wailsjs from App's bound methods (host/window) (Wails' bindings mode,
 # no Wails CLI needed); test/bindings fails while they are stale.
 bindings:
 	$(GO) test -count=1 ./test/bindings -update

@@ -1,14 +1,12 @@
 // Command quire reads its flags and hands off: no command opens the window
-// (app.go), `serve` the HTTP host (host/httpapi), every other command the
+// (app.go, host/window), `serve` the HTTP host (host/httpapi), every other command the
 // terminal host (host/cli). The parts come from the composition root
 // (assembly); this package picks none itself.
 package main
 
 import (
-	"bytes"
 	"context"
 	"embed"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,7 +15,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -116,9 +113,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "", "window":
 	case "help":
-		return help(args, stdout, stderr)
+		return cli.Help(usage, args, stdout, stderr)
 	case "version":
-		fmt.Fprintln(stdout, versionLine())
+		fmt.Fprintln(stdout, cli.VersionLine(wailsJSON))
 		return 0
 	case "serve":
 		fset.StringVar(&addr, "addr", "127.0.0.1:8765", "address to listen on (loopback only)")
@@ -131,13 +128,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	positional, err := parseAnywhere(fset, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, commandHelp(cmd))
+		fmt.Fprint(stdout, cli.CommandHelp(usage, cmd))
 		return 0
 	case err != nil:
 		fmt.Fprintf(stderr, "Run '%s -h' for usage.\n", strings.TrimSpace("quire "+cmd))
 		return 2
 	case *version:
-		fmt.Fprintln(stdout, versionLine())
+		fmt.Fprintln(stdout, cli.VersionLine(wailsJSON))
 		return 0
 	}
 	if err == nil && command == nil && len(positional) > 0 {
@@ -338,97 +335,3 @@ func serveRefusal(e *datadir.InUseError) string {
 //
 //go:embed wails.json
 var wailsJSON []byte
-
-// versionLine is what `quire version` prints: the product version, and the
-// commit it was built from when the build recorded one.
-func versionLine() string {
-	var w struct {
-		Info struct {
-			ProductVersion string `json:"productVersion"`
-		} `json:"info"`
-	}
-	v := "unknown"
-	if json.Unmarshal(wailsJSON, &w) == nil && w.Info.ProductVersion != "" {
-		v = w.Info.ProductVersion
-	}
-	line := "quire version " + v
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		var rev, dirty string
-		for _, s := range bi.Settings {
-			switch {
-			case s.Key == "vcs.revision" && len(s.Value) >= 12:
-				rev = s.Value[:12]
-			case s.Key == "vcs.modified" && s.Value == "true":
-				dirty = ", modified"
-			}
-		}
-		if rev != "" {
-			line += " (commit " + rev + dirty + ")"
-		}
-	}
-	return line
-}
-
-// help is `quire help [COMMAND]`.
-func help(args []string, stdout, stderr io.Writer) int {
-	switch {
-	case len(args) == 0:
-		fmt.Fprint(stdout, usage)
-		return 0
-	case len(args) > 1:
-		fmt.Fprintln(stderr, "usage: quire help [COMMAND]")
-		return 2
-	}
-	if args[0] != "serve" && args[0] != "window" && args[0] != "version" && cli.Lookup(args[0], flag.NewFlagSet("", flag.ContinueOnError)) == nil {
-		fmt.Fprintf(stderr, "quire: unknown command %q; `quire help` lists them\n", args[0])
-		return 2
-	}
-	fmt.Fprint(stdout, commandHelp(args[0]))
-	return 0
-}
-
-// commandHelp is one command's help, as gh and ollama give it: its lines
-// of the global usage (the one place they are written), its own flags,
-// then the flags every command takes. cmd "" is the global usage.
-func commandHelp(cmd string) string {
-	if cmd == "" || cmd == "window" {
-		return usage
-	}
-	var b strings.Builder
-	b.WriteString("Usage:\n")
-	in := false
-	for _, l := range strings.Split(usage, "\n") {
-		switch {
-		case strings.HasPrefix(l, "  quire "+cmd+" ") || l == "  quire "+cmd:
-			in = true
-		case !strings.HasPrefix(l, "   "):
-			in = false
-		}
-		if in {
-			b.WriteString(l + "\n")
-		}
-	}
-	own := flag.NewFlagSet("", flag.ContinueOnError)
-	switch cmd {
-	case "serve":
-		own.String("addr", "127.0.0.1:8765", "address to listen on (loopback only)")
-	case "version":
-	default:
-		cli.Lookup(cmd, own)
-	}
-	var flags bytes.Buffer
-	own.SetOutput(&flags)
-	own.PrintDefaults()
-	if flags.Len() > 0 {
-		b.WriteString("\nFlags:\n")
-		b.Write(flags.Bytes())
-	}
-	global := flag.NewFlagSet("", flag.ContinueOnError)
-	config.Register(global)
-	flags.Reset()
-	global.SetOutput(&flags)
-	global.PrintDefaults()
-	b.WriteString("\nFlags every command takes:\n")
-	b.Write(flags.Bytes())
-	return b.String()
-}

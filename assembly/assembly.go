@@ -118,12 +118,13 @@ type Parts struct {
 	memErr       error            // why mem is nil in an Owner
 	skills       *skills.Catalog  // the skill packages (skills.go); nil when off
 	// skillServers tells the skills which MCP servers run: an Owner's MCP
-	// manager; nil for a Reader, whose process runs none.
+	// client; nil for a Reader, whose process runs none.
 	skillServers skills.Servers
 
 	mcp        mcpParts     // the MCP servers (mcp.go)
 	health     *host.Health // started by the first host that shows it (Health)
 	healthOnce sync.Once
+	fileCheck  fileCheck // the last whole-file check's finding (filecheck.go)
 
 	// An Owner's hold on the data folder, and the local channel a window
 	// or `quire serve` serves (local.go); stopLocal ends serving it.
@@ -151,7 +152,7 @@ type Extras struct {
 	// Now is the clock of the embedding model's re-check back-off (nil:
 	// time.Now), so a test moves it instead of waiting.
 	Now func() time.Time
-	// MCP are options of the MCP servers' manager: servers attached for
+	// MCP are options of the MCP servers' client: servers attached for
 	// this process only (mcpclient.WithServer), as the eval set's and the
 	// tests' in-memory ones.
 	MCP []mcpclient.Option
@@ -231,6 +232,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	if x.Embedder != nil {
 		emb = x.Embedder(emb)
 	}
+	p.notes.useEmbedder(notesEmbedder(emb, chosenEmbedModel(cfg), embErr))
 	p.rag, err = rag.Open(ctx, st.DB(), emb, append(p.ragEmbedding(embErr), rag.WithLimits(docLimits(cfg.Documents)))...)
 	if err != nil {
 		log.Error("the document index could not be opened; search_docs is off", "err", err)
@@ -248,7 +250,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 		runtime.WithLogger(log), runtime.WithAsker(p.ask), runtime.WithPrompt(basePrompt()),
 		runtime.WithTools(p.notes, todoTools{}, docsTools{p.rag, p, log, p.notes}, organiseTools{p.queue, &p.batchesOn, p.notes}), runtime.WithCheckpoint(planReminder(st))}
 	// The MCP servers' tools reach the chats' runtime only (mcp.go); a
-	// skill that needs a server is judged against the same manager.
+	// skill that needs a server is judged against the same client.
 	servers := p.openMCP(x.MCP)
 	p.skillServers = servers
 	opts = append(opts, runtime.WithTools(servers))

@@ -122,29 +122,7 @@ func TestReadOnlyDatabaseFileIsNotSilent(t *testing.T) {
 // backup the store keeps.
 func TestDoctorRunsTheFullCheck(t *testing.T) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "quire.db")
-	st, err := store.Open(t.Context(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	for k := range 4 {
-		id := fmt.Sprintf("sess-%d", k)
-		if _, _, err := st.CreateSession(t.Context(), id, id, at, nil, nil); err != nil {
-			t.Fatal(err)
-		}
-		drafts := make([]event.Draft, 2000)
-		for i := range drafts {
-			drafts[i] = event.Draft{Type: event.AssistantDelta, Time: at, RunID: "r", Payload: event.AssistantDeltaPayload{Content: fmt.Sprintf("token %d ", i)}}
-		}
-		if _, err := st.Append(t.Context(), id, drafts...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	st.Close()
-	if n := pagedamage.FlipKeys(t, db, "sess-", 30); n != 30 {
-		t.Fatalf("flipped %d pages, want 30", n)
-	}
+	db := damagedAtRest(t, dir)
 	backup := db + ".backup-v0"
 	if err := os.WriteFile(backup, []byte("a copy"), 0o600); err != nil {
 		t.Fatal(err)
@@ -199,4 +177,36 @@ func TestPartsThatAreOffAreReported(t *testing.T) {
 	if mem == nil || !mem.OK {
 		t.Fatalf("memory check %+v, want on", mem)
 	}
+}
+
+// damagedAtRest makes dir's database, closed cleanly, then damaged as a
+// failing disk damages it (issue 13's flipped pages): the quick check
+// passes, the full check finds "row not in PRIMARY KEY order". It returns
+// the file's path.
+func damagedAtRest(t *testing.T, dir string) string {
+	t.Helper()
+	db := filepath.Join(dir, "quire.db")
+	st, err := store.Open(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	for k := range 4 {
+		id := fmt.Sprintf("sess-%d", k)
+		if _, _, err := st.CreateSession(t.Context(), id, id, at, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		drafts := make([]event.Draft, 2000)
+		for i := range drafts {
+			drafts[i] = event.Draft{Type: event.AssistantDelta, Time: at, RunID: "r", Payload: event.AssistantDeltaPayload{Content: fmt.Sprintf("token %d ", i)}}
+		}
+		if _, err := st.Append(t.Context(), id, drafts...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	if n := pagedamage.FlipKeys(t, db, "sess-", 30); n != 30 {
+		t.Fatalf("flipped %d pages, want 30", n)
+	}
+	return db
 }

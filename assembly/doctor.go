@@ -14,9 +14,23 @@ import (
 )
 
 // Doctor runs every check (doctor/), with a deadline so a hung Ollama
-// cannot hang it; the database check reports how the store opened.
+// cannot hang it, and the whole file's check of the database (`quire
+// doctor`: the database may have gone bad since it was opened, a failing
+// disk, and a reader opened with only the quick check).
 func (p *Parts) Doctor(ctx context.Context) doctor.Report {
-	parent := ctx
+	return p.report(ctx, p.checkFile(ctx))
+}
+
+// pageReport is the report a page that loads, or its "Check again", is
+// shown: every check but the whole file's, whose last finding it reads
+// (filecheck.go) — a check linear in the file's size never stands in
+// front of the window.
+func (p *Parts) pageReport(ctx context.Context) doctor.Report {
+	return p.report(ctx, p.fileFinding())
+}
+
+// report is every check, the database's line saying dbErr.
+func (p *Parts) report(ctx context.Context, dbErr error) doctor.Report {
 	ctx, cancel := context.WithTimeout(ctx, doctorDeadline)
 	defer cancel()
 	cfg := p.settings.Get()
@@ -25,33 +39,13 @@ func (p *Parts) Doctor(ctx context.Context) doctor.Report {
 			d, err := store.Diagnose(ctx)
 			return d.SQLiteVersion, d.FTS5, err
 		})
-	// The embedding line asks Ollama too: it is asked now, on a deadline of
-	// its own, not after the database check below, which takes seconds on a
-	// large file and left it an expired deadline, so doctor printed "ok
-	// Ollama" and then "Ollama is not answering" (issue 31).
-	ectx, ecancel := context.WithTimeout(parent, doctorDeadline)
-	embedding := p.embeddingCheck(ectx)
-	ecancel()
-	dbErr := p.dbErr
-	if dbErr == nil && p.store != nil {
-		// The full check, as the owner's open made it: the database may have
-		// gone bad since (a failing disk), and a reader opened with only
-		// the quick check. Local and bounded by the file's size, so it has
-		// no deadline of Ollama's.
-		dbErr = p.store.Check(parent, true)
-		if errors.Is(dbErr, store.ErrCheckStopped) {
-			// The request ended first: the check found nothing, and its
-			// report goes to no one (host.Health.Check).
-			dbErr = nil
-		}
-	}
 	if p.mode == Reader {
 		r.Add(owner(cfg.DataDir))
 	}
 	for _, c := range p.runnerChecks(ctx, cfg) {
 		r.Add(c)
 	}
-	r.Add(embedding)
+	r.Add(p.embeddingCheck(ctx))
 	r.Add(doctor.Database(p.databaseState(dbErr)))
 	if p.mode == Owner && p.runtime != nil {
 		// The parts an owner runs without when they could not be opened:

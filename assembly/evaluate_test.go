@@ -18,6 +18,7 @@ import (
 	"quire/assembly"
 	"quire/config"
 	"quire/eval"
+	"quire/evolve"
 	"quire/kernel/protocol"
 	"quire/kernel/runtime"
 	"quire/test/ollamatest"
@@ -302,7 +303,7 @@ func TestApprovalNeedsTheRegressionsTheEvaluationFound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	e := p.Evolution()
+	e := p.Evolution().(*evolve.Store) // Evaluate is the store's own: no host runs it in the foreground
 	ctx := t.Context()
 	for _, tc := range []struct {
 		name, text string

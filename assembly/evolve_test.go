@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"quire/host"
+	"quire/evolve"
 	"quire/kernel/protocol"
 	"quire/test/ollamatest"
 	"quire/test/testkit"
@@ -22,7 +22,7 @@ func TestEvolutionIsWiredIntoTheRuns(t *testing.T) {
 	fake.Script(ollamatest.Turn{Content: []string{"ok"}})
 	dataDir, notesDir := t.TempDir(), t.TempDir()
 	p := ownerSayingYes(t, fake, dataDir, notesDir)
-	e := p.Evolution()
+	e := p.evo
 	if e == nil {
 		t.Fatal("an owner has no evolution")
 	}
@@ -65,7 +65,7 @@ func TestEvolutionIsWiredIntoTheRuns(t *testing.T) {
 
 // activateFragment proposes rule as a prompt fragment, records a passing
 // evaluation, approves and activates it for the notes folder.
-func activateFragment(t *testing.T, e host.Evolution, rule string) protocol.Candidate {
+func activateFragment(t *testing.T, e *evolve.Store, rule string) protocol.Candidate {
 	t.Helper()
 	ctx := t.Context()
 	c, err := e.Propose(ctx, protocol.CandidateDraft{Name: "receipt tags", Kind: protocol.CandidatePrompt,
@@ -98,7 +98,7 @@ func TestActiveFragmentsReachTheBatchWorkers(t *testing.T) {
 	testkit.WriteOld(t, filepath.Join(notesDir, "inbox", "r.md"), "# a receipt\n")
 	p := batchOwner(t, fake, notesDir)
 	const rule = "Receipts go under finance/receipts/YYYY."
-	activateFragment(t, p.Evolution(), rule)
+	activateFragment(t, p.evo, rule)
 	b, err := p.Batches().Start(t.Context(), "inbox")
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func TestAnActivatedSkillCandidateReachesTheModel(t *testing.T) {
 	fake := ollamatest.New(t)
 	fake.AddModel(ollamatest.DefaultModel())
 	p := ownerSayingYes(t, fake, t.TempDir(), t.TempDir())
-	e, k, ctx := p.Evolution(), p.Kernel(), t.Context()
+	e, k, ctx := p.evo, p.Kernel(), t.Context()
 	const (
 		description  = "File receipts under finance/receipts by their year."
 		instructions = "Read the receipt's date, then move it to finance/receipts/YYYY with move_note."

@@ -15,11 +15,14 @@ import (
 // offers the whole report when they change (host.Health). A pull that
 // ends (a model downloaded) has it check at once, so the first screen
 // turns into the chat without waiting out the back-off. The first call
-// starts it, on ctx; later calls return the same one.
+// starts it, on ctx, with the start's whole-file check beside it
+// (filecheck.go); later calls return the same one.
 func (p *Parts) Health(ctx context.Context) *host.Health {
 	p.healthOnce.Do(func() {
-		p.health = host.NewHealth(p.quickDoctor, p.Doctor)
+		p.health = host.NewHealth(p.quickDoctor, p.pageReport)
+		p.fileCheck.done = make(chan struct{})
 		go p.health.Run(ctx)
+		go p.checkFileInBackground(ctx, p.health)
 		go func() {
 			for pr := range p.Models().Watch(ctx) {
 				if pr.State == protocol.PullDone {

@@ -11,19 +11,19 @@ import (
 	"quire/mcpclient"
 )
 
-// mcpParts is the MCP servers' manager: an Owner's is opened with the
+// mcpParts is the MCP servers' client: an Owner's is opened with the
 // runtime and its tools offered to the chats (never to the task queue's
 // workers, which only read and propose); a Reader's (`quire mcp list`) is
 // opened by the first MCP call, read-only: it starts no server and takes
 // no change. Either is closed in Close.
 type mcpParts struct {
 	once sync.Once
-	m    *mcpclient.Manager
+	m    *mcpclient.Client
 }
 
-// openMCP opens the manager over the data folder's mcp.json; the enabled
+// openMCP opens the client over the data folder's mcp.json; the enabled
 // servers start in the background. opts are Extras.MCP (attached servers).
-func (p *Parts) openMCP(opts []mcpclient.Option) *mcpclient.Manager {
+func (p *Parts) openMCP(opts []mcpclient.Option) *mcpclient.Client {
 	p.mcp.once.Do(func() {
 		// The declarations are counted as the runtime counts them.
 		tokens := mcpclient.WithTokens(func(s tool.Spec) int {

@@ -101,7 +101,7 @@ func streamableReference(t *testing.T, node, script string) string {
 }
 
 // TestReferenceMCPServerThroughTheGate: the reference server, over stdio
-// and over Streamable HTTP, plugged in through Quire's own manager in an
+// and over Streamable HTTP, plugged in through Quire's own client in an
 // Owner's wiring: the handshake settles on the newest version both SDKs
 // speak; its tools' effects follow the annotations it really sends (echo
 // readOnlyHint true: read; toggle-simulated-logging readOnlyHint false:

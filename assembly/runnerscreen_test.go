@@ -10,9 +10,9 @@ import (
 
 	"quire/config"
 	"quire/doctor"
-	"quire/test/ollamatest"
 	"quire/kernel/protocol"
 	"quire/kernel/provider/openai"
+	"quire/test/ollamatest"
 )
 
 // runnerParts opens an owner whose chosen runner is the fake at its /v1,

@@ -14,7 +14,7 @@ import (
 // (QUIRE_TEST_PROBE), "" outside tests. The browser tests serve the same
 // backend.
 func (p *Parts) ServeBackend(ctx context.Context, probePath string) httpapi.Backend {
-	return httpapi.Backend{Kernel: p.Kernel(), Doctor: p.Doctor, Settings: p.Settings(), Memory: p.Memory(),
+	return httpapi.Backend{Kernel: p.Kernel(), Doctor: p.pageReport, Settings: p.Settings(), Memory: p.Memory(),
 		Documents: p.Documents(ctx), Models: p.Models(), Notes: p.Notes(), Calls: p.Calls(), Conversations: p.Conversations(), Batches: p.Batches(), MCP: p.MCP(), Evolution: p.Evolution(), Skills: p.Skills(), ProbePath: probePath, Health: p.Health(ctx), Claims: &p.claims}
 }
 

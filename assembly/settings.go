@@ -120,7 +120,7 @@ func (s settingsPort) Update(ctx context.Context, u protocol.UserSettings) (prot
 	if err != nil {
 		return protocol.SettingsScreen{}, err
 	}
-	// The MCP manager keeps its own copy of the MCP settings (it never
+	// The MCP client keeps its own copy of the MCP settings (it never
 	// takes the settings owner's lock under its own), so the deadline is
 	// handed to it here, after the save, for every later call. It is open
 	// wherever a runtime is (app.go); a save never starts the servers.

@@ -86,7 +86,7 @@ func TestSkillsPanel(t *testing.T) {
 }
 
 // A skill that needs an MCP server follows the server through the real
-// manager: unavailable with its sentence (in Settings' list and absent
+// client: unavailable with its sentence (in Settings' list and absent
 // from the run's listing) while the server is stopped, offered on the next
 // run once it runs, and withdrawn again after its process dies.
 func TestSkillNeedingAnMCPServerFollowsTheServer(t *testing.T) {

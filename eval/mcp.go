@@ -18,7 +18,7 @@ import (
 )
 
 // MCP servers in scenarios (issue 19): a scenario plugs in test servers
-// (setup.mcp), each attached to Quire's own MCP manager for this run only
+// (setup.mcp), each attached to Quire's own MCP client for this run only
 // and reached over the SDK's in-memory transport, so its tools are offered,
 // asked about and logged exactly as a server the user configured.
 
@@ -53,14 +53,14 @@ type MCPCheck struct {
 	Stderr string `yaml:"stderr"`
 }
 
-// MCPAttach is a server the Builder attaches to the manager (through
+// MCPAttach is a server the Builder attaches to the client (through
 // mcpclient.WithServer).
 type MCPAttach struct {
 	Config  protocol.MCPServerConfig
 	Connect mcpclient.Connect
 }
 
-// MCPServers is the manager as a scenario reads it: the servers' states
+// MCPServers is the client as a scenario reads it: the servers' states
 // and their changes (host.MCP's methods it needs).
 type MCPServers interface {
 	Servers(ctx context.Context) (protocol.MCPList, error)
@@ -71,7 +71,7 @@ var (
 	knownMCPServers    = []string{"mcptest"}
 	knownMCPTransports = []string{"", "memory", "stdio"}
 	knownMCPStates     = []string{protocol.MCPStarting, protocol.MCPRunning, protocol.MCPStopped, protocol.MCPFailed}
-	// mcpName is what the manager takes as a server name.
+	// mcpName is what the client takes as a server name.
 	mcpName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
 )
 
@@ -177,10 +177,10 @@ func attachMCP(root, dataDir string, servers []MCPServer, stdio MCPStdio) ([]MCP
 }
 
 // waitMCP waits until the server is in state (mcptest.Wait, on the
-// manager's own change feed); it gives up when ctx ends.
+// client's own change feed); it gives up when ctx ends.
 func waitMCP(ctx context.Context, m MCPServers, name, state string) error {
 	if m == nil {
-		return fmt.Errorf("the MCP server %s: the kernel has no MCP manager", name)
+		return fmt.Errorf("the MCP server %s: the kernel has no MCP client", name)
 	}
 	_, err := mcptest.Wait(ctx, m, name, state)
 	return err

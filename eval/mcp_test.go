@@ -18,7 +18,7 @@ func TestParseRefusesBadMCPSetups(t *testing.T) {
 	t.Parallel()
 	tests := []parseCase{
 		{"unknown server kind", strings.Replace(mcpScenario, "server: mcptest", "server: everything", 1), `setup.mcp[0].server "everything"`},
-		{"a name the manager refuses", strings.Replace(mcpScenario, "name: files", "name: my files", 1), `setup.mcp[0].name "my files"`},
+		{"a name the client refuses", strings.Replace(mcpScenario, "name: files", "name: my files", 1), `setup.mcp[0].name "my files"`},
 		{"two servers of one name", mcpScenario + "    - {name: files, server: mcptest}\n", "two servers have that name"},
 		{"deadline over the bound", mcpScenario + "  mcp_call_seconds: 601\n", "setup.mcp_call_seconds 601"},
 		{"a check of nothing", strings.Replace(mcpScenario, "runs: [completed]", "mcp: {files: {}}", 1), "expect.mcp.files: check its state"},

@@ -57,7 +57,7 @@ type Instance struct {
 	Kernel protocol.Kernel
 	// Batches is the task queue (nil: none), for organise actions.
 	Batches Batches
-	// MCP is the MCP servers' manager (nil: none), for setup.mcp.
+	// MCP is the MCP servers' client (nil: none), for setup.mcp.
 	MCP   MCPServers
 	Close func()
 }

@@ -256,34 +256,34 @@ type MCP interface {
 // state does not allow protocol.ErrConflict; a candidate refused by
 // construction protocol.ErrBadPayload; each a sentence for the user
 // (protocol.Refusal).
+//
+// It is three small ports, so a consumer that needs one part asks for it
+// alone: what is there (Candidates), the user's steps (CandidateSteps)
+// and the evaluation jobs (Evaluations).
 type Evolution interface {
+	Candidates
+	CandidateSteps
+	Evaluations
+}
+
+// Candidates are what the Evolution panel reads.
+type Candidates interface {
 	// List is every candidate, newest first, with the latest signals.
 	List(ctx context.Context) (protocol.EvolutionState, error)
 	// Show is one candidate with the active version it would replace, its
 	// evidence and the signals seen while it was active.
 	Show(ctx context.Context, id string) (protocol.CandidateDetail, error)
+	// Signals are the latest signals, newest first, at most limit
+	// (1..protocol.MaxListedSignals, else the most).
+	Signals(ctx context.Context, limit int) ([]protocol.EvolutionSignal, error)
+}
+
+// CandidateSteps are the user's steps on a candidate, each an event.
+type CandidateSteps interface {
 	// Propose adds a candidate the user wrote (Author user), checked as
 	// every candidate is: one artifact of its kind, within bounds, no
 	// unknown field, a skill without grants.
 	Propose(ctx context.Context, d protocol.CandidateDraft) (protocol.Candidate, error)
-	// Evaluate runs the candidate's isolated evaluation (eval set and
-	// origin-run replays, with and without it, in a temporary data folder)
-	// and records the report.
-	Evaluate(ctx context.Context, id string) (protocol.EvaluationReport, error)
-	// StartEvaluation starts Evaluate in the background and returns at
-	// once (a real model's evaluation outlasts a request); refused as
-	// Evaluate is, and while one of the candidate's runs.
-	StartEvaluation(ctx context.Context, id string) (protocol.EvaluationJob, error)
-	// Evaluation is the candidate's latest job since the start (404: none).
-	Evaluation(ctx context.Context, id string) (protocol.EvaluationJob, error)
-	// CancelEvaluation stops the candidate's running job; nothing is
-	// recorded (409: none running).
-	CancelEvaluation(ctx context.Context, id string) (protocol.EvaluationJob, error)
-	// WatchEvaluations delivers every job's changes until ctx ends, in
-	// order per candidate, the latest always.
-	WatchEvaluations(ctx context.Context) <-chan protocol.EvaluationJob
-	// RecordEvaluation records a report made elsewhere (the evaluator's).
-	RecordEvaluation(ctx context.Context, r protocol.EvaluationReport) (protocol.Candidate, error)
 	// Approve is the user's yes: refused with no evaluation, or when a
 	// regression of the report is not among a.Accepted.
 	Approve(ctx context.Context, id string, a protocol.Approval) (protocol.Candidate, error)
@@ -295,12 +295,26 @@ type Evolution interface {
 	// Rollback ends the activation of id (or, for "", the latest
 	// activation) and makes the version it replaced active again.
 	Rollback(ctx context.Context, id string) (protocol.Candidate, error)
-	// Signals are the latest signals, newest first, at most limit
-	// (1..protocol.MaxListedSignals, else the most).
-	Signals(ctx context.Context, limit int) ([]protocol.EvolutionSignal, error)
 	// SetLearning saves whether the model is asked, after a run that left
 	// signals, for a candidate (EvolutionState.Learn; off by default).
 	SetLearning(ctx context.Context, on bool) error
+}
+
+// Evaluations are the candidates' isolated evaluations (eval set and
+// origin-run replays, with and without the candidate, in a temporary data
+// folder), run in the background: a real model's outlasts a request.
+type Evaluations interface {
+	// StartEvaluation starts a candidate's evaluation and returns at once;
+	// refused while one of the candidate's runs.
+	StartEvaluation(ctx context.Context, id string) (protocol.EvaluationJob, error)
+	// Evaluation is the candidate's latest job since the start (404: none).
+	Evaluation(ctx context.Context, id string) (protocol.EvaluationJob, error)
+	// CancelEvaluation stops the candidate's running job; nothing is
+	// recorded (409: none running).
+	CancelEvaluation(ctx context.Context, id string) (protocol.EvaluationJob, error)
+	// WatchEvaluations delivers every job's changes until ctx ends, in
+	// order per candidate, the latest always.
+	WatchEvaluations(ctx context.Context) <-chan protocol.EvaluationJob
 }
 
 // Skills is Settings → Skills' back end (package skills): the installed

@@ -27,7 +27,7 @@ import (
 
 // attach runs a server of this process under name, waits until it runs,
 // and watches the servers' changes for the patience.
-func attach(t *testing.T, name string, connect mcpclient.Connect) (*mcpclient.Manager, context.Context, <-chan protocol.MCPServer) {
+func attach(t *testing.T, name string, connect mcpclient.Connect) (*mcpclient.Client, context.Context, <-chan protocol.MCPServer) {
 	t.Helper()
 	m, _, _ := open(t, mcpclient.WithServer(protocol.MCPServerConfig{Name: name, Enabled: true}, connect))
 	mcptest.WaitState(t, m, name, protocol.MCPRunning)
@@ -38,7 +38,7 @@ func attach(t *testing.T, name string, connect mcpclient.Connect) (*mcpclient.Ma
 
 // runGarden adds the test server over stdio as garden, recording into
 // record, and waits until it runs.
-func runGarden(t *testing.T, m *mcpclient.Manager, record string) protocol.MCPServerConfig {
+func runGarden(t *testing.T, m *mcpclient.Client, record string) protocol.MCPServerConfig {
 	t.Helper()
 	cfg := mcptest.Stdio(t, "garden", record)
 	if _, err := m.Put(t.Context(), cfg); err != nil {
@@ -49,7 +49,7 @@ func runGarden(t *testing.T, m *mcpclient.Manager, record string) protocol.MCPSe
 }
 
 // settled waits until the server named name is running or failed.
-func settled(t *testing.T, m *mcpclient.Manager, name string) protocol.MCPServer {
+func settled(t *testing.T, m *mcpclient.Client, name string) protocol.MCPServer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), mcptest.Patience)
 	defer cancel()

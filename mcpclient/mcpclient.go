@@ -36,8 +36,8 @@ var (
 	ErrUnknownTool = errors.New("no such mcp tool")
 	// ErrNotRunning: a call reached a server that is not running.
 	ErrNotRunning = errors.New("the mcp server is not running")
-	// ErrReadOnly: a change reached a manager opened ReadOnly.
+	// ErrReadOnly: a change reached a client opened ReadOnly.
 	ErrReadOnly = errors.New("the mcp servers were opened read-only")
-	// ErrClosed: the manager was closed.
+	// ErrClosed: the client was closed.
 	ErrClosed = errors.New("the mcp client is closed")
 )

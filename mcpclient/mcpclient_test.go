@@ -31,9 +31,9 @@ func TestMain(m *testing.M) {
 	crashtest.Main(m, quireEnv, quireWithServers)
 }
 
-// open is a manager over a fresh data folder, with the settings owner
+// open is a client over a fresh data folder, with the settings owner
 // over the same folder keeping the tool choices.
-func open(t *testing.T, opts ...mcpclient.Option) (*mcpclient.Manager, *config.Store, string) {
+func open(t *testing.T, opts ...mcpclient.Option) (*mcpclient.Client, *config.Store, string) {
 	t.Helper()
 	dir := t.TempDir()
 	st := config.NewStore(config.Config{DataDir: dir})
@@ -571,9 +571,9 @@ func TestAnHTTPServersRedirectIsNotFollowed(t *testing.T) {
 	}
 }
 
-// A manager opened ReadOnly (a Reader's: `quire mcp list` with no Quire
+// A client opened ReadOnly (a Reader's: `quire mcp list` with no Quire
 // running) starts no server and refuses every change, writing nothing.
-func TestAReadOnlyManagerRunsAndChangesNothing(t *testing.T) {
+func TestAReadOnlyClientRunsAndChangesNothing(t *testing.T) {
 	dir := t.TempDir()
 	writer := mcpclient.New(dir, config.NewStore(config.Config{DataDir: dir}), slog.New(slog.DiscardHandler))
 	cfg := mcptest.Stdio(t, "garden", filepath.Join(dir, "record.txt"))
@@ -600,7 +600,7 @@ func TestAReadOnlyManagerRunsAndChangesNothing(t *testing.T) {
 		},
 	} {
 		if err := change(); !errors.Is(err, mcpclient.ErrReadOnly) {
-			t.Errorf("%s on a read-only manager: %v, want ErrReadOnly", name, err)
+			t.Errorf("%s on a read-only client: %v, want ErrReadOnly", name, err)
 		}
 	}
 	list, err := m.Servers(t.Context())

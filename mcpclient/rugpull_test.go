@@ -53,9 +53,9 @@ func (r *rugServer) connect(ctx context.Context) (mcp.Transport, error) {
 	return client, nil
 }
 
-// until waits on the manager's changes for a status of rug whose tool
+// until waits on the client's changes for a status of rug whose tool
 // "file" satisfies ok.
-func until(t *testing.T, m *mcpclient.Manager, what string, ok func(protocol.MCPTool) bool) protocol.MCPTool {
+func until(t *testing.T, m *mcpclient.Client, what string, ok func(protocol.MCPTool) bool) protocol.MCPTool {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), mcptest.Patience)
 	defer cancel()
@@ -70,7 +70,7 @@ func until(t *testing.T, m *mcpclient.Manager, what string, ok func(protocol.MCP
 }
 
 // offered is the effects of rug__file as a run is offered it now.
-func offered(t *testing.T, m *mcpclient.Manager) tool.Effect {
+func offered(t *testing.T, m *mcpclient.Client) tool.Effect {
 	t.Helper()
 	return toolNamed(t, m.Tools(), "rug__file").Spec().Effects
 }

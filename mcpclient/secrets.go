@@ -11,7 +11,7 @@ import (
 
 // masked is c as a status shows it: every env and header value is
 // protocol.MCPMasked, in maps of its own (the stored ones never leave the
-// manager's lock).
+// client's lock).
 func masked(c protocol.MCPServerConfig) protocol.MCPServerConfig {
 	c.Env, c.Headers = maskValues(c.Env), maskValues(c.Headers)
 	c.Args = slices.Clone(c.Args)

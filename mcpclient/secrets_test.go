@@ -35,7 +35,7 @@ func savedFile(t *testing.T, dir string) map[string]struct {
 	return f.MCPServers
 }
 
-// Env and header values are tokens: every status that leaves the manager
+// Env and header values are tokens: every status that leaves the client
 // (Put's answer, Servers, Watch) names them with the value masked, while
 // mcp.json keeps the real ones. A config put back with a value still
 // masked (a round trip through Settings, or a pasted status) keeps the

@@ -23,7 +23,7 @@ import (
 // Tools offers the enabled tools of the running servers (a runtime
 // ToolProvider): frozen into a run's capability snapshot when it starts,
 // so a server that stops later changes only the next run.
-func (m *Manager) Tools() []tool.Tool {
+func (m *Client) Tools() []tool.Tool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	offers := m.offersLocked()
@@ -43,7 +43,7 @@ func (m *Manager) Tools() []tool.Tool {
 
 // mcpTool is one server tool as a Quire tool.
 type mcpTool struct {
-	m    *Manager
+	m    *Client
 	spec tool.Spec
 	info protocol.MCPTool
 	// program is the config of the server it was offered from: a call
@@ -171,7 +171,7 @@ func describeContent(c mcp.Content) string {
 // user's choices applied; names are unique across servers (a later one
 // that clashes, in name order, gets a Problem). They are made again only
 // after a change (changedLocked); callers only read them.
-func (m *Manager) offersLocked() map[string][]*mcpTool {
+func (m *Client) offersLocked() map[string][]*mcpTool {
 	if m.offers != nil {
 		return m.offers
 	}
@@ -202,7 +202,7 @@ func (m *Manager) offersLocked() map[string][]*mcpTool {
 }
 
 // listedTool is a tool as its server listed it, with its input schema
-// read and checked once, when it was listed (outside the manager's lock).
+// read and checked once, when it was listed (outside the client's lock).
 type listedTool struct {
 	*mcp.Tool
 	params map[string]any
@@ -318,9 +318,9 @@ func hinted(ann *mcp.ToolAnnotations) caution {
 // question guards against: one that declared a tool destructive (asked,
 // refused) and then re-declares it readOnlyHint: true would otherwise
 // have it run unasked from the next run on. Only the user's "Don't ask"
-// loosens a tool. Kept for the manager's life (the process's), across
+// loosens a tool. Kept for the client's life (the process's), across
 // restarts of the server.
-func (m *Manager) rememberLocked(server string, listed []listedTool) {
+func (m *Client) rememberLocked(server string, listed []listedTool) {
 	for _, lt := range listed {
 		k := [2]string{server, lt.Name}
 		c, now := m.cautious[k], hinted(lt.Annotations)
@@ -333,7 +333,7 @@ func (m *Manager) rememberLocked(server string, listed []listedTool) {
 }
 
 // offer makes one listed tool a Quire tool.
-func (m *Manager) offer(program protocol.MCPServerConfig, lt listedTool, choice config.MCPToolSetting, timeout time.Duration) *mcpTool {
+func (m *Client) offer(program protocol.MCPServerConfig, lt listedTool, choice config.MCPToolSetting, timeout time.Duration) *mcpTool {
 	server := program.Name
 	now := hinted(lt.Annotations)
 	was, seen := m.cautious[[2]string{server, lt.Name}]
@@ -374,7 +374,7 @@ func (m *Manager) offer(program protocol.MCPServerConfig, lt listedTool, choice 
 }
 
 // statusLocked is s as hosts see it.
-func (m *Manager) statusLocked(s *server, offers []*mcpTool) protocol.MCPServer {
+func (m *Client) statusLocked(s *server, offers []*mcpTool) protocol.MCPServer {
 	st := protocol.MCPServer{Config: masked(s.cfg), State: s.state, Reason: s.reason, PID: s.pid, SinceMs: s.since.UnixMilli(),
 		Stderr: s.stderr.String(), ProtocolVersion: s.proto, Server: s.impl, Tools: []protocol.MCPTool{}, LeftOff: s.leftOff}
 	for _, t := range offers {

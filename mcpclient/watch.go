@@ -46,7 +46,7 @@ func (ws *watchers) watch(ctx context.Context) <-chan protocol.MCPServer {
 // when it returns. The runtime calls it before it freezes a run's tools
 // (runtime.ToolSettler), so a run asked for just after Quire started is
 // offered the servers' tools rather than frozen without them.
-func (m *Manager) Settle(ctx context.Context) (waited, starting []string) {
+func (m *Client) Settle(ctx context.Context) (waited, starting []string) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	changes := m.watch.watch(ctx) // before the look, so no change falls between

@@ -18,12 +18,12 @@ import (
 func TestWatchSeesAChangeMadeRightAfterItReturns(t *testing.T) {
 	tests := []struct {
 		name   string
-		change func(*mcpclient.Manager) error
+		change func(*mcpclient.Client) error
 		want   string
 	}{
-		{"a stop", func(m *mcpclient.Manager) error { _, err := m.Stop(context.Background(), "garden"); return err }, protocol.MCPStopped},
-		{"a restart", func(m *mcpclient.Manager) error { _, err := m.Restart(context.Background(), "garden"); return err }, protocol.MCPStarting},
-		{"a choice", func(m *mcpclient.Manager) error {
+		{"a stop", func(m *mcpclient.Client) error { _, err := m.Stop(context.Background(), "garden"); return err }, protocol.MCPStopped},
+		{"a restart", func(m *mcpclient.Client) error { _, err := m.Restart(context.Background(), "garden"); return err }, protocol.MCPStarting},
+		{"a choice", func(m *mcpclient.Client) error {
 			_, err := m.SetTool(context.Background(), protocol.MCPToolChoice{Server: "garden", Tool: mcptest.Echo, Enabled: false})
 			return err
 		}, protocol.MCPRunning},

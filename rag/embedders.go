@@ -24,7 +24,7 @@ type embedding struct {
 	emb     Embedder
 	name    string                        // emb.Name(), the key of its vectors in rag_vectors
 	offline *hashvec.Model                // the built-in embedder, when it is this one
-	sketch  *hashvec.Sketch               // the offline embedder's statistics (loadSketch)
+	sketch  *hashvec.Sketch               // the offline embedder's statistics, once sketchReady (readySketch)
 	queries *lru.Cache[string, []float32] // query vectors of an embedding model, by query text
 	dims    atomic.Int64                  // the length of its stored vectors; 0 until one is stored
 
@@ -40,6 +40,11 @@ type embedding struct {
 	vecs       *vecindex.Index // nil until loaded
 	vecMu      sync.Mutex
 	vecsLoaded atomic.Bool
+
+	// sketchMu is held while the statistics load (readySketch): a search
+	// and a pass may both be first to need them.
+	sketchMu    sync.Mutex
+	sketchReady atomic.Bool
 }
 
 // loadDims reads the recorded length of e's vectors.
@@ -399,10 +404,8 @@ func (ix *Index) chunksLacking(ctx context.Context, fileID, after int64, name st
 // after the swap, as an active embedder's do after Open; a search that
 // read the old embedder before the swap ranks by the old one's alone.
 func (ix *Index) adopt(ctx context.Context, t *embedding) error {
-	if t.offline != nil {
-		if err := ix.loadSketch(ctx, t); err != nil {
-			return err
-		}
+	if err := ix.readySketch(ctx, t); err != nil {
+		return err
 	}
 	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {

@@ -284,9 +284,8 @@ func Open(ctx context.Context, db *sql.DB, emb Embedder, opts ...Option) (*Index
 // loadBatch is how many stored vectors are decoded before they are added.
 const loadBatch = 1024
 
-// vectors is e's vector index, loaded from SQLite on first use (and, in
-// a reader, the offline embedder's statistics, which only a query vector
-// needs there). A load that fails is tried again by the next search.
+// vectors is e's vector index, loaded from SQLite on first use (and the
+// offline embedder's statistics, which its query vector needs). A load that fails is tried again by the next search.
 func (ix *Index) vectors(ctx context.Context, e *embedding) (*vecindex.Index, error) {
 	if e.vecsLoaded.Load() {
 		return e.vecs, nil
@@ -300,10 +299,8 @@ func (ix *Index) vectors(ctx context.Context, e *embedding) (*vecindex.Index, er
 	if err != nil {
 		return nil, err
 	}
-	if ix.opts.readOnly && e.offline != nil {
-		if err := ix.loadSketch(ctx, e); err != nil {
-			return nil, err
-		}
+	if err := ix.readySketch(ctx, e); err != nil {
+		return nil, err // a query vector needs them
 	}
 	e.vecs = vecs
 	e.vecsLoaded.Store(true)
@@ -377,10 +374,10 @@ func (ix *Index) loadVectors(ctx context.Context, name string) (*vecindex.Index,
 
 // fixUp marks embedded files done, sends files whose chunks lack vectors
 // of the active embedder back to Parsed when the active embedder changed
-// (vectors was made for another one, or none was recorded), brings
-// skipped files in line (reconcileSkipped) and readies the offline
-// embedder's statistics (a pass counts into them). A reader does none of
-// it. The look for chunks without vectors reads every chunk (29 % of a
+// (vectors was made for another one, or none was recorded) and brings
+// skipped files in line (reconcileSkipped). A reader does none of it. The
+// offline embedder's statistics are not read here but on first need
+// (readySketch). The look for chunks without vectors reads every chunk (29 % of a
 // no-op `quire index` at 5k passages, issue 30), and only a change of
 // embedder leaves them: a pass stores a file's vectors in the
 // transaction that marks it embedded, so a crash leaves none missing.
@@ -399,13 +396,7 @@ func (ix *Index) fixUp(ctx context.Context, embedderChanged bool) error {
 			return fmt.Errorf("rag: %w", err)
 		}
 	}
-	if err := ix.reconcileSkipped(ctx); err != nil {
-		return err
-	}
-	if e.offline != nil {
-		return ix.loadSketch(ctx, e)
-	}
-	return nil
+	return ix.reconcileSkipped(ctx)
 }
 
 // reconcileSkipped brings the files refused by their name in line with
@@ -505,6 +496,12 @@ func (ix *Index) acquire(ctx context.Context) (context.Context, func(), error) {
 	if ix.closed.Load() {
 		<-ix.run
 		return nil, nil, ErrClosed
+	}
+	// A pass counts what it adds and removes into the statistics: they
+	// must be read before it changes anything.
+	if err := ix.readySketch(ctx, ix.cur()); err != nil {
+		<-ix.run
+		return nil, nil, err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	go func() {

@@ -455,7 +455,7 @@ func TestStaleStatisticsAreNotSavedOverFreshOnes(t *testing.T) {
 	cli.Close()
 	app.Close() // its statistics count one document; the corpus has three
 	fresh := openIndex(t, db, nil)
-	if got, want := fresh.cur().sketch.Docs(), int64(count(t, db, `SELECT count(*) FROM rag_chunks`)); got != want {
+	if got, want := sketchDocs(t, fresh), int64(count(t, db, `SELECT count(*) FROM rag_chunks`)); got != want {
 		t.Fatalf("the statistics count %d chunks; the index has %d", got, want)
 	}
 }
@@ -485,7 +485,7 @@ func TestStatisticsAreSavedOnlyWhenTheyChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	again := openIndex(t, db, nil)
-	if got, want := again.cur().sketch.Docs(), int64(count(t, db, `SELECT count(*) FROM rag_chunks`)); got != want {
+	if got, want := sketchDocs(t, again), int64(count(t, db, `SELECT count(*) FROM rag_chunks`)); got != want {
 		t.Fatalf("the statistics read back count %d chunks; the index has %d", got, want)
 	}
 	again.Close()
@@ -521,5 +521,55 @@ func BenchmarkOpenClose(b *testing.B) {
 				ix.Close()
 			}
 		})
+	}
+}
+
+// sketchDocs is how many chunks the offline embedder's statistics count,
+// read as their first need reads them.
+func sketchDocs(t *testing.T, ix *Index) int64 {
+	t.Helper()
+	e := ix.cur()
+	if err := ix.readySketch(t.Context(), e); err != nil {
+		t.Fatal(err)
+	}
+	return e.sketch.Docs()
+}
+
+// TestOpenLeavesTheStatisticsUnread: an Open with nothing changed reads
+// no statistics of the offline embedder (a blob of megabytes that grew
+// the start with the index, issue 30); the first search that ranks by
+// vector reads them and ranks as the index that counted them did, and a
+// pass after the Open counts on top of them, not from nothing.
+func TestOpenLeavesTheStatisticsUnread(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "notes")
+	for i, body := range []string{"budget of the garden", "garden tools and seeds", "a budget for travel", "seeds of doubt"} {
+		write(t, filepath.Join(root, fmt.Sprintf("n%d.md", i)), "# N\n\n"+body+"\n")
+	}
+	db := openDB(t, dir)
+	first := openIndex(t, db, nil)
+	index(t, first, root)
+	want := searchIn(t, first, "garden budget", 4, ModeVector)
+	first.Close()
+
+	ix := openIndex(t, db, nil)
+	if e := ix.cur(); e.sketch != nil || e.sketchReady.Load() {
+		t.Fatal("Open read the statistics")
+	}
+	got := searchIn(t, ix, "garden budget", 4, ModeVector)
+	if len(got) == 0 || len(got) != len(want) {
+		t.Fatalf("after a lazy read: %d hits, before %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].Path != want[i].Path || got[i].Similarity != want[i].Similarity {
+			t.Fatalf("hit %d: %s %v, before %s %v", i, got[i].Path, got[i].Similarity, want[i].Path, want[i].Similarity)
+		}
+	}
+
+	again := openIndex(t, db, nil)
+	write(t, filepath.Join(root, "n9.md"), "# N\n\nmore seeds\n")
+	index(t, again, root)
+	if got, want := sketchDocs(t, again), int64(count(t, db, `SELECT count(*) FROM rag_chunks`)); got != want {
+		t.Fatalf("after a pass the statistics count %d chunks; the index has %d", got, want)
 	}
 }

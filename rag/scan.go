@@ -384,23 +384,23 @@ func (ix *Index) scan(ctx context.Context, w *writer, rootPath string, excluded 
 				if err := w.deleteChunks(tx, c.k.id); err != nil {
 					return err
 				}
-				if _, err := tx.ExecContext(ctx, `UPDATE rag_files SET status = 'failed', reason = ?, format = '', hash = '', chunks = 0, size = ?, mtime_ns = ?, updated_ns = ? WHERE id = ?`,
+				if err := w.execCtx(ctx, tx, `UPDATE rag_files SET status = 'failed', reason = ?, format = '', hash = '', chunks = 0, size = ?, mtime_ns = ?, updated_ns = ? WHERE id = ?`,
 					outsideLink, c.f.size, mtime, now.UnixNano(), c.k.id); err != nil {
 					return err
 				}
 			case c.f.outside:
-				if _, err := tx.ExecContext(ctx, `INSERT INTO rag_files(path, root, format, size, mtime_ns, status, reason, updated_ns)
+				if err := w.execCtx(ctx, tx, `INSERT INTO rag_files(path, root, format, size, mtime_ns, status, reason, updated_ns)
 					VALUES (?, ?, '', ?, ?, 'failed', ?, ?)`, c.f.path, rootPath, c.f.size, mtime, outsideLink, now.UnixNano()); err != nil {
 					return err
 				}
 				w.refused++
 			case c.same || (c.exists && c.k.status == Skipped && refusedByName(c.f.path)):
 				// Same content (or a file Quire does not read): only the stat changes.
-				if _, err := tx.ExecContext(ctx, `UPDATE rag_files SET size = ?, mtime_ns = ? WHERE id = ?`, c.f.size, mtime, c.k.id); err != nil {
+				if err := w.execCtx(ctx, tx, `UPDATE rag_files SET size = ?, mtime_ns = ? WHERE id = ?`, c.f.size, mtime, c.k.id); err != nil {
 					return err
 				}
 			case c.exists:
-				if _, err := tx.ExecContext(ctx, `UPDATE rag_files SET status = 'queued', reason = '', size = ?, mtime_ns = ?, updated_ns = ? WHERE id = ?`,
+				if err := w.execCtx(ctx, tx, `UPDATE rag_files SET status = 'queued', reason = '', size = ?, mtime_ns = ?, updated_ns = ? WHERE id = ?`,
 					c.f.size, mtime, now.UnixNano(), c.k.id); err != nil {
 					return err
 				}
@@ -412,7 +412,7 @@ func (ix *Index) scan(ctx context.Context, w *writer, rootPath string, excluded 
 				} else {
 					format = string(f)
 				}
-				if _, err := tx.ExecContext(ctx, `INSERT INTO rag_files(path, root, format, size, mtime_ns, status, reason, updated_ns)
+				if err := w.execCtx(ctx, tx, `INSERT INTO rag_files(path, root, format, size, mtime_ns, status, reason, updated_ns)
 					VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, c.f.path, rootPath, format, c.f.size, mtime, status, reason, now.UnixNano()); err != nil {
 					return err
 				}

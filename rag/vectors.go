@@ -15,6 +15,27 @@ import (
 
 func sketchName(e *embedding) string { return "sketch:" + e.name }
 
+// readySketch reads e's statistics (when e is the offline embedder) on
+// first need — a query vector, a pass, a switch to e — not at Open: they
+// are a blob of megabytes (8 MB at 53k chunks), and reading them was most
+// of what a start with nothing changed cost (issue 30). A load that fails
+// is tried again by the next need.
+func (ix *Index) readySketch(ctx context.Context, e *embedding) error {
+	if e.offline == nil || e.sketchReady.Load() {
+		return nil
+	}
+	e.sketchMu.Lock()
+	defer e.sketchMu.Unlock()
+	if e.sketchReady.Load() {
+		return nil
+	}
+	if err := ix.loadSketch(ctx, e); err != nil {
+		return err
+	}
+	e.sketchReady.Store(true)
+	return nil
+}
+
 // loadSketch readies e's statistics (e is the offline embedder) as the
 // ones the index keeps up to date: e is, or is about to be, the active one.
 func (ix *Index) loadSketch(ctx context.Context, e *embedding) error {

@@ -51,7 +51,7 @@ type Evolved interface {
 const MaxUserSkills = 64
 
 // Servers is what the catalog needs of the MCP client: whether a server is
-// running now. assembly wires it to the MCP manager; nil, no server is.
+// running now. assembly wires it to the MCP client; nil, no server is.
 type Servers interface {
 	ServerRunning(name string) bool
 }

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ChatStore } from '../src/lib/chat.svelte';
 import { PROTOCOL_VERSION, type ViewSnapshot } from '../src/lib/protocol';
 import { HttpTransport, NO_ACCESS, SEND_RETRIES, type EventSourceLike } from '../src/lib/transport/http';
 import { NO_FOLDER_PATH } from '../src/lib/transport/transport';
@@ -563,7 +564,6 @@ describe('resume after a lagging stream', () => {
       'GET /api/sessions/s1/events?from=3': { status: 200, body: [ev(3, 'missed while lagging')] },
     };
     const t = new HttpTransport(base, { eventSource: (u) => new FakeEventSource(u) });
-    const { ChatStore } = await import('../src/lib/chat.svelte');
     const chat = new ChatStore(t);
     await chat.start();
     const first = FakeEventSource.byPath.get('/api/stream')!;

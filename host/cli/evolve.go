@@ -314,7 +314,7 @@ func (o *evolveOptions) approve(ctx context.Context, e host.Evolution, id string
 // workflow runs as a chat task (`quire run "$(quire evolve task ID)"`), so
 // it is asked about as any chat is; only one the user approved and
 // activated is given.
-func (o *evolveOptions) task(ctx context.Context, e host.Evolution, id string, out io.Writer) error {
+func (o *evolveOptions) task(ctx context.Context, e host.Candidates, id string, out io.Writer) error {
 	d, err := e.Show(ctx, id)
 	if err != nil {
 		return err
@@ -449,7 +449,7 @@ func printDetail(out io.Writer, d protocol.CandidateDetail) {
 
 // evaluate runs the candidate's evaluation job, printing a line as each
 // scenario ends; Ctrl-C (ctx) cancels it, and nothing is recorded.
-func evaluate(ctx context.Context, e host.Evolution, id string, out io.Writer) error {
+func evaluate(ctx context.Context, e host.Evaluations, id string, out io.Writer) error {
 	watch, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	// Watched before the start, so not even a fast job's end is missed.

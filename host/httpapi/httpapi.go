@@ -234,17 +234,10 @@ func (s *Server) fail(w http.ResponseWriter, status int, err error) {
 	writeJSON(w, status, map[string]string{"error": words(err)})
 }
 
-// noSpace is what a page reads when the disk had no room for a command.
-const noSpace = "the disk is full, so Quire could not save this. Free some space on the disk that holds Quire's data folder, then try again."
-
 // words is the sentence a page shows for err: the kernel's error classes
-// that need words get them here, the rest already say what happened.
-func words(err error) string {
-	if errors.Is(err, protocol.ErrNoSpace) {
-		return noSpace
-	}
-	return err.Error()
-}
+// that need words get the page's (host.Spoken, the window's too), the rest
+// already say what happened.
+func words(err error) string { return host.Spoken(err).Error() }
 
 func readJSON(r *http.Request, v any) error { return readBody(r, v, false) }
 

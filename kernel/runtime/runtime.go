@@ -292,7 +292,7 @@ func (r *Runtime) tools() (*registry.Registry, error) {
 
 // SettleWait bounds how long a run waits for its tool sources to start
 // (ToolSettler): past an MCP server's own handshake bound (30 s), so a
-// server that hangs is failed by its manager first.
+// server that hangs is failed by its client first.
 const SettleWait = 35 * time.Second
 
 // settle waits, bounded by SettleWait, until every ToolSettler's sources

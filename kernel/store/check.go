@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Check runs SQLite's check of the whole file: quick_check (every page's
@@ -32,7 +34,35 @@ func (s *Store) Check(ctx context.Context, full bool) error {
 	}
 	defer db.Close()
 	s.checks.Add(1)
-	return s.check(ctx, db, checkPragma(full))
+	if err := s.check(ctx, db, checkPragma(full)); err != nil {
+		return err
+	}
+	if full && !s.readOnly {
+		// Best effort: unrecorded, the next start checks once more.
+		_, _ = s.db.ExecContext(ctx, `INSERT INTO store_state (name, value) VALUES (?, ?)
+			ON CONFLICT (name) DO UPDATE SET value = excluded.value`, checkedMark, time.Now().Unix())
+	}
+	return nil
+}
+
+// checkedMark is the store_state row that holds when the file last passed
+// the full check (Unix seconds), recorded by an owner's Check.
+const checkedMark = "checked"
+
+// LastFullCheck is when the file last passed an owner's full check; the
+// zero time when it never did (or a file older than schema 3). An owner's
+// start checks the whole file in the background only when that is long
+// ago: the check costs seconds of CPU a gigabyte (issue 30).
+func (s *Store) LastFullCheck(ctx context.Context) (time.Time, error) {
+	var v int64
+	err := s.db.QueryRowContext(ctx, "SELECT value FROM store_state WHERE name = ?", checkedMark).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.Unix(v, 0), nil
 }
 
 // checkPragma is the whole file's check: integrity_check when full, else

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestACheckBesideWritersFindsNoDamage: the owner's doctor checks the
@@ -210,5 +211,51 @@ func TestAStoppedCheckIsNotDamage(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAPassedFullCheckIsRecorded: an owner's full check that passes
+// records when (LastFullCheck, what a start reads to skip its background
+// check); a quick check, a reader's check and a stopped one record nothing.
+func TestAPassedFullCheckIsRecorded(t *testing.T) {
+	s := open(t)
+	ctx := t.Context()
+	last := func(st *Store) time.Time {
+		t.Helper()
+		at, err := st.LastFullCheck(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return at
+	}
+	if at := last(s); !at.IsZero() {
+		t.Fatalf("a new file says it was checked at %v", at)
+	}
+	stopped, cancel := context.WithCancel(ctx)
+	cancel()
+	s.Check(stopped, true)
+	if err := s.Check(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if at := last(s); !at.IsZero() {
+		t.Fatalf("a quick or stopped check recorded %v", at)
+	}
+	reader, err := OpenReadOnly(ctx, s.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	if err := reader.Check(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if at := last(s); !at.IsZero() {
+		t.Fatalf("a reader's check recorded %v", at)
+	}
+	before := time.Now().Add(-time.Second)
+	if err := s.Check(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if at := last(s); at.Before(before) {
+		t.Fatalf("after a full check: %v, want about now", at)
 	}
 }

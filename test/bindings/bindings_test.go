@@ -58,7 +58,7 @@ func TestBindingsAreFresh(t *testing.T) {
 		t.Fatalf("the generator wrote nothing under %s", rel)
 	}
 	if diff := compare(want, got); diff != "" {
-		t.Errorf("%s is stale: it is not what app.go's bound methods generate today.\n%s\nRun `make bindings` and commit the result.", rel, diff)
+		t.Errorf("%s is stale: it is not what App's bound methods (host/window) generate today.\n%s\nRun `make bindings` and commit the result.", rel, diff)
 	}
 }
 

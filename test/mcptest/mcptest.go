@@ -311,7 +311,7 @@ type Watcher interface {
 // stuck.
 const Patience = 60 * time.Second
 
-// WaitState waits, on the manager's own change feed, until the server
+// WaitState waits, on the client's own change feed, until the server
 // named name is in state, and returns it; a test fails after Patience.
 func WaitState(t testing.TB, m Watcher, name, state string) protocol.MCPServer {
 	t.Helper()
@@ -324,14 +324,14 @@ func WaitState(t testing.TB, m Watcher, name, state string) protocol.MCPServer {
 	return s
 }
 
-// Wait waits, on the manager's own change feed, until the server named
+// Wait waits, on the client's own change feed, until the server named
 // name is in state, and returns it; when ctx ends first the error names
 // the last state seen (the eval set's waits, which have no testing.TB).
 func Wait(ctx context.Context, m Watcher, name, state string) (protocol.MCPServer, error) {
 	return WaitFor(ctx, m, name, state, func(s protocol.MCPServer) bool { return s.State == state })
 }
 
-// WaitFor waits, on the manager's own change feed, until the server named
+// WaitFor waits, on the client's own change feed, until the server named
 // name is as ok says (what, in words, for the error), and returns it;
 // when ctx ends first the error names the last state seen.
 func WaitFor(ctx context.Context, m Watcher, name, what string, ok func(protocol.MCPServer) bool) (protocol.MCPServer, error) {

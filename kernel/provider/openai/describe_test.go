@@ -3,8 +3,8 @@ package openai_test
 import (
 	"testing"
 
-	"quire/test/ollamatest"
 	"quire/kernel/provider/openai"
+	"quire/test/ollamatest"
 )
 
 // TestDescribeReadsWhatEachRunnerSays: each runner flavour's context

@@ -35,43 +35,44 @@ type Choices interface {
 // Connect makes the transport of an attached server (WithServer).
 type Connect func(ctx context.Context) (mcp.Transport, error)
 
-// Option configures a Manager.
-type Option func(*Manager)
+// Option configures a Client.
+type Option func(*Client)
 
 // WithServer attaches a server for this process only, never saved in
 // mcp.json: the eval set's and the tests' in-memory servers
 // (test/mcptest). It starts with the others when cfg is enabled.
 func WithServer(cfg protocol.MCPServerConfig, connect Connect) Option {
-	return func(m *Manager) { m.attached = append(m.attached, attachedServer{cfg, connect}) }
+	return func(m *Client) { m.attached = append(m.attached, attachedServer{cfg, connect}) }
 }
 
 // WithClock sets the clock of the states' Since (default time.Now).
-func WithClock(now func() time.Time) Option { return func(m *Manager) { m.now = now } }
+func WithClock(now func() time.Time) Option { return func(m *Client) { m.now = now } }
 
 // WithTokens sets how a tool's declaration is counted in the model's
 // context (the composition root gives compact.ToolTokens, the runtime's
 // own estimate, so Settings shows what a run counts). Without it: a
 // quarter of its JSON.
-func WithTokens(count func(tool.Spec) int) Option { return func(m *Manager) { m.tokens = count } }
+func WithTokens(count func(tool.Spec) int) Option { return func(m *Client) { m.tokens = count } }
 
 // ReadOnly opens the servers to look at, for a process that only reads
 // the data folder (`quire mcp list` with no Quire running): no server is
 // started and every change (Put, Import, Remove, Start, SetTool) is
 // refused with ErrReadOnly, so nothing is run and nothing is written.
-func ReadOnly() Option { return func(m *Manager) { m.readOnly = true } }
+func ReadOnly() Option { return func(m *Client) { m.readOnly = true } }
 
 // WithInitTimeout sets the handshake's deadline (default
 // protocol.MCPInitSeconds).
-func WithInitTimeout(d time.Duration) Option { return func(m *Manager) { m.initTimeout = d } }
+func WithInitTimeout(d time.Duration) Option { return func(m *Client) { m.initTimeout = d } }
 
 type attachedServer struct {
 	cfg     protocol.MCPServerConfig
 	connect Connect
 }
 
-// Manager owns the configured servers: their config, connections, state
-// and tools. It is safe for concurrent use.
-type Manager struct {
+// Client is Quire's MCP client: it owns the servers of mcp.json — their
+// config, connections, state and tools — and offers their tools as Quire
+// tools (Tools). It is safe for concurrent use.
+type Client struct {
 	path        string
 	choices     Choices
 	log         *slog.Logger
@@ -136,8 +137,8 @@ type server struct {
 // background (Watch and Servers say how each start went). A file that
 // cannot be read is the list's Problem; nothing is written over it until
 // the user fixes it.
-func New(dataDir string, choices Choices, log *slog.Logger, opts ...Option) *Manager {
-	m := &Manager{path: filepath.Join(dataDir, File), choices: choices, log: log, now: time.Now,
+func New(dataDir string, choices Choices, log *slog.Logger, opts ...Option) *Client {
+	m := &Client{path: filepath.Join(dataDir, File), choices: choices, log: log, now: time.Now,
 		initTimeout: protocol.MCPInitSeconds * time.Second, servers: map[string]*server{}, tokens: quarterOfJSON,
 		cautious: map[[2]string]caution{}}
 	for _, o := range opts {
@@ -185,7 +186,7 @@ func New(dataDir string, choices Choices, log *slog.Logger, opts ...Option) *Man
 
 // Close stops every server (a stdio child's whole process group is killed)
 // and refuses what comes after.
-func (m *Manager) Close() {
+func (m *Client) Close() {
 	m.mu.Lock()
 	m.closed = true
 	var wg sync.WaitGroup
@@ -199,7 +200,7 @@ func (m *Manager) Close() {
 }
 
 // Servers is every configured server, in name order.
-func (m *Manager) Servers(ctx context.Context) (protocol.MCPList, error) {
+func (m *Client) Servers(ctx context.Context) (protocol.MCPList, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	list := protocol.MCPList{Servers: []protocol.MCPServer{}, Problem: m.problem}
@@ -214,7 +215,7 @@ func (m *Manager) Servers(ctx context.Context) (protocol.MCPList, error) {
 
 // Put adds or replaces a server, saves mcp.json and (re)starts it when
 // enabled.
-func (m *Manager) Put(ctx context.Context, cfg protocol.MCPServerConfig) (protocol.MCPServer, error) {
+func (m *Client) Put(ctx context.Context, cfg protocol.MCPServerConfig) (protocol.MCPServer, error) {
 	if err := Check(cfg); err != nil {
 		return protocol.MCPServer{}, err
 	}
@@ -232,7 +233,7 @@ func (m *Manager) Put(ctx context.Context, cfg protocol.MCPServerConfig) (protoc
 }
 
 // Import adds (or replaces, by name) every server of a pasted mcp.json.
-func (m *Manager) Import(ctx context.Context, text string) (protocol.MCPImport, error) {
+func (m *Client) Import(ctx context.Context, text string) (protocol.MCPImport, error) {
 	cfgs, issues, err := Parse([]byte(text))
 	if err != nil {
 		return protocol.MCPImport{}, err
@@ -250,7 +251,7 @@ func (m *Manager) Import(ctx context.Context, text string) (protocol.MCPImport, 
 
 // put saves cfgs (each already checked) and starts the enabled ones; it
 // says which servers it gave another program (forgetLoosenings).
-func (m *Manager) put(cfgs []protocol.MCPServerConfig) (protocol.MCPImport, []string, error) {
+func (m *Client) put(cfgs []protocol.MCPServerConfig) (protocol.MCPImport, []string, error) {
 	res := protocol.MCPImport{Added: []string{}, Refused: []protocol.MCPImportIssue{}}
 	var releases []func()
 	defer func() {
@@ -335,7 +336,7 @@ func sameProgram(a, b protocol.MCPServerConfig) bool {
 // program that server ran, and another one under its name (a pasted
 // config's, or one added after a removal) must be asked about again. A
 // tightening and a tool turned off are kept.
-func (m *Manager) forgetLoosenings(servers []string) error {
+func (m *Client) forgetLoosenings(servers []string) error {
 	if len(servers) == 0 {
 		return nil
 	}
@@ -364,7 +365,7 @@ func (m *Manager) forgetLoosenings(servers []string) error {
 // SetCallDeadline makes seconds (0: the default) the deadline of every
 // MCP call offered from now on; a run already going keeps the tools it was
 // given. Settings saves it and calls this after the save.
-func (m *Manager) SetCallDeadline(seconds int) {
+func (m *Client) SetCallDeadline(seconds int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.settings.CallTimeoutSeconds != seconds {
@@ -374,7 +375,7 @@ func (m *Manager) SetCallDeadline(seconds int) {
 }
 
 // Remove stops a server and forgets its config.
-func (m *Manager) Remove(ctx context.Context, name string) error {
+func (m *Client) Remove(ctx context.Context, name string) error {
 	m.mu.Lock()
 	if err := m.writableLocked(); err != nil {
 		m.mu.Unlock()
@@ -402,7 +403,7 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 }
 
 // Start starts a stopped or failed server (a running one is left as it is).
-func (m *Manager) Start(ctx context.Context, name string) (protocol.MCPServer, error) {
+func (m *Client) Start(ctx context.Context, name string) (protocol.MCPServer, error) {
 	m.mu.Lock()
 	s, err := m.serverLocked(name)
 	switch {
@@ -424,7 +425,7 @@ func (m *Manager) Start(ctx context.Context, name string) (protocol.MCPServer, e
 }
 
 // Stop stops a server: a stdio child's whole process group is killed.
-func (m *Manager) Stop(ctx context.Context, name string) (protocol.MCPServer, error) {
+func (m *Client) Stop(ctx context.Context, name string) (protocol.MCPServer, error) {
 	m.mu.Lock()
 	s, err := m.serverLocked(name)
 	if err != nil {
@@ -438,7 +439,7 @@ func (m *Manager) Stop(ctx context.Context, name string) (protocol.MCPServer, er
 }
 
 // Restart stops a server, then starts it.
-func (m *Manager) Restart(ctx context.Context, name string) (protocol.MCPServer, error) {
+func (m *Client) Restart(ctx context.Context, name string) (protocol.MCPServer, error) {
 	if _, err := m.Stop(ctx, name); err != nil {
 		return protocol.MCPServer{}, err
 	}
@@ -450,7 +451,7 @@ func (m *Manager) Restart(ctx context.Context, name string) (protocol.MCPServer,
 // be configured and, when it has listed its tools, have this one. A
 // "read" (don't ask) is pinned to the tool's declaration as listed, so it
 // needs a listing; offer drops it while the server declares another.
-func (m *Manager) SetTool(ctx context.Context, c protocol.MCPToolChoice) (protocol.MCPServer, error) {
+func (m *Client) SetTool(ctx context.Context, c protocol.MCPToolChoice) (protocol.MCPServer, error) {
 	m.mu.Lock()
 	err := m.writableLocked()
 	m.mu.Unlock()
@@ -513,7 +514,7 @@ func (m *Manager) SetTool(ctx context.Context, c protocol.MCPToolChoice) (protoc
 // ServerRunning says whether the server named name is running now (its
 // handshake done): what a skill that needs it is judged against
 // (skills.Servers).
-func (m *Manager) ServerRunning(name string) bool {
+func (m *Client) ServerRunning(name string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.servers[name]
@@ -521,10 +522,10 @@ func (m *Manager) ServerRunning(name string) bool {
 }
 
 // Watch delivers every server's changes until ctx ends.
-func (m *Manager) Watch(ctx context.Context) <-chan protocol.MCPServer { return m.watch.watch(ctx) }
+func (m *Client) Watch(ctx context.Context) <-chan protocol.MCPServer { return m.watch.watch(ctx) }
 
 // status is one server's state now.
-func (m *Manager) status(name string) (protocol.MCPServer, error) {
+func (m *Client) status(name string) (protocol.MCPServer, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, err := m.serverLocked(name)
@@ -534,7 +535,7 @@ func (m *Manager) status(name string) (protocol.MCPServer, error) {
 	return m.statusLocked(s, m.offersLocked()[name]), nil
 }
 
-func (m *Manager) serverLocked(name string) (*server, error) {
+func (m *Client) serverLocked(name string) (*server, error) {
 	s, ok := m.servers[name]
 	if !ok {
 		return nil, protocol.Refusef(protocol.ErrNotFound, ErrUnknownServer, "No MCP server is named %q; add it in Settings first.", name)
@@ -544,7 +545,7 @@ func (m *Manager) serverLocked(name string) (*server, error) {
 
 // writableLocked refuses a change while mcp.json could not be read, so the
 // user's file is never written over with less than it held.
-func (m *Manager) writableLocked() error {
+func (m *Client) writableLocked() error {
 	if m.closed {
 		return ErrClosed
 	}
@@ -558,7 +559,7 @@ func (m *Manager) writableLocked() error {
 }
 
 // savedLocked is what mcp.json holds: the servers not attached.
-func (m *Manager) savedLocked() []protocol.MCPServerConfig {
+func (m *Client) savedLocked() []protocol.MCPServerConfig {
 	var out []protocol.MCPServerConfig
 	for _, name := range m.namesLocked() {
 		if s := m.servers[name]; s.connect == nil {
@@ -569,9 +570,9 @@ func (m *Manager) savedLocked() []protocol.MCPServerConfig {
 }
 
 // changedLocked drops the offers: what they are made of changed.
-func (m *Manager) changedLocked() { m.offers = nil }
+func (m *Client) changedLocked() { m.offers = nil }
 
-func (m *Manager) namesLocked() []string {
+func (m *Client) namesLocked() []string {
 	names := make([]string, 0, len(m.servers))
 	for n := range m.servers {
 		names = append(names, n)
@@ -581,13 +582,13 @@ func (m *Manager) namesLocked() []string {
 }
 
 // setLocked moves s to state and tells the watchers.
-func (m *Manager) setLocked(s *server, state, reason string) {
+func (m *Client) setLocked(s *server, state, reason string) {
 	s.state, s.reason, s.since = state, reason, m.now()
 	m.watch.publish(m.statusLocked(s, m.offersLocked()[s.cfg.Name]))
 }
 
 // startLocked starts a connection in the background.
-func (m *Manager) startLocked(s *server) {
+func (m *Client) startLocked(s *server) {
 	s.gen++
 	gen := s.gen
 	ctx, cancel := context.WithTimeoutCause(context.Background(), m.initTimeout, errHandshakeDeadline)
@@ -610,7 +611,7 @@ var errHandshakeDeadline = errors.New("the handshake took too long")
 
 // stopLocked ends s's connection or start; release finishes the job
 // without the lock.
-func (m *Manager) stopLocked(s *server, reason string) (*mcp.ClientSession, *stdioChild, chan struct{}) {
+func (m *Client) stopLocked(s *server, reason string) (*mcp.ClientSession, *stdioChild, chan struct{}) {
 	s.gen++
 	if s.abort != nil {
 		s.abort()
@@ -639,7 +640,7 @@ func release(cs *mcp.ClientSession, child *stdioChild, done chan struct{}) {
 // run connects, lists the tools and waits for the connection's end. A
 // failure (or the end of a connection nobody stopped) makes s failed with
 // a sentence; a stop or restart meanwhile (gen moved on) lets it go.
-func (m *Manager) run(ctx context.Context, s *server, gen int) {
+func (m *Client) run(ctx context.Context, s *server, gen int) {
 	m.mu.Lock()
 	cfg, connect, stderr := s.cfg, s.connect, s.stderr
 	m.mu.Unlock()
@@ -726,7 +727,7 @@ func (m *Manager) run(ctx context.Context, s *server, gen int) {
 // is done on a goroutine of its own, bounded by the handshake's deadline,
 // and one at a time per connection (a change that comes during a listing
 // makes one more listing after it, however many come).
-func (m *Manager) toolsChanged(_ context.Context, req *mcp.ToolListChangedRequest) {
+func (m *Client) toolsChanged(_ context.Context, req *mcp.ToolListChangedRequest) {
 	cs := req.Session
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -745,7 +746,7 @@ func (m *Manager) toolsChanged(_ context.Context, req *mcp.ToolListChangedReques
 	// Not (or no longer) a running server's connection.
 }
 
-func (m *Manager) relist(s *server, cs *mcp.ClientSession, gen int, name string) {
+func (m *Client) relist(s *server, cs *mcp.ClientSession, gen int, name string) {
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), m.initTimeout)
 		listed, leftOff, err := listTools(ctx, name, cs)
@@ -773,7 +774,7 @@ func (m *Manager) relist(s *server, cs *mcp.ClientSession, gen int, name string)
 }
 
 // transport is the connection a server's config asks for.
-func (m *Manager) transport(ctx context.Context, cfg protocol.MCPServerConfig, connect Connect, stderr *tail) (mcp.Transport, *stdioChild, error) {
+func (m *Client) transport(ctx context.Context, cfg protocol.MCPServerConfig, connect Connect, stderr *tail) (mcp.Transport, *stdioChild, error) {
 	switch {
 	case connect != nil:
 		t, err := connect(ctx)

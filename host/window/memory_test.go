@@ -1,0 +1,119 @@
+package window
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"quire/config"
+	"quire/host/httpapi"
+	"quire/kernel/protocol"
+	"quire/test/ollamatest"
+	"quire/test/testkit"
+)
+
+// TestMemoryPanelThroughHTTPAndTheWindow drives the memory panel's backend
+// as both hosts do — `quire serve`'s /api/memory and the window's bound
+// methods — over the real services: an item the model remembered is listed,
+// edited, approved and forgotten, bad input gets its sentence, and the
+// settings are saved for the next start.
+func TestMemoryPanelThroughHTTPAndTheWindow(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "c1", Name: "remember", Arguments: []byte(`{"kind":"preference","text":"Tags are lower-case."}`)}}},
+		ollamatest.Turn{Content: []string{"Noted."}})
+	dir := t.TempDir()
+	s := openOwner(t, dir, fake.URL())
+	defer s.Close()
+	// remember asks by default; the user says yes.
+	s.SetAsker(func(context.Context, protocol.Question) (protocol.Answer, error) {
+		return protocol.Answer{Allowed: true}, nil
+	})
+	sess, _ := protocol.Run[protocol.Session](t.Context(), s.Kernel(), "", protocol.CreateSession, protocol.CreateSessionPayload{Title: "m"})
+	if _, err := protocol.Run[protocol.SendResult](t.Context(), s.Kernel(), "", protocol.SendMessage, protocol.SendMessagePayload{Session: sess.ID, Text: "I like lower-case tags"}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitRuns(t, s.Kernel(), sess.ID, 1)
+
+	h := httpapi.New(httpapi.Backend{Kernel: s.Kernel(), Memory: s.Memory()}, fstest.MapFS{}, slog.New(slog.DiscardHandler))
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	link, _ := url.Parse(h.Link(srv.URL))
+	call := func(method, path, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), method, srv.URL+path, strings.NewReader(body))
+		req.Header.Set(httpapi.ProtocolHeader, protocol.Version)
+		req.Header.Set("Authorization", "Bearer "+link.Query().Get(httpapi.TokenQuery))
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	code, body := call("GET", "/api/memory", "")
+	var list protocol.MemoryList
+	if err := json.Unmarshal([]byte(body), &list); code != 200 || err != nil || len(list.Items) != 1 {
+		t.Fatalf("GET /api/memory: %d %s", code, body)
+	}
+	it := list.Items[0]
+	if it.Text != "Tags are lower-case." || it.Session != sess.ID || it.Kind != "preference" {
+		t.Fatalf("item %+v", it)
+	}
+	for _, c := range []struct {
+		method, path, body string
+		code               int
+		says               string
+	}{
+		{"PATCH", "/api/memory/" + it.ID, `{"text":"Tags are lower-case and singular."}`, 200, "singular"},
+		{"PATCH", "/api/memory/" + it.ID, `{"text":"   "}`, 400, "empty"},
+		{"PATCH", "/api/memory/" + it.ID, `{"text":"` + strings.Repeat("x", 501) + `"}`, 400, "501 characters"},
+		{"PATCH", "/api/memory/" + it.ID, `{"txt":"typo"}`, 400, "the new text"},
+		{"PATCH", "/api/memory/nope", `{"text":"x"}`, 404, "nope"},
+		{"DELETE", "/api/memory/nope", "", 404, "nope"},
+		{"POST", "/api/memory/" + it.ID + "/review", `{"approve":true}`, 409, "already kept"},
+		{"PUT", "/api/memory/settings", `{}`, 400, "approval"},
+		{"PUT", "/api/memory/settings", `{"approval":false,"learn":true}`, 200, `"approval":false`},
+	} {
+		code, body := call(c.method, c.path, c.body)
+		if code != c.code || !strings.Contains(body, c.says) {
+			t.Errorf("%s %s %s: %d %s; want %d saying %q", c.method, c.path, c.body, code, body, c.code, c.says)
+		}
+	}
+	saved, err := config.ReadSettings(dir)
+	if err != nil || !saved.MemoryWithoutAsking || !saved.MemoryLearn {
+		t.Errorf("settings not saved: %+v %v", saved, err)
+	}
+
+	// The window's bound methods reach the same backend.
+	a := newHost(s.Kernel(), s.Doctor, "", slog.New(slog.DiscardHandler))
+	a.memory = s.Memory()
+	if _, err := a.MemoryList(); err == nil {
+		t.Error("MemoryList answered before the handshake")
+	}
+	if _, err := a.Handshake(protocol.Version); err != nil {
+		t.Fatal(err)
+	}
+	got, err := a.MemoryList()
+	if err != nil || len(got.Items) != 1 || got.Items[0].Text != "Tags are lower-case and singular." || got.Approval {
+		t.Fatalf("MemoryList = %+v, %v", got, err)
+	}
+	if err := a.ForgetMemory(it.ID); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := call("GET", "/api/memory", ""); code != 200 || strings.Contains(body, it.ID) {
+		t.Errorf("after forget: %d %s", code, body)
+	}
+	if err := a.ForgetMemory(it.ID); err == nil || !strings.Contains(err.Error(), it.ID) {
+		t.Errorf("forgetting twice: %v", err)
+	}
+}
