@@ -197,6 +197,13 @@ func layeringRules() []rule {
 				return under(d, "quire/kernel/store") || under(d, "quire/kernel/runtime") || under(d, "quire/kernel/core") ||
 					under(d, "quire/kernel/provider") || under(d, "quire/host") || under(d, wailsModule)
 			}},
+		{"standing tasks start batches through their ports: never the store, the runtime, the core, the queue, tools, a provider, a host, Wails or the SQL driver",
+			func(p string) bool { return under(p, "quire/standing") },
+			func(d string) bool {
+				return under(d, "quire/kernel/store") || under(d, "quire/kernel/runtime") || under(d, "quire/kernel/core") ||
+					under(d, "quire/queue") || under(d, "quire/tools") || under(d, "quire/kernel/provider") ||
+					under(d, "quire/host") || under(d, wailsModule) || under(d, sqliteModule)
+			}},
 		{"the MCP client reaches the kernel only through its vocabulary: never the store, the runtime, the core, a provider, a host or Wails",
 			func(p string) bool { return under(p, "quire/mcpclient") },
 			func(d string) bool {
@@ -213,7 +220,8 @@ func layeringRules() []rule {
 			isHost,
 			func(d string) bool {
 				return under(d, "quire/rag") || under(d, "quire/library") || under(d, "quire/memory") || under(d, "quire/tools") ||
-					under(d, "quire/queue") || under(d, "quire/mcpclient") || under(d, "quire/evolve")
+					under(d, "quire/queue") || under(d, "quire/mcpclient") || under(d, "quire/evolve") ||
+					under(d, "quire/standing")
 			}},
 		{"only main stands on the composition root: no other package imports it",
 			func(p string) bool { return p != "quire" && !under(p, "quire/assembly") },
@@ -472,6 +480,7 @@ func TestLayeringRulesSeeTheRealGraph(t *testing.T) {
 		{"quire/memory", "quire/kernel/event"},
 		{"quire/queue", "quire/kernel/protocol"},
 		{"quire/queue", "quire/tools/notes"},
+		{"quire/standing", "quire/internal/sqlschema"},
 		{"quire/assembly", "quire/queue"},
 		{"quire/rag", "quire/internal/vecindex"},
 		{"quire/memory", "quire/internal/vecindex"},
