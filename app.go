@@ -19,6 +19,7 @@ import (
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	wailsrt "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"quire/assembly"
 	"quire/config"
@@ -75,17 +76,30 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 	} else if len(set) > 0 {
 		log.Debug("the web view's options", "set", set)
 	}
+	dataDir := settings.Get().DataDir
+	width, height := window.LoadSize(dataDir)
 	err = wails.Run(&options.App{
 		Title:            "Quire",
-		Width:            1200,
-		Height:           800,
-		MinWidth:         760,
-		MinHeight:        520,
+		Width:            width,
+		Height:           height,
+		MinWidth:         window.MinWidth,
+		MinHeight:        window.MinHeight,
 		AssetServer:      &assetserver.Options{Assets: dist},
 		BackgroundColour: &options.RGBA{R: 250, G: 249, B: 246, A: 255},
 		OnStartup:        hooks.Startup,
 		OnShutdown:       hooks.Shutdown,
-		Bind:             []any{&App{Host: h}},
+		// The size as the user left it opens the next window; a maximised
+		// window's size is the screen's, not a choice, so it is not kept.
+		OnBeforeClose: func(ctx context.Context) bool {
+			if !wailsrt.WindowIsMaximised(ctx) {
+				width, height := wailsrt.WindowGetSize(ctx)
+				if err := window.SaveSize(dataDir, width, height); err != nil {
+					log.Warn("the window's size was not kept", "err", err)
+				}
+			}
+			return false
+		},
+		Bind: []any{&App{Host: h}},
 		// Dropped files reach OnFileDrop. DisableWebViewDrop stays false: on
 		// Linux it would remove the drop target and no drop would arrive
 		// (STACK.md); the page prevents WebKit's own handling instead.

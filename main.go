@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"quire/assembly"
@@ -38,9 +39,11 @@ const usage = `Quire — a local-first assistant for your notes.
 
 Usage:
   quire [flags]            open the window
+  quire help [COMMAND]     this help, or a command's own (as quire COMMAND -h)
+  quire version            Quire's version (also quire --version)
   quire doctor [flags]     check Ollama, the model, the data directory and SQLite
   quire serve [flags]      serve the same UI on http://127.0.0.1 (for a browser)
-  quire sessions [flags]   list conversations
+  quire sessions [-json]   list conversations
   quire index PATH...      index documents (Markdown, text, HTML, PDF) for search_docs
   quire search [-n N] [-json] [-mode lexical|vector|hybrid] QUERY
                            search the indexed documents; "-json -" reads one
@@ -103,25 +106,39 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd, args := commandWord(args)
 	fset := flag.NewFlagSet("quire "+cmd, flag.ContinueOnError)
 	fset.SetOutput(stderr)
-	fset.Usage = func() { fmt.Fprint(stderr, usage) }
+	// -h is answered below, on stdout, with the command's own help; a
+	// wrong flag gets the flag package's line and a pointer to that help,
+	// not the whole global usage.
+	fset.Usage = func() {}
 	flags := config.Register(fset)
+	version := fset.Bool("version", false, "print Quire's version and exit")
 	addr := ""
 	var command *cli.Command
 	switch cmd {
 	case "", "window":
 	case "help":
-		fmt.Fprint(stdout, usage)
+		return cli.Help(usage, args, stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, cli.VersionLine(wailsJSON))
 		return 0
 	case "serve":
 		fset.StringVar(&addr, "addr", "127.0.0.1:8765", "address to listen on (loopback only)")
 	default:
 		if command = cli.Lookup(cmd, fset); command == nil {
-			fmt.Fprintf(stderr, "quire: unknown command %q\n\n%s", cmd, usage)
+			fmt.Fprintf(stderr, "quire: unknown command %q; `quire help` lists them\n", cmd)
 			return 2
 		}
 	}
 	positional, err := parseAnywhere(fset, args)
-	if errors.Is(err, flag.ErrHelp) {
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, cli.CommandHelp(usage, cmd))
+		return 0
+	case err != nil:
+		fmt.Fprintf(stderr, "Run '%s -h' for usage.\n", strings.TrimSpace("quire "+cmd))
+		return 2
+	case *version:
+		fmt.Fprintln(stdout, cli.VersionLine(wailsJSON))
 		return 0
 	}
 	if err == nil && command == nil && len(positional) > 0 {
@@ -315,3 +332,10 @@ func serveRefusal(e *datadir.InUseError) string {
 	return fmt.Sprintf("the data folder %s is owned by %s, so this `quire serve` did not start. Either %s, or %s and start this one again; "+
 		"a second, separate Quire needs its own -data-dir.", e.Dir, e.Holder, use, stop)
 }
+
+// wailsJSON holds the product version the window and the .deb carry
+// (build/linux/mkdeb.sh reads the same field), so `quire version` has one
+// source with them.
+//
+//go:embed wails.json
+var wailsJSON []byte

@@ -86,6 +86,61 @@ func TestUnknownCommand(t *testing.T) {
 	}
 }
 
+// The CLI answers as gh and ollama do: -h is the command's own help (its
+// lines, its flags), on stdout with status 0; a wrong flag is one line and
+// a pointer to that help; version and --version say the version.
+func TestCommandHelpAndVersion(t *testing.T) {
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string
+		notOut []string
+		stderr []string
+		notErr []string
+	}{
+		{"doctor -h", []string{"doctor", "-h"}, 0, []string{"quire doctor [flags]", "Flags every command takes:", "-data-dir"}, []string{"quire serve"}, nil, nil},
+		{"run --help", []string{"run", "--help"}, 0, []string{"quire run [-json]", "-approve string", "-ask string"}, []string{"quire chat"}, nil, nil},
+		{"mcp -h lists its three forms", []string{"mcp", "-h"}, 0, []string{"quire mcp list", "quire mcp add NAME", "quire mcp remove NAME"}, []string{"quire skills"}, nil, nil},
+		{"help search", []string{"help", "search"}, 0, []string{"quire search [-n N]", "-mode string"}, []string{"quire doctor"}, nil, nil},
+		{"serve -h", []string{"serve", "-h"}, 0, []string{"quire serve [flags]", "-addr string"}, []string{"quire doctor"}, nil, nil},
+		{"help", []string{"help"}, 0, []string{"quire doctor [flags]", "quire serve [flags]"}, nil, nil, nil},
+		{"-h", []string{"-h"}, 0, []string{"quire doctor [flags]", "quire serve [flags]"}, nil, nil, nil},
+		{"a wrong flag", []string{"doctor", "-frob"}, 2, nil, nil, []string{"-frob", "Run 'quire doctor -h' for usage."}, []string{"quire serve"}},
+		{"help of nothing", []string{"help", "frob"}, 2, nil, nil, []string{`unknown command "frob"`}, nil},
+		{"version", []string{"version"}, 0, []string{"quire version 0."}, nil, nil, nil},
+		{"--version", []string{"--version"}, 0, []string{"quire version 0."}, nil, nil, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if code := run(c.args, &out, &errOut); code != c.code {
+				t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, c.code, out.String(), errOut.String())
+			}
+			for _, w := range c.stdout {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out.String())
+				}
+			}
+			for _, w := range c.notOut {
+				if strings.Contains(out.String(), w) {
+					t.Errorf("stdout has %q (the global help?):\n%s", w, out.String())
+				}
+			}
+			for _, w := range c.stderr {
+				if !strings.Contains(errOut.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut.String())
+				}
+			}
+			for _, w := range c.notErr {
+				if strings.Contains(errOut.String(), w) {
+					t.Errorf("stderr has %q:\n%s", w, errOut.String())
+				}
+			}
+		})
+	}
+}
+
 // tripPlans is a conversation "Trip plans" of one message, "pack list",
 // and its (echoed) reply.
 func tripPlans(t *testing.T, k protocol.Kernel) protocol.Session {
@@ -120,6 +175,19 @@ func TestSessionsAndReplayCommands(t *testing.T) {
 		!strings.Contains(out.String(), "\tchat\tTrip plans\n") || !strings.Contains(out.String(), sess.ID) ||
 		!strings.Contains(out.String(), worker.ID) || !strings.Contains(out.String(), "\tworker\tOrganise inbox/a.md\n") {
 		t.Fatalf("sessions: %d %q %q", code, out.String(), errOut.String())
+	}
+	// -json, as its siblings have it: the same sessions, as the page gets them.
+	out.Reset()
+	var listed []protocol.Session
+	if code := run([]string{"sessions", "-json", "-data-dir", dir}, &out, &errOut); code != 0 {
+		t.Fatalf("sessions -json: %d %q", code, errOut.String())
+	}
+	if err := json.Unmarshal(out.Bytes(), &listed); err != nil {
+		t.Fatalf("sessions -json is not a JSON list of sessions: %v\n%s", err, out.String())
+	}
+	if !slices.ContainsFunc(listed, func(x protocol.Session) bool { return x.ID == sess.ID && x.Title == "Trip plans" }) ||
+		!slices.ContainsFunc(listed, func(x protocol.Session) bool { return x.ID == worker.ID && x.Kind == protocol.SessionWorker }) {
+		t.Errorf("sessions -json lists %+v", listed)
 	}
 	out.Reset()
 	if code := run([]string{"replay", sess.ID, "-data-dir", dir}, &out, &errOut); code != 0 {
@@ -1229,6 +1297,7 @@ func TestRunCommand(t *testing.T) {
 	yes := script(t, bin, "yes.sh", `in=$(cat); case "$in" in *'"descriptions":["Create plan-ask.md'*) echo yes;; *) printf 'no\nnot the question: %s' "$in";; esac`)
 	no := script(t, bin, "no.sh", `cat >/dev/null; printf 'no\nnot today'`)
 	broken := script(t, bin, "broken.sh", `exit 3`)
+	mixed := script(t, bin, "mixed.sh", `case "$(cat)" in *plan-mixed-yes*) echo yes;; *) printf 'no\nnot that one';; esac`)
 	cases := []struct {
 		name      string
 		args      []string
@@ -1246,23 +1315,26 @@ func TestRunCommand(t *testing.T) {
 					t.Errorf("the session said is not the events'")
 				}
 			}}},
+		// One Yes among Noes: the run did something, so it completed.
+		{"ask says no to one of two", []string{"-json", "-ask", mixed, "make two plans"}, []ollamatest.Turn{createCall("plan-mixed-yes.md"), createCall("plan-mixed-no.md"), done}, 0, false,
+			[]check{created("plan-mixed-yes.md", true), created("plan-mixed-no.md", false)}},
 		{"text mode", []string{"say hi"}, []ollamatest.Turn{{Content: []string{"Hi", " there"}}}, 0, false, []check{
 			func(t *testing.T, _ string, _ []protocol.Event, stdout, _ string) {
 				if stdout != "Hi there\n" {
 					t.Errorf("stdout %q, want the reply alone", stdout)
 				}
 			}}},
-		{"approve never", []string{"-json", "make a plan"}, []ollamatest.Turn{createCall("plan-never.md"), done}, 0, false,
+		{"approve never", []string{"-json", "make a plan"}, []ollamatest.Turn{createCall("plan-never.md"), done}, 3, false,
 			[]check{created("plan-never.md", false), refusedWith("allow no writes in a headless run")}},
-		{"approve reads", []string{"-json", "-approve", "reads", "make a plan"}, []ollamatest.Turn{createCall("plan-reads.md"), done}, 0, false,
+		{"approve reads", []string{"-json", "-approve", "reads", "make a plan"}, []ollamatest.Turn{createCall("plan-reads.md"), done}, 3, false,
 			[]check{created("plan-reads.md", false), refusedWith("allow only reading in a headless run")}},
 		{"approve all", []string{"-json", "-approve", "all", "make a plan"}, []ollamatest.Turn{createCall("plan-all.md"), done}, 0, false,
 			[]check{created("plan-all.md", true)}},
 		{"ask says yes", []string{"-json", "-ask", yes, "make a plan"}, []ollamatest.Turn{createCall("plan-ask.md"), done}, 0, false,
 			[]check{created("plan-ask.md", true)}},
-		{"ask says no", []string{"-json", "-ask", no, "make a plan"}, []ollamatest.Turn{createCall("plan-no.md"), done}, 0, false,
+		{"ask says no", []string{"-json", "-ask", no, "make a plan"}, []ollamatest.Turn{createCall("plan-no.md"), done}, 3, false,
 			[]check{created("plan-no.md", false), refusedWith("The user's reason: not today")}},
-		{"ask fails", []string{"-json", "-ask", broken, "-approve", "all", "make a plan"}, []ollamatest.Turn{createCall("plan-broken.md"), done}, 0, false,
+		{"ask fails", []string{"-json", "-ask", broken, "-approve", "all", "make a plan"}, []ollamatest.Turn{createCall("plan-broken.md"), done}, 3, false,
 			[]check{created("plan-broken.md", false), refusedWith("it failed (exit status 3)")}},
 		{"loop", []string{"-json", "list my notes"}, []ollamatest.Turn{list, list, list}, 4, false, nil},
 		{"empty", []string{"-json", "say nothing"}, []ollamatest.Turn{{}, {}}, 6, false, nil},
@@ -1332,6 +1404,24 @@ func TestRunCommand(t *testing.T) {
 				t.Errorf("an unknown -session: exit %d, %q", code, errOut.String())
 			}
 		})
+	}
+}
+
+// Piped, `quire run`'s reply (stdout) and its tool lines (stderr) often
+// share one pipe: a tool line after text that left its line open starts
+// on a line of its own, and so does the next step's text.
+func TestRunCommandPipedKeepsLineBreaks(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	fake.Script(ollamatest.Turn{Content: []string{"Let me look at inbox first."}, ToolCalls: []ollamatest.ToolCall{{Name: "list_notes", Arguments: []byte(`{}`)}}},
+		ollamatest.Turn{Content: []string{"Done", "."}})
+	var both bytes.Buffer
+	args := []string{"run", "-data-dir", t.TempDir(), "-ollama-host", fake.URL(), "-notes-dir", t.TempDir(), "look first"}
+	if code := within(t, "quire run", func() int { return run(args, &both, &both) }); code != 0 {
+		t.Fatalf("exit %d: %s", code, both.String())
+	}
+	if !strings.Contains(both.String(), "Let me look at inbox first.\n· Listed the notes\n") || !strings.HasSuffix(both.String(), "\nDone.\n") {
+		t.Errorf("stdout and stderr together read %q", both.String())
 	}
 }
 

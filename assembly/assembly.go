@@ -79,14 +79,16 @@ type Parts struct {
 	settings *config.Store
 	log      *slog.Logger
 	ollama   *ollama.Provider
-	openai   *openai.Provider // the OpenAI-compatible runner's adapter (config's runner "openai")
-	chat     runners          // what every model caller streams from: the adapter a request's runner names
-	store    *store.Store
-	runtime  *runtime.Runtime // an Owner's; nil in a Reader
-	reader   *runtime.Reader  // a Reader's, or an Owner's on a full disk: the log, and nothing that writes
-	dbErr    error
-	startErr error // why the runtime's start (its recovery) failed; it runs nonetheless
-	asker    atomic.Pointer[host.Asker]
+	// ollamaChild is the `ollama serve` this owner started (nil: none).
+	ollamaChild *ollamaChild
+	openai      *openai.Provider // the OpenAI-compatible runner's adapter (config's runner "openai")
+	chat        runners          // what every model caller streams from: the adapter a request's runner names
+	store       *store.Store
+	runtime     *runtime.Runtime // an Owner's; nil in a Reader
+	reader      *runtime.Reader  // a Reader's, or an Owner's on a full disk: the log, and nothing that writes
+	dbErr       error
+	startErr    error // why the runtime's start (its recovery) failed; it runs nonetheless
+	asker       atomic.Pointer[host.Asker]
 	// claims route a session's questions to the terminal that drives it,
 	// before any asker (terminal.go).
 	claims host.Claims
@@ -206,6 +208,9 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	} else if err != nil {
 		p.dbErr = err // doctor says why; nothing is opened for writing
 		return p, nil
+	}
+	if x.Kind == datadir.Window || x.Kind == datadir.Serve || x.Kind == datadir.Terminal {
+		p.serveOllama(ctx, hostURL)
 	}
 	// A change saved in Settings reaches the next run (and the address,
 	// every later request), also when the database does not open.
@@ -340,6 +345,7 @@ func (p *Parts) Close() {
 	}
 	// After the runtime: no run calls a server that is going.
 	p.closeMCP()
+	p.ollamaChild.stop() // after the runtime: no run is asking it
 	if p.notes != nil {
 		p.notes.Close()
 	}

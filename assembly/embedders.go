@@ -40,10 +40,15 @@ type embedModels struct{ o *ollama.Provider }
 // the error wraps library.ErrOllamaUnreachable, ErrEmbedModelMissing or
 // ErrNotAnEmbedder, after what Ollama said.
 func (m embedModels) Embedder(ctx context.Context, model string) (rag.Embedder, error) {
+	caller := ctx
 	ctx, cancel := context.WithTimeout(ctx, embedCheckTimeout)
 	defer cancel()
 	info, err := m.o.ModelInfo(ctx, model)
 	switch {
+	case err != nil && caller.Err() != nil:
+		// The caller's time ran out (spent elsewhere, or it went away):
+		// that says nothing of Ollama, so it is not said as Ollama's.
+		return nil, fmt.Errorf("%s could not be checked: %w", model, context.Cause(caller))
 	case errors.Is(err, provider.ErrModelMissing):
 		return nil, fmt.Errorf("%s: %w", model, library.ErrEmbedModelMissing)
 	case err != nil:
@@ -185,8 +190,10 @@ func (p *Parts) embeddingCheck(ctx context.Context) doctor.Check {
 		s.Problem = doctor.EmbeddingMissing
 	case errors.Is(err, library.ErrNotAnEmbedder):
 		s.Problem = doctor.EmbeddingNotEmbedder
-	case err != nil:
+	case errors.Is(err, library.ErrOllamaUnreachable):
 		s.Problem, s.Err = doctor.EmbeddingUnreachable, errors.Unwrap(err)
+	case err != nil:
+		s.Problem, s.Err = doctor.EmbeddingUnchecked, err
 	case s.Dimensions == 0:
 		// No vectors of it stored yet: one short embedding says their length.
 		ctx, cancel := context.WithTimeout(ctx, embedCheckTimeout)

@@ -290,3 +290,25 @@ func TestIndexFinishesAPendingSwitch(t *testing.T) {
 		t.Errorf("after the pass the index ranks with %q, want the chosen embed-large", got)
 	}
 }
+
+// TestADoctorOutOfTimeDoesNotBlameOllama: `quire doctor` printed "ok
+// Ollama version 0.17.4" and then the embedding model "could not be
+// checked, Ollama is not answering" (issue 31): the embedding line asked
+// Ollama on the doctor's deadline after the database check had spent it.
+// It now has a deadline of its own; and a check whose caller's time ran
+// out says it was not checked, never that Ollama is not answering.
+func TestADoctorOutOfTimeDoesNotBlameOllama(t *testing.T) {
+	fake, dir, _ := embedFixture(t, 1)
+	p, _ := openEmbedOwner(t, dir, fake.URL(), "embed-small", testkit.NewClock())
+	defer p.Close()
+	if c := embeddingLine(t, p); !c.OK || !strings.HasPrefix(c.Detail, "embed-small is installed") {
+		t.Errorf("doctor with Ollama answering: %+v", c)
+	}
+	spent, cancel := context.WithTimeout(t.Context(), 0)
+	defer cancel()
+	<-spent.Done()
+	c := p.embeddingCheck(spent)
+	if strings.Contains(c.Detail, "not answering") || !strings.Contains(c.Detail, "embed-small was not checked") || !strings.Contains(c.Remedy, "quire doctor") {
+		t.Errorf("a check out of time: %+v", c)
+	}
+}

@@ -30,6 +30,7 @@ const ownerEnv = "QUIRE_APP_OWNER_CHILD"
 // The binary doubles as the MCP test server over stdio (mcp_test.go).
 func TestMain(m *testing.M) {
 	mcptest.ServeIfChild()
+	serveFakeOllamaIfChild()
 	crashtest.Main(m, ownerEnv, ownerChild)
 }
 

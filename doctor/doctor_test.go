@@ -348,6 +348,8 @@ func TestEmbeddingLineSaysWhatSearchUses(t *testing.T) {
 			"qwen3:4b is chosen but is not an embedding model", "Choose an embedding model in the Documents panel"},
 		{"unreachable", EmbeddingState{Model: "nomic-embed-text", Problem: EmbeddingUnreachable, Offline: true, Err: errors.New("connection refused")},
 			"Ollama is not answering: search uses keywords only until it does (Quire checks again on a later search, without a restart) (connection refused)", ""},
+		{"not checked in time", EmbeddingState{Model: "nomic-embed-text", Problem: EmbeddingUnchecked, Offline: true, Err: errors.New("context deadline exceeded")},
+			"nomic-embed-text was not checked: search uses keywords only meanwhile (context deadline exceeded)", "Run `quire doctor` again"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

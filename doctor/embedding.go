@@ -13,6 +13,7 @@ const (
 	EmbeddingMissing                             // Ollama does not have it
 	EmbeddingNotEmbedder                         // installed, but it cannot make embeddings
 	EmbeddingUnreachable                         // Ollama did not answer, so it could not be checked
+	EmbeddingUnchecked                           // the check itself ran out of time: nothing is known of Ollama
 )
 
 // EmbeddingState is what the embedding line judges.
@@ -51,6 +52,11 @@ func Embedding(s EmbeddingState) Check {
 		c.Remedy = "Choose an embedding model in the Documents panel, e.g. nomic-embed-text (`ollama pull nomic-embed-text`)."
 	case EmbeddingUnreachable:
 		c.Detail = fmt.Sprintf("%s could not be checked, Ollama is not answering: %s until it does (Quire checks again on a later search, without a restart)", s.Model, uses)
+	case EmbeddingUnchecked:
+		// Not "Ollama is not answering": the Ollama line above may have
+		// just said it answers (issue 31), and nothing here says otherwise.
+		c.Detail = fmt.Sprintf("%s was not checked: %s meanwhile", s.Model, uses)
+		c.Remedy = "Run `quire doctor` again to check it."
 	default:
 		c.Detail = s.Model + " is installed"
 		if s.Dimensions > 0 {

@@ -116,10 +116,13 @@ func (l *Library) SetEmbedModel(ctx context.Context, model string) error {
 	return l.reembedIfPending()
 }
 
-// Recheck is called before a search: when the chosen model could not be
-// used and the back-off has passed, it checks again (the search waits for
-// that one check, bounded by Embedders' own deadline), and a model that is
-// back is switched to without a restart. Nothing polls: no search, no check.
+// Recheck is called before a search and when the documents panel reads
+// its state: when the chosen model could not be used and the back-off has
+// passed, it checks again (the caller waits for that one check, bounded by
+// Embedders' own deadline), and a model that is back is switched to
+// without a restart. Nothing polls: no search and no look at the panel, no
+// check. The panel checks too, or it said "Ollama is not answering"
+// minutes after a chat through it worked, until something searched.
 func (l *Library) Recheck(ctx context.Context) {
 	e := l.embed
 	if e == nil {
@@ -139,6 +142,11 @@ func (l *Library) Recheck(ctx context.Context) {
 	e.checking = false
 	if e.cfg.Model != model {
 		return // chosen again meanwhile
+	}
+	if err != nil && ctx.Err() != nil {
+		// The caller went away (a search stopped, a panel closed): the
+		// check found nothing, so nothing is recorded.
+		return
 	}
 	if err != nil {
 		e.failed(err)

@@ -286,6 +286,26 @@ func TestAModelThatComesBackIsUsedWithoutARestart(t *testing.T) {
 	}
 }
 
+// TestThePanelChecksAgainWithoutASearch: Ollama down at start, back
+// later; the panel's next look (past the back-off) says so, though nothing
+// searched. It said "Ollama is not answering" minutes after a chat through
+// Ollama worked (issue 31).
+func TestThePanelChecksAgainWithoutASearch(t *testing.T) {
+	m := &models{installed: map[string]int{}, down: true}
+	e := openEmbedding(t, m, "wide-b", nil, fmt.Errorf("dial: %w", library.ErrOllamaUnreachable))
+	if got := e.state(t).Embedding; got.Status != protocol.EmbedUnreachable {
+		t.Fatalf("Ollama down at start: %+v", got)
+	}
+	m.set(false, "wide-b", 7)
+	if got := e.state(t).Embedding; got.Status != protocol.EmbedUnreachable {
+		t.Fatalf("checked again within the back-off: %+v", got)
+	}
+	e.clock.Add(recheckAfterFailure)
+	if got := e.state(t).Embedding; got.Status != protocol.EmbedReady || got.Problem != "" {
+		t.Errorf("Ollama is back, and the panel says %+v", got)
+	}
+}
+
 // TestAReembeddingThatFailsSaysWhatHappens: Ollama going away mid-switch
 // ends the re-embedding with a sentence; searches keep the old vectors, the
 // switch stays pending, and the next check that finds the model resumes it.

@@ -199,6 +199,7 @@ func (l *Library) Cancel() {
 
 // State is what the documents panel shows.
 func (l *Library) State(ctx context.Context) (protocol.DocumentsState, error) {
+	l.Recheck(ctx)
 	docs, err := l.idx.Documents(ctx)
 	if err != nil {
 		return protocol.DocumentsState{}, err

@@ -178,6 +178,10 @@ func applyOne(ctx context.Context, tx *sql.Tx, e event.Event) (int64, error) {
 		status, approved := Kept, p.Approved
 		if p.Pending {
 			status, approved = Pending, ""
+		} else if p.Kind == Working && (p.Origin == ByAuto || p.Origin == ByCompaction) {
+			// Quire's own working note, also when written before OwnNote
+			// was (as "unasked", or with nothing recorded).
+			approved = OwnNote
 		} else if approved == "" {
 			// Written before Quire recorded it: nobody was asked.
 			approved = WithoutAsking

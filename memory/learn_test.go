@@ -34,7 +34,10 @@ func TestSearchesOfARunAreRememberedAsAttemptsAndShownNextRun(t *testing.T) {
 		t.Fatalf("%d items after one search, want it recorded once: %+v", len(items), items)
 	}
 	it := items[0]
-	if it.Kind != memory.Working || it.Note != memory.Attempt || it.Origin != memory.ByAuto ||
+	// Quire's own note while working, not a memory let in "without asking"
+	// (issue 31: the panel said "Remembered without asking" under an
+	// unticked "Remember without asking").
+	if it.Kind != memory.Working || it.Note != memory.Attempt || it.Origin != memory.ByAuto || it.Approved != memory.OwnNote ||
 		it.Text != `find_notes {"query":"receipts"} → empty: No note matches "receipts".` {
 		t.Fatalf("attempt = %+v", it)
 	}

@@ -59,7 +59,13 @@ const (
 	ByAsking      = "asked"   // the user said yes to the question about the call
 	InPanel       = "panel"   // the user kept a pending item in the memory panel
 	ByUserText    = "user"    // the user wrote its text (an edit in the panel)
-	WithoutAsking = "unasked" // kept without a question ("remember without asking", Quire's own working notes)
+	WithoutAsking = "unasked" // kept without a question ("remember without asking")
+	// OwnNote: Quire's own note while working (a search it tried, what a
+	// compaction drew out), for the model's next steps: nobody's memory of
+	// the user, so no approval applies. Marked "unasked" they read
+	// "Remembered without asking" under an unticked "Remember without
+	// asking" (issue 31).
+	OwnNote = "own"
 )
 
 // MaxText is the longest item text, in characters: a memory is one fact,
@@ -309,7 +315,7 @@ func (s *Store) noteWorking(ctx context.Context, session, origin string, items [
 			return err
 		}
 		drafts = append(drafts, event.Draft{Type: event.MemoryRemember, Time: s.now(), Sources: sources,
-			Payload: event.MemoryRememberPayload{ID: s.newID(), Kind: Working, Note: note, Text: text, Origin: origin, Approved: WithoutAsking}})
+			Payload: event.MemoryRememberPayload{ID: s.newID(), Kind: Working, Note: note, Text: text, Origin: origin, Approved: OwnNote}})
 	}
 	_, err := s.append(ctx, session, drafts...)
 	return err

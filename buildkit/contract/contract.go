@@ -336,6 +336,7 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Field(reflect.TypeFor[event.ToolRefusedPayload](), "status", "ToolRefusedStatus")
 	f.Field(reflect.TypeFor[event.RunFinishedPayload](), "reason", "FinishReason")
 	f.Raw(eventMap(types))
+	f.Raw(toolPhrases())
 
 	// The Data of the tools whose results the page renders (tool.result data).
 	declare(f, map[string]reflect.Type{
@@ -394,6 +395,24 @@ export type QEvent = {
 /** The event of type T. */
 export type EventOf<T extends EventTypeName> = Extract<QEvent, { type: T }>;
 `)
+	return b.String()
+}
+
+// toolPhrases is protocol.ToolPhrases and ToolOutcomes for the page, sorted by name, so
+// the window and the terminal say one thing of a tool call.
+func toolPhrases() string {
+	phrases := protocol.ToolPhrases()
+	var b strings.Builder
+	b.WriteString("\n/** What a call of each built-in tool did, in words (kernel/protocol ToolPhrases). */\nexport const TOOL_PHRASES: Readonly<Record<string, string>> = {\n")
+	for _, name := range slices.Sorted(maps.Keys(phrases)) {
+		fmt.Fprintf(&b, "  %s: %s,\n", name, quote(phrases[name]))
+	}
+	b.WriteString("};\n\n/** How a call ended, in words, by its result's status (kernel/protocol ToolOutcomes). */\nexport const TOOL_OUTCOMES: Readonly<Record<string, string>> = {\n")
+	outcomes := protocol.ToolOutcomes()
+	for _, status := range slices.Sorted(maps.Keys(outcomes)) {
+		fmt.Fprintf(&b, "  %s: %s,\n", status, quote(outcomes[status]))
+	}
+	b.WriteString("};\n")
 	return b.String()
 }
 

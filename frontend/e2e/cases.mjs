@@ -11,6 +11,7 @@ import { cases as notes } from './cases/notes.mjs';
 import { cases as documents } from './cases/documents.mjs';
 import { cases as insight } from './cases/insight.mjs';
 import { cases as standing } from './cases/standing.mjs';
+import { cases as firstrun } from './cases/firstrun.mjs';
 
 const order = [
   'send-stream', 'sessions', 'doctor-banner', 'first-run-download', 'settings-pull-chat', 'reload',
@@ -21,10 +22,11 @@ const order = [
   'search-jump', 'export-md', 'citations', 'question-forget', 'question-long', 'secret', 'exfil',
   'early-words', 'empty-retry', 'settings', 'documents-embedder', 'changes-undo', 'branch-edit',
   'branch-regenerate', 'continue-killed', 'inspector', 'batch-review', 'evolution', 'comfort',
-  'mcp-tool', 'skills-settings', 'settings-runner', 'standing-tasks',
+  'mcp-tool', 'skills-settings', 'header-holds', 'empty-examples', 'tooltips', 'settings-runner',
+  'standing-tasks',
 ];
 
-const bySlug = new Map([...chat, ...setup, ...wails, ...tools, ...notes, ...documents, ...insight, ...standing].map((c) => [c.slug, c]));
+const bySlug = new Map([...chat, ...setup, ...wails, ...tools, ...notes, ...documents, ...insight, ...standing, ...firstrun].map((c) => [c.slug, c]));
 if (bySlug.size !== order.length || order.some((s) => !bySlug.has(s))) {
   throw new Error(`cases.mjs: the order lists ${order.length} cases, the files hold ${bySlug.size}: every case is listed once`);
 }

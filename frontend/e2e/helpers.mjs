@@ -142,7 +142,7 @@ export function notesRow(page) {
     const name = row?.querySelector('[data-testid="notes-folder-name"]');
     return {
       name: name?.textContent?.trim() ?? null,
-      title: name?.getAttribute('title') ?? null,
+      title: name?.getAttribute('title') ?? name?.getAttribute('data-tip') ?? null, // data-tip while hovered (lib/tooltip.ts)
       button: row?.querySelector('[data-testid="notes-folder-choose"]')?.textContent?.trim() ?? null,
     };
   });
@@ -189,8 +189,11 @@ export async function composerFocused(page) {
  */
 export async function newChat(page) {
   // The sidebar first lists every chat the backend has (other cases' too;
-  // a batch worker's session is no chat, and is not listed).
-  const all = (await (await api(new URL(page.url()).origin, '/api/sessions')).json()).filter((s) => !s.kind).length;
+  // a batch worker's session is no chat, and is not listed), each
+  // conversation once with its branches (lib/branches.ts conversationRows).
+  const chats = (await (await api(new URL(page.url()).origin, '/api/sessions')).json()).filter((s) => !s.kind);
+  const ids = new Set(chats.map((s) => s.id));
+  const all = chats.filter((s) => !s.parent || !ids.has(s.parent)).length;
   await until(async () => (await $(page, 'session-item').count()) === all, `the ${all} chats in the sidebar`);
   await $(page, 'new-session').click();
   await until(async () => (await page.locator('[data-testid="session-item"][aria-current="page"]').count()) === 0, 'the new chat draft (no chat active)');

@@ -313,16 +313,18 @@ describe('BatchesPanel', () => {
     expect(q(el, 'batch-state')?.textContent).toBe('Waiting for your review (the last apply: nothing was changed: taken/x.md already exists)');
   });
 
-  it('in the window a No in the native dialog changes nothing and says so', async () => {
+  // One question per decision (issue 31): in the window the native dialog
+  // is the question, so Apply goes to it without the page asking first.
+  it('in the window Apply asks once, in the native dialog, and a No there changes nothing and says so', async () => {
     const h = host();
     h.t.confirmsBatchInDialog = true;
     h.sayNo();
     const { el } = await inReview(h);
     q(el, 'review-apply')!.click();
     flushSync();
-    expect(document.querySelector('#confirm-message')?.textContent).toContain('The window asks once more');
-    q(document.body, 'confirm-delete')!.click();
+    expect(document.querySelector('[data-testid="confirm-dialog"]')).toBeNull();
     await settle();
+    expect(h.t.applyBatch).toHaveBeenCalledTimes(1);
     expect(q(el, 'batch-notice')?.textContent).toContain('Nothing was changed');
     expect(all(el, 'review-row')).toHaveLength(2);
   });

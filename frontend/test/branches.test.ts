@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { itemKey, lineage, sessionTree, siblings, switchers } from '../src/lib/branches';
+import { conversationRows, itemKey, lineage, siblings, switchers } from '../src/lib/branches';
 import { ChatStore, continuable } from '../src/lib/chat.svelte';
 import { CONTINUE_NOTICE, foldAll } from '../src/lib/conversation';
 import type { BranchResult, FinishReason, QEvent, Session } from '../src/lib/protocol';
@@ -54,20 +54,51 @@ describe('branches', () => {
     expect(onB2.get(itemKey('b2', 2))).toEqual({ versions: ['root', 'b1', 'b2'], index: 2 });
   });
 
-  it('the sidebar lists each branch under the conversation it leaves, in the list order otherwise', () => {
-    const rows = sessionTree(list).map((r) => `${'  '.repeat(r.depth)}${r.session.id}`);
-    expect(rows).toEqual(['other', 'root', '  b1', '    c', '  b2']);
+  // Issue 31: an edit showed its branch twice, as 2/2 in the chat and as a
+  // second chat in the sidebar. The sidebar lists each conversation once.
+  it.each([
+    { name: 'nothing open: each conversation by its most recent version', active: null, want: ['other ×1', 'c ×4'] },
+    { name: 'a branch open: its conversation’s row is that branch', active: 'b2', want: ['other ×1', 'b2 ×4'] },
+    { name: 'the original open', active: 'root', want: ['other ×1', 'root ×4'] },
+    { name: 'another conversation open', active: 'other', want: ['other ×1', 'c ×4'] },
+  ])('the sidebar lists each conversation once, branches in it: $name', ({ active, want }) => {
+    expect(conversationRows(list, active).map((r) => `${r.session.id} ×${r.versions}`)).toEqual(want);
+  });
+
+  it('a branch whose parent is not listed, and a loop of parents, still have rows', () => {
+    const odd = [s('x', 7, 'gone', 2), s('p', 3, 'q'), s('q', 2, 'p')];
+    expect(conversationRows(odd, null).map((r) => `${r.session.id} ×${r.versions}`)).toEqual(['x ×1', 'p ×1', 'q ×1']); // a loop (a damaged log): each still listed
   });
 
   it('continue is offered after a request that stopped before its end, not after one that completed', () => {
     const ended = (reason: FinishReason) =>
-      foldAll('a', [ev('a', 0, 'session.created', { title: 'a' }), ev('a', 1, 'run.started', {}, 'r'), ev('a', 2, 'run.finished', { reason }, 'r')]);
+      foldAll('a', [
+        ev('a', 0, 'session.created', { title: 'a' }),
+        ev('a', 1, 'run.started', {}, 'r'),
+        ev('a', 2, 'assistant.message', { step: 1, content: 'Half a', interrupted: true }, 'r'),
+        ev('a', 3, 'run.finished', { reason }, 'r'),
+      ]);
     expect((['interrupted', 'error', 'cancelled', 'completed', 'empty'] as FinishReason[]).filter((r) => continuable(ended(r)))).toEqual([
       'interrupted',
       'error',
       'cancelled',
     ]);
     expect(continuable(foldAll('a', [ev('a', 0, 'session.created', { title: 'a' })]))).toBe(false);
+  });
+
+  // Issue 31: with Ollama down the request fails before any reply; its
+  // card offered only Continue, which tells the model its reply was cut
+  // off. There is nothing to continue: the card offers Retry.
+  it('a request that failed before any reply offers Retry, not Continue', () => {
+    const c = foldAll('a', [
+      ev('a', 0, 'session.created', { title: 'a' }),
+      ev('a', 1, 'run.started', {}, 'r'),
+      ev('a', 2, 'user.message', { text: 'hello' }, 'r'),
+      ev('a', 3, 'run.finished', { reason: 'error', error: 'Ollama is not running at http://127.0.0.1:11434' }, 'r'),
+    ]);
+    expect(continuable(c)).toBe(false);
+    const err = c.items.at(-1)!;
+    expect([err.kind, err.retry]).toEqual(['error', 'hello']);
   });
 
   it("a continue's user message shows as a notice, not as the user's words", () => {

@@ -118,18 +118,19 @@ describe('DocumentsPanel', () => {
     const el = render(DocumentsPanel, { docs });
     await settle();
     const rows = [...el.querySelectorAll('[data-testid="doc-item"]')];
+    // The failed document first (issue 31: buried in the alphabet).
     expect(rows.map((r) => [q(r, 'doc-name')?.textContent, q(r, 'doc-status')?.textContent])).toEqual([
-      ['papers/garden.md', 'Ready'],
       ['papers/photo.txt', 'Failed'],
+      ['papers/garden.md', 'Ready'],
     ]);
-    expect(q(rows[1], 'doc-reason')?.textContent).toBe('binary content: the file looks like image/png, not text');
-    expect(q(rows[0], 'doc-retry')).toBeNull();
+    expect(q(rows[0], 'doc-reason')?.textContent).toBe('binary content: the file looks like image/png, not text');
+    expect(q(rows[1], 'doc-retry')).toBeNull();
     expect(q(el, 'documents-counts')?.textContent).toBe('2 documents · 1 failed');
     expect(q(el, 'documents-embedder')?.textContent).toContain('built-in offline embedder');
 
-    q(rows[1], 'doc-retry')!.click();
+    q(rows[0], 'doc-retry')!.click();
     expect(t.retryDocument).toHaveBeenCalledWith(`${ROOT}/photo.txt`);
-    q(rows[0], 'doc-remove')!.click();
+    q(rows[1], 'doc-remove')!.click();
     flushSync();
     expect(t.removeDocument).not.toHaveBeenCalled(); // the dialog asks first
     expect(document.querySelector('[data-testid="confirm-dialog"]')?.textContent).toContain('Remove papers/garden.md from Quire?');
@@ -151,7 +152,7 @@ describe('DocumentsPanel', () => {
     const el = render(DocumentsPanel, { docs });
     await settle();
     const rows = [...el.querySelectorAll('[data-testid="doc-item"]')];
-    expect(rows.map((r) => q(r, 'doc-name')?.textContent)).toEqual(['papers/garden.md', 'papers/photo.txt']);
+    expect(rows.map((r) => q(r, 'doc-name')?.textContent)).toEqual(['papers/photo.txt', 'papers/garden.md']);
     const group = q(el, 'documents-skipped') as HTMLDetailsElement;
     expect(group.open).toBe(false);
     expect(q(group, 'documents-skipped-summary')?.textContent).toContain('Skipped (2)');

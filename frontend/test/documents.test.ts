@@ -5,6 +5,8 @@ import { foldAll, type CallState } from '../src/lib/conversation';
 import {
   citationTarget,
   countsLabel,
+  splitSkipped,
+  docStatusView,
   embedderLabel,
   etaLabel,
   linesLabel,
@@ -132,6 +134,15 @@ describe('labels', () => {
     expect(embedderLabel({ embedder: 'built-in offline embedder (hashvec)', offline: true })).toContain('built-in offline embedder');
     expect(embedderLabel({ embedder: 'ollama:nomic-embed-text', offline: false })).toBe('Meaning search: Ollama model nomic-embed-text');
     expect(embedderLabel(null)).toBe('');
+  });
+
+  // Issue 31: failures were buried in an alphabetical list of 254, and a
+  // PDF with no text read "Ready · 0 passages".
+  it('lists the failed documents first, and says a document with no text has none', () => {
+    const docs = [doc('a.md', 'done'), doc('b.pdf', 'failed', 'not a PDF'), doc('c.yml', 'skipped'), doc('d.md', 'done'), doc('e.txt', 'failed', 'binary')];
+    expect(splitSkipped(docs).listed.map((d) => d.name)).toEqual(['b.pdf', 'e.txt', 'a.md', 'd.md']);
+    expect(docStatusView({ ...doc('scan.pdf', 'done'), chunks: 0 })).toEqual({ label: 'No text', tone: 'warn' });
+    expect(docStatusView(doc('a.md', 'done'))).toEqual({ label: 'Ready', tone: 'ok' });
   });
 
   it('countsLabel counts failures, and skipped files apart from the documents', () => {

@@ -4,6 +4,8 @@
 // real ChatStore and ModelDownload and a host whose answers the test gives.
 import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import Composer from '../src/components/Composer.svelte';
+import DownloadFinished from '../src/components/DownloadFinished.svelte';
 import FirstRun from '../src/components/FirstRun.svelte';
 import HealthBanner from '../src/components/HealthBanner.svelte';
 import { ChatStore, firstRunOf } from '../src/lib/chat.svelte';
@@ -64,6 +66,41 @@ describe('which first screen', () => {
   ])('$name', ({ r, want }) => expect(firstRunOf(r)).toBe(want));
 });
 
+// Issue 31: without Ollama the composer still sent, and each message left a
+// saved chat holding the raw connection error. Send is off, with why and
+// what to do, until Go reports that a reply can come.
+describe('Send without Ollama', () => {
+  it('is off with the reason and the fix, and comes back when Ollama does', async () => {
+    const h = host([report(ollamaDown)]);
+    const send = vi.fn(async () => ({ session: 's1', runId: 'r1' }));
+    Object.assign(h.t, { sendMessage: send, createSession: vi.fn() });
+    const chat = new ChatStore(h.transport);
+    await chat.start();
+    mounted = mount(Composer, { target: document.body, props: { chat } });
+    flushSync();
+    const box = q('composer') as HTMLTextAreaElement;
+    box.value = 'hello';
+    box.dispatchEvent(new Event('input'));
+    flushSync();
+    const button = q('send') as HTMLButtonElement;
+    expect(button.disabled).toBe(true);
+    expect(button.title).toBe('Quire cannot answer: Ollama is not running.');
+    expect(q('send-blocked')!.textContent).toContain('Ollama is not running');
+    expect(q('send-blocked')!.textContent).toContain(ollamaDown.hint);
+    box.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
+    await settle();
+    expect(send).not.toHaveBeenCalled();
+
+    h.health(report(ollamaUp, noModel));
+    flushSync();
+    expect(q('send-blocked')!.textContent).toContain('no model that can chat');
+    h.health(report(ollamaUp));
+    flushSync();
+    expect(q('send-blocked')).toBeNull();
+    expect(button.disabled).toBe(false);
+  });
+});
+
 describe('the first run', () => {
   it('turns from install to download to the chat as Go reports each change', async () => {
     const h = host([report(ollamaDown)]);
@@ -92,10 +129,14 @@ describe('the first run', () => {
     await settle();
     expect(h.t.pullModel).toHaveBeenCalledWith('qwen3:4b');
     expect(h.t.subscribePulls).toHaveBeenCalledTimes(1);
-    h.pull(pull({ completed: 1_200_000_000, total: 2_500_000_000 }));
+    h.pull(pull({ completed: 1_000_000_000, total: 2_500_000_000, atMs: 10_000 }));
+    flushSync();
+    expect(q('download-status')!.textContent).not.toContain('left'); // one reading: no speed yet
+    h.pull(pull({ completed: 1_200_000_000, total: 2_500_000_000, atMs: 12_000 }));
     flushSync();
     expect(q('download-progress')!.getAttribute('aria-valuenow')).toBe('48');
-    expect(q('download-status')!.textContent).toContain('1.2 GB of 2.5 GB (48%)');
+    // Issue 31: the download showed no speed or time left.
+    expect(q('download-status')!.textContent?.replace(/\s+/g, ' ')).toContain('1.2 GB of 2.5 GB (48%) · 100 MB/s · 13 s left');
 
     h.t.doctor.mockResolvedValueOnce(report(ollamaUp));
     h.pull(pull({ state: 'done', completed: 2_500_000_000, total: 2_500_000_000 }));
@@ -104,6 +145,15 @@ describe('the first run', () => {
     expect(chat.firstRun).toBeNull();
     expect(chat.focusRequest).toBe(focus + 1); // the composer takes the keyboard
     expect(h.unsubscribed()).toBe(1); // and the pull stream is let go
+    // Issue 31: the banner holding the bar just vanished; a note says the
+    // download finished, until it is closed.
+    unmount(mounted!);
+    mounted = mount(DownloadFinished, { target: document.body, props: { download } });
+    flushSync();
+    expect(q('download-finished')!.textContent).toContain('qwen3:4b is downloaded and ready');
+    q('download-finished-close')!.click();
+    flushSync();
+    expect(q('download-finished')).toBeNull();
     stop();
   });
 
@@ -122,6 +172,24 @@ describe('the first run', () => {
     flushSync();
     expect(q('download-error')!.textContent).toContain('check the internet connection');
     expect(q('download-model')).not.toBeNull();
+  });
+
+  // Issue 31: "Stopped" did not say how much of the download was kept.
+  it('says how much a stopped download kept, and offers Resume', async () => {
+    const h = host([]);
+    const download = new ModelDownload(h.transport);
+    download.start();
+    await settle();
+    const chat = new ChatStore(h.transport);
+    chat.doctor = report(ollamaUp, noModel);
+    mounted = mount(FirstRun, { target: document.body, props: { chat, download } });
+    flushSync();
+    q('download-model')!.click();
+    await settle();
+    h.pull(pull({ state: 'cancelled', completed: 1_200_000_000, total: 2_500_000_000 }));
+    flushSync();
+    expect(q('download-stopped')!.textContent?.trim()).toBe('Stopped with 1.2 GB of 2.5 GB kept. Resume continues from there.');
+    expect(q('download-model')!.textContent).toContain('Resume qwen3:4b');
   });
 
   it('a banner dismissed shows again when the checks fail differently, and says the window\'s hint, not the flags', async () => {

@@ -29,6 +29,34 @@ describe('approvalLabel', () => {
   });
 });
 
+// Quire's own working notes (a search it tried) are not memories "let in
+// without asking", and read in words (issue 31: `list_notes {"path":"inbox"}
+// → success: …` under "Remembered without asking", with that box unticked).
+describe('Quire’s own working notes', () => {
+  it('are labelled as Quire’s, also when the host marked them unasked', () => {
+    expect(approvalLabel(memoryItem('a', { kind: 'working', note: 'attempt', origin: 'auto', approved: 'own' }))).toBe('Quire’s own note while working');
+    expect(approvalLabel(memoryItem('b', { kind: 'working', note: 'attempt', origin: 'auto', approved: 'unasked' }))).toBe('Quire’s own note while working');
+    expect(approvalLabel(memoryItem('c', { kind: 'fact', origin: 'proposal', approved: 'unasked' }))).toBe('Remembered without asking');
+  });
+
+  it('show a search tried in words, its exact record one click away', async () => {
+    const raw = 'list_notes {"path":"inbox"} → success: 12 notes in inbox';
+    const list: MemoryList = { items: [memoryItem('w', { kind: 'working', note: 'attempt', origin: 'auto', approved: 'unasked', text: raw })], approval: true, learn: false };
+    const host = { memory: vi.fn(async () => structuredClone(list)), setMemorySettings: vi.fn(), editMemory: vi.fn(), forgetMemory: vi.fn(), reviewMemory: vi.fn() };
+    const chat = { host, sessions: [{ id: 's1', title: 'Tags' }], activeId: 's1', select: vi.fn() } as unknown as ChatStore;
+    const target = document.createElement('div');
+    document.body.append(target);
+    const panel = mount(MemoryPanel, { target, props: { chat, onclose: () => {} } });
+    await settle();
+    const item = target.querySelector('[data-testid="memory-item"]')!;
+    expect(item.querySelector('[data-testid="memory-approved"]')?.textContent?.trim()).toBe('Quire’s own note while working');
+    expect(item.querySelector('summary')?.textContent).toBe('Listed the notes (path: inbox): done. 12 notes in inbox');
+    expect(item.querySelector('[data-testid="memory-raw"]')?.textContent).toBe(raw);
+    unmount(panel);
+    target.remove();
+  });
+});
+
 describe('MemoryPanel', () => {
   it('shows each item’s approval, and turns "remember without asking" on as approval off', async () => {
     let list: MemoryList = {

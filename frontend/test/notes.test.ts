@@ -9,7 +9,7 @@ import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import ChangesList from '../src/components/ChangesList.svelte';
 import { changeEntries, movedNotes, NotesStore, outcomeText, undoQuestion } from '../src/lib/notes.svelte';
-import type { AppliedBatch, Batch, ChangeRecord, UndoOutcome } from '../src/lib/protocol';
+import type { AppliedBatch, Batch, BatchChange, ChangeList, ChangeRecord, UndoOutcome } from '../src/lib/protocol';
 import { changeList, type NotesTransport } from '../src/lib/transport/notes';
 
 function change(id: string, over: Partial<ChangeRecord> = {}): ChangeRecord {
@@ -40,6 +40,7 @@ function host(undo: (id: string) => Promise<UndoOutcome>) {
     noteVersions: vi.fn(async (id: string) => ({ id, path: 'chg_a.md', quire: 'mine', now: 'theirs', limit: 262144 })),
     previewWrite: vi.fn(),
     noteLinks: vi.fn(),
+    confirmsUndoInDialog: false as boolean,
   } satisfies Record<keyof NotesTransport, unknown>;
 }
 
@@ -174,7 +175,7 @@ describe('the Changes list', () => {
     const newer = change('chg_new', { time: '2026-12-01T10:00:00Z' });
     const h = {
       ...host(async (id) => ({ undone: [id] })),
-      noteChanges: vi.fn(async () => ({ changes: [newer, older], undoAll: {}, batches: [structuredClone(applied)] })),
+      noteChanges: vi.fn(async (): Promise<ChangeList> => ({ changes: [newer, older], undoAll: {}, batches: [structuredClone(applied)] })),
       confirmsBatchInDialog: false,
       undoBatch: vi.fn(async (id: string) => {
         applied = { batch: batch({ id, state: 'undone', updatedMs: Date.parse('2026-12-01T09:32:00Z') }), changes: [] };
@@ -200,6 +201,42 @@ describe('the Changes list', () => {
     expect(document.querySelector('[data-testid="changes-outcome"]')?.textContent).toContain('Undone: the 3 changes are put back as before the batch.');
     expect(document.querySelector<HTMLElement>('[data-testid="change-batch"]')?.dataset.state).toBe('undone');
     expect(document.querySelector('[data-testid="change-batch-undo"]')).toBeNull();
+  });
+
+  // One question per decision (issue 31): in the window the native dialog
+  // asks, so the page does not ask first (it named chg_… and then the
+  // native dialog asked again).
+  it('in the window undoes a change, a conversation and a batch after the native dialog alone', async () => {
+    const h = {
+      ...host(async (id) => ({ undone: [id] })),
+      confirmsUndoInDialog: true,
+      confirmsBatchInDialog: true,
+      noteChanges: vi.fn(async () => ({
+        changes: [change('chg_b'), change('chg_a')],
+        undoAll: { s1: ['chg_b', 'chg_a'] },
+        batches: [{ batch: { id: 'b1', folder: 'inbox', title: 'Organise inbox', state: 'done', total: 1, done: 1, failed: 0, workers: 1, applied: 1, createdMs: 0, updatedMs: 0 } as Batch, changes: [{ kind: 'move', path: 'x.md', from: 'inbox/x.md' } as BatchChange] }],
+      })),
+      undoBatch: vi.fn(async (id: string) => ({ id, state: 'undone' }) as Batch),
+    };
+    const notes = new NotesStore(h);
+    await notes.load();
+    mounted.push(mount(ChangesList, { target: document.body, props: { notes, active: 's1', onopen: () => {} } }));
+    flushSync();
+    click('change-undo');
+    flushSync();
+    expect(document.querySelector('[data-testid="confirm-dialog"]')).toBeNull();
+    await settle();
+    expect(h.undoChange).toHaveBeenCalledWith('chg_b');
+    click('changes-undo-all');
+    flushSync();
+    expect(document.querySelector('[data-testid="confirm-dialog"]')).toBeNull();
+    await settle();
+    expect(h.undoConversation).toHaveBeenCalledTimes(1);
+    click('change-batch-undo');
+    flushSync();
+    expect(document.querySelector('[data-testid="confirm-dialog"]')).toBeNull();
+    await settle();
+    expect(h.undoBatch).toHaveBeenCalledWith('b1');
   });
 
   it('undoes nothing when the question is cancelled', async () => {

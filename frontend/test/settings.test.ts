@@ -294,6 +294,17 @@ describe('SettingsPanel', () => {
     await settle();
     // The Models section is the models screen itself.
     expect(target.querySelector('[data-testid="settings-models"] [data-testid="models-panel"]')).not.toBeNull();
+    // Issue 31: one long scroll. Each section is one click away, and only
+    // the sections shown are offered.
+    const nav = [...target.querySelectorAll<HTMLButtonElement>('[data-testid="settings-nav-item"]')];
+    expect(nav.map((b) => b.textContent)).toEqual(['Model', 'Models', 'Documents', 'About you', 'Permissions', 'Appearance']);
+    for (const b of nav) expect(target.querySelector(`[data-section="${b.dataset.target}"]`)).not.toBeNull();
+    let sectionShown = '';
+    Element.prototype.scrollIntoView = function (this: Element) {
+      sectionShown = this.getAttribute('data-section') ?? '';
+    };
+    nav.find((b) => b.textContent === 'Permissions')!.click();
+    expect(sectionShown).toBe('permissions');
     expect(models.models).toHaveBeenCalled();
     expect(target.querySelector('[data-testid="settings-note"]')?.textContent).toBe(APPLY_NOTE);
     expect(target.querySelector('[data-testid="settings-think"]')).toBeNull();

@@ -12,6 +12,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -102,7 +103,9 @@ func Lookup(name string, fset *flag.FlagSet) *Command {
 	case "doctor":
 		run = runDoctor
 	case "sessions":
-		run = runSessions
+		o := &sessionsOptions{}
+		o.register(fset)
+		run = o.run
 	case "replay":
 		o := &replayOptions{}
 		o.register(fset)
@@ -182,7 +185,18 @@ func runDoctor(ctx context.Context, _ []string, env Env) int {
 	return 0
 }
 
-func runSessions(ctx context.Context, _ []string, env Env) int {
+// sessionsOptions are the flags of `quire sessions`.
+type sessionsOptions struct{ json bool }
+
+func (o *sessionsOptions) register(fset *flag.FlagSet) {
+	fset.BoolVar(&o.json, "json", false, "print JSON: an array of protocol.Session, as the page's sidebar gets them")
+}
+
+func (o *sessionsOptions) run(ctx context.Context, args []string, env Env) int {
+	if len(args) > 0 {
+		fmt.Fprintln(env.Stderr, "usage: quire sessions [-json]")
+		return exitUsage
+	}
 	p, err := env.Read(ctx)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "quire:", err)
@@ -193,6 +207,17 @@ func runSessions(ctx context.Context, _ []string, env Env) int {
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "quire:", err)
 		return 1
+	}
+	if o.json {
+		if list == nil {
+			list = []protocol.Session{} // [], not null, for a script's loop
+		}
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(list); err != nil {
+			return 1
+		}
+		return 0
 	}
 	printSessions(env.Stdout, list)
 	return 0

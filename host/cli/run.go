@@ -21,10 +21,14 @@ import (
 
 // Exit statuses of `quire run`, one per way a run can close (docs/PROTOCOL.md).
 const (
-	ExitCompleted   = 0   // completed (or nothing to do)
-	ExitError       = 1   // the run ended with an error, or Quire could not run it
-	ExitUsage       = 2   // a usage error: nothing was run
-	ExitDenied      = 3   // the message was over the run's input limit (a No to a call is the model's to handle)
+	ExitCompleted = 0 // completed (or nothing to do)
+	ExitError     = 1 // the run ended with an error, or Quire could not run it
+	ExitUsage     = 2 // a usage error: nothing was run
+	// ExitDenied: the message was over the run's input limit, or the run
+	// asked to change something and every change was refused: a script
+	// must not read "nothing was written" as success. A No among Yeses is
+	// the model's to handle.
+	ExitDenied      = 3
 	ExitLimits      = 4   // a guardrail ended it: max-steps, max-tool-calls, budget, loop
 	ExitInterrupted = 5   // Quire stopped under it (the owner closed, a crash found at restart)
 	ExitEmpty       = 6   // the model replied nothing, even when asked again
@@ -81,7 +85,7 @@ type runOptions struct {
 }
 
 func (o *runOptions) register(fset *flag.FlagSet) {
-	fset.BoolVar(&o.json, "json", false, "write the run's public events as JSON lines, as `quire replay -json` does")
+	fset.BoolVar(&o.json, "json", false, "write the run's public events as JSON lines, as quire replay -json does")
 	fset.StringVar(&o.approve, "approve", approveNever, "answer permission questions: never, reads (both answer No: reading never asks) or all (Yes)")
 	fset.StringVar(&o.ask, "ask", "", "run this command (sh -c) for each permission question: the question as JSON on stdin; exit 0 with no output or \"yes\" is a Yes, anything else a No")
 	fset.StringVar(&o.session, "session", "", "continue this conversation instead of starting one")
@@ -144,7 +148,12 @@ type headless struct {
 	env      Env
 	k        protocol.Kernel
 	answered map[string]bool // questions answered, by their calls
-	reply    bool            // the reply's text has been written (text mode)
+	// allowed and refused count the answers given: a run that completed
+	// with only Noes did nothing it was asked to (ExitDenied).
+	allowed, refused int
+	// midLine: the reply's text written so far does not end its line, so a
+	// tool line (on stderr, often the same pipe) first ends it on stdout.
+	midLine bool
 }
 
 func (t *headless) run(ctx context.Context, d host.Driver, task string) int {
@@ -197,6 +206,10 @@ func (t *headless) run(ctx context.Context, d host.Driver, task string) int {
 				continue // what the window's page sees, and no more
 			}
 			if reason, done := t.show(e, sent.RunID); done {
+				if reason == "completed" && t.refused > 0 && t.allowed == 0 {
+					fmt.Fprintf(t.env.Stderr, "quire: nothing was changed: every change the run asked to make was refused (%d)\n", t.refused)
+					return ExitDenied
+				}
 				return exitOf(reason)
 			}
 		}
@@ -253,30 +266,36 @@ func (t *headless) show(e protocol.Event, run string) (reason string, done bool)
 	case "assistant.delta":
 		if text && p.Content != "" {
 			io.WriteString(t.env.Stdout, host.Visible(p.Content))
-			t.reply = true
+			t.midLine = !strings.HasSuffix(p.Content, "\n")
 		}
+	// Calls read as what they did, as in the window (protocol.ToolPhrase);
+	// -json keeps the names for scripts.
 	case "tool.started":
 		if text {
-			fmt.Fprintf(t.env.Stderr, "· %s\n", host.Visible(p.Name))
+			t.endLine()
+			fmt.Fprintf(t.env.Stderr, "· %s\n", host.Visible(protocol.ToolPhrase(p.Name)))
 		}
 	case "tool.result":
 		if text && p.Status != "" && p.Status != "success" {
-			fmt.Fprintf(t.env.Stderr, "· %s: %s\n", host.Visible(p.Name), host.Visible(p.Status))
+			t.endLine()
+			fmt.Fprintf(t.env.Stderr, "· %s: %s\n", host.Visible(protocol.ToolPhrase(p.Name)), host.Visible(protocol.ToolOutcome(p.Status)))
 		}
 	case "tool.refused":
 		if text {
-			fmt.Fprintf(t.env.Stderr, "· %s refused (%s): %s\n", host.Visible(p.Name), host.Visible(p.Status), host.Visible(p.Reason))
+			t.endLine()
+			fmt.Fprintf(t.env.Stderr, "· %s: refused (%s), %s\n", host.Visible(protocol.ToolPhrase(p.Name)), host.Visible(p.Status), host.Visible(p.Reason))
 		}
 	case "stream.failed":
 		if text {
+			t.endLine()
 			fmt.Fprintln(t.env.Stderr, "quire:", host.Visible(p.Message))
 		}
 	case "run.finished":
 		if e.RunID != run {
 			return "", false
 		}
-		if text && t.reply {
-			fmt.Fprintln(t.env.Stdout)
+		if text {
+			t.endLine()
 		}
 		if p.Reason != "completed" {
 			msg := "the run ended: " + p.Reason
@@ -288,6 +307,16 @@ func (t *headless) show(e protocol.Event, run string) (reason string, done bool)
 		return p.Reason, true
 	}
 	return "", false
+}
+
+// endLine ends the reply's line on stdout when its text left one open:
+// the next step's text, or a tool line on stderr sharing the pipe, starts
+// on a line of its own.
+func (t *headless) endLine() {
+	if t.midLine {
+		fmt.Fprintln(t.env.Stdout)
+		t.midLine = false
+	}
 }
 
 // answer answers q once, as -ask or -approve says.
@@ -308,11 +337,17 @@ func (t *headless) answer(ctx context.Context, q protocol.Question) {
 	default:
 		a = protocol.Answer{Feedback: noWrites}
 	}
+	if a.Allowed {
+		t.allowed++
+	} else {
+		t.refused++
+	}
 	if !t.o.json {
 		verdict := "yes"
 		if !a.Allowed {
 			verdict = "no (" + a.Feedback + ")"
 		}
+		t.endLine()
 		fmt.Fprintf(t.env.Stderr, "asked: %s\nanswered: %s\n", host.Visible(strings.Join(q.Descriptions, "\n")), host.Visible(verdict))
 	}
 	ids := make([]string, len(q.Calls))

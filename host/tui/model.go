@@ -179,7 +179,7 @@ func Update(m Model, msg Msg) (Model, []Action) {
 		for _, l := range strings.Split(x.Change.Reverse, "\n") {
 			out = append(out, "  │ "+l)
 		}
-		return m, []Action{append(out, "  Undo it? [y/n]")}
+		return m, []Action{out}
 	case UndoDone:
 		if x.Refused != nil {
 			return m, []Action{Print{fmt.Sprintf("! Not undone: %s", x.Refused.Reason)}}
@@ -364,7 +364,9 @@ func questions(m Model, list Questions) (Model, []Action) {
 			}
 			return m, append([]Action{out}, acts...)
 		}
-		return m, []Action{append(out, "  Allow? [y/n]")}
+		// The y/n prompt is the live part's (Prompt), not a printed line:
+		// printed too, a terminal showed it twice.
+		return m, []Action{out}
 	}
 	return m, nil
 }
@@ -396,14 +398,16 @@ func event(m Model, e protocol.Event) (Model, []Action) {
 		if strings.TrimSpace(p.Content) != "" {
 			return m, []Action{Print{prefixed("quire › ", p.Content)}}
 		}
+	// A call reads as what it did, as in the window (protocol.ToolPhrase),
+	// not as its name (issue 31: "list_notes" meant nothing to a person).
 	case "tool.started":
-		return m, []Action{Print{"  · " + p.Name}}
+		return m, []Action{Print{"  · " + protocol.ToolPhrase(p.Name)}}
 	case "tool.result":
 		if p.Status != "" && p.Status != "success" {
-			return m, []Action{Print{fmt.Sprintf("  · %s: %s", p.Name, p.Status)}}
+			return m, []Action{Print{fmt.Sprintf("  · %s: %s", protocol.ToolPhrase(p.Name), protocol.ToolOutcome(p.Status))}}
 		}
 	case "tool.refused":
-		return m, []Action{Print{fmt.Sprintf("  · %s refused: %s", p.Name, firstLine(p.Reason))}}
+		return m, []Action{Print{fmt.Sprintf("  · %s: refused, %s", protocol.ToolPhrase(p.Name), firstLine(p.Reason))}}
 	case "stream.failed":
 		return m, []Action{Print{"! " + p.Message}}
 	case "run.finished":
@@ -455,14 +459,22 @@ func view(m Model) string {
 	} else if m.Running && m.Asking == nil {
 		b.WriteString("quire is thinking… (Ctrl-C stops)\n")
 	}
-	if m.Asking != nil {
-		b.WriteString("Allow? [y/n] ")
-		return b.String()
-	}
-	if m.Undoing != nil {
-		b.WriteString("Undo it? [y/n] ")
+	if p := Prompt(m); p != "" {
+		b.WriteString(p + " ")
 		return b.String()
 	}
 	b.WriteString("> " + m.Input)
 	return b.String()
+}
+
+// Prompt is the y/n question the user is to answer now, "" when none: the
+// live part shows it under the question, line mode writes it once.
+func Prompt(m Model) string {
+	switch {
+	case m.Asking != nil:
+		return "Allow? [y/n]"
+	case m.Undoing != nil:
+		return "Undo it? [y/n]"
+	}
+	return ""
 }

@@ -29,11 +29,11 @@ func TestUpdate(t *testing.T) {
 	opened := Opened{ID: "s1", Title: "Plans"}
 	q := protocol.Question{Session: "s1", RunID: "r1", Calls: []protocol.QuestionCall{{ID: "c1", Name: "create_note"}},
 		Descriptions: []string{"Create plan.md:\n# Plan\nthe last line"}}
-	asked := Print{"? Quire asks to:", "  │ Create plan.md:", "  │ # Plan", "  │ the last line", "  Allow? [y/n]"}
+	asked := Print{"? Quire asks to:", "  │ Create plan.md:", "  │ # Plan", "  │ the last line"}
 	other := q
 	other.Session = "s2"
 	change := &protocol.ChangeRecord{ID: "chg_1", Path: "plan.md", Session: "s1", Reverse: "Undo the change chg_1:\n- # Plan"}
-	undoAsked := Print{"? Undo Quire's last change in this conversation:", "  │ Undo the change chg_1:", "  │ - # Plan", "  Undo it? [y/n]"}
+	undoAsked := Print{"? Undo Quire's last change in this conversation:", "  │ Undo the change chg_1:", "  │ - # Plan"}
 	enter := Key{Name: KeyEnter}
 	ctrlC := Key{Name: KeyCtrlC}
 	cat := func(parts ...[]Msg) []Msg {
@@ -109,6 +109,11 @@ func TestUpdate(t *testing.T) {
 			if m.Asking == nil || View(m) != "Allow? [y/n] " {
 				t.Errorf("asking %v, view %q", m.Asking, View(m))
 			}
+			// What the terminal shows: the printed question, then the live
+			// part under it: the prompt once, not in both.
+			if n := strings.Count(printed(asked)+"\n"+View(m), "Allow?"); n != 1 {
+				t.Errorf("Allow? is shown %d times", n)
+			}
 		}},
 		{"y answers yes", []Msg{Questions{q}, Key{Text: "y"}}, []Action{Answer{"s1", []string{"c1"}, true}, Print{"  answered yes"}}, nil},
 		{"n answers no", []Msg{Questions{q}, Line("n")}, []Action{Answer{"s1", []string{"c1"}, false}, Print{"  answered no"}}, nil},
@@ -141,10 +146,10 @@ func TestUpdate(t *testing.T) {
 				}
 			}},
 		{"the user's message", []Msg{ev("s1", "user.message", map[string]string{"text": "hi"})}, []Action{Print{"you › hi"}}, nil},
-		{"a tool call is a line", []Msg{ev("s1", "tool.started", map[string]string{"name": "list_notes"})}, []Action{Print{"  · list_notes"}}, nil},
-		{"a failed tool says so", []Msg{ev("s1", "tool.result", map[string]string{"name": "read_note", "status": "failure"})}, []Action{Print{"  · read_note: failure"}}, nil},
+		{"a tool call is a line", []Msg{ev("s1", "tool.started", map[string]string{"name": "list_notes"})}, []Action{Print{"  · Listed the notes"}}, nil},
+		{"a failed tool says so", []Msg{ev("s1", "tool.result", map[string]string{"name": "read_note", "status": "failure"})}, []Action{Print{"  · Read a note: failed"}}, nil},
 		{"a successful tool adds nothing", []Msg{ev("s1", "tool.result", map[string]string{"name": "read_note", "status": "success"})}, nil, nil},
-		{"a refusal gives its reason", []Msg{ev("s1", "tool.refused", map[string]string{"name": "create_note", "reason": "Denied by the user.\nmore"})}, []Action{Print{"  · create_note refused: Denied by the user."}}, nil},
+		{"a refusal gives its reason", []Msg{ev("s1", "tool.refused", map[string]string{"name": "create_note", "reason": "Denied by the user.\nmore"})}, []Action{Print{"  · Created a note: refused, Denied by the user."}}, nil},
 		// The window says it once per conversation; so does the terminal
 		// (issue 32: it never said it at all).
 		{"a model without tools is said to be one", []Msg{

@@ -285,6 +285,7 @@ func (r *runner) lines(ctx context.Context, s protocol.Session, o Options) int {
 			return 0
 		}
 		var acts []Action
+		asking, undoing := m.Asking, m.Undoing
 		m, acts = Update(m, msg)
 		for _, a := range acts {
 			switch x := a.(type) {
@@ -296,6 +297,10 @@ func (r *runner) lines(ctx context.Context, s protocol.Session, o Options) int {
 			default:
 				r.do(ctx, a)
 			}
+		}
+		// A question newly put gets its prompt once, under what it asks.
+		if p := Prompt(m); p != "" && (m.Asking != asking || m.Undoing != undoing) {
+			fmt.Fprintln(o.Out, p)
 		}
 	}
 }
@@ -369,7 +374,19 @@ type teaModel struct {
 	m   Model
 	r   *runner
 	ctx context.Context
+	// pending are the prints (and a quit) not yet handed to bubbletea, in
+	// the order Update asked for them; printing: a sequence of them is
+	// under way. bubbletea runs the commands of successive Updates each in
+	// a goroutine of its own, so two prints handed over apart could land
+	// in either order (a tool line above the reply it follows): one
+	// sequence at a time, whose end (printedAll) hands over the next,
+	// keeps them in order.
+	pending  []tea.Cmd
+	printing bool
 }
+
+// printedAll: the prints handed to bubbletea have been printed.
+type printedAll struct{}
 
 func (t *teaModel) Init() tea.Cmd { return nil }
 
@@ -382,23 +399,36 @@ func (t *teaModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		in = Key{Text: x.Content}
 	case Event, Questions, Opened, Listed, Failed:
 		in = x
+	case printedAll:
+		t.printing = false
+		return t, t.flush()
 	default:
 		return t, nil
 	}
 	var acts []Action
 	t.m, acts = Update(t.m, in)
-	var cmds []tea.Cmd
 	for _, a := range acts {
 		switch x := a.(type) {
 		case Print:
-			cmds = append(cmds, tea.Println(printed(x)))
+			t.pending = append(t.pending, tea.Println(printed(x)))
 		case Quit:
-			cmds = append(cmds, tea.Quit)
+			t.pending = append(t.pending, tea.Quit)
 		default:
 			t.r.do(t.ctx, a)
 		}
 	}
-	return t, tea.Sequence(cmds...)
+	return t, t.flush()
+}
+
+// flush hands the pending prints to bubbletea as one sequence, unless one
+// is under way (its end flushes again).
+func (t *teaModel) flush() tea.Cmd {
+	if t.printing || len(t.pending) == 0 {
+		return nil
+	}
+	cmds := append(t.pending, func() tea.Msg { return printedAll{} })
+	t.pending, t.printing = nil, true
+	return tea.Sequence(cmds...)
 }
 
 func (t *teaModel) View() tea.View { return tea.NewView(View(t.m)) }

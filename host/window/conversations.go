@@ -152,8 +152,12 @@ func (h *Host) ExportSession(id, format string) (string, error) {
 	if kind.Pattern == "" {
 		kind = wailsrt.FileFilter{DisplayName: "Markdown (*.md)", Pattern: "*.md"}
 	}
+	notes := ""
+	if h.settings != nil {
+		notes = h.settings.NotesDir()
+	}
 	path, err := h.saveDialog(*window, wailsrt.SaveDialogOptions{Title: "Export the conversation", DefaultFilename: doc.Name,
-		CanCreateDirectories: true, Filters: []wailsrt.FileFilter{kind}})
+		DefaultDirectory: dialogStart(notes), CanCreateDirectories: true, Filters: []wailsrt.FileFilter{kind}})
 	if err != nil || path == "" {
 		return "", err
 	}

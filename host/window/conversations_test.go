@@ -79,6 +79,13 @@ func TestTheWindowSearchesAndExports(t *testing.T) {
 		t.Fatalf("search: %+v, %v", found, err)
 	}
 
+	// The save dialog opens on ~/Documents (no notes folder here), not on
+	// the process's working folder (issue 31).
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	if err := os.Mkdir(filepath.Join(home, "Documents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	file := filepath.Join(t.TempDir(), "chosen.md")
 	var offered wailsrt.SaveDialogOptions
 	a.saveDialog = func(_ context.Context, o wailsrt.SaveDialogOptions) (string, error) { offered = o; return file, nil }
@@ -91,7 +98,8 @@ func TestTheWindowSearchesAndExports(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(body), "# Where does rhubarb grow?\n") || !strings.Contains(string(body), "## Quire\n\nRhubarb likes shade.\n") {
 		t.Fatalf("the saved file:\n%s (%v)", body, err)
 	}
-	if offered.DefaultFilename != "Where-does-rhubarb-grow.md" || len(offered.Filters) != 1 || offered.Filters[0].Pattern != "*.md" {
+	if offered.DefaultFilename != "Where-does-rhubarb-grow.md" || len(offered.Filters) != 1 || offered.Filters[0].Pattern != "*.md" ||
+		offered.DefaultDirectory != filepath.Join(home, "Documents") {
 		t.Errorf("the dialog offered %+v", offered)
 	}
 	a.saveDialog = func(context.Context, wailsrt.SaveDialogOptions) (string, error) { return "", nil }

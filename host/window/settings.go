@@ -27,7 +27,7 @@ func (h *Host) ChooseNotesFolder() (string, error) {
 		return "", errors.New("the window is not ready yet")
 	}
 	dir, err := wailsrt.OpenDirectoryDialog(*window, wailsrt.OpenDialogOptions{
-		Title: "Choose the folder of your notes", DefaultDirectory: h.settings.NotesDir(), CanCreateDirectories: true,
+		Title: "Choose the folder of your notes", DefaultDirectory: dialogStart(h.settings.NotesDir()), CanCreateDirectories: true,
 	})
 	if err != nil || dir == "" {
 		return "", err

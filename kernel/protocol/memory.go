@@ -15,7 +15,8 @@ type MemoryItem struct {
 	Origin string `json:"origin"` // tool, proposal, auto, user, compaction
 	// Approved is how the user let it in: asked (said yes to the question),
 	// panel (kept it in the memory panel), user (wrote its text), unasked
-	// (kept without a question); empty while pending.
+	// (kept without a question), own (Quire's own working note: a search
+	// it tried, what a compaction drew out); empty while pending.
 	Approved  string    `json:"approved,omitempty"`
 	Session   string    `json:"session"`
 	Seq       int64     `json:"seq"`

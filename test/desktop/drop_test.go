@@ -93,7 +93,8 @@ func (d *dragSource) expect(t *testing.T, want string) {
 // question is asked; the fake model calls search_docs and answers citing
 // [1], and the answer shows [1] as a citation link; clicking it opens the
 // source viewer on the cited lines. The page stayed the app throughout
-// (WebKit did not open the dropped folder).
+// (WebKit did not open the dropped folder). The release is on a button
+// right after the pointer entered it (see the move before mouseup).
 func TestDesktopDropFolderIndexesAndCites(t *testing.T) {
 	display := startXvfb(t)
 	var calls atomic.Int32
@@ -126,7 +127,10 @@ func TestDesktopDropFolderIndexesAndCites(t *testing.T) {
 	bin := buildDragSource(t)
 	probe := filepath.Join(t.TempDir(), "view.json")
 	a := startApp(t, display, t.TempDir(), probe, fake.URL())
-	waitView(t, a, probe, "the frontend to load", func(v view) bool { return v.Messages != nil })
+	startView := waitView(t, a, probe, "the frontend to load", func(v view) bool {
+		_, ok := v.Points["example"]
+		return v.Messages != nil && ok
+	})
 	win := strings.Fields(run(t, display, "xdotool", "search", "--sync", "--onlyvisible", "--name", "^Quire$"))[0]
 	geo := run(t, display, "xdotool", "getwindowgeometry", "--shell", win)
 	wx, wy, ww, wh := shellInt(t, geo, "X"), shellInt(t, geo, "Y"), shellInt(t, geo, "WIDTH"), shellInt(t, geo, "HEIGHT")
@@ -142,7 +146,12 @@ func TestDesktopDropFolderIndexesAndCites(t *testing.T) {
 		run(t, display, "xdotool", "mousemove", strconv.Itoa(x), strconv.Itoa(y))
 		time.Sleep(120 * time.Millisecond)
 	}
-	run(t, display, "xdotool", "mousemove", strconv.Itoa(tx+4), strconv.Itoa(ty+4))
+	// The release comes after one motion onto a button the pointer had not
+	// been over (the empty chat's first example): WebKit answers the source
+	// with that element's dragenter, not a dragover, so the page must
+	// accept the drag on dragenter too, or the drop is refused.
+	btn := startView.Points["example"]
+	run(t, display, "xdotool", "mousemove", strconv.Itoa(wx+btn.X), strconv.Itoa(wy+btn.Y))
 	time.Sleep(400 * time.Millisecond)
 	run(t, display, "xdotool", "mouseup", "1")
 	src.expect(t, "sent") // the window asked for the dropped URIs: an XDND drop happened

@@ -48,7 +48,7 @@ var cases = []string{
 	"question-forget", "question-long", "secret", "exfil", "early-words", "empty-retry", "settings", "documents-embedder",
 	"changes-undo",
 	"branch-edit", "branch-regenerate", "continue-killed", "inspector", "batch-review", "evolution", "comfort", "mcp-tool",
-	"skills-settings",
+	"skills-settings", "header-holds", "empty-examples", "tooltips",
 	"settings-runner", // lane runner (issue 34)
 	"standing-tasks",  // lane tasks (issue 33)
 }

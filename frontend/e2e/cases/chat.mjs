@@ -624,12 +624,14 @@ export const cases = [
       ];
       await until(async () => JSON.stringify(await messages(page)) === JSON.stringify(edited) && (await settled(page)), 'the branch: the inherited start, the edited message and its reply');
       assert((await $(page, 'branch-position').textContent()) === '2/2', 'the switcher says 2/2');
-      // The sidebar shows the branch under its conversation, named by the edited words.
+      // The sidebar shows the conversation once (issue 31: the branch was
+      // also a second chat there): its row is the branch shown, named by
+      // the edited words, and says it has two versions.
       const row = page.locator(`[data-testid="session-item"][data-session-id="${branch}"]`);
-      assert((await row.getAttribute('data-depth')) === '1', 'the branch is indented under its conversation');
+      assert((await row.getAttribute('data-versions')) === '2', 'the row says the conversation has two versions');
       assert((await row.locator('[data-testid="session-title"]').textContent()) === 'second question, edited', 'the branch is named by its first different message');
       const rows = await page.$$eval('[data-testid="session-item"]', (els) => els.map((e) => e.getAttribute('data-session-id')));
-      assert(rows.indexOf(branch) === rows.indexOf(original) + 1, `the branch row right under the original, got ${JSON.stringify(rows)}`);
+      assert(!rows.includes(original), `the original is not a second row, got ${JSON.stringify(rows)}`);
       // The log says where it branched: just before the edited message.
       const log = await activeLog(page, base);
       const userSeq = originalLog.filter((e) => e.type === 'user.message')[1].seq;

@@ -25,7 +25,7 @@ import {
 
 export const cases = [
   {
-    name: 'without Ollama a new user is told what to install, and a chat that failed shows the banner with the window\'s hint',
+    name: 'without Ollama a new user is told what to install, Send is off with the reason and the fix, and a chat that failed shows the banner with the window\'s hint',
     slug: 'doctor-banner',
     async run({ page, shot }) {
       // The same backend, whose doctor finds no Ollama at its address.
@@ -55,9 +55,24 @@ export const cases = [
       await $(page, 'settings-panel').waitFor({ state: 'detached' });
       await page.screenshot({ path: shot }); // the first screen without Ollama
 
-      // A message sent all the same fails, and the conversation it opens
-      // shows the banner in place of the first screen.
-      await send(page, 'hello');
+      // Send is off, with the reason and the fix, so no chat is saved that
+      // holds only the connection error (issue 31).
+      const chatsBefore = (await (await api(base, '/api/sessions')).json()).length;
+      await $(page, 'composer').fill('hello');
+      assert(await $(page, 'send').isDisabled(), 'Send is off without Ollama');
+      const blocked = ((await $(page, 'send-blocked').textContent()) ?? '').replace(/\s+/g, ' ');
+      assert(blocked.includes('Ollama is not running') && blocked.includes(bad.hint), `the reason and the fix by the composer, got "${blocked}"`);
+      await $(page, 'composer').press('Enter');
+      assert((await (await api(base, '/api/sessions')).json()).length === chatsBefore, 'Enter made no chat');
+      assert((await $(page, 'composer').inputValue()) === 'hello', 'the words stay in the box');
+
+      // A chat whose request failed (sent from elsewhere: a script, before
+      // Ollama stopped) shows the banner in place of the first screen.
+      const made = await (await api(base, '/api/sessions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'failed' }) })).json();
+      const sent = await api(base, `/api/sessions/${encodeURIComponent(made.id)}/messages`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ text: 'hello' }) });
+      assert(sent.status === 202, `the message accepted by the API, got ${sent.status}`);
+      await page.reload({ waitUntil: 'domcontentloaded' });
+      await page.locator(`[data-testid="session-item"][data-session-id="${made.id}"]`).click();
       await until(() => settled(page), 'the failed reply');
       await first.waitFor({ state: 'detached' });
       const banner = $(page, 'banner');

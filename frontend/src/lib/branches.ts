@@ -9,8 +9,9 @@
 //   the order they were made;
 // - switchers: where in a shown history a ‹ 2/3 › goes — on the first item
 //   after a branch point, in each part of the history;
-// - sessionTree: the sidebar's rows, each branch under the conversation it
-//   leaves, indented by depth.
+// - conversationRows: the sidebar's rows, one per conversation with its
+//   branches (issue 31: a branch was shown twice, as ‹ 2/2 › in the chat
+//   and as a second chat in the sidebar).
 import type { Session } from './protocol';
 
 /** One part of a shown history: session `session` up to and including seq `upTo` (Infinity: all of it). */
@@ -89,34 +90,39 @@ export function switchers(sessions: readonly Session[], parts: readonly Part[], 
   return out;
 }
 
-/** A row of the sidebar: a session and how deep a branch it is (0: a conversation of its own). */
-export interface TreeRow {
+/** A row of the sidebar: one conversation, its branches included. */
+export interface ConversationRow {
+  /** The version the row opens: the one shown when the conversation is open, else the one used last. */
   session: Session;
-  depth: number;
+  /** How many versions (the conversation and its branches) the row stands for. */
+  versions: number;
 }
 
 /**
- * The sidebar's rows: the conversations in the list's order, each followed
- * by its branches (oldest first, theirs under them). A branch whose parent
- * is not listed is a row of its own.
+ * The sidebar's rows: each conversation once, with its branches (switched
+ * with ‹ › in the chat, not listed beside it), in the order the list gives
+ * its most recent version. A row stands for the version open (`activeId`)
+ * when it is one of them, else for the first of them in the list (the
+ * list is newest first).
  */
-export function sessionTree(sessions: readonly Session[]): TreeRow[] {
-  const listed = new Set(sessions.map((s) => s.id));
-  const children = new Map<string, Session[]>();
-  for (const s of sessions) {
-    if (!s.parent || !listed.has(s.parent)) continue;
-    children.set(s.parent, [...(children.get(s.parent) ?? []), s]);
-  }
-  const rows: TreeRow[] = [];
-  const placed = new Set<string>();
-  const place = (s: Session, depth: number) => {
-    if (placed.has(s.id)) return;
-    placed.add(s.id);
-    rows.push({ session: s, depth });
-    for (const c of (children.get(s.id) ?? []).slice().sort(made)) place(c, Math.min(depth + 1, 4));
+export function conversationRows(sessions: readonly Session[], activeId: string | null): ConversationRow[] {
+  const byId = new Map(sessions.map((s) => [s.id, s]));
+  const rootOf = (s: Session): string => {
+    let cur = s;
+    const seen = new Set([s.id]);
+    for (let next = cur.parent ? byId.get(cur.parent) : undefined; next && !seen.has(next.id); next = cur.parent ? byId.get(cur.parent) : undefined) {
+      seen.add(next.id);
+      cur = next;
+    }
+    return cur.id;
   };
-  for (const s of sessions) if (!s.parent || !listed.has(s.parent)) place(s, 0);
-  // A loop of parents (a damaged log) has no root: still list every session.
-  for (const s of sessions) place(s, 0);
-  return rows;
+  const families = new Map<string, Session[]>();
+  for (const s of sessions) {
+    const root = rootOf(s);
+    families.set(root, [...(families.get(root) ?? []), s]);
+  }
+  return [...families.values()].map((members) => ({
+    session: members.find((s) => s.id === activeId) ?? members[0],
+    versions: members.length,
+  }));
 }

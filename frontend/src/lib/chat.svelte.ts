@@ -80,14 +80,48 @@ export function settledItems(items: readonly Item[]): Item[] {
 /** The ends of a request after which Continue is offered: it stopped before the model had finished. */
 const CONTINUABLE = new Set(['interrupted', 'error', 'cancelled']);
 
-/** Whether the last request of `conv` stopped before its end, so the model may be asked to continue. */
+/**
+ * Whether the last request of `conv` stopped before its end after the model
+ * had said something, so it may be asked to continue. A request that failed
+ * before any reply (Ollama not running) has nothing to go on from: its
+ * error offers Retry instead (issue 31: Continue told the model its reply
+ * was cut off when nothing had been generated).
+ */
 export function continuable(conv: Conversation | null): boolean {
   if (!conv || conv.activeRun) return false;
   for (let i = conv.events.length - 1; i >= 0; i--) {
     const e = conv.events[i];
-    if (e.type === 'run.finished') return CONTINUABLE.has(String((e.payload as { reason?: unknown })?.reason ?? ''));
+    if (e.type !== 'run.finished') continue;
+    if (!CONTINUABLE.has(String((e.payload as { reason?: unknown })?.reason ?? ''))) return false;
+    // As Go's cutOff (kernel/runtime/branch.go): the run's last reply has
+    // words and was cut off (a stop, a failure, a crash) or at its length.
+    for (let j = i - 1; j >= 0; j--) {
+      const m = conv.events[j];
+      if (m.runId !== e.runId || m.type !== 'assistant.message') continue;
+      const p = m.payload as { content?: string; thinking?: string; interrupted?: boolean; doneReason?: string };
+      return !!(p.content || p.thinking) && (!!p.interrupted || p.doneReason === 'length');
+    }
+    return false;
   }
   return false;
+}
+
+/** Why a message cannot be sent now, and what to do: Ollama is not running, or no model can chat. */
+export interface SendBlock {
+  reason: string;
+  fix: string;
+}
+
+/**
+ * Whether the report says no reply can come (the checks the first screens
+ * answer: Ollama, a model to chat with), with the check's own words. A
+ * message sent then only saved a chat holding the raw connection error.
+ */
+export function sendBlockOf(r: DoctorReport | null): SendBlock | null {
+  const c = (r?.checks ?? []).find((x) => !x.ok && (x.action === 'install-ollama' || x.action === 'download-model'));
+  if (!c) return null;
+  const reason = c.action === 'install-ollama' ? 'Quire cannot answer: Ollama is not running.' : 'Quire cannot answer: no model that can chat is installed.';
+  return { reason, fix: c.hint || c.remedy || c.detail };
 }
 
 /** The first screens (ChatStore.firstRun). */
@@ -182,6 +216,8 @@ export class ChatStore {
    * kill, a failure, a Stop) and none is going: Continue is offered.
    */
   readonly canContinue = $derived(!this.running && continuable(this.conv));
+  /** Why Send is off (no reply can come), or null: the composer says it with the fix. */
+  readonly sendBlock = $derived<SendBlock | null>(sendBlockOf(this.doctor));
   /** Ids of the note changes of the active conversation that a later undo reverted. */
   readonly undone = $derived<ReadonlySet<string>>(undoneChanges(this.conv));
 
@@ -563,6 +599,14 @@ export class ChatStore {
   }
 
   /** The unsent text of chat `id` (null: the new chat's draft), kept across switching chats. */
+  /** An example the empty chat offered and the user took: the composer puts it in its box (`n` tells two apart). */
+  suggestion = $state.raw<{ text: string; n: number } | null>(null);
+
+  /** Puts `text` in the message box for the user to send or change (the empty chat's examples). */
+  suggest(text: string): void {
+    this.suggestion = { text, n: (this.suggestion?.n ?? 0) + 1 };
+  }
+
   draftOf(id: string | null): string {
     return this.drafts.get(id ?? '') ?? '';
   }

@@ -694,7 +694,16 @@ function apply(st: FoldState, events: readonly QEvent[], prior: readonly QEvent[
         if (cancelled && !stopShown) {
           items.push({ key: e.seq, kind: 'notice', text: STOPPED_NOTICE, runId, streaming: false });
         } else if (reason === 'error') {
-          items.push({ key: e.seq, kind: 'error', text: sentence || FALLBACK_ERROR, runId, streaming: false });
+          // Nothing generated (Ollama was not running): Retry sends the
+          // words again, as after an empty reply; there is no reply to
+          // continue (chat.svelte.ts continuable).
+          const item: Item = { key: e.seq, kind: 'error', text: sentence || FALLBACK_ERROR, runId, streaming: false };
+          if (!items.some((x) => x.runId === runId && x.kind === 'assistant' && x.interrupted && x.text)) {
+            let asked: Item | undefined;
+            for (let k = items.length - 1; k >= 0 && !asked; k--) if (items[k].kind === 'user' && !items[k].unsent) asked = items[k];
+            if (asked?.text) item.retry = asked.text;
+          }
+          items.push(item);
         } else if (reason === 'empty') {
           // Retry asks again with the words the user last sent.
           let asked: Item | undefined;
@@ -813,6 +822,20 @@ export interface ContextUse {
  * a count, or when no window is known. Reads backwards, so it costs the
  * events since the last reply, not the whole log.
  */
+/**
+ * Whether `item` is its request's last reply: the one a person reads as
+ * the answer. The token counts and Regenerate go there only; under each
+ * step before it (a "let me look" with tool calls) they meant nothing to
+ * the reader (issue 31). An item not in `items` counts as last.
+ */
+export function isRunEnd(items: readonly Item[], item: Item): boolean {
+  if (item.kind !== 'assistant' || !item.runId) return true;
+  const i = items.findIndex((x) => x.key === item.key);
+  if (i < 0) return true;
+  for (let j = i + 1; j < items.length; j++) if (items[j].kind === 'assistant' && items[j].runId === item.runId) return false;
+  return true;
+}
+
 export function contextUse(conv: Conversation | null): ContextUse | null {
   const events = conv?.events ?? [];
   let i = events.length - 1;

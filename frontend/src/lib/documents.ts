@@ -217,9 +217,26 @@ export function countsLabel(docs: readonly DocumentInfo[]): string {
   return [n, failed ? `${failed} failed` : '', skipped ? `${skipped} skipped` : ''].filter(Boolean).join(' · ');
 }
 
-/** The documents of the panel's list, and apart from them the files Quire does not read. */
+/**
+ * The documents of the panel's list, the failed ones first (in a list of
+ * hundreds they were buried in the alphabet, issue 31), and apart from
+ * them the files Quire does not read.
+ */
 export function splitSkipped(docs: readonly DocumentInfo[]): { listed: DocumentInfo[]; skipped: DocumentInfo[] } {
-  return { listed: docs.filter((d) => d.status !== 'skipped'), skipped: docs.filter((d) => d.status === 'skipped') };
+  const listed = docs.filter((d) => d.status !== 'skipped');
+  return {
+    listed: [...listed.filter((d) => d.status === 'failed'), ...listed.filter((d) => d.status !== 'failed')],
+    skipped: docs.filter((d) => d.status === 'skipped'),
+  };
+}
+
+/** What a document ready with no passage is said to be: "Ready · 0 passages" read as fine. */
+export const NO_TEXT = 'Quire found no text in it to search: a scanned PDF needs text recognition (OCR) first.';
+
+/** A document's chip: its status, or "No text" for one done with nothing to search. */
+export function docStatusView(d: Pick<DocumentInfo, 'status' | 'chunks'>): { label: string; tone: BarTone } {
+  if (d.status === 'done' && d.chunks === 0) return { label: 'No text', tone: 'warn' };
+  return statusView(d.status);
 }
 
 /** Where a citation points: the file, a PDF's page (from its heading "Page N"), the lines. */

@@ -4,6 +4,7 @@
 // again on its own when a pull ends (the health watcher), so the first
 // screen turns into the chat by itself; `onDone` lets the page ask too.
 import type { PullProgress, RecommendedModel } from './protocol';
+import { PullMeter } from './models.svelte';
 import { modelsState, type ModelsTransport } from './transport/models';
 
 function message(e: unknown): string {
@@ -38,6 +39,17 @@ export class ModelDownload {
   error = $state<string | null>(null);
   /** The pull is being asked for (before its first progress). */
   starting = $state(false);
+  /** Bytes per second over the last readings; 0 until known (issue 31: no speed was shown). */
+  speed = $state(0);
+  /** Seconds left at that speed; null until known. */
+  secondsLeft = $state<number | null>(null);
+  /**
+   * The model whose download ended well, until the user closes the note
+   * saying so: the first screen and the banner that held the bar are gone
+   * by then, and a download that just vanished left the user guessing.
+   */
+  finished = $state<string | null>(null);
+  private meter = new PullMeter();
 
   readonly running = $derived(this.starting || this.progress?.state === 'running');
   readonly share = $derived(pulled(this.progress));
@@ -93,6 +105,9 @@ export class ModelDownload {
     if (!m || this.running) return;
     this.starting = true;
     this.error = null;
+    this.meter = new PullMeter(); // a resumed pull's bytes on disk are not speed
+    this.speed = 0;
+    this.secondsLeft = null;
     this.follow(); // before the pull starts, so none of its progress is missed
     try {
       await this.t.pullModel(m.name);
@@ -118,8 +133,25 @@ export class ModelDownload {
   private onProgress(p: PullProgress): void {
     if (!this.model || p.model !== this.model.name) return;
     this.progress = p;
-    if (p.state === 'running') return;
+    if (p.state === 'running') {
+      if (p.total > 0) {
+        this.meter.add(p.atMs, p.completed);
+        this.speed = this.meter.speed();
+        this.secondsLeft = this.meter.secondsLeft(p.completed, p.total);
+      }
+      return;
+    }
     this.unfollow(); // done, cancelled or failed: nothing more comes
-    if (p.state === 'done') this.onDone();
+    this.speed = 0;
+    this.secondsLeft = null;
+    if (p.state === 'done') {
+      this.finished = p.model;
+      this.onDone();
+    }
+  }
+
+  /** The user closed the note that the download finished. */
+  dismissFinished(): void {
+    this.finished = null;
   }
 }

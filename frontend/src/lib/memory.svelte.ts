@@ -26,6 +26,7 @@ const APPROVED_LABEL: Record<string, string> = {
   panel: 'Kept by you in this panel',
   user: 'Written by you',
   unasked: 'Remembered without asking',
+  own: 'Quire’s own note while working',
 };
 
 /**
@@ -33,8 +34,12 @@ const APPROVED_LABEL: Record<string, string> = {
  * with the item): asked and said yes, kept in the panel, wrote the text, or
  * remembered without asking. A pending item is waiting for the user.
  */
-export function approvalLabel(it: Pick<MemoryItem, 'status' | 'approved'>): string {
+export function approvalLabel(it: Pick<MemoryItem, 'status' | 'approved'> & Partial<Pick<MemoryItem, 'kind' | 'origin'>>): string {
   if (it.status === 'pending') return 'Waiting for your approval';
+  // Quire's own working notes (a search it tried, a compaction's) were
+  // marked "unasked" before the host said "own": they are not memories of
+  // the user let in without asking.
+  if (it.kind === 'working' && (it.origin === 'auto' || it.origin === 'compaction')) return APPROVED_LABEL.own;
   return APPROVED_LABEL[it.approved ?? ''] ?? 'Remembered without asking';
 }
 

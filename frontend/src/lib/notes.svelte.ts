@@ -150,7 +150,9 @@ export class NotesStore {
   /** Asks before undoing an applied batch: the question lists every note it puts back. */
   askUndoBatch(id: string): void {
     const b = (this.changes.batches ?? []).find((x) => x.batch.id === id);
-    if (b) this.askingBatch = { id, title: `Undo “${b.batch.title || b.batch.folder}”?`, lines: undoLines(b.changes) };
+    if (!b) return;
+    this.askingBatch = { id, title: `Undo “${b.batch.title || b.batch.folder}”?`, lines: undoLines(b.changes) };
+    if (this.host.confirmsBatchInDialog) void this.confirmBatch(); // the window's dialog asks, once
   }
 
   /** The user said yes to a batch's undo: Quire reverts the batch as one. */
@@ -233,15 +235,22 @@ export class NotesStore {
     }
   }
 
-  /** Asks before undoing one change: the question shows its exact reverse. */
+  /**
+   * Asks before undoing one change: the question shows its exact reverse.
+   * Where the host asks in a native dialog (the window), that dialog is the
+   * one question: the page asking first made two for one decision.
+   */
   askUndo(id: string): void {
     this.asking = undoQuestion(this.changes.changes ?? [], [id]);
+    if (this.host.confirmsUndoInDialog) void this.confirm();
   }
 
   /** Asks once before undoing every standing change of a conversation. */
   askUndoAll(session: string): void {
     const ids = this.changes.undoAll?.[session] ?? [];
-    if (ids.length > 0) this.asking = undoQuestion(this.changes.changes ?? [], ids, session);
+    if (ids.length === 0) return;
+    this.asking = undoQuestion(this.changes.changes ?? [], ids, session);
+    if (this.host.confirmsUndoInDialog) void this.confirm();
   }
 
   /** The user said no. */

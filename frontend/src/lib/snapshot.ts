@@ -132,7 +132,7 @@ export function readSettings(root: ParentNode): ViewSnapshot['settings'] {
 }
 
 /** The controls a desktop test clicks (xdotool has no selectors). */
-export const POINT_IDS = ['composer', 'models-open', 'pull-name', 'pull-start', 'settings-open', 'settings-model', 'settings-save', 'download-model', 'memory-open', 'inspect', 'inspector-copy', 'batches-open', 'batch-folder', 'batch-start', 'review-apply', 'confirm-delete', 'batch-undo', 'copy-message'];
+export const POINT_IDS = ['composer', 'example', 'models-open', 'pull-name', 'pull-start', 'settings-open', 'settings-model', 'settings-save', 'download-model', 'memory-open', 'inspect', 'inspector-copy', 'batches-open', 'batch-folder', 'batch-start', 'review-apply', 'confirm-delete', 'batch-undo', 'copy-message'];
 
 /** The batch in the "Organise a folder" drawer, or undefined when it is not shown. */
 export function readBatch(root: ParentNode): ViewSnapshot['batch'] {

@@ -1003,7 +1003,8 @@ export interface MemoryItem {
   /**
    * Approved is how the user let it in: asked (said yes to the question),
    * panel (kept it in the memory panel), user (wrote its text), unasked
-   * (kept without a question); empty while pending.
+   * (kept without a question), own (Quire's own working note: a search
+   * it tried, what a compaction drew out); empty while pending.
    */
   approved?: string;
   session: string;
@@ -2580,6 +2581,35 @@ export type QEvent = {
 
 /** The event of type T. */
 export type EventOf<T extends EventTypeName> = Extract<QEvent, { type: T }>;
+
+
+/** What a call of each built-in tool did, in words (kernel/protocol ToolPhrases). */
+export const TOOL_PHRASES: Readonly<Record<string, string>> = {
+  append_note: 'Added to a note',
+  create_note: 'Created a note',
+  edit_note: 'Edited a note',
+  find_notes: 'Searched the notes',
+  forget: 'Forgot something',
+  list_notes: 'Listed the notes',
+  load_skill: 'Loaded a skill',
+  move_note: 'Moved a note',
+  organise_folder: 'Organised a folder',
+  read_note: 'Read a note',
+  remember: 'Remembered something',
+  report_state: 'Reported its progress',
+  search_docs: 'Searched the documents',
+  set_tags: 'Set tags',
+  update_todos: 'Updated the plan',
+};
+
+/** How a call ended, in words, by its result's status (kernel/protocol ToolOutcomes). */
+export const TOOL_OUTCOMES: Readonly<Record<string, string>> = {
+  cancelled: 'stopped',
+  denied: 'refused',
+  empty: 'nothing found',
+  failure: 'failed',
+  success: 'done',
+};
 
 /** Citation is one passage found, with where it is. */
 export interface Citation {

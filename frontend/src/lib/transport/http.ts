@@ -89,6 +89,7 @@ export class HttpTransport extends PortsClient implements Transport {
   readonly choosesFolderInDialog = false;
   readonly takesFileDrops = false;
   readonly confirmsBatchInDialog = false;
+  readonly confirmsUndoInDialog = false;
   readonly confirmsLoosenInDialog = false;
   readonly confirmsEvolutionInDialog = false;
   private readonly base: string;

@@ -11,6 +11,13 @@ export interface NotesTransport {
   noteText(path: string): Promise<NoteText>;
   /** Every change by Quire, newest first, across conversations. */
   noteChanges(): Promise<ChangeList>;
+  /**
+   * True in the desktop window: undoChange and undoConversation ask in a
+   * native dialog, which the page cannot click, so the page does not ask
+   * first (one question per decision). False or absent in a browser: the
+   * page's own question is the user's yes.
+   */
+  readonly confirmsUndoInDialog?: boolean;
   /** Undoes one change (after the user confirmed its `reverse`); a refusal is `refused`. */
   undoChange(id: string): Promise<UndoOutcome>;
   /**

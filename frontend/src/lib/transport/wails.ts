@@ -126,6 +126,7 @@ export class WailsTransport extends PortsClient implements Transport {
   readonly choosesFolderInDialog = true;
   readonly takesFileDrops = true;
   readonly confirmsBatchInDialog = true;
+  readonly confirmsUndoInDialog = true;
   readonly confirmsLoosenInDialog = true;
   readonly confirmsEvolutionInDialog = true;
   /** Every operation, after the handshake, its rejection made an Error. */
