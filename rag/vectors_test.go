@@ -208,36 +208,47 @@ func TestVectorsMoveIntoBlocks(t *testing.T) {
 // stored a row a vector in an order that is not the chunks', and returns
 // them by "embedder/chunk id".
 func oldVectors(t *testing.T, db *sql.DB, from int) map[string][]byte {
+	return oldVectorsOf(t, db, from, 70, 5)
+}
+
+// oldVectorsOf is oldVectors with n chunks and vectors of dims.
+func oldVectorsOf(t *testing.T, db *sql.DB, from, n, dims int) map[string][]byte {
 	t.Helper()
 	if err := sqlschema.Migrate(context.Background(), db, "rag", migrations[:from], ErrNewerSchema); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`INSERT INTO rag_files(id, path, root, status, chunks) VALUES (1, '/n/a.md', '/n', 'done', 70)`); err != nil {
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`INSERT INTO rag_files(id, path, root, status, chunks) VALUES (1, '/n/a.md', '/n', 'done', ?)`, n); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string][]byte{}
-	for i := range 70 {
-		id := int64(70 - i)
-		if _, err := db.Exec(`INSERT INTO rag_chunks(id, file_id, ord, heading, start_line, end_line, text) VALUES (?, 1, ?, 'A', 1, 2, 'turbine')`, id, id); err != nil {
+	for i := range n {
+		id := int64(n - i)
+		if _, err := tx.Exec(`INSERT INTO rag_chunks(id, file_id, ord, heading, start_line, end_line, text) VALUES (?, 1, ?, 'A', 1, 2, 'turbine')`, id, id); err != nil {
 			t.Fatal(err)
 		}
 		for _, name := range []string{"model-a", "model-b"} {
 			if name == "model-b" && id%3 != 0 {
 				continue
 			}
-			vec := vecindex.Encode([]float32{1, float32(id), -float32(id) / 7, 0, float32(len(name))})
-			if _, err := db.Exec(`INSERT INTO rag_vectors(chunk_id, embedder, vec) VALUES (?, ?, ?)`, id, name, vec); err != nil {
+			v := make([]float32, dims)
+			v[0], v[1], v[2], v[dims-1] = 1, float32(id), -float32(id)/7, float32(len(name))
+			vec := vecindex.Encode(v)
+			if _, err := tx.Exec(`INSERT INTO rag_vectors(chunk_id, embedder, vec) VALUES (?, ?, ?)`, id, name, vec); err != nil {
 				t.Fatal(err)
 			}
 			want[fmt.Sprintf("%s/%d", name, id)] = vec
 		}
 	}
-	for _, q := range []string{
-		`INSERT OR REPLACE INTO rag_embedders(name, dims, active) VALUES ('model-a', 5, 1), ('model-b', 5, 0)`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := tx.Exec(`INSERT OR REPLACE INTO rag_embedders(name, dims, active) VALUES ('model-a', ?, 1), ('model-b', ?, 0)`, dims, dims); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
 	}
 	return want
 }
