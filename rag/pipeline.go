@@ -773,6 +773,21 @@ func (w *writer) flushVectors(tx *sql.Tx) error {
 	return nil
 }
 
+// isUnstored is true if chunk id has a vector of the embedder named name
+// among the transaction's not yet in their blocks: a file parsed again
+// in the transaction that embedded it.
+func (w *writer) isUnstored(id int64, name string) bool {
+	if w.unstoredFor != name {
+		return false
+	}
+	for _, v := range w.unstored {
+		if v.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
 func (w *writer) rollback() {
 	w.unindexed = w.unindexed[:0]
 	w.unstored = w.unstored[:0]
@@ -946,11 +961,6 @@ func (w *writer) apply(tx *sql.Tx, m message) error {
 func (w *writer) deleteChunks(tx *sql.Tx, fileID int64) error {
 	ctx := w.wctx()
 	e := w.ix.cur()
-	// The vectors of this transaction must be in their blocks to be
-	// found, and deleted, with the others.
-	if err := w.flushVectors(tx); err != nil {
-		return err
-	}
 	rows, err := w.query(tx, `SELECT c.id, c.text, `+hasVector+`
 		FROM rag_chunks c WHERE c.file_id = ?`, e.name, fileID)
 	if err != nil {
@@ -968,6 +978,7 @@ func (w *writer) deleteChunks(tx *sql.Tx, fileID int64) error {
 		}
 		ids = append(ids, id)
 		w.remove = append(w.remove, id)
+		had = had || w.isUnstored(id, e.name)
 		if had && e.sketch != nil {
 			uncount = append(uncount, features(e, text))
 			if len(uncount) == 256 {
@@ -994,6 +1005,12 @@ func (w *writer) deleteChunks(tx *sql.Tx, fileID int64) error {
 		return err
 	}
 	if err := w.bump(tx); err != nil {
+		return err
+	}
+	// The vectors of this transaction must be in their blocks to be
+	// deleted with the others. Only here: a flush at every file parsed
+	// rewrote the last block once a file.
+	if err := w.flushVectors(tx); err != nil {
 		return err
 	}
 	if err := w.ix.dropVectors(ctx, tx, ids); err != nil {
