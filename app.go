@@ -58,7 +58,7 @@ func runWindow(ctx context.Context, settings *config.Store, dist fs.FS, log *slo
 	h, hooks := window.New(window.Ports{
 		Kernel: p.Kernel(), Doctor: p.Doctor, Settings: p.Settings(), Documents: p.Documents(ctx),
 		Memory: p.Memory(), Notes: p.Notes(), Health: p.Health(ctx), Models: p.Models(), Calls: p.Calls(),
-		Conversations: p.Conversations(), Batches: p.Batches(), Evolution: p.Evolution(), Skills: p.Skills(),
+		Conversations: p.Conversations(), Batches: p.Batches(), Evolution: p.Evolution(), Skills: p.Skills(), Standing: p.Standing(),
 		MCP: p.MCP(), MCPConfig: window.MCPConfig{Check: assembly.CheckMCP, Parse: assembly.ParseMCP},
 	}, probePath, log)
 	p.SetAsker(hooks.Ask)

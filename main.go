@@ -69,6 +69,10 @@ Usage:
   quire organise [-approve ask|none|all] FOLDER
                            organise the notes of a folder (like inbox) as one batch: workers propose,
                            then the whole list and one question (y/n); -undo BATCH puts a batch back
+  quire tasks list [-json] | add -folder F [-instruction TEXT] NAME daily HH:MM|weekly DAY HH:MM|over N|lands
+              | pause ID | resume ID | remove ID | run-now ID | help COMMAND
+                           standing tasks: organise batches Quire starts on a schedule while it runs;
+                           each only proposes and waits for your one review (quire organise)
   quire evolve list | show ID | add FILE | eval ID | approve ID [-scope folder|all] [-accept S,...]
                [-replaces ID] | refuse ID | rollback [ID] | task ID [-set NAME=VALUE,...]
                            the improvements Quire proposes (or you write) from what you refused,

@@ -26,6 +26,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,6 +49,7 @@ import (
 	"quire/queue"
 	"quire/rag"
 	"quire/skills"
+	"quire/standing"
 	"quire/tools/notes"
 	"quire/vaultindex"
 	"quire/watch"
@@ -106,15 +108,19 @@ type Parts struct {
 	runnerPorts  []openai.UsualPort
 	now          func() time.Time // Extras.Now
 	modelsMu     sync.Mutex
-	models       *models          // the models screen's back end, made by the first Models call
-	catalog      *ollama.Catalog  // what each model can do, cached (an Owner's; nil for a reader)
-	mem          *memory.Store    // nil when it could not be opened
-	evo          *evolve.Store    // the evolution store (evolve.go); nil for a Reader
-	queue        *queue.Queue     // the task queue (batches.go); nil when it could not be opened
-	batchesOn    atomic.Bool      // the queue's workers are attached: the chat may start batches
-	workers      *runtime.Runtime // the queue's workers' runtime
-	memErr       error            // why mem is nil in an Owner
-	skills       *skills.Catalog  // the skill packages (skills.go); nil when off
+	models       *models            // the models screen's back end, made by the first Models call
+	catalog      *ollama.Catalog    // what each model can do, cached (an Owner's; nil for a reader)
+	mem          *memory.Store      // nil when it could not be opened
+	evo          *evolve.Store      // the evolution store (evolve.go); nil for a Reader
+	queue        *queue.Queue       // the task queue (batches.go); nil when it could not be opened
+	batchesOn    atomic.Bool        // the queue's workers are attached: the chat may start batches
+	workers      *runtime.Runtime   // the queue's workers' runtime
+	standing     *standing.Runner   // the standing tasks (standing.go); nil when off
+	standingStop context.CancelFunc // ends RunStanding's loop
+	standingDone chan struct{}      // closed when that loop has ended
+	notify       Notifier           // tells the desktop a standing task's batch waits; nil: none
+	memErr       error              // why mem is nil in an Owner
+	skills       *skills.Catalog    // the skill packages (skills.go); nil when off
 	// skillServers tells the skills which MCP servers run: an Owner's MCP
 	// client; nil for a Reader, whose process runs none.
 	skillServers skills.Servers
@@ -169,6 +175,9 @@ type Extras struct {
 	// RunnerPorts are where discovery looks for runners (nil: their
 	// usual ports), so a test finds its fake "LM Studio".
 	RunnerPorts []openai.UsualPort
+	// Notify is the platform's notifier for a standing task's batch that
+	// waits for the review (nil: notify-send where it is installed).
+	Notify Notifier
 }
 
 // OpenWith is Open with extras beyond runtime options.
@@ -218,6 +227,10 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	p.store = st
 	p.notes = newNotesTools(st, cfg.DataDir, log, x.NotesIndex...)
 	p.docWatchOpts = x.DocWatch
+	p.notify = x.Notify
+	if p.notify == nil {
+		p.notify = NotifySend(exec.LookPath)
+	}
 	if err := p.notes.SetDir(cfg.NotesDir); err != nil {
 		log.Warn("notes folder", "err", err)
 	}
@@ -227,6 +240,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	if x.Embedder != nil {
 		emb = x.Embedder(emb)
 	}
+	p.notes.useEmbedder(notesEmbedder(emb, chosenEmbedModel(cfg), embErr))
 	p.rag, err = rag.Open(ctx, st.DB(), emb, append(p.ragEmbedding(embErr), rag.WithLimits(docLimits(cfg.Documents)))...)
 	if err != nil {
 		log.Error("the document index could not be opened; search_docs is off", "err", err)
@@ -280,6 +294,7 @@ func OpenWith(ctx context.Context, settings *config.Store, log *slog.Logger, mod
 	}
 	p.notes.recordWith(func(recs []notes.Recovery) { p.recordRecovered(context.WithoutCancel(ctx), recs) })
 	p.startWorkers(ctx, cfg, catalog)
+	p.openStanding(ctx)
 	return p, nil
 }
 
@@ -313,6 +328,7 @@ func (p *Parts) Close() {
 	if p.evo != nil {
 		p.evo.Close() // its evaluations end unrecorded, before the log closes
 	}
+	p.stopStanding() // before the queue its firings start batches in
 	if p.queue != nil {
 		p.queue.Close() // a task in hand goes back to the queue
 	}

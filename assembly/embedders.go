@@ -15,6 +15,7 @@ import (
 	"quire/kernel/provider/openai"
 	"quire/library"
 	"quire/rag"
+	"quire/vaultindex"
 )
 
 // embedCheckTimeout bounds one check of the embedding model (a search that
@@ -195,4 +196,18 @@ func (p *Parts) embeddingCheck(ctx context.Context) doctor.Check {
 		}
 	}
 	return doctor.Embedding(s)
+}
+
+// notesEmbedder is the documents' embedder for the notes' index, or nil
+// with why the notes are searched by their words alone.
+func notesEmbedder(emb rag.Embedder, model string, err error) (vaultindex.Embedder, string) {
+	switch {
+	case emb != nil:
+		return emb, ""
+	case model == "":
+		return nil, "no embedding model is chosen in the settings"
+	case err != nil:
+		return nil, fmt.Sprintf("the embedding model %s cannot be used (%v)", model, err)
+	}
+	return nil, "the embedding model " + model + " cannot be used"
 }

@@ -58,6 +58,9 @@ func EvalBuilder(log *slog.Logger) eval.Builder {
 		if p.queue != nil {
 			inst.Batches = p.queue
 		}
+		if p.standing != nil {
+			inst.Standing = p.standing
+		}
 		return inst, nil
 	}
 }

@@ -41,6 +41,26 @@ type notesTools struct {
 	mu    sync.Mutex
 	root  *notes.Root
 	index *vaultindex.Index
+	// emb is the documents' embedder, which the notes' index uses too
+	// (useEmbedder); without one, meaningOff says why.
+	emb        vaultindex.Embedder
+	meaningOff string
+}
+
+// useEmbedder gives the notes' index (the open one, and each one opened
+// after) the documents' embedder: nil with why the notes are searched by
+// words alone, said once to the model and in the log.
+func (n *notesTools) useEmbedder(emb vaultindex.Embedder, why string) {
+	n.mu.Lock()
+	n.emb, n.meaningOff = emb, why
+	x := n.index
+	n.mu.Unlock()
+	if emb == nil {
+		n.log.Info("notes are searched by words only", "why", why)
+	}
+	if x != nil {
+		x.UseMeaning(emb, why)
+	}
 }
 
 // JournalFolder is the data folder's folder for the journals of moves.
@@ -131,10 +151,21 @@ func (n *notesTools) openIndex(dir string) *vaultindex.Index {
 			n.log.Info("notes index", "dir", dir, "read", done, "of", total)
 		}
 	})
-	x, err := vaultindex.Open(ctx, n.st.DB(), dir, append([]vaultindex.Option{progress}, n.opts...)...)
+	// The notes' vectors come after their words: how far they are is
+	// logged, and search_notes says it while notes still wait.
+	embedded := vaultindex.WithEmbedProgress(func(done, total int) {
+		n.log.Info("notes meaning index", "dir", dir, "embedded", done, "of", total)
+	})
+	x, err := vaultindex.Open(ctx, n.st.DB(), dir, append([]vaultindex.Option{progress, embedded}, n.opts...)...)
 	if err != nil {
 		n.log.Warn("the notes index could not be opened; search_notes is off", "dir", dir, "err", err)
 		return nil
+	}
+	n.mu.Lock()
+	emb, why := n.emb, n.meaningOff
+	n.mu.Unlock()
+	if emb != nil || why != "" {
+		x.UseMeaning(emb, why)
 	}
 	go func() {
 		watchErr, syncErr := x.Run()
@@ -164,7 +195,7 @@ func (n *notesTools) chosen() bool {
 func (n *notesTools) ready(dir string) (func(publish bool), error) {
 	var root *notes.Root
 	if dir != "" {
-		r, err := notes.Open(dir, notes.WithJournal(n.journals), notes.WithLinker(liveLinker{n: n, dir: dir}))
+		r, err := notes.Open(dir, notes.WithJournal(n.journals), notes.WithLinker(liveLinker{n: n, dir: dir}), notes.WithFinder(liveFinder{n: n, dir: dir}))
 		if err != nil {
 			return nil, fmt.Errorf("the notes folder %s cannot be used: %w", dir, err)
 		}
@@ -292,4 +323,48 @@ func sameFolder(a, b string) bool {
 	fa, errA := os.Stat(a)
 	fb, errB := os.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
+
+// liveFinder answers find_notes from the chosen folder's index once it
+// has read the whole folder (as liveLinker plans moves): names from the
+// graph, text ranked by the index. Before that, or for another folder,
+// it answers notes.ErrIndexNotReady and find_notes reads the files.
+type liveFinder struct {
+	n   *notesTools
+	dir string
+}
+
+func (f liveFinder) Find(ctx context.Context, query, in string, limit int) ([]notes.Hit, bool, error) {
+	x := f.n.Index()
+	if x == nil || !x.Synced() || !sameFolder(x.Dir(), f.dir) {
+		return nil, false, notes.ErrIndexNotReady
+	}
+	var hits []notes.Hit
+	more := false
+	if in != "content" {
+		names, over := x.Names(query, limit)
+		for _, p := range names {
+			hits = append(hits, notes.Hit{Path: p})
+		}
+		more = over
+	}
+	if in != "name" && len(hits) < limit {
+		found, err := x.Search(ctx, vaultindex.Query{Text: query, Limit: limit - len(hits) + 1})
+		if err != nil {
+			return nil, false, err
+		}
+		if len(found) > limit-len(hits) {
+			found, more = found[:limit-len(hits)], true
+		}
+		for _, h := range found {
+			text := h.Snippet
+			if h.Line == 0 {
+				text = h.Title
+			}
+			hits = append(hits, notes.Hit{Path: h.Path, Line: h.Line, Text: text})
+		}
+	} else if in != "name" {
+		more = true // the names filled the answer; the text was not asked
+	}
+	return hits, more, nil
 }

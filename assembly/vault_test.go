@@ -264,3 +264,52 @@ func TestAMoveIsPlannedByTheIndexOnlyOnceItReadTheFolder(t *testing.T) {
 		t.Fatalf("after the rescan: %+v, %v; want Beta's link too", plan, err)
 	}
 }
+
+// TestFindNotesAnswersFromTheIndexOnceItReadTheFolder: the chosen folder's
+// find_notes is answered by its index (ranked, no file read) once the
+// index has read the whole folder, and by reading the files before, and
+// its result says which.
+func TestFindNotesAnswersFromTheIndexOnceItReadTheFolder(t *testing.T) {
+	fake := ollamatest.New(t)
+	fake.AddModel(ollamatest.DefaultModel())
+	dataDir, notesDir := t.TempDir(), t.TempDir()
+	testkit.WriteOld(t, filepath.Join(notesDir, "Kakapo.md"), "# Kakapo\n\nA kakapo is a parrot. Kakapo, kakapo.\n")
+	testkit.WriteOld(t, filepath.Join(notesDir, "birds/list.md"), "# Birds\n\nkea, kakapo\n")
+	updates := make(chan vaultindex.Update, 64)
+	cfg := config.Config{DataDir: dataDir, OllamaHost: fake.URL(), Model: "qwen3:4b", NotesDir: notesDir}
+	p, err := OpenWith(t.Context(), config.NewStore(cfg), slog.New(slog.DiscardHandler), Owner, Extras{Kind: datadir.Serve,
+		NotesIndex: []vaultindex.Option{vaultindex.WithOnUpdate(func(u vaultindex.Update) { updates <- u })}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	waitSynced(t, updates)
+	find := func() notes.Found {
+		t.Helper()
+		i := slices.IndexFunc(p.notes.Tools(), func(tl tool.Tool) bool { return tl.Spec().Name == "find_notes" })
+		res, err := p.notes.Tools()[i].Run(t.Context(), tool.Call{ID: "f", Name: "find_notes", Arguments: []byte(`{"query":"kakapo"}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Data.(notes.Found)
+	}
+	f := find()
+	var got []string
+	for _, h := range f.Hits {
+		got = append(got, h.Path)
+	}
+	// the name first, then the notes ranked by the word: the note named
+	// for it above the list that mentions it once
+	if f.Source != notes.FromIndex || !slices.Equal(got, []string{"Kakapo.md", "Kakapo.md", "birds/list.md"}) {
+		t.Fatalf("source %q, hits %v", f.Source, got)
+	}
+	testkit.WriteOld(t, filepath.Join(notesDir, "birds/more.md"), "# More\n")
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := p.notes.Index().Sync(cancelled); err == nil {
+		t.Fatal("a cancelled rescan succeeded")
+	}
+	if f := find(); f.Source != notes.FromScan || f.Why != notes.ErrIndexNotReady.Error() {
+		t.Fatalf("while the index is not ready: source %q, why %q", f.Source, f.Why)
+	}
+}

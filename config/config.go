@@ -87,15 +87,25 @@ const (
 	MaxBatchWorkers     = 8
 )
 
+// DefaultStandingMinBattery is the battery percent below which standing
+// tasks wait for the charger, unless the settings say another.
+const DefaultStandingMinBattery = 20
+
 // BatchSettings are the task queue's settings.
 type BatchSettings struct {
 	Workers int `json:"workers,omitempty"` // agent workers claiming tasks at once
+	// StandingMinBattery is the percent below which no standing task fires
+	// while the computer runs on its battery (1..100).
+	StandingMinBattery int `json:"standingMinBattery,omitempty"`
 }
 
-// withDefaults fills a workers count nobody set.
+// withDefaults fills a workers count and a battery floor nobody set.
 func (b BatchSettings) withDefaults() BatchSettings {
 	if b.Workers == 0 {
 		b.Workers = DefaultBatchWorkers
+	}
+	if b.StandingMinBattery == 0 {
+		b.StandingMinBattery = DefaultStandingMinBattery
 	}
 	return b
 }

@@ -274,3 +274,27 @@ func TestEvolveLearnIsOffUntilSetAndSurvivesALoad(t *testing.T) {
 		}
 	}
 }
+
+func TestStandingMinBatteryDefaultAndBounds(t *testing.T) {
+	for _, tc := range []struct {
+		name, settings string
+		want           int
+		refused        bool
+	}{
+		{"no settings file: the default", "", DefaultStandingMinBattery, false},
+		{"ten percent", `{"batch": {"standingMinBattery": 10}}`, 10, false},
+		{"more than a hundred", `{"batch": {"standingMinBattery": 101}}`, 0, true},
+		{"negative", `{"batch": {"standingMinBattery": -5}}`, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := loadSettings(t, tc.settings)
+			var fe *FieldError
+			if tc.refused != (errors.As(err, &fe) && fe.Field == "batch.standingMinBattery") {
+				t.Fatalf("err = %v", err)
+			}
+			if !tc.refused && (err != nil || c.Batch.StandingMinBattery != tc.want) {
+				t.Fatalf("floor %d (%v), want %d", c.Batch.StandingMinBattery, err, tc.want)
+			}
+		})
+	}
+}

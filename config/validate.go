@@ -83,6 +83,9 @@ func (c Config) Validate() error {
 	if n := utf8.RuneCountInString(c.AboutYou); n > MaxAboutYou {
 		return invalid("aboutYou", "the text about you may be at most %d characters; it has %d", MaxAboutYou, n)
 	}
+	if b := c.Batch.StandingMinBattery; b < 0 || b > 100 {
+		return invalid("batch.standingMinBattery", "the battery floor of standing tasks is a percent, 1 to 100; %d is not", b)
+	}
 	if w := c.Batch.Workers; w != 0 && (w < MinBatchWorkers || w > MaxBatchWorkers) {
 		return invalid("batch.workers", "the batch workers must be between %d and %d; %d is not", MinBatchWorkers, MaxBatchWorkers, w)
 	}

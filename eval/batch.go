@@ -18,10 +18,37 @@ func (p *played) organise(ctx context.Context, inst Instance, a Action) error {
 	if inst.Batches == nil {
 		return fmt.Errorf("organise: this Quire has no task queue")
 	}
+	return p.review(ctx, inst, a, func() (protocol.Batch, error) { return inst.Batches.Start(ctx, a.Organise) })
+}
+
+// standing is the user's standing action: the task is added and fired
+// now; its batch only proposes, and waits for the one answer as any.
+func (p *played) standing(ctx context.Context, inst Instance, a Action) error {
+	if inst.Standing == nil || inst.Batches == nil {
+		return fmt.Errorf("standing: this Quire has no standing tasks")
+	}
+	s := a.Standing
+	sum, err := inst.Standing.Add(ctx, protocol.StandingTask{Name: s.Name, Folder: s.Folder, Instruction: s.Instruction,
+		Schedule: protocol.StandingSchedule{Kind: protocol.StandingLands}})
+	if err != nil {
+		return err
+	}
+	return p.review(ctx, inst, a, func() (protocol.Batch, error) {
+		f, err := inst.Standing.RunNow(ctx, sum.Task.ID)
+		if err != nil {
+			return protocol.Batch{}, err
+		}
+		r, err := inst.Batches.Get(ctx, f.Batch)
+		return r.Batch, err
+	})
+}
+
+// review starts a batch, waits for its review and gives the one answer.
+func (p *played) review(ctx context.Context, inst Instance, a Action, start func() (protocol.Batch, error)) error {
 	watch, stop := context.WithCancel(ctx)
 	defer stop()
 	stream := inst.Batches.Watch(watch)
-	b, err := inst.Batches.Start(ctx, a.Organise)
+	b, err := start()
 	if err != nil {
 		return err
 	}
@@ -111,6 +138,18 @@ func (p *played) checkBatch(bc *BatchCheck) []string {
 	for _, want := range bc.Errors {
 		if !slices.ContainsFunc(reasons, func(r string) bool { return strings.Contains(r, want) }) {
 			fail("no failed task says %q (failures: %q)", want, reasons)
+		}
+	}
+	for _, want := range bc.Told {
+		told := 0
+		for _, e := range p.workerEvents {
+			var m event.UserMessagePayload
+			if e.Type == string(event.UserMessage) && json.Unmarshal(e.Payload, &m) == nil && strings.Contains(m.Text, want) {
+				told++
+			}
+		}
+		if told != len(p.batch.Tasks) {
+			fail("%d of the %d workers were told %q", told, len(p.batch.Tasks), want)
 		}
 	}
 	for _, e := range p.workerEvents {

@@ -57,6 +57,8 @@ type Instance struct {
 	Kernel protocol.Kernel
 	// Batches is the task queue (nil: none), for organise actions.
 	Batches Batches
+	// Standing is the standing tasks (nil: none), for standing actions.
+	Standing Standing
 	// MCP is the MCP servers' client (nil: none), for setup.mcp.
 	MCP   MCPServers
 	Close func()
@@ -70,6 +72,13 @@ type Batches interface {
 	Apply(ctx context.Context, id string, d protocol.BatchDecision) (protocol.Batch, error)
 	Cancel(ctx context.Context, id string) (protocol.Batch, error)
 	Watch(ctx context.Context) <-chan protocol.BatchProgress
+}
+
+// Standing is the standing tasks as a scenario's user drives them
+// (host.Standing's methods it needs).
+type Standing interface {
+	Add(ctx context.Context, t protocol.StandingTask) (protocol.StandingSummary, error)
+	RunNow(ctx context.Context, id string) (protocol.StandingFiring, error)
 }
 
 // Builder assembles the kernel a scenario runs against. The composition
@@ -424,6 +433,8 @@ func (p *played) converse(ctx context.Context, sc Scenario, build Builder, env E
 			}
 		case a.Organise != "":
 			err = p.organise(ctx, inst, a)
+		case a.Standing != nil:
+			err = p.standing(ctx, inst, a)
 		case a.NewConversation:
 			var next protocol.Session
 			if next, err = protocol.Run[protocol.Session](ctx, inst.Kernel, "", protocol.CreateSession, protocol.CreateSessionPayload{Title: sc.Name}); err == nil {

@@ -141,10 +141,22 @@ type Action struct {
 	// answer: Review, or every proposal as it is.
 	Organise string  `yaml:"organise"`
 	Review   *Review `yaml:"review"`
+	// Standing adds a standing task and fires it now (run-now): its batch
+	// only proposes, then waits for the same one answer as an organise
+	// action's (Review).
+	Standing *StandingAction `yaml:"standing"`
 	// When is what the user waits for before acting: an event type
 	// (appended since the previous action, e.g. tool.started), "idle" (every
 	// run so far has finished), or empty (act at once).
 	When string `yaml:"when"`
+}
+
+// StandingAction is a standing task the user adds (issue 33): an organise
+// batch over Folder, each worker told Instruction.
+type StandingAction struct {
+	Name        string `yaml:"name"`
+	Folder      string `yaml:"folder"`
+	Instruction string `yaml:"instruction"`
 }
 
 // Review is the user's one answer for a batch: every proposal is ticked
@@ -166,6 +178,9 @@ type BatchCheck struct {
 	Errors []string `yaml:"errors"`
 	// Tools are tool names no worker may be offered.
 	NotOffered []string `yaml:"not_offered"`
+	// Told are texts every worker's task must contain (a standing task's
+	// instruction reaches each worker).
+	Told []string `yaml:"told"`
 }
 
 // ModelTurn is one scripted reply of the model (the fake server's Turn).
@@ -399,16 +414,16 @@ func (sc *Scenario) validate() error {
 	}
 	for i, a := range sc.User {
 		n := 0
-		for _, set := range []bool{a.Say != "", a.Cancel, a.Restart, a.NewConversation, a.Organise != ""} {
+		for _, set := range []bool{a.Say != "", a.Cancel, a.Restart, a.NewConversation, a.Organise != "", a.Standing != nil} {
 			if set {
 				n++
 			}
 		}
 		if n != 1 {
-			bad("user[%d]: set exactly one of say, cancel, restart, new_conversation, organise", i)
+			bad("user[%d]: set exactly one of say, cancel, restart, new_conversation, organise, standing", i)
 		}
-		if a.Review != nil && a.Organise == "" {
-			bad("user[%d].review: only an organise action has a review", i)
+		if a.Review != nil && a.Organise == "" && a.Standing == nil {
+			bad("user[%d].review: only an organise or standing action has a review", i)
 		}
 		if !slices.Contains(knownIntents, a.Intent) {
 			bad("user[%d].intent %q: want follow_up, steer or inject", i, a.Intent)

@@ -157,6 +157,24 @@ type Batches interface {
 	Watch(ctx context.Context) <-chan protocol.BatchProgress
 }
 
+// Standing is the standing tasks as hosts see them (issue 33): organise
+// batches Quire starts on a schedule, which only propose and wait for the
+// same one review and one undo as a batch the user started (Batches). An
+// unknown id is protocol.ErrNotFound, a task that cannot run
+// protocol.ErrBadPayload, a run-now while its batch waits
+// protocol.ErrConflict, each with a sentence.
+type Standing interface {
+	List(ctx context.Context) ([]protocol.StandingSummary, error)
+	// Add stores a task (its id and creation are given); Edit replaces one.
+	Add(ctx context.Context, t protocol.StandingTask) (protocol.StandingSummary, error)
+	Edit(ctx context.Context, t protocol.StandingTask) (protocol.StandingSummary, error)
+	SetPaused(ctx context.Context, id string, paused bool) (protocol.StandingSummary, error)
+	Remove(ctx context.Context, id string) error
+	// RunNow fires a task at once (paused or not): its batch is made and
+	// returns before its workers end.
+	RunNow(ctx context.Context, id string) (protocol.StandingFiring, error)
+}
+
 // Doctor runs the health checks.
 type Doctor func(ctx context.Context) doctor.Report
 

@@ -181,18 +181,43 @@ func (q *Queue) noteOf(session string) (string, bool) {
 // Start enqueues one task per note directly in folder (relative to the
 // notes root) and wakes the workers.
 func (q *Queue) Start(ctx context.Context, folder string) (protocol.Batch, error) {
-	folder = protocol.BatchFolder(folder)
+	return q.StartOrder(ctx, Order{Folder: folder})
+}
+
+// Order is a batch asked for by something other than the user's own
+// command (a standing task): its id chosen by the asker ("" for a new
+// one), an instruction every worker is given, and at most MaxNotes notes
+// (0: no bound but the batch's own), the first in the folder's order.
+// Like every batch it only proposes and waits for the user's review.
+type Order struct {
+	ID          string
+	Folder      string
+	Instruction string
+	MaxNotes    int
+}
+
+// StartOrder starts the batch o asks for. Its tasks and the batch are
+// made in one transaction: a batch is there whole or not at all.
+func (q *Queue) StartOrder(ctx context.Context, o Order) (protocol.Batch, error) {
+	folder := protocol.BatchFolder(o.Folder)
 	list, err := q.notesIn(ctx, folder)
 	if err != nil {
 		return protocol.Batch{}, err
+	}
+	if o.MaxNotes > 0 && len(list) > o.MaxNotes {
+		list = list[:o.MaxNotes]
 	}
 	name := folder
 	if folder == "." {
 		name = "the notes folder"
 	}
-	b := protocol.Batch{ID: "batch_" + q.newID(), Folder: folder, Title: fmt.Sprintf("Organise %s (%d notes)", name, len(list)),
+	id := o.ID
+	if id == "" {
+		id = "batch_" + q.newID()
+	}
+	b := protocol.Batch{ID: id, Folder: folder, Title: fmt.Sprintf("Organise %s (%d notes)", name, len(list)),
 		State: protocol.BatchRunning, Workers: q.workers}
-	if err := q.t.create(ctx, b, list, q.newID); err != nil {
+	if err := q.t.create(ctx, b, list, o.Instruction, q.newID); err != nil {
 		return protocol.Batch{}, err
 	}
 	q.notify()

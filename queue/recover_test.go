@@ -47,7 +47,7 @@ func TestAStopWhileApplyingIsPutBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := protocol.Batch{ID: "batch_1", Folder: "inbox", Title: "t", State: protocol.BatchRunning, Workers: 1}
-	if err := q.t.create(ctx, b, []string{"inbox/a.md", "inbox/b.md"}, randomID); err != nil {
+	if err := q.t.create(ctx, b, []string{"inbox/a.md", "inbox/b.md"}, "", randomID); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
@@ -148,7 +148,7 @@ func TestARestartTellsEachOpenBatchAsItStands(t *testing.T) {
 				t.Fatal(err)
 			}
 			b := protocol.Batch{ID: "batch_1", Folder: "inbox", Title: "t", State: protocol.BatchRunning, Workers: 1}
-			if err := killed.t.create(ctx, b, []string{"inbox/a.md", "inbox/b.md"}, randomID); err != nil {
+			if err := killed.t.create(ctx, b, []string{"inbox/a.md", "inbox/b.md"}, "", randomID); err != nil {
 				t.Fatal(err)
 			}
 			c.kill(t, killed.t)
@@ -214,7 +214,7 @@ func TestALastLeaseRunningOutIsTold(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := protocol.Batch{ID: "batch_1", Folder: "inbox", Title: "t", State: protocol.BatchRunning, Workers: 1}
-	if err := q.t.create(ctx, b, []string{"inbox/a.md"}, randomID); err != nil {
+	if err := q.t.create(ctx, b, []string{"inbox/a.md"}, "", randomID); err != nil {
 		t.Fatal(err)
 	}
 	w := watching(q)

@@ -26,6 +26,9 @@ const kindOrganise = "organise-note"
 // taskInput is a task's input, as stored.
 type taskInput struct {
 	Note string `json:"note"`
+	// Instruction is what the batch's starter asked of every note (a
+	// standing task's words), given to the worker with its task.
+	Instruction string `json:"instruction,omitempty"`
 }
 
 // claim is one worker's hold on a task: its completion must name it, so a
@@ -37,6 +40,8 @@ type claim struct {
 	Note    string
 	Owner   string
 	Attempt int
+	// Instruction is the batch's words for every note ("" for none).
+	Instruction string
 	// Session is the worker session of the previous attempt ("" for the
 	// first): a result it holds is taken rather than run again.
 	Session string
@@ -64,7 +69,7 @@ func (t *tables) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 }
 
 // create stores a batch and one queued task per note, in one transaction.
-func (t *tables) create(ctx context.Context, b protocol.Batch, noteList []string, newID func() string) error {
+func (t *tables) create(ctx context.Context, b protocol.Batch, noteList []string, instruction string, newID func() string) error {
 	at := t.ns()
 	return t.write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO queue_batches (id, folder, title, state, workers, created_ns, updated_ns)
@@ -72,7 +77,7 @@ func (t *tables) create(ctx context.Context, b protocol.Batch, noteList []string
 			return fmt.Errorf("store the batch: %w", err)
 		}
 		for i, n := range noteList {
-			in, _ := json.Marshal(taskInput{Note: n})
+			in, _ := json.Marshal(taskInput{Note: n, Instruction: instruction})
 			if _, err := tx.ExecContext(ctx, `INSERT INTO queue_tasks (id, batch, n, kind, input, state, updated_ns)
 				VALUES (?, ?, ?, ?, ?, ?, ?)`, "task_"+newID(), b.ID, i, kindOrganise, string(in), protocol.TaskQueued, at); err != nil {
 				return fmt.Errorf("store a task: %w", err)
@@ -164,7 +169,7 @@ func (t *tables) claim(ctx context.Context, owner string, lease time.Duration) (
 		if err := json.Unmarshal([]byte(input), &in); err != nil {
 			return fmt.Errorf("task %s: unreadable input: %w", c.Task, err)
 		}
-		c.Note, c.Owner, ok = in.Note, owner, true
+		c.Note, c.Instruction, c.Owner, ok = in.Note, in.Instruction, owner, true
 		return nil
 	})
 	if err != nil {

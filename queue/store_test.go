@@ -34,7 +34,7 @@ func tablesAt(t *testing.T, n int) (*tables, *time.Time, string) {
 	}
 	ids := 0
 	b := protocol.Batch{ID: "batch_1", Folder: "inbox", Title: "t", State: protocol.BatchRunning, Workers: 2}
-	if err := tb.create(t.Context(), b, notes, func() string { ids++; return fmt.Sprint(ids) }); err != nil {
+	if err := tb.create(t.Context(), b, notes, "", func() string { ids++; return fmt.Sprint(ids) }); err != nil {
 		t.Fatal(err)
 	}
 	return tb, &now, b.ID

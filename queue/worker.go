@@ -105,7 +105,7 @@ func (q *Queue) propose(ctx context.Context, c claim) (*protocol.Proposal, strin
 		return nil, err.Error()
 	}
 	sent, err := protocol.Run[protocol.SendResult](ctx, q.kernel, "", protocol.SendMessage,
-		protocol.SendMessagePayload{Session: s.ID, Text: taskText(c.Note)})
+		protocol.SendMessagePayload{Session: s.ID, Text: taskText(c.Note, c.Instruction)})
 	if err != nil {
 		return nil, fmt.Sprintf("the worker's task could not be sent: %v", err)
 	}
@@ -127,8 +127,12 @@ func (q *Queue) propose(ctx context.Context, c claim) (*protocol.Proposal, strin
 	return nil, fmt.Sprintf("the worker's run ended (%s) without a proposal", end.Reason)
 }
 
-// taskText is the worker's one message: the note it owns and what to do.
-func taskText(note string) string {
+// taskText is the worker's one message: the note it owns and what to do,
+// with the batch's instruction when it has one.
+func taskText(note, instruction string) string {
+	if instruction != "" {
+		return taskText(note, "") + " Follow this instruction for it where it applies: " + instruction
+	}
 	return fmt.Sprintf("Organise the note %s. Read it (read_note), look at how the notes are filed (list_notes, find_notes, "+
 		"search_docs where it helps), then call propose once: the folder and name it belongs under (keep it where it is if it fits), "+
 		"its tags, notes it should link to, and a one-line reason. You cannot change any note; the user reviews every proposal of the batch at once.", note)

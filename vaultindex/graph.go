@@ -3,6 +3,8 @@ package vaultindex
 import (
 	"context"
 	"math"
+	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -43,6 +45,7 @@ const (
 	weightShared   = 1.0
 	weightTag      = 1.0
 	weightWords    = 2.0
+	weightMeaning  = 2.0
 	maxWordMatches = 20
 	maxTagNotes    = 200
 )
@@ -107,6 +110,9 @@ func (x *Index) Related(ctx context.Context, path string, n int) ([]Related, err
 	} else {
 		return nil, err
 	}
+	if err := x.relatedByMeaning(ctx, path, add); err != nil {
+		return nil, err
+	}
 	res := make([]Related, 0, len(score))
 	for p, s := range score {
 		if _, ok := x.graph.Note(p); !ok {
@@ -154,6 +160,63 @@ func (x *Index) relatedByTags(ctx context.Context, path string, tags []string, a
 		for _, p := range ps {
 			add(p, weightTag*(1/math.Log2(2+float64(len(ps)))), "shares the tag #"+t)
 		}
+	}
+	return nil
+}
+
+// Names is every indexed path whose text holds q, case folded, as a
+// scan of the folder would name it: notes, attachments and their folders
+// (a folder with a trailing "/"), in path order, at most limit (more
+// reports others). It reads the graph alone, no file and no table.
+func (x *Index) Names(q string, limit int) (paths []string, more bool) {
+	q = strings.ToLower(q)
+	all := append(x.graph.Paths(), x.graph.Files()...)
+	seen := map[string]bool{}
+	var found []string
+	for _, p := range all {
+		for dir := path.Dir(p); dir != "." && !seen[dir]; dir = path.Dir(dir) {
+			seen[dir] = true
+			if strings.Contains(strings.ToLower(dir), q) {
+				found = append(found, dir+"/")
+			}
+		}
+		if strings.Contains(strings.ToLower(p), q) {
+			found = append(found, p)
+		}
+	}
+	slices.SortFunc(found, func(a, b string) int { return strings.Compare(strings.TrimSuffix(a, "/"), strings.TrimSuffix(b, "/")) })
+	if len(found) > limit {
+		return found[:limit], true
+	}
+	return found, false
+}
+
+// relatedByMeaning adds the notes nearest in meaning to the note as a
+// whole (the mean of its passages' vectors), when the index has them.
+func (x *Index) relatedByMeaning(ctx context.Context, path string, add func(string, float64, string)) error {
+	var id int64
+	if err := x.db.QueryRowContext(ctx, `SELECT id FROM vault_notes WHERE root = ? AND path = ?`, x.root, path).Scan(&id); err != nil {
+		return nil // not stored yet: no vectors either
+	}
+	v, err := x.noteVector(ctx, id)
+	if err != nil || v == nil {
+		return err
+	}
+	ns, err := x.nearest(ctx, v, maxWordMatches+1)
+	if err != nil {
+		return err
+	}
+	rank := 0
+	for _, n := range ns {
+		if n.id == id {
+			continue
+		}
+		rank++
+		var p string
+		if err := x.db.QueryRowContext(ctx, `SELECT path FROM vault_notes WHERE id = ?`, n.id).Scan(&p); err != nil {
+			continue
+		}
+		add(p, weightMeaning/float64(rank), "close in meaning")
 	}
 	return nil
 }

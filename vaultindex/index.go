@@ -58,10 +58,12 @@ type Update struct {
 }
 
 type config struct {
-	lim      vault.Limits
-	progress func(done, total int)
-	onUpdate func(Update)
-	watch    []watch.Option
+	lim           vault.Limits
+	progress      func(done, total int)
+	onUpdate      func(Update)
+	watch         []watch.Option
+	floor         *float64              // WithMeaningFloor
+	embedProgress func(done, total int) // WithEmbedProgress
 }
 
 // Option configures an index.
@@ -96,12 +98,20 @@ type Index struct {
 	dfs    sync.Map     // word → docCount, the search plan's counts
 	dfN    atomic.Int64 // entries stored in dfs since it was cleared
 
-	mu      sync.Mutex // one write at a time; guards known, w and limit
-	known   map[string]state
-	limit   string // the sentence of a bound the last Sync met ("" = none)
-	w       *watch.Watcher
-	lastErr error
-	synced  atomic.Bool // Synced
+	syncMu sync.Mutex   // one reconcile at a time; its commits take mu batch by batch
+	walks  atomic.Int64 // reconciles begun, for rescan
+
+	rescanMu      sync.Mutex
+	rescanWaiting bool           // a rescan waits for syncMu
+	bg            sync.WaitGroup // the rescans under way
+	mu            sync.Mutex     // one write at a time; guards known, w and limit
+	known         map[string]state
+	limit         string // the sentence of a bound the last Sync met ("" = none)
+	w             *watch.Watcher
+	lastErr       error
+	synced        atomic.Bool // Synced
+
+	meaning meaning
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -184,11 +194,14 @@ func (x *Index) Close() error {
 	if w != nil {
 		err = w.Close()
 	}
+	x.bg.Wait()
 	// Once the write under way, if any, has ended, the graph is no longer
 	// kept: a move planned after this scans the folder.
+	x.syncMu.Lock()
 	x.mu.Lock()
 	x.synced.Store(false)
 	x.mu.Unlock()
+	x.syncMu.Unlock()
 	return err
 }
 
@@ -269,15 +282,62 @@ type found struct {
 
 // Sync reconciles the index with the folder: files new or whose size or
 // modification time changed are read again, files gone are dropped.
+//
+// Only its commits hold the write lock, batch by batch: the walk, the
+// reads and the links' refresh run beside the watch's batches, so a note
+// saved elsewhere during a start's reconcile of a large folder is
+// searchable after the watch's debounce, not after the whole reconcile.
+// Each batch is checked under the lock against the disk and what the
+// watch committed meanwhile, so the reconcile never stores an older text
+// over a newer one nor drops a file the watch just indexed.
 func (x *Index) Sync(ctx context.Context) error {
-	x.mu.Lock()
-	defer x.mu.Unlock()
+	x.syncMu.Lock()
+	defer x.syncMu.Unlock()
 	x.synced.Store(false)
 	err := x.sync(ctx)
+	x.mu.Lock()
 	x.synced.Store(err == nil)
 	x.lastErr = err
 	x.notify(Update{Rescan: true, Err: err})
+	x.mu.Unlock()
 	return err
+}
+
+// snapshot is a copy of what the index holds, read under the lock.
+func (x *Index) snapshot() map[string]state {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	out := make(map[string]state, len(x.known))
+	for k, v := range x.known {
+		out[k] = v
+	}
+	return out
+}
+
+// commitChecked commits the changes of a reconcile that still hold
+// (x.mu held): a file the watch indexed meanwhile at the size and time
+// read is left to it, a file changed since it was read is left to the
+// watch's next batch, and a file back on disk is not dropped.
+func (x *Index) commitChecked(ctx context.Context, cs []change) error {
+	keep := cs[:0]
+	for _, c := range cs {
+		info, err := os.Lstat(filepath.Join(x.dir, filepath.FromSlash(c.rel)))
+		if c.gone {
+			if err == nil {
+				continue
+			}
+			keep = append(keep, c)
+			continue
+		}
+		if err != nil || info.Size() != c.readSize || info.ModTime().UnixNano() != c.mtime {
+			continue // changed or gone since it was read: the watch tells
+		}
+		if s, ok := x.known[c.rel]; ok && s.size == c.size && s.mtime == c.mtime && s.hash == c.hash {
+			continue // the watch got there first
+		}
+		keep = append(keep, c)
+	}
+	return x.commit(ctx, keep)
 }
 
 func (x *Index) notify(u Update) {
@@ -287,6 +347,8 @@ func (x *Index) notify(u Update) {
 }
 
 func (x *Index) sync(ctx context.Context) error {
+	x.walks.Add(1)
+	known := x.snapshot()
 	seen := map[string]bool{}
 	var todo []found
 	files := 0
@@ -327,7 +389,7 @@ func (x *Index) sync(ctx context.Context) error {
 		}
 		seen[rel] = true
 		f := found{rel: rel, size: info.Size(), mtime: info.ModTime().UnixNano()}
-		if s, ok := x.known[rel]; ok && s.size == f.size && s.mtime == f.mtime {
+		if s, ok := known[rel]; ok && s.size == f.size && s.mtime == f.mtime {
 			return nil
 		}
 		todo = append(todo, f)
@@ -336,18 +398,22 @@ func (x *Index) sync(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read the notes folder %s: %w", x.dir, err)
 	}
-	x.limit = ""
+	limit := ""
 	if x.cfg.lim.MaxFiles > 0 && files > x.cfg.lim.MaxFiles {
-		x.limit = fmt.Sprintf("the notes folder has more than %d files; only the first %d found are indexed", x.cfg.lim.MaxFiles, x.cfg.lim.MaxFiles)
+		limit = fmt.Sprintf("the notes folder has more than %d files; only the first %d found are indexed", x.cfg.lim.MaxFiles, x.cfg.lim.MaxFiles)
 	}
 	var gone []change
-	for rel := range x.known {
+	for rel := range known {
 		if !seen[rel] {
 			gone = append(gone, change{rel: rel, gone: true})
 		}
 	}
 	sort.Slice(gone, func(i, j int) bool { return gone[i].rel < gone[j].rel })
-	if err := x.commit(ctx, gone); err != nil {
+	x.mu.Lock()
+	x.limit = limit
+	err = x.commitChecked(ctx, gone)
+	x.mu.Unlock()
+	if err != nil {
 		return err
 	}
 	// A transaction holds the database's write lock, which the
@@ -365,7 +431,10 @@ func (x *Index) sync(ctx context.Context) error {
 		if len(cs) < batchFiles && size < batchBytes && i < len(todo)-1 {
 			continue
 		}
-		if err := x.commit(ctx, cs); err != nil {
+		x.mu.Lock()
+		err := x.commitChecked(ctx, cs)
+		x.mu.Unlock()
+		if err != nil {
 			return err
 		}
 		cs, size = nil, 0
@@ -408,6 +477,36 @@ func (x *Index) refreshResolved(ctx context.Context) (err error) {
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	// Link by link, each a moment of the graph's lock (building the
+	// resolved graph of a large folder at once would hold that lock for
+	// seconds, and the watch's commits resolve links through it), and
+	// only then the transaction, which holds the database's write lock
+	// for the updates alone.
+	type update struct {
+		key
+		to string
+	}
+	var ups []update
+	ids := x.snapshot()
+	for _, p := range x.graph.Paths() {
+		n, ok := x.graph.Note(p)
+		if !ok {
+			continue
+		}
+		id := ids[p].id
+		for ord, l := range n.Links {
+			to, ok := x.graph.Resolve(p, l)
+			if !ok {
+				to = ""
+			}
+			if old, ok := stored[key{id, ord}]; ok && old != to {
+				ups = append(ups, update{key{id, ord}, to})
+			}
+		}
+	}
+	if len(ups) == 0 {
+		return nil
+	}
 	tx, err := x.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -418,14 +517,9 @@ func (x *Index) refreshResolved(ctx context.Context) (err error) {
 		return err
 	}
 	defer stmt.Close()
-	for _, p := range x.graph.Paths() {
-		id := x.known[p].id
-		for ord, r := range x.graph.Outgoing(p) {
-			if old, ok := stored[key{id, ord}]; ok && old != r.To {
-				if _, err := stmt.ExecContext(ctx, r.To, id, ord); err != nil {
-					return err
-				}
-			}
+	for _, u := range ups {
+		if _, err := stmt.ExecContext(ctx, u.to, u.id, u.ord); err != nil {
+			return err
 		}
 	}
 	return tx.Commit()
@@ -444,21 +538,22 @@ func (x *Index) notes() []vault.Note {
 
 // change is one file to store (or drop).
 type change struct {
-	rel    string
-	gone   bool
-	kind   string
-	size   int64
-	mtime  int64
-	hash   string
-	note   vault.Note
-	body   string
-	reason string
+	rel      string
+	readSize int64 // the size the file had when it was listed or read
+	gone     bool
+	kind     string
+	size     int64
+	mtime    int64
+	hash     string
+	note     vault.Note
+	body     string
+	reason   string
 }
 
 // read reads one file and parses it when it is a note. A file with the
 // hash given is not parsed again (a watch event that changed nothing).
 func (x *Index) read(f found, sameHash string) change {
-	c := change{rel: f.rel, size: f.size, mtime: f.mtime, kind: kindFile}
+	c := change{rel: f.rel, size: f.size, readSize: f.size, mtime: f.mtime, kind: kindFile}
 	if !IsNote(f.rel) {
 		return c
 	}
@@ -525,12 +620,31 @@ func (x *Index) commit(ctx context.Context, cs []change) (err error) {
 	}
 	defer tx.Rollback()
 	ids := make([]int64, len(cs))
+	var dropped []int64 // vectors of notes gone or no longer readable
+	drop := func(id int64) error {
+		rows, err := tx.QueryContext(ctx, `DELETE FROM vault_vectors WHERE note_id = ? RETURNING id`, id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var v int64
+			if err := rows.Scan(&v); err != nil {
+				return err
+			}
+			dropped = append(dropped, v)
+		}
+		return rows.Err()
+	}
 	for i, c := range cs {
 		old, had := x.known[c.rel]
 		switch {
 		case c.gone:
 			if !had {
 				continue
+			}
+			if err := drop(old.id); err != nil {
+				return err
 			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM vault_fts WHERE rowid = ?`, old.id); err != nil {
 				return err
@@ -564,6 +678,11 @@ func (x *Index) commit(ctx context.Context, cs []change) (err error) {
 				}
 			}
 			if c.kind != kindNote {
+				if had {
+					if err := drop(ids[i]); err != nil {
+						return err
+					}
+				}
 				continue
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO vault_fts(rowid, title, aliases, headings, body) VALUES (?, ?, ?, ?, ?)`,
@@ -583,6 +702,8 @@ func (x *Index) commit(ctx context.Context, cs []change) (err error) {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	x.dropVectors(dropped)
+	defer x.wakeEmbed()
 	for i, c := range cs {
 		if old, had := x.known[c.rel]; had && old.kind == kindNote && (c.gone || (c.kind != "" && c.kind != kindNote)) {
 			x.notesN.Add(-1)
@@ -641,15 +762,46 @@ func (x *Index) Watch() error {
 	return nil
 }
 
+// onBatch applies a batch of the watch. A rescan runs beside the watch
+// (rescan), never in its delivery goroutine: a watch that lost events, or
+// holds fewer folders than the vault has (which it says at its start), must
+// not hold every later edit until a whole reconcile of the folder is done
+// (at 20,000 notes the first edit after a start waited 3.9 s for one).
 func (x *Index) onBatch(b watch.Batch) {
 	if x.ctx.Err() != nil {
 		return
 	}
-	if b.Rescan {
-		x.Sync(x.ctx)
-		return
+	if len(b.Paths) > 0 {
+		x.Apply(x.ctx, b.Paths)
 	}
-	x.Apply(x.ctx, b.Paths)
+	if b.Rescan {
+		x.rescan(x.walks.Load())
+	}
+}
+
+// rescan reconciles the folder in the background, once for any number
+// of asks while one waits, and not at all when a reconcile whose walk
+// began after the ask (walks counts them) has ended without error since.
+func (x *Index) rescan(asked int64) {
+	x.rescanMu.Lock()
+	defer x.rescanMu.Unlock()
+	if x.rescanWaiting {
+		return // the one waiting walks after this ask
+	}
+	x.rescanWaiting = true
+	x.bg.Add(1)
+	go func() {
+		defer x.bg.Done()
+		x.syncMu.Lock()
+		x.rescanMu.Lock()
+		x.rescanWaiting = false
+		x.rescanMu.Unlock()
+		covered := x.walks.Load() > asked && x.synced.Load()
+		x.syncMu.Unlock()
+		if !covered && x.ctx.Err() == nil {
+			x.Sync(x.ctx)
+		}
+	}()
 }
 
 // Apply reads the given paths again (absolute, or relative to the folder):

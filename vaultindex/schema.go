@@ -49,6 +49,20 @@ var migrations = []string{
 	CREATE INDEX vault_links_resolved ON vault_links(root, resolved);
 	CREATE VIRTUAL TABLE vault_fts USING fts5(title, aliases, headings, body,
 		tokenize='porter unicode61 remove_diacritics 2');`,
+	// The notes' vectors (meaning.go): one row a chunk, a rowid table as
+	// the documents' (rag schema 5: a WITHOUT ROWID one spills each vector
+	// to an overflow page); vec_hash is the embedder's name and the hash
+	// of the text the note's vectors were made from.
+	`ALTER TABLE vault_notes ADD COLUMN vec_hash TEXT NOT NULL DEFAULT '';
+	CREATE TABLE vault_vectors (
+		id       INTEGER PRIMARY KEY,
+		note_id  INTEGER NOT NULL REFERENCES vault_notes(id) ON DELETE CASCADE,
+		embedder TEXT NOT NULL,
+		hash     TEXT NOT NULL,
+		line     INTEGER NOT NULL,
+		vec      BLOB NOT NULL
+	);
+	CREATE INDEX vault_vectors_note ON vault_vectors(note_id, embedder);`,
 }
 
 // Kinds of file, as stored in vault_notes.kind.

@@ -28,6 +28,11 @@ type Hit struct {
 	Tags      []string `json:"tags,omitempty"`
 	Backlinks int      `json:"backlinks"`
 	Score     float64  `json:"score"`
+	// Why it was found: its rank by words and by meaning (0: not found
+	// that way), and its best passage's similarity to the query.
+	LexicalRank int     `json:"lexicalRank,omitempty"`
+	MeaningRank int     `json:"meaningRank,omitempty"`
+	Similarity  float64 `json:"similarity,omitempty"`
 }
 
 // bm25 weights of the FTS5 columns: title, aliases, headings, body. A
@@ -131,10 +136,6 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	type cand struct {
-		id  int64
-		hit Hit
-	}
 	var cs []cand
 	var raw []float64
 	seen := map[int64]bool{}
@@ -174,12 +175,63 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		c.hit.Score = -raw[i] * (1 + 0.1*math.Log1p(float64(c.hit.Backlinks)))
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].hit.Score > cs[j].hit.Score })
+	for i := range cs {
+		cs[i].hit.LexicalRank = i + 1
+	}
+	// Meaning, when the index has an embedder: the notes whose passages
+	// are nearest the query, fused with the words' ranking by RRF, as the
+	// documents' are. A query the embedder cannot take now is ranked by
+	// words alone.
+	byMeaning, _ := x.byMeaning(ctx, q)
+	lines := map[int64]int{}
+	if len(byMeaning) > 0 {
+		at := map[int64]int{}
+		lex := make([]int64, len(cs))
+		for i, c := range cs {
+			at[c.id] = i
+			lex[i] = c.id
+		}
+		var sem []int64
+		var only []near
+		for i, n := range byMeaning {
+			sem = append(sem, n.id)
+			if j, ok := at[n.id]; ok {
+				cs[j].hit.MeaningRank, cs[j].hit.Similarity = i+1, roundSim(n.similarity)
+			} else {
+				only = append(only, n)
+			}
+			lines[n.id] = n.line
+		}
+		extra, err := x.meaningHits(ctx, only)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range extra {
+			at[c.id] = len(cs)
+			cs = append(cs, c)
+		}
+		fused := fuse(lex, sem)
+		ordered := make([]cand, 0, len(fused))
+		for i, id := range fused {
+			c := cs[at[id]]
+			c.hit.Score = math.Round(1e4/float64(60+i+1)) / 1e4 // the fused order, as a score
+			ordered = append(ordered, c)
+		}
+		cs = ordered
+	}
 	if len(cs) > q.Limit {
 		cs = cs[:q.Limit]
 	}
 	out := make([]Hit, len(cs))
 	for i, c := range cs {
 		out[i] = c.hit
+		if c.hit.LexicalRank == 0 {
+			out[i].Line, out[i].Snippet, err = x.lineAt(ctx, c.id, lines[c.id])
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
 		var h string
 		err := x.db.QueryRowContext(ctx, `SELECT highlight(vault_fts, 3, char(2), char(3)) FROM vault_fts WHERE vault_fts MATCH ? AND rowid = ?`,
 			matchExpr(ts), c.id).Scan(&h)
@@ -189,6 +241,121 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		out[i].Line, out[i].Snippet = firstMatch(h)
 	}
 	return out, nil
+}
+
+// cand is one note a search found, by its id.
+type cand struct {
+	id  int64
+	hit Hit
+}
+
+func roundSim(f float32) float64 { return math.Round(float64(f)*1000) / 1000 }
+
+// byMeaning is the notes nearest q by meaning that pass its folder and
+// tags, best first; nil without an embedder or vectors.
+func (x *Index) byMeaning(ctx context.Context, q Query) ([]near, error) {
+	qv, err := x.queryVector(ctx, q.Text)
+	if err != nil || qv == nil {
+		return nil, err
+	}
+	ns, err := x.nearest(ctx, qv, q.Limit*candidateFactor*2)
+	if err != nil || len(ns) == 0 {
+		return nil, err
+	}
+	folder := strings.Trim(q.Folder, "/")
+	var tags []string
+	for _, t := range q.Tags {
+		if t = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(t), "#")); t != "" {
+			tags = append(tags, t)
+		}
+	}
+	if (folder == "" || folder == ".") && len(tags) == 0 {
+		return ns, nil
+	}
+	var out []near
+	for _, n := range ns {
+		var p, ts string
+		if err := x.db.QueryRowContext(ctx, `SELECT path, tags FROM vault_notes WHERE id = ?`, n.id).Scan(&p, &ts); err != nil {
+			continue
+		}
+		if folder != "" && folder != "." && !strings.HasPrefix(p, folder+"/") {
+			continue
+		}
+		ok := true
+		for _, t := range tags {
+			has := false
+			for _, nt := range lines(strings.ToLower(ts)) {
+				if nt == t || strings.HasPrefix(nt, t+"/") {
+					has = true
+				}
+			}
+			ok = ok && has
+		}
+		if ok {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// meaningHits are the hits of notes found by meaning alone.
+func (x *Index) meaningHits(ctx context.Context, ns []near) ([]cand, error) {
+	var out []cand
+	var paths []string
+	for i, n := range ns {
+		c := cand{id: n.id}
+		var tags string
+		err := x.db.QueryRowContext(ctx, `SELECT path, title, tags FROM vault_notes WHERE id = ?`, n.id).Scan(&c.hit.Path, &c.hit.Title, &tags)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		c.hit.Tags = lines(tags)
+		c.hit.MeaningRank, c.hit.Similarity = i+1, roundSim(n.similarity)
+		out = append(out, c)
+		paths = append(paths, c.hit.Path)
+	}
+	in, err := x.backlinkCounts(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].hit.Backlinks = in[out[i].hit.Path]
+	}
+	return out, nil
+}
+
+// lineAt is the first non-empty line of a note's text from line n on,
+// clipped: the snippet of a note found by meaning.
+func (x *Index) lineAt(ctx context.Context, id int64, n int) (int, string, error) {
+	var body string
+	if err := x.db.QueryRowContext(ctx, `SELECT body FROM vault_fts WHERE rowid = ?`, id).Scan(&body); err != nil {
+		return 0, "", err
+	}
+	// The passage's first line of text: its heading says less, and is
+	// taken only when the passage has nothing else near it.
+	ls := strings.Split(body, "\n")
+	first := -1
+	for i := max(n, 1) - 1; i < len(ls) && i < max(n, 1)+8; i++ {
+		t := strings.TrimSpace(ls[i])
+		if t == "" || t == "---" {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		if !strings.HasPrefix(t, "#") {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return 0, "", nil
+	}
+	t := strings.TrimSpace(ls[first])
+	if r := []rune(t); len(r) > snippetRunes {
+		t = string(r[:snippetRunes]) + "…"
+	}
+	return first + 1, t, nil
 }
 
 // backlinkCounts counts the links to each candidate as resolved when

@@ -108,8 +108,12 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Union("BatchState", "Where a batch is (Batch.state): reviewing waits for the user's one answer.", nil,
 		protocol.BatchRunning, protocol.BatchPaused, protocol.BatchReviewing, protocol.BatchApplying,
 		protocol.BatchDone, protocol.BatchCancelled, protocol.BatchFailed, protocol.BatchUndone)
+	f.Union("StandingKind", "When a standing task fires (StandingSchedule.kind): daily or weekly at a time, over a count of notes, or when a note lands.", nil,
+		protocol.StandingDaily, protocol.StandingWeekly, protocol.StandingOver, protocol.StandingLands)
+	f.Union("FiringStep", "Where a standing task's firing is (StandingFiring.step): proposed means its batch waits for the review.", nil,
+		event.FiringStarted, event.FiringProposed, event.FiringFailed, event.FiringSkipped, event.FiringInterrupted)
 	f.Union("SessionKind", "Who a session is for (Session.kind, SessionCreatedPayload.kind): worker is a task queue worker's run, never one of the user's chats; a chat has none.", nil,
-		protocol.SessionWorker, protocol.SessionEvolution)
+		protocol.SessionWorker, protocol.SessionEvolution, protocol.SessionStanding)
 	f.Union("CandidateKind", "What a candidate improvement is (Candidate.kind): a prompt fragment, a skill or a workflow.", nil,
 		protocol.CandidatePrompt, protocol.CandidateSkill, protocol.CandidateWorkflow)
 	f.Union("CandidateState", "Where a candidate stands (Candidate.state).", nil,
@@ -242,6 +246,11 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 		"SkillList":            reflect.TypeFor[protocol.SkillList](),
 		"SkillToggle":          reflect.TypeFor[protocol.SkillToggle](),
 		"SkillInstall":         reflect.TypeFor[protocol.SkillInstall](),
+		"StandingSchedule":     reflect.TypeFor[protocol.StandingSchedule](),
+		"StandingBudget":       reflect.TypeFor[protocol.StandingBudget](),
+		"StandingTask":         reflect.TypeFor[protocol.StandingTask](),
+		"StandingFiring":       reflect.TypeFor[protocol.StandingFiring](),
+		"StandingSummary":      reflect.TypeFor[protocol.StandingSummary](),
 		"Check":                reflect.TypeFor[doctor.Check](),
 		"DoctorReport":         reflect.TypeFor[doctor.Report](),
 	})
@@ -273,6 +282,8 @@ export const GENERATED_PROTOCOL_VERSION = ` + quote(protocol.Version) + `;
 	f.Field(reflect.TypeFor[protocol.WritePreview](), "kind", "ChangeKind")
 	f.Field(reflect.TypeFor[protocol.MessageHit](), "role", "'user' | 'assistant'")
 	f.Field(reflect.TypeFor[protocol.Batch](), "state", "BatchState")
+	f.Field(reflect.TypeFor[protocol.StandingSchedule](), "kind", "StandingKind")
+	f.Field(reflect.TypeFor[protocol.StandingFiring](), "step", "FiringStep")
 	f.Field(reflect.TypeFor[protocol.BatchTask](), "state", "TaskState")
 	f.Field(reflect.TypeFor[protocol.Session](), "kind", "SessionKind")
 	f.Field(reflect.TypeFor[event.SessionCreatedPayload](), "kind", "SessionKind")

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ChatStore } from '../src/lib/chat.svelte';
-import type { Candidate, CandidateDetail, DoctorReport, EvaluationJob, Intent, QEvent, Session } from '../src/lib/protocol';
+import type { Candidate, CandidateDetail, DoctorReport, EvaluationJob, Intent, QEvent, Session, StandingFiring, StandingSummary } from '../src/lib/protocol';
 import { event } from './events';
 import type { Transport } from '../src/lib/transport/transport';
 
@@ -89,6 +89,18 @@ class FakeHost implements Transport {
   });
   setSkillEnabled = this.skills;
   installSkill = this.skills;
+  // Nor are the standing tasks (test/standing.test.ts).
+  standingTasks = vi.fn(async () => []);
+  standingTask = vi.fn(async (): Promise<StandingSummary> => {
+    throw new Error('no standing tasks here');
+  });
+  addStandingTask = this.standingTask;
+  editStandingTask = this.standingTask;
+  pauseStandingTask = this.standingTask;
+  removeStandingTask = vi.fn(async () => {});
+  runStandingTask = vi.fn(async (): Promise<StandingFiring> => {
+    throw new Error('no standing tasks here');
+  });
   // The Settings screen is not this file's subject (test/settings.test.ts).
   settings = vi.fn(async () => {
     throw new Error('no settings here');

@@ -1,6 +1,6 @@
 // Package cli is the terminal host: the subcommands `quire doctor`,
 // `sessions`, `replay`, `export`, `index`, `search`, `eval`, `models`, `pull`,
-// `organise`, `mcp`, `run` and `chat` (host/tui). main reads the flags
+// `organise`, `tasks`, `evolve`, `mcp`, `run` and `chat` (host/tui). main reads the flags
 // and hands a command here with the composition root's parts.
 //
 // It speaks kernel/protocol and the ports of package host, like every
@@ -44,6 +44,8 @@ type Parts interface {
 	MCP() host.MCP
 	// Skills are the installed skill packages (nil when not available).
 	Skills() host.Skills
+	// Standing is the standing tasks (nil when not available).
+	Standing() host.Standing
 	Close()
 }
 
@@ -90,7 +92,7 @@ type Command struct {
 }
 
 // Names are the subcommands this package runs.
-var Names = []string{"doctor", "sessions", "replay", "export", "index", "search", "eval", "models", "pull", "organise", "evolve", "mcp", "run", "chat", "skills"}
+var Names = []string{"doctor", "sessions", "replay", "export", "index", "search", "eval", "models", "pull", "organise", "evolve", "mcp", "run", "chat", "skills", "tasks"}
 
 // Lookup registers the flags of the subcommand name on fset and returns
 // it, or nil when there is no such subcommand.
@@ -139,6 +141,10 @@ func Lookup(name string, fset *flag.FlagSet) *Command {
 		run = o.run
 	case "organise":
 		o := &organiseOptions{}
+		o.register(fset)
+		run = o.run
+	case "tasks":
+		o := &tasksOptions{}
 		o.register(fset)
 		run = o.run
 	case "evolve":

@@ -40,8 +40,9 @@ type Backend struct {
 	// Conversations searches every conversation (conversations.go); nil:
 	// the search says it is not available.
 	Conversations host.Conversations
-	Batches       host.Batches // may be nil: no task queue (batches.go)
-	MCP           host.MCP     // may be nil: no MCP servers (mcp.go)
+	Batches       host.Batches  // may be nil: no task queue (batches.go)
+	Standing      host.Standing // may be nil: no standing tasks (standing.go)
+	MCP           host.MCP      // may be nil: no MCP servers (mcp.go)
 	// Evolution is the Evolution panel's back end (evolution.go); nil:
 	// its routes say it is not available.
 	Evolution host.Evolution
@@ -134,6 +135,7 @@ func (s *Server) routes() http.Handler {
 	s.notesRoutes(api)
 	s.callRoutes(api)
 	s.batchRoutes(api)
+	s.standingRoutes(api)
 	s.mcpRoutes(api)
 	s.evolutionRoutes(api)
 	s.skillRoutes(api)

@@ -57,3 +57,6 @@ var errMCPTooLong = errors.New("these MCP servers are too long to show whole in 
 var errNoEvolution = errors.New("evolution is not available in this window")
 
 var errNoSkillsHere = errors.New("skills are not available in this window (the database could not be opened); see the health checks")
+
+// errNoStandingHere: the standing tasks need the task queue, which did not open.
+var errNoStandingHere = errors.New("standing tasks are not available in this window (they need the task queue); see the health checks")

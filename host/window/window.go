@@ -85,7 +85,8 @@ type Host struct {
 	mcpConfig MCPConfig
 	// evolution is the candidates' pipeline (the Evolution methods below); nil: none.
 	evolution host.Evolution
-	skills    host.Skills // Settings → Skills' back end; nil: none (tests)
+	skills    host.Skills   // Settings → Skills' back end; nil: none (tests)
+	standing  host.Standing // the Standing tasks panel's back end; nil: none
 
 	// raise brings the window to the front (Wails' WindowUnminimise and
 	// WindowShow), for a second start of Quire; injected for tests. up is
@@ -114,6 +115,7 @@ type Ports struct {
 	MCPConfig     MCPConfig // with MCP
 	Evolution     host.Evolution
 	Skills        host.Skills
+	Standing      host.Standing
 }
 
 // Hooks are what main wires the host with besides its bound methods:
@@ -153,6 +155,7 @@ func New(p Ports, probePath string, log *slog.Logger, opts ...Option) (*Host, Ho
 	h.memory, h.notes, h.health = p.Memory, p.Notes, p.Health
 	h.models, h.calls, h.conversations = p.Models, p.Calls, p.Conversations
 	h.batches, h.mcp, h.mcpConfig, h.evolution, h.skills = p.Batches, p.MCP, p.MCPConfig, p.Evolution, p.Skills
+	h.standing = p.Standing
 	for _, o := range opts {
 		o(h)
 	}

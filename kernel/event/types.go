@@ -494,6 +494,8 @@ var specs = map[Type]spec{
 	EvolutionRefused:    specOf[EvolutionRefusedPayload](Internal, false, false),
 	EvolutionActivated:  specOf[EvolutionActivatedPayload](Internal, false, false),
 	EvolutionRolledBack: specOf[EvolutionRolledBackPayload](Internal, false, false),
+
+	StandingFiring: specOf[StandingFiringPayload](Internal, false, false),
 }
 
 // KindOf says whether events of type t are facts, records or neither.

@@ -301,6 +301,10 @@ const MaxListedSignals = 200
 // candidates' events (never one of the user's chats).
 const SessionEvolution = "evolution"
 
+// SessionStanding is the Kind of the hidden session that holds the
+// standing tasks' firings (never one of the user's chats).
+const SessionStanding = "standing"
+
 // The states of an evaluation job (EvaluationJob.State).
 const (
 	EvaluationRunning   = "running"

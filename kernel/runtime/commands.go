@@ -155,7 +155,7 @@ func withResult(once *event.Once, v any) (*event.Once, json.RawMessage, error) {
 }
 
 func (r *Runtime) createSession(ctx context.Context, p protocol.CreateSessionPayload, once *event.Once) (json.RawMessage, error) {
-	if p.Kind != "" && p.Kind != protocol.SessionWorker && p.Kind != protocol.SessionEvolution {
+	if p.Kind != "" && p.Kind != protocol.SessionWorker && p.Kind != protocol.SessionEvolution && p.Kind != protocol.SessionStanding {
 		return nil, fmt.Errorf("%w: no session kind %q", protocol.ErrBadPayload, p.Kind)
 	}
 	title := cleanTitle(p.Title)

@@ -50,6 +50,7 @@ var cases = []string{
 	"branch-edit", "branch-regenerate", "continue-killed", "inspector", "batch-review", "evolution", "comfort", "mcp-tool",
 	"skills-settings",
 	"settings-runner", // lane runner (issue 34)
+	"standing-tasks",  // lane tasks (issue 33)
 }
 
 func TestBrowser(t *testing.T) {

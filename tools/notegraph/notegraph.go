@@ -29,6 +29,9 @@ type Graph interface {
 	Links(path string) (vaultindex.Links, error)
 	Orphans() []string
 	Related(ctx context.Context, path string, n int) ([]vaultindex.Related, error)
+	// MeaningNotice is a sentence about the meaning search for the user
+	// (why it is off, once; how far the vectors are), or "".
+	MeaningNotice() string
 }
 
 const (
@@ -138,8 +141,8 @@ func searchNotes(g Graph) tool.Tool {
 		Limit  *int     `json:"limit"`
 	}
 	const shape = `{query, tags?, folder?, limit?}`
-	s := spec("search_notes", "Search the user's notes by words, best first (titles, aliases and headings count most). "+
-		"Gives each note's path, the line of the first match and a snippet.",
+	s := spec("search_notes", "Search the user's notes by words and meaning, best first (titles, aliases and headings count most). "+
+		"Gives each note's path, the line of the first match (or of the passage nearest in meaning) and a snippet.",
 		map[string]any{
 			"query":  map[string]any{"type": "string", "description": "Words to look for.", "minLength": 1, "maxLength": maxQuery},
 			"tags":   map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "Only notes with every one of these tags (a tag includes its children)."},
@@ -166,20 +169,27 @@ func searchNotes(g Graph) tool.Tool {
 		if err != nil {
 			return tool.Result{}, fmt.Errorf("the search failed: %w", err)
 		}
-		data := SearchData{Query: a.Query, Hits: hits}
+		data := SearchData{Query: a.Query, Hits: hits, Meaning: g.MeaningNotice()}
 		if data.Hits == nil {
 			data.Hits = []vaultindex.Hit{}
 		}
+		notice := ""
+		if data.Meaning != "" {
+			notice = "\n" + data.Meaning
+		}
 		if len(hits) == 0 {
-			return tool.Result{Status: tool.Empty, Content: fmt.Sprintf("No note matches %q.", a.Query), Data: data}, nil
+			return tool.Result{Status: tool.Empty, Content: fmt.Sprintf("No note matches %q.", a.Query) + notice, Data: data}, nil
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "%d notes for %q, best first:\n", len(hits), a.Query)
 		for _, h := range hits {
 			b.WriteString(h.Path)
-			if h.Line > 0 {
+			switch {
+			case h.LexicalRank == 0 && h.MeaningRank > 0:
+				fmt.Fprintf(&b, " (line %d, by meaning, similarity %.2f): %s", h.Line, h.Similarity, h.Snippet)
+			case h.Line > 0:
 				fmt.Fprintf(&b, " (line %d): %s", h.Line, h.Snippet)
-			} else {
+			default:
 				fmt.Fprintf(&b, ": %s (by its title, aliases or headings)", h.Title)
 			}
 			if len(h.Tags) > 0 {
@@ -190,14 +200,15 @@ func searchNotes(g Graph) tool.Tool {
 			}
 			b.WriteByte('\n')
 		}
-		return tool.Result{Status: tool.Success, Content: strings.TrimRight(b.String(), "\n"), Data: data}, nil
+		return tool.Result{Status: tool.Success, Content: strings.TrimRight(b.String(), "\n") + notice, Data: data}, nil
 	}}
 }
 
 // SearchData is search_notes' Data.
 type SearchData struct {
-	Query string           `json:"query"`
-	Hits  []vaultindex.Hit `json:"hits"`
+	Query   string           `json:"query"`
+	Hits    []vaultindex.Hit `json:"hits"`
+	Meaning string           `json:"meaning,omitempty"` // MeaningNotice, if any
 }
 
 // LinksData is note_links' Data: each list bounded, with its full count.

@@ -30,6 +30,9 @@ var (
 	// events): the move is planned from a scan of the folder instead, so
 	// no link a half-read graph does not know is left behind.
 	ErrGraphNotReady = errors.New("the link graph has not read the whole folder yet")
+	// ErrIndexNotReady is a Finder's answer while its index has not read
+	// the whole folder: find_notes reads the files instead.
+	ErrIndexNotReady = errors.New("the notes index has not read the whole folder yet")
 )
 
 // noteError is a sentence for the model that unwraps to a sentinel.

@@ -314,7 +314,31 @@ type Found struct {
 	Hits      []Hit  `json:"hits"`
 	Truncated bool   `json:"truncated,omitempty"`
 	Skipped   int    `json:"skipped,omitempty"` // binary or unreadable files not searched
+	// Source says which answered: FromIndex (ranked, bounded, no file
+	// read) or FromScan (every file read, in name order).
+	Source string `json:"source"`
+	// Why the scan answered when a Finder is set (its error), else "".
+	Why string `json:"why,omitempty"`
 }
+
+// Found.Source values.
+const (
+	FromIndex = "index"
+	FromScan  = "scan"
+)
+
+// Finder answers find_notes from an index of the folder: names matched
+// as the scan matches them, text ranked by the index's words, at most
+// limit hits (more reports that there were others). While the index has
+// not read the whole folder it answers ErrIndexNotReady, and the folder
+// is read instead, as a move is planned from a scan while the graph is
+// not ready.
+type Finder interface {
+	Find(ctx context.Context, query, in string, limit int) (hits []Hit, more bool, err error)
+}
+
+// WithFinder answers find_notes from f when it is ready.
+func WithFinder(f Finder) Option { return func(r *Root) { r.finder = f } }
 
 func findNotes(r *Root) tool.Tool {
 	type args struct {
@@ -349,7 +373,18 @@ func findNotes(r *Root) tool.Tool {
 		if limit < 1 || limit > maxHits {
 			return tool.Result{}, fail(tool.ErrInvalidArgs, "the limit must be between 1 and %d, not %d", maxHits, limit)
 		}
-		f := Found{Query: a.Query, In: a.In, Hits: []Hit{}}
+		f := Found{Query: a.Query, In: a.In, Hits: []Hit{}, Source: FromScan}
+		if r.finder != nil {
+			hits, more, err := r.finder.Find(ctx, a.Query, a.In, limit)
+			if err == nil {
+				f.Hits, f.Truncated, f.Source = append(f.Hits, hits...), more, FromIndex
+				return foundResult(f, limit), nil
+			}
+			if cerr := ctx.Err(); cerr != nil {
+				return tool.Result{}, cerr
+			}
+			f.Why = err.Error()
+		}
 		if err := r.find(ctx, &f, limit); err != nil {
 			return tool.Result{}, err
 		}
@@ -472,14 +507,17 @@ func snippet(line string, at int) string {
 func foundResult(f Found, limit int) tool.Result {
 	where := map[string]string{"name": "names", "content": "notes' text", "both": "names or notes' text"}[f.In]
 	if len(f.Hits) == 0 {
-		return tool.Result{Status: tool.Empty, Content: fmt.Sprintf("Nothing in the notes folder matches %q in %s.", f.Query, where), Data: f}
+		return tool.Result{Status: tool.Empty, Content: fmt.Sprintf("Nothing in the notes folder matches %q in %s.\n%s", f.Query, where, sourceLine(f)), Data: f}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s for %q in %s:\n", plural(len(f.Hits), "match", "matches"), f.Query, where)
 	for _, h := range f.Hits {
-		if h.Line == 0 {
+		switch {
+		case h.Line == 0 && h.Text == "":
 			fmt.Fprintf(&b, "%s (name)\n", h.Path)
-		} else {
+		case h.Line == 0: // an index's hit by title, alias or heading
+			fmt.Fprintf(&b, "%s: %s\n", h.Path, h.Text)
+		default:
 			fmt.Fprintf(&b, "%s:%d: %s\n", h.Path, h.Line, h.Text)
 		}
 	}
@@ -491,6 +529,19 @@ func foundResult(f Found, limit int) tool.Result {
 	if f.Skipped > 0 {
 		fmt.Fprintf(&b, "%s not searched.\n", plural(f.Skipped, "binary or unreadable file was", "binary or unreadable files were"))
 	}
+	b.WriteString(sourceLine(f))
 	res.Content = strings.TrimSuffix(b.String(), "\n")
 	return res
+}
+
+// sourceLine says which answered a find: the model weighs a ranked
+// answer of whole words otherwise than every substring in name order.
+func sourceLine(f Found) string {
+	switch {
+	case f.Source == FromIndex:
+		return "(Answered by the notes index: names containing the text, then notes ranked by its words.)"
+	case f.Why != "":
+		return "(Answered by reading every file: " + f.Why + ".)"
+	}
+	return "(Answered by reading every file.)"
 }

@@ -1,9 +1,11 @@
 package notes
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -147,4 +149,62 @@ func TestFindNotesStopsAtTheLimit(t *testing.T) {
 		t.Fatalf("%s with %d hits", res.Status, len(res.Data.(Found).Hits))
 	}
 	contains(t, res.Content, "more than 5 matches")
+}
+
+// indexFinder is an index's answer, or not ready yet.
+type indexFinder struct {
+	hits  []Hit
+	ready bool
+}
+
+func (f indexFinder) Find(_ context.Context, _, _ string, limit int) ([]Hit, bool, error) {
+	if !f.ready {
+		return nil, false, ErrIndexNotReady
+	}
+	return f.hits[:min(limit, len(f.hits))], len(f.hits) > limit, nil
+}
+
+// TestFindNotesAsksTheIndexWhenReady: with a ready index find_notes reads
+// no file and says the index answered; while the index is not ready it
+// reads every file, as before, and says why.
+func TestFindNotesAsksTheIndexWhenReady(t *testing.T) {
+	t.Parallel()
+	ranked := []Hit{{Path: "b/Okapi facts.md", Line: 3, Text: "the okapi is shy"}, {Path: "a/zoo.md", Text: "Zoo"}}
+	for _, c := range []struct {
+		name    string
+		finder  indexFinder
+		source  string
+		paths   []string
+		content []string
+	}{
+		{"ready", indexFinder{hits: ranked, ready: true}, FromIndex, []string{"b/Okapi facts.md", "a/zoo.md"},
+			[]string{"b/Okapi facts.md:3: the okapi is shy", "a/zoo.md: Zoo", "Answered by the notes index"}},
+		{"not ready", indexFinder{}, FromScan, []string{"on disk.md"},
+			[]string{"on disk.md:1: an okapi on disk", "Answered by reading every file: " + ErrIndexNotReady.Error()}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r, err := Open(t.TempDir(), WithFinder(c.finder))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { r.Close() })
+			if err := os.WriteFile(filepath.Join(r.Dir(), "on disk.md"), []byte("an okapi on disk\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err := findNotes(r).Run(t.Context(), tool.Call{ID: "c1", Name: "find_notes", Arguments: []byte(`{"query":"okapi"}`)})
+			if err != nil || res.Status != tool.Success {
+				t.Fatalf("%v %s: %s", err, res.Status, res.Content)
+			}
+			f := res.Data.(Found)
+			var got []string
+			for _, h := range f.Hits {
+				got = append(got, h.Path)
+			}
+			if f.Source != c.source || !slices.Equal(got, c.paths) {
+				t.Errorf("source %q, hits %v; want %q, %v", f.Source, got, c.source, c.paths)
+			}
+			contains(t, res.Content, c.content...)
+		})
+	}
 }

@@ -37,6 +37,7 @@ type Root struct {
 	dry bool
 
 	linker     Linker          // plans the links a move rewrites; nil: a scan of the folder per move
+	finder     Finder          // answers find_notes when ready; nil: a scan of the folder per find
 	shown      shownPlans      // the plans the moves' questions showed, by call id
 	journalDir string          // where relinking moves keep their journals; "" is journalFolder in the root
 	hook       func(applyStep) // a test's stop inside an apply (withApplyHook)

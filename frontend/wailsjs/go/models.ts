@@ -2906,6 +2906,161 @@ export namespace protocol {
 	
 	
 	
+	export class StandingBudget {
+	    modelCalls: number;
+	    tokens: number;
+	    notes: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new StandingBudget(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.modelCalls = source["modelCalls"];
+	        this.tokens = source["tokens"];
+	        this.notes = source["notes"];
+	    }
+	}
+	export class StandingFiring {
+	    id: string;
+	    task: string;
+	    slotMs: number;
+	    missed?: number;
+	    why?: string;
+	    step: string;
+	    batch?: string;
+	    error?: string;
+	    startedMs: number;
+	    updatedMs: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new StandingFiring(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.task = source["task"];
+	        this.slotMs = source["slotMs"];
+	        this.missed = source["missed"];
+	        this.why = source["why"];
+	        this.step = source["step"];
+	        this.batch = source["batch"];
+	        this.error = source["error"];
+	        this.startedMs = source["startedMs"];
+	        this.updatedMs = source["updatedMs"];
+	    }
+	}
+	export class StandingSchedule {
+	    kind: string;
+	    at?: string;
+	    weekday?: string;
+	    more?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new StandingSchedule(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.at = source["at"];
+	        this.weekday = source["weekday"];
+	        this.more = source["more"];
+	    }
+	}
+	export class StandingTask {
+	    id: string;
+	    name: string;
+	    folder: string;
+	    instruction?: string;
+	    schedule: StandingSchedule;
+	    budget: StandingBudget;
+	    paused?: boolean;
+	    createdMs: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new StandingTask(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.folder = source["folder"];
+	        this.instruction = source["instruction"];
+	        this.schedule = this.convertValues(source["schedule"], StandingSchedule);
+	        this.budget = this.convertValues(source["budget"], StandingBudget);
+	        this.paused = source["paused"];
+	        this.createdMs = source["createdMs"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class StandingSummary {
+	    task: StandingTask;
+	    schedule: string;
+	    nextMs?: number;
+	    last?: StandingFiring;
+	    batch?: Batch;
+	    proposed: number;
+	    kept: number;
+	    waiting: boolean;
+	    flagged: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new StandingSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.task = this.convertValues(source["task"], StandingTask);
+	        this.schedule = source["schedule"];
+	        this.nextMs = source["nextMs"];
+	        this.last = this.convertValues(source["last"], StandingFiring);
+	        this.batch = this.convertValues(source["batch"], Batch);
+	        this.proposed = source["proposed"];
+	        this.kept = source["kept"];
+	        this.waiting = source["waiting"];
+	        this.flagged = source["flagged"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class UndoRefusal {
 	    id: string;
 	    path: string;

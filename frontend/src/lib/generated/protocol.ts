@@ -78,8 +78,14 @@ export type CheckAction = 'install-ollama' | 'download-model' | 'settings';
 /** Where a batch is (Batch.state): reviewing waits for the user's one answer. */
 export type BatchState = 'running' | 'paused' | 'reviewing' | 'applying' | 'done' | 'cancelled' | 'failed' | 'undone';
 
+/** When a standing task fires (StandingSchedule.kind): daily or weekly at a time, over a count of notes, or when a note lands. */
+export type StandingKind = 'daily' | 'weekly' | 'over' | 'lands';
+
+/** Where a standing task's firing is (StandingFiring.step): proposed means its batch waits for the review. */
+export type FiringStep = 'started' | 'proposed' | 'failed' | 'skipped' | 'interrupted';
+
 /** Who a session is for (Session.kind, SessionCreatedPayload.kind): worker is a task queue worker's run, never one of the user's chats; a chat has none. */
-export type SessionKind = 'worker' | 'evolution';
+export type SessionKind = 'worker' | 'evolution' | 'standing';
 
 /** What a candidate improvement is (Candidate.kind): a prompt fragment, a skill or a workflow. */
 export type CandidateKind = 'prompt' | 'skill' | 'workflow';
@@ -1655,6 +1661,81 @@ export interface SnippetPart {
 }
 
 /**
+ * StandingBudget bounds one firing: the batch takes only as many notes as
+ * the worst case of their workers fits in the model calls and tokens.
+ */
+export interface StandingBudget {
+  modelCalls: number;
+  tokens: number;
+  notes: number;
+}
+
+/**
+ * StandingFiring is one firing: Step is where it is (started, proposed,
+ * failed, skipped, interrupted); Batch the id its batch has or would have.
+ */
+export interface StandingFiring {
+  id: string;
+  task: string;
+  /** the scheduled moment it answers */
+  slotMs: number;
+  /** slots a closed Quire let pass, all answered by this one */
+  missed?: number;
+  /** for people: why it fired, or was held back */
+  why?: string;
+  step: FiringStep;
+  batch?: string;
+  error?: string;
+  startedMs: number;
+  updatedMs: number;
+}
+
+/** StandingSchedule is when a task fires, in the computer's local time. */
+export interface StandingSchedule {
+  kind: StandingKind;
+  /** "HH:MM", for daily and weekly */
+  at?: string;
+  /** "monday".."sunday", for weekly */
+  weekday?: string;
+  /** for over: fires above this many notes */
+  more?: number;
+}
+
+/** StandingSummary is a task as a host shows it. */
+export interface StandingSummary {
+  task: StandingTask;
+  /** for people: "daily at 18:30" */
+  schedule: string;
+  nextMs?: number;
+  last?: StandingFiring;
+  /** the last firing's batch as it stands */
+  batch?: Batch;
+  /** notes its last batch has a proposal for */
+  proposed: number;
+  /** notes the user's answer changed */
+  kept: number;
+  /** its batch waits for the user's review */
+  waiting: boolean;
+  /** the user kept nothing of its last few batches */
+  flagged: boolean;
+}
+
+/**
+ * StandingTask is one standing task: an organise batch over Folder, each
+ * worker given Instruction, fired on Schedule.
+ */
+export interface StandingTask {
+  id: string;
+  name: string;
+  folder: string;
+  instruction?: string;
+  schedule: StandingSchedule;
+  budget: StandingBudget;
+  paused?: boolean;
+  createdMs: number;
+}
+
+/**
  * UndoOutcome is what an undo (or "undo all") did: Undone are the changes
  * reverted, in order; Refused, when set, the one that was not and why
  * (the changes after it in the list were not tried).
@@ -2112,6 +2193,22 @@ export interface SessionRenamedPayload {
   auto?: boolean;
 }
 
+/**
+ * StandingFiringPayload is one step of a firing. Slot is the scheduled
+ * moment it answers (Unix ms); Missed counts the slots a closed Quire let
+ * pass, all answered by this one firing; Why says so for people.
+ */
+export interface StandingFiringPayload {
+  task: string;
+  firing: string;
+  step: string;
+  slotMs: number;
+  missed?: number;
+  why?: string;
+  batch?: string;
+  error?: string;
+}
+
 export interface StepRetriedPayload {
   step: number;
   attempt: number;
@@ -2415,6 +2512,7 @@ export const EventType = {
   RunStarted: 'run.started',
   SessionCreated: 'session.created',
   SessionRenamed: 'session.renamed',
+  StandingFiring: 'standing.firing',
   StepRetried: 'step.retried',
   StepStarted: 'step.started',
   StreamFailed: 'stream.failed',
@@ -2461,6 +2559,7 @@ export interface EventPayloads {
   'run.started': RunStartedPayload;
   'session.created': SessionCreatedPayload;
   'session.renamed': SessionRenamedPayload;
+  'standing.firing': StandingFiringPayload;
   'step.retried': StepRetriedPayload;
   'step.started': StepStartedPayload;
   'stream.failed': StreamFailedPayload;

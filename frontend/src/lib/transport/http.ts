@@ -55,6 +55,9 @@ import {
   type SettingsScreen,
   type SkillInfo,
   type SkillList,
+  type StandingFiring,
+  type StandingSummary,
+  type StandingTask,
   type UserSettings,
   type ViewSnapshot,
   type ChangeList,
@@ -82,6 +85,7 @@ import { modelsState, NO_MODEL_NAME } from './models';
 import { changeList, noteFolder, noteLinks, undoOutcome } from './notes';
 import { SettingRefused, settingsScreen } from './settings';
 import { NO_SKILL_FOLDER, skillList } from './skills';
+import { standingList } from './standing';
 import { memoryList, NO_FOLDER_PATH, type Transport } from './transport';
 
 type FetchFn = typeof fetch;
@@ -524,6 +528,30 @@ export class HttpTransport implements Transport {
     const d = dir.trim();
     if (!d) throw new Error(NO_SKILL_FOLDER);
     return this.request<SkillInfo>('POST', '/api/skills/install', { body: { dir: d } });
+  }
+  /** GET /api/standing → every standing task with its last and next firing. */
+  async standingTasks(): Promise<StandingSummary[]> {
+    return standingList(await this.request<StandingSummary[] | null>('GET', '/api/standing'));
+  }
+  /** POST /api/standing StandingTask → 201 StandingSummary; 400 {"error"} for a task that cannot run. */
+  addStandingTask(t: StandingTask): Promise<StandingSummary> {
+    return this.request<StandingSummary>('POST', '/api/standing', { body: t });
+  }
+  /** PUT /api/standing/{id} StandingTask → StandingSummary. */
+  editStandingTask(t: StandingTask): Promise<StandingSummary> {
+    return this.request<StandingSummary>('PUT', `/api/standing/${encodeURIComponent(t.id)}`, { body: t });
+  }
+  /** POST /api/standing/{id}/pause|resume → StandingSummary. */
+  pauseStandingTask(id: string, paused: boolean): Promise<StandingSummary> {
+    return this.request<StandingSummary>('POST', `/api/standing/${encodeURIComponent(id)}/${paused ? 'pause' : 'resume'}`);
+  }
+  /** DELETE /api/standing/{id} → 204. */
+  async removeStandingTask(id: string): Promise<void> {
+    await this.request<void>('DELETE', `/api/standing/${encodeURIComponent(id)}`);
+  }
+  /** POST /api/standing/{id}/run → StandingFiring; 409 {"error"} while its batch waits for the review. */
+  runStandingTask(id: string): Promise<StandingFiring> {
+    return this.request<StandingFiring>('POST', `/api/standing/${encodeURIComponent(id)}/run`);
   }
   private static batchPath(id: string, action = ''): string {
     return `/api/batches/${encodeURIComponent(id)}${action ? `/${action}` : ''}`;

@@ -18,6 +18,7 @@ import type { ModelsTransport } from './models';
 import type { NotesTransport } from './notes';
 import type { SettingsTransport } from './settings';
 import type { SkillsTransport } from './skills';
+import type { StandingTransport } from './standing';
 
 /** Why choosing a folder by path fails without a path. */
 export const NO_FOLDER_PATH = 'Type the full path of the folder of your notes, like /home/you/Notes.';
@@ -47,7 +48,7 @@ export function memoryList(r: Partial<MemoryList> | null | undefined): MemoryLis
   return { items: Array.isArray(r?.items) ? r.items : [], approval: !!r?.approval, learn: !!r?.learn };
 }
 
-export interface Transport extends MemoryHost, DocumentsTransport, ModelsTransport, SettingsTransport, NotesTransport, CallsTransport, ConversationsTransport, BatchesTransport, MCPTransport, EvolutionTransport, SkillsTransport {
+export interface Transport extends MemoryHost, DocumentsTransport, ModelsTransport, SettingsTransport, NotesTransport, CallsTransport, ConversationsTransport, BatchesTransport, MCPTransport, EvolutionTransport, SkillsTransport, StandingTransport {
   /**
    * True when permission questions are answered in the page (HTTP). False in
    * the desktop window, where a native dialog asks and `answer` is not

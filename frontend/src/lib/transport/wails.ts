@@ -18,7 +18,7 @@
 // shows it and calls QuestionShown, which only lets the dialog open.
 import * as bound from '../../../wailsjs/go/main/App';
 import * as boundRuntime from '../../../wailsjs/runtime/runtime';
-import type { Batch, BatchDecision, BatchProgress, BatchReview, BranchResult, Call, CallList, DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, MessageSearch, ModelsState, OllamaCheck, PullProgress, QEvent, Question, Session, SettingsSaved, SettingsScreen, SkillInfo, SkillList, UserSettings, ViewSnapshot } from '../protocol';
+import type { Batch, BatchDecision, BatchProgress, BatchReview, BranchResult, Call, CallList, DoctorReport, DocumentSource, DocumentsState, Intent, IndexProgress, MemoryItem, MemoryList, MessageSearch, ModelsState, OllamaCheck, PullProgress, QEvent, Question, Session, SettingsSaved, SettingsScreen, SkillInfo, SkillList, StandingFiring, StandingSummary, StandingTask, UserSettings, ViewSnapshot } from '../protocol';
 import { callDetail, callList, NO_CALLS } from './calls';
 import { messageSearch, NO_EXPORT, NO_SEARCH, type ExportFormat, type Exported } from './conversations';
 import { batchReview, NO_BATCH_FOLDER, NO_BATCHES } from './batches';
@@ -26,6 +26,7 @@ import { mcpImport, mcpList, mcpServer, NO_MCP, type MCPAction, type McpImport, 
 import { candidate, candidateDetail, evaluationJob, evolutionState, NO_EVOLUTION } from './evolution';
 import type { Activation, Approval, Candidate, CandidateDetail, CandidateDraft, EvaluationJob, EvolutionState } from '../protocol';
 import { NO_SKILL_FOLDER, NO_SKILLS, skillList } from './skills';
+import { NO_STANDING, standingList } from './standing';
 import { modelsState, NO_MODEL_NAME, NO_MODELS } from './models';
 import { changeList, NO_NOTES, noteFolder, noteLinks, undoOutcome } from './notes';
 import type { MCPImport, MCPList, MCPServer, MCPServerConfig, MCPToolChoice } from '../protocol';
@@ -121,6 +122,13 @@ export interface WailsApp {
   Skills?: Method<'Skills', SkillList>;
   SetSkillEnabled?: Method<'SetSkillEnabled', void>;
   InstallSkill?: Method<'InstallSkill', SkillInfo>;
+  /** The Standing tasks panel (app.go). Optional: an older Quire has none. */
+  StandingTasks?: Method<'StandingTasks', StandingSummary[] | null>;
+  AddStandingTask?: Method<'AddStandingTask', StandingSummary>;
+  EditStandingTask?: Method<'EditStandingTask', StandingSummary>;
+  PauseStandingTask?: Method<'PauseStandingTask', StandingSummary>;
+  RemoveStandingTask?: Method<'RemoveStandingTask', void>;
+  RunStandingTask?: Method<'RunStandingTask', StandingFiring>;
   Batches?: Method<'Batches', Batch[] | null>;
   BatchReview?: Method<'BatchReview', BatchReview>;
   StartBatch?: Method<'StartBatch', Batch>;
@@ -434,6 +442,28 @@ export class WailsTransport implements Transport {
     const d = dir.trim();
     if (!d) throw new Error(NO_SKILL_FOLDER);
     return this.sk(this.app.InstallSkill ? (a) => a.InstallSkill!(d) : null);
+  }
+  /** Calls a standing tasks method the window may not have (an older Quire). */
+  private st<T>(f: ((app: WailsApp) => Promise<T>) | null): Promise<T> {
+    return this.call(() => (f ? f(this.app) : Promise.reject(NO_STANDING)));
+  }
+  async standingTasks(): Promise<StandingSummary[]> {
+    return standingList(await this.st(this.app.StandingTasks ? (a) => a.StandingTasks!() : null));
+  }
+  addStandingTask(t: StandingTask): Promise<StandingSummary> {
+    return this.st(this.app.AddStandingTask ? (a) => a.AddStandingTask!(t as Parameters<Bound['AddStandingTask']>[0]) : null);
+  }
+  editStandingTask(t: StandingTask): Promise<StandingSummary> {
+    return this.st(this.app.EditStandingTask ? (a) => a.EditStandingTask!(t as Parameters<Bound['EditStandingTask']>[0]) : null);
+  }
+  pauseStandingTask(id: string, paused: boolean): Promise<StandingSummary> {
+    return this.st(this.app.PauseStandingTask ? (a) => a.PauseStandingTask!(id, paused) : null);
+  }
+  async removeStandingTask(id: string): Promise<void> {
+    await this.st(this.app.RemoveStandingTask ? (a) => a.RemoveStandingTask!(id) : null);
+  }
+  runStandingTask(id: string): Promise<StandingFiring> {
+    return this.st(this.app.RunStandingTask ? (a) => a.RunStandingTask!(id) : null);
   }
   /** Calls a batches method the window may not have (an older Quire). */
   private bat<T>(f: ((app: WailsApp) => Promise<T>) | null): Promise<T> {

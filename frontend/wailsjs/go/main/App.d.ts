@@ -5,6 +5,8 @@ import {doctor} from '../models';
 
 export function ActivateCandidate(arg1:string,arg2:protocol.Activation):Promise<protocol.Candidate>;
 
+export function AddStandingTask(arg1:protocol.StandingTask):Promise<protocol.StandingSummary>;
+
 export function ApplyBatch(arg1:string,arg2:protocol.BatchDecision):Promise<protocol.Batch>;
 
 export function ApproveCandidate(arg1:string,arg2:protocol.Approval):Promise<protocol.Candidate>;
@@ -50,6 +52,8 @@ export function Documents():Promise<protocol.DocumentsState>;
 export function EditMemory(arg1:string,arg2:string):Promise<protocol.MemoryItem>;
 
 export function EditMessage(arg1:string,arg2:number,arg3:string,arg4:string):Promise<protocol.BranchResult>;
+
+export function EditStandingTask(arg1:protocol.StandingTask):Promise<protocol.StandingSummary>;
 
 export function EvaluateCandidate(arg1:string):Promise<protocol.EvaluationJob>;
 
@@ -97,6 +101,8 @@ export function NotesTree(arg1:string):Promise<protocol.NoteFolder>;
 
 export function PauseBatch(arg1:string):Promise<protocol.Batch>;
 
+export function PauseStandingTask(arg1:string,arg2:boolean):Promise<protocol.StandingSummary>;
+
 export function PreviewWrite(arg1:string,arg2:string):Promise<protocol.WritePreview>;
 
 export function ProposeCandidate(arg1:protocol.CandidateDraft):Promise<protocol.Candidate>;
@@ -117,6 +123,8 @@ export function RemoveDocument(arg1:string):Promise<void>;
 
 export function RemoveMCPServer(arg1:string):Promise<void>;
 
+export function RemoveStandingTask(arg1:string):Promise<void>;
+
 export function RenameSession(arg1:string,arg2:string):Promise<protocol.Session>;
 
 export function ReportView(arg1:{[key: string]: any}):Promise<boolean>;
@@ -128,6 +136,8 @@ export function RetryDocument(arg1:string):Promise<void>;
 export function ReviewMemory(arg1:string,arg2:boolean):Promise<void>;
 
 export function RollbackCandidate(arg1:string):Promise<protocol.Candidate>;
+
+export function RunStandingTask(arg1:string):Promise<protocol.StandingFiring>;
 
 export function SaveSettings(arg1:protocol.UserSettings):Promise<protocol.SettingsSaved>;
 
@@ -152,6 +162,8 @@ export function SetSkillEnabled(arg1:string,arg2:boolean):Promise<void>;
 export function Settings():Promise<protocol.SettingsScreen>;
 
 export function Skills():Promise<protocol.SkillList>;
+
+export function StandingTasks():Promise<Array<protocol.StandingSummary>>;
 
 export function StartBatch(arg1:string):Promise<protocol.Batch>;
 

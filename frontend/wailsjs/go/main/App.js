@@ -6,6 +6,10 @@ export function ActivateCandidate(arg1, arg2) {
   return window['go']['main']['App']['ActivateCandidate'](arg1, arg2);
 }
 
+export function AddStandingTask(arg1) {
+  return window['go']['main']['App']['AddStandingTask'](arg1);
+}
+
 export function ApplyBatch(arg1, arg2) {
   return window['go']['main']['App']['ApplyBatch'](arg1, arg2);
 }
@@ -96,6 +100,10 @@ export function EditMemory(arg1, arg2) {
 
 export function EditMessage(arg1, arg2, arg3, arg4) {
   return window['go']['main']['App']['EditMessage'](arg1, arg2, arg3, arg4);
+}
+
+export function EditStandingTask(arg1) {
+  return window['go']['main']['App']['EditStandingTask'](arg1);
 }
 
 export function EvaluateCandidate(arg1) {
@@ -190,6 +198,10 @@ export function PauseBatch(arg1) {
   return window['go']['main']['App']['PauseBatch'](arg1);
 }
 
+export function PauseStandingTask(arg1, arg2) {
+  return window['go']['main']['App']['PauseStandingTask'](arg1, arg2);
+}
+
 export function PreviewWrite(arg1, arg2) {
   return window['go']['main']['App']['PreviewWrite'](arg1, arg2);
 }
@@ -230,6 +242,10 @@ export function RemoveMCPServer(arg1) {
   return window['go']['main']['App']['RemoveMCPServer'](arg1);
 }
 
+export function RemoveStandingTask(arg1) {
+  return window['go']['main']['App']['RemoveStandingTask'](arg1);
+}
+
 export function RenameSession(arg1, arg2) {
   return window['go']['main']['App']['RenameSession'](arg1, arg2);
 }
@@ -252,6 +268,10 @@ export function ReviewMemory(arg1, arg2) {
 
 export function RollbackCandidate(arg1) {
   return window['go']['main']['App']['RollbackCandidate'](arg1);
+}
+
+export function RunStandingTask(arg1) {
+  return window['go']['main']['App']['RunStandingTask'](arg1);
 }
 
 export function SaveSettings(arg1) {
@@ -300,6 +320,10 @@ export function Settings() {
 
 export function Skills() {
   return window['go']['main']['App']['Skills']();
+}
+
+export function StandingTasks() {
+  return window['go']['main']['App']['StandingTasks']();
 }
 
 export function StartBatch(arg1) {
