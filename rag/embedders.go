@@ -22,7 +22,7 @@ import (
 // compares vectors of one embedder.
 type embedding struct {
 	emb     Embedder
-	name    string                        // emb.Name(), the key of its vectors in rag_vectors
+	name    string                        // emb.Name(), the key of its vectors in rag_vector_blocks
 	offline *hashvec.Model                // the built-in embedder, when it is this one
 	sketch  *hashvec.Sketch               // the offline embedder's statistics, once sketchReady (readySketch)
 	queries *lru.Cache[string, []float32] // query vectors of an embedding model, by query text

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -18,7 +19,7 @@ import (
 // 4 KiB page and left the rest too small for another (1.38× the raw
 // bytes, issue 30); a block of them spills into overflow pages SQLite
 // fills to the byte.
-const blockShift = 5 // 32 chunks a block
+const blockShift = 5 // 32 chunks a block; the SQL of hasVector and of migration 6 says 5 and 31
 
 // hasVector is true for a chunk c with a vector of the embedder bound to
 // the next parameter; hasVector1 to the first.
@@ -67,24 +68,23 @@ func joinBlock(slots *[1 << blockShift][]byte) (mask int64, vecs []byte, err err
 	return mask, vecs, nil
 }
 
-// readBlock fills slots with a stored block's vectors; false if there is
-// no row.
-func (ix *Index) readBlock(ctx context.Context, tx *sql.Tx, block int64, name string, slots *[1 << blockShift][]byte) (bool, error) {
+// readBlock fills slots with a stored block's vectors, if it has a row.
+func (ix *Index) readBlock(ctx context.Context, tx *sql.Tx, block int64, name string, slots *[1 << blockShift][]byte) error {
 	st, err := ix.txStmt(ctx, tx, selBlock)
 	if err != nil {
-		return false, err
+		return err
 	}
 	var mask int64
 	var blob []byte
 	switch err := st.QueryRowContext(ctx, block, name).Scan(&mask, &blob); {
-	case err == sql.ErrNoRows:
-		return false, nil
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
 	case err != nil:
-		return false, err
+		return err
 	}
 	vs, err := splitBlock(mask, blob)
 	if err != nil {
-		return false, fmt.Errorf("vectors of chunks %d to %d: %w", block<<blockShift, (block+1)<<blockShift-1, err)
+		return fmt.Errorf("vectors of chunks %d to %d: %w", block<<blockShift, (block+1)<<blockShift-1, err)
 	}
 	k := 0
 	for i := range slots {
@@ -93,7 +93,7 @@ func (ix *Index) readBlock(ctx context.Context, tx *sql.Tx, block int64, name st
 			k++
 		}
 	}
-	return true, nil
+	return nil
 }
 
 // writeBlock stores slots as block's row, or deletes the row if they are
@@ -125,7 +125,7 @@ func (ix *Index) putVectors(ctx context.Context, tx *sql.Tx, name string, vs []v
 	for i := 0; i < len(vs); {
 		block := vs[i].ID >> blockShift
 		var slots [1 << blockShift][]byte
-		if _, err := ix.readBlock(ctx, tx, block, name, &slots); err != nil {
+		if err := ix.readBlock(ctx, tx, block, name, &slots); err != nil {
 			return err
 		}
 		for ; i < len(vs) && vs[i].ID>>blockShift == block; i++ {
@@ -154,7 +154,7 @@ func (ix *Index) dropVectors(ctx context.Context, tx *sql.Tx, ids []int64) error
 		}
 		for _, name := range names {
 			var slots [1 << blockShift][]byte
-			if _, err := ix.readBlock(ctx, tx, block, name, &slots); err != nil {
+			if err := ix.readBlock(ctx, tx, block, name, &slots); err != nil {
 				return err
 			}
 			for _, id := range ids[i:j] {
