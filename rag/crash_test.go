@@ -2,16 +2,19 @@ package rag
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"quire/kernel/store"
 	"quire/test/crashtest"
 )
 
@@ -30,7 +33,7 @@ func killCount() int {
 	return 12
 }
 
-const crashChildEnv = "QUIRE_RAG_CRASH_CHILD" // "db path|root"
+const crashChildEnv = "QUIRE_RAG_CRASH_CHILD" // "db path|root", or "open|db folder"
 
 // TestMain lets the test binary double as the indexing process the crash
 // test kills.
@@ -39,6 +42,9 @@ func TestMain(m *testing.M) { crashtest.Main(m, crashChildEnv, crashChild) }
 // crashChild indexes the root, committing small transactions and saying
 // so on stdout, until it finishes or is killed.
 func crashChild(spec string) {
+	if dir, ok := strings.CutPrefix(spec, "open|"); ok {
+		openChild(dir)
+	}
 	dbPath, root, _ := strings.Cut(spec, "|")
 	db := openDB(fatalTB{}, filepath.Dir(dbPath))
 	out := bufio.NewWriter(os.Stdout)
@@ -56,6 +62,19 @@ func crashChild(spec string) {
 	}
 	fmt.Fprintln(out, "finished")
 	out.Flush()
+	os.Exit(0)
+}
+
+// openChild opens the index in dir, which upgrades its tables, saying
+// "open" on stdout before and "finished" after.
+func openChild(dir string) {
+	db := openDB(fatalTB{}, dir)
+	fmt.Println("open")
+	if _, err := Open(context.Background(), db, &wideEmbedder{name: "model-a", dims: migrateDims}); err != nil {
+		fmt.Fprintln(os.Stderr, "child open:", err)
+		os.Exit(3)
+	}
+	fmt.Println("finished")
 	os.Exit(0)
 }
 
@@ -133,14 +152,108 @@ func TestKilledIndexingResumesWithoutDuplicates(t *testing.T) {
 	t.Logf("%d kills (%d runs finished before the kill)", crash.Kills(), finishedEarly)
 }
 
+// migrateDims is the length of the vectors TestKilledUpgradeLosesNoVector
+// moves: the embedder's of the benchmark, so blocks spill as they do.
+const migrateDims = 256
+
+// TestKilledUpgradeLosesNoVector kills with SIGKILL an Open that moves a
+// schema-5 index's vectors into blocks (schema 6), at random moments of
+// it. After every kill the file holds every vector, byte for byte, in the
+// old table or in the blocks, never half of each; the next Open moves
+// them all.
+func TestKilledUpgradeLosesNoVector(t *testing.T) {
+	dir := t.TempDir()
+	fixture := filepath.Join(dir, "fixture")
+	os.MkdirAll(fixture, 0o755)
+	// Closed before it is copied: the copy is of a file at rest.
+	st, err := store.Open(context.Background(), filepath.Join(fixture, "quire.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := oldVectorsOf(t, st.DB(), 5, 6000, migrateDims)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "run")
+	crash := crashtest.New(t, crashChildEnv, 4)
+	finishedEarly, before := 0, 0
+	for attempt := 0; crash.Kills() < crash.Want() && attempt < crash.Want()*3; attempt++ {
+		os.RemoveAll(run)
+		if err := os.CopyFS(run, os.DirFS(fixture)); err != nil {
+			t.Fatal(err)
+		}
+		child := crash.Start("open|" + run)
+		if _, ok := child.Line(); !ok {
+			t.Fatalf("the child did not open: %s", child.Stderr())
+		}
+		crash.Pause(400 * time.Millisecond)
+		if !child.Kill() {
+			finishedEarly++
+			continue
+		}
+		db := openDB(t, run)
+		var version int
+		if err := db.QueryRow(`SELECT value FROM rag_meta WHERE key = 'schema'`).Scan(&version); err != nil {
+			t.Fatal(err)
+		}
+		var got map[string][]byte
+		switch version {
+		case 5:
+			got = rowVectors(t, db)
+			before++
+		case len(migrations):
+			got = storedVectors(t, db)
+		default:
+			t.Fatalf("after kill %d: schema %d", crash.Kills(), version)
+		}
+		if !maps.EqualFunc(got, want, bytes.Equal) {
+			t.Fatalf("after kill %d (schema %d): %d vectors, want %d, or some differ", crash.Kills(), version, len(got), len(want))
+		}
+		ix := openIndex(t, db, &wideEmbedder{name: "model-a", dims: migrateDims})
+		if got := storedVectors(t, db); !maps.EqualFunc(got, want, bytes.Equal) {
+			t.Fatalf("the Open after kill %d: %d vectors in blocks, want %d, or some differ", crash.Kills(), len(got), len(want))
+		}
+		ix.Close()
+	}
+	if crash.Kills() < crash.Want() {
+		t.Fatalf("%d kills of the %d asked for: the upgrade finished first %d times", crash.Kills(), crash.Want(), finishedEarly)
+	}
+	t.Logf("%d kills, %d before the upgrade committed (%d upgrades finished before the kill)", crash.Kills(), before, finishedEarly)
+}
+
+// rowVectors reads the vectors of the table a row a vector (before
+// schema 6) by "embedder/chunk id".
+func rowVectors(t *testing.T, db *sql.DB) map[string][]byte {
+	t.Helper()
+	rows, err := db.Query(`SELECT chunk_id, embedder, vec FROM rag_vectors`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := map[string][]byte{}
+	for rows.Next() {
+		var id int64
+		var name string
+		var vec []byte
+		if err := rows.Scan(&id, &name, &vec); err != nil {
+			t.Fatal(err)
+		}
+		got[fmt.Sprintf("%s/%d", name, id)] = vec
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 func checkConsistent(t *testing.T, dbPath, when string) {
 	t.Helper()
 	db := openDB(t, filepath.Dir(dbPath))
 	checks := map[string]string{
 		"duplicated chunks":            `SELECT count(*) FROM (SELECT 1 FROM rag_chunks GROUP BY file_id, ord HAVING count(*) > 1)`,
-		"vectors without a chunk":      `SELECT count(*) FROM rag_vectors v WHERE NOT EXISTS (SELECT 1 FROM rag_chunks c WHERE c.id = v.chunk_id)`,
+		"vectors without a chunk":      vectorRows + `SELECT count(*) FROM rag_vectors v WHERE NOT EXISTS (SELECT 1 FROM rag_chunks c WHERE c.id = v.chunk_id)`,
 		"chunks without a file":        `SELECT count(*) FROM rag_chunks c WHERE NOT EXISTS (SELECT 1 FROM rag_files f WHERE f.id = c.file_id)`,
-		"finished files missing parts": `SELECT count(*) FROM rag_files f WHERE status IN ('embedded', 'done') AND (chunks != (SELECT count(*) FROM rag_chunks c WHERE c.file_id = f.id) OR EXISTS (SELECT 1 FROM rag_chunks c WHERE c.file_id = f.id AND NOT EXISTS (SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id)))`,
+		"finished files missing parts": vectorRows + `SELECT count(*) FROM rag_files f WHERE status IN ('embedded', 'done') AND (chunks != (SELECT count(*) FROM rag_chunks c WHERE c.file_id = f.id) OR EXISTS (SELECT 1 FROM rag_chunks c WHERE c.file_id = f.id AND NOT EXISTS (SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id)))`,
 		"parsed files missing chunks":  `SELECT count(*) FROM rag_files f WHERE status = 'parsed' AND chunks != (SELECT count(*) FROM rag_chunks c WHERE c.file_id = f.id)`,
 		"chunk ords with gaps":         `SELECT count(*) FROM rag_files f WHERE status != 'queued' AND (SELECT coalesce(max(ord) + 1, 0) FROM rag_chunks c WHERE c.file_id = f.id) != (SELECT count(*) FROM rag_chunks c WHERE c.file_id = f.id)`,
 	}

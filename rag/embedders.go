@@ -22,7 +22,7 @@ import (
 // compares vectors of one embedder.
 type embedding struct {
 	emb     Embedder
-	name    string                        // emb.Name(), the key of its vectors in rag_vectors
+	name    string                        // emb.Name(), the key of its vectors in rag_vector_blocks
 	offline *hashvec.Model                // the built-in embedder, when it is this one
 	sketch  *hashvec.Sketch               // the offline embedder's statistics, once sketchReady (readySketch)
 	queries *lru.Cache[string, []float32] // query vectors of an embedding model, by query text
@@ -162,7 +162,9 @@ func (ix *Index) storedEmbedder(ctx context.Context) (string, error) {
 	var name string
 	err := ix.db.QueryRowContext(ctx, `SELECT name FROM rag_embedders WHERE active = 1`).Scan(&name)
 	if errors.Is(err, sql.ErrNoRows) {
-		err = ix.db.QueryRowContext(ctx, `SELECT embedder FROM rag_vectors GROUP BY embedder ORDER BY count(*) DESC LIMIT 1`).Scan(&name)
+		// Most vectors: one embedder's vectors are all of one length.
+		err = ix.db.QueryRowContext(ctx, `SELECT b.embedder FROM rag_vector_blocks b LEFT JOIN rag_embedders e ON e.name = b.embedder
+			GROUP BY b.embedder ORDER BY sum(length(b.vecs)) / max(4 * coalesce(max(e.dims), 0), 4) DESC LIMIT 1`).Scan(&name)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
@@ -331,8 +333,7 @@ func (ix *Index) Reembed(ctx context.Context, progress func(Progress)) (err erro
 
 // lacking is true for a file f with a chunk that has no vector of the
 // embedder named by the one argument.
-const lacking = `SELECT 1 FROM rag_chunks c WHERE c.file_id = f.id AND NOT EXISTS (
-	SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?)`
+const lacking = `SELECT 1 FROM rag_chunks c WHERE c.file_id = f.id AND NOT ` + hasVector
 
 // reembedFile stores t's vectors of a file's chunks that lack them, a batch
 // per transaction, so an interrupted file keeps its finished batches.
@@ -360,12 +361,13 @@ func (ix *Index) reembedFile(ctx context.Context, t *embedding, fileID int64) er
 			tx.Rollback()
 			return err
 		}
+		vs := make([]vecindex.Vector, len(vecs))
 		for i, v := range vecs {
-			if _, err := tx.ExecContext(wctx, `INSERT OR REPLACE INTO rag_vectors(chunk_id, embedder, vec) VALUES (?, ?, ?)`,
-				ids[i], t.name, vecindex.Encode(v)); err != nil {
-				tx.Rollback()
-				return err
-			}
+			vs[i] = vecindex.Vector{ID: ids[i], Embedding: v}
+		}
+		if err := ix.putVectors(wctx, tx, t.name, vs); err != nil {
+			tx.Rollback()
+			return err
 		}
 		if err := tx.Commit(); err != nil {
 			return err
@@ -380,7 +382,7 @@ func (ix *Index) reembedFile(ctx context.Context, t *embedding, fileID int64) er
 // a file that have no vector of the embedder named name.
 func (ix *Index) chunksLacking(ctx context.Context, fileID, after int64, name string) (ids []int64, texts []string, err error) {
 	rows, err := ix.db.QueryContext(ctx, `SELECT c.id, c.text FROM rag_chunks c WHERE c.file_id = ? AND c.id > ?
-		AND NOT EXISTS (SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?) ORDER BY c.id LIMIT ?`,
+		AND NOT `+hasVector+` ORDER BY c.id LIMIT ?`,
 		fileID, after, name, batchChunks)
 	if err != nil {
 		return nil, nil, err
@@ -416,7 +418,7 @@ func (ix *Index) adopt(ctx context.Context, t *embedding) error {
 		return err
 	}
 	for _, q := range []string{
-		`DELETE FROM rag_vectors WHERE embedder != ?`,
+		`DELETE FROM rag_vector_blocks WHERE embedder != ?`,
 		`DELETE FROM rag_embedders WHERE name != ?`,
 		`UPDATE rag_files SET status = 'done', reason = '' WHERE status = 'failed' AND reason LIKE 'could not make its vectors%'
 			AND EXISTS (SELECT 1 FROM rag_chunks c WHERE c.file_id = rag_files.id) AND NOT EXISTS (` + lackingOf("rag_files") + `)`,
@@ -439,6 +441,5 @@ func (ix *Index) adopt(ctx context.Context, t *embedding) error {
 }
 
 func lackingOf(table string) string {
-	return `SELECT 1 FROM rag_chunks c WHERE c.file_id = ` + table + `.id AND NOT EXISTS (
-	SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?1)`
+	return `SELECT 1 FROM rag_chunks c WHERE c.file_id = ` + table + `.id AND NOT ` + hasVector1
 }

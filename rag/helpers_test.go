@@ -85,6 +85,12 @@ func searchIn(t testing.TB, ix *Index, q string, n int, m Mode) []Hit {
 	return hits
 }
 
+// vectorRows is a WITH clause that names rag_vectors(chunk_id, embedder)
+// a row a stored vector, as the table was before schema 6 packed them in
+// blocks: a query of the tests can count them as it did.
+const vectorRows = `WITH RECURSIVE bit(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM bit WHERE i < 31),
+	rag_vectors(chunk_id, embedder) AS (SELECT b.block * 32 + bit.i, b.embedder FROM rag_vector_blocks b JOIN bit ON (b.mask >> bit.i) & 1) `
+
 func count(t testing.TB, db *sql.DB, query string, args ...any) int {
 	t.Helper()
 	var n int

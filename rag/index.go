@@ -327,7 +327,7 @@ func (e *embedding) applyVectors(add []vecindex.Vector, remove []int64) error {
 // never mixed.
 func (ix *Index) loadVectors(ctx context.Context, name string) (*vecindex.Index, error) {
 	vecs := vecindex.New()
-	rows, err := ix.db.QueryContext(ctx, `SELECT chunk_id, vec FROM rag_vectors WHERE embedder = ?`, name)
+	rows, err := ix.db.QueryContext(ctx, `SELECT block, mask, vecs FROM rag_vector_blocks WHERE embedder = ?`, name)
 	if err != nil {
 		return nil, fmt.Errorf("rag: load vectors: %w", err)
 	}
@@ -339,28 +339,40 @@ func (ix *Index) loadVectors(ctx context.Context, name string) (*vecindex.Index,
 	var arena []float32
 	dims := 0
 	for rows.Next() {
-		var id int64
+		var block, mask int64
 		var blob sql.RawBytes
-		if err := rows.Scan(&id, &blob); err != nil {
+		if err := rows.Scan(&block, &mask, &blob); err != nil {
 			return nil, fmt.Errorf("rag: load vectors: %w", err)
 		}
-		if dims == 0 {
-			dims = max(1, len(blob)/4)
-			arena = make([]float32, loadBatch*dims)
+		vs, err := splitBlock(mask, blob)
+		if err != nil {
+			return nil, fmt.Errorf("rag: vectors of chunks %d to %d: %w", block<<blockShift, (block+1)<<blockShift-1, err)
 		}
-		k := len(docs)
-		v := arena[k*dims : (k+1)*dims : (k+1)*dims]
-		if err := vecindex.DecodeInto(v, blob); err != nil {
-			return nil, fmt.Errorf("rag: vector of chunk %d: %w", id, err)
-		}
-		docs = append(docs, vecindex.Vector{ID: id, Embedding: v})
-		if len(docs) == loadBatch {
-			// In batches: the decoded vectors are copied into the index,
-			// so holding them all first would double the heap of the load.
-			if err := vecs.Add(docs); err != nil {
-				return nil, fmt.Errorf("rag: vector index: %w", err)
+		k := 0
+		for bit := range 1 << blockShift {
+			if mask&(1<<bit) == 0 {
+				continue
 			}
-			docs = docs[:0]
+			id, b := block<<blockShift|int64(bit), vs[k]
+			k++
+			if dims == 0 {
+				dims = max(1, len(b)/4)
+				arena = make([]float32, loadBatch*dims)
+			}
+			n := len(docs)
+			v := arena[n*dims : (n+1)*dims : (n+1)*dims]
+			if err := vecindex.DecodeInto(v, b); err != nil {
+				return nil, fmt.Errorf("rag: vector of chunk %d: %w", id, err)
+			}
+			docs = append(docs, vecindex.Vector{ID: id, Embedding: v})
+			if len(docs) == loadBatch {
+				// In batches: the decoded vectors are copied into the index,
+				// so holding them all first would double the heap of the load.
+				if err := vecs.Add(docs); err != nil {
+					return nil, fmt.Errorf("rag: vector index: %w", err)
+				}
+				docs = docs[:0]
+			}
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -391,8 +403,7 @@ func (ix *Index) fixUp(ctx context.Context, embedderChanged bool) error {
 	}
 	if embedderChanged {
 		if _, err := ix.db.ExecContext(ctx, `UPDATE rag_files SET status = 'parsed' WHERE status = 'done' AND EXISTS (
-			SELECT 1 FROM rag_chunks c WHERE c.file_id = rag_files.id AND NOT EXISTS (
-				SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?))`, e.name); err != nil {
+			SELECT 1 FROM rag_chunks c WHERE c.file_id = rag_files.id AND NOT `+hasVector+`)`, e.name); err != nil {
 			return fmt.Errorf("rag: %w", err)
 		}
 	}

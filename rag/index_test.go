@@ -160,7 +160,7 @@ func TestOnlyTheChangedFileIsReindexedAndDeletedFilesAreDropped(t *testing.T) {
 	if got := count(t, db, `SELECT count(*) FROM rag_fts WHERE rag_fts MATCH 'epsilon'`); got != 0 {
 		t.Errorf("deleted file still in FTS (%d rows)", got)
 	}
-	if got := count(t, db, `SELECT count(*) FROM rag_vectors`); got != chunksBefore-1 {
+	if got := count(t, db, vectorRows+`SELECT count(*) FROM rag_vectors`); got != chunksBefore-1 {
 		t.Errorf("%d vectors stored, want %d", got, chunksBefore-1)
 	}
 	if got := inMemory(t, ix); got != chunksBefore-1 {

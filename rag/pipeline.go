@@ -580,6 +580,10 @@ type writer struct {
 	// unindexed are the passages written in the transaction in flight
 	// and not yet in rag_fts (flushText).
 	unindexed []int64
+	// unstored are the vectors of the transaction in flight not yet in
+	// rag_vector_blocks (flushVectors), all of the embedder unstoredFor.
+	unstored    []vecindex.Vector
+	unstoredFor string
 	// noted is the vectors' length noteDims recorded in this transaction.
 	noted int
 
@@ -697,6 +701,9 @@ func (w *writer) inTx(fn func(tx *sql.Tx) error) error {
 		err = w.flushText(tx)
 	}
 	if err == nil {
+		err = w.flushVectors(tx)
+	}
+	if err == nil {
 		err = tx.Commit()
 	}
 	if err != nil {
@@ -752,8 +759,38 @@ func (w *writer) flushText(tx *sql.Tx) error {
 	return nil
 }
 
+// flushVectors stores the transaction's new vectors, a read and a write
+// of each block they fall in: a file's few vectors a time rewrote a
+// block as many times as it had files.
+func (w *writer) flushVectors(tx *sql.Tx) error {
+	if len(w.unstored) == 0 {
+		return nil
+	}
+	if err := w.ix.putVectors(w.wctx(), tx, w.unstoredFor, w.unstored); err != nil {
+		return err
+	}
+	w.unstored = w.unstored[:0]
+	return nil
+}
+
+// isUnstored is true if chunk id has a vector of the embedder named name
+// among the transaction's not yet in their blocks: a file parsed again
+// in the transaction that embedded it.
+func (w *writer) isUnstored(id int64, name string) bool {
+	if w.unstoredFor != name {
+		return false
+	}
+	for _, v := range w.unstored {
+		if v.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
 func (w *writer) rollback() {
 	w.unindexed = w.unindexed[:0]
+	w.unstored = w.unstored[:0]
 	w.add, w.remove, w.embedded = nil, nil, nil
 	w.finished, w.failedInTx, w.doneBytesInTx = 0, 0, 0
 	clear(w.ids)
@@ -861,9 +898,11 @@ func (w *writer) apply(tx *sql.Tx, m message) error {
 				w.noted = len(m.vecs[0])
 			}
 		}
-		insVec, err := w.ix.txStmt(ctx, tx, `INSERT OR REPLACE INTO rag_vectors(chunk_id, embedder, vec) VALUES (?, ?, ?)`)
-		if err != nil {
-			return err
+		if w.unstoredFor != e.name {
+			if err := w.flushVectors(tx); err != nil {
+				return err
+			}
+			w.unstoredFor = e.name
 		}
 		for i, v := range m.vecs {
 			var id int64
@@ -876,10 +915,8 @@ func (w *writer) apply(tx *sql.Tx, m message) error {
 				}
 				id = ids[m.ords[i]]
 			}
-			if _, err := insVec.ExecContext(ctx, id, e.name, vecindex.Encode(v)); err != nil {
-				return err
-			}
 			w.add = append(w.add, vecindex.Vector{ID: id, Embedding: v})
+			w.unstored = append(w.unstored, vecindex.Vector{ID: id, Embedding: v})
 		}
 		if e.sketch != nil && len(m.feats) > 0 {
 			e.sketch.Update(m.feats, +1)
@@ -924,13 +961,13 @@ func (w *writer) apply(tx *sql.Tx, m message) error {
 func (w *writer) deleteChunks(tx *sql.Tx, fileID int64) error {
 	ctx := w.wctx()
 	e := w.ix.cur()
-	rows, err := w.query(tx, `SELECT c.id, c.text, EXISTS (SELECT 1 FROM rag_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?)
+	rows, err := w.query(tx, `SELECT c.id, c.text, `+hasVector+`
 		FROM rag_chunks c WHERE c.file_id = ?`, e.name, fileID)
 	if err != nil {
 		return err
 	}
 	var uncount [][]uint64
-	n := 0
+	var ids []int64
 	for rows.Next() {
 		var id int64
 		var text string
@@ -939,8 +976,9 @@ func (w *writer) deleteChunks(tx *sql.Tx, fileID int64) error {
 			rows.Close()
 			return err
 		}
-		n++
+		ids = append(ids, id)
 		w.remove = append(w.remove, id)
+		had = had || w.isUnstored(id, e.name)
 		if had && e.sketch != nil {
 			uncount = append(uncount, features(e, text))
 			if len(uncount) == 256 {
@@ -958,7 +996,7 @@ func (w *writer) deleteChunks(tx *sql.Tx, fileID int64) error {
 		e.sketch.Update(uncount, -1)
 		w.sketchTouched = true
 	}
-	if n == 0 {
+	if len(ids) == 0 {
 		return nil
 	}
 	// The delete trigger takes each passage out of the text index, so
@@ -969,7 +1007,13 @@ func (w *writer) deleteChunks(tx *sql.Tx, fileID int64) error {
 	if err := w.bump(tx); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM rag_vectors WHERE chunk_id IN (SELECT id FROM rag_chunks WHERE file_id = ?)`, fileID); err != nil {
+	// The vectors of this transaction must be in their blocks to be
+	// deleted with the others. Only here: a flush at every file parsed
+	// rewrote the last block once a file.
+	if err := w.flushVectors(tx); err != nil {
+		return err
+	}
+	if err := w.ix.dropVectors(ctx, tx, ids); err != nil {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `DELETE FROM rag_chunks WHERE file_id = ?`, fileID)

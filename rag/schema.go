@@ -91,6 +91,25 @@ var migrations = []string{
 	INSERT INTO rag_vectors_new(chunk_id, embedder, vec) SELECT chunk_id, embedder, vec FROM rag_vectors ORDER BY chunk_id, embedder;
 	DROP TABLE rag_vectors;
 	ALTER TABLE rag_vectors_new RENAME TO rag_vectors;`,
+	// 6: the vectors a block of 32 chunk ids a row (vecblocks.go): in a
+	// row a vector, three filled a 4 KiB page and the rest of it was
+	// lost (1.38× the raw bytes, issue 30). The key leads with the
+	// block, so a file's delete finds every embedder's row of a block
+	// in one look. In place and in the one transaction of the upgrade:
+	// a start killed during it finds the old table whole and moves it
+	// again. group_concat keeps a blob's bytes; its ORDER BY puts the
+	// vectors in the mask's order.
+	`CREATE TABLE rag_vector_blocks (
+		block    INTEGER NOT NULL,
+		embedder TEXT NOT NULL,
+		mask     INTEGER NOT NULL,
+		vecs     BLOB NOT NULL,
+		PRIMARY KEY (block, embedder)
+	) WITHOUT ROWID;
+	INSERT INTO rag_vector_blocks(block, embedder, mask, vecs)
+		SELECT chunk_id >> 5, embedder, sum(1 << (chunk_id & 31)), CAST(group_concat(vec, x'' ORDER BY chunk_id) AS BLOB)
+		FROM rag_vectors GROUP BY chunk_id >> 5, embedder;
+	DROP TABLE rag_vectors;`,
 }
 
 // migrate creates or upgrades the rag tables in one transaction. A newer

@@ -57,7 +57,7 @@ func switchCorpus(t *testing.T, n int) (dir, root string) {
 
 func storedBy(t *testing.T, ix *Index) map[string]int {
 	t.Helper()
-	rows, err := ix.db.Query(`SELECT embedder, count(*) FROM rag_vectors GROUP BY embedder`)
+	rows, err := ix.db.Query(vectorRows + `SELECT embedder, count(*) FROM rag_vectors GROUP BY embedder`)
 	if err != nil {
 		t.Fatal(err)
 	}

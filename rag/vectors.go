@@ -74,7 +74,7 @@ func (ix *Index) loadSketch(ctx context.Context, e *embedding) error {
 // rebuildSketch counts the features of every chunk that has a vector of
 // the offline embedder e.
 func (ix *Index) rebuildSketch(ctx context.Context, e *embedding, sk sketchUpdater) error {
-	rows, err := ix.db.QueryContext(ctx, `SELECT c.text FROM rag_chunks c JOIN rag_vectors v ON v.chunk_id = c.id AND v.embedder = ?`, e.name)
+	rows, err := ix.db.QueryContext(ctx, `SELECT c.text FROM rag_chunks c WHERE `+hasVector, e.name)
 	if err != nil {
 		return fmt.Errorf("rag: rebuild statistics: %w", err)
 	}

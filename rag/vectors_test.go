@@ -1,11 +1,12 @@
 package rag
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -61,7 +62,7 @@ func TestVectorsLoadOnTheFirstVectorSearch(t *testing.T) {
 			if !ix.cur().vecsLoaded.Load() {
 				t.Fatal("a vector search did not load the vectors")
 			}
-			if got, want := ix.cur().vecs.Len(), count(t, db, `SELECT count(*) FROM rag_vectors`); got != want {
+			if got, want := ix.cur().vecs.Len(), count(t, db, vectorRows+`SELECT count(*) FROM rag_vectors`); got != want {
 				t.Fatalf("%d vectors in memory, %d stored", got, want)
 			}
 		})
@@ -82,7 +83,7 @@ func TestVectorsLoadOnTheFirstVectorSearch(t *testing.T) {
 		if hits := searchIn(t, ix, "ferry crosses sound", 1, ModeVector); len(hits) == 0 || filepath.Base(hits[0].Path) != "later.md" || hits[0].VectorRank != 1 {
 			t.Fatalf("hits %+v, want later.md first in the vector list", hits)
 		}
-		if got, want := inMemory(t, ix), count(t, db, `SELECT count(*) FROM rag_vectors`); got != want {
+		if got, want := inMemory(t, ix), count(t, db, vectorRows+`SELECT count(*) FROM rag_vectors`); got != want {
 			t.Fatalf("%d vectors in memory, %d stored", got, want)
 		}
 	})
@@ -105,7 +106,7 @@ func TestSwitchedEmbeddersVectorsLoadOnFirstUse(t *testing.T) {
 	if hits := search(t, ix, "turbine blade", 3); len(hits) == 0 || hits[0].VectorRank == 0 {
 		t.Fatalf("hits %+v, want the vector arm to rank", hits)
 	}
-	if !old.vecsLoaded.Load() || old.vecs.Len() != count(t, db, `SELECT count(*) FROM rag_vectors WHERE embedder = 'model-a'`) {
+	if !old.vecsLoaded.Load() || old.vecs.Len() != count(t, db, vectorRows+`SELECT count(*) FROM rag_vectors WHERE embedder = 'model-a'`) {
 		t.Fatal("the first vector search did not load model-a's vectors")
 	}
 
@@ -171,42 +172,117 @@ func TestPassCommitsDuringTheFirstLoad(t *testing.T) {
 	if !ix.cur().vecsLoaded.Load() {
 		t.Fatal("the search did not load the vectors")
 	}
-	if got, want := inMemory(t, ix), count(t, db, `SELECT count(*) FROM rag_vectors`); got != want {
+	if got, want := inMemory(t, ix), count(t, db, vectorRows+`SELECT count(*) FROM rag_vectors`); got != want {
 		t.Fatalf("%d vectors in memory, %d stored", got, want)
 	}
 }
 
-// TestVectorsMoveToARowidTable: an index whose vectors sit in the WITHOUT
-// ROWID table (schema 4, where each 1 KiB vector spilled to an overflow
-// page) has them moved, all of them, into a rowid table by its next Open.
-func TestVectorsMoveToARowidTable(t *testing.T) {
-	ctx := context.Background()
-	db := openDB(t, t.TempDir())
-	if err := sqlschema.Migrate(ctx, db, "rag", migrations[:4], ErrNewerSchema); err != nil {
+// TestVectorsMoveIntoBlocks: an index whose vectors sit a row a vector
+// (the WITHOUT ROWID table of schema 4, the rowid one of schema 5) has
+// them moved by its next Open, every one byte for byte, into blocks of 32
+// chunk ids (schema 6), two embedders' apart, and searches by them.
+func TestVectorsMoveIntoBlocks(t *testing.T) {
+	for _, from := range []int{4, 5} {
+		t.Run(fmt.Sprintf("schema %d", from), func(t *testing.T) {
+			db := openDB(t, t.TempDir())
+			want := oldVectors(t, db, from)
+			ix := openIndex(t, db, &wideEmbedder{name: "model-a", dims: 5})
+			if got := storedVectors(t, db); !maps.EqualFunc(got, want, bytes.Equal) {
+				t.Errorf("after the move %d vectors, want %d: %v", len(got), len(want), got)
+			}
+			if n := count(t, db, `SELECT count(*) FROM sqlite_master WHERE name = 'rag_vectors'`); n != 0 {
+				t.Errorf("the table a row a vector is still there")
+			}
+			if n := inMemory(t, ix); n != 70 {
+				t.Errorf("%d vectors of model-a in memory, want 70", n)
+			}
+			if err := ix.Close(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// oldVectors makes an index at schema from with 70 chunks (ids 1 to 70,
+// three blocks) with vectors of model-a, and of model-b for every third,
+// stored a row a vector in an order that is not the chunks', and returns
+// them by "embedder/chunk id".
+func oldVectors(t *testing.T, db *sql.DB, from int) map[string][]byte {
+	return oldVectorsOf(t, db, from, 70, 5)
+}
+
+// oldVectorsOf is oldVectors with n chunks and vectors of dims.
+func oldVectorsOf(t *testing.T, db *sql.DB, from, n, dims int) map[string][]byte {
+	t.Helper()
+	if err := sqlschema.Migrate(context.Background(), db, "rag", migrations[:from], ErrNewerSchema); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{
-		`INSERT INTO rag_files(id, path, root, status, chunks) VALUES (1, '/n/a.md', '/n', 'done', 2)`,
-		`INSERT INTO rag_chunks(id, file_id, ord, heading, start_line, end_line, text) VALUES (1, 1, 0, 'A', 1, 2, 'turbine'), (2, 1, 1, 'B', 3, 4, 'rotor')`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for id := range 2 {
-		if _, err := db.Exec(`INSERT INTO rag_vectors(chunk_id, embedder, vec) VALUES (?, 'model-a', ?)`, id+1, vecindex.Encode([]float32{1, float32(id), 0, 0, 0})); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ix := openIndex(t, db, &wideEmbedder{name: "model-a", dims: 5})
-	var ddl string
-	if err := db.QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'rag_vectors'`).Scan(&ddl); err != nil {
+	tx, err := db.Begin()
+	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(strings.ToUpper(ddl), "WITHOUT ROWID") {
-		t.Errorf("the vectors are still in a WITHOUT ROWID table: %s", ddl)
+	defer tx.Rollback()
+	if _, err := tx.Exec(`INSERT INTO rag_files(id, path, root, status, chunks) VALUES (1, '/n/a.md', '/n', 'done', ?)`, n); err != nil {
+		t.Fatal(err)
 	}
-	if n := inMemory(t, ix); n != 2 {
-		t.Errorf("%d vectors after the move, want 2", n)
+	want := map[string][]byte{}
+	for i := range n {
+		id := int64(n - i)
+		if _, err := tx.Exec(`INSERT INTO rag_chunks(id, file_id, ord, heading, start_line, end_line, text) VALUES (?, 1, ?, 'A', 1, 2, 'turbine')`, id, id); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"model-a", "model-b"} {
+			if name == "model-b" && id%3 != 0 {
+				continue
+			}
+			v := make([]float32, dims)
+			v[0], v[1], v[2], v[dims-1] = 1, float32(id), -float32(id)/7, float32(len(name))
+			vec := vecindex.Encode(v)
+			if _, err := tx.Exec(`INSERT INTO rag_vectors(chunk_id, embedder, vec) VALUES (?, ?, ?)`, id, name, vec); err != nil {
+				t.Fatal(err)
+			}
+			want[fmt.Sprintf("%s/%d", name, id)] = vec
+		}
 	}
+	if _, err := tx.Exec(`INSERT OR REPLACE INTO rag_embedders(name, dims, active) VALUES ('model-a', ?, 1), ('model-b', ?, 0)`, dims, dims); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return want
+}
+
+// storedVectors reads every stored vector by "embedder/chunk id".
+func storedVectors(t testing.TB, db *sql.DB) map[string][]byte {
+	t.Helper()
+	rows, err := db.Query(`SELECT block, embedder, mask, vecs FROM rag_vector_blocks`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := map[string][]byte{}
+	for rows.Next() {
+		var block, mask int64
+		var name string
+		var blob []byte
+		if err := rows.Scan(&block, &name, &mask, &blob); err != nil {
+			t.Fatal(err)
+		}
+		vs, err := splitBlock(mask, blob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := 0
+		for bit := range 32 {
+			if mask&(1<<bit) != 0 {
+				got[fmt.Sprintf("%s/%d", name, block*32+int64(bit))] = vs[k]
+				k++
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
