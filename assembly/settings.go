@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"quire/config"
+	"quire/host"
 	"quire/kernel/protocol"
 	"quire/kernel/provider"
 	"quire/kernel/provider/ollama"
@@ -42,6 +44,16 @@ func (s settingsPort) SetNotesDir(dir string) error {
 		return s.notesErr
 	}
 	return s.p.settings.SetNotesDir(dir)
+}
+
+// About is this build and the settings in use, asking no one.
+func (s settingsPort) About(context.Context) (host.About, error) {
+	cfg := s.p.settings.Get()
+	a := host.About{Protocol: protocol.Version, DataDir: cfg.DataDir, NotesDir: cfg.NotesDir, Ollama: cfg.OllamaHost, Model: cfg.Model}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		a.Version, a.Go = bi.Main.Version, bi.GoVersion
+	}
+	return a, nil
 }
 
 // Screen is the settings in use with what Ollama says of the chat model.

@@ -277,3 +277,19 @@ func requestBodies(reqs []ollamatest.Request) []string {
 	}
 	return out
 }
+
+// TestAboutSaysWhereQuireKeepsThings: the help drawer's About is the data
+// folder, the protocol and the Ollama address in use, asking no one.
+func TestAboutSaysWhereQuireKeepsThings(t *testing.T) {
+	fake := ollamatest.New(t)
+	dir := t.TempDir()
+	p := openOwner(t, dir, fake.URL())
+	defer p.Close()
+	a, err := p.Settings().About(t.Context())
+	if err != nil || a.DataDir != dir || a.Protocol != protocol.Version || a.Ollama != fake.URL() || a.Go == "" {
+		t.Fatalf("About: %+v, %v", a, err)
+	}
+	if n := len(fake.Requests()); n != 0 {
+		t.Errorf("About asked Ollama %d times", n)
+	}
+}

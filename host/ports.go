@@ -4,7 +4,9 @@
 // panel, the user's settings, the models screen and the health checks. The composition root
 // (assembly) hands hosts concrete parts that satisfy them. It also
 // holds what every host that asks the user shares (question.go): the board
-// of open permission questions and the log's account of how one closed.
+// of open permission questions and the log's account of how one closed;
+// and the operations a page calls (ops.go), derived from the ports in
+// Ports, so that an operation is declared only here.
 //
 // It speaks kernel/protocol and doctor's report only. It must never import
 // kernel/store, kernel/runtime, kernel/core, a provider, rag, library,
@@ -90,6 +92,20 @@ type Settings interface {
 	// CheckOllama asks the address whether Ollama answers there, saving
 	// nothing, within a few seconds.
 	CheckOllama(ctx context.Context, address string) protocol.OllamaCheck
+	// About is what the help drawer says of this Quire: its build and
+	// where it keeps the user's things.
+	About(ctx context.Context) (About, error)
+}
+
+// About is this Quire as the help drawer shows it.
+type About struct {
+	Version  string `json:"version"`  // the build's module version ("(devel)" from a source tree)
+	Protocol string `json:"protocol"` // the host protocol it speaks (protocol.Version)
+	Go       string `json:"go"`       // the Go release it was built with
+	DataDir  string `json:"dataDir"`  // the data folder: the log, the settings, memory
+	NotesDir string `json:"notesDir"` // "" until one is chosen
+	Ollama   string `json:"ollama"`   // the address Ollama is asked at
+	Model    string `json:"model"`    // the chat model
 }
 
 // Models is the models screen's back end: the models Ollama has, pulls

@@ -29,6 +29,34 @@ func TestGeneratedFileIsFresh(t *testing.T) {
 	}
 }
 
+// TestProtocolDocListsTheOperations fails while PROTOCOL.md's list of
+// operations differs from what the host ports declare: an operation added,
+// renamed or re-typed reaches the document through make generate only.
+func TestProtocolDocListsTheOperations(t *testing.T) {
+	root := filepath.Join("..", "..")
+	doc, err := os.ReadFile(filepath.Join(root, ProtocolPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := OperationsMarkdown(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := WithOperations(string(doc), list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(doc) != want {
+		t.Fatalf("%s lists operations the ports no longer declare (first difference at line %d).\nRun `%s` from the repository root and commit the result.",
+			ProtocolPath, firstDiffLine(doc, []byte(want)), Command)
+	}
+	for _, row := range []string{"| `Notes.Tree` | `path: string` | `NoteFolder` |", "| `Batches.Apply` | `id: string, d: BatchDecision` | `Batch` | `ApplyBatch` |"} {
+		if !strings.Contains(list, row) {
+			t.Errorf("the list lacks %q", row)
+		}
+	}
+}
+
 // TestEveryRegisteredPayloadIsMapped keeps the event map complete: a type
 // registered in kernel/event and missing here would reach the page untyped.
 func TestEveryRegisteredPayloadIsMapped(t *testing.T) {

@@ -114,3 +114,56 @@ func (d *docs) fieldDoc(t reflect.Type, goName string) string {
 	}
 	return ""
 }
+
+// method is an interface method's doc comment and its parameters' names
+// as the source writes them ("" where it names none).
+func (d *docs) method(t reflect.Type, name string) (doc string, params []string) {
+	ts := d.spec(t)
+	if ts == nil {
+		return "", nil
+	}
+	it, ok := ts.Type.(*ast.InterfaceType)
+	if !ok {
+		return "", nil
+	}
+	return d.methodIn(t.PkgPath(), it, name)
+}
+
+// methodIn finds the method in it or, through its embedded interfaces of
+// the same package, in the interface that declares it.
+func (d *docs) methodIn(pkg string, it *ast.InterfaceType, name string) (doc string, params []string) {
+	for _, m := range it.Methods.List {
+		if id, ok := m.Type.(*ast.Ident); ok && len(m.Names) == 0 {
+			spec := d.pkgs[pkg][id.Name]
+			if spec == nil {
+				continue
+			}
+			if sub, ok := spec.Type.(*ast.InterfaceType); ok {
+				if doc, params := d.methodIn(pkg, sub, name); params != nil || doc != "" {
+					return doc, params
+				}
+			}
+			continue
+		}
+		if len(m.Names) != 1 || m.Names[0].Name != name {
+			continue
+		}
+		if m.Doc != nil {
+			doc = m.Doc.Text()
+		}
+		ft, ok := m.Type.(*ast.FuncType)
+		if !ok {
+			return doc, nil
+		}
+		for _, p := range ft.Params.List {
+			if len(p.Names) == 0 {
+				params = append(params, "")
+			}
+			for _, n := range p.Names {
+				params = append(params, n.Name)
+			}
+		}
+		return doc, params
+	}
+	return "", nil
+}

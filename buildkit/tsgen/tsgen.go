@@ -330,3 +330,14 @@ func tsKey(s string) string {
 	}
 	return s
 }
+
+// Expr is the TypeScript type of Go type t as a value (a slice or map may
+// be null), with the names declared so far.
+func (f *File) Expr(t reflect.Type) (string, error) { return f.expr(t, false) }
+
+// Method is interface t's method name as its source declares it: its doc
+// comment and its parameters' names ("" for one it leaves unnamed; none
+// when the file has no source root).
+func (f *File) Method(t reflect.Type, name string) (doc string, params []string) {
+	return f.docs.method(t, name)
+}

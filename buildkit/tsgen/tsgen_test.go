@@ -141,3 +141,17 @@ func TestDocCommentsComeFromSource(t *testing.T) {
 		}
 	}
 }
+
+// TestMethodNamesParametersAsTheSourceDoes: an interface method's
+// parameters' names (and doc comment) come from the source, so a generated
+// call reads like the Go one; without a source root there are none.
+func TestMethodNamesParametersAsTheSourceDoes(t *testing.T) {
+	it := reflect.TypeFor[event.Log]()
+	f := New("", "../..", "quire")
+	if _, params := f.Method(it, "Events"); strings.Join(params, ",") != "ctx,session,from" {
+		t.Errorf("Events: params %q", params)
+	}
+	if doc, params := New("", "", "quire").Method(it, "Events"); doc != "" || params != nil {
+		t.Errorf("without source: %q %q", doc, params)
+	}
+}

@@ -8,7 +8,7 @@ import BatchesButton from '../src/components/BatchesButton.svelte';
 import BatchesPanel from '../src/components/BatchesPanel.svelte';
 import { BatchesStore, pickShown, progressLabel, stateLabel, undoLines } from '../src/lib/batches.svelte';
 import type { Batch, BatchDecision, BatchProgress, BatchReview, BatchTask, ReviewItem } from '../src/lib/protocol';
-import { NO_BATCHES, NO_BATCH_FOLDER, type BatchesTransport } from '../src/lib/transport/batches';
+import { NO_BATCH_FOLDER, type BatchesTransport } from '../src/lib/transport/batches';
 import type { CallsTransport } from '../src/lib/transport/calls';
 import { HttpTransport } from '../src/lib/transport/http';
 import { WailsTransport } from '../src/lib/transport/wails';
@@ -98,7 +98,7 @@ const settle = async () => {
   flushSync();
 };
 const mounted: ReturnType<typeof mount>[] = [];
-function render(store: BatchesStore, calls: CallsTransport = {}) {
+function render(store: BatchesStore, calls: CallsTransport = { calls: vi.fn(), modelCall: vi.fn(), callRequest: vi.fn() }) {
   const target = document.createElement('div');
   document.body.appendChild(target);
   mounted.push(mount(BatchesPanel, { target, props: { batches: store, host: calls } }) as ReturnType<typeof mount>);
@@ -197,6 +197,7 @@ describe('BatchesPanel', () => {
       modelCall: vi.fn(async () => {
         throw new Error('not read in this test');
       }),
+      callRequest: vi.fn(),
     } satisfies CallsTransport;
     const store = new BatchesStore(h.t);
     const el = render(store, calls);
@@ -349,7 +350,7 @@ describe('BatchesButton', () => {
     const h = host({ batch: batch({ state: 'reviewing' }), tasks: [], items: ITEMS, changes: [] });
     const target = document.createElement('div');
     document.body.appendChild(target);
-    mounted.push(mount(BatchesButton, { target, props: { host: h.t } }) as ReturnType<typeof mount>);
+    mounted.push(mount(BatchesButton, { target, props: { host: { ...h.t, calls: vi.fn(), modelCall: vi.fn(), callRequest: vi.fn() } } }) as ReturnType<typeof mount>);
     await settle();
     expect(q(target, 'batches-waiting')).not.toBeNull();
     // A page holds few connections to its origin: no stream until the drawer opens.
@@ -366,7 +367,7 @@ describe('BatchesButton', () => {
 });
 
 describe('the transports', () => {
-  it('the window: Apply goes to Go as plain data, a missing method says to update, progress is filtered', async () => {
+  it('the window: Apply goes to the bound method that asks, the rest through Op; progress is filtered', async () => {
     const apply = vi.fn(async (_id: string, _d: unknown) => batch({ state: 'reviewing' }));
     let emit: ((p: unknown) => void) | null = null;
     const rt = {
@@ -375,12 +376,12 @@ describe('the transports', () => {
         return () => (emit = null);
       },
     };
-    const w = new WailsTransport({ ...bareApp(), ApplyBatch: apply as never }, rt);
+    const w = new WailsTransport({ ...bareApp({ 'Batches.Pause': (id: string) => batch({ id, state: 'paused' }) }), ApplyBatch: apply as never }, rt);
     expect(w.confirmsBatchInDialog).toBe(true);
     const d = { items: [{ ...ITEMS[0] }] };
     expect((await w.applyBatch('b1', d)).state).toBe('reviewing');
     expect(apply).toHaveBeenCalledWith('b1', d);
-    await expect(w.undoBatch('b1')).rejects.toThrow(NO_BATCHES);
+    expect((await w.pauseBatch('b1')).state).toBe('paused');
     await expect(w.startBatch('  ')).rejects.toThrow(NO_BATCH_FOLDER);
     const got: BatchProgress[] = [];
     const off = w.subscribeBatches((p) => got.push(p));
@@ -392,14 +393,14 @@ describe('the transports', () => {
     expect(emit).toBeNull();
   });
 
-  it('the browser: the routes, and a refusal as its sentence', async () => {
+  it('the browser: the derived routes, and a refusal as its sentence', async () => {
     const calls: [string, string, unknown][] = [];
     const fetch = vi.fn(async (url: string | URL | Request, init?: RequestInit) => {
       const path = new URL(String(url)).pathname;
       calls.push([init?.method ?? 'GET', path, init?.body ? JSON.parse(String(init.body)) : undefined]);
-      if (path.endsWith('/apply')) return new Response(JSON.stringify({ error: 'the batch is done, so it cannot be applied' }), { status: 409 });
-      if (path === '/api/batches/b%2F1') return new Response(JSON.stringify({ batch: batch(), tasks: null, items: null, changes: null }), { status: 200 });
-      return new Response(JSON.stringify(batch()), { status: path === '/api/batches' ? 201 : 200 });
+      if (path.endsWith('.Apply')) return new Response(JSON.stringify({ error: 'the batch is done, so it cannot be applied' }), { status: 409 });
+      if (path.endsWith('.Get')) return new Response(JSON.stringify({ batch: batch(), tasks: null, items: null, changes: null }), { status: 200 });
+      return new Response(JSON.stringify(batch()), { status: 200 });
     });
     const h = new HttpTransport('http://127.0.0.1:1', { fetch: fetch as typeof globalThis.fetch, eventSource: () => ({ addEventListener() {}, close() {} }) });
     expect(h.confirmsBatchInDialog).toBe(false);
@@ -409,10 +410,10 @@ describe('the transports', () => {
     expect([r.tasks, r.items, r.changes]).toEqual([[], [], []]);
     await expect(h.applyBatch('b/1', { items: [] })).rejects.toThrow('the batch is done, so it cannot be applied');
     expect(calls).toEqual([
-      ['POST', '/api/batches', { folder: 'inbox' }],
-      ['POST', '/api/batches/b%2F1/pause', undefined],
-      ['GET', '/api/batches/b%2F1', undefined],
-      ['POST', '/api/batches/b%2F1/apply', { items: [] }],
+      ['POST', '/api/op/Batches.Start', ['inbox']],
+      ['POST', '/api/op/Batches.Pause', ['b/1']],
+      ['POST', '/api/op/Batches.Get', ['b/1']],
+      ['POST', '/api/op/Batches.Apply', ['b/1', { items: [] }]],
     ]);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ChatStore } from '../src/lib/chat.svelte';
 import type { Candidate, CandidateDetail, DoctorReport, EvaluationJob, Intent, QEvent, Session, StandingFiring, StandingSummary } from '../src/lib/protocol';
 import { event } from './events';
+import type { OpCall } from '../src/lib/transport/ops';
 import type { Transport } from '../src/lib/transport/transport';
 
 function session(id: string, title = id): Session {
@@ -11,6 +12,13 @@ const ev = event;
 
 /** An in-memory host whose live stream the test drives by hand. */
 class FakeHost implements Transport {
+  // The ports' operations and the inspector are not this file's subject.
+  op = vi.fn(async () => {
+    throw new Error('no operation in this test');
+  }) as unknown as OpCall;
+  calls = vi.fn();
+  modelCall = vi.fn();
+  callRequest = vi.fn();
   answersInPage = true;
   choosesFolderInDialog = false;
   // The documents panel is not this file's subject (test/documents.test.ts).

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import EvolutionPanel from '../src/components/EvolutionPanel.svelte';
 import { EvolutionStore, lineDiff, monitorLabel, reportRows } from '../src/lib/evolution.svelte';
 import type { Activation, Approval, Candidate, CandidateDetail, EvaluationJob, EvaluationReport } from '../src/lib/protocol';
-import { NO_EVOLUTION, type EvolutionTransport } from '../src/lib/transport/evolution';
+import type { EvolutionTransport } from '../src/lib/transport/evolution';
 import { HttpTransport } from '../src/lib/transport/http';
 import { WailsTransport } from '../src/lib/transport/wails';
 import { bareApp } from './wailsapp';
@@ -277,26 +277,28 @@ describe('EvolutionPanel', () => {
 });
 
 describe('transports', () => {
-  it('the window: the bound methods, and an older Quire says so', async () => {
+  it('the window: the bound methods that ask, the rest through Op', async () => {
     const approve = vi.fn(async () => cand({ state: 'evaluated', origin: { runs: null, signals: null } }));
-    const w = new WailsTransport({ ...bareApp(), ApproveCandidate: approve as never }, { EventsOnMultiple: () => () => {} });
+    const refuse = vi.fn(() => cand({ state: 'refused' }));
+    const w = new WailsTransport({ ...bareApp({ 'Evolution.Refuse': refuse }), ApproveCandidate: approve as never }, { EventsOnMultiple: () => () => {} });
     expect(w.confirmsEvolutionInDialog).toBe(true);
     const c = await w.approveCandidate('c2', { accepted: ['x'] });
     expect(approve).toHaveBeenCalledWith('c2', { accepted: ['x'] });
     expect(c.origin).toEqual({ runs: [], signals: [] });
-    await expect(w.rollbackCandidate('c2')).rejects.toThrow(NO_EVOLUTION);
+    expect((await w.refuseCandidate('c2', 'no')).state).toBe('refused');
+    expect(refuse).toHaveBeenCalledWith('c2', 'no');
   });
 
-  it('the browser: the routes, and a refusal as its sentence', async () => {
+  it('the browser: the derived routes, and a refusal as its sentence', async () => {
     const calls: [string, string, unknown][] = [];
     const fetch = vi.fn(async (url: string | URL | Request, init?: RequestInit) => {
       const path = new URL(String(url)).pathname;
       calls.push([init?.method ?? 'GET', path, init?.body ? JSON.parse(String(init.body)) : undefined]);
-      if (path.endsWith('/approve')) return new Response(JSON.stringify({ error: 'tick every scenario it breaks before you approve it' }), { status: 409 });
-      if (path === '/api/evolution') return new Response(JSON.stringify({ candidates: null, signals: null, learn: false }), { status: 200 });
-      if (path.endsWith('/evaluate')) return new Response(JSON.stringify({ candidate: 'c/2', state: 'running', done: 0, total: 3, started: '' }), { status: 202 });
-      if (path.endsWith('/evaluation/cancel')) return new Response(JSON.stringify({ error: 'no evaluation of c2 is running; nothing to cancel' }), { status: 409 });
-      if (path.endsWith('/evaluation')) return new Response(JSON.stringify({ candidate: 'c2', state: 'done', done: 3, total: 3, started: '', report: { ...REPORT, scenarios: null } }), { status: 200 });
+      if (path.endsWith('.Approve')) return new Response(JSON.stringify({ error: 'tick every scenario it breaks before you approve it' }), { status: 409 });
+      if (path.endsWith('.List')) return new Response(JSON.stringify({ candidates: null, signals: null, learn: false }), { status: 200 });
+      if (path.endsWith('.StartEvaluation')) return new Response(JSON.stringify({ candidate: 'c/2', state: 'running', done: 0, total: 3, started: '' }), { status: 200 });
+      if (path.endsWith('.CancelEvaluation')) return new Response(JSON.stringify({ error: 'no evaluation of c2 is running; nothing to cancel' }), { status: 409 });
+      if (path.endsWith('.Evaluation')) return new Response(JSON.stringify({ candidate: 'c2', state: 'done', done: 3, total: 3, started: '', report: { ...REPORT, scenarios: null } }), { status: 200 });
       return new Response(JSON.stringify(cand()), { status: 200 });
     });
     const streams: { url: string; on: Record<string, (ev: { data: string }) => void>; closed: boolean }[] = [];
@@ -324,13 +326,13 @@ describe('transports', () => {
     await h.activateCandidate('c2', { scope: 'folder', replaces: 'c1' });
     await h.rollbackCandidate('c2');
     expect(calls).toEqual([
-      ['GET', '/api/evolution', undefined],
-      ['POST', '/api/evolution/c%2F2/evaluate', undefined],
-      ['GET', '/api/evolution/c2/evaluation', undefined],
-      ['POST', '/api/evolution/c2/evaluation/cancel', {}],
-      ['POST', '/api/evolution/c2/approve', { accepted: [] }],
-      ['POST', '/api/evolution/c2/activate', { scope: 'folder', replaces: 'c1' }],
-      ['POST', '/api/evolution/c2/rollback', {}],
+      ['POST', '/api/op/Evolution.List', []],
+      ['POST', '/api/op/Evolution.StartEvaluation', ['c/2']],
+      ['POST', '/api/op/Evolution.Evaluation', ['c2']],
+      ['POST', '/api/op/Evolution.CancelEvaluation', ['c2']],
+      ['POST', '/api/op/Evolution.Approve', ['c2', { accepted: [] }]],
+      ['POST', '/api/op/Evolution.Activate', ['c2', { scope: 'folder', replaces: 'c1' }]],
+      ['POST', '/api/op/Evolution.Rollback', ['c2']],
     ]);
   });
 });

@@ -85,14 +85,14 @@ describe('HttpTransport requests', () => {
     expect(await new HttpTransport(base).doctor()).toEqual(report);
   });
 
-  it('searchConversations GETs /api/search with the query escaped; a failure is its sentence', async () => {
+  it('searchConversations posts the query whole to Conversations.Search; a failure is its sentence', async () => {
     const q = '"tent* -(NEAR & co';
     const hit = { session: 'a', title: 'Trip', seq: 3, role: 'user', time: '2026-11-30T10:00:00Z', snippet: null };
-    routes[`GET /api/search?q=${encodeURIComponent(q)}&limit=5`] = { status: 200, body: { query: q, hits: [hit] } };
+    routes['POST /api/op/Conversations.Search'] = { status: 200, body: { query: q, hits: [hit] } };
     const r = await new HttpTransport(base).searchConversations(q, 5);
     expect(r).toEqual({ query: q, hits: [{ ...hit, snippet: [] }] });
-    expect(seen[0].protocol).toBe(PROTOCOL_VERSION);
-    routes['GET /api/search?q=x'] = { status: 409, body: { error: 'this Quire cannot search its conversations' } };
+    expect(seen[0]).toMatchObject({ protocol: PROTOCOL_VERSION, body: [q, 5] });
+    routes['POST /api/op/Conversations.Search'] = { status: 409, body: { error: 'this Quire cannot search its conversations' } };
     await expect(new HttpTransport(base).searchConversations('x')).rejects.toThrow('this Quire cannot search its conversations');
   });
 
@@ -256,10 +256,10 @@ describe('HttpTransport notes folder', () => {
     expect(seen[0].key).toBeUndefined();
   });
 
-  it('noteLinks GETs /api/notes/links with the path escaped; null lists are empty', async () => {
-    routes['GET /api/notes/links?path=a%20b%2Fplan.md'] = { status: 200, body: { path: 'a b/plan.md', indexed: true, backlinks: [{ from: 'x.md', target: 'plan', line: 2, wiki: true }], unresolved: null, backlinkCount: 1, unresolvedCount: 0, limit: 200 } };
+  it('noteLinks posts the path to Notes.Links; null lists are empty', async () => {
+    routes['POST /api/op/Notes.Links'] = { status: 200, body: { path: 'a b/plan.md', indexed: true, backlinks: [{ from: 'x.md', target: 'plan', line: 2, wiki: true }], unresolved: null, backlinkCount: 1, unresolvedCount: 0, limit: 200 } };
     const l = await new HttpTransport(base).noteLinks('a b/plan.md');
-    expect(seen[0]).toMatchObject({ method: 'GET', url: '/api/notes/links?path=a%20b%2Fplan.md' });
+    expect(seen[0]).toMatchObject({ method: 'POST', url: '/api/op/Notes.Links', body: ['a b/plan.md'] });
     expect(l.backlinks).toEqual([{ from: 'x.md', target: 'plan', line: 2, wiki: true }]);
     expect(l.unresolved).toEqual([]);
     expect(l.indexed).toBe(true);
@@ -434,7 +434,7 @@ describe('HttpTransport access (the secret)', () => {
   });
 
   it('every request that is not a GET is sent as JSON, with a body or without', async () => {
-    for (const r of ['DELETE /api/sessions/s1', 'POST /api/sessions/s1/cancel', 'POST /api/documents/cancel', 'DELETE /api/memory/m1'])
+    for (const r of ['DELETE /api/sessions/s1', 'POST /api/sessions/s1/cancel', 'POST /api/op/Documents.Cancel', 'POST /api/op/Memory.ForgetMemory'])
       routes[r] = { status: 204 };
     routes['GET /api/sessions'] = { status: 200, body: [] };
     const t = new HttpTransport(base);
@@ -446,8 +446,8 @@ describe('HttpTransport access (the secret)', () => {
     expect(seen.map((s) => `${s.method} ${s.url} ${s.contentType ?? '-'}`)).toEqual([
       'DELETE /api/sessions/s1 application/json',
       'POST /api/sessions/s1/cancel application/json',
-      'POST /api/documents/cancel application/json',
-      'DELETE /api/memory/m1 application/json',
+      'POST /api/op/Documents.Cancel application/json',
+      'POST /api/op/Memory.ForgetMemory application/json',
       'GET /api/sessions -',
     ]);
   });
@@ -584,14 +584,14 @@ describe('resume after a lagging stream', () => {
 describe('HttpTransport documents', () => {
   const state = { embedder: 'offline', offline: true, roots: null, documents: null, progress: { running: false, phase: 'idle' } };
 
-  it('lists, adds, cancels, retries, removes and reads sources on the documents routes', async () => {
+  it('lists, adds, cancels, retries, removes and reads sources through the Documents operations', async () => {
     routes = {
-      'GET /api/documents': { status: 200, body: state },
-      'POST /api/documents': { status: 202 },
-      'POST /api/documents/cancel': { status: 204 },
-      'POST /api/documents/retry': { status: 202 },
-      'POST /api/documents/remove': { status: 202 },
-      'GET /api/documents/source?path=%2Fhome%2Fann%2Fa+b.md&page=2': { status: 200, body: { path: '/home/ann/a b.md', name: 'a b.md', format: 'markdown', text: 'x' } },
+      'POST /api/op/Documents.State': { status: 200, body: state },
+      'POST /api/op/Documents.Add': { status: 204 },
+      'POST /api/op/Documents.Cancel': { status: 204 },
+      'POST /api/op/Documents.Retry': { status: 204 },
+      'POST /api/op/Documents.Remove': { status: 204 },
+      'POST /api/op/Documents.Source': { status: 200, body: { path: '/home/ann/a b.md', name: 'a b.md', format: 'markdown', text: 'x' } },
     };
     const t = new HttpTransport(base);
     expect(t.takesFileDrops).toBe(false);
@@ -604,18 +604,18 @@ describe('HttpTransport documents', () => {
     await t.removeDocument('/home/ann/b.md');
     expect((await t.documentSource('/home/ann/a b.md', 2)).text).toBe('x');
     expect(seen.map((s) => [s.method, s.url, s.body, s.protocol])).toEqual([
-      ['GET', '/api/documents', undefined, PROTOCOL_VERSION],
-      ['POST', '/api/documents', { paths: ['/home/ann/papers'] }, PROTOCOL_VERSION],
-      ['POST', '/api/documents/cancel', undefined, PROTOCOL_VERSION],
-      ['POST', '/api/documents/retry', { path: '/home/ann/a.md' }, PROTOCOL_VERSION],
-      ['POST', '/api/documents/remove', { path: '/home/ann/b.md' }, PROTOCOL_VERSION],
-      ['GET', '/api/documents/source?path=%2Fhome%2Fann%2Fa+b.md&page=2', undefined, PROTOCOL_VERSION],
+      ['POST', '/api/op/Documents.State', [], PROTOCOL_VERSION],
+      ['POST', '/api/op/Documents.Add', [['/home/ann/papers']], PROTOCOL_VERSION],
+      ['POST', '/api/op/Documents.Cancel', [], PROTOCOL_VERSION],
+      ['POST', '/api/op/Documents.Retry', ['/home/ann/a.md'], PROTOCOL_VERSION],
+      ['POST', '/api/op/Documents.Remove', ['/home/ann/b.md'], PROTOCOL_VERSION],
+      ['POST', '/api/op/Documents.Source', ['/home/ann/a b.md', 2], PROTOCOL_VERSION],
     ]);
   });
 
   it('rejects with the host sentence, and an empty add without asking', async () => {
     routes = {
-      'GET /api/documents/source?path=%2Fetc%2Fpasswd&page=0': { status: 404, body: { error: 'this file is not in the document index' } },
+      'POST /api/op/Documents.Source': { status: 404, body: { error: 'this file is not in the document index' } },
     };
     const t = new HttpTransport(base);
     await expect(t.documentSource('/etc/passwd')).rejects.toThrow('this file is not in the document index');
@@ -638,12 +638,12 @@ describe('HttpTransport documents', () => {
 });
 
 describe('HttpTransport models', () => {
-  it('lists, pulls, cancels and deletes on the models routes', async () => {
+  it('lists, pulls, cancels and deletes through the Models operations', async () => {
     routes = {
-      'GET /api/models': { status: 200, body: { installed: [{ name: 'qwen3:4b', capabilities: null }], recommended: null, pulls: null } },
-      'POST /api/models/pull': { status: 202 },
-      'POST /api/models/pull/cancel': { status: 204 },
-      'POST /api/models/delete': { status: 204 },
+      'POST /api/op/Models.List': { status: 200, body: { installed: [{ name: 'qwen3:4b', capabilities: null }], recommended: null, pulls: null } },
+      'POST /api/op/Models.Pull': { status: 204 },
+      'POST /api/op/Models.CancelPull': { status: 204 },
+      'POST /api/op/Models.Delete': { status: 204 },
     };
     const t = new HttpTransport(base);
     const st = await t.models();
@@ -654,15 +654,15 @@ describe('HttpTransport models', () => {
     await t.cancelPull('qwen3:8b');
     await t.deleteModel('qwen3:4b');
     expect(seen.map((s) => [s.method, s.url, s.body, s.protocol])).toEqual([
-      ['GET', '/api/models', undefined, PROTOCOL_VERSION],
-      ['POST', '/api/models/pull', { model: 'qwen3:8b' }, PROTOCOL_VERSION],
-      ['POST', '/api/models/pull/cancel', { model: 'qwen3:8b' }, PROTOCOL_VERSION],
-      ['POST', '/api/models/delete', { model: 'qwen3:4b' }, PROTOCOL_VERSION],
+      ['POST', '/api/op/Models.List', [], PROTOCOL_VERSION],
+      ['POST', '/api/op/Models.Pull', ['qwen3:8b'], PROTOCOL_VERSION],
+      ['POST', '/api/op/Models.CancelPull', ['qwen3:8b'], PROTOCOL_VERSION],
+      ['POST', '/api/op/Models.Delete', ['qwen3:4b'], PROTOCOL_VERSION],
     ]);
   });
 
   it('rejects with the host sentence, and an empty name without asking', async () => {
-    routes = { 'POST /api/models/delete': { status: 404, body: { error: 'Ollama does not have the model "gone"' } } };
+    routes = { 'POST /api/op/Models.Delete': { status: 404, body: { error: 'Ollama does not have the model "gone"' } } };
     const t = new HttpTransport(base);
     await expect(t.deleteModel('gone')).rejects.toThrow('Ollama does not have the model "gone"');
     await expect(t.pullModel('  ')).rejects.toThrow('Type the name of a model');

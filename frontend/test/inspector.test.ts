@@ -202,7 +202,7 @@ describe('Inspector', () => {
   });
 
   it("says so in words when the host cannot read the calls", async () => {
-    const host = { calls: vi.fn(async () => Promise.reject(new Error('the conversation has no such step'))) };
+    const host = { calls: vi.fn(async () => Promise.reject(new Error('the conversation has no such step'))), modelCall: vi.fn(), callRequest: vi.fn() };
     app = mount(Inspector, { target: document.body, props: { host, session: 's1', runId: 'r1', step: 1, onclose: () => {} } });
     await settle();
     expect(document.querySelector('[data-testid="inspector-error"]')?.textContent).toBe('the conversation has no such step');
@@ -213,11 +213,12 @@ describe('HttpTransport calls', () => {
   it('hands the request over as the server sent it, and says why it could not', async () => {
     const seen: string[] = [];
     const body = '{"model":"qwen3:4b",  "messages":[]}\n'; // spacing kept: never re-encoded
-    const fetchFn = (async (url: string) => {
-      seen.push(url);
-      if (url.endsWith('/calls/9/request')) return new Response('{"error":"the conversation has no such step: step 9 of 3"}', { status: 404 });
-      if (url.endsWith('/request')) return new Response(body, { status: 200 });
-      if (url.includes('/calls?run=')) return new Response('{"calls":null,"total":0}', { status: 200 });
+    const fetchFn = (async (url: string, init?: RequestInit) => {
+      const args = JSON.parse(String(init?.body ?? '[]'));
+      seen.push(`${url} ${JSON.stringify(args)}`);
+      if (url.endsWith('.Request') && args[1] === 9) return new Response('{"error":"the conversation has no such step: step 9 of 3"}', { status: 404 });
+      if (url.endsWith('.Request')) return new Response(JSON.stringify(body), { status: 200 });
+      if (url.endsWith('.Calls')) return new Response('{"calls":null,"total":0}', { status: 200 });
       return new Response('{}', { status: 200 });
     }) as typeof fetch;
     const t = new HttpTransport('http://127.0.0.1:1', { fetch: fetchFn });
@@ -225,9 +226,9 @@ describe('HttpTransport calls', () => {
     await expect(t.callRequest('s 1', 9)).rejects.toThrow('the conversation has no such step: step 9 of 3');
     expect(await t.calls('s 1', 'r/1')).toEqual({ calls: [], total: 0 });
     expect(seen).toEqual([
-      'http://127.0.0.1:1/api/sessions/s%201/calls/2/request',
-      'http://127.0.0.1:1/api/sessions/s%201/calls/9/request',
-      'http://127.0.0.1:1/api/sessions/s%201/calls?run=r%2F1',
+      'http://127.0.0.1:1/api/op/Calls.Request ["s 1",2]',
+      'http://127.0.0.1:1/api/op/Calls.Request ["s 1",9]',
+      'http://127.0.0.1:1/api/op/Calls.Calls ["s 1","r/1"]',
     ]);
   });
 });

@@ -22,7 +22,7 @@ import {
 } from '../src/lib/mcp.svelte';
 import type { MCPServerConfig, MCPState, MCPTool, MCPToolChoice } from '../src/lib/protocol';
 import { HttpTransport, MCP_POLL_MS } from '../src/lib/transport/http';
-import { NO_MCP, type MCPAction, type MCPTransport, type McpImport, type McpServer } from '../src/lib/transport/mcp';
+import { type MCPAction, type MCPTransport, type McpImport, type McpServer } from '../src/lib/transport/mcp';
 import { WailsTransport } from '../src/lib/transport/wails';
 import { bareApp } from './wailsapp';
 
@@ -295,15 +295,15 @@ describe('the section', () => {
 });
 
 describe('the transports', () => {
-  it('the browser: the routes, names escaped, and a refusal as its sentence', async () => {
+  it('the browser: the derived routes, and a refusal as its sentence', async () => {
     const calls: [string, string, unknown][] = [];
     const fetch = vi.fn(async (url: string | URL | Request, init?: RequestInit) => {
       const path = new URL(String(url)).pathname;
       calls.push([init?.method ?? 'GET', path, init?.body ? JSON.parse(String(init.body)) : undefined]);
-      if (path.endsWith('/restart')) return new Response(JSON.stringify({ error: 'no MCP server is named a/b' }), { status: 404 });
-      if (path === '/api/mcp') return new Response(JSON.stringify({ servers: [{ config: { name: 'n', command: 'c', args: null, enabled: true }, state: 'running', sinceMs: 1, tools: null, tokens: 0 }], tokens: 0 }));
-      if (path === '/api/mcp/import') return new Response(JSON.stringify({ added: null, refused: null }));
-      if (init?.method === 'DELETE') return new Response(null, { status: 204 });
+      if (path.endsWith('.Restart')) return new Response(JSON.stringify({ error: 'no MCP server is named a/b' }), { status: 404 });
+      if (path.endsWith('.Servers')) return new Response(JSON.stringify({ servers: [{ config: { name: 'n', command: 'c', args: null, enabled: true }, state: 'running', sinceMs: 1, tools: null, tokens: 0 }], tokens: 0 }));
+      if (path.endsWith('.Import')) return new Response(JSON.stringify({ added: null, refused: null }));
+      if (path.endsWith('.Remove')) return new Response(null, { status: 204 });
       return new Response(JSON.stringify(server()));
     });
     const h = new HttpTransport('http://127.0.0.1:1', { fetch: fetch as typeof globalThis.fetch, eventSource: () => ({ addEventListener() {}, close() {} }) });
@@ -317,13 +317,13 @@ describe('the transports', () => {
     expect(await h.importMcp('{}')).toEqual({ added: [], refused: [] });
     await h.setMcpTool({ server: 'n', tool: 't', enabled: false });
     expect(calls).toEqual([
-      ['GET', '/api/mcp', undefined],
-      ['POST', '/api/mcp/servers', { name: 'n', url: 'http://127.0.0.1:3001/mcp', enabled: true }],
-      ['POST', '/api/mcp/servers/a%2Fb/stop', undefined],
-      ['POST', '/api/mcp/servers/a%2Fb/restart', undefined],
-      ['DELETE', '/api/mcp/servers/a%2Fb', undefined],
-      ['POST', '/api/mcp/import', { text: '{}' }],
-      ['POST', '/api/mcp/tools', { server: 'n', tool: 't', enabled: false }],
+      ['POST', '/api/op/MCP.Servers', []],
+      ['POST', '/api/op/MCP.Put', [{ name: 'n', url: 'http://127.0.0.1:3001/mcp', enabled: true }]],
+      ['POST', '/api/op/MCP.Stop', ['a/b']],
+      ['POST', '/api/op/MCP.Restart', ['a/b']],
+      ['POST', '/api/op/MCP.Remove', ['a/b']],
+      ['POST', '/api/op/MCP.Import', ['{}']],
+      ['POST', '/api/op/MCP.SetTool', [{ server: 'n', tool: 't', enabled: false }]],
     ]);
   });
 
@@ -357,8 +357,9 @@ describe('the transports', () => {
     }
   });
 
-  it('the window: the bindings, a missing one says to update, and quire:mcp filtered', async () => {
-    const control = vi.fn(async () => server({ state: 'stopped' }));
+  it('the window: Op for an action, the bound method that asks for a loosening, and quire:mcp filtered', async () => {
+    const control = vi.fn(() => server({ state: 'stopped' }));
+    const setTool = vi.fn(async () => server({ state: 'running' }));
     let emit: ((s: unknown) => void) | null = null;
     const rt = {
       EventsOnMultiple: (name: string, cb: (...d: unknown[]) => void) => {
@@ -366,11 +367,12 @@ describe('the transports', () => {
         return () => (emit = null);
       },
     };
-    const w = new WailsTransport({ ...bareApp(), ControlMCPServer: control as never }, rt);
+    const w = new WailsTransport({ ...bareApp({ 'MCP.Stop': control }), SetMCPTool: setTool as never }, rt);
     expect(w.confirmsLoosenInDialog).toBe(true);
     expect((await w.controlMcpServer('notes', 'stop')).state).toBe('stopped');
-    expect(control).toHaveBeenCalledWith('notes', 'stop');
-    await expect(w.mcpServers()).rejects.toThrow(NO_MCP);
+    expect(control).toHaveBeenCalledWith('notes');
+    await w.setMcpTool({ server: 'notes', tool: 't', enabled: true, effects: 'read' });
+    expect(setTool).toHaveBeenCalledWith({ server: 'notes', tool: 't', enabled: true, effects: 'read' });
     const got: string[] = [];
     const off = w.subscribeMcp((s) => got.push(s.state));
     emit!(server({ state: 'failed' }));

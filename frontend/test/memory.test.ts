@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { groupMemory, MemoryStore, noteLabel } from '../src/lib/memory.svelte';
 import type { MemoryItem, MemoryList } from '../src/lib/protocol';
 import { HttpTransport } from '../src/lib/transport/http';
-import { memoryList, NO_MEMORY, type MemoryHost } from '../src/lib/transport/transport';
+import { memoryList, type MemoryHost } from '../src/lib/transport/transport';
 import { WailsTransport, type WailsApp } from '../src/lib/transport/wails';
 import { memoryItem } from './memoryitem';
 import { bareApp } from './wailsapp';
@@ -93,12 +93,12 @@ describe('MemoryStore', () => {
 });
 
 describe('memory over HTTP', () => {
-  it('uses the /api/memory routes and passes errors through', async () => {
+  it('posts each operation to its derived route and passes errors through', async () => {
     const calls: [string, string, string | undefined][] = [];
     const fetch = vi.fn(async (url: RequestInfo | URL, init?: RequestInit) => {
       calls.push([init?.method ?? 'GET', String(url).replace('http://q', ''), init?.body as string | undefined]);
-      if (String(url).endsWith('/nope')) return new Response(JSON.stringify({ error: 'No memory item has the id "nope"' }), { status: 404 });
-      if (init?.method === 'DELETE' || String(url).endsWith('/review')) return new Response(null, { status: 204 });
+      if (String(url).endsWith('EditMemory')) return new Response(JSON.stringify({ error: 'No memory item has the id "nope"' }), { status: 404 });
+      if (!String(url).endsWith('MemoryList')) return new Response(null, { status: 204 });
       return new Response(JSON.stringify({ items: null, approval: true }), { status: 200 });
     });
     const t = new HttpTransport('http://q', { fetch: fetch as typeof globalThis.fetch });
@@ -108,42 +108,43 @@ describe('memory over HTTP', () => {
     await t.setMemorySettings({ learn: true });
     await expect(t.editMemory('nope', 'x')).rejects.toThrow('No memory item has the id "nope"');
     expect(calls).toEqual([
-      ['GET', '/api/memory', undefined],
-      ['DELETE', '/api/memory/a%2Fb', undefined],
-      ['POST', '/api/memory/x/review', '{"approve":false}'],
-      ['PUT', '/api/memory/settings', '{"learn":true}'],
-      ['PATCH', '/api/memory/nope', '{"text":"x"}'],
+      ['POST', '/api/op/Memory.MemoryList', '[]'],
+      ['POST', '/api/op/Memory.ForgetMemory', '["a/b"]'],
+      ['POST', '/api/op/Memory.ReviewMemory', '["x",false]'],
+      ['POST', '/api/op/Memory.SetMemoryLearning', '[true]'],
+      ['POST', '/api/op/Memory.MemoryList', '[]'],
+      ['POST', '/api/op/Memory.EditMemory', '["nope","x"]'],
     ]);
   });
 });
 
 describe('memory in the window', () => {
-  it('calls the bound methods after the handshake, and says so when the window has none', async () => {
+  it('calls the operations through Op after the handshake; a Go error is its sentence', async () => {
     const order: string[] = [];
     const app: WailsApp = {
-      ...bareApp(),
+      ...bareApp({
+        'Memory.MemoryList': () => {
+          order.push('MemoryList');
+          return { items: [memoryItem('a')], approval: false, learn: true };
+        },
+        'Memory.ForgetMemory': (id: string) => {
+          order.push(`ForgetMemory ${id}`);
+        },
+        'Memory.SetMemoryApproval': (on: boolean) => {
+          order.push(`SetMemoryApproval ${on}`);
+        },
+        'Memory.EditMemory': () => Promise.reject('The memory text is empty: write the fact or preference to remember.'),
+      }),
       Handshake: async () => {
         order.push('Handshake');
         return '1.0';
       },
-      MemoryList: async () => {
-        order.push('MemoryList');
-        return { items: [memoryItem('a')], approval: false, learn: true };
-      },
-      ForgetMemory: async (id: string) => {
-        order.push(`ForgetMemory ${id}`);
-      },
-      SetMemoryApproval: async (on: boolean) => {
-        order.push(`SetMemoryApproval ${on}`);
-      },
-      EditMemory: async () => Promise.reject('The memory text is empty: write the fact or preference to remember.'),
     };
     const t = new WailsTransport(app, undefined);
     expect((await t.memory()).items?.map((i) => i.id)).toEqual(['a']);
     await t.forgetMemory('a');
     expect((await t.setMemorySettings({ approval: true })).learn).toBe(true);
     await expect(t.editMemory('a', '')).rejects.toThrow('The memory text is empty');
-    await expect(t.reviewMemory('a', true)).rejects.toThrow(NO_MEMORY);
     expect(order).toEqual(['Handshake', 'MemoryList', 'ForgetMemory a', 'SetMemoryApproval true', 'MemoryList']);
   });
   it('memoryList fills in what a host left out', () => {

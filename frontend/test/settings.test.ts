@@ -11,7 +11,7 @@ import type { ModelsTransport } from '../src/lib/transport/models';
 import type { ModelInfo, OllamaCheck, SettingsScreen, Theme, UserSettings } from '../src/lib/protocol';
 import { APPLY_NOTE, SettingsStore, showTheme, THEME_KEY, type ThemeMemory } from '../src/lib/settings.svelte';
 import { HttpTransport } from '../src/lib/transport/http';
-import { NO_SETTINGS, SettingRefused, type SettingsTransport } from '../src/lib/transport/settings';
+import { SettingRefused, type SettingsTransport } from '../src/lib/transport/settings';
 import { WailsTransport } from '../src/lib/transport/wails';
 import { bareApp } from './wailsapp';
 
@@ -230,12 +230,12 @@ describe('showTheme', () => {
 });
 
 describe('settings over HTTP', () => {
-  it('uses /api/settings and turns a 400 naming a field into SettingRefused', async () => {
+  it('posts the operations and turns a 400 naming a field into SettingRefused', async () => {
     const calls: [string, string, string | undefined][] = [];
     const fetch = vi.fn(async (url: RequestInfo | URL, init?: RequestInit) => {
       calls.push([init?.method ?? 'GET', String(url).replace('http://q', ''), init?.body as string | undefined]);
-      if (String(url).endsWith('/check')) return new Response(JSON.stringify({ address: 'x', ok: false, models: null, message: 'Nothing answers' }));
-      if (init?.method === 'POST') return new Response(JSON.stringify({ error: 'The theme must be one of system, light, dark.', field: 'theme' }), { status: 400 });
+      if (String(url).endsWith('.CheckOllama')) return new Response(JSON.stringify({ address: 'x', ok: false, models: null, message: 'Nothing answers' }));
+      if (String(url).endsWith('.Update')) return new Response(JSON.stringify({ error: 'The theme must be one of system, light, dark.', field: 'theme' }), { status: 400 });
       return new Response(JSON.stringify({ ...screen(), models: null, pinned: null }));
     });
     const t = new HttpTransport('http://q', { fetch: fetch as typeof globalThis.fetch });
@@ -246,20 +246,19 @@ describe('settings over HTTP', () => {
     expect([err.field, err.message]).toEqual(['theme', 'The theme must be one of system, light, dark.']);
     expect((await t.checkOllama('x')).models).toEqual([]);
     expect(calls.map((c) => c.slice(0, 2))).toEqual([
-      ['GET', '/api/settings'],
-      ['POST', '/api/settings'],
-      ['POST', '/api/settings/check'],
+      ['POST', '/api/op/Settings.Screen'],
+      ['POST', '/api/op/Settings.Update'],
+      ['POST', '/api/op/Settings.CheckOllama'],
     ]);
-    expect(JSON.parse(calls[2][2]!)).toEqual({ address: 'x' });
+    expect(JSON.parse(calls[2][2]!)).toEqual(['x']);
   });
 });
 
 describe('settings in the window', () => {
-  it('turns a refused answer into SettingRefused, and says so when the window has no settings', async () => {
+  it('turns a refused answer into SettingRefused', async () => {
     const t = new WailsTransport(
       {
-        ...bareApp(),
-        Settings: async () => screen(),
+        ...bareApp({ 'Settings.Screen': () => screen() }),
         SaveSettings: async () => ({ screen: null, refused: { field: 'numCtx', message: 'qwen3:4b was trained for 40,960 tokens: choose at most that.' } }),
       },
       undefined,
@@ -267,7 +266,7 @@ describe('settings in the window', () => {
     const err = await t.saveSettings(screen().settings).catch((e) => e);
     expect(err).toBeInstanceOf(SettingRefused);
     expect(err.field).toBe('numCtx');
-    await expect(t.checkOllama('x')).rejects.toThrow(NO_SETTINGS);
+    expect((await t.settings()).settings).toEqual(screen().settings);
   });
 });
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { needsLine, SkillsStore, skillState, sourceLabel } from '../src/lib/skills.svelte';
 import type { SkillInfo, SkillList } from '../src/lib/protocol';
 import { HttpTransport } from '../src/lib/transport/http';
-import { NO_SKILL_FOLDER, NO_SKILLS, skillList, type SkillsTransport } from '../src/lib/transport/skills';
+import { NO_SKILL_FOLDER, skillList, type SkillsTransport } from '../src/lib/transport/skills';
 import { WailsTransport } from '../src/lib/transport/wails';
 import { bareApp } from './wailsapp';
 
@@ -110,18 +110,19 @@ describe('HttpTransport skills', () => {
       req.on('end', () => {
         seen.push({ method: req.method ?? '', url: req.url ?? '', body: data ? JSON.parse(data) : undefined });
         const route = `${req.method} ${req.url}`;
-        if (route === 'GET /api/skills') {
+        const args = data ? JSON.parse(data) : [];
+        if (route === 'POST /api/op/Skills.SkillList') {
           res.writeHead(200, { 'Content-Type': 'application/json' });
           res.end(JSON.stringify({ skills: [skill('weekly-review')], problems: null, folder: '/d/skills' }));
-        } else if (route === 'POST /api/skills/weekly-review/enabled') {
+        } else if (route === 'POST /api/op/Skills.SetSkillEnabled' && args[0] === 'weekly-review') {
           res.writeHead(204);
           res.end();
-        } else if (route === 'POST /api/skills/install') {
+        } else if (route === 'POST /api/op/Skills.InstallSkill') {
           res.writeHead(409, { 'Content-Type': 'application/json' });
           res.end(JSON.stringify({ error: 'A skill named x is installed already: remove that folder first to replace it.' }));
         } else {
           res.writeHead(404, { 'Content-Type': 'application/json' });
-          res.end(JSON.stringify({ error: `No skill named "${decodeURIComponent(req.url!.split('/')[3])}" is installed.` }));
+          res.end(JSON.stringify({ error: `No skill named "${args[0]}" is installed.` }));
         }
       });
     });
@@ -130,7 +131,7 @@ describe('HttpTransport skills', () => {
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-  it('speaks the /api/skills routes and rejects with the server sentence', async () => {
+  it('posts the operations to their derived routes and rejects with the server sentence', async () => {
     const t = new HttpTransport(base);
     const l = await t.skills();
     expect(l.problems).toEqual([]);
@@ -140,32 +141,33 @@ describe('HttpTransport skills', () => {
     await expect(t.installSkill('/x')).rejects.toThrow('installed already');
     await expect(t.installSkill('  ')).rejects.toThrow(NO_SKILL_FOLDER);
     expect(seen.map((s) => `${s.method} ${s.url} ${JSON.stringify(s.body ?? null)}`)).toEqual([
-      'GET /api/skills null',
-      'POST /api/skills/weekly-review/enabled {"enabled":false}',
-      'POST /api/skills/a%20b/enabled {"enabled":true}',
-      'POST /api/skills/install {"dir":"/x"}',
+      'POST /api/op/Skills.SkillList []',
+      'POST /api/op/Skills.SetSkillEnabled ["weekly-review",false]',
+      'POST /api/op/Skills.SetSkillEnabled ["a b",true]',
+      'POST /api/op/Skills.InstallSkill ["/x"]',
     ]);
   });
 });
 
 describe('WailsTransport skills', () => {
-  it('calls the bound methods after the handshake', async () => {
+  it('calls the operations through Op after the handshake', async () => {
     const order: string[] = [];
     const t = new WailsTransport(
       {
-        ...bareApp(),
+        ...bareApp({
+          'Skills.SkillList': () => {
+            order.push('Skills');
+            return { skills: null, problems: null, folder: '/d/skills' };
+          },
+          'Skills.SetSkillEnabled': (name: string, on: boolean) => {
+            order.push(`SetSkillEnabled ${name} ${on}`);
+          },
+          'Skills.InstallSkill': () => Promise.reject('The folder has no SKILL.md: a skill is a folder with a SKILL.md file at its top.'),
+        }),
         Handshake: async () => {
           order.push('Handshake');
           return '1.0';
         },
-        Skills: async () => {
-          order.push('Skills');
-          return { skills: null, problems: null, folder: '/d/skills' };
-        },
-        SetSkillEnabled: async (name: string, on: boolean) => {
-          order.push(`SetSkillEnabled ${name} ${on}`);
-        },
-        InstallSkill: async () => Promise.reject('The folder has no SKILL.md: a skill is a folder with a SKILL.md file at its top.'),
       },
       undefined,
     );
@@ -174,10 +176,5 @@ describe('WailsTransport skills', () => {
     await expect(t.installSkill('/x')).rejects.toThrow('has no SKILL.md');
     await expect(t.installSkill('')).rejects.toThrow(NO_SKILL_FOLDER);
     expect(order).toEqual(['Handshake', 'Skills', 'SetSkillEnabled weekly-review true']);
-  });
-  it('says an older window has no skills', async () => {
-    const t = new WailsTransport(bareApp(), undefined);
-    await expect(t.skills()).rejects.toThrow(NO_SKILLS);
-    await expect(t.setSkillEnabled('a', true)).rejects.toThrow(NO_SKILLS);
   });
 });

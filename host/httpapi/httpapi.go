@@ -68,6 +68,8 @@ type Server struct {
 	// questions are the permission questions Ask holds open for the page
 	// (questions.go).
 	questions host.Questions
+	// wire dispatches the ports' operations (ops.go).
+	wire *host.Wire
 }
 
 // limits bounds how long a connection may hold the server (timeouts.go).
@@ -98,7 +100,7 @@ func New(b Backend, assets fs.FS, log *slog.Logger) *Server {
 // itself, because the local channel once built its own and missed one (a
 // stream write deadline of zero failed every stream on the socket).
 func newServer(b Backend, log *slog.Logger) *Server {
-	return &Server{b: b, log: log, limits: defaultLimits, streamWrite: StreamWriteTimeout}
+	return &Server{b: b, log: log, limits: defaultLimits, streamWrite: StreamWriteTimeout, wire: host.NewWire()}
 }
 
 // routes are every /api route with the handshake and no browser guard:
@@ -139,6 +141,7 @@ func (s *Server) routes() http.Handler {
 	s.mcpRoutes(api)
 	s.evolutionRoutes(api)
 	s.skillRoutes(api)
+	s.opRoutes(api)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/handshake", s.handshake)
 	mux.Handle("/api/", requireHandshake(api))
@@ -251,6 +254,8 @@ const maxBody = 1 << 20
 
 var errBodyTooLarge = errors.New("the request body is larger than 1 MiB: send less")
 
+var errBadJSON = errors.New("the request body is not the JSON expected")
+
 func readBody(r *http.Request, v any, strict bool) error {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err != nil {
@@ -264,10 +269,10 @@ func readBody(r *http.Request, v any, strict bool) error {
 		dec.DisallowUnknownFields()
 	}
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("the request body is not the JSON expected: %w", err)
+		return fmt.Errorf("%w: %w", errBadJSON, err)
 	}
 	if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
-		return errors.New("the request body is not the JSON expected: something follows the value")
+		return fmt.Errorf("%w: something follows the value", errBadJSON)
 	}
 	return nil
 }

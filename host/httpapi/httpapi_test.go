@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"quire/doctor"
+	"quire/host"
 	"quire/host/httpapi"
 	"quire/kernel/event"
 	"quire/kernel/protocol"
@@ -318,10 +319,11 @@ func TestRefusesNonLoopback(t *testing.T) {
 // screen whose Update refuses a temperature over 2 as the real one does
 // and records what it saved.
 type settings struct {
-	dir     string
-	mu      sync.Mutex
-	saved   []protocol.UserSettings
-	checked []string
+	host.Settings // what a test does not use: a call panics
+	dir           string
+	mu            sync.Mutex
+	saved         []protocol.UserSettings
+	checked       []string
 }
 
 func (s *settings) Screen(context.Context) (protocol.SettingsScreen, error) {

@@ -60,3 +60,7 @@ var errNoSkillsHere = errors.New("skills are not available in this window (the d
 
 // errNoStandingHere: the standing tasks need the task queue, which did not open.
 var errNoStandingHere = errors.New("standing tasks are not available in this window (they need the task queue); see the health checks")
+
+// errAsksFirst: an operation the window confirms in a dialog, called
+// without its dialog (Op).
+var errAsksFirst = errors.New("the window asks the user before this operation; call its own method")

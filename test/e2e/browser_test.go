@@ -1,6 +1,6 @@
 //go:build e2e
 
-// Package e2e runs the frontend's end-to-end cases (frontend/e2e/cases.mjs)
+// Package e2e runs the frontend's end-to-end cases (frontend/e2e/cases/*.mjs)
 // in real Chromium against `quire serve` as main wires it: the composition
 // root (assembly) over a real data folder, host/httpapi over the
 // backend it builds, and the fake Ollama server, which answers each case's
@@ -37,9 +37,9 @@ import (
 	"quire/test/ollamatest"
 )
 
-// cases are the slugs of every case in frontend/e2e/cases.mjs, in order:
-// each must pass, against this backend, and no other may run. A case added
-// there is added here.
+// cases are the slugs of every case in frontend/e2e/cases/*.mjs, in the
+// order frontend/e2e/cases.mjs runs them: each must pass, against this
+// backend, and no other may run. A case added there is added here.
 var cases = []string{
 	"send-stream", "sessions", "doctor-banner", "first-run-download", "settings-pull-chat", "reload", "run-error", "stop", "wails", "wails-handshake-refused",
 	"protocol", "send-retry", "tool-card", "permission-deny", "permission-allow", "steer", "queue", "wails-permission",

@@ -6,8 +6,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
+	"quire/host"
+	"quire/host/httpapi"
 	"quire/kernel/protocol"
 	"quire/test/testkit"
 )
@@ -80,6 +83,11 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 		{"/api/evolution/rollback", `{}`},
 		{"/api/skills/weekly-review/enabled", `{"enabled":false}`},
 		{"/api/skills/install", `{"dir":"/tmp"}`},
+	}
+	// Every operation the ports declare, at the route derived for it.
+	for _, op := range host.NewWire().Ops() {
+		args := strings.TrimSuffix(strings.Repeat("null,", len(op.Params)), ",")
+		writes = append(writes, struct{ path, body string }{httpapi.OpPath + op.Name, "[" + args + "]"})
 	}
 	proto := map[string]string{"Quire-Protocol": protocol.Version}
 	with := func(extra map[string]string) map[string]string {

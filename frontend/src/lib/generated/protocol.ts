@@ -2690,3 +2690,209 @@ export interface TodoItem {
 export interface TodoPlan {
   items: TodoItem[] | null;
 }
+
+/** About is this Quire as the help drawer shows it. */
+export interface About {
+  /** the build's module version ("(devel)" from a source tree) */
+  version: string;
+  /** the host protocol it speaks (protocol.Version) */
+  protocol: string;
+  /** the Go release it was built with */
+  go: string;
+  /** the data folder: the log, the settings, memory */
+  dataDir: string;
+  /** "" until one is chosen */
+  notesDir: string;
+  /** the address Ollama is asked at */
+  ollama: string;
+  /** the chat model */
+  model: string;
+}
+
+/**
+ * The operations of the host ports (host.Ports, host/ports.go), each
+ * "Port.Method" with the Go method's parameters (the context left out) and
+ * result (void: none). A transport calls one by name: the window's bound
+ * Op(name, args), or POST /api/op/{name} with the arguments as a JSON array.
+ */
+export interface Ops {
+  'Documents.Add': (paths: string[] | null) => void;
+  'Documents.Cancel': () => void;
+  'Documents.Remove': (path: string) => void;
+  'Documents.Retry': (path: string) => void;
+  /** SetEmbedModel chooses the embedding model ("" for none): refused in
+   * words when Ollama does not have it or it cannot embed; otherwise
+   * saved, and the documents are re-embedded in the background while
+   * searches use the vectors they have (State's Embedding, Watch). */
+  'Documents.SetEmbedModel': (model: string) => void;
+  'Documents.Source': (path: string, page: number) => DocumentSource;
+  'Documents.State': () => DocumentsState;
+  'Memory.EditMemory': (id: string, text: string) => MemoryItem;
+  'Memory.ForgetMemory': (id: string) => void;
+  'Memory.MemoryList': () => MemoryList;
+  'Memory.ReviewMemory': (id: string, approve: boolean) => void;
+  'Memory.SetMemoryApproval': (on: boolean) => void;
+  'Memory.SetMemoryLearning': (on: boolean) => void;
+  /** Changes also lists the task queue's applied batches (ChangeList's
+   * Batches), each undone as one through Batches.Undo. */
+  'Notes.Changes': () => ChangeList;
+  /** Links are a note's backlinks and unresolved links, from the notes index. */
+  'Notes.Links': (path: string) => NoteLinks;
+  /** Preview is what the note tool would write, computed without writing. */
+  'Notes.Preview': (tool: string, args: unknown) => WritePreview;
+  'Notes.Read': (path: string) => NoteText;
+  'Notes.Tree': (path: string) => NoteFolder;
+  /** Undo reverts one change; a refusal (the note changed since) is the
+   * outcome's Refused, not an error. */
+  'Notes.Undo': (id: string) => UndoOutcome;
+  /** UndoAll reverts the conversation's standing changes newest first and
+   * stops at the first refusal. ids are the changes the user was shown,
+   * in that order: when the log has others now, nothing is done
+   * (protocol.ErrConflict), so the one yes covers exactly what it listed. */
+  'Notes.UndoAll': (session: string, ids: string[] | null) => UndoOutcome;
+  /** Versions are Quire's version of the note a change wrote and the note now. */
+  'Notes.Versions': (id: string) => NoteVersions;
+  /** About is what the help drawer says of this Quire: its build and
+   * where it keeps the user's things. */
+  'Settings.About': () => About;
+  /** CheckOllama asks the address whether Ollama answers there, saving
+   * nothing, within a few seconds. */
+  'Settings.CheckOllama': (address: string) => OllamaCheck;
+  /** Screen is every choice and what the screen needs to render them. */
+  'Settings.Screen': () => SettingsScreen;
+  /** Update saves the choices (each checked against its bound: a refused
+   * one is a *protocol.SettingError naming it) and returns the screen as
+   * it now is. */
+  'Settings.Update': (s: UserSettings) => SettingsScreen;
+  /** CancelPull stops the pull of name, if one runs; what was downloaded
+   * stays, and the next Pull of the name resumes from it. */
+  'Models.CancelPull': (name: string) => void;
+  'Models.Delete': (name: string) => void;
+  'Models.List': () => ModelsState;
+  /** Pull starts pulling name; it returns once the pull is under way (or
+   * refused: an empty or invalid name), not when it ends. */
+  'Models.Pull': (name: string) => void;
+  /** Search finds the messages holding every word of query (read as
+   * plain words, at most protocol.FindMaxQuery characters), best first;
+   * at most limit hits (1..protocol.FindMaxHits, else the most). A query
+   * with no word finds nothing, with no error. */
+  'Conversations.Search': (query: string, limit: number) => MessageSearch;
+  /** Apply is the user's one answer: the selected items run as one change
+   * (all of it is undone by one Undo); none selected ends the batch with
+   * nothing changed. */
+  'Batches.Apply': (id: string, d: BatchDecision) => Batch;
+  /** Cancel stops a batch that is not applied: no more claims, and it
+   * never applies. */
+  'Batches.Cancel': (id: string) => Batch;
+  /** Get is a batch with its tasks and, once reviewing, its review list. */
+  'Batches.Get': (id: string) => BatchReview;
+  /** List is every batch, newest first. */
+  'Batches.List': () => Batch[] | null;
+  /** Pause stops new claims (claimed tasks finish); Resume lets them go on. */
+  'Batches.Pause': (id: string) => Batch;
+  'Batches.Resume': (id: string) => Batch;
+  /** Start enqueues one task per note under folder (relative to the notes
+   * root, at most protocol.BatchMaxNotes) and returns once the batch is
+   * stored, not when it ends; the workers start at once. */
+  'Batches.Start': (folder: string) => Batch;
+  /** Undo reverts an applied batch's change, as one. */
+  'Batches.Undo': (id: string) => Batch;
+  /** Import takes a pasted mcp.json text ({"mcpServers": {...}}): each
+   * server in it is added (or replaces the one of its name) and started,
+   * or refused with why; the text is at most protocol.MCPMaxConfigBytes. */
+  'MCP.Import': (text: string) => MCPImport;
+  /** Put adds a server or replaces the one of the same name, saves it and
+   * (re)starts it when enabled; it returns once the start is under way. */
+  'MCP.Put': (cfg: MCPServerConfig) => MCPServer;
+  /** Remove stops the server and forgets its config (the user's tool
+   * choices are kept, for a server added again under its name). */
+  'MCP.Remove': (name: string) => void;
+  'MCP.Restart': (name: string) => MCPServer;
+  /** Servers is every configured server with its state and tools. */
+  'MCP.Servers': () => MCPList;
+  /** SetTool saves the user's choice for one tool (enabled, effects). */
+  'MCP.SetTool': (c: MCPToolChoice) => MCPServer;
+  /** Start, Stop and Restart act on one server and return its state once
+   * the action is under way (Watch says when it runs or fails). */
+  'MCP.Start': (name: string) => MCPServer;
+  'MCP.Stop': (name: string) => MCPServer;
+  /** Activate makes an approved candidate active in a's scope; when
+   * another version of its name is active, a.Replaces must name it. */
+  'Evolution.Activate': (id: string, a: Activation) => Candidate;
+  /** Approve is the user's yes: refused with no evaluation, or when a
+   * regression of the report is not among a.Accepted. */
+  'Evolution.Approve': (id: string, a: Approval) => Candidate;
+  /** CancelEvaluation stops the candidate's running job; nothing is
+   * recorded (409: none running). */
+  'Evolution.CancelEvaluation': (id: string) => EvaluationJob;
+  /** Evaluation is the candidate's latest job since the start (404: none). */
+  'Evolution.Evaluation': (id: string) => EvaluationJob;
+  /** List is every candidate, newest first, with the latest signals. */
+  'Evolution.List': () => EvolutionState;
+  /** Propose adds a candidate the user wrote (Author user), checked as
+   * every candidate is: one artifact of its kind, within bounds, no
+   * unknown field, a skill without grants. */
+  'Evolution.Propose': (d: CandidateDraft) => Candidate;
+  /** Refuse is the user's no; a refused candidate is never activated. */
+  'Evolution.Refuse': (id: string, reason: string) => Candidate;
+  /** Rollback ends the activation of id (or, for "", the latest
+   * activation) and makes the version it replaced active again. */
+  'Evolution.Rollback': (id: string) => Candidate;
+  /** SetLearning saves whether the model is asked, after a run that left
+   * signals, for a candidate (EvolutionState.Learn; off by default). */
+  'Evolution.SetLearning': (on: boolean) => void;
+  /** Show is one candidate with the active version it would replace, its
+   * evidence and the signals seen while it was active. */
+  'Evolution.Show': (id: string) => CandidateDetail;
+  /** Signals are the latest signals, newest first, at most limit
+   * (1..protocol.MaxListedSignals, else the most). */
+  'Evolution.Signals': (limit: number) => EvolutionSignal[] | null;
+  /** StartEvaluation starts a candidate's evaluation and returns at once;
+   * refused while one of the candidate's runs. */
+  'Evolution.StartEvaluation': (id: string) => EvaluationJob;
+  /** InstallSkill checks the folder as a skill and copies its SKILL.md and
+   * the files it lists into the skills folder; refused in words when it
+   * is not a valid skill or one of its name is installed there already. */
+  'Skills.InstallSkill': (dir: string) => SkillInfo;
+  /** SetSkillEnabled is refused (protocol.ErrNotFound) for a name no
+   * installed skill has. */
+  'Skills.SetSkillEnabled': (name: string, on: boolean) => void;
+  'Skills.SkillList': () => SkillList;
+  /** Call is call n in full, its texts bounded (protocol.Call.Truncated). */
+  'Calls.Call': (session: string, n: number) => Call;
+  /** Calls lists the session's calls (only run's when run is not ""):
+   * light, the last protocol.MaxListedCalls. */
+  'Calls.Calls': (session: string, run: string) => CallList;
+  /** Request is call n's request whole, byte for byte what `quire replay
+   * SESSION -request N` prints. */
+  'Calls.Request': (session: string, n: number) => string;
+  /** Add stores a task (its id and creation are given); Edit replaces one. */
+  'Standing.Add': (t: StandingTask) => StandingSummary;
+  'Standing.Edit': (t: StandingTask) => StandingSummary;
+  'Standing.List': () => StandingSummary[] | null;
+  'Standing.Remove': (id: string) => void;
+  /** RunNow fires a task at once (paused or not): its batch is made and
+   * returns before its workers end. */
+  'Standing.RunNow': (id: string) => StandingFiring;
+  'Standing.SetPaused': (id: string, paused: boolean) => StandingSummary;
+}
+
+/** An operation's name. */
+export type OpName = keyof Ops;
+
+/**
+ * The operations the window asks the user about in a native dialog first,
+ * by the bound method that asks: the window's Op refuses them.
+ */
+export const OP_CONFIRMED: Partial<Record<OpName, string>> = {
+  'Notes.Undo': 'UndoChange',
+  'Notes.UndoAll': 'UndoConversation',
+  'Batches.Apply': 'ApplyBatch',
+  'Batches.Undo': 'UndoBatch',
+  'MCP.Import': 'ImportMCP',
+  'MCP.Put': 'PutMCPServer',
+  'MCP.SetTool': 'SetMCPTool',
+  'Evolution.Activate': 'ActivateCandidate',
+  'Evolution.Approve': 'ApproveCandidate',
+  'Evolution.Rollback': 'RollbackCandidate',
+};

@@ -7,8 +7,6 @@ import type { Batch, BatchDecision, BatchProgress, BatchReview } from '../protoc
 
 /** Why a batch cannot start without a folder. */
 export const NO_BATCH_FOLDER = 'Type the folder to organise, inside your notes folder, like inbox.';
-/** Why batches cannot be used with an older Quire. */
-export const NO_BATCHES = 'This Quire cannot organise a folder; update Quire.';
 
 export interface BatchesTransport {
   /**

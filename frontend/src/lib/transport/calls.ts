@@ -4,16 +4,13 @@
 // whose message is a sentence for the user.
 import type { Call, CallList } from '../protocol';
 
-/** Why the inspector cannot work with an older Quire. */
-export const NO_CALLS = 'This Quire cannot show what the model saw; update Quire.';
-
 export interface CallsTransport {
   /** The session's calls, oldest first (only those of `run` when given). Light. */
-  calls?(session: string, run?: string): Promise<CallList>;
+  calls(session: string, run?: string): Promise<CallList>;
   /** Call `n` in full; long texts are cut (`truncated`), never the copy. */
-  modelCall?(session: string, n: number): Promise<Call>;
+  modelCall(session: string, n: number): Promise<Call>;
   /** Call `n`'s request whole: byte for byte what `quire replay SESSION -request N` prints. */
-  callRequest?(session: string, n: number): Promise<string>;
+  callRequest(session: string, n: number): Promise<string>;
 }
 
 /** A list from a host, with the array a panel relies on. */

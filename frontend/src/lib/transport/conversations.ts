@@ -11,10 +11,6 @@ export type ExportFormat = 'md' | 'jsonl';
 /** How an export ended: where the file went (a saved path or a download's name), or null when the user cancelled. */
 export type Exported = { file: string; saved: boolean } | null;
 
-/** Why searching fails in an older Quire. */
-export const NO_SEARCH = 'This Quire cannot search its conversations; update Quire.';
-/** Why exporting fails in an older Quire. */
-export const NO_EXPORT = 'This Quire cannot export a conversation; update Quire.';
 
 /** The longest query read (characters), protocol.FindMaxQuery: the page stops the input there. */
 export const FIND_MAX_QUERY = 200;

@@ -5,8 +5,6 @@
 // an Error whose message is a sentence for the user.
 import type { Activation, Approval, Candidate, CandidateDetail, CandidateDraft, EvaluationJob, EvaluationReport, EvolutionSignal, EvolutionState } from '../protocol';
 
-/** Why evolution cannot be used with an older Quire. */
-export const NO_EVOLUTION = 'This Quire cannot propose improvements; update Quire.';
 
 export interface EvolutionTransport {
   /**

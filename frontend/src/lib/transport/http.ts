@@ -21,72 +21,32 @@
 // Go's tools render it — from /api/questions/stream (subscribeQuestions),
 // which sends the list of open questions whole at connect and on each change.
 import {
-  type BranchResult,
-  type Batch,
-  type BatchDecision,
   type BatchProgress,
-  type BatchReview,
+  type BranchResult,
+  type DoctorReport,
+  type EvaluationJob,
   IDEMPOTENCY_HEADER,
+  type IndexProgress,
+  type Intent,
   PROTOCOL_HEADER,
   PROTOCOL_QUERY,
   PROTOCOL_VERSION,
-  type Call,
-  type CallList,
-  type DoctorReport,
-  type DocumentSource,
-  type DocumentsState,
-  type IndexProgress,
-  type Intent,
-  type MCPImport,
-  type MCPList,
-  type MCPServer,
-  type MCPServerConfig,
-  type MCPToolChoice,
-  type MessageSearch,
-  type MemoryItem,
-  type MemoryList,
-  type ModelsState,
-  type OllamaCheck,
   type PullProgress,
   type QEvent,
   type Question,
   type Session,
   type Settings,
   type SettingsScreen,
-  type SkillInfo,
-  type SkillList,
-  type StandingFiring,
-  type StandingSummary,
-  type StandingTask,
   type UserSettings,
   type ViewSnapshot,
-  type ChangeList,
-  type NoteFolder,
-  type NoteText,
-  type NoteVersions,
-  type NoteLinks,
-  type UndoOutcome,
-  type WritePreview,
-  type Activation,
-  type Approval,
-  type Candidate,
-  type CandidateDetail,
-  type CandidateDraft,
-  type EvaluationJob,
-  type EvolutionState,
 } from '../protocol';
-import { callDetail, callList } from './calls';
-import { messageSearch, type ExportFormat, type Exported } from './conversations';
-import { batchReview, NO_BATCH_FOLDER } from './batches';
-import { candidate, candidateDetail, evaluationJob, evolutionState } from './evolution';
-import { NO_DOCUMENT_PATH } from './documents';
-import { mcpImport, mcpList, mcpServer, type MCPAction, type McpImport, type McpList, type McpServer } from './mcp';
-import { modelsState, NO_MODEL_NAME } from './models';
-import { changeList, noteFolder, noteLinks, undoOutcome } from './notes';
+import { PortsClient } from './client';
+import { type ExportFormat, type Exported } from './conversations';
+import { evaluationJob } from './evolution';
+import { type McpServer } from './mcp';
+import { httpOps, type OpCall } from './ops';
 import { SettingRefused, settingsScreen } from './settings';
-import { NO_SKILL_FOLDER, skillList } from './skills';
-import { standingList } from './standing';
-import { memoryList, NO_FOLDER_PATH, type Transport } from './transport';
+import { NO_FOLDER_PATH, type Transport } from './transport';
 
 type FetchFn = typeof fetch;
 
@@ -124,7 +84,7 @@ interface RequestOptions {
   raw?: boolean;
 }
 
-export class HttpTransport implements Transport {
+export class HttpTransport extends PortsClient implements Transport {
   readonly answersInPage = true;
   readonly choosesFolderInDialog = false;
   readonly takesFileDrops = false;
@@ -135,9 +95,13 @@ export class HttpTransport implements Transport {
   private readonly fetchFn: FetchFn;
   private readonly makeEventSource: EventSourceFactory;
   private readonly retryDelayMs: number;
+  /** Every operation: POST /api/op/{name} with the arguments as a JSON array. */
+  readonly op: OpCall;
 
   /** `base` is an origin like "http://127.0.0.1:7777" (no trailing slash needed). */
   constructor(base: string, opts: HttpTransportOptions = {}) {
+    super();
+    this.op = httpOps((path, args) => this.request('POST', path, { body: args }));
     this.base = base.replace(/\/+$/, '');
     this.fetchFn = opts.fetch ?? ((input, init) => fetch(input, init));
     this.makeEventSource = opts.eventSource ?? ((url) => new EventSource(url));
@@ -250,11 +214,6 @@ export class HttpTransport implements Transport {
       body: { callIds, allowed, feedback },
     });
   }
-  /** GET /api/search?q=…[&limit=N] → MessageSearch. */
-  async searchConversations(query: string, limit?: number): Promise<MessageSearch> {
-    const q = `?q=${encodeURIComponent(query)}` + (limit ? `&limit=${encodeURIComponent(String(limit))}` : '');
-    return messageSearch(await this.request<MessageSearch | undefined>('GET', `/api/search${q}`), query);
-  }
   /**
    * GET …/export?format=md|jsonl → the file, handed to the browser as a
    * download under the name Quire gave it (X-Quire-Filename).
@@ -323,36 +282,11 @@ export class HttpTransport implements Transport {
     return typeof r?.notesDir === 'string' ? r.notesDir : dir;
   }
 
-  /** GET /api/documents. */
-  async documents(): Promise<DocumentsState> {
-    const r = await this.request<DocumentsState>('GET', '/api/documents');
-    return { ...r, roots: r?.roots ?? [], documents: r?.documents ?? [] };
-  }
-  /** POST /api/documents {paths} → 202, or 400 {"error"} for a path that cannot be indexed. */
-  async indexPaths(paths: string[]): Promise<void> {
-    const clean = paths.map((p) => p.trim()).filter(Boolean);
-    if (clean.length === 0) throw new Error(NO_DOCUMENT_PATH);
-    await this.request<void>('POST', '/api/documents', { body: { paths: clean } });
-  }
-  async cancelIndexing(): Promise<void> {
-    await this.request<void>('POST', '/api/documents/cancel');
-  }
-  async retryDocument(path: string): Promise<void> {
-    await this.request<void>('POST', '/api/documents/retry', { body: { path } });
-  }
-  async removeDocument(path: string): Promise<void> {
-    await this.request<void>('POST', '/api/documents/remove', { body: { path } });
-  }
-  /** POST /api/documents/embedder {model} → 202, or 409 {"error"} for a model that cannot embed. */
-  async setEmbedModel(model: string): Promise<void> {
-    await this.request<void>('POST', '/api/documents/embedder', { body: { model } });
-  }
-  /** GET /api/documents/source?path=&page= → 404 {"error"} for anything that is not an indexed document. */
-  documentSource(path: string, page = 0): Promise<DocumentSource> {
-    const q = new URLSearchParams({ path, page: String(page) });
-    return this.request<DocumentSource>('GET', `/api/documents/source?${q}`);
-  }
   /** One EventSource on /api/health/stream: "health" events carry the whole DoctorReport. */
+  /** Settings.Update; a refused setting is 400 {"error", "field"} (SettingRefused). */
+  async saveSettings(u: UserSettings): Promise<SettingsScreen> {
+    return settingsScreen(await this.op('Settings.Update', u));
+  }
   subscribeHealth(onReport: (r: DoctorReport) => void): () => void {
     const es = this.makeEventSource(`${this.base}/api/health/stream?${PROTOCOL_QUERY}=${encodeURIComponent(PROTOCOL_VERSION)}`);
     es.addEventListener('health', (ev) => {
@@ -379,53 +313,6 @@ export class HttpTransport implements Transport {
       }
     });
     return () => es.close();
-  }
-  /** GET /api/settings → the Settings screen. */
-  async settings(): Promise<SettingsScreen> {
-    return settingsScreen(await this.request<SettingsScreen>('GET', '/api/settings'));
-  }
-  /** POST /api/settings {every field} → the screen, or 400 {"error", "field"} (SettingRefused). */
-  async saveSettings(u: UserSettings): Promise<SettingsScreen> {
-    return settingsScreen(await this.request<SettingsScreen>('POST', '/api/settings', { body: u }));
-  }
-  /** POST /api/settings/check {address} → what answers there. */
-  async checkOllama(address: string): Promise<OllamaCheck> {
-    const r = await this.request<OllamaCheck>('POST', '/api/settings/check', { body: { address } });
-    return { ...r, models: r.models ?? [] };
-  }
-  /** GET /api/sessions/{id}/calls[?run=R] → the session's model calls. */
-  async calls(session: string, run?: string): Promise<CallList> {
-    const q = run ? `?run=${encodeURIComponent(run)}` : '';
-    return callList(await this.request<CallList>('GET', `${HttpTransport.sessionPath(session)}/calls${q}`));
-  }
-  /** GET /api/sessions/{id}/calls/{n} → one call in full (bounded). */
-  async modelCall(session: string, n: number): Promise<Call> {
-    return callDetail(await this.request<Call>('GET', `${HttpTransport.sessionPath(session)}/calls/${n}`));
-  }
-  /**
-   * GET /api/sessions/{id}/calls/{n}/request → the request's bytes as the
-   * server sent them (not parsed and re-encoded: the copy must equal
-   * `quire replay -request N`).
-   */
-  async callRequest(session: string, n: number): Promise<string> {
-    return this.request<string>('GET', `${HttpTransport.sessionPath(session)}/calls/${n}/request`, { raw: true });
-  }
-  /** GET /api/models (an Ollama that does not answer: 200 with `error`). */
-  async models(): Promise<ModelsState> {
-    return modelsState(await this.request<ModelsState>('GET', '/api/models'));
-  }
-  /** POST /api/models/pull {model} → 202, or 400 {"error"} for a name Ollama would refuse. */
-  async pullModel(name: string): Promise<void> {
-    const model = name.trim();
-    if (!model) throw new Error(NO_MODEL_NAME);
-    await this.request<void>('POST', '/api/models/pull', { body: { model } });
-  }
-  async cancelPull(name: string): Promise<void> {
-    await this.request<void>('POST', '/api/models/pull/cancel', { body: { model: name } });
-  }
-  /** POST /api/models/delete {model} → 204, or 404 {"error"} for a model Ollama does not have. */
-  async deleteModel(name: string): Promise<void> {
-    await this.request<void>('POST', '/api/models/delete', { body: { model: name } });
   }
   /** One EventSource on /api/models/pull/stream: "pull" events carry PullProgress. */
   subscribePulls(onProgress: (p: PullProgress) => void): () => void {
@@ -477,146 +364,6 @@ export class HttpTransport implements Transport {
     };
   }
 
-  /** GET /api/notes/tree?path= → one folder. */
-  async notesTree(path: string): Promise<NoteFolder> {
-    return noteFolder(await this.request<Partial<NoteFolder>>('GET', `/api/notes/tree?path=${encodeURIComponent(path)}`));
-  }
-  /** GET /api/notes/note?path= → the note's text, bounded. */
-  noteText(path: string): Promise<NoteText> {
-    return this.request<NoteText>('GET', `/api/notes/note?path=${encodeURIComponent(path)}`);
-  }
-  /** GET /api/notes/changes → every change by Quire. */
-  async noteChanges(): Promise<ChangeList> {
-    return changeList(await this.request<Partial<ChangeList>>('GET', '/api/notes/changes'));
-  }
-  /** POST /api/notes/changes/{id}/undo → what was undone, or why not. */
-  async undoChange(id: string): Promise<UndoOutcome> {
-    return undoOutcome(await this.request<Partial<UndoOutcome>>('POST', `/api/notes/changes/${encodeURIComponent(id)}/undo`, { body: {} }));
-  }
-  /** POST /api/notes/sessions/{id}/undo {ids} → what was undone, and the first refusal; 409 when the list changed. */
-  async undoConversation(session: string, ids: string[]): Promise<UndoOutcome> {
-    return undoOutcome(await this.request<Partial<UndoOutcome>>('POST', `/api/notes/sessions/${encodeURIComponent(session)}/undo`, { body: { ids } }));
-  }
-  /** GET /api/notes/changes/{id}/versions → Quire's version and the note now. */
-  noteVersions(id: string): Promise<NoteVersions> {
-    return this.request<NoteVersions>('GET', `/api/notes/changes/${encodeURIComponent(id)}/versions`);
-  }
-  /** GET /api/notes/links?path=NOTE → its backlinks and unresolved links. */
-  async noteLinks(path: string): Promise<NoteLinks> {
-    return noteLinks(await this.request<Partial<NoteLinks>>('GET', `/api/notes/links?path=${encodeURIComponent(path)}`), path);
-  }
-  /** POST /api/notes/preview {tool, arguments} → the write, computed without writing. */
-  previewWrite(tool: string, args: string): Promise<WritePreview> {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(args || '{}');
-    } catch {
-      return Promise.reject(new Error('The proposed change has arguments Quire cannot read, so there is nothing to preview.'));
-    }
-    return this.request<WritePreview>('POST', '/api/notes/preview', { body: { tool, arguments: parsed } });
-  }
-  /** GET /api/skills → every installed skill, the folders that are not skills, the skills folder. */
-  async skills(): Promise<SkillList> {
-    return skillList(await this.request<SkillList>('GET', '/api/skills'));
-  }
-  /** POST /api/skills/{name}/enabled {enabled} → 204, or 404 {"error"} for a name no skill has. */
-  async setSkillEnabled(name: string, on: boolean): Promise<void> {
-    await this.request<void>('POST', `/api/skills/${encodeURIComponent(name)}/enabled`, { body: { enabled: on } });
-  }
-  /** POST /api/skills/install {dir} → the skill, or 400/409 {"error"} for a folder that cannot be installed. */
-  async installSkill(dir: string): Promise<SkillInfo> {
-    const d = dir.trim();
-    if (!d) throw new Error(NO_SKILL_FOLDER);
-    return this.request<SkillInfo>('POST', '/api/skills/install', { body: { dir: d } });
-  }
-  /** GET /api/standing → every standing task with its last and next firing. */
-  async standingTasks(): Promise<StandingSummary[]> {
-    return standingList(await this.request<StandingSummary[] | null>('GET', '/api/standing'));
-  }
-  /** POST /api/standing StandingTask → 201 StandingSummary; 400 {"error"} for a task that cannot run. */
-  addStandingTask(t: StandingTask): Promise<StandingSummary> {
-    return this.request<StandingSummary>('POST', '/api/standing', { body: t });
-  }
-  /** PUT /api/standing/{id} StandingTask → StandingSummary. */
-  editStandingTask(t: StandingTask): Promise<StandingSummary> {
-    return this.request<StandingSummary>('PUT', `/api/standing/${encodeURIComponent(t.id)}`, { body: t });
-  }
-  /** POST /api/standing/{id}/pause|resume → StandingSummary. */
-  pauseStandingTask(id: string, paused: boolean): Promise<StandingSummary> {
-    return this.request<StandingSummary>('POST', `/api/standing/${encodeURIComponent(id)}/${paused ? 'pause' : 'resume'}`);
-  }
-  /** DELETE /api/standing/{id} → 204. */
-  async removeStandingTask(id: string): Promise<void> {
-    await this.request<void>('DELETE', `/api/standing/${encodeURIComponent(id)}`);
-  }
-  /** POST /api/standing/{id}/run → StandingFiring; 409 {"error"} while its batch waits for the review. */
-  runStandingTask(id: string): Promise<StandingFiring> {
-    return this.request<StandingFiring>('POST', `/api/standing/${encodeURIComponent(id)}/run`);
-  }
-  private static batchPath(id: string, action = ''): string {
-    return `/api/batches/${encodeURIComponent(id)}${action ? `/${action}` : ''}`;
-  }
-  /** GET /api/batches → every batch, newest first. */
-  async batches(): Promise<Batch[]> {
-    return (await this.request<Batch[] | null>('GET', '/api/batches')) ?? [];
-  }
-  /** GET /api/batches/{id} → the batch, its tasks and review list; 404 {"error"}. */
-  async batch(id: string): Promise<BatchReview> {
-    return batchReview(await this.request<BatchReview>('GET', HttpTransport.batchPath(id)));
-  }
-  /** POST /api/batches {folder} → 201 Batch, or 400/409 {"error"} for a folder that cannot be organised. */
-  async startBatch(folder: string): Promise<Batch> {
-    const f = folder.trim();
-    if (!f) throw new Error(NO_BATCH_FOLDER);
-    return this.request<Batch>('POST', '/api/batches', { body: { folder: f } });
-  }
-  pauseBatch(id: string): Promise<Batch> {
-    return this.request<Batch>('POST', HttpTransport.batchPath(id, 'pause'));
-  }
-  resumeBatch(id: string): Promise<Batch> {
-    return this.request<Batch>('POST', HttpTransport.batchPath(id, 'resume'));
-  }
-  cancelBatch(id: string): Promise<Batch> {
-    return this.request<Batch>('POST', HttpTransport.batchPath(id, 'cancel'));
-  }
-  /** POST /api/batches/{id}/apply BatchDecision → Batch; 400/409 {"error"} with Quire's refusal in words. */
-  applyBatch(id: string, d: BatchDecision): Promise<Batch> {
-    return this.request<Batch>('POST', HttpTransport.batchPath(id, 'apply'), { body: d });
-  }
-  undoBatch(id: string): Promise<Batch> {
-    return this.request<Batch>('POST', HttpTransport.batchPath(id, 'undo'));
-  }
-  private static candidatePath(id: string, action = ''): string {
-    return `/api/evolution/${encodeURIComponent(id)}${action ? `/${action}` : ''}`;
-  }
-  /** GET /api/evolution → every candidate, newest first, and the latest signals. */
-  async evolution(): Promise<EvolutionState> {
-    return evolutionState(await this.request<EvolutionState>('GET', '/api/evolution'));
-  }
-  /** PUT /api/evolution/learning {on} → EvolutionState. */
-  async setEvolutionLearning(on: boolean): Promise<EvolutionState> {
-    return evolutionState(await this.request<EvolutionState>('PUT', '/api/evolution/learning', { body: { on } }));
-  }
-  /** GET /api/evolution/{id} → CandidateDetail; 404 {"error"}. */
-  async candidate(id: string): Promise<CandidateDetail> {
-    return candidateDetail(await this.request<CandidateDetail>('GET', HttpTransport.candidatePath(id)));
-  }
-  /** POST /api/evolution CandidateDraft → 201 Candidate; 400 {"error"} for a draft refused by construction. */
-  async proposeCandidate(d: CandidateDraft): Promise<Candidate> {
-    return candidate(await this.request<Candidate>('POST', '/api/evolution', { body: d }));
-  }
-  /** POST /api/evolution/{id}/evaluate → 202 EvaluationJob (running); 409 {"error"} when one runs or it cannot be evaluated. */
-  async evaluateCandidate(id: string): Promise<EvaluationJob> {
-    return evaluationJob(await this.request<EvaluationJob>('POST', HttpTransport.candidatePath(id, 'evaluate')));
-  }
-  /** GET /api/evolution/{id}/evaluation → EvaluationJob; 404 {"error"} when none since the start. */
-  async evaluationJob(id: string): Promise<EvaluationJob> {
-    return evaluationJob(await this.request<EvaluationJob>('GET', HttpTransport.candidatePath(id, 'evaluation')));
-  }
-  /** POST /api/evolution/{id}/evaluation/cancel → EvaluationJob; 409 {"error"} when none runs. */
-  async cancelEvaluation(id: string): Promise<EvaluationJob> {
-    return evaluationJob(await this.request<EvaluationJob>('POST', HttpTransport.candidatePath(id, 'evaluation/cancel'), { body: {} }));
-  }
   /**
    * One EventSource on path whose `event` events each carry one whole
    * object: those `accept` takes are passed on; a broken or foreign one is
@@ -639,52 +386,11 @@ export class HttpTransport implements Transport {
   subscribeEvaluations(onJob: (j: EvaluationJob) => void): () => void {
     return this.stream<EvaluationJob>('/api/evolution/evaluations', 'evaluation', (j) => !!j.candidate, (j) => onJob(evaluationJob(j)));
   }
-  /** POST /api/evolution/{id}/approve Approval → Candidate; 409 {"error"} when a regression is not accepted. */
-  async approveCandidate(id: string, a: Approval): Promise<Candidate> {
-    return candidate(await this.request<Candidate>('POST', HttpTransport.candidatePath(id, 'approve'), { body: a }));
-  }
-  async refuseCandidate(id: string, reason: string): Promise<Candidate> {
-    return candidate(await this.request<Candidate>('POST', HttpTransport.candidatePath(id, 'refuse'), { body: { reason } }));
-  }
-  /** POST /api/evolution/{id}/activate Activation → Candidate; 409 {"error"} when not approved or Replaces is not the active version. */
-  async activateCandidate(id: string, a: Activation): Promise<Candidate> {
-    return candidate(await this.request<Candidate>('POST', HttpTransport.candidatePath(id, 'activate'), { body: a }));
-  }
-  async rollbackCandidate(id: string): Promise<Candidate> {
-    return candidate(await this.request<Candidate>('POST', HttpTransport.candidatePath(id, 'rollback'), { body: {} }));
-  }
   /** One EventSource on /api/batches/stream: "batch" events carry BatchProgress. */
   subscribeBatches(onProgress: (p: BatchProgress) => void): () => void {
     return this.stream<BatchProgress>('/api/batches/stream', 'batch', (p) => !!p.batch, onProgress);
   }
 
-  private static mcpPath(name: string, action = ''): string {
-    return `/api/mcp/servers/${encodeURIComponent(name)}${action ? `/${action}` : ''}`;
-  }
-  /** GET /api/mcp → every server, its state, stderr tail and tools. */
-  async mcpServers(): Promise<McpList> {
-    return mcpList(await this.request<MCPList>('GET', '/api/mcp'));
-  }
-  /** POST /api/mcp/servers MCPServerConfig → MCPServer; 400 {"error"} with what to fix. */
-  async putMcpServer(c: MCPServerConfig): Promise<McpServer> {
-    return mcpServer(await this.request<MCPServer>('POST', '/api/mcp/servers', { body: c }));
-  }
-  /** DELETE /api/mcp/servers/{name} → 204; 404 {"error"}. */
-  async removeMcpServer(name: string): Promise<void> {
-    await this.request<void>('DELETE', HttpTransport.mcpPath(name));
-  }
-  /** POST /api/mcp/import {text} → MCPImport (added, and refused with why). */
-  async importMcp(text: string): Promise<McpImport> {
-    return mcpImport(await this.request<MCPImport>('POST', '/api/mcp/import', { body: { text } }));
-  }
-  /** POST /api/mcp/servers/{name}/start|stop|restart → MCPServer. */
-  async controlMcpServer(name: string, action: MCPAction): Promise<McpServer> {
-    return mcpServer(await this.request<MCPServer>('POST', HttpTransport.mcpPath(name, action)));
-  }
-  /** POST /api/mcp/tools MCPToolChoice → MCPServer. */
-  async setMcpTool(c: MCPToolChoice): Promise<McpServer> {
-    return mcpServer(await this.request<MCPServer>('POST', '/api/mcp/tools', { body: c }));
-  }
   /**
    * Polls GET /api/mcp every MCP_POLL_MS while subscribed (Settings is
    * open) and hands on each server whose state changed. Not the SSE
@@ -717,26 +423,6 @@ export class HttpTransport implements Transport {
     };
   }
 
-  /** GET /api/memory → {items, approval, learn}. */
-  async memory(): Promise<MemoryList> {
-    return memoryList(await this.request<Partial<MemoryList>>('GET', '/api/memory'));
-  }
-  /** PATCH /api/memory/{id} {text} → the item; 400 / 404 {"error"}. */
-  editMemory(id: string, text: string): Promise<MemoryItem> {
-    return this.request<MemoryItem>('PATCH', `/api/memory/${encodeURIComponent(id)}`, { body: { text } });
-  }
-  /** DELETE /api/memory/{id} → 204. */
-  async forgetMemory(id: string): Promise<void> {
-    await this.request<void>('DELETE', `/api/memory/${encodeURIComponent(id)}`);
-  }
-  /** POST /api/memory/{id}/review {approve} → 204; 409 when it is not pending. */
-  async reviewMemory(id: string, approve: boolean): Promise<void> {
-    await this.request<void>('POST', `/api/memory/${encodeURIComponent(id)}/review`, { body: { approve } });
-  }
-  /** PUT /api/memory/settings {approval?, learn?} → the list. */
-  async setMemorySettings(s: { approval?: boolean; learn?: boolean }): Promise<MemoryList> {
-    return memoryList(await this.request<Partial<MemoryList>>('PUT', '/api/memory/settings', { body: s }));
-  }
 
   /**
    * A stream Quire ends with a "lagging" event (this page fell behind its

@@ -5,8 +5,6 @@
 // a sentence for the user.
 import type { MCPImport, MCPImportIssue, MCPList, MCPServer, MCPServerConfig, MCPTool, MCPToolChoice } from '../protocol';
 
-/** Why MCP servers cannot be used with an older Quire. */
-export const NO_MCP = 'This Quire cannot run MCP servers; update Quire.';
 
 /** What a server can be told to do. */
 export type MCPAction = 'start' | 'stop' | 'restart';

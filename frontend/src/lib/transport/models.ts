@@ -5,8 +5,6 @@ import type { ModelsState, PullProgress } from '../protocol';
 
 /** Why a pull cannot start without a name. */
 export const NO_MODEL_NAME = 'Type the name of a model, like qwen3:4b (see ollama.com/library).';
-/** Why the models screen cannot work inside an older Quire window. */
-export const NO_MODELS = 'This Quire cannot manage models; update Quire.';
 
 export interface ModelsTransport {
   /**

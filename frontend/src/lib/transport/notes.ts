@@ -3,8 +3,6 @@
 // Every method rejects with an Error whose message is a sentence for the user.
 import type { ChangeList, NoteFolder, NoteLinks, NoteText, NoteVersions, UndoOutcome, WritePreview } from '../protocol';
 
-/** Why the Notes panel cannot work with an older Quire. */
-export const NO_NOTES = 'This Quire has no notes panel; update Quire.';
 
 export interface NotesTransport {
   /** One folder of the notes folder ("" for its top), folders first. */

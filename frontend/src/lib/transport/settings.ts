@@ -5,8 +5,6 @@
 // whose message is a sentence for the user.
 import type { OllamaCheck, SettingsScreen, UserSettings } from '../protocol';
 
-/** Why the Settings screen cannot work inside an older Quire. */
-export const NO_SETTINGS = 'This Quire cannot show its settings; update Quire.';
 
 /** A setting Quire refused: `field` is its name in UserSettings, the message what to do. */
 export class SettingRefused extends Error {

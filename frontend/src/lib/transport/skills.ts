@@ -5,8 +5,6 @@
 // message is a sentence for the user.
 import type { SkillInfo, SkillList } from '../protocol';
 
-/** Why skills cannot be used with an older Quire. */
-export const NO_SKILLS = 'This Quire cannot show its skills; update Quire.';
 /** Why installing fails without a folder. */
 export const NO_SKILL_FOLDER = 'Type the full path of the skill folder (the one with SKILL.md), like /home/you/skills/standup.';
 

@@ -1,13 +1,9 @@
 // The standing tasks' part of the Transport (transport.ts extends it):
 // organise batches Quire starts on a schedule while it runs. Each only
 // proposes; its batch waits in "Organise a folder" for the same one review.
-// The same methods over Wails bindings (wails.ts) and HTTP (http.ts,
-// /api/standing). Every method rejects with an Error whose message is a
+// Written once over the host ports' operations (client.ts, Standing.*). Every method rejects with an Error whose message is a
 // sentence for the user.
 import type { StandingFiring, StandingSummary, StandingTask } from '../protocol';
-
-/** Why standing tasks cannot be used with an older Quire. */
-export const NO_STANDING = 'This Quire has no standing tasks; update Quire.';
 
 export interface StandingTransport {
   /** Every standing task with its schedule, last and next firing, and what its last batch proposed and kept. */

@@ -1,12 +1,13 @@
 // The one seam between the UI and a host. Two implementations: wails.ts
 // (bindings + runtime events inside the desktop window) and http.ts (HTTP + SSE
-// against `quire serve`, used in a browser and by the e2e tests). pick.ts
-// chooses. Every method rejects with an Error whose message is a sentence for
+// against `quire serve`, used in a browser and by the e2e tests), both over
+// the one client of the ports' operations (client.ts). pick.ts chooses. Every method rejects with an Error whose message is a sentence for
 // the user.
 //
 // The protocol handshake (PROTOCOL_VERSION) is each transport's own business
 // and invisible here: Wails calls Handshake once before anything else, HTTP
 // sends the version with every request.
+import type { OpCall } from './ops';
 import type { BranchResult, DoctorReport, Intent, MemoryItem, MemoryList, QEvent, Question, Session, ViewSnapshot } from '../protocol';
 import type { CallsTransport } from './calls';
 import type { ConversationsTransport } from './conversations';
@@ -40,8 +41,6 @@ export interface MemoryHost {
   setMemorySettings(s: { approval?: boolean; learn?: boolean }): Promise<MemoryList>;
 }
 
-/** Why memory cannot be used with an older host. */
-export const NO_MEMORY = 'This Quire cannot show its memory; update Quire.';
 
 /** A list from a host, with the arrays and flags a panel relies on. */
 export function memoryList(r: Partial<MemoryList> | null | undefined): MemoryList {
@@ -49,6 +48,12 @@ export function memoryList(r: Partial<MemoryList> | null | undefined): MemoryLis
 }
 
 export interface Transport extends MemoryHost, DocumentsTransport, ModelsTransport, SettingsTransport, NotesTransport, CallsTransport, ConversationsTransport, BatchesTransport, MCPTransport, EvolutionTransport, SkillsTransport, StandingTransport {
+  /**
+   * Calls any operation of the host ports by name (Ops in protocol.ts,
+   * generated from Go's host.Ports): an operation added in Go is callable
+   * here at once, typed, in both hosts (client.ts, ops.ts).
+   */
+  readonly op: OpCall;
   /**
    * True when permission questions are answered in the page (HTTP). False in
    * the desktop window, where a native dialog asks and `answer` is not
@@ -80,7 +85,8 @@ export interface Transport extends MemoryHost, DocumentsTransport, ModelsTranspo
   /**
    * The health checks as Go re-checks them on its own (Ollama started or
    * stopped, a model downloaded): the latest report, then each change.
-   * Optional: an older host has none. Returns an unsubscribe function.
+   * Optional: a host without it leaves the page to ask (a test's host).
+   * Returns an unsubscribe function.
    */
   subscribeHealth?(onReport: (r: DoctorReport) => void): () => void;
   /** Newest first. */
@@ -114,8 +120,9 @@ export interface Transport extends MemoryHost, DocumentsTransport, ModelsTranspo
    * `answersInPage` is false) the page shows a question in full on its
    * card, then calls `questionShown(id)`: only then does the native dialog
    * open; that call cannot answer anything. In a browser the card answers,
-   * and offers Allow only once it shows the question whole. Optional: an
-   * older host has none. Returns an unsubscribe function.
+   * and offers Allow only once it shows the question whole. Optional: a
+   * host without it shows questions from the log alone (a test's host).
+   * Returns an unsubscribe function.
    */
   subscribeQuestions?(onQuestion: (q: Question) => void): () => void;
   /** The desktop window only: the page has shown question `id` in full. */

@@ -99,6 +99,8 @@ export function NotesFolder():Promise<string>;
 
 export function NotesTree(arg1:string):Promise<protocol.NoteFolder>;
 
+export function Op(arg1:string,arg2:Array<any>):Promise<any>;
+
 export function PauseBatch(arg1:string):Promise<protocol.Batch>;
 
 export function PauseStandingTask(arg1:string,arg2:boolean):Promise<protocol.StandingSummary>;

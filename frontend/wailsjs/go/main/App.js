@@ -194,6 +194,10 @@ export function NotesTree(arg1) {
   return window['go']['main']['App']['NotesTree'](arg1);
 }
 
+export function Op(arg1, arg2) {
+  return window['go']['main']['App']['Op'](arg1, arg2);
+}
+
 export function PauseBatch(arg1) {
   return window['go']['main']['App']['PauseBatch'](arg1);
 }
