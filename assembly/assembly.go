@@ -127,6 +127,10 @@ type Parts struct {
 	// client; nil for a Reader, whose process runs none.
 	skillServers skills.Servers
 
+	// standingEvery is how often RunStanding looks (standingTick when 0):
+	// a test's knob, so only the notes index's news can fire a task.
+	standingEvery time.Duration
+
 	mcp        mcpParts     // the MCP servers (mcp.go)
 	health     *host.Health // started by the first host that shows it (Health)
 	healthOnce sync.Once

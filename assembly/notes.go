@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"quire/kernel/store"
@@ -41,6 +42,8 @@ type notesTools struct {
 	mu    sync.Mutex
 	root  *notes.Root
 	index *vaultindex.Index
+	// followers are told every committed write of each index (follow).
+	followers []func(*vaultindex.Index, vaultindex.Update)
 	// emb is the documents' embedder, which the notes' index uses too
 	// (useEmbedder); without one, meaningOff says why.
 	emb        vaultindex.Embedder
@@ -163,9 +166,13 @@ func (n *notesTools) openIndex(dir string) *vaultindex.Index {
 	}
 	n.mu.Lock()
 	emb, why := n.emb, n.meaningOff
+	followers := slices.Clone(n.followers)
 	n.mu.Unlock()
 	if emb != nil || why != "" {
 		x.UseMeaning(emb, why)
+	}
+	for _, f := range followers {
+		x.Subscribe(func(u vaultindex.Update) { f(x, u) })
 	}
 	go func() {
 		watchErr, syncErr := x.Run()
@@ -180,6 +187,20 @@ func (n *notesTools) openIndex(dir string) *vaultindex.Index {
 		}
 	}()
 	return x
+}
+
+// follow has f told of every committed write of the notes index, with
+// the index it is of: the one open now and each opened after (another
+// folder chosen), from before its first scan. Each is closed with its
+// index; f must not block.
+func (n *notesTools) follow(f func(*vaultindex.Index, vaultindex.Update)) {
+	n.mu.Lock()
+	n.followers = append(n.followers, f)
+	x := n.index
+	n.mu.Unlock()
+	if x != nil {
+		x.Subscribe(func(u vaultindex.Update) { f(x, u) })
+	}
 }
 
 // chosen reports whether a notes folder is open.

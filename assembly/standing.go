@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"os"
+	"path"
 	"sync"
 	"time"
 
@@ -15,9 +16,11 @@ import (
 	"quire/queue"
 	"quire/standing"
 	"quire/tools/notes"
+	"quire/vaultindex"
 )
 
 // standingTick is how often a long-lived host looks for due standing tasks.
+// The notes index's watch wakes it at once when a note lands (folderLook).
 const standingTick = time.Minute
 
 // powerSupplies is where Linux tells the battery; elsewhere it is absent
@@ -48,20 +51,58 @@ type chatStreams struct{ rt *runtime.Runtime }
 func (c chatStreams) Chatting() bool { return c.rt.Status().Streams > 0 }
 
 // folderLook sees the standing tasks' folders: how many notes each holds,
-// and a landing when a note name appears that the previous look did not
-// see (a note made, saved or moved in). The first look after a start
-// remembers; it sees no landing.
+// and when a note last landed in each (made, or moved in). With a notes
+// index, a landing is what its watch commits (indexed, which wakes the
+// runner); without one, a note name the previous look did not see. Either
+// way what a start finds is remembered, not a landing.
 type folderLook struct {
 	notes *notesTools
 	now   func() time.Time
 	mu    sync.Mutex
 	seen  map[string]map[string]bool // folder -> its note names at the last look
+
+	from    *vaultindex.Index    // the index landed is of
+	scanned bool                 // from's first scan was told
+	landed  map[string]time.Time // folder (path.Clean'd) -> when a note last landed in it
+}
+
+// indexed is told each committed write of the notes index x: a note it
+// did not hold before is a landing in its folder. It says whether one
+// landed. The first scan of an index is what is there, not a landing.
+func (f *folderLook) indexed(x *vaultindex.Index, u vaultindex.Update) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.from != x {
+		// Seen first after its first scan was told, an index's next scan
+		// is one the watch asked for (it lost events): what it adds landed.
+		f.from, f.scanned, f.landed = x, !u.Rescan && x.Synced(), map[string]time.Time{}
+	}
+	if u.Rescan && !f.scanned {
+		f.scanned = true
+		return false
+	}
+	landed := false
+	for _, rel := range u.Added {
+		if notes.IsNoteName(path.Base(rel)) {
+			f.landed[path.Dir(rel)] = f.now()
+			landed = true
+		}
+	}
+	return landed
 }
 
 func (f *folderLook) look(ctx context.Context, folders []string) (standing.Vault, error) {
 	v := standing.Vault{Count: map[string]int{}, Landed: map[string]time.Time{}}
+	x := f.notes.Index()
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if x != nil && x == f.from {
+		for _, folder := range folders {
+			if at, ok := f.landed[path.Clean(protocol.BatchFolder(folder))]; ok {
+				v.Landed[folder] = at
+			}
+		}
+	}
 	var errs []error
 	for _, folder := range folders {
 		abs, err := f.notes.resolve(protocol.BatchFolder(folder))
@@ -78,7 +119,7 @@ func (f *folderLook) look(ctx context.Context, folders []string) (standing.Vault
 		for _, e := range entries {
 			if !e.IsDir() && notes.IsNoteName(e.Name()) {
 				now[e.Name()] = true
-				if before != nil && !before[e.Name()] {
+				if x == nil && before != nil && !before[e.Name()] {
 					v.Landed[folder] = f.now()
 				}
 			}
@@ -116,6 +157,12 @@ func (p *Parts) openStanding(ctx context.Context) {
 		standing.WithChat(chatStreams{p.runtime}), standing.WithVault(look.look),
 		standing.WithPower(standing.SysPower{Dir: powerSupplies}, func() int { return p.settings.Get().Batch.StandingMinBattery }),
 		standing.WithPerNote(standing.PerNote{ModelCalls: workerLimits.MaxSteps, Tokens: workerLimits.TokenBudget}))
+	runner := p.standing
+	p.notes.follow(func(x *vaultindex.Index, u vaultindex.Update) {
+		if look.indexed(x, u) {
+			runner.Wake()
+		}
+	})
 	// A firing a stop cut off is settled now, in every process that owns
 	// the folder, so `quire tasks list` never shows one half made.
 	if err := p.standing.Recover(ctx); err != nil {
@@ -152,7 +199,11 @@ func (p *Parts) RunStanding(ctx context.Context) {
 	ctx, p.standingStop = context.WithCancel(ctx)
 	p.standingDone = make(chan struct{})
 	var loops sync.WaitGroup
-	loops.Go(func() { p.standing.Loop(ctx, standingTick) })
+	every := standingTick
+	if p.standingEvery > 0 {
+		every = p.standingEvery
+	}
+	loops.Go(func() { p.standing.Loop(ctx, every) })
 	if p.notify != nil {
 		loops.Go(func() { p.tellWaiting(ctx, p.notify) })
 	}

@@ -62,7 +62,8 @@ type Runner struct {
 	per     PerNote
 	log     *slog.Logger
 
-	tick    sync.Mutex // one Tick or RunNow at a time
+	tick    sync.Mutex    // one Tick or RunNow at a time
+	wake    chan struct{} // Wake's, one held: wakes while a tick runs make one more tick
 	mu      sync.Mutex
 	skipped map[string]int64 // task -> the slot whose skip was told (-1: a condition's), so a held firing is told once
 }
@@ -98,7 +99,8 @@ func WithLogger(l *slog.Logger) RunnerOption { return func(r *Runner) { r.log = 
 // NewRunner is a runner over st that starts batches through p and records
 // every step through j.
 func NewRunner(st *Store, p Proposer, j Journal, opts ...RunnerOption) *Runner {
-	r := &Runner{st: st, prop: p, journal: j, now: time.Now, newID: st.newID, log: slog.Default(), skipped: map[string]int64{}}
+	r := &Runner{st: st, prop: p, journal: j, now: time.Now, newID: st.newID, log: slog.Default(), skipped: map[string]int64{},
+		wake: make(chan struct{}, 1)}
 	for _, o := range opts {
 		o(r)
 	}
@@ -322,7 +324,18 @@ func (r *Runner) record(ctx context.Context, rec Record) {
 	}
 }
 
-// Loop ticks every interval until ctx ends.
+// Wake has Loop tick now rather than at its next interval: the vault
+// changed under a condition (a note landed). It never blocks; wakes that
+// come while a tick runs make one more tick after it, not one each.
+func (r *Runner) Wake() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Loop ticks every interval, and when woken, until ctx ends: one tick at a
+// time, so a task fires at most once at a time.
 func (r *Runner) Loop(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -334,6 +347,7 @@ func (r *Runner) Loop(ctx context.Context, every time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-r.wake:
 		}
 	}
 }

@@ -55,12 +55,15 @@ type Update struct {
 	Paths  []string // slash paths relative to the folder: indexed again or gone
 	Rescan bool     // a whole reconciling scan
 	Err    error    // why it failed; what was committed before stays
+	// Added are the files of the write indexed at a path the index did
+	// not hold (made, or moved in): of Paths, or of the whole scan.
+	Added []string
 }
 
 type config struct {
 	lim           vault.Limits
 	progress      func(done, total int)
-	onUpdate      func(Update)
+	onUpdate      []func(Update)
 	watch         []watch.Option
 	floor         *float64              // WithMeaningFloor
 	embedProgress func(done, total int) // WithEmbedProgress
@@ -77,8 +80,11 @@ func WithLimits(l vault.Limits) Option { return func(c *config) { c.lim = l } }
 func WithProgress(f func(done, total int)) Option { return func(c *config) { c.progress = f } }
 
 // WithOnUpdate is told of every committed write (and a failed one), in
-// order, from the goroutine of the write; it must not block.
-func WithOnUpdate(f func(Update)) Option { return func(c *config) { c.onUpdate = f } }
+// order, from the goroutine of the write; it must not block. Each use
+// adds one more: all are told, in the order given, before Subscribe's.
+func WithOnUpdate(f func(Update)) Option {
+	return func(c *config) { c.onUpdate = append(c.onUpdate, f) }
+}
 
 // WithWatch passes options to the folder's watch.
 func WithWatch(opts ...watch.Option) Option {
@@ -110,6 +116,10 @@ type Index struct {
 	w             *watch.Watcher
 	lastErr       error
 	synced        atomic.Bool // Synced
+	scanAdded     []string    // the files the Sync under way indexed at new paths (syncMu held)
+
+	subMu sync.Mutex                      // one Subscribe or its stop at a time
+	subs  atomic.Pointer[[]*func(Update)] // Subscribe's, copied on change so notify reads without a lock
 
 	meaning meaning
 
@@ -294,12 +304,14 @@ func (x *Index) Sync(ctx context.Context) error {
 	x.syncMu.Lock()
 	defer x.syncMu.Unlock()
 	x.synced.Store(false)
+	x.scanAdded = nil
 	err := x.sync(ctx)
 	x.mu.Lock()
 	x.synced.Store(err == nil)
 	x.lastErr = err
-	x.notify(Update{Rescan: true, Err: err})
+	x.notify(Update{Rescan: true, Err: err, Added: x.scanAdded})
 	x.mu.Unlock()
+	x.scanAdded = nil
 	return err
 }
 
@@ -319,6 +331,11 @@ func (x *Index) snapshot() map[string]state {
 // read is left to it, a file changed since it was read is left to the
 // watch's next batch, and a file back on disk is not dropped.
 func (x *Index) commitChecked(ctx context.Context, cs []change) error {
+	return x.commit(ctx, x.stillHold(cs), &x.scanAdded)
+}
+
+// stillHold is what of a reconcile's changes cs still holds (x.mu held).
+func (x *Index) stillHold(cs []change) []change {
 	keep := cs[:0]
 	for _, c := range cs {
 		info, err := os.Lstat(filepath.Join(x.dir, filepath.FromSlash(c.rel)))
@@ -337,12 +354,44 @@ func (x *Index) commitChecked(ctx context.Context, cs []change) error {
 		}
 		keep = append(keep, c)
 	}
-	return x.commit(ctx, keep)
+	return keep
 }
 
+// notify tells the write u to every subscriber (x.mu held, so in order).
 func (x *Index) notify(u Update) {
-	if x.cfg.onUpdate != nil {
-		x.cfg.onUpdate(u)
+	for _, f := range x.cfg.onUpdate {
+		f(u)
+	}
+	if subs := x.subs.Load(); subs != nil {
+		for _, f := range *subs {
+			(*f)(u)
+		}
+	}
+}
+
+// Subscribe tells f of every committed write from now on, as WithOnUpdate
+// does (in order, from the goroutine of the write: f must not block nor
+// call Subscribe). stop ends it; a write being told may still reach f.
+func (x *Index) Subscribe(f func(Update)) (stop func()) {
+	p := &f
+	x.subMu.Lock()
+	defer x.subMu.Unlock()
+	var subs []*func(Update)
+	if old := x.subs.Load(); old != nil {
+		subs = append(subs, *old...)
+	}
+	subs = append(subs, p)
+	x.subs.Store(&subs)
+	return func() {
+		x.subMu.Lock()
+		defer x.subMu.Unlock()
+		var kept []*func(Update)
+		for _, g := range *x.subs.Load() {
+			if g != p {
+				kept = append(kept, g)
+			}
+		}
+		x.subs.Store(&kept)
 	}
 }
 
@@ -608,8 +657,9 @@ func mib(n int64) string {
 }
 
 // commit stores cs in one transaction, then applies them to the graph and
-// to known: the graph never shows what the tables do not hold.
-func (x *Index) commit(ctx context.Context, cs []change) (err error) {
+// to known: the graph never shows what the tables do not hold. The files
+// it indexed at a path known did not hold are appended to added.
+func (x *Index) commit(ctx context.Context, cs []change, added *[]string) (err error) {
 	if len(cs) == 0 {
 		return nil
 	}
@@ -719,6 +769,9 @@ func (x *Index) commit(ctx context.Context, cs []change) (err error) {
 			s.size, s.mtime = c.size, c.mtime
 			x.known[c.rel] = s
 		default:
+			if _, had := x.known[c.rel]; !had {
+				*added = append(*added, c.rel)
+			}
 			x.known[c.rel] = state{id: ids[i], kind: c.kind, size: c.size, mtime: c.mtime, hash: c.hash}
 			if c.kind == kindNote {
 				x.graph.Put(c.note)
@@ -853,10 +906,11 @@ func (x *Index) Apply(ctx context.Context, paths []string) error {
 			rels = append(rels, rel)
 		}
 	}
-	err := x.commit(ctx, cs)
+	var added []string
+	err := x.commit(ctx, cs, &added)
 	x.lastErr = err
 	if len(rels) > 0 || err != nil {
-		x.notify(Update{Paths: rels, Err: err})
+		x.notify(Update{Paths: rels, Err: err, Added: added})
 	}
 	return err
 }

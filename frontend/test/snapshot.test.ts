@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ViewSnapshot } from '../src/lib/protocol';
-import { buildSnapshot, createReporter, plainText, readBanner, readContext, readFirstRun, readInspector, readMessages, readModels, readPoints, readSettings } from '../src/lib/snapshot';
+import { buildSnapshot, createReporter, plainText, readBanner, readContext, readFirstRun, readInspector, readMessages, readModels, readPoints, readSettings, readStanding } from '../src/lib/snapshot';
 
 function dom(html: string): HTMLElement {
   const root = document.createElement('div');
@@ -222,5 +222,22 @@ describe('the inspector', () => {
       <span data-testid="inspector-copied">Copied 3.1 KB</span></li></div>`);
     expect(readInspector(root)).toEqual({ calls: 2, origins: ["the user's message, from event #4", 'tool result of read_note, from event #7'], copied: 'Copied 3.1 KB' });
     expect(readInspector(dom('<p></p>'))).toBeUndefined();
+  });
+});
+
+describe('the Standing tasks panel', () => {
+  it('reads the dot on its button and each row, only while either is shown', () => {
+    const root = dom(`<button data-testid="standing-open">Standing tasks<span data-testid="standing-waiting"></span></button>
+      <ul data-testid="standing-list"><li data-testid="standing-t1" data-paused="false" data-waiting="true"><p><strong>File the inbox</strong> — daily</p>
+        <p data-testid="standing-last">2 proposals wait
+          for your review.</p></li><li data-testid="standing-t2" data-paused="true" data-waiting="false"><p><strong>Tidy</strong></p></li></ul>`);
+    expect(readStanding(root)).toEqual({
+      badge: true,
+      tasks: [
+        { name: 'File the inbox', paused: false, waiting: true, last: '2 proposals wait for your review.' },
+        { name: 'Tidy', paused: true, waiting: false, last: '' },
+      ],
+    });
+    expect(readStanding(dom('<button data-testid="standing-open">Standing tasks</button>'))).toBeUndefined();
   });
 });

@@ -97,7 +97,7 @@ describe('StandingPanel', () => {
     await vi.waitFor(() => expect(q('standing-task_1')!.dataset.paused).toBe('false'));
 
     (q('standing-run') as HTMLButtonElement).click();
-    await vi.waitFor(() => expect(q('standing-waiting')).not.toBeNull());
+    await vi.waitFor(() => expect(q('standing-row-waiting')).not.toBeNull());
     expect(store.waiting).toBe(true);
     expect((q('standing-run') as HTMLButtonElement).disabled).toBe(true);
 

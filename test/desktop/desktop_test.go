@@ -79,6 +79,8 @@ type view struct {
 	} `json:"inspector"`
 	// The batch in the "Organise a folder" drawer, when shown (snapshot.ts readBatch).
 	Batch *batchView `json:"batch"`
+	// The Standing tasks panel and its button's dot (snapshot.ts readStanding).
+	Standing *standingView `json:"standing"`
 	// Where the controls a test clicks are (snapshot.ts POINT_IDS).
 	Points map[string]point `json:"points"`
 }

@@ -116,6 +116,11 @@ export interface ViewSnapshot {
     total: number;
     rows: { from: string; to: string; selected: boolean; tick: { x: number; y: number } }[];
   };
+  /**
+   * The Standing tasks panel, when open or when its button's dot says a
+   * firing's batch waits: whether the dot is shown, and each task's row.
+   */
+  standing?: { badge: boolean; tasks: { name: string; paused: boolean; waiting: boolean; last: string }[] };
   /** Where the controls a desktop test clicks are (POINT_IDS on screen): centres in CSS pixels of the viewport. */
   points?: Record<string, { x: number; y: number }>;
   /** The inspector ("what the model saw"), when open: its calls, the origins shown, the copy's status. */

@@ -132,7 +132,7 @@ export function readSettings(root: ParentNode): ViewSnapshot['settings'] {
 }
 
 /** The controls a desktop test clicks (xdotool has no selectors). */
-export const POINT_IDS = ['composer', 'example', 'models-open', 'pull-name', 'pull-start', 'settings-open', 'settings-model', 'settings-save', 'download-model', 'memory-open', 'inspect', 'inspector-copy', 'batches-open', 'batch-folder', 'batch-start', 'review-apply', 'confirm-delete', 'batch-undo', 'copy-message'];
+export const POINT_IDS = ['composer', 'example', 'models-open', 'pull-name', 'pull-start', 'settings-open', 'settings-model', 'settings-save', 'download-model', 'memory-open', 'inspect', 'inspector-copy', 'batches-open', 'batch-folder', 'batch-start', 'review-apply', 'confirm-delete', 'batch-undo', 'copy-message', 'standing-open', 'standing-close', 'standing-name', 'standing-folder', 'standing-save', 'standing-run', 'batches-close'];
 
 /** The batch in the "Organise a folder" drawer, or undefined when it is not shown. */
 export function readBatch(root: ParentNode): ViewSnapshot['batch'] {
@@ -149,6 +149,24 @@ export function readBatch(root: ParentNode): ViewSnapshot['batch'] {
       selected: r.dataset.selected === 'true',
       tick: centre(r.querySelector('[data-testid="review-tick"]') ?? r),
     })),
+  };
+}
+
+/** The Standing tasks panel and its button's dot, or undefined when neither is shown. */
+export function readStanding(root: ParentNode): ViewSnapshot['standing'] {
+  const badge = !!root.querySelector('[data-testid="standing-waiting"]');
+  const list = root.querySelector('[data-testid="standing-list"]');
+  if (!badge && !list) return undefined;
+  return {
+    badge,
+    tasks: list
+      ? Array.from(list.querySelectorAll<HTMLElement>(':scope > li'), (li) => ({
+          name: plainText(li.querySelector('strong')?.textContent),
+          paused: li.dataset.paused === 'true',
+          waiting: li.dataset.waiting === 'true',
+          last: plainText(li.querySelector('[data-testid="standing-last"]')?.textContent),
+        }))
+      : [],
   };
 }
 
@@ -190,7 +208,7 @@ export function buildSnapshot(state: SnapshotState, root: ParentNode): ViewSnaps
     ...(memory ? { memory } : {}),
   };
   // Documents parts only when on screen, so older probes see what they did.
-  const parts = { documents: readDocuments(root), indexing: readIndexing(root), citations: readCitations(root), citationPoints: readCitationPoints(root), viewer: readViewer(root), firstRun: readFirstRun(root), context: readContext(root), models: readModels(root), settings: readSettings(root), inspector: readInspector(root), batch: readBatch(root), points: readPoints(root) };
+  const parts = { documents: readDocuments(root), indexing: readIndexing(root), citations: readCitations(root), citationPoints: readCitationPoints(root), viewer: readViewer(root), firstRun: readFirstRun(root), context: readContext(root), models: readModels(root), settings: readSettings(root), inspector: readInspector(root), batch: readBatch(root), standing: readStanding(root), points: readPoints(root) };
   for (const [k, v] of Object.entries(parts)) if (v !== undefined) Object.assign(snap, { [k]: v });
   return snap;
 }
