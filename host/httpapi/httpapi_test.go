@@ -121,7 +121,7 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/api/doctor", "", 200, `"ok":true`},
 		{"GET", "/api/sessions", "", 200, `"title":"Notes"`},
 		{"POST", "/api/sessions", `{broken`, 400, "not the JSON expected"},
-		{"POST", "/api/settings", `{"aboutYou":"` + strings.Repeat("x", 2<<20) + `"}`, 400, "larger than 1 MiB"},
+		{"PUT", "/api/settings", `{"notesDir":"` + strings.Repeat("x", 2<<20) + `"}`, 400, "larger than 1 MiB"},
 		{"PATCH", "/api/sessions/" + id, `{"title":"Renamed"}`, 200, `"title":"Renamed"`},
 		{"PATCH", "/api/sessions/zz", `{"title":"x"}`, 404, "no such session"},
 		{"GET", "/api/sessions/" + id + "/events?from=1", "", 200, `"seq":1`},
