@@ -124,7 +124,6 @@ func (s *Server) routes() http.Handler {
 	api.HandleFunc("GET /api/questions", s.openQuestions)
 	api.HandleFunc("GET /api/questions/stream", s.questionStream)
 	api.HandleFunc("POST /api/commands", s.command)
-	api.HandleFunc("GET /api/settings", s.getSettings)
 	api.HandleFunc("PUT /api/settings", s.putSettings)
 	api.HandleFunc("POST /api/probe", s.probe)
 	s.conversationRoutes(api)
@@ -457,21 +456,6 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
 
 type settingsBody struct {
 	NotesDir string `json:"notesDir"`
-}
-
-// getSettings: GET /api/settings → the Settings screen (settings.go), its
-// notesDir included; {notesDir: ""} when there are no settings to show.
-func (s *Server) getSettings(w http.ResponseWriter, r *http.Request) {
-	if s.b.Settings == nil {
-		writeJSON(w, http.StatusOK, settingsBody{})
-		return
-	}
-	screen, err := s.b.Settings.Screen(r.Context())
-	if err != nil {
-		s.fail(w, statusOf(err), err)
-		return
-	}
-	writeJSON(w, http.StatusOK, screen)
 }
 
 // errNoSettings: this Quire has no settings to change (a host without the port).

@@ -371,7 +371,7 @@ func TestSettingsRoutes(t *testing.T) {
 	if status, body := srv.do(t, "PUT", "/api/settings", `{"notesDir":"/home/ada/Notes"}`); status != 200 || !strings.Contains(body, "/home/ada/Notes") {
 		t.Fatalf("put: %d %s", status, body)
 	}
-	if status, body := srv.do(t, "GET", "/api/settings", ""); status != 200 || !strings.Contains(body, `"notesDir":"/home/ada/Notes"`) {
+	if status, body := srv.do(t, "POST", httpapi.OpPath+"Settings.Screen", ""); status != 200 || !strings.Contains(body, `"notesDir":"/home/ada/Notes"`) {
 		t.Fatalf("get: %d %s", status, body)
 	}
 	if status, body := srv.do(t, "PUT", "/api/settings", `{"notesDir":"/nope"}`); status != 400 || !strings.Contains(body, "cannot be used") {

@@ -14,7 +14,7 @@ import (
 	"quire/test/testkit"
 )
 
-// TestSettingsScreenRoutes: GET /api/settings is the screen, POST saves
+// TestSettingsScreenRoutes: Settings.Screen is the screen, Settings.Update saves
 // every field, a refused setting is 400 naming its field, a misspelt key
 // is refused rather than ignored, the check route asks without saving,
 // and a POST from another web page is refused by the guard before any of
