@@ -18,9 +18,6 @@ var errQuestionClosed = errors.New("the question was closed before it was answer
 
 var errNoHandshake = errors.New("the window has not shaken hands with Quire yet (call Handshake first); reload the window")
 
-// errNoSearchHere: a window without the search over its conversations.
-var errNoSearchHere = errors.New("this window cannot search its conversations")
-
 // errNoSettingsHere: a window without the settings port.
 var errNoSettingsHere = errors.New("settings cannot be changed in this window")
 
@@ -45,9 +42,6 @@ var errMCPTooLong = errors.New("these MCP servers are too long to show whole in 
 
 // errNoEvolution: this window was built without the evolution part.
 var errNoEvolution = errors.New("evolution is not available in this window")
-
-// errNoStandingHere: the standing tasks need the task queue, which did not open.
-var errNoStandingHere = errors.New("standing tasks are not available in this window (they need the task queue); see the health checks")
 
 // errAsksFirst: an operation the window confirms in a dialog, called
 // without its dialog (Op).
