@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -279,6 +280,53 @@ func cpuBench(b *testing.B, start func(w *window)) {
 // nothing happening.
 func BenchmarkDesktopIdleCPU(b *testing.B) {
 	cpuBench(b, func(w *window) { w.turn("hello idle") })
+}
+
+// BenchmarkDesktopIdleAfterTurns: in one window, the idle share after
+// reply 1 and after reply 50 (issue 30: it doubled), each over two 20 s
+// stretches — the first right after the reply, the second after it — so a
+// cost that only follows a reply (collections of its garbage) is told from
+// one that stays. QUIRE_BENCH_PERF names a folder for `perf record` of the
+// first stretch (turnN.data), to read where an idle cost goes.
+func BenchmarkDesktopIdleAfterTurns(b *testing.B) {
+	for range b.N {
+		w, pid := benchWindow(b)
+		done := 0
+		for _, n := range []int{1, 50} {
+			for ; done < n; done++ {
+				w.turn(fmt.Sprintf("turn %d", done+1))
+			}
+			stop := perfRecord(b, pid, n)
+			app, web := idleShare(b, pid)
+			stop()
+			b.ReportMetric(app, fmt.Sprintf("%%core-quire-turn%d-0s", n))
+			b.ReportMetric(web, fmt.Sprintf("%%core-webkit-turn%d-0s", n))
+			app, web = idleShare(b, pid)
+			b.ReportMetric(app, fmt.Sprintf("%%core-quire-turn%d-20s", n))
+			b.ReportMetric(web, fmt.Sprintf("%%core-webkit-turn%d-20s", n))
+		}
+	}
+}
+
+// perfRecord starts `perf record` of the window's processes when
+// QUIRE_BENCH_PERF names a folder; the returned func ends it.
+func perfRecord(b *testing.B, root, turn int) (stop func()) {
+	dir := os.Getenv("QUIRE_BENCH_PERF")
+	if dir == "" {
+		return func() {}
+	}
+	var pids []string
+	for _, p := range family(root) {
+		pids = append(pids, strconv.Itoa(p))
+	}
+	cmd := exec.Command("perf", "record", "-g", "-F", "999", "-o", filepath.Join(dir, fmt.Sprintf("turn%d.data", turn)), "-p", strings.Join(pids, ","))
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	}
 }
 
 // BenchmarkDesktopWaitingCPU: a message whose model never answers (the
