@@ -257,7 +257,7 @@ func TestReplayRequestIsWhatTheModelReceived(t *testing.T) {
 }
 
 // TestInspectorCopiesWhatReplayPrints: the inspector's "copy request as
-// JSON" (GET /api/sessions/{id}/calls/{n}/request, from the owner's serve
+// JSON" (the operation Calls.Request, from the owner's serve
 // backend, while the owner runs) is byte for byte what `quire replay
 // SESSION -request N` prints, and the call's detail says that size.
 func TestInspectorCopiesWhatReplayPrints(t *testing.T) {
@@ -282,10 +282,13 @@ func TestInspectorCopiesWhatReplayPrints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	get := func(path string) []byte {
+	// op calls the operation name with args: its status and answer.
+	op := func(name string, args ...any) (int, []byte) {
 		t.Helper()
-		req, _ := http.NewRequestWithContext(t.Context(), "GET", srv.URL+path, nil)
+		body, _ := json.Marshal(args)
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+httpapi.OpPath+name, bytes.NewReader(body))
 		req.Header.Set(httpapi.ProtocolHeader, protocol.Version)
+		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Bearer "+link.Query().Get(httpapi.TokenQuery))
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -293,31 +296,27 @@ func TestInspectorCopiesWhatReplayPrints(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != 200 {
-			t.Fatalf("%s: %d %s", path, resp.StatusCode, b)
-		}
-		return b
+		return resp.StatusCode, b
 	}
 	// A call the session never made is not found, in words.
-	req, _ := http.NewRequestWithContext(t.Context(), "GET", fmt.Sprintf("%s/api/sessions/%s/calls/3/request", srv.URL, sess.ID), nil)
-	req.Header.Set(httpapi.ProtocolHeader, protocol.Version)
-	req.Header.Set("Authorization", "Bearer "+link.Query().Get(httpapi.TokenQuery))
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusNotFound {
-		t.Fatalf("a call never made: %v %v", resp, err)
-	} else {
-		resp.Body.Close()
+	if code, b := op("Calls.Request", sess.ID, 3); code != http.StatusNotFound {
+		t.Fatalf("a call never made: %d %s", code, b)
 	}
 	for n := 1; n <= 2; n++ {
-		copied := get(fmt.Sprintf("/api/sessions/%s/calls/%d/request", sess.ID, n))
+		code, b := op("Calls.Request", sess.ID, n)
+		var copied string // the bytes come as one JSON string, to read as text
+		if code != 200 || json.Unmarshal(b, &copied) != nil {
+			t.Fatalf("Calls.Request %d: %d %s", n, code, b)
+		}
 		var call protocol.Call
-		if err := json.Unmarshal(get(fmt.Sprintf("/api/sessions/%s/calls/%d", sess.ID, n)), &call); err != nil {
-			t.Fatal(err)
+		if code, b := op("Calls.Call", sess.ID, n); code != 200 || json.Unmarshal(b, &call) != nil {
+			t.Fatalf("Calls.Call %d: %d %s", n, code, b)
 		}
 		var out, errOut bytes.Buffer
 		if code := run([]string{"replay", sess.ID, "-request", fmt.Sprint(n), "-data-dir", dir}, &out, &errOut); code != 0 {
 			t.Fatalf("replay -request %d: %s", n, errOut.String())
 		}
-		if !bytes.Equal(copied, out.Bytes()) {
+		if !bytes.Equal([]byte(copied), out.Bytes()) {
 			t.Fatalf("call %d copied:\n%q\nreplay printed:\n%q", n, copied, out.Bytes())
 		}
 		if call.Summary.N != n || call.RequestBytes != out.Len() {
@@ -814,7 +813,7 @@ func TestEveryCommandAgainstALiveOwner(t *testing.T) {
 	}
 	// `quire index` went through the owner: its documents list has the file.
 	var state protocol.DocumentsState
-	owner.call(http.MethodGet, "/api/documents", nil, &state)
+	owner.call(http.MethodPost, httpapi.OpPath+"Documents.State", []any{}, &state)
 	if len(state.Documents) != 1 || state.Documents[0].Status != "done" {
 		t.Errorf("the owner's documents after quire index: %+v", state.Documents)
 	}

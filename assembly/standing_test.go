@@ -29,7 +29,7 @@ import (
 // TestStandingTasksOverHTTP: the browser's routes reach the real standing
 // tasks: a task is added (one with a key a task lacks, like autoApply, is
 // refused), paused and resumed at once, run now — its batch waits in the
-// batch routes for the review and applies only on the yes — and removed.
+// batch operations for the review and applies only on the yes — and removed.
 func TestStandingTasksOverHTTP(t *testing.T) {
 	fake := ollamatest.New(t, ollamatest.WithResponder(isolationModel))
 	fake.AddModel(ollamatest.DefaultModel())
@@ -42,9 +42,10 @@ func TestStandingTasksOverHTTP(t *testing.T) {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	link, _ := url.Parse(h.Link("http://127.0.0.1"))
-	do := func(method, path, body string, into any) int {
+	// do calls operation name with its arguments (a JSON array).
+	do := func(name, args string, into any) int {
 		t.Helper()
-		req, _ := http.NewRequestWithContext(t.Context(), method, srv.URL+path, strings.NewReader(body))
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+httpapi.OpPath+name, strings.NewReader(args))
 		req.Header.Set(httpapi.ProtocolHeader, protocol.Version)
 		req.Header.Set("Authorization", "Bearer "+link.Query().Get(httpapi.TokenQuery))
 		req.Header.Set("Content-Type", "application/json")
@@ -56,59 +57,59 @@ func TestStandingTasksOverHTTP(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		if into != nil && resp.StatusCode < 300 {
 			if err := json.Unmarshal(b, into); err != nil {
-				t.Fatalf("%s %s: %s: %v", method, path, b, err)
+				t.Fatalf("%s %s: %s: %v", name, args, b, err)
 			}
 		}
 		return resp.StatusCode
 	}
 	task := `{"name":"file the inbox","folder":"inbox","schedule":{"kind":"daily","at":"07:00"}`
-	if status := do("POST", "/api/standing", task+`,"autoApply":true}`, nil); status != http.StatusBadRequest {
+	if status := do("Standing.Add", "["+task+`,"autoApply":true}]`, nil); status != http.StatusBadRequest {
 		t.Fatalf("a task with autoApply: %d", status)
 	}
-	if status := do("POST", "/api/standing", `{"name":"x","folder":"inbox","schedule":{"kind":"hourly"}}`, nil); status != http.StatusBadRequest {
+	if status := do("Standing.Add", `[{"name":"x","folder":"inbox","schedule":{"kind":"hourly"}}]`, nil); status != http.StatusBadRequest {
 		t.Fatalf("a schedule that is none: %d", status)
 	}
 	var sum protocol.StandingSummary
-	if status := do("POST", "/api/standing", task+`}`, &sum); status != http.StatusCreated || sum.Task.ID == "" || sum.NextMs == 0 {
+	if status := do("Standing.Add", "["+task+`}]`, &sum); status != http.StatusOK || sum.Task.ID == "" || sum.NextMs == 0 {
 		t.Fatalf("add: %d %+v", status, sum)
 	}
 	id := sum.Task.ID
-	if do("POST", "/api/standing/"+id+"/pause", "", &sum); !sum.Task.Paused {
+	if do("Standing.SetPaused", `["`+id+`",true]`, &sum); !sum.Task.Paused {
 		t.Fatalf("pause: %+v", sum)
 	}
 	sum = protocol.StandingSummary{}
-	if do("POST", "/api/standing/"+id+"/resume", "", &sum); sum.Task.Paused || sum.Task.ID != id {
+	if do("Standing.SetPaused", `["`+id+`",false]`, &sum); sum.Task.Paused || sum.Task.ID != id {
 		t.Fatalf("resume: %+v", sum)
 	}
 	var f protocol.StandingFiring
-	if status := do("POST", "/api/standing/"+id+"/run", "", &f); status != http.StatusOK || f.Step != "proposed" {
+	if status := do("Standing.RunNow", `["`+id+`"]`, &f); status != http.StatusOK || f.Step != "proposed" {
 		t.Fatalf("run now: %d %+v", status, f)
 	}
 	waitReviewing(t, p.Batches(), f.Batch)
-	if status := do("POST", "/api/standing/"+id+"/run", "", nil); status != http.StatusConflict {
+	if status := do("Standing.RunNow", `["`+id+`"]`, nil); status != http.StatusConflict {
 		t.Fatalf("a second run while the batch waits: %d", status)
 	}
 	var list []protocol.StandingSummary
-	if do("GET", "/api/standing", "", &list); len(list) != 1 || !list[0].Waiting || list[0].Proposed != 2 {
+	if do("Standing.List", "", &list); len(list) != 1 || !list[0].Waiting || list[0].Proposed != 2 {
 		t.Fatalf("list while waiting: %+v", list)
 	}
 	if notes := filesUnder(t, notesDir); strings.Join(notes, ",") != "inbox/i0.md,inbox/i1.md" {
 		t.Fatalf("the notes changed before the review: %v", notes)
 	}
 	var review protocol.BatchReview
-	do("GET", "/api/batches/"+f.Batch, "", &review)
-	body, _ := json.Marshal(protocol.BatchDecision{Items: review.Items})
+	do("Batches.Get", `["`+f.Batch+`"]`, &review)
+	body, _ := json.Marshal([]any{f.Batch, protocol.BatchDecision{Items: review.Items}})
 	var applied protocol.Batch
-	if status := do("POST", "/api/batches/"+f.Batch+"/apply", string(body), &applied); status != http.StatusOK || applied.State != protocol.BatchDone {
+	if status := do("Batches.Apply", string(body), &applied); status != http.StatusOK || applied.State != protocol.BatchDone {
 		t.Fatalf("apply: %d %+v", status, applied)
 	}
 	if notes := filesUnder(t, notesDir); strings.Join(notes, ",") != "projects/i0.md,projects/i1.md" {
 		t.Fatalf("after the yes: %v", notes)
 	}
-	if status := do("DELETE", "/api/standing/"+id, "", nil); status != http.StatusNoContent {
+	if status := do("Standing.Remove", `["`+id+`"]`, nil); status != http.StatusNoContent {
 		t.Fatalf("remove: %d", status)
 	}
-	if status := do("POST", "/api/standing/"+id+"/pause", "", nil); status != http.StatusNotFound {
+	if status := do("Standing.SetPaused", `["`+id+`",true]`, nil); status != http.StatusNotFound {
 		t.Fatalf("pause a removed task: %d", status)
 	}
 }

@@ -49,6 +49,11 @@ export function api(base, path, { headers, ...init } = {}) {
   return fetch(base + path, { ...init, headers: { 'Quire-Protocol': VERSION, Authorization: `Bearer ${secretOf(base)}`, ...headers } });
 }
 
+/** Node-side call to an operation of the ports: POST /api/op/<name> with the arguments as a JSON array. */
+export function callOp(base, name, ...args) {
+  return api(base, `/api/op/${encodeURIComponent(name)}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(args) });
+}
+
 /** Polls `fn` until it returns a truthy value; fails with `what` and the last value. */
 export async function until(fn, what, timeout = WAIT_MS) {
   const end = Date.now() + timeout;
@@ -295,14 +300,14 @@ export async function activeLog(page, base) {
 
 /** Indexes the fixtures' documents folder through the API and waits until garden.md and soil.txt are done. */
 export async function indexDocs(base) {
-  await api(base, '/api/documents', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ paths: [FX.docsDir] }) });
+  await callOp(base, 'Documents.Add', [FX.docsDir]);
   await until(async () => {
-    const docs = (await (await api(base, '/api/documents')).json()).documents;
+    const docs = (await (await callOp(base, 'Documents.State')).json()).documents;
     return ['garden.md', 'soil.txt'].every((f) => docs.some((d) => d.path === join(FX.docsDir, f) && d.status === 'done'));
   }, 'the folder indexed');
 }
 
-/** Points the note tools at the fixtures' notes folder (a setting, through the API). */
+/** Points the note tools at the fixtures' notes folder (a setting, through the API: the browser's PUT /api/settings). */
 export async function useNotes(base, dir = FX.notesDir) {
   const r = await api(base, '/api/settings', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ notesDir: dir }) });
   assert(r.status === 200, `the notes folder set, got ${r.status} ${await r.text()}`);
@@ -310,9 +315,9 @@ export async function useNotes(base, dir = FX.notesDir) {
 
 /** Removes every document from the index, so a case starts from none. */
 export async function clearDocuments(base) {
-  const docs = async () => (await (await api(base, '/api/documents')).json()).documents ?? [];
+  const docs = async () => (await (await callOp(base, 'Documents.State')).json()).documents ?? [];
   for (const d of await docs()) {
-    await api(base, '/api/documents/remove', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path: d.path }) });
+    await callOp(base, 'Documents.Remove', d.path);
   }
   await until(async () => (await docs()).length === 0, 'an empty document index');
 }

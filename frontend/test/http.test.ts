@@ -237,13 +237,13 @@ describe('HttpTransport notes folder', () => {
     expect(new HttpTransport(base).choosesFolderInDialog).toBe(false);
   });
 
-  it('notesFolder GETs /api/settings and returns notesDir ("" until chosen)', async () => {
-    routes['GET /api/settings'] = { status: 200, body: { notesDir: '/home/ann/Notes' } };
+  it('notesFolder asks for the Settings screen and returns notesDir ("" until chosen)', async () => {
+    routes['POST /api/op/Settings.Screen'] = { status: 200, body: { notesDir: '/home/ann/Notes' } };
     expect(await new HttpTransport(base).notesFolder()).toBe('/home/ann/Notes');
-    expect(seen[0]).toMatchObject({ method: 'GET', url: '/api/settings', protocol: PROTOCOL_VERSION });
-    routes['GET /api/settings'] = { status: 200, body: { notesDir: '' } };
+    expect(seen[0]).toMatchObject({ method: 'POST', url: '/api/op/Settings.Screen', protocol: PROTOCOL_VERSION });
+    routes['POST /api/op/Settings.Screen'] = { status: 200, body: { notesDir: '' } };
     expect(await new HttpTransport(base).notesFolder()).toBe('');
-    routes['GET /api/settings'] = { status: 200, body: {} };
+    routes['POST /api/op/Settings.Screen'] = { status: 200, body: {} };
     expect(await new HttpTransport(base).notesFolder()).toBe('');
   });
 
@@ -558,7 +558,7 @@ describe('resume after a lagging stream', () => {
     const s1 = { ...session, id: 's1' };
     routes = {
       'GET /api/doctor': { status: 200, body: { ok: true, checks: [] } },
-      'GET /api/settings': { status: 200, body: { notesDir: '' } },
+      'POST /api/op/Settings.Screen': { status: 200, body: { notesDir: '' } },
       'GET /api/sessions': { status: 200, body: [s1] },
       'GET /api/sessions/s1/events?from=0': { status: 200, body: [ev(0, 'hi'), ev(1, 'there')] },
       'GET /api/sessions/s1/events?from=3': { status: 200, body: [ev(3, 'missed while lagging')] },

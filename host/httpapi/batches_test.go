@@ -92,25 +92,25 @@ func TestBatchRoutes(t *testing.T) {
 		Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }},
 		fstest.MapFS{"index.html": {Data: []byte("Quire")}}, slog.New(slog.DiscardHandler)))
 	for _, tc := range []struct {
-		method, path, body string
-		status             int
-		says               string
+		op, body string
+		status   int
+		says     string
 	}{
-		{"POST", "/api/batches", `{"folder":"inbox"}`, http.StatusCreated, `"id":"batch_1"`},
-		{"POST", "/api/batches", `{"folder":"missing"}`, http.StatusBadRequest, "does not exist"},
-		{"POST", "/api/batches", `{not json`, http.StatusBadRequest, ""},
-		{"GET", "/api/batches", "", http.StatusOK, `[{"id":"batch_1"`},
-		{"GET", "/api/batches/batch_1", "", http.StatusOK, `"from":"inbox/a.md"`},
-		{"GET", "/api/batches/nope", "", http.StatusNotFound, "no batch"},
-		{"POST", "/api/batches/batch_1/pause", "", http.StatusOK, `"state":"running"`},
-		{"POST", "/api/batches/batch_1/resume", "", http.StatusOK, ""},
-		{"POST", "/api/batches/done/cancel", "", http.StatusConflict, "the batch is done"},
-		{"POST", "/api/batches/batch_1/apply", `{"items":[{"task":"t1","from":"inbox/a.md","to":"x/a.md","selected":true},{"task":"t2","from":"inbox/b.md","selected":false}]}`, http.StatusOK, ""},
-		{"POST", "/api/batches/batch_1/undo", "", http.StatusOK, ""},
+		{"Batches.Start", `["inbox"]`, http.StatusOK, `"id":"batch_1"`},
+		{"Batches.Start", `["missing"]`, http.StatusBadRequest, "does not exist"},
+		{"Batches.Start", `{not json`, http.StatusBadRequest, ""},
+		{"Batches.List", "", http.StatusOK, `[{"id":"batch_1"`},
+		{"Batches.Get", `["batch_1"]`, http.StatusOK, `"from":"inbox/a.md"`},
+		{"Batches.Get", `["nope"]`, http.StatusNotFound, "no batch"},
+		{"Batches.Pause", `["batch_1"]`, http.StatusOK, `"state":"running"`},
+		{"Batches.Resume", `["batch_1"]`, http.StatusOK, ""},
+		{"Batches.Cancel", `["done"]`, http.StatusConflict, "the batch is done"},
+		{"Batches.Apply", `["batch_1",{"items":[{"task":"t1","from":"inbox/a.md","to":"x/a.md","selected":true},{"task":"t2","from":"inbox/b.md","selected":false}]}]`, http.StatusOK, ""},
+		{"Batches.Undo", `["batch_1"]`, http.StatusOK, ""},
 	} {
-		status, body := srv.do(t, tc.method, tc.path, tc.body)
+		status, body := srv.do(t, "POST", httpapi.OpPath+tc.op, tc.body)
 		if status != tc.status || !strings.Contains(body, tc.says) {
-			t.Errorf("%s %s: %d %s; want %d saying %q", tc.method, tc.path, status, body, tc.status, tc.says)
+			t.Errorf("%s %s: %d %s; want %d saying %q", tc.op, tc.body, status, body, tc.status, tc.says)
 		}
 	}
 	want := "start inbox,start missing,list,get batch_1,get nope,pause batch_1,resume batch_1,cancel done,apply inbox/a.md>x/a.md batch_1,undo batch_1"

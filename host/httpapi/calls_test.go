@@ -54,38 +54,39 @@ func TestCallRoutes(t *testing.T) {
 	with := start(t, httpapi.New(httpapi.Backend{Kernel: k.Runtime, Doctor: doc, Calls: back}, assets, slog.New(slog.DiscardHandler)))
 	without := start(t, httpapi.New(httpapi.Backend{Kernel: k.Runtime, Doctor: doc}, assets, slog.New(slog.DiscardHandler)))
 
-	status, body := with.do(t, "GET", "/api/sessions/s1/calls?run=r1", "")
+	status, body := with.do(t, "POST", httpapi.OpPath+"Calls.Calls", `["s1","r1"]`)
 	var list protocol.CallList
 	if status != 200 || json.Unmarshal([]byte(body), &list) != nil || len(list.Calls) != 2 || back.run != "r1" {
 		t.Fatalf("list: %d %s (run %q)", status, body, back.run)
 	}
-	status, body = with.do(t, "GET", "/api/sessions/s1/calls/2", "")
+	status, body = with.do(t, "POST", httpapi.OpPath+"Calls.Call", `["s1",2]`)
 	var call protocol.Call
 	if status != 200 || json.Unmarshal([]byte(body), &call) != nil || call.Summary.N != 2 || call.RequestBytes != len(requestBytes) {
 		t.Fatalf("call 2: %d %s", status, body)
 	}
-	if status, body = with.do(t, "GET", "/api/sessions/s1/calls/2/request", ""); status != 200 || body != string(requestBytes) {
+	// The request's bytes come as one JSON string, so they read as text.
+	var req string
+	if status, body = with.do(t, "POST", httpapi.OpPath+"Calls.Request", `["s1",2]`); status != 200 || json.Unmarshal([]byte(body), &req) != nil || req != string(requestBytes) {
 		t.Fatalf("request 2: %d %q, want the port's bytes %q", status, body, requestBytes)
 	}
 	tests := []struct {
-		name   string
-		c      client
-		path   string
-		status int
+		name     string
+		c        client
+		op, args string
+		status   int
 	}{
-		{"no such session", with, "/api/sessions/nope/calls", 404},
-		{"no such call", with, "/api/sessions/s1/calls/3", 404},
-		{"no such request", with, "/api/sessions/s1/calls/3/request", 404},
-		{"call zero", with, "/api/sessions/s1/calls/0", 400},
-		{"not a number", with, "/api/sessions/s1/calls/two/request", 400},
-		{"no inspector", without, "/api/sessions/s1/calls", 501},
+		{"no such session", with, "Calls.Calls", `["nope",""]`, 404},
+		{"no such call", with, "Calls.Call", `["s1",3]`, 404},
+		{"no such request", with, "Calls.Request", `["s1",3]`, 404},
+		{"not a number", with, "Calls.Request", `["s1","two"]`, 400},
+		{"no inspector", without, "Calls.Calls", `["s1",""]`, 503},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			status, body := tc.c.do(t, "GET", tc.path, "")
+			status, body := tc.c.do(t, "POST", httpapi.OpPath+tc.op, tc.args)
 			var e struct{ Error string }
 			if status != tc.status || json.Unmarshal([]byte(body), &e) != nil || e.Error == "" {
-				t.Fatalf("%s: %d %s, want %d with a sentence", tc.path, status, body, tc.status)
+				t.Fatalf("%s %s: %d %s, want %d with a sentence", tc.op, tc.args, status, body, tc.status)
 			}
 		})
 	}

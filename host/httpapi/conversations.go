@@ -5,42 +5,12 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"strconv"
 
 	"quire/export"
-	"quire/kernel/protocol"
 )
 
-var errNoSearch = errors.New("this Quire cannot search its conversations (its database could not be opened); see the health checks")
-
 func (s *Server) conversationRoutes(api *http.ServeMux) {
-	api.HandleFunc("GET /api/search", s.searchConversations)
 	api.HandleFunc("GET /api/sessions/{id}/export", s.exportSession)
-}
-
-// searchConversations: GET /api/search?q=WORDS[&limit=N] → MessageSearch.
-// The query is plain words (never search syntax): one FTS5 could not
-// parse is no error, and one with no word finds nothing.
-func (s *Server) searchConversations(w http.ResponseWriter, r *http.Request) {
-	if s.b.Conversations == nil {
-		s.fail(w, http.StatusConflict, errNoSearch)
-		return
-	}
-	limit := 0
-	if v := r.URL.Query().Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > protocol.FindMaxHits {
-			s.fail(w, http.StatusBadRequest, errors.New("limit is a number of hits from 1 to "+strconv.Itoa(protocol.FindMaxHits)))
-			return
-		}
-		limit = n
-	}
-	res, err := s.b.Conversations.Search(r.Context(), r.URL.Query().Get("q"), limit)
-	if err != nil {
-		s.fail(w, statusOf(err), err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
 }
 
 // exportSession: GET /api/sessions/{id}/export?format=md|jsonl → the file,

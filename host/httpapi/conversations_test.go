@@ -2,9 +2,9 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -41,25 +41,24 @@ func TestConversationRoutes(t *testing.T) {
 	}
 	k.WaitRuns(t, s.ID, 1)
 
-	weird := `"tent* -(NEAR`
+	weird, _ := json.Marshal(`"tent* -(NEAR`)
 	for _, c := range []struct {
-		path  string
-		code  int
-		says  string
-		query string
-		limit int
+		method, path, body string
+		code               int
+		says               string
+		query              string
+		limit              int
 	}{
-		{"/api/search?q=" + url.QueryEscape(weird), 200, `"hits":[]`, weird, 0},
-		{"/api/search?q=tent&limit=5", 200, `"query":"tent"`, "tent", 5},
-		{"/api/search?q=tent&limit=0", 400, "limit is a number of hits from 1 to 50", "", 0},
-		{"/api/search?q=tent&limit=51", 400, "limit is a number", "", 0},
-		{"/api/sessions/" + s.ID + "/export?format=pdf", 400, "md or jsonl", "", 0},
-		{"/api/sessions/nope/export", 404, "no such session", "", 0},
+		{"POST", httpapi.OpPath + "Conversations.Search", `[` + string(weird) + `,0]`, 200, `"hits":[]`, `"tent* -(NEAR`, 0},
+		{"POST", httpapi.OpPath + "Conversations.Search", `["tent",5]`, 200, `"query":"tent"`, "tent", 5},
+		{"POST", httpapi.OpPath + "Conversations.Search", `["tent","5"]`, 400, "Conversations.Search argument 2", "", 0},
+		{"GET", "/api/sessions/" + s.ID + "/export?format=pdf", "", 400, "md or jsonl", "", 0},
+		{"GET", "/api/sessions/nope/export", "", 404, "no such session", "", 0},
 	} {
 		*port = asked{}
-		code, body := srv.do(t, "GET", c.path, "")
+		code, body := srv.do(t, c.method, c.path, c.body)
 		if code != c.code || !strings.Contains(body, c.says) || port.query != c.query || port.limit != c.limit {
-			t.Errorf("GET %s: %d %s, asked %+v; want %d saying %q, asked %q/%d", c.path, code, body, *port, c.code, c.says, c.query, c.limit)
+			t.Errorf("%s %s %s: %d %s, asked %+v; want %d saying %q, asked %q/%d", c.method, c.path, c.body, code, body, *port, c.code, c.says, c.query, c.limit)
 		}
 	}
 
@@ -74,7 +73,7 @@ func TestConversationRoutes(t *testing.T) {
 	}
 
 	bare := start(t, httpapi.New(httpapi.Backend{Kernel: k.Runtime}, fstest.MapFS{}, slog.New(slog.DiscardHandler)))
-	if code, body := bare.do(t, "GET", "/api/search?q=tent", ""); code != http.StatusConflict || !strings.Contains(body, "cannot search") {
+	if code, body := bare.do(t, "POST", httpapi.OpPath+"Conversations.Search", `["tent",5]`); code != http.StatusServiceUnavailable || !strings.Contains(body, "not available") {
 		t.Fatalf("search with no port: %d %s", code, body)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,10 +47,10 @@ func serveDocs(t *testing.T) docsServer {
 
 func documentsState(t *testing.T, srv client) protocol.DocumentsState {
 	t.Helper()
-	status, body := srv.do(t, "GET", "/api/documents", "")
+	status, body := srv.do(t, "POST", httpapi.OpPath+"Documents.State", "")
 	var st protocol.DocumentsState
 	if status != 200 || json.Unmarshal([]byte(body), &st) != nil {
-		t.Fatalf("GET /api/documents: %d %s", status, body)
+		t.Fatalf("Documents.State: %d %s", status, body)
 	}
 	return st
 }
@@ -72,9 +71,9 @@ func TestDocumentsRoutes(t *testing.T) {
 	outside := filepath.Join(filepath.Dir(dir), "secret.md")
 	testkit.WriteOld(t, outside, "# Secret\n")
 
-	body, _ := json.Marshal(map[string]any{"paths": []string{dir}})
-	if status, b := srv.do(t, "POST", "/api/documents", string(body)); status != http.StatusAccepted {
-		t.Fatalf("POST /api/documents: %d %s", status, b)
+	body, _ := json.Marshal([]any{[]string{dir}})
+	if status, b := srv.do(t, "POST", httpapi.OpPath+"Documents.Add", string(body)); status != http.StatusNoContent {
+		t.Fatalf("Documents.Add: %d %s", status, b)
 	}
 	st := waitIndexed(t, srv, 2)
 	if !st.Offline || st.Embedder == "" {
@@ -93,45 +92,43 @@ func TestDocumentsRoutes(t *testing.T) {
 		}
 	}
 
-	q := func(path string, page string) string {
-		v := url.Values{"path": {path}}
-		if page != "" {
-			v.Set("page", page)
-		}
-		return "/api/documents/source?" + v.Encode()
+	q := func(path string, page int) string {
+		b, _ := json.Marshal([]any{path, page})
+		return string(b)
 	}
-	status, b := srv.do(t, "GET", q(filepath.Join(dir, "garden.md"), ""), "")
+	source := httpapi.OpPath + "Documents.Source"
+	status, b := srv.do(t, "POST", source, q(filepath.Join(dir, "garden.md"), 0))
 	var src protocol.DocumentSource
 	if status != 200 || json.Unmarshal([]byte(b), &src) != nil || src.Text != "# Garden\n\nTomatoes need sun.\n" {
 		t.Fatalf("source of garden.md: %d %s", status, b)
 	}
 
 	bad := []struct {
-		name, method, url, body string
-		status                  int
-		says                    string
+		name, op, body string
+		status         int
+		says           string
 	}{
-		{"a path outside the indexed folders", "GET", q(outside, ""), "", 404, "not in the document index"},
-		{"a system file", "GET", q("/etc/passwd", ""), "", 404, "not in the document index"},
-		{"a relative path", "GET", q("papers/garden.md", ""), "", 400, "full path"},
-		{"no path", "GET", "/api/documents/source", "", 400, "full path"},
-		{"a bad page", "GET", q(filepath.Join(dir, "garden.md"), "x"), "", 400, "page"},
-		{"a document that failed", "GET", q(filepath.Join(dir, "blob.txt"), ""), "", 409, "could not read"},
-		{"add nothing", "POST", "/api/documents", `{"paths":[]}`, 400, "nothing to index"},
-		{"an embedding model where none can be chosen", "POST", "/api/documents/embedder", `{"model":"nomic-embed-text"}`, 409, "cannot be changed here"},
-		{"add a relative path", "POST", "/api/documents", `{"paths":["papers"]}`, 400, "full path"},
-		{"add a missing path", "POST", "/api/documents", `{"paths":["/no/such/folder"]}`, 400, "no such file"},
-		{"add with bad JSON", "POST", "/api/documents", `{"paths":`, 400, "not the JSON"},
-		{"retry an unknown document", "POST", "/api/documents/retry", `{"path":"/etc/passwd"}`, 404, "not in the document index"},
-		{"remove an unknown document", "POST", "/api/documents/remove", `{"path":"` + outside + `"}`, 404, "not in the document index"},
+		{"a path outside the indexed folders", "Documents.Source", q(outside, 0), 404, "not in the document index"},
+		{"a system file", "Documents.Source", q("/etc/passwd", 0), 404, "not in the document index"},
+		{"a relative path", "Documents.Source", q("papers/garden.md", 0), 400, "full path"},
+		{"no path", "Documents.Source", q("", 0), 400, "full path"},
+		{"a bad page", "Documents.Source", `["` + filepath.Join(dir, "garden.md") + `","x"]`, 400, "Documents.Source argument 2"},
+		{"a document that failed", "Documents.Source", q(filepath.Join(dir, "blob.txt"), 0), 409, "could not read"},
+		{"add nothing", "Documents.Add", `[[]]`, 400, "nothing to index"},
+		{"an embedding model where none can be chosen", "Documents.SetEmbedModel", `["nomic-embed-text"]`, 409, "cannot be changed here"},
+		{"add a relative path", "Documents.Add", `[["papers"]]`, 400, "full path"},
+		{"add a missing path", "Documents.Add", `[["/no/such/folder"]]`, 400, "no such file"},
+		{"add with bad JSON", "Documents.Add", `[["`, 400, "not the JSON"},
+		{"retry an unknown document", "Documents.Retry", `["/etc/passwd"]`, 404, "not in the document index"},
+		{"remove an unknown document", "Documents.Remove", `["` + outside + `"]`, 404, "not in the document index"},
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
-			status, b := srv.do(t, c.method, c.url, c.body)
+			status, b := srv.do(t, "POST", httpapi.OpPath+c.op, c.body)
 			var e struct{ Error string }
 			json.Unmarshal([]byte(b), &e)
 			if status != c.status || !strings.Contains(e.Error, c.says) {
-				t.Fatalf("%s %s: %d %s; want %d saying %q", c.method, c.url, status, b, c.status, c.says)
+				t.Fatalf("%s %s: %d %s; want %d saying %q", c.op, c.body, status, b, c.status, c.says)
 			}
 		})
 	}
@@ -139,11 +136,11 @@ func TestDocumentsRoutes(t *testing.T) {
 		t.Fatalf("refused requests changed the index: %+v", got.Documents)
 	}
 
-	if status, b := srv.do(t, "POST", "/api/documents/remove", `{"path":"`+filepath.Join(dir, "garden.md")+`"}`); status != http.StatusAccepted {
+	if status, b := srv.do(t, "POST", httpapi.OpPath+"Documents.Remove", `["`+filepath.Join(dir, "garden.md")+`"]`); status != http.StatusNoContent {
 		t.Fatalf("remove: %d %s", status, b)
 	}
 	waitIndexed(t, srv, 1)
-	if status, _ := srv.do(t, "GET", q(filepath.Join(dir, "garden.md"), ""), ""); status != 404 {
+	if status, _ := srv.do(t, "POST", source, q(filepath.Join(dir, "garden.md"), 0)); status != 404 {
 		t.Fatalf("a removed document can still be read: %d", status)
 	}
 }
@@ -164,9 +161,9 @@ func TestDocumentsStreamSendsProgress(t *testing.T) {
 	}
 	lines := bufio.NewScanner(resp.Body)
 	lines.Scan() // ": connected"
-	body, _ := json.Marshal(map[string]any{"paths": []string{dir}})
-	if status, b := srv.do(t, "POST", "/api/documents", string(body)); status != http.StatusAccepted {
-		t.Fatalf("POST /api/documents: %d %s", status, b)
+	body, _ := json.Marshal([]any{[]string{dir}})
+	if status, b := srv.do(t, "POST", httpapi.OpPath+"Documents.Add", string(body)); status != http.StatusNoContent {
+		t.Fatalf("Documents.Add: %d %s", status, b)
 	}
 	sawRunning := false
 	for lines.Scan() {
@@ -192,8 +189,8 @@ func TestDocumentsStreamSendsProgress(t *testing.T) {
 
 func TestDocumentsWithoutAnIndex(t *testing.T) {
 	e := serve(t, "")
-	status, b := e.srv.do(t, "GET", "/api/documents", "")
+	status, b := e.srv.do(t, "GET", "/api/documents/stream", "")
 	if status != http.StatusServiceUnavailable || !strings.Contains(b, "not available") {
-		t.Fatalf("GET /api/documents without an index: %d %s", status, b)
+		t.Fatalf("the documents' stream without an index: %d %s", status, b)
 	}
 }

@@ -111,54 +111,56 @@ func TestEvolutionRoutes(t *testing.T) {
 		Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }},
 		fstest.MapFS{"index.html": {Data: []byte("Quire")}}, slog.New(slog.DiscardHandler)))
 	for _, tc := range []struct {
-		method, path, body string
-		status             int
-		says               string
+		op, body string
+		status   int
+		says     string
 	}{
-		{"GET", "/api/evolution", "", http.StatusOK, `"learn":true`},
-		{"GET", "/api/evolution/signals?limit=5", "", http.StatusOK, `"text":"not there"`},
-		{"POST", "/api/evolution", `{"name":"receipts","kind":"prompt","artifact":{"prompt":{"text":"Receipts go under finance/receipts."}}}`, http.StatusCreated, `"id":"c2"`},
-		{"POST", "/api/evolution", `{"name":"wider","kind":"prompt","artifact":{"prompt":{"text":"x"}},"grants":["move_note"]}`, http.StatusBadRequest, "unknown field"},
-		{"POST", "/api/evolution", `{"name":"wider","kind":"skill","artifact":{"skill":{"skillMd":"x","tools":["move_note"]}}}`, http.StatusBadRequest, "unknown field"},
-		{"GET", "/api/evolution/c1", "", http.StatusOK, `"id":"c1"`},
-		{"GET", "/api/evolution/nope", "", http.StatusNotFound, "no candidate"},
-		{"POST", "/api/evolution/c1/evaluate", "", http.StatusAccepted, `"state":"running"`},
-		{"POST", "/api/evolution/nope/evaluate", "", http.StatusNotFound, "no candidate"},
-		{"GET", "/api/evolution/c1/evaluation", "", http.StatusOK, `"done":1,"total":3`},
-		{"POST", "/api/evolution/fresh/evaluation/cancel", "", http.StatusConflict, ""},
-		{"GET", "/api/evolution/evaluations", "", http.StatusOK, "event: evaluation\ndata: {\"candidate\":\"c1\",\"state\":\"done\""},
-		{"POST", "/api/evolution/fresh/approve", `{}`, http.StatusConflict, "evaluate the candidate"},
-		{"POST", "/api/evolution/c1/approve", `{"accepted":["edge-a","edge-b"]}`, http.StatusOK, `"state":"evaluated"`},
-		{"POST", "/api/evolution/c1/approve", `{not json`, http.StatusBadRequest, ""},
-		{"POST", "/api/evolution/c1/approve", `{"acepted":["edge-a"]}`, http.StatusBadRequest, "unknown field"},
-		{"POST", "/api/evolution/c1/activate", `{"scope":"folder","grants":["move_note"]}`, http.StatusBadRequest, "unknown field"},
-		{"POST", "/api/evolution/c1/refuse", `{"reason":"x","extra":1}`, http.StatusBadRequest, "unknown field"},
-		{"POST", "/api/evolution/c1/activate", `{"scope":"folder"}`, http.StatusOK, ""},
-		{"POST", "/api/evolution/c1/refuse", `{"reason":"too strict"}`, http.StatusOK, ""},
-		{"POST", "/api/evolution/c1/rollback", "", http.StatusOK, ""},
-		{"POST", "/api/evolution/rollback", "", http.StatusOK, ""},
-		{"PUT", "/api/evolution/learning", `{"on":true}`, http.StatusOK, `"candidates"`},
+		{"Evolution.List", "", http.StatusOK, `"learn":true`},
+		{"Evolution.Signals", "[5]", http.StatusOK, `"text":"not there"`},
+		{"Evolution.Propose", `[{"name":"receipts","kind":"prompt","artifact":{"prompt":{"text":"Receipts go under finance/receipts."}}}]`, http.StatusOK, `"id":"c2"`},
+		{"Evolution.Propose", `[{"name":"wider","kind":"prompt","artifact":{"prompt":{"text":"x"}},"grants":["move_note"]}]`, http.StatusBadRequest, "unknown field"},
+		{"Evolution.Propose", `[{"name":"wider","kind":"skill","artifact":{"skill":{"skillMd":"x","tools":["move_note"]}}}]`, http.StatusBadRequest, "unknown field"},
+		{"Evolution.Show", `["c1"]`, http.StatusOK, `"id":"c1"`},
+		{"Evolution.Show", `["nope"]`, http.StatusNotFound, "no candidate"},
+		{"Evolution.StartEvaluation", `["c1"]`, http.StatusOK, `"state":"running"`},
+		{"Evolution.StartEvaluation", `["nope"]`, http.StatusNotFound, "no candidate"},
+		{"Evolution.Evaluation", `["c1"]`, http.StatusOK, `"done":1,"total":3`},
+		{"Evolution.CancelEvaluation", `["fresh"]`, http.StatusConflict, ""},
+		{"Evolution.Approve", `["fresh",{}]`, http.StatusConflict, "evaluate the candidate"},
+		{"Evolution.Approve", `["c1",{"accepted":["edge-a","edge-b"]}]`, http.StatusOK, `"state":"evaluated"`},
+		{"Evolution.Approve", `["c1",{not json]`, http.StatusBadRequest, ""},
+		{"Evolution.Approve", `["c1",{"acepted":["edge-a"]}]`, http.StatusBadRequest, "unknown field"},
+		{"Evolution.Activate", `["c1",{"scope":"folder","grants":["move_note"]}]`, http.StatusBadRequest, "unknown field"},
+		{"Evolution.Refuse", `["c1","x",1]`, http.StatusBadRequest, "Evolution.Refuse takes 2"},
+		{"Evolution.Activate", `["c1",{"scope":"folder"}]`, http.StatusOK, ""},
+		{"Evolution.Refuse", `["c1","too strict"]`, http.StatusOK, ""},
+		{"Evolution.Rollback", `["c1"]`, http.StatusOK, ""},
+		{"Evolution.Rollback", `[""]`, http.StatusOK, ""},
+		{"Evolution.SetLearning", `[true]`, http.StatusNoContent, ""},
 	} {
-		status, body := srv.do(t, tc.method, tc.path, tc.body)
+		status, body := srv.do(t, "POST", httpapi.OpPath+tc.op, tc.body)
 		if status != tc.status || !strings.Contains(body, tc.says) {
-			t.Errorf("%s %s: %d %s; want %d saying %q", tc.method, tc.path, status, body, tc.status, tc.says)
+			t.Errorf("%s %s: %d %s; want %d saying %q", tc.op, tc.body, status, body, tc.status, tc.says)
 		}
 	}
-	want := "list,signals 5,propose receipts,show c1,show nope,evaluate c1,evaluate nope,evaluation c1,cancel fresh,watch,approve  fresh,approve edge-a+edge-b c1,activate folder c1,refuse too strict c1,rollback c1,rollback ,learning true,list"
+	if status, body := srv.do(t, "GET", "/api/evolution/evaluations", ""); status != http.StatusOK || !strings.Contains(body, "event: evaluation\ndata: {\"candidate\":\"c1\",\"state\":\"done\"") {
+		t.Errorf("GET /api/evolution/evaluations: %d %s", status, body)
+	}
+	want := "list,signals 5,propose receipts,show c1,show nope,evaluate c1,evaluate nope,evaluation c1,cancel fresh,approve  fresh,approve edge-a+edge-b c1,activate folder c1,refuse too strict c1,rollback c1,rollback ,learning true,watch"
 	if got := strings.Join(e.calls, ","); got != want {
 		t.Errorf("the routes asked %s, want %s", got, want)
 	}
 }
 
 // TestPartsMissingFromTheBackend: a server built without the task queue
-// or the evolution part answers their routes 503 with a sentence, as a
+// or the evolution part answers their streams 503 with a sentence, as a
 // window without them does.
 func TestPartsMissingFromTheBackend(t *testing.T) {
 	k := testkit.New(t)
 	srv := start(t, httpapi.New(httpapi.Backend{Kernel: k.Runtime,
 		Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }},
 		fstest.MapFS{"index.html": {Data: []byte("Quire")}}, slog.New(slog.DiscardHandler)))
-	for _, path := range []string{"/api/batches", "/api/evolution"} {
+	for _, path := range []string{"/api/batches/stream", "/api/evolution/evaluations"} {
 		if status, body := srv.do(t, "GET", path, ""); status != http.StatusServiceUnavailable || !strings.Contains(body, "not available") {
 			t.Errorf("GET %s without its part: %d %s", path, status, body)
 		}

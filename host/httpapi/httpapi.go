@@ -124,23 +124,11 @@ func (s *Server) routes() http.Handler {
 	api.HandleFunc("GET /api/questions", s.openQuestions)
 	api.HandleFunc("GET /api/questions/stream", s.questionStream)
 	api.HandleFunc("POST /api/commands", s.command)
-	api.HandleFunc("GET /api/settings", s.getSettings)
 	api.HandleFunc("PUT /api/settings", s.putSettings)
-	api.HandleFunc("POST /api/settings", s.updateSettings)
-	api.HandleFunc("POST /api/settings/check", s.checkOllama)
 	api.HandleFunc("POST /api/probe", s.probe)
-	s.memoryRoutes(api)
 	s.conversationRoutes(api)
 	api.HandleFunc("GET /api/stream", s.stream)
-	s.documentRoutes(api)
-	s.modelRoutes(api)
-	s.notesRoutes(api)
-	s.callRoutes(api)
-	s.batchRoutes(api)
-	s.standingRoutes(api)
-	s.mcpRoutes(api)
-	s.evolutionRoutes(api)
-	s.skillRoutes(api)
+	s.streamRoutes(api)
 	s.opRoutes(api)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/handshake", s.handshake)
@@ -470,20 +458,8 @@ type settingsBody struct {
 	NotesDir string `json:"notesDir"`
 }
 
-// getSettings: GET /api/settings → the Settings screen (settings.go), its
-// notesDir included; {notesDir: ""} when there are no settings to show.
-func (s *Server) getSettings(w http.ResponseWriter, r *http.Request) {
-	if s.b.Settings == nil {
-		writeJSON(w, http.StatusOK, settingsBody{})
-		return
-	}
-	screen, err := s.b.Settings.Screen(r.Context())
-	if err != nil {
-		s.fail(w, statusOf(err), err)
-		return
-	}
-	writeJSON(w, http.StatusOK, screen)
-}
+// errNoSettings: this Quire has no settings to change (a host without the port).
+var errNoSettings = errors.New("settings cannot be changed here")
 
 // errNoNotesDir: a settings change that does not name the folder. A body
 // without it (`{}`, `null`, a misspelt key) once cleared the notes folder,

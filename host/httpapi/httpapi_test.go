@@ -121,7 +121,7 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/api/doctor", "", 200, `"ok":true`},
 		{"GET", "/api/sessions", "", 200, `"title":"Notes"`},
 		{"POST", "/api/sessions", `{broken`, 400, "not the JSON expected"},
-		{"POST", "/api/settings", `{"aboutYou":"` + strings.Repeat("x", 2<<20) + `"}`, 400, "larger than 1 MiB"},
+		{"PUT", "/api/settings", `{"notesDir":"` + strings.Repeat("x", 2<<20) + `"}`, 400, "larger than 1 MiB"},
 		{"PATCH", "/api/sessions/" + id, `{"title":"Renamed"}`, 200, `"title":"Renamed"`},
 		{"PATCH", "/api/sessions/zz", `{"title":"x"}`, 404, "no such session"},
 		{"GET", "/api/sessions/" + id + "/events?from=1", "", 200, `"seq":1`},
@@ -371,7 +371,7 @@ func TestSettingsRoutes(t *testing.T) {
 	if status, body := srv.do(t, "PUT", "/api/settings", `{"notesDir":"/home/ada/Notes"}`); status != 200 || !strings.Contains(body, "/home/ada/Notes") {
 		t.Fatalf("put: %d %s", status, body)
 	}
-	if status, body := srv.do(t, "GET", "/api/settings", ""); status != 200 || !strings.Contains(body, `"notesDir":"/home/ada/Notes"`) {
+	if status, body := srv.do(t, "POST", httpapi.OpPath+"Settings.Screen", ""); status != 200 || !strings.Contains(body, `"notesDir":"/home/ada/Notes"`) {
 		t.Fatalf("get: %d %s", status, body)
 	}
 	if status, body := srv.do(t, "PUT", "/api/settings", `{"notesDir":"/nope"}`); status != 400 || !strings.Contains(body, "cannot be used") {

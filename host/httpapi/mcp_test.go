@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -152,27 +151,25 @@ func TestMCPRoutesRefuse(t *testing.T) {
 	srv := start(t, httpapi.New(httpapi.Backend{Kernel: k.Runtime, MCP: owner,
 		Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }},
 		fstest.MapFS{"index.html": {Data: []byte("Quire")}}, slog.New(slog.DiscardHandler)))
-	big, _ := json.Marshal(map[string]string{"text": strings.Repeat(" ", protocol.MCPMaxConfigBytes+1)})
 	for _, tc := range []struct {
-		name, method, path, body string
-		status                   int
-		says                     string
-		calls                    []string
+		name, op, body string
+		status         int
+		says           string
+		calls          []string
 	}{
-		{"not JSON", "POST", "/api/mcp/servers", `{not json`, http.StatusBadRequest, "not the JSON expected", nil},
-		{"an unknown key", "POST", "/api/mcp/servers", `{"name":"x","command":"y","cmd":"z"}`, http.StatusBadRequest, "not the JSON expected", nil},
-		{"the back end's refusal", "POST", "/api/mcp/servers", `{"name":"x"}`, http.StatusBadRequest, "needs a command or a url", []string{"Put x  [] "}},
-		{"a paste over the bound", "POST", "/api/mcp/import", string(big), http.StatusBadRequest, "larger than 256 KiB", nil},
-		{"a tool choice with a stray key", "POST", "/api/mcp/tools", `{"server":"notes","tool":"w","enabled":true,"loosen":true}`, http.StatusBadRequest, "not the JSON expected", nil},
-		{"an action that is not one", "POST", "/api/mcp/servers/notes/explode", `{}`, http.StatusNotFound, "", nil},
-		{"an unknown server", "POST", "/api/mcp/servers/gone/restart", `{}`, http.StatusNotFound, "no MCP server is named so", []string{"Restart gone"}},
-		{"an unknown removal", "DELETE", "/api/mcp/servers/gone", ``, http.StatusNotFound, "no MCP server is named so", []string{"Remove gone"}},
-		{"the list", "GET", "/api/mcp", ``, http.StatusOK, `"state":"running"`, []string{"Servers"}},
+		{"not JSON", "MCP.Put", `[{not json]`, http.StatusBadRequest, "not the JSON expected", nil},
+		{"an unknown key", "MCP.Put", `[{"name":"x","command":"y","cmd":"z"}]`, http.StatusBadRequest, "unknown field", nil},
+		{"the back end's refusal", "MCP.Put", `[{"name":"x"}]`, http.StatusBadRequest, "needs a command or a url", []string{"Put x  [] "}},
+		{"a tool choice with a stray key", "MCP.SetTool", `[{"server":"notes","tool":"w","enabled":true,"loosen":true}]`, http.StatusBadRequest, "unknown field", nil},
+		{"an action that is not one", "MCP.Explode", `["notes"]`, http.StatusNotFound, "no such operation", nil},
+		{"an unknown server", "MCP.Restart", `["gone"]`, http.StatusNotFound, "no MCP server is named so", []string{"Restart gone"}},
+		{"an unknown removal", "MCP.Remove", `["gone"]`, http.StatusNotFound, "no MCP server is named so", []string{"Remove gone"}},
+		{"the list", "MCP.Servers", ``, http.StatusOK, `"state":"running"`, []string{"Servers"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			status, body := srv.do(t, tc.method, tc.path, tc.body)
+			status, body := srv.do(t, "POST", httpapi.OpPath+tc.op, tc.body)
 			if status != tc.status || !strings.Contains(body, tc.says) {
-				t.Errorf("%s %s: %d %s; want %d saying %q", tc.method, tc.path, status, body, tc.status, tc.says)
+				t.Errorf("%s %s: %d %s; want %d saying %q", tc.op, tc.body, status, body, tc.status, tc.says)
 			}
 			if calls := owner.taken(); !reflect.DeepEqual(calls, tc.calls) {
 				t.Errorf("the back end was asked %q, want %q", calls, tc.calls)
@@ -190,7 +187,7 @@ func TestMCPRoutesWithoutServers(t *testing.T) {
 	h := httpapi.New(httpapi.Backend{Kernel: k.Runtime,
 		Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }},
 		fstest.MapFS{"index.html": {Data: []byte("Quire")}}, slog.New(slog.DiscardHandler))
-	if status, body := start(t, h).do(t, "GET", "/api/mcp", ""); status != http.StatusServiceUnavailable || !strings.Contains(body, "update Quire") {
-		t.Errorf("GET /api/mcp without MCP servers: %d %s", status, body)
+	if status, body := start(t, h).do(t, "GET", "/api/mcp/stream", ""); status != http.StatusServiceUnavailable || !strings.Contains(body, "update Quire") {
+		t.Errorf("GET /api/mcp/stream without MCP servers: %d %s", status, body)
 	}
 }

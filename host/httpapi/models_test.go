@@ -77,30 +77,30 @@ func serveModels(t *testing.T, m *stubModels) client {
 func TestModelsRoutes(t *testing.T) {
 	m := &stubModels{updates: make(chan protocol.PullProgress), watching: make(chan struct{})}
 	srv := serveModels(t, m)
-	status, body := srv.do(t, "GET", "/api/models", "")
+	status, body := srv.do(t, "POST", httpapi.OpPath+"Models.List", "")
 	var st protocol.ModelsState
 	if status != http.StatusOK || json.Unmarshal([]byte(body), &st) != nil || len(st.Installed) != 1 || !st.Installed[0].Loaded || len(st.Recommended) != 1 {
-		t.Fatalf("GET /api/models: %d %s", status, body)
+		t.Fatalf("Models.List: %d %s", status, body)
 	}
 	for _, tc := range []struct {
-		path, model string
-		status      int
-		says        string
+		op, model string
+		status    int
+		says      string
 	}{
-		{"/api/models/pull", "qwen3:8b", http.StatusAccepted, ""},
-		{"/api/models/pull", "bad name", http.StatusBadRequest, "not a valid Ollama model name"},
-		{"/api/models/pull/cancel", "qwen3:8b", http.StatusNoContent, ""},
-		{"/api/models/delete", "tiny", http.StatusNoContent, ""},
-		{"/api/models/delete", "gone", http.StatusNotFound, "does not have the model"},
-		{"/api/models/delete", "down", http.StatusServiceUnavailable, "Ollama is not running"},
+		{"Models.Pull", "qwen3:8b", http.StatusNoContent, ""},
+		{"Models.Pull", "bad name", http.StatusBadRequest, "not a valid Ollama model name"},
+		{"Models.CancelPull", "qwen3:8b", http.StatusNoContent, ""},
+		{"Models.Delete", "tiny", http.StatusNoContent, ""},
+		{"Models.Delete", "gone", http.StatusNotFound, "does not have the model"},
+		{"Models.Delete", "down", http.StatusInternalServerError, "Ollama is not running"},
 	} {
-		b, _ := json.Marshal(map[string]string{"model": tc.model})
-		status, body := srv.do(t, "POST", tc.path, string(b))
+		b, _ := json.Marshal([]string{tc.model})
+		status, body := srv.do(t, "POST", httpapi.OpPath+tc.op, string(b))
 		if status != tc.status || !strings.Contains(body, tc.says) {
-			t.Errorf("POST %s %s: %d %s; want %d saying %q", tc.path, tc.model, status, body, tc.status, tc.says)
+			t.Errorf("%s %s: %d %s; want %d saying %q", tc.op, tc.model, status, body, tc.status, tc.says)
 		}
 	}
-	if status, _ := srv.do(t, "POST", "/api/models/pull", "{not json"); status != http.StatusBadRequest {
+	if status, _ := srv.do(t, "POST", httpapi.OpPath+"Models.Pull", "{not json"); status != http.StatusBadRequest {
 		t.Errorf("a body that is not JSON: %d, want 400", status)
 	}
 	want := "list,pull qwen3:8b,pull bad name,cancel qwen3:8b,delete tiny,delete gone,delete down"
@@ -161,7 +161,7 @@ func TestModelsRoutesWithoutModels(t *testing.T) {
 	h := httpapi.New(httpapi.Backend{Kernel: k.Runtime,
 		Doctor: func(context.Context) doctor.Report { return doctor.Report{OK: true} }},
 		fstest.MapFS{"index.html": {Data: []byte("Quire")}}, slog.New(slog.DiscardHandler))
-	if status, body := start(t, h).do(t, "GET", "/api/models", ""); status != http.StatusServiceUnavailable || !strings.Contains(body, "not available") {
-		t.Errorf("GET /api/models without models: %d %s", status, body)
+	if status, body := start(t, h).do(t, "GET", "/api/models/pull/stream", ""); status != http.StatusServiceUnavailable || !strings.Contains(body, "not available") {
+		t.Errorf("the pull stream without models: %d %s", status, body)
 	}
 }

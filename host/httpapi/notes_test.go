@@ -60,33 +60,33 @@ func (n *notesCalls) Preview(_ context.Context, tool string, args json.RawMessag
 // with no notes panel every route says so.
 func TestNotesRoutes(t *testing.T) {
 	for _, c := range []struct {
-		name               string
-		method, path, body string
-		err                error
-		code               int
-		asked              string
-		says               string
+		name     string
+		op, body string
+		err      error
+		code     int
+		asked    string
+		says     string
 	}{
-		{"tree", "GET", "/api/notes/tree?path=projects%2F2026", "", nil, 200, "tree projects/2026", `"path":"projects/2026"`},
-		{"note", "GET", "/api/notes/note?path=plan.md", "", nil, 200, "read plan.md", `"path":"plan.md"`},
-		{"changes", "GET", "/api/notes/changes", "", nil, 200, "changes", `"changes":[]`},
-		{"undo", "POST", "/api/notes/changes/chg_1/undo", "{}", nil, 200, "undo chg_1", `"undone":["chg_1"]`},
-		{"versions", "GET", "/api/notes/changes/chg_1/versions", "", nil, 200, "versions chg_1", `"id":"chg_1"`},
-		{"undo all", "POST", "/api/notes/sessions/s1/undo", `{"ids":["chg_2","chg_1"]}`, nil, 200, "undo all s1 chg_2,chg_1", `"undone":["chg_2","chg_1"]`},
-		{"undo all with no ids", "POST", "/api/notes/sessions/s1/undo", `{}`, nil, 400, "", "ids"},
-		{"undo all with an unknown key", "POST", "/api/notes/sessions/s1/undo", `{"ids":[],"all":true}`, nil, 400, "", "ids"},
-		{"preview", "POST", "/api/notes/preview", `{"tool":"edit_note","arguments":{"path":"a.md"}}`, nil, 200, `preview edit_note {"path":"a.md"}`, `"tool":"edit_note"`},
-		{"links", "GET", "/api/notes/links?path=a%20b%2Fplan.md", "", nil, 200, "links a b/plan.md", `"backlinks":[{"from":"a.md","target":"plan","line":3,"wiki":true}]`},
-		{"links of a note with no folder", "GET", "/api/notes/links?path=plan.md", "", fmt.Errorf("no notes folder is chosen: %w", protocol.ErrNotFound), 404, "links plan.md", "no notes folder"},
-		{"preview without a tool", "POST", "/api/notes/preview", `{"arguments":{}}`, nil, 400, "", "tool"},
-		{"not found", "GET", "/api/notes/note?path=gone.md", "", fmt.Errorf("gone.md does not exist: %w", protocol.ErrNotFound), 404, "read gone.md", "gone.md does not exist"},
-		{"a list that changed", "POST", "/api/notes/sessions/s1/undo", `{"ids":[]}`, fmt.Errorf("look again: %w", protocol.ErrConflict), 409, "undo all s1 ", "look again"},
-		{"a path refused", "GET", "/api/notes/tree?path=..", "", fmt.Errorf("outside the notes folder: %w", protocol.ErrBadPayload), 400, "tree ..", "outside the notes folder"},
+		{"tree", "Notes.Tree", `["projects/2026"]`, nil, 200, "tree projects/2026", `"path":"projects/2026"`},
+		{"note", "Notes.Read", `["plan.md"]`, nil, 200, "read plan.md", `"path":"plan.md"`},
+		{"changes", "Notes.Changes", "", nil, 200, "changes", `"changes":[]`},
+		{"undo", "Notes.Undo", `["chg_1"]`, nil, 200, "undo chg_1", `"undone":["chg_1"]`},
+		{"versions", "Notes.Versions", `["chg_1"]`, nil, 200, "versions chg_1", `"id":"chg_1"`},
+		{"undo all", "Notes.UndoAll", `["s1",["chg_2","chg_1"]]`, nil, 200, "undo all s1 chg_2,chg_1", `"undone":["chg_2","chg_1"]`},
+		{"undo all with no ids", "Notes.UndoAll", `["s1"]`, nil, 400, "", "takes 2"},
+		{"undo all with ids not a list", "Notes.UndoAll", `["s1",{"all":true}]`, nil, 400, "", "argument 2"},
+		{"preview", "Notes.Preview", `["edit_note",{"path":"a.md"}]`, nil, 200, `preview edit_note {"path":"a.md"}`, `"tool":"edit_note"`},
+		{"links", "Notes.Links", `["a b/plan.md"]`, nil, 200, "links a b/plan.md", `"backlinks":[{"from":"a.md","target":"plan","line":3,"wiki":true}]`},
+		{"links of a note with no folder", "Notes.Links", `["plan.md"]`, fmt.Errorf("no notes folder is chosen: %w", protocol.ErrNotFound), 404, "links plan.md", "no notes folder"},
+		{"preview without a tool", "Notes.Preview", `[{}]`, nil, 400, "", "takes 2"},
+		{"not found", "Notes.Read", `["gone.md"]`, fmt.Errorf("gone.md does not exist: %w", protocol.ErrNotFound), 404, "read gone.md", "gone.md does not exist"},
+		{"a list that changed", "Notes.UndoAll", `["s1",[]]`, fmt.Errorf("look again: %w", protocol.ErrConflict), 409, "undo all s1 ", "look again"},
+		{"a path refused", "Notes.Tree", `[".."]`, fmt.Errorf("outside the notes folder: %w", protocol.ErrBadPayload), 400, "tree ..", "outside the notes folder"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			n := &notesCalls{err: c.err}
 			srv := start(t, httpapi.New(httpapi.Backend{Notes: n}, fstest.MapFS{}, slog.New(slog.DiscardHandler)))
-			res, err := http.DefaultClient.Do(srv.request(t, c.method, c.path, c.body))
+			res, err := http.DefaultClient.Do(srv.request(t, "POST", httpapi.OpPath+c.op, c.body))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,13 +101,13 @@ func TestNotesRoutes(t *testing.T) {
 		})
 	}
 	srv := start(t, httpapi.New(httpapi.Backend{}, fstest.MapFS{}, slog.New(slog.DiscardHandler)))
-	res, err := http.DefaultClient.Do(srv.request(t, "GET", "/api/notes/changes", ""))
+	res, err := http.DefaultClient.Do(srv.request(t, "POST", httpapi.OpPath+"Notes.Changes", ""))
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), "notes panel is not available") {
+	if res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), "not available here") {
 		t.Fatalf("with no notes panel: %d %s", res.StatusCode, b)
 	}
 }

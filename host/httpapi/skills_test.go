@@ -59,27 +59,27 @@ func TestSkillRoutes(t *testing.T) {
 	srv := start(t, httpapi.New(httpapi.Backend{Skills: back}, fstest.MapFS{}, slog.New(slog.DiscardHandler)))
 	none := start(t, httpapi.New(httpapi.Backend{}, fstest.MapFS{}, slog.New(slog.DiscardHandler)))
 	for _, c := range []struct {
-		name               string
-		on                 client
-		method, path, body string
-		code               int
-		says               string
+		name     string
+		on       client
+		op, body string
+		code     int
+		says     string
 	}{
-		{"list", srv, "GET", "/api/skills", "", 200, `"name":"weekly-review"`},
-		{"turn off", srv, "POST", "/api/skills/weekly-review/enabled", `{"enabled":false}`, 204, ""},
-		{"listed off", srv, "GET", "/api/skills", "", 200, `"enabled":false`},
-		{"no value", srv, "POST", "/api/skills/weekly-review/enabled", `{}`, 400, `send {\"enabled\": true}`},
-		{"unknown key", srv, "POST", "/api/skills/weekly-review/enabled", `{"enabled":true,"grant":"write"}`, 400, "send"},
-		{"unknown skill", srv, "POST", "/api/skills/nope/enabled", `{"enabled":true}`, 404, "No skill named"},
-		{"install", srv, "POST", "/api/skills/install", `{"dir":"/home/me/mine"}`, 200, `"name":"mine"`},
-		{"install with no folder", srv, "POST", "/api/skills/install", `{}`, 400, "send {"},
-		{"install an invalid folder", srv, "POST", "/api/skills/install", `{"dir":"/bad"}`, 400, "has no SKILL.md"},
-		{"install twice", srv, "POST", "/api/skills/install", `{"dir":"/twice"}`, 409, "installed already"},
-		{"no skills", none, "GET", "/api/skills", "", 409, "skills are not available"},
-		{"no skills to turn off", none, "POST", "/api/skills/weekly-review/enabled", `{"enabled":true}`, 409, "skills are not available"},
+		{"list", srv, "Skills.SkillList", "", 200, `"name":"weekly-review"`},
+		{"turn off", srv, "Skills.SetSkillEnabled", `["weekly-review",false]`, 204, ""},
+		{"listed off", srv, "Skills.SkillList", "", 200, `"enabled":false`},
+		{"no value", srv, "Skills.SetSkillEnabled", `["weekly-review"]`, 400, "takes 2"},
+		{"a value not a yes or no", srv, "Skills.SetSkillEnabled", `["weekly-review","write"]`, 400, "argument 2"},
+		{"unknown skill", srv, "Skills.SetSkillEnabled", `["nope",true]`, 404, "No skill named"},
+		{"install", srv, "Skills.InstallSkill", `["/home/me/mine"]`, 200, `"name":"mine"`},
+		{"install with no folder", srv, "Skills.InstallSkill", `[]`, 400, "takes 1"},
+		{"install an invalid folder", srv, "Skills.InstallSkill", `["/bad"]`, 400, "has no SKILL.md"},
+		{"install twice", srv, "Skills.InstallSkill", `["/twice"]`, 409, "installed already"},
+		{"no skills", none, "Skills.SkillList", "", 503, "not available here"},
+		{"no skills to turn off", none, "Skills.SetSkillEnabled", `["weekly-review",true]`, 503, "not available here"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := http.DefaultClient.Do(c.on.request(t, c.method, c.path, c.body))
+			res, err := http.DefaultClient.Do(c.on.request(t, "POST", httpapi.OpPath+c.op, c.body))
 			if err != nil {
 				t.Fatal(err)
 			}

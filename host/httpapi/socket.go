@@ -182,10 +182,10 @@ func (l *Local) Show(ctx context.Context) error {
 }
 
 // Index is the owner's document index, as `quire index` drives it: the
-// documents panel's routes.
+// documents panel's operations.
 func (l *Local) Index(ctx context.Context) (*LocalIndex, error) {
-	var st protocol.DocumentsState
-	if err := l.do(ctx, http.MethodGet, "/api/documents", nil, &st); err != nil {
+	st, err := op[protocol.DocumentsState](ctx, l, "Documents.State")
+	if err != nil {
 		return nil, err
 	}
 	return &LocalIndex{l: l, state: st}, nil
@@ -202,11 +202,8 @@ func (x *LocalIndex) Embedder() string { return x.state.Embedder }
 
 // Documents lists every file in the owner's index.
 func (x *LocalIndex) Documents(ctx context.Context) ([]protocol.Document, error) {
-	var st protocol.DocumentsState
-	if err := x.l.do(ctx, http.MethodGet, "/api/documents", nil, &st); err != nil {
-		return nil, err
-	}
-	return st.Documents, nil
+	st, err := op[protocol.DocumentsState](ctx, x.l, "Documents.State")
+	return st.Documents, err
 }
 
 // ErrDetached: the command stopped following a pass the owner goes on with.
@@ -250,7 +247,7 @@ func (x *LocalIndex) Index(ctx context.Context, paths []string, progress func(pr
 			break
 		}
 	}
-	if err := x.l.do(ctx, http.MethodPost, "/api/documents", map[string][]string{"paths": paths}, nil); err != nil {
+	if err := opDo(ctx, x.l, "Documents.Add", paths); err != nil {
 		return err
 	}
 	seen := false

@@ -61,13 +61,13 @@ func TestTheLocalChannelServesTheAPIAndShow(t *testing.T) {
 	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return d.DialContext(ctx, "unix", o.sock)
 	}}}
-	req, _ := http.NewRequestWithContext(t.Context(), "GET", "http://quire/api/documents", nil)
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", "http://quire"+httpapi.OpPath+"Documents.State", nil)
 	if resp, err := client.Do(req); err != nil || resp.StatusCode != http.StatusUpgradeRequired {
 		t.Fatalf("a request with no handshake: %v %v", resp, err)
 	}
 	req.Header.Set(httpapi.ProtocolHeader, protocol.Version)
 	if resp, err := client.Do(req); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /api/documents over the socket: %v %v", resp, err)
+		t.Fatalf("Documents.State over the socket: %v %v", resp, err)
 	}
 	if err := o.local.Show(t.Context()); err != nil || o.shown.Load() != 1 {
 		t.Fatalf("Show: %v, the hook ran %d times", err, o.shown.Load())

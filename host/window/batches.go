@@ -34,64 +34,6 @@ func (h *Host) startBatches(ctx context.Context) {
 
 func (h *Host) batchesPort() (host.Batches, error) { return partOf(h, h.batches, errNoBatches) }
 
-// Batches lists every batch, newest first.
-func (h *Host) Batches() ([]protocol.Batch, error) {
-	b, err := h.batchesPort()
-	if err != nil {
-		return nil, err
-	}
-	list, err := b.List(h.callCtx())
-	if list == nil && err == nil {
-		list = []protocol.Batch{}
-	}
-	return list, err
-}
-
-// BatchReview is one batch with its tasks and, once it is reviewing, its
-// review list.
-func (h *Host) BatchReview(id string) (protocol.BatchReview, error) {
-	b, err := h.batchesPort()
-	if err != nil {
-		return protocol.BatchReview{}, err
-	}
-	return b.Get(h.callCtx(), id)
-}
-
-// StartBatch starts organising folder (relative to the notes folder); it
-// returns once the tasks are queued.
-func (h *Host) StartBatch(folder string) (protocol.Batch, error) {
-	b, err := h.batchesPort()
-	if err != nil {
-		return protocol.Batch{}, err
-	}
-	batch, err := b.Start(h.callCtx(), folder)
-	return batch, host.Spoken(err)
-}
-
-// PauseBatch stops new claims; the notes being read finish.
-func (h *Host) PauseBatch(id string) (protocol.Batch, error) {
-	return h.batchAction(id, host.Batches.Pause)
-}
-
-// ResumeBatch lets a paused batch go on.
-func (h *Host) ResumeBatch(id string) (protocol.Batch, error) {
-	return h.batchAction(id, host.Batches.Resume)
-}
-
-// CancelBatch stops a batch that is not applied; it never applies.
-func (h *Host) CancelBatch(id string) (protocol.Batch, error) {
-	return h.batchAction(id, host.Batches.Cancel)
-}
-
-func (h *Host) batchAction(id string, act func(host.Batches, context.Context, string) (protocol.Batch, error)) (protocol.Batch, error) {
-	b, err := h.batchesPort()
-	if err != nil {
-		return protocol.Batch{}, err
-	}
-	batch, err := act(b, h.callCtx(), id)
-	return batch, host.Spoken(err)
-}
-
 // ApplyBatch is the user's one yes for a batch: a native dialog lists what
 // d approves (every selected item: the move, its tags and links), and only
 // its Yes applies them, as one change. A No changes nothing and returns

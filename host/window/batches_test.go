@@ -195,7 +195,7 @@ func TestBatchProgressReachesTheWindow(t *testing.T) {
 // Without the queue, or before the handshake, the batches' methods say so.
 func TestBatchesNeedTheQueueAndAHandshake(t *testing.T) {
 	a, _, _ := newTestApp(t, "")
-	if _, err := a.Batches(); !errors.Is(err, errNoHandshake) {
+	if _, err := opAs[[]protocol.Batch](a, "Batches.List"); !errors.Is(err, errNoHandshake) {
 		t.Errorf("before the handshake: %v", err)
 	}
 	if _, err := a.Handshake(protocol.Version); err != nil {

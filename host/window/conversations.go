@@ -119,18 +119,6 @@ func (h *Host) ContinueRun(id, key string) (string, error) {
 	return r.RunID, host.Spoken(err)
 }
 
-// SearchConversations finds the messages of every conversation holding
-// the query's words (plain words; limit 0 is the most, 50), best first.
-func (h *Host) SearchConversations(query string, limit int) (protocol.MessageSearch, error) {
-	if err := h.ready(); err != nil {
-		return protocol.MessageSearch{}, err
-	}
-	if h.conversations == nil {
-		return protocol.MessageSearch{}, errNoSearchHere
-	}
-	return h.conversations.Search(h.callCtx(), query, limit)
-}
-
 // ExportSession saves a conversation as Markdown ("md") or its public
 // events as JSON lines ("jsonl") where the user picks in the native save
 // dialog. It returns the file written, or "" when the user cancelled.

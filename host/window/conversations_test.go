@@ -56,7 +56,7 @@ func TestTheWindowSearchesAndExports(t *testing.T) {
 	a.conversations = s.Conversations()
 	w := &window{changed: make(chan struct{})}
 	a.emit = w.emit
-	if _, err := a.SearchConversations("rhubarb", 0); err == nil {
+	if _, err := opAs[protocol.MessageSearch](a, "Conversations.Search", "rhubarb", 0); err == nil {
 		t.Error("SearchConversations answered before the handshake")
 	}
 	if _, err := a.Handshake(protocol.Version); err != nil {
@@ -74,7 +74,7 @@ func TestTheWindowSearchesAndExports(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.WaitRuns(t, s.Kernel(), sess.ID, 1)
-	found, err := a.SearchConversations("RHUBARB", 0)
+	found, err := opAs[protocol.MessageSearch](a, "Conversations.Search", "RHUBARB", 0)
 	if err != nil || len(found.Hits) != 2 {
 		t.Fatalf("search: %+v, %v", found, err)
 	}

@@ -6,10 +6,10 @@ import (
 	wailsrt "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"quire/host"
-	"quire/kernel/protocol"
 )
 
-// The documents panel: bound methods, indexing progress and file drops.
+// The documents panel: indexing progress and file drops (its calls are
+// operations, Op).
 
 // Runtime events of the documents panel (docs/PROTOCOL.md).
 const (
@@ -49,74 +49,4 @@ func (h *Host) drop(ctx context.Context, paths []string) {
 		h.log.Warn("a drop could not be indexed", "paths", paths, "err", err)
 		h.emit(ctx, eventDropFail, err.Error())
 	}
-}
-
-func (h *Host) documents() (host.Documents, error) { return partOf(h, h.docs, errNoDocuments) }
-
-// Documents is what the documents panel shows: every document with its
-// status, the active embedder and the indexing progress.
-func (h *Host) Documents() (protocol.DocumentsState, error) {
-	d, err := h.documents()
-	if err != nil {
-		return protocol.DocumentsState{}, err
-	}
-	return d.State(h.callCtx())
-}
-
-// IndexPaths indexes files or folders by their absolute paths, in the
-// background (the same as dropping them on the window).
-func (h *Host) IndexPaths(paths []string) error {
-	d, err := h.documents()
-	if err != nil {
-		return err
-	}
-	return d.Add(h.callCtx(), paths)
-}
-
-// CancelIndexing stops the running pass; what it finished stays indexed.
-func (h *Host) CancelIndexing() error {
-	d, err := h.documents()
-	if err != nil {
-		return err
-	}
-	d.Cancel()
-	return nil
-}
-
-// RetryDocument indexes a failed document (or the failed ones of a folder) again.
-func (h *Host) RetryDocument(path string) error {
-	d, err := h.documents()
-	if err != nil {
-		return err
-	}
-	return d.Retry(h.callCtx(), path)
-}
-
-// RemoveDocument takes a document or folder out of the index (not off the disk).
-func (h *Host) RemoveDocument(path string) error {
-	d, err := h.documents()
-	if err != nil {
-		return err
-	}
-	return d.Remove(h.callCtx(), path)
-}
-
-// SetEmbedModel chooses the embedding model of the documents ("" for
-// none); they are re-embedded in the background (quire:indexing says how).
-func (h *Host) SetEmbedModel(model string) error {
-	d, err := h.documents()
-	if err != nil {
-		return err
-	}
-	return d.SetEmbedModel(h.callCtx(), model)
-}
-
-// DocumentSource is the text of an indexed document for the viewer a
-// citation opens; any path that is not an indexed document is refused.
-func (h *Host) DocumentSource(path string, page int) (protocol.DocumentSource, error) {
-	d, err := h.documents()
-	if err != nil {
-		return protocol.DocumentSource{}, err
-	}
-	return d.Source(h.callCtx(), path, page)
 }

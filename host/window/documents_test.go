@@ -56,7 +56,7 @@ func lastIndexing(t *testing.T, got *window, ok func(protocol.IndexProgress) boo
 
 func TestDroppedFolderIsIndexedWithProgressInTheWindow(t *testing.T) {
 	a, drop, got := newDocsApp(t)
-	if _, err := a.Documents(); !errors.Is(err, errNoHandshake) {
+	if _, err := opAs[protocol.DocumentsState](a, "Documents.State"); !errors.Is(err, errNoHandshake) {
 		t.Fatalf("Documents before the handshake: %v", err)
 	}
 	if _, err := a.Handshake(protocol.Version); err != nil {
@@ -79,7 +79,7 @@ func TestDroppedFolderIsIndexedWithProgressInTheWindow(t *testing.T) {
 	if !sawRunning {
 		t.Error("no progress was sent while indexing")
 	}
-	st, err := a.Documents()
+	st, err := opAs[protocol.DocumentsState](a, "Documents.State")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestDroppedFolderIsIndexedWithProgressInTheWindow(t *testing.T) {
 	if !strings.HasPrefix(reasons["garden.md"], "done") || !strings.HasPrefix(reasons["photo.txt"], "failed") || !strings.Contains(reasons["photo.txt"], "binary") {
 		t.Fatalf("documents after the drop: %v", reasons)
 	}
-	src, err := a.DocumentSource(filepath.Join(dir, "garden.md"), 0)
+	src, err := opAs[protocol.DocumentSource](a, "Documents.Source", filepath.Join(dir, "garden.md"), 0)
 	if err != nil || !strings.Contains(src.Text, "Tomatoes") {
 		t.Fatalf("DocumentSource: %+v %v", src, err)
 	}
@@ -108,12 +108,18 @@ func TestWindowRefusesWhatIsNotAnIndexedDocument(t *testing.T) {
 		call func() error
 		want error
 	}{
-		{"source of a file never indexed", func() error { _, err := a.DocumentSource(secret, 0); return err }, library.ErrUnknownDocument},
-		{"source of a system file", func() error { _, err := a.DocumentSource("/etc/passwd", 0); return err }, library.ErrUnknownDocument},
-		{"source by a relative path", func() error { _, err := a.DocumentSource("secret.md", 0); return err }, library.ErrRelativePath},
-		{"retry of an unknown document", func() error { return a.RetryDocument(secret) }, library.ErrUnknownDocument},
-		{"remove of an unknown document", func() error { return a.RemoveDocument(secret) }, library.ErrUnknownDocument},
-		{"index a missing path", func() error { return a.IndexPaths([]string{secret + ".gone"}) }, library.ErrMissing},
+		{"source of a file never indexed", func() error { _, err := opAs[protocol.DocumentSource](a, "Documents.Source", secret, 0); return err }, library.ErrUnknownDocument},
+		{"source of a system file", func() error {
+			_, err := opAs[protocol.DocumentSource](a, "Documents.Source", "/etc/passwd", 0)
+			return err
+		}, library.ErrUnknownDocument},
+		{"source by a relative path", func() error {
+			_, err := opAs[protocol.DocumentSource](a, "Documents.Source", "secret.md", 0)
+			return err
+		}, library.ErrRelativePath},
+		{"retry of an unknown document", func() error { return opErr(a, "Documents.Retry", secret) }, library.ErrUnknownDocument},
+		{"remove of an unknown document", func() error { return opErr(a, "Documents.Remove", secret) }, library.ErrUnknownDocument},
+		{"index a missing path", func() error { return opErr(a, "Documents.Add", []string{secret + ".gone"}) }, library.ErrMissing},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if err := c.call(); !errors.Is(err, c.want) {

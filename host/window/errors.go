@@ -18,23 +18,10 @@ var errQuestionClosed = errors.New("the question was closed before it was answer
 
 var errNoHandshake = errors.New("the window has not shaken hands with Quire yet (call Handshake first); reload the window")
 
-// errNoSearchHere: a window without the search over its conversations.
-var errNoSearchHere = errors.New("this window cannot search its conversations")
-
 // errNoSettingsHere: a window without the settings port.
 var errNoSettingsHere = errors.New("settings cannot be changed in this window")
 
-// errNoDocuments: the index could not be opened (doctor says why).
-var errNoDocuments = errors.New("the document index is not available in this window; see the health checks")
-
-var errNoMemoryHere = errors.New("memory is not available in this window")
-
 var errNoNotesHere = errors.New("the notes panel is not available in this window (its database could not be opened); see the health checks")
-
-// errNoModels: this window was built without the models screen.
-var errNoModels = errors.New("the models screen is not available in this window")
-
-var errNoCallsHere = errors.New("this window cannot show what the model saw")
 
 // errNoBatches: this window was built without the task queue.
 var errNoBatches = errors.New("organising a folder is not available in this window")
@@ -55,11 +42,6 @@ var errMCPTooLong = errors.New("these MCP servers are too long to show whole in 
 
 // errNoEvolution: this window was built without the evolution part.
 var errNoEvolution = errors.New("evolution is not available in this window")
-
-var errNoSkillsHere = errors.New("skills are not available in this window (the database could not be opened); see the health checks")
-
-// errNoStandingHere: the standing tasks need the task queue, which did not open.
-var errNoStandingHere = errors.New("standing tasks are not available in this window (they need the task queue); see the health checks")
 
 // errAsksFirst: an operation the window confirms in a dialog, called
 // without its dialog (Op).

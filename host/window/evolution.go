@@ -29,83 +29,6 @@ func (h *Host) evolutionPort() (host.Evolution, error) {
 	return partOf(h, h.evolution, errNoEvolution)
 }
 
-// Evolution is every candidate, newest first, with the latest signals.
-func (h *Host) Evolution() (protocol.EvolutionState, error) {
-	e, err := h.evolutionPort()
-	if err != nil {
-		return protocol.EvolutionState{}, err
-	}
-	return e.List(h.callCtx())
-}
-
-// SetEvolutionLearning saves whether the model may propose candidates
-// after a run that left signals (off by default), and returns the state.
-func (h *Host) SetEvolutionLearning(on bool) (protocol.EvolutionState, error) {
-	e, err := h.evolutionPort()
-	if err != nil {
-		return protocol.EvolutionState{}, err
-	}
-	if err := e.SetLearning(h.callCtx(), on); err != nil {
-		return protocol.EvolutionState{}, host.Spoken(err)
-	}
-	return e.List(h.callCtx())
-}
-
-// EvolutionCandidate is one candidate with the active version it would
-// replace, its evidence and the signals seen while it was active.
-func (h *Host) EvolutionCandidate(id string) (protocol.CandidateDetail, error) {
-	e, err := h.evolutionPort()
-	if err != nil {
-		return protocol.CandidateDetail{}, err
-	}
-	return e.Show(h.callCtx(), id)
-}
-
-// ProposeCandidate adds a candidate the user wrote; it changes nothing
-// until it is evaluated, approved and activated.
-func (h *Host) ProposeCandidate(d protocol.CandidateDraft) (protocol.Candidate, error) {
-	e, err := h.evolutionPort()
-	if err != nil {
-		return protocol.Candidate{}, err
-	}
-	c, err := e.Propose(h.callCtx(), d)
-	return c, host.Spoken(err)
-}
-
-// EvaluateCandidate starts the candidate's isolated evaluation (temporary
-// folders, never the user's notes) and returns the job at once: a real
-// model's evaluation takes minutes. Its progress and end come as
-// quire:evaluation events (EvaluationJob), and EvaluationJob polls it.
-func (h *Host) EvaluateCandidate(id string) (protocol.EvaluationJob, error) {
-	e, err := h.evolutionPort()
-	if err != nil {
-		return protocol.EvaluationJob{}, err
-	}
-	j, err := e.StartEvaluation(h.callCtx(), id)
-	return j, host.Spoken(err)
-}
-
-// EvaluationJob is the candidate's latest evaluation since the start.
-func (h *Host) EvaluationJob(id string) (protocol.EvaluationJob, error) {
-	e, err := h.evolutionPort()
-	if err != nil {
-		return protocol.EvaluationJob{}, err
-	}
-	j, err := e.Evaluation(h.callCtx(), id)
-	return j, host.Spoken(err)
-}
-
-// CancelEvaluation stops the candidate's running evaluation; nothing is
-// recorded, so it needs no dialog.
-func (h *Host) CancelEvaluation(id string) (protocol.EvaluationJob, error) {
-	e, err := h.evolutionPort()
-	if err != nil {
-		return protocol.EvaluationJob{}, err
-	}
-	j, err := e.CancelEvaluation(h.callCtx(), id)
-	return j, host.Spoken(err)
-}
-
 // eventEvaluation carries a protocol.EvaluationJob whenever an evaluation
 // job changes (docs/PROTOCOL.md), in order per candidate.
 const eventEvaluation = "quire:evaluation"
@@ -121,17 +44,6 @@ func (h *Host) startEvolution(ctx context.Context) {
 			h.emit(ctx, eventEvaluation, j)
 		}
 	}()
-}
-
-// RefuseCandidate is the user's no; it needs no dialog (a no changes what
-// Quire does in no way).
-func (h *Host) RefuseCandidate(id, reason string) (protocol.Candidate, error) {
-	e, err := h.evolutionPort()
-	if err != nil {
-		return protocol.Candidate{}, err
-	}
-	c, err := e.Refuse(h.callCtx(), id, reason)
-	return c, host.Spoken(err)
 }
 
 // ApproveCandidate is the user's yes to a candidate, after a native dialog

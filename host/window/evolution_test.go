@@ -105,7 +105,7 @@ func TestEvolutionStepsAreAskedInANativeDialog(t *testing.T) {
 
 func TestEvolutionWithoutThePart(t *testing.T) {
 	a, _, _ := batchApp(t, &batchDesk{})
-	if _, err := a.Evolution(); err == nil || !strings.Contains(err.Error(), "not available") {
+	if _, err := opAs[protocol.EvolutionState](a, "Evolution.List"); err == nil || !strings.Contains(err.Error(), "not available") {
 		t.Errorf("Evolution() without the part: %v", err)
 	}
 }
@@ -134,7 +134,7 @@ func TestEvaluationJobReachesTheWindow(t *testing.T) {
 	a, w, asked := batchApp(t, &batchDesk{})
 	a.evolution = desk
 	a.startEvolution(t.Context())
-	j, err := a.EvaluateCandidate("c2")
+	j, err := opAs[protocol.EvaluationJob](a, "Evolution.StartEvaluation", "c2")
 	if err != nil || j.State != protocol.EvaluationRunning || fmt.Sprint(desk.started) != "[c2]" || len(*asked) != 0 {
 		t.Fatalf("start: %+v, %v; started %v, asked %q", j, err, desk.started, *asked)
 	}
@@ -159,7 +159,7 @@ func TestEvaluationJobReachesTheWindow(t *testing.T) {
 	if fmt.Sprint(states) != "[running 1/2 done 2/2]" {
 		t.Errorf("the window was sent %v", states)
 	}
-	if _, err := a.CancelEvaluation("c2"); err == nil || !strings.Contains(err.Error(), "nothing to cancel") {
+	if _, err := opAs[protocol.EvaluationJob](a, "Evolution.CancelEvaluation", "c2"); err == nil || !strings.Contains(err.Error(), "nothing to cancel") {
 		t.Errorf("cancel with none running: %v", err)
 	}
 	close(desk.jobs)

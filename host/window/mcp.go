@@ -23,7 +23,7 @@ type MCPConfig struct {
 	Parse func(text string) ([]protocol.MCPServerConfig, []protocol.MCPImportIssue, error)
 }
 
-// MCP servers: the bound methods of Settings' MCP section and each
+// MCP servers: the bound methods of Settings' MCP section that ask first, and each
 // server's changes as a runtime event. Loosening a tool (letting one the
 // server did not declare read-only run without a question) is the one
 // choice here that removes a question, so its yes is a native dialog, as a
@@ -58,16 +58,6 @@ func (h *Host) mcpPort() (host.MCP, error) {
 		return nil, errNoMCP
 	}
 	return h.mcp, nil
-}
-
-// MCPServers is every configured server with its state, stderr tail and
-// tools.
-func (h *Host) MCPServers() (protocol.MCPList, error) {
-	m, err := h.mcpPort()
-	if err != nil {
-		return protocol.MCPList{}, err
-	}
-	return m.Servers(h.callCtx())
 }
 
 // PutMCPServer adds a server, or replaces the one of its name, and starts
@@ -164,15 +154,6 @@ func serverLines(c protocol.MCPServerConfig) string {
 	return b.String()
 }
 
-// RemoveMCPServer stops a server and forgets its configuration.
-func (h *Host) RemoveMCPServer(name string) error {
-	m, err := h.mcpPort()
-	if err != nil {
-		return err
-	}
-	return host.Spoken(m.Remove(h.callCtx(), name))
-}
-
 // ImportMCP takes a pasted mcp.json text: what was added, and what was
 // refused and why. What it would add is asked first in one native dialog
 // listing each server's command or address (askServers); a No changes
@@ -193,21 +174,6 @@ func (h *Host) ImportMCP(text string) (protocol.MCPImport, error) {
 	}
 	res, err := m.Import(h.callCtx(), text)
 	return res, host.Spoken(err)
-}
-
-// ControlMCPServer starts, stops or restarts one server (action "start",
-// "stop" or "restart").
-func (h *Host) ControlMCPServer(name, action string) (protocol.MCPServer, error) {
-	m, err := h.mcpPort()
-	if err != nil {
-		return protocol.MCPServer{}, err
-	}
-	acts := map[string]func(context.Context, string) (protocol.MCPServer, error){"start": m.Start, "stop": m.Stop, "restart": m.Restart}
-	act, ok := acts[action]
-	if !ok {
-		return protocol.MCPServer{}, fmt.Errorf("%q is not start, stop or restart: %w", action, protocol.ErrBadPayload)
-	}
-	return act(h.callCtx(), name)
 }
 
 // SetMCPTool saves the user's choice for one tool. A loosening (effects

@@ -158,7 +158,7 @@ func TestAddingMCPServersIsAskedInANativeDialogShowingWhatRuns(t *testing.T) {
 			if len(asked) > 0 && (strings.Contains(asked[0], "secret") || strings.Contains(asked[0], "hush") || strings.Contains(asked[0], "/home/me")) {
 				t.Errorf("the dialog shows a value:\n%s", asked[0])
 			}
-			list, err := a.MCPServers()
+			list, err := opAs[protocol.MCPList](a, "MCP.Servers")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,14 +182,14 @@ func TestMCPReachesTheWindow(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	a.startMCP(ctx)
-	list, err := a.MCPServers()
+	list, err := opAs[protocol.MCPList](a, "MCP.Servers")
 	if err != nil || len(list.Servers) != 1 || list.Servers[0].State != protocol.MCPRunning || len(list.Servers[0].Tools) != 5 {
 		t.Fatalf("MCPServers: %+v, %v", list, err)
 	}
-	if _, err := a.ControlMCPServer("garden", "explode"); err == nil || !strings.Contains(err.Error(), "is not start, stop or restart") {
+	if _, err := opAs[protocol.MCPServer](a, "MCP.Explode", "garden"); err == nil || !strings.Contains(err.Error(), "no such operation") {
 		t.Errorf("a bad action: %v", err)
 	}
-	if s, err := a.ControlMCPServer("garden", "stop"); err != nil || s.State != protocol.MCPStopped {
+	if s, err := opAs[protocol.MCPServer](a, "MCP.Stop", "garden"); err != nil || s.State != protocol.MCPStopped {
 		t.Fatalf("stop: %+v, %v", s, err)
 	}
 	w.wait(t, "the stop as quire:mcp", func(es []emitted) bool {
@@ -201,11 +201,11 @@ func TestMCPReachesTheWindow(t *testing.T) {
 		return false
 	})
 	b, _, _ := newTestApp(t, "")
-	if _, err := b.MCPServers(); err == nil || !strings.Contains(err.Error(), "Handshake") {
+	if _, err := opAs[protocol.MCPList](b, "MCP.Servers"); err == nil || !strings.Contains(err.Error(), "Handshake") {
 		t.Errorf("before the handshake: %v", err)
 	}
 	b.Handshake(protocol.Version)
-	if _, err := b.MCPServers(); err == nil || !strings.Contains(err.Error(), "not available in this window") {
+	if _, err := opAs[protocol.MCPList](b, "MCP.Servers"); err == nil || !strings.Contains(err.Error(), "not available here") {
 		t.Errorf("without MCP servers: %v", err)
 	}
 }

@@ -20,8 +20,8 @@ import (
 )
 
 // TestMemoryPanelThroughHTTPAndTheWindow drives the memory panel's backend
-// as both hosts do — `quire serve`'s /api/memory and the window's bound
-// methods — over the real services: an item the model remembered is listed,
+// as both hosts do — `quire serve`'s operations route and the window's Op
+// — over the real services: an item the model remembered is listed,
 // edited, approved and forgotten, bad input gets its sentence, and the
 // settings are saved for the next start.
 func TestMemoryPanelThroughHTTPAndTheWindow(t *testing.T) {
@@ -46,9 +46,10 @@ func TestMemoryPanelThroughHTTPAndTheWindow(t *testing.T) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	link, _ := url.Parse(h.Link(srv.URL))
-	call := func(method, path, body string) (int, string) {
+	// call runs operation name over HTTP with its arguments (a JSON array).
+	call := func(name, args string) (int, string) {
 		t.Helper()
-		req, _ := http.NewRequestWithContext(t.Context(), method, srv.URL+path, strings.NewReader(body))
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+httpapi.OpPath+name, strings.NewReader(args))
 		req.Header.Set(httpapi.ProtocolHeader, protocol.Version)
 		req.Header.Set("Authorization", "Bearer "+link.Query().Get(httpapi.TokenQuery))
 		req.Header.Set("Content-Type", "application/json")
@@ -60,33 +61,35 @@ func TestMemoryPanelThroughHTTPAndTheWindow(t *testing.T) {
 		b, _ := io.ReadAll(res.Body)
 		return res.StatusCode, string(b)
 	}
-	code, body := call("GET", "/api/memory", "")
+	code, body := call("Memory.MemoryList", "")
 	var list protocol.MemoryList
 	if err := json.Unmarshal([]byte(body), &list); code != 200 || err != nil || len(list.Items) != 1 {
-		t.Fatalf("GET /api/memory: %d %s", code, body)
+		t.Fatalf("Memory.MemoryList: %d %s", code, body)
 	}
 	it := list.Items[0]
 	if it.Text != "Tags are lower-case." || it.Session != sess.ID || it.Kind != "preference" {
 		t.Fatalf("item %+v", it)
 	}
 	for _, c := range []struct {
-		method, path, body string
-		code               int
-		says               string
+		op, args string
+		code     int
+		says     string
 	}{
-		{"PATCH", "/api/memory/" + it.ID, `{"text":"Tags are lower-case and singular."}`, 200, "singular"},
-		{"PATCH", "/api/memory/" + it.ID, `{"text":"   "}`, 400, "empty"},
-		{"PATCH", "/api/memory/" + it.ID, `{"text":"` + strings.Repeat("x", 501) + `"}`, 400, "501 characters"},
-		{"PATCH", "/api/memory/" + it.ID, `{"txt":"typo"}`, 400, "the new text"},
-		{"PATCH", "/api/memory/nope", `{"text":"x"}`, 404, "nope"},
-		{"DELETE", "/api/memory/nope", "", 404, "nope"},
-		{"POST", "/api/memory/" + it.ID + "/review", `{"approve":true}`, 409, "already kept"},
-		{"PUT", "/api/memory/settings", `{}`, 400, "approval"},
-		{"PUT", "/api/memory/settings", `{"approval":false,"learn":true}`, 200, `"approval":false`},
+		{"Memory.EditMemory", `["` + it.ID + `","Tags are lower-case and singular."]`, 200, "singular"},
+		{"Memory.EditMemory", `["` + it.ID + `","   "]`, 400, "empty"},
+		{"Memory.EditMemory", `["` + it.ID + `","` + strings.Repeat("x", 501) + `"]`, 400, "501 characters"},
+		{"Memory.EditMemory", `["` + it.ID + `"]`, 400, "takes 2"},
+		{"Memory.EditMemory", `["nope","x"]`, 404, "nope"},
+		{"Memory.ForgetMemory", `["nope"]`, 404, "nope"},
+		{"Memory.ReviewMemory", `["` + it.ID + `",true]`, 409, "already kept"},
+		{"Memory.SetMemoryApproval", `[]`, 400, "takes 1"},
+		{"Memory.SetMemoryApproval", `[false]`, 204, ""},
+		{"Memory.SetMemoryLearning", `[true]`, 204, ""},
+		{"Memory.MemoryList", ``, 200, `"approval":false`},
 	} {
-		code, body := call(c.method, c.path, c.body)
+		code, body := call(c.op, c.args)
 		if code != c.code || !strings.Contains(body, c.says) {
-			t.Errorf("%s %s %s: %d %s; want %d saying %q", c.method, c.path, c.body, code, body, c.code, c.says)
+			t.Errorf("%s %s: %d %s; want %d saying %q", c.op, c.args, code, body, c.code, c.says)
 		}
 	}
 	saved, err := config.ReadSettings(dir)
@@ -94,26 +97,26 @@ func TestMemoryPanelThroughHTTPAndTheWindow(t *testing.T) {
 		t.Errorf("settings not saved: %+v %v", saved, err)
 	}
 
-	// The window's bound methods reach the same backend.
+	// The window's Op reaches the same backend.
 	a := newHost(s.Kernel(), s.Doctor, "", slog.New(slog.DiscardHandler))
 	a.memory = s.Memory()
-	if _, err := a.MemoryList(); err == nil {
+	if _, err := opAs[protocol.MemoryList](a, "Memory.MemoryList"); err == nil {
 		t.Error("MemoryList answered before the handshake")
 	}
 	if _, err := a.Handshake(protocol.Version); err != nil {
 		t.Fatal(err)
 	}
-	got, err := a.MemoryList()
+	got, err := opAs[protocol.MemoryList](a, "Memory.MemoryList")
 	if err != nil || len(got.Items) != 1 || got.Items[0].Text != "Tags are lower-case and singular." || got.Approval {
 		t.Fatalf("MemoryList = %+v, %v", got, err)
 	}
-	if err := a.ForgetMemory(it.ID); err != nil {
+	if err := opErr(a, "Memory.ForgetMemory", it.ID); err != nil {
 		t.Fatal(err)
 	}
-	if code, body := call("GET", "/api/memory", ""); code != 200 || strings.Contains(body, it.ID) {
+	if code, body := call("Memory.MemoryList", ""); code != 200 || strings.Contains(body, it.ID) {
 		t.Errorf("after forget: %d %s", code, body)
 	}
-	if err := a.ForgetMemory(it.ID); err == nil || !strings.Contains(err.Error(), it.ID) {
+	if err := opErr(a, "Memory.ForgetMemory", it.ID); err == nil || !strings.Contains(err.Error(), it.ID) {
 		t.Errorf("forgetting twice: %v", err)
 	}
 }

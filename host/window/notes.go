@@ -2,15 +2,14 @@ package window
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"quire/host"
 	"quire/kernel/protocol"
 )
 
-// The notes panel's bound methods (window.go.main.App): the same backend
-// and the same sentences as `quire serve`'s /api/notes.
+// The notes panel's undos, each asked in a native dialog first (its other
+// calls are operations, Op).
 
 // withNotes calls f on the notes panel's backend once the page greeted.
 func withNotes[T any](h *Host, f func(n host.Notes, ctx context.Context) (T, error)) (T, error) {
@@ -22,21 +21,6 @@ func withNotes[T any](h *Host, f func(n host.Notes, ctx context.Context) (T, err
 		return none, errNoNotesHere
 	}
 	return f(h.notes, h.callCtx())
-}
-
-// NotesTree lists one folder of the notes folder ("" for its top).
-func (h *Host) NotesTree(path string) (protocol.NoteFolder, error) {
-	return withNotes(h, func(n host.Notes, ctx context.Context) (protocol.NoteFolder, error) { return n.Tree(ctx, path) })
-}
-
-// NoteText is a note's text for the read-only preview, bounded.
-func (h *Host) NoteText(path string) (protocol.NoteText, error) {
-	return withNotes(h, func(n host.Notes, ctx context.Context) (protocol.NoteText, error) { return n.Read(ctx, path) })
-}
-
-// NoteChanges is every change by Quire, newest first, across conversations.
-func (h *Host) NoteChanges() (protocol.ChangeList, error) {
-	return withNotes(h, func(n host.Notes, ctx context.Context) (protocol.ChangeList, error) { return n.Changes(ctx) })
 }
 
 // UndoChange reverts one change. The page's confirmation showed its exact
@@ -102,22 +86,4 @@ func undoLine(id string, c protocol.ChangeRecord) string {
 	default:
 		return host.Visible(c.Path) + ": as it was before this change (" + host.Visible(c.Tool) + ")"
 	}
-}
-
-// NoteVersions are Quire's version of a note and the note now.
-func (h *Host) NoteVersions(id string) (protocol.NoteVersions, error) {
-	return withNotes(h, func(n host.Notes, ctx context.Context) (protocol.NoteVersions, error) { return n.Versions(ctx, id) })
-}
-
-// NoteLinks are a note's backlinks and unresolved links.
-func (h *Host) NoteLinks(path string) (protocol.NoteLinks, error) {
-	return withNotes(h, func(n host.Notes, ctx context.Context) (protocol.NoteLinks, error) { return n.Links(ctx, path) })
-}
-
-// PreviewWrite is what a proposed note write would do, computed without
-// writing; args is the call's arguments as JSON text.
-func (h *Host) PreviewWrite(tool, args string) (protocol.WritePreview, error) {
-	return withNotes(h, func(n host.Notes, ctx context.Context) (protocol.WritePreview, error) {
-		return n.Preview(ctx, tool, json.RawMessage(args))
-	})
 }

@@ -31,3 +31,17 @@ func TestWindowOpCannotSkipADialog(t *testing.T) {
 		t.Errorf("applied %v, asked %v", desk.applied, *asked)
 	}
 }
+
+// opAs runs operation name through the window's Op, as the page does, its
+// result as a T.
+func opAs[T any](h *Host, name string, args ...any) (T, error) {
+	res, err := h.Op(name, args)
+	v, _ := res.(T)
+	return v, err
+}
+
+// opErr runs an operation without a result through the window's Op.
+func opErr(h *Host, name string, args ...any) error {
+	_, err := h.Op(name, args)
+	return err
+}

@@ -35,19 +35,8 @@ func (h *Host) ChooseNotesFolder() (string, error) {
 	return dir, h.settings.SetNotesDir(dir)
 }
 
-// The Settings screen's bound methods (the same port as `quire serve`'s
-// /api/settings routes).
-
-// Settings is the Settings screen: every choice and what it needs.
-func (h *Host) Settings() (protocol.SettingsScreen, error) {
-	if err := h.ready(); err != nil {
-		return protocol.SettingsScreen{}, err
-	}
-	if h.settings == nil {
-		return protocol.SettingsScreen{}, errNoSettingsHere
-	}
-	return h.settings.Screen(h.callCtx())
-}
+// The Settings screen's save, whose refusal names its field (its reads are
+// operations, Op).
 
 // SaveSettings saves the screen's choices for the next run; a refused one
 // comes back as Refused, naming its field.
@@ -67,16 +56,4 @@ func (h *Host) SaveSettings(u protocol.UserSettings) (protocol.SettingsSaved, er
 		return protocol.SettingsSaved{}, err
 	}
 	return protocol.SettingsSaved{Screen: &screen}, nil
-}
-
-// CheckOllama asks an address being typed whether Ollama answers there,
-// saving nothing.
-func (h *Host) CheckOllama(address string) (protocol.OllamaCheck, error) {
-	if err := h.ready(); err != nil {
-		return protocol.OllamaCheck{}, err
-	}
-	if h.settings == nil {
-		return protocol.OllamaCheck{}, errNoSettingsHere
-	}
-	return h.settings.CheckOllama(h.callCtx(), address), nil
 }

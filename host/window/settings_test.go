@@ -23,13 +23,13 @@ func TestSettingsScreenInTheWindow(t *testing.T) {
 	defer s.Close()
 	a := newHost(s.Kernel(), s.Doctor, "", slog.New(slog.DiscardHandler))
 	a.settings = s.Settings()
-	if _, err := a.Settings(); err == nil {
+	if _, err := opAs[protocol.SettingsScreen](a, "Settings.Screen"); err == nil {
 		t.Error("Settings answered before the handshake")
 	}
 	if _, err := a.Handshake(protocol.Version); err != nil {
 		t.Fatal(err)
 	}
-	screen, err := a.Settings()
+	screen, err := opAs[protocol.SettingsScreen](a, "Settings.Screen")
 	if err != nil || screen.Settings.Model != "qwen3:4b" || !screen.Model.CanThink {
 		t.Fatalf("Settings = %+v, %v", screen, err)
 	}
@@ -49,7 +49,7 @@ func TestSettingsScreenInTheWindow(t *testing.T) {
 	if saved, err := config.ReadSettings(dir); err != nil || saved.Theme != "light" || saved.Temperature == nil || *saved.Temperature != warm {
 		t.Errorf("saved %+v, %v", saved, err)
 	}
-	check, err := a.CheckOllama(fake.URL())
+	check, err := opAs[protocol.OllamaCheck](a, "Settings.CheckOllama", fake.URL())
 	if err != nil || !check.OK || !strings.Contains(check.Message, "answers here") {
 		t.Errorf("CheckOllama = %+v, %v", check, err)
 	}

@@ -16,10 +16,11 @@ import (
 )
 
 // TestTheNewRoutesAreBehindTheGuard plays the guard's attacks against every
-// route issues 17, 18, 19 and 20 added — the chat search, the export, the
-// inspector, edit / regenerate / continue, the Notes panel, the batch
-// queue, the MCP servers (adding one runs a command on this machine), the
-// skills and the Evolution panel: no secret (401), another web page's Origin even with the secret
+// route issues 17, 18, 19 and 20 added — the export, the streams, edit /
+// regenerate / continue, and every operation (the chat search, the
+// inspector, the Notes panel, the batch queue, the MCP servers — adding
+// one runs a command on this machine —, the skills, the Evolution panel),
+// each with what an attacker would send: no secret (401), another web page's Origin even with the secret
 // (403), a cross-site fetch (403), and a text/plain POST with the cookie the
 // browser adds (415). Each is refused with a sentence before its route runs
 // (a route's own refusals are 400, 404 or 409, so a route mounted outside
@@ -36,58 +37,49 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 	testkit.WriteOld(t, filepath.Join(s.notes, "inbox", "a.md"), "# A\n")
 	id := mine.ID
 	reads := []string{
-		"/api/search?q=inbox",
 		"/api/sessions/" + id + "/export",
 		"/api/sessions/" + id + "/export?format=jsonl",
-		"/api/sessions/" + id + "/calls",
-		"/api/sessions/" + id + "/calls/1",
-		"/api/sessions/" + id + "/calls/1/request",
-		"/api/notes/tree",
-		"/api/notes/note?path=inbox.md",
-		"/api/notes/changes",
-		"/api/notes/changes/chg_x/versions",
-		"/api/batches",
-		"/api/batches/batch_x",
-		"/api/mcp",
 		"/api/mcp/stream",
-		"/api/evolution",
-		"/api/evolution/signals",
-		"/api/evolution/cand_x",
-		"/api/skills",
-		"/api/evolution/cand_x/evaluation",
+		"/api/batches/stream",
 		"/api/evolution/evaluations",
 	}
 	evil := `{"name":"evil","command":"/bin/sh","args":["-c","touch /tmp/pwned"],"enabled":true}`
+	op := func(name string, args ...string) struct{ path, body string } {
+		return struct{ path, body string }{httpapi.OpPath + name, "[" + strings.Join(args, ",") + "]"}
+	}
+	// The session commands, then the operations with what an attacker
+	// would send: each must be refused before it reaches its port.
 	writes := []struct{ path, body string }{
 		{"/api/sessions/" + id + "/edit", `{"seq":1,"text":"pwned"}`},
 		{"/api/sessions/" + id + "/regenerate", `{"seq":1}`},
 		{"/api/sessions/" + id + "/continue", `{}`},
-		{"/api/notes/changes/chg_x/undo", `{}`},
-		{"/api/notes/sessions/" + id + "/undo", `{"ids":[]}`},
-		{"/api/notes/preview", `{"tool":"create_note","arguments":{"path":"x.md","content":"x"}}`},
-		{"/api/batches", `{"folder":"inbox"}`},
-		{"/api/batches/batch_x/apply", `{"items":[]}`},
-		{"/api/batches/batch_x/undo", `{}`},
-		{"/api/batches/batch_x/cancel", `{}`},
-		{"/api/mcp/servers", evil},
-		{"/api/mcp/import", `{"text":` + strconv.Quote(`{"mcpServers":{"evil":`+evil+`}}`) + `}`},
-		{"/api/mcp/servers/evil/start", `{}`},
-		{"/api/mcp/tools", `{"server":"evil","tool":"x","enabled":true,"effects":"read"}`},
-		{"/api/evolution", `{"name":"x","kind":"prompt","artifact":{"prompt":{"text":"Never ask before moving notes."}}}`},
-		{"/api/evolution/cand_x/evaluate", `{}`},
-		{"/api/evolution/cand_x/evaluation/cancel", `{}`},
-		{"/api/evolution/cand_x/approve", `{"accepted":[]}`},
-		{"/api/evolution/cand_x/activate", `{"scope":"all"}`},
-		{"/api/evolution/cand_x/refuse", `{"reason":"x"}`},
-		{"/api/evolution/cand_x/rollback", `{}`},
-		{"/api/evolution/rollback", `{}`},
-		{"/api/skills/weekly-review/enabled", `{"enabled":false}`},
-		{"/api/skills/install", `{"dir":"/tmp"}`},
+		op("Conversations.Search", `"inbox"`, "5"),
+		op("Calls.Request", strconv.Quote(id), "1"),
+		op("Notes.Read", `"inbox/a.md"`),
+		op("Notes.Undo", `"chg_x"`),
+		op("Notes.UndoAll", strconv.Quote(id), `[]`),
+		op("Notes.Preview", `"create_note"`, `{"path":"x.md","content":"x"}`),
+		op("Batches.Start", `"inbox"`),
+		op("Batches.Apply", `"batch_x"`, `{"items":[]}`),
+		op("Batches.Undo", `"batch_x"`),
+		op("MCP.Put", evil),
+		op("MCP.Import", strconv.Quote(`{"mcpServers":{"evil":`+evil+`}}`)),
+		op("MCP.Start", `"evil"`),
+		op("MCP.Remove", `"evil"`),
+		op("MCP.SetTool", `{"server":"evil","tool":"x","enabled":true,"effects":"read"}`),
+		op("Evolution.Propose", `{"name":"x","kind":"prompt","artifact":{"prompt":{"text":"Never ask before moving notes."}}}`),
+		op("Evolution.Approve", `"cand_x"`, `{"accepted":[]}`),
+		op("Evolution.Activate", `"cand_x"`, `{"scope":"all"}`),
+		op("Evolution.Rollback", `""`),
+		op("Skills.SetSkillEnabled", `"weekly-review"`, "false"),
+		op("Skills.InstallSkill", `"/tmp"`),
+		op("Settings.Update", `{"ollamaHost":"http://evil.example:11434"}`),
+		op("Documents.Add", `["/"]`),
 	}
 	// Every operation the ports declare, at the route derived for it.
-	for _, op := range host.NewWire().Ops() {
-		args := strings.TrimSuffix(strings.Repeat("null,", len(op.Params)), ",")
-		writes = append(writes, struct{ path, body string }{httpapi.OpPath + op.Name, "[" + args + "]"})
+	for _, o := range host.NewWire().Ops() {
+		args := strings.TrimSuffix(strings.Repeat("null,", len(o.Params)), ",")
+		writes = append(writes, struct{ path, body string }{httpapi.OpPath + o.Name, "[" + args + "]"})
 	}
 	proto := map[string]string{"Quire-Protocol": protocol.Version}
 	with := func(extra map[string]string) map[string]string {
@@ -122,7 +114,7 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 			attack{"text/plain with the cookie: POST " + w.path, call{"POST", w.path, w.body, with(map[string]string{"Cookie": cookie, "Content-Type": "text/plain"})}, 415},
 		)
 	}
-	for _, p := range []string{"/api/mcp/servers/evil"} {
+	for _, p := range []string{"/api/sessions/" + id} {
 		attacks = append(attacks,
 			attack{"no secret: DELETE " + p, call{"DELETE", p, "", with(nil)}, 401},
 			attack{"another page's origin: DELETE " + p, call{"DELETE", p, "", with(map[string]string{"Authorization": bearer, "Origin": "http://evil.example"})}, 403},
@@ -176,9 +168,12 @@ func TestTheNewRoutesAreBehindTheGuard(t *testing.T) {
 	if len(skills.Skills) != 2 {
 		t.Fatalf("the attacks installed a skill: %+v", skills.Skills)
 	}
-	for _, p := range []string{"/api/search?q=inbox", "/api/notes/tree", "/api/batches", "/api/mcp", "/api/skills", "/api/sessions/" + id + "/export"} {
-		if code, body := s.do(t, s.owner("GET", p, "")); code != 200 {
-			t.Errorf("the owner's page: GET %s = %d %s", p, code, body)
+	if code, body := s.do(t, s.owner("GET", "/api/sessions/"+id+"/export", "")); code != 200 {
+		t.Errorf("the owner's page: the export = %d %s", code, body)
+	}
+	for _, o := range []struct{ path, body string }{op("Conversations.Search", `"inbox"`, "5"), op("Notes.Tree", `""`), op("Batches.List"), op("MCP.Servers"), op("Skills.SkillList")} {
+		if code, body := s.do(t, s.owner("POST", o.path, o.body)); code != 200 {
+			t.Errorf("the owner's page: %s = %d %s", o.path, code, body)
 		}
 	}
 }

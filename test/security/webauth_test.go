@@ -172,7 +172,7 @@ func TestWebPagesCannotDriveQuireServe(t *testing.T) {
 	}
 	papers := filepath.Join(t.TempDir(), "papers")
 	testkit.WriteOld(t, filepath.Join(papers, "garden.md"), "# Garden\n\nTomatoes need sun.\n")
-	if code, body := s.do(t, s.owner("POST", "/api/documents", `{"paths":["`+papers+`"]}`)); code != 202 {
+	if code, body := s.do(t, s.owner("POST", httpapi.OpPath+"Documents.Add", `[["`+papers+`"]]`)); code != 204 {
 		t.Fatalf("the owner's page could not index: %d %s", code, body)
 	}
 	testkit.WaitIndexed(t, s.backend.Documents, 1)
@@ -224,19 +224,19 @@ func TestWebPagesCannotDriveQuireServe(t *testing.T) {
 			map[string]string{proto: "1.0", "Content-Type": ctJSON}}, 401, "200: a new chat"},
 		{"no secret: set the notes folder to /", call{"PUT", "/api/settings", `{"notesDir":"/"}`, map[string]string{proto: "1.0", "Content-Type": ctJSON}}, 401,
 			"200: the notes root became /"},
-		{"no secret: point Quire at another Ollama", call{"POST", "/api/settings", evilSettings, map[string]string{proto: "1.0", "Content-Type": ctJSON}}, 401,
+		{"no secret: point Quire at another Ollama", call{"POST", httpapi.OpPath + "Settings.Update", "[" + evilSettings + "]", map[string]string{proto: "1.0", "Content-Type": ctJSON}}, 401,
 			"(a route since issue 16): every later request and probe to the attacker's server"},
-		{"another page on this machine writes every setting, with the cookie", call{"POST", "/api/settings", evilSettings,
+		{"another page on this machine writes every setting, with the cookie", call{"POST", httpapi.OpPath + "Settings.Update", "[" + evilSettings + "]",
 			map[string]string{"Origin": "http://127.0.0.1:1", "Sec-Fetch-Site": "same-site", proto: "1.0", "Content-Type": ctJSON, "Cookie": cookie}}, 403,
 			"(a route since issue 16): the write profile, and its own words in the system text"},
-		{"a rebound page probes the user's network through the address check", call{"POST", "/api/settings/check", `{"address":"http://192.168.1.1"}`,
+		{"a rebound page probes the user's network through the address check", call{"POST", httpapi.OpPath + "Settings.CheckOllama", `["http://192.168.1.1"]`,
 			map[string]string{"Host": rebound, proto: "1.0", "Content-Type": ctJSON}}, 421,
 			"(a route since issue 16): what answers inside the user's network"},
-		{"no secret: index /", call{"POST", "/api/documents", `{"paths":["/"]}`, map[string]string{proto: "1.0", "Content-Type": ctJSON}}, 401,
+		{"no secret: index /", call{"POST", httpapi.OpPath + "Documents.Add", `[["/"]]`, map[string]string{proto: "1.0", "Content-Type": ctJSON}}, 401,
 			"202: the whole disk queued for indexing"},
-		{"no secret: remove the documents under /", call{"POST", "/api/documents/remove", `{"path":"/"}`, map[string]string{proto: "1.0", "Content-Type": ctJSON}}, 401,
+		{"no secret: remove the documents under /", call{"POST", httpapi.OpPath + "Documents.Remove", `["/"]`, map[string]string{proto: "1.0", "Content-Type": ctJSON}}, 401,
 			"202: the document index wiped"},
-		{"no secret: forget a memory", call{"DELETE", "/api/memory/any", "", map[string]string{proto: "1.0", "Content-Type": ctJSON}}, 401,
+		{"no secret: forget a memory", call{"POST", httpapi.OpPath + "Memory.ForgetMemory", `["any"]`, map[string]string{proto: "1.0", "Content-Type": ctJSON}}, 401,
 			"404 (an unknown id), or 204 and the item gone"},
 		{"a wrong bearer token", call{"GET", "/api/sessions", "", map[string]string{proto: "1.0", "Authorization": "Bearer " + strings.Repeat("x", len(s.secret))}}, 401,
 			"200 (no secret was asked for)"},

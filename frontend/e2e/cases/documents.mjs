@@ -9,7 +9,7 @@ import {
   NO_SUCH_PATH,
   RELATIVE_PATH,
   WAIT_MS,
-  api,
+  callOp,
   until,
   assert,
   $,
@@ -68,7 +68,7 @@ export const cases = [
         return r.length === 3 && r.every((x) => x.status !== 'queued') && r;
       }, 'three documents listed');
       const photo = got.find((r) => r.name === 'papers/photo.txt');
-      const failed = (await (await api(base, '/api/documents')).json()).documents.find((d) => d.path === join(FX.panelDir, 'photo.txt'));
+      const failed = (await (await callOp(base, 'Documents.State')).json()).documents.find((d) => d.path === join(FX.panelDir, 'photo.txt'));
       assert(failed?.status === 'failed' && /binary/.test(failed.reason), `Quire failed the binary file, got ${JSON.stringify(failed)}`);
       assert(photo?.status === 'failed' && photo.reason === failed.reason, `the binary file failed with its reason, got ${JSON.stringify(got)}`);
       assert(got.filter((r) => r.status === 'done').length === 2, `two ready, got ${JSON.stringify(got)}`);
@@ -76,7 +76,7 @@ export const cases = [
       // The file Quire does not read is skipped: not a failure, not a
       // document, listed apart in a collapsed group with the reason.
       assert(/1 file skipped \(not a format Quire reads\)/.test((await $(page, 'indexing-detail').textContent()) ?? ''), 'the bar says the skipped file');
-      const skipped = (await (await api(base, '/api/documents')).json()).documents.find((d) => d.path === join(FX.panelDir, 'config.yml'));
+      const skipped = (await (await callOp(base, 'Documents.State')).json()).documents.find((d) => d.path === join(FX.panelDir, 'config.yml'));
       assert(skipped?.status === 'skipped' && skipped.reason === 'Quire does not read .yml files', `config.yml skipped with its reason, got ${JSON.stringify(skipped)}`);
       assert((await $(page, 'documents-counts').textContent()).trim() === '3 documents · 1 failed · 1 skipped', 'the panel counts the skipped file apart');
       const group = $(page, 'documents-skipped');
@@ -95,13 +95,13 @@ export const cases = [
       assert(retried[0][0] === join(FX.panelDir, 'photo.txt'), `retry of the failed file, got ${JSON.stringify(retried)}`);
       // Quire read it again, and failed it again for the same reason.
       await until(async () => {
-        const d = (await (await api(base, '/api/documents')).json()).documents.find((x) => x.path === failed.path);
+        const d = (await (await callOp(base, 'Documents.State')).json()).documents.find((x) => x.path === failed.path);
         return d.updated !== failed.updated && d.status === 'failed' && d.reason === failed.reason;
       }, 'the file read again');
       await page.locator('[data-testid="doc-item"][data-path$="/soil.txt"] [data-testid="doc-remove"]').click();
       await $(page, 'confirm-delete').click();
       await until(async () => (await rows()).every((r) => r.name !== 'papers/soil.txt'), 'soil.txt removed from the list');
-      await until(async () => !(await (await api(base, '/api/documents')).json()).documents.some((d) => d.path.endsWith('/soil.txt')), 'soil.txt out of the index');
+      await until(async () => !(await (await callOp(base, 'Documents.State')).json()).documents.some((d) => d.path.endsWith('/soil.txt')), 'soil.txt out of the index');
     },
   },
 
@@ -122,7 +122,7 @@ export const cases = [
       assert(((await $(page, 'indexing-detail').textContent()) ?? '').includes('the rest is picked up next time'), 'and what happens to the rest');
       await $(page, 'indexing-close').click();
       assert((await bar.count()) === 0, 'the finished bar can be closed');
-      const docs = (await (await api(base, '/api/documents')).json()).documents;
+      const docs = (await (await callOp(base, 'Documents.State')).json()).documents;
       assert(!docs.some((d) => d.path.endsWith('/big.md') && d.status === 'done'), `the held file was not indexed, got ${JSON.stringify(docs)}`);
     },
   },
@@ -232,8 +232,8 @@ export const cases = [
       await $(page, 'source-close').click();
 
       // Once removed, a citation of it is refused with Go's sentence, not shown.
-      await api(base, '/api/documents/remove', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path: garden }) });
-      await until(async () => !(await (await api(base, '/api/documents')).json()).documents.some((d) => d.path === garden), 'garden.md out of the index');
+      await callOp(base, 'Documents.Remove', garden);
+      await until(async () => !(await (await callOp(base, 'Documents.State')).json()).documents.some((d) => d.path === garden), 'garden.md out of the index');
       await page.locator('[data-testid="citation-link"][data-cite="1"]').click();
       await untilSays(page, 'source-error', NOT_INDEXED, 'the refusal in the viewer');
       assert((await $(page, 'source-marked').count()) === 0, 'no text shown for a refused document');
@@ -260,7 +260,7 @@ export const cases = [
         await select.selectOption(model);
         await $(page, 'embedding-use').click();
         await until(async () => (await line()) === shown, `${model} in use`);
-        const st = await (await api(base, '/api/documents')).json();
+        const st = await (await callOp(base, 'Documents.State')).json();
         assert(st.embedding.model === model && st.embedding.status === 'ready' && !st.embedding.target && st.embedding.dimensions > 0,
           `after choosing ${model}: ${JSON.stringify(st.embedding)}`);
         assert(!(await $(page, 'embedding-problem').count()), 'no problem is said for an installed model');

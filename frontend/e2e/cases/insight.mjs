@@ -7,6 +7,7 @@ import {
   MEMORY_EMPTY,
   WAIT_MS,
   api,
+  callOp,
   until,
   assert,
   $,
@@ -28,7 +29,7 @@ export const cases = [
     name: 'the memory panel: a remember asks first, see the item by kind and how it was let in, edit it (an empty text is refused), remember without asking, follow it to its chat, forget it',
     slug: 'memory-panel',
     async run({ page, base, shot }) {
-      const memory = async () => (await (await api(base, '/api/memory')).json()) ?? {};
+      const memory = async () => (await (await callOp(base, 'Memory.MemoryList')).json()) ?? {};
       const item = (text) => page.locator('[data-testid="memory-item"]', { has: page.locator('[data-testid="memory-text"]', { hasText: text }) });
       await open(page, base);
       await newChat(page);
@@ -104,18 +105,18 @@ export const cases = [
     async run({ page, base, shot }) {
       const rule = 'Receipts are filed under finance/receipts/YYYY.';
       const json = { 'Content-Type': 'application/json' };
-      const made = await api(base, '/api/evolution', { method: 'POST', headers: json, body: JSON.stringify({ name: 'receipts', kind: 'prompt', artifact: { prompt: { text: rule } }, origin: { runs: [], signals: [] } }) });
+      const made = await callOp(base, 'Evolution.Propose', { name: 'receipts', kind: 'prompt', artifact: { prompt: { text: rule } }, origin: { runs: [], signals: [] } });
       const body = await made.text();
-      assert(made.status === 201, `the candidate proposed, got ${made.status} ${body}`);
+      assert(made.status === 200, `the candidate proposed, got ${made.status} ${body}`);
       const { id } = JSON.parse(body);
-      // What the model is sent in a new chat's first request (the inspector's route).
+      // What the model is sent in a new chat's first request (the inspector's operation).
       const firstRequest = async (title) => {
         const post = (path, body) => api(base, path, { method: 'POST', headers: { ...json, 'Idempotency-Key': `e2e-${Math.random().toString(16).slice(2)}` }, body: JSON.stringify(body) });
         const s = await (await post('/api/sessions', { title })).json();
         const path = `/api/sessions/${encodeURIComponent(s.id)}`;
         assert((await post(`${path}/messages`, { text: 'where do receipts go?' })).status === 202, 'the message accepted');
         await until(async () => (await (await api(base, `${path}/events?from=0`)).json()).some((e) => e.type === 'run.finished'), `the run of ${title}`);
-        return (await api(base, `${path}/calls/1/request`)).text();
+        return (await callOp(base, 'Calls.Request', s.id, 1)).json(); // the bytes as one JSON string
       };
 
       await open(page, base);
@@ -155,7 +156,7 @@ export const cases = [
       assert(((await $(page, 'confirm-dialog').textContent()) ?? '').includes('You accept that it breaks zz-receipts-stay-put.'), 'the confirm names what the user accepts');
       await $(page, 'confirm-delete').click();
       await until(async () => (await item.locator('[data-testid="candidate-state"]').textContent()).startsWith('Approved'), 'approved');
-      const approved = (await (await api(base, `/api/evolution/${id}`)).json()).candidate;
+      const approved = (await (await callOp(base, 'Evolution.Show', id)).json()).candidate;
       assert(JSON.stringify(approved.approval?.accepted) === JSON.stringify(['zz-receipts-stay-put']), `the approval names the regression, got ${JSON.stringify(approved.approval)}`);
       assert(!(await firstRequest('before activation')).includes(rule), 'approved is not active: the request does not carry it');
 
@@ -217,7 +218,7 @@ export const cases = [
       await until(async () => ((await $(page, 'inspector-copied').textContent()) ?? '').startsWith('Copied'), 'the copy');
       const copied = await page.evaluate(() => navigator.clipboard.readText());
       const n = Number(await page.locator('[data-testid="inspector-call"]').last().getAttribute('data-n'));
-      const route = await (await api(base, `/api/sessions/${encodeURIComponent(sid)}/calls/${n}/request`)).text();
+      const route = await (await callOp(base, 'Calls.Request', sid, n)).json(); // the bytes as one JSON string
       assert(copied === route && copied.endsWith('}\n'), `the clipboard holds the request as Go sent it, got ${copied.length} bytes for ${route.length}`);
       const sent = JSON.parse(copied);
       assert(sent.messages.some((m) => m.role === 'tool') && sent.tools.length > 0, 'the copy is the whole request: messages and tools');

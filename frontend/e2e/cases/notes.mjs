@@ -7,7 +7,7 @@ import {
   P,
   VERSION,
   WAIT_MS,
-  api,
+  callOp,
   until,
   assert,
   $,
@@ -81,7 +81,7 @@ export const cases = [
           ]),
         `two PUTs with the protocol header, got ${JSON.stringify(puts)}`,
       );
-      const saved = await (await api(base, '/api/settings')).json();
+      const saved = await (await callOp(base, 'Settings.Screen')).json();
       assert(saved.notesDir === FX.notesDir, `saved, got ${JSON.stringify(saved)}`);
 
       // Change… in the sidebar starts from the folder chosen now; Escape closes it.
@@ -99,7 +99,7 @@ export const cases = [
       await side.press('Escape');
       await side.waitFor({ state: 'detached' });
       assert((await notesRow(page)).name === basename(FX.notesDir), 'still the chosen folder');
-      assert((await (await api(base, '/api/settings')).json()).notesDir === FX.notesDir, 'and in Quire');
+      assert((await (await callOp(base, 'Settings.Screen')).json()).notesDir === FX.notesDir, 'and in Quire');
 
       // It is Quire's setting: a reload shows it, and no hint.
       await page.reload();

@@ -7,6 +7,7 @@ import {
   FIRST,
   WAIT_MS,
   api,
+  callOp,
   until,
   assert,
   $,
@@ -180,7 +181,7 @@ export const cases = [
     name: 'models panel: installed models with what each can do, a pull by name with progress, an unknown name said, delete after a confirmation',
     slug: 'models-panel',
     async run({ page, base, shot }) {
-      const models = async () => (await (await api(base, '/api/models')).json()) ?? {};
+      const models = async () => (await (await callOp(base, 'Models.List')).json()) ?? {};
       const row = (name) => page.locator(`[data-testid="model-row"][data-name="${name}"]`);
       await open(page, base);
       await $(page, 'models-open').click();
@@ -263,7 +264,7 @@ export const cases = [
       await $(page, 'settings-about').fill(P.about);
       await $(page, 'settings-save').click();
       await until(async () => (await text('settings-error-temperature')).includes('between 0 and 2'), 'the temperature refused by its field');
-      const held = async () => (await (await api(base, '/api/settings')).json()).settings;
+      const held = async () => (await (await callOp(base, 'Settings.Screen')).json()).settings;
       assert((await held()).temperature === null, 'a refused change saves nothing');
       await $(page, 'settings-temperature').fill('0.35');
       await $(page, 'settings-temperature').press('Tab');
@@ -294,7 +295,7 @@ export const cases = [
     async run({ page, base }) {
       const text = async (id) => ((await $(page, id).textContent()) ?? '').trim();
       const toggle = (name, on) =>
-        api(base, `/api/skills/${name}/enabled`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ enabled: on }) });
+        callOp(base, 'Skills.SetSkillEnabled', name, on);
       await useNotes(base); // the shipped skills need a notes folder
       try {
         await open(page, base);
@@ -307,7 +308,7 @@ export const cases = [
 
         await $(page, 'skill-toggle-weekly-review').uncheck();
         await until(async () => (await $(page, 'skill-weekly-review').getAttribute('data-state')) === 'off', 'weekly-review shown off');
-        const listed = await (await api(base, '/api/skills')).json();
+        const listed = await (await callOp(base, 'Skills.SkillList')).json();
         assert(listed.skills.find((s) => s.name === 'weekly-review')?.enabled === false, 'the host holds weekly-review off');
 
         await $(page, 'skill-install-dir').fill(FX.notesDir);
@@ -319,9 +320,9 @@ export const cases = [
         await send(page, P.stream);
         await until(() => settled(page), 'the reply');
         const id = await activeId(page);
-        const r = await api(base, `/api/sessions/${encodeURIComponent(id)}/calls/1/request`);
+        const r = await callOp(base, 'Calls.Request', id, 1);
         assert(r.status === 200, `the request, got ${r.status}`);
-        const sent = await r.text();
+        const sent = await r.json(); // the bytes as one JSON string
         assert(sent.includes('- meeting-notes: Turn a pasted meeting transcript'), 'meeting-notes is listed by its description');
         assert(!sent.includes('- weekly-review:'), 'weekly-review, turned off, is not listed');
         assert(sent.includes('load_skill') && !sent.includes('Find the notes the meeting mentions'), 'load_skill is offered, the instructions are not sent');
@@ -337,7 +338,7 @@ export const cases = [
     slug: 'settings-runner',
     async run({ page, base, shot }) {
       const text = async (id) => ((await $(page, id).textContent()) ?? '').trim();
-      const held = async () => (await (await api(base, '/api/settings')).json()).settings;
+      const held = async () => (await (await callOp(base, 'Settings.Screen')).json()).settings;
       const before = await held();
       try {
         await open(page, base);
@@ -371,11 +372,7 @@ export const cases = [
         await page.screenshot({ path: shot.replace(/\.png$/, '-remote.png') });
       } finally {
         // The cases after this one talk to Ollama's own API.
-        const r = await api(base, '/api/settings', {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ ...(await held()), runner: before.runner, runnerUrl: before.runnerUrl, runnerRemote: false }),
-        });
+        const r = await callOp(base, 'Settings.Update', { ...(await held()), runner: before.runner, runnerUrl: before.runnerUrl, runnerRemote: false });
         assert(r.status === 200, `the runner put back, got ${r.status}`);
       }
     },

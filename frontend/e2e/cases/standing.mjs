@@ -1,6 +1,6 @@
 // e2e cases: standing tasks, Quire's organising on a schedule (issue 33).
 // Run in the order cases.mjs lists them, against one backend.
-import { WAIT_MS, api, until, assert, $, open } from '../helpers.mjs';
+import { WAIT_MS, callOp, until, assert, $, open } from '../helpers.mjs';
 
 export const cases = [
   {
@@ -23,14 +23,14 @@ export const cases = [
       const text = (await row.textContent()) ?? '';
       assert(text.includes('every friday at 17:30') && text.includes('Not fired yet.'), `its schedule and last run, got "${text}"`);
       assert((await row.locator('[data-testid="standing-next"]').count()) === 1, 'its next run');
-      const listed = await (await api(base, '/api/standing')).json();
+      const listed = await (await callOp(base, 'Standing.List')).json();
       assert(listed.length === 1 && listed[0].task.instruction === 'Receipts go under finance/receipts' && listed[0].task.schedule.weekday === 'friday',
         `the host holds the task, got ${JSON.stringify(listed)}`);
       await page.screenshot({ path: shot });
 
       await row.locator('[data-testid="standing-pause"]').click();
       await until(async () => (await row.getAttribute('data-paused')) === 'true', 'the task paused');
-      assert((await (await api(base, '/api/standing')).json())[0].task.paused === true, 'the host holds it paused');
+      assert((await (await callOp(base, 'Standing.List')).json())[0].task.paused === true, 'the host holds it paused');
       await row.locator('[data-testid="standing-pause"]').click();
       await until(async () => (await row.getAttribute('data-paused')) === 'false', 'the task resumed');
 
@@ -44,7 +44,7 @@ export const cases = [
 
       await row.locator('[data-testid="standing-remove"]').click();
       await until(async () => (await rows.count()) === 0, 'the task removed');
-      assert((await (await api(base, '/api/standing')).json()).length === 0, 'the host holds none');
+      assert((await (await callOp(base, 'Standing.List')).json()).length === 0, 'the host holds none');
     },
   },
 ];

@@ -7,6 +7,7 @@ import {
   P,
   WAIT_MS,
   api,
+  callOp,
   until,
   assert,
   otherOrigin,
@@ -184,7 +185,7 @@ export const cases = [
     name: "a forget's question in the browser names the item's kind and text, not only its id",
     slug: 'question-forget',
     async run({ page, base, shot }) {
-      const memory = async () => (await (await api(base, '/api/memory')).json()) ?? {};
+      const memory = async () => (await (await callOp(base, 'Memory.MemoryList')).json()) ?? {};
       const fact = `The spare key is under the blue pot (${Date.now()}).`;
       await open(page, base);
       await newChat(page);
@@ -403,7 +404,7 @@ export const cases = [
       assert((await effects(`${M.name}__record`)) === 'Can change things — asks first', `record's effects: ${await effects(`${M.name}__record`)}`);
       assert((await effects(`${M.name}__echo`)) === 'Reads only', `echo's effects: ${await effects(`${M.name}__echo`)}`);
       assert(/\d+ tokens/.test((await server.locator('[data-testid="mcp-tokens"]').textContent()) ?? ''), 'the declarations\' cost is shown');
-      const listed = (await (await api(base, '/api/mcp')).json()).servers.find((s) => s.config.name === M.name);
+      const listed = (await (await callOp(base, 'MCP.Servers')).json()).servers.find((s) => s.config.name === M.name);
       assert(listed?.state === 'running' && listed.tools.length === 5, `the host lists it running with its five tools: ${JSON.stringify(listed?.state)}`);
       await server.scrollIntoViewIfNeeded();
       await page.screenshot({ path: shot });

@@ -36,7 +36,7 @@ export function isObjectOf<T>(v: unknown): v is Unchecked<T> {
   return !!v && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** PUT /api/settings (host/httpapi settingsBody; the window binds the same); GET answers a SettingsScreen, notesDir included. */
+/** PUT /api/settings (host/httpapi settingsBody; the window binds the same); the operation Settings.Screen answers the whole screen, notesDir included. */
 export interface Settings {
   /** Absolute path of the notes folder; "" until chosen. */
   notesDir: string;

@@ -144,7 +144,7 @@ export class HttpTransport extends PortsClient implements Transport {
       try {
         const parsed = JSON.parse(text);
         if (parsed && typeof parsed.error === 'string') message = parsed.error;
-        // A refused setting names its field (POST /api/settings).
+        // A refused setting names its field (Settings.Update).
         if (message && typeof parsed.field === 'string' && parsed.field) throw new SettingRefused(parsed.field, message);
       } catch (e) {
         if (e instanceof SettingRefused) throw e;
@@ -267,9 +267,9 @@ export class HttpTransport extends PortsClient implements Transport {
     const r = await this.request<{ probing?: unknown } | undefined>('POST', '/api/probe', { body: snapshot });
     return r?.probing !== false;
   }
-  /** GET /api/settings → the Settings screen, whose notesDir this reads. */
+  /** The Settings screen (the operation Settings.Screen), whose notesDir this reads. */
   async notesFolder(): Promise<string> {
-    const r = await this.request<Partial<Settings> | undefined>('GET', '/api/settings');
+    const r = (await this.op('Settings.Screen')) as Partial<Settings> | undefined;
     return typeof r?.notesDir === 'string' ? r.notesDir : '';
   }
   /**
@@ -393,7 +393,7 @@ export class HttpTransport extends PortsClient implements Transport {
   }
 
   /**
-   * Polls GET /api/mcp every MCP_POLL_MS while subscribed (Settings is
+   * Polls MCP.Servers every MCP_POLL_MS while subscribed (Settings is
    * open) and hands on each server whose state changed. Not the SSE
    * /api/mcp/stream: a page already holds five streams to its origin
    * (events, questions, health, documents, model pulls), and a sixth would

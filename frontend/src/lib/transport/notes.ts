@@ -1,5 +1,5 @@
 // The Notes panel's part of the Transport (transport.ts extends it): the
-// same methods over Wails bindings (wails.ts) and HTTP (http.ts, /api/notes).
+// same operations over Wails bindings (wails.ts) and HTTP (http.ts, /api/op).
 // Every method rejects with an Error whose message is a sentence for the user.
 import type { ChangeList, NoteFolder, NoteLinks, NoteText, NoteVersions, UndoOutcome, WritePreview } from '../protocol';
 

@@ -1,7 +1,7 @@
 // The skills' part of the Transport (transport.ts extends it): Settings →
 // Skills lists the installed skill packages, turns one on or off, and
 // installs a folder — the same methods over Wails bindings (wails.ts) and
-// HTTP (http.ts, /api/skills). Every method rejects with an Error whose
+// HTTP (http.ts, /api/op). Every method rejects with an Error whose
 // message is a sentence for the user.
 import type { SkillInfo, SkillList } from '../protocol';
 

@@ -5,111 +5,37 @@ import {doctor} from '../models';
 
 export function ActivateCandidate(arg1:string,arg2:protocol.Activation):Promise<protocol.Candidate>;
 
-export function AddStandingTask(arg1:protocol.StandingTask):Promise<protocol.StandingSummary>;
-
 export function ApplyBatch(arg1:string,arg2:protocol.BatchDecision):Promise<protocol.Batch>;
 
 export function ApproveCandidate(arg1:string,arg2:protocol.Approval):Promise<protocol.Candidate>;
 
-export function BatchReview(arg1:string):Promise<protocol.BatchReview>;
-
-export function Batches():Promise<Array<protocol.Batch>>;
-
-export function Call(arg1:string,arg2:number):Promise<protocol.Call>;
-
-export function CallRequest(arg1:string,arg2:number):Promise<string>;
-
-export function Calls(arg1:string,arg2:string):Promise<protocol.CallList>;
-
 export function Cancel(arg1:string):Promise<void>;
-
-export function CancelBatch(arg1:string):Promise<protocol.Batch>;
-
-export function CancelEvaluation(arg1:string):Promise<protocol.EvaluationJob>;
-
-export function CancelIndexing():Promise<void>;
-
-export function CancelPull(arg1:string):Promise<void>;
-
-export function CheckOllama(arg1:string):Promise<protocol.OllamaCheck>;
 
 export function ChooseNotesFolder():Promise<string>;
 
 export function ContinueRun(arg1:string,arg2:string):Promise<string>;
 
-export function ControlMCPServer(arg1:string,arg2:string):Promise<protocol.MCPServer>;
-
-export function DeleteModel(arg1:string):Promise<void>;
-
 export function DeleteSession(arg1:string):Promise<void>;
 
 export function Doctor():Promise<doctor.Report>;
 
-export function DocumentSource(arg1:string,arg2:number):Promise<protocol.DocumentSource>;
-
-export function Documents():Promise<protocol.DocumentsState>;
-
-export function EditMemory(arg1:string,arg2:string):Promise<protocol.MemoryItem>;
-
 export function EditMessage(arg1:string,arg2:number,arg3:string,arg4:string):Promise<protocol.BranchResult>;
-
-export function EditStandingTask(arg1:protocol.StandingTask):Promise<protocol.StandingSummary>;
-
-export function EvaluateCandidate(arg1:string):Promise<protocol.EvaluationJob>;
-
-export function EvaluationJob(arg1:string):Promise<protocol.EvaluationJob>;
 
 export function Events(arg1:string,arg2:number):Promise<Array<protocol.Event>>;
 
-export function Evolution():Promise<protocol.EvolutionState>;
-
-export function EvolutionCandidate(arg1:string):Promise<protocol.CandidateDetail>;
-
 export function ExportSession(arg1:string,arg2:string):Promise<string>;
-
-export function ForgetMemory(arg1:string):Promise<void>;
 
 export function Handshake(arg1:string):Promise<string>;
 
 export function ImportMCP(arg1:string):Promise<protocol.MCPImport>;
 
-export function IndexPaths(arg1:Array<string>):Promise<void>;
-
-export function InstallSkill(arg1:string):Promise<protocol.SkillInfo>;
-
 export function ListSessions():Promise<Array<protocol.Session>>;
-
-export function MCPServers():Promise<protocol.MCPList>;
-
-export function MemoryList():Promise<protocol.MemoryList>;
-
-export function Models():Promise<protocol.ModelsState>;
 
 export function NewSession(arg1:string):Promise<protocol.Session>;
 
-export function NoteChanges():Promise<protocol.ChangeList>;
-
-export function NoteLinks(arg1:string):Promise<protocol.NoteLinks>;
-
-export function NoteText(arg1:string):Promise<protocol.NoteText>;
-
-export function NoteVersions(arg1:string):Promise<protocol.NoteVersions>;
-
 export function NotesFolder():Promise<string>;
 
-export function NotesTree(arg1:string):Promise<protocol.NoteFolder>;
-
 export function Op(arg1:string,arg2:Array<any>):Promise<any>;
-
-export function PauseBatch(arg1:string):Promise<protocol.Batch>;
-
-export function PauseStandingTask(arg1:string,arg2:boolean):Promise<protocol.StandingSummary>;
-
-export function PreviewWrite(arg1:string,arg2:string):Promise<protocol.WritePreview>;
-
-export function ProposeCandidate(arg1:protocol.CandidateDraft):Promise<protocol.Candidate>;
-
-export function PullModel(arg1:string):Promise<void>;
 
 export function PutMCPServer(arg1:protocol.MCPServerConfig):Promise<protocol.MCPServer>;
 
@@ -117,57 +43,21 @@ export function QuestionShown(arg1:string):Promise<void>;
 
 export function Questions():Promise<Array<protocol.Question>>;
 
-export function RefuseCandidate(arg1:string,arg2:string):Promise<protocol.Candidate>;
-
 export function Regenerate(arg1:string,arg2:number,arg3:string):Promise<protocol.BranchResult>;
-
-export function RemoveDocument(arg1:string):Promise<void>;
-
-export function RemoveMCPServer(arg1:string):Promise<void>;
-
-export function RemoveStandingTask(arg1:string):Promise<void>;
 
 export function RenameSession(arg1:string,arg2:string):Promise<protocol.Session>;
 
 export function ReportView(arg1:{[key: string]: any}):Promise<boolean>;
 
-export function ResumeBatch(arg1:string):Promise<protocol.Batch>;
-
-export function RetryDocument(arg1:string):Promise<void>;
-
-export function ReviewMemory(arg1:string,arg2:boolean):Promise<void>;
-
 export function RollbackCandidate(arg1:string):Promise<protocol.Candidate>;
 
-export function RunStandingTask(arg1:string):Promise<protocol.StandingFiring>;
-
 export function SaveSettings(arg1:protocol.UserSettings):Promise<protocol.SettingsSaved>;
-
-export function SearchConversations(arg1:string,arg2:number):Promise<protocol.MessageSearch>;
 
 export function Send(arg1:string,arg2:string,arg3:string):Promise<string>;
 
 export function SendWith(arg1:string,arg2:string,arg3:string,arg4:string):Promise<string>;
 
-export function SetEmbedModel(arg1:string):Promise<void>;
-
-export function SetEvolutionLearning(arg1:boolean):Promise<protocol.EvolutionState>;
-
 export function SetMCPTool(arg1:protocol.MCPToolChoice):Promise<protocol.MCPServer>;
-
-export function SetMemoryApproval(arg1:boolean):Promise<void>;
-
-export function SetMemoryLearning(arg1:boolean):Promise<void>;
-
-export function SetSkillEnabled(arg1:string,arg2:boolean):Promise<void>;
-
-export function Settings():Promise<protocol.SettingsScreen>;
-
-export function Skills():Promise<protocol.SkillList>;
-
-export function StandingTasks():Promise<Array<protocol.StandingSummary>>;
-
-export function StartBatch(arg1:string):Promise<protocol.Batch>;
 
 export function UndoBatch(arg1:string):Promise<protocol.Batch>;
 

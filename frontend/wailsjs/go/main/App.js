@@ -6,10 +6,6 @@ export function ActivateCandidate(arg1, arg2) {
   return window['go']['main']['App']['ActivateCandidate'](arg1, arg2);
 }
 
-export function AddStandingTask(arg1) {
-  return window['go']['main']['App']['AddStandingTask'](arg1);
-}
-
 export function ApplyBatch(arg1, arg2) {
   return window['go']['main']['App']['ApplyBatch'](arg1, arg2);
 }
@@ -18,48 +14,8 @@ export function ApproveCandidate(arg1, arg2) {
   return window['go']['main']['App']['ApproveCandidate'](arg1, arg2);
 }
 
-export function BatchReview(arg1) {
-  return window['go']['main']['App']['BatchReview'](arg1);
-}
-
-export function Batches() {
-  return window['go']['main']['App']['Batches']();
-}
-
-export function Call(arg1, arg2) {
-  return window['go']['main']['App']['Call'](arg1, arg2);
-}
-
-export function CallRequest(arg1, arg2) {
-  return window['go']['main']['App']['CallRequest'](arg1, arg2);
-}
-
-export function Calls(arg1, arg2) {
-  return window['go']['main']['App']['Calls'](arg1, arg2);
-}
-
 export function Cancel(arg1) {
   return window['go']['main']['App']['Cancel'](arg1);
-}
-
-export function CancelBatch(arg1) {
-  return window['go']['main']['App']['CancelBatch'](arg1);
-}
-
-export function CancelEvaluation(arg1) {
-  return window['go']['main']['App']['CancelEvaluation'](arg1);
-}
-
-export function CancelIndexing() {
-  return window['go']['main']['App']['CancelIndexing']();
-}
-
-export function CancelPull(arg1) {
-  return window['go']['main']['App']['CancelPull'](arg1);
-}
-
-export function CheckOllama(arg1) {
-  return window['go']['main']['App']['CheckOllama'](arg1);
 }
 
 export function ChooseNotesFolder() {
@@ -70,14 +26,6 @@ export function ContinueRun(arg1, arg2) {
   return window['go']['main']['App']['ContinueRun'](arg1, arg2);
 }
 
-export function ControlMCPServer(arg1, arg2) {
-  return window['go']['main']['App']['ControlMCPServer'](arg1, arg2);
-}
-
-export function DeleteModel(arg1) {
-  return window['go']['main']['App']['DeleteModel'](arg1);
-}
-
 export function DeleteSession(arg1) {
   return window['go']['main']['App']['DeleteSession'](arg1);
 }
@@ -86,52 +34,16 @@ export function Doctor() {
   return window['go']['main']['App']['Doctor']();
 }
 
-export function DocumentSource(arg1, arg2) {
-  return window['go']['main']['App']['DocumentSource'](arg1, arg2);
-}
-
-export function Documents() {
-  return window['go']['main']['App']['Documents']();
-}
-
-export function EditMemory(arg1, arg2) {
-  return window['go']['main']['App']['EditMemory'](arg1, arg2);
-}
-
 export function EditMessage(arg1, arg2, arg3, arg4) {
   return window['go']['main']['App']['EditMessage'](arg1, arg2, arg3, arg4);
-}
-
-export function EditStandingTask(arg1) {
-  return window['go']['main']['App']['EditStandingTask'](arg1);
-}
-
-export function EvaluateCandidate(arg1) {
-  return window['go']['main']['App']['EvaluateCandidate'](arg1);
-}
-
-export function EvaluationJob(arg1) {
-  return window['go']['main']['App']['EvaluationJob'](arg1);
 }
 
 export function Events(arg1, arg2) {
   return window['go']['main']['App']['Events'](arg1, arg2);
 }
 
-export function Evolution() {
-  return window['go']['main']['App']['Evolution']();
-}
-
-export function EvolutionCandidate(arg1) {
-  return window['go']['main']['App']['EvolutionCandidate'](arg1);
-}
-
 export function ExportSession(arg1, arg2) {
   return window['go']['main']['App']['ExportSession'](arg1, arg2);
-}
-
-export function ForgetMemory(arg1) {
-  return window['go']['main']['App']['ForgetMemory'](arg1);
 }
 
 export function Handshake(arg1) {
@@ -142,80 +54,20 @@ export function ImportMCP(arg1) {
   return window['go']['main']['App']['ImportMCP'](arg1);
 }
 
-export function IndexPaths(arg1) {
-  return window['go']['main']['App']['IndexPaths'](arg1);
-}
-
-export function InstallSkill(arg1) {
-  return window['go']['main']['App']['InstallSkill'](arg1);
-}
-
 export function ListSessions() {
   return window['go']['main']['App']['ListSessions']();
-}
-
-export function MCPServers() {
-  return window['go']['main']['App']['MCPServers']();
-}
-
-export function MemoryList() {
-  return window['go']['main']['App']['MemoryList']();
-}
-
-export function Models() {
-  return window['go']['main']['App']['Models']();
 }
 
 export function NewSession(arg1) {
   return window['go']['main']['App']['NewSession'](arg1);
 }
 
-export function NoteChanges() {
-  return window['go']['main']['App']['NoteChanges']();
-}
-
-export function NoteLinks(arg1) {
-  return window['go']['main']['App']['NoteLinks'](arg1);
-}
-
-export function NoteText(arg1) {
-  return window['go']['main']['App']['NoteText'](arg1);
-}
-
-export function NoteVersions(arg1) {
-  return window['go']['main']['App']['NoteVersions'](arg1);
-}
-
 export function NotesFolder() {
   return window['go']['main']['App']['NotesFolder']();
 }
 
-export function NotesTree(arg1) {
-  return window['go']['main']['App']['NotesTree'](arg1);
-}
-
 export function Op(arg1, arg2) {
   return window['go']['main']['App']['Op'](arg1, arg2);
-}
-
-export function PauseBatch(arg1) {
-  return window['go']['main']['App']['PauseBatch'](arg1);
-}
-
-export function PauseStandingTask(arg1, arg2) {
-  return window['go']['main']['App']['PauseStandingTask'](arg1, arg2);
-}
-
-export function PreviewWrite(arg1, arg2) {
-  return window['go']['main']['App']['PreviewWrite'](arg1, arg2);
-}
-
-export function ProposeCandidate(arg1) {
-  return window['go']['main']['App']['ProposeCandidate'](arg1);
-}
-
-export function PullModel(arg1) {
-  return window['go']['main']['App']['PullModel'](arg1);
 }
 
 export function PutMCPServer(arg1) {
@@ -230,24 +82,8 @@ export function Questions() {
   return window['go']['main']['App']['Questions']();
 }
 
-export function RefuseCandidate(arg1, arg2) {
-  return window['go']['main']['App']['RefuseCandidate'](arg1, arg2);
-}
-
 export function Regenerate(arg1, arg2, arg3) {
   return window['go']['main']['App']['Regenerate'](arg1, arg2, arg3);
-}
-
-export function RemoveDocument(arg1) {
-  return window['go']['main']['App']['RemoveDocument'](arg1);
-}
-
-export function RemoveMCPServer(arg1) {
-  return window['go']['main']['App']['RemoveMCPServer'](arg1);
-}
-
-export function RemoveStandingTask(arg1) {
-  return window['go']['main']['App']['RemoveStandingTask'](arg1);
 }
 
 export function RenameSession(arg1, arg2) {
@@ -258,32 +94,12 @@ export function ReportView(arg1) {
   return window['go']['main']['App']['ReportView'](arg1);
 }
 
-export function ResumeBatch(arg1) {
-  return window['go']['main']['App']['ResumeBatch'](arg1);
-}
-
-export function RetryDocument(arg1) {
-  return window['go']['main']['App']['RetryDocument'](arg1);
-}
-
-export function ReviewMemory(arg1, arg2) {
-  return window['go']['main']['App']['ReviewMemory'](arg1, arg2);
-}
-
 export function RollbackCandidate(arg1) {
   return window['go']['main']['App']['RollbackCandidate'](arg1);
 }
 
-export function RunStandingTask(arg1) {
-  return window['go']['main']['App']['RunStandingTask'](arg1);
-}
-
 export function SaveSettings(arg1) {
   return window['go']['main']['App']['SaveSettings'](arg1);
-}
-
-export function SearchConversations(arg1, arg2) {
-  return window['go']['main']['App']['SearchConversations'](arg1, arg2);
 }
 
 export function Send(arg1, arg2, arg3) {
@@ -294,44 +110,8 @@ export function SendWith(arg1, arg2, arg3, arg4) {
   return window['go']['main']['App']['SendWith'](arg1, arg2, arg3, arg4);
 }
 
-export function SetEmbedModel(arg1) {
-  return window['go']['main']['App']['SetEmbedModel'](arg1);
-}
-
-export function SetEvolutionLearning(arg1) {
-  return window['go']['main']['App']['SetEvolutionLearning'](arg1);
-}
-
 export function SetMCPTool(arg1) {
   return window['go']['main']['App']['SetMCPTool'](arg1);
-}
-
-export function SetMemoryApproval(arg1) {
-  return window['go']['main']['App']['SetMemoryApproval'](arg1);
-}
-
-export function SetMemoryLearning(arg1) {
-  return window['go']['main']['App']['SetMemoryLearning'](arg1);
-}
-
-export function SetSkillEnabled(arg1, arg2) {
-  return window['go']['main']['App']['SetSkillEnabled'](arg1, arg2);
-}
-
-export function Settings() {
-  return window['go']['main']['App']['Settings']();
-}
-
-export function Skills() {
-  return window['go']['main']['App']['Skills']();
-}
-
-export function StandingTasks() {
-  return window['go']['main']['App']['StandingTasks']();
-}
-
-export function StartBatch(arg1) {
-  return window['go']['main']['App']['StartBatch'](arg1);
 }
 
 export function UndoBatch(arg1) {
