@@ -10,7 +10,7 @@
 // scripts them and echoes the rest ("You said: …").
 //
 // The "inside Wails" cases replace window.go and window.runtime with
-// fakeWails, a stand-in for app.go's bindings: no HTTP backend can produce
+// fakeWails, a stand-in for the window's bindings (host/window): no HTTP backend can produce
 // Wails bindings, and the real window is tested under Xvfb (test/desktop).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -324,7 +324,7 @@ export async function clearDocuments(base) {
 
 /**
  * The init script of the Wails cases: a fake window.go.main.App and
- * window.runtime that behave like app.go. Every method but Handshake, Doctor
+ * window.runtime that behave like host/window. Every method but Handshake, Doctor
  * and ReportView is refused until Handshake succeeded; Send takes an
  * idempotency key. It records window.__calls (method names in call order),
  * __refused, __handshakes (versions asked for), __keys (Send's keys) and
@@ -506,7 +506,7 @@ export function fakeWails({ speaks, notesDir = '/home/ann/Notes', dialog = [] })
         ReportView: bound('ReportView', (snap) => void window.__probe.push(snap), false),
         Questions: bound('Questions', () => []),
         QuestionShown: bound('QuestionShown', () => {}),
-        // The ports' operations, as app.go's Op dispatches them (host.Wire):
+        // The ports' operations, as host/window's Op dispatches them (host.Wire):
         // the documents panel's here; any other is not in this fake window.
         Op: (name, args) => {
           const ops = {
@@ -520,7 +520,7 @@ export function fakeWails({ speaks, notesDir = '/home/ann/Notes', dialog = [] })
           if (!ops[name]) return Promise.reject(`${name} is not in this fake window`);
           return bound(name, ops[name])(...args);
         },
-        // Like app.go: neither needs the handshake.
+        // Like host/window: neither needs the handshake.
         NotesFolder: bound('NotesFolder', () => folder, false),
         ChooseNotesFolder: bound(
           'ChooseNotesFolder',

@@ -1,4 +1,4 @@
-// e2e cases: Inside the Wails window (fakeWails stands in for app.go).
+// e2e cases: Inside the Wails window (fakeWails stands in for host/window).
 // Run in the order cases.mjs lists them, against one backend.
 import {
   VERSION,

@@ -452,7 +452,7 @@ export interface ArgField {
  * that draw blank, private-use, unassigned and lone surrogate code points.
  * Each becomes `\u200b` (`\U0001f3f4` past the first plane), so a name in a
  * question cannot reorder or hide the text around it. Go's dialog does the
- * same (app.go `visible`).
+ * same (`host/visible.go` `Visible`).
  */
 export function visible(text: string): string {
   let out = '';
