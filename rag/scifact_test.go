@@ -516,7 +516,7 @@ func big(t *testing.T, dir string, docs []sfDoc, queries []sfQuery) {
 	var lex, vec []time.Duration
 	for _, q := range queries {
 		s := time.Now()
-		ix.lexical(ctx, queryTerms(q.Text), ix.opts.depth)
+		ix.lexical(ctx, QueryTerms(q.Text), ix.opts.depth)
 		lex = append(lex, time.Since(s))
 		s = time.Now()
 		ix.vectorRanking(ctx, ix.cur(), q.Text, ix.opts.depth)

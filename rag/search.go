@@ -64,7 +64,7 @@ func (ix *Index) SearchMode(ctx context.Context, query string, n int, mode Mode)
 		return nil, err
 	}
 	depth := max(ix.opts.depth, n)
-	terms := queryTerms(query)
+	terms := QueryTerms(query)
 	lex, vec, err := ix.arms(ctx, e, query, terms, depth, p)
 	if err != nil {
 		return nil, err
@@ -282,10 +282,11 @@ func compareInt(a, b int64) int {
 // maxTerms bounds the words of a query sent to FTS5.
 const maxTerms = 64
 
-// queryTerms cuts a query into lowercase words (runs of letters, digits
+// QueryTerms cuts a query into lowercase words (runs of letters, digits
 // and combining marks, as FTS5's unicode61 tokenizer does), once each, in
-// order, without English stopwords unless the query is nothing but.
-func queryTerms(q string) []string {
+// order, without English stopwords unless the query is nothing but. The
+// notes index (vaultindex) ranks with the same terms.
+func QueryTerms(q string) []string {
 	var all, content []string
 	seen := map[string]bool{}
 	for _, w := range strings.FieldsFunc(q, func(r rune) bool {
@@ -310,9 +311,9 @@ func queryTerms(q string) []string {
 	return content
 }
 
-// matchExpr is an FTS5 query matching any of the terms: each term is a
+// MatchAny is an FTS5 query matching any of the terms: each term is a
 // double-quoted string (internal quotes doubled), so nothing in it is syntax.
-func matchExpr(terms []string) string {
+func MatchAny(terms []string) string {
 	quoted := make([]string, len(terms))
 	for i, t := range terms {
 		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
@@ -331,7 +332,7 @@ func (ix *Index) lexical(ctx context.Context, terms []string, depth int) ([]int6
 		}
 	}
 	rows, err := ix.db.QueryContext(ctx, `SELECT rowid FROM rag_fts WHERE rag_fts MATCH ? ORDER BY bm25(rag_fts, ?, ?) LIMIT ?`,
-		matchExpr(terms), ix.opts.lexWeights[0], ix.opts.lexWeights[1], depth)
+		MatchAny(terms), ix.opts.lexWeights[0], ix.opts.lexWeights[1], depth)
 	if err != nil {
 		return nil, fmt.Errorf("rag: lexical search: %w", err)
 	}
@@ -618,7 +619,7 @@ func (ix *Index) pruneCommon(ctx context.Context, terms []string) ([]string, err
 	for _, t := range terms {
 		df, ok := s.df[t]
 		if !ok {
-			if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM rag_fts WHERE rag_fts MATCH ?`, matchExpr([]string{t})).Scan(&df); err != nil {
+			if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM rag_fts WHERE rag_fts MATCH ?`, MatchAny([]string{t})).Scan(&df); err != nil {
 				return nil, err
 			}
 			if len(s.df) > 50000 {

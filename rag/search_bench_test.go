@@ -108,7 +108,7 @@ func BenchmarkSearch(b *testing.B) {
 		}{
 			{"search", func(q string) error { _, err := ix.Search(ctx, q, 10); return err }},
 			{"fts5", func(q string) error {
-				rows, err := floor.QueryContext(ctx, matchExpr(queryTerms(q)))
+				rows, err := floor.QueryContext(ctx, MatchAny(QueryTerms(q)))
 				if err != nil {
 					return err
 				}
@@ -122,7 +122,7 @@ func BenchmarkSearch(b *testing.B) {
 				}
 				return rows.Err()
 			}},
-			{"lexical", func(q string) error { _, err := ix.lexical(ctx, queryTerms(q), ix.opts.depth); return err }},
+			{"lexical", func(q string) error { _, err := ix.lexical(ctx, QueryTerms(q), ix.opts.depth); return err }},
 			{"vector", func(q string) error { _, err := ix.vectorRanking(ctx, ix.cur(), q, ix.opts.depth); return err }},
 		}
 		for _, arm := range arms {

@@ -5,10 +5,9 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
-	"quire/rag/hashvec"
+	"quire/rag"
 )
 
 // Query is one search of the notes.
@@ -40,48 +39,10 @@ type Hit struct {
 const weights = "10.0, 8.0, 4.0, 1.0"
 
 const (
-	maxTerms     = 64
 	snippetRunes = 200
 	// candidates ranked by words before the link structure re-ranks them.
 	candidateFactor = 3
 )
-
-// terms cuts a query into lowercase words as FTS5's unicode61 tokenizer
-// does, once each, without English stopwords unless there is nothing else.
-func terms(q string) []string {
-	var all, content []string
-	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(q, func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r))
-	}) {
-		w = strings.ToLower(w)
-		if seen[w] {
-			continue
-		}
-		seen[w] = true
-		all = append(all, w)
-		if !hashvec.IsStopword(w) {
-			content = append(content, w)
-		}
-	}
-	if len(content) == 0 {
-		content = all
-	}
-	if len(content) > maxTerms {
-		content = content[:maxTerms]
-	}
-	return content
-}
-
-// matchExpr matches any of the terms, each a quoted string, so nothing a
-// user types is FTS5 syntax.
-func matchExpr(ts []string) string {
-	q := make([]string, len(ts))
-	for i, t := range ts {
-		q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
-	}
-	return strings.Join(q, " OR ")
-}
 
 func likeEscape(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
@@ -92,7 +53,7 @@ func likeEscape(s string) string {
 // headings and text, then lifts notes many others link to (a hub is more
 // often what is meant), and gives each hit the line of its first match.
 func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
-	ts := terms(q.Text)
+	ts := rag.QueryTerms(q.Text)
 	if len(ts) == 0 {
 		return nil, nil
 	}
@@ -130,7 +91,7 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		sqlq = `SELECT * FROM (` + sqlq + `) UNION ALL SELECT * FROM (SELECT n.id, n.path, n.title, n.tags, 0.0
 			FROM vault_fts JOIN vault_notes n ON n.id = vault_fts.rowid
 			WHERE vault_fts MATCH ? AND n.root = ?` + filters + ` LIMIT ?)`
-		args = append(append(append(args, matchExpr(ts), x.root), fargs...), q.Limit*candidateFactor)
+		args = append(append(append(args, rag.MatchAny(ts), x.root), fargs...), q.Limit*candidateFactor)
 	}
 	rows, err := x.db.QueryContext(ctx, sqlq, args...)
 	if err != nil {
@@ -234,7 +195,7 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		var h string
 		err := x.db.QueryRowContext(ctx, `SELECT highlight(vault_fts, 3, char(2), char(3)) FROM vault_fts WHERE vault_fts MATCH ? AND rowid = ?`,
-			matchExpr(ts), c.id).Scan(&h)
+			rag.MatchAny(ts), c.id).Scan(&h)
 		if err != nil {
 			return nil, err
 		}
@@ -388,7 +349,7 @@ const minPlanned = 1000
 func (x *Index) plan(ctx context.Context, ts []string) (match string, headOnly bool, err error) {
 	total := x.notesN.Load()
 	if total < minPlanned {
-		return matchExpr(ts), false, nil
+		return rag.MatchAny(ts), false, nil
 	}
 	var rare []string
 	for _, t := range ts {
@@ -401,9 +362,9 @@ func (x *Index) plan(ctx context.Context, ts []string) (match string, headOnly b
 		}
 	}
 	if len(rare) > 0 {
-		return matchExpr(rare), false, nil
+		return rag.MatchAny(rare), false, nil
 	}
-	return "{title aliases headings}: (" + matchExpr(ts) + ")", true, nil
+	return "{title aliases headings}: (" + rag.MatchAny(ts) + ")", true, nil
 }
 
 // docFreq is how many notes hold the word t, counted again once the
@@ -415,7 +376,7 @@ func (x *Index) docFreq(ctx context.Context, t string, total int64) (int64, erro
 		}
 	}
 	var df int64
-	if err := x.db.QueryRowContext(ctx, `SELECT count(*) FROM vault_fts WHERE vault_fts MATCH ?`, matchExpr([]string{t})).Scan(&df); err != nil {
+	if err := x.db.QueryRowContext(ctx, `SELECT count(*) FROM vault_fts WHERE vault_fts MATCH ?`, rag.MatchAny([]string{t})).Scan(&df); err != nil {
 		return 0, err
 	}
 	if x.dfN.Add(1) > maxDocCounts { // bounded: a long session's words start over
